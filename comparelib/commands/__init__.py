@@ -1,0 +1,1 @@
+"""CLI sub-commands, discovered by ``comparelib.cli``: one module each, defining ``register``."""

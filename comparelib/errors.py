@@ -1,0 +1,63 @@
+"""Exceptions whose messages a user can act on.
+
+Pages show ``str(exc)`` in ``st.error``; the CLI prints it on one line and exits 2. So every
+message says what was wrong and what to do, and never contains a token.
+"""
+
+from __future__ import annotations
+
+
+class CompareError(Exception):
+    """Base class: anything the user can fix or should be told about."""
+
+
+class InputError(CompareError):
+    """Bad user input: a URL, path, number or option that cannot be used."""
+
+
+class ConfigError(CompareError):
+    """A model config that is unsupported, incomplete or has absurd values."""
+
+
+class HubError(CompareError):
+    """The Hub (or a mirror) could not give us what we asked for."""
+
+
+class HostNotAllowedError(HubError):
+    """A pasted URL points at a host that is not a Hugging Face Hub; nothing was fetched."""
+
+
+class RepoNotFoundError(HubError):
+    """The repository does not exist, or is private and no token was given."""
+
+
+class GatedRepoError(HubError):
+    """The repository is gated: the user must accept its terms and set HF_TOKEN."""
+
+
+class RevisionNotFoundError(HubError):
+    """The branch, tag or commit does not exist in the repository."""
+
+
+class EntryNotFoundError(HubError):
+    """A file (config.json, README.md, ...) is not in the repository."""
+
+
+class OfflineError(HubError):
+    """Offline (HF_HUB_OFFLINE or no network) and the file is not in the local cache."""
+
+
+class DataError(CompareError):
+    """A dataset or hidden-state dump that cannot be read or audited."""
+
+
+class UnsafeFileError(DataError):
+    """A file that would need arbitrary unpickling; refused, never loaded."""
+
+
+class BenchError(CompareError):
+    """A benchmark that cannot start (bad endpoint, unreachable server, bad options)."""
+
+
+class StoreError(CompareError):
+    """The results database cannot be opened or written."""

@@ -1,0 +1,23 @@
+"""Shared test set-up: every test gets its own Hub cache, app home and no token.
+
+Fixture modules for the Hub emulator and the fake inference servers are plugins, so any test
+module can ask for them by name.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HF_HOME", str(home / "hf"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(home / "hf" / "hub"))
+    monkeypatch.setenv("SPECDRAFT_HOME", str(home / "specdraft"))
+    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "SPECDRAFT_DB",
+                 "HF_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
