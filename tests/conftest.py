@@ -6,9 +6,15 @@ module can ask for them by name.
 
 from __future__ import annotations
 
-import pytest
+import os
 
-pytest_plugins: list[str] = []
+# Before anything imports huggingface_hub: it reads these once, at import.
+os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+os.environ.pop("HF_ENDPOINT", None)
+
+import pytest  # noqa: E402
+
+pytest_plugins: list[str] = ["tests.hub_emulator"]
 
 
 @pytest.fixture(autouse=True)
