@@ -1,0 +1,728 @@
+"""parse_config: dialect detection, exact tensor lists (cross-checked on torch's meta device), errors."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+import torch
+from torch import nn
+
+from comparelib import architectures as A
+from comparelib.architectures import ModelSpec, parse_config
+from comparelib.errors import ConfigError
+from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, TINY_SPECULATORS
+
+# Kimi-K2-Instruct EAGLE-3 draft by AQ-MedAI (config as published; see research drafts.json)
+KIMI_EAGLE3: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "hidden_size": 7168,
+    "intermediate_size": 18432,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 64,
+    "head_dim": 128,
+    "vocab_size": 163840,
+    "draft_vocab_size": 32000,
+    "max_position_embeddings": 131072,
+    "rope_theta": 1000000.0,
+    "rope_scaling": None,
+    "tie_word_embeddings": False,
+    "dtype": "bfloat16",
+    "rms_norm_eps": 1e-06,
+    "attention_bias": False,
+    "mlp_bias": False,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [2, 30, 58], "use_aux_hidden_state": True},
+}
+
+# yuhuili/EAGLE3-LLaMA3.1-Instruct-8B: the authors' format (LlamaForCausalLM, 1 layer, draft vocab)
+EAGLE3_AUTHORS_8B: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "vocab_size": 128256,
+    "draft_vocab_size": 32000,
+    "max_position_embeddings": 2048,
+    "tie_word_embeddings": False,
+    "torch_dtype": "float16",
+    "rms_norm_eps": 1e-05,
+}
+
+# ModelOpt export (eagle_config carries ModelOpt-only switches)
+MODELOPT: dict[str, Any] = {
+    **{k: v for k, v in TINY_EAGLE3.items() if k != "eagle_config"},
+    "eagle_config": {
+        "eagle_aux_hidden_state_layer_ids": [1, 3, 4],
+        "use_aux_hidden_state": True,
+        "use_input_layernorm_in_first_layer": True,
+        "use_last_layernorm": True,
+        "use_mtp_layernorm": False,
+        "next_layer_regular": True,
+    },
+}
+
+EAGLE1_VICUNA: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 5120,
+    "intermediate_size": 13824,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 40,
+    "vocab_size": 32000,
+    "max_position_embeddings": 2048,
+    "torch_dtype": "float16",
+    "rms_norm_eps": 1e-06,
+    "tie_word_embeddings": False,
+}
+
+MEDUSA_VICUNA = {"medusa_num_heads": 5, "medusa_num_layers": 1, "base_model_name_or_path": "lmsys/vicuna-7b-v1.3",
+                 "hidden_size": 4096, "vocab_size": 32000}
+
+TINY_QWEN2 = {**TINY_LLAMA, "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "tie_word_embeddings": True}
+TINY_DEEPSEEK = {
+    "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 64,
+    "intermediate_size": 96, "num_attention_heads": 4, "num_hidden_layers": 3, "vocab_size": 256,
+    "q_lora_rank": 24, "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8,
+    "n_routed_experts": 6, "num_experts_per_tok": 2, "n_shared_experts": 1, "moe_intermediate_size": 32,
+    "first_k_dense_replace": 1, "moe_layer_freq": 1, "num_nextn_predict_layers": 1, "topk_method": "noaux_tc",
+    "tie_word_embeddings": False,
+}
+TINY_DEEPSEEK_NO_QLORA = {**TINY_DEEPSEEK, "q_lora_rank": None, "num_nextn_predict_layers": 0,
+                          "topk_method": "greedy", "model_type": "deepseek_v2",
+                          "architectures": ["DeepseekV2ForCausalLM"]}
+TINY_QWEN3_MOE = {**TINY_LLAMA, "architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe",
+                  "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                  "decoder_sparse_step": 2, "mlp_only_layers": [5]}
+TINY_QWEN3_SPECULATORS = copy.deepcopy(TINY_SPECULATORS)
+TINY_QWEN3_SPECULATORS["transformer_layer_config"].update({"model_type": "qwen3", "num_hidden_layers": 2})
+TINY_QWEN3_SPECULATORS.update({"fc_norm": True, "norm_before_fc": True})
+TINY_EAGLE3_2LAYER = {**TINY_EAGLE3, "num_hidden_layers": 2, "target_hidden_size": 48}
+
+
+def target(hub_id: str) -> dict[str, Any]:
+    cfg = A.known_target(hub_id)
+    assert cfg is not None, hub_id
+    return dict(cfg)
+
+
+# --------------------------------------------------------------------------------------------
+# Dialect detection
+# --------------------------------------------------------------------------------------------
+
+DETECTION = [
+    ("kimi eagle3 (SpecForge)", KIMI_EAGLE3, "specforge-eagle3", "draft"),
+    ("EAGLE authors' format", EAGLE3_AUTHORS_8B, "eagle3-authors", "draft"),
+    ("speculators", TINY_SPECULATORS, "speculators-eagle3", "draft"),
+    ("ModelOpt", MODELOPT, "modelopt-eagle3", "draft"),
+    ("EAGLE-1 head", EAGLE1_VICUNA, "eagle1", "draft"),
+    ("sglang EAGLE-1 arch", {**EAGLE1_VICUNA, "architectures": ["LlamaForCausalLMEagle"]}, "eagle1", "draft"),
+    ("Medusa", MEDUSA_VICUNA, "medusa", "draft"),
+    ("NextN export", {**TINY_DEEPSEEK, "architectures": ["DeepseekV3ForCausalLMNextN"]}, "mtp", "draft"),
+    ("Llama target", TINY_LLAMA, "llama", "target"),
+    ("Qwen2 target", TINY_QWEN2, "qwen2", "target"),
+    ("Qwen3-8B", "Qwen/Qwen3-8B", "qwen3", "target"),
+    ("Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B", "qwen3-moe", "target"),
+    ("DeepSeek-V3", TINY_DEEPSEEK, "deepseek-v3", "target"),
+    ("Kimi-K2.5 nested text_config", "moonshotai/Kimi-K2.5", "deepseek-v3", "target"),
+    ("gpt-oss", "openai/gpt-oss-20b", "gpt-oss", "target"),
+    ("no architectures, model_type only", {k: v for k, v in TINY_LLAMA.items() if k != "architectures"},
+     "llama", "target"),
+]
+
+
+@pytest.mark.parametrize(("label", "config", "dialect", "role"), DETECTION, ids=[d[0] for d in DETECTION])
+def test_dialect_detection(label: str, config: Any, dialect: str, role: str) -> None:
+    cfg = target(config) if isinstance(config, str) else config
+    assert A.detect_dialect(cfg) == dialect
+    spec = parse_config(cfg, source=label)
+    assert spec.dialect == dialect
+    assert spec.role == role
+    assert spec.source == label
+    assert len({t.name for t in spec.tensors}) == len(spec.tensors), "tensor names must be unique"
+
+
+def test_forced_dialect_reads_ambiguous_head_as_eagle3() -> None:
+    spec = parse_config(EAGLE1_VICUNA, dialect="eagle3-authors")
+    assert spec.dialect == "eagle3-authors"
+    assert spec.draft_vocab_size == 32000  # absent -> full vocabulary
+    assert "lm_head.weight" in {t.name for t in spec.tensors}
+
+
+# --------------------------------------------------------------------------------------------
+# The EAGLE-3 tensor list (research data_formats.md section 2)
+# --------------------------------------------------------------------------------------------
+
+def names(spec: ModelSpec) -> dict[str, Any]:
+    return {t.name: t for t in spec.tensors}
+
+
+def test_specforge_eagle3_tensor_list_and_flags() -> None:
+    spec = parse_config(KIMI_EAGLE3)
+    t = names(spec)
+    assert list(t) == [
+        "embed_tokens.weight", "fc.weight",
+        "midlayer.hidden_norm.weight", "midlayer.input_layernorm.weight",
+        "midlayer.self_attn.q_proj.weight", "midlayer.self_attn.k_proj.weight",
+        "midlayer.self_attn.v_proj.weight", "midlayer.self_attn.o_proj.weight",
+        "midlayer.post_attention_layernorm.weight",
+        "midlayer.mlp.gate_proj.weight", "midlayer.mlp.up_proj.weight", "midlayer.mlp.down_proj.weight",
+        "norm.weight", "lm_head.weight", "d2t", "t2d",
+    ]
+    assert t["fc.weight"].shape == (7168, 3 * 7168)
+    assert t["midlayer.self_attn.q_proj.weight"].shape == (64 * 128, 2 * 7168)
+    assert t["lm_head.weight"].shape == (32000, 7168)
+    emb = t["embed_tokens.weight"]
+    assert (emb.shape, emb.trainable, emb.shared_with_target, emb.stored) == ((163840, 7168), False, True, False)
+    assert t["lm_head.weight"].trainable and t["lm_head.weight"].stored
+    assert t["d2t"].is_buffer and t["d2t"].shape == (32000,) and t["d2t"].dtype == "I64"
+    assert t["t2d"].is_buffer and t["t2d"].shape == (163840,) and t["t2d"].dtype == "BOOL"
+    assert spec.aux_layer_ids == (2, 30, 58)
+    assert spec.torch_dtype == "bfloat16"  # newer configs say "dtype"
+    assert spec.rope_theta == 1_000_000.0
+
+
+def test_full_vocab_draft_has_no_vocab_maps() -> None:
+    cfg = {k: v for k, v in KIMI_EAGLE3.items() if k != "draft_vocab_size"}
+    t = names(parse_config(cfg))
+    assert "d2t" not in t and "t2d" not in t
+    assert t["lm_head.weight"].shape == (163840, 7168)
+
+
+def test_speculators_names_and_frozen_parts() -> None:
+    spec = parse_config(TINY_SPECULATORS)
+    t = names(spec)
+    assert "layers.0.hidden_norm.weight" in t and not any(n.startswith("midlayer") for n in t)
+    assert t["embed_tokens.weight"].stored and not t["embed_tokens.weight"].trainable
+    assert not t["lm_head.weight"].trainable
+    assert spec.target_model == "tiny/target"
+    assert spec.aux_layer_ids == (2, 4, 5)  # top-level ids
+
+
+def test_speculators_qwen3_layer_config_options() -> None:
+    t = names(parse_config(TINY_QWEN3_SPECULATORS))
+    assert t["layers.0.self_attn.q_norm.weight"].shape == (16,)
+    assert t["layers.1.self_attn.k_norm.weight"].shape == (16,)
+    assert t["layers.1.self_attn.q_proj.weight"].shape == (64, 64)  # later layers take H, not 2H
+    assert t["input_norm.weight"].shape == (3 * 64,)
+    assert [n for n in t if n.startswith("fc_norm.")] == ["fc_norm.0.weight", "fc_norm.1.weight", "fc_norm.2.weight"]
+
+
+def test_modelopt_export_keeps_d2t_only() -> None:
+    t = names(parse_config(MODELOPT))
+    assert "d2t" in t and "t2d" not in t
+    assert not t["embed_tokens.weight"].stored
+
+
+def test_multi_layer_eagle3_with_other_target_width() -> None:
+    spec = parse_config(TINY_EAGLE3_2LAYER)
+    t = names(spec)
+    assert t["fc.weight"].shape == (64, 3 * 48)
+    assert "midlayer.0.hidden_norm.weight" in t and "midlayer.1.hidden_norm.weight" not in t
+    assert t["midlayer.1.self_attn.q_proj.weight"].shape == (64, 64)
+    # target width differs: the draft cannot reuse the target's embedding, so it stores its own
+    assert t["embed_tokens.weight"].stored and not t["embed_tokens.weight"].shared_with_target
+
+
+def test_mtp_spec_from_target() -> None:
+    spec = A.mtp_spec(TINY_DEEPSEEK)
+    t = names(spec)
+    assert spec.dialect == "mtp" and spec.role == "draft"
+    assert t["model.layers.3.eh_proj.weight"].shape == (64, 128)
+    assert t["model.layers.3.embed_tokens.weight"].shared_with_target
+    assert t["model.layers.3.shared_head.head.weight"].component == "lm_head"
+    assert "model.layers.3.mlp.experts.5.down_proj.weight" in t
+    with pytest.raises(ConfigError, match="num_nextn_predict_layers"):
+        A.mtp_spec(TINY_DEEPSEEK_NO_QLORA)
+
+
+def test_deepseek_target_mtp_is_its_own_component() -> None:
+    spec = parse_config(TINY_DEEPSEEK)
+    mtp = [t for t in spec.tensors if t.name.startswith("model.layers.3.")]
+    assert mtp and all(t.component == "mtp" for t in mtp)
+    assert not any(t.component == "mtp" for t in spec.tensors if not t.name.startswith("model.layers.3."))
+
+
+def test_medusa_sizes_from_target() -> None:
+    cfg = {"medusa_num_heads": 3, "medusa_num_layers": 1,
+           "base_model_name_or_path": "meta-llama/Llama-3.1-8B-Instruct"}
+    with pytest.raises(ConfigError, match="hidden_size, vocab_size"):
+        parse_config(cfg)
+    spec = parse_config(cfg, target=target("meta-llama/Llama-3.1-8B-Instruct"))
+    assert names(spec)["medusa_head.2.1.weight"].shape == (128256, 4096)
+    assert spec.target_model == "meta-llama/Llama-3.1-8B-Instruct"
+
+
+# --------------------------------------------------------------------------------------------
+# Independent reference: the same modules built with torch.nn on the meta device
+# --------------------------------------------------------------------------------------------
+
+class Norm(nn.Module):
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(n))
+
+
+def lin(i: int, o: int, bias: bool = False) -> nn.Linear:
+    return nn.Linear(i, o, bias=bias)
+
+
+def g(cfg: dict[str, Any], key: str, default: Any = None) -> Any:
+    v = cfg.get(key)
+    return default if v is None else v
+
+
+class Attn(nn.Module):
+    def __init__(self, c: dict[str, Any], in_dim: int, qkv_bias: bool = False, o_bias: bool = False,
+                 qk_norm: bool = False) -> None:
+        super().__init__()
+        h, nh = c["hidden_size"], c["num_attention_heads"]
+        kv, hd = g(c, "num_key_value_heads", nh), g(c, "head_dim", h // nh)
+        self.q_proj, self.k_proj = lin(in_dim, nh * hd, qkv_bias), lin(in_dim, kv * hd, qkv_bias)
+        self.v_proj, self.o_proj = lin(in_dim, kv * hd, qkv_bias), lin(nh * hd, h, o_bias)
+        if qk_norm:
+            self.q_norm, self.k_norm = Norm(hd), Norm(hd)
+
+
+class MLP(nn.Module):
+    def __init__(self, h: int, i: int, bias: bool = False) -> None:
+        super().__init__()
+        self.gate_proj, self.up_proj, self.down_proj = lin(h, i, bias), lin(h, i, bias), lin(i, h, bias)
+
+
+class Layer(nn.Module):
+    def __init__(self, c: dict[str, Any], in_dim: int | None = None, *, first_eagle3: bool = False,
+                 input_norm: bool = True, **attn: Any) -> None:
+        super().__init__()
+        h = c["hidden_size"]
+        if first_eagle3:
+            self.hidden_norm = Norm(h)
+        if input_norm:
+            self.input_layernorm = Norm(h)
+        self.self_attn = Attn(c, in_dim or h, **attn)
+        self.post_attention_layernorm = Norm(h)
+        self.mlp = MLP(h, c["intermediate_size"], bool(c.get("mlp_bias")))
+
+
+def ref_causal_lm(c: dict[str, Any], **attn: Any) -> nn.Module:
+    root, m = nn.Module(), nn.Module()
+    m.embed_tokens = nn.Embedding(c["vocab_size"], c["hidden_size"])
+    m.layers = nn.ModuleList(Layer(c, **attn) for _ in range(c["num_hidden_layers"]))
+    m.norm = Norm(c["hidden_size"])
+    root.model = m
+    if not c.get("tie_word_embeddings"):
+        root.lm_head = lin(c["hidden_size"], c["vocab_size"])
+    return root
+
+
+class Experts(nn.Module):
+    def __init__(self, h: int, i: int, n: int) -> None:
+        super().__init__()
+        for e in range(n):
+            self.add_module(str(e), MLP(h, i))
+
+
+class Qwen3MoeBlock(nn.Module):
+    def __init__(self, c: dict[str, Any]) -> None:
+        super().__init__()
+        self.gate = lin(c["hidden_size"], c["num_experts"])
+        self.experts = Experts(c["hidden_size"], c["moe_intermediate_size"], c["num_experts"])
+
+
+def ref_qwen3_moe(c: dict[str, Any]) -> nn.Module:
+    root = ref_causal_lm(c, qk_norm=True)
+    step, dense_only = c.get("decoder_sparse_step", 1), c.get("mlp_only_layers") or []
+    for i, layer in enumerate(root.model.layers):
+        if i not in dense_only and (i + 1) % step == 0:  # transformers' Qwen3MoeDecoderLayer rule
+            layer.mlp = Qwen3MoeBlock(c)
+    return root
+
+
+class MLA(nn.Module):
+    def __init__(self, c: dict[str, Any]) -> None:
+        super().__init__()
+        h, nh = c["hidden_size"], c["num_attention_heads"]
+        qk = c["qk_nope_head_dim"] + c["qk_rope_head_dim"]
+        if c.get("q_lora_rank"):
+            self.q_a_proj = lin(h, c["q_lora_rank"])
+            self.q_a_layernorm = Norm(c["q_lora_rank"])
+            self.q_b_proj = lin(c["q_lora_rank"], nh * qk)
+        else:
+            self.q_proj = lin(h, nh * qk)
+        self.kv_a_proj_with_mqa = lin(h, c["kv_lora_rank"] + c["qk_rope_head_dim"])
+        self.kv_a_layernorm = Norm(c["kv_lora_rank"])
+        self.kv_b_proj = lin(c["kv_lora_rank"], nh * (c["qk_nope_head_dim"] + c["v_head_dim"]))
+        self.o_proj = lin(nh * c["v_head_dim"], h)
+
+
+class Gate(nn.Module):
+    def __init__(self, c: dict[str, Any]) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(c["n_routed_experts"], c["hidden_size"]))
+        if c.get("topk_method") == "noaux_tc":
+            self.e_score_correction_bias = nn.Parameter(torch.empty(c["n_routed_experts"]))
+
+
+class DeepSeekMoE(nn.Module):
+    def __init__(self, c: dict[str, Any]) -> None:
+        super().__init__()
+        self.gate = Gate(c)
+        self.experts = Experts(c["hidden_size"], c["moe_intermediate_size"], c["n_routed_experts"])
+        if c.get("n_shared_experts"):
+            self.shared_experts = MLP(c["hidden_size"], c["moe_intermediate_size"] * c["n_shared_experts"])
+
+
+class DeepSeekLayer(nn.Module):
+    def __init__(self, c: dict[str, Any], idx: int) -> None:
+        super().__init__()
+        self.input_layernorm = Norm(c["hidden_size"])
+        self.self_attn = MLA(c)
+        self.post_attention_layernorm = Norm(c["hidden_size"])
+        moe = idx >= c.get("first_k_dense_replace", 0) and idx % c.get("moe_layer_freq", 1) == 0
+        self.mlp = DeepSeekMoE(c) if moe else MLP(c["hidden_size"], c["intermediate_size"])
+
+
+class MTPLayer(DeepSeekLayer):
+    def __init__(self, c: dict[str, Any], idx: int) -> None:
+        super().__init__(c, idx)
+        h = c["hidden_size"]
+        self.embed_tokens = nn.Embedding(c["vocab_size"], h)
+        self.enorm, self.hnorm = Norm(h), Norm(h)
+        self.eh_proj = lin(2 * h, h)
+        self.shared_head = nn.Module()
+        self.shared_head.norm = Norm(h)
+        self.shared_head.head = lin(h, c["vocab_size"])
+
+
+def ref_deepseek(c: dict[str, Any]) -> nn.Module:
+    root, m = nn.Module(), nn.Module()
+    n = c["num_hidden_layers"]
+    m.embed_tokens = nn.Embedding(c["vocab_size"], c["hidden_size"])
+    layers: list[nn.Module] = [DeepSeekLayer(c, i) for i in range(n)]
+    layers += [MTPLayer(c, n + k) for k in range(c.get("num_nextn_predict_layers") or 0)]
+    m.layers = nn.ModuleList(layers)
+    m.norm = Norm(c["hidden_size"])
+    root.model = m
+    root.lm_head = lin(c["hidden_size"], c["vocab_size"])
+    return root
+
+
+def layered(c: dict[str, Any], make_layer: Any, kind: Any, n_layers: int) -> dict[str, tuple[int, ...]]:
+    """Shapes of a full model without building 60 identical MoE layers: each distinct layer kind is
+    built once on the meta device and its parameter names are placed under every index of that kind."""
+    top, m = nn.Module(), nn.Module()
+    m.embed_tokens = nn.Embedding(c["vocab_size"], c["hidden_size"])
+    m.norm = Norm(c["hidden_size"])
+    top.model = m
+    if not c.get("tie_word_embeddings"):
+        top.lm_head = lin(c["hidden_size"], c["vocab_size"])
+    out = shapes_of(top)
+    cache: dict[Any, dict[str, tuple[int, ...]]] = {}
+    for i in range(n_layers):
+        k = kind(i)
+        if k not in cache:
+            cache[k] = shapes_of(make_layer(i))
+        out.update({f"model.layers.{i}.{n}": s for n, s in cache[k].items()})
+    return out
+
+
+def ref_deepseek_layered(c: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    n = c["num_hidden_layers"]
+    total = n + (c.get("num_nextn_predict_layers") or 0)
+
+    def kind(i: int) -> str:
+        if i >= n:
+            return "mtp"
+        return "moe" if i >= c["first_k_dense_replace"] and i % c.get("moe_layer_freq", 1) == 0 else "dense"
+
+    return layered(c, lambda i: MTPLayer(c, i) if i >= n else DeepSeekLayer(c, i), kind, total)
+
+
+def ref_qwen3_moe_layered(c: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    def make(i: int) -> nn.Module:
+        layer = Layer(c, qk_norm=True)
+        layer.mlp = Qwen3MoeBlock(c)
+        return layer
+
+    return layered(c, make, lambda i: "moe", c["num_hidden_layers"])
+
+
+class GptOssExperts(nn.Module):
+    def __init__(self, c: dict[str, Any]) -> None:
+        super().__init__()
+        e, h, i = c["num_local_experts"], c["hidden_size"], c["intermediate_size"]
+        self.gate_up_proj = nn.Parameter(torch.empty(e, h, 2 * i))
+        self.gate_up_proj_bias = nn.Parameter(torch.empty(e, 2 * i))
+        self.down_proj = nn.Parameter(torch.empty(e, i, h))
+        self.down_proj_bias = nn.Parameter(torch.empty(e, h))
+
+
+def ref_gpt_oss(c: dict[str, Any]) -> nn.Module:
+    root = ref_causal_lm(c, qkv_bias=True, o_bias=True)
+    for layer in root.model.layers:
+        layer.self_attn.sinks = nn.Parameter(torch.empty(c["num_attention_heads"]))
+        layer.mlp = nn.Module()
+        layer.mlp.router = lin(c["hidden_size"], c["num_local_experts"], True)
+        layer.mlp.experts = GptOssExperts(c)
+    return root
+
+
+def ref_eagle3(c: dict[str, Any], *, layer_name: str = "midlayer", qk_norm: bool = False,
+               t2d: bool = True) -> nn.Module:
+    """SpecForge's LlamaForCausalLMEagle3 (speculators: layer_name='layers')."""
+    h, v = c["hidden_size"], c["vocab_size"]
+    vd = g(c, "draft_vocab_size", v)
+    ht = g(c, "target_hidden_size", h)
+    n = g(c, "num_hidden_layers", 1)
+    root = nn.Module()
+    root.embed_tokens = nn.Embedding(v, h)
+    root.fc = lin(3 * ht, h)
+    if c.get("fc_norm"):
+        root.fc_norm = nn.ModuleList(Norm(ht) for _ in range(3))
+    if c.get("norm_before_fc"):
+        root.input_norm = Norm(3 * ht)
+    layers = [Layer(c, 2 * h, first_eagle3=True, qk_norm=qk_norm)]
+    layers += [Layer(c, qk_norm=qk_norm) for _ in range(1, n)]
+    if layer_name == "midlayer" and n == 1:
+        root.midlayer = layers[0]
+    else:
+        root.add_module(layer_name, nn.ModuleList(layers))
+    root.norm = Norm(h)
+    root.lm_head = lin(h, vd)
+    if vd < v:
+        root.register_buffer("d2t", torch.empty(vd, dtype=torch.int64))
+        if t2d:
+            root.register_buffer("t2d", torch.empty(v, dtype=torch.bool))
+    return root
+
+
+def ref_eagle1(c: dict[str, Any]) -> nn.Module:
+    root = nn.Module()
+    root.embed_tokens = nn.Embedding(c["vocab_size"], c["hidden_size"])
+    root.layers = nn.ModuleList(Layer(c, input_norm=i > 0) for i in range(c["num_hidden_layers"]))
+    root.fc = lin(2 * c["hidden_size"], c["hidden_size"], True)
+    return root
+
+
+class ResBlock(nn.Module):
+    def __init__(self, h: int) -> None:
+        super().__init__()
+        self.linear = lin(h, h, True)
+
+
+def ref_medusa(c: dict[str, Any]) -> nn.Module:
+    root = nn.Module()
+    h, v, k = c["hidden_size"], c["vocab_size"], c.get("medusa_num_layers", 1)
+    root.medusa_head = nn.ModuleList(
+        nn.Sequential(*[ResBlock(h) for _ in range(k)], lin(h, v)) for _ in range(c["medusa_num_heads"])
+    )
+    return root
+
+
+def speculators_cfg(c: dict[str, Any]) -> dict[str, Any]:
+    return {**c["transformer_layer_config"], "draft_vocab_size": c["draft_vocab_size"],
+            "fc_norm": c.get("fc_norm"), "norm_before_fc": c.get("norm_before_fc")}
+
+
+def shapes_of(module: nn.Module) -> dict[str, tuple[int, ...]]:
+    out = {n: tuple(p.shape) for n, p in module.named_parameters()}
+    out.update({n: tuple(b.shape) for n, b in module.named_buffers()})
+    return out
+
+
+META_CASES = [
+    ("Llama-3.1-8B", lambda: target("meta-llama/Llama-3.1-8B-Instruct"), lambda c: ref_causal_lm(c)),
+    ("Llama-3.3-70B", lambda: target("meta-llama/Llama-3.3-70B-Instruct"), lambda c: ref_causal_lm(c)),
+    ("Qwen3-8B", lambda: target("Qwen/Qwen3-8B"), lambda c: ref_causal_lm(c, qk_norm=True)),
+    ("tiny Qwen2 tied", lambda: TINY_QWEN2, lambda c: ref_causal_lm(c, qkv_bias=True)),
+    ("tiny Qwen3-MoE", lambda: TINY_QWEN3_MOE, ref_qwen3_moe),
+    ("Qwen3-30B-A3B", lambda: target("Qwen/Qwen3-30B-A3B"), ref_qwen3_moe_layered),
+    ("gpt-oss-20b", lambda: target("openai/gpt-oss-20b"), ref_gpt_oss),
+    ("tiny DeepSeek-V3 with MTP", lambda: TINY_DEEPSEEK, ref_deepseek),
+    ("DeepSeek-V3", lambda: target("deepseek-ai/DeepSeek-V3"), ref_deepseek_layered),
+    ("Kimi-K2-Instruct", lambda: target("moonshotai/Kimi-K2-Instruct"), ref_deepseek_layered),
+    ("Kimi-K2.5 text model", lambda: target("moonshotai/Kimi-K2.5"),
+     lambda c: ref_deepseek_layered(c["text_config"])),
+    ("tiny DeepSeek-V2 no q_lora", lambda: TINY_DEEPSEEK_NO_QLORA, ref_deepseek),
+    ("Kimi EAGLE-3 draft", lambda: KIMI_EAGLE3, lambda c: ref_eagle3(c)),
+    ("EAGLE-3 authors 8B", lambda: EAGLE3_AUTHORS_8B, lambda c: ref_eagle3(c)),
+    ("2-layer EAGLE-3", lambda: TINY_EAGLE3_2LAYER, lambda c: ref_eagle3(c)),
+    ("ModelOpt EAGLE-3", lambda: MODELOPT, lambda c: ref_eagle3(c, t2d=False)),
+    ("speculators llama", lambda: TINY_SPECULATORS, lambda c: ref_eagle3(speculators_cfg(c), layer_name="layers")),
+    ("speculators qwen3 + fc_norm + input_norm", lambda: TINY_QWEN3_SPECULATORS,
+     lambda c: ref_eagle3(speculators_cfg(c), layer_name="layers", qk_norm=True)),
+    ("EAGLE-1 vicuna-13B", lambda: EAGLE1_VICUNA, ref_eagle1),
+    ("Medusa vicuna-7B", lambda: MEDUSA_VICUNA, ref_medusa),
+]
+
+
+@pytest.mark.parametrize(("label", "get_config", "builder"), META_CASES, ids=[c[0] for c in META_CASES])
+def test_tensor_list_matches_torch_meta_build(label: str, get_config: Any, builder: Any) -> None:
+    cfg = get_config()
+    spec = parse_config(cfg, source=label)
+    with torch.device("meta"):
+        built = builder(cfg)
+    reference = built if isinstance(built, dict) else shapes_of(built)
+    ours = {t.name: t.shape for t in spec.tensors}
+    assert sorted(set(ours) - set(reference)) == []
+    assert sorted(set(reference) - set(ours)) == []
+    assert ours == reference
+    assert sum(t.numel for t in spec.tensors if not t.is_buffer) == sum(
+        math_prod(s) for n, s in reference.items() if n not in ("d2t", "t2d"))
+
+
+def test_mtp_draft_matches_reference_mtp_layer() -> None:
+    cfg = target("deepseek-ai/DeepSeek-V3")
+    spec = A.mtp_spec(cfg)
+    with torch.device("meta"):
+        layer = MTPLayer(cfg, 61)
+    reference = {f"model.layers.61.{n}": tuple(p.shape) for n, p in layer.named_parameters()}
+    assert {t.name: t.shape for t in spec.tensors} == reference
+
+
+def math_prod(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+# --------------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------------
+
+ERRORS = [
+    ("unknown architecture", {"architectures": ["MambaForCausalLM"], "hidden_size": 64}, "MambaForCausalLM"),
+    ("no architecture at all", {"hidden_size": 64}, "architectures"),
+    ("not a mapping", ["hidden_size"], "JSON object"),
+    ("missing fields", {"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2},
+     "intermediate_size, num_attention_heads, vocab_size"),
+    ("negative hidden", {**TINY_LLAMA, "hidden_size": -64}, "hidden_size must be at least 1"),
+    ("zero layers", {**TINY_LLAMA, "num_hidden_layers": 0}, "num_hidden_layers must be at least 1"),
+    ("huge hidden", {**TINY_LLAMA, "hidden_size": 20_000_000}, "hidden_size = 20,000,000 is implausibly large"),
+    ("huge vocab", {**TINY_LLAMA, "vocab_size": 200_000_000}, "vocab_size = 200,000,000 is implausibly large"),
+    ("fractional size", {**TINY_LLAMA, "intermediate_size": 127.5}, "intermediate_size must be an integer"),
+    ("string size", {**TINY_LLAMA, "num_attention_heads": "4"}, "num_attention_heads must be an integer"),
+    ("bool size", {**TINY_LLAMA, "vocab_size": True}, "vocab_size must be an integer"),
+    ("nan size", {**TINY_LLAMA, "hidden_size": float("nan")}, "hidden_size must be an integer"),
+    ("draft vocab > vocab", {**TINY_EAGLE3, "draft_vocab_size": 1000}, "draft_vocab_size 1000 is larger"),
+    ("bad aux ids", {**TINY_EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": ["a"]}},
+     "eagle_aux_hidden_state_layer_ids"),
+    ("indivisible heads", {k: v for k, v in {**TINY_LLAMA, "num_attention_heads": 5}.items() if k != "head_dim"},
+     "head_dim"),
+    ("speculators without layer config", {k: v for k, v in TINY_SPECULATORS.items()
+                                          if k != "transformer_layer_config"}, "transformer_layer_config"),
+    ("speculators nested negative", {**TINY_SPECULATORS, "transformer_layer_config": {
+        **TINY_SPECULATORS["transformer_layer_config"], "hidden_size": -1}}, "transformer_layer_config.hidden_size"),
+    ("speculators other algorithm", {**TINY_SPECULATORS, "speculators_model_type": "hydra"}, "hydra"),
+    ("moe top-k above experts", {**target("Qwen/Qwen3-30B-A3B"), "num_experts_per_tok": 500},
+     "num_experts_per_tok 500 exceeds"),
+    ("deepseek missing MLA field", {k: v for k, v in TINY_DEEPSEEK.items() if k != "kv_lora_rank"}, "kv_lora_rank"),
+    ("MLA eagle draft", {**TINY_EAGLE3, "architectures": ["DeepseekV3ForCausalLMEagle3"]}, "MLA"),
+    ("medusa no sizes", {"medusa_num_heads": 2}, "hidden_size, vocab_size"),
+    ("rope_scaling wrong type is tolerated but layer config must be an object",
+     {**TINY_SPECULATORS, "transformer_layer_config": [1, 2]}, "must be an object"),
+    ("bad mlp_only_layers", {**target("Qwen/Qwen3-30B-A3B"), "mlp_only_layers": "none"}, "mlp_only_layers"),
+    ("bad flag", {**TINY_LLAMA, "tie_word_embeddings": "maybe"}, "tie_word_embeddings must be true or false"),
+]
+
+
+@pytest.mark.parametrize(("label", "config", "message"), ERRORS, ids=[e[0] for e in ERRORS])
+def test_bad_configs_raise_config_error(label: str, config: Any, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(config)
+    assert message in str(info.value)
+
+
+def test_unknown_dialect_name_is_config_error() -> None:
+    with pytest.raises(ConfigError, match="unknown dialect"):
+        parse_config(TINY_LLAMA, dialect="eagle9")
+
+
+# --------------------------------------------------------------------------------------------
+# Shipped targets
+# --------------------------------------------------------------------------------------------
+
+def test_known_targets_listing_and_lookup() -> None:
+    ids = A.known_targets()
+    assert ids == sorted([
+        "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.3-70B-Instruct", "moonshotai/Kimi-K2-Instruct",
+        "moonshotai/Kimi-K2.5", "Qwen/Qwen3-8B", "Qwen/Qwen3-30B-A3B", "openai/gpt-oss-20b",
+        "deepseek-ai/DeepSeek-V3",
+    ])
+    assert A.known_target("qwen/qwen3-8b") == A.known_target("Qwen/Qwen3-8B")
+    assert A.known_target("nobody/nothing") is None
+    assert A.known_target("") is None
+
+
+def test_kimi_k2_config_facts() -> None:
+    cfg = target("moonshotai/Kimi-K2-Instruct")
+    facts = {"num_hidden_layers": 61, "hidden_size": 7168, "vocab_size": 163840, "num_attention_heads": 64,
+             "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+             "v_head_dim": 128, "intermediate_size": 18432, "moe_intermediate_size": 2048,
+             "n_routed_experts": 384, "num_experts_per_tok": 8, "n_shared_experts": 1,
+             "first_k_dense_replace": 1, "num_nextn_predict_layers": 0}
+    assert {k: cfg[k] for k in facts} == facts
+    nested = target("moonshotai/Kimi-K2.5")["text_config"]
+    assert {k: nested[k] for k in facts} == facts
+
+
+def test_parse_config_is_pure_and_keeps_raw_config() -> None:
+    cfg = copy.deepcopy(KIMI_EAGLE3)
+    spec = parse_config(cfg)
+    assert cfg == KIMI_EAGLE3  # input untouched
+    assert spec.raw_config == KIMI_EAGLE3
+
+
+# --------------------------------------------------------------------------------------------
+# Robustness: every single-field corruption of a valid config is either read or a ConfigError
+# --------------------------------------------------------------------------------------------
+
+TINY_GPT_OSS = {"architectures": ["GptOssForCausalLM"], "hidden_size": 64, "intermediate_size": 64,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 2,
+                "vocab_size": 256, "num_local_experts": 4, "num_experts_per_tok": 2}
+TINY_NESTED = {"architectures": ["KimiK25ForConditionalGeneration"],
+               "text_config": {**TINY_DEEPSEEK, "architectures": None, "model_type": "kimi_k2"}}
+CORRUPTIBLE = [
+    ("specforge", TINY_EAGLE3), ("speculators", TINY_SPECULATORS), ("speculators-qwen3", TINY_QWEN3_SPECULATORS),
+    ("modelopt", MODELOPT), ("deepseek", TINY_DEEPSEEK), ("qwen3-moe", TINY_QWEN3_MOE), ("gpt-oss", TINY_GPT_OSS),
+    ("nested", TINY_NESTED), ("medusa", {"medusa_num_heads": 2, "hidden_size": 64, "vocab_size": 256}),
+    ("eagle1", {**TINY_LLAMA, "num_hidden_layers": 1}), ("llama", TINY_LLAMA),
+]
+WEIRD_VALUES: list[Any] = [None, -1, 0, "x", [], {}, 1e20, True, 3.5, float("inf"), [1, "a"], {"a": 1}]
+
+
+def _field_paths(d: dict[str, Any], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = []
+    for k, v in d.items():
+        out.append(prefix + (k,))
+        if isinstance(v, dict):
+            out.extend(_field_paths(v, prefix + (k,)))
+    return out
+
+
+@pytest.mark.parametrize(("label", "base"), CORRUPTIBLE, ids=[c[0] for c in CORRUPTIBLE])
+def test_corrupted_fields_never_crash(label: str, base: dict[str, Any]) -> None:
+    rejected = 0
+    for path in _field_paths(base):
+        for value in [*WEIRD_VALUES, "<delete>"]:
+            cfg = copy.deepcopy(base)
+            node = cfg
+            for key in path[:-1]:
+                node = node[key]
+            if value == "<delete>":
+                del node[path[-1]]
+            else:
+                node[path[-1]] = value
+            try:
+                spec = parse_config(cfg)
+            except ConfigError as exc:
+                assert str(exc), path
+                rejected += 1
+            else:
+                assert all(d > 0 for t in spec.tensors for d in t.shape), (path, value)
+    assert rejected > 0

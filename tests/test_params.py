@@ -1,0 +1,331 @@
+"""Exact counts (golden numbers), components, memory, ratio, and reconciliation against real
+safetensors files written by tests/checkpoints.py and read back with safetensors.safe_open."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from comparelib import architectures as A
+from comparelib import params as P
+from comparelib.architectures import ModelSpec, parse_config
+from comparelib.errors import DataError, InputError
+from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, TINY_SPECULATORS, read_header, write_checkpoint
+from tests.test_architectures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK
+
+# SpecForge configs/llama3-8B-eagle3.json (lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge)
+LLAMA31_8B_EAGLE3: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "intermediate_size": 14336,
+    "num_hidden_layers": 1, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+    "draft_vocab_size": 32000, "max_position_embeddings": 2048, "tie_word_embeddings": False,
+    "torch_dtype": "float16", "rms_norm_eps": 1e-05,
+}
+# SpecForge configs/qwen3-8b-eagle3.json shape
+QWEN3_8B_EAGLE3: dict[str, Any] = {
+    **LLAMA31_8B_EAGLE3, "intermediate_size": 12288, "head_dim": 128, "vocab_size": 151936,
+}
+EAGLE1_LLAMA3_8B: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336,
+    "num_hidden_layers": 1, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+}
+
+
+@lru_cache(maxsize=None)
+def spec_of(key: str) -> ModelSpec:
+    """Parse once per session: the trillion-parameter targets have ~70k tensors."""
+    if "/" in key:
+        cfg = A.known_target(key)
+        assert cfg is not None
+        return parse_config(cfg, source=key)
+    configs = {
+        "kimi-eagle3": KIMI_EAGLE3,
+        "kimi-eagle3-full-vocab": {k: v for k, v in KIMI_EAGLE3.items() if k != "draft_vocab_size"},
+        "llama31-8b-eagle3": LLAMA31_8B_EAGLE3,
+        "qwen3-8b-eagle3": QWEN3_8B_EAGLE3,
+        "eagle1-vicuna-13b": EAGLE1_VICUNA,
+        "eagle1-llama3-8b": EAGLE1_LLAMA3_8B,
+        "medusa-vicuna-7b": MEDUSA_VICUNA,
+    }
+    if key == "deepseek-v3-mtp":
+        return A.mtp_spec(A.known_target("deepseek-ai/DeepSeek-V3") or {})
+    return parse_config(configs[key], source=key)
+
+
+# (spec key, field, exact value). Derivations: research data_formats.md section 2 worked sizes;
+# public totals (Llama-3.1-8B 8,030,261,248; DeepSeek-V3 671,026,419,200 main + MTP; EAGLE README
+# 0.25B / 0.37B heads); all cross-checked tensor by tensor against torch meta builds in
+# tests/test_architectures.py.
+GOLDEN = [
+    ("kimi-eagle3", "excluding_embedding", 1_190_948_864),
+    ("kimi-eagle3", "total", 2_365_353_984),
+    ("kimi-eagle3", "embedding", 1_174_405_120),
+    ("kimi-eagle3", "lm_head", 229_376_000),
+    ("kimi-eagle3", "trainable", 1_190_948_864),
+    ("kimi-eagle3", "frozen", 1_174_405_120),
+    ("kimi-eagle3", "stored", 1_190_948_864),
+    ("kimi-eagle3", "buffers", 32_000 + 163_840),
+    ("kimi-eagle3", "active", None),
+    ("kimi-eagle3-full-vocab", "excluding_embedding", 2_135_977_984),
+    ("kimi-eagle3-full-vocab", "buffers", 0),
+    ("llama31-8b-eagle3", "trainable", 424_689_664),
+    ("llama31-8b-eagle3", "embedding", 525_336_576),
+    ("llama31-8b-eagle3", "total", 950_026_240),
+    ("qwen3-8b-eagle3", "trainable", 399_523_840),
+    ("qwen3-8b-eagle3", "embedding", 622_329_856),
+    ("eagle1-llama3-8b", "excluding_embedding", 251_666_432),
+    ("eagle1-llama3-8b", "stored", 251_666_432 + 525_336_576),
+    ("eagle1-vicuna-13b", "excluding_embedding", 369_633_280),
+    ("eagle1-vicuna-13b", "lm_head", 0),
+    ("medusa-vicuna-7b", "total", 739_266_560),
+    ("meta-llama/Llama-3.1-8B-Instruct", "total", 8_030_261_248),
+    ("meta-llama/Llama-3.1-8B-Instruct", "embedding", 525_336_576),
+    ("meta-llama/Llama-3.1-8B-Instruct", "active", None),
+    ("meta-llama/Llama-3.3-70B-Instruct", "total", 70_553_706_496),
+    ("Qwen/Qwen3-8B", "total", 8_190_735_360),
+    ("Qwen/Qwen3-8B", "excluding_embedding", 7_568_405_504),
+    ("Qwen/Qwen3-30B-A3B", "total", 30_532_122_624),
+    ("Qwen/Qwen3-30B-A3B", "active", 3_353_032_704),
+    ("moonshotai/Kimi-K2-Instruct", "total", 1_026_408_232_448),
+    ("moonshotai/Kimi-K2-Instruct", "active", 32_861_500_928),
+    ("moonshotai/Kimi-K2.5", "total", 1_026_408_232_448),
+    ("moonshotai/Kimi-K2.5", "active", 32_861_500_928),
+    ("openai/gpt-oss-20b", "total", 20_914_757_184),
+    ("openai/gpt-oss-20b", "active", 4_187_440_704),
+    ("deepseek-ai/DeepSeek-V3", "total", 684_489_845_504),
+    ("deepseek-ai/DeepSeek-V3", "mtp", 13_463_426_304),
+    ("deepseek-v3-mtp", "total", 13_463_426_304),
+    ("deepseek-v3-mtp", "shared_with_target", 2 * 129_280 * 7168),
+]
+
+
+@pytest.mark.parametrize(("key", "field", "expected"), GOLDEN, ids=[f"{g[0]}:{g[1]}" for g in GOLDEN])
+def test_golden_counts(key: str, field: str, expected: int | None) -> None:
+    assert getattr(P.count(spec_of(key)), field) == expected
+
+
+def test_deepseek_v3_main_model_is_671b() -> None:
+    c = P.count(spec_of("deepseek-ai/DeepSeek-V3"))
+    assert c.total - c.mtp == 671_026_419_200
+
+
+def test_count_is_consistent_with_components() -> None:
+    for key in ("kimi-eagle3", "Qwen/Qwen3-30B-A3B", "openai/gpt-oss-20b"):
+        spec = spec_of(key)
+        c = P.count(spec)
+        comps = P.components(spec)
+        assert sum(x.params for x in comps if x.name != "buffer") == c.total
+        assert c.trainable + c.frozen == c.total
+        assert c.excluding_embedding + c.embedding == c.total
+
+
+def test_components_order_and_flags() -> None:
+    comps = P.components(spec_of("kimi-eagle3"))
+    assert [(c.name, c.params, c.trainable) for c in comps] == [
+        ("embedding", 1_174_405_120, False),
+        ("fc", 154_140_672, True),
+        ("attention", 411_041_792, True),
+        ("mlp", 396_361_728, True),
+        ("norm", 28_672, True),
+        ("lm_head", 229_376_000, True),
+        ("buffer", 195_840, False),
+    ]
+    moe = {c.name: c for c in P.components(spec_of("Qwen/Qwen3-30B-A3B"))}
+    assert list(moe) == ["embedding", "attention", "experts", "router", "norm", "lm_head"]
+    assert moe["experts"].params == 48 * 128 * 3 * 2048 * 768
+    router = {c.name: c for c in P.components(parse_config(TINY_DEEPSEEK))}["router"]
+    assert router.trainable is None  # gate weights trained, e_score_correction_bias not
+
+
+def test_memory() -> None:
+    assert P.MEMORY_DTYPES == {"bf16": 2, "fp8": 1, "fp32": 4}
+    assert P.memory_bytes(1000, "fp32") == 4000
+    table = P.memory_table(spec_of("kimi-eagle3"))
+    buffers = 32_000 * 8 + 163_840 * 1  # d2t int64, t2d bool
+    assert table == {
+        "bf16": 1_190_948_864 * 2 + buffers,
+        "fp8": 1_190_948_864 + buffers,
+        "fp32": 1_190_948_864 * 4 + buffers,
+    }
+    # a target keeps everything resident
+    assert P.memory_table(spec_of("meta-llama/Llama-3.1-8B-Instruct"))["bf16"] == 16_060_522_496
+    with pytest.raises(InputError, match="unknown dtype"):
+        P.memory_bytes(10, "int3")
+    with pytest.raises(InputError):
+        P.memory_bytes(-1, "bf16")
+
+
+def test_ratio() -> None:
+    draft, target = spec_of("kimi-eagle3"), spec_of("moonshotai/Kimi-K2-Instruct")
+    assert P.ratio(draft, target) == 1_190_948_864 / 1_026_408_232_448
+    assert P.ratio(P.count(draft), P.count(target)) == P.ratio(draft, target)
+    assert P.ratio(spec_of("llama31-8b-eagle3"), spec_of("meta-llama/Llama-3.1-8B-Instruct")) == pytest.approx(
+        424_689_664 / 8_030_261_248)
+    empty = P.ParamCount(0, 0, 0, 0, 0, 0, None, 0, 0)
+    with pytest.raises(InputError, match="no parameters"):
+        P.ratio(draft, empty)
+
+
+# --------------------------------------------------------------------------------------------
+# Reconciliation against real safetensors files
+# --------------------------------------------------------------------------------------------
+
+def reconcile_folder(spec: ModelSpec, folder: Path) -> P.CheckpointReport:
+    header = read_header(folder)
+    # our own header reader must agree with safetensors.safe_open
+    ours: dict[str, tuple[tuple[int, ...], str]] = {}
+    for f in sorted(folder.glob("*.safetensors")):
+        ours.update(P.read_safetensors_header(f))
+    assert ours == header
+    return P.reconcile(spec, header)
+
+
+def test_specforge_checkpoint_embedding_missing_by_design(tmp_path: Path) -> None:
+    spec = parse_config(TINY_EAGLE3)
+    folder = write_checkpoint(spec, tmp_path / "draft")
+    assert json.loads((folder / "config.json").read_text()) == TINY_EAGLE3
+    report = reconcile_folder(spec, folder)
+    assert report.matches_config
+    assert [m[0] for m in report.missing] == ["embed_tokens.weight"]
+    assert "shared with the target and frozen" in report.missing[0][1]
+    assert report.by_design == ["embed_tokens.weight"] and report.gaps == []
+    assert report.param_elements == P.count(spec).stored
+    assert report.buffer_elements == 96 + 256  # d2t + t2d: buffers, not parameters
+    assert report.unexpected == [] and report.shape_mismatches == []
+
+
+def test_checkpoint_with_embedding_saved_is_flagged_in_notes(tmp_path: Path) -> None:
+    spec = parse_config(TINY_EAGLE3)
+    report = reconcile_folder(spec, write_checkpoint(spec, tmp_path / "d", include="all"))
+    assert report.matches_config and report.missing == []
+    assert any("embed_tokens.weight is present" in n for n in report.notes)
+    assert report.param_elements == P.count(spec).total
+
+
+def test_unexpected_tensor(tmp_path: Path) -> None:
+    spec = parse_config(TINY_EAGLE3)
+    folder = write_checkpoint(spec, tmp_path / "d", extra={"midlayer.self_attn.extra_proj.weight": (8, 64)})
+    report = reconcile_folder(spec, folder)
+    assert report.unexpected == [("midlayer.self_attn.extra_proj.weight", "not implied by the config")]
+    assert not report.matches_config
+    assert report.param_elements == P.count(spec).stored + 8 * 64
+
+
+def test_shape_mismatch(tmp_path: Path) -> None:
+    spec = parse_config(TINY_EAGLE3)
+    folder = write_checkpoint(spec, tmp_path / "d", shapes={"fc.weight": (64, 2 * 64)})  # EAGLE-1-like fc
+    report = reconcile_folder(spec, folder)
+    assert report.shape_mismatches == [("fc.weight", (64, 192), (64, 128))]
+    assert not report.matches_config
+
+
+def test_real_gap_is_not_by_design(tmp_path: Path) -> None:
+    spec = parse_config(TINY_EAGLE3)
+    report = reconcile_folder(spec, write_checkpoint(spec, tmp_path / "d", exclude=["norm.weight", "d2t"]))
+    assert report.gaps == [("norm.weight", "expected by the config but absent from the checkpoint"),
+                           ("d2t", "expected by the config but absent from the checkpoint")]
+    assert not report.matches_config
+    assert report.buffer_elements == 256
+
+
+def test_speculators_named_checkpoint_against_specforge_config(tmp_path: Path) -> None:
+    """vLLM/speculators rename midlayer.* to layers.0.*; a prefix change is not a mismatch."""
+    spec = parse_config(TINY_EAGLE3)
+    folder = write_checkpoint(spec, tmp_path / "d", rename=lambda n: n.replace("midlayer.", "layers.0."))
+    report = reconcile_folder(spec, folder)
+    assert report.matches_config
+    assert report.renamed["layers.0.self_attn.q_proj.weight"] == "midlayer.self_attn.q_proj.weight"
+    assert len(report.renamed) == 10
+
+
+def test_speculators_checkpoint_stores_embedding(tmp_path: Path) -> None:
+    spec = parse_config(TINY_SPECULATORS)
+    folder = write_checkpoint(spec, tmp_path / "d")
+    header = read_header(folder)
+    assert header["embed_tokens.weight"] == ((256, 64), "BF16")
+    assert header["d2t"] == ((96,), "I64") and header["t2d"] == ((256,), "BOOL")
+    report = P.reconcile(spec, header)
+    assert report.matches_config and report.missing == [] and report.notes == []
+    # and the same file read against the SpecForge reading of the draft: names differ only by prefix
+    report2 = P.reconcile(parse_config(TINY_EAGLE3), header)
+    assert report2.matches_config
+    assert "layers.0.hidden_norm.weight" in report2.renamed
+
+
+def test_model_prefix_and_sharded_target(tmp_path: Path) -> None:
+    spec = parse_config(TINY_EAGLE3)
+    report = reconcile_folder(spec, write_checkpoint(spec, tmp_path / "a", rename=lambda n: "model." + n))
+    assert report.matches_config
+    target = parse_config(TINY_LLAMA)
+    folder = write_checkpoint(target, tmp_path / "t", shards=3)
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    assert len(set(index["weight_map"].values())) == 3
+    assert set(index["weight_map"]) == {t.name for t in target.tensors}
+    report = reconcile_folder(target, folder)
+    assert report.matches_config and report.missing == []
+    assert report.param_elements == P.count(target).total
+
+
+def test_identity_vocab_maps_are_harmless() -> None:
+    spec = parse_config({k: v for k, v in TINY_EAGLE3.items() if k != "draft_vocab_size"})
+    header = {t.name: (t.shape, "BF16") for t in spec.tensors if t.stored}
+    header.update({"d2t": ((256,), "I64"), "t2d": ((256,), "BOOL")})
+    report = P.reconcile(spec, header)
+    assert report.matches_config
+    assert [i[0] for i in report.ignored] == ["d2t", "t2d"]
+    assert report.buffer_elements == 512
+
+
+def test_quantised_target_headers() -> None:
+    """gpt-oss ships MXFP4 *_blocks/*_scales; DeepSeek/Kimi ship fp8 weights with weight_scale_inv."""
+    spec = spec_of("openai/gpt-oss-20b")
+    header: dict[str, tuple[tuple[int, ...], str]] = {}
+    for t in spec.tensors:
+        if t.name.endswith(("experts.gate_up_proj", "experts.down_proj")):
+            e, a, b = t.shape
+            header[t.name + "_blocks"] = ((e, b, a // 32, 16), "U8")
+            header[t.name + "_scales"] = ((e, b, a // 32), "U8")
+        else:
+            header[t.name] = (t.shape, "BF16")
+    report = P.reconcile(spec, header)
+    assert report.matches_config, (report.unexpected[:3], report.shape_mismatches[:3], report.gaps[:3])
+    assert report.param_elements == P.count(spec).total
+    assert len(report.ignored) == 2 * 24
+
+    tiny = parse_config(TINY_DEEPSEEK)
+    header = {t.name: (t.shape, "F8_E4M3") for t in tiny.tensors}
+    header["model.layers.1.mlp.experts.0.up_proj.weight_scale_inv"] = ((1, 1), "F32")
+    report = P.reconcile(tiny, header)
+    assert report.matches_config and report.ignored[0][1] == "quantisation scale"
+
+
+def test_malformed_header_inputs(tmp_path: Path) -> None:
+    spec = parse_config(TINY_EAGLE3)
+    with pytest.raises(DataError, match="malformed"):
+        P.reconcile(spec, {"fc.weight": ("x", "BF16")})  # type: ignore[dict-item]
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"\x05\x00\x00\x00\x00\x00\x00\x00{nope")
+    with pytest.raises(DataError, match="not valid JSON"):
+        P.read_safetensors_header(bad)
+    short = tmp_path / "short.safetensors"
+    short.write_bytes(b"\x01")
+    with pytest.raises(DataError, match="too short"):
+        P.read_safetensors_header(short)
+    with pytest.raises(DataError, match="cannot read"):
+        P.read_safetensors_header(tmp_path / "absent.safetensors")
+
+
+def test_multimodal_prefix_and_vision_tensors(tmp_path: Path) -> None:
+    """Kimi-K2.5-style checkpoints nest the text model under language_model.; the vision tower is not counted."""
+    from tests.test_architectures import TINY_NESTED
+
+    spec = parse_config(TINY_NESTED)
+    folder = write_checkpoint(spec, tmp_path / "mm", rename=lambda n: "language_model." + n,
+                              extra={"vision_tower.patch_embed.weight": (8, 8)})
+    report = reconcile_folder(spec, folder)
+    assert report.missing == [] and report.shape_mismatches == []
+    assert report.unexpected == [("vision_tower.patch_embed.weight", "not implied by the config")]
+    assert report.renamed["language_model.model.norm.weight"] == "model.norm.weight"
