@@ -23,7 +23,7 @@ EXTENSION: dict[str, str] = {"csv": "csv", "md": "md", "json": "json", "latex": 
 
 
 def _cell(value: Any) -> Any:
-    if value is None:
+    if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, float) and not math.isfinite(value):
         return None

@@ -1,6 +1,174 @@
-"""Placeholder until this page lands."""
+"""Compare drafts: paste Hub URLs or folders, or pick published drafts; see exact counts side by side."""
 
+from __future__ import annotations
+
+import altair as alt
 import streamlit as st
 
-st.title("compare")
-st.info("This page is being built.")
+from comparelib import comparison, export, lint, registry
+from comparelib.errors import CompareError
+
+st.title("Compare drafts")
+st.caption(
+    "Exact parameter counts from each config's tensor list, reconciled with the checkpoint header where one "
+    "exists, plus wiring lint. Paste Hub URLs (any form), org/name[@rev], or local folders."
+)
+
+
+@st.cache_data(show_spinner=False, ttl=3600)
+def _load(source: str, target: str | None, target_layers: int | None) -> comparison.Entry:
+    return comparison.load_entry(source, target=target or None, target_layers=target_layers)
+
+
+@st.cache_data(show_spinner=False)
+def _published_ids() -> list[str]:
+    return [d.hub_id for d in registry.load_registry() if d.config]
+
+
+# --- inputs: the URL query is the source of truth, so a link reproduces the comparison --------
+qp = st.query_params
+if "m" in qp:
+    initial = qp.get_all("m")
+else:
+    initial = [comparison.registry_source(h) for h in registry.DEFAULT_COMPARISON] + [comparison.EXAMPLE_OWN]
+initial_picks = [s[len(comparison.REGISTRY_PREFIX):] for s in initial if s.startswith(comparison.REGISTRY_PREFIX)]
+initial_other = [s for s in initial if not s.startswith(comparison.REGISTRY_PREFIX)]
+
+published = _published_ids()
+with st.form("compare_form"):
+    picks = st.multiselect(
+        "Published drafts (built in, offline)",
+        options=published,
+        default=[p for p in initial_picks if p in published],
+        key="compare_picks",
+    )
+    urls = st.text_area(
+        "Your drafts: one Hub URL, org/name[@rev], hf:// URI or local folder per line",
+        value="\n".join(initial_other),
+        key="compare_urls",
+        height=100,
+        placeholder="https://huggingface.co/AQ-MedAI/Kimi-K2-Instruct-eagle3\n/path/to/my-draft",
+    )
+    c1, c2 = st.columns(2)
+    target = c1.text_input(
+        "Target model (optional: URL, folder, or a known hub id)", value=qp.get("target", ""), key="compare_target"
+    )
+    layers_text = c2.text_input(
+        "…or just its number of decoder layers", value=qp.get("layers", ""), key="compare_target_layers"
+    )
+    submitted = st.form_submit_button("Compare", type="primary")
+
+sources = [comparison.registry_source(p) for p in picks] + [u.strip() for u in urls.splitlines() if u.strip()]
+target_layers: int | None = None
+if layers_text.strip():
+    try:
+        target_layers = int(layers_text)
+        if not 1 <= target_layers <= 10_000:
+            raise ValueError
+    except ValueError:
+        st.error(f"Target layers must be a whole number between 1 and 10000, not {layers_text!r}.")
+        st.stop()
+
+if submitted:
+    st.query_params.clear()
+    st.query_params["m"] = sources
+    if target.strip():
+        st.query_params["target"] = target.strip()
+    if target_layers:
+        st.query_params["layers"] = str(target_layers)
+
+if not sources:
+    st.info("Pick a published draft or paste a URL to start.")
+    st.stop()
+
+entries: list[comparison.Entry] = []
+with st.spinner("Reading configs and checkpoint headers…"):
+    for src in sources:
+        try:
+            entries.append(_load(src, target.strip() or None, target_layers))
+        except CompareError as exc:
+            st.error(f"**{src}**: {exc}")
+if not entries:
+    st.stop()
+
+# --- the answer first -----------------------------------------------------------------------
+for sentence in comparison.headlines(entries):
+    st.info(sentence, icon=":material/lightbulb:")
+
+df = comparison.table(entries)
+st.subheader("Parameters")
+st.dataframe(
+    df,
+    width="stretch",
+    hide_index=True,
+    key="compare_table",
+    column_config={
+        c: st.column_config.NumberColumn(c, format="localized")
+        for c in ("total", "excluding_embedding", "embedding", "lm_head", "trainable", "frozen", "stored", "active")
+    },
+)
+cols = st.columns(len(export.FORMATS))
+for col, fmt in zip(cols, export.FORMATS):
+    col.download_button(
+        f"Download {fmt.upper() if fmt != 'latex' else 'LaTeX'}",
+        data=export.render(df, fmt),
+        file_name=f"draft-comparison.{export.EXTENSION[fmt]}",
+        mime=export.MIME[fmt],
+        key=f"compare_download_{fmt}",
+    )
+
+st.subheader("Where the parameters are")
+comp_df = comparison.components_frame(entries)
+chart = (
+    alt.Chart(comp_df)
+    .mark_bar()
+    .encode(
+        x=alt.X("sum(params):Q", title="parameters"),
+        y=alt.Y("draft:N", title=None, sort=None),
+        color=alt.Color("component:N", sort=list(comparison.architectures.COMPONENTS)),
+        opacity=alt.Opacity("trainable:N", scale=alt.Scale(domain=["trainable", "mixed", "frozen"], range=[1, 0.75, 0.4]),
+                            title="trained?"),
+        tooltip=["draft", "component", alt.Tooltip("params:Q", format=","), "trainable"],
+        order=alt.Order("component:N"),
+    )
+)
+st.altair_chart(chart, width="stretch")
+
+st.subheader("Wiring lint")
+findings = comparison.findings_frame(entries)
+if findings.empty:
+    st.success("No findings.")
+else:
+    st.dataframe(findings, width="stretch", hide_index=True, key="compare_findings")
+
+for e in entries:
+    with st.expander(f"{e.label}: tensors, checkpoint, capture layers"):
+        meta = [f"architecture `{e.spec.architecture}` · dialect `{e.spec.dialect}`"]
+        if e.commit_sha:
+            meta.append(f"commit `{e.commit_sha}`")
+        if e.target_label:
+            meta.append(f"target `{e.target_label}`")
+        st.markdown(" · ".join(meta))
+        mem = " · ".join(f"{k}: {v / 2**30:.2f} GiB" for k, v in e.memory.items())
+        st.caption(f"Memory for what must be loaded: {mem}")
+        st.dataframe(comparison.tensors_frame(e), width="stretch", hide_index=True)
+        if e.checkpoint is not None:
+            ck = e.checkpoint
+            st.markdown(
+                f"**Checkpoint header**: {ck.param_elements:,} parameter elements, {ck.buffer_elements:,} buffer "
+                f"elements; {'matches the config' if ck.matches_config else 'does not match the config'}."
+            )
+            for name, why in ck.missing:
+                st.markdown(f"- missing `{name}`: {why}")
+            for name, why in ck.unexpected:
+                st.markdown(f"- unexpected `{name}`: {why}")
+            for name, want, got in ck.shape_mismatches:
+                st.markdown(f"- `{name}`: config says {list(want)}, checkpoint has {list(got)}")
+        layers = e.target_layers
+        if e.spec.role == "draft" and layers:
+            st.markdown(f"**Which target layers each engine captures** (target with {layers} layers)")
+            st.dataframe(lint.capture_table(e.spec.aux_layer_ids, layers), width="stretch", hide_index=True)
+        if e.published is not None:
+            p = e.published
+            vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"
+            st.markdown(f"**Published**: {p.method} for `{p.target_model}`, trained on {vol}. [source]({p.source_url})")

@@ -1,0 +1,32 @@
+"""``compare``: the side-by-side table for several drafts, in csv / md / json / latex."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from comparelib.export import FORMATS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compare", help="compare several drafts side by side")
+    p.add_argument("models", nargs="+", help="Hub URLs, local folders, or registry:<hub id>")
+    p.add_argument("--format", choices=FORMATS, default="md")
+    p.add_argument("--no-header", action="store_true", help="do not read safetensors headers")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from comparelib import comparison, export
+    from comparelib.errors import InputError
+
+    entries, errors = comparison.load_entries(args.models, with_header=not args.no_header)
+    for src, msg in errors:
+        print(f"error: {src}: {' '.join(msg.split())}", file=sys.stderr)
+    if not entries:
+        raise InputError("none of the models could be loaded")
+    sys.stdout.write(export.render(comparison.table(entries), args.format))
+    if args.format == "md":
+        for sentence in comparison.headlines(entries):
+            sys.stdout.write(f"\n{sentence}\n")
+    return 2 if errors else 0

@@ -1,0 +1,48 @@
+"""``params``: exact parameter counts, checkpoint reconciliation and wiring lint for one model."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from comparelib.commands._util import print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("params", help="count a model's parameters by component and lint its wiring")
+    p.add_argument("model", help="Hub URL, org/name[@rev], hf:// URI, local folder, or registry:<hub id>")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--target", help="the target model (Hub URL, local folder or a known hub id)")
+    group.add_argument("--target-layers", type=int, metavar="N", help="the target's number of decoder layers")
+    p.add_argument("--no-header", action="store_true", help="do not read safetensors headers")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from comparelib import comparison
+    from comparelib.errors import InputError
+
+    if args.target_layers is not None and not 1 <= args.target_layers <= 10_000:
+        raise InputError(f"--target-layers must be between 1 and 10000, got {args.target_layers}")
+    entry = comparison.load_entry(
+        args.model, target=args.target, target_layers=args.target_layers, with_header=not args.no_header
+    )
+    data = comparison.entry_json(entry)
+    if args.json:
+        print_json(data)
+        return 0
+    out = sys.stdout
+    p = data["params"]
+    out.write(f"{entry.label}  ({entry.spec.architecture}, {entry.spec.dialect})\n")
+    if entry.commit_sha:
+        out.write(f"commit {entry.commit_sha}\n")
+    for key in ("total", "excluding_embedding", "embedding", "lm_head", "trainable", "frozen", "stored", "active"):
+        if p[key] is not None:
+            out.write(f"  {key:<20} {p[key]:>18,}\n")
+    out.write("components:\n")
+    for comp in data["components"]:
+        out.write(f"  {comp['name']:<12} {comp['params']:>18,}\n")
+    for f in data["lint"]:
+        out.write(f"[{f['severity']}] {f['code']}: {f['message']}\n")
+    return 0

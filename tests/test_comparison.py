@@ -1,0 +1,176 @@
+"""The Compare glue and its CLI: numbers from the registry, the Hub emulator and local folders agree."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from comparelib import comparison, export, registry
+from comparelib.errors import GatedRepoError, HostNotAllowedError, InputError, RepoNotFoundError
+from tests.hub_emulator import HubEmulator
+
+ROOT = Path(__file__).resolve().parents[1]
+AQ = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
+
+
+def aq_config() -> dict:
+    return copy.deepcopy(registry.get_draft(AQ).config)
+
+
+def aq_tensors(*, with_embedding: bool = False, with_vocab_map: bool = True) -> dict[str, tuple[tuple[int, ...], str]]:
+    """The tensor shapes a SpecForge checkpoint of the AQ-MedAI draft stores (header only in the emulator)."""
+    H, I, V, Vd = 7168, 18432, 163840, 32000
+    t = {
+        "fc.weight": ((H, 3 * H), "BF16"),
+        "midlayer.hidden_norm.weight": ((H,), "BF16"),
+        "midlayer.input_layernorm.weight": ((H,), "BF16"),
+        "midlayer.self_attn.q_proj.weight": ((8192, 2 * H), "BF16"),
+        "midlayer.self_attn.k_proj.weight": ((8192, 2 * H), "BF16"),
+        "midlayer.self_attn.v_proj.weight": ((8192, 2 * H), "BF16"),
+        "midlayer.self_attn.o_proj.weight": ((H, 8192), "BF16"),
+        "midlayer.post_attention_layernorm.weight": ((H,), "BF16"),
+        "midlayer.mlp.gate_proj.weight": ((I, H), "BF16"),
+        "midlayer.mlp.up_proj.weight": ((I, H), "BF16"),
+        "midlayer.mlp.down_proj.weight": ((H, I), "BF16"),
+        "norm.weight": ((H,), "BF16"),
+        "lm_head.weight": ((Vd, H), "BF16"),
+    }
+    if with_vocab_map:
+        t["d2t"] = ((Vd,), "I64")
+        t["t2d"] = ((V,), "BOOL")
+    if with_embedding:
+        t["embed_tokens.weight"] = ((V, H), "BF16")
+    return t
+
+
+# (source, excluding_embedding, total) — the numbers the issue pins.
+REGISTRY_CASES = [
+    (f"registry:{AQ}", 1_190_948_864, 2_365_353_984),
+    (comparison.EXAMPLE_OWN, 2_135_977_984, 3_310_383_104),
+    ("registry:yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", 424_689_664, 950_026_240),
+]
+
+
+@pytest.mark.parametrize(("source", "excluding", "total"), REGISTRY_CASES)
+def test_offline_sources_count_exactly(source: str, excluding: int, total: int) -> None:
+    entry = comparison.load_entry(source)
+    assert entry.count.excluding_embedding == excluding
+    assert entry.count.total == total
+
+
+def test_headline_names_lm_head_as_the_difference() -> None:
+    entries = [comparison.load_entry(f"registry:{AQ}"), comparison.load_entry(comparison.EXAMPLE_OWN)]
+    [sentence] = comparison.headlines(entries)
+    assert "945,029,120 more parameters" in sentence
+    assert "lm_head" in sentence and "163,840 tokens against 32,000" in sentence
+    assert "1,174,405,120" in sentence  # the frozen, shared embedding
+
+
+def test_hub_draft_reconciles_against_its_header(hub: HubEmulator) -> None:
+    sha = hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    entry = comparison.load_entry(f"{hub.url}/acme/kimi-draft")
+    assert entry.commit_sha == sha
+    assert entry.count.excluding_embedding == 1_190_948_864
+    ck = entry.checkpoint
+    assert ck is not None and ck.matches_config
+    assert ck.param_elements == 1_190_948_864
+    assert ck.buffer_elements == 32_000 + 163_840
+    assert [name for name, _ in ck.missing] == ["embed_tokens.weight"]
+    # only headers were read: no weight bytes beyond the header ranges
+    assert hub.bytes_served(".safetensors") < 200_000
+
+
+def test_missing_vocab_map_is_a_lint_error(hub: HubEmulator) -> None:
+    hub.add_model("acme/no-map", aq_config(), tensors=aq_tensors(with_vocab_map=False))
+    entry = comparison.load_entry("acme/no-map", target_layers=61)
+    assert "vocab-map-missing" in {f.code for f in entry.findings if f.severity == "error"}
+
+
+@pytest.mark.parametrize(
+    ("setup", "source", "error"),
+    [
+        ("gated", "acme/gated", GatedRepoError),
+        (None, "acme/nothing-here", RepoNotFoundError),
+        (None, "https://example.com/acme/x", HostNotAllowedError),
+        (None, "", InputError),
+        (None, "example:nope", InputError),
+    ],
+)
+def test_bad_sources_raise_actionable_errors(hub: HubEmulator, setup: str | None, source: str, error: type) -> None:
+    if setup == "gated":
+        hub.add_model("acme/gated", aq_config(), gated=True)
+    with pytest.raises(error) as info:
+        comparison.load_entry(source)
+    assert str(info.value)
+    if setup == "gated":
+        assert "HF_TOKEN" in str(info.value)
+
+
+def test_hub_failure_points_at_registry_copy(hub: HubEmulator) -> None:
+    with pytest.raises(RepoNotFoundError, match="registry has a copy"):
+        comparison.load_entry(AQ)
+
+
+def test_table_exports_agree_across_formats() -> None:
+    entries = [comparison.load_entry(f"registry:{AQ}"), comparison.load_entry(comparison.EXAMPLE_OWN)]
+    df = comparison.table(entries)
+    csv_text = export.render(df, "csv")
+    assert "1190948864" in csv_text and "2135977984" in csv_text
+    records = json.loads(export.render(df, "json"))
+    assert records[0]["excluding_embedding"] == 1_190_948_864
+    assert "1,190,948,864" in export.render(df, "md")
+    assert "1{,}190{,}948{,}864" in export.render(df, "latex")
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, **(env or {})}, timeout=120)
+
+
+def test_cli_params_json_against_the_emulator(hub: HubEmulator) -> None:
+    sha = hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    proc = run_cli("params", f"{hub.url}/acme/kimi-draft", "--target-layers", "61", "--json",
+                   env={"HF_ENDPOINT": hub.url})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    p = data["params"]
+    assert (p["total"], p["excluding_embedding"], p["embedding"]) == (2_365_353_984, 1_190_948_864, 1_174_405_120)
+    assert p["lm_head"] == 32_000 * 7168
+    assert p["trainable"] == 1_190_948_864 and p["frozen"] == 1_174_405_120
+    assert p["active"] is None
+    assert data["commit_sha"] == sha
+    assert data["checkpoint"]["matches_config"] is True
+    assert {c["name"] for c in data["components"]} >= {"embedding", "fc", "attention", "mlp", "norm", "lm_head"}
+    assert all({"severity", "code", "message"} <= set(f) for f in data["lint"])
+
+
+def test_cli_compare_formats() -> None:
+    for fmt in export.FORMATS:
+        proc = run_cli("compare", f"registry:{AQ}", comparison.EXAMPLE_OWN, "--format", fmt)
+        assert proc.returncode == 0, proc.stderr
+        assert ("2135977984" in proc.stdout) or ("2,135,977,984" in proc.stdout) or ("2{,}135{,}977{,}984" in proc.stdout)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("params", "https://evil.example.com/org/name"),
+        ("params", "/no/such/folder/anywhere"),
+        ("params", "registry:no/such-draft"),
+        ("params", "registry:" + AQ, "--target-layers", "0"),
+        ("compare", "registry:no/such-draft"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, ...]) -> None:
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert lines and all(line.startswith("error:") for line in lines)
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,69 @@
+"""AppTest of the Compare page: offline default, a pasted emulator URL, errors, shareable query."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from tests.hub_emulator import HubEmulator
+from tests.test_comparison import AQ, aq_config, aq_tensors
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "compare.py")
+
+
+def table_values(at: AppTest) -> list[int]:
+    df = at.dataframe[0].value
+    return [int(v) for v in df["excluding_embedding"]]
+
+
+def test_opens_offline_on_the_kimi_comparison() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception
+    values = table_values(at)
+    assert 1_190_948_864 in values and 2_135_977_984 in values
+    assert any("lm_head" in i.value and "945,029,120" in i.value for i in at.info)
+    labels = [b.label for b in at.get("download_button")]
+    assert {"Download CSV", "Download MD", "Download JSON", "Download LaTeX"} <= set(labels)
+
+
+def test_pasted_hub_url_shows_commit_and_counts(hub: HubEmulator) -> None:
+    sha = hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.multiselect(key="compare_picks").set_value([AQ])
+    at.text_area(key="compare_urls").set_value(f"{hub.url}/acme/kimi-draft/tree/main")
+    at.button[0].click().run()
+    assert not at.exception
+    df = at.dataframe[0].value
+    assert list(df["draft"]) == [AQ, f"acme/kimi-draft@{sha[:7]}"]
+    assert df["revision"].iloc[1] == sha[:12]
+    assert table_values(at) == [1_190_948_864, 1_190_948_864]
+    assert at.query_params["m"] == [f"registry:{AQ}", f"{hub.url}/acme/kimi-draft/tree/main"]
+
+
+def test_errors_are_messages_not_tracebacks(hub: HubEmulator) -> None:
+    hub.add_model("acme/gated", aq_config(), gated=True)
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.multiselect(key="compare_picks").set_value([AQ])
+    at.text_area(key="compare_urls").set_value("acme/gated\nhttps://example.com/a/b\nacme/missing")
+    at.button[0].click().run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "HF_TOKEN" in errors and "example.com" in errors and "acme/missing" in errors
+    assert len(at.dataframe[0].value) == 1  # the good source still shows
+
+
+def test_query_params_reproduce_a_comparison() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["m"] = [f"registry:{AQ}"]
+    at.run()
+    assert not at.exception
+    assert table_values(at) == [1_190_948_864]
+
+
+def test_bad_target_layers_is_an_error_message() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.text_input(key="compare_target_layers").set_value("-3")
+    at.button[0].click().run()
+    assert not at.exception
+    assert any("whole number" in e.value for e in at.error)
