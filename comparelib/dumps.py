@@ -1,0 +1,840 @@
+"""Audit offline hidden-state dumps before a draft is trained on them.
+
+A dump captured at the wrong target layers trains a draft that serves "fine" but accepts almost
+nothing (one wiring bug cut acceptance from 47% to 19%). Nothing in the trainers checks this, so
+we read a seeded random sample of files, one at a time, and test shapes, dtypes, NaN/inf, loss
+masks and the wiring of the three aux chunks (low, mid, high).
+
+Files are opened with ``torch.load(weights_only=True)`` or safetensors only. A file that would
+need arbitrary unpickling is refused and reported, never loaded another way.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import pickle
+import random
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from comparelib.errors import ConfigError, DataError, InputError
+
+if TYPE_CHECKING:  # torch is heavy; imported lazily where tensors are touched
+    import torch
+
+__all__ = [
+    "FORMATS",
+    "DumpFinding",
+    "DumpReport",
+    "audit_dumps",
+    "discover_dump_files",
+    "draft_config_fields",
+    "load_embedding",
+    "read_draft_config",
+]
+
+# Required keys per dump layout (data_formats.md 1.1-1.4).
+FORMATS: dict[str, tuple[str, ...]] = {
+    "specforge": ("input_ids", "loss_mask", "hidden_state", "aux_hidden_state"),
+    "eagle12": ("input_ids", "hidden_state", "loss_mask"),
+    "modelopt": ("input_ids", "hidden_states", "aux_hidden_states"),
+    "speculators": ("token_ids", "hidden_states"),
+}
+FORMAT_LABELS: dict[str, str] = {
+    "specforge": "SpecForge offline (rows_*/data_*.ckpt)",
+    "eagle12": "EAGLE-1/2 ge_data (<n>/data_*.ckpt)",
+    "modelopt": "ModelOpt offline (<conversation_id>.pt)",
+    "speculators": "speculators offline (hs_*.safetensors)",
+}
+
+_CKPT_RE = re.compile(r"^data_\d+\.ckpt(\.gz)?$")
+_HS_RE = re.compile(r"^hs_\d+\.safetensors$")
+_ROWS_RE = re.compile(r"^rows_\d+-\d+$")
+# .pt files that live next to dumps but are not samples.
+_NOT_SAMPLES = {"vocab_mapping.pt", "token_freq.pt", "d2t.pt", "t2d.pt", "cache.pt", "training_args.pt"}
+
+# Safe-unpickler complaints that mean "this file holds Python objects" (torch/_weights_only_unpickler.py);
+# anything else from it (e.g. "Unsupported operand") is a corrupt or foreign file.
+_NEEDS_OBJECTS = re.compile(r"GLOBAL|Can only (?:create new object|build)|is blocked|allowlisted")
+
+_STATE_DTYPES = ("bfloat16", "float16", "float32")
+_SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+
+# Wiring thresholds. Real layer outputs never repeat exactly; the bugs they catch repeat exactly.
+_IDENTICAL_REL = 0.01  # ||a-b|| / max(||a||, ||b||) below this: the same layer twice
+_CONTEXT_FREE_REL = 1e-3  # equal token ids giving (almost) equal vectors: a lookup table
+_EMBEDDING_COS = 0.99  # mean cosine to embedding[input_ids] above this: the embedding itself
+_NEAR_EMBEDDING_COS = 0.9
+_MAX_POSITIONS = 1024  # positions sampled per file for norms and cosines
+_MAX_PAIRS = 256  # repeated-token position pairs per file for the context-free test
+
+
+Severity = Literal["error", "warning", "info"]
+
+
+@dataclass
+class DumpFinding:
+    """One thing worth telling the user about a dump (or one file of it)."""
+
+    severity: Severity
+    code: str
+    message: str
+    file: str | None = None
+
+
+@dataclass
+class DumpReport:
+    """What ``audit_dumps`` found; pages show ``findings``, ``files`` and ``summary``."""
+
+    format: str
+    folder: str
+    files_total: int
+    files_read: int
+    findings: list[DumpFinding] = field(default_factory=list)
+    files: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        return str(self.summary.get("verdict", "ok"))
+
+    def codes(self, severity: str | None = None) -> set[str]:
+        return {f.code for f in self.findings if severity is None or f.severity == severity}
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def _family(path: Path) -> str | None:
+    """Dump family from the file name alone: 'ckpt' (SpecForge or EAGLE-1/2), 'modelopt', 'speculators'."""
+    name = path.name
+    if _HS_RE.match(name):
+        return "speculators"
+    if _CKPT_RE.match(name):
+        return "ckpt"
+    if name.endswith(".pt") and name not in _NOT_SAMPLES and path.parent.name != "vocab_mapping":
+        return "modelopt"
+    return None
+
+
+def _name_format(path: Path, family: str) -> str:
+    if family != "ckpt":
+        return family
+    if path.parent.name.isdigit() and not _ROWS_RE.match(path.parent.name):
+        return "eagle12"
+    return "specforge"
+
+
+def discover_dump_files(folder: str | Path) -> dict[str, list[Path]]:
+    """Dump files under ``folder`` grouped by family, each list sorted (stable sampling)."""
+    root = Path(folder).expanduser()
+    if not root.exists():
+        raise DataError(f"dump folder not found: {root}. Give the folder that holds the dump files.")
+    groups: dict[str, list[Path]] = {}
+    if root.is_file():
+        fam = _family(root)
+        if fam is None:
+            raise DataError(
+                f"{root.name} is not a hidden-state dump file (expected data_<i>.ckpt[.gz], <id>.pt or "
+                "hs_<i>.safetensors)."
+            )
+        return {fam: [root]}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        base = Path(dirpath)
+        for name in filenames:
+            path = base / name
+            fam = _family(path)
+            if fam is not None:
+                groups.setdefault(fam, []).append(path)
+    for paths in groups.values():
+        paths.sort()
+    return groups
+
+
+# --------------------------------------------------------------------------- config / embedding
+
+
+def draft_config_fields(config: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Target hidden size, target vocab and aux layer ids from a draft config, in any dialect."""
+    out: dict[str, Any] = {"target_hidden_size": None, "vocab_size": None, "aux_layer_ids": None}
+    if not config:
+        return out
+    inner = config.get("transformer_layer_config")
+    inner = inner if isinstance(inner, Mapping) else {}
+    for key, sources in (
+        ("target_hidden_size", (config.get("target_hidden_size"), config.get("hidden_size"), inner.get("hidden_size"))),
+        ("vocab_size", (config.get("vocab_size"), inner.get("vocab_size"))),
+    ):
+        for value in sources:
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                out[key] = value
+                break
+    eagle = config.get("eagle_config")
+    ids = config.get("eagle_aux_hidden_state_layer_ids")
+    if ids is None and isinstance(eagle, Mapping):
+        ids = eagle.get("eagle_aux_hidden_state_layer_ids")
+    if isinstance(ids, (list, tuple)) and all(isinstance(i, int) for i in ids):
+        out["aux_layer_ids"] = list(ids)
+    return out
+
+
+def load_embedding(path: str | Path) -> torch.Tensor:
+    """The target's token-embedding matrix [V, H] from a safetensors file or a folder of shards.
+
+    Only the one tensor is read (safetensors is lazy), so a multi-GB checkpoint is fine.
+    """
+    from safetensors import safe_open
+
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise InputError(f"embedding file not found: {p}. Give a .safetensors file or a folder holding them.")
+    candidates = sorted(p.glob("*.safetensors")) if p.is_dir() else [p]
+    if not candidates:
+        raise DataError(f"no .safetensors files in {p}; point --embedding at the target checkpoint.")
+    seen: list[str] = []
+    for file in candidates:
+        try:
+            with safe_open(str(file), framework="pt") as f:
+                keys = list(f.keys())
+                hits = sorted((k for k in keys if k.endswith("embed_tokens.weight")), key=lambda k: (len(k), k))
+                if hits:
+                    tensor = f.get_tensor(hits[0])
+                    if tensor.ndim != 2:
+                        raise DataError(f"{hits[0]} in {file.name} has shape {list(tensor.shape)}, expected [vocab, hidden].")
+                    return tensor
+                seen.extend(keys[:5])
+        except DataError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - safetensors raises several types for bad headers
+            raise DataError(f"cannot read {file.name} as safetensors: {exc}") from exc
+    sample = ", ".join(seen[:5]) or "none"
+    raise DataError(
+        f"no tensor named '*embed_tokens.weight' in {p} (first names: {sample}); give the target model's "
+        "checkpoint (the shard that holds model.embed_tokens.weight)."
+    )
+
+
+# --------------------------------------------------------------------------- loading
+
+
+class _Refused(Exception):
+    """Internal: the file would need arbitrary unpickling."""
+
+
+def _load_file(path: Path, family: str) -> dict[str, Any]:
+    """One dump file as a dict, safely; raises _Refused or another exception for bad files."""
+    import torch
+
+    if family == "speculators":
+        from safetensors import safe_open
+
+        with safe_open(str(path), framework="pt") as f:
+            return {k: f.get_tensor(k) for k in f.keys()}
+    try:
+        if path.name.endswith(".gz"):
+            with gzip.open(path, "rb") as fh:
+                buf = io.BytesIO(fh.read())
+            obj = torch.load(buf, map_location="cpu", weights_only=True)
+        else:
+            obj = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        detail = str(exc).rsplit("WeightsUnpickler error:", 1)[-1]
+        if _NEEDS_OBJECTS.search(detail):
+            raise _Refused(detail.strip()) from None
+        detail = detail.split("Check the documentation")[0]
+        raise ValueError(f"corrupt, or not a torch.save file ({' '.join(detail.split())})") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"holds a {type(obj).__name__}, not a dict of tensors")
+    return obj
+
+
+# --------------------------------------------------------------------------- per-file checks
+
+
+def _is_tensor(x: Any) -> bool:
+    import torch
+
+    return isinstance(x, torch.Tensor)
+
+
+def _dtype_name(t: Any) -> str:
+    return str(t.dtype).replace("torch.", "")
+
+
+def _flat_1d(t: torch.Tensor) -> torch.Tensor | None:
+    """[L] or [1, L] -> [L]; anything else -> None."""
+    if t.ndim == 1:
+        return t
+    if t.ndim == 2 and t.shape[0] == 1:
+        return t[0]
+    return None
+
+
+def _states_2d(t: torch.Tensor) -> torch.Tensor | None:
+    """[L, D] or [1, L, D] -> [L, D]; anything else -> None."""
+    if t.ndim == 2:
+        return t
+    if t.ndim == 3 and t.shape[0] == 1:
+        return t[0]
+    return None
+
+
+def _detect_by_keys(keys: set[str]) -> str | None:
+    if "aux_hidden_state" in keys:
+        return "specforge"
+    if "aux_hidden_states" in keys:
+        return "modelopt"
+    if "token_ids" in keys and "hidden_states" in keys:
+        return "speculators"
+    if "hidden_state" in keys:
+        return "eagle12"
+    return None
+
+
+def _rel_diff(a: torch.Tensor, b: torch.Tensor) -> float:
+    den = max(float(a.norm()), float(b.norm()), 1e-12)
+    return float((a - b).norm()) / den
+
+
+def _mean_cos(a: torch.Tensor, b: torch.Tensor) -> float:
+    import torch
+
+    return float(torch.nn.functional.cosine_similarity(a, b, dim=-1, eps=1e-12).mean())
+
+
+def _median_rms(x: torch.Tensor) -> float:
+    """Median over tokens of per-token RMS: robust to the few 'massive activation' tokens."""
+    return float(x.pow(2).mean(dim=-1).sqrt().median())
+
+
+def _row(name: str, status: str, fmt: str | None, error: str | None = None) -> dict[str, Any]:
+    """A per-file row; every row has the same keys so a page can tabulate them directly."""
+    return {
+        "name": name,
+        "status": status,  # "ok" | "refused" | "unreadable"
+        "format": fmt,
+        "seq_len": None,
+        "hidden": None,
+        "dtype": None,
+        "loss_mask_share": None,
+        "supervised_tokens": None,
+        "nan": None,
+        "inf": None,
+        "aux_norms": None,  # median per-token RMS of the low, mid, high chunks
+        "aux_pairwise_cos": None,  # mean cosine (low,mid), (low,high), (mid,high)
+        "aux_embedding_cos": None,  # mean cosine of each chunk to embedding[input_ids]
+        "high_final_cos": None,  # mean cosine of the high chunk to the final hidden state
+        "error": error,
+    }
+
+
+class _FileAudit:
+    """Checks for one loaded file; appends raw findings and fills the per-file row."""
+
+    def __init__(self, name: str, fmt: str, ctx: _Context) -> None:
+        self.name = name
+        self.fmt = fmt
+        self.ctx = ctx
+        self.findings: list[DumpFinding] = []
+        self.row = _row(name, "ok", fmt)
+        self.row.update(nan=0, inf=0)
+        self.finite_rows: torch.Tensor | None = None  # positions where every state value is finite
+
+    def add(self, severity: Severity, code: str, message: str) -> None:
+        self.findings.append(DumpFinding(severity, code, message, self.name))
+
+    # The checks run in order; a structural failure stops the ones that depend on it.
+    def run(self, data: dict[str, Any]) -> None:
+        import torch
+
+        keys = set(data)
+        missing = [k for k in FORMATS[self.fmt] if k not in data]
+        if missing:
+            self.add("error", "missing_key",
+                     f"missing {', '.join(missing)} ({FORMAT_LABELS[self.fmt]} files have {', '.join(FORMATS[self.fmt])}); "
+                     f"found {', '.join(sorted(keys)) or 'nothing'}.")
+            return
+        not_tensor = [k for k in FORMATS[self.fmt] if not _is_tensor(data[k])]
+        if not_tensor:
+            self.add("error", "not_tensor", f"{', '.join(not_tensor)} should be tensors.")
+            return
+        if self.fmt == "modelopt":
+            cid = data.get("conversation_id")
+            if cid is None:
+                self.add("warning", "conversation_id",
+                         "no conversation_id: the ModelOpt trainer matches .pt files to JSONL rows by it.")
+            elif str(cid) != Path(self.name).name[: -len(".pt")]:
+                self.add("warning", "conversation_id",
+                         f"conversation_id {str(cid)[:40]!r} does not match the file name; the trainer will not "
+                         "pair this file with its conversation.")
+
+        ids, mask, final, aux = self._normalise(data)
+        if ids is None:
+            return
+        seq_len = int(ids.shape[0])
+        self.row["seq_len"] = seq_len
+        lengths = {"ids": seq_len}
+        if mask is not None:
+            lengths["loss_mask"] = int(mask.shape[0])
+        if final is not None:
+            lengths["final hidden"] = int(final.shape[0])
+        if aux is not None:
+            lengths["aux"] = int(aux.shape[0])
+        if len(set(lengths.values())) > 1:
+            shown = ", ".join(f"{k} {v}" for k, v in lengths.items())
+            self.add("error", "length_mismatch", f"sequence lengths differ across keys ({shown}); rows are misaligned.")
+            return
+        if seq_len == 0:
+            self.add("error", "empty", "zero-length sample.")
+            return
+
+        self._check_ids(ids)
+        if mask is not None:
+            self._check_mask(mask)
+        states = [t for t in (final, aux) if t is not None]
+        self.row["dtype"] = _dtype_name(states[0]) if states else None
+        for label, t in (("final hidden state", final), ("aux hidden state", aux)):
+            if t is None:
+                continue
+            if _dtype_name(t) not in _STATE_DTYPES:
+                self.add("warning", "dtype", f"{label} is {_dtype_name(t)}; expected bfloat16, float16 or float32.")
+            nan = inf = 0
+            if t.is_floating_point():
+                rows_ok = torch.isfinite(t).all(dim=1)  # one pass; counts only when something is off
+                self.finite_rows = rows_ok if self.finite_rows is None else self.finite_rows & rows_ok
+                if not bool(rows_ok.all()):
+                    nan, inf = int(torch.isnan(t).sum()), int(torch.isinf(t).sum())
+            self.row["nan"] += nan
+            self.row["inf"] += inf
+            if nan:
+                self.add("error", "nan", f"{nan} NaN value{'s' if nan != 1 else ''} in the {label}; this sample would poison training.")
+            if inf:
+                self.add("error", "inf", f"{inf} inf value{'s' if inf != 1 else ''} in the {label}.")
+
+        hidden, wiring_ok = self._check_widths(final, aux)
+        self.row["hidden"] = hidden
+        if aux is not None and hidden is not None and wiring_ok:
+            self._check_wiring(ids, final, aux, hidden)
+
+    def _normalise(self, data: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+        ids_key = "token_ids" if self.fmt == "speculators" else "input_ids"
+        ids = _flat_1d(data[ids_key])
+        if ids is None:
+            self.add("error", "bad_shape", f"{ids_key} has shape {list(data[ids_key].shape)}, expected [L].")
+            return None, None, None, None
+        mask = None
+        if "loss_mask" in data and _is_tensor(data["loss_mask"]):
+            mask = _flat_1d(data["loss_mask"])
+            if mask is None:
+                self.add("error", "bad_shape", f"loss_mask has shape {list(data['loss_mask'].shape)}, expected [L].")
+                return None, None, None, None
+        final = aux = None
+        if self.fmt == "speculators":
+            hs = data["hidden_states"]
+            if hs.ndim != 3 or hs.shape[1] < 2:
+                self.add("error", "bad_shape",
+                         f"hidden_states has shape {list(hs.shape)}, expected [L, 4, H] (3 aux layers + final).")
+                return None, None, None, None
+            final = hs[:, -1]
+            aux = hs[:, :-1].reshape(hs.shape[0], -1)
+            return ids, mask, final, aux
+        final_key = "hidden_states" if self.fmt == "modelopt" else "hidden_state"
+        aux_key = {"specforge": "aux_hidden_state", "modelopt": "aux_hidden_states"}.get(self.fmt)
+        canonical_3d = self.fmt == "specforge"
+        for key in (final_key, aux_key):
+            if key is None:
+                continue
+            t = data[key]
+            t2 = _states_2d(t)
+            if t2 is None:
+                want = "[1, L, D]" if canonical_3d else "[L, D]"
+                self.add("error", "bad_shape", f"{key} has shape {list(t.shape)}, expected {want}.")
+                return None, None, None, None
+            if canonical_3d and t.ndim == 2:
+                self.add("warning", "layout", f"{key} is [L, D]; SpecForge writes [1, L, D] and batches on dim 0.")
+            if key == final_key:
+                final = t2
+            else:
+                aux = t2
+        return ids, mask, final, aux
+
+    def _check_ids(self, ids: torch.Tensor) -> None:
+        dt = _dtype_name(ids)
+        if ids.is_floating_point() or ids.dtype.is_complex or dt == "bool":
+            self.add("error", "dtype", f"token ids are {dt}; they must be integers (int64).")
+            return
+        if dt != "int64":
+            self.add("warning", "dtype", f"token ids are {dt}; trainers expect int64 (torch.long).")
+        lo, hi = int(ids.min()), int(ids.max())
+        vocab = self.ctx.vocab_size
+        if lo < 0:
+            self.add("error", "token_range", f"negative token id {lo}.")
+        if vocab is not None and hi >= vocab:
+            self.add("error", "token_range",
+                     f"token id {hi} >= vocab size {vocab}: the dump was made with another tokenizer or target.")
+        self.ctx.max_token_id = max(self.ctx.max_token_id, hi)
+
+    def _check_mask(self, mask: torch.Tensor) -> None:
+        values = set(mask.unique().tolist())
+        if not values <= {0, 1, True, False}:
+            shown = sorted(values)[:5]
+            self.add("error", "loss_mask_values", f"loss_mask holds values other than 0/1: {shown}.")
+        if mask.is_floating_point():
+            self.add("warning", "dtype", f"loss_mask is {_dtype_name(mask)}; trainers expect int64 0/1.")
+        ones = int((mask != 0).sum())
+        self.row["supervised_tokens"] = ones
+        self.row["loss_mask_share"] = ones / max(int(mask.shape[0]), 1)
+        if ones == 0:
+            self.add("warning", "loss_mask_empty",
+                     "loss mask is all zeros: the sample supervises nothing (chat template or assistant-span "
+                     "detection mismatch?).")
+        elif bool(mask[-1] != 0):
+            self.ctx.last_position_ones += 1
+
+    def _check_widths(self, final: torch.Tensor | None, aux: torch.Tensor | None) -> tuple[int | None, bool]:
+        """(hidden size for the row, whether the aux splits into three chunks of that size)."""
+        target = self.ctx.target_hidden_size
+        hidden = int(final.shape[1]) if final is not None else None
+        if hidden is not None and target is not None and hidden != target:
+            self.add("error", "hidden_size",
+                     f"final hidden state width {hidden} != target hidden size {target}: captured from another model?")
+        if aux is None:
+            return hidden, False
+        width = int(aux.shape[1])
+        expect_h = target if target is not None else hidden
+        if expect_h is None:
+            if width % 3:
+                self.add("error", "aux_width", f"aux width {width} is not a multiple of 3 (three captured layers).")
+                return None, False
+            return width // 3, True
+        if width != 3 * expect_h:
+            self.add("error", "aux_width",
+                     f"aux width {width} != 3 x hidden {expect_h} (= {3 * expect_h}), i.e. {width / expect_h:g} "
+                     "layers' worth; EAGLE-3 needs exactly three captured layers.")
+            return hidden if hidden is not None else expect_h, False
+        return expect_h, True
+
+    def _check_wiring(self, ids: torch.Tensor, final: torch.Tensor | None, aux: torch.Tensor, hidden: int) -> None:
+        import torch
+
+        finite = self.finite_rows if self.finite_rows is not None else torch.isfinite(aux).all(dim=1)
+        valid = finite.nonzero().squeeze(1)
+        if valid.numel() < 2:
+            return
+        pos = valid
+        if pos.numel() > _MAX_POSITIONS:
+            pick = torch.linspace(0, pos.numel() - 1, _MAX_POSITIONS).round().long()
+            pos = pos[pick]
+        rows = aux.index_select(0, pos).float()
+        chunks = [rows[:, i * hidden:(i + 1) * hidden] for i in range(3)]
+        names = ("low", "mid", "high")
+        norms = [_median_rms(c) for c in chunks]
+        self.row["aux_norms"] = norms
+        pairs = ((0, 1), (0, 2), (1, 2))
+        self.row["aux_pairwise_cos"] = [_mean_cos(chunks[i], chunks[j]) for i, j in pairs]
+        identical = False
+        for i, j in pairs:
+            rel = _rel_diff(chunks[i], chunks[j])
+            if rel < _IDENTICAL_REL:
+                identical = True
+                self.add("error", "aux_identical",
+                         f"aux chunks {i} and {j} ({names[i]}, {names[j]}) are near-identical (relative difference "
+                         f"{rel:.2g}): the same target layer was captured more than once.")
+        if not identical and not (norms[0] < norms[1] < norms[2]):
+            shown = ", ".join(f"{n:.3g}" for n in norms)
+            self.add("warning", "aux_norm_order",
+                     f"aux chunk norms do not grow with depth (median RMS low, mid, high = {shown}); residual-stream "
+                     "norms normally grow, so the layers may be captured out of order or at the wrong depth.")
+
+        embedded: set[int] = set()
+        emb = self.ctx.embedding
+        if emb is not None and emb.shape[1] == hidden:
+            sel = ids.index_select(0, pos).long()
+            if int(sel.max()) < emb.shape[0] and int(sel.min()) >= 0:
+                erows = emb.index_select(0, sel).float()
+                cos = [_mean_cos(c, erows) for c in chunks]
+                self.row["aux_embedding_cos"] = cos
+                e_rms = _median_rms(erows)
+                for k, c in enumerate(cos):
+                    if c > _EMBEDDING_COS:
+                        embedded.add(k)
+                        self.add("error", "aux_is_embedding",
+                                 f"aux chunk {k} ({names[k]}) equals the token-embedding lookup (mean cosine {c:.4f}): "
+                                 "the embedding was captured instead of a layer output.")
+                    elif c > _NEAR_EMBEDDING_COS or (
+                        k == 0 and c > 0.5 and e_rms > 0 and 0.9 <= norms[0] / e_rms <= 1.1
+                    ):
+                        self.add("warning", "aux_near_embedding",
+                                 f"aux chunk {k} ({names[k]}) looks like embedding-scale values (cosine to the "
+                                 f"embedding {c:.3f}, RMS ratio {norms[k] / max(e_rms, 1e-12):.2f}): captured too early?")
+        elif emb is not None:
+            self.ctx.embedding_mismatch = True
+
+        self._check_context_free(ids, aux, valid, hidden, names, embedded)
+
+        if final is not None and final.shape[1] == hidden:
+            frows = final.index_select(0, pos).float()
+            cos = _mean_cos(chunks[2], frows)
+            self.row["high_final_cos"] = cos
+            if _rel_diff(chunks[2], frows) < _IDENTICAL_REL:
+                self.add("error", "aux_high_equals_final",
+                         "the high aux chunk equals the final hidden state: the last layer was captured instead of "
+                         "layer N-4 (or hidden_state was filled from the aux).")
+            elif cos < 0.05:
+                self.add("info", "aux_high_far_from_final",
+                         f"high aux chunk and final hidden state are nearly unrelated (mean cosine {cos:.3f}); "
+                         "check that the rows are not shuffled or misaligned.")
+
+    def _check_context_free(self, ids: torch.Tensor, aux: torch.Tensor, valid: torch.Tensor, hidden: int,
+                            names: tuple[str, ...], skip: set[int]) -> None:
+        """A layer output depends on context; a chunk where equal tokens give equal vectors is a lookup."""
+        import torch
+
+        last: dict[int, int] = {}
+        pairs: list[tuple[int, int]] = []
+        id_list = ids.tolist()
+        for p in valid.tolist():
+            tok = id_list[p]
+            if tok in last:
+                pairs.append((last[tok], p))
+                if len(pairs) >= _MAX_PAIRS:
+                    break
+            last[tok] = p
+        if len(pairs) < 3:
+            return
+        a = aux.index_select(0, torch.tensor([i for i, _ in pairs])).float()
+        b = aux.index_select(0, torch.tensor([j for _, j in pairs])).float()
+        for k in range(3):
+            if k in skip:
+                continue
+            ca, cb = a[:, k * hidden:(k + 1) * hidden], b[:, k * hidden:(k + 1) * hidden]
+            den = torch.maximum(ca.norm(dim=1), cb.norm(dim=1)).clamp_min(1e-12)
+            same = ((ca - cb).norm(dim=1) / den) < _CONTEXT_FREE_REL
+            if float(same.float().mean()) >= 0.95:
+                what = "the token-embedding lookup" if k == 0 else "a per-token lookup"
+                self.add("error", "aux_context_free",
+                         f"aux chunk {k} ({names[k]}) gives the same vector for the same token at different positions "
+                         f"({int(same.sum())} of {len(pairs)} repeats): it is {what}, not a layer output.")
+
+
+# --------------------------------------------------------------------------- the audit
+
+
+@dataclass
+class _Context:
+    target_hidden_size: int | None
+    vocab_size: int | None
+    embedding: Any
+    max_token_id: int = -1
+    last_position_ones: int = 0
+    embedding_mismatch: bool = False
+
+
+def _merge(findings: list[DumpFinding], files_sampled: int) -> list[DumpFinding]:
+    """One finding per (code, severity) when it repeats across files; the rows keep the detail."""
+    by_key: dict[tuple[Severity, str], list[DumpFinding]] = {}
+    for f in findings:
+        by_key.setdefault((f.severity, f.code), []).append(f)
+    out: list[DumpFinding] = []
+    for (severity, code), group in by_key.items():
+        files = sorted({f.file for f in group if f.file})
+        if len(files) <= 1:
+            out.extend(group)
+            continue
+        shown = ", ".join(files[:3]) + (", ..." if len(files) > 3 else "")
+        out.append(DumpFinding(severity, code, f"{group[0].message} [{group[0].file}; this check fired in "
+                                               f"{len(files)} of {files_sampled} sampled files: {shown}]", None))
+    out.sort(key=lambda f: -_SEVERITY_RANK.get(f.severity, 0))
+    return out
+
+
+def _positive(name: str, value: int | None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise InputError(f"{name} must be a positive integer, got {value!r}.")
+    return value
+
+
+def audit_dumps(
+    folder: str | Path,
+    *,
+    draft_config: Mapping[str, Any] | None = None,
+    target_hidden_size: int | None = None,
+    vocab_size: int | None = None,
+    embedding: torch.Tensor | None = None,
+    max_files: int = 8,
+    seed: int = 0,
+) -> DumpReport:
+    """Audit a seeded random sample of the dump files in ``folder`` (one file in memory at a time)."""
+    if isinstance(max_files, bool) or not isinstance(max_files, int) or max_files < 1:
+        raise InputError(f"max_files must be at least 1, got {max_files!r}.")
+    target_hidden_size = _positive("target hidden size", target_hidden_size)
+    vocab_size = _positive("vocab size", vocab_size)
+    cfg = draft_config_fields(draft_config)
+    findings: list[DumpFinding] = []
+    if target_hidden_size is None:
+        target_hidden_size = cfg["target_hidden_size"]
+    if vocab_size is None:
+        vocab_size = cfg["vocab_size"]
+    if embedding is not None:
+        if getattr(embedding, "ndim", 0) != 2:
+            raise InputError("embedding must be a 2-D [vocab, hidden] tensor.")
+        if vocab_size is None:
+            vocab_size = int(embedding.shape[0])
+    ids_cfg = cfg["aux_layer_ids"]
+    if ids_cfg is not None and len(set(ids_cfg)) != 3:
+        findings.append(DumpFinding("warning", "config_layer_ids",
+                                    f"draft config lists aux layer ids {ids_cfg}: EAGLE-3 needs three distinct layers."))
+
+    groups = discover_dump_files(folder)
+    root = Path(folder).expanduser()
+    if not groups:
+        raise DataError(
+            f"no hidden-state dump files in {root}: expected SpecForge rows_*/data_*.ckpt[.gz], EAGLE "
+            "<n>/data_*.ckpt, ModelOpt <conversation_id>.pt or speculators hs_*.safetensors."
+        )
+    family = max(groups, key=lambda k: (len(groups[k]), k))
+    if len(groups) > 1:
+        counts = ", ".join(f"{len(v)} {k}" for k, v in sorted(groups.items()))
+        findings.append(DumpFinding("warning", "mixed_formats",
+                                    f"the folder mixes dump layouts ({counts}); only the {family} files were audited."))
+    paths = groups[family]
+    k = min(max_files, len(paths))
+    chosen = sorted(random.Random(seed).sample(paths, k))
+    base = root if root.is_dir() else root.parent
+
+    ctx = _Context(target_hidden_size, vocab_size, embedding)
+    rows: list[dict[str, Any]] = []
+    formats: Counter[str] = Counter()
+    raw: list[DumpFinding] = []
+    files_read = 0
+    for path in chosen:
+        name = path.relative_to(base).as_posix()
+        name_fmt = _name_format(path, family)
+        try:
+            data = _load_file(path, family)
+        except _Refused:
+            msg = ("refused: needs arbitrary unpickling (it holds Python objects, not just tensors); "
+                   "re-save it with plain tensors (torch.save of a dict of tensors).")
+            raw.append(DumpFinding("error", "unsafe_pickle", msg, name))
+            rows.append(_row(name, "refused", None, msg))
+            continue
+        except Exception as exc:  # noqa: BLE001 - corrupt/truncated files raise many types
+            detail = " ".join(str(exc).split())[:200]
+            msg = f"cannot read the file: {detail}" if detail else f"cannot read the file: empty or truncated ({type(exc).__name__})"
+            raw.append(DumpFinding("error", "unreadable", msg, name))
+            rows.append(_row(name, "unreadable", None, msg))
+            continue
+        files_read += 1
+        detected = _detect_by_keys(set(data))
+        fmt = detected or name_fmt
+        fits_name = fmt == name_fmt or (family == "ckpt" and fmt in ("specforge", "eagle12"))
+        audit = _FileAudit(name, fmt, ctx)
+        if not fits_name:
+            audit.add("warning", "format_mismatch",
+                      f"file name looks like {FORMAT_LABELS[name_fmt]} but its keys look like {FORMAT_LABELS[fmt]}.")
+        audit.run(data)
+        del data
+        formats[fmt] += 1
+        raw.extend(audit.findings)
+        rows.append(audit.row)
+
+    findings.extend(_merge(raw, len(chosen)))
+    fmt = formats.most_common(1)[0][0] if formats else _name_format(paths[0], family)
+    ok_rows = [r for r in rows if r.get("status") == "ok"]
+    if fmt == "eagle12":
+        findings.append(DumpFinding("info", "no_aux",
+                                    "EAGLE-1/2 dump: only the top layer was captured, no aux layers; wiring checks "
+                                    "skipped. This data cannot train an EAGLE-3 draft."))
+    if fmt == "speculators":
+        findings.append(DumpFinding("info", "no_loss_mask",
+                                    "speculators dumps keep the loss mask in the prepared dataset, not in the files; "
+                                    "loss-mask coverage not checked."))
+    if target_hidden_size is None:
+        findings.append(DumpFinding("info", "no_target_hidden",
+                                    "no target hidden size given (--config or --target-hidden): aux width was checked "
+                                    "against each file's own final hidden state only."))
+    if ctx.embedding_mismatch:
+        findings.append(DumpFinding("warning", "embedding_mismatch",
+                                    f"the embedding is {list(embedding.shape)} but the dump's hidden size differs; "
+                                    "embedding checks skipped (wrong target checkpoint?)."))
+    masked = [r for r in ok_rows if r.get("supervised_tokens") is not None]
+    supervised = sum(r["supervised_tokens"] for r in masked) if masked else None
+    if masked and supervised == 0:
+        findings.append(DumpFinding("error", "no_supervised_tokens",
+                                    f"every loss mask in the {len(masked)} files read is all zeros: nothing would be "
+                                    "trained. Check the chat template used when the dump was made."))
+    if ctx.last_position_ones:
+        findings.append(DumpFinding("info", "loss_mask_last",
+                                    f"{ctx.last_position_ones} of {len(masked)} files have loss_mask[-1] = 1; SpecForge "
+                                    "zeroes the last position at load time, so it is not supervised."))
+    if files_read < len(chosen):
+        findings.append(DumpFinding("info", "sample",
+                                    f"{files_read} of {len(chosen)} sampled files could be read."))
+
+    findings.sort(key=lambda f: -_SEVERITY_RANK.get(f.severity, 0))
+    severities = {f.severity for f in findings}
+    verdict = "broken" if "error" in severities else "suspect" if "warning" in severities else "ok"
+    tokens = sum(r["seq_len"] for r in ok_rows if r.get("seq_len"))
+    lens = [r["seq_len"] for r in ok_rows if r.get("seq_len")]
+    norm_rows = [r["aux_norms"] for r in ok_rows if r.get("aux_norms")]
+    mean_norms = [sum(n[i] for n in norm_rows) / len(norm_rows) for i in range(3)] if norm_rows else None
+    hiddens = sorted({r["hidden"] for r in ok_rows if r.get("hidden")})
+    summary: dict[str, Any] = {
+        "verdict": verdict,
+        "format_label": FORMAT_LABELS.get(fmt, fmt),
+        "files_sampled": len(chosen),
+        "files_refused": sum(1 for r in rows if r.get("status") == "refused"),
+        "files_unreadable": sum(1 for r in rows if r.get("status") == "unreadable"),
+        "errors": sum(1 for f in findings if f.severity == "error"),
+        "warnings": sum(1 for f in findings if f.severity == "warning"),
+        "tokens": tokens,
+        "supervised_tokens": supervised,
+        "supervised_share": (supervised / tokens) if supervised is not None and tokens else None,
+        "seq_len": {"min": min(lens), "mean": tokens / len(lens), "max": max(lens)} if lens else None,
+        "samples_total": len(paths),  # one sample per file in every known layout
+        "estimated_total_tokens": round(tokens / len(lens) * len(paths)) if lens else None,
+        "mean_aux_norms": mean_norms,
+        "hidden_size": hiddens[0] if len(hiddens) == 1 else (hiddens or None),
+        "target_hidden_size": target_hidden_size,
+        "vocab_size": vocab_size,
+        "max_token_id": ctx.max_token_id if ctx.max_token_id >= 0 else None,
+        "aux_layer_ids": ids_cfg,
+        "dtypes": sorted({r["dtype"] for r in ok_rows if r.get("dtype")}),
+        "seed": seed,
+    }
+    return DumpReport(
+        format=fmt,
+        folder=str(root),
+        files_total=len(paths),
+        files_read=files_read,
+        findings=findings,
+        files=rows,
+        summary=summary,
+    )
+
+
+def read_draft_config(path: str | Path) -> dict[str, Any]:
+    """A draft's config.json (or the folder holding it) as a dict."""
+    p = Path(path).expanduser()
+    if p.is_dir():
+        p = p / "config.json"
+    if not p.is_file():
+        raise InputError(f"draft config not found: {p}. Give a config.json or the folder holding it.")
+    try:
+        obj = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"cannot read {p} as JSON: {exc}") from exc
+    if not isinstance(obj, dict):
+        raise ConfigError(f"{p} is not a JSON object; expected a draft config.json.")
+    return obj
+
