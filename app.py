@@ -21,11 +21,27 @@ def run() -> None:
                 st.Page(PAGES / "compare.py", title="Compare drafts", icon=":material/compare:", url_path="compare"),
                 st.Page(PAGES / "audit.py", title="Dataset audit", icon=":material/dataset:", url_path="audit"),
                 st.Page(PAGES / "bench.py", title="Live benchmark", icon=":material/speed:", url_path="bench"),
-                st.Page(PAGES / "scaling.py", title="Acceptance vs data", icon=":material/trending_up:", url_path="scaling"),
+                st.Page(PAGES / "scaling.py", title="Acceptance vs data", icon=":material/trending_up:",
+                        url_path="scaling"),
             ],
         }
     )
     nav.run()
 
 
-run()
+def ensure_routed() -> None:
+    """Route through ``run()`` when a page was opened by deep link before the router ever ran.
+
+    Streamlit starts in its legacy ``pages/`` mode whenever that folder exists, until some session
+    calls st.navigation; a shared link to /compare on a fresh server would otherwise render without
+    the app's navigation and layout. Pages call this first.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        run()
+        st.stop()
+
+
+if __name__ == "__main__":
+    run()

@@ -5,6 +5,10 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
+import app
+
+app.ensure_routed()
+
 from comparelib import comparison, export, lint, registry
 from comparelib.errors import CompareError
 
