@@ -7,6 +7,7 @@ the same numbers. Sources are Hub URLs, local folders, or picks from the built-i
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,11 +57,18 @@ def registry_source(hub_id: str) -> str:
     return f"{REGISTRY_PREFIX}{hub_id}"
 
 
+@functools.lru_cache(maxsize=32)
+def _known_target_spec(hub_id: str) -> ModelSpec | None:
+    """Shipped target configs, parsed once: a 1T MoE target lists ~70K tensors."""
+    known = architectures.known_target(hub_id)
+    return None if known is None else architectures.parse_config(known, source=hub_id)
+
+
 def _target_from_text(text: str) -> tuple[ModelSpec, str]:
     """A target given as a Hub URL / local folder, or a hub id the app ships a config for."""
-    known = architectures.known_target(text.strip())
+    known = _known_target_spec(text.strip())
     if known is not None:
-        return architectures.parse_config(known, source=text.strip()), text.strip()
+        return known, text.strip()
     fetched = hub.fetch_model(text, with_card=False, with_header=False)
     return architectures.parse_config(fetched.config, source=fetched.source_label), fetched.source_label
 
@@ -68,10 +76,8 @@ def _target_from_text(text: str) -> tuple[ModelSpec, str]:
 def _target_for_published(draft: registry.PublishedDraft) -> tuple[ModelSpec | None, str | None]:
     if not draft.target_model:
         return None, None
-    known = architectures.known_target(draft.target_model)
-    if known is None:
-        return None, draft.target_model
-    return architectures.parse_config(known, source=draft.target_model), draft.target_model
+    known = _known_target_spec(draft.target_model)
+    return known, draft.target_model
 
 
 def load_entry(
@@ -102,7 +108,7 @@ def load_entry(
             raise InputError(f"the registry has no usable config for {published.hub_id}; paste its Hub URL instead")
         config: Mapping[str, Any] = published.config
         label, kind = published.hub_id, "registry"
-        spec = architectures.parse_config(config, source=published.hub_id)
+        spec = architectures.parse_config(config, source=published.hub_id, target=_published_target_sizes(published))
     else:
         try:
             fetched = hub.fetch_model(text, with_card=True, with_header=with_header)
@@ -163,6 +169,13 @@ def load_entry(
         published=published,
         card=card,
     )
+
+
+def _published_target_sizes(draft: registry.PublishedDraft) -> dict[str, int] | None:
+    """Sizes a head-only config (Medusa-1) leaves to its base model."""
+    if draft.target_hidden_size and draft.target_vocab_size:
+        return {"hidden_size": draft.target_hidden_size, "vocab_size": draft.target_vocab_size}
+    return None
 
 
 def _verifier_name(config: Mapping[str, Any]) -> str | None:
