@@ -1,6 +1,309 @@
-"""Placeholder until this page lands."""
+"""Live benchmark: run a benchmark against a server, keep every result, compare runs and sweeps."""
 
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import pandas as pd
 import streamlit as st
 
-st.title("bench")
-st.info("This page is being built.")
+from comparelib import export, settings
+from comparelib.errors import CompareError
+from comparelib.store import RunRecord, Store, comparison_frame, runs_to_frame
+
+EXAMPLE_GROUP = "example-kimi-k2.5"
+ENGINES = ["auto", "sglang", "vllm", "openai"]
+ALL_GROUPS = "(all groups)"
+
+
+@st.cache_resource(show_spinner=False)
+def open_store(url: str) -> Store:
+    store = Store(url)
+    store.ensure_examples()
+    return store
+
+
+@dataclasses.dataclass
+class BenchJob:
+    """A benchmark running in a background thread; the page polls it, never the other way round."""
+
+    endpoint: str
+    total: int
+    stop: threading.Event = dataclasses.field(default_factory=threading.Event)
+    done: threading.Event = dataclasses.field(default_factory=threading.Event)
+    finished: int = 0
+    tok_s: float = 0.0
+    run_id: int | None = None
+    status: str = "running"
+    error: str | None = None
+    shown: bool = False
+
+    def progress(self, done: int, total: int, tok_s: float) -> None:
+        self.finished, self.total, self.tok_s = done, total, tok_s
+
+
+def _run_job(job: BenchJob, store: Store, kwargs: dict[str, Any]) -> None:
+    from comparelib.bench import run_benchmark
+    from comparelib.prompts import load_prompts
+
+    try:
+        prompts = load_prompts(kwargs.pop("prompt_path"))
+        result = run_benchmark(job.endpoint, prompts=prompts, recorder=store, progress=job.progress,
+                               stop_event=job.stop, **kwargs)
+        job.run_id, job.status = result.run_id, result.status
+    except CompareError as exc:
+        job.error, job.status = str(exc), "failed"
+    except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+        job.error, job.status = f"the benchmark stopped unexpectedly: {exc.__class__.__name__}: {exc}", "failed"
+    finally:
+        job.done.set()
+
+
+def _labels(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def _short(rec: RunRecord) -> str:
+    labels = [x for x in rec.labels if x not in ("example", "baseline")]
+    return f"#{rec.id} " + (", ".join(labels) if labels else "baseline")
+
+
+def sweep_charts(records: list[RunRecord]) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
+    """tok/s (the group's baseline runs as dashed horizontal rules) and acceptance length against num_steps."""
+    spec = pd.DataFrame([
+        {"num_steps": r.num_steps, "output tok/s": r.output_tokens_per_s, "accept length": r.accept_length,
+         "run": r.title, "kind": r.kind}
+        for r in records if not r.is_baseline and r.num_steps is not None
+    ])
+    base = pd.DataFrame([
+        {"output tok/s": r.output_tokens_per_s, "baseline": _short(r), "run": r.title}
+        for r in records if r.is_baseline and r.output_tokens_per_s is not None
+    ])
+    if spec.empty and base.empty:
+        return None
+    x = alt.X("num_steps:Q", title="num_steps (draft depth)", scale=alt.Scale(domain=[0, 10.5]),
+              axis=alt.Axis(tickMinStep=1))
+    layers = []
+    if not spec.empty:
+        layers.append(alt.Chart(spec).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
+            x=x, y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
+            tooltip=["run", "num_steps", "output tok/s", "accept length", "kind"],
+        ))
+    if not base.empty:
+        layers.append(alt.Chart(base).mark_rule(strokeDash=[6, 4], color="#888").encode(
+            y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
+            tooltip=["run", "output tok/s"]))
+        layers.append(alt.Chart(base).mark_text(align="left", dx=4, dy=-6, color="#555").encode(
+            x=alt.value(4), y="output tok/s:Q", text=alt.Text("baseline:N")))
+    speed = alt.layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
+    if spec.empty or spec["accept length"].isna().all():
+        return speed, None
+    accept = alt.Chart(spec.dropna(subset=["accept length"])).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
+        x=x,
+        y=alt.Y("accept length:Q", title="acceptance length (tokens per verify)", scale=alt.Scale(zero=False),
+                axis=alt.Axis(format=".2f")),
+        tooltip=["run", "num_steps", "accept length"],
+    ).properties(title="Acceptance length vs num_steps", height=320)
+    return speed, accept
+
+
+def _requests_view(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.drop(columns=["chunk_gaps_s"]).copy()
+    for col in ("ttft_s", "e2e_s", "tpot_s"):
+        out[col.replace("_s", "_ms")] = pd.to_numeric(out.pop(col), errors="coerce") * 1000.0
+    out["mean_chunk_gap_ms"] = [
+        (sum(g for g in gaps if g is not None) / len(gaps) * 1000.0) if gaps else None
+        for gaps in frame["chunk_gaps_s"]
+    ]
+    return out
+
+
+st.title("Live benchmark")
+st.caption(
+    "Benchmark a running SGLang, vLLM or OpenAI-compatible server, keep every result, and compare baselines "
+    "with speculative runs. Rows of kind **example** are built-in example data from a Kimi-K2.5 tuning session."
+)
+
+db_url = settings.database_url()
+try:
+    store = open_store(db_url)
+except CompareError as exc:
+    st.error(str(exc))
+    st.stop()
+
+# ---------------------------------------------------------------- run a benchmark
+
+job: BenchJob | None = st.session_state.get("bench_job")
+running = job is not None and not job.done.is_set()
+
+with st.expander("Run a benchmark", expanded=job is not None):
+    c1, c2 = st.columns([3, 1])
+    endpoint = c1.text_input("Endpoint URL", value="http://127.0.0.1:30000", key="bench_endpoint")
+    engine = c2.selectbox("Engine", ENGINES, key="bench_engine")
+    c1, c2, c3, c4 = st.columns(4)
+    concurrency = c1.number_input("Concurrency", 1, 1024, 8, key="bench_concurrency")
+    n_requests = c2.number_input("Requests", 1, 100_000, 64, key="bench_requests")
+    max_tokens = c3.number_input("Max tokens", 1, 32_768, 256, key="bench_max_tokens")
+    temperature = c4.number_input("Temperature", 0.0, 2.0, 0.0, step=0.1, key="bench_temperature")
+    c1, c2, c3, c4 = st.columns(4)
+    warmup = c1.number_input("Warm-up requests", 0, 1000, 2, key="bench_warmup")
+    timeout_s = c2.number_input("Timeout per request (s)", 1.0, 3600.0, 120.0, key="bench_timeout")
+    labels_text = c3.text_input("Labels (comma-separated)", placeholder="NCCL_PROTO=LL, 2-step", key="bench_labels")
+    group = c4.text_input("Group", placeholder="my-sweep", key="bench_group")
+    st.markdown("Stated speculative config (vLLM cannot report it; SGLang's is read from the server)")
+    c1, c2, c3, c4 = st.columns(4)
+    spec_algo = c1.text_input("Algorithm", placeholder="EAGLE3", key="bench_spec_algorithm")
+    spec_steps = c2.number_input("num_steps", 0, 64, value=None, key="bench_spec_steps")
+    spec_topk = c3.number_input("topk", 0, 64, value=None, key="bench_spec_topk")
+    spec_ndt = c4.number_input("num_draft_tokens", 0, 256, value=None, key="bench_spec_ndt")
+    c1, c2 = st.columns([1, 3])
+    prompt_source = c1.radio("Prompts", ["bundled", "dataset file"], key="bench_prompt_source")
+    prompt_path = c2.text_input("Dataset path (JSONL with prompt / messages rows)", key="bench_prompt_path",
+                                disabled=prompt_source == "bundled")
+    start = st.button("Run benchmark", key="bench_run", type="primary", disabled=running)
+
+if start and not running:
+    spec = {k: v for k, v in {"speculative_algorithm": spec_algo.strip() or None, "num_steps": spec_steps,
+                              "topk": spec_topk, "num_draft_tokens": spec_ndt}.items() if v not in (None, "")}
+    kwargs: dict[str, Any] = {
+        "concurrency": int(concurrency), "requests": int(n_requests), "max_tokens": int(max_tokens),
+        "temperature": float(temperature), "warmup": int(warmup), "timeout_s": float(timeout_s),
+        "labels": _labels(labels_text), "engine": None if engine == "auto" else engine,
+        "spec_override": spec or None, "group": group.strip() or None,
+        "prompt_path": (prompt_path.strip() or None) if prompt_source == "dataset file" else None,
+    }
+    if prompt_source == "dataset file" and not kwargs["prompt_path"]:
+        st.error("give the path of a JSONL dataset, or choose the bundled prompts")
+    else:
+        from comparelib.prompts import prompt_set_name
+
+        kwargs["prompt_set"] = prompt_set_name(kwargs["prompt_path"])
+        job = BenchJob(endpoint=endpoint, total=int(n_requests))
+        st.session_state["bench_job"] = job
+        threading.Thread(target=_run_job, args=(job, store, kwargs), name="bench-page", daemon=True).start()
+        running = True
+
+
+def _progress_panel() -> None:
+    current: BenchJob | None = st.session_state.get("bench_job")
+    if current is None:
+        return
+    if not current.done.is_set():
+        st.progress(min(current.finished / max(current.total, 1), 1.0),
+                    text=f"{current.finished}/{current.total} requests done, {current.tok_s:.1f} output tok/s so far")
+        st.button("Stop", key="bench_stop", on_click=current.stop.set)
+        return
+    if current.error:
+        st.error(current.error)
+    else:
+        st.success(f"Run {current.run_id} {current.status}: {current.finished}/{current.total} requests, "
+                   f"{current.tok_s:.1f} output tok/s")
+    if not current.shown:
+        current.shown = True
+        st.rerun()  # refresh the tables below with the new run
+
+
+st.fragment(run_every=1.0 if running else None)(_progress_panel)()
+
+# ---------------------------------------------------------------- stored runs
+
+st.subheader("Stored runs")
+try:
+    groups = store.groups()
+    c1, c2 = st.columns([2, 1])
+    group_filter = c1.selectbox("Group", [ALL_GROUPS, *groups], key="runs_group")
+    with_examples = c2.checkbox("Include example data", value=True, key="runs_examples")
+    records = store.runs(group=None if group_filter == ALL_GROUPS else group_filter, include_examples=with_examples)
+    table = runs_to_frame(records)
+    st.dataframe(table, width="stretch", hide_index=True, key="runs_table")
+    st.caption(f"Results database: `{store.display_url}` (set SPECDRAFT_DB to use another, e.g. PostgreSQL)")
+    if (table["status"] == "running").any():
+        st.caption("Status **running** on a run that is not in progress means it was cut short (incomplete): "
+                   "the requests it finished are kept.")
+    c1, c2 = st.columns([1, 3])
+    fmt = c1.selectbox("Export format", list(export.FORMATS), key="runs_export_format")
+    c2.download_button(f"Download runs table ({fmt})", data=export.render(table, fmt), mime=export.MIME[fmt],
+                       file_name=f"runs.{export.EXTENSION[fmt]}", key="runs_export")
+
+    with st.expander("Import sglang.bench_serving / vllm bench serve results",
+                     expanded="import_msg" in st.session_state):
+        upload = st.file_uploader("Result file (JSONL or JSON)", type=["jsonl", "json"], key="import_file")
+        c1, c2 = st.columns(2)
+        import_labels = c1.text_input("Labels (comma-separated)", key="import_labels")
+        import_group = c2.text_input("Group", key="import_group")
+        if st.button("Import", key="import_run", disabled=upload is None) and upload is not None:
+            from comparelib.importers import import_file
+
+            try:
+                with tempfile.TemporaryDirectory() as tmp:
+                    path = Path(tmp) / Path(upload.name).name
+                    path.write_bytes(upload.getvalue())
+                    ids = import_file(store, path, labels=_labels(import_labels),
+                                      group=import_group.strip() or None)
+            except CompareError as exc:
+                st.error(str(exc))
+            else:
+                st.session_state["import_msg"] = f"imported run(s) {', '.join(map(str, ids))} from {upload.name}"
+                st.rerun()  # show them in the tables above
+        if "import_msg" in st.session_state:
+            st.success(st.session_state.pop("import_msg"))
+
+    all_runs = store.runs()
+    by_title = {r.title: r for r in all_runs}
+
+    # ------------------------------------------------------------ comparison
+    st.subheader("Compare runs")
+    if all_runs:
+        default_pick = [r.title for r in all_runs if r.group == EXAMPLE_GROUP] or [r.title for r in all_runs[-2:]]
+        picked = st.multiselect("Runs", list(by_title), default=default_pick, key="compare_runs")
+        baselines = [t for t in picked if by_title[t].is_baseline] or picked
+        default_base = max(baselines, key=lambda t: by_title[t].output_tokens_per_s or 0.0) if baselines else None
+        if picked:
+            base_title = st.selectbox("Baseline run", picked,
+                                      index=picked.index(default_base) if default_base in picked else 0,
+                                      key="compare_baseline")
+            cmp = comparison_frame([by_title[t] for t in picked], baseline=by_title[base_title])
+            st.dataframe(cmp, width="stretch", hide_index=True, key="compare_table")
+            st.caption("speedup = output tok/s of the run / output tok/s of the baseline run")
+
+    # ------------------------------------------------------------ sweep chart
+    st.subheader("Sweep: num_steps")
+    if groups:
+        default_group = groups.index(EXAMPLE_GROUP) if EXAMPLE_GROUP in groups else 0
+        sweep_group = st.selectbox("Group", groups, index=default_group, key="sweep_group")
+        group_runs = store.runs(group=sweep_group)
+        charts = sweep_charts(group_runs)
+        if charts is None:
+            st.info("this group has no runs with a throughput to chart")
+        else:
+            left, right = st.columns(2)
+            left.altair_chart(charts[0], width="stretch", key="sweep_speed_chart")
+            if charts[1] is not None:
+                right.altair_chart(charts[1], width="stretch", key="sweep_accept_chart")
+            else:
+                right.info("no acceptance lengths in this group (baselines and generic OpenAI servers have none)")
+        st.caption("Dashed lines: the group's baseline runs (no speculation), labelled with run id and labels.")
+        if sweep_group == EXAMPLE_GROUP:
+            st.caption("Example data: only the measured points of the session are shown (the best point of a "
+                       "num_steps 1..10 sweep; the other points were not recorded). Acceptance length ~2.1 is "
+                       "approximate; target verify took 21-28 ms, over 95% of each cycle.")
+    else:
+        st.info("give runs a group (e.g. one per sweep) to chart them against num_steps")
+
+    # ------------------------------------------------------------ per-request rows
+    st.subheader("Per-request results")
+    if all_runs:
+        latest = all_runs[-1].title
+        req_title = st.selectbox("Run", list(by_title), index=list(by_title).index(latest), key="requests_run")
+        reqs = store.requests(by_title[req_title].id)
+        if reqs.empty:
+            st.info("no per-request rows for this run (example and summary-only imports have none)")
+        else:
+            st.dataframe(_requests_view(reqs), width="stretch", hide_index=True, key="requests_table")
+except CompareError as exc:
+    st.error(str(exc))

@@ -1,6 +1,264 @@
-"""Placeholder until this page lands."""
+"""Acceptance vs data: where a draft sits among published drafts, what more data would buy, live results."""
 
+from __future__ import annotations
+
+import pandas as pd
 import streamlit as st
 
-st.title("scaling")
-st.info("This page is being built.")
+from comparelib import charts, export, scaling, settings, speedup
+from comparelib.errors import CompareError
+
+st.title("Acceptance vs data")
+st.caption(
+    "Acceptance length against training-data volume for published drafts and yours. Acceptance depends on the "
+    "speculative setting (chain length, tree, batch size, engine), so each fit uses one benchmark at one setting; "
+    "points from other settings are drawn grey and never enter the fit. Fits and speed curves are predictions."
+)
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str):  # type: ignore[no-untyped-def]
+    from comparelib.store import Store
+
+    store = Store(url)
+    store.ensure_examples()
+    return store
+
+
+@st.cache_data(show_spinner=False)
+def _published() -> pd.DataFrame:
+    return scaling.published_points()
+
+
+def _own_points(
+    url: str, group: str | None, draft: str, samples: float | None, tokens: float | None, target_model: str | None
+) -> pd.DataFrame:
+    if not group:
+        return scaling.empty_points()
+    runs = _store(url).runs(group=group)
+    return scaling.own_points_from_runs(runs, draft=draft, samples=samples, tokens=tokens, target_model=target_model)
+
+
+try:
+    url = settings.database_url()
+    store = _store(url)
+    published = _published()
+    volumes = store.data_volumes()
+    groups = store.groups()
+except CompareError as exc:
+    st.error(str(exc))
+    st.stop()
+
+# --- inputs -------------------------------------------------------------------------------------
+left, right = st.columns([1, 1])
+with left:
+    bench_options = scaling.benchmarks(published)
+    bench = st.selectbox(
+        "Benchmark",
+        bench_options,
+        index=bench_options.index("gsm8k") if "gsm8k" in bench_options else 0,
+        format_func=scaling.bench_label,
+        key="sc_bench",
+    )
+    x = st.radio("Volume axis", ["samples", "tokens"], horizontal=True, key="sc_x")
+    opts = scaling.settings_for(published, bench, x)
+    if opts.empty:
+        st.warning(f"No published draft with known training {x} reports {scaling.bench_label(bench)}.")
+        setting_key = None
+    else:
+        labels = {
+            r.setting_key: f"{r.setting_key} — {r.points} points, {r.distinct_volumes} volumes"
+            + ("" if r.fittable else " (too few to fit)")
+            for r in opts.itertuples()
+        }
+        setting_key = st.selectbox("Setting", list(labels), format_func=labels.get, key="sc_setting")
+    target = st.number_input(
+        "Target acceptance length", min_value=1.05, max_value=20.0, value=3.0, step=0.1, key="sc_target"
+    )
+with right:
+    vol_choices = ["typed in"] + [f"{v['draft']} ({v['samples']:,} samples, {v['kind']})" for v in volumes]
+    default_choice = 1 if len(vol_choices) > 1 else 0
+    vol_pick = st.selectbox(
+        "Own draft training volume",
+        vol_choices,
+        index=default_choice,
+        key="sc_vol_pick",
+        help="From stored dataset audits, or typed in.",
+    )
+    if vol_pick == "typed in":
+        own_samples = float(
+            st.number_input("Own training samples", min_value=1, value=37_000, step=1000, key="sc_vol_typed")
+        )
+        own_tokens = None
+        own_name = "own draft"
+    else:
+        vol = volumes[vol_choices.index(vol_pick) - 1]
+        own_samples = float(vol["samples"]) if vol.get("samples") else None
+        own_tokens = float(vol["tokens"]) if vol.get("tokens") else None
+        own_name = str(vol["draft"])
+    own_volume = own_samples if x == "samples" else own_tokens
+    group_options = ["(none)"] + groups
+    group_default = group_options.index("example-kimi-k2.5") if "example-kimi-k2.5" in group_options else 0
+    group = st.selectbox("Live results: run group", group_options, index=group_default, key="sc_group")
+    group = None if group == "(none)" else group
+    ref_options = sorted(published["draft"].dropna().unique())
+    ref_default = ref_options.index(scaling.KIMI_REFERENCE) if scaling.KIMI_REFERENCE in ref_options else 0
+    reference = st.selectbox("Reference draft", ref_options, index=ref_default, key="sc_ref")
+
+# --- fit and sentences ---------------------------------------------------------------------------
+try:
+    own_pts = _own_points(url, group, own_name, own_samples, own_tokens, None)
+    points = scaling.scaling_points(published, own=own_pts)
+    fit = None
+    fit_error = None
+    if setting_key is not None:
+        sel = scaling.select(points, benchmark=bench, setting_key=setting_key, x=x)
+        try:
+            fit = scaling.fit(
+                sel.points[sel.points["kind"] == "published"], x=x, benchmark=bench, setting_key=setting_key
+            )
+        except CompareError as exc:
+            fit_error = str(exc)
+    else:
+        sel = None
+except CompareError as exc:
+    st.error(str(exc))
+    st.stop()
+
+st.subheader("What more data would buy")
+if fit is not None:
+    st.markdown(f"**{scaling.target_sentence(fit, float(target))}**", help="95% confidence band of the fitted mean.")
+    st.caption(
+        f"Fit: acceptance = {fit.a:.2f} (±{fit.se_a:.2f}) + {fit.b:.2f} (±{fit.se_b:.2f}) · log10({x}); "
+        f"n = {fit.n} points, {fit.distinct} volumes, R² = {fit.r2:.2f}, residual SE {fit.residual_se:.2f}."
+    )
+    if own_volume:
+        mean, lo, hi, clipped = scaling.predict_bounded(fit, own_volume)
+        st.markdown(
+            f"At your {scaling.human(own_volume)} {x} the fit predicts **{mean:.2f}** (95% band {lo:.2f}..{hi:.2f})"
+            + (", an extrapolation" if fit.extrapolates(own_volume) else "")
+            + ("; clipped to the possible range" if clipped else "")
+            + "."
+        )
+elif setting_key is not None:
+    st.warning(
+        f"No fit for {scaling.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "
+        "more volumes, or add points."
+    )
+if own_samples and x == "samples":
+    try:
+        verdict = scaling.gap_verdict(own_samples, reference, benchmark=bench, points=points, x=x)
+        st.info(verdict.sentence)
+    except CompareError as exc:
+        st.error(str(exc))
+
+# --- chart and tables ----------------------------------------------------------------------------
+chart_col, live_col = st.columns([3, 2])
+with chart_col:
+    try:
+        band = scaling.band(fit, clip=True) if fit is not None else None
+        chart = charts.scaling_chart(
+            points, benchmark=bench, setting_key=setting_key, x=x, band=band, own_volume=own_volume
+        )
+        st.altair_chart(chart, width="stretch")
+        b1, b2, b3 = st.columns(3)
+        stem = f"acceptance-vs-{x}-{bench}"
+        b1.download_button(
+            "PNG",
+            data=lambda: charts.chart_to_png(chart),
+            file_name=f"{stem}.png",
+            mime="image/png",
+            key="sc_dl_png",
+            on_click="ignore",
+        )
+        b2.download_button(
+            "SVG",
+            data=lambda: charts.chart_to_svg(chart),
+            file_name=f"{stem}.svg",
+            mime="image/svg+xml",
+            key="sc_dl_svg",
+            on_click="ignore",
+        )
+        b3.download_button(
+            "Vega-Lite JSON",
+            data=lambda: charts.chart_to_vegalite_json(chart),
+            file_name=f"{stem}.vl.json",
+            mime="application/json",
+            key="sc_dl_vl",
+            on_click="ignore",
+        )
+    except CompareError as exc:
+        st.error(str(exc))
+    if sel is not None:
+        table = sel.points[
+            ["draft", "kind", "benchmark", "setting_key", "samples", "tokens", "accept_length", "source"]
+        ]
+        st.markdown(f"**Points in the fit and own points at this setting** ({len(table)})")
+        st.dataframe(table, width="stretch", hide_index=True, key="sc_points_table")
+        t1, t2 = st.columns(2)
+        t1.download_button(
+            "Points CSV",
+            data=export.render(table, "csv"),
+            file_name=f"{stem}-points.csv",
+            mime=export.MIME["csv"],
+            key="sc_dl_csv",
+            on_click="ignore",
+        )
+        t2.download_button(
+            "Points Markdown",
+            data=export.render(table, "md"),
+            file_name=f"{stem}-points.md",
+            mime=export.MIME["md"],
+            key="sc_dl_md",
+            on_click="ignore",
+        )
+        with st.expander(f"Excluded points ({len(sel.excluded)}) and why"):
+            ex = sel.excluded[["draft", "kind", "benchmark", "setting_key", "accept_length", "reason"]]
+            ex = (
+                ex[ex["benchmark"] == bench]
+                if st.checkbox("only this benchmark", value=True, key="sc_ex_bench")
+                else ex
+            )
+            st.dataframe(ex, width="stretch", hide_index=True, key="sc_excluded_table")
+
+with live_col:
+    st.markdown("**Live results for the draft**")
+    if group is None:
+        st.caption("Pick a run group to see measured throughput and acceptance against num_steps.")
+    else:
+        try:
+            runs = store.runs(group=group)
+            measured = speedup.measured_frame(runs)
+            model = speedup.model_from_runs(runs)
+            k0 = model.measured[0].num_steps
+            improved = None
+            label = None
+            if fit is not None and (ref_vol := points.loc[points["draft"] == reference, x].dropna()).size:
+                steps = scaling.steps_of(setting_key)
+                acc_ref, _, _, _ = scaling.predict_bounded(fit, float(ref_vol.iloc[0]))
+                if steps and 1.0 < acc_ref < steps + 1:
+                    improved, k_imp = acc_ref, steps
+                    label = f"fit at {scaling.human(float(ref_vol.iloc[0]))} {x}: {acc_ref:.2f} at {steps} steps"
+            if improved is not None:
+                pred = speedup.what_if(model, improved, at_steps=k_imp, label=label)
+            else:
+                pred = speedup.predict_frame(model)
+            st.altair_chart(charts.sweep_chart(measured, pred, model.baseline_tok_s), width="stretch")
+            opt = speedup.optimum(model)
+            st.markdown(opt.sentence)
+            if improved is not None:
+                better = speedup.optimum(model, frame=pred[pred["scenario"] == label])
+                st.markdown(f"With the acceptance the fit predicts for {reference}'s data volume: {better.sentence}")
+            with st.expander("How the speed model was identified"):
+                for note in model.notes:
+                    st.markdown(f"- {note}")
+                st.caption(
+                    "Dashed lines are predictions from the cycle-cost model (verify + steps × step cost, "
+                    "geometric acceptance); they are never stored as measurements."
+                )
+            if (measured["kind"] == "example").any():
+                st.caption(
+                    "Example data: the team's Kimi-K2.5 session, measured by hand; only the stored points are real."
+                )
+        except CompareError as exc:
+            st.error(str(exc))
