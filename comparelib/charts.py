@@ -1,0 +1,254 @@
+"""Altair charts for the scaling and speedup pages, and their PNG / SVG / Vega-Lite exports.
+
+The charts live in the library (not the pages) so the CLI, tests and pages draw the same thing,
+and so an exported PNG is the chart on the screen. Predictions are always dashed; measurements
+never are.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from comparelib.errors import InputError
+
+PUBLISHED_SHAPE = "circle"
+OWN_SHAPE = "diamond"
+GREY = "#b8b8b8"
+X_TITLES = {"samples": "training samples (log scale)", "tokens": "training tokens (log scale)"}
+
+
+def _volume_axis(x: str) -> alt.X:
+    return alt.X(f"{x}:Q", title=X_TITLES.get(x, x), scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
+
+
+def scaling_chart(
+    points: pd.DataFrame,
+    *,
+    benchmark: str,
+    setting_key: str | None,
+    x: str = "samples",
+    band: pd.DataFrame | None = None,
+    own_volume: float | None = None,
+    title: str | None = None,
+) -> alt.LayerChart:
+    """Acceptance length against training volume.
+
+    Points at the chosen setting are coloured by benchmark (the chosen benchmark drawn larger);
+    points measured at any other setting are grey and marked "not comparable" in the tooltip. The
+    fit line and its band (from ``scaling.band``) are drawn for the chosen benchmark and setting only.
+    """
+    if x not in X_TITLES:
+        raise InputError(f"x must be samples or tokens, got {x!r}")
+    df = points.copy()
+    if len(df):
+        df = df[df["usable"].astype(bool) & pd.to_numeric(df[x], errors="coerce").gt(0)].copy()
+    df[x] = pd.to_numeric(df[x], errors="coerce") if len(df) else pd.Series(dtype=float)
+    same_setting = df["setting_key"].eq(setting_key) if setting_key is not None else pd.Series(True, index=df.index)
+    df["comparable"] = same_setting.map(lambda v: "same setting" if v else "other setting (not comparable)")
+    df["chosen"] = df["benchmark"].eq(benchmark) & same_setting
+    df["kind"] = df["kind"].fillna("published")
+    tooltip = [
+        alt.Tooltip("draft:N", title="draft"),
+        alt.Tooltip("benchmark:N"),
+        alt.Tooltip("setting_key:N", title="setting"),
+        alt.Tooltip("accept_length:Q", title="acceptance length", format=".2f"),
+        alt.Tooltip(f"{x}:Q", format=","),
+        alt.Tooltip("kind:N", title="published / own"),
+        alt.Tooltip("comparable:N"),
+        alt.Tooltip("source:N"),
+    ]
+    cols = ["draft", "benchmark", "setting_key", "accept_length", x, "kind", "comparable", "source", "chosen"]
+    df = df[cols].astype({"source": "string", "draft": "string", "setting_key": "string"})
+    shape = alt.Shape(
+        "kind:N",
+        title="published / own",
+        scale=alt.Scale(domain=["published", "own"], range=[PUBLISHED_SHAPE, OWN_SHAPE]),
+    )
+    y = alt.Y("accept_length:Q", title="acceptance length (tokens per cycle)", scale=alt.Scale(zero=False))
+    base = alt.Chart(df)
+    grey = (
+        base.transform_filter(alt.datum.comparable != "same setting")
+        .mark_point(filled=True, opacity=0.25, color=GREY, size=40)
+        .encode(x=_volume_axis(x), y=y, shape=shape, tooltip=tooltip)
+    )
+    coloured = (
+        base.transform_filter(alt.datum.comparable == "same setting")
+        .mark_point(filled=True, opacity=0.9)
+        .encode(
+            x=_volume_axis(x),
+            y=y,
+            color=alt.Color("benchmark:N", title="benchmark"),
+            shape=shape,
+            size=alt.condition(alt.datum.chosen, alt.value(140), alt.value(45)),
+            tooltip=tooltip,
+        )
+    )
+    layers: list[alt.Chart] = [grey, coloured]
+    if band is not None and len(band):
+        bdf = band.rename(columns={x: "volume"})[["volume", "accept_length", "lo", "hi"]].copy()
+        bx = alt.X("volume:Q", title=X_TITLES[x], scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
+        layers.insert(0, alt.Chart(bdf).mark_area(opacity=0.18, color="#4c78a8").encode(x=bx, y="lo:Q", y2="hi:Q"))
+        layers.insert(
+            1,
+            alt.Chart(bdf)
+            .mark_line(color="#4c78a8")
+            .encode(
+                x=bx,
+                y=alt.Y("accept_length:Q"),
+                tooltip=[
+                    alt.Tooltip("volume:Q", format=","),
+                    alt.Tooltip("accept_length:Q", title="fit", format=".2f"),
+                    alt.Tooltip("lo:Q", format=".2f"),
+                    alt.Tooltip("hi:Q", format=".2f"),
+                ],
+            ),
+        )
+    if own_volume is not None and own_volume > 0:
+        rule_df = pd.DataFrame({"volume": [float(own_volume)], "label": [f"own draft: {own_volume:,.0f} {x}"]})
+        layers.append(
+            alt.Chart(rule_df)
+            .mark_rule(strokeDash=[2, 2], color="#e45756")
+            .encode(x=alt.X("volume:Q", scale=alt.Scale(type="log")), tooltip=["label:N"])
+        )
+    subtitle = f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable" + (
+        "; line and band: fit a + b·log10(volume), 95% band of the mean" if band is not None and len(band) else ""
+    )
+    return alt.layer(*layers).properties(
+        title=alt.TitleParams(title or f"Acceptance length vs training data: {benchmark}", subtitle=subtitle),
+        width="container",
+        height=380,
+    )
+
+
+def sweep_chart(
+    measured: pd.DataFrame, predicted: pd.DataFrame | None = None, baseline_tok_s: float | None = None
+) -> alt.HConcatChart:
+    """Throughput and acceptance length against num_steps: measured points, predicted dashed lines.
+
+    ``measured`` has num_steps, tok_s, accept_length, baseline (bool), kind; ``predicted`` has
+    num_steps, scenario, tok_s, accept_length, kind == "predicted".
+    """
+    meas = measured[~measured["baseline"].astype(bool)].copy() if len(measured) else measured.copy()
+    meas = meas[["num_steps", "tok_s", "accept_length", "kind"]].copy()
+    meas["series"] = "measured"
+    x = alt.X("num_steps:Q", title="num_steps", scale=alt.Scale(domain=[0, 10]), axis=alt.Axis(tickMinStep=1))
+    tput: list[alt.Chart] = []
+    acc: list[alt.Chart] = []
+    if predicted is not None and len(predicted):
+        pred = predicted[["num_steps", "scenario", "tok_s", "accept_length", "kind"]].copy()
+        dash = alt.StrokeDash("kind:N", title="", scale=alt.Scale(domain=["predicted"], range=[[6, 4]]))
+        color = alt.Color("scenario:N", title="prediction")
+        tip = [
+            "scenario:N",
+            "num_steps:Q",
+            alt.Tooltip("tok_s:Q", format=".1f"),
+            alt.Tooltip("accept_length:Q", format=".2f"),
+            "kind:N",
+        ]
+        tput.append(
+            alt.Chart(pred)
+            .mark_line(point=True)
+            .encode(x=x, y=alt.Y("tok_s:Q", title="output tok/s"), color=color, strokeDash=dash, tooltip=tip)
+        )
+        acc.append(
+            alt.Chart(pred)
+            .mark_line(point=True)
+            .encode(
+                x=x, y=alt.Y("accept_length:Q", title="acceptance length"), color=color, strokeDash=dash, tooltip=tip
+            )
+        )
+    mtip = [
+        "num_steps:Q",
+        alt.Tooltip("tok_s:Q", format=".1f"),
+        alt.Tooltip("accept_length:Q", format=".2f"),
+        "kind:N",
+    ]
+    tput.append(
+        alt.Chart(meas)
+        .mark_point(filled=True, size=120, color="black")
+        .encode(x=x, y=alt.Y("tok_s:Q", title="output tok/s"), tooltip=mtip)
+    )
+    acc.append(
+        alt.Chart(meas.dropna(subset=["accept_length"]))
+        .mark_point(filled=True, size=120, color="black")
+        .encode(x=x, y=alt.Y("accept_length:Q", title="acceptance length"), tooltip=mtip)
+    )
+    if baseline_tok_s:
+        bdf = pd.DataFrame(
+            {"tok_s": [float(baseline_tok_s)], "label": [f"baseline (no speculation): {baseline_tok_s:g} tok/s"]}
+        )
+        tput.append(alt.Chart(bdf).mark_rule(color="#e45756").encode(y="tok_s:Q", tooltip=["label:N"]))
+    left = alt.layer(*tput).properties(
+        title="Throughput (dots measured, dashed predicted; red: baseline)", width=320, height=300
+    )
+    right = alt.layer(*acc).properties(title="Acceptance length", width=320, height=300)
+    return alt.hconcat(left, right).resolve_scale(color="shared")
+
+
+# ---------------------------------------------------------------------------------------------
+# Exports
+
+
+def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    spec = chart.to_dict()
+
+    # "container" width cannot be resolved outside a browser; give exports a fixed width.
+    def fix(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("width") == "container":
+                node["width"] = 640
+            for v in node.values():
+                fix(v)
+        elif isinstance(node, list):
+            for v in node:
+                fix(v)
+
+    fix(spec)
+    return spec
+
+
+def chart_to_vegalite_json(chart: alt.TopLevelMixin) -> str:
+    return json.dumps(_spec(chart), indent=2, default=_json_default)
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return str(value)
+
+
+def chart_to_png(chart: alt.TopLevelMixin, scale: float = 2.0) -> bytes:
+    import vl_convert as vlc
+
+    return bytes(vlc.vegalite_to_png(_spec(chart), scale=scale))
+
+
+def chart_to_svg(chart: alt.TopLevelMixin) -> str:
+    import vl_convert as vlc
+
+    return str(vlc.vegalite_to_svg(_spec(chart)))
+
+
+EXPORTS: dict[str, tuple[str, str]] = {
+    "png": ("image/png", "png"),
+    "svg": ("image/svg+xml", "svg"),
+    "vega-lite": ("application/json", "vl.json"),
+}
+
+
+def export(chart: alt.TopLevelMixin, fmt: str) -> bytes | str:
+    """One of EXPORTS; PNG is bytes, the others text."""
+    if fmt == "png":
+        return chart_to_png(chart)
+    if fmt == "svg":
+        return chart_to_svg(chart)
+    if fmt == "vega-lite":
+        return chart_to_vegalite_json(chart)
+    raise InputError(f"unknown chart format {fmt!r}; use one of {', '.join(EXPORTS)}")

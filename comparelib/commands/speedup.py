@@ -1,0 +1,68 @@
+"""``speedup``: fit the cycle-cost model to a num_steps sweep in the store and predict every num_steps."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("speedup", help="predict tok/s per num_steps from a stored sweep (predictions, never stored)")
+    p.add_argument("--run-group", required=True, help="run group in the results store (e.g. example-kimi-k2.5)")
+    p.add_argument("--baseline-run", type=int, default=None, help="id of the baseline run (default: the best match)")
+    p.add_argument(
+        "--target-accept",
+        type=float,
+        default=None,
+        help="also predict with this acceptance length (e.g. from the scaling fit)",
+    )
+    p.add_argument("--at-steps", type=int, default=None, help="num_steps at which --target-accept is quoted")
+    p.add_argument("--max-steps", type=int, default=10, help="predict num_steps 1..N (default 10)")
+    p.add_argument("--db", default=None, help="results store URL (default: SPECDRAFT_DB or the local SQLite file)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from comparelib import speedup
+    from comparelib.commands._util import print_json
+    from comparelib.errors import InputError
+    from comparelib.store import Store
+
+    if not 1 <= args.max_steps <= 64:
+        raise InputError(f"--max-steps must be 1..64, got {args.max_steps}")
+    if args.target_accept is not None and not args.target_accept > 1.0:
+        raise InputError(f"--target-accept must be above 1, got {args.target_accept:g}")
+    store = Store(args.db)
+    if args.run_group.startswith("example-"):
+        store.ensure_examples()
+    runs = store.runs(group=args.run_group)
+    if not runs:
+        groups = store.groups()
+        raise InputError(f"no runs in group {args.run_group!r}; groups in the store: {', '.join(groups) or 'none'}")
+    model = speedup.model_from_runs(runs, baseline_run_id=args.baseline_run)
+    steps = range(1, args.max_steps + 1)
+    out = speedup.summary(model, steps=steps)
+    out["run_group"] = args.run_group
+    out["kinds"] = sorted({r.kind for r in runs})
+    if args.target_accept is not None:
+        frame = speedup.what_if(model, args.target_accept, at_steps=args.at_steps, steps=steps)
+        improved = frame[frame["scenario"] != "current draft"]
+        out["what_if"] = improved.to_dict(orient="records")
+        out["what_if_optimum"] = speedup.optimum(model, frame=improved).__dict__
+    if args.json:
+        print_json(out)
+        return 0
+    w = sys.stdout.write
+    w(f"group {args.run_group} ({', '.join(out['kinds'])}); model: {model.method}\n")
+    for note in model.notes:
+        w(f"  - {note}\n")
+    w("num_steps  accept  cycle_ms  verify%  tok/s (predicted)\n")
+    for row in out["predicted"]:
+        w(
+            f"{row['num_steps']:>9}  {row['accept_length']:6.2f}  {row['cycle_ms']:8.2f}  {row['verify_share'] * 100:6.1f}  {row['tok_s']:8.1f}\n"
+        )
+    w(out["optimum"]["sentence"] + "\n")
+    if "what_if_optimum" in out:
+        w("with the higher acceptance: " + out["what_if_optimum"]["sentence"] + "\n")
+    return 0

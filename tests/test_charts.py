@@ -1,0 +1,118 @@
+"""Chart specs (marks, log scale, encodings, dashed predictions) and the offline exports."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from comparelib import charts, scaling, speedup
+from comparelib.errors import InputError
+
+KEY = "steps=3,topk=1,draft=4,bs=8,sglang"
+
+
+def _layers(spec: dict) -> list[dict]:
+    return spec.get("layer", [])
+
+
+def _mark(layer: dict) -> str:
+    m = layer["mark"]
+    return m["type"] if isinstance(m, dict) else m
+
+
+@pytest.fixture(scope="module")
+def scaling_spec() -> dict:
+    pts = scaling.published_points()
+    own = pd.DataFrame(
+        [
+            scaling.own_point(
+                draft="own", benchmark="gsm8k", accept_length=2.1, setting_key=KEY, chain="(3,1,4)", samples=37_000
+            )
+        ],
+        columns=list(scaling.POINT_COLUMNS),
+    )
+    pts = scaling.scaling_points(pts, own=own)
+    sel = scaling.select(pts, benchmark="gsm8k", setting_key=KEY)
+    f = scaling.fit(sel.points[sel.points["kind"] == "published"])
+    chart = charts.scaling_chart(
+        pts, benchmark="gsm8k", setting_key=KEY, band=scaling.band(f, clip=True), own_volume=37_000
+    )
+    return json.loads(charts.chart_to_vegalite_json(chart))
+
+
+def test_scaling_chart_layers_and_log_scale(scaling_spec: dict) -> None:
+    layers = _layers(scaling_spec)
+    assert [_mark(layer) for layer in layers] == ["area", "line", "point", "point", "rule"]
+    for layer in layers[:4]:
+        assert layer["encoding"]["x"]["scale"]["type"] == "log"
+    grey, coloured = layers[2], layers[3]
+    assert grey["mark"]["color"] == charts.GREY
+    assert coloured["encoding"]["color"]["field"] == "benchmark"
+    assert coloured["encoding"]["shape"]["field"] == "kind"
+    assert coloured["encoding"]["shape"]["scale"]["domain"] == ["published", "own"]
+    tips = {t["field"] for t in coloured["encoding"]["tooltip"]}
+    assert {"draft", "benchmark", "setting_key", "source"} <= tips
+    assert coloured["encoding"]["y"]["field"] == "accept_length"
+    assert "grey: other settings, not comparable" in scaling_spec["title"]["subtitle"]
+
+
+def test_scaling_chart_data_splits_settings(scaling_spec: dict) -> None:
+    rows = next(iter(scaling_spec["datasets"].values()))
+    # every dataset row carries whether it is at the chosen setting; the own point is there as "own"
+    data = [r for ds in scaling_spec["datasets"].values() for r in ds if "comparable" in r]
+    assert {r["comparable"] for r in data} == {"same setting", "other setting (not comparable)"}
+    assert any(r["kind"] == "own" and r["samples"] == 37_000 for r in data)
+    assert all(r["setting_key"] == KEY for r in data if r["comparable"] == "same setting")
+    assert rows
+
+
+def test_scaling_chart_rejects_bad_axis() -> None:
+    with pytest.raises(InputError):
+        charts.scaling_chart(scaling.empty_points(), benchmark="gsm8k", setting_key=None, x="flops")
+
+
+@pytest.fixture(scope="module")
+def sweep_chart():  # type: ignore[no-untyped-def]
+    points = [
+        speedup.SweepPoint(
+            k, 1000 * speedup.geometric_accept(0.7, k) / (20 + 1.5 * k), speedup.geometric_accept(0.7, k), run_id=k
+        )
+        for k in (1, 2, 4)
+    ]
+    model = speedup.fit_sweep(points, baseline_tok_s=50.0)
+    measured = pd.DataFrame(
+        [
+            {
+                "num_steps": p.num_steps,
+                "tok_s": p.tok_s,
+                "accept_length": p.accept_length,
+                "baseline": False,
+                "kind": "measured",
+            }
+            for p in points
+        ]
+    )
+    return charts.sweep_chart(measured, speedup.what_if(model, 3.2, at_steps=3), model.baseline_tok_s)
+
+
+def test_sweep_chart_dashes_predictions_only(sweep_chart) -> None:  # type: ignore[no-untyped-def]
+    spec = json.loads(charts.chart_to_vegalite_json(sweep_chart))
+    left, right = spec["hconcat"]
+    pred_line, measured_pts, baseline = left["layer"]
+    assert _mark(pred_line) == "line" and pred_line["encoding"]["strokeDash"]["field"] == "kind"
+    assert pred_line["encoding"]["strokeDash"]["scale"]["domain"] == ["predicted"]
+    assert _mark(measured_pts) == "point" and "strokeDash" not in measured_pts["encoding"]
+    assert _mark(baseline) == "rule" and baseline["encoding"]["y"]["field"] == "tok_s"
+    assert _mark(right["layer"][0]) == "line" and right["layer"][0]["encoding"]["y"]["field"] == "accept_length"
+
+
+def test_exports_png_svg_offline(sweep_chart) -> None:  # type: ignore[no-untyped-def]
+    png = charts.chart_to_png(sweep_chart)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000
+    svg = charts.chart_to_svg(sweep_chart)
+    assert "<svg" in svg and "num_steps" in svg
+    assert isinstance(charts.export(sweep_chart, "vega-lite"), str)
+    with pytest.raises(InputError):
+        charts.export(sweep_chart, "gif")

@@ -1,0 +1,92 @@
+"""The "Acceptance vs data" page: default offline answer, chart specs, and the widgets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+KEY = "steps=3,topk=1,draft=4,bs=8,sglang"
+
+
+def _texts(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [m.value for m in at.info] + [m.value for m in at.warning]
+    parts += [m.value for m in at.caption]
+    return "\n".join(parts)
+
+
+@pytest.fixture()
+def at() -> AppTest:
+    app = AppTest.from_file("../pages/scaling.py", default_timeout=60).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_default_page_answers_offline(at: AppTest) -> None:
+    assert not at.error
+    assert at.selectbox(key="sc_bench").value == "gsm8k"
+    assert at.selectbox(key="sc_setting").value == KEY
+    text = _texts(at)
+    assert f"To reach 3 on GSM8K at {KEY} you need about 2M samples" in text
+    assert (
+        "37K training samples sits far below the 1.4M of the published draft AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)"
+        in text
+    )
+    assert "a fit pooled across all 7 drafts" in text
+    # live results for the example group, with the model's optimum
+    assert "Predicted best: num_steps=2 at 94.0 tok/s (+5.9% against 88.8 tok/s" in text
+    assert "Example data" in text
+
+
+def test_chart_specs(at: AppTest) -> None:
+    charts = at.get("vega_lite_chart")
+    assert len(charts) == 2
+    spec = json.loads(charts[0].proto.spec)
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert marks == ["area", "line", "point", "point", "rule"]
+    assert spec["layer"][3]["encoding"]["x"]["scale"]["type"] == "log"
+    assert spec["layer"][3]["encoding"]["color"]["field"] == "benchmark"
+    assert spec["layer"][3]["encoding"]["shape"]["field"] == "kind"
+    assert spec["layer"][2]["mark"]["color"] == "#b8b8b8"  # other settings greyed out
+    sweep = json.loads(charts[1].proto.spec)
+    left = sweep["hconcat"][0]["layer"]
+    assert left[0]["encoding"]["strokeDash"]["field"] == "kind"
+    assert left[-1]["mark"]["type"] == "rule"  # the baseline
+    keys = [b.key for b in at.get("download_button")]
+    assert keys == ["sc_dl_png", "sc_dl_svg", "sc_dl_vl", "sc_dl_csv", "sc_dl_md"]
+
+
+def test_target_and_typed_volume(at: AppTest) -> None:
+    at.number_input(key="sc_target").set_value(3.5).run()
+    at.selectbox(key="sc_vol_pick").set_value("typed in").run()
+    at.number_input(key="sc_vol_typed").set_value(400_000).run()
+    assert not at.exception and not at.error
+    text = _texts(at)
+    assert f"To reach 3.5 on GSM8K at {KEY}" in text
+    assert "At your 400K samples the fit predicts" in text
+    assert "400K training samples sits below the 1.4M" in text
+
+
+def test_setting_with_too_few_volumes_says_so(at: AppTest) -> None:
+    at.selectbox(key="sc_setting").set_value("steps=3,topk=1,draft=4,bs=1,sglang").run()
+    assert not at.exception
+    warnings = [w.value for w in at.warning]
+    assert any(
+        "No fit for GSM8K at steps=3,topk=1,draft=4,bs=1,sglang" in w and "at least 3 distinct" in w for w in warnings
+    )
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert [layer["mark"]["type"] for layer in spec["layer"]][:2] == ["point", "point"]  # no fit line, no band
+
+
+def test_tokens_axis_without_data_warns(at: AppTest) -> None:
+    at.radio(key="sc_x").set_value("tokens").run()
+    assert not at.exception
+    assert any("No published draft with known training tokens reports GSM8K" in w.value for w in at.warning)
+
+
+def test_no_run_group(at: AppTest) -> None:
+    at.selectbox(key="sc_group").set_value("(none)").run()
+    assert not at.exception
+    assert len(at.get("vega_lite_chart")) == 1
+    assert "Pick a run group" in _texts(at)

@@ -1,0 +1,317 @@
+"""Acceptance vs training volume: the t quantile, the fit pinned to hand-computed tables, the band,
+the inverse, the setting discipline and the Kimi verdict from the built-in data."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from comparelib import scaling
+from comparelib.errors import DataError, InputError
+from comparelib.store import Store
+
+# Student t quantiles from printed tables (two-sided 95% -> p = 0.975; one-sided 95% -> 0.95).
+T_TABLE = [
+    (0.975, 1, 12.7062),
+    (0.975, 2, 4.3027),
+    (0.975, 3, 3.1824),
+    (0.975, 5, 2.5706),
+    (0.975, 10, 2.2281),
+    (0.975, 30, 2.0423),
+    (0.95, 4, 2.1318),
+    (0.995, 8, 3.3554),
+    (0.90, 20, 1.3253),
+]
+
+
+@pytest.mark.parametrize(("p", "df", "expected"), T_TABLE)
+def test_t_quantile_matches_tables(p: float, df: int, expected: float) -> None:
+    assert scaling.t_quantile(p, df) == pytest.approx(expected, abs=1e-4)
+    assert scaling.t_quantile(1 - p, df) == pytest.approx(-expected, abs=1e-4)
+    assert scaling.t_cdf(scaling.t_quantile(p, df), df) == pytest.approx(p, abs=1e-9)
+
+
+def test_t_quantile_rejects_bad_probability() -> None:
+    with pytest.raises(InputError):
+        scaling.t_quantile(1.0, 3)
+
+
+def _pts(
+    volumes: list[float],
+    accepts: list[float],
+    *,
+    setting: str = "steps=3,topk=1,draft=4,bs=8,sglang",
+    bench: str = "gsm8k",
+    family: str = "acme",
+    kind: str = "published",
+) -> pd.DataFrame:
+    rows = [
+        scaling.own_point(
+            draft=f"d{i}",
+            benchmark=bench,
+            accept_length=a,
+            setting_key=setting,
+            chain="(3,1,4)",
+            samples=v,
+            target_model=f"{family}/m{i}",
+        )
+        for i, (v, a) in enumerate(zip(volumes, accepts))
+    ]
+    df = pd.DataFrame(rows, columns=list(scaling.POINT_COLUMNS))
+    df["kind"] = kind
+    return df
+
+
+# Hand computation, table A: x = log10(volume) = 5, 6, 7; y = 2.0, 2.5, 3.3.
+#   xbar = 6, ybar = 2.6, Sxx = 2, Sxy = (-1)(-0.6) + 0 + (1)(0.7) = 1.3
+#   b = 0.65, a = 2.6 - 0.65*6 = -1.3; residuals 0.05, -0.10, 0.05 -> SSE = 0.015, s^2 = 0.015/1
+#   s = 0.1224745, se_b = s/sqrt(2) = 0.0866025, se_a = s*sqrt(1/3 + 36/2) = 0.5244044
+#   SST = 0.36 + 0.01 + 0.49 = 0.86 -> R^2 = 1 - 0.015/0.86 = 0.9825581
+# Table B adds (1e7, 3.1): xbar = 6.25, Sxx = 2.75, Sxy = 1.675 -> b = 0.6090909, a = -1.0818182;
+#   residuals 0.0363636, -0.0727273, 0.1181818, -0.0818182 -> SSE = 0.0272727, s^2 = 0.0136364
+#   s = 0.1167748, se_b = s/sqrt(2.75) = 0.0704179, se_a = s*sqrt(1/4 + 6.25^2/2.75) = 0.4439678
+#   SST = 1.0475 -> R^2 = 0.9739640
+FIT_CASES = [
+    ([1e5, 1e6, 1e7], [2.0, 2.5, 3.3], -1.3, 0.65, 0.5244044, 0.0866025, 0.1224745, 0.9825581),
+    ([1e5, 1e6, 1e7, 1e7], [2.0, 2.5, 3.3, 3.1], -1.0818182, 0.6090909, 0.4439678, 0.0704179, 0.1167748, 0.9739640),
+]
+
+
+@pytest.mark.parametrize(("vols", "accs", "a", "b", "se_a", "se_b", "s", "r2"), FIT_CASES)
+def test_fit_matches_hand_computation(vols, accs, a, b, se_a, se_b, s, r2) -> None:  # type: ignore[no-untyped-def]
+    f = scaling.fit(_pts(vols, accs))
+    assert f.a == pytest.approx(a, abs=1e-6)
+    assert f.b == pytest.approx(b, abs=1e-6)
+    assert f.se_a == pytest.approx(se_a, abs=1e-6)
+    assert f.se_b == pytest.approx(se_b, abs=1e-6)
+    assert f.residual_se == pytest.approx(s, abs=1e-6)
+    assert f.r2 == pytest.approx(r2, abs=1e-6)
+    assert f.n == len(vols)
+    assert f.distinct == 3
+
+
+def test_band_at_the_mean_is_t_times_s_over_root_n() -> None:
+    f = scaling.fit(_pts([1e5, 1e6, 1e7], [2.0, 2.5, 3.3]))
+    mean, lo, hi = scaling.predict(f, 1e6)  # log10 = xbar: half width = t(0.975, 1) * s / sqrt(3)
+    assert mean == pytest.approx(2.6)
+    assert hi - mean == pytest.approx(12.7062047 * 0.1224745 / math.sqrt(3), abs=1e-5)
+    assert mean - lo == pytest.approx(hi - mean)
+    # wider away from the mean of the data
+    _, lo2, hi2 = scaling.predict(f, 1e8)
+    assert hi2 - lo2 > hi - lo
+
+
+def test_volume_for_inverts_the_line_and_the_band() -> None:
+    f = scaling.fit(_pts([1e5, 1e6, 1e7, 1e7], [2.0, 2.5, 3.3, 3.1]))
+    n, lo, hi = scaling.volume_for(f, 3.0)
+    assert scaling.predict(f, n)[0] == pytest.approx(3.0)
+    assert lo is not None and hi is not None and lo < n < hi
+    assert scaling.predict(f, lo)[2] == pytest.approx(3.0)  # upper band reaches the target at the low end
+    assert scaling.predict(f, hi)[1] == pytest.approx(3.0)  # lower band reaches it at the high end
+    sentence = scaling.target_sentence(f, 3.0)
+    assert sentence.startswith("To reach 3 on GSM8K at steps=3,topk=1,draft=4,bs=8,sglang you need about 5M samples")
+    assert "range 1.9M..26M" in sentence
+
+
+def test_volume_for_unbounded_and_flat() -> None:
+    f = scaling.fit(_pts([1e5, 1e6, 1e7], [2.0, 2.5, 3.3]))  # 1 degree of freedom: slope not resolved
+    n, lo, hi = scaling.volume_for(f, 3.0)
+    assert lo is None and hi is None
+    assert "too uncertain" in scaling.target_sentence(f, 3.0)
+    flat = scaling.fit(_pts([1e5, 1e6, 1e7], [3.0, 2.9, 2.8]))
+    assert scaling.volume_for(flat, 3.5) is None
+    assert "does not rise" in scaling.target_sentence(flat, 3.5)
+
+
+def test_fit_needs_three_distinct_volumes() -> None:
+    with pytest.raises(DataError, match="at least 3 distinct"):
+        scaling.fit(_pts([1e5, 1e6, 1e6, 1e6], [2.0, 2.5, 2.6, 2.7]))
+
+
+def test_select_never_mixes_settings_and_says_why() -> None:
+    a = _pts([1e5, 1e6, 1e7], [2.0, 2.5, 3.3])
+    b = _pts([2e5, 2e6], [4.0, 5.0], setting="bs=1,T=0,dynamic tree (EAGLE-2),eagle")
+    c = _pts([3e5], [2.2], bench="mtbench")
+    pts = pd.concat([a, b, c], ignore_index=True)
+    sel = scaling.select(pts, benchmark="gsm8k", setting_key="steps=3,topk=1,draft=4,bs=8,sglang")
+    assert list(sel.points["accept_length"]) == [2.0, 2.5, 3.3]
+    assert len(sel.excluded) == 3
+    reasons = list(sel.excluded["reason"])
+    assert reasons[0].startswith("different setting (bs=1,T=0,dynamic tree")
+    assert reasons[2].startswith("other benchmark (mtbench)")
+
+
+def test_published_points_mark_unusable_rows() -> None:
+    results = pd.DataFrame(
+        [
+            {
+                "hub_id": "x/a",
+                "target_model": "t/m",
+                "benchmark": "gsm8k",
+                "accept_length": 3.0,
+                "setting_key": "k",
+                "chain": "(3,1,4)",
+                "train_samples": None,
+                "train_tokens": None,
+                "source": "s",
+            },
+            {
+                "hub_id": "x/b",
+                "target_model": "t/m",
+                "benchmark": "gsm8k",
+                "accept_length": None,
+                "setting_key": "k",
+                "chain": "(3,1,4)",
+                "train_samples": 1000,
+                "train_tokens": None,
+                "source": "s",
+            },
+        ]
+    )
+    pts = scaling.published_points(results)
+    assert list(pts["usable"]) == [False, False]
+    assert list(pts["reason"]) == ["no training volume reported", "no acceptance length reported"]
+
+
+def test_registry_points_are_per_benchmark_and_setting() -> None:
+    pts = scaling.published_points()
+    aq = pts[(pts["draft"] == scaling.KIMI_REFERENCE) & (pts["benchmark"] == "gsm8k") & pts["usable"]]
+    assert set(aq["accept_length"]) >= {3.271, 4.655, 3.165}
+    assert aq["samples"].eq(1_400_000).all()
+    assert scaling.resolve_setting(pts, "gsm8k", "3,1,4") == "steps=3,topk=1,draft=4,bs=8,sglang"
+    with pytest.raises(InputError):
+        scaling.resolve_setting(pts, "gsm8k", "9,9,9")
+    with pytest.raises(InputError):
+        scaling.resolve_setting(pts, "no-such-bench", None)
+
+
+def test_kimi_verdict_from_the_data_alone() -> None:
+    v = scaling.kimi_verdict()
+    assert v.reference == "AQ-MedAI/Kimi-K2-Instruct-eagle3"
+    assert v.own_volume == 37_000 and v.reference_volume == 1_400_000
+    assert v.ratio == pytest.approx(37.84, abs=0.01)
+    assert v.setting_key == "steps=3,topk=1,draft=4,bs=8,sglang"
+    assert v.reference_accept == pytest.approx(3.271)
+    # one Kimi-family volume at this exact setting: too few, so the fit is pooled and says so
+    assert v.family == "moonshotai" and v.family_distinct == 1
+    assert v.fit_scope == "pooled" and v.fit is not None and v.fit.label == "pooled across drafts"
+    assert v.predicted is not None and 1.0 <= v.predicted[1] <= v.predicted[0] <= v.predicted[2] <= 4.0
+    assert v.extrapolated
+    s = v.sentence
+    assert (
+        "37K training samples sits far below the 1.4M of the published draft AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)"
+        in s
+    )
+    assert "too few to fit; a fit pooled across all 7 drafts" in s
+    assert "95% band" in s and "extrapolation below the smallest published volume" in s
+    # the looser family fit is a separate, labelled sentence
+    assert v.family_chain_fit is not None and "Looser, labelled" in s
+
+
+def test_gap_verdict_uses_the_family_when_it_has_enough_volumes() -> None:
+    fam = _pts([4e5, 1e6, 1.4e6], [2.8, 3.1, 3.3], family="moonshotai")
+    other = _pts([3e5, 5e5, 1.4e6], [2.0, 2.2, 2.6], family="meta-llama")
+    pts = pd.concat([fam, other], ignore_index=True)
+    v = scaling.gap_verdict(37_000, "d2", points=pts)  # d2 in `fam` is the 1.4M draft
+    assert v.fit_scope == "family" and v.fit is not None and v.fit.n == 3
+    assert "A fit over 3 moonshotai points" in v.sentence
+
+
+def test_own_points_from_the_example_session_line_up_by_setting_key() -> None:
+    store = Store("sqlite://")
+    store.ensure_examples()
+    runs = store.runs(group="example-kimi-k2.5")
+    own = scaling.own_points_from_runs(runs, draft="own", samples=37_000)
+    assert len(own) == 1  # baselines are not points
+    row = own.iloc[0]
+    assert row["setting_key"] == "steps=2,topk=1,draft=3,sglang" and row["chain"] == "(2,1,3)"
+    assert row["accept_length"] == pytest.approx(2.1) and row["kind"] == "own" and bool(row["usable"])
+
+
+def test_overview_facts_for_the_kimi_example() -> None:
+    from comparelib import architectures, registry
+
+    cfg = json.loads((registry.EXAMPLE_OWN_DRAFT / "config.json").read_text())
+    own = architectures.parse_config(cfg, "example")
+    ref_d = registry.get_draft(scaling.KIMI_REFERENCE)
+    ref = architectures.parse_config(ref_d.config, ref_d.hub_id)
+    size = scaling.size_facts(own, ref, "our draft", scaling.KIMI_REFERENCE)
+    assert size.own_excluding_embedding == 2_135_977_984
+    assert size.ref_excluding_embedding == 1_190_948_864
+    assert size.own_embedding == size.ref_embedding == 163_840 * 7_168 == 1_174_405_120
+    assert "all of it is the lm_head: 163,840 x 7,168" in size.sentence and "32,000 x 7,168" in size.sentence
+
+    store = Store("sqlite://")
+    store.ensure_examples()
+    live = scaling.live_facts(store.runs(group="example-kimi-k2.5"))
+    assert live is not None and live.spec_tok_s == 94.0 and live.baseline_tok_s == 88.8
+    assert round(live.gain * 100, 1) == 5.9 and "+5.9%" in live.sentence
+
+    acc = scaling.accept_facts(2.1, "steps=2,topk=1,draft=3,sglang", scaling.KIMI_REFERENCE)
+    assert not acc.same_setting
+    assert (round(acc.ref_lo, 2), round(acc.ref_hi, 2)) == (3.17, 3.49)
+    assert "settings differ" in acc.sentence
+
+    name, sentence = scaling.largest_gap(
+        data_ratio=1.4e6 / 37e3,
+        size_ratio=2_135_977_984 / 1_190_948_864,
+        accept_ratio=3.49 / 2.1,
+        own_volume=37e3,
+        ref_volume=1.4e6,
+    )
+    assert name == "training data"
+    assert sentence.startswith("The largest gap is training data: 37K samples against 1.4M (38x fewer).")
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_scaling_json() -> None:
+    proc = _cli(
+        "scaling",
+        "--benchmark",
+        "gsm8k",
+        "--setting",
+        "3,1,4",
+        "--target-accept",
+        "3.0",
+        "--own-samples",
+        "37000",
+        "--reference",
+        scaling.KIMI_REFERENCE,
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["setting_key"] == "steps=3,topk=1,draft=4,bs=8,sglang"
+    assert out["fit"]["n"] == 7 and out["fit"]["se_b"] > 0
+    assert out["fit"]["volume_for_target"]["n"] > 1e6
+    assert out["excluded_reasons"]["different setting"] > 0
+    assert "38x fewer" in out["gap"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("scaling", "--benchmark", "no-such-bench"),
+        ("scaling", "--setting", "9,9,9"),
+        ("scaling", "--target-accept", "0.5"),
+        ("scaling", "--own-samples", "-3"),
+    ],
+)
+def test_cli_scaling_bad_input_exits_2(args: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
+    from comparelib import cli
+
+    try:
+        code = cli.main(list(args))
+    except SystemExit as exc:  # argparse's own errors (a missing option) exit from inside the parser
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1

@@ -1,0 +1,188 @@
+"""The speedup model: sweeps generated from a known cost model must give it back, and the built-in
+Kimi-K2.5 session (one speculative point plus notes) must come out as it was measured."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from comparelib import speedup
+from comparelib.errors import DataError
+from comparelib.store import Store
+
+ACCEPT_CASES = [(0.0, 3, 1.0), (0.5, 1, 1.5), (0.5, 2, 1.75), (0.8, 3, 2.952), (1.0, 4, 5.0)]
+
+
+@pytest.mark.parametrize(("alpha", "k", "expected"), ACCEPT_CASES)
+def test_geometric_acceptance(alpha: float, k: int, expected: float) -> None:
+    assert speedup.geometric_accept(alpha, k) == pytest.approx(expected)
+    if 0 < alpha < 1:
+        assert speedup.alpha_for(expected, k) == pytest.approx(alpha, abs=1e-9)
+
+
+def test_alpha_for_rejects_impossible_acceptance() -> None:
+    with pytest.raises(DataError, match="impossible"):
+        speedup.alpha_for(3.5, 2)
+
+
+def true_tok_s(t_verify: float, t_draft: float, alpha: float, k: int, concurrency: int = 1) -> float:
+    return concurrency * speedup.geometric_accept(alpha, k) / (t_verify + k * t_draft) * 1000.0
+
+
+# (verify ms, draft step ms, alpha, swept num_steps, concurrency)
+SWEEPS = [
+    (20.0, 1.5, 0.70, [1, 2, 3, 4, 5, 6, 7], 1),
+    (12.0, 0.8, 0.80, [1, 3, 5, 7], 1),
+    (30.0, 6.0, 0.55, [2, 4, 6], 1),
+    (8.0, 2.5, 0.65, [1, 2, 3, 4, 5], 8),
+]
+
+
+def _true_optimum(tv: float, td: float, a: float, c: int) -> int:
+    return max(range(1, 11), key=lambda k: true_tok_s(tv, td, a, k, c))
+
+
+@pytest.mark.parametrize(("tv", "td", "alpha", "steps", "conc"), SWEEPS)
+def test_fit_recovers_the_generating_model(tv: float, td: float, alpha: float, steps: list[int], conc: int) -> None:
+    points = [
+        speedup.SweepPoint(k, true_tok_s(tv, td, alpha, k, conc), speedup.geometric_accept(alpha, k)) for k in steps
+    ]
+    m = speedup.fit_sweep(points, baseline_tok_s=conc * 1000.0 / tv, concurrency=conc)
+    assert m.method == "fit"
+    assert m.t_verify_ms == pytest.approx(tv, rel=1e-6)
+    assert m.t_step_ms == pytest.approx(td, rel=1e-6)
+    assert m.alpha == pytest.approx(alpha, abs=1e-6)
+    opt = speedup.optimum(m)
+    assert opt.num_steps == _true_optimum(tv, td, alpha, conc)
+    assert opt.tok_s == pytest.approx(true_tok_s(tv, td, alpha, opt.num_steps, conc), rel=1e-6)
+    k = opt.num_steps
+    assert opt.verify_share == pytest.approx(tv / (tv + k * td), rel=1e-6)
+
+
+@pytest.mark.parametrize(("tv", "td", "alpha", "steps", "conc"), SWEEPS[:2])
+def test_fit_is_close_under_measurement_noise(tv: float, td: float, alpha: float, steps: list[int], conc: int) -> None:
+    wiggle = [1.004, 0.996, 1.003, 0.997, 1.002, 0.998, 1.001]  # +-0.4%, fixed so the test is deterministic
+    points = [
+        speedup.SweepPoint(
+            k, true_tok_s(tv, td, alpha, k, conc) * wiggle[i], speedup.geometric_accept(alpha, k) / wiggle[-1 - i]
+        )
+        for i, k in enumerate(steps)
+    ]
+    m = speedup.fit_sweep(points, concurrency=conc)
+    assert m.t_verify_ms == pytest.approx(tv, rel=0.05)
+    assert m.t_step_ms == pytest.approx(td, rel=0.15)
+    assert m.alpha == pytest.approx(alpha, abs=0.01)
+    best = speedup.optimum(m)
+    true_best = _true_optimum(tv, td, alpha, conc)
+    # the noisy optimum is the true one, or one within the tie tolerance of it under the true model
+    assert true_tok_s(tv, td, alpha, best.num_steps, conc) >= true_tok_s(tv, td, alpha, true_best, conc) * 0.98
+
+
+def test_predictions_are_marked_and_higher_acceptance_helps() -> None:
+    points = [speedup.SweepPoint(k, true_tok_s(20, 1.5, 0.6, k), speedup.geometric_accept(0.6, k)) for k in (1, 2, 3)]
+    m = speedup.fit_sweep(points, baseline_tok_s=50.0)
+    frame = speedup.what_if(m, 3.0, at_steps=3)
+    assert set(frame["kind"]) == {"predicted"}
+    cur = frame[frame["scenario"] == "current draft"].set_index("num_steps")["tok_s"]
+    better = frame[frame["scenario"] != "current draft"].set_index("num_steps")["tok_s"]
+    assert (better > cur).all()
+    assert speedup.predict_frame(m)["speedup"].iloc[0] == pytest.approx(cur.iloc[0] / 50.0)
+
+
+@pytest.fixture()
+def example_runs():  # type: ignore[no-untyped-def]
+    store = Store("sqlite://")
+    store.ensure_examples()
+    return store, store.runs(group="example-kimi-k2.5")
+
+
+def test_kimi_example_agrees_with_what_was_measured(example_runs) -> None:  # type: ignore[no-untyped-def]
+    store, runs = example_runs
+    before = len(store.runs())
+    m = speedup.model_from_runs(runs)
+    assert m.method == "calibrated"
+    assert m.baseline_tok_s == 88.8  # the NCCL-tuned baseline, not the 62.9 default-environment one
+    assert m.alpha == pytest.approx(speedup.alpha_for(2.1, 2))
+    opt = speedup.optimum(m)
+    assert opt.num_steps == 2
+    assert opt.tok_s == pytest.approx(94.0, abs=0.05)
+    assert opt.speedup == pytest.approx(94.0 / 88.8, abs=1e-3)
+    assert opt.verify_share > 0.95
+    # not a tie: the next best (3 steps) is more than the 2% noise band below
+    assert opt.runner_up == 3 and not opt.tie and opt.runner_up_tok_s < 94.0 * 0.98
+    assert "num_steps=2 at 94.0 tok/s (+5.9% against 88.8 tok/s" in opt.sentence
+    frame = speedup.predict_frame(m)
+    assert (frame["verify_share"] > 0.9).all()
+    assert frame.loc[frame["num_steps"] == 2, "cycle_ms"].item() == pytest.approx(2.1 / 94.0 * 1000)
+    # verify time inside the 21-28 ms the session measured
+    assert 21.0 <= m.verify_ms(2) <= 28.0
+    assert any("best of num_steps 1..10" in n for n in m.notes)
+    # predictions are never written to the store
+    speedup.what_if(m, 3.27, at_steps=3)
+    assert len(store.runs()) == before
+
+
+def test_one_point_without_sweep_note_keeps_drafting_only() -> None:
+    m = speedup.fit_sweep([speedup.SweepPoint(2, 94.0, 2.1)], verify_ms=(21.0, 28.0), verify_share_min=0.95)
+    assert m.method == "calibrated"
+    assert m.t_step_ms == pytest.approx(m.t_draft_ms)
+    assert m.cycle_ms(2) == pytest.approx(2.1 / 94.0 * 1000)
+
+
+def test_model_from_runs_needs_a_speculative_run(example_runs) -> None:  # type: ignore[no-untyped-def]
+    _, runs = example_runs
+    with pytest.raises(DataError, match="no finished speculative run"):
+        speedup.model_from_runs([r for r in runs if r.is_baseline])
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_speedup_on_the_example_group() -> None:
+    proc = _cli("speedup", "--run-group", "example-kimi-k2.5", "--target-accept", "3.27", "--at-steps", "3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["optimum"]["num_steps"] == 2
+    assert out["optimum"]["tok_s"] == pytest.approx(94.0, abs=0.05)
+    assert [r["num_steps"] for r in out["predicted"]] == list(range(1, 11))
+    assert {r["kind"] for r in out["predicted"]} == {"predicted"}
+    assert out["what_if_optimum"]["tok_s"] > 94.0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("speedup", "--run-group", "no-such-group"),
+        ("speedup", "--run-group", "example-kimi-k2.5", "--max-steps", "0"),
+        ("speedup",),
+    ],
+)
+def test_cli_speedup_bad_input_exits_2(args: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
+    from comparelib import cli
+
+    try:
+        code = cli.main(list(args))
+    except SystemExit as exc:  # argparse's own errors (a missing option) exit from inside the parser
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
+
+
+def test_per_position_rates_are_used_when_measured() -> None:
+    rates = (0.8, 0.6, 0.4)
+    assert speedup.accept_from_positions(rates, 3) == pytest.approx(1 + 0.8 + 0.48 + 0.192)
+    assert speedup.accept_from_positions(rates, 4) == pytest.approx(1 + 0.8 + 0.48 + 0.192 + 0.0768)  # last repeats
+    points = [
+        speedup.SweepPoint(k, 1000 * speedup.accept_from_positions(rates, k) / (20 + 2 * k),
+                           speedup.accept_from_positions(rates, k), accept_per_position=rates)
+        for k in (1, 2, 3)
+    ]
+    m = speedup.fit_sweep(points)
+    assert m.per_position == rates
+    assert m.t_verify_ms == pytest.approx(20.0) and m.t_step_ms == pytest.approx(2.0)
+    assert m.accept_length(2) == pytest.approx(2.28)
