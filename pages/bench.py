@@ -298,7 +298,8 @@ try:
     # ------------------------------------------------------------ per-request rows
     st.subheader("Per-request results")
     if all_runs:
-        latest = all_runs[-1].title
+        with_rows = [r for r in all_runs if r.kind != "example" and r.requests > 0]
+        latest = (with_rows or all_runs)[-1].title
         req_title = st.selectbox("Run", list(by_title), index=list(by_title).index(latest), key="requests_run")
         reqs = store.requests(by_title[req_title].id)
         if reqs.empty:

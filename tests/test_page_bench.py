@@ -1,0 +1,191 @@
+"""The "Live benchmark" page: offline example data, sweep chart, imports, failing and real runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from comparelib import settings
+from comparelib.importers import import_file
+from comparelib.store import Store
+from tests.test_importers import sglang_record
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "bench.py")
+
+
+def page() -> AppTest:
+    return AppTest.from_file(PAGE, default_timeout=60)
+
+
+def runs_table(at: AppTest):
+    return next(df.value for df in at.dataframe if "output_tokens_per_s" in df.value.columns)
+
+
+def wait_for_job(at: AppTest) -> None:
+    job = at.session_state["bench_job"]
+    assert job.done.wait(60), "the benchmark thread did not finish"
+    at.run()
+
+
+def test_renders_offline_with_the_example_runs() -> None:
+    at = page().run()
+    assert not at.exception
+    assert not at.error
+    table = runs_table(at)
+    example = table[table["kind"] == "example"]
+    assert set(example["output_tokens_per_s"]) == {62.9, 88.8, 94.0}
+    assert 94.0 in table["output_tokens_per_s"].tolist() and 88.8 in table["output_tokens_per_s"].tolist()
+    eagle = example[example["output_tokens_per_s"] == 94.0].iloc[0]
+    assert eagle["num_steps"] == 2 and eagle["num_draft_tokens"] == 3 and eagle["accept_length"] == 2.1
+    # the comparison defaults to the example runs with the tuned baseline
+    cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns)
+    assert at.selectbox(key="compare_baseline").value.startswith("#2 [example] baseline")
+    assert cmp["speedup"].round(3).tolist() == [round(62.9 / 88.8, 3), 1.0, round(94.0 / 88.8, 3)]
+    # exports of the runs table
+    assert at.selectbox(key="runs_export_format").options == ["csv", "md", "json", "latex"]
+
+
+def test_sweep_chart_has_the_baseline_rules() -> None:
+    at = page().run()
+    assert at.selectbox(key="sweep_group").value == "example-kimi-k2.5"
+    charts = at.get("vega_lite_chart")
+    assert len(charts) == 2  # tok/s and acceptance length side by side
+    speed, accept = (json.loads(c.proto.spec) for c in charts)
+    marks = [layer["mark"]["type"] for layer in speed["layer"]]
+    assert marks == ["line", "rule", "text"]  # baselines drawn as horizontal rules with their names
+    rule = speed["layer"][1]
+    assert rule["encoding"]["y"]["field"] == "output tok/s" and "x" not in rule["encoding"]
+    assert "num_steps" in json.dumps(speed) and accept["encoding"]["y"]["field"] == "accept length"
+    # the rule layer's data are the group's two baseline runs
+    import pyarrow as pa
+
+    datasets = {d.name: pa.ipc.open_stream(d.data.data).read_pandas() for d in charts[0].proto.datasets}
+    rule_data = datasets[rule["data"]["name"]]
+    assert sorted(rule_data["output tok/s"]) == [62.9, 88.8]
+    points = datasets[speed["layer"][0]["data"]["name"]]
+    assert points[["num_steps", "output tok/s"]].values.tolist() == [[2, 94.0]]
+
+
+def test_imported_runs_show_up(tmp_path: Path) -> None:
+    path = tmp_path / "sglang.jsonl"
+    path.write_text(json.dumps(sglang_record(steps=4, accept=3.1)) + "\n", encoding="utf-8")
+    store = Store(settings.database_url())
+    (rid,) = import_file(store, path, labels=["nightly"], group="llama-sweep")
+    store.close()
+    at = page().run()
+    assert not at.exception and not at.error
+    table = runs_table(at)
+    row = table[table["id"] == rid].iloc[0]
+    assert row["kind"] == "imported" and row["output_tokens_per_s"] == pytest.approx(81.92)
+    assert row["num_steps"] == 4 and "nightly" in row["labels"]
+    assert "llama-sweep" in at.selectbox(key="sweep_group").options
+    at.selectbox(key="sweep_group").set_value("llama-sweep").run()
+    assert not at.exception and len(at.get("vega_lite_chart")) == 2
+    at.selectbox(key="requests_run").set_value(next(o for o in at.selectbox(key="requests_run").options
+                                                    if o.startswith(f"#{rid} "))).run()
+    reqs = next(df.value for df in at.dataframe if "ttft_ms" in df.value.columns)
+    assert len(reqs) == 5 and reqs["ttft_ms"].iloc[0] == pytest.approx(90.0)
+
+
+BAD_ENDPOINTS = [
+    ("http://127.0.0.1:1", "127.0.0.1:1"),
+    ("ftp://example", "not an http(s) URL"),
+]
+
+
+@pytest.mark.parametrize(("endpoint", "message"), BAD_ENDPOINTS)
+def test_bad_endpoint_shows_an_error(endpoint: str, message: str) -> None:
+    at = page().run()
+    at.text_input(key="bench_endpoint").set_value(endpoint)
+    at.number_input(key="bench_requests").set_value(1)
+    at.number_input(key="bench_warmup").set_value(0)
+    at.number_input(key="bench_timeout").set_value(5.0)
+    at.button(key="bench_run").click().run()
+    assert not at.exception
+    wait_for_job(at)
+    assert not at.exception
+    assert at.error and message in at.error[0].value
+
+
+def test_dataset_source_without_path_is_an_error() -> None:
+    at = page().run()
+    at.radio(key="bench_prompt_source").set_value("dataset file")
+    at.button(key="bench_run").click().run()
+    assert not at.exception
+    assert "path of a JSONL dataset" in at.error[0].value
+    assert "bench_job" not in at.session_state
+
+
+def test_runs_a_benchmark_against_a_local_server() -> None:
+    fake = pytest.importorskip("tests.fake_inference")
+    server = fake.start_fake_server("sglang", ttft_s=0.01, chunk_delay_s=0.002, output_tokens=16, tokens_per_chunk=4)
+    try:
+        at = page().run()
+        at.text_input(key="bench_endpoint").set_value(server.url)
+        at.number_input(key="bench_requests").set_value(4)
+        at.number_input(key="bench_concurrency").set_value(2)
+        at.number_input(key="bench_max_tokens").set_value(16)
+        at.number_input(key="bench_warmup").set_value(0)
+        at.text_input(key="bench_labels").set_value("page-test, 3-step")
+        at.text_input(key="bench_group").set_value("page-sweep")
+        at.button(key="bench_run").click().run()
+        assert not at.exception
+        wait_for_job(at)
+    finally:
+        server.stop()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    job = at.session_state["bench_job"]
+    assert job.status == "finished" and job.run_id is not None
+    assert at.success and f"Run {job.run_id} finished" in at.success[0].value
+    table = runs_table(at)
+    row = table[table["id"] == job.run_id].iloc[0]
+    assert row["kind"] == "measured" and row["requests"] == 4 and row["errors"] == 0
+    assert row["group"] == "page-sweep" and "page-test" in row["labels"]
+    assert row["speculative_algorithm"] == "EAGLE3" and row["num_steps"] == 3
+    assert row["accept_length"] == pytest.approx(4.0)
+    assert "sk-should-never-be-stored" not in json.dumps(Store(settings.database_url()).run(job.run_id).server_config)
+
+
+def test_stop_button_interrupts_a_running_benchmark() -> None:
+    fake = pytest.importorskip("tests.fake_inference")
+    server = fake.start_fake_server("sglang", ttft_s=0.01, chunk_delay_s=0.002, output_tokens=16, stall_every=2)
+    try:
+        at = page().run()
+        at.text_input(key="bench_endpoint").set_value(server.url)
+        at.number_input(key="bench_requests").set_value(6)
+        at.number_input(key="bench_concurrency").set_value(1)
+        at.number_input(key="bench_warmup").set_value(0)
+        at.number_input(key="bench_timeout").set_value(600.0)
+        at.button(key="bench_run").click().run()
+        job = at.session_state["bench_job"]
+        assert not job.done.is_set()  # request 2 stalls until we stop it
+        at.run()
+        assert at.get("progress")
+        at.button(key="bench_stop").click().run()
+        wait_for_job(at)
+    finally:
+        server.stop()
+    assert not at.exception
+    assert job.status == "interrupted"
+    rec = Store(settings.database_url()).run(job.run_id)
+    assert rec.status == "interrupted" and rec.requests <= 1
+
+
+def test_cut_short_run_is_shown_as_running_with_its_requests() -> None:
+    store = Store(settings.database_url())
+    rid = store.start_run(endpoint="http://127.0.0.1:30000", server_config={"engine": "sglang"}, labels=["cut"])
+    for i in range(3):
+        store.add_request(rid, {"index": i, "ok": True, "error": None, "output_tokens": 8, "ttft_s": 0.02,
+                                "e2e_s": 0.1, "tpot_s": 0.0114, "chunk_gaps_s": [0.04, 0.04]})
+    store.close()
+    at = page().run()
+    assert not at.exception and not at.error
+    row = runs_table(at).set_index("id").loc[rid]
+    assert row["status"] == "running" and row["requests"] == 3
+    assert any("incomplete" in c.value for c in at.caption)
+    assert at.selectbox(key="requests_run").value.startswith(f"#{rid} ")  # newest run with rows preselected
+    reqs = next(df.value for df in at.dataframe if "ttft_ms" in df.value.columns)
+    assert reqs["ttft_ms"].round(6).tolist() == [20.0] * 3 and reqs["mean_chunk_gap_ms"].round(6).tolist() == [40.0] * 3
