@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from comparelib.export import FORMATS
+FORMATS = ("csv", "md", "json", "latex")  # comparelib.export.FORMATS, without importing pandas for --help
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,0 +1,771 @@
+"""Live benchmark client for SGLang, vLLM and OpenAI-compatible servers.
+
+Streams requests at a fixed concurrency and measures, per request, TTFT (first content chunk),
+end-to-end latency, the server's own output-token count and TPOT = (E2E - TTFT) / (N - 1). Chunk
+gaps are kept apart from TPOT because speculative decoding sends several tokens per chunk.
+Acceptance length comes from SGLang's per-request meta_info (pooled sum/sum and the per-request
+mean) or from the change of vLLM's spec-decode counters over the run. Each finished request goes
+to the recorder (the results store) from a writer thread, so the event loop is never blocked by
+the database and a killed run keeps what it measured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import math
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any
+
+from comparelib.errors import BenchError, CompareError, InputError, StoreError
+from comparelib.prompts import Prompt, as_messages, as_text
+from comparelib.servers import (
+    Acceptance,
+    ServerConfig,
+    apply_spec_override,
+    counter_snapshot,
+    normalise_endpoint,
+    redact,
+    sglang_config,
+    sglang_counter_acceptance,
+    vllm_acceptance,
+)
+
+__all__ = [
+    "BenchRun", "RequestResult", "RunSummary", "ServerConfig", "detect_server", "percentiles", "run_benchmark",
+    "speedup", "summarize", "ROUTES",
+]
+
+ROUTES = {"generate": "/generate", "chat": "/v1/chat/completions", "completions": "/v1/completions"}
+PERCENTILE_KEYS = ("p50", "p90", "p99", "mean")
+ProgressFn = Callable[[int, int, float], None]
+
+
+@dataclass
+class RequestResult:
+    index: int
+    ok: bool
+    error: str | None
+    started_at: float                # unix time
+    prompt_tokens: int | None
+    output_tokens: int | None        # from the server's usage / meta_info, never re-tokenised
+    ttft_s: float | None
+    e2e_s: float | None
+    tpot_s: float | None             # (e2e - ttft) / (output_tokens - 1)
+    n_chunks: int
+    chunk_gaps_s: list[float]        # gaps between content chunks
+    spec_verify_ct: int | None       # SGLang meta_info
+    accept_length: float | None      # completion_tokens / spec_verify_ct (SGLang)
+    error_kind: str | None = None    # http_error | stream_cut | timeout | garbage_chunk | connection | empty
+
+
+@dataclass
+class RunSummary:
+    requests: int
+    errors: int
+    duration_s: float
+    output_tokens: int
+    output_tokens_per_s: float
+    request_throughput: float
+    accept_length: float | None
+    accept_length_mean: float | None
+    accept_per_position: list[float] | None
+    ttft_ms: dict[str, float]
+    tpot_ms: dict[str, float]
+    e2e_ms: dict[str, float]
+    itl_ms: dict[str, float]
+    ok: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+    acceptance_source: str | None = None
+    spec_decode: dict[str, float] | None = None   # vLLM counter deltas (drafts, accepted, draft_tokens)
+    missing_usage: int = 0                         # ok requests whose server sent no token count
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BenchRun:
+    run_id: int | None
+    endpoint: str
+    server_config: ServerConfig
+    summary: RunSummary
+    results: list[RequestResult]
+    status: str = "finished"          # finished | interrupted | failed
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+# --- statistics ------------------------------------------------------------------------------------
+
+def _quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default)."""
+    n = len(sorted_values)
+    pos = (n - 1) * q
+    lo = math.floor(pos)
+    hi = min(lo + 1, n - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def percentiles(values: Sequence[float], scale: float = 1.0) -> dict[str, float]:
+    """p50/p90/p99/mean of values times scale; NaN for every key when there are none."""
+    clean = sorted(v * scale for v in values if v is not None and math.isfinite(v))
+    if not clean:
+        return {k: math.nan for k in PERCENTILE_KEYS}
+    return {"p50": _quantile(clean, 0.5), "p90": _quantile(clean, 0.9), "p99": _quantile(clean, 0.99),
+            "mean": sum(clean) / len(clean)}
+
+
+def summarize(results: Sequence[RequestResult], duration_s: float, *, vllm: Acceptance | None = None,
+              sglang_counters: float | None = None) -> RunSummary:
+    """Run-level figures from the measured requests (warm-up excluded by the caller)."""
+    ok = [r for r in results if r.ok]
+    out_tokens = sum(r.output_tokens or 0 for r in ok)
+    kinds: dict[str, int] = {}
+    for r in results:
+        if not r.ok:
+            kinds[r.error_kind or "other"] = kinds.get(r.error_kind or "other", 0) + 1
+    with_spec = [r for r in ok if r.spec_verify_ct and r.output_tokens is not None]
+    accept = accept_mean = None
+    per_pos: list[float] | None = None
+    source: str | None = None
+    spec_decode = None
+    if with_spec:
+        accept = sum(r.output_tokens or 0 for r in with_spec) / sum(r.spec_verify_ct or 0 for r in with_spec)
+        accept_mean = sum(r.accept_length or 0.0 for r in with_spec) / len(with_spec)
+        source = "sglang meta_info"
+    elif vllm is not None and vllm.accept_length is not None:
+        accept, per_pos, source = vllm.accept_length, vllm.per_position, "vllm spec_decode counters"
+        spec_decode = {"drafts": vllm.drafts or 0.0, "accepted": vllm.accepted or 0.0,
+                       "draft_tokens": vllm.draft_tokens or 0.0}
+    elif sglang_counters is not None:
+        accept, source = sglang_counters, "sglang counters"
+    duration = max(duration_s, 1e-9)
+    notes = []
+    missing = sum(1 for r in ok if r.output_tokens is None)
+    if missing:
+        notes.append(f"{missing} request(s) had no usage from the server; their tokens are not counted")
+    return RunSummary(
+        requests=len(results), errors=len(results) - len(ok), duration_s=duration_s, output_tokens=out_tokens,
+        output_tokens_per_s=out_tokens / duration if ok else 0.0,
+        request_throughput=len(ok) / duration if ok else 0.0,
+        accept_length=accept, accept_length_mean=accept_mean, accept_per_position=per_pos,
+        ttft_ms=percentiles([r.ttft_s for r in ok if r.ttft_s is not None], 1000.0),
+        tpot_ms=percentiles([r.tpot_s for r in ok if r.tpot_s is not None], 1000.0),
+        e2e_ms=percentiles([r.e2e_s for r in ok if r.e2e_s is not None], 1000.0),
+        itl_ms=percentiles([g for r in ok for g in r.chunk_gaps_s], 1000.0),
+        ok=len(ok), error_kinds=kinds, acceptance_source=source, spec_decode=spec_decode, missing_usage=missing,
+        notes=notes,
+    )
+
+
+def _tokens_per_s(obj: Any) -> float | None:
+    for candidate in (getattr(obj, "summary", None), obj):
+        if candidate is None:
+            continue
+        if isinstance(candidate, Mapping):
+            value = candidate.get("output_tokens_per_s")
+            if value is None and isinstance(candidate.get("summary"), Mapping):
+                value = candidate["summary"].get("output_tokens_per_s")
+        else:
+            value = getattr(candidate, "output_tokens_per_s", None)
+        if value is not None:
+            return float(value)
+    return None
+
+
+def speedup(run: Any, baseline: Any) -> float:
+    """Output tokens/s of run over baseline (BenchRun, RunSummary, a stored run record or a mapping)."""
+    a, b = _tokens_per_s(run), _tokens_per_s(baseline)
+    if a is None or b is None or not math.isfinite(a) or not math.isfinite(b):
+        raise InputError("both runs need an output tokens/s figure to compute a speedup")
+    if b <= 0:
+        raise InputError("the baseline run has zero output tokens/s; pick a baseline that completed requests")
+    return a / b
+
+
+# --- HTTP ------------------------------------------------------------------------------------------
+
+def _aiohttp() -> Any:
+    try:
+        import aiohttp
+    except ImportError as exc:  # pragma: no cover - a packaging problem, not user input
+        raise BenchError("the benchmark client needs aiohttp: pip install aiohttp==3.14.5") from exc
+    return aiohttp
+
+
+def _headers(api_key: str | None) -> dict[str, str]:
+    headers = {"User-Agent": "specdraft-compare-bench"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return headers
+
+
+async def _get(session: Any, url: str, timeout_s: float) -> tuple[int, bytes] | None:
+    """(status, body), or None when nothing answered at that URL (connection refused, timeout)."""
+    aiohttp = _aiohttp()
+    try:
+        async with session.get(url, timeout=aiohttp.ClientTimeout(total=timeout_s)) as resp:
+            return resp.status, await resp.read()
+    except (aiohttp.ClientError, asyncio.TimeoutError, OSError, ValueError):
+        return None
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Probe:
+    config: ServerConfig
+    server_info: dict[str, Any] | None
+    info_path: str | None
+
+
+async def _probe(session: Any, base: str, engine: str | None, spec_override: Mapping[str, Any] | None,
+                 timeout_s: float) -> _Probe:
+    if engine is not None and engine not in ("sglang", "vllm", "openai"):
+        raise InputError(f"unknown engine {engine!r}: use sglang, vllm or openai (or leave it to detection)")
+    reached = False
+    model = None
+    models = await _get(session, base + "/v1/models", timeout_s)
+    if models is None:  # no HTTP answer at all (refused, unroutable, timed out): every other path fails too
+        raise BenchError(f"cannot reach {base}: nothing answered within {timeout_s:g} s; check that the server is "
+                         f"running and the URL (host and port) is right")
+    if models is not None:
+        reached = True
+        if models[0] in (401, 403):
+            raise BenchError(f"{base} refused the request (HTTP {models[0]}): the server wants an API key")
+        data = _json(models[1]) if models[0] == 200 else None
+        if isinstance(data, Mapping) and isinstance(data.get("data"), list) and data["data"]:
+            first = data["data"][0]
+            if isinstance(first, Mapping):
+                model = first.get("id")
+    info, info_path = None, None
+    if engine in (None, "sglang"):
+        for path in ("/server_info", "/get_server_info"):
+            got = await _get(session, base + path, timeout_s)
+            if got is None:
+                continue
+            reached = True
+            body = _json(got[1]) if got[0] == 200 else None
+            if isinstance(body, Mapping) and any(k.startswith("speculative_") or k == "model_path" for k in
+                                                   (body.get("decode", [{}])[0] if isinstance(body.get("decode"), list)
+                                                    and body["decode"] and isinstance(body["decode"][0], Mapping)
+                                                    else body)):
+                info, info_path = dict(body), path
+                break
+    if info is not None:
+        config = sglang_config(info, model)
+        config.raw["server_info_route"] = info_path
+    else:
+        version = None
+        detected = engine
+        if engine in (None, "vllm"):
+            got = await _get(session, base + "/version", timeout_s)
+            if got is not None:
+                reached = True
+                body = _json(got[1]) if got[0] == 200 else None
+                if isinstance(body, Mapping) and isinstance(body.get("version"), str):
+                    version = body["version"]
+                    detected = detected or "vllm"
+        if not reached:
+            health = await _get(session, base + "/health", timeout_s)
+            reached = health is not None
+        if not reached:
+            raise BenchError(f"cannot reach {base}: nothing answered; check that the server is running and the "
+                             f"URL (host and port) is right")
+        if engine == "sglang":
+            raise BenchError(f"{base} does not answer /server_info or /get_server_info like an SGLang server; "
+                             f"pick another engine or leave it to detection")
+        if detected is None and model is None:
+            raise BenchError(f"{base} answered, but not like an inference server (GET /v1/models gave HTTP "
+                             f"{models[0]}); check the host, port and path prefix, or pass the engine explicitly")
+        detected = detected or "openai"
+        config = ServerConfig(engine=detected, version=version, model=model, config_source="none",
+                              raw=redact({"version": version, "model": model}))
+    if config.engine == "vllm":
+        config.acceptance_source = None  # set from counters below / after the run
+    return _Probe(config=config, server_info=info, info_path=info_path)
+
+
+async def _metrics(session: Any, base: str, timeout_s: float) -> dict[str, Any] | None:
+    got = await _get(session, base + "/metrics", timeout_s)
+    if got is None or got[0] != 200:
+        return None
+    try:
+        return counter_snapshot(got[1].decode("utf-8", "replace"))
+    except Exception:  # noqa: BLE001 - a broken /metrics must not stop the run
+        return None
+
+
+async def _snapshot(session: Any, base: str, probe: _Probe, timeout_s: float) -> dict[str, Any]:
+    payload: dict[str, Any] = {"server_info": None, "metrics": await _metrics(session, base, timeout_s)}
+    if probe.info_path is not None:
+        got = await _get(session, base + probe.info_path, timeout_s)
+        body = _json(got[1]) if got is not None and got[0] == 200 else None
+        if isinstance(body, Mapping):
+            payload["server_info"] = redact(dict(body))
+    payload["time"] = time.time()
+    return payload
+
+
+def _finish_config(config: ServerConfig, metrics: Mapping[str, Any] | None,
+                   spec_override: Mapping[str, Any] | None) -> ServerConfig:
+    """vLLM: spec on iff spec-decode series exist; k from the number of positions; stated config wins."""
+    if config.engine == "vllm" and metrics:
+        positions = metrics.get("accepted_per_pos") or {}
+        has_spec = "vllm:spec_decode_num_drafts_total" in (metrics.get("counters") or {})
+        if has_spec:
+            config.acceptance_source = "vllm spec_decode counters"
+            if config.speculative_algorithm is None:
+                config.speculative_algorithm = "unknown"
+                config.config_source = "metrics"
+            if config.num_steps is None and positions:
+                config.num_steps = len(positions)
+    config = apply_spec_override(config, spec_override)
+    return config
+
+
+def detect_server(endpoint: str, *, engine: str | None = None, spec_override: Mapping[str, Any] | None = None,
+                  timeout_s: float = 10.0, api_key: str | None = None) -> ServerConfig:
+    """The server's engine, version, model and speculative config (BenchError if unreachable)."""
+    base = normalise_endpoint(endpoint)
+
+    async def go() -> ServerConfig:
+        aiohttp = _aiohttp()
+        async with aiohttp.ClientSession(headers=_headers(api_key)) as session:
+            probe = await _probe(session, base, engine, spec_override, timeout_s)
+            metrics = await _metrics(session, base, timeout_s) if probe.config.engine in ("vllm", "sglang") else None
+            return _finish_config(probe.config, metrics, spec_override)
+
+    return _run_sync(go())
+
+
+# --- one streamed request --------------------------------------------------------------------------
+
+@dataclass
+class _Req:
+    route: str
+    max_tokens: int
+    temperature: float
+    timeout_s: float
+    model: str | None
+    ignore_eos: bool
+
+
+def _body(route: str, prompt: Prompt, req: _Req) -> dict[str, Any]:
+    if route == "generate":
+        params: dict[str, Any] = {"max_new_tokens": req.max_tokens, "temperature": req.temperature}
+        if req.ignore_eos:
+            params["ignore_eos"] = True
+        return {"text": as_text(prompt), "sampling_params": params, "stream": True}
+    body: dict[str, Any] = {"max_tokens": req.max_tokens, "temperature": req.temperature, "stream": True,
+                            "stream_options": {"include_usage": True}}
+    if req.model:
+        body["model"] = req.model
+    if req.ignore_eos:
+        body["ignore_eos"] = True
+    if route == "chat":
+        body["messages"] = as_messages(prompt)
+    else:
+        body["prompt"] = as_text(prompt)
+    return body
+
+
+class _StreamError(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) -> RequestResult:
+    aiohttp = _aiohttp()
+    loads = json.loads
+    clock = time.perf_counter
+    started_at = time.time()
+    t0 = clock()
+    first: float | None = None
+    last = 0.0
+    gaps: list[float] = []
+    n_chunks = 0
+    prompt_tokens = out_tokens = verify = None
+    prev_completion = 0
+    done = finished = False
+    done_at: float | None = None
+    route = req.route
+    body = _body(route, prompt, req)
+    error: _StreamError | None = None
+    try:
+        async with session.post(url, json=body, timeout=aiohttp.ClientTimeout(total=req.timeout_s)) as resp:
+            if resp.status != 200:
+                text = (await resp.read())[:300].decode("utf-8", "replace")
+                raise _StreamError("http_error", f"HTTP {resp.status}: {' '.join(text.split())}")
+            buf = b""
+            async for data in resp.content.iter_any():
+                if buf:
+                    data = buf + data
+                if b"\n" not in data:
+                    buf = data
+                    continue
+                lines = data.split(b"\n")
+                buf = lines.pop()
+                for line in lines:
+                    if not line.startswith(b"data:"):
+                        continue
+                    payload = line[5:].strip()
+                    if payload == b"[DONE]":
+                        # The response is complete here; bookkeeping waits until the other streams
+                        # whose chunks arrived in the same poll have been timestamped.
+                        done_at = clock()
+                        done = True
+                        await asyncio.sleep(0)
+                        continue
+                    try:
+                        obj = loads(payload)
+                    except ValueError:
+                        raise _StreamError("garbage_chunk", f"unparseable chunk: {payload[:80]!r}") from None
+                    if not isinstance(obj, dict):
+                        raise _StreamError("garbage_chunk", f"unexpected chunk: {payload[:80]!r}")
+                    content = False
+                    if route == "generate":
+                        meta = obj.get("meta_info") or {}
+                        ct = meta.get("completion_tokens")
+                        if isinstance(ct, int):
+                            if ct > prev_completion:
+                                content = True
+                                prev_completion = ct
+                            out_tokens = ct
+                        elif obj.get("text"):
+                            content = True
+                        if meta.get("prompt_tokens") is not None:
+                            prompt_tokens = meta["prompt_tokens"]
+                        if meta.get("spec_verify_ct") is not None:
+                            verify = meta["spec_verify_ct"]
+                        if meta.get("finish_reason"):
+                            finished = True
+                    else:
+                        if "error" in obj and not obj.get("choices"):
+                            err = obj["error"]
+                            msg = err.get("message") if isinstance(err, dict) else err
+                            raise _StreamError("http_error", f"server error in stream: {msg}")
+                        for choice in obj.get("choices") or ():
+                            if route == "chat":
+                                delta = choice.get("delta") or {}
+                                if delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"):
+                                    content = True
+                            elif choice.get("text"):
+                                content = True
+                            if choice.get("finish_reason"):
+                                finished = True
+                        usage = obj.get("usage")
+                        if usage:
+                            if usage.get("completion_tokens") is not None:
+                                out_tokens = usage["completion_tokens"]
+                            if usage.get("prompt_tokens") is not None:
+                                prompt_tokens = usage["prompt_tokens"]
+                        ext = obj.get("sglext")
+                        if ext:  # newest SGLang: return_spec_tokens_details rides the stream
+                            details = ext.get("spec_tokens_details") or {}
+                            if details.get("spec_verify_ct") is not None:
+                                verify = details["spec_verify_ct"]
+                    if content:
+                        now = clock()
+                        if first is None:
+                            first = now
+                        else:
+                            gaps.append(now - last)
+                        last = now
+                        n_chunks += 1
+            if not done:
+                raise _StreamError("stream_cut", "stream ended before [DONE]" + (
+                    " (after the final chunk)" if finished else " (incomplete response)"))
+    except _StreamError as exc:
+        error = exc
+    except asyncio.TimeoutError:
+        error = _StreamError("timeout", f"no complete response within {req.timeout_s:g} s (server stalled?)")
+    except aiohttp.ClientPayloadError as exc:
+        error = _StreamError("stream_cut", f"stream cut mid-way: {exc.__class__.__name__}")
+    except aiohttp.ServerDisconnectedError:
+        error = _StreamError("stream_cut", "server closed the connection mid-response")
+    except (aiohttp.ClientError, OSError) as exc:
+        error = _StreamError("connection", f"{exc.__class__.__name__}: {exc}")
+    e2e = (done_at if done_at is not None and error is None else clock()) - t0
+    ttft = first - t0 if first is not None else None
+    if error is None and (first is None or not out_tokens):
+        error = _StreamError("empty", "the server streamed no output tokens")
+    if error is not None:
+        return RequestResult(index=index, ok=False, error=str(error), started_at=started_at,
+                             prompt_tokens=prompt_tokens, output_tokens=out_tokens, ttft_s=ttft, e2e_s=e2e,
+                             tpot_s=None, n_chunks=n_chunks, chunk_gaps_s=gaps, spec_verify_ct=verify,
+                             accept_length=None, error_kind=error.kind)
+    tpot = (e2e - ttft) / (out_tokens - 1) if out_tokens and out_tokens > 1 and ttft is not None else None
+    accept = out_tokens / verify if out_tokens and verify else None
+    return RequestResult(index=index, ok=True, error=None, started_at=started_at, prompt_tokens=prompt_tokens,
+                         output_tokens=out_tokens, ttft_s=ttft, e2e_s=e2e, tpot_s=tpot, n_chunks=n_chunks,
+                         chunk_gaps_s=gaps, spec_verify_ct=verify, accept_length=accept)
+
+
+# --- recorder thread -------------------------------------------------------------------------------
+
+class _Writer:
+    """Runs every recorder call on one thread, in order, so the event loop never waits on the database."""
+
+    def __init__(self, recorder: Any) -> None:
+        self.recorder = recorder
+        self.error: BaseException | None = None
+        self._q: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._loop, name="bench-recorder", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            item = self._q.get()
+            if item is None:
+                return
+            fn, fut = item
+            try:
+                fut.set_result(fn())
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller through the future
+                if self.error is None:
+                    self.error = exc
+                fut.set_exception(exc)
+
+    def submit(self, fn: Callable[[], Any]) -> Future[Any]:
+        fut: Future[Any] = Future()
+        self._q.put((fn, fut))
+        return fut
+
+    def close(self) -> None:
+        self._q.put(None)
+        self._thread.join()
+
+
+# --- the run ---------------------------------------------------------------------------------------
+
+def _run_sync(coro: Any) -> Any:
+    """asyncio.run, or in a helper thread if this thread already runs a loop (notebooks)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+            box["error"] = exc
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _check(name: str, value: Any, minimum: float, integer: bool = True) -> None:
+    ok = isinstance(value, int) and not isinstance(value, bool) if integer else isinstance(value, (int, float))
+    if not ok or value < minimum or (not integer and not math.isfinite(value)):
+        raise InputError(f"{name} must be {'an integer' if integer else 'a number'} >= {minimum:g}, got {value!r}")
+
+
+def run_benchmark(
+    endpoint: str,
+    *,
+    prompts: Sequence[Prompt],
+    concurrency: int = 8,
+    requests: int = 64,
+    max_tokens: int = 256,
+    temperature: float = 0.0,
+    warmup: int = 2,
+    timeout_s: float = 120.0,
+    labels: Sequence[str] = (),
+    engine: str | None = None,
+    spec_override: Mapping[str, Any] | None = None,
+    recorder: Any = None,
+    progress: ProgressFn | None = None,
+    group: str | None = None,
+    stop_event: threading.Event | None = None,
+    route: str = "auto",
+    ignore_eos: bool = False,
+    api_key: str | None = None,
+    prompt_set: str = "bundled",
+) -> BenchRun:
+    """Benchmark a live server and (with a recorder) store everything as it is measured.
+
+    Warm-up requests run first and are not measured. The run is status "interrupted" when
+    stop_event is set (in-flight requests are cancelled and not counted).
+    """
+    base = normalise_endpoint(endpoint)
+    _check("concurrency", concurrency, 1)
+    _check("requests", requests, 1)
+    _check("max_tokens", max_tokens, 1)
+    _check("warmup", warmup, 0)
+    _check("temperature", temperature, 0.0, integer=False)
+    _check("timeout", timeout_s, 0.001, integer=False)
+    if route not in ("auto", *ROUTES):
+        raise InputError(f"route must be auto, {', '.join(ROUTES)}; got {route!r}")
+    prompt_list = list(prompts)
+    if not prompt_list:
+        raise InputError("no prompts to send")
+    params = {"concurrency": concurrency, "requests": requests, "max_tokens": max_tokens,
+              "temperature": temperature, "warmup": warmup, "prompt_set": prompt_set, "timeout_s": timeout_s,
+              "ignore_eos": ignore_eos}
+    return _run_sync(_run(base, prompt_list, params, list(labels), engine, spec_override, recorder, progress,
+                          group, stop_event, route, ignore_eos, api_key))
+
+
+async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels: list[str], engine: str | None,
+               spec_override: Mapping[str, Any] | None, recorder: Any, progress: ProgressFn | None,
+               group: str | None, stop_event: threading.Event | None, route: str, ignore_eos: bool,
+               api_key: str | None) -> BenchRun:
+    aiohttp = _aiohttp()
+    concurrency, total = params["concurrency"], params["requests"]
+    probe_timeout = min(params["timeout_s"], 10.0)
+    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300)
+    writer = _Writer(recorder) if recorder is not None else None
+    run_id: int | None = None
+    results: list[RequestResult] = []
+    status = "failed"
+    summary: RunSummary | None = None
+    try:
+        async with aiohttp.ClientSession(connector=connector, headers=_headers(api_key),
+                                         read_bufsize=1 << 16) as session:
+            probe = await _probe(session, base, engine, spec_override, probe_timeout)
+            first_metrics = await _metrics(session, base, probe_timeout) if probe.config.engine != "openai" else None
+            config = _finish_config(probe.config, first_metrics, spec_override)
+            chosen = route if route != "auto" else ("generate" if config.engine == "sglang" else "chat")
+            if chosen == "generate" and config.engine != "sglang":
+                raise InputError("the native /generate route exists only on SGLang servers; use chat or completions")
+            params["route"] = chosen
+            if config.engine == "openai":
+                config.acceptance_source = None
+            elif chosen != "generate" and config.engine == "sglang":
+                config.acceptance_source = ("sglang counters" if first_metrics and "sglang:spec_verify_calls_total"
+                                            in (first_metrics.get("counters") or {}) else None)
+            url = base + ROUTES[chosen]
+            req = _Req(route=chosen, max_tokens=params["max_tokens"], temperature=params["temperature"],
+                       timeout_s=params["timeout_s"], model=config.model, ignore_eos=ignore_eos)
+            if writer is not None:
+                run_id = await asyncio.wrap_future(writer.submit(lambda: recorder.start_run(
+                    endpoint=base, server_config=config, labels=list(labels), params=dict(params), group=group,
+                    kind="measured")))
+
+            stopping = asyncio.Event()
+
+            async def watch() -> None:
+                while stop_event is not None and not stop_event.is_set():
+                    await asyncio.sleep(0.05)
+                stopping.set()
+
+            watcher = asyncio.create_task(watch()) if stop_event is not None else None
+
+            async def pool(n: int, record: bool, pick: Callable[[int], Prompt]) -> float:
+                counter = iter(range(n))
+                tokens = 0
+                done = 0
+                start = time.perf_counter()
+                last_end = start
+
+                async def worker() -> None:
+                    nonlocal tokens, done, last_end
+                    for i in counter:
+                        if stopping.is_set():
+                            return
+                        if i >= concurrency:
+                            # Chunks of other streams that arrived with this one's end are already
+                            # queued: let them be timestamped before this task sends a new request.
+                            await asyncio.sleep(0)
+                        result = await _one(session, url, i, pick(i), req)
+                        if not record:
+                            continue
+                        last_end = time.perf_counter()
+                        results.append(result)
+                        done += 1
+                        if result.ok:
+                            tokens += result.output_tokens or 0
+                        if writer is not None and run_id is not None:
+                            writer.submit(functools.partial(recorder.add_request, run_id, result))
+                        if progress is not None:
+                            try:
+                                progress(done, n, tokens / max(last_end - start, 1e-9))
+                            except Exception:  # noqa: BLE001 - a broken progress bar must not stop the run
+                                pass
+
+                tasks: list[asyncio.Task[Any]] = [asyncio.create_task(worker()) for _ in range(min(concurrency, n))]
+                gate: asyncio.Task[Any] = asyncio.create_task(stopping.wait())
+                pending: set[asyncio.Task[Any]] = set(tasks)
+                while pending and not stopping.is_set():
+                    _, pending = await asyncio.wait(pending | {gate}, return_when=asyncio.FIRST_COMPLETED)
+                    pending.discard(gate)
+                    for t in tasks:
+                        if t.done() and not t.cancelled() and t.exception() is not None:
+                            raise t.exception()  # type: ignore[misc]
+                if stopping.is_set():
+                    for t in pending:
+                        t.cancel()
+                    await asyncio.gather(*pending, return_exceptions=True)
+                    last_end = time.perf_counter() if not results else last_end
+                gate.cancel()
+                return last_end - start
+
+            n_prompts = len(prompts)
+            if params["warmup"]:
+                await pool(params["warmup"], False, lambda i: prompts[(n_prompts - 1 - i) % n_prompts])
+            before = await _snapshot(session, base, probe, probe_timeout)
+            if writer is not None and run_id is not None:
+                writer.submit(lambda: recorder.add_snapshot(run_id, "before", before))
+            duration = 0.0
+            if not stopping.is_set():
+                duration = await pool(total, True, lambda i: prompts[i % n_prompts])
+            interrupted = stopping.is_set()
+            if watcher is not None:
+                watcher.cancel()
+            after = await _snapshot(session, base, probe, probe_timeout)
+            if writer is not None and run_id is not None:
+                writer.submit(lambda: recorder.add_snapshot(run_id, "after", after))
+            vllm = sgl = None
+            if before.get("metrics") and after.get("metrics"):
+                if config.engine == "vllm":
+                    vllm = vllm_acceptance(before["metrics"], after["metrics"])
+                elif config.engine == "sglang":
+                    sgl = sglang_counter_acceptance(before["metrics"], after["metrics"])
+            results.sort(key=lambda r: r.index)
+            summary = summarize(results, duration, vllm=vllm, sglang_counters=sgl)
+            if config.engine == "openai":
+                summary.notes.append("generic OpenAI-compatible server: no acceptance data")
+            elif summary.accept_length is None and config.speculative_algorithm is not None:
+                summary.notes.append("the server gave no acceptance data for this route")
+            if any(r.ok and r.output_tokens is not None and r.output_tokens < params["max_tokens"]
+                   for r in results) and not ignore_eos and config.engine != "openai":
+                summary.notes.append("some requests stopped before max_tokens; compare runs with matched lengths")
+            status = "interrupted" if interrupted else "finished"
+    except CompareError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - turned into a message the user can act on
+        raise BenchError(f"benchmark against {base} failed: {exc.__class__.__name__}: {exc}") from exc
+    finally:
+        if writer is not None:
+            if run_id is not None:
+                final = summary if summary is not None else summarize(results, 0.0)
+                writer.submit(lambda: recorder.finish_run(run_id, final, status=status))
+            writer.close()
+    if writer is not None and writer.error is not None:
+        err = writer.error
+        raise err if isinstance(err, CompareError) else StoreError(f"could not record the run: {err}")
+    assert summary is not None
+    return BenchRun(run_id=run_id, endpoint=base, server_config=config, summary=summary, results=results,
+                    status=status, params=params)
+
+
+def to_dict(obj: Any) -> Any:
+    """Dataclasses as plain dicts (for stores and JSON)."""
+    return asdict(obj) if is_dataclass(obj) and not isinstance(obj, type) else obj
