@@ -16,6 +16,10 @@ from comparelib import export, settings
 from comparelib.errors import CompareError
 from comparelib.store import RunRecord, Store, comparison_frame, runs_to_frame
 
+import app  # noqa: E402
+
+app.ensure_routed()
+
 EXAMPLE_GROUP = "example-kimi-k2.5"
 ENGINES = ["auto", "sglang", "vllm", "openai"]
 ALL_GROUPS = "(all groups)"

@@ -12,6 +12,10 @@ from streamlit.errors import StreamlitAPIException
 from comparelib import architectures, registry, scaling, settings
 from comparelib.errors import CompareError, InputError
 
+import app  # noqa: E402
+
+app.ensure_routed()
+
 EXAMPLE = "example: own Kimi-K2.5 draft (built in)"
 LOCAL = "a local folder with config.json"
 EXAMPLE_GROUP = "example-kimi-k2.5"

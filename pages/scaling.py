@@ -8,6 +8,10 @@ import streamlit as st
 from comparelib import charts, export, scaling, settings, speedup
 from comparelib.errors import CompareError
 
+import app  # noqa: E402
+
+app.ensure_routed()
+
 st.title("Acceptance vs data")
 st.caption(
     "Acceptance length against training-data volume for published drafts and yours. Acceptance depends on the "
