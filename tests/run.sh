@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -r requirements-dev.txt
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 need_apt=()
