@@ -1,6 +1,277 @@
-"""Placeholder until this page lands."""
+"""Dataset audit: what a draft will really train on (conversations), and whether its dumps are sane."""
 
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import pandas as pd
 import streamlit as st
 
-st.title("audit")
-st.info("This page is being built.")
+import app
+
+app.ensure_routed()
+
+from comparelib import export
+from comparelib.audit import AuditResult, audit
+from comparelib.conversations import FORMATS
+from comparelib.errors import CompareError
+
+st.title("Dataset audit")
+st.caption(
+    "Samples, tokens and loss-masked tokens counted with the target's tokenizer and chat template, length "
+    "percentiles against the trainer's max_length, duplicates, anomalies and domain mix. Data volume decides "
+    "acceptance length more than any serving tweak: know it exactly."
+)
+
+conv_tab, dump_tab = st.tabs(["Conversations", "Hidden-state dumps"])
+
+
+def _fmt_int(value: Any) -> str:
+    return f"{int(value):,}"
+
+
+def _run_audit(source: str, tokenizer: str, max_length: int, fmt: str, sample: int | None,
+               config: str, split: str) -> AuditResult:
+    bar = st.progress(0.0, text="Starting…")
+
+    def progress(rows: int, rate: float, eta: float | None) -> None:
+        if eta is not None and rows + rate * eta > 0:
+            frac = rows / (rows + rate * eta)
+        else:
+            frac = 0.0
+        left = f" · {eta:,.0f} s left" if eta is not None else ""
+        bar.progress(min(1.0, max(0.0, frac)), text=f"{rows:,} rows · {rate:,.0f} rows/s{left}")
+
+    result = audit(source, tokenizer=tokenizer or None, max_length=max_length, fmt=fmt, sample=sample,
+                   config=config or None, split=split or None, progress=progress)
+    bar.progress(1.0, text=f"{result.rows_read:,} rows read in {result.elapsed_s:,.1f} s")
+    return result
+
+
+def _histogram(result: AuditResult) -> alt.Chart:
+    bins = result.histogram["bins"]
+    df = pd.DataFrame({"start": bins[:-1], "end": bins[1:], "samples": result.histogram["counts"]})
+    bars = alt.Chart(df).mark_bar().encode(
+        x=alt.X("start:Q", bin="binned", title="tokens per sample"),
+        x2="end:Q",
+        y=alt.Y("samples:Q", title="samples"),
+        tooltip=["start", "end", "samples"],
+    )
+    rule = alt.Chart(pd.DataFrame({"max_length": [result.max_length]})).mark_rule(color="red").encode(
+        x="max_length:Q", tooltip=["max_length"])
+    return (bars + rule).properties(height=260)
+
+
+def _show_result(result: AuditResult) -> None:
+    if result.estimated:
+        st.warning(f"Estimate from a random sample of {result.rows_read:,} of {result.population:,} rows; "
+                   "totals carry a 95% confidence interval.")
+    c = st.columns(4)
+    c[0].metric("Samples", _fmt_int(result.samples))
+    c[1].metric("Tokens", _fmt_int(result.tokens))
+    c[2].metric("Assistant (loss-masked) tokens", _fmt_int(result.assistant_tokens))
+    c[3].metric("Supervised fraction", f"{result.supervised_fraction:.1%}")
+    c = st.columns(4)
+    c[0].metric("Length p50 / p90", f"{result.length['p50']:,} / {result.length['p90']:,}")
+    c[1].metric("Length p99 / max", f"{result.length['p99']:,} / {result.length['max']:,}")
+    c[2].metric(f"Over max_length {result.max_length:,}",
+                f"{_fmt_int(result.over_max_length)} ({result.over_max_length_share:.1%})",
+                help=result.over_max_length_note)
+    c[3].metric("Format", result.format, help=result.format_label)
+    st.caption(f"Source `{result.source}` · tokenizer: {result.tokenizer or 'none'} · counting: "
+               f"{result.token_count_method} · template: {result.template}")
+    if result.estimate:
+        rows = [{"metric": k, "estimate": round(v["value"]), "95% low": round(v["low"]), "95% high": round(v["high"])}
+                for k, v in result.estimate.items()]
+        st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True, key="audit_estimate_table")
+    if result.hub_rows is not None:
+        st.info(f"The Hub states {result.hub_rows:,} rows for this split.")
+    elif result.hub_rows_note:
+        st.info(result.hub_rows_note)
+    for note in result.notes:
+        st.caption(f"Note: {note}")
+
+    st.subheader("Token length per sample")
+    st.altair_chart(_histogram(result), width="stretch")
+
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Domain mix")
+        dom = pd.DataFrame({"domain": list(result.domains), "samples": list(result.domains.values())})
+        st.altair_chart(alt.Chart(dom).mark_bar().encode(x=alt.X("samples:Q"), y=alt.Y("domain:N", sort=None),
+                                                         tooltip=["domain", "samples"]).properties(height=160),
+                        width="stretch")
+    with right:
+        st.subheader("Responses")
+        st.dataframe(pd.DataFrame([
+            {"kind": "regenerated (status, reasoning_content, _gen ids, finish_reason)",
+             "samples": result.regenerated},
+            {"kind": "original", "samples": result.original},
+            {"kind": "no supervised token", "samples": result.zero_supervised},
+        ] + [{"kind": f"status: {k}", "samples": v} for k, v in result.regeneration_status.items()]),
+            width="stretch", hide_index=True, key="audit_regen_table")
+
+    st.subheader("Anomalies")
+    c = st.columns(5)
+    c[0].metric("Malformed rows", _fmt_int(result.malformed))
+    c[1].metric("Empty rows", _fmt_int(result.empty))
+    c[2].metric("Role-order anomalies", _fmt_int(result.anomaly_rows))
+    c[3].metric("Exact duplicates", _fmt_int(result.duplicates))
+    c[4].metric("Near duplicates", _fmt_int(result.near_duplicates),
+                help=f"MinHash LSH over {result.near_duplicates_checked:,} rows")
+    if result.malformed_examples:
+        st.markdown("**Set aside (first examples)**")
+        st.dataframe(pd.DataFrame(result.malformed_examples).astype(str), width="stretch", hide_index=True,
+                     key="audit_malformed_table")
+    if result.anomalies:
+        st.markdown("**Role order**")
+        st.dataframe(pd.DataFrame([{"anomaly": k, "rows": v} for k, v in sorted(result.anomalies.items())]),
+                     width="stretch", hide_index=True, key="audit_anomaly_counts")
+        st.dataframe(pd.DataFrame([{**ex, "anomalies": ", ".join(ex["anomalies"]), "roles": " → ".join(ex["roles"])}
+                                   for ex in result.anomaly_examples]).astype(str),
+                     width="stretch", hide_index=True, key="audit_anomaly_examples")
+    dup_rows = ([{"kind": "exact", "line": str(e["line"]), "same as": str(e["same_as"])}
+                 for e in result.duplicate_examples]
+                + [{"kind": "near", "line": str(e["line"]), "same as": str(e["similar_to"])}
+                   for e in result.near_duplicate_examples])
+    if dup_rows:
+        st.markdown("**Duplicates (first examples)**")
+        st.dataframe(pd.DataFrame(dup_rows), width="stretch", hide_index=True, key="audit_dup_examples")
+
+    st.subheader("Export")
+    table = result.summary_table()
+    c = st.columns(3)
+    for col, fmt in zip(c, ("csv", "json", "md")):
+        col.download_button(f"Download {fmt.upper()}", data=export.render(table, fmt), mime=export.MIME[fmt],
+                            file_name=f"dataset_audit.{export.EXTENSION[fmt]}", key=f"audit_download_{fmt}")
+
+    st.subheader("Attach to a draft as training volume")
+    vol = result.to_volume()
+    st.caption(f"Saves samples {vol['samples']:,} and tokens {vol['tokens']:,} to the results store, where the "
+               "acceptance-vs-data chart picks them up.")
+    draft = st.text_input("Draft name (as it appears in the comparison)", key="audit_attach_draft")
+    if st.button("Attach to a draft as training volume", key="audit_attach"):
+        if not draft.strip():
+            st.error("Type the draft's name first.")
+        else:
+            try:
+                from comparelib.store import Store
+            except ImportError:
+                st.error("The results store is not available in this build; nothing was saved.")
+            else:
+                try:
+                    source = result.source + (" (estimate)" if result.estimated else "")
+                    Store().save_data_volume(draft=draft.strip(), samples=vol["samples"], tokens=vol["tokens"],
+                                             source=source, kind="measured")
+                except CompareError as exc:
+                    st.error(str(exc))
+                else:
+                    st.success(f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {draft.strip()}.")
+
+
+with conv_tab:
+    with st.form("audit_form"):
+        source = st.text_input("Dataset: a .jsonl/.json/.parquet/.arrow file, a folder, or a Hub dataset "
+                               "(org/name or https://huggingface.co/datasets/org/name)", key="audit_source",
+                               placeholder="/data/sharegpt_train.jsonl")
+        tokenizer = st.text_input("Target tokenizer: tokenizer.json, its folder, or a Hub model id (optional)",
+                                  key="audit_tokenizer", placeholder="meta-llama/Llama-3.1-8B-Instruct")
+        c = st.columns(4)
+        max_length = c[0].number_input("max_length", min_value=1, max_value=1_048_576, value=2048, step=256,
+                                       key="audit_max_length")
+        fmt = c[1].selectbox("Format", ["auto", *FORMATS], key="audit_format")
+        config = c[2].text_input("Hub config", key="audit_config", placeholder="default")
+        split = c[3].text_input("Hub split", key="audit_split", placeholder="train")
+        c = st.columns(2)
+        sample_mode = c[0].checkbox("Estimate from a random sample", key="audit_sample_mode")
+        sample_n = c[1].number_input("Rows to sample", min_value=10, max_value=10_000_000, value=10_000, step=1000,
+                                     key="audit_sample_n")
+        run = st.form_submit_button("Run audit", type="primary", key="audit_run")
+    if run:
+        st.session_state.pop("audit_result", None)
+        if not source.strip():
+            st.error("Give a dataset path or Hub id.")
+        else:
+            try:
+                st.session_state["audit_result"] = _run_audit(
+                    source.strip(), tokenizer.strip(), int(max_length), fmt, int(sample_n) if sample_mode else None,
+                    config.strip(), split.strip())
+            except CompareError as exc:
+                st.error(str(exc))
+            except OSError as exc:
+                st.error(f"Cannot read the dataset: {exc.strerror or exc}")
+    result = st.session_state.get("audit_result")
+    if isinstance(result, AuditResult):
+        _show_result(result)
+
+
+def _draft_config(text: str) -> dict[str, Any] | None:
+    if not text.strip():
+        return None
+    path = Path(text.strip()).expanduser()
+    if path.is_dir():
+        path = path / "config.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no draft config at {path}")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a JSON object")
+    return data
+
+
+with dump_tab:
+    st.caption("SpecForge `.ckpt`, ModelOpt `.pt` and speculators `hs_*.safetensors` dumps: shapes against the draft "
+               "config (aux = 3 × target hidden), NaN/inf, loss-mask coverage and layer-wiring sanity, on a sample "
+               "of files.")
+    try:
+        from comparelib import dumps as dumps_mod
+    except ImportError:
+        dumps_mod = None
+    if dumps_mod is None or not hasattr(dumps_mod, "audit_dumps"):
+        st.info("The hidden-state dump audit is not available in this build yet.")
+    else:
+        with st.form("dumps_form"):
+            folder = st.text_input("Dump folder", key="dumps_folder", placeholder="/data/hidden_states")
+            c = st.columns(3)
+            cfg_text = c[0].text_input("Draft config.json or its folder (optional)", key="dumps_config")
+            hidden = c[1].number_input("Target hidden size (0 = from the config)", min_value=0, value=0, step=256,
+                                       key="dumps_hidden")
+            max_files = c[2].number_input("Files to read", min_value=1, max_value=1000, value=8, key="dumps_max_files")
+            run_dumps = st.form_submit_button("Audit dumps", type="primary", key="dumps_run")
+        if run_dumps:
+            if not folder.strip():
+                st.error("Give the dump folder.")
+            else:
+                try:
+                    started = time.perf_counter()
+                    with st.spinner("Reading dump files…"):
+                        report = dumps_mod.audit_dumps(folder.strip(), draft_config=_draft_config(cfg_text),
+                                                       target_hidden_size=int(hidden) or None,
+                                                       max_files=int(max_files))
+                except CompareError as exc:
+                    st.error(str(exc))
+                except (OSError, ValueError) as exc:
+                    st.error(f"Cannot use that input: {exc}")
+                else:
+                    st.caption(f"Read in {time.perf_counter() - started:,.1f} s.")
+                    findings = [{"severity": f.severity, "code": f.code, "message": f.message,
+                                 "file": getattr(f, "file", None) or ""} for f in report.findings]
+                    errors = sum(1 for f in findings if f["severity"] == "error")
+                    if errors:
+                        st.error(f"{errors} problem(s) found.")
+                    elif findings:
+                        st.warning(f"{len(findings)} finding(s).")
+                    else:
+                        st.success("No problems found.")
+                    if findings:
+                        st.dataframe(pd.DataFrame(findings), width="stretch", hide_index=True,
+                                     key="dumps_findings")
+                    if report.files:
+                        st.dataframe(pd.DataFrame(report.files).astype(str), width="stretch", hide_index=True,
+                                     key="dumps_files")
+                    if report.summary:
+                        st.json(report.summary)

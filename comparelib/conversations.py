@@ -1,0 +1,232 @@
+"""Training-data rows in any of the common layouts, turned into one list of (role, content) turns.
+
+Drafts are trained from SpecForge, ShareGPT/EAGLE, OpenAI-messages, ModelOpt, pre-templated and
+prompt/response files; the audit must count them all the same way, so every layout is reduced
+here to ``Conversation`` before anything is tokenised. Role names are mapped the way SpecForge's
+``prepare_data.py`` maps ShareGPT roles.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from comparelib.errors import InputError
+
+FORMATS: tuple[str, ...] = ("specforge", "modelopt", "sharegpt", "openai", "text", "prompt_response")
+FORMAT_LABELS: dict[str, str] = {
+    "specforge": "SpecForge (id + conversations of role/content)",
+    "modelopt": "ModelOpt (conversation_id + conversations of role/content)",
+    "sharegpt": "ShareGPT (conversations of from/value)",
+    "openai": "OpenAI messages",
+    "text": "pre-templated text",
+    "prompt_response": "prompt/response pairs",
+}
+
+ROLE_MAP: dict[str, str] = {
+    "user": "user", "human": "user",
+    "assistant": "assistant", "gpt": "assistant", "chatgpt": "assistant", "bing": "assistant",
+    "bard": "assistant", "model": "assistant",
+    "system": "system",
+    "tool": "tool", "function": "tool", "ipython": "tool",
+}
+
+_PROMPT_KEYS = ("prompt", "instruction", "question", "input", "query")
+_RESPONSE_KEYS = ("response", "completion", "output", "answer", "chosen")
+_GEN_ID = re.compile(r"_gen\d+$")
+
+
+class RowError(ValueError):
+    """One row that cannot be used; it is set aside and reported, the run goes on."""
+
+
+@dataclass
+class Conversation:
+    """One training sample: turns in order, and how (if at all) it was regenerated."""
+
+    turns: list[tuple[str, str]]
+    regenerated: bool = False
+    status: str | None = None  # SpecForge regeneration status: success / error / skipped
+    text: str | None = None  # pre-templated rows: the text as the trainer sees it
+    anomalies: list[str] = field(default_factory=list)
+
+    @property
+    def pretemplated(self) -> bool:
+        return self.text is not None
+
+
+def _content(value: Any) -> str:
+    """Message content as text: OpenAI content-part lists are joined, None is empty."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = []
+        for part in value:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+        return "".join(parts)
+    if isinstance(value, (int, float)):
+        return str(value)
+    raise RowError(f"message content is a {type(value).__name__}, not text")
+
+
+def _messages(value: Any, role_key: str, content_key: str) -> tuple[list[tuple[str, str]], bool, list[str]]:
+    if not isinstance(value, list):
+        raise RowError(f"expected a list of messages, got {type(value).__name__}")
+    turns: list[tuple[str, str]] = []
+    reasoning = False
+    anomalies: list[str] = []
+    for msg in value:
+        if not isinstance(msg, Mapping):
+            raise RowError("a message is not an object")
+        if role_key not in msg:
+            raise RowError(f"a message has no {role_key!r} field")
+        raw_role = str(msg.get(role_key) or "").strip().lower()
+        role = ROLE_MAP.get(raw_role)
+        if role is None:
+            anomalies.append("unknown_role")  # SpecForge drops these messages too
+            continue
+        content = _content(msg.get(content_key))
+        if msg.get("reasoning_content"):
+            reasoning = True
+        turns.append((role, content))
+    return turns, reasoning, anomalies
+
+
+def _detect_one(row: Mapping[str, Any]) -> str | None:
+    conv = row.get("conversations")
+    if isinstance(conv, list) and conv:
+        first = next((m for m in conv if isinstance(m, Mapping)), None)
+        if first is not None:
+            if "from" in first and "value" in first:
+                return "sharegpt"
+            if "role" in first:
+                return "modelopt" if "conversation_id" in row else "specforge"
+    if isinstance(row.get("messages"), list):
+        return "openai"
+    if isinstance(row.get("conversations"), list):
+        return "specforge"
+    if isinstance(row.get("text"), str):
+        return "text"
+    if any(k in row for k in _PROMPT_KEYS) and any(k in row for k in _RESPONSE_KEYS):
+        return "prompt_response"
+    return None
+
+
+def detect_format(rows: Iterable[Any]) -> str | None:
+    """The most common layout among sample rows (dicts); None if none is recognised."""
+    votes: Counter[str] = Counter()
+    for row in rows:
+        if isinstance(row, Mapping):
+            fmt = _detect_one(row)
+            if fmt:
+                votes[fmt] += 1
+    return votes.most_common(1)[0][0] if votes else None
+
+
+def check_format(fmt: str) -> str:
+    name = fmt.strip().lower().replace("-", "_")
+    aliases = {"auto": "auto", "messages": "openai", "chatml": "openai", "pretemplated": "text",
+               "preformatted": "text", "prompt": "prompt_response", "eagle": "sharegpt"}
+    name = aliases.get(name, name)
+    if name != "auto" and name not in FORMATS:
+        raise InputError(f"unknown data format {fmt!r}; use auto or one of {', '.join(FORMATS)}")
+    return name
+
+
+def _regenerated(row: Mapping[str, Any], reasoning: bool) -> tuple[bool, str | None]:
+    status = row.get("status")
+    status = str(status) if isinstance(status, str) else None
+    meta = row.get("metadata")
+    finish = isinstance(meta, Mapping) and meta.get("finish_reason") is not None
+    rid = row.get("id")
+    gen_id = isinstance(rid, str) and bool(_GEN_ID.search(rid))
+    return bool(status or reasoning or finish or gen_id or "primary_id" in row), status
+
+
+def normalize(row: Any, fmt: str) -> Conversation:
+    """The conversation in ``row`` read as ``fmt``; raises RowError when it does not fit."""
+    if not isinstance(row, Mapping):
+        raise RowError(f"row is a JSON {type(row).__name__}, not an object")
+    reasoning = False
+    anomalies: list[str] = []
+    text: str | None = None
+    if fmt in ("specforge", "modelopt"):
+        if "conversations" not in row:
+            raise RowError("no 'conversations' field")
+        turns, reasoning, anomalies = _messages(row["conversations"], "role", "content")
+    elif fmt == "sharegpt":
+        if "conversations" not in row:
+            raise RowError("no 'conversations' field")
+        turns, reasoning, anomalies = _messages(row["conversations"], "from", "value")
+    elif fmt == "openai":
+        if "messages" not in row:
+            raise RowError("no 'messages' field")
+        turns, reasoning, anomalies = _messages(row["messages"], "role", "content")
+    elif fmt == "text":
+        raw = row.get("text")
+        if not isinstance(raw, str):
+            raise RowError("no 'text' string")
+        text = raw
+        turns = [("text", raw)]
+    elif fmt == "prompt_response":
+        prompt = next((row[k] for k in _PROMPT_KEYS if k in row), None)
+        response = next((row[k] for k in _RESPONSE_KEYS if k in row), None)
+        if prompt is None or response is None:
+            raise RowError("no prompt/response pair")
+        turns = []
+        if isinstance(row.get("system"), str) and row["system"]:
+            turns.append(("system", row["system"]))
+        turns += [("user", _content(prompt)), ("assistant", _content(response))]
+    else:
+        raise InputError(f"unknown data format {fmt!r}")
+    regenerated, status = _regenerated(row, reasoning)
+    return Conversation(turns=turns, regenerated=regenerated, status=status, text=text, anomalies=anomalies)
+
+
+def is_empty(conv: Conversation) -> bool:
+    return not conv.turns or all(not content.strip() for _role, content in conv.turns)
+
+
+def trainable_turns(turns: Sequence[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The turns a trainer keeps, and the role-order anomalies found on the way.
+
+    Like SpecForge and EAGLE: an optional leading system message, then leading non-user
+    messages are dropped; assistant must follow user or tool.
+    """
+    anomalies: list[str] = []
+    out: list[tuple[str, str]] = []
+    rest = list(turns)
+    if rest and rest[0][0] == "system":
+        out.append(rest.pop(0))
+    dropped = 0
+    while rest and rest[0][0] != "user":
+        rest.pop(0)
+        dropped += 1
+    if dropped:
+        anomalies.append("starts_without_user")
+    prev = None
+    for role, content in rest:
+        if role == "system":
+            anomalies.append("system_in_middle")
+        elif role == prev and role in ("user", "assistant"):
+            anomalies.append(f"consecutive_{role}")
+        prev = role
+        out.append((role, content))
+    if not any(role == "assistant" for role, _ in out):
+        anomalies.append("no_assistant_turn")
+    elif out and out[-1][0] == "user":
+        anomalies.append("ends_with_user")
+    return out, anomalies
+
+
+def joined_text(turns: Sequence[tuple[str, str]]) -> str:
+    """Canonical text of a conversation for hashing: roles and contents, unambiguous separators."""
+    return "\x1e".join(f"{role}\x1f{content}" for role, content in turns)

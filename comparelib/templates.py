@@ -1,0 +1,285 @@
+"""Chat templates rendered the way HF tokenizers and the trainers render them.
+
+Token counts and loss masks only match training if the text is the text the trainer saw, so the
+template from ``tokenizer_config.json`` is rendered with the same Jinja set-up as
+``transformers.apply_chat_template`` (sandboxed, trim/lstrip blocks, ``raise_exception``,
+``tojson``, ``{% generation %}``). The loss mask follows the prefix rule: an assistant turn covers
+the characters between "conversation so far + generation prompt" and "conversation including the
+turn".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from comparelib.errors import ConfigError, DataError
+
+Turn = tuple[str, str]
+
+# ChatML: used when the tokenizer has no template, and labelled as such in the report.
+FALLBACK_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+_SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token")
+
+
+def _raise_exception(message: str) -> None:
+    from jinja2.exceptions import TemplateError
+
+    raise TemplateError(message)
+
+
+def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None,
+            sort_keys: bool = False) -> str:
+    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+
+def _strftime_now(fmt: str) -> str:
+    return datetime.now().strftime(fmt)
+
+
+@lru_cache(maxsize=16)
+def _compile(source: str) -> Any:
+    from jinja2 import nodes
+    from jinja2.exceptions import TemplateError
+    from jinja2.ext import Extension, loopcontrols
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class _Generation(Extension):
+        """``{% generation %}`` blocks (HF assistant masks) render their body unchanged."""
+
+        tags = {"generation"}
+
+        def parse(self, parser: Any) -> Any:
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            return nodes.CallBlock(self.call_method("_passthrough"), [], [], body).set_lineno(lineno)
+
+        def _passthrough(self, caller: Any) -> str:
+            return str(caller())
+
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[_Generation, loopcontrols])
+    env.filters["tojson"] = _tojson
+    env.globals["raise_exception"] = _raise_exception
+    env.globals["strftime_now"] = _strftime_now
+    try:
+        return env.from_string(source)
+    except TemplateError as exc:
+        raise ConfigError(f"the chat template does not parse as Jinja: {exc}") from None
+
+
+@dataclass(frozen=True)
+class ChatTemplate:
+    """A Jinja chat template plus the special-token strings it refers to."""
+
+    source: str
+    special: dict[str, str] = field(default_factory=dict)
+    name: str = "tokenizer_config.json"
+    is_fallback: bool = False
+
+    def render(self, messages: Sequence[dict[str, Any]], add_generation_prompt: bool = False) -> str:
+        from jinja2.exceptions import TemplateError
+
+        template = _compile(self.source)
+        try:
+            return str(template.render(messages=list(messages), add_generation_prompt=add_generation_prompt,
+                                       tools=None, documents=None, **self.special))
+        except TemplateError as exc:
+            raise DataError(f"the chat template refused a conversation: {exc}") from None
+        except (TypeError, KeyError, AttributeError, ValueError) as exc:
+            raise DataError(f"the chat template failed on a conversation: {exc}") from None
+
+    def render_turns(self, turns: Sequence[Turn], add_generation_prompt: bool = False) -> str:
+        return self.render(as_messages(turns), add_generation_prompt)
+
+
+def fallback_template() -> ChatTemplate:
+    return ChatTemplate(FALLBACK_TEMPLATE, {"bos_token": "", "eos_token": "<|im_end|>"}, name="fallback ChatML",
+                        is_fallback=True)
+
+
+def as_messages(turns: Sequence[Turn]) -> list[dict[str, str]]:
+    return [{"role": role, "content": content} for role, content in turns]
+
+
+def _token_text(value: Any) -> str:
+    if isinstance(value, dict):  # AddedToken serialised as a dict
+        return str(value.get("content") or "")
+    return "" if value is None else str(value)
+
+
+def template_from_config(config: dict[str, Any], name: str = "tokenizer_config.json") -> ChatTemplate | None:
+    """The chat template in a tokenizer_config.json dict, or None when it has none."""
+    raw = config.get("chat_template")
+    if isinstance(raw, list):  # named templates: HF picks "default"
+        named = {str(t.get("name")): t.get("template") for t in raw if isinstance(t, dict)}
+        raw = named.get("default") or next(iter(named.values()), None)
+    if not raw:
+        return None
+    if not isinstance(raw, str):
+        raise ConfigError(f"{name}: chat_template is neither a string nor a list of named templates")
+    special = {key: _token_text(config.get(key)) for key in _SPECIAL_KEYS}
+    _compile(raw)
+    return ChatTemplate(raw, special, name=name)
+
+
+def load_template(folder: str | Path) -> ChatTemplate | None:
+    """The template in a tokenizer folder: chat_template.jinja wins over tokenizer_config.json."""
+    folder = Path(folder)
+    config: dict[str, Any] = {}
+    cfg_path = folder / "tokenizer_config.json"
+    if cfg_path.is_file():
+        try:
+            config = json.loads(cfg_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{cfg_path} is not valid JSON: {exc}") from None
+        if not isinstance(config, dict):
+            raise ConfigError(f"{cfg_path} is not a JSON object")
+    jinja_path = folder / "chat_template.jinja"
+    if jinja_path.is_file():
+        config = {**config, "chat_template": jinja_path.read_text(encoding="utf-8")}
+        return template_from_config(config, name=str(jinja_path.name))
+    return template_from_config(config) if config else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Assistant spans
+
+def reference_spans(template: ChatTemplate, turns: Sequence[Turn]) -> tuple[str, list[tuple[int, int]]]:
+    """The rendered text and its assistant character spans, by rendering every prefix.
+
+    Straightforward and slow (two renders per assistant turn): the definition the fast path in
+    ``audit`` is tested against.
+    """
+    full = template.render_turns(turns)
+    spans: list[tuple[int, int]] = []
+    for i, (role, _content) in enumerate(turns):
+        if role != "assistant":
+            continue
+        before = template.render_turns(turns[:i], add_generation_prompt=True)
+        upto = template.render_turns(turns[: i + 1])
+        if not (upto.startswith(before) and full.startswith(upto)):
+            raise DataError("the chat template renders earlier turns differently once later turns are added; "
+                            "assistant spans cannot be found by prefix")
+        if len(upto) > len(before):
+            spans.append((len(before), len(upto)))
+    return full, spans
+
+
+def mask_from_offsets(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[int]:
+    """1 for every token whose first character lies in an assistant span."""
+    mask = [0] * len(offsets)
+    k = 0
+    for t, (start, end) in enumerate(offsets):
+        if end <= start and start == 0 and t > 0:  # zero-width token at 0 (rare): not supervised
+            continue
+        while k < len(spans) and spans[k][1] <= start:
+            k += 1
+        if k < len(spans) and spans[k][0] <= start < spans[k][1]:
+            mask[t] = 1
+    return mask
+
+
+def reference_loss_mask(tokenizer: Any, template: ChatTemplate, turns: Sequence[Turn]) -> tuple[list[int], list[int]]:
+    """(token ids, loss mask) for one conversation, the slow obvious way."""
+    text, spans = reference_spans(template, turns)
+    enc = tokenizer.encode(text, add_special_tokens=False)
+    return list(enc.ids), mask_from_offsets(enc.offsets, spans)
+
+
+@dataclass(frozen=True)
+class TemplateShape:
+    """What the template puts around an assistant turn, learnt once from a probe conversation.
+
+    ``gen_prompt`` is the generation prompt (the assistant header), ``lead`` what the template
+    inserts between the header and the content, ``tail`` what follows the content up to the end
+    of the turn (the end-of-turn token, a newline).
+    """
+
+    gen_prompt: str
+    lead: str
+    tail: str
+
+
+_PROBE_USER = "\ue000probe question\ue000"
+_PROBE_ASSISTANT = "\ue001probe answer\ue001"
+
+
+def probe_shape(template: ChatTemplate) -> TemplateShape | None:
+    """The assistant-turn framing of ``template``, or None if it is not a plain prefix template."""
+    try:
+        user_only = template.render_turns([("user", _PROBE_USER)])
+        with_prompt = template.render_turns([("user", _PROBE_USER)], add_generation_prompt=True)
+        full = template.render_turns([("user", _PROBE_USER), ("assistant", _PROBE_ASSISTANT)])
+        second = template.render_turns([("user", _PROBE_USER), ("assistant", _PROBE_ASSISTANT),
+                                         ("user", _PROBE_USER)])
+    except DataError:
+        return None
+    if not (with_prompt.startswith(user_only) and full.startswith(with_prompt) and second.startswith(full)):
+        return None
+    gen_prompt = with_prompt[len(user_only):]
+    at = full.find(_PROBE_ASSISTANT, len(with_prompt))
+    if at < 0 or not gen_prompt:
+        return None
+    lead = full[len(with_prompt):at]
+    tail = full[at + len(_PROBE_ASSISTANT):]
+    return TemplateShape(gen_prompt=gen_prompt, lead=lead, tail=tail)
+
+
+def fast_spans(text: str, turns: Sequence[Turn], shape: TemplateShape) -> list[tuple[int, int]] | None:
+    """Assistant spans in an already rendered ``text`` by searching for header+content in order.
+
+    Returns None when the content is not found verbatim (the template rewrote it): the caller
+    then uses ``reference_spans`` for that row.
+    """
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    head = shape.gen_prompt + shape.lead
+    for role, content in turns:
+        if role != "assistant":
+            if content:
+                at = text.find(content, pos)
+                if at < 0:
+                    return None
+                pos = at + len(content)
+            continue
+        needle = head + content + shape.tail
+        at = text.find(needle, pos)
+        if at < 0:
+            return None
+        start = at + len(shape.gen_prompt)
+        end = at + len(needle)
+        spans.append((start, end))
+        pos = end
+    return spans
+
+
+def pretemplated_spans(text: str, shape: TemplateShape) -> list[tuple[int, int]]:
+    """Assistant spans in a pre-templated string: from each header to the end-of-turn marker."""
+    spans: list[tuple[int, int]] = []
+    tail = shape.tail.strip() or shape.tail
+    pos = 0
+    while True:
+        at = text.find(shape.gen_prompt, pos)
+        if at < 0:
+            return spans
+        start = at + len(shape.gen_prompt)
+        stop = text.find(tail, start) if tail else -1
+        if stop < 0:
+            spans.append((start, len(text)))
+            return spans
+        end = stop + len(tail)
+        if shape.tail.startswith(tail) and text.startswith(shape.tail, stop):
+            end = stop + len(shape.tail)
+        spans.append((start, end))
+        pos = end
