@@ -29,6 +29,16 @@ def run() -> None:
     nav.run()
 
 
+@st.cache_resource(show_spinner=False)
+def open_store(url: str):  # type: ignore[no-untyped-def]
+    """One results store per database URL for the whole server, with the built-in example loaded once."""
+    from comparelib.store import Store
+
+    store = Store(url)
+    store.ensure_examples()
+    return store
+
+
 def ensure_routed() -> None:
     """Route through ``run()`` when a page was opened by deep link before the router ever ran.
 

@@ -15,7 +15,7 @@ import app
 
 app.ensure_routed()
 
-from comparelib import export
+from comparelib import export, settings
 from comparelib.audit import AuditResult, audit
 from comparelib.conversations import FORMATS
 from comparelib.errors import CompareError
@@ -159,18 +159,14 @@ def _show_result(result: AuditResult) -> None:
             st.error("Type the draft's name first.")
         else:
             try:
-                from comparelib.store import Store
-            except ImportError:
-                st.error("The results store is not available in this build; nothing was saved.")
+                source = result.source + (" (estimate)" if result.estimated else "")
+                app.open_store(settings.database_url()).save_data_volume(
+                    draft=draft.strip(), samples=vol["samples"], tokens=vol["tokens"], source=source, kind="measured"
+                )
+            except CompareError as exc:
+                st.error(str(exc))
             else:
-                try:
-                    source = result.source + (" (estimate)" if result.estimated else "")
-                    Store().save_data_volume(draft=draft.strip(), samples=vol["samples"], tokens=vol["tokens"],
-                                             source=source, kind="measured")
-                except CompareError as exc:
-                    st.error(str(exc))
-                else:
-                    st.success(f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {draft.strip()}.")
+                st.success(f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {draft.strip()}.")
 
 
 with conv_tab:

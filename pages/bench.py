@@ -25,11 +25,7 @@ ENGINES = ["auto", "sglang", "vllm", "openai"]
 ALL_GROUPS = "(all groups)"
 
 
-@st.cache_resource(show_spinner=False)
-def open_store(url: str) -> Store:
-    store = Store(url)
-    store.ensure_examples()
-    return store
+open_store = app.open_store
 
 
 @dataclasses.dataclass

@@ -27,13 +27,7 @@ st.caption(
 )
 
 
-@st.cache_resource(show_spinner=False)
-def _store(url: str):  # type: ignore[no-untyped-def]
-    from comparelib.store import Store
-
-    store = Store(url)
-    store.ensure_examples()
-    return store
+_store = app.open_store
 
 
 @st.cache_data(show_spinner=False)
