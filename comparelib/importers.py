@@ -10,7 +10,6 @@ told apart by keys only one of them writes. Per-request arrays (``--output-detai
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from comparelib.errors import DataError, InputError
 from comparelib.store import Store
+from comparelib.store import _int, _num  # one definition of "a finite number or None"
 
 SGLANG = "sglang.bench_serving"
 VLLM = "vllm bench serve"
@@ -91,21 +91,6 @@ def detect_format(record: Mapping[str, Any]) -> str:
     if v > s:
         return VLLM
     raise DataError(f"cannot tell which tool wrote this result (keys: {', '.join(sorted(keys)[:12])}); {_EXPECTED}")
-
-
-def _num(value: Any) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return None
-    return out if math.isfinite(out) else None
-
-
-def _int(value: Any) -> int | None:
-    out = _num(value)
-    return None if out is None else int(out)
 
 
 def _percentiles(record: Mapping[str, Any], metric: str) -> dict[str, float]:

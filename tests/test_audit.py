@@ -367,7 +367,7 @@ def test_cli_bad_input_exits_2(tmp_path: Path, args: tuple[str, ...]) -> None:
 
 # --- Hub datasets and tokenizers, through the local Hub emulator ------------------------------
 
-from tests.hub_emulator import HubEmulator, hub  # noqa: E402,F401 - the fixture is used by name
+from tests.hub_emulator import HubEmulator  # noqa: E402 - the `hub` fixture comes from the conftest plugin
 
 CHAT_ROWS = [sf(i, [(U, f"question {i}"), (A, f"answer {i} " * (i + 1))]) for i in range(7)]
 CARD = b"---\ndataset_info:\n  splits:\n  - name: train\n    num_bytes: 900\n    num_examples: 7\n---\n# chat\n"

@@ -22,11 +22,10 @@ from comparelib.errors import (
     RepoNotFoundError,
     RevisionNotFoundError,
 )
-from tests.hub_emulator import (  # noqa: F401 - `hub` is a fixture used by name
+from tests.hub_emulator import (  # the `hub` fixture comes from the plugin registered in conftest.py
     DEFAULT_TOKEN,
     UNGRANTED_TOKEN,
     HubEmulator,
-    hub,
     safetensors_file,
     start_emulator,
     write_safetensors_bytes,
