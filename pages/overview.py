@@ -110,7 +110,9 @@ try:
         own_volume, vol_src = float(typed), "typed in"
     else:
         v = volumes[vol_options.index(vol_pick)]
-        own_volume, vol_src = float(v["samples"]), f"{v['draft']} ({v['kind']})"
+        own_volume = float(v["samples"])
+        named = v["kind"] == "measured" or v["draft"].startswith(v["kind"])
+        vol_src = v["draft"] if named else f"{v['draft']} ({v['kind']})"
     ref_volume = float(ref_draft.train_samples) if ref_draft.train_samples else None
     runs = store.runs(group=group) if group else []
     live = scaling.live_facts(runs)
