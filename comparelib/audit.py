@@ -479,6 +479,27 @@ def open_source(ref: str, *, config: str | None = None, split: str | None = None
     return _hub_source(text, config=config, split=split)
 
 
+def _parquet_count(repo_id: str, *, revision: str | None, config: str | None,
+                   split: str) -> tuple[int | None, str | None]:
+    """Rows of ``split`` from Parquet footers on the Hub, or (None, why the Hub cannot tell)."""
+    from comparelib import hub, settings
+
+    head = "the Hub does not say how many rows this split has (no dataset_info in the card"
+    if settings.hf_offline():
+        return None, f"{head}, and Parquet footers cannot be read offline); counted by reading"
+    try:
+        rows = hub.parquet_rows(repo_id, revision=revision, config=config)
+    except CompareError as exc:
+        return None, f"{head}, and its Parquet footers could not be read: {exc}); counted by reading"
+    if rows is None:
+        return None, (f"{head}, and the repo has no Parquet files nor a Parquet export whose footers would give "
+                      "it); counted by reading")
+    if split not in rows:
+        return None, (f"{head}, and no Parquet file belongs to split {split!r}: found "
+                      f"{', '.join(sorted(rows))}); counted by reading")
+    return rows[split], None
+
+
 def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
     from comparelib import hub, settings
 
@@ -502,28 +523,31 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
         if per_config and split in per_config:
             hub_rows = per_config[split]
     if hub_rows is None and note is None:
-        note = "the Hub does not say how many rows this split has (no dataset_info in the card); counted by reading"
+        hub_rows, note = _parquet_count(repo_id, revision=mref.revision, config=config, split=split)
 
     def load() -> Any:
         import datasets
         import datasets.config as ds_config
-        from huggingface_hub import constants as hf_constants
 
-        # datasets and huggingface_hub freeze HF_ENDPOINT at import and take no endpoint argument:
-        # point them at the endpoint configured now (a mirror, or the test emulator).
+        # datasets 5.2 builds every HfApi/HfFileSystem it uses from its module constant
+        # datasets.config.HF_ENDPOINT, frozen at import. load_dataset has no endpoint argument, and
+        # storage_options={"hf": {"endpoint": ...}} only reaches the file reads, not the HfApi calls that
+        # resolve the repo (commit, README, listing), which would still go to huggingface.co. So the
+        # constant has to follow the endpoint configured now (a mirror, the emulator). huggingface_hub's
+        # own constants are left alone: datasets passes its endpoint to huggingface_hub explicitly, and
+        # pins it (with the token) in DownloadConfig.storage_options, so later streamed reads use it too.
         endpoint = settings.hf_endpoint()
         if ds_config.HF_ENDPOINT != endpoint:
             ds_config.HF_ENDPOINT = endpoint
             ds_config.HUB_DATASETS_URL = endpoint + "/datasets/{repo_id}/resolve/{revision}/{path}"
-            hf_constants.ENDPOINT = endpoint
-            hf_constants.HUGGINGFACE_CO_URL_TEMPLATE = endpoint + "/{repo_id}/resolve/{revision}/{filename}"
+        token = settings.hf_token()
         try:
-            return datasets.load_dataset(repo_id, config, split=split, streaming=True,
-                                         revision=mref.revision, token=settings.hf_token())
+            return datasets.load_dataset(repo_id, config, split=split, streaming=True, revision=mref.revision,
+                                         token=token or False)  # False: never a token stored on disk
         except Exception as exc:  # noqa: BLE001 - datasets raises many types; the message matters
             msg = " ".join(str(exc).split())[:300]
-            if settings.hf_token():
-                msg = msg.replace(str(settings.hf_token()), "***")
+            if token:
+                msg = msg.replace(str(token), "***")
             raise HubError(f"cannot load dataset {repo_id} (config {config or 'default'}, split {split}): {msg}") \
                 from None
 
@@ -546,6 +570,17 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
             for line, row in rows:
                 yield k * _FILE_STRIDE + line, row
 
+    def read_failed(exc: Exception) -> CompareError:
+        """A file ``datasets`` cannot decode while streaming (e.g. configs mixing JSON and Parquet)."""
+        if isinstance(exc, CompareError):
+            return exc
+        msg = " ".join(str(exc).split())[:300]
+        token = settings.hf_token()
+        if token:
+            msg = msg.replace(token, "***")
+        return DataError(f"dataset {repo_id} (config {config or 'default'}, split {split}) could not be read "
+                         f"while streaming: {type(exc).__name__}: {msg}")
+
     def iterate() -> Iterator[tuple[int, Any]]:
         try:
             stream = iter(load())
@@ -556,16 +591,26 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
                 raise
             yield from from_files(files)
             return
+        except Exception as exc:  # noqa: BLE001 - decoding errors surface on the first row
+            raise read_failed(exc) from None
         if first is None:
             return
         yield 1, first
-        for i, row in enumerate(stream, 2):
-            yield i, row
+        try:
+            for i, row in enumerate(stream, 2):
+                yield i, row
+        except Exception as exc:  # noqa: BLE001
+            raise read_failed(exc) from None
 
     def sample(n: int, seed: int) -> Iterator[tuple[int, Any]]:
         try:
             ds = load().shuffle(seed=seed, buffer_size=max(1000, 10 * n)).take(n)
-            rows = list(ds)
+            try:
+                rows = list(ds)
+            except HubError:
+                raise
+            except Exception as exc:  # noqa: BLE001
+                raise read_failed(exc) from None
         except HubError:
             if not data_files():
                 raise

@@ -23,6 +23,7 @@ from comparelib import settings
 from comparelib.errors import (
     CompareError,
     ConfigError,
+    DataError,
     EntryNotFoundError,
     GatedRepoError,
     HostNotAllowedError,
@@ -707,3 +708,116 @@ def dataset_info_rows(repo_id: str, revision: str | None = None) -> dict[str, di
     except (EntryNotFoundError, OfflineError):
         return None
     return _rows_from_card(_card_from_readme(path))
+
+
+PARQUET_EXPORT_REVISION = "refs/convert/parquet"
+"""Where the Hub keeps its automatic Parquet conversion of a dataset (one folder per config)."""
+
+_SPLIT_ALIASES = {
+    "train": "train", "training": "train",
+    "validation": "validation", "valid": "validation", "val": "validation", "dev": "validation",
+    "test": "test", "testing": "test", "eval": "test", "evaluation": "test",
+}
+_FOOTER_BLOCK = 64 * 1024  # pyarrow asks for the last 64 KiB first; a larger block would fetch data pages
+
+
+def parquet_split_of(path: str) -> str:
+    """The split a data file belongs to, by the naming rules ``datasets`` applies to data-files-only repos.
+
+    ``train-00000-of-00001.parquet``, ``data/train/x.parquet``, ``test.parquet``, ``data/dev-0.parquet``
+    (dev/val/valid -> validation, eval/testing -> test); a file naming no split is ``train``, as in
+    ``datasets``.
+    """
+    parts = path.split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    candidates = [*re.split(r"[-_. ]", stem), *parts[:-1]]
+    for word in candidates:
+        if word.lower() in _SPLIT_ALIASES:
+            return _SPLIT_ALIASES[word.lower()]
+    return "train"
+
+
+def _export_split_of(path: str, config: str | None) -> str | None:
+    """``{config}/{split}/0000.parquet`` (or ``partial-{split}``) in the Parquet export; None if another config."""
+    parts = path.split("/")
+    if len(parts) < 3 or (parts[0] != (config or "default")):
+        return None
+    split = parts[1]
+    return split[len("partial-"):] if split.startswith("partial-") else split
+
+
+def _parquet_listing(repo_id: str, revision: str | None) -> list[tuple[str, int]]:
+    """(path, size) of every .parquet file at ``revision``; [] when that revision does not exist."""
+    from huggingface_hub import errors as hf
+
+    try:
+        entries = list(_api().list_repo_tree(repo_id, repo_type="dataset", revision=revision, recursive=True,
+                                             token=_token()))
+    except hf.RevisionNotFoundError:
+        if revision == PARQUET_EXPORT_REVISION:
+            return []
+        raise
+    return sorted((e.path, int(e.size)) for e in entries
+                  if getattr(e, "size", None) is not None and e.path.endswith(".parquet"))
+
+
+def _footer_rows(fs: Any, repo_id: str, revision: str | None, path: str) -> int:
+    """Rows in one Parquet file from its footer alone (range requests through HfFileSystem)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with fs.open(f"datasets/{repo_id}/{path}", "rb", revision=revision, block_size=_FOOTER_BLOCK,
+                 cache_type="readahead") as fh:
+        try:
+            return int(pq.ParquetFile(fh).metadata.num_rows)
+        except pa.ArrowException as exc:
+            raise DataError(f"{path} in dataset {repo_id} is not a readable Parquet file ({exc})") from None
+
+
+def parquet_rows(repo_id: str, *, revision: str | None = None, split: str | None = None,
+                 config: str | None = None) -> dict[str, int] | None:
+    """Rows per split summed from Parquet footers, without downloading data; None if the Hub cannot tell.
+
+    The repo's own ``.parquet`` data files count first; a repo without any falls back to the Hub's
+    ``refs/convert/parquet`` export (only for the default branch, which is what the export converts).
+    ``config`` picks a folder of that name (in the export, ``default`` if not given). None when neither
+    has Parquet files, when offline, or when ``split`` has none.
+    """
+    _validate_repo_id(repo_id, repo_id)
+    if settings.hf_offline():
+        return None
+    try:
+        files = _parquet_listing(repo_id, revision)
+        by_split: dict[str, list[str]] = {}
+        use_rev = revision
+        if config not in (None, "default"):  # a named config's files sit under a folder of that name
+            files = [(p, n) for p, n in files if config in p.split("/")[:-1]]
+        for path, _size in files:
+            by_split.setdefault(parquet_split_of(path), []).append(path)
+        if not files and revision is None:
+            use_rev = PARQUET_EXPORT_REVISION
+            for path, _size in _parquet_listing(repo_id, PARQUET_EXPORT_REVISION):
+                name = _export_split_of(path, config)
+                if name is not None:
+                    by_split.setdefault(name, []).append(path)
+        if split is not None:
+            by_split = {split: by_split[split]} if split in by_split else {}
+        if not by_split:
+            return None
+        from huggingface_hub import HfFileSystem
+
+        # endpoint and token passed explicitly (huggingface_hub froze its environment at import); the
+        # token travels in the Authorization header only. No instance cache: listings are per call.
+        fs = HfFileSystem(endpoint=settings.hf_endpoint(), token=_token(), skip_instance_cache=True)
+        jobs = [(name, path) for name, paths in by_split.items() for path in paths]
+        with ThreadPoolExecutor(max_workers=min(8, len(jobs))) as pool:
+            counts = list(pool.map(lambda job: _footer_rows(fs, repo_id, use_rev, job[1]), jobs))
+    except CompareError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - huggingface_hub/pyarrow failures become ours
+        raise _map_error(exc, repo_id=repo_id, revision=revision, filename="Parquet footers",
+                         repo_type="dataset") from None
+    rows: dict[str, int] = {}
+    for (name, _path), n in zip(jobs, counts):
+        rows[name] = rows.get(name, 0) + n
+    return rows

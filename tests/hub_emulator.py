@@ -2,7 +2,9 @@
 
 The tests have no internet, yet ``comparelib.hub`` must talk to a Hub through the real client. This
 module serves the routes that client uses (``HEAD``/``GET /{repo}/resolve/{rev}/{file}`` with
-``X-Repo-Commit``/``ETag``/byte ranges, ``/api/models|datasets/{repo}[/revision/{rev}]``) and answers
+``X-Repo-Commit``/``ETag``/byte ranges, ``/api/models|datasets/{repo}[/revision/{rev}]``, the file listing
+``GET /api/{type}s/{repo}/tree/{rev}[/{path}]?recursive=&expand=`` and ``POST .../paths-info/{rev}``
+that ``HfFileSystem`` and ``datasets`` streaming rely on) and answers
 errors with the same status codes and ``X-Error-Code`` headers the Hub uses, so huggingface_hub raises
 its own ``RepositoryNotFoundError``/``GatedRepoError``/``RevisionNotFoundError``/``EntryNotFoundError``.
 
@@ -11,7 +13,7 @@ Three ways to use it:
 * pytest fixture ``hub`` (function scope): starts a server, sets ``HF_ENDPOINT`` to it and yields the
   :class:`HubEmulator`; register repos with ``hub.add_repo(...)`` / ``hub.add_model(...)``, inspect
   ``hub.requests`` (:class:`RequestRecord`: Authorization values are never stored, only ``authorized``),
-  ``hub.bytes_served(".safetensors")``; ``hub.token`` opens private and gated repos,
+  ``hub.bytes_served(".safetensors")``, ``hub.file_size(repo_id, path)``; ``hub.token`` opens private and gated repos,
   ``hub.ungranted_token`` is valid but has not accepted gated terms.
 * in-process: ``url, stop = start_emulator(repo_dir=None)`` (e.g. a Playwright test that starts
   Streamlit in a subprocess with ``HF_ENDPOINT=url``: the server is a real socket on 127.0.0.1).
@@ -40,7 +42,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
@@ -350,6 +352,11 @@ class HubEmulator:
     def commit_of(self, repo_id: str, revision: str = "main", repo_type: str = "model") -> str:
         return self._repos[(repo_type, repo_id)].refs[revision]
 
+    def file_size(self, repo_id: str, path: str, *, revision: str = "main", repo_type: str = "model") -> int:
+        """The size the emulator advertises for one file (to compare with bytes actually served)."""
+        repo = self._repos[(repo_type, repo_id)]
+        return _size(repo.commits[repo.refs.get(revision, revision)][path].content)
+
     # request log helpers -------------------------------------------------------------------------
     def clear_requests(self) -> None:
         with self._lock:
@@ -399,7 +406,23 @@ class _Handler(BaseHTTPRequestHandler):
         self._dispatch(head=False)
 
     def do_POST(self) -> None:  # noqa: N802
-        self._send_error(_Reply(405, None, "The emulator is read-only."), head=False)
+        split = urlsplit(self.path)
+        self._raw_path, self._query = split.path, split.query
+        self._logged = False
+        try:
+            segs = [s for s in self._raw_path.split("/") if s]
+            if segs[:1] == ["api"] and not self.hub.api_enabled:
+                raise _Reply(404, None, "Not Found")
+            if (segs[:1] == ["api"] and len(segs) >= 6 and segs[1] in ("models", "datasets")
+                    and segs[4] == "paths-info"):
+                self._paths_info(segs)
+            else:
+                raise _Reply(405, None, "The emulator is read-only.")
+        except _Reply as reply:
+            self._send_error(reply, head=False)
+        finally:
+            if not self._logged:
+                self._log(500, 0)
 
     # ---------------------------------------------------------------------------------------------
     def _dispatch(self, *, head: bool) -> None:
@@ -464,6 +487,9 @@ class _Handler(BaseHTTPRequestHandler):
         repo_type = "model" if segs[1] == "models" else "dataset"
         repo_id = f"{unquote(segs[2])}/{unquote(segs[3])}"
         rest = segs[4:]
+        if len(rest) >= 2 and rest[0] == "tree":
+            self._tree(repo_type, repo_id, rest[1:], head=head)
+            return
         if rest and not (rest[0] == "revision" and len(rest) == 2):
             raise _Reply(404, None, "Sorry, we can't find the page you are looking for.")
         revision = unquote(rest[1]) if rest else "main"
@@ -504,11 +530,104 @@ class _Handler(BaseHTTPRequestHandler):
                 body["safetensors"] = {"parameters": params, "total": sum(params.values())}
         self._send_json(200, body, head=head)
 
+    # listing: /api/{type}s/{repo}/tree/{rev}[/{path}] and POST /api/{type}s/{repo}/paths-info/{rev} --------
+    @staticmethod
+    def _split_revision(tail: list[str]) -> tuple[str, list[str]]:
+        """(revision, rest): the client quotes the revision as one segment; ``refs/pr/N`` and
+        ``refs/convert/parquet`` may also come unquoted."""
+        revision, rest = unquote(tail[0]), tail[1:]
+        if revision == "refs" and len(rest) >= 2 and rest[0] in ("pr", "convert"):
+            revision, rest = "/".join(["refs", *rest[:2]]), rest[2:]
+        return revision, rest
+
+    def _listing(self, repo_type: str, repo_id: str, revision: str) -> tuple[str, dict[str, _Blob]]:
+        repo, _ = self._repo(repo_type, repo_id, files=False)
+        sha = self.hub._resolve_rev(repo, revision)
+        if sha is None:
+            raise _Reply(404, "RevisionNotFound", f"Invalid rev id: {revision}")
+        return sha, repo.commits[sha]
+
+    @staticmethod
+    def _folders(blobs: Mapping[str, _Blob]) -> set[str]:
+        folders: set[str] = set()
+        for path in blobs:
+            parts = path.split("/")[:-1]
+            folders.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+        return folders
+
+    @staticmethod
+    def _entry(path: str, blob: _Blob | None, sha: str, expand: bool) -> dict[str, Any]:
+        """One tree entry as the Hub writes it (``RepoFile``/``RepoFolder`` parse these keys)."""
+        if blob is None:
+            entry: dict[str, Any] = {"type": "directory", "path": path,
+                                     "oid": hashlib.sha1(f"tree:{sha}:{path}".encode()).hexdigest()}
+        else:
+            size = _size(blob.content)
+            entry = {"type": "file", "path": path, "size": size}
+            if blob.lfs:
+                entry["oid"] = hashlib.sha1(f"lfs-pointer:{blob.etag}".encode()).hexdigest()
+                entry["lfs"] = {"oid": blob.etag, "size": size, "pointerSize": 134}
+            else:
+                entry["oid"] = blob.etag
+        if expand:
+            entry["lastCommit"] = {"id": sha, "title": "emulated commit", "date": "2026-01-01T00:00:00.000Z"}
+        return entry
+
+    def _tree(self, repo_type: str, repo_id: str, tail: list[str], *, head: bool) -> None:
+        revision, path_segs = self._split_revision(tail)
+        sha, blobs = self._listing(repo_type, repo_id, revision)
+        folder = "/".join(unquote(s) for s in path_segs).strip("/")
+        params = {k: v[-1] for k, v in parse_qs(self._query).items()}
+        recursive = params.get("recursive", "false").lower() == "true"
+        expand = params.get("expand", "false").lower() == "true"
+        folders = self._folders(blobs)
+        if folder and folder not in folders:
+            if folder in blobs:  # the Hub lists a file path as that single file
+                self._send_json(200, [self._entry(folder, blobs[folder], sha, expand)], head=head)
+                return
+            raise _Reply(404, "EntryNotFound", f"{folder} does not exist on \"{revision}\"")
+        prefix = f"{folder}/" if folder else ""
+        entries = []
+        for path in sorted(folders | set(blobs)):
+            if not path.startswith(prefix) or path == folder:
+                continue
+            if not recursive and "/" in path[len(prefix):]:
+                continue
+            entries.append(self._entry(path, blobs.get(path), sha, expand))
+        entries.sort(key=lambda e: (e["type"] != "directory", e["path"]))
+        self._send_json(200, entries, head=head)
+
+    def _paths_info(self, segs: list[str]) -> None:
+        repo_type = "model" if segs[1] == "models" else "dataset"
+        repo_id = f"{unquote(segs[2])}/{unquote(segs[3])}"
+        revision, _ = self._split_revision(segs[5:])
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length).decode("utf-8", errors="replace") if length else ""
+        if "json" in (self.headers.get("Content-Type") or ""):
+            data = json.loads(raw or "{}")
+            paths = data.get("paths") or []
+            paths = [paths] if isinstance(paths, str) else list(paths)
+            expand = str(data.get("expand", False)).lower() == "true"
+        else:
+            form = parse_qs(raw)
+            paths = form.get("paths", [])
+            expand = (form.get("expand") or ["false"])[-1].lower() == "true"
+        sha, blobs = self._listing(repo_type, repo_id, revision)
+        folders = self._folders(blobs)
+        out = []
+        for path in paths:
+            path = path.strip("/")
+            if path in blobs:
+                out.append(self._entry(path, blobs[path], sha, expand))
+            elif path in folders:
+                out.append(self._entry(path, None, sha, expand))
+        self._send_json(200, out, head=False)
+
     def _resolve(self, repo_type: str, repo_id: str, tail: list[str], *, head: bool) -> None:
         repo, _ = self._repo(repo_type, repo_id, files=True)
         # The client quotes the revision as one segment (refs%2Fpr%2F1); browsers may not.
         revision, path_segs = unquote(tail[0]), tail[1:]
-        if revision == "refs" and len(path_segs) >= 3 and path_segs[0] == "pr":
+        if revision == "refs" and len(path_segs) >= 3 and path_segs[0] in ("pr", "convert"):
             revision, path_segs = "/".join(["refs", *path_segs[:2]]), path_segs[2:]
         sha = self.hub._resolve_rev(repo, revision)
         if sha is None:

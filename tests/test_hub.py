@@ -604,3 +604,71 @@ def test_endpoint_that_is_not_a_hub(httpserver, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("HF_ENDPOINT", httpserver.url_for("").rstrip("/"))
     with pytest.raises(HubError, match="does not look like a Hugging Face Hub"):
         hublib.fetch_model("org/m")
+
+
+# --- emulator listing routes: what HfFileSystem and `datasets` streaming call ----------------------
+
+LISTING_FILES = {"README.md": b"# d\n", "data/train.jsonl": b'{"a": 1}\n', "data/sub/x.parquet": b"PAR1" + b"\0" * 60,
+                 "top.txt": b"t"}
+
+# (path_in_repo, recursive, paths listed)
+TREE_CASES = [
+    (None, False, ["data", "README.md", "top.txt"]),
+    (None, True, ["data", "data/sub", "README.md", "data/sub/x.parquet", "data/train.jsonl", "top.txt"]),
+    ("data", False, ["data/sub", "data/train.jsonl"]),
+    ("data", True, ["data/sub", "data/sub/x.parquet", "data/train.jsonl"]),
+    ("data/sub", False, ["data/sub/x.parquet"]),
+]
+
+
+@pytest.mark.parametrize(("path", "recursive", "expected"), TREE_CASES)
+def test_emulator_tree_listing(hub: HubEmulator, path: str | None, recursive: bool, expected: list[str]) -> None:
+    from huggingface_hub import HfApi, RepoFile, RepoFolder
+
+    hub.add_repo("org/listed", LISTING_FILES, repo_type="dataset")
+    api = HfApi(endpoint=hub.url)
+    entries = list(api.list_repo_tree("org/listed", path, recursive=recursive, repo_type="dataset"))
+    assert [e.path for e in entries] == expected
+    for e in entries:
+        if e.path in LISTING_FILES:
+            assert isinstance(e, RepoFile) and e.size == len(LISTING_FILES[e.path])
+            assert (e.lfs is not None) == e.path.endswith(".parquet")
+        else:
+            assert isinstance(e, RepoFolder)
+
+
+def test_emulator_tree_errors_and_paths_info(hub: HubEmulator) -> None:
+    from huggingface_hub import HfApi, HfFileSystem
+    from huggingface_hub.errors import EntryNotFoundError, RevisionNotFoundError
+
+    sha = hub.add_repo("org/listed", LISTING_FILES, repo_type="dataset")
+    hub.add_repo("org/listed", {"default/train/0000.parquet": b"PAR1"}, repo_type="dataset",
+                 revision="refs/convert/parquet")
+    api = HfApi(endpoint=hub.url)
+    with pytest.raises(EntryNotFoundError):
+        list(api.list_repo_tree("org/listed", "nope", repo_type="dataset"))
+    with pytest.raises(RevisionNotFoundError):
+        list(api.list_repo_tree("org/listed", repo_type="dataset", revision="v9"))
+    converted = api.list_repo_tree("org/listed", repo_type="dataset", revision="refs/convert/parquet", recursive=True)
+    assert [e.path for e in converted] == ["default", "default/train", "default/train/0000.parquet"]
+    info = api.get_paths_info("org/listed", ["data/train.jsonl", "data", "missing"], repo_type="dataset",
+                              revision=sha, expand=True)
+    assert [(type(e).__name__, e.path) for e in info] == [("RepoFile", "data/train.jsonl"), ("RepoFolder", "data")]
+    assert info[0].last_commit is not None and info[0].last_commit.oid == sha
+    fs = HfFileSystem(endpoint=hub.url, token=False, skip_instance_cache=True)
+    assert fs.info("datasets/org/listed/top.txt")["size"] == 1
+    assert sorted(fs.glob("datasets/org/listed/data/**/*.parquet")) == ["datasets/org/listed/data/sub/x.parquet"]
+    with fs.open("datasets/org/listed/data/sub/x.parquet", "rb", block_size=16) as fh:
+        fh.seek(60)
+        assert fh.read(4) == b"\0" * 4
+    assert any(r.method == "POST" and "/paths-info/" in r.url_path for r in hub.requests)
+
+
+def test_emulator_post_elsewhere_is_still_read_only(hub: HubEmulator) -> None:
+    import httpx
+
+    hub.add_repo("org/listed", LISTING_FILES, repo_type="dataset")
+    assert httpx.post(f"{hub.url}/api/datasets/org/listed/commit/main", data={"x": "1"}).status_code == 405
+    hub.api_enabled = False
+    assert httpx.post(f"{hub.url}/api/datasets/org/listed/paths-info/main", data={"paths": "top.txt"}
+                      ).status_code == 404
