@@ -275,16 +275,46 @@ TABLE_COLUMNS: tuple[str, ...] = (
     "bf16_GiB",
     "target",
     "draft_to_target",
+    "train_samples",
+    "train_tokens",
+    "train_source",
     "lint_errors",
     "lint_warnings",
 )
 
 
-def table(entries: Sequence[Entry]) -> pd.DataFrame:
-    """The side-by-side table; integers stay integers so exports are exact."""
+def volumes_by_draft(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The latest training volume stored for each draft name (store.data_volumes() rows).
+
+    A measured or typed-in volume always wins over the built-in example's, whenever it was stored.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for row in sorted(rows, key=lambda r: (r.get("kind") != "example", r.get("id") or 0)):
+        out[str(row["draft"])] = dict(row)
+    return out
+
+
+def _volume(entry: Entry, volumes: Mapping[str, Mapping[str, Any]]) -> tuple[int | None, int | None, str | None]:
+    own = volumes.get(entry.label)
+    if own is not None:
+        kind = own.get("kind") or "measured"
+        return own.get("samples"), own.get("tokens"), f"{kind}: {own.get('source') or 'dataset audit'}"
+    p = entry.published
+    if p is not None and (p.train_samples or p.train_tokens):
+        return p.train_samples, p.train_tokens, "published"
+    return None, None, None
+
+
+def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | None = None) -> pd.DataFrame:
+    """The side-by-side table; integers stay integers so exports are exact.
+
+    ``volumes`` maps a draft's label to a stored training volume (from a dataset audit or typed in);
+    published drafts fall back to the volume their card reports.
+    """
     rows = []
     for e in entries:
         c = e.count
+        samples, tokens, vol_source = _volume(e, volumes or {})
         rows.append(
             {
                 "draft": e.label,
@@ -304,12 +334,15 @@ def table(entries: Sequence[Entry]) -> pd.DataFrame:
                 "bf16_GiB": round(e.memory.get("bf16", 0) / 2**30, 2),
                 "target": e.target_label,
                 "draft_to_target": None if e.ratio is None else round(e.ratio, 5),
+                "train_samples": samples,
+                "train_tokens": tokens,
+                "train_source": vol_source,
                 "lint_errors": sum(f.severity == "error" for f in e.findings),
                 "lint_warnings": sum(f.severity == "warning" for f in e.findings),
             }
         )
     df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    for col in ("active", "draft_vocab"):
+    for col in ("active", "draft_vocab", "train_samples", "train_tokens"):
         df[col] = df[col].astype("Int64")
     return df
 

@@ -9,7 +9,7 @@ import app
 
 app.ensure_routed()
 
-from comparelib import comparison, export, lint, registry
+from comparelib import comparison, export, lint, registry, settings
 from comparelib.errors import CompareError
 
 st.title("Compare drafts")
@@ -99,7 +99,12 @@ if not entries:
 for sentence in comparison.headlines(entries):
     st.info(sentence, icon=":material/lightbulb:")
 
-df = comparison.table(entries)
+try:  # training volumes attached on the Dataset audit page (or the built-in example)
+    volumes = comparison.volumes_by_draft(app.open_store(settings.database_url()).data_volumes())
+except CompareError as exc:
+    volumes = {}
+    st.warning(f"Training volumes from the results store are not shown: {exc}")
+df = comparison.table(entries, volumes)
 st.subheader("Parameters")
 st.dataframe(
     df,
@@ -108,7 +113,8 @@ st.dataframe(
     key="compare_table",
     column_config={
         c: st.column_config.NumberColumn(c, format="localized")
-        for c in ("total", "excluding_embedding", "embedding", "lm_head", "trainable", "frozen", "stored", "active")
+        for c in ("total", "excluding_embedding", "embedding", "lm_head", "trainable", "frozen", "stored", "active",
+                  "train_samples", "train_tokens")
     },
 )
 cols = st.columns(len(export.FORMATS))

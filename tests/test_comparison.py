@@ -174,3 +174,30 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, ...]) -> None:
     lines = proc.stderr.strip().splitlines()
     assert lines and all(line.startswith("error:") for line in lines)
     assert "Traceback" not in proc.stderr
+
+
+def test_table_carries_training_volumes_published_and_attached(tmp_path: Path) -> None:
+    from comparelib.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    store.ensure_examples()
+    store.save_data_volume(draft="acme/mine", samples=123_456, tokens=98_765_432, source="train.jsonl")
+    entries = [comparison.load_entry(f"registry:{AQ}"), comparison.load_entry(comparison.EXAMPLE_OWN)]
+    mine = comparison.load_entry(f"registry:{AQ}")
+    mine.label = "acme/mine"
+    df = comparison.table(entries + [mine], comparison.volumes_by_draft(store.data_volumes()))
+    assert list(df["train_samples"]) == [1_400_000, 37_000, 123_456]
+    assert df["train_tokens"].iloc[2] == 98_765_432
+    assert df["train_source"].iloc[0] == "published"
+    assert df["train_source"].iloc[2] == "measured: train.jsonl"
+
+
+def test_cli_compare_shows_volume_attached_by_an_audit(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    from comparelib.store import Store
+
+    Store(db).save_data_volume(draft="example: own Kimi-K2.5 draft", samples=50_000, source="audit")
+    proc = run_cli("compare", f"registry:{AQ}", comparison.EXAMPLE_OWN, "--format", "json", "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [r["train_samples"] for r in rows] == [1_400_000, 50_000]  # the latest attached volume wins

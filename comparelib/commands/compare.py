@@ -13,19 +13,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("models", nargs="+", help="Hub URLs, local folders, or registry:<hub id>")
     p.add_argument("--format", choices=FORMATS, default="md")
     p.add_argument("--no-header", action="store_true", help="do not read safetensors headers")
+    p.add_argument("--db", help="results store with attached training volumes (default: SPECDRAFT_DB or the app's)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from comparelib import comparison, export
     from comparelib.errors import InputError
+    from comparelib.store import Store
 
     entries, errors = comparison.load_entries(args.models, with_header=not args.no_header)
     for src, msg in errors:
         print(f"error: {src}: {' '.join(msg.split())}", file=sys.stderr)
     if not entries:
         raise InputError("none of the models could be loaded")
-    sys.stdout.write(export.render(comparison.table(entries), args.format))
+    store = Store(args.db)
+    store.ensure_examples()
+    volumes = comparison.volumes_by_draft(store.data_volumes())
+    sys.stdout.write(export.render(comparison.table(entries, volumes), args.format))
     if args.format == "md":
         for sentence in comparison.headlines(entries):
             sys.stdout.write(f"\n{sentence}\n")
