@@ -356,15 +356,18 @@ def _eagle3_tensors(
     return t.items
 
 
-def _eagle3(config: Mapping[str, Any], source: str, arch: str, dialect: str) -> ModelSpec:
-    r = _Reader(config, arch)
+def _dense_sizes(r: _Reader) -> tuple[int, int, int, int, int, int]:
+    """hidden, intermediate, heads, kv heads, head dim, vocab: what every dense decoder config states."""
     r.need("hidden_size", "intermediate_size", "num_attention_heads", "vocab_size")
     hidden = r.int("hidden_size")
-    inter = r.int("intermediate_size")
     heads = r.int("num_attention_heads")
-    kv_heads = r.int("num_key_value_heads", heads)
-    head_dim = _head_dim(r, hidden, heads)
-    vocab = r.int("vocab_size")
+    return (hidden, r.int("intermediate_size"), heads, r.int("num_key_value_heads", heads),
+            _head_dim(r, hidden, heads), r.int("vocab_size"))
+
+
+def _eagle3(config: Mapping[str, Any], source: str, arch: str, dialect: str) -> ModelSpec:
+    r = _Reader(config, arch)
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
     draft_vocab = r.int("draft_vocab_size", vocab)
     if draft_vocab > vocab:
         raise _fail(arch, f"draft_vocab_size {draft_vocab} is larger than vocab_size {vocab}")
@@ -412,13 +415,7 @@ def _speculators(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec
     top.need("transformer_layer_config")
     layer_cfg = top.mapping("transformer_layer_config")
     r = _Reader(layer_cfg, top.arch, "transformer_layer_config.")
-    r.need("hidden_size", "intermediate_size", "num_attention_heads", "vocab_size")
-    hidden = r.int("hidden_size")
-    inter = r.int("intermediate_size")
-    heads = r.int("num_attention_heads")
-    kv_heads = r.int("num_key_value_heads", heads)
-    head_dim = _head_dim(r, hidden, heads)
-    vocab = r.int("vocab_size")
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
     layers = r.int("num_hidden_layers", 1)
     draft_vocab = top.int("draft_vocab_size", vocab)
     if draft_vocab > vocab:
@@ -455,13 +452,7 @@ def _speculators(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec
 
 def _eagle1(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     r = _Reader(config, arch)
-    r.need("hidden_size", "intermediate_size", "num_attention_heads", "vocab_size")
-    hidden = r.int("hidden_size")
-    inter = r.int("intermediate_size")
-    heads = r.int("num_attention_heads")
-    kv_heads = r.int("num_key_value_heads", heads)
-    head_dim = _head_dim(r, hidden, heads)
-    vocab = r.int("vocab_size")
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
     layers = r.int("num_hidden_layers", 1)
     t = _Tensors()
     t.add("embed_tokens.weight", (vocab, hidden), "embedding", trainable=False, shared_with_target=True)
