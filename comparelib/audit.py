@@ -509,6 +509,7 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
         assert mref.local_path is not None
         return _local_source(mref.local_path)
     repo_id = str(mref.repo_id)
+    split_given = bool(split)
     split = split or "train"
     hub_rows: int | None = None
     note: str | None = None
@@ -560,7 +561,11 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
         names = sorted(s.rfilename for s in info.siblings or [] if s.rfilename.endswith(FILE_EXTENSIONS)
                        and not s.rfilename.startswith("."))
         matching = [n for n in names if re.search(rf"(^|[/_.\-]){re.escape(split)}([/_.\-]|$)", n)]
-        return matching or ([] if config else names)
+        if config:  # a config the loader refused: only files that name it, never the whole repo instead
+            matching = [n for n in matching if re.search(rf"(^|[/_.\-]){re.escape(config)}([/_.\-]|$)", n)]
+        # Every file only when the user named neither: a split or config asked for must never be
+        # answered with counts of other data.
+        return matching or ([] if config or split_given else names)
 
     def from_files(files: list[str]) -> Iterator[tuple[int, Any]]:
         counter = [0]

@@ -207,6 +207,11 @@ def _from_hf_uri(text: str) -> ModelRef:
     return ModelRef(repo_id=uri.id, revision=uri.revision, filename=filename, subfolder=subfolder, repo_type=uri.type)
 
 
+def _mask_userinfo(text: str) -> str:
+    """A pasted URL fit for an error message: any user:password@ part masked."""
+    return re.sub(r"(://)[^/@\s]*@", r"\1***@", text)
+
+
 def parse_ref(text: str) -> ModelRef:
     """Read whatever people paste: Hub URLs, ``org/name[@rev]``, ``hf://`` URIs, local folders.
 
@@ -240,12 +245,17 @@ def parse_ref(text: str) -> ModelRef:
         split = urlsplit(url)
         port = split.port
     except ValueError:
-        raise InputError(f"{text!r} is not a valid URL") from None
+        raise InputError(f"{_mask_userinfo(text)!r} is not a valid URL") from None
     host = (split.hostname or "").lower()
     if not host:
-        raise InputError(f"{text!r} has no host; paste https://huggingface.co/org/name")
+        raise InputError(f"{_mask_userinfo(text)!r} has no host; paste https://huggingface.co/org/name")
     if not _check_host(host, port):
         raise HostNotAllowedError(f"only Hugging Face Hub URLs are fetched; {host} is not one")
+    if split.username is not None or split.password is not None:  # never echo or keep a secret pasted into a URL
+        raise InputError(
+            f"{split.scheme}://***@{host}{split.path}: remove the user:password@ part of the URL; the Hub token is "
+            "read from HF_TOKEN, never from a URL"
+        )
     path = split.path
     ep_host, _, ep_prefix = _endpoint_parts()
     if ep_prefix and host == ep_host and (path == "/" + ep_prefix or path.startswith(f"/{ep_prefix}/")):

@@ -757,7 +757,10 @@ def gap_verdict(
     bench = benchmark.lower()
     ref_rows = pts[pts["draft"] == reference]
     if ref_rows.empty:
-        raise InputError(f"{reference} is not in the registry; pick one of the published drafts")
+        raise InputError(
+            f"{reference} has no published acceptance results (or is not a published draft); pick a reference "
+            "that reports acceptance length"
+        )
     ref_vol = _num(ref_rows[x].dropna().iloc[0]) if ref_rows[x].notna().any() else None
     family = str(ref_rows["family"].iloc[0])
     if setting_key is None:

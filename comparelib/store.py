@@ -297,6 +297,9 @@ class Store:
     """Runs, requests, snapshots and data volumes in one SQLAlchemy database."""
 
     def __init__(self, url: str | None = None) -> None:
+        if url is not None and not url.strip():
+            raise StoreError("empty database URL; leave it out to use the default, or give e.g. "
+                             "sqlite:///path/results.sqlite")
         raw = url or settings.database_url()
         try:
             parsed = sa.make_url(raw)

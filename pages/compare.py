@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import altair as alt
 import streamlit as st
 
@@ -62,7 +64,15 @@ with st.form("compare_form"):
     )
     submitted = st.form_submit_button("Compare", type="primary")
 
-sources = [comparison.registry_source(p) for p in picks] + [u.strip() for u in urls.splitlines() if u.strip()]
+def _without_credentials(text: str) -> str:
+    """Mask user:password@ in a pasted URL so it never reaches the page, the shareable query or an error."""
+    return re.sub(r"(://)[^/@\s]*@", r"\1***@", text)
+
+
+sources = [comparison.registry_source(p) for p in picks] + [
+    _without_credentials(u.strip()) for u in urls.splitlines() if u.strip()
+]
+target = _without_credentials(target)
 target_layers: int | None = None
 if layers_text.strip():
     try:

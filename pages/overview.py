@@ -32,7 +32,17 @@ _store = app.open_store
 
 @st.cache_data(show_spinner=False)
 def _drafts_with_config() -> list[str]:
-    return [d.hub_id for d in registry.load_registry() if d.config]
+    """Drafts whose config can be counted on its own (Medusa-1 configs need their base model's: not offered)."""
+    ids = []
+    for d in registry.load_registry():
+        if not d.config:
+            continue
+        try:
+            architectures.parse_config(d.config, d.hub_id)
+        except CompareError:
+            continue
+        ids.append(d.hub_id)
+    return ids
 
 
 @st.cache_data(show_spinner=False)
@@ -46,9 +56,14 @@ def _spec_for(choice: str, path: str):  # type: ignore[no-untyped-def]
         return architectures.parse_config(cfg, "example: own Kimi-K2.5 draft"), "example:own-kimi-k2.5-draft"
     if choice == LOCAL:
         folder = Path(path.strip()).expanduser()
-        cfg_path = folder / "config.json" if folder.is_dir() else folder
-        if not path.strip() or not cfg_path.is_file():
-            raise InputError(f"no config.json at {path!r}; give a folder that holds the draft's config.json")
+        try:
+            cfg_path = folder / "config.json" if folder.is_dir() else folder
+            found = bool(path.strip()) and cfg_path.is_file()
+        except (OSError, ValueError):  # e.g. a name longer than the file system allows
+            found = False
+        if not found:
+            shown = path if len(path) <= 200 else path[:200] + "…"
+            raise InputError(f"no config.json at {shown!r}; give a folder that holds the draft's config.json")
         try:
             cfg = json.loads(cfg_path.read_text())
         except (OSError, ValueError) as exc:
@@ -188,7 +203,13 @@ else:
     )
 st.markdown("\n".join(lines))
 
-if own_volume and ref_volume:
+published_refs = set(_published_points()["draft"].dropna())
+if own_volume and ref_volume and reference not in published_refs:
+    st.info(
+        f"{reference} publishes no acceptance results, so the published data cannot say what the volume gap "
+        f"costs; pick a reference on the {_link('scaling chart', 'scaling')} for that."
+    )
+elif own_volume and ref_volume:
     try:
         verdict = scaling.gap_verdict(own_volume, reference, points=_published_points())
         st.markdown(

@@ -23,10 +23,10 @@ def run(args: argparse.Namespace) -> int:
     from comparelib.store import Store
 
     entries, errors = comparison.load_entries(args.models, with_header=not args.no_header)
+    if not entries:  # nothing to show: one error line naming every source that failed
+        raise InputError("none of the models could be loaded: " + "; ".join(f"{src}: {msg}" for src, msg in errors))
     for src, msg in errors:
         print(f"error: {src}: {' '.join(msg.split())}", file=sys.stderr)
-    if not entries:
-        raise InputError("none of the models could be loaded")
     store = Store(args.db)
     store.ensure_examples()
     volumes = comparison.volumes_by_draft(store.data_volumes())

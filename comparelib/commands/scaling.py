@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 
@@ -33,12 +34,12 @@ def run(args: argparse.Namespace) -> int:
     from comparelib.commands._util import print_json
     from comparelib.errors import DataError, InputError
 
-    if args.target_accept is not None and not args.target_accept > 1.0:
+    if args.target_accept is not None and not 1.0 < args.target_accept < math.inf:
         raise InputError(
-            f"--target-accept must be above 1 (acceptance length counts the bonus token), got {args.target_accept:g}"
+            f"--target-accept must be a finite number above 1 (acceptance length counts the bonus token), got {args.target_accept:g}"
         )
-    if args.own_samples is not None and not args.own_samples > 0:
-        raise InputError(f"--own-samples must be a positive number, got {args.own_samples:g}")
+    if args.own_samples is not None and not 0 < args.own_samples < math.inf:
+        raise InputError(f"--own-samples must be a positive, finite number, got {args.own_samples:g}")
     bench = args.benchmark.strip().lower()
     own_volume = args.own_samples
     own_source = "--own-samples" if own_volume is not None else None
