@@ -37,6 +37,8 @@ STATUSES = ("running", "finished", "failed", "interrupted")
 
 metadata = sa.MetaData()
 
+_SCHEMA_LOCK_KEY = 0x5BEC_D2AF  # any constant: one advisory lock for "creating the specdraft schema"
+
 schema_version = sa.Table(
     "schema_version",
     metadata,
@@ -390,6 +392,10 @@ class Store:
                 if self._sqlite:
                     conn = conn.execution_options(sqlite_begin="IMMEDIATE")
                 with conn.begin():
+                    if conn.dialect.name == "postgresql":
+                        # Serialise schema creation across processes: PostgreSQL's CREATE TABLE IF NOT
+                        # EXISTS is not safe when two sessions race on an empty database.
+                        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
                     metadata.create_all(conn)
                     row = conn.execute(sa.select(schema_version.c.version).where(schema_version.c.id == 1)).first()
                     if row is None:
