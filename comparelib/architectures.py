@@ -648,14 +648,9 @@ def mtp_spec(config: Mapping[str, Any], source: str = "") -> ModelSpec:
 
 def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str) -> ModelSpec:
     r = _Reader(config, arch)
-    r.need("hidden_size", "intermediate_size", "num_attention_heads", "num_hidden_layers", "vocab_size")
-    hidden = r.int("hidden_size")
-    inter = r.int("intermediate_size")
-    heads = r.int("num_attention_heads")
-    kv_heads = r.int("num_key_value_heads", heads)
-    head_dim = _head_dim(r, hidden, heads)
+    r.need("num_hidden_layers")
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
     layers = r.int("num_hidden_layers")
-    vocab = r.int("vocab_size")
     tied = r.flag("tie_word_embeddings")
     qkv_bias = True if dialect == "qwen2" else r.flag("attention_bias")
     o_bias = False if dialect == "qwen2" else r.flag("attention_bias")
@@ -704,15 +699,9 @@ def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str)
 
 def _gpt_oss(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     r = _Reader(config, arch)
-    r.need("hidden_size", "intermediate_size", "num_attention_heads", "num_hidden_layers", "vocab_size",
-           "num_local_experts")
-    hidden = r.int("hidden_size")
-    inter = r.int("intermediate_size")
-    heads = r.int("num_attention_heads")
-    kv_heads = r.int("num_key_value_heads", heads)
-    head_dim = _head_dim(r, hidden, heads)
+    r.need("num_hidden_layers", "num_local_experts")
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
     layers = r.int("num_hidden_layers")
-    vocab = r.int("vocab_size")
     experts = r.int("num_local_experts")
     per_tok = r.int("num_experts_per_tok", 0) or r.int("experts_per_token", 0)
     if not per_tok:
