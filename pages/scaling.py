@@ -159,32 +159,16 @@ with chart_col:
             points, benchmark=bench, setting_key=setting_key, x=x, band=band, own_volume=own_volume
         )
         st.altair_chart(chart, width="stretch")
-        b1, b2, b3 = st.columns(3)
         stem = f"acceptance-vs-{x}-{bench}"
-        b1.download_button(
-            "PNG",
-            data=lambda: charts.chart_to_png(chart),
-            file_name=f"{stem}.png",
-            mime="image/png",
-            key="sc_dl_png",
-            on_click="ignore",
-        )
-        b2.download_button(
-            "SVG",
-            data=lambda: charts.chart_to_svg(chart),
-            file_name=f"{stem}.svg",
-            mime="image/svg+xml",
-            key="sc_dl_svg",
-            on_click="ignore",
-        )
-        b3.download_button(
-            "Vega-Lite JSON",
-            data=lambda: charts.chart_to_vegalite_json(chart),
-            file_name=f"{stem}.vl.json",
-            mime="application/json",
-            key="sc_dl_vl",
-            on_click="ignore",
-        )
+        chart_exports = [
+            ("PNG", charts.chart_to_png, "png", "image/png", "sc_dl_png"),
+            ("SVG", charts.chart_to_svg, "svg", "image/svg+xml", "sc_dl_svg"),
+            ("Vega-Lite JSON", charts.chart_to_vegalite_json, "vl.json", "application/json", "sc_dl_vl"),
+        ]
+        for col, (label, render, ext, mime, key) in zip(st.columns(3), chart_exports):
+            # rendered only when clicked: PNG/SVG go through vl-convert
+            col.download_button(label, data=lambda render=render: render(chart), file_name=f"{stem}.{ext}",
+                                mime=mime, key=key, on_click="ignore")
     except CompareError as exc:
         st.error(str(exc))
     if sel is not None:
