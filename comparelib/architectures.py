@@ -264,9 +264,34 @@ def _aux_layer_ids(config: Mapping[str, Any], arch: str) -> tuple[int, ...] | No
         return None
     if not isinstance(raw, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool) for v in raw):
         raise _fail(arch, f"eagle_aux_hidden_state_layer_ids must be a list of integers, got {raw!r}")
-    if any(v < 0 for v in raw):
-        raise _fail(arch, f"eagle_aux_hidden_state_layer_ids must not be negative, got {list(raw)}")
+    if not raw:
+        return None  # both engines treat an empty list like no list (their defaults apply)
+    if len(raw) > 64 or any(abs(v) > _LAYERS_MAX for v in raw):
+        raise _fail(arch, f"eagle_aux_hidden_state_layer_ids must list 1 to 64 layer ids, got {list(raw)[:8]!r}")
+    # Negative ids are kept: the draft is still counted, and lint says what each engine does with them.
     return tuple(raw)
+
+
+def _aux_count(config: Mapping[str, Any], arch: str) -> int:
+    """How many target states the fc concatenates, as SGLang and vLLM size it: num_aux_hidden_states, else the
+    number of ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py line 155; vllm 0.33.0
+    model_executor/models/llama_eagle3.py line 210)."""
+    explicit = config.get("num_aux_hidden_states")
+    if explicit is not None:
+        return _check_int(explicit, "num_aux_hidden_states", arch, 1, 64)
+    eagle_config = config.get("eagle_config")
+    ids = eagle_config.get("eagle_aux_hidden_state_layer_ids") if isinstance(eagle_config, Mapping) else None
+    if isinstance(ids, (list, tuple)) and ids and len(ids) <= 64:
+        return len(ids)
+    return 3
+
+
+def _norm_before_fc(config: Mapping[str, Any], r: _Reader) -> bool:
+    """norm_before_fc as both engines read it: inside eagle_config first, then the top level."""
+    eagle_config = config.get("eagle_config")
+    if isinstance(eagle_config, Mapping) and eagle_config.get("norm_before_fc") is not None:
+        return _Reader(eagle_config, r.arch, "eagle_config.").flag("norm_before_fc")
+    return r.flag("norm_before_fc")
 
 
 def _common(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -322,17 +347,17 @@ def _eagle3_tensors(
     *, hidden: int, inter: int, heads: int, kv_heads: int, head_dim: int, vocab: int, draft_vocab: int,
     target_hidden: int, layers: int, layer_prefix: str, attn_bias: bool, mlp_bias: bool, qk_norm: bool,
     fc_bias: bool, fc_norm: bool, input_norm: bool, embed_stored: bool, embed_trainable: bool,
-    embed_shared: bool, lm_head_trainable: bool, lm_head_shared: bool, with_t2d: bool,
+    embed_shared: bool, lm_head_trainable: bool, lm_head_shared: bool, with_t2d: bool, n_aux: int = 3,
 ) -> list[TensorSpec]:
     t = _Tensors()
     t.add("embed_tokens.weight", (vocab, hidden), "embedding", trainable=embed_trainable,
           shared_with_target=embed_shared, stored=embed_stored)
     if input_norm:
-        t.add("input_norm.weight", (3 * target_hidden,), "norm")
+        t.add("input_norm.weight", (n_aux * target_hidden,), "norm")
     if fc_norm:
-        for i in range(3):
+        for i in range(n_aux):
             t.add(f"fc_norm.{i}.weight", (target_hidden,), "norm")
-    t.linear("fc", hidden, 3 * target_hidden, "fc", bias=fc_bias)
+    t.linear("fc", hidden, n_aux * target_hidden, "fc", bias=fc_bias)
     for i in range(layers):
         if layer_prefix == "midlayer":
             p = "midlayer." if layers == 1 else f"midlayer.{i}."
@@ -394,9 +419,10 @@ def _eagle3(config: Mapping[str, Any], source: str, arch: str, dialect: str) -> 
         hidden=hidden, inter=inter, heads=heads, kv_heads=kv_heads, head_dim=head_dim, vocab=vocab,
         draft_vocab=draft_vocab, target_hidden=target_hidden, layers=layers, layer_prefix="midlayer",
         attn_bias=r.flag("attention_bias"), mlp_bias=r.flag("mlp_bias"), qk_norm=False,
-        fc_bias=r.flag("bias"), fc_norm=r.flag("fc_norm"), input_norm=r.flag("norm_before_fc"),
-        embed_stored=embed_stored, embed_trainable=False, embed_shared=not own_embedding,
-        lm_head_trainable=lm_trainable, lm_head_shared=lm_shared, with_t2d=with_t2d,
+        fc_bias=r.flag("bias"), fc_norm=r.flag("fc_norm") or r.flag("use_aux_norm"),
+        input_norm=_norm_before_fc(config, r), embed_stored=embed_stored, embed_trainable=False,
+        embed_shared=not own_embedding, lm_head_trainable=lm_trainable, lm_head_shared=lm_shared,
+        with_t2d=with_t2d, n_aux=_aux_count(config, arch),
     )
     return ModelSpec(
         source=source, architecture=arch or "LlamaForCausalLMEagle3", dialect=dialect, role="draft",

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from comparelib import architectures, hub, lint, params, registry
+from comparelib import architectures, engines, hub, lint, params, registry
 from comparelib.architectures import ModelSpec
 from comparelib.errors import CompareError, HubError, InputError
 
@@ -45,6 +45,7 @@ class Entry:
     target_layers: int | None = None
     published: registry.PublishedDraft | None = None
     card: str | None = None
+    target_family: str | None = None  # engines.FAMILIES key the capture rules were applied for
 
     @property
     def ratio(self) -> float | None:
@@ -86,8 +87,14 @@ def load_entry(
     target: str | None = None,
     target_layers: int | None = None,
     with_header: bool = True,
+    serving: str | None = None,
 ) -> Entry:
-    """Fetch and analyse one source. Raises CompareError subclasses with user-facing text."""
+    """Fetch and analyse one source. Raises CompareError subclasses with user-facing text.
+
+    ``serving`` is the engine the draft is served with ("SGLang 0.5.23", "vLLM", ...); None checks the
+    newest rules of every serving engine (engines.serving_choices()).
+    """
+    engine_pair = [engines.parse_choice(serving)] if serving else None
     text = (text or "").strip()
     if not text:
         raise InputError("empty model reference: paste a Hub URL, org/name, a local folder, or pick a published draft")
@@ -95,7 +102,7 @@ def load_entry(
     if text == EXAMPLE_OWN:
         # The built-in example: a team's Kimi-K2.5 draft with a full-vocabulary lm_head.
         entry = load_entry(str(registry.EXAMPLE_OWN_DRAFT), target=target or EXAMPLE_TARGET,
-                           target_layers=target_layers, with_header=with_header)
+                           target_layers=target_layers, with_header=with_header, serving=serving)
         entry.source, entry.label, entry.kind = EXAMPLE_OWN, "example: own Kimi-K2.5 draft", "example"
         return entry
     if text.startswith(EXAMPLE_PREFIX):
@@ -141,6 +148,7 @@ def load_entry(
     if target_layers is None and target_spec is None and published is not None and published.target_layers:
         target_layers = published.target_layers
     checkpoint = params.reconcile(spec, header) if header else None
+    family = _family(spec, target_spec, published, target)
     findings: list[lint.Finding] = []
     if spec.role == "draft":
         findings = lint.lint(
@@ -150,6 +158,8 @@ def load_entry(
             target_hidden_size=published.target_hidden_size if published and target_spec is None else None,
             target_vocab_size=published.target_vocab_size if published and target_spec is None else None,
             checkpoint_tensors=list(header) if header else None,
+            target_family=family,
+            serving=engine_pair,
         )
     return Entry(
         source=text,
@@ -168,7 +178,21 @@ def load_entry(
         target_layers=target_spec.num_hidden_layers if target_spec is not None else target_layers,
         published=published,
         card=card,
+        target_family=family,
     )
+
+
+def _family(spec: ModelSpec, target_spec: ModelSpec | None, published: registry.PublishedDraft | None,
+            target_text: str | None) -> str | None:
+    """The target family whose capture rules apply: from the target's config, else from the names we have."""
+    if target_spec is not None:
+        return engines.family_of(target_spec.dialect)
+    for name in (target_text, published.target_model if published else None, spec.target_model,
+                 _verifier_name(spec.raw_config)):
+        fam = engines.family_of(name)
+        if fam is not None:
+            return fam
+    return None
 
 
 def _published_target_sizes(draft: registry.PublishedDraft) -> dict[str, int] | None:
@@ -222,6 +246,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "trainable": c.trainable,
             "frozen": c.frozen,
             "active": c.active,
+            "mtp": c.mtp,
             "buffers": c.buffers,
             "stored": c.stored,
         },
@@ -253,7 +278,8 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         },
         "target": entry.target_label,
         "draft_to_target_ratio": entry.ratio,
-        "lint": [{"severity": f.severity, "code": f.code, "message": f.message} for f in entry.findings],
+        "lint": [{"severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
+                 for f in lint.rank(entry.findings)],
     }
 
 
@@ -368,13 +394,20 @@ def tensors_frame(entry: Entry) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["tensor", "shape", "params", "component", "trainable", "buffer", "stored"])
 
 
-def findings_frame(entries: Sequence[Entry]) -> pd.DataFrame:
+def findings_frame(entries: Sequence[Entry], *, harmless: bool | None = None) -> pd.DataFrame:
+    """Findings of every entry, ranked (errors first, known-harmless last); ``harmless`` filters to one group."""
     rows = [
-        {"draft": e.label, "severity": f.severity, "code": f.code, "message": f.message}
+        {"draft": e.label, "severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
         for e in entries
-        for f in e.findings
+        for f in lint.rank(e.findings)
+        if harmless is None or f.harmless == harmless
     ]
-    return pd.DataFrame(rows, columns=["draft", "severity", "code", "message"])
+    return pd.DataFrame(rows, columns=["draft", "severity", "code", "message", "harmless"])
+
+
+def lint_headlines(entries: Sequence[Entry]) -> list[str]:
+    """One sentence per draft saying what to act on first."""
+    return [f"{e.label}: {lint.headline(e.findings)}" for e in entries if e.spec.role == "draft"]
 
 
 def difference_sentence(a: Entry, b: Entry) -> str | None:

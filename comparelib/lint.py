@@ -17,14 +17,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from comparelib import engines
 from comparelib.architectures import ModelSpec
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 
-CAPTURE_ENGINES: tuple[str, ...] = ("SGLang", "vLLM", "SpecForge (training)", "EAGLE official")
-
-EMBEDDING = "embedding"
-MISSING = "not captured"
+# Codes whose findings are known to be harmless for drafts that were published working this way: shown
+# collapsed, after everything worth acting on.
+HARMLESS_CODES: frozenset[str] = frozenset({"rope-mismatch", "max-position-mismatch", "aux-default", "aux-agree"})
 
 
 @dataclass(frozen=True)
@@ -34,106 +34,68 @@ class Finding:
     severity: str  # "error" | "warning" | "info"
     code: str
     message: str
+    harmless: bool = False  # known harmless: grouped and collapsed, never the headline
 
 
 def default_boundaries(n_layers: int) -> tuple[int, int, int]:
-    """Boundary indices every engine uses when a config names no aux layers: (2, N//2, N-3).
+    """Boundary indices SGLang and vLLM use when a config names no aux layers: (2, N//2, N-3).
 
-    Equivalently the outputs of blocks 1, N//2-1 and N-4 (SpecForge writes it that way).
+    Read from the rule table (engines.RULES), which cites each engine's default.
     """
-    return (2, n_layers // 2, n_layers - 3)
+    b = engines.capture(engines.rule("vLLM"), None, n_layers).boundaries
+    return (b[0], b[1], b[2])
 
 
-def _label(boundary: int, n_layers: int, *, last_ok: bool) -> int | str:
-    """What a capture at this boundary holds: 'embedding', a block index, or not captured."""
-    if boundary == 0:
-        return EMBEDDING
-    upper = n_layers if last_ok else n_layers - 1
-    if 1 <= boundary <= upper:
-        return boundary - 1
-    return MISSING
+def _serving(serving: Sequence[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    if serving:
+        return [(e, v) for e, v in serving]
+    return [(e, engines.newest(e)) for e in engines.SERVING_ENGINES]
 
 
-def _describe(captured: Sequence[int | str]) -> str:
-    if all(isinstance(c, int) for c in captured):
-        return "outputs of blocks " + ", ".join(str(c) for c in captured)
-    return ", ".join(f"output of block {c}" if isinstance(c, int) else str(c) for c in captured)
+def engine_captures(
+    aux_ids: Sequence[int] | None, n_layers: int, *, family: str | None = None,
+    serving: Sequence[tuple[str, str]] | None = None, dialect: str = "", expected: int | None = None,
+    with_trainers: bool = True,
+) -> list[engines.Capture]:
+    """What each serving engine version (default: the newest of each) and each trainer captures."""
+    out: list[engines.Capture] = []
+    for name, version in _serving(serving):
+        r = engines.rule(name, version, family)
+        reads = r.reads_speculators or dialect != "speculators-eagle3"
+        out.append(engines.capture(r, aux_ids, n_layers, expected=expected, reads_config=reads, family=family))
+    if with_trainers:
+        for name in ("SpecForge", "speculators"):
+            out.append(engines.capture(engines.rule(name), aux_ids, n_layers, expected=expected, family=family))
+    return out
 
 
-def _blocks(captured: Sequence[int | str]) -> str:
-    return ", ".join(str(c) for c in captured)
-
-
-def capture_table(aux_ids: Sequence[int] | None, n_layers: int) -> list[dict[str, Any]]:
+def capture_table(
+    aux_ids: Sequence[int] | None, n_layers: int, *, family: str | None = None,
+    serving: Sequence[tuple[str, str]] | None = None, dialect: str = "",
+) -> list[dict[str, Any]]:
     """Which target layers each engine captures for these aux ids (None = ids absent from the config).
 
-    ``captured`` holds, per configured id, the 0-indexed block whose output is captured, "embedding"
-    (boundary 0) or "not captured" (the engine never reaches that point and the fc input comes up short).
-    Rules (research notes, data_formats.md section 3):
-    SGLang adds +1 to explicit ids and captures hidden_states + residual before layer id+1, so it reads
-    ids as block outputs; without ids it captures before layers 2, N//2, N-3. vLLM uses ids as boundary
-    indices directly, default (2, N//2, N-3). SpecForge trains on block outputs, default
-    [1, N//2-1, N-4]. EAGLE's own code captures before layers 2, N//2, N-3 whatever the config says.
+    One row per serving engine version (default: the newest rules of SGLang and vLLM) and per trainer;
+    every rule and its engine source comes from ``engines.RULES``.
     """
     if n_layers < 1:
         raise ValueError(f"n_layers must be positive, got {n_layers}")
-    ids = None if aux_ids is None else [int(i) for i in aux_ids]
-    defaults = default_boundaries(n_layers)
-    rows: list[dict[str, Any]] = []
-
-    def row(engine: str, used: Sequence[int], boundaries: Sequence[int], rule: str, from_config: bool,
-            note: str, *, last_ok: bool) -> None:
-        captured = [_label(b, n_layers, last_ok=last_ok) for b in boundaries]
+    rows = []
+    for c in engine_captures(aux_ids, n_layers, family=family, serving=serving, dialect=dialect):
         rows.append({
-            "engine": engine,
-            "ids": list(used),
-            "from_config": from_config,
-            "rule": rule,
-            "boundaries": list(boundaries),
-            "captured": captured,
-            "captured_text": _describe(captured),
-            "note": note,
+            "engine": c.rule.label,
+            "role": c.rule.role,
+            "ids": None if c.ids is None else list(c.ids),
+            "from_config": c.ids is not None,
+            "rule": c.rule.explicit,
+            "boundaries": list(c.boundaries),
+            "captured": list(c.captured),
+            "captured_text": engines.describe_boundaries(c.captured) if c.captured else "",
+            "status": c.status,
+            "note": c.note,
+            "source": c.rule.source,
         })
-
-    # SGLang: capture before layer i (i < N), so boundary N is out of its reach.
-    if ids is None:
-        row("SGLang", list(defaults), list(defaults), "default layers_to_capture [2, N//2, N-3], captured before "
-            "each layer", False, "no ids in the config: SGLang's default", last_ok=False)
-    else:
-        newer = [b for b in ids] if ids and ids[0] != 1 else [i + 1 for i in ids]
-        newer_captured = [_label(b, n_layers, last_ok=False) for b in newer]
-        note = ("classic rule; SGLang after #25454 (2026-05) adds +1 only when the first id is 1, and reads "
-                f"these ids as {_describe(newer_captured)}")
-        row("SGLang", ids, [i + 1 for i in ids], "explicit ids + 1, captured before that layer (= output of "
-            "block id)", True, note, last_ok=False)
-    # vLLM: ids are boundary indices; boundary N (after the last block) is reachable.
-    used = list(defaults) if ids is None else ids
-    row("vLLM", used, used, "ids used as boundary indices (0 = embedding, k = output of block k-1)", ids is not None,
-        "no ids in the config: vLLM's default (2, N//2, N-3)" if ids is None else "ids read as-is", last_ok=True)
-    # SpecForge training capture: block outputs.
-    spec_ids = [1, n_layers // 2 - 1, n_layers - 4] if ids is None else ids
-    row("SpecForge (training)", spec_ids, [i + 1 for i in spec_ids], "ids are block outputs (default "
-        "[1, N//2-1, N-4])", ids is not None,
-        "no ids in the config: SpecForge's default" if ids is None else "ids read as block outputs", last_ok=True)
-    # EAGLE official code: hard-coded.
-    row("EAGLE official", list(defaults), list(defaults), "captures before layers 2, N//2, N-3 (hard-coded)", False,
-        "EAGLE's own code ignores eagle_aux_hidden_state_layer_ids" if ids is not None else
-        "no ids needed: EAGLE's own code always uses these", last_ok=False)
     return rows
-
-
-def infer_convention(aux_ids: Sequence[int], n_layers: int | None) -> str | None:
-    """'output-of-block', 'boundary' or None when the ids do not say which numbering they use."""
-    ids = list(aux_ids)
-    if not ids:
-        return None
-    if n_layers is not None and any(i == n_layers for i in ids):
-        return "boundary"  # N only exists as "after the last block"
-    if ids[0] == 1:
-        return "output-of-block"
-    if ids[0] == 2:
-        return "boundary"
-    return None
 
 
 def _get(target: ModelSpec | None, name: str) -> Any:
@@ -159,96 +121,195 @@ def _fc_in_features(draft: ModelSpec) -> int | None:
     return None
 
 
-def _aux_findings(draft: ModelSpec, n_layers: int | None) -> list[Finding]:
+def _eagle_config(draft: ModelSpec) -> Mapping[str, Any]:
+    ec = draft.raw_config.get("eagle_config") if draft.raw_config else None
+    return ec if isinstance(ec, Mapping) else {}
+
+
+def expected_aux_count(draft: ModelSpec) -> int:
+    """States the draft's fc concatenates, as both engines size it: num_aux_hidden_states, else the number of
+    ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py LlamaModel.__init__ line 157; vllm 0.33.0
+    model_executor/models/llama_eagle3.py line 210)."""
+    explicit = draft.raw_config.get("num_aux_hidden_states") if draft.raw_config else None
+    if isinstance(explicit, int) and not isinstance(explicit, bool) and explicit > 0:
+        return explicit
+    ids = _eagle_config(draft).get("eagle_aux_hidden_state_layer_ids")
+    if isinstance(ids, (list, tuple)) and ids:
+        return len(ids)
+    if draft.dialect == "speculators-eagle3" and draft.aux_layer_ids:
+        return len(draft.aux_layer_ids)
+    return 3
+
+
+def _ids_seen_by(c: engines.Capture, draft: ModelSpec) -> tuple[int, ...] | None:
+    """The ids an engine reads from this config, following its own lookup order."""
+    if not draft.raw_config:
+        return draft.aux_layer_ids
+    if c.rule.role == engines.TRAINING:
+        return draft.aux_layer_ids
+    return engines.read_ids(c.rule, draft.raw_config, draft.dialect)
+
+
+def _captures(draft: ModelSpec, n_layers: int, family: str | None,
+              serving: Sequence[tuple[str, str]] | None) -> list[engines.Capture]:
+    expected = expected_aux_count(draft)
+    out: list[engines.Capture] = []
+    for c in engine_captures(draft.aux_layer_ids, n_layers, family=family, serving=serving, dialect=draft.dialect,
+                             expected=expected):
+        seen = _ids_seen_by(c, draft)
+        if c.status != "not-read" and seen != draft.aux_layer_ids:
+            c = engines.capture(c.rule, seen, n_layers, expected=expected, family=family)
+        out.append(c)
+    return out
+
+
+def _family_note(family: str | None) -> str:
+    if family is None:
+        return (" (target family unknown: the Llama/Qwen rules were applied; give the target to apply its "
+                "family's rules)")
+    return f" ({engines.FAMILIES.get(family, family)} target)"
+
+
+def _fix_text(serving_caps: Sequence[engines.Capture], boundaries: Sequence[int], n: int) -> str:
+    fixes = []
+    for c in serving_caps:
+        if c.rule.explicit in (engines.UNSUPPORTED,) or c.status == "not-read":
+            continue
+        fixes.append(f"for {c.rule.label} write {engines.ids_for(c.rule.explicit, boundaries, n)}")
+    return "; ".join(fixes)
+
+
+def _aux_findings(draft: ModelSpec, n_layers: int | None, family: str | None,
+                  serving: Sequence[tuple[str, str]] | None) -> list[Finding]:
     out: list[Finding] = []
     ids = list(draft.aux_layer_ids) if draft.aux_layer_ids is not None else None
-    if ids is None:
-        if n_layers is None:
+    if n_layers is None:
+        if ids is None:
             out.append(Finding("info", "aux-default",
-                               "The config names no aux layers, so engines use their defaults: SGLang and vLLM "
-                               "capture boundaries (2, N//2, N-3), SpecForge trains on outputs of blocks "
-                               "1, N//2-1, N-4 (the same layers). Give the target to see them for its N."))
-            return out
-        b = default_boundaries(n_layers)
+                               "The config names no aux layers, so engines use their defaults (see the rule table: "
+                               "SGLang and vLLM capture boundaries (2, N//2, N-3)). Give the target to see them for "
+                               "its N.", harmless=True))
+        else:
+            out.append(Finding("warning", "target-unknown",
+                               f"Aux layer ids {ids} cannot be checked without the target's number of layers; give "
+                               "the target model (or its num_hidden_layers)."))
+        if ids is not None and any(i < 0 for i in ids):
+            out.append(Finding("error", "aux-negative",
+                               f"Aux layer ids {[i for i in ids if i < 0]} are negative: SpecForge 0.2.0 and "
+                               "speculators 0.9.0 refuse them, vLLM never captures them, and SGLang reads -1 as the "
+                               "embedding output on Llama/Qwen targets. Use the ids the draft was trained with."))
+        return out
+    caps = _captures(draft, n_layers, family, serving)
+    serving_caps = [c for c in caps if c.rule.role == engines.SERVING]
+    trainers = {c.rule.engine: c for c in caps if c.rule.role == engines.TRAINING}
+    fam = _family_note(family)
+    target_default = engines.capture(engines.rule("vLLM"), None, n_layers).boundaries
+    explained: set[str] = set()
+
+    if ids is None:
+        parts = [f"{c.rule.label} captures {engines.describe_boundaries(c.captured)}" for c in serving_caps if c.ok]
+        sf = trainers["SpecForge"]
         out.append(Finding(
             "info", "aux-default",
-            f"The config names no aux layers, so every engine uses its default for N={n_layers}: SGLang captures "
-            f"before layers {list(b)}, vLLM uses boundaries {list(b)}, SpecForge trains on outputs of blocks "
-            f"{[1, n_layers // 2 - 1, n_layers - 4]}, EAGLE's code captures before layers {list(b)}; all are the "
-            f"outputs of blocks {_blocks([x - 1 for x in b])}. If the draft was trained on other layers, write "
-            "them into eagle_config.eagle_aux_hidden_state_layer_ids, or acceptance collapses to ~1 token."))
-        return out
-    if len(ids) != 3:
-        out.append(Finding("error", "aux-count",
-                           f"eagle_aux_hidden_state_layer_ids has {len(ids)} ids ({ids}); EAGLE-3's fc layer "
-                           "concatenates exactly three target layers (low, mid, high). List three ids."))
-    if any(b <= a for a, b in zip(ids, ids[1:])):
-        dup = len(set(ids)) != len(ids)
-        out.append(Finding("error", "aux-order",
-                           f"Aux layer ids {ids} are not strictly increasing"
-                           + (" (a layer is repeated, so fewer than three distinct layers reach fc)" if dup else "")
-                           + "; engines concatenate them in the order given, low to high. Sort them and keep "
-                           "them distinct, in the order the draft was trained with."))
-    negative = [i for i in ids if i < 0]
-    if negative:
-        out.append(Finding("error", "aux-range",
-                           f"Aux layer ids {negative} are negative; layer ids count from 0. Use the ids the draft "
-                           "was trained with (SpecForge default [1, N//2-1, N-4])."))
-    if -1 in ids:
-        out.append(Finding("error", "aux-embedding",
-                           "Aux layer id -1 makes SGLang (id+1 = 0) and SpecForge capture the embedding output, "
-                           "not a transformer layer. EAGLE-3 fuses three decoder layers; use the trained ids."))
-    if 0 in ids:
-        out.append(Finding("warning", "aux-embedding",
-                           "Aux layer id 0 is boundary 0 for vLLM and speculators, i.e. the embedding output, "
-                           "while SGLang and SpecForge read it as the output of block 0. Check which one the "
-                           "draft was trained on; to capture block 0 in vLLM write 1."))
-    if n_layers is None:
-        out.append(Finding("warning", "target-unknown",
-                           f"Aux layer ids {ids} cannot be checked without the target's number of layers; give the "
-                           "target model (or its num_hidden_layers)."))
-        return out
-    too_big = [i for i in ids if i > n_layers]
-    if too_big:
-        out.append(Finding("error", "aux-range",
-                           f"Aux layer ids {too_big} are beyond the target's {n_layers} layers (valid ids are "
-                           f"0..{n_layers}, where {n_layers} means after the last block). Is this the right "
-                           "target? Otherwise use the trained ids."))
-    if negative or too_big or len(ids) != 3:
-        return out
-    table = capture_table(ids, n_layers)
-    short = [r["engine"] for r in table if MISSING in r["captured"] and r["from_config"]]
-    if short:
-        out.append(Finding("warning", "aux-range",
-                           f"With ids {ids} and {n_layers} target layers, {' and '.join(short)} cannot capture all "
-                           "three states: SGLang adds +1 and captures before a layer, and SpecForge reads ids as "
-                           f"block outputs, so ids {n_layers - 1}/{n_layers} point past the last block. That crashes "
-                           "or degrades serving (sglang #32334); use such boundary ids only with vLLM/speculators."))
-    sg = next(r for r in table if r["engine"] == "SGLang")
-    vl = next(r for r in table if r["engine"] == "vLLM")
-    convention = infer_convention(ids, n_layers)
-    split = (f"SGLang (classic +1) captures {sg['captured_text']}; vLLM captures {vl['captured_text']}")
-    if convention == "output-of-block":
-        matches_default = ids == [1, n_layers // 2 - 1, n_layers - 4]
-        out.append(Finding(
-            "info", "aux-convention",
-            f"First id 1: these read as block outputs (SpecForge/ModelOpt/SGLang numbering"
-            f"{', the SpecForge default for this N' if matches_default else ''}). {split}. SGLang and SpecForge "
-            f"agree; vLLM reads one layer earlier, so for vLLM/speculators write {[i + 1 for i in ids]}."))
-    elif convention == "boundary":
-        vllm_default = ids == list(default_boundaries(n_layers))
-        out.append(Finding(
-            "warning", "aux-convention",
-            f"First id {ids[0]}{' (and an id equal to N)' if n_layers in ids else ''}: these look like boundary "
-            f"indices (vLLM/speculators numbering{', equal to vLLM default for this N' if vllm_default else ''}). "
-            f"{split}: one layer apart, and SGLang after #25454 reads them as boundaries too. Only one reading "
-            "matches training: if the draft was trained with SpecForge, it learned the SGLang reading, and vLLM "
-            f"needs {[i + 1 for i in ids]}; if trained with speculators/vLLM, SGLang needs {[i - 1 for i in ids]}."))
+            f"The config names no aux layers, so every engine uses its default for N={n_layers}{fam}: "
+            + "; ".join(parts) + f"; SpecForge 0.2.0 trains on {engines.describe_boundaries(sf.captured)}. If the "
+            "draft was trained on other layers, write them into eagle_config.eagle_aux_hidden_state_layer_ids, or "
+            "acceptance collapses to ~1 token.", harmless=True))
     else:
+        if len(ids) != 3:
+            out.append(Finding(
+                "warning", "aux-count",
+                f"eagle_aux_hidden_state_layer_ids has {len(ids)} ids ({ids}). SGLang and vLLM size the draft's fc as "
+                f"target hidden x {len(ids)} (llama_eagle3.py in both), so this serves if the checkpoint's fc was "
+                "trained that way; SpecForge 0.2.0 refuses any count other than three "
+                "(algorithms/model_providers.py resolve_eagle_capture_layers)."))
+        if any(b <= a for a, b in zip(ids, ids[1:])) and len(set(ids)) == len(ids):
+            out.append(Finding(
+                "warning", "aux-order",
+                f"Aux layer ids {ids} are not in increasing order. SGLang captures in layer order and vLLM sorts them "
+                "(interfaces.py EagleModelMixin._set_aux_hidden_state_layers), so the draft receives them low to "
+                f"high, as {sorted(ids)}; write them sorted so the config says what the engines do."))
+        negative = [i for i in ids if i < 0]
+        too_big = [i for i in ids if i > n_layers]
+        if negative:
+            what = []
+            for c in caps:
+                if c.status == "refused":
+                    what.append(f"{c.rule.label} refuses them")
+                elif c.status == "not-read":
+                    continue
+                elif 0 in c.captured and c.ids is not None and any(i == -1 for i in c.ids):
+                    what.append(f"{c.rule.label} reads -1 as boundary 0 and feeds the draft the embedding output "
+                                "instead of a decoder layer")
+                else:
+                    what.append(f"{c.rule.label}: {c.note or 'fewer states captured'}")
+                explained.add(c.rule.label)
+            out.append(Finding(
+                "error", "aux-negative",
+                f"Aux layer ids {negative} are negative{fam}. " + "; ".join(what) + ". Acceptance collapses (a "
+                f"real session read 19% until this was fixed). Write the ids the draft was trained with; for this "
+                f"target's default layers ({engines.describe_boundaries(target_default)}): "
+                + _fix_text(serving_caps, target_default, n_layers) + "."))
+        if too_big:
+            out.append(Finding(
+                "error", "aux-range",
+                f"Aux layer ids {too_big} are beyond the target's {n_layers} layers (the highest boundary any engine "
+                f"captures is {n_layers}, after the last block). Is this the right target? Otherwise use the trained "
+                "ids."))
+            explained.update(c.rule.label for c in caps)
+    for c in serving_caps:
+        if c.rule.label in explained:
+            continue
+        if c.status == "not-read":
+            alone = all(x.status == "not-read" for x in serving_caps)
+            out.append(Finding("error" if alone else "warning", "engine-not-read", c.note))
+        elif c.status == engines.UNSUPPORTED:
+            out.append(Finding("error" if len(serving_caps) == 1 else "warning", "engine-unsupported", c.note))
+        elif not c.ok:
+            out.append(Finding(
+                "error", "aux-capture",
+                f"With ids {ids} on {n_layers} target layers{fam}, {c.rule.label} asks for boundaries "
+                f"{list(c.boundaries)}: {c.note}. Source: {c.rule.source}."))
+    for c in serving_caps:
+        if c.rule.engine == "SGLang" and c.status != "not-read" and ids is not None and c.ids is None:
+            out.append(Finding(
+                "warning", "aux-location",
+                f"The aux ids {ids} are at the top level of the config, but {c.rule.label} reads them only from "
+                f"eagle_config, so it uses its default ({engines.describe_boundaries(c.captured)}). Move them into "
+                "eagle_config.eagle_aux_hidden_state_layer_ids."))
+    if ids is None or negative or too_big:
+        return out
+    good = [c for c in serving_caps if c.ok]
+    if not good:
+        return out
+    readings = {c.captured for c in good}
+    sf, sp = trainers["SpecForge"], trainers["speculators"]
+    trained = []
+    if sf.ok:
+        trained.append(f"SpecForge 0.2.0 (captures through SGLang) trains on {engines.describe_boundaries(sf.captured)}")
+    if sp.ok:
+        trained.append(f"speculators 0.9.0 (captures through vLLM) trains on {engines.describe_boundaries(sp.captured)}")
+    said = "; ".join(f"{c.rule.label} captures {engines.describe_boundaries(c.captured)}" for c in good)
+    if len(readings) == 1:
+        (captured,) = readings
+        agree_train = [t for t in (sf, sp) if t.ok and t.captured == captured]
         out.append(Finding(
-            "warning", "aux-convention",
-            f"Aux layer ids {ids} do not say which numbering they use (first id neither 1 nor 2). {split}. Find "
-            "out which engine captured the training hidden states and serve with the same reading."))
+            "info", "aux-agree",
+            f"Ids {ids}{fam}: {said}"
+            + (" (the same blocks)" if len(good) > 1 else "")
+            + (f"; {', '.join(t.rule.label for t in agree_train)} train on the same layers" if agree_train else
+               f"; {'; '.join(trained)}") + ".",
+            harmless=bool(agree_train)))
+        return out
+    fixes = []
+    if sf.ok:
+        fixes.append("if it was trained with SpecForge, " + _fix_text(good, sf.captured, n_layers))
+    if sp.ok:
+        fixes.append("if it was trained with speculators, " + _fix_text(good, sp.captured, n_layers))
+    out.append(Finding(
+        "warning", "aux-convention",
+        f"Ids {ids}{fam}: {said}: the engines read these ids differently, so only one of them matches what the "
+        f"draft learned. {'; '.join(trained)}. To serve the layers it was trained on, {'; '.join(fixes)}."))
     return out
 
 
@@ -260,11 +321,16 @@ def lint(
     target_hidden_size: int | None = None,
     target_vocab_size: int | None = None,
     checkpoint_tensors: Collection[str] | None = None,
+    target_family: str | None = None,
+    serving: Sequence[tuple[str, str]] | None = None,
 ) -> list[Finding]:
     """Every wiring problem visible from the draft config, the target and (optionally) tensor names.
 
-    Explicit ``target_*`` numbers win over the ``target`` spec. Errors mean the draft will not work
-    as configured; warnings mean it may silently accept less; infos explain what engines will do.
+    Explicit ``target_*`` numbers win over the ``target`` spec. ``target_family`` (an engines.FAMILIES key)
+    picks the engines' per-family capture rule; by default it comes from the target spec. ``serving`` lists
+    the (engine, version) pairs to check; default: the newest rules of SGLang and vLLM. Errors mean the
+    draft will not work as configured; warnings mean it may silently accept less; infos explain what
+    engines will do. Known-harmless findings are flagged and sorted last within their severity.
     """
     findings: list[Finding] = []
     n_layers = target_layers if target_layers is not None else _get(target, "num_hidden_layers")
@@ -277,19 +343,23 @@ def lint(
 
     is_eagle3 = draft.aux_layer_ids is not None or draft.draft_vocab_size is not None or "eagle3" in (
         f"{draft.dialect} {draft.architecture}".lower())
+    family = target_family or (engines.family_of(target.dialect) if target is not None else None)
     if is_eagle3:
-        findings.extend(_aux_findings(draft, n_layers))
+        findings.extend(_aux_findings(draft, n_layers, family, serving))
+        findings.extend(_norm_findings(draft))
 
-    # Hidden size: EAGLE-3's fc takes 3 x target hidden; other drafts read the target's hidden directly.
+    # Hidden size: EAGLE-3's fc takes target hidden x number of aux states; other drafts read it directly.
     if t_hidden is not None:
         expected = draft.target_hidden_size or draft.hidden_size
         fc_in = _fc_in_features(draft)
-        if fc_in is not None and is_eagle3 and fc_in != 3 * t_hidden:
+        k = expected_aux_count(draft)
+        if fc_in is not None and is_eagle3 and fc_in != k * t_hidden:
             findings.append(Finding(
                 "error", "hidden-mismatch",
-                f"The draft's fc layer takes {fc_in} features but three target layers give 3 x {t_hidden} = "
-                f"{3 * t_hidden}. This draft was built for a target with hidden size {fc_in // 3}; check the target, "
-                f"or set target_hidden_size={t_hidden} if the config is wrong."))
+                f"The draft's fc layer takes {fc_in} features but {k} target layers give {k} x {t_hidden} = "
+                f"{k * t_hidden} (both engines size fc as target hidden x number of aux ids). This draft was built "
+                f"for a target with hidden size {fc_in // k}; check the target, or set target_hidden_size={t_hidden} "
+                "if the config is wrong."))
         elif expected != t_hidden:
             field = "target_hidden_size" if draft.target_hidden_size else "hidden_size"
             findings.append(Finding(
@@ -352,5 +422,44 @@ def lint(
                 f"The draft's max_position_embeddings is {draft.max_position_embeddings} but the target serves up "
                 f"to {t_maxpos} positions; beyond the draft's range some engines cap the context or the draft "
                 "degrades. Raise it to match the target if the draft was trained for long contexts."))
+    return rank(findings)
+
+
+def rank(findings: Sequence[Finding]) -> list[Finding]:
+    """Errors first, then warnings, then infos; within each, what to act on before the known-harmless."""
+    marked = [f if f.harmless or f.code not in HARMLESS_CODES else Finding(f.severity, f.code, f.message, True)
+              for f in findings]
     order = {s: i for i, s in enumerate(SEVERITIES)}
-    return sorted(findings, key=lambda f: order.get(f.severity, len(order)))
+    return sorted(marked, key=lambda f: (f.harmless, order.get(f.severity, len(order))))
+
+
+def headline(findings: Sequence[Finding]) -> str:
+    """One sentence saying what to act on first (the top-ranked finding that is not known-harmless)."""
+    ranked = rank(findings)
+    act = [f for f in ranked if not f.harmless and f.severity != "info"]
+    harmless = sum(f.harmless for f in ranked)
+    if act:
+        first = act[0]
+        more = f" ({len(act) - 1} more to check below)" if len(act) > 1 else ""
+        return f"Act on this first [{first.severity}, {first.code}]{more}: {first.message}"
+    tail = f" {harmless} known-harmless note(s) are collapsed below." if harmless else ""
+    return "Nothing to act on: the wiring matches what the engines will do." + tail
+
+
+def _norm_findings(draft: ModelSpec) -> list[Finding]:
+    out: list[Finding] = []
+    raw = draft.raw_config or {}
+    ec = _eagle_config(draft)
+    if "norm_before_fc" in raw and "norm_before_fc" in ec and bool(raw["norm_before_fc"]) != bool(ec["norm_before_fc"]):
+        out.append(Finding(
+            "warning", "norm-before-fc",
+            f"norm_before_fc is {raw['norm_before_fc']} at the top level but {ec['norm_before_fc']} inside "
+            "eagle_config; both engines read the eagle_config value (sglang srt/models/llama_eagle3.py line 173, "
+            "vllm model_executor/models/llama_eagle3.py line 184). Keep one, equal to how the draft was trained."))
+    if raw.get("use_aux_norm") and not raw.get("fc_norm"):
+        out.append(Finding(
+            "warning", "aux-norm-legacy",
+            "use_aux_norm is SGLang's legacy name for fc_norm: SGLang builds the per-state norms (srt/models/"
+            "llama_eagle3.py line 185), vLLM 0.33.0 reads only fc_norm (model_executor/models/llama_eagle3.py "
+            "line 231) and would find fc_norm weights it did not build. Write fc_norm: true as well."))
+    return out

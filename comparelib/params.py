@@ -36,11 +36,11 @@ class ParamCount:
     lm_head: int
     trainable: int
     frozen: int
-    active: int | None  # None for dense models; MoE: total minus the routed experts a token does not use
+    active: int | None  # None for dense models; MoE: the main model's parameters a token uses (MTP module excluded)
     buffers: int  # d2t / t2d elements: stored, not parameters
     stored: int  # parameter elements a checkpoint from this producer actually holds
     shared_with_target: int = 0  # parameters that are the target's own weights (not extra memory)
-    mtp: int = 0  # parameters of a target's MTP module(s), included in total
+    mtp: int = 0  # parameters of a target's MTP module(s): included in total (the checkpoint stores them), not in active
 
 
 @dataclass
@@ -77,12 +77,15 @@ def count(spec: ModelSpec) -> ParamCount:
             stored += n
         if t.shared_with_target:
             shared += n
-        if t.active_fraction < 1.0:
+        if t.active_fraction < 1.0 and t.component != "mtp":
             routed[t.active_fraction] = routed.get(t.active_fraction, 0) + n
     active: int | None = None
     if routed:
+        # ``active`` is the main model's: a target's MTP module is a separate draft that only runs when it
+        # is served as one (SGLang/vLLM load it as the MTP draft), so neither its weights nor its routed
+        # experts are part of a main-model token's path.
         inactive = sum(n * (1 - Fraction(f).limit_denominator(1_000_000)) for f, n in routed.items())
-        active = total - int(round(inactive))
+        active = total - mtp - int(round(inactive))
     return ParamCount(
         total=total,
         excluding_embedding=total - embedding,
