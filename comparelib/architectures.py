@@ -274,7 +274,7 @@ def _aux_layer_ids(config: Mapping[str, Any], arch: str) -> tuple[int, ...] | No
 
 def _aux_count(config: Mapping[str, Any], arch: str) -> int:
     """How many target states the fc concatenates, as SGLang and vLLM size it: num_aux_hidden_states, else the
-    number of ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py line 155; vllm 0.33.0
+    number of ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py lines 155-160; vllm 0.33.0
     model_executor/models/llama_eagle3.py line 210)."""
     explicit = config.get("num_aux_hidden_states")
     if explicit is not None:

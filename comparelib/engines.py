@@ -127,7 +127,7 @@ RULES: tuple[CaptureRule, ...] = (
                 _VLLM_IDS, True,
                 "vllm 0.33.0 model_executor/models/interfaces.py EagleModelMixin._set_aux_hidden_state_layers "
                 "(line 1617: tuple(sorted(set(layers)))) and SupportsEagle3.get_eagle3_default_aux_hidden_state_"
-                "layers (line 1768); boundaries 0..N in model_executor/models/llama.py LlamaModel.forward "
+                "layers (line 1772); boundaries 0..N in model_executor/models/llama.py LlamaModel.forward "
                 "(lines 429, 439); ids from v1/worker/gpu_model_runner.py _get_eagle3_aux_layers_from_config "
                 "(line 5207: top level, then eagle_config)"),
     CaptureRule("vLLM", "0.33.0", "qwen-moe", SERVING, AS_GIVEN, _BOUNDARY_DEFAULT, "N", _VLLM_ORDER, SHORT,
@@ -248,13 +248,17 @@ def apply_explicit(kind: str, ids: Sequence[int], n: int) -> list[int]:
     return ids
 
 
-def ids_for(kind: str, boundaries: Sequence[int], n: int) -> list[int]:
-    """The ids to write so that rule ``kind`` captures exactly ``boundaries`` (the inverse of apply_explicit)."""
+def ids_for(kind: str, boundaries: Sequence[int], n: int) -> list[int] | None:
+    """The ids to write so that rule ``kind`` captures exactly ``boundaries`` (the inverse of apply_explicit).
+
+    None when no ids do it: e.g. SGLang 0.5.23 on a DeepSeek target cannot start at boundary 1, because a
+    first id of 1 is the one case where it adds 1.
+    """
     b = list(boundaries)
     for candidate in (b, [x - 1 for x in b]):
         if apply_explicit(kind, candidate, n) == b:
             return candidate
-    return b
+    return None
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,7 @@ def _eagle_config(draft: ModelSpec) -> Mapping[str, Any]:
 
 def expected_aux_count(draft: ModelSpec) -> int:
     """States the draft's fc concatenates, as both engines size it: num_aux_hidden_states, else the number of
-    ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py LlamaModel.__init__ line 157; vllm 0.33.0
+    ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py LlamaModel.__init__ lines 155-160; vllm 0.33.0
     model_executor/models/llama_eagle3.py line 210)."""
     explicit = draft.raw_config.get("num_aux_hidden_states") if draft.raw_config else None
     if isinstance(explicit, int) and not isinstance(explicit, bool) and explicit > 0:
@@ -136,8 +136,8 @@ def expected_aux_count(draft: ModelSpec) -> int:
     ids = _eagle_config(draft).get("eagle_aux_hidden_state_layer_ids")
     if isinstance(ids, (list, tuple)) and ids:
         return len(ids)
-    if draft.dialect == "speculators-eagle3" and draft.aux_layer_ids:
-        return len(draft.aux_layer_ids)
+    if draft.aux_layer_ids and (draft.dialect == "speculators-eagle3" or not draft.raw_config):
+        return len(draft.aux_layer_ids)  # a spec built without its config: the ids are all we know
     return 3
 
 
@@ -175,7 +175,9 @@ def _fix_text(serving_caps: Sequence[engines.Capture], boundaries: Sequence[int]
     for c in serving_caps:
         if c.rule.explicit in (engines.UNSUPPORTED,) or c.status == "not-read":
             continue
-        fixes.append(f"for {c.rule.label} write {engines.ids_for(c.rule.explicit, boundaries, n)}")
+        ids = engines.ids_for(c.rule.explicit, boundaries, n)
+        fixes.append(f"for {c.rule.label} write {ids}" if ids is not None else
+                     f"{c.rule.label} cannot capture exactly these layers on this target (no ids map to them)")
     return "; ".join(fixes)
 
 

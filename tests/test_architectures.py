@@ -186,6 +186,50 @@ def test_specforge_eagle3_tensor_list_and_flags() -> None:
     assert spec.rope_theta == 1_000_000.0
 
 
+def test_negative_aux_ids_are_counted_not_refused() -> None:
+    cfg = copy.deepcopy(KIMI_EAGLE3)
+    cfg["eagle_config"] = {"eagle_aux_hidden_state_layer_ids": [-1, 30, 58]}
+    spec = parse_config(cfg)
+    assert spec.aux_layer_ids == (-1, 30, 58)
+    assert [t.name for t in spec.tensors] == [t.name for t in parse_config(KIMI_EAGLE3).tensors]
+    bad = copy.deepcopy(KIMI_EAGLE3)
+    bad["eagle_config"] = {"eagle_aux_hidden_state_layer_ids": [1, "two", 3]}
+    with pytest.raises(ConfigError, match="list of integers"):
+        parse_config(bad)
+    empty = copy.deepcopy(KIMI_EAGLE3)
+    empty["eagle_config"] = {"eagle_aux_hidden_state_layer_ids": []}
+    assert parse_config(empty).aux_layer_ids is None  # both engines treat [] like no ids
+
+
+@pytest.mark.parametrize(("eagle_config", "top", "fc_in", "input_norm", "fc_norms"), [
+    # fc width = target hidden x number of ids in eagle_config (sglang/vllm llama_eagle3.py)
+    ({"eagle_aux_hidden_state_layer_ids": [2, 16, 30, 58]}, {}, 4 * 7168, None, 0),
+    ({"eagle_aux_hidden_state_layer_ids": [2, 58]}, {}, 2 * 7168, None, 0),
+    ({}, {"num_aux_hidden_states": 5}, 5 * 7168, None, 0),
+    # top-level ids do not size fc in either engine: only eagle_config's are counted (else 3)
+    ({}, {"eagle_aux_hidden_state_layer_ids": [2, 16, 30, 58]}, 3 * 7168, None, 0),
+    # norm_before_fc inside eagle_config wins over the top level
+    ({"eagle_aux_hidden_state_layer_ids": [2, 30, 58], "norm_before_fc": True}, {"norm_before_fc": False},
+     3 * 7168, 3 * 7168, 0),
+    ({"eagle_aux_hidden_state_layer_ids": [2, 30, 58], "norm_before_fc": False}, {"norm_before_fc": True},
+     3 * 7168, None, 0),
+    ({"eagle_aux_hidden_state_layer_ids": [2, 30], "norm_before_fc": True}, {}, 2 * 7168, 2 * 7168, 0),
+    # SGLang's legacy use_aux_norm builds the per-state fc_norm
+    ({"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}, {"use_aux_norm": True}, 3 * 7168, None, 3),
+    ({"eagle_aux_hidden_state_layer_ids": [2, 16, 30, 58]}, {"fc_norm": True}, 4 * 7168, None, 4),
+])
+def test_fc_width_and_norms_as_the_engines_read_them(eagle_config: dict[str, Any], top: dict[str, Any],
+                                                      fc_in: int, input_norm: int | None, fc_norms: int) -> None:
+    cfg = copy.deepcopy(KIMI_EAGLE3)
+    cfg.pop("eagle_config", None)
+    cfg.update(top)
+    cfg["eagle_config"] = eagle_config
+    t = names(parse_config(cfg))
+    assert t["fc.weight"].shape == (7168, fc_in)
+    assert (t["input_norm.weight"].shape[0] if "input_norm.weight" in t else None) == input_norm
+    assert sum(name.startswith("fc_norm.") for name in t) == fc_norms
+
+
 def test_full_vocab_draft_has_no_vocab_maps() -> None:
     cfg = {k: v for k, v in KIMI_EAGLE3.items() if k != "draft_vocab_size"}
     t = names(parse_config(cfg))

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from comparelib import architectures, lint, registry
+from comparelib import architectures, engines, lint, registry
 from comparelib.architectures import ModelSpec, TensorSpec
 
 YARN = {"type": "yarn", "factor": 32.0, "original_max_position_embeddings": 4096}
@@ -36,66 +36,90 @@ def target(**kw: Any) -> ModelSpec:
     return ModelSpec(**base)
 
 
-K61 = dict(target_layers=61, target_hidden_size=7168, target_vocab_size=163840)
+K61 = dict(target_layers=61, target_hidden_size=7168, target_vocab_size=163840, target_family="deepseek")
 FC_4096 = (TensorSpec("fc.weight", (7168, 3 * 4096), "fc"),)
 
 # (case id, draft overrides, lint kwargs, expected {(severity, code)})
+# K61 is a Kimi-K2 target (DeepSeek family): SGLang 0.5.23 reads ids as given unless the first is 1
+# (deepseek_v2.py set_eagle3_layers_to_capture), vLLM 0.33.0 always as given, so [2, 30, 58] agree.
 CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = [
     ("no-target", {}, {}, {("info", "target-unknown"), ("warning", "target-unknown")}),
-    ("aq-medai-boundary-ids", {}, K61, {("warning", "aux-convention")}),
+    # The published Kimi draft on a Kimi target: both engines capture outputs of blocks 1, 29, 57 (issue 8).
+    ("aq-medai-ids-on-kimi", {}, K61, {("info", "aux-agree")}),
+    # First id 1 on a Kimi target: SGLang adds 1 (boundaries 2, 30, 58), vLLM does not (1, 29, 57).
     ("own-draft-output-ids", {"aux_layer_ids": (1, 29, 57), "draft_vocab_size": 163840}, K61,
-     {("info", "aux-convention")}),
+     {("warning", "aux-convention")}),
+    # On a Llama-family target SGLang always adds 1, so [2, 30, 58] is one layer apart between engines.
+    ("aq-medai-ids-on-llama-family", {}, {**K61, "target_family": "llama"}, {("warning", "aux-convention")}),
     ("ids-absent-n32", {"aux_layer_ids": None, "hidden_size": 4096, "vocab_size": 128256},
      dict(target_layers=32, target_hidden_size=4096, target_vocab_size=128256), {("info", "aux-default")}),
     ("ids-absent-no-target", {"aux_layer_ids": None}, {}, {("info", "target-unknown"), ("info", "aux-default")}),
-    ("two-ids", {"aux_layer_ids": (1, 29)}, K61, {("error", "aux-count")}),
-    ("four-ids", {"aux_layer_ids": (1, 15, 29, 57)}, K61, {("error", "aux-count")}),
-    ("not-increasing", {"aux_layer_ids": (29, 1, 57)}, K61, {("error", "aux-order"), ("warning", "aux-convention")}),
-    ("duplicate", {"aux_layer_ids": (1, 29, 29)}, K61, {("error", "aux-order"), ("info", "aux-convention")}),
+    # Engines size fc as hidden x len(ids): a two-id draft serves (both agree); SpecForge refuses it.
+    ("two-ids", {"aux_layer_ids": (2, 30)}, K61, {("warning", "aux-count"), ("info", "aux-agree")}),
+    ("four-ids", {"aux_layer_ids": (2, 16, 30, 58)}, K61, {("warning", "aux-count"), ("info", "aux-agree")}),
+    # Order: SGLang captures in layer order, vLLM sorts; both feed [2, 30, 58] low to high.
+    ("not-increasing", {"aux_layer_ids": (30, 2, 58)}, K61, {("warning", "aux-order"), ("info", "aux-agree")}),
+    # A repeat: the DeepSeek packer raises "captured 2 of 3", vLLM captures two states.
+    ("duplicate", {"aux_layer_ids": (2, 30, 30)}, K61, {("error", "aux-capture")}),
     ("beyond-n", {"aux_layer_ids": (1, 29, 70)}, K61, {("error", "aux-range")}),
-    ("minus-one", {"aux_layer_ids": (-1, 29, 57)}, K61, {("error", "aux-range"), ("error", "aux-embedding")}),
-    ("zero-is-embedding-in-vllm", {"aux_layer_ids": (0, 29, 57)}, K61,
-     {("warning", "aux-embedding"), ("warning", "aux-convention")}),
+    ("minus-one", {"aux_layer_ids": (-1, 29, 57)}, K61, {("error", "aux-negative")}),
+    ("minus-one-llama-family", {"aux_layer_ids": (-1, 29, 57)}, {**K61, "target_family": "llama"},
+     {("error", "aux-negative")}),
+    # 0 is the embedding output for vLLM and (as given) for SGLang on a Kimi target: they agree.
+    ("zero-on-kimi", {"aux_layer_ids": (0, 29, 57)}, K61, {("info", "aux-agree")}),
+    ("zero-on-llama-family", {"aux_layer_ids": (0, 29, 57)}, {**K61, "target_family": "llama"},
+     {("warning", "aux-convention")}),
+    # gpt-oss: SGLang keeps ids as given when the max id is N and captures boundary N at the final norm.
     ("boundary-n-gpt-oss", {"aux_layer_ids": (24, 30, 36), "hidden_size": 2880, "vocab_size": 201088},
-     dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088),
-     {("warning", "aux-range"), ("warning", "aux-convention")}),
-    ("last-block-output-sglang-short", {"aux_layer_ids": (1, 17, 35), "hidden_size": 2880, "vocab_size": 201088},
-     dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088),
-     {("warning", "aux-range"), ("info", "aux-convention")}),
-    ("unknown-convention", {"aux_layer_ids": (3, 30, 58)}, K61, {("warning", "aux-convention")}),
-    ("hidden-mismatch", {"hidden_size": 4096, "aux_layer_ids": (1, 29, 57)}, K61,
-     {("error", "hidden-mismatch"), ("info", "aux-convention")}),
-    ("target-hidden-size-set", {"hidden_size": 4096, "target_hidden_size": 7168, "aux_layer_ids": (1, 29, 57)}, K61,
-     {("info", "aux-convention")}),
-    ("target-hidden-size-wrong", {"hidden_size": 4096, "target_hidden_size": 5120, "aux_layer_ids": (1, 29, 57)},
-     K61, {("error", "hidden-mismatch"), ("info", "aux-convention")}),
-    ("fc-shape-says-other-target", {"aux_layer_ids": (1, 29, 57), "tensors": FC_4096}, K61,
-     {("error", "hidden-mismatch"), ("info", "aux-convention")}),
-    ("vocab-mismatch", {"aux_layer_ids": (1, 29, 57)}, {**K61, "target_vocab_size": 129280},
-     {("error", "vocab-mismatch"), ("info", "aux-convention")}),
-    ("draft-vocab-larger", {"aux_layer_ids": (1, 29, 57), "draft_vocab_size": 200000}, K61,
-     {("error", "draft-vocab-larger"), ("info", "aux-convention")}),
-    ("vocab-map-missing", {"aux_layer_ids": (1, 29, 57)},
+     dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="gpt-oss"),
+     {("info", "aux-agree")}),
+    # The same ids on a Llama-family target: SGLang adds 1 and cannot reach boundary 37.
+    ("boundary-n-llama-family", {"aux_layer_ids": (24, 30, 36), "hidden_size": 2880, "vocab_size": 201088},
+     dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="llama"),
+     {("error", "aux-capture"), ("info", "aux-agree")}),
+    # gpt-oss, last block's output: SGLang +1 = boundary 36 = N, reachable there (final norm) ...
+    ("last-block-output-gpt-oss", {"aux_layer_ids": (1, 17, 35), "hidden_size": 2880, "vocab_size": 201088},
+     dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="gpt-oss"),
+     {("warning", "aux-convention")}),
+    # ... but not on Llama-family targets, where SGLang captures only at a layer's input.
+    ("last-block-output-llama-short", {"aux_layer_ids": (1, 17, 35), "hidden_size": 2880, "vocab_size": 201088},
+     dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="llama"),
+     {("error", "aux-capture"), ("info", "aux-agree")}),
+    ("unknown-reading", {"aux_layer_ids": (3, 30, 58)}, {**K61, "target_family": "llama"},
+     {("warning", "aux-convention")}),
+    ("hidden-mismatch", {"hidden_size": 4096, "aux_layer_ids": (2, 30, 58)}, K61,
+     {("error", "hidden-mismatch"), ("info", "aux-agree")}),
+    ("target-hidden-size-set", {"hidden_size": 4096, "target_hidden_size": 7168, "aux_layer_ids": (2, 30, 58)}, K61,
+     {("info", "aux-agree")}),
+    ("target-hidden-size-wrong", {"hidden_size": 4096, "target_hidden_size": 5120, "aux_layer_ids": (2, 30, 58)},
+     K61, {("error", "hidden-mismatch"), ("info", "aux-agree")}),
+    ("fc-shape-says-other-target", {"aux_layer_ids": (2, 30, 58), "tensors": FC_4096}, K61,
+     {("error", "hidden-mismatch"), ("info", "aux-agree")}),
+    ("vocab-mismatch", {"aux_layer_ids": (2, 30, 58)}, {**K61, "target_vocab_size": 129280},
+     {("error", "vocab-mismatch"), ("info", "aux-agree")}),
+    ("draft-vocab-larger", {"aux_layer_ids": (2, 30, 58), "draft_vocab_size": 200000}, K61,
+     {("error", "draft-vocab-larger"), ("info", "aux-agree")}),
+    ("vocab-map-missing", {"aux_layer_ids": (2, 30, 58)},
      {**K61, "checkpoint_tensors": ["fc.weight", "lm_head.weight"]},
-     {("error", "vocab-map-missing"), ("info", "aux-convention")}),
-    ("t2d-missing", {"aux_layer_ids": (1, 29, 57)}, {**K61, "checkpoint_tensors": ["fc.weight", "d2t"]},
-     {("warning", "vocab-map-missing"), ("info", "aux-convention")}),
-    ("vocab-maps-present", {"aux_layer_ids": (1, 29, 57)}, {**K61, "checkpoint_tensors": ["fc.weight", "d2t", "t2d"]},
-     {("info", "aux-convention")}),
-    ("full-vocab-needs-no-map", {"aux_layer_ids": (1, 29, 57), "draft_vocab_size": 163840},
-     {**K61, "checkpoint_tensors": ["fc.weight", "lm_head.weight"]}, {("info", "aux-convention")}),
-    ("target-spec-matches", {"aux_layer_ids": (1, 29, 57)}, {"target": target()}, {("info", "aux-convention")}),
-    ("rope-theta-mismatch", {"aux_layer_ids": (1, 29, 57)}, {"target": target(rope_theta=50000.0)},
-     {("warning", "rope-mismatch"), ("info", "aux-convention")}),
-    ("rope-scaling-mismatch", {"aux_layer_ids": (1, 29, 57)}, {"target": target(rope_scaling=YARN)},
-     {("warning", "rope-mismatch"), ("info", "aux-convention")}),
-    ("rope-scaling-same-other-spelling", {"aux_layer_ids": (1, 29, 57), "rope_scaling": YARN},
+     {("error", "vocab-map-missing"), ("info", "aux-agree")}),
+    ("t2d-missing", {"aux_layer_ids": (2, 30, 58)}, {**K61, "checkpoint_tensors": ["fc.weight", "d2t"]},
+     {("warning", "vocab-map-missing"), ("info", "aux-agree")}),
+    ("vocab-maps-present", {"aux_layer_ids": (2, 30, 58)}, {**K61, "checkpoint_tensors": ["fc.weight", "d2t", "t2d"]},
+     {("info", "aux-agree")}),
+    ("full-vocab-needs-no-map", {"aux_layer_ids": (2, 30, 58), "draft_vocab_size": 163840},
+     {**K61, "checkpoint_tensors": ["fc.weight", "lm_head.weight"]}, {("info", "aux-agree")}),
+    ("target-spec-matches", {"aux_layer_ids": (2, 30, 58)}, {"target": target()}, {("info", "aux-agree")}),
+    ("rope-theta-mismatch", {"aux_layer_ids": (2, 30, 58)}, {"target": target(rope_theta=50000.0)},
+     {("warning", "rope-mismatch"), ("info", "aux-agree")}),
+    ("rope-scaling-mismatch", {"aux_layer_ids": (2, 30, 58)}, {"target": target(rope_scaling=YARN)},
+     {("warning", "rope-mismatch"), ("info", "aux-agree")}),
+    ("rope-scaling-same-other-spelling", {"aux_layer_ids": (2, 30, 58), "rope_scaling": YARN},
      {"target": target(rope_scaling={**{k: v for k, v in YARN.items() if k != "type"}, "rope_type": "yarn"})},
-     {("info", "aux-convention")}),
-    ("max-position-short", {"aux_layer_ids": (1, 29, 57), "max_position_embeddings": 2048}, {"target": target()},
-     {("warning", "max-position-mismatch"), ("info", "aux-convention")}),
-    ("max-position-longer-is-fine", {"aux_layer_ids": (1, 29, 57), "max_position_embeddings": 262144},
-     {"target": target()}, {("info", "aux-convention")}),
+     {("info", "aux-agree")}),
+    ("max-position-short", {"aux_layer_ids": (2, 30, 58), "max_position_embeddings": 2048}, {"target": target()},
+     {("warning", "max-position-mismatch"), ("info", "aux-agree")}),
+    ("max-position-longer-is-fine", {"aux_layer_ids": (2, 30, 58), "max_position_embeddings": 262144},
+     {"target": target()}, {("info", "aux-agree")}),
     ("explicit-layers-override-target", {}, {"target": target(), "target_layers": 32}, {("error", "aux-range")}),
     ("target-layers-unknown", {}, {"target_hidden_size": 7168}, {("warning", "target-unknown")}),
     ("eagle1-head-no-aux-checks", {"aux_layer_ids": None, "draft_vocab_size": None, "dialect": "eagle1",
@@ -114,85 +138,123 @@ def test_lint_cases(case: str, draft_kw: dict[str, Any], lint_kw: dict[str, Any]
     for f in findings:
         assert f.severity in lint.SEVERITIES
         assert f.message.endswith((".", "?", ")")) and len(f.message) > 40
-    ranks = [lint.SEVERITIES.index(f.severity) for f in findings]
-    assert ranks == sorted(ranks)  # errors first
+    ranks = [(f.harmless, lint.SEVERITIES.index(f.severity)) for f in findings]
+    assert ranks == sorted(ranks)  # errors first, known-harmless last
 
 
-def test_convention_messages_name_both_readings() -> None:
-    (conv,) = [f for f in lint.lint(draft(), **K61) if f.code == "aux-convention"]
-    assert "outputs of blocks 2, 30, 58" in conv.message
-    assert "outputs of blocks 1, 29, 57" in conv.message
-    assert "[3, 31, 59]" in conv.message  # what vLLM needs if SpecForge trained on the SGLang reading
-    (own,) = lint.lint(draft(aux_layer_ids=(1, 29, 57)), **K61)
-    assert "[2, 30, 58]" in own.message and "SpecForge default" in own.message
+def test_ranking_puts_what_to_act_on_before_known_harmless() -> None:
+    findings = lint.lint(draft(aux_layer_ids=(1, 29, 57)), target=target(rope_theta=50000.0))
+    keys = [(f.harmless, lint.SEVERITIES.index(f.severity)) for f in findings]
+    assert keys == sorted(keys)
+    assert [f.code for f in findings] == ["aux-convention", "rope-mismatch"]
+    assert findings[1].harmless and not findings[0].harmless
+    assert lint.headline(findings).startswith("Act on this first [warning, aux-convention]")
+
+
+def test_headline_when_only_harmless_findings() -> None:
+    findings = lint.lint(draft(), target=target(rope_theta=50000.0))
+    assert all(f.harmless for f in findings) and len(findings) == 2
+    assert lint.headline(findings) == ("Nothing to act on: the wiring matches what the engines will do. "
+                                       "2 known-harmless note(s) are collapsed below.")
+
+
+def test_convention_message_names_both_readings_and_the_fix() -> None:
+    (conv,) = [f for f in lint.lint(draft(aux_layer_ids=(1, 29, 57)), **K61) if f.code == "aux-convention"]
+    assert "SGLang 0.5.23 captures outputs of blocks 1, 29, 57" in conv.message  # first id 1: +1
+    assert "vLLM 0.33.0 captures the embedding output, outputs of blocks 28, 56" not in conv.message
+    assert "vLLM 0.33.0 captures outputs of blocks 0, 28, 56" in conv.message
+    # Trained with SpecForge (through SGLang): vLLM needs the boundaries SGLang captured.
+    assert "if it was trained with SpecForge, for SGLang 0.5.23 write [2, 30, 58]; for vLLM 0.33.0 write [2, 30, 58]" \
+        in conv.message
+    # Boundary 1 first: SGLang's DeepSeek path adds 1 exactly when the first id is 1, so nothing maps there.
+    assert "if it was trained with speculators, SGLang 0.5.23 cannot capture exactly these layers" in conv.message
+
+
+def test_kimi_ids_on_kimi_target_are_not_one_layer_apart() -> None:
+    findings = lint.lint(draft(), **K61)
+    assert [f.code for f in findings] == ["aux-agree"]
+    assert "one layer" not in findings[0].message and "[3, 31, 59]" not in findings[0].message
+    assert "SGLang 0.5.23 captures outputs of blocks 1, 29, 57; vLLM 0.33.0 captures outputs of blocks 1, 29, 57" \
+        in findings[0].message
+
+
+def test_minus_one_says_what_each_engine_does_and_what_to_write() -> None:
+    (kimi,) = lint.lint(draft(aux_layer_ids=(-1, 29, 57)), **K61)
+    assert kimi.severity == "error"
+    assert "captured 2 of 3 aux hidden states" in kimi.message  # SGLang's DeepSeek packer
+    assert "vLLM 0.33.0: boundary -1 is never reached" in kimi.message and "only 2 of the 3 states" in kimi.message
+    assert "SpecForge 0.2.0 refuses them" in kimi.message and "speculators 0.9.0 refuses them" in kimi.message
+    assert "for SGLang 0.5.23 write [2, 30, 58]; for vLLM 0.33.0 write [2, 30, 58]" in kimi.message
+    (llama,) = lint.lint(draft(aux_layer_ids=(-1, 29, 57)), **{**K61, "target_family": "llama"})
+    assert "SGLang 0.5.23 reads -1 as boundary 0 and feeds the draft the embedding output" in llama.message
+    assert "for SGLang 0.5.23 write [1, 29, 57]; for vLLM 0.33.0 write [2, 30, 58]" in llama.message
+
+
+def test_minus_one_without_target_is_still_an_error() -> None:
+    codes = {(f.severity, f.code) for f in lint.lint(draft(aux_layer_ids=(-1, 29, 57)))}
+    assert ("error", "aux-negative") in codes
 
 
 def test_missing_ids_explain_defaults_for_this_n() -> None:
     (f,) = lint.lint(draft(aux_layer_ids=None), **K61)
-    assert "[2, 30, 58]" in f.message and "[1, 29, 57]" in f.message
+    assert f.harmless and "outputs of blocks 1, 29, 57" in f.message and "SpecForge 0.2.0" in f.message
 
 
-# (ids, N, engine, expected captured per id)
-CAPTURE_CASES: list[tuple[list[int] | None, int, str, list[int | str]]] = [
-    # AQ-MedAI Kimi-K2 draft: the one-layer split of vllm #31254 (drafts.json aux_layers agrees).
-    ([2, 30, 58], 61, "SGLang", [2, 30, 58]),
-    ([2, 30, 58], 61, "vLLM", [1, 29, 57]),
-    ([2, 30, 58], 61, "SpecForge (training)", [2, 30, 58]),
-    ([2, 30, 58], 61, "EAGLE official", [1, 29, 57]),
-    # SpecForge default for 61 layers, written explicitly (the example own draft).
-    ([1, 29, 57], 61, "SGLang", [1, 29, 57]),
-    ([1, 29, 57], 61, "vLLM", [0, 28, 56]),
-    ([1, 29, 57], 61, "SpecForge (training)", [1, 29, 57]),
-    # No ids: every engine lands on outputs of blocks 1, N//2-1, N-4.
-    (None, 61, "SGLang", [1, 29, 57]),
-    (None, 61, "vLLM", [1, 29, 57]),
-    (None, 61, "SpecForge (training)", [1, 29, 57]),
-    (None, 61, "EAGLE official", [1, 29, 57]),
-    (None, 32, "SGLang", [1, 15, 28]),
-    (None, 32, "vLLM", [1, 15, 28]),
-    (None, 32, "SpecForge (training)", [1, 15, 28]),
-    (None, 32, "EAGLE official", [1, 15, 28]),
-    ([1, 15, 28], 32, "SGLang", [1, 15, 28]),
-    ([1, 15, 28], 32, "vLLM", [0, 14, 27]),
-    ([2, 16, 29], 32, "vLLM", [1, 15, 28]),
-    ([2, 16, 29], 32, "SGLang", [2, 16, 29]),
-    # Embedding and the last boundary.
-    ([0, 16, 29], 32, "vLLM", ["embedding", 15, 28]),
-    ([-1, 16, 29], 32, "SGLang", ["embedding", 16, 29]),
-    ([2, 16, 32], 32, "vLLM", [1, 15, 31]),
-    ([2, 16, 32], 32, "SGLang", [2, 16, "not captured"]),
-    ([1, 15, 31], 32, "SGLang", [1, 15, "not captured"]),
-    ([1, 15, 31], 32, "SpecForge (training)", [1, 15, 31]),
-]
+def test_one_engine_version_selected() -> None:
+    old = lint.lint(draft(), **K61, serving=[("SGLang", "0.5.1")])
+    assert [(f.severity, f.code) for f in old] == [("error", "engine-unsupported")]
+    assert "srt/models/deepseek_v2.py" in old[0].message
+    new = lint.lint(draft(), **K61, serving=[("vLLM", "0.33.0")])
+    assert [(f.severity, f.code) for f in new] == [("info", "aux-agree")]
 
 
-@pytest.mark.parametrize(("ids", "n", "engine", "expected"), CAPTURE_CASES)
-def test_capture_table(ids: list[int] | None, n: int, engine: str, expected: list[int | str]) -> None:
-    rows = {r["engine"]: r for r in lint.capture_table(ids, n)}
-    assert tuple(rows) == lint.CAPTURE_ENGINES
-    assert rows[engine]["captured"] == expected
-    assert rows[engine]["from_config"] == (ids is not None and engine != "EAGLE official")
+def test_speculators_config_is_not_read_by_sglang() -> None:
+    spec = draft(dialect="speculators-eagle3", architecture="Eagle3Speculator")
+    both = lint.lint(spec, **K61)
+    assert ("warning", "engine-not-read") in {(f.severity, f.code) for f in both}
+    only = lint.lint(spec, **K61, serving=[("SGLang", "0.5.23")])
+    assert [(f.severity, f.code) for f in only] == [("error", "engine-not-read")]
+    assert "does not read speculators-format configs" in only[0].message
 
 
-def test_capture_table_aq_medai_matches_research_wording() -> None:
-    rows = {r["engine"]: r for r in lint.capture_table([2, 30, 58], 61)}
-    assert rows["SGLang"]["boundaries"] == [3, 31, 59]  # ids + 1 = inputs of blocks 3, 31, 59
-    assert rows["SGLang"]["captured_text"] == "outputs of blocks 2, 30, 58"
-    assert rows["vLLM"]["captured_text"] == "outputs of blocks 1, 29, 57"
-    assert "#25454" in rows["SGLang"]["note"] and "outputs of blocks 1, 29, 57" in rows["SGLang"]["note"]
+def test_top_level_ids_are_not_read_by_sglang() -> None:
+    config = {"architectures": ["LlamaForCausalLMEagle3"], "eagle_aux_hidden_state_layer_ids": [1, 29, 57]}
+    codes = {f.code: f for f in lint.lint(draft(aux_layer_ids=(1, 29, 57), raw_config=config), **K61)}
+    assert "aux-location" in codes and "reads them only from eagle_config" in codes["aux-location"].message
+
+
+def test_fc_width_follows_number_of_ids() -> None:
+    fc4 = (TensorSpec("fc.weight", (7168, 4 * 7168), "fc"),)
+    config = {"eagle_config": {"eagle_aux_hidden_state_layer_ids": [2, 16, 30, 58]}}
+    spec = draft(aux_layer_ids=(2, 16, 30, 58), tensors=fc4, raw_config=config)
+    assert "hidden-mismatch" not in {f.code for f in lint.lint(spec, **K61)}
+    three = draft(tensors=fc4, raw_config={"eagle_config": {"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}})
+    (mismatch,) = [f for f in lint.lint(three, **K61) if f.code == "hidden-mismatch"]
+    assert "3 x 7168 = 21504" in mismatch.message
+
+
+def test_norm_flags_as_the_engines_read_them() -> None:
+    both = {"norm_before_fc": False, "eagle_config": {"norm_before_fc": True}}
+    assert "norm-before-fc" in {f.code for f in lint.lint(draft(raw_config=both), **K61)}
+    legacy = {"use_aux_norm": True}
+    assert "aux-norm-legacy" in {f.code for f in lint.lint(draft(raw_config=legacy), **K61)}
+
+
+def test_capture_table_rows_cite_their_source() -> None:
+    rows = lint.capture_table([2, 30, 58], 61, family="deepseek")
+    assert [r["engine"] for r in rows] == ["SGLang 0.5.23", "vLLM 0.33.0", "SpecForge 0.2.0", "speculators 0.9.0"]
+    assert all(r["captured"] == [2, 30, 58] and r["status"] == "ok" for r in rows)
+    assert all(".py" in r["source"] for r in rows)
+    llama = {r["engine"]: r for r in lint.capture_table([2, 30, 58], 61, family="llama")}
+    assert llama["SGLang 0.5.23"]["captured_text"] == "outputs of blocks 2, 30, 58"
+    assert llama["vLLM 0.33.0"]["captured_text"] == "outputs of blocks 1, 29, 57"
     with pytest.raises(ValueError):
         lint.capture_table([1, 2, 3], 0)
 
 
-@pytest.mark.parametrize(("ids", "n", "expected"), [
-    ([1, 29, 57], 61, "output-of-block"),
-    ([2, 30, 58], 61, "boundary"),
-    ([24, 30, 36], 36, "boundary"),
-    ([3, 30, 58], 61, None),
-    ([], 61, None),
-])
-def test_infer_convention(ids: list[int], n: int, expected: str | None) -> None:
-    assert lint.infer_convention(ids, n) == expected
+def test_default_boundaries_come_from_the_table() -> None:
+    assert lint.default_boundaries(61) == (2, 30, 58)
+    assert lint.default_boundaries(32) == (2, 16, 29)
 
 
 # ---- through parse_config, on the configs the app ships ------------------------------------------
@@ -205,7 +267,8 @@ def test_registry_aq_medai_against_shipped_kimi_target() -> None:
         pytest.skip("no shipped Kimi-K2 target config")
     tgt = architectures.parse_config(known)
     codes = {(f.severity, f.code) for f in lint.lint(spec, target=tgt)}
-    assert ("warning", "aux-convention") in codes
+    # Was a warning that SGLang and vLLM are "one layer apart"; by deepseek_v2.py both capture blocks 1, 29, 57.
+    assert ("info", "aux-agree") in codes and ("warning", "aux-convention") not in codes
     assert not any(sev == "error" for sev, _ in codes)
 
 
@@ -213,8 +276,9 @@ def test_example_own_draft_against_kimi_k25() -> None:
     config = json.loads((registry.EXAMPLE_OWN_DRAFT / "config.json").read_text())
     spec = architectures.parse_config(config)
     findings = lint.lint(spec, target_layers=61, target_hidden_size=7168, target_vocab_size=163840,
-                         checkpoint_tensors=[t.name for t in spec.tensors if t.stored])
-    assert {(f.severity, f.code) for f in findings} == {("info", "aux-convention")}
+                         checkpoint_tensors=[t.name for t in spec.tensors if t.stored], target_family="deepseek")
+    # ids [1, 29, 57] on Kimi-K2.5: SGLang adds 1 (first id is 1), vLLM does not: one layer apart, for real.
+    assert {(f.severity, f.code) for f in findings} == {("warning", "aux-convention")}
 
 
 @pytest.mark.parametrize(
@@ -225,7 +289,8 @@ def test_example_own_draft_against_kimi_k25() -> None:
 def test_every_registry_config_lints_without_errors(published: registry.PublishedDraft) -> None:
     spec = architectures.parse_config(published.config, source=published.hub_id)
     findings = lint.lint(spec, target_layers=published.target_layers, target_hidden_size=published.target_hidden_size,
-                         target_vocab_size=published.target_vocab_size)
+                         target_vocab_size=published.target_vocab_size,
+                         target_family=engines.family_of(published.target_model))
     assert not [f for f in findings if f.severity == "error"], findings
 
 

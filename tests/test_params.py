@@ -97,6 +97,9 @@ GOLDEN = [
     ("openai/gpt-oss-20b", "active", 4_187_440_704),
     ("deepseek-ai/DeepSeek-V3", "total", 684_489_845_504),
     ("deepseek-ai/DeepSeek-V3", "mtp", 13_463_426_304),
+    # active is the main model's (published "37B active"); was 40,092,... with the MTP module's experts in.
+    ("deepseek-ai/DeepSeek-V3", "active", 37_552_297_472),
+    ("moonshotai/Kimi-K2-Instruct", "mtp", 0),
     ("deepseek-v3-mtp", "total", 13_463_426_304),
     ("deepseek-v3-mtp", "shared_with_target", 2 * 129_280 * 7168),
 ]
@@ -110,6 +113,15 @@ def test_golden_counts(key: str, field: str, expected: int | None) -> None:
 def test_deepseek_v3_main_model_is_671b() -> None:
     c = P.count(spec_of("deepseek-ai/DeepSeek-V3"))
     assert c.total - c.mtp == 671_026_419_200
+
+
+def test_active_excludes_the_mtp_module() -> None:
+    spec = spec_of("deepseek-ai/DeepSeek-V3")
+    c = P.count(spec)
+    assert round(c.active / 1e9, 1) == 37.6
+    without_mtp = type(spec)(**{**spec.__dict__, "tensors": tuple(t for t in spec.tensors if t.component != "mtp")})
+    assert P.count(without_mtp).active == c.active  # the MTP module changes total, never active
+    assert P.count(without_mtp).total == c.total - c.mtp
 
 
 def test_count_is_consistent_with_components() -> None:
