@@ -46,6 +46,7 @@ class Entry:
     published: registry.PublishedDraft | None = None
     card: str | None = None
     target_family: str | None = None  # engines.FAMILIES key the capture rules were applied for
+    lint_args: dict[str, Any] = field(default_factory=dict)  # what lint was given, to re-check for another engine
 
     @property
     def ratio(self) -> float | None:
@@ -150,17 +151,17 @@ def load_entry(
     checkpoint = params.reconcile(spec, header) if header else None
     family = _family(spec, target_spec, published, target)
     findings: list[lint.Finding] = []
+    lint_args: dict[str, Any] = {}
     if spec.role == "draft":
-        findings = lint.lint(
-            spec,
-            target=target_spec,
+        lint_args = dict(
+            target=_slim(target_spec),
             target_layers=target_layers,
             target_hidden_size=published.target_hidden_size if published and target_spec is None else None,
             target_vocab_size=published.target_vocab_size if published and target_spec is None else None,
             checkpoint_tensors=list(header) if header else None,
             target_family=family,
-            serving=engine_pair,
         )
+        findings = lint.lint(spec, **lint_args, serving=engine_pair)
     return Entry(
         source=text,
         label=label,
@@ -179,7 +180,28 @@ def load_entry(
         published=published,
         card=card,
         target_family=family,
+        lint_args=lint_args,
     )
+
+
+def _slim(target: ModelSpec | None) -> ModelSpec | None:
+    """The target without its tensor list (a 1T MoE lists ~70K tensors): all lint reads are its sizes."""
+    if target is None:
+        return None
+    from dataclasses import replace
+
+    return replace(target, tensors=(), raw_config={})
+
+
+def relint(entry: Entry, serving: str | None) -> Entry:
+    """The entry with its wiring lint re-run for one serving engine ("SGLang 0.5.23", "vLLM", ...; None: the
+    newest rules of every serving engine). Counts are unchanged."""
+    from dataclasses import replace
+
+    if entry.spec.role != "draft":
+        return entry
+    pair = [engines.parse_choice(serving)] if serving else None
+    return replace(entry, findings=lint.lint(entry.spec, **entry.lint_args, serving=pair))
 
 
 def _family(spec: ModelSpec, target_spec: ModelSpec | None, published: registry.PublishedDraft | None,

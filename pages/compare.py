@@ -11,7 +11,7 @@ import app
 
 app.ensure_routed()
 
-from comparelib import comparison, export, lint, registry, settings
+from comparelib import comparison, engines, export, lint, registry, settings
 from comparelib.errors import CompareError
 
 st.title("Compare drafts")
@@ -155,11 +155,30 @@ chart = (
 st.altair_chart(chart, width="stretch")
 
 st.subheader("Wiring lint")
-findings = comparison.findings_frame(entries)
-if findings.empty:
+_NEWEST = "newest rules of every engine"
+_choice = st.selectbox(
+    "Engine you serve with", [_NEWEST] + engines.serving_choices(), index=0, key="compare_engine",
+    help="Capture rules differ by engine, version and target family (comparelib/engines.py cites the engine "
+         "code each rule comes from). Default: the newest rules known for SGLang and vLLM.",
+)
+serving = None if _choice == _NEWEST else _choice
+entries = [comparison.relint(e, serving) for e in entries]
+for e in entries:
+    if e.spec.role != "draft":
+        continue
+    top = next((f for f in lint.rank(e.findings) if not f.harmless and f.severity != "info"), None)
+    say = {"error": st.error, "warning": st.warning}.get(top.severity if top else "", st.success)
+    say(f"**{e.label}**: {lint.headline(e.findings)}")
+act_on = comparison.findings_frame(entries, harmless=False)
+harmless = comparison.findings_frame(entries, harmless=True)
+if act_on.empty and harmless.empty:
     st.success("No findings.")
-else:
-    st.dataframe(findings, width="stretch", hide_index=True, key="compare_findings")
+if not act_on.empty:
+    st.dataframe(act_on.drop(columns="harmless"), width="stretch", hide_index=True, key="compare_findings")
+if not harmless.empty:
+    with st.expander(f"Known harmless ({len(harmless)}): published drafts work this way", expanded=False):
+        st.dataframe(harmless.drop(columns="harmless"), width="stretch", hide_index=True,
+                     key="compare_findings_harmless")
 
 for e in entries:
     with st.expander(f"{e.label}: tensors, checkpoint, capture layers"):
@@ -187,7 +206,10 @@ for e in entries:
         layers = e.target_layers
         if e.spec.role == "draft" and layers:
             st.markdown(f"**Which target layers each engine captures** (target with {layers} layers)")
-            st.dataframe(lint.capture_table(e.spec.aux_layer_ids, layers), width="stretch", hide_index=True)
+            st.dataframe(lint.capture_table(e.spec.aux_layer_ids, layers, family=e.target_family,
+                                            dialect=e.spec.dialect,
+                                            serving=[engines.parse_choice(serving)] if serving else None),
+                         width="stretch", hide_index=True)
         if e.published is not None:
             p = e.published
             vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"

@@ -67,3 +67,55 @@ def test_bad_target_layers_is_an_error_message() -> None:
     at.button[0].click().run()
     assert not at.exception
     assert any("whole number" in e.value for e in at.error)
+
+
+def _lint_text(at: AppTest) -> str:
+    frames = [d.value for d in at.dataframe if "code" in getattr(d.value, "columns", [])]
+    return " ".join(" ".join(f["message"]) for f in frames) + " ".join(
+        x.value for x in [*at.error, *at.warning, *at.success])
+
+
+def test_kimi_draft_on_kimi_target_has_no_false_one_layer_apart() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["m"] = [f"registry:{AQ}"]
+    at.query_params["target"] = "moonshotai/Kimi-K2-Instruct"
+    at.run()
+    assert not at.exception
+    text = _lint_text(at)
+    assert "one layer" not in text and "[3, 31, 59]" not in text
+    assert any("Nothing to act on" in s.value for s in at.success)
+    # the known-harmless findings sit in a collapsed group, not in the main findings table
+    (group,) = [x for x in at.expander if x.label.startswith("Known harmless")]
+    codes = set(group.dataframe[0].value["code"])
+    assert codes == {"rope-mismatch", "aux-agree"}
+    assert not [d for d in at.dataframe if "code" in d.value.columns and "rope-mismatch" in set(d.value["code"])
+                and d.key == "compare_findings"]
+
+
+def test_engine_selector_applies_that_version_rules() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["m"] = [f"registry:{AQ}"]
+    at.run()
+    assert at.selectbox(key="compare_engine").value == "newest rules of every engine"
+    at.selectbox(key="compare_engine").set_value("SGLang 0.5.1").run()
+    assert not at.exception
+    assert any("engine-unsupported" in e.value and "SGLang 0.5.1" in e.value for e in at.error)
+
+
+def test_minus_one_draft_is_counted_and_its_lint_says_what_each_engine_does(tmp_path: Path) -> None:
+    import json
+
+    from comparelib import registry
+
+    config = json.loads((registry.EXAMPLE_OWN_DRAFT / "config.json").read_text())
+    config["eagle_config"]["eagle_aux_hidden_state_layer_ids"] = [-1, 29, 57]
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["m"] = [str(tmp_path)]
+    at.query_params["target"] = "moonshotai/Kimi-K2.5"
+    at.run()
+    assert not at.exception
+    assert table_values(at) == [2_135_977_984]  # counted like the same draft with valid ids
+    (head,) = [e.value for e in at.error if "aux-negative" in e.value]
+    assert "captured 2 of 3 aux hidden states" in head and "SpecForge 0.2.0 refuses them" in head
+    assert "vLLM 0.33.0" in head and "for SGLang 0.5.23 write [2, 30, 58]" in head

@@ -341,3 +341,38 @@ def test_multimodal_prefix_and_vision_tensors(tmp_path: Path) -> None:
     assert report.missing == [] and report.shape_mismatches == []
     assert report.unexpected == [("vision_tower.patch_embed.weight", "not implied by the config")]
     assert report.renamed["language_model.model.norm.weight"] == "model.norm.weight"
+
+
+# ---- the params command: JSON contract (README) with params.mtp, broken wiring exits 0 -------------
+
+def _cli(*args: str) -> Any:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.run([sys.executable, "-m", "comparelib", "params", *args], capture_output=True, text=True,
+                          cwd=root, timeout=300)
+
+
+def test_cli_params_json_reports_mtp_apart(tmp_path: Path) -> None:
+    config = A.known_target("deepseek-ai/DeepSeek-V3")
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    proc = _cli(str(tmp_path), "--json", "--no-header")
+    assert proc.returncode == 0, proc.stderr
+    p = json.loads(proc.stdout)["params"]
+    assert {"total", "excluding_embedding", "embedding", "lm_head", "trainable", "frozen", "active", "mtp"} <= set(p)
+    assert (p["total"], p["mtp"], p["active"]) == (684_489_845_504, 13_463_426_304, 37_552_297_472)
+
+
+def test_cli_minus_one_draft_exits_0_with_error_lint(tmp_path: Path) -> None:
+    config = json.loads(json.dumps(KIMI_EAGLE3))
+    config["eagle_config"] = {"eagle_aux_hidden_state_layer_ids": [-1, 29, 57]}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    proc = _cli(str(tmp_path), "--target", "moonshotai/Kimi-K2-Instruct", "--json", "--no-header")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["params"]["excluding_embedding"] == 1_190_948_864  # counted like any other Kimi draft
+    (neg,) = [f for f in data["lint"] if f["code"] == "aux-negative"]
+    assert neg["severity"] == "error" and data["lint"][0] == neg and neg["harmless"] is False
+    bad = _cli(str(tmp_path), "--engine", "TGI 1.0", "--no-header")
+    assert bad.returncode == 2 and "unknown engine" in bad.stderr and "Traceback" not in bad.stderr
