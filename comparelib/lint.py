@@ -292,26 +292,36 @@ def _aux_findings(draft: ModelSpec, n_layers: int | None, family: str | None,
     if sp.ok:
         trained.append(f"speculators 0.9.0 (captures through vLLM) trains on {engines.describe_boundaries(sp.captured)}")
     said = "; ".join(f"{c.rule.label} captures {engines.describe_boundaries(c.captured)}" for c in good)
+    embedding = [c.rule.label for c in good if 0 in c.captured]
+    if embedding:
+        out.append(Finding(
+            "warning", "aux-embedding",
+            f"{' and '.join(embedding)} feed{'s' if len(embedding) == 1 else ''} the draft the embedding output "
+            f"(boundary 0) as one of its {len(ids)} states, not a decoder layer. Keep it only if the draft was "
+            "trained that way."))
     if len(readings) == 1:
         (captured,) = readings
         agree_train = [t for t in (sf, sp) if t.ok and t.captured == captured]
-        out.append(Finding(
-            "info", "aux-agree",
-            f"Ids {ids}{fam}: {said}"
-            + (" (the same blocks)" if len(good) > 1 else "")
-            + (f"; {', '.join(t.rule.label for t in agree_train)} train on the same layers" if agree_train else
-               f"; {'; '.join(trained)}") + ".",
-            harmless=bool(agree_train)))
-        return out
+        differ_train = [t for t in (sf, sp) if t.ok and t.captured != captured]
+        if not differ_train:
+            out.append(Finding(
+                "info", "aux-agree",
+                f"Ids {ids}{fam}: {said}" + (" (the same blocks)" if len(good) > 1 else "")
+                + (f"; {', '.join(t.rule.label for t in agree_train)} train on the same layers" if agree_train
+                   else "") + ".",
+                harmless=True))
+            return out
     fixes = []
     if sf.ok:
         fixes.append("if it was trained with SpecForge, " + _fix_text(good, sf.captured, n_layers))
     if sp.ok:
         fixes.append("if it was trained with speculators, " + _fix_text(good, sp.captured, n_layers))
+    split = ("the engines read these ids differently, so only one of them matches what the draft learned"
+             if len(readings) > 1 else "the trainers read these ids differently, so check which one trained it")
     out.append(Finding(
         "warning", "aux-convention",
-        f"Ids {ids}{fam}: {said}: the engines read these ids differently, so only one of them matches what the "
-        f"draft learned. {'; '.join(trained)}. To serve the layers it was trained on, {'; '.join(fixes)}."))
+        f"Ids {ids}{fam}: {said}: {split}. {'; '.join(trained)}. To serve the layers it was trained on, "
+        f"{'; '.join(fixes)}."))
     return out
 
 

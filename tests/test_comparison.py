@@ -201,3 +201,14 @@ def test_cli_compare_shows_volume_attached_by_an_audit(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
     assert [r["train_samples"] for r in rows] == [1_400_000, 50_000]  # the latest attached volume wins
+
+
+def test_cli_compare_md_says_what_to_act_on_first_per_engine() -> None:
+    proc = run_cli("compare", f"registry:{AQ}", comparison.EXAMPLE_OWN, "--format", "md")
+    assert proc.returncode == 0, proc.stderr
+    assert f"Wiring: {AQ}: Nothing to act on" in proc.stdout
+    assert "Wiring: example: own Kimi-K2.5 draft: Act on this first [warning, aux-convention]" in proc.stdout
+    old = run_cli("compare", f"registry:{AQ}", "--format", "md", "--engine", "SGLang 0.5.1")
+    assert old.returncode == 0 and "[error, engine-unsupported]" in old.stdout
+    bad = run_cli("compare", f"registry:{AQ}", "--engine", "sglang 0.0.1")
+    assert bad.returncode == 2 and "no rules for SGLang 0.0.1" in bad.stderr

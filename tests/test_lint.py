@@ -66,9 +66,9 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = 
     ("minus-one-llama-family", {"aux_layer_ids": (-1, 29, 57)}, {**K61, "target_family": "llama"},
      {("error", "aux-negative")}),
     # 0 is the embedding output for vLLM and (as given) for SGLang on a Kimi target: they agree.
-    ("zero-on-kimi", {"aux_layer_ids": (0, 29, 57)}, K61, {("info", "aux-agree")}),
+    ("zero-on-kimi", {"aux_layer_ids": (0, 29, 57)}, K61, {("warning", "aux-embedding"), ("info", "aux-agree")}),
     ("zero-on-llama-family", {"aux_layer_ids": (0, 29, 57)}, {**K61, "target_family": "llama"},
-     {("warning", "aux-convention")}),
+     {("warning", "aux-embedding"), ("warning", "aux-convention")}),
     # gpt-oss: SGLang keeps ids as given when the max id is N and captures boundary N at the final norm.
     ("boundary-n-gpt-oss", {"aux_layer_ids": (24, 30, 36), "hidden_size": 2880, "vocab_size": 201088},
      dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="gpt-oss"),
@@ -206,6 +206,10 @@ def test_one_engine_version_selected() -> None:
     assert "srt/models/deepseek_v2.py" in old[0].message
     new = lint.lint(draft(), **K61, serving=[("vLLM", "0.33.0")])
     assert [(f.severity, f.code) for f in new] == [("info", "aux-agree")]
+    # One engine, but the trainers disagree: a SpecForge-trained [1, 29, 57] draft learned SGLang's reading.
+    (own,) = lint.lint(draft(aux_layer_ids=(1, 29, 57)), **K61, serving=[("vLLM", "0.33.0")])
+    assert (own.severity, own.code) == ("warning", "aux-convention")
+    assert "if it was trained with SpecForge, for vLLM 0.33.0 write [2, 30, 58]" in own.message
 
 
 def test_speculators_config_is_not_read_by_sglang() -> None:

@@ -559,7 +559,9 @@ def test_compare_every_published_draft_at_once() -> None:
     at.text_input(key="compare_target_layers").set_value("61")
     at.button[0].click().run()
     assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
+    # Loading never fails; wiring lint may (61 layers is the wrong target for most drafts), and says so in
+    # its per-draft headline, which is an error box too.
+    assert not [e.value for e in at.error if "Act on this first" not in e.value]
     assert len(at.dataframe[0].value) == len(options)
 
 

@@ -41,4 +41,6 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "md":
         for sentence in comparison.headlines(entries):
             sys.stdout.write(f"\n{sentence}\n")
+        for sentence in comparison.lint_headlines(entries):
+            sys.stdout.write(f"\nWiring: {sentence}\n")
     return 2 if errors else 0
