@@ -13,6 +13,7 @@ last of N blocks), i.e. HF ``output_hidden_states[b]``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -225,7 +226,7 @@ def _aux_findings(draft: ModelSpec, n_layers: int | None, family: str | None,
                 f"target hidden x {len(ids)} (llama_eagle3.py in both), so this serves if the checkpoint's fc was "
                 "trained that way; SpecForge 0.2.0 refuses any count other than three "
                 "(algorithms/model_providers.py resolve_eagle_capture_layers)."))
-        if any(b <= a for a, b in zip(ids, ids[1:])) and len(set(ids)) == len(ids):
+        if any(b <= a for a, b in itertools.pairwise(ids)) and len(set(ids)) == len(ids):
             out.append(Finding(
                 "warning", "aux-order",
                 f"Aux layer ids {ids} are not in increasing order. SGLang captures in layer order and vLLM sorts them "

@@ -39,7 +39,7 @@ def _text_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
     return inner if isinstance(inner, Mapping) and config.get("hidden_size") is None else config
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _meta_counts(config_json: str) -> dict[str, int]:
     """Parameter counts of transformers' own model for this config, built on the meta device (cached)."""
     inner = _text_config(json.loads(config_json))
