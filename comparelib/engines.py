@@ -11,6 +11,7 @@ is boundary ``k + 1``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,8 +20,8 @@ from comparelib.errors import InputError
 
 # Target families: the engines' model files group architectures like this.
 FAMILIES: dict[str, str] = {
-    "llama": "Llama / Mistral / Qwen2 / Qwen3 (dense)",
-    "qwen-moe": "Qwen2-MoE / Qwen3-MoE",
+    "llama": "Llama / Llama-4 / Mistral / Qwen2 / Qwen3 (dense)",
+    "qwen-moe": "Qwen2-MoE / Qwen3-MoE / Qwen3-Next",
     "deepseek": "DeepSeek-V2 / V3, Kimi-K2 / K2.5",
     "gpt-oss": "gpt-oss",
 }
@@ -93,7 +94,8 @@ RULES: tuple[CaptureRule, ...] = (
                 STARTUP_FAILS, _SG_IDS, False,
                 "sglang 0.5.23 srt/models/qwen3_moe.py Qwen3MoeForCausalLM.set_eagle3_layers_to_capture (line "
                 "1143: val + 1), marked by srt/models/qwen2_moe.py Qwen2MoeModel.set_eagle3_layers_to_capture "
-                "(line 1156: setattr(self.layers[layer_id], ...))" + _SG_READ),
+                "(line 1156: setattr(self.layers[layer_id], ...)); Qwen3-Next alike (srt/models/qwen3_next.py "
+                "lines 1301, 957)" + _SG_READ),
     CaptureRule("SGLang", "0.5.23", "deepseek", SERVING, PLUS_ONE_IF_FIRST_IS_ONE, _BOUNDARY_DEFAULT, "N-1",
                 _SG_ORDER, CAPTURE_FAILS, _SG_IDS, False,
                 "sglang 0.5.23 srt/models/deepseek_v2.py DeepseekV2ForCausalLM.set_eagle3_layers_to_capture "
@@ -210,11 +212,13 @@ def family_of(name: str | None) -> str | None:
     if name in _DIALECT_FAMILY:
         return _DIALECT_FAMILY[name]
     low = name.lower()
+    if "distill-llama" in low or "distill-qwen" in low:
+        return "llama"  # DeepSeek-R1 distills are Llama / Qwen2 models
     if "deepseek" in low or "kimi" in low:
         return "deepseek"
     if "gpt-oss" in low or "gpt_oss" in low or "gptoss" in low:
         return "gpt-oss"
-    if "qwen" in low and ("moe" in low or "-a3b" in low or "-a22b" in low):
+    if "qwen" in low and ("moe" in low or "next" in low or re.search(r"-a\d+(\.\d+)?b", low)):
         return "qwen-moe"
     if "llama" in low or "qwen" in low or "mistral" in low:
         return "llama"

@@ -141,6 +141,8 @@ def test_read_ids_follows_each_engine_lookup() -> None:
     ("deepseek-v3", "deepseek"), ("moonshotai/Kimi-K2.5", "deepseek"), ("openai/gpt-oss-120b", "gpt-oss"),
     ("Qwen/Qwen3-235B-A22B-Instruct-2507", "qwen-moe"), ("qwen3-moe", "qwen-moe"), ("qwen3", "llama"),
     ("meta-llama/Llama-3.1-8B-Instruct", "llama"), ("gpt2", None), (None, None),
+    ("deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "llama"), ("Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen-moe"),
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "qwen-moe"), ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama"),
 ])
 def test_family_of(name: str | None, family: str | None) -> None:
     assert engines.family_of(name) == family
