@@ -163,10 +163,9 @@ _choice = st.selectbox(
 )
 serving = None if _choice == _NEWEST else _choice
 entries = [comparison.relint(e, serving) for e in entries]
-for e in entries:
-    if e.spec.role != "draft":
-        continue
-    top = next((f for f in lint.rank(e.findings) if not f.harmless and f.severity != "info"), None)
+_tops = [(e, next((f for f in lint.rank(e.findings) if not f.harmless and f.severity != "info"), None))
+         for e in entries if e.spec.role == "draft"]
+for e, top in sorted(_tops, key=lambda et: lint.SEVERITIES.index(et[1].severity) if et[1] else 9):
     say = {"error": st.error, "warning": st.warning}.get(top.severity if top else "", st.success)
     say(f"**{e.label}**: {lint.headline(e.findings)}")
 act_on = comparison.findings_frame(entries, harmless=False)
