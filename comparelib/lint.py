@@ -271,7 +271,8 @@ def _aux_findings(draft: ModelSpec, n_layers: int | None, family: str | None,
         elif not c.ok:
             out.append(Finding(
                 "error", "aux-capture",
-                f"With ids {ids} on {n_layers} target layers{fam}, {c.rule.label} asks for boundaries "
+                f"With {f'ids {ids}' if ids is not None else 'no ids (its default)'} on {n_layers} target "
+                f"layers{fam}, {c.rule.label} asks for boundaries "
                 f"{list(c.boundaries)}: {c.note}. Source: {c.rule.source}."))
     for c in serving_caps:
         if c.rule.engine == "SGLang" and c.status != "not-read" and ids is not None and c.ids is None:
