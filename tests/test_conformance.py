@@ -104,9 +104,11 @@ def _draft_reason(published: registry.PublishedDraft) -> str:
         "medusa": "Medusa heads",
         "mtp": "a DeepSeek MTP (NextN) module",
     }.get(spec.dialect, spec.dialect)
-    return (f"{published.hub_id} is {what}: transformers 5.23.0 has no such model class (its LlamaForCausalLM "
-            "would build a full decoder, not this head), and speculators, the one package on the index that "
-            f"defines EAGLE-3 drafts, cannot be installed here: {SPECULATORS_SKIP}")
+    base = (f"{published.hub_id} is {what}: transformers 5.23.0 has no such model class (its LlamaForCausalLM "
+            "would build a full decoder, not this head)")
+    if "eagle3" not in spec.dialect:
+        return base + "; no package installable next to our pins defines it."
+    return base + f", and speculators, which defines EAGLE-3 drafts, cannot be installed here: {SPECULATORS_SKIP}"
 
 
 DRAFTS = [d for d in registry.load_registry() if d.config is not None]
