@@ -555,12 +555,20 @@ def measure(
     warmup: int = 3,
     repeats: int = 10,
     reference_gbs: float | None = None,
+    threads: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> DraftCost:
-    """Build the draft on ``device`` and time a step and an N-step proposal at each batch size."""
+    """Build the draft on ``device`` and time a step and an N-step proposal at each batch size.
+
+    ``threads`` sets torch's CPU threads (1 gives steady small-op timings on a shared machine).
+    """
     from comparelib import params as params_mod
 
     torch = _torch()
+    if threads is not None:
+        if not 1 <= threads <= 1024:
+            raise InputError(f"--threads must be 1..1024, got {threads}")
+        torch.set_num_threads(threads)
     if not 1 <= context <= MAX_CONTEXT:
         raise InputError(f"--context must be 1..{MAX_CONTEXT}, got {context}")
     if not 1 <= steps <= MAX_STEPS:
@@ -656,6 +664,10 @@ def measure(
     return out
 
 
+def _human_bytes(n: float) -> str:
+    return f"{n / 1e9:.2f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"
+
+
 def closeness_sentence(cost: DraftCost | Mapping[str, Any], batch: int | None = None) -> str:
     """How close the step gets to the device's memory bandwidth, in one sentence."""
     data = cost.to_json() if isinstance(cost, DraftCost) else cost
@@ -666,7 +678,7 @@ def closeness_sentence(cost: DraftCost | Mapping[str, Any], batch: int | None = 
     peak, ref = data.get("peak_gbs"), data.get("reference_gbs")
     head = (
         f"{data.get('draft')}: batch {row['batch']} step {row['step_ms']:.3f} ms reads "
-        f"{row['bytes_per_step'] / 1e9:.2f} GB = {row['bandwidth_gbs']:.0f} GB/s"
+        f"{_human_bytes(row['bytes_per_step'])} = {row['bandwidth_gbs']:.1f} GB/s"
     )
     if peak:
         return head + f", {row['bandwidth_gbs'] / peak * 100:.0f}% of {data.get('device_name')}'s {peak:.0f} GB/s peak."
@@ -719,3 +731,22 @@ def recorded_files() -> list[Path]:
 def floor_ms(bytes_per_step: int, bandwidth_gbs: float) -> float:
     """The bandwidth floor: the time to read ``bytes_per_step`` at ``bandwidth_gbs``."""
     return bytes_per_step / (bandwidth_gbs * 1e9) * 1000.0
+
+
+def step_ms_for_batch(cost: DraftCost | Mapping[str, Any], batch: int) -> tuple[float, str]:
+    """The measured step time at ``batch`` (linear between measured batch sizes), and how it was read."""
+    data = cost.to_json() if isinstance(cost, DraftCost) else cost
+    rows = sorted((r for r in data.get("results") or []), key=lambda r: r["batch"])
+    if not rows:
+        raise DataError("the draft-cost figures have no measured batch size")
+    for r in rows:
+        if r["batch"] == batch:
+            return float(r["step_ms"]), f"measured at batch {batch}"
+    if batch < rows[0]["batch"] or batch > rows[-1]["batch"]:
+        near = rows[0] if batch < rows[0]["batch"] else rows[-1]
+        return float(near["step_ms"]), f"batch {batch} not measured; using batch {near['batch']}"
+    lo = max((r for r in rows if r["batch"] < batch), key=lambda r: r["batch"])
+    hi = min((r for r in rows if r["batch"] > batch), key=lambda r: r["batch"])
+    f = (batch - lo["batch"]) / (hi["batch"] - lo["batch"])
+    ms = float(lo["step_ms"]) + f * (float(hi["step_ms"]) - float(lo["step_ms"]))
+    return ms, f"interpolated between batch {lo['batch']} and {hi['batch']}"
