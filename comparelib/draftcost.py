@@ -239,7 +239,7 @@ def build_draft(shape: DraftShape, *, device: str = "cpu", dtype: str = "bf16", 
     class RMSNorm(nn.Module):
         def __init__(self, dim: int) -> None:
             super().__init__()
-            self.weight = nn.Parameter(torch.empty(dim, device="meta"))
+            self.weight = nn.Parameter(torch.empty(dim, device="meta", dtype=tdtype))
 
         def forward(self, x: Any) -> Any:
             return F.rms_norm(x, (x.shape[-1],), self.weight, s.rms_eps)
@@ -249,7 +249,7 @@ def build_draft(shape: DraftShape, *, device: str = "cpu", dtype: str = "bf16", 
             super().__init__()
             in_dim = 2 * s.hidden if first else s.hidden
             q, kv = s.heads * s.head_dim, s.kv_heads * s.head_dim
-            meta = {"device": "meta"}
+            meta = {"device": "meta", "dtype": tdtype}
             self.first = first
             if first:
                 self.hidden_norm = RMSNorm(s.hidden)
@@ -266,7 +266,7 @@ def build_draft(shape: DraftShape, *, device: str = "cpu", dtype: str = "bf16", 
     class Eagle3Draft(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            meta = {"device": "meta"}
+            meta = {"device": "meta", "dtype": tdtype}
             self.embed_tokens = nn.Embedding(s.vocab, s.hidden, **meta)
             self.embed_tokens.weight.requires_grad_(False)  # the target's, frozen
             aux = s.num_aux * s.target_hidden
@@ -291,7 +291,6 @@ def build_draft(shape: DraftShape, *, device: str = "cpu", dtype: str = "bf16", 
                 p.zero_()
             else:
                 p.normal_(0.0, 0.02, generator=gen)
-        model.to(tdtype)
         if s.with_d2t:
             # draft id -> target id offset; any in-range map will do for timing
             model.d2t.copy_(torch.arange(s.draft_vocab, device=device) * (s.vocab // s.draft_vocab) -
