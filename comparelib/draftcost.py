@@ -749,3 +749,81 @@ def step_ms_for_batch(cost: DraftCost | Mapping[str, Any], batch: int) -> tuple[
     f = (batch - lo["batch"]) / (hi["batch"] - lo["batch"])
     ms = float(lo["step_ms"]) + f * (float(hi["step_ms"]) - float(lo["step_ms"]))
     return ms, f"interpolated between batch {lo['batch']} and {hi['batch']}"
+
+
+KIMI_PAIR: tuple[str, ...] = ("registry:AQ-MedAI/Kimi-K2-Instruct-eagle3", "example:own-kimi-k2.5-draft")
+
+
+def floor_record(
+    sources: Sequence[str] = KIMI_PAIR,
+    *,
+    device_name: str = "NVIDIA H200",
+    batches: Sequence[int] = (1, 2, 4, 8, 16, 32, 64),
+    context: int = 2048,
+    dtype: str = "bf16",
+) -> dict[str, Any]:
+    """Not a measurement: each step's bytes read at the GPU's nominal peak bandwidth (a lower bound).
+
+    Same shape as a recorded file, with ``"estimate": true``, so the page can show something
+    before anyone has run ``bench_draftcost.py`` on that GPU.
+    """
+    from comparelib import comparison, params as params_mod
+
+    peak = peak_bandwidth_gbs(device_name)
+    if peak is None:
+        raise InputError(f"no nominal peak bandwidth known for {device_name!r}")
+    if dtype not in DTYPES:
+        raise InputError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    drafts = []
+    for source in sources:
+        entry = comparison.load_entry(source, with_header=False)
+        shape = shape_from_spec(entry.spec)
+        count = params_mod.count(entry.spec)
+        rows = []
+        for b in batches:
+            sb = step_bytes(shape, batch=b, context=context, dtype_bytes=DTYPES[dtype])
+            ms = floor_ms(sb.step, peak)
+            rows.append({
+                "batch": b, "step_ms": ms, "step_ms_spread": 0.0, "proposal_ms": None,
+                "bytes_per_step": sb.step, "bandwidth_gbs": peak, "first_step_bytes": sb.first_step,
+                "fraction_of_peak": 1.0,
+            })
+        drafts.append({
+            "draft": entry.label, "device": "cuda", "device_name": device_name, "dtype": dtype, "context": context,
+            "params": {"total": count.total, "excluding_embedding": count.excluding_embedding,
+                       "embedding": count.embedding, "lm_head": count.lm_head},
+            "peak_gbs": peak, "results": rows,
+        })
+    return {"device_name": device_name, "dtype": dtype, "context": context, "estimate": True, "drafts": drafts}
+
+
+def figure_sources() -> list[tuple[str, dict[str, Any]]]:
+    """Recorded files (measured), then the bandwidth-floor estimate at H200 peak: (label, record)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for path in recorded_files():
+        data = load_recorded(path)
+        out.append((f"measured: {data.get('device_name') or 'device?'}, {data.get('dtype') or ''} ({path.name})", data))
+    out.append(("estimate: bandwidth floor at H200 peak (not measured)", floor_record()))
+    return out
+
+
+def figures_frame(record: Mapping[str, Any]) -> Any:
+    """One row per draft and batch: step ms, proposal ms, GB per step, GB/s and share of the peak."""
+    import pandas as pd
+
+    rows = []
+    for d in record.get("drafts") or []:
+        peak = d.get("peak_gbs")
+        for r in d.get("results") or []:
+            rows.append({
+                "draft": d.get("draft"),
+                "batch": r.get("batch"),
+                "step_ms": r.get("step_ms"),
+                "step_ms_spread": r.get("step_ms_spread"),
+                "proposal_ms": r.get("proposal_ms"),
+                "GB_per_step": (r.get("bytes_per_step") or 0) / 1e9,
+                "GB_s": r.get("bandwidth_gbs"),
+                "of_peak": (r["bandwidth_gbs"] / peak) if peak and r.get("bandwidth_gbs") else r.get("fraction_of_peak"),
+            })
+    return pd.DataFrame(rows, columns=["draft", "batch", "step_ms", "step_ms_spread", "proposal_ms", "GB_per_step",
+                                       "GB_s", "of_peak"])
