@@ -537,6 +537,36 @@ def parse_steps(text: str) -> int:
     return n
 
 
+def _free_bytes(device: str) -> int | None:
+    torch = _torch()
+    if device.startswith("cuda"):
+        free, _total = torch.cuda.mem_get_info(torch.device(device))
+        return int(free)
+    try:
+        import os
+
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _check_fits(
+    shape: DraftShape, *, batches: Sequence[int], context: int, steps: int, dtype_bytes: int, device: str,
+    total_params: int,
+) -> None:
+    """Refuse up front what cannot fit (weights + the largest KV cache), instead of being killed."""
+    kv = max(batches) * shape.layers * (context + steps + 1) * 2 * shape.kv_heads * shape.head_dim * dtype_bytes
+    logits = max(batches) * shape.draft_vocab * 4
+    need = total_params * dtype_bytes + kv + logits
+    free = _free_bytes(device)
+    if free is not None and need > free:
+        raise InputError(
+            f"needs about {need / 1e9:.1f} GB on {device} (weights {total_params * dtype_bytes / 1e9:.1f} GB, "
+            f"KV cache {kv / 1e9:.1f} GB at batch {max(batches)} and context {context}) but {free / 1e9:.1f} GB "
+            "is free; use smaller --batch/--context or another device"
+        )
+
+
 def module_params(model: Any) -> tuple[int, int]:
     """(parameter elements, buffer elements) of a built module."""
     return sum(p.numel() for p in model.parameters()), sum(b.numel() for b in model.buffers())
@@ -582,6 +612,8 @@ def measure(
     peak = peak_bandwidth_gbs(name) if device.startswith("cuda") else None
     if reference_gbs is None:
         reference_gbs = copy_bandwidth_gbs(device, mib=1024 if device.startswith("cuda") else 256)
+    _check_fits(shape, batches=batches, context=context, steps=steps, dtype_bytes=DTYPES[dtype], device=device,
+                total_params=count.total)
     say = progress or (lambda _msg: None)
     say(f"building {label or spec.source} on {name} ({dtype})")
     try:

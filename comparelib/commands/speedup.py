@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.max_steps <= 64:
         raise InputError(f"--max-steps must be 1..64, got {args.max_steps}")
+    if args.draft_step_ms is not None and not (args.draft_step_ms >= 0 and args.draft_step_ms < float("inf")):
+        raise InputError(f"--draft-step-ms must be a non-negative number of ms, got {args.draft_step_ms:g}")
     if args.target_accept is not None and not args.target_accept > 1.0:
         raise InputError(f"--target-accept must be above 1, got {args.target_accept:g}")
     store = Store(args.db)
