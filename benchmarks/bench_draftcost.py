@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--threads", type=int, default=None, help="torch CPU threads (--tiny default: 1)")
+    ap.add_argument("--no-cuda-graph", action="store_true", help="on a GPU, time eager forwards")
     ap.add_argument("--tiny", action="store_true", help="the pair scaled down (runs on a CPU in seconds)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--out", default=None, help="also write the JSON object to this file")
@@ -85,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             draftcost.measure(
                 spec, label=label, device=device, dtype=args.dtype, batches=batches, context=context,
                 steps=steps, repeats=args.repeats, warmup=args.warmup, reference_gbs=reference, progress=log,
+                cuda_graphs=not args.no_cuda_graph,
             )
         )
     small, big = costs
@@ -109,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         "reference_gbs": reference,
         "reference": "tensor copy on the same device, GB/s of bytes read + written, same run",
         "torch": torch.__version__,
+        "cuda_graphs": all(c.cuda_graphs for c in costs),
         "wall_s": time.perf_counter() - t0,
         "drafts": [c.to_json() for c in costs],
         "big_vs_small": ratios,
@@ -125,13 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     for c in costs:
         p = c.params
         w(f"\n{c.draft}: {p['excluding_embedding'] / 1e9:.3f}B outside the embedding, lm_head {p['lm_head'] / 1e6:.0f}M\n")
-        w("batch   step ms  ±IQR    proposal ms (1..N)                          GB/step    GB/s   of peak  of copy\n")
+        w(f"batch   step ms   ±IQR  first ms  proposal ms ({steps} steps)  GB/step     GB/s  of peak  of copy\n")
         for r in c.results:
-            prop = " ".join(f"{v:.2f}" for v in r.proposal_ms_by_steps)
             fp = f"{r.fraction_of_peak * 100:6.0f}%" if r.fraction_of_peak is not None else "      -"
             w(
-                f"{r.batch:>5}  {r.step_ms:8.3f}  {r.step_ms_spread:5.3f}  {prop[:42]:<42}  {r.bytes_per_step / 1e9:7.3f}"
-                f"  {r.bandwidth_gbs:6.1f}  {fp}  {(r.fraction_of_reference or 0) * 100:6.0f}%\n"
+                f"{r.batch:>5}  {r.step_ms:8.3f}  {r.step_ms_spread:5.3f}  {r.first_step_ms:8.3f}  {r.proposal_ms:21.3f}"
+                f"  {r.bytes_per_step / 1e9:7.3f}  {r.bandwidth_gbs:7.1f}  {fp}  {(r.fraction_of_reference or 0) * 100:6.0f}%\n"
             )
         w(draftcost.closeness_sentence(c) + "\n")
     w("\nbig / small: " + ", ".join(

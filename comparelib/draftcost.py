@@ -242,7 +242,10 @@ def build_draft(shape: DraftShape, *, device: str = "cpu", dtype: str = "bf16", 
             self.weight = nn.Parameter(torch.empty(dim, device="meta", dtype=tdtype))
 
         def forward(self, x: Any) -> Any:
-            return F.rms_norm(x, (x.shape[-1],), self.weight, s.rms_eps)
+            if hasattr(F, "rms_norm"):  # torch >= 2.4
+                return F.rms_norm(x, (x.shape[-1],), self.weight, s.rms_eps)
+            var = x.float().pow(2).mean(-1, keepdim=True)
+            return (x.float() * torch.rsqrt(var + s.rms_eps)).to(x.dtype) * self.weight
 
     class Layer(nn.Module):
         def __init__(self, first: bool) -> None:
@@ -365,9 +368,8 @@ class _Runner:
             q, k = self._rope(q, pos), self._rope(k, pos)
             self.k[i][:, :, pos: pos + 1] = k
             self.v[i][:, :, pos: pos + 1] = v
-            attn = F.scaled_dot_product_attention(
-                q, self.k[i][:, :, : pos + 1], self.v[i][:, :, : pos + 1], enable_gqa=s.heads != s.kv_heads
-            )
+            gqa = {"enable_gqa": True} if s.heads != s.kv_heads else {}  # torch >= 2.5 for GQA
+            attn = F.scaled_dot_product_attention(q, self.k[i][:, :, : pos + 1], self.v[i][:, :, : pos + 1], **gqa)
             h = layer.o_proj(attn.reshape(b, s.heads * s.head_dim))
             residual = h + residual
             x = layer.post_attention_layernorm(residual)
@@ -379,17 +381,55 @@ class _Runner:
             nxt = nxt + m.d2t[nxt]
         return nxt, residual
 
+    graphs: list[Any] | None = None  # CUDA graphs: [step, proposal forward 1, ..., proposal forward N]
+
     def step(self) -> None:
         """One decode step (no fc) at position ``context``."""
+        if self.graphs:
+            self.graphs[0].replay()
+            return
         self.forward(self.tokens, self.hidden, self.context)
 
     def proposal(self, steps: int, mark: Callable[[], None]) -> None:
         """Chain drafting: the first forward through fc, then ``steps - 1`` steps; ``mark`` after each."""
+        if self.graphs:
+            for g in self.graphs[1: steps + 1]:
+                g.replay()
+                mark()
+            return
         tokens, hidden = self.forward(self.tokens, self.aux, self.context)
         mark()
         for i in range(1, steps):
             tokens, hidden = self.forward(tokens, hidden, self.context + i)
             mark()
+
+    def capture(self, steps: int) -> None:
+        """CUDA graphs of the step and of each forward of a proposal (SGLang replays its draft steps as
+        graphs: ``eagle_draft_cuda_graph_runner.py``); each forward's outputs are the next one's inputs."""
+        torch = self.torch
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                self.step()
+                self.proposal(steps, lambda: None)
+        torch.cuda.current_stream().wait_stream(side)
+        graphs = []
+        keep = []
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            keep.append(self.forward(self.tokens, self.hidden, self.context))
+        graphs.append(g)
+        tokens, hidden = self.tokens, self.aux
+        for i in range(steps):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                tokens, hidden = self.forward(tokens, hidden, self.context + i)
+            keep.append((tokens, hidden))
+            graphs.append(g)
+        torch.cuda.synchronize()
+        self._graph_outputs = keep  # static outputs must outlive the graphs that write them
+        self.graphs = graphs
 
 
 # --------------------------------------------------------------------------------------------
@@ -482,6 +522,7 @@ class DraftCost:
     shape: dict[str, Any]
     peak_gbs: float | None
     reference_gbs: float | None
+    cuda_graphs: bool = False
     results: list[BatchResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -585,6 +626,7 @@ def measure(
     repeats: int = 10,
     reference_gbs: float | None = None,
     threads: int | None = None,
+    cuda_graphs: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> DraftCost:
     """Build the draft on ``device`` and time a step and an N-step proposal at each batch size.
@@ -629,8 +671,14 @@ def measure(
         "step: one decode forward (no fc) for every sequence, attending to the KV cache of --context tokens",
         "proposal: one forward through fc (the first, over the aux states) plus steps-1 decode steps, chain drafting",
         "bytes per step: weights read (no fc), the gathered embedding rows, the KV cache read",
-        "single device, no tensor parallelism, no CUDA graphs: an engine may shard the draft or capture graphs",
+        "single device, no tensor parallelism: an engine serving a large target may shard the draft over its GPUs",
     ]
+    graphs = bool(cuda_graphs and device.startswith("cuda"))
+    notes.append(
+        "GPU: each forward replayed as a CUDA graph, as SGLang does for draft decode"
+        if graphs
+        else "eager (no CUDA graphs): on a GPU, kernel launches can show in small-batch times"
+    )
     out = DraftCost(
         draft=label or spec.source,
         device=device,
@@ -649,6 +697,7 @@ def measure(
         shape=asdict(shape),
         peak_gbs=peak,
         reference_gbs=reference_gbs,
+        cuda_graphs=graphs,
         notes=notes,
     )
     clock = _Clock(device)
@@ -661,6 +710,13 @@ def measure(
                 raise InputError(
                     f"batch {b} at context {context} does not fit on {device}: {str(exc).splitlines()[0]}"
                 ) from exc
+            if out.cuda_graphs:
+                try:
+                    runner.capture(steps)
+                except RuntimeError as exc:
+                    out.cuda_graphs = False
+                    runner.graphs = None
+                    out.notes.append(f"CUDA graph capture failed ({str(exc).splitlines()[0]}); timed eagerly")
             for _ in range(warmup):
                 runner.step()
                 runner.proposal(steps, lambda: None)

@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--repeats", type=int, default=10, help="timed repeats per measurement (default 10)")
     p.add_argument("--warmup", type=int, default=3, help="untimed warm-up runs per batch size (default 3)")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+    p.add_argument("--no-cuda-graph", action="store_true", help="on a GPU, time eager forwards (default: CUDA graphs)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
         repeats=args.repeats,
         warmup=args.warmup,
         threads=args.threads,
+        cuda_graphs=not args.no_cuda_graph,
         progress=progress,
     )
     if args.json:
