@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     text = json.dumps(out, indent=2)
     if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(text + "\n", encoding="utf-8")
     if args.json:
         print(text)
