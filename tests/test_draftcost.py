@@ -356,7 +356,12 @@ def test_page_shows_the_pair_side_by_side() -> None:
 
     at = AppTest.from_file("../pages/scaling.py", default_timeout=60).run()
     assert not at.exception, at.exception
-    assert at.selectbox(key="sc_dc_source").value.startswith("estimate: bandwidth floor at H200 peak")
+    source = at.selectbox(key="sc_dc_source")
+    # recorded (measured) figures come first; the estimate is always offered last
+    assert source.options[-1] == "estimate: bandwidth floor at H200 peak (not measured)"
+    assert source.value == source.options[0]
+    source.set_value(source.options[-1]).run()
+    assert not at.exception, at.exception
     assert at.selectbox(key="sc_dc_first").value == "example: own Kimi-K2.5 draft"
     table = _side_table(at)
     assert list(table.index) == list(range(1, 11))
