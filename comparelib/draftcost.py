@@ -296,10 +296,10 @@ def build_draft(shape: DraftShape, *, device: str = "cpu", dtype: str = "bf16", 
                 p.normal_(0.0, 0.02, generator=gen)
         if s.with_d2t:
             # draft id -> target id offset; any in-range map will do for timing
-            model.d2t.copy_(torch.arange(s.draft_vocab, device=device) * (s.vocab // s.draft_vocab) -
-                            torch.arange(s.draft_vocab, device=device))
+            ids = torch.arange(s.draft_vocab, device=device)
+            model.get_buffer("d2t").copy_(ids * (s.vocab // s.draft_vocab) - ids)
         if s.with_t2d:
-            model.t2d.zero_()
+            model.get_buffer("t2d").zero_()
     model.eval()
     return model
 
@@ -368,8 +368,11 @@ class _Runner:
             q, k = self._rope(q, pos), self._rope(k, pos)
             self.k[i][:, :, pos: pos + 1] = k
             self.v[i][:, :, pos: pos + 1] = v
-            gqa = {"enable_gqa": True} if s.heads != s.kv_heads else {}  # torch >= 2.5 for GQA
-            attn = F.scaled_dot_product_attention(q, self.k[i][:, :, : pos + 1], self.v[i][:, :, : pos + 1], **gqa)
+            keys, values = self.k[i][:, :, : pos + 1], self.v[i][:, :, : pos + 1]
+            if s.heads != s.kv_heads:  # GQA (enable_gqa needs torch >= 2.5)
+                attn = F.scaled_dot_product_attention(q, keys, values, enable_gqa=True)
+            else:
+                attn = F.scaled_dot_product_attention(q, keys, values)
             h = layer.o_proj(attn.reshape(b, s.heads * s.head_dim))
             residual = h + residual
             x = layer.post_attention_layernorm(residual)
@@ -486,8 +489,11 @@ def copy_bandwidth_gbs(device: str, *, mib: int = 256, repeats: int = 5) -> floa
     clock = _Clock(device)
     dst.copy_(src)
     clock.sync()
-    times = [clock.time(lambda mark: (dst.copy_(src), mark()))[0] for _ in range(repeats)]
-    del src, dst
+    def copy(mark: Callable[[], None]) -> None:
+        dst.copy_(src)
+        mark()
+
+    times = [clock.time(copy)[0] for _ in range(repeats)]
     return 2 * n * 4 / (statistics.median(times) / 1000.0) / 1e9
 
 
@@ -646,7 +652,7 @@ def measure(
         raise InputError(f"--steps must be 1..{MAX_STEPS}, got {steps}")
     if not 1 <= repeats <= 1000 or not 0 <= warmup <= 1000:
         raise InputError("repeats must be 1..1000 and warm-up 0..1000")
-    batches = sorted(set(int(b) for b in batches))
+    batches = sorted({int(b) for b in batches})
     device = resolve_device(device)
     shape = shape_from_spec(spec)
     count = params_mod.count(spec)
@@ -721,8 +727,7 @@ def measure(
                 runner.step()
                 runner.proposal(steps, lambda: None)
             clock.sync()
-            step_times = [clock.time(lambda mark: (runner.step(), mark()))[0] for _ in range(repeats)]
-            props = [clock.time(lambda mark: runner.proposal(steps, mark)) for _ in range(repeats)]
+            step_times, props = _time_runner(clock, runner, steps=steps, repeats=repeats)
             by_steps = [statistics.median(p[i] for p in props) for i in range(steps)]
             sb = step_bytes(shape, batch=b, context=context, dtype_bytes=dbytes)
             step_ms = statistics.median(step_times)
@@ -753,6 +758,18 @@ def measure(
 
 def _human_bytes(n: float) -> str:
     return f"{n / 1e9:.2f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"
+
+
+def _time_runner(clock: _Clock, runner: _Runner, *, steps: int, repeats: int) -> tuple[list[float], list[list[float]]]:
+    """Repeated step times, and repeated proposals' cumulative times after each forward (ms)."""
+
+    def one_step(mark: Callable[[], None]) -> None:
+        runner.step()
+        mark()
+
+    step_times = [clock.time(one_step)[0] for _ in range(repeats)]
+    props = [clock.time(lambda mark: runner.proposal(steps, mark)) for _ in range(repeats)]
+    return step_times, props
 
 
 def closeness_sentence(cost: DraftCost | Mapping[str, Any], batch: int | None = None) -> str:
@@ -855,7 +872,8 @@ def floor_record(
     Same shape as a recorded file, with ``"estimate": true``, so the page can show something
     before anyone has run ``bench_draftcost.py`` on that GPU.
     """
-    from comparelib import comparison, params as params_mod
+    from comparelib import comparison
+    from comparelib import params as params_mod
 
     peak = peak_bandwidth_gbs(device_name)
     if peak is None:
