@@ -108,7 +108,16 @@ def test_chain_drafting_runs_and_maps_draft_ids() -> None:
         again, _ = runner.forward(runner.tokens, runner.aux, 8)
         assert torch.equal(tokens, again)
         runner.proposal(3, lambda: marks.append(1))
-    assert len(marks) == 3
+        assert len(marks) == 3
+        # fc runs once per proposal (the first forward, over the aux states), never in a plain step;
+        # lm_head runs on every forward: what bytes_per_step / first_step_bytes count
+        calls = {"fc": 0, "lm_head": 0}
+        model.fc.register_forward_hook(lambda *_: calls.__setitem__("fc", calls["fc"] + 1))
+        model.lm_head.register_forward_hook(lambda *_: calls.__setitem__("lm_head", calls["lm_head"] + 1))
+        runner.step()
+        assert calls == {"fc": 0, "lm_head": 1}
+        runner.proposal(3, lambda: None)
+        assert calls == {"fc": 1, "lm_head": 4}
 
 
 @pytest.mark.parametrize(
