@@ -23,6 +23,10 @@ Two ways to identify the model:
   ``k`` in lo..hi, ``t_step`` is taken at the middle of the range of values for which that ``k`` is
   indeed the best (so the model agrees with what was measured, by construction, and says so).
 
+A draft step measured with torch (``draftcost``, at batch = the sweep's concurrency) can replace
+the identified drafting cost (``with_draft_step``), and ``compare_drafts`` predicts candidate drafts
+side by side on the same verify costs.
+
 Everything produced here is a prediction (``kind="predicted"``); nothing is written to the store.
 """
 
