@@ -23,6 +23,10 @@ Two ways to identify the model:
   ``k`` in lo..hi, ``t_step`` is taken at the middle of the range of values for which that ``k`` is
   indeed the best (so the model agrees with what was measured, by construction, and says so).
 
+A draft step measured with torch (``draftcost``, at batch = the sweep's concurrency) can replace
+the identified drafting cost (``with_draft_step``), and ``compare_drafts`` predicts candidate drafts
+side by side on the same verify costs.
+
 Everything produced here is a prediction (``kind="predicted"``); nothing is written to the store.
 """
 
@@ -387,6 +391,82 @@ def what_if(
 
 
 # ---------------------------------------------------------------------------------------------
+# A measured draft step (``draftcost``) in place of the fitted one
+
+
+def with_draft_step(model: SpeedupModel, draft_step_ms: float, *, source: str = "measured") -> SpeedupModel:
+    """The model with its drafting cost per step replaced by a measured one.
+
+    ``t_step = t_draft + (the target's cost of checking one more token)``: the checking part stays as
+    fitted, the drafting part becomes ``draft_step_ms`` (the wall time of one draft step for the
+    whole batch, i.e. ``draft-cost`` at batch = the sweep's concurrency). The fixed cost per cycle
+    (target forward, and the draft's first forward through fc) stays as fitted.
+    """
+    if not (isinstance(draft_step_ms, (int, float)) and math.isfinite(draft_step_ms) and draft_step_ms >= 0):
+        raise InputError(f"a draft step time must be a non-negative number of ms, got {draft_step_ms!r}")
+    checking = max(model.t_step_ms - model.t_draft_ms, 0.0)
+    note = (
+        f"draft step {draft_step_ms:.3f} ms ({source}) replaces the {model.method} {model.t_draft_ms:.3f} ms; "
+        f"checking one more token stays {checking:.3f} ms"
+    )
+    return SpeedupModel(
+        **{
+            **model.__dict__,
+            "t_step_ms": checking + float(draft_step_ms),
+            "t_draft_ms": float(draft_step_ms),
+            "notes": model.notes + (note,),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class DraftCandidate:
+    """A draft to put side by side: its measured step time, and its acceptance when known."""
+
+    label: str
+    step_ms: float
+    accept_length: float | None = None  # None: the model's (measured) acceptance
+    at_steps: int | None = None  # num_steps at which accept_length is quoted (default: the measured one)
+
+
+def compare_drafts(
+    model: SpeedupModel, candidates: Sequence[DraftCandidate], *, steps: Iterable[int] = STEPS
+) -> pd.DataFrame:
+    """Predicted tok/s per num_steps for each candidate draft, side by side (``scenario`` = label).
+
+    Each candidate keeps the model's verify costs and gets its own drafting cost per step; its
+    acceptance is the model's unless it carries one. Extra columns: ``draft_step_ms`` and, against
+    the first candidate, ``accept_to_match``: the acceptance length this candidate needs at that
+    num_steps to equal the first one's throughput (it costs more or less per cycle).
+    """
+    if not candidates:
+        raise InputError("give at least one draft to predict")
+    labels = [c.label for c in candidates]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"draft labels must differ, got {labels}")
+    steps = list(steps)
+    frames = []
+    for c in candidates:
+        m = with_draft_step(model, c.step_ms, source=c.label)
+        alpha = None
+        if c.accept_length is not None:
+            at = c.at_steps or (model.measured[0].num_steps if model.measured else None)
+            if at is None:
+                raise DataError(f"{c.label}: say at which num_steps its acceptance {c.accept_length:g} was measured")
+            alpha = min(alpha_for(c.accept_length, at), 0.99)
+        f = predict_frame(m, steps, scenario=c.label, alpha=alpha)
+        f["draft_step_ms"] = float(c.step_ms)
+        frames.append(f)
+    first = frames[0].set_index("num_steps")
+    for f in frames:
+        f["accept_to_match"] = [
+            float(first.at[k, "accept_length"] * cyc / first.at[k, "cycle_ms"])
+            for k, cyc in zip(f["num_steps"], f["cycle_ms"])
+        ]
+    return pd.concat(frames, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------------------------
 # From the store
 
 
@@ -421,8 +501,14 @@ def choose_baseline(runs: Sequence[Any], spec_runs: Sequence[Any]) -> Any | None
     return max(bases, key=lambda r: (len(spec_labels & set(r.labels or [])), r.created_at))
 
 
-def model_from_runs(runs: Sequence[Any], *, baseline_run_id: int | None = None) -> SpeedupModel:
-    """Model from store ``RunRecord``s of one group: speculative runs plus a baseline run."""
+def model_from_runs(
+    runs: Sequence[Any], *, baseline_run_id: int | None = None, draft_step_ms: float | None = None
+) -> SpeedupModel:
+    """Model from store ``RunRecord``s of one group: speculative runs plus a baseline run.
+
+    A measured draft step (``draft_step_ms``, or ``draft_step_ms`` in a run's notes) replaces the
+    fitted drafting cost (``with_draft_step``).
+    """
     spec = [r for r in runs if not r.is_baseline and r.status in ("finished", None, "") and r.num_steps]
     spec = [r for r in spec if r.output_tokens_per_s]
     if not spec:
@@ -467,6 +553,15 @@ def model_from_runs(runs: Sequence[Any], *, baseline_run_id: int | None = None) 
         verify_share_min=share,
         sweep_range=sweep if len({p.num_steps for p in points}) == 1 else None,
     )
+    source = "given"
+    if draft_step_ms is None:
+        for r in spec:
+            value = (r.notes or {}).get("draft_step_ms")
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                draft_step_ms, source = float(value), f"measured, run {r.id}'s notes"
+                break
+    if draft_step_ms is not None:
+        model = with_draft_step(model, draft_step_ms, source=source)
     if base is not None:
         return SpeedupModel(**{**model.__dict__, "notes": model.notes + (f"baseline: run {base.id}",)})
     return SpeedupModel(**{**model.__dict__, "notes": model.notes + ("no baseline run in this group: no speedup",)})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from comparelib import charts, export, scaling, settings, speedup
+from comparelib import charts, draftcost, export, scaling, settings, speedup
 from comparelib.errors import CompareError
 
 import app  # noqa: E402
@@ -244,3 +244,70 @@ with live_col:
                 )
         except CompareError as exc:
             st.error(str(exc))
+
+
+# --- draft cost: two candidate drafts side by side ----------------------------------------------
+@st.cache_data(show_spinner=False)
+def _draft_figures() -> list[tuple[str, dict]]:
+    return draftcost.figure_sources()
+
+
+st.subheader("Draft cost: is a bigger draft worth its step?")
+st.caption(
+    "A draft step's cost measured with torch (`python -m comparelib draft-cost`, `benchmarks/bench_draftcost.py`) "
+    "replaces the fitted drafting cost; tok/s per num_steps is predicted for each draft. This page shows recorded "
+    "figures only: it cannot run a GPU benchmark for you."
+)
+if group is None:
+    st.caption("Pick a run group above: the candidates share its verify costs.")
+else:
+    try:
+        figures = _draft_figures()
+        pick = st.selectbox("Step costs", [label for label, _ in figures], key="sc_dc_source")
+        record = dict(figures)[pick]
+        drafts = [d["draft"] for d in record["drafts"]]
+        model_dc = speedup.model_from_runs(store.runs(group=group))
+        k_dc = model_dc.measured[0].num_steps
+        own = next((i for i, d in enumerate(drafts) if "own" in d), 0)
+        first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
+        order = [first] + [d for d in drafts if d != first]
+        cols = st.columns(len(order))
+        candidates = []
+        for col, name in zip(cols, order):
+            d = record["drafts"][drafts.index(name)]
+            ms, how = draftcost.step_ms_for_batch(d, model_dc.concurrency)
+            acc = col.number_input(
+                f"Acceptance of {name} at {k_dc} steps",
+                min_value=1.0,
+                max_value=float(k_dc + 1),
+                value=float(model_dc.measured[0].accept_length or 1.0),
+                step=0.05,
+                key=f"sc_dc_acc_{drafts.index(name)}",
+            )
+            col.caption(f"step {ms:.3f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding")
+            candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
+        side = speedup.compare_drafts(model_dc, candidates)
+        table = side.pivot(index="num_steps", columns="scenario", values="tok_s")[order]
+        table.columns = [f"tok/s: {c}" for c in table.columns]
+        rest = side[side["scenario"] != first].set_index("num_steps")
+        for name in order[1:]:
+            table[f"acceptance {name} needs to match"] = rest[rest["scenario"] == name]["accept_to_match"]
+        st.dataframe(table, width="stretch", key="sc_dc_table")
+        for name in order:
+            opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
+            st.markdown(f"**{name}**: {opt.sentence}")
+        with st.expander("Step-cost figures"):
+            st.dataframe(draftcost.figures_frame(record), width="stretch", hide_index=True, key="sc_dc_figures")
+            if record.get("estimate"):
+                st.caption(
+                    "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding rows, KV cache "
+                    "of 2048 tokens) at the GPU's nominal peak bandwidth, a lower bound on the step time. Record real "
+                    "figures with `python benchmarks/bench_draftcost.py --device cuda --out "
+                    "comparelib/data/draftcost/<gpu>.json`."
+                )
+            st.caption(
+                "One GPU, no tensor parallelism or CUDA graphs; an engine serving a large target may shard the draft "
+                f"across its GPUs. The sweep's fitted drafting cost was {model_dc.t_draft_ms:.2f} ms per step."
+            )
+    except CompareError as exc:
+        st.error(str(exc))

@@ -720,6 +720,17 @@ CLI_CASES = [
     ("speedup", ["speedup", "--run-group", "example-kimi-k2.5", "--target-accept", "nan"]),
     ("speedup", ["speedup", "--run-group", "example-kimi-k2.5", "--target-accept", "inf"]),
     ("speedup", ["speedup", "--run-group", "example-kimi-k2.5", "--target-accept", "2.5", "--at-steps", "0"]),
+    ("speedup", ["speedup", "--run-group", "example-kimi-k2.5", "--draft-cost", "{rand}"]),
+    ("speedup", ["speedup", "--run-group", "example-kimi-k2.5", "--draft-step-ms", "nan"]),
+    ("draft-cost", ["draft-cost", "{missing}", "--device", "cpu"]),
+    ("draft-cost", ["draft-cost", "{rand}", "--device", "cpu"]),
+    ("draft-cost", ["draft-cost", "{bad_cfg}", "--device", "cpu"]),
+    ("draft-cost", ["draft-cost", "registry:yuhuili/EAGLE-LLaMA3-Instruct-8B", "--device", "cpu"]),
+    ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "cpu", "--batch", "0"]),
+    ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "cpu", "--steps", "99"]),
+    ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "cpu", "--context", "-1"]),
+    ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "tpu"]),
+    ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "cpu", "--batch", "4096", "--context", "1048576"]),
 ]
 
 

@@ -17,6 +17,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="also predict with this acceptance length (e.g. from the scaling fit)",
     )
     p.add_argument("--at-steps", type=int, default=None, help="num_steps at which --target-accept is quoted")
+    p.add_argument(
+        "--draft-step-ms", type=float, default=None, help="a measured draft step (ms, whole batch) in place of the fitted one"
+    )
+    p.add_argument(
+        "--draft-cost",
+        action="append",
+        default=None,
+        metavar="FILE",
+        help="draft-cost / bench_draftcost.py JSON: one draft replaces the fitted step; two or more are predicted side by side",
+    )
     p.add_argument("--max-steps", type=int, default=10, help="predict num_steps 1..N (default 10)")
     p.add_argument("--db", default=None, help="results store URL (default: SPECDRAFT_DB or the local SQLite file)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -31,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.max_steps <= 64:
         raise InputError(f"--max-steps must be 1..64, got {args.max_steps}")
+    if args.draft_step_ms is not None and not (args.draft_step_ms >= 0 and args.draft_step_ms < float("inf")):
+        raise InputError(f"--draft-step-ms must be a non-negative number of ms, got {args.draft_step_ms:g}")
     if args.target_accept is not None and not args.target_accept > 1.0:
         raise InputError(f"--target-accept must be above 1, got {args.target_accept:g}")
     store = Store(args.db)
@@ -40,9 +52,16 @@ def run(args: argparse.Namespace) -> int:
     if not runs:
         groups = store.groups()
         raise InputError(f"no runs in group {args.run_group!r}; groups in the store: {', '.join(groups) or 'none'}")
-    model = speedup.model_from_runs(runs, baseline_run_id=args.baseline_run)
+    model = speedup.model_from_runs(runs, baseline_run_id=args.baseline_run, draft_step_ms=args.draft_step_ms)
     steps = range(1, args.max_steps + 1)
+    candidates = _candidates(args.draft_cost or [], model.concurrency)
+    if len(candidates) == 1:
+        model = speedup.with_draft_step(model, candidates[0].step_ms, source=candidates[0].label)
     out = speedup.summary(model, steps=steps)
+    side = None
+    if len(candidates) > 1:
+        side = speedup.compare_drafts(model, candidates, steps=steps)
+        out["drafts"] = side.to_dict(orient="records")
     out["run_group"] = args.run_group
     out["kinds"] = sorted({r.kind for r in runs})
     if args.target_accept is not None:
@@ -65,4 +84,24 @@ def run(args: argparse.Namespace) -> int:
     w(out["optimum"]["sentence"] + "\n")
     if "what_if_optimum" in out:
         w("with the higher acceptance: " + out["what_if_optimum"]["sentence"] + "\n")
+    if side is not None:
+        w("side by side (same acceptance unless given; accept_to_match: what it needs to equal the first draft)\n")
+        for row in side.to_dict(orient="records"):
+            w(
+                f"{row['num_steps']:>9}  {row['scenario'][:40]:<40}  step {row['draft_step_ms']:7.3f} ms  "
+                f"{row['tok_s']:8.1f} tok/s  accept_to_match {row['accept_to_match']:.2f}\n"
+            )
     return 0
+
+
+def _candidates(files: list[str], batch: int) -> list:
+    """One candidate per draft in the given draft-cost files, at the sweep's concurrency."""
+    from comparelib import draftcost, speedup
+
+    out = []
+    for path in files:
+        data = draftcost.load_recorded(path)
+        for d in data["drafts"]:
+            ms, how = draftcost.step_ms_for_batch(d, batch)
+            out.append(speedup.DraftCandidate(label=f"{d.get('draft') or path} ({how})", step_ms=ms))
+    return out
