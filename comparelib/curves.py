@@ -413,6 +413,8 @@ def analyse(points: list[CurvePoint], *, split: str = "auto", tau_max: float | N
             "r2": f.r2,
         }
     )
+    if f.b <= float(_B_GRID[0]) + 1e-12:
+        ev["fit_note"] = "b at its lower bound: the curve is log-like here and its ceiling tau_inf is not identified"
     where = f"{split} tau_sim {ys[last_i]:.2f} at {_fmt_x(f.x_ref, unit)} (fit {now_mean:.2f})"
     measured = (
         f"; measured over the last doubling: {slope[0]:+.3f} per doubling ({slope[1]} points)" if slope else ""
