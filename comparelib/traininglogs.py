@@ -415,6 +415,7 @@ def read_tensorboard(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
         stats.bytes += _check_file(file, MAX_EVENT_FILE_BYTES)
         stats.files += 1
         pending: dict[str, LogRecord] = {}
+        events_before = stats.lines
         try:
             for event in EventFileLoader(str(file)).Load():
                 stats.lines += 1
@@ -450,6 +451,8 @@ def read_tensorboard(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
             raise
         except Exception as exc:  # a truncated or foreign file: say which, never a traceback
             raise DataError(f"{file}: not a readable TensorBoard event file ({type(exc).__name__}: {exc})") from None
+        if stats.lines == events_before and file.stat().st_size > 0:
+            raise DataError(f"{file}: not a readable TensorBoard event file (no complete event record in it)")
         yield from pending.values()
 
 
