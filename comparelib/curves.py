@@ -488,10 +488,19 @@ def curve(
 # ---------------------------------------------------------------- context for the page
 
 
-def live_frame(runs: Iterable[Any]) -> pd.DataFrame:
-    """Measured acceptance length of stored speculative runs (``store.RunRecord``): run, setting, accept length."""
+def live_frame(runs: Iterable[Any], curve: Curve | None = None) -> pd.DataFrame:
+    """Measured acceptance length of stored speculative runs (``store.RunRecord``) beside the simulated one.
+
+    ``tau_sim_last`` is tau_sim of the curve's last point of its fitted split at the run's own
+    num_steps (None when the log has fewer positions than the run drafts).
+    """
     from comparelib.scaling import run_setting
 
+    last: CurvePoint | None = None
+    if curve is not None:
+        split = curve.evidence.get("split")
+        same = [p for p in curve.points if p.split == split] or curve.points
+        last = same[-1] if same else None
     rows = []
     for r in runs:
         if getattr(r, "is_baseline", False):
@@ -500,8 +509,13 @@ def live_frame(runs: Iterable[Any]) -> pd.DataFrame:
         if acc is None:
             continue
         key, _chain = run_setting(r)
-        rows.append({"run": r.title, "setting_key": key, "num_steps": r.num_steps, "accept_length": float(acc)})
-    return pd.DataFrame(rows, columns=["run", "setting_key", "num_steps", "accept_length"])
+        sim = None
+        if last is not None and r.num_steps and r.num_steps <= len(last.acc):
+            sim = tau_sim(last.acc, r.num_steps)
+        rows.append(
+            {"run": r.title, "setting_key": key, "num_steps": r.num_steps, "accept_length": float(acc), "tau_sim_last": sim}
+        )
+    return pd.DataFrame(rows, columns=["run", "setting_key", "num_steps", "accept_length", "tau_sim_last"])
 
 
 def published_frame(published: pd.DataFrame, *, benchmark: str, setting_key: str | None) -> pd.DataFrame:

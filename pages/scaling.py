@@ -322,9 +322,7 @@ else:
             lc_split,
         )
         lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
-        lc_live = curves.live_frame(store.runs(group=group)) if group else curves.live_frame([])
-        if lc_steps and len(lc_live):
-            lc_live = lc_live[lc_live["num_steps"].isna() | (lc_live["num_steps"] == int(lc_steps))]
+        lc_live = curves.live_frame(store.runs(group=group) if group else [], lc)
     except CompareError as exc:
         st.error(str(exc))
     else:
@@ -339,6 +337,10 @@ else:
             st.markdown("**Live acceptance length (stored runs)**")
             if len(lc_live):
                 st.dataframe(lc_live, width="stretch", hide_index=True, key="lc_live_table")
+                st.caption(
+                    "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
+                    "below it usually means the served prompts differ from the training data, or the wiring does."
+                )
             else:
                 st.caption("No stored speculative run" + (f" in {group}" if group else "; pick a run group above") + ".")
             st.markdown(f"**Published drafts at {scaling.bench_label(bench)}, {setting_key or 'no setting'}**")
