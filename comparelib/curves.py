@@ -13,6 +13,7 @@ method). The verdict says whether more of the same data should still help.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Iterable, Sequence
@@ -47,6 +48,13 @@ class CurvePoint:
     epoch: int | None = None
 
 
+@functools.lru_cache(maxsize=256)
+def _t_value(dof: int) -> float:
+    from comparelib.scaling import t_quantile
+
+    return t_quantile(0.5 + LEVEL / 2, dof)
+
+
 @dataclass(frozen=True)
 class CurveFit:
     """``tau(x) = tau_inf - a * (x / x_ref) ** -b`` with its covariance; x is samples, steps or epochs."""
@@ -69,9 +77,7 @@ class CurveFit:
         return np.array([1.0, -p, self.a * p * math.log(u)])
 
     def _t(self) -> float:
-        from comparelib.scaling import t_quantile
-
-        return t_quantile(0.5 + LEVEL / 2, max(1, self.n - 3))
+        return _t_value(max(1, self.n - 3))
 
     def predict(self, x: float) -> tuple[float, float, float]:
         """(mean, low, high) at x, clipped to [1, tau_max]."""
@@ -180,11 +186,11 @@ def chain_acc(rec: LogRecord) -> tuple[float, ...]:
     """
     out: list[float] = []
     if rec.acc:
-        i = 0
-        while i in rec.acc and i < traininglogs.MAX_POSITIONS:
-            out.append(rec.acc[i])
-            i += 1
-        return tuple(out)
+        d = rec.acc
+        vals = [d.get(i) for i in range(min(len(d), traininglogs.MAX_POSITIONS))]
+        if None in vals:
+            vals = vals[: vals.index(None)]
+        return tuple(vals)  # type: ignore[arg-type]
     prev = 1.0
     i = 0
     while i in rec.full and i < traininglogs.MAX_POSITIONS:
@@ -198,22 +204,33 @@ def chain_acc(rec: LogRecord) -> tuple[float, ...]:
 # ---------------------------------------------------------------- collecting points
 
 
-class _Thinned:
-    """At most ``cap`` items in arrival order: when full, every other one is dropped and the stride doubles."""
+class Thinned:
+    """At most ``cap`` items in arrival order: when full, every other one is dropped and the stride doubles.
+
+    ``offer()`` says whether the next item would be kept (counting it either way), so a reader can
+    skip parsing what would be thrown away; ``keep(item)`` stores an offered, accepted item.
+    """
 
     def __init__(self, cap: int) -> None:
-        self.cap = cap
+        self.cap = max(2, cap)
         self.items: list[CurvePoint] = []
         self.stride = 1
         self.seen = 0
 
-    def add(self, item: CurvePoint) -> None:
-        if self.seen % self.stride == 0:
-            self.items.append(item)
-            if len(self.items) > self.cap:
-                self.items = self.items[::2]
-                self.stride *= 2
+    def offer(self) -> bool:
+        keep = self.seen % self.stride == 0
         self.seen += 1
+        return keep
+
+    def keep(self, item: CurvePoint) -> None:
+        self.items.append(item)
+        if len(self.items) > self.cap:
+            self.items = self.items[::2]
+            self.stride *= 2
+
+
+def thinners(max_points: int = MAX_POINTS_PER_SPLIT) -> dict[str, Thinned]:
+    return {"train": Thinned(max_points), "eval": Thinned(max_points)}
 
 
 def collect(
@@ -223,26 +240,37 @@ def collect(
     epoch_samples: float | None = None,
     steps: int | None = None,
     max_points: int = MAX_POINTS_PER_SPLIT,
+    kept: dict[str, Thinned] | None = None,
 ) -> tuple[list[CurvePoint], dict[str, Any]]:
-    """Points from records, memory bounded by ``max_points`` per split; duplicates of (split, step) keep the last."""
-    kept = {"train": _Thinned(max_points), "eval": _Thinned(max_points)}
+    """Points from records, memory bounded by ``max_points`` per split; duplicates of (split, step) keep the last.
+
+    ``kept`` are the thinners a reader was given as its sampler (``sampled`` records were offered already).
+    """
+    kept = kept if kept is not None else thinners(max_points)
     invalid = 0
     for rec in records:
+        th = kept["eval" if rec.split == "eval" else "train"]
+        if not rec.sampled and not th.offer():
+            continue
         acc = chain_acc(rec)
         if steps is not None:
             acc = acc[:steps]
-        if not acc or any(not 0.0 <= a <= 1.0 for a in acc):
+        if not acc or not (0.0 <= min(acc) and max(acc) <= 1.0):
             invalid += 1
             continue
+        total, prod = 1.0, 1.0  # tau_sim, inlined: this loop runs once per kept line
+        for a in acc:
+            prod *= a
+            total += prod
         samples = rec.samples_seen
         if samples is None:
             if rec.epoch is not None and rec.step == rec.epoch and epoch_samples:
                 samples = rec.epoch * epoch_samples
             elif batch_size:
                 samples = rec.step * batch_size
-        kept[rec.split if rec.split in kept else "train"].add(
+        th.keep(
             CurvePoint(
-                step=rec.step, samples_seen=samples, split=rec.split, acc=acc, tau_sim=tau_sim(acc), epoch=rec.epoch
+                step=rec.step, samples_seen=samples, split=rec.split, acc=acc, tau_sim=total, epoch=rec.epoch
             )
         )
     points: list[CurvePoint] = []
@@ -462,9 +490,9 @@ def curve(
     if steps is not None and not 1 <= steps <= traininglogs.MAX_POSITIONS:
         raise InputError(f"--steps must be between 1 and {traininglogs.MAX_POSITIONS}, got {steps}")
     stats = ReadStats()
-    points, info = collect(
-        traininglogs.read(paths, fmt, stats), batch_size=batch_size, epoch_samples=epoch_samples, steps=steps
-    )
+    kept = thinners()
+    records = traininglogs.read(paths, fmt, stats, sampler=lambda split: kept[split].offer())
+    points, info = collect(records, batch_size=batch_size, epoch_samples=epoch_samples, steps=steps, kept=kept)
     if not points:
         raise DataError(
             f"no per-position accuracies found in {', '.join(str(p) for p in paths)} (read as {stats.format or fmt}); "

@@ -46,7 +46,7 @@ from __future__ import annotations
 import csv
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +71,11 @@ class LogRecord:
     full: dict[int, float] = field(default_factory=dict)  # speculators' cumulative full_acc, if that is all there is
     samples_seen: float | None = None
     epoch: int | None = None
+    sampled: bool = False  # already offered to the caller's sampler (and kept)
+
+
+Sampler = Callable[[str], bool]
+"""Asked "keep the next record of this split?" before a reader does the costly part of a line."""
 
 
 @dataclass
@@ -145,12 +150,37 @@ _SF_SCALAR = re.compile(
 _SF_LIST = re.compile(r"'eval/per_position_acc': \[([^\]]*)\]")
 
 
-def parse_specforge_line(line: str) -> list[LogRecord]:
-    """Records in one SpecForge ``step N: {...}`` line (none when it carries no accuracies)."""
-    m = _SF_LINE.search(line)
-    if not m:
-        return []
-    step, body = int(m.group(1)), m.group(2)
+_SF_TRAIN_PAIR = re.compile(r"'(?:train/)?acc_(\d+)': ([^,}]+)")
+
+
+def parse_specforge_line(line: str, sampler: Sampler | None = None) -> list[LogRecord]:
+    """Records in one SpecForge ``step N: {...}`` line (none when it carries no accuracies).
+
+    With a ``sampler``, a train line the caller would thin away is dropped before its numbers are parsed.
+    """
+    head, sep, body = line.partition(": {")
+    if sep and head.startswith("step ") and head[5:].isdigit():  # the plain print() line, no regex needed
+        step = int(head[5:])
+        body = body.rstrip()
+        if not body.endswith("}"):
+            return []
+        body = body[:-1]
+    else:  # a prefixed line (torchrun's "[rank0]: ", a timestamp)
+        m = _SF_LINE.search(line)
+        if not m:
+            return []
+        step, body = int(m.group(1)), m.group(2)
+    if "eval/" not in body:  # the common case: a train line, one findall and one dict
+        if "acc_" not in body:
+            return []
+        if sampler is not None and not sampler("train"):
+            return []
+        try:
+            acc = {int(p): float(v) for p, v in _SF_TRAIN_PAIR.findall(body)}
+        except ValueError:
+            acc = {int(p): x for p, v in _SF_TRAIN_PAIR.findall(body) if (x := _value(v)) is not None}
+        acc = {k: v for k, v in acc.items() if v == v}  # NaN dropped
+        return [LogRecord(step=step, split="train", acc=acc, sampled=sampler is not None)] if acc else []
     out: dict[str, LogRecord] = {}
     for prefix, kind, pos, val in _SF_SCALAR.findall(body):
         split = "eval" if prefix == "eval" else "train"
@@ -264,7 +294,7 @@ _SNIFF = (
 )
 
 
-def read_text(path: Path, fmt: str, stats: ReadStats) -> Iterator[LogRecord]:
+def read_text(path: Path, fmt: str, stats: ReadStats, sampler: Sampler | None = None) -> Iterator[LogRecord]:
     """Records of a SpecForge / speculators / EAGLE console log; ``fmt='auto'`` locks onto the first
     format whose line shape appears (within the first ``SNIFF_LINES`` lines)."""
     stats.bytes += _check_file(path, MAX_TEXT_BYTES)
@@ -291,7 +321,7 @@ def read_text(path: Path, fmt: str, stats: ReadStats) -> Iterator[LogRecord]:
     if fmt == "specforge":
         for line in lines:
             if "acc" in line:
-                yield from parse_specforge_line(line)
+                yield from parse_specforge_line(line, sampler)
     elif fmt == "speculators":
         sp = SpeculatorsParser()
         for line in lines:
@@ -468,8 +498,17 @@ def detect(path: Path) -> str:
     return "auto"
 
 
-def read(paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", stats: ReadStats | None = None) -> Iterator[LogRecord]:
-    """Every record of every file, in file order; ``stats`` collects what was read and skipped."""
+def read(
+    paths: Iterable[str | os.PathLike[str]],
+    fmt: str = "auto",
+    stats: ReadStats | None = None,
+    sampler: Sampler | None = None,
+) -> Iterator[LogRecord]:
+    """Every record of every file, in file order; ``stats`` collects what was read and skipped.
+
+    ``sampler`` (optional) lets the SpecForge reader skip parsing lines the caller would thin away;
+    records it let through carry ``sampled=True``.
+    """
     if fmt not in FORMATS:
         raise InputError(f"unknown log format {fmt!r}; use one of {', '.join(FORMATS)}")
     stats = stats if stats is not None else ReadStats()
@@ -485,4 +524,4 @@ def read(paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", stats: Read
         else:
             if path.is_dir():
                 raise InputError(f"{path}: a directory; only TensorBoard run directories can be read as a whole")
-            yield from read_text(path, kind, stats)
+            yield from read_text(path, kind, stats, sampler)
