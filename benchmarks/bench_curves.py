@@ -144,19 +144,25 @@ def main(argv: list[str] | None = None) -> int:
         curve_rates, raw_rates, block_rates = [], [], []
         info: dict = {}
         for _ in range(max(1, args.repeat)):
-            r, n = raw_lines(big)
+            r, _ = raw_lines(big)
             raw_rates.append(r)
             block_rates.append(raw_blocks(big))
             rate, info = run_curve(big)
             curve_rates.append(rate)
         curve_best, raw_best = max(curve_rates), max(raw_rates)
-        log(f"curve: {curve_best:,.0f} lines/s; raw line iteration: {raw_best:,.0f} lines/s; "
-            f"ratio {curve_best / raw_best:.3f}; raw block read {max(block_rates):,.0f} MB/s")
+        log(
+            f"curve: {curve_best:,.0f} lines/s; raw line iteration: {raw_best:,.0f} lines/s; "
+            f"ratio {curve_best / raw_best:.3f}; raw block read {max(block_rates):,.0f} MB/s"
+        )
         naive_rate = naive(big, args.naive_lines)
-        log(f"naive ast.literal_eval per line: {naive_rate:,.0f} lines/s ({curve_best / naive_rate:.1f}x slower than curve)")
+        log(
+            f"naive ast.literal_eval per line: {naive_rate:,.0f} lines/s ({curve_best / naive_rate:.1f}x slower than curve)"
+        )
         rss_small, rss_big = measure_rss(small), measure_rss(big)
-        log(f"peak RSS: {args.small_lines:,} lines {rss_small['peak_rss_mb']} MB, {args.lines:,} lines "
-            f"{rss_big['peak_rss_mb']} MB")
+        log(
+            f"peak RSS: {args.small_lines:,} lines {rss_small['peak_rss_mb']} MB, {args.lines:,} lines "
+            f"{rss_big['peak_rss_mb']} MB"
+        )
         log(f"verdict {info['verdict']}, {info['points']} points kept, thinned {info['stats']['thinned']}")
         out = {
             "lines": args.lines,

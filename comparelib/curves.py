@@ -269,9 +269,7 @@ def collect(
             elif batch_size:
                 samples = rec.step * batch_size
         th.keep(
-            CurvePoint(
-                step=rec.step, samples_seen=samples, split=rec.split, acc=acc, tau_sim=total, epoch=rec.epoch
-            )
+            CurvePoint(step=rec.step, samples_seen=samples, split=rec.split, acc=acc, tau_sim=total, epoch=rec.epoch)
         )
     points: list[CurvePoint] = []
     info: dict[str, Any] = {"invalid_points": invalid, "thinned": {}}
@@ -287,7 +285,9 @@ def collect(
 # ---------------------------------------------------------------- fit
 
 
-def fit_curve(xs: Sequence[float], taus: Sequence[float], *, x_unit: str, split: str, tau_max: float) -> CurveFit:
+def fit_curve(
+    xs: Sequence[float] | np.ndarray, taus: Sequence[float] | np.ndarray, *, x_unit: str, split: str, tau_max: float
+) -> CurveFit:
     """Least-squares ``tau_inf - a * (x / x_ref) ** -b`` (a >= 0, 0.02 <= b <= 3); needs 4+ points with x > 0."""
     x = np.asarray(xs, dtype=float)
     y = np.asarray(taus, dtype=float)
@@ -423,7 +423,7 @@ def analyse(points: list[CurvePoint], *, split: str = "auto", tau_max: float | N
         )
     f = fit_curve(xs, ys, x_unit=_unit_label(unit), split=split, tau_max=tmax)
     last_i = int(np.argmax(xs))
-    now_mean, now_lo, now_hi = f.predict(f.x_ref)
+    now_mean = f.predict(f.x_ref)[0]
     g2, g2_lo, g2_hi = f.gain(2.0)
     g10, g10_lo, g10_hi = f.gain(10.0)
     at2 = f.predict(2 * f.x_ref)
@@ -444,9 +444,7 @@ def analyse(points: list[CurvePoint], *, split: str = "auto", tau_max: float | N
     if f.b <= float(_B_GRID[0]) + 1e-12:
         ev["fit_note"] = "b at its lower bound: the curve is log-like here and its ceiling tau_inf is not identified"
     where = f"{split} tau_sim {ys[last_i]:.2f} at {_fmt_x(f.x_ref, unit)} (fit {now_mean:.2f})"
-    measured = (
-        f"; measured over the last doubling: {slope[0]:+.3f} per doubling ({slope[1]} points)" if slope else ""
-    )
+    measured = f"; measured over the last doubling: {slope[0]:+.3f} per doubling ({slope[1]} points)" if slope else ""
     if g2 >= PLATEAU_GAIN:
         verdict = "rising"
         sentence = (
@@ -541,7 +539,13 @@ def live_frame(runs: Iterable[Any], curve: Curve | None = None) -> pd.DataFrame:
         if last is not None and r.num_steps and r.num_steps <= len(last.acc):
             sim = tau_sim(last.acc, r.num_steps)
         rows.append(
-            {"run": r.title, "setting_key": key, "num_steps": r.num_steps, "accept_length": float(acc), "tau_sim_last": sim}
+            {
+                "run": r.title,
+                "setting_key": key,
+                "num_steps": r.num_steps,
+                "accept_length": float(acc),
+                "tau_sim_last": sim,
+            }
         )
     return pd.DataFrame(rows, columns=["run", "setting_key", "num_steps", "accept_length", "tau_sim_last"])
 

@@ -44,6 +44,7 @@ trainers' released source, not from memory):
 from __future__ import annotations
 
 import csv
+import math
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -138,15 +139,13 @@ def _value(text: str) -> float | None:
         v = float(text)
     except ValueError:
         return None
-    return v if v == v else None  # NaN dropped here; range checks are the curve's job
+    return None if math.isnan(v) else v  # NaN dropped here; range checks are the curve's job
 
 
 # ---------------------------------------------------------------- SpecForge console lines
 
 _SF_LINE = re.compile(r"(?:^|[\s\]:>])step (\d+): \{(.*)\}\s*$")
-_SF_SCALAR = re.compile(
-    r"'(?:(train|eval)/)?(acc_|per_position_acc/)(\d+)': ([-+0-9.eE]+|nan|inf)"
-)
+_SF_SCALAR = re.compile(r"'(?:(train|eval)/)?(acc_|per_position_acc/)(\d+)': ([-+0-9.eE]+|nan|inf)")
 _SF_LIST = re.compile(r"'eval/per_position_acc': \[([^\]]*)\]")
 
 
@@ -179,7 +178,7 @@ def parse_specforge_line(line: str, sampler: Sampler | None = None) -> list[LogR
             acc = {int(p): float(v) for p, v in _SF_TRAIN_PAIR.findall(body)}
         except ValueError:
             acc = {int(p): x for p, v in _SF_TRAIN_PAIR.findall(body) if (x := _value(v)) is not None}
-        acc = {k: v for k, v in acc.items() if v == v}  # NaN dropped
+        acc = {k: v for k, v in acc.items() if not math.isnan(v)}
         return [LogRecord(step=step, split="train", acc=acc, sampled=sampler is not None)] if acc else []
     out: dict[str, LogRecord] = {}
     for prefix, kind, pos, val in _SF_SCALAR.findall(body):
@@ -439,7 +438,9 @@ def read_tensorboard(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
         from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
         from tensorboard.util import tensor_util
     except ImportError:  # pragma: no cover - tensorboard is in requirements.txt
-        raise DataError("reading TensorBoard event files needs the tensorboard package (pip install tensorboard)") from None
+        raise DataError(
+            "reading TensorBoard event files needs the tensorboard package (pip install tensorboard)"
+        ) from None
     stats.format = stats.format or "tensorboard"
     for file in event_files(path):
         stats.bytes += _check_file(file, MAX_EVENT_FILE_BYTES)
@@ -467,7 +468,7 @@ def read_tensorboard(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
                             v = None
                     else:
                         v = None
-                    if v is None or v != v:
+                    if v is None or math.isnan(v):
                         stats.bad_values += 1
                         continue
                     rec = pending.get(split)
@@ -479,7 +480,7 @@ def read_tensorboard(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
                     (rec.full if kind == "full" else rec.acc)[pos] = v
         except DataError:
             raise
-        except Exception as exc:  # a truncated or foreign file: say which, never a traceback
+        except Exception as exc:  # noqa: BLE001 - a truncated or foreign file: say which, never a traceback
             raise DataError(f"{file}: not a readable TensorBoard event file ({type(exc).__name__}: {exc})") from None
         if stats.lines == events_before and file.stat().st_size > 0:
             raise DataError(f"{file}: not a readable TensorBoard event file (no complete event record in it)")

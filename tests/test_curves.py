@@ -58,7 +58,9 @@ def test_chain_acc(acc: dict, full: dict, expected: tuple) -> None:
 
 # ---------------------------------------------------------------- readers, one case per format
 
-SF_TRAIN = "step 100: {'acc_0': 0.8, 'acc_1': 0.5, 'ploss_0': 1.2, 'ploss_1': 1.9, 'acc': 0.65, 'loss': 2.72, 'lr': 0.0001}"
+SF_TRAIN = (
+    "step 100: {'acc_0': 0.8, 'acc_1': 0.5, 'ploss_0': 1.2, 'ploss_1': 1.9, 'acc': 0.65, 'loss': 2.72, 'lr': 0.0001}"
+)
 SF_TRACKED = (
     "step 150: {'train/acc_0': 0.5, 'train/acc_1': 0.5, 'train/ploss_0': 1.0, 'train/loss': 1.0, "
     "'perf/optimizer_step_time_s': 1.5}"
@@ -104,7 +106,13 @@ CASES = [
     ("sf.log", SF_EVAL_EXPANDED, "specforge", {}, [("eval", 300, None, 1.625)]),
     ("spec.log", SPEC_TRAIN, "speculators", {}, [("train", 10, None, 2.2)]),
     ("spec.log", SPEC_WRAPPED, "speculators", {}, [("train", 20, None, 1.75)]),
-    ("spec.log", SPEC_TRAIN + "\n" + SPEC_VAL, "speculators", {}, [("train", 10, None, 2.2), ("eval", 10, None, 1.75)]),
+    (
+        "spec.log",
+        SPEC_TRAIN + "\n" + SPEC_VAL,
+        "speculators",
+        {},
+        [("train", 10, None, 2.2), ("eval", 10, None, 1.75)],
+    ),
     ("spec.log", SPEC_FULL_ONLY, "speculators", {}, [("train", 5, None, 2.3)]),
     (
         "eagle.log",

@@ -74,7 +74,9 @@ def test_log_path_gives_verdict_chart_and_context(at: AppTest, tmp_path: Path) -
     live = _frame(at, "tau_sim_last")  # the example run group: one live run at 2 steps
     assert live["accept_length"].tolist() == [2.1]
     last_eval = table[table["split"] == "eval"].iloc[-1]
-    assert live["tau_sim_last"].iloc[0] == pytest.approx(1 + last_eval["acc_0"] + last_eval["acc_0"] * last_eval["acc_1"])
+    assert live["tau_sim_last"].iloc[0] == pytest.approx(
+        1 + last_eval["acc_0"] + last_eval["acc_0"] * last_eval["acc_1"]
+    )
 
 
 def test_all_positions_and_train_split(at: AppTest, tmp_path: Path) -> None:

@@ -31,9 +31,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--steps", type=int, default=None, help="use only the first N draft positions (a chain of N steps)")
     p.add_argument(
-        "--format", dest="fmt", default="auto", choices=("auto", "tensorboard", "specforge", "speculators", "eagle", "csv")
+        "--format",
+        dest="fmt",
+        default="auto",
+        choices=("auto", "tensorboard", "specforge", "speculators", "eagle", "csv"),
     )
-    p.add_argument("--split", default="auto", choices=("auto", "train", "eval"), help="points to fit (auto: eval if 5+)")
+    p.add_argument(
+        "--split", default="auto", choices=("auto", "train", "eval"), help="points to fit (auto: eval if 5+)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
