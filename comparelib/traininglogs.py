@@ -480,8 +480,11 @@ def read_tensorboard(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
                     (rec.full if kind == "full" else rec.acc)[pos] = v
         except DataError:
             raise
+        except MemoryError:  # a record header claiming more bytes than memory: corrupt or hostile
+            raise DataError(f"{file}: not a readable TensorBoard event file (a record claims an impossible size)") from None
         except Exception as exc:  # noqa: BLE001 - a truncated or foreign file: say which, never a traceback
-            raise DataError(f"{file}: not a readable TensorBoard event file ({type(exc).__name__}: {exc})") from None
+            why = str(exc).strip() or "unreadable record"
+            raise DataError(f"{file}: not a readable TensorBoard event file ({type(exc).__name__}: {why})") from None
         if stats.lines == events_before and file.stat().st_size > 0:
             raise DataError(f"{file}: not a readable TensorBoard event file (no complete event record in it)")
         yield from pending.values()

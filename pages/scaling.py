@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import pandas as pd
@@ -305,10 +306,13 @@ with lc_opts:
 
 lc_paths: tuple[str, ...] = ()
 if lc_upload is not None:
-    lc_dir = settings.home() / "uploads"
+    lc_bytes = lc_upload.getvalue()
+    # one folder per content, the name kept (the reader picks TensorBoard / CSV by it): no session overwrites another
+    lc_dir = settings.home() / "uploads" / hashlib.sha256(lc_bytes).hexdigest()[:16]
     lc_dir.mkdir(parents=True, exist_ok=True)
-    lc_file = lc_dir / (os.path.basename(lc_upload.name) or "training.log")
-    lc_file.write_bytes(lc_upload.getvalue())
+    lc_file = lc_dir / (os.path.basename(lc_upload.name).strip() or "training.log")
+    if not lc_file.exists():
+        lc_file.write_bytes(lc_bytes)
     lc_paths = (str(lc_file),)
 elif lc_path.strip():
     lc_paths = (os.path.expanduser(lc_path.strip()),)

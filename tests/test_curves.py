@@ -233,6 +233,20 @@ def test_bad_files(tmp_path: Path, content: str, name: str, fmt: str, message: s
         curves.curve([path], fmt=fmt)
 
 
+@pytest.mark.parametrize("claimed", [1 << 62, 1 << 40, 10_000])
+def test_event_record_claiming_a_huge_length_is_refused(tmp_path: Path, claimed: int) -> None:
+    """A record header with a valid CRC but a length far past the file: an error, not an allocation."""
+    import struct
+
+    from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import masked_crc32c
+
+    header = struct.pack("<Q", claimed)
+    path = tmp_path / "events.out.tfevents.1.evil"
+    path.write_bytes(header + struct.pack("<I", masked_crc32c(header)) + b"x" * 100)
+    with pytest.raises(DataError, match="not a readable TensorBoard event file"):
+        curves.curve([path])
+
+
 def test_missing_path_and_bad_options(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         curves.curve([tmp_path / "nope.log"])
