@@ -115,3 +115,28 @@ def test_too_few_points(at: AppTest, tmp_path: Path) -> None:
     assert not at.exception and not at.error
     assert "too few points" in _texts(at)
     assert np.isfinite(_frame(at, "tau_sim")["tau_sim"]).all()
+
+
+def test_uploaded_tensorboard_events_file(at: AppTest, tmp_path: Path) -> None:
+    """An events file as SpecForge's TensorboardTracker writes it, uploaded through the page."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    w = SummaryWriter(log_dir=str(tmp_path / "runs"))
+    for step in range(50, 1001, 50):
+        a = 0.9 - 0.5 * (step / 50) ** -0.4
+        for i in range(3):
+            w.add_scalar(f"train/acc_{i}", a, global_step=step)
+        w.add_scalar("train/loss", 1.0, global_step=step)
+    w.close()
+    events = next((tmp_path / "runs").glob("*tfevents*"))
+    at.file_uploader(key="lc_upload").set_value((events.name, events.read_bytes(), "application/octet-stream"))
+    at.number_input(key="lc_batch").set_value(16)
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    table = _frame(at, "tau_sim")
+    assert len(table) == 20 and set(table["split"]) == {"train"}
+    assert table["samples_seen"].tolist() == [s * 16.0 for s in range(50, 1001, 50)]
+    a = float(table.iloc[-1]["acc_0"])  # float32 as stored by TensorBoard
+    assert table.iloc[-1]["tau_sim"] == pytest.approx(1 + a + a * a + a**3)
+    assert "still rising" in _texts(at)
