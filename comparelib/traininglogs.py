@@ -344,11 +344,17 @@ def _chain(first: list[str], rest: Iterator[str]) -> Iterator[str]:
 
 # ---------------------------------------------------------------- CSV
 
-_ACC_COL = re.compile(r"^acc_(\d+)$")
+_ACC_COL = re.compile(r"^(?:(train|eval|val|valid|validation|test)/)?(?:(cond_|full_)?acc_|epochacc_)(\d+)(?:_epoch)?$")
+_SPLITS = {"train": "train", "eval": "eval", "val": "eval", "valid": "eval", "validation": "eval", "test": "eval"}
 
 
 def read_csv(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
-    """``step``, optional ``samples_seen``/``epoch``/``split``, ``acc_0``..``acc_K`` (one row per point)."""
+    """``step``, optional ``samples_seen``/``epoch``/``split``, ``acc_0``..``acc_K`` (one row per point).
+
+    Columns named like a tracker's keys are read too, with the split from their prefix: ``train/acc_0``,
+    ``eval/acc_0``, ``val/cond_acc_0_epoch``, ``train/full_acc_0`` (cumulative), and the EAGLE trainer's wandb
+    ``train/epochacc_0`` / ``test/epochacc_0``, so a wandb CSV export (``Step`` column) works as it is.
+    """
     stats.bytes += _check_file(path, MAX_TEXT_BYTES)
     stats.files += 1
     stats.format = stats.format or "csv"
@@ -361,7 +367,12 @@ def read_csv(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
         raise DataError(f"{path}: not a readable CSV file ({exc})") from None
     if "step" not in header:
         raise DataError(f"{path}: the CSV header needs a 'step' column (got {', '.join(header[:12]) or 'nothing'})")
-    acc_cols = sorted((int(m.group(1)), i) for i, h in enumerate(header) if (m := _ACC_COL.match(h)))
+    # (column index, split from the prefix or None for the row's split, cumulative?, position)
+    acc_cols: list[tuple[int, str | None, bool, int]] = []
+    for i, h in enumerate(header):
+        m = _ACC_COL.match(h)
+        if m:
+            acc_cols.append((i, _SPLITS[m.group(1)] if m.group(1) else None, m.group(2) == "full_", int(m.group(3))))
     if not acc_cols:
         raise DataError(f"{path}: the CSV header needs acc_0..acc_K columns (got {', '.join(header[:12])})")
     i_step = header.index("step")
@@ -378,28 +389,29 @@ def read_csv(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
             if step is None:
                 stats.bad_values += 1
                 continue
-            split = row[i_split].strip().lower() if i_split is not None else "train"
-            split = {"val": "eval", "valid": "eval", "validation": "eval", "test": "eval"}.get(split, split)
-            if split not in ("train", "eval"):
-                stats.bad_values += 1
-                continue
-            rec = LogRecord(step=int(step), split=split)
-            if i_samples is not None and row[i_samples].strip():
-                rec.samples_seen = _value(row[i_samples])
-            if i_epoch is not None and row[i_epoch].strip():
-                e = _value(row[i_epoch])
-                rec.epoch = int(e) if e is not None else None
-            for pos, i in acc_cols:
+            row_split = _SPLITS.get(row[i_split].strip().lower(), "") if i_split is not None else "train"
+            samples = _value(row[i_samples]) if i_samples is not None and row[i_samples].strip() else None
+            epoch_v = _value(row[i_epoch]) if i_epoch is not None and row[i_epoch].strip() else None
+            recs: dict[str, LogRecord] = {}
+            for i, col_split, cumulative, pos in acc_cols:
                 cell = row[i].strip()
                 if not cell:
                     continue
+                split = col_split or row_split
                 v = _value(cell)
-                if v is None:
+                if v is None or not split:
                     stats.bad_values += 1
                     continue
-                rec.acc[pos] = v
-            if rec.acc:
-                yield rec
+                rec = recs.get(split)
+                if rec is None:
+                    rec = recs[split] = LogRecord(
+                        step=int(step),
+                        split=split,
+                        samples_seen=samples,
+                        epoch=int(epoch_v) if epoch_v is not None else None,
+                    )
+                (rec.full if cumulative else rec.acc)[pos] = v
+            yield from recs.values()
     except csv.Error as exc:
         raise DataError(f"{path}: CSV error near line {stats.lines} ({exc})") from None
 

@@ -97,6 +97,13 @@ EAGLE = "\n".join(
 )
 CSV_SPLIT = "step,samples_seen,split,acc_0,acc_1\n10,160,train,0.5,0.5\n10,160,eval,0.25,1.0\n20,320,val,1.0,1.0\n"
 CSV_PLAIN = "epoch,step,acc_0,acc_1,acc_2\n0,50,0.5,0.5,0.5\n0,100,0.8,0.5,0.25\n"
+# a wandb export of the EAGLE trainer's per-step keys (eagle/traineagle3/main.py logs train/acc_i to wandb)
+CSV_WANDB = (
+    "Step,train/lr,train/ploss_0,train/acc_0,train/acc_1,test/epochacc_0,test/epochacc_1\n"
+    "100,0.0001,1.2,0.8,0.5,,\n"
+    "200,0.0001,1.1,0.5,0.5,0.25,1.0\n"
+)
+CSV_PREFIXED = "step,train/cond_acc_0,train/cond_acc_1,val/full_acc_0_epoch,val/full_acc_1_epoch\n7,0.5,0.25,0.8,0.4\n"
 
 # (file name, text, format, extra options, expected [(split, step, samples_seen, tau_sim)])
 CASES = [
@@ -123,6 +130,8 @@ CASES = [
     ),
     ("m.csv", CSV_SPLIT, "csv", {}, [("train", 10, 160.0, 1.75), ("eval", 10, 160.0, 1.5), ("eval", 20, 320.0, 3.0)]),
     ("m.csv", CSV_PLAIN, "csv", {"batch_size": 4}, [("train", 50, 200.0, 1.875), ("train", 100, 400.0, 2.3)]),
+    ("w.csv", CSV_WANDB, "csv", {}, [("train", 100, None, 2.2), ("train", 200, None, 1.75), ("eval", 200, None, 1.5)]),
+    ("p.csv", CSV_PREFIXED, "csv", {}, [("train", 7, None, 1.625), ("eval", 7, None, 2.2)]),
 ]
 
 
