@@ -82,19 +82,18 @@ SPEC_WRAPPED = (
 )
 SPEC_VAL = "[12:05:00] INFO     val/loss_epoch=1.000, val/cond_acc_0_epoch=0.500, val/cond_acc_1_epoch=0.500, epoch=0"
 SPEC_FULL_ONLY = "train/full_acc_0=0.800, train/full_acc_1=0.400, train/full_acc_2=0.100, epoch=1, global_step=5"
-EAGLE = "\n".join(
-    [
-        "Now training epoch 0",
-        "Train Epoch [1/40], position 0,  Acc: 0.80",
-        "Train Epoch [1/40], position 1,  Acc: 0.50",
-        "Train Epoch [1/40], position 0, pLoss: 1.23",
-        "Train Epoch [1/40], position 1, pLoss: 2.34",
-        "Test Epoch [1/40], position 0,  Acc: 0.50",
-        "Test Epoch [1/40], position 1,  Acc: 0.50",
-        "Train Epoch [2/40], position 0,  Acc: 0.90",
-        "Train Epoch [2/40], position 1,  Acc: 0.50",
-    ]
-)
+EAGLE_LINES = [
+    "Now training epoch 0",
+    "Train Epoch [1/40], position 0,  Acc: 0.80",
+    "Train Epoch [1/40], position 1,  Acc: 0.50",
+    "Train Epoch [1/40], position 0, pLoss: 1.23",
+    "Train Epoch [1/40], position 1, pLoss: 2.34",
+    "Test Epoch [1/40], position 0,  Acc: 0.50",
+    "Test Epoch [1/40], position 1,  Acc: 0.50",
+    "Train Epoch [2/40], position 0,  Acc: 0.90",
+    "Train Epoch [2/40], position 1,  Acc: 0.50",
+]
+EAGLE = "\n".join(EAGLE_LINES)
 CSV_SPLIT = "step,samples_seen,split,acc_0,acc_1\n10,160,train,0.5,0.5\n10,160,eval,0.25,1.0\n20,320,val,1.0,1.0\n"
 CSV_PLAIN = "epoch,step,acc_0,acc_1,acc_2\n0,50,0.5,0.5,0.5\n0,100,0.8,0.5,0.25\n"
 # a wandb export of the EAGLE trainer's per-step keys (eagle/traineagle3/main.py logs train/acc_i to wandb)
