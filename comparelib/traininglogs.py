@@ -298,7 +298,7 @@ def read_text(path: Path, fmt: str, stats: ReadStats, sampler: Sampler | None = 
     format whose line shape appears (within the first ``SNIFF_LINES`` lines)."""
     stats.bytes += _check_file(path, MAX_TEXT_BYTES)
     stats.files += 1
-    lines = bounded_lines(path, stats)
+    lines = _plain(bounded_lines(path, stats))
     if fmt == "auto":
         buffered: list[str] = []
         for line in lines:
@@ -334,6 +334,15 @@ def read_text(path: Path, fmt: str, stats: ReadStats, sampler: Sampler | None = 
         yield from ep.finish()
     else:
         raise InputError(f"unknown text log format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def _plain(lines: Iterator[str]) -> Iterator[str]:
+    """Lines without terminal colour codes (Rich colours numbers when a log was captured from a terminal)."""
+    for line in lines:
+        yield _ANSI.sub("", line) if "\x1b[" in line else line
 
 
 def _chain(first: list[str], rest: Iterator[str]) -> Iterator[str]:

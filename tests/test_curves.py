@@ -80,6 +80,10 @@ SPEC_WRAPPED = (
     "                    train/cond_acc_0=0.500, train/full_acc_1=0.400,\n"
     "                    train/cond_acc_1=0.500, epoch=0, lr=1.00e-04, global_step=20\n"
 )
+SPEC_COLOURED = (  # captured from a terminal: Rich's highlighter colours the numbers
+    "\x1b[2;36m[12:00:02]\x1b[0m\x1b[2;36m \x1b[0m\x1b[34mINFO    \x1b[0m train/cond_acc_0=\x1b[1;36m0.500\x1b[0m, "
+    "train/cond_acc_1=\x1b[1;36m0.500\x1b[0m, epoch=\x1b[1;36m0\x1b[0m, global_step=\x1b[1;36m30\x1b[0m"
+)
 SPEC_VAL = "[12:05:00] INFO     val/loss_epoch=1.000, val/cond_acc_0_epoch=0.500, val/cond_acc_1_epoch=0.500, epoch=0"
 SPEC_FULL_ONLY = "train/full_acc_0=0.800, train/full_acc_1=0.400, train/full_acc_2=0.100, epoch=1, global_step=5"
 EAGLE_LINES = [
@@ -120,6 +124,7 @@ CASES = [
         [("train", 10, None, 2.2), ("eval", 10, None, 1.75)],
     ),
     ("spec.log", SPEC_FULL_ONLY, "speculators", {}, [("train", 5, None, 2.3)]),
+    ("spec.log", SPEC_COLOURED, "speculators", {}, [("train", 30, None, 1.75)]),
     (
         "eagle.log",
         EAGLE,
