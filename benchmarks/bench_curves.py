@@ -55,6 +55,37 @@ def generate(path: Path, lines: int, seed: int = 7) -> None:
                 written += 1
 
 
+def generate_speculators(path: Path, lines: int, seed: int = 7) -> None:
+    """speculators 0.9.0 console records (train/logger.py::FormatDictFilter), one per line, a val record per 1000."""
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as fh:
+        step = 0
+        written = 0
+        while written < lines:
+            step += 1
+            base = 0.9 - 0.5 * (step / 10) ** -0.3
+            parts = []
+            full = 1.0
+            for i in range(POSITIONS):
+                cond = min(1.0, max(0.0, base * 0.95**i + rng.gauss(0, 0.02)))
+                full *= cond
+                parts += [
+                    f"train/loss_{i}={2.0 - cond:.3f}",
+                    f"train/full_acc_{i}={full:.3f}",
+                    f"train/cond_acc_{i}={cond:.3f}",
+                ]
+            parts += ["train/loss=3.100", "profile/step_time=0.512", "epoch=0", "lr=1.00e-04", f"global_step={step}"]
+            fh.write(f"[12:00:00] INFO     {', '.join(parts)}     trainer.py:587\n")
+            written += 1
+            if step % 1000 == 0 and written < lines:
+                vals = ", ".join(f"val/cond_acc_{i}_epoch={base * 0.95**i:.3f}" for i in range(POSITIONS))
+                fh.write(f"[12:00:00] INFO     val/loss_epoch=1.000, {vals}, epoch=0\n")
+                written += 1
+
+
+GENERATORS = {"specforge": generate, "speculators": generate_speculators}
+
+
 def raw_lines(path: Path) -> tuple[float, int]:
     t0 = time.perf_counter()
     n = 0
@@ -127,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small-lines", type=int, default=100_000, help="the smaller size for the memory check")
     parser.add_argument("--naive-lines", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=2, help="alternating curve/raw runs; the best of each counts")
+    parser.add_argument("--format", choices=sorted(GENERATORS), default="specforge", help="which console log to write")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -137,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_curves_") as tmp:
         big, small = Path(tmp) / "train.log", Path(tmp) / "small.log"
         t0 = time.perf_counter()
-        generate(big, args.lines)
-        generate(small, args.small_lines)
+        GENERATORS[args.format](big, args.lines)
+        GENERATORS[args.format](small, args.small_lines)
         size_mb = big.stat().st_size / 1e6
         log(f"wrote {args.lines:,} lines ({size_mb:.0f} MB) in {time.perf_counter() - t0:.1f} s")
         curve_rates, raw_rates, block_rates = [], [], []
@@ -154,10 +186,9 @@ def main(argv: list[str] | None = None) -> int:
             f"curve: {curve_best:,.0f} lines/s; raw line iteration: {raw_best:,.0f} lines/s; "
             f"ratio {curve_best / raw_best:.3f}; raw block read {max(block_rates):,.0f} MB/s"
         )
-        naive_rate = naive(big, args.naive_lines)
-        log(
-            f"naive ast.literal_eval per line: {naive_rate:,.0f} lines/s ({curve_best / naive_rate:.1f}x slower than curve)"
-        )
+        naive_rate = naive(big, args.naive_lines) if args.format == "specforge" else None
+        if naive_rate:
+            log(f"naive ast.literal_eval per line: {naive_rate:,.0f} lines/s ({curve_best / naive_rate:.1f}x slower)")
         rss_small, rss_big = measure_rss(small), measure_rss(big)
         log(
             f"peak RSS: {args.small_lines:,} lines {rss_small['peak_rss_mb']} MB, {args.lines:,} lines "
@@ -165,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         log(f"verdict {info['verdict']}, {info['points']} points kept, thinned {info['stats']['thinned']}")
         out = {
+            "format": args.format,
             "lines": args.lines,
             "file_mb": round(size_mb, 1),
             "curve_lines_per_s": round(curve_best),
@@ -172,8 +204,8 @@ def main(argv: list[str] | None = None) -> int:
             "ratio_vs_raw_lines": round(curve_best / raw_best, 4),
             "raw_block_mb_per_s": round(max(block_rates), 1),
             "curve_mb_per_s": round(curve_best / args.lines * size_mb, 1),
-            "naive_literal_eval_lines_per_s": round(naive_rate),
-            "speedup_vs_naive": round(curve_best / naive_rate, 2),
+            "naive_literal_eval_lines_per_s": round(naive_rate) if naive_rate else None,
+            "speedup_vs_naive": round(curve_best / naive_rate, 2) if naive_rate else None,
             "peak_rss_mb": {str(args.small_lines): rss_small["peak_rss_mb"], str(args.lines): rss_big["peak_rss_mb"]},
             "rss_growth": round(rss_big["peak_rss_mb"] / rss_small["peak_rss_mb"], 3),
             "verdict": info["verdict"],

@@ -207,6 +207,9 @@ _SPEC_TOKEN = re.compile(
 )
 
 
+_SPEC_STEP = re.compile(r"global_step=(\d+)")
+
+
 class SpeculatorsParser:
     """Stateful: a Rich-wrapped record may span lines; a train record ends at ``global_step=``,
     a val record at its ``epoch=`` (it has no step of its own: the last train step seen is used)."""
@@ -216,9 +219,26 @@ class SpeculatorsParser:
         self.last_step = 0
         self.epoch: int | None = None
 
-    def feed(self, line: str) -> list[LogRecord]:
+    def feed(self, line: str, sampler: Sampler | None = None) -> list[LogRecord]:
+        """Records completed by this line; with a ``sampler``, a whole train record on one line that the
+        caller would thin away is skipped after reading only its ``global_step``."""
+        if sampler is not None and self.pending is None and "val/" not in line:
+            at = line.rfind("global_step=")
+            if at > 0 and "_acc_" in line:
+                m = _SPEC_STEP.match(line, at)
+                if m:
+                    if not sampler("train"):
+                        self.last_step = int(m.group(1))
+                        return []
+                    out = self._tokens(line)
+                    for rec in out:
+                        rec.sampled = rec.split == "train"
+                    return out
+        return self._tokens(line)
+
+    def _tokens(self, line: str) -> list[LogRecord]:
         out: list[LogRecord] = []
-        for split, kind, pos, epoch_suffix, plain, val in _SPEC_TOKEN.findall(line):
+        for split, kind, pos, _epoch_suffix, plain, val in _SPEC_TOKEN.findall(line):
             if plain == "global_step":
                 v = _value(val)
                 if v is not None:
@@ -325,7 +345,7 @@ def read_text(path: Path, fmt: str, stats: ReadStats, sampler: Sampler | None = 
         sp = SpeculatorsParser()
         for line in lines:
             if "=" in line:
-                yield from sp.feed(line)
+                yield from sp.feed(line, sampler)
     elif fmt == "eagle":
         ep = EagleParser()
         for line in lines:

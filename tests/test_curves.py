@@ -437,3 +437,27 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.Capt
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("fmt", ["specforge", "speculators"])
+def test_skipping_lines_before_parsing_keeps_the_same_points(tmp_path: Path, fmt: str) -> None:
+    """The readers' sampler fast path drops exactly the lines collect() would thin away, no more, no less."""
+    path = tmp_path / f"{fmt}.log"
+    lines = []
+    for s in range(1, 3001):
+        a = round(0.5 + 0.3 * (1 - 1 / s), 4)
+        if fmt == "specforge":
+            lines.append(f"step {s}: {{'acc_0': {a}, 'acc_1': 0.5, 'loss': 1.0}}")
+            if s % 100 == 0:
+                lines.append(f"step {s}: {{'eval/per_position_acc': [{a}, 0.25]}}")
+        else:
+            lines.append(f"INFO train/full_acc_0={a}, train/cond_acc_0={a}, train/cond_acc_1=0.500, global_step={s}")
+            if s % 100 == 0:
+                lines.append(f"INFO val/cond_acc_0_epoch={a}, val/cond_acc_1_epoch=0.250, epoch={s // 100}")
+    path.write_text("\n".join(lines) + "\n")
+    kept = curves.thinners(64)
+    fast, fast_info = curves.collect(traininglogs.read([path], sampler=lambda split: kept[split].offer()), kept=kept)
+    slow, slow_info = curves.collect(traininglogs.read([path]), max_points=64)
+    assert fast == slow
+    assert fast_info == slow_info
+    assert slow_info["thinned"]["train"]["every"] > 1 and len(slow) < 3000
