@@ -194,6 +194,100 @@ def sweep_chart(
 # Exports
 
 
+def curve_chart(
+    curve: Any,
+    *,
+    published: pd.DataFrame | None = None,
+    live: pd.DataFrame | None = None,
+    title: str | None = None,
+) -> alt.LayerChart:
+    """A training run's learning curve (``curves.Curve``): tau_sim per logged point against samples seen.
+
+    Train points light, eval points dark; the fit dashed with its 95% band; published drafts at the
+    same benchmark and setting as grey diamonds (only on a samples axis); the draft's live acceptance
+    length from stored runs as dotted horizontal rules.
+    """
+    unit = str(curve.evidence.get("x", "samples"))
+    xcol = {"samples": "samples_seen", "epochs": "step", "steps": "step"}.get(unit, "step")
+    pts = curve.frame()
+    pts = pts[pd.to_numeric(pts[xcol], errors="coerce").gt(0)].copy()
+    pts["x"] = pd.to_numeric(pts[xcol], errors="coerce")
+    pts = pts[["x", "step", "split", "tau_sim"]]
+    x_enc = alt.X("x:Q", title=f"{unit} seen (log scale)", scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
+    y_enc = alt.Y("tau_sim:Q", title="acceptance length (tokens per cycle)", scale=alt.Scale(zero=False))
+    layers: list[alt.Chart] = []
+    if curve.band:
+        bdf = pd.DataFrame(curve.band).rename(columns={"mean": "tau_sim"})
+        layers.append(alt.Chart(bdf).mark_area(opacity=0.18, color="#4c78a8").encode(x=x_enc, y="low:Q", y2="high:Q"))
+        layers.append(
+            alt.Chart(bdf)
+            .mark_line(color="#4c78a8", strokeDash=[6, 3])
+            .encode(
+                x=x_enc,
+                y=y_enc,
+                tooltip=[
+                    alt.Tooltip("x:Q", title=unit, format=","),
+                    alt.Tooltip("tau_sim:Q", title="fit", format=".2f"),
+                    alt.Tooltip("low:Q", format=".2f"),
+                    alt.Tooltip("high:Q", format=".2f"),
+                ],
+            )
+        )
+    layers.append(
+        alt.Chart(pts)
+        .mark_point(filled=True, size=30)
+        .encode(
+            x=x_enc,
+            y=y_enc,
+            color=alt.Color(
+                "split:N", title="logged", scale=alt.Scale(domain=["train", "eval"], range=["#9ecae9", "#1f4e79"])
+            ),
+            tooltip=[
+                alt.Tooltip("step:Q"),
+                alt.Tooltip("x:Q", title=unit, format=","),
+                alt.Tooltip("split:N"),
+                alt.Tooltip("tau_sim:Q", title="tau_sim", format=".3f"),
+            ],
+        )
+    )
+    if published is not None and len(published) and unit == "samples":
+        pub = published[pd.to_numeric(published["samples"], errors="coerce").gt(0)].copy()
+        pub = pub.rename(columns={"samples": "x", "accept_length": "tau_sim"})[["draft", "x", "tau_sim"]]
+        pub["draft"] = pub["draft"].astype("string")
+        layers.append(
+            alt.Chart(pub)
+            .mark_point(shape=OWN_SHAPE, filled=True, size=90, color=GREY)
+            .encode(
+                x=x_enc,
+                y=y_enc,
+                tooltip=[
+                    alt.Tooltip("draft:N", title="published draft"),
+                    alt.Tooltip("x:Q", title="samples", format=","),
+                    alt.Tooltip("tau_sim:Q", title="acceptance length", format=".2f"),
+                ],
+            )
+        )
+    if live is not None and len(live):
+        ldf = live[["run", "accept_length"]].rename(columns={"accept_length": "tau_sim"}).copy()
+        ldf["run"] = ldf["run"].astype("string")
+        layers.append(
+            alt.Chart(ldf)
+            .mark_rule(strokeDash=[2, 2], color="#e45756")
+            .encode(y=y_enc, tooltip=[alt.Tooltip("run:N", title="live run"), alt.Tooltip("tau_sim:Q", format=".2f")])
+        )
+    subtitle = (
+        f"tau_sim = 1 + sum_k prod_i<=k acc_i per logged point; fit on {curve.evidence.get('split')} points"
+        + ("; dashed: fit, 95% band of the mean" if curve.band else "")
+        + ("; grey diamonds: published drafts at this setting" if published is not None and len(published) else "")
+        + ("; dotted rules: live acceptance length" if live is not None and len(live) else "")
+    )
+    return alt.layer(*layers).properties(
+        title=alt.TitleParams(title or "Learning curve: simulated acceptance length vs data seen", subtitle=subtitle),
+        width="container",
+        height=360,
+    )
+
+
 def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     spec = chart.to_dict()
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+
 import pandas as pd
 import streamlit as st
 
-from comparelib import charts, draftcost, export, scaling, settings, speedup
+from comparelib import charts, curves, draftcost, export, scaling, settings, speedup
 from comparelib.errors import CompareError
 
 import app  # noqa: E402
@@ -311,3 +314,119 @@ else:
             )
     except CompareError as exc:
         st.error(str(exc))
+# --- learning curve from the training run's own logs ---------------------------------------------
+st.divider()
+st.subheader("Learning curve from your training log")
+st.caption(
+    "More data, or a different model? The draft's own training curve answers better than pooled published "
+    "drafts. Per logged point, tau_sim = 1 + Σₖ Πᵢ≤ₖ accᵢ (the engines' 1 + accepted/drafts) from the per-position "
+    "accuracies your trainer logs: SpecForge console or TensorBoard, speculators, the EAGLE authors' trainer, "
+    "or a CSV with step, samples_seen and acc_0..acc_K. Eval points are kept apart from train points."
+)
+
+
+@st.cache_data(show_spinner="Reading the training log…", max_entries=8)
+def _learning_curve(
+    paths: tuple[str, ...], stamp: tuple, batch: float | None, per_epoch: float | None, steps: int | None, split: str
+) -> curves.Curve:
+    del stamp  # only part of the cache key: a rewritten log is read again
+    return curves.curve(list(paths), batch_size=batch, epoch_samples=per_epoch, steps=steps, split=split)
+
+
+def _stamp(paths: tuple[str, ...]) -> tuple:
+    out = []
+    for p in paths:
+        try:
+            st_ = os.stat(p)
+            out.append((p, st_.st_mtime_ns, st_.st_size))
+        except OSError:
+            out.append((p, None, None))
+    return tuple(out)
+
+
+lc_in, lc_opts = st.columns([1, 1])
+with lc_in:
+    lc_upload = st.file_uploader(
+        "Training log (console log, CSV or a TensorBoard events file)", key="lc_upload", accept_multiple_files=False
+    )
+    lc_path = st.text_input(
+        "…or a path on this machine (file or TensorBoard run directory)", key="lc_path", placeholder="outputs/run/runs"
+    )
+with lc_opts:
+    lc_batch = st.number_input(
+        "Samples per logged step (global batch size)", min_value=0, value=0, step=1, key="lc_batch",
+        help="samples_seen = step × this, when the log does not record samples. 0: leave the x axis in steps.",
+    )
+    lc_epoch = st.number_input(
+        "Samples per epoch (per-epoch logs, EAGLE trainer)", min_value=0, value=0, step=1000, key="lc_epoch"
+    )
+    lc_steps_default = scaling.steps_of(setting_key) or 0
+    lc_steps = st.number_input(
+        "Draft positions used (chain steps)", min_value=0, max_value=64, value=int(lc_steps_default), key="lc_steps",
+        help="tau_sim over the first N positions, so it compares with live runs and published drafts at that "
+        "setting's num_steps. 0: every position the trainer logged.",
+    )
+    lc_split = st.radio("Fit on", ["auto", "train", "eval"], horizontal=True, key="lc_split",
+                        help="auto: eval points when there are 5 or more (held out), else train points.")
+
+lc_paths: tuple[str, ...] = ()
+if lc_upload is not None:
+    lc_bytes = lc_upload.getvalue()
+    # one folder per content, the name kept (the reader picks TensorBoard / CSV by it): no session overwrites another
+    lc_dir = settings.home() / "uploads" / hashlib.sha256(lc_bytes).hexdigest()[:16]
+    lc_dir.mkdir(parents=True, exist_ok=True)
+    lc_file = lc_dir / (os.path.basename(lc_upload.name).strip() or "training.log")
+    if not lc_file.exists():
+        lc_file.write_bytes(lc_bytes)
+    lc_paths = (str(lc_file),)
+elif lc_path.strip():
+    lc_paths = (os.path.expanduser(lc_path.strip()),)
+
+if not lc_paths:
+    st.caption("Upload a training log or give a path to see its learning curve and a verdict.")
+else:
+    try:
+        lc = _learning_curve(
+            lc_paths, _stamp(lc_paths), float(lc_batch) or None, float(lc_epoch) or None, int(lc_steps) or None,
+            lc_split,
+        )
+        lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
+        lc_live = curves.live_frame(store.runs(group=group) if group else [], lc)
+    except CompareError as exc:
+        st.error(str(exc))
+    else:
+        badge = {"rising": "🟢 still rising", "plateau": "🟠 plateau", "too-few-points": "⚪ too few points"}
+        st.markdown(f"**{badge[lc.verdict]}** — {lc.sentence}")
+        if lc.evidence.get("note"):
+            st.caption(lc.evidence["note"])
+        curve_col, side_col = st.columns([3, 2])
+        with curve_col:
+            st.altair_chart(charts.curve_chart(lc, published=lc_pub, live=lc_live), width="stretch")
+        with side_col:
+            st.markdown("**Live acceptance length (stored runs)**")
+            if len(lc_live):
+                st.dataframe(lc_live, width="stretch", hide_index=True, key="lc_live_table")
+                st.caption(
+                    "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
+                    "below it usually means the served prompts differ from the training data, or the wiring does."
+                )
+            else:
+                st.caption("No stored speculative run" + (f" in {group}" if group else "; pick a run group above") + ".")
+            st.markdown(f"**Published drafts at {scaling.bench_label(bench)}, {setting_key or 'no setting'}**")
+            if len(lc_pub):
+                st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table")
+            else:
+                st.caption("No published draft reports this benchmark at this setting.")
+        with st.expander("Evidence and fit"):
+            if lc.fit is not None:
+                f = lc.fit
+                st.markdown(
+                    f"Fit on {f.n} {f.split} points: tau = {f.tau_inf:.3f} − {f.a:.3f} · (x / {scaling.human(f.x_ref)})"
+                    f"^−{f.b:.3f}; R² = {f.r2:.2f}, residual SE {f.residual_se:.3f}."
+                )
+            st.json(lc.evidence, expanded=False)
+            st.json(lc.stats, expanded=False)
+        lc_frame = lc.frame()
+        st.dataframe(lc_frame, width="stretch", hide_index=True, key="lc_points_table")
+        st.download_button("Curve points CSV", data=export.render(lc_frame, "csv"), file_name="learning-curve.csv",
+                           mime=export.MIME["csv"], key="lc_dl_csv", on_click="ignore")

@@ -497,6 +497,14 @@ SCALING_CASES = [
     ({"sc_vol_pick": ("selectbox", "typed in"), "sc_vol_typed": ("number_input", 10**15)}, False),
     ({"sc_x": ("radio", "tokens"), "sc_group": ("selectbox", "(none)")}, False),
     ({"sc_x": ("radio", "tokens"), "sc_vol_pick": ("selectbox", "typed in")}, False),
+    # the learning-curve section: hostile paths are refused with a message, odd numbers still render
+    ({"lc_path": ("text_input", "{missing}")}, True),
+    ({"lc_path": ("text_input", "{dir}")}, True),
+    ({"lc_path": ("text_input", "{rand}")}, True),
+    ({"lc_path": ("text_input", "{odd}/numbers.jsonl")}, True),
+    ({"lc_path": ("text_input", "{one_bad}"), "lc_batch": ("number_input", -5)}, True),
+    ({"lc_steps": ("number_input", 10**6)}, False),
+    ({"lc_epoch": ("number_input", 10**15), "lc_batch": ("number_input", 10**15)}, False),
 ]
 
 
@@ -713,6 +721,16 @@ CLI_CASES = [
     ("scaling", ["scaling", "--own-samples", "nan"]),
     ("scaling", ["scaling", "--own-samples", "inf"]),
     ("scaling", ["scaling", "--reference", "nope/nope", "--own-samples", "1000"]),
+    ("curve", ["curve", "{missing}"]),
+    ("curve", ["curve", "{dir}"]),
+    ("curve", ["curve", "{rand}"]),
+    ("curve", ["curve", "{rand}", "--format", "tensorboard"]),
+    ("curve", ["curve", "{rand}", "--format", "csv"]),
+    ("curve", ["curve", "{odd}/numbers.jsonl"]),
+    ("curve", ["curve", "{one_bad}", "--batch-size", "-1"]),
+    ("curve", ["curve", "{one_bad}", "--batch-size", "nan"]),
+    ("curve", ["curve", "{one_bad}", "--steps", "0"]),
+    ("curve", ["curve", "{one_bad}", "--format", "wandb"]),
     ("speedup", ["speedup", "--run-group", "nope"]),
     ("speedup", ["speedup", "--run-group", ""]),
     ("speedup", ["speedup", "--run-group", "example-kimi-k2.5", "--max-steps", "0"]),
