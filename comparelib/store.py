@@ -18,13 +18,12 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc as sa_exc
 from sqlalchemy.pool import StaticPool
 
-from comparelib import settings
+from comparelib import redact, settings
 from comparelib.errors import DataError, StoreError
 
 if TYPE_CHECKING:
@@ -184,39 +183,33 @@ class RunRecord:
 
 # ---------------------------------------------------------------- secrets and JSON hygiene
 
-_SECRET_KEY = re.compile(
-    r"(api[_-]?key|apikey|secret|password|passwd|authorization|credential|private[_-]?key|access[_-]?key"
-    r"|cookie|bearer)",
-    re.IGNORECASE,
-)
-_HARMLESS_TOKEN_KEYS = {"bos_token", "eos_token", "pad_token", "unk_token", "sep_token", "cls_token", "mask_token"}
-_SECRET_VALUE = re.compile(r"^(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_\-]{16,}|Bearer\s+\S+)$")
-
-
-def is_secret_key(key: str) -> bool:
-    """Keys whose values are credentials (api_key, hf_token, password, ...), not token counts."""
-    k = str(key).strip().lower()
-    if k in _HARMLESS_TOKEN_KEYS:
-        return False
-    if _SECRET_KEY.search(k):
-        return True
-    return k == "token" or k.endswith("_token") or k.endswith("-token")
+is_secret_key = redact.is_secret_key
 
 
 def redact_url(url: str) -> str:
     """An endpoint URL without user:password and without credential-looking query parameters."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = netloc.rsplit("@", 1)[1]
-    query = parts.query
-    if query:
-        kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if not is_secret_key(k)]
-        query = urlencode(kept)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return redact.strip_url(url)
+
+
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
+
+
+def valid_text(value: str) -> str:
+    """Text that any database and Streamlit can hold: lone surrogates become U+FFFD, NUL is dropped."""
+    if _SURROGATES.search(value):
+        value = _SURROGATES.sub("\ufffd", value)
+    return value.replace("\x00", "") if "\x00" in value else value
+
+
+def checked_text(value: Any, what: str) -> str:
+    """A user-given name (label, group, draft, source) refused unless it is valid UTF-8 text."""
+    text = str(value)
+    bad = _SURROGATES.search(text)
+    if bad is not None or "\x00" in text:
+        shown = valid_text(text).replace("\ufffd", "?")[:80]
+        raise StoreError(f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
+                         f"NUL); retype it with plain characters")
+    return text
 
 
 def clean(value: Any) -> Any:
@@ -232,7 +225,7 @@ def clean(value: Any) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, str):
-        return "[redacted]" if _SECRET_VALUE.match(value.strip()) else value
+        return redact.redact(valid_text(value))
     if isinstance(value, datetime):
         return value.isoformat()
     if hasattr(value, "item") and callable(value.item):  # numpy scalars
@@ -275,11 +268,8 @@ def _pct(block: Any, *keys: str) -> float | None:
 
 
 def safe_url(url: str | sa.engine.URL) -> str:
-    """A database URL fit to show: password masked."""
-    try:
-        return sa.make_url(url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - not a URL at all: show it minus anything after a colon in userinfo
-        return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", str(url))
+    """A database URL fit to show: password masked in every form (user:pass@, ?password=, key=value)."""
+    return redact.database_url(url)
 
 
 def _utcnow() -> datetime:
@@ -311,7 +301,8 @@ class Store:
                 "postgresql+psycopg2://user@host/db"
             ) from None
         self.url = parsed
-        self.display_url = parsed.render_as_string(hide_password=True)
+        self.display_url = safe_url(parsed)
+        self._secrets = redact.url_secrets(parsed)
         self._sqlite = parsed.get_backend_name() == "sqlite"
         self._lock = threading.Lock()
         kwargs: dict[str, Any] = {"future": True}
@@ -340,10 +331,7 @@ class Store:
     def _reason(self, exc: BaseException) -> str:
         text = " ".join(str(getattr(exc, "orig", None) or exc).split())
         text = re.sub(r"\(Background on this error.*$", "", text).strip()
-        pw = self.url.password if hasattr(self, "url") else None
-        if pw:
-            text = text.replace(str(pw), "***")
-        return text[:300]
+        return redact.mask_text(text, *getattr(self, "_secrets", ()))[:300]
 
     def _setup_sqlite(self) -> None:
         @event.listens_for(self.engine, "connect")
