@@ -286,3 +286,29 @@ class RunSlots:
     def release(cls) -> None:
         with cls._lock:
             cls._active = max(cls._active - 1, 0)
+
+
+class SessionWatch:
+    """keep_running() for a run started from a page: false once the browser session has been gone ``grace_s``.
+
+    ``is_active`` says whether the session is connected now (the page passes Streamlit's
+    ``Runtime.is_active_session``); a short reconnect (network blip, laptop lid) does not end the run.
+    """
+
+    def __init__(self, is_active: Callable[[], bool], grace_s: float = 10.0,
+                 clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self._is_active = is_active
+        self._grace = grace_s
+        self._clock = clock or time.monotonic
+        self._gone_since: float | None = None
+
+    def __call__(self) -> bool:
+        if self._is_active():
+            self._gone_since = None
+            return True
+        now = self._clock()
+        if self._gone_since is None:
+            self._gone_since = now
+        return now - self._gone_since < self._grace
