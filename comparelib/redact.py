@@ -42,10 +42,10 @@ _WHOLE_SECRET = re.compile(r"^(hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_\-]{8,}|(ghp|gho
 _USERINFO_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@:?#]*):(?P<pw>[^\s/@]*)@")
 _USERINFO = re.compile(r"(://)[^/@\s]*@")
 # key=value (query strings, libpq conninfo, env assignments); quoted values may hold spaces.
-_PAIR = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*=\s*)(?P<value>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|"
+_PAIR = re.compile(r"(?<![\w.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*=\s*)(?P<value>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|"
                    r"[^\s&;,'\"]+)")
 # --flag value / --flag=value (launch commands)
-_FLAG = re.compile(r"(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>[ \t]+|=)(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)")
+_FLAG = re.compile(r"(?<![\w\-])(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>[ \t]+|=)(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)")
 
 
 def is_secret_key(key: Any) -> bool:

@@ -499,7 +499,7 @@ class Store:
         spec = cfg.get("speculative_algorithm") or None
         row = {
             "created_at": _aware(created_at) or _utcnow(),
-            "endpoint": valid_text(redact_url(str(endpoint or ""))),
+            "endpoint": redact_url(valid_text(str(endpoint or ""))),
             "engine": str(cfg.get("engine") or "unknown"),
             "kind": kind,
             "run_group": (group or None),
