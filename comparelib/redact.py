@@ -36,16 +36,18 @@ _SECRET_VALUES = (
     re.compile(r"(?<![A-Za-z0-9])(ghp|gho|ghs|ghu|github_pat)_[A-Za-z0-9_]{8,}"),
     re.compile(r"(?<![A-Za-z0-9])xox[abpr]-[A-Za-z0-9\-]{8,}"),
 )
-_BEARER = re.compile(r"\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=\-]{4,}", re.IGNORECASE)
+# "Bearer X" anywhere; Basic/Token schemes only after "Authorization:" (plain prose says "token with ...").
+_BEARER = re.compile(r"\b(Bearer|Authorization:\s*(?:Basic|Token))\s+[A-Za-z0-9._~+/=\-]{4,}", re.IGNORECASE)
 _WHOLE_SECRET = re.compile(r"^(hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_\-]{8,}|(ghp|gho|ghs|ghu|github_pat)_[A-Za-z0-9_]{8,}"
                            r"|Bearer\s+\S+)$", re.IGNORECASE)
 _USERINFO_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@:?#]*):(?P<pw>[^\s/@]*)@")
 _USERINFO = re.compile(r"(://)[^/@\s]*@")
 # key=value (query strings, libpq conninfo, env assignments); quoted values may hold spaces.
-_PAIR = re.compile(r"(?<![\w.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*=\s*)(?P<value>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|"
-                   r"[^\s&;,'\"]+)")
+_PAIR = re.compile(r"(?<![\w.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*=\s*)"
+                   r"(?P<value>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s&;,'\"]+)")
 # --flag value / --flag=value (launch commands)
-_FLAG = re.compile(r"(?<![\w\-])(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>[ \t]+|=)(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)")
+_FLAG = re.compile(r"(?<![\w\-])(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>[ \t]+|=)"
+                   r"(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)")
 
 
 def is_secret_key(key: Any) -> bool:

@@ -51,7 +51,7 @@ MiB = 1 << 20
 
 def run_cli(*args: str | bytes, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})}, cwd=ROOT)
+                          env={**os.environ, **(env or {})}, cwd=ROOT, check=False)
 
 
 def texts(at: AppTest) -> str:
@@ -572,7 +572,7 @@ def _stores(tmp_path: Path) -> list[str]:
     return urls
 
 
-def Cfg() -> dict[str, Any]:  # noqa: N802 - reads like the ServerConfig it stands for
+def Cfg() -> dict[str, Any]:  # reads like the ServerConfig it stands for
     return {"engine": "sglang", "speculative_algorithm": "EAGLE3", "num_steps": 3, "raw": RAW}
 
 
