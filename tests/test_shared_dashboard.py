@@ -881,3 +881,14 @@ def test_limits_come_from_settings(monkeypatch) -> None:
     limits = BenchLimits.from_settings()
     assert limits.max_chunk_bytes == 1234 and limits.max_body_bytes == settings.DEFAULT_BENCH_BODY_BYTES
     assert limits.max_concurrency is None  # unset: no cap for a local single user
+
+
+def test_chart_export_fetches_nothing_remote(listener: Listener) -> None:
+    import altair as alt
+
+    from comparelib import charts
+
+    chart = alt.Chart(alt.Data(url=f"{listener.url}/data.json")).mark_point().encode(x="a:Q")
+    with pytest.raises(Exception, match="not allowed"):
+        charts.chart_to_svg(chart)
+    assert listener.connections() == 0
