@@ -699,6 +699,8 @@ def run_benchmark(
     prompt_list = list(prompts)
     if not prompt_list:
         raise InputError("no prompts to send")
+    for what, text in [*(("label", x) for x in labels), ("group", group or "")]:
+        _check_text(what, text)
     limits.check(concurrency=concurrency, requests=requests, warmup=warmup)
     if budget is not None:
         budget.check(requests + warmup)
@@ -717,6 +719,19 @@ def run_benchmark(
         RunSlots.release()
         if budget is not None:
             budget.spend(guard.sent, time.monotonic() - started)
+
+
+def _check_text(what: str, text: str) -> None:
+    """Labels and groups must be valid UTF-8 text (a shell can pass bytes 0xff 0xfe as lone surrogates)."""
+    try:
+        str(text).encode("utf-8")
+        ok = "\x00" not in str(text)
+    except UnicodeEncodeError:
+        ok = False
+    if not ok:
+        shown = str(text).encode("utf-8", "replace").decode("utf-8").replace("\x00", "?")[:80]
+        raise InputError(f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
+                         f"NUL); retype it with plain characters")
 
 
 def check_endpoint(base: str, policy: EndpointPolicy | None = None) -> None:
