@@ -894,16 +894,15 @@ def test_chart_export_fetches_nothing_remote(listener: Listener) -> None:
     assert listener.connections() == 0
 
 
-def test_cli_label_with_bytes_ff_fe_is_refused_in_one_line(fake_server, tmp_path: Path) -> None:
-    server = fake_server("sglang", ttft_s=0.001, chunk_delay_s=0.001, output_tokens=4)
+def test_cli_label_with_bytes_ff_fe_is_refused_in_one_line(listener: Listener, tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'r.sqlite'}"
-    proc = subprocess.run([sys.executable, "-m", "comparelib", "bench", "--endpoint", server.url, "--requests", "1",
+    proc = subprocess.run([sys.executable, "-m", "comparelib", "bench", "--endpoint", listener.url, "--requests", "1",
                            "--warmup", "0", "--db", db, "--label", b"ok\xff\xfe"], capture_output=True, text=True,
                           timeout=120, cwd=ROOT, check=False)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error:") and len(proc.stderr.strip().splitlines()) == 1
     assert "is not valid UTF-8 text" in proc.stderr
-    assert server.counters.requests == 0  # refused before the benchmark started
+    assert listener.connections() == 0  # refused before any connection
     assert run_cli("runs", "--db", db).returncode == 0
 
 
