@@ -911,3 +911,54 @@ def test_runs_cli_masks_the_database_password(tmp_path: Path) -> None:
     proc = run_cli("runs", "--db", db)
     assert proc.returncode == 0, proc.stderr
     assert SENTINEL not in proc.stdout + proc.stderr and "password=***" in proc.stdout
+
+
+# ------------------------------------------------------------------ the real app: closing the tab ends the run
+
+def _wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
+    """Poll a condition owned by another process (the app's database), with a deadline."""
+    import time
+
+    tick = threading.Event()
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if condition():
+            return True
+        tick.wait(0.2)
+    return condition()
+
+
+@pytest.mark.browser
+def test_closing_the_browser_tab_ends_its_run(fake_server, tmp_path: Path) -> None:
+    from tests.streamlit_server import CHROMIUM_ARGS, chromium_path, running_app, wait_for_script
+
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not chromium_path():
+        pytest.skip("Debian's chromium is not installed (tests/run.sh installs it)")
+    server = fake_server("sglang", ttft_s=0.01, chunk_delay_s=0.01, output_tokens=8)
+    home = tmp_path / "home"
+    env = {"SPECDRAFT_HOME": str(home), "HF_HOME": str(tmp_path / "hf"), "SPECDRAFT_BENCH_ALLOW": "loopback"}
+    with running_app(env) as url, playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        page = browser.new_page()
+        page.goto(f"{url}/bench")
+        wait_for_script(page)
+        page.get_by_text("Run a benchmark").first.click()
+        page.get_by_label("Endpoint URL").fill(server.url)
+        page.get_by_label("Requests", exact=True).fill("100000")
+        page.get_by_label("Requests", exact=True).press("Enter")
+        wait_for_script(page)
+        page.get_by_role("button", name="Run benchmark").click()
+        page.get_by_text("requests done").first.wait_for(timeout=60_000)
+        browser.close()  # the visitor closes the tab; nobody presses Stop
+
+        store = Store(f"sqlite:///{home / 'results.sqlite'}")
+
+        def interrupted() -> bool:
+            return any(r.kind == "measured" and r.status == "interrupted" for r in store.runs())
+
+        assert _wait_for(interrupted, 90), [(r.id, r.status) for r in store.runs()]
+        run = next(r for r in store.runs() if r.kind == "measured")
+        assert 0 < run.requests < 100_000
+        assert any("browser session" in n for n in run.summary.get("notes", []))
+        store.close()
