@@ -34,7 +34,7 @@ def page_boundary(body) -> None:  # type: ignore[no-untyped-def]
     except CompareError as exc:
         st.error(redact.mask_text(str(exc)))
     except Exception:  # noqa: BLE001 - the one boundary: nothing but this sentence reaches a visitor
-        LOG.exception("page failed")
+        LOG.error("page failed:\n%s", redact.traceback_text())
         st.error(UNEXPECTED)
 
 

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from comparelib import redact as _redact
 from comparelib.endpoints import BenchLimits, EndpointPolicy, RunSlots, SessionBudget
 from comparelib.errors import BenchError, CompareError, InputError, StoreError
 from comparelib.prompts import Prompt, as_messages, as_text
@@ -910,8 +911,9 @@ async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels:
         raise
     except Exception as exc:  # noqa: BLE001 - turned into a message the user can act on
         if policy.open:
-            raise BenchError(f"benchmark against {base} failed: {exc.__class__.__name__}: {exc}") from exc
-        _LOG.warning("benchmark against %s failed", base, exc_info=True)
+            raise BenchError(f"benchmark against {base} failed: {exc.__class__.__name__}: "
+                             f"{_redact.mask_text(str(exc))}") from exc
+        _LOG.warning("benchmark against %s failed:\n%s", base, _redact.traceback_text())
         raise BenchError(f"benchmark against {base} failed ({exc.__class__.__name__}); the server log has the "
                          f"details") from None
     finally:

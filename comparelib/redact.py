@@ -101,6 +101,13 @@ def mask_text(text: Any, *secrets: str | None) -> str:
     return out
 
 
+def traceback_text() -> str:
+    """The exception being handled, formatted for the server log with credentials masked."""
+    import traceback
+
+    return mask_text(traceback.format_exc())
+
+
 def strip_url(url: str) -> str:
     """An endpoint URL without its userinfo and without credential-looking query parameters (for storing)."""
     try:

@@ -642,7 +642,8 @@ class Store:
             try:
                 records.append(self._record(r))
             except Exception:  # noqa: BLE001 - one bad row must never break a page or `runs`
-                _LOG.warning("skipping unreadable run row %r in %s", r.get("id"), self.display_url, exc_info=True)
+                _LOG.warning("skipping unreadable run row %r in %s:\n%s", r.get("id"), self.display_url,
+                             redact.traceback_text())
         return records
 
     @staticmethod

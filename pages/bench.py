@@ -13,7 +13,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from comparelib import export, settings
+from comparelib import export, redact, settings
 from comparelib.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.errors import CompareError
 from comparelib.store import RunRecord, Store, comparison_frame, runs_to_frame
@@ -61,7 +61,7 @@ def _run_job(job: BenchJob, store: Store, kwargs: dict[str, Any]) -> None:
     except CompareError as exc:
         job.error, job.status = str(exc), "failed"
     except Exception:  # noqa: BLE001 - logged with its traceback; the visitor gets a short message
-        logging.getLogger(__name__).exception("benchmark thread failed")
+        logging.getLogger(__name__).error("benchmark thread failed:\n%s", redact.traceback_text())
         job.error, job.status = "the benchmark stopped unexpectedly; the server log has the details", "failed"
     finally:
         job.done.set()
