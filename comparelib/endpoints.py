@@ -196,7 +196,8 @@ class PolicyResolver:
         self._policy = policy
         self._inner = ThreadedResolver()
 
-    async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[Any]:
+    async def resolve(self, host: str, port: int = 0,
+                      family: socket.AddressFamily = socket.AF_INET) -> list[Any]:
         found = await self._inner.resolve(host, port, family)
         if self._policy.name_allowed(host, port):
             return found
@@ -225,7 +226,21 @@ class BenchLimits:
 
     @classmethod
     def from_settings(cls) -> BenchLimits:
-        return cls(**settings.bench_limits())
+        raw = settings.bench_limits()
+
+        def whole(key: str) -> int | None:
+            value = raw[key]
+            return None if value is None else int(value)
+
+        def seconds(key: str) -> float | None:
+            value = raw[key]
+            return None if value is None else float(value)
+
+        return cls(max_concurrency=whole("max_concurrency"), max_requests=whole("max_requests"),
+                   max_seconds=seconds("max_seconds"), session_requests=whole("session_requests"),
+                   session_seconds=seconds("session_seconds"), max_runs=whole("max_runs"),
+                   max_body_bytes=int(raw["max_body_bytes"] or settings.DEFAULT_BENCH_BODY_BYTES),
+                   max_chunk_bytes=int(raw["max_chunk_bytes"] or settings.DEFAULT_BENCH_CHUNK_BYTES))
 
     def check(self, *, concurrency: int, requests: int, warmup: int) -> None:
         """InputError naming the cap and its variable when a run asks for more than this server allows."""

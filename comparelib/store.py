@@ -640,7 +640,7 @@ class Store:
         records = []
         for r in rows:
             try:
-                records.append(self._record(r))
+                records.append(self._record(dict(r)))
             except Exception:  # noqa: BLE001 - one bad row must never break a page or `runs`
                 _LOG.warning("skipping unreadable run row %r in %s:\n%s", r.get("id"), self.display_url,
                              redact.traceback_text())
@@ -649,8 +649,9 @@ class Store:
     @staticmethod
     def _record(r: Mapping[str, Any]) -> RunRecord:
         # a run still "running" (or killed) has no summary yet: count what was written
-        requests = _int(r["requests"]) if _int(r["requests"]) is not None else int(r["n"] or 0)
-        errors = _int(r["errors"]) if _int(r["errors"]) is not None else int(r["n_err"] or 0)
+        stored_requests, stored_errors = _int(r["requests"]), _int(r["errors"])
+        requests = stored_requests if stored_requests is not None else int(r["n"] or 0)
+        errors = stored_errors if stored_errors is not None else int(r["n_err"] or 0)
         raw_labels = r["labels"]
         labels = ([valid_text(str(x)) for x in raw_labels] if isinstance(raw_labels, list)
                   else [valid_text(raw_labels)] if isinstance(raw_labels, str) else [])
