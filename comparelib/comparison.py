@@ -290,8 +290,12 @@ def volumes_by_draft(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, A
     A measured or typed-in volume always wins over the built-in example's, whenever it was stored.
     """
     out: dict[str, dict[str, Any]] = {}
+    per_source: dict[str, dict[str, dict[str, Any]]] = {}
     for row in sorted(rows, key=lambda r: (r.get("kind") != "example", r.get("id") or 0)):
         out[str(row["draft"])] = dict(row)
+        per_source.setdefault(str(row["draft"]), {})[str(row.get("source") or "")] = dict(row)
+    for draft, row in out.items():  # every source's latest volume, newest last, for the "attached" column
+        row["by_source"] = sorted(per_source[draft].values(), key=lambda r: r.get("id") or 0)
     return out
 
 
@@ -315,7 +319,10 @@ def _volume(entry: Entry, volumes: Mapping[str, Mapping[str, Any]]
     own = volumes.get(entry.label)
     p = entry.published
     if p is not None and (p.train_samples or p.train_tokens) and entry.label == p.hub_id:
-        return p.train_samples, p.train_tokens, "published", _attached_text(own) if own is not None else None
+        attached = None
+        if own is not None:
+            attached = "; ".join(_attached_text(r) for r in own.get("by_source") or [own])
+        return p.train_samples, p.train_tokens, "published", attached
     if own is not None:
         kind = own.get("kind") or "measured"
         return own.get("samples"), own.get("tokens"), f"{kind}: {own.get('source') or 'dataset audit'}", None

@@ -689,6 +689,7 @@ AQ = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 def test_attached_volume_never_replaces_a_published_figure(tmp_path: Path) -> None:
     for url in _stores(tmp_path):
         store = Store(url)
+        store.save_data_volume(draft=AQ, samples=5, source="team audit", attached_by="alice")
         store.save_data_volume(draft=AQ, samples=1, tokens=2, source="visitor upload", attached_by="mallory")
         vols = store.data_volumes()
         mine = [v for v in vols if v["draft"] == AQ][-1]
@@ -696,7 +697,9 @@ def test_attached_volume_never_replaces_a_published_figure(tmp_path: Path) -> No
         entry = comparison.load_entry(f"registry:{AQ}")
         df = comparison.table([entry], comparison.volumes_by_draft(vols))
         assert df["train_samples"].iloc[0] == 1_400_000 and df["train_source"].iloc[0] == "published"
-        assert "1 samples" in df["attached_volume"].iloc[0] and "by mallory" in df["attached_volume"].iloc[0]
+        attached = df["attached_volume"].iloc[0]
+        assert "1 samples" in attached and "by mallory" in attached  # kept per source, beside the published one
+        assert "5 samples" in attached and "team audit, by alice" in attached
         store.close()
 
 
