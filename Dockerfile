@@ -8,7 +8,20 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     HF_HOME=/data/hf \
     SPECDRAFT_HOME=/data/specdraft \
-    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false
+    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false \
+    STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=none \
+    STREAMLIT_BROWSER_SERVER_ADDRESS=localhost
+# A shared dashboard: live benchmarks only against servers in the container's own loopback (an
+# inference server started next to the app in the same container or pod), and bounded per run and
+# per browser session. Set SPECDRAFT_BENCH_ALLOW to e.g. "10.0.0.0/8:30000,gpu-box.internal" to allow
+# more (README, Shared deployment); set the caps to taste.
+ENV SPECDRAFT_BENCH_ALLOW=loopback \
+    SPECDRAFT_BENCH_MAX_CONCURRENCY=64 \
+    SPECDRAFT_BENCH_MAX_REQUESTS=2000 \
+    SPECDRAFT_BENCH_MAX_SECONDS=1800 \
+    SPECDRAFT_BENCH_SESSION_REQUESTS=10000 \
+    SPECDRAFT_BENCH_SESSION_SECONDS=7200 \
+    SPECDRAFT_BENCH_MAX_RUNS=4
 
 RUN apt-get update && apt-get install -y --no-install-recommends curl \
     && rm -rf /var/lib/apt/lists/*
@@ -19,6 +32,7 @@ COPY requirements.txt .
 RUN pip install --index-url "$TORCH_INDEX" torch==2.13.0 && pip install -r requirements.txt
 
 COPY app.py ./
+COPY assets ./assets
 COPY pages ./pages
 COPY comparelib ./comparelib
 COPY .streamlit ./.streamlit

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from comparelib import conversations as conv_mod
-from comparelib import templates
+from comparelib import redact, templates
 from comparelib.errors import CompareError, ConfigError, DataError, HubError, InputError
 
 ProgressFn = Callable[[int, float, "float | None"], None]
@@ -546,9 +546,7 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
             return datasets.load_dataset(repo_id, config, split=split, streaming=True, revision=mref.revision,
                                          token=token or False)  # False: never a token stored on disk
         except Exception as exc:  # noqa: BLE001 - datasets raises many types; the message matters
-            msg = " ".join(str(exc).split())[:300]
-            if token:
-                msg = msg.replace(str(token), "***")
+            msg = redact.mask_text(" ".join(str(exc).split()), token)[:300]
             raise HubError(f"cannot load dataset {repo_id} (config {config or 'default'}, split {split}): {msg}") \
                 from None
 
@@ -579,10 +577,7 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
         """A file ``datasets`` cannot decode while streaming (e.g. configs mixing JSON and Parquet)."""
         if isinstance(exc, CompareError):
             return exc
-        msg = " ".join(str(exc).split())[:300]
-        token = settings.hf_token()
-        if token:
-            msg = msg.replace(token, "***")
+        msg = redact.mask_text(" ".join(str(exc).split()), settings.hf_token())[:300]
         return DataError(f"dataset {repo_id} (config {config or 'default'}, split {split}) could not be read "
                          f"while streaming: {type(exc).__name__}: {msg}")
 

@@ -12,8 +12,10 @@ the database and a killed run keeps what it measured.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import json
+import logging
 import math
 import queue
 import threading
@@ -22,7 +24,10 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
+from comparelib import redact as _redact
+from comparelib.endpoints import BenchLimits, EndpointPolicy, RunSlots, SessionBudget
 from comparelib.errors import BenchError, CompareError, InputError, StoreError
 from comparelib.prompts import Prompt, as_messages, as_text
 from comparelib.servers import (
@@ -63,6 +68,7 @@ class RequestResult:
     spec_verify_ct: int | None       # SGLang meta_info
     accept_length: float | None      # completion_tokens / spec_verify_ct (SGLang)
     error_kind: str | None = None    # http_error | stream_cut | timeout | garbage_chunk | connection | empty
+    #                                  | too_large
 
 
 @dataclass
@@ -204,12 +210,45 @@ def _headers(api_key: str | None) -> dict[str, str]:
     return headers
 
 
+_LOG = logging.getLogger(__name__)
+# Byte caps of the run in progress (set by run_benchmark/detect_server; tasks inherit the context).
+_LIMITS: contextvars.ContextVar[BenchLimits] = contextvars.ContextVar("bench_limits", default=BenchLimits())
+
+
+class ResponseTooLargeError(BenchError):
+    """A server answer over SPECDRAFT_BENCH_MAX_BODY_BYTES; reading stopped at the cap."""
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):g} MiB"
+
+
 async def _get(session: Any, url: str, timeout_s: float) -> tuple[int, bytes] | None:
-    """(status, body), or None when nothing answered at that URL (connection refused, timeout)."""
+    """(status, body), or None when nothing answered at that URL (connection refused, timeout).
+
+    The body is read (after decompression) up to SPECDRAFT_BENCH_MAX_BODY_BYTES and refused above
+    it, so a huge or gzip-bomb answer costs at most the cap in memory. Redirects are not followed.
+    """
     aiohttp = _aiohttp()
+    cap = _LIMITS.get().max_body_bytes
     try:
-        async with session.get(url, timeout=aiohttp.ClientTimeout(total=timeout_s)) as resp:
-            return resp.status, await resp.read()
+        async with session.get(url, timeout=aiohttp.ClientTimeout(total=timeout_s), allow_redirects=False) as resp:
+            declared = resp.content_length
+            if declared is not None and declared > cap and not resp.headers.get("Content-Encoding"):
+                raise ResponseTooLargeError(url)
+            parts: list[bytes] = []
+            size = 0
+            async for part in resp.content.iter_chunked(1 << 16):
+                size += len(part)
+                if size > cap:
+                    raise ResponseTooLargeError(url)
+                parts.append(part)
+            return resp.status, b"".join(parts)
+    except ResponseTooLargeError:
+        path = url.split("://", 1)[-1].partition("/")[2]
+        raise ResponseTooLargeError(
+            f"the server's answer to GET /{path} is larger than {_mib(cap)} (SPECDRAFT_BENCH_MAX_BODY_BYTES); "
+            f"reading stopped there. Check the endpoint, or the operator can raise the cap") from None
     except (aiohttp.ClientError, asyncio.TimeoutError, OSError, ValueError):
         return None
 
@@ -296,7 +335,10 @@ async def _probe(session: Any, base: str, engine: str | None, spec_override: Map
 
 
 async def _metrics(session: Any, base: str, timeout_s: float) -> dict[str, Any] | None:
-    got = await _get(session, base + "/metrics", timeout_s)
+    try:
+        got = await _get(session, base + "/metrics", timeout_s)
+    except ResponseTooLargeError:
+        return None  # counters are optional: a run without them has no vLLM acceptance, and says so
     if got is None or got[0] != 200:
         return None
     try:
@@ -308,7 +350,10 @@ async def _metrics(session: Any, base: str, timeout_s: float) -> dict[str, Any] 
 async def _snapshot(session: Any, base: str, probe: _Probe, timeout_s: float) -> dict[str, Any]:
     payload: dict[str, Any] = {"server_info": None, "metrics": await _metrics(session, base, timeout_s)}
     if probe.info_path is not None:
-        got = await _get(session, base + probe.info_path, timeout_s)
+        try:
+            got = await _get(session, base + probe.info_path, timeout_s)
+        except ResponseTooLargeError:
+            got = None
         body = _json(got[1]) if got is not None and got[0] == 200 else None
         if isinstance(body, Mapping):
             payload["server_info"] = redact(dict(body))
@@ -337,10 +382,15 @@ def detect_server(endpoint: str, *, engine: str | None = None, spec_override: Ma
                   timeout_s: float = 10.0, api_key: str | None = None) -> ServerConfig:
     """The server's engine, version, model and speculative config (BenchError if unreachable)."""
     base = normalise_endpoint(endpoint)
+    policy = EndpointPolicy.from_settings()
+    check_endpoint(base, policy)
+    limits = BenchLimits.from_settings()
 
     async def go() -> ServerConfig:
         aiohttp = _aiohttp()
-        async with aiohttp.ClientSession(headers=_headers(api_key)) as session:
+        _LIMITS.set(limits)
+        connector = aiohttp.TCPConnector(resolver=None if policy.open else policy.resolver())
+        async with aiohttp.ClientSession(connector=connector, headers=_headers(api_key)) as session:
             probe = await _probe(session, base, engine, spec_override, timeout_s)
             metrics = await _metrics(session, base, timeout_s) if probe.config.engine in ("vllm", "sglang") else None
             return _finish_config(probe.config, metrics, spec_override)
@@ -358,6 +408,8 @@ class _Req:
     timeout_s: float
     model: str | None
     ignore_eos: bool
+    detail: bool = True      # keep server texts in error messages (no endpoint policy: a local single user)
+    chunk_cap: int = 4 << 20
 
 
 def _body(route: str, prompt: Prompt, req: _Req) -> dict[str, Any]:
@@ -377,6 +429,11 @@ def _body(route: str, prompt: Prompt, req: _Req) -> dict[str, Any]:
     else:
         body["prompt"] = as_text(prompt)
     return body
+
+
+def _chunk_message(cap: int) -> str:
+    return (f"one streamed chunk is larger than {_mib(cap)} (SPECDRAFT_BENCH_MAX_CHUNK_BYTES); the response was "
+            f"dropped there. The operator can raise the cap")
 
 
 class _StreamError(Exception):
@@ -403,20 +460,34 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
     body = _body(route, prompt, req)
     error: _StreamError | None = None
     try:
-        async with session.post(url, json=body, timeout=aiohttp.ClientTimeout(total=req.timeout_s)) as resp:
+        async with session.post(url, json=body, timeout=aiohttp.ClientTimeout(total=req.timeout_s),
+                                allow_redirects=False) as resp:
             if resp.status != 200:
-                text = (await resp.read())[:300].decode("utf-8", "replace")
+                if not req.detail:  # the status only: a server's body is not shown to other visitors
+                    raise _StreamError("http_error", f"HTTP {resp.status}")
+                text = (await resp.content.read(300)).decode("utf-8", "replace")
                 raise _StreamError("http_error", f"HTTP {resp.status}: {' '.join(text.split())}")
-            buf = b""
+            cap = req.chunk_cap
+            pending: list[bytes] = []   # a line split across reads, joined once (never quadratic)
+            pending_len = 0
             async for data in resp.content.iter_any():
-                if buf:
-                    data = buf + data
                 if b"\n" not in data:
-                    buf = data
+                    pending.append(data)
+                    pending_len += len(data)
+                    if pending_len > cap:
+                        raise _StreamError("too_large", _chunk_message(cap))
                     continue
+                if pending:
+                    pending.append(data)
+                    data = b"".join(pending)
+                    pending, pending_len = [], 0
                 lines = data.split(b"\n")
-                buf = lines.pop()
+                tail = lines.pop()
+                if tail:
+                    pending, pending_len = [tail], len(tail)
                 for line in lines:
+                    if len(line) > cap:
+                        raise _StreamError("too_large", _chunk_message(cap))
                     if not line.startswith(b"data:"):
                         continue
                     payload = line[5:].strip()
@@ -430,9 +501,11 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
                     try:
                         obj = loads(payload)
                     except ValueError:
-                        raise _StreamError("garbage_chunk", f"unparseable chunk: {payload[:80]!r}") from None
+                        raise _StreamError("garbage_chunk", "unparseable chunk" + (
+                            f": {payload[:80]!r}" if req.detail else "")) from None
                     if not isinstance(obj, dict):
-                        raise _StreamError("garbage_chunk", f"unexpected chunk: {payload[:80]!r}")
+                        raise _StreamError("garbage_chunk", "unexpected chunk" + (
+                            f": {payload[:80]!r}" if req.detail else ""))
                     content = False
                     if route == "generate":
                         meta = obj.get("meta_info") or {}
@@ -454,7 +527,8 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
                         if "error" in obj and not obj.get("choices"):
                             err = obj["error"]
                             msg = err.get("message") if isinstance(err, dict) else err
-                            raise _StreamError("http_error", f"server error in stream: {msg}")
+                            raise _StreamError("http_error", "server error in stream" + (
+                                f": {str(msg)[:300]}" if req.detail else ""))
                         for choice in obj.get("choices") or ():
                             if route == "chat":
                                 delta = choice.get("delta") or {}
@@ -495,7 +569,9 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
     except aiohttp.ServerDisconnectedError:
         error = _StreamError("stream_cut", "server closed the connection mid-response")
     except (aiohttp.ClientError, OSError) as exc:
-        error = _StreamError("connection", f"{exc.__class__.__name__}: {exc}")
+        # One message for refused, reset, unroutable and DNS alike: error texts must not map a network.
+        error = _StreamError("connection", f"server unreachable ({exc.__class__.__name__})" if req.detail
+                             else "server unreachable")
     e2e = (done_at if done_at is not None and error is None else clock()) - t0
     ttft = first - t0 if first is not None else None
     if error is None and (first is None or not out_tokens):
@@ -598,13 +674,21 @@ def run_benchmark(
     ignore_eos: bool = False,
     api_key: str | None = None,
     prompt_set: str = "bundled",
+    keep_running: Callable[[], bool] | None = None,
+    budget: SessionBudget | None = None,
+    policy: EndpointPolicy | None = None,
+    limits: BenchLimits | None = None,
 ) -> BenchRun:
     """Benchmark a live server and (with a recorder) store everything as it is measured.
 
     Warm-up requests run first and are not measured. The run is status "interrupted" when
-    stop_event is set (in-flight requests are cancelled and not counted).
+    stop_event is set, keep_running() turns false (the page's browser session ended) or the run-time
+    cap is reached (in-flight requests are cancelled and not counted). The endpoint policy and caps
+    (comparelib/endpoints.py, from the environment unless given) are checked before any connection.
     """
     base = normalise_endpoint(endpoint)
+    policy = policy if policy is not None else EndpointPolicy.from_settings()
+    limits = limits if limits is not None else BenchLimits.from_settings()
     _check("concurrency", concurrency, 1)
     _check("requests", requests, 1)
     _check("max_tokens", max_tokens, 1)
@@ -616,21 +700,90 @@ def run_benchmark(
     prompt_list = list(prompts)
     if not prompt_list:
         raise InputError("no prompts to send")
+    for what, text in [*(("label", x) for x in labels), ("group", group or "")]:
+        _check_text(what, text)
+    limits.check(concurrency=concurrency, requests=requests, warmup=warmup)
+    if budget is not None:
+        budget.check(requests + warmup)
+    check_endpoint(base, policy)
     params = {"concurrency": concurrency, "requests": requests, "max_tokens": max_tokens,
               "temperature": temperature, "warmup": warmup, "prompt_set": prompt_set, "timeout_s": timeout_s,
               "ignore_eos": ignore_eos}
-    return _run_sync(_run(base, prompt_list, params, list(labels), engine, spec_override, recorder, progress,
-                          group, stop_event, route, ignore_eos, api_key))
+    caps = [c for c in (limits.max_seconds, budget.seconds_left if budget is not None else None) if c is not None]
+    guard = _Guard(stop_event=stop_event, keep_running=keep_running, max_seconds=min(caps) if caps else None)
+    RunSlots.acquire(limits.max_runs)
+    started = time.monotonic()
+    try:
+        return _run_sync(_run(base, prompt_list, params, list(labels), engine, spec_override, recorder, progress,
+                              group, guard, route, ignore_eos, api_key, policy, limits))
+    finally:
+        RunSlots.release()
+        if budget is not None:
+            budget.spend(guard.sent, time.monotonic() - started)
+
+
+def _check_text(what: str, text: str) -> None:
+    """Labels and groups must be valid UTF-8 text (a shell can pass bytes 0xff 0xfe as lone surrogates)."""
+    try:
+        str(text).encode("utf-8")
+        ok = "\x00" not in str(text)
+    except UnicodeEncodeError:
+        ok = False
+    if not ok:
+        shown = str(text).encode("utf-8", "replace").decode("utf-8").replace("\x00", "?")[:80]
+        raise InputError(f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
+                         f"NUL); retype it with plain characters")
+
+
+def check_endpoint(base: str, policy: EndpointPolicy | None = None) -> None:
+    """EndpointRefusedError (a BenchError) unless SPECDRAFT_BENCH_ALLOW allows base; nothing is sent."""
+    policy = policy if policy is not None else EndpointPolicy.from_settings()
+    parts = urlsplit(base)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    policy.check(parts.hostname or "", port)
+
+
+@dataclass
+class _Guard:
+    """Why a run stops early: the Stop button, the browser session gone, or the run-time cap."""
+
+    stop_event: threading.Event | None = None
+    keep_running: Callable[[], bool] | None = None
+    max_seconds: float | None = None
+    sent: int = 0
+    reason: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.stop_event is not None or self.keep_running is not None or self.max_seconds is not None
+
+    def should_stop(self, started: float) -> bool:
+        if self.stop_event is not None and self.stop_event.is_set():
+            self.reason = self.reason or "stopped"
+        elif self.max_seconds is not None and time.monotonic() - started >= self.max_seconds:
+            self.reason = (f"stopped at the run-time cap of {self.max_seconds:g} s (SPECDRAFT_BENCH_MAX_SECONDS or "
+                           f"what is left of SPECDRAFT_BENCH_SESSION_SECONDS)")
+        elif self.keep_running is not None:
+            try:
+                alive = bool(self.keep_running())
+            except Exception:  # noqa: BLE001 - cannot tell: assume the session is gone
+                alive = False
+            if not alive:
+                self.reason = "stopped: the browser session that started it has ended"
+        return self.reason is not None
 
 
 async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels: list[str], engine: str | None,
                spec_override: Mapping[str, Any] | None, recorder: Any, progress: ProgressFn | None,
-               group: str | None, stop_event: threading.Event | None, route: str, ignore_eos: bool,
-               api_key: str | None) -> BenchRun:
+               group: str | None, guard: _Guard, route: str, ignore_eos: bool,
+               api_key: str | None, policy: EndpointPolicy, limits: BenchLimits) -> BenchRun:
     aiohttp = _aiohttp()
+    _LIMITS.set(limits)
+    run_started = time.monotonic()
     concurrency, total = params["concurrency"], params["requests"]
     probe_timeout = min(params["timeout_s"], 10.0)
-    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300)
+    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
+                                     resolver=None if policy.open else policy.resolver())
     writer = _Writer(recorder) if recorder is not None else None
     run_id: int | None = None
     results: list[RequestResult] = []
@@ -653,7 +806,8 @@ async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels:
                                             in (first_metrics.get("counters") or {}) else None)
             url = base + ROUTES[chosen]
             req = _Req(route=chosen, max_tokens=params["max_tokens"], temperature=params["temperature"],
-                       timeout_s=params["timeout_s"], model=config.model, ignore_eos=ignore_eos)
+                       timeout_s=params["timeout_s"], model=config.model, ignore_eos=ignore_eos,
+                       detail=policy.open, chunk_cap=limits.max_chunk_bytes)
             if writer is not None:
                 run_id = await asyncio.wrap_future(writer.submit(lambda: recorder.start_run(
                     endpoint=base, server_config=config, labels=list(labels), params=dict(params), group=group,
@@ -662,11 +816,11 @@ async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels:
             stopping = asyncio.Event()
 
             async def watch() -> None:
-                while stop_event is not None and not stop_event.is_set():
+                while not guard.should_stop(run_started):
                     await asyncio.sleep(0.05)
                 stopping.set()
 
-            watcher = asyncio.create_task(watch()) if stop_event is not None else None
+            watcher = asyncio.create_task(watch()) if guard.active else None
 
             async def pool(n: int, record: bool, pick: Callable[[int], Prompt]) -> float:
                 counter = iter(range(n))
@@ -684,6 +838,9 @@ async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels:
                             # Chunks of other streams that arrived with this one's end are already
                             # queued: let them be timestamped before this task sends a new request.
                             await asyncio.sleep(0)
+                            if stopping.is_set():
+                                return
+                        guard.sent += 1
                         result = await _one(session, url, i, pick(i), req)
                         if not record:
                             continue
@@ -747,11 +904,18 @@ async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels:
             if any(r.ok and r.output_tokens is not None and r.output_tokens < params["max_tokens"]
                    for r in results) and not ignore_eos and config.engine != "openai":
                 summary.notes.append("some requests stopped before max_tokens; compare runs with matched lengths")
+            if interrupted and guard.reason and guard.reason != "stopped":
+                summary.notes.append(guard.reason)
             status = "interrupted" if interrupted else "finished"
     except CompareError:
         raise
     except Exception as exc:  # noqa: BLE001 - turned into a message the user can act on
-        raise BenchError(f"benchmark against {base} failed: {exc.__class__.__name__}: {exc}") from exc
+        if policy.open:
+            raise BenchError(f"benchmark against {base} failed: {exc.__class__.__name__}: "
+                             f"{_redact.mask_text(str(exc))}") from exc
+        _LOG.warning("benchmark against %s failed:\n%s", base, _redact.traceback_text())
+        raise BenchError(f"benchmark against {base} failed ({exc.__class__.__name__}); the server log has the "
+                         f"details") from None
     finally:
         if writer is not None:
             if run_id is not None:

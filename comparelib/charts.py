@@ -318,16 +318,20 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+# vl-convert fetches any external data or image URL by default; our specs are inline, so allow none.
+NO_REMOTE: list[str] = []
+
+
 def chart_to_png(chart: alt.TopLevelMixin, scale: float = 2.0) -> bytes:
     import vl_convert as vlc
 
-    return bytes(vlc.vegalite_to_png(_spec(chart), scale=scale))
+    return bytes(vlc.vegalite_to_png(_spec(chart), scale=scale, allowed_base_urls=NO_REMOTE))
 
 
 def chart_to_svg(chart: alt.TopLevelMixin) -> str:
     import vl_convert as vlc
 
-    return str(vlc.vegalite_to_svg(_spec(chart)))
+    return str(vlc.vegalite_to_svg(_spec(chart), allowed_base_urls=NO_REMOTE))
 
 
 EXPORTS: dict[str, tuple[str, str]] = {

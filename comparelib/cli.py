@@ -41,7 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CompareError as exc:
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        from comparelib import redact
+
+        print(f"error: {' '.join(redact.mask_text(str(exc)).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

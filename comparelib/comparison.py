@@ -326,6 +326,7 @@ TABLE_COLUMNS: tuple[str, ...] = (
     "train_samples",
     "train_tokens",
     "train_source",
+    "attached_volume",
     "lint_errors",
     "lint_warnings",
 )
@@ -337,32 +338,58 @@ def volumes_by_draft(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, A
     A measured or typed-in volume always wins over the built-in example's, whenever it was stored.
     """
     out: dict[str, dict[str, Any]] = {}
+    per_source: dict[str, dict[str, dict[str, Any]]] = {}
     for row in sorted(rows, key=lambda r: (r.get("kind") != "example", r.get("id") or 0)):
         out[str(row["draft"])] = dict(row)
+        per_source.setdefault(str(row["draft"]), {})[str(row.get("source") or "")] = dict(row)
+    for draft, row in out.items():  # every source's latest volume, newest last, for the "attached" column
+        row["by_source"] = sorted(per_source[draft].values(), key=lambda r: r.get("id") or 0)
     return out
 
 
-def _volume(entry: Entry, volumes: Mapping[str, Mapping[str, Any]]) -> tuple[int | None, int | None, str | None]:
+def _attached_text(row: Mapping[str, Any]) -> str:
+    """One attached volume as a line: figures, kind and source, who and when."""
+    parts = [f"{row['samples']:,} samples" if isinstance(row.get("samples"), int) else "? samples"]
+    if isinstance(row.get("tokens"), int):
+        parts.append(f"{row['tokens']:,} tokens")
+    text = ", ".join(parts) + f" ({row.get('kind') or 'measured'}: {row.get('source') or 'dataset audit'}"
+    if row.get("attached_by"):
+        text += f", by {row['attached_by']}"
+    when = row.get("created_at")
+    if when is not None:
+        text += f", {when:%Y-%m-%d}" if hasattr(when, "strftime") else f", {when}"
+    return text + ")"
+
+
+def _volume(entry: Entry, volumes: Mapping[str, Mapping[str, Any]]
+            ) -> tuple[int | None, int | None, str | None, str | None]:
+    """(samples, tokens, source, attached): a published draft keeps its published figure, attached shown beside."""
     own = volumes.get(entry.label)
+    p = entry.published
+    if p is not None and (p.train_samples or p.train_tokens) and entry.label == p.hub_id:
+        attached = None
+        if own is not None:
+            attached = "; ".join(_attached_text(r) for r in own.get("by_source") or [own])
+        return p.train_samples, p.train_tokens, "published", attached
     if own is not None:
         kind = own.get("kind") or "measured"
-        return own.get("samples"), own.get("tokens"), f"{kind}: {own.get('source') or 'dataset audit'}"
-    p = entry.published
+        return own.get("samples"), own.get("tokens"), f"{kind}: {own.get('source') or 'dataset audit'}", None
     if p is not None and (p.train_samples or p.train_tokens):
-        return p.train_samples, p.train_tokens, "published"
-    return None, None, None
+        return p.train_samples, p.train_tokens, "published", None
+    return None, None, None, None
 
 
 def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | None = None) -> pd.DataFrame:
     """The side-by-side table; integers stay integers so exports are exact.
 
     ``volumes`` maps a draft's label to a stored training volume (from a dataset audit or typed in);
-    published drafts fall back to the volume their card reports.
+    published drafts fall back to the volume their card reports. A volume attached under a published
+    draft's own name never replaces its published figure: it is shown beside it (``attached_volume``).
     """
     rows = []
     for e in entries:
         c = e.count
-        samples, tokens, vol_source = _volume(e, volumes or {})
+        samples, tokens, vol_source, attached = _volume(e, volumes or {})
         rows.append(
             {
                 "draft": e.label,
@@ -385,6 +412,7 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
                 "train_samples": samples,
                 "train_tokens": tokens,
                 "train_source": vol_source,
+                "attached_volume": attached,
                 "lint_errors": sum(f.severity == "error" for f in e.findings),
                 # warnings to act on; the known-harmless ones (lint.HARMLESS_CODES) are not counted
                 "lint_warnings": sum(f.severity == "warning" and not f.harmless for f in lint.rank(e.findings)),

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from comparelib import settings
+from comparelib import redact, settings
 from comparelib.errors import (
     CompareError,
     ConfigError,
@@ -208,8 +208,8 @@ def _from_hf_uri(text: str) -> ModelRef:
 
 
 def _mask_userinfo(text: str) -> str:
-    """A pasted URL fit for an error message: any user:password@ part masked."""
-    return re.sub(r"(://)[^/@\s]*@", r"\1***@", text)
+    """A pasted URL fit for an error message: any user:password@ part and query secrets masked."""
+    return redact.mask_text(redact.mask_userinfo(text))
 
 
 def parse_ref(text: str) -> ModelRef:
@@ -348,8 +348,7 @@ def _token() -> str | bool:
 
 
 def _scrub(message: str) -> str:
-    token = settings.hf_token()
-    return message.replace(token, "<HF_TOKEN>") if token else message
+    return redact.mask_text(message, settings.hf_token())
 
 
 def _api() -> Any:

@@ -7,13 +7,13 @@ payloads are kept for provenance with anything secret-looking redacted.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from comparelib import redact as _redact
 from comparelib.errors import BenchError
 
 ENGINES = ("sglang", "vllm", "openai")
@@ -73,37 +73,13 @@ def normalise_endpoint(url: str) -> str:
 
 # --- secrets ---------------------------------------------------------------------------------------
 
-_SECRET_KEY = re.compile(
-    r"(^|[_\-.])(api[_\-]?key|apikey|secret|password|passwd|credentials?|authorization|auth|cookie|"
-    r"private[_\-]?key)($|[_\-.])|(^|[_\-.])(access[_\-]?)?token$",
-    re.IGNORECASE,
-)
-_SECRET_VALUE = re.compile(r"^(hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_\-]{8,}|Bearer\s+\S+|ghp_[A-Za-z0-9]{8,})$")
-REDACTED = "[redacted]"
-
-
-def is_secret_key(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key))
+REDACTED = _redact.PLACEHOLDER
+is_secret_key = _redact.is_secret_key
 
 
 def redact(obj: Any) -> Any:
-    """A copy with secret-looking keys and values replaced, so stored configs never hold credentials."""
-    if isinstance(obj, Mapping):
-        out = {}
-        for k, v in obj.items():
-            key = str(k)
-            if is_secret_key(key) and v not in (None, "", False):
-                out[key] = REDACTED
-            else:
-                out[key] = redact(v)
-        return out
-    if isinstance(obj, (list, tuple)):
-        return [redact(v) for v in obj]
-    if isinstance(obj, str) and _SECRET_VALUE.match(obj.strip()):
-        return REDACTED
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
+    """A copy with secret-looking keys and values masked, so stored configs never hold credentials."""
+    return _redact.redact(obj)
 
 
 # --- Prometheus text format ------------------------------------------------------------------------

@@ -48,3 +48,49 @@ def database_url() -> str:
 
 
 DATA_DIR = Path(__file__).parent / "data"
+
+
+# --- live benchmarks on a shared server (comparelib/endpoints.py) ----------------------------------
+
+DEFAULT_BENCH_BODY_BYTES = 16 << 20    # GET answers (/v1/models, /server_info, /metrics)
+DEFAULT_BENCH_CHUNK_BYTES = 4 << 20     # one SSE line (SGLang /generate repeats the whole text so far)
+
+
+def bench_allow() -> str | None:
+    """SPECDRAFT_BENCH_ALLOW as set (None when unset: no endpoint policy, a local single user)."""
+    return os.environ.get("SPECDRAFT_BENCH_ALLOW")
+
+
+def _env_number(name: str, kind: type, default: float | int | None = None) -> float | int | None:
+    from comparelib.errors import InputError
+
+    text = (os.environ.get(name) or "").strip()
+    if not text:
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        raise InputError(f"{name}={text!r} is not a number; set it to a positive {kind.__name__} or unset it") \
+            from None
+    if not value > 0:
+        raise InputError(f"{name}={text!r} must be positive; unset it for no cap")
+    return value
+
+
+def bench_limits() -> dict[str, float | int | None]:
+    """Benchmark caps from the environment (None: no cap), keyed like endpoints.BenchLimits."""
+    return {
+        "max_concurrency": _env_number("SPECDRAFT_BENCH_MAX_CONCURRENCY", int),
+        "max_requests": _env_number("SPECDRAFT_BENCH_MAX_REQUESTS", int),
+        "max_seconds": _env_number("SPECDRAFT_BENCH_MAX_SECONDS", float),
+        "session_requests": _env_number("SPECDRAFT_BENCH_SESSION_REQUESTS", int),
+        "session_seconds": _env_number("SPECDRAFT_BENCH_SESSION_SECONDS", float),
+        "max_runs": _env_number("SPECDRAFT_BENCH_MAX_RUNS", int),
+        "max_body_bytes": _env_number("SPECDRAFT_BENCH_MAX_BODY_BYTES", int, DEFAULT_BENCH_BODY_BYTES),
+        "max_chunk_bytes": _env_number("SPECDRAFT_BENCH_MAX_CHUNK_BYTES", int, DEFAULT_BENCH_CHUNK_BYTES),
+    }
+
+
+def require_login() -> bool:
+    """SPECDRAFT_REQUIRE_LOGIN: the app shows a sign-in button instead of its pages until st.login succeeds."""
+    return _is_true(os.environ.get("SPECDRAFT_REQUIRE_LOGIN"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import math
 import re
 import threading
@@ -18,23 +19,23 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc as sa_exc
 from sqlalchemy.pool import StaticPool
 
-from comparelib import settings
+from comparelib import redact, settings
 from comparelib.errors import DataError, StoreError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: data_volumes.attached_by (who attached a volume; created_at says when)
 EXAMPLE_FILE = settings.DATA_DIR / "examples" / "kimi_k25_session.json"
 KINDS = ("measured", "imported", "example")
 STATUSES = ("running", "finished", "failed", "interrupted")
 
+_LOG = logging.getLogger(__name__)
 metadata = sa.MetaData()
 
 _SCHEMA_LOCK_KEY = 0x5BEC_D2AF  # any constant: one advisory lock for "creating the specdraft schema"
@@ -126,6 +127,7 @@ data_volumes_table = sa.Table(
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("example_key", sa.String(100), unique=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("attached_by", sa.Text),
 )
 
 _REQUEST_FIELDS = (
@@ -184,39 +186,73 @@ class RunRecord:
 
 # ---------------------------------------------------------------- secrets and JSON hygiene
 
-_SECRET_KEY = re.compile(
-    r"(api[_-]?key|apikey|secret|password|passwd|authorization|credential|private[_-]?key|access[_-]?key"
-    r"|cookie|bearer)",
-    re.IGNORECASE,
-)
-_HARMLESS_TOKEN_KEYS = {"bos_token", "eos_token", "pad_token", "unk_token", "sep_token", "cls_token", "mask_token"}
-_SECRET_VALUE = re.compile(r"^(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_\-]{16,}|Bearer\s+\S+)$")
-
-
-def is_secret_key(key: str) -> bool:
-    """Keys whose values are credentials (api_key, hf_token, password, ...), not token counts."""
-    k = str(key).strip().lower()
-    if k in _HARMLESS_TOKEN_KEYS:
-        return False
-    if _SECRET_KEY.search(k):
-        return True
-    return k == "token" or k.endswith("_token") or k.endswith("-token")
+is_secret_key = redact.is_secret_key
 
 
 def redact_url(url: str) -> str:
     """An endpoint URL without user:password and without credential-looking query parameters."""
+    return redact.strip_url(url)
+
+
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
+
+
+def valid_text(value: str) -> str:
+    """Text that any database and Streamlit can hold: lone surrogates become U+FFFD, NUL is dropped."""
+    if _SURROGATES.search(value):
+        value = _SURROGATES.sub("\ufffd", value)
+    return value.replace("\x00", "") if "\x00" in value else value
+
+
+def checked_text(value: Any, what: str) -> str:
+    """A user-given name (label, group, draft, source) refused unless it is valid UTF-8 text."""
+    text = str(value)
+    bad = _SURROGATES.search(text)
+    if bad is not None or "\x00" in text:
+        shown = valid_text(text).replace("\ufffd", "?")[:80]
+        raise StoreError(f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
+                         f"NUL); retype it with plain characters")
+    return text
+
+
+def _decode_text(raw: bytes) -> str:
+    """SQLite text_factory: UTF-8, with undecodable bytes shown as U+FFFD instead of failing the query."""
+    return raw.decode("utf-8", "replace")
+
+
+def _tidy(value: Any) -> Any:
+    """A value read back from a JSON column with every string made valid text (lone surrogates, NUL)."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, list):
+        return [_tidy(v) for v in value]
+    if isinstance(value, dict):
+        return {valid_text(str(k)): _tidy(v) for k, v in value.items()}
+    return value
+
+
+def _loads_json(text: Any) -> Any:
+    """JSON column reader that never raises: a corrupt value reads as None, strings come back valid."""
     try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = netloc.rsplit("@", 1)[1]
-    query = parts.query
-    if query:
-        kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if not is_secret_key(k)]
-        query = urlencode(kept)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        return _tidy(json.loads(text))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else valid_text(str(value))
+
+
+def _when(value: Any) -> datetime | None:
+    """A stored timestamp (datetime, or SQLite text in any ISO form); None when unreadable."""
+    if isinstance(value, datetime):
+        return _aware(value)
+    if isinstance(value, str):
+        try:
+            return _aware(datetime.fromisoformat(value.strip()))
+        except ValueError:
+            return None
+    return None
 
 
 def clean(value: Any) -> Any:
@@ -232,7 +268,7 @@ def clean(value: Any) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, str):
-        return "[redacted]" if _SECRET_VALUE.match(value.strip()) else value
+        return redact.redact(valid_text(value))
     if isinstance(value, datetime):
         return value.isoformat()
     if hasattr(value, "item") and callable(value.item):  # numpy scalars
@@ -275,11 +311,8 @@ def _pct(block: Any, *keys: str) -> float | None:
 
 
 def safe_url(url: str | sa.engine.URL) -> str:
-    """A database URL fit to show: password masked."""
-    try:
-        return sa.make_url(url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - not a URL at all: show it minus anything after a colon in userinfo
-        return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", str(url))
+    """A database URL fit to show: password masked in every form (user:pass@, ?password=, key=value)."""
+    return redact.database_url(url)
 
 
 def _utcnow() -> datetime:
@@ -311,7 +344,8 @@ class Store:
                 "postgresql+psycopg2://user@host/db"
             ) from None
         self.url = parsed
-        self.display_url = parsed.render_as_string(hide_password=True)
+        self.display_url = safe_url(parsed)
+        self._secrets = redact.url_secrets(parsed)
         self._sqlite = parsed.get_backend_name() == "sqlite"
         self._lock = threading.Lock()
         kwargs: dict[str, Any] = {"future": True}
@@ -327,6 +361,7 @@ class Store:
                 kwargs["poolclass"] = StaticPool
         else:
             kwargs["pool_pre_ping"] = True
+        kwargs["json_deserializer"] = _loads_json
         try:
             self.engine = sa.create_engine(parsed, **kwargs)
         except (sa_exc.ArgumentError, sa_exc.NoSuchModuleError, ImportError) as exc:
@@ -340,15 +375,14 @@ class Store:
     def _reason(self, exc: BaseException) -> str:
         text = " ".join(str(getattr(exc, "orig", None) or exc).split())
         text = re.sub(r"\(Background on this error.*$", "", text).strip()
-        pw = self.url.password if hasattr(self, "url") else None
-        if pw:
-            text = text.replace(str(pw), "***")
-        return text[:300]
+        return redact.mask_text(text, *getattr(self, "_secrets", ()))[:300]
 
     def _setup_sqlite(self) -> None:
         @event.listens_for(self.engine, "connect")
         def _on_connect(dbapi_conn: Any, _record: Any) -> None:
             dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (IMMEDIATE for writes)
+            # Text written by another tool may hold bytes that are not UTF-8: read it, never fail on it.
+            dbapi_conn.text_factory = _decode_text
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA busy_timeout=30000")
             try:
@@ -400,6 +434,8 @@ class Store:
                     row = conn.execute(sa.select(schema_version.c.version).where(schema_version.c.id == 1)).first()
                     if row is None:
                         conn.execute(schema_version.insert().values(id=1, version=SCHEMA_VERSION))
+                    elif row.version < SCHEMA_VERSION:
+                        self._migrate(conn, int(row.version))
                     elif row.version > SCHEMA_VERSION:
                         raise StoreError(
                             f"the results database {self.display_url} has schema version {row.version}, newer "
@@ -413,6 +449,14 @@ class Store:
             pass
         except (sa_exc.SQLAlchemyError, OSError) as exc:
             raise StoreError(f"cannot open the results database {self.display_url}: {self._reason(exc)}") from None
+
+    @staticmethod
+    def _migrate(conn: sa.Connection, version: int) -> None:
+        """Bring an older database up to SCHEMA_VERSION in place (inside the schema transaction)."""
+        columns = {c["name"] for c in sa.inspect(conn).get_columns("data_volumes")}
+        if "attached_by" not in columns:
+            conn.execute(sa.text("ALTER TABLE data_volumes ADD COLUMN attached_by TEXT"))
+        conn.execute(schema_version.update().where(schema_version.c.id == 1).values(version=SCHEMA_VERSION))
 
     def close(self) -> None:
         self.engine.dispose()
@@ -447,13 +491,15 @@ class Store:
         if kind not in KINDS:
             raise StoreError(f"unknown run kind {kind!r}; use one of {', '.join(KINDS)}")
         cfg = clean(_as_dict(server_config))
-        label_list = [str(x).strip() for x in labels if str(x).strip()]
+        label_list = [checked_text(x, "label").strip() for x in labels if str(x).strip()]
+        if group is not None:
+            group = checked_text(group, "group")
         if kind == "example" and "example" not in label_list:
             label_list.insert(0, "example")
         spec = cfg.get("speculative_algorithm") or None
         row = {
             "created_at": _aware(created_at) or _utcnow(),
-            "endpoint": redact_url(str(endpoint or "")),
+            "endpoint": redact_url(valid_text(str(endpoint or ""))),
             "engine": str(cfg.get("engine") or "unknown"),
             "kind": kind,
             "run_group": (group or None),
@@ -485,7 +531,7 @@ class Store:
             "run_id": int(run_id),
             "idx": int(data.get("index", 0) or 0),
             "ok": bool(data.get("ok", False)),
-            "error": (str(data["error"])[:2000] if data.get("error") else None),
+            "error": (valid_text(redact.mask_text(data["error"]))[:2000] if data.get("error") else None),
             "started_at": _num(data.get("started_at")),
             "prompt_tokens": _int(data.get("prompt_tokens")),
             "output_tokens": _int(data.get("output_tokens")),
@@ -514,7 +560,7 @@ class Store:
                 "run_id": int(run_id),
                 "idx": int(data.get("index", 0) or 0),
                 "ok": bool(data.get("ok", False)),
-                "error": (str(data["error"])[:2000] if data.get("error") else None),
+                "error": (valid_text(redact.mask_text(data["error"]))[:2000] if data.get("error") else None),
                 "started_at": _num(data.get("started_at")),
                 **{f: (_int(data.get(f)) if f in {"prompt_tokens", "output_tokens", "n_chunks", "spec_verify_ct"}
                        else _num(data.get(f))) for f in _REQUEST_FIELDS},
@@ -581,49 +627,68 @@ class Store:
             .group_by(requests_table.c.run_id)
             .subquery()
         )
-        query = sa.select(runs_table, counts.c.n, counts.c.n_err).outerjoin(counts, counts.c.run_id == runs_table.c.id)
+        # Timestamps come back as the driver gives them and are parsed here, so one unreadable value
+        # (a row written by another tool) cannot fail the whole query.
+        cols = [c if c.name not in ("created_at", "finished_at") else sa.type_coerce(c, sa.Text).label(c.name)
+                for c in runs_table.c]
+        query = sa.select(*cols, counts.c.n, counts.c.n_err).outerjoin(counts, counts.c.run_id == runs_table.c.id)
         if where is not None:
             query = query.where(where)
         query = query.order_by(runs_table.c.id)
         with self._read() as conn:
             rows = conn.execute(query).mappings().all()
-        return [self._record(r) for r in rows]
+        records = []
+        for r in rows:
+            try:
+                records.append(self._record(dict(r)))
+            except Exception:  # noqa: BLE001 - one bad row must never break a page or `runs`
+                _LOG.warning("skipping unreadable run row %r in %s:\n%s", r.get("id"), self.display_url,
+                             redact.traceback_text())
+        return records
 
     @staticmethod
     def _record(r: Mapping[str, Any]) -> RunRecord:
         # a run still "running" (or killed) has no summary yet: count what was written
-        requests = r["requests"] if r["requests"] is not None else int(r["n"] or 0)
-        errors = r["errors"] if r["errors"] is not None else int(r["n_err"] or 0)
-        created = r["created_at"]
+        stored_requests, stored_errors = _int(r["requests"]), _int(r["errors"])
+        requests = stored_requests if stored_requests is not None else int(r["n"] or 0)
+        errors = stored_errors if stored_errors is not None else int(r["n_err"] or 0)
+        raw_labels = r["labels"]
+        labels = ([valid_text(str(x)) for x in raw_labels] if isinstance(raw_labels, list)
+                  else [valid_text(raw_labels)] if isinstance(raw_labels, str) else [])
+        algo = _text_or_none(r["speculative_algorithm"]) or None
+
+        def as_dict(value: Any) -> dict:
+            return dict(value) if isinstance(value, Mapping) else {}
+
         return RunRecord(
             id=int(r["id"]),
-            created_at=_aware(created) if isinstance(created, datetime) else created,
-            endpoint=r["endpoint"],
-            engine=r["engine"],
-            kind=r["kind"],
-            group=r["run_group"],
-            labels=list(r["labels"] or []),
-            status=r["status"],
-            speculative_algorithm=r["speculative_algorithm"],
-            draft_model=r["draft_model"],
-            model=r["model"],
-            num_steps=r["num_steps"],
-            topk=r["topk"],
-            num_draft_tokens=r["num_draft_tokens"],
-            is_baseline=r["speculative_algorithm"] is None,
+            created_at=_when(r["created_at"]),  # type: ignore[arg-type]
+            endpoint=_text_or_none(r["endpoint"]) or "",
+            engine=_text_or_none(r["engine"]) or "unknown",
+            kind=_text_or_none(r["kind"]) or "measured",
+            group=_text_or_none(r["run_group"]),
+            labels=labels,
+            status=_text_or_none(r["status"]) or "running",
+            speculative_algorithm=algo,
+            draft_model=_text_or_none(r["draft_model"]),
+            model=_text_or_none(r["model"]),
+            num_steps=_int(r["num_steps"]),
+            topk=_int(r["topk"]),
+            num_draft_tokens=_int(r["num_draft_tokens"]),
+            is_baseline=algo is None,
             requests=int(requests),
             errors=int(errors),
-            output_tokens_per_s=r["output_tokens_per_s"],
-            accept_length=r["accept_length"],
-            accept_length_mean=r["accept_length_mean"],
-            ttft_p50_ms=r["ttft_p50_ms"],
-            ttft_p99_ms=r["ttft_p99_ms"],
-            tpot_p50_ms=r["tpot_p50_ms"],
-            tpot_p99_ms=r["tpot_p99_ms"],
-            summary=dict(r["summary"] or {}),
-            server_config=dict(r["server_config"] or {}),
-            params=dict(r["params"] or {}),
-            notes=dict(r["notes"] or {}),
+            output_tokens_per_s=_num(r["output_tokens_per_s"]),
+            accept_length=_num(r["accept_length"]),
+            accept_length_mean=_num(r["accept_length_mean"]),
+            ttft_p50_ms=_num(r["ttft_p50_ms"]),
+            ttft_p99_ms=_num(r["ttft_p99_ms"]),
+            tpot_p50_ms=_num(r["tpot_p50_ms"]),
+            tpot_p99_ms=_num(r["tpot_p99_ms"]),
+            summary=as_dict(r["summary"]),
+            server_config=as_dict(r["server_config"]),
+            params=as_dict(r["params"]),
+            notes=as_dict(r["notes"]),
         )
 
     def runs(self, *, group: str | None = None, include_examples: bool = True) -> list[RunRecord]:
@@ -642,10 +707,12 @@ class Store:
 
     def snapshots(self, run_id: int) -> list[dict]:
         cols = snapshots_table.c
-        query = sa.select(snapshots_table).where(cols.run_id == int(run_id)).order_by(cols.id)
+        query = (sa.select(cols.phase, sa.type_coerce(cols.created_at, sa.Text).label("created_at"), cols.payload)
+                 .where(cols.run_id == int(run_id)).order_by(cols.id))
         with self._read() as conn:
             return [
-                {"phase": r["phase"], "created_at": _aware(r["created_at"]), "payload": dict(r["payload"] or {})}
+                {"phase": _text_or_none(r["phase"]), "created_at": _when(r["created_at"]),
+                 "payload": dict(r["payload"]) if isinstance(r["payload"], Mapping) else {}}
                 for r in conn.execute(query).mappings()
             ]
 
@@ -661,9 +728,12 @@ class Store:
         with self._read() as conn:
             rows = conn.execute(query).mappings().all()
         columns = ["index", "ok", "error", "started_at", *_REQUEST_FIELDS, "chunk_gaps_s"]
+        ints = {"prompt_tokens", "output_tokens", "n_chunks", "spec_verify_ct"}
         data = [
-            {"index": r["idx"], "ok": bool(r["ok"]), "error": r["error"], "started_at": r["started_at"],
-             **{f: r[f] for f in _REQUEST_FIELDS}, "chunk_gaps_s": list(r["chunk_gaps_s"] or [])}
+            {"index": _int(r["idx"]), "ok": bool(r["ok"]), "error": _text_or_none(r["error"]),
+             "started_at": _num(r["started_at"]),
+             **{f: (_int(r[f]) if f in ints else _num(r[f])) for f in _REQUEST_FIELDS},
+             "chunk_gaps_s": [_num(g) for g in r["chunk_gaps_s"]] if isinstance(r["chunk_gaps_s"], list) else []}
             for r in rows
         ]
         return pd.DataFrame(data, columns=columns)
@@ -671,7 +741,7 @@ class Store:
     def groups(self) -> list[str]:
         query = sa.select(runs_table.c.run_group).where(runs_table.c.run_group.is_not(None)).distinct()
         with self._read() as conn:
-            return sorted(str(g) for g in conn.execute(query).scalars())
+            return sorted({valid_text(str(g)) for g in conn.execute(query).scalars()})
 
     def runs_frame(self, **kw: Any) -> pd.DataFrame:
         """One row per run, flat columns only: the table the page, the CLI and exports show."""
@@ -681,28 +751,46 @@ class Store:
 
     def save_data_volume(
         self, *, draft: str, samples: int, tokens: int | None = None, source: str = "", kind: str = "measured",
-        example_key: str | None = None,
+        example_key: str | None = None, attached_by: str | None = None,
     ) -> int:
+        """Attach a training volume to a draft: a new row per attach (source, who, when), never an overwrite.
+
+        A published draft keeps its published figure; attached volumes are shown beside it
+        (comparison.table).
+        """
         if not str(draft).strip():
             raise StoreError("a data volume needs the draft's name")
+        draft = checked_text(draft, "draft name").strip()
+        source = checked_text(source or "", "source")
+        attached_by = checked_text(attached_by, "attached by") if attached_by else None
         if int(samples) < 0 or (tokens is not None and int(tokens) < 0):
             raise StoreError("samples and tokens must be zero or more")
         with self._write() as conn:
             result = conn.execute(
                 data_volumes_table.insert()
                 .values(draft=str(draft), samples=int(samples), tokens=None if tokens is None else int(tokens),
-                        source=str(source or ""), kind=kind, example_key=example_key, created_at=_utcnow())
+                        source=str(source or ""), kind=kind, example_key=example_key, created_at=_utcnow(),
+                        attached_by=attached_by)
                 .returning(data_volumes_table.c.id)
             )
             return int(result.scalar_one())
 
     def data_volumes(self) -> list[dict]:
+        """Every attached volume (oldest first): draft, samples, tokens, source, kind, who and when."""
         cols = data_volumes_table.c
-        query = sa.select(cols.id, cols.draft, cols.samples, cols.tokens, cols.source, cols.kind, cols.created_at)
+        query = sa.select(cols.id, cols.draft, cols.samples, cols.tokens, cols.source, cols.kind,
+                          sa.type_coerce(cols.created_at, sa.Text).label("created_at"), cols.attached_by)
         with self._read() as conn:
-            rows = [dict(r) for r in conn.execute(query.order_by(cols.id)).mappings()]
-        for row in rows:
-            row["created_at"] = _aware(row["created_at"])
+            raw = [dict(r) for r in conn.execute(query.order_by(cols.id)).mappings()]
+        rows = []
+        for row in raw:
+            samples = _int(row["samples"])
+            if row["draft"] is None or samples is None:
+                continue  # unreadable row: skipped, never an error on the pages that list volumes
+            rows.append({"id": int(row["id"]), "draft": valid_text(str(row["draft"])), "samples": samples,
+                         "tokens": _int(row["tokens"]), "source": _text_or_none(row["source"]) or "",
+                         "kind": _text_or_none(row["kind"]) or "measured", "created_at": _when(row["created_at"]),
+                         "attached_by": _text_or_none(row["attached_by"])})
         return rows
 
     # -- built-in example

@@ -161,7 +161,8 @@ def _show_result(result: AuditResult) -> None:
             try:
                 source = result.source + (" (estimate)" if result.estimated else "")
                 app.open_store(settings.database_url()).save_data_volume(
-                    draft=draft.strip(), samples=vol["samples"], tokens=vol["tokens"], source=source, kind="measured"
+                    draft=draft.strip(), samples=vol["samples"], tokens=vol["tokens"], source=source, kind="measured",
+                    attached_by=app.visitor(),
                 )
             except CompareError as exc:
                 st.error(str(exc))

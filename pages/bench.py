@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 import tempfile
 import threading
 from pathlib import Path
@@ -12,7 +13,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from comparelib import export, settings
+from comparelib import export, redact, settings
+from comparelib.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.errors import CompareError
 from comparelib.store import RunRecord, Store, comparison_frame, runs_to_frame
 
@@ -58,10 +60,30 @@ def _run_job(job: BenchJob, store: Store, kwargs: dict[str, Any]) -> None:
         job.run_id, job.status = result.run_id, result.status
     except CompareError as exc:
         job.error, job.status = str(exc), "failed"
-    except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
-        job.error, job.status = f"the benchmark stopped unexpectedly: {exc.__class__.__name__}: {exc}", "failed"
+    except Exception:  # noqa: BLE001 - logged with its traceback; the visitor gets a short message
+        logging.getLogger(__name__).error("benchmark thread failed:\n%s", redact.traceback_text())
+        job.error, job.status = "the benchmark stopped unexpectedly; the server log has the details", "failed"
     finally:
         job.done.set()
+
+
+def _session_watch() -> SessionWatch | None:
+    """Ends a run when the browser session that started it is gone (closed tab), via Streamlit's runtime."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():
+        return None
+    runtime, session_id = Runtime.instance(), ctx.session_id
+    return SessionWatch(lambda: runtime.is_active_session(session_id))
+
+
+def _budget() -> SessionBudget:
+    """What this browser session may still send (SPECDRAFT_BENCH_SESSION_REQUESTS / _SECONDS)."""
+    if "bench_budget" not in st.session_state:
+        st.session_state["bench_budget"] = SessionBudget.from_limits(BenchLimits.from_settings())
+    return st.session_state["bench_budget"]
 
 
 def _labels(text: str) -> list[str]:
@@ -145,6 +167,9 @@ with st.expander("Run a benchmark", expanded=job is not None):
     c1, c2 = st.columns([3, 1])
     endpoint = c1.text_input("Endpoint URL", value="http://127.0.0.1:30000", key="bench_endpoint")
     engine = c2.selectbox("Engine", ENGINES, key="bench_engine")
+    if settings.bench_allow() is not None:
+        st.caption(f"This server benchmarks only the endpoints its operator allowed (SPECDRAFT_BENCH_ALLOW: "
+                   f"`{settings.bench_allow() or 'none'}`).")
     c1, c2, c3, c4 = st.columns(4)
     concurrency = c1.number_input("Concurrency", 1, 1024, 8, key="bench_concurrency")
     n_requests = c2.number_input("Requests", 1, 100_000, 64, key="bench_requests")
@@ -183,6 +208,8 @@ if start and not running:
         from comparelib.prompts import prompt_set_name
 
         kwargs["prompt_set"] = prompt_set_name(kwargs["prompt_path"])
+        kwargs["keep_running"] = _session_watch()
+        kwargs["budget"] = _budget()
         job = BenchJob(endpoint=endpoint, total=int(n_requests))
         st.session_state["bench_job"] = job
         threading.Thread(target=_run_job, args=(job, store, kwargs), name="bench-page", daemon=True).start()

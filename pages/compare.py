@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 
 import altair as alt
 import streamlit as st
@@ -11,7 +10,7 @@ import app
 
 app.ensure_routed()
 
-from comparelib import comparison, engines, export, lint, registry, settings
+from comparelib import comparison, engines, export, lint, redact, registry, settings
 from comparelib.errors import CompareError
 
 st.title("Compare drafts")
@@ -65,8 +64,8 @@ with st.form("compare_form"):
     submitted = st.form_submit_button("Compare", type="primary")
 
 def _without_credentials(text: str) -> str:
-    """Mask user:password@ in a pasted URL so it never reaches the page, the shareable query or an error."""
-    return re.sub(r"(://)[^/@\s]*@", r"\1***@", text)
+    """Mask user:password@ and query secrets in a pasted URL: never on the page, in the shareable query or an error."""
+    return redact.mask_text(redact.mask_userinfo(text))
 
 
 sources = [comparison.registry_source(p) for p in picks] + [

@@ -169,7 +169,7 @@ def test_secrets_are_stripped(store: Store, store_url: str) -> None:
     assert rec.server_config["raw"]["max_total_tokens"] == 8192  # token counts are not secrets
     assert rec.server_config["raw"]["nested"] == {"tokenizer_path": "/models/tok"}
     assert rec.params == {"max_tokens": 64}
-    assert rec.notes == {"comment": "[redacted]"}
+    assert rec.notes == {"comment": "***"}
     with store.engine.connect() as conn:
         dump = json.dumps([[str(v) for v in row] for t in ("runs", "snapshots")
                            for row in conn.execute(sa.text(f"SELECT * FROM {t}")).all()])
