@@ -113,7 +113,12 @@ def _local_ref(text: str) -> ModelRef | None:
     """A local folder with config.json, or a local .json config; None when ``text`` is not a local path."""
     path_like = text.startswith(("/", "./", "../", "~", ".\\", "..\\")) or text in (".", "..") or (
         len(text) > 2 and text[1] == ":" and text[2] in "\\/")
-    path = Path(text).expanduser()
+    try:
+        path = paths.resolve_user_path(text, "folder")
+    except InputError:
+        if path_like:
+            raise
+        return None  # not under the data root: read as a Hub reference
     try:
         exists = path.exists()
     except OSError:
@@ -529,7 +534,7 @@ def read_safetensors_header(path: Path) -> SafetensorsHeader:
         with path.open("rb") as fh:
             prefix = fh.read(8)
             if len(prefix) < 8:
-                raise ConfigError(f"{path} is too small to be a safetensors file")
+                raise ConfigError(f"{path} is too small to be a safetensors file (too short)")
             (length,) = struct.unpack("<Q", prefix)
             if length > size - 8:
                 raise ConfigError(f"{path} has an impossible safetensors header length ({length} bytes)")
@@ -541,7 +546,8 @@ def read_safetensors_header(path: Path) -> SafetensorsHeader:
     try:
         header = limits.loads(raw.decode("utf-8"), f"the safetensors header of {path}")
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise ConfigError(f"{path} does not start with a JSON safetensors header; is it really safetensors?") from None
+        raise ConfigError(f"{path} does not start with a JSON safetensors header (not valid JSON); is it really "
+                          "safetensors?") from None
     if not isinstance(header, dict):
         raise ConfigError(f"{path} has a safetensors header that is not a JSON object")
     return safetensors_entries(header, str(path), size - 8 - length)
@@ -918,7 +924,7 @@ def parquet_rows(repo_id: str, *, revision: str | None = None, split: str | None
         # endpoint and token passed explicitly (huggingface_hub froze its environment at import); the
         # token travels in the Authorization header only. No instance cache: listings are per call.
         fs = HfFileSystem(endpoint=settings.hf_endpoint(), token=_token(), skip_instance_cache=True)
-        jobs = [(name, path) for name, paths in by_split.items() for path in paths]
+        jobs = [(name, path) for name, names in by_split.items() for path in names]
         with ThreadPoolExecutor(max_workers=min(8, len(jobs))) as pool:
             counts = list(pool.map(lambda job: _footer_rows(fs, repo_id, use_rev, job[1]), jobs))
     except CompareError:
