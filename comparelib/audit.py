@@ -400,7 +400,7 @@ def _table_rows(path: Path, counter: list[int]) -> Iterator[tuple[int, Any]]:
         if path.suffix == ".parquet":
             pf = pq.ParquetFile(path)
             total = max(1, pf.metadata.num_rows)
-            batches: Iterator[Any] = pf.iter_batches(batch_size=1024)
+            batches: Iterator[Any] = pf.iter_batches(batch_size=_parquet_batch(pf, path.name))
         else:
             try:
                 reader: Any = pa.ipc.open_file(path)
@@ -418,6 +418,29 @@ def _table_rows(path: Path, counter: list[int]) -> Iterator[tuple[int, Any]]:
             i += 1
             yield i, row
         counter[0] += int(size * batch.num_rows / total) if total else 0
+
+
+def _parquet_batch(pf: Any, name: str) -> int:
+    """Rows per batch so a batch holds about 64 MiB; refuses row groups whose rows are over the row cap.
+
+    Parquet states each row group's uncompressed size, so a group whose average row is over
+    SPECDRAFT_MAX_ROW_BYTES, or which is over SPECDRAFT_MAX_DOCUMENT_BYTES as a whole, is refused
+    before it is decoded.
+    """
+    row_cap, doc_cap = limits.ROW_BYTES.value(), limits.DOCUMENT_BYTES.value()
+    widest = 1.0
+    meta = pf.metadata
+    for i in range(meta.num_row_groups):
+        group = meta.row_group(i)
+        rows, size = max(1, group.num_rows), int(group.total_byte_size)
+        if size / rows > row_cap:
+            raise limits.ROW_BYTES.refuse(f"{name} row group {i}", value=row_cap,
+                                          seen=f"{limits.human_bytes(size // rows)} per row on average")
+        if size > doc_cap:
+            raise limits.DOCUMENT_BYTES.refuse(f"{name} row group {i}", value=doc_cap,
+                                               seen=limits.human_bytes(size))
+        widest = max(widest, size / rows)
+    return max(1, min(1024, int(64 * limits.MiB / widest)))
 
 
 def table_row_count(path: Path) -> int | None:

@@ -92,7 +92,8 @@ COMPRESSION_RATIO = Cap("SPECDRAFT_MAX_COMPRESSION_RATIO", 200, "compression rat
 JSON_DEPTH = Cap("SPECDRAFT_MAX_JSON_DEPTH", 128, "JSON nesting depth", unit="levels")
 SAFETENSORS_HEADER_BYTES = Cap("SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES", 25_000_000, "safetensors header size")
 """Same default as huggingface_hub's SAFETENSORS_MAX_HEADER_LENGTH."""
-UPLOAD_BYTES = Cap("SPECDRAFT_MAX_UPLOAD_BYTES", 1 * GiB, "upload size")
+UPLOAD_BYTES = Cap("SPECDRAFT_MAX_UPLOAD_BYTES", 512 * MiB, "upload size")
+"""Also set Streamlit's server.maxUploadSize (MB) at least as high: Streamlit refuses bigger uploads first."""
 RESPONSE_BYTES = Cap("SPECDRAFT_MAX_RESPONSE_BYTES", 16 * MiB, "HTTP response size")
 """A whole (non-streamed) HTTP body such as /v1/models or /get_server_info."""
 SSE_LINE_BYTES = Cap("SPECDRAFT_MAX_SSE_LINE_BYTES", 4 * MiB, "streamed event size")
