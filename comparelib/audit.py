@@ -249,6 +249,8 @@ def prepare(bundle: TokenizerBundle, conv: conv_mod.Conversation, turns: Sequenc
         if spans is None:
             try:
                 text, spans = templates.reference_spans(bundle.template, turns)
+            except limits.LimitError:
+                raise
             except DataError:
                 # Templates that rewrite earlier turns (e.g. drop old reasoning) have no prefix
                 # spans; fall back to SpecForge's rule: assistant header ... end of turn.
@@ -996,6 +998,8 @@ def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerB
                 anomalies = conv.anomalies + anomalies
             try:
                 prepared = prepare(bundle, conv, kept)
+            except limits.LimitError:
+                raise  # a template over its time/size budget fails every row alike: stop with the cap's message
             except DataError as exc:
                 stats.malformed_row(line, str(exc), raw)
                 continue
