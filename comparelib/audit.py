@@ -23,6 +23,7 @@ the row is tokenised whole with offsets instead. Both give the prefix-rule mask 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import queue
@@ -585,6 +586,25 @@ def _hub_json_rows(fs: Any, url: str, name: str) -> Iterator[tuple[int, Any]]:
         raw.close()
 
 
+def _hub_parquet_rows(fs: Any, url: str, name: str) -> Iterator[tuple[int, Any]]:
+    """Rows of one Parquet file on the Hub by range requests, row groups checked against the caps first."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = url[len("hf://"):] if url.startswith("hf://") else url
+    with fs.open(path, "rb", block_size=4 * limits.MiB) as raw:
+        try:
+            pf = pq.ParquetFile(raw)
+            batches = pf.iter_batches(batch_size=_parquet_batch(pf, name))
+        except pa.ArrowException as exc:
+            raise DataError(f"{name} cannot be read as parquet: {exc}") from None
+        i = 0
+        for batch in batches:
+            for row in batch.to_pylist():
+                i += 1
+                yield i, row
+
+
 def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
     from comparelib import hub, settings
 
@@ -613,6 +633,7 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
 
     hub.check_dataset_card(repo_id, mref.revision)  # data_files on other hosts: refused before any data request
     json_files: list[str] = []
+    kind = ["json"]
 
     def load() -> Any:
         import datasets
@@ -638,11 +659,13 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
                                                     token=token or False)  # False: never a token stored on disk
             resolved = [str(f) for f in (builder.config.data_files or {}).get(split, [])]
             hub.check_data_file_urls(repo_id, resolved)
-            if getattr(builder, "name", None) == "json" and resolved:
+            if getattr(builder, "name", None) in ("json", "parquet") and resolved:
                 # datasets' JSON reader appends f.readline() (unbounded) to each 10 MB chunk and lets
-                # pyarrow grow its block for a long row: one 30 MB row costs GBs. Our bounded reader
-                # streams the same files (range requests) with every cap.
+                # pyarrow grow its block for a long row: one 30 MB row costs GBs. Our bounded readers
+                # stream the same files (range requests) with every cap; Parquet row groups are
+                # checked against the row cap from the footer before they are decoded.
                 json_files[:] = resolved
+                kind[0] = str(builder.name)
                 return None
             return builder.as_streaming_dataset(split=split)
         except CompareError:
@@ -661,13 +684,16 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
                           skip_instance_cache=True)
         for k, url in enumerate(files):
             name = url.rsplit("/", 1)[-1]
-            if not name.endswith((".json", ".jsonl") + tuple(".jsonl" + c for c in limits.COMPRESSED_SUFFIXES)):
+            suffixes = (".parquet",) if kind[0] == "parquet" else (
+                (".json", ".jsonl") + tuple(".jsonl" + c for c in limits.COMPRESSED_SUFFIXES))
+            if not name.endswith(suffixes):
                 raise DataError(f"dataset {repo_id} (config {config or 'default'}, split {split}) could not be read "
-                                f"while streaming: {name} is not JSON, but the files resolved for this config are "
-                                "read as JSON (datasets picks one reader per repo); pass a config whose files are "
-                                "all JSON Lines, or convert them")
+                                f"while streaming: {name} is not {kind[0]}, but the files resolved for this config "
+                                f"are read as {kind[0]} (datasets picks one reader per repo); pass a config whose "
+                                "files all have one format, or convert them")
+            rows = _hub_parquet_rows(fs, url, name) if kind[0] == "parquet" else _hub_json_rows(fs, url, name)
             try:
-                for line, row in _hub_json_rows(fs, url, name):
+                for line, row in rows:
                     yield k * _FILE_STRIDE + line, row
             except CompareError:
                 raise
@@ -736,8 +762,10 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
     def sample(n: int, seed: int) -> Iterator[tuple[int, Any]]:
         try:
             loaded = load()
-            if loaded is None:  # JSON files: a uniform reservoir over our bounded reader
-                picked, _seen = _reservoir(stream_json(json_files), n, seed)
+            if loaded is None:  # our bounded reader: like datasets' shuffle(buffer_size).take(n), a
+                # seeded sample of the first max(1000, 10 n) rows, so only those are fetched
+                head = list(itertools.islice(stream_json(json_files), max(1000, 10 * n)))
+                picked = sorted(random.Random(seed).sample(head, min(n, len(head))), key=lambda it: it[0])
                 yield from picked
                 return
             ds = loaded.shuffle(seed=seed, buffer_size=max(1000, 10 * n)).take(n)

@@ -822,6 +822,8 @@ def dataset_info_rows(repo_id: str, revision: str | None = None) -> dict[str, di
         path = _download(repo_id, "README.md", revision=revision, repo_type="dataset", local_only=True)
     except (EntryNotFoundError, OfflineError):
         return None
+    if path.stat().st_size > limits.CONFIG_BYTES.value():
+        return None  # a card too big to read is a card that does not say
     return _rows_from_card(_card_from_readme(path))
 
 
