@@ -122,6 +122,14 @@ def write_big_row(path: Path, size: int, *, newline: bool = True) -> Path:
     return path
 
 
+def big_parquet(path: Path, row_bytes: int, rows: int = 2) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"text": [chr(97 + i) * row_bytes for i in range(rows)]}), path)
+    return path
+
+
 def sparse(path: Path, size: int) -> Path:
     """A file of ``size`` bytes that takes no disk: reading it gives zeros."""
     with open(path, "wb") as fh:
@@ -196,6 +204,8 @@ CLI_CASES: list[Case] = [
         ["audit", str(_write(t / "doc.json", "[\n" + json.dumps({"text": "a" * (2 * MB)}) + "\n]"))],
         {"SPECDRAFT_MAX_DOCUMENT_BYTES": "1MiB", "SPECDRAFT_MAX_ROW_BYTES": "64KiB"}),
      ("SPECDRAFT_MAX_DOCUMENT_BYTES",), 50),
+    ("parquet-rows-20MB", lambda t: (["audit", str(big_parquet(t / "big.parquet", 20 * MB))], {}),
+     ("SPECDRAFT_MAX_ROW_BYTES", "big.parquet row group 0"), 60),
     ("gzip-bomb", lambda t: (["audit", str(compressed_bomb(t / "bomb.jsonl.gz", gzip.open, 200 * MB))], {}),
      ("SPECDRAFT_MAX_COMPRESSION_RATIO", "bomb.jsonl.gz"), 100),
     ("bz2-bomb-small-cap", lambda t: (["audit", str(compressed_bomb(t / "bomb.jsonl.bz2", bz2.open, 4 * MB))],
@@ -417,6 +427,14 @@ def test_hub_dataset_row_of_30MB_is_refused_in_bounded_memory(hub: HubEmulator) 
     result = probe(["cli", "audit", "acme/huge-row"], datasets=True)
     assert_one_error_line(result, "SPECDRAFT_MAX_ROW_BYTES", "train.jsonl")
     print(f"30 MB Hub row: peak RSS grew {result.growth_mb:.1f} MB")
+    assert result.growth_mb < 120, f"peak RSS grew {result.growth_mb:.0f} MB"
+
+
+def test_hub_parquet_rows_over_the_cap_are_refused_from_the_footer(hub: HubEmulator, tmp_path: Path) -> None:
+    data = big_parquet(tmp_path / "p.parquet", 20 * MB).read_bytes()
+    hub.add_repo("acme/huge-parquet", {"data/train.parquet": data}, repo_type="dataset")
+    result = probe(["cli", "audit", "acme/huge-parquet"], datasets=True)
+    assert_one_error_line(result, "SPECDRAFT_MAX_ROW_BYTES", "train.parquet row group 0")
     assert result.growth_mb < 120, f"peak RSS grew {result.growth_mb:.0f} MB"
 
 
