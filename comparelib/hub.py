@@ -948,7 +948,8 @@ def quiet_datasets() -> None:
     """No telemetry or third-party request from ``datasets``/``huggingface_hub``.
 
     datasets 5.2 sends a HEAD to s3.amazonaws.com for every Hub dataset it loads
-    (datasets/load.py, increase_load_count, unless config.HF_UPDATE_DOWNLOAD_COUNTS is false);
+    (datasets/load.py, increase_load_count, unless config.HF_UPDATE_DOWNLOAD_COUNTS is false), and a
+    GET to datasets-server.<endpoint host> (below);
     huggingface_hub's send_telemetry is off with HF_HUB_DISABLE_TELEMETRY. Both are module
     constants read at import, so they are set here as well as in the environment.
     """
@@ -960,6 +961,11 @@ def quiet_datasets() -> None:
     import datasets.config as ds_config
 
     ds_config.HF_UPDATE_DOWNLOAD_COUNTS = False
+    # datasets/load.py (HubDatasetModuleFactory.get_module) also asks the dataset viewer at
+    # "datasets-server." + the endpoint's host (utils/_dataset_viewer.py) for exported infos: another
+    # host than the endpoint (a mirror's or a local one's would be anybody's). The audit reads the card
+    # and the files itself, so that call is switched off.
+    ds_config.USE_PARQUET_EXPORT = False
 
 
 def _hub_url(value: str) -> bool:

@@ -460,6 +460,7 @@ def test_hub_dataset_card_on_the_hub_is_read(hub: HubEmulator, recorder: Recorde
 
     assert ds_config.HF_UPDATE_DOWNLOAD_COUNTS is False  # no usage HEAD to s3.amazonaws.com (load.increase_load_count)
     assert hf_constants.HF_HUB_DISABLE_TELEMETRY is True
+    assert ds_config.USE_PARQUET_EXPORT is False  # no GET to datasets-server.<host> (utils/_dataset_viewer.py)
     assert recorder.hits == []
 
 
