@@ -960,9 +960,9 @@ class _Stats:
             self.malformed_examples.append({"line": line, "reason": reason, "row": snippet.strip()[:200]})
 
 
-def _parse(raw: Any) -> Any:
+def _parse(raw: Any, load: Callable[[Any], Any] | None = None) -> Any:
     if isinstance(raw, (bytes, str)):
-        return limits.loads(raw, "a row")
+        return (load or limits.json_loader("a row"))(raw)
     return raw
 
 
@@ -970,6 +970,7 @@ def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerB
             out: queue.Queue[Any], stop: threading.Event) -> None:
     """Parse, normalise, check and render rows; hand ~2K-text batches to the tokenising thread."""
     try:
+        load = limits.json_loader("a row")  # the depth cap read once, not per row
         pending: list[tuple[Any, Any]] = []
         it = iter(source_rows)
         if fmt == "auto":
@@ -977,7 +978,7 @@ def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerB
             for line, raw in it:
                 pending.append((line, raw))
                 try:
-                    parsed_sample.append(_parse(raw))
+                    parsed_sample.append(_parse(raw, load))
                 except ValueError:
                     continue
                 if len(parsed_sample) >= _DETECT_ROWS:
@@ -1005,7 +1006,7 @@ def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerB
                 return
             stats.rows_read += 1
             try:
-                row = _parse(raw)
+                row = _parse(raw, load)
             except ValueError as exc:
                 stats.malformed_row(line, f"invalid JSON: {exc}", raw)
                 continue

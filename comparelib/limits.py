@@ -37,6 +37,9 @@ class Cap:
         raw = os.environ.get(self.env)
         if raw is None or not raw.strip():
             return self.default
+        cached = _PARSED.get(raw)
+        if cached is not None:
+            return cached
         try:
             value = _parse_amount(raw)
         except ValueError:
@@ -44,6 +47,8 @@ class Cap:
                              f"({'bytes, e.g. 64MiB' if self.unit == 'bytes' else self.unit})") from None
         if value <= 0:
             raise LimitError(f"{self.env} must be positive, got {raw!r}")
+        if len(_PARSED) < 256:
+            _PARSED[raw] = value
         return value
 
     def shown(self, value: int | None = None) -> str:
@@ -56,6 +61,8 @@ class Cap:
         return LimitError(f"{subject} exceeds the {self.what} cap of {self.shown(value)}{over}; if the input is "
                           f"trusted, raise it with the environment variable {self.env}")
 
+
+_PARSED: dict[str, int] = {}  # environment text -> bytes: caps are read per row, parsed once
 
 _AMOUNT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b?|b)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": KiB, "m": MiB, "g": GiB, "t": 1024 * GiB}
@@ -316,9 +323,14 @@ def json_depth_over(raw: bytes | str, limit: int) -> bool:
     Cheap for every row: only a text with more than ``limit`` opening brackets can be too deep,
     and only such a text is scanned.
     """
-    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else bytes(raw)
-    if data.count(b"[") + data.count(b"{") <= limit:
-        return False
+    if isinstance(raw, str):
+        if raw.count("[") + raw.count("{") <= limit:
+            return False
+        data = raw.encode("utf-8", "surrogatepass")
+    else:
+        data = raw if isinstance(raw, bytes) else bytes(raw)
+        if data.count(b"[") + data.count(b"{") <= limit:
+            return False
     import numpy as np
 
     bare = _STRINGS.sub(b'""', data)
@@ -329,12 +341,33 @@ def json_depth_over(raw: bytes | str, limit: int) -> bool:
     return int(np.cumsum(step).max()) > limit
 
 
+def json_loader(subject: str) -> Any:
+    """``loads`` with the cap read once: for per-row use on hot paths (millions of rows)."""
+    import json
+
+    limit = JSON_DEPTH.value()
+    decode = json.loads
+
+    def load(raw: bytes | str) -> Any:
+        if isinstance(raw, bytes):
+            if raw.count(b"[") + raw.count(b"{") > limit and json_depth_over(raw, limit):
+                raise JSON_DEPTH.refuse(subject, value=limit)
+        elif isinstance(raw, str) and raw.count("[") + raw.count("{") > limit and json_depth_over(raw, limit):
+            raise JSON_DEPTH.refuse(subject, value=limit)
+        try:
+            return decode(raw)
+        except RecursionError:
+            raise JSON_DEPTH.refuse(subject, value=limit, seen="deeper than Python can parse") from None
+
+    return load
+
+
 def loads(raw: bytes | str, subject: str) -> Any:
     """``json.loads`` with the nesting-depth cap: a clear LimitError instead of a RecursionError."""
     import json
 
     limit = JSON_DEPTH.value()
-    if json_depth_over(raw, limit):
+    if len(raw) > limit and json_depth_over(raw, limit):
         raise JSON_DEPTH.refuse(subject, value=limit)
     try:
         return json.loads(raw)
