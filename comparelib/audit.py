@@ -546,7 +546,7 @@ def _hub_json_rows(fs: Any, url: str, name: str) -> Iterator[tuple[int, Any]]:
     """Rows of one JSON / JSON Lines file on the Hub, streamed by range requests with the local caps."""
     import io
 
-    path = url[len("hf://"):] if url.startswith("hf://") else url
+    path = url.removeprefix("hf://")
     raw = fs.open(path, "rb", block_size=4 * limits.MiB)
     try:
         fh: Any = raw
@@ -591,7 +591,7 @@ def _hub_parquet_rows(fs: Any, url: str, name: str) -> Iterator[tuple[int, Any]]
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    path = url[len("hf://"):] if url.startswith("hf://") else url
+    path = url.removeprefix("hf://")
     with fs.open(path, "rb", block_size=4 * limits.MiB) as raw:
         try:
             pf = pq.ParquetFile(raw)

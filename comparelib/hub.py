@@ -508,12 +508,12 @@ def safetensors_entries(header: dict[str, Any], shown: str, data_size: int | Non
         if not isinstance(info["dtype"], str):
             raise ConfigError(f"{shown}: tensor {name!r} has a dtype that is not a string")
         offsets = info.get("data_offsets")
-        if data_size is not None and offsets is not None:
-            if not (isinstance(offsets, (list, tuple)) and len(offsets) == 2
-                    and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
-                    and 0 <= offsets[0] <= offsets[1] <= data_size):
-                raise ConfigError(f"{shown}: tensor {name!r} has data_offsets {str(offsets)[:80]} outside the file's "
-                                  f"{data_size:,}-byte data section; the file is truncated or not safetensors")
+        if data_size is not None and offsets is not None and not (
+                isinstance(offsets, (list, tuple)) and len(offsets) == 2
+                and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+                and 0 <= offsets[0] <= offsets[1] <= data_size):
+            raise ConfigError(f"{shown}: tensor {name!r} has data_offsets {str(offsets)[:80]} outside the file's "
+                              f"{data_size:,}-byte data section; the file is truncated or not safetensors")
         out[name] = (dims, info["dtype"])
     return out
 
@@ -982,9 +982,7 @@ def _hub_url(value: str) -> bool:
             return False
         return (parts.scheme in ("http", "https") and _bare_host(parts.hostname or "") == _bare_host(host)
                 and their_port == port)
-    if text.startswith(("/", "~")) or (len(text) > 1 and text[1] == ":"):
-        return False  # an absolute local path
-    return True
+    return not (text.startswith(("/", "~")) or (len(text) > 1 and text[1] == ":"))  # not an absolute local path
 
 
 def _strings(value: Any) -> list[str]:
@@ -1015,7 +1013,7 @@ def check_data_files(card: dict[str, Any] | None, shown: str) -> None:
 def check_data_file_urls(repo_id: str, urls: list[str]) -> None:
     """Second check, on the files ``datasets`` resolved: every one must be on the Hub (hf:// or the endpoint)."""
     for url in urls:
-        if not _hub_url(url) or not (url.startswith("hf://") or url.startswith(settings.hf_endpoint())):
+        if not _hub_url(url) or not url.startswith(("hf://", settings.hf_endpoint())):
             raise InputError(f"dataset {repo_id} resolves a data file at {_mask_userinfo(url)[:200]!r}, which is not "
                              f"on {endpoint_host()}; only files on the Hub endpoint are read")
 

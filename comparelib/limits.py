@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from comparelib.errors import LimitError
 
@@ -270,7 +270,7 @@ class DecompressionGuard:
     def close(self) -> None:
         self._fh.close()
 
-    def __enter__(self) -> DecompressionGuard:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -299,7 +299,7 @@ def open_maybe_compressed(path: Any, subject: str | None = None) -> Any:
         return DecompressionGuard(lzma.open(name, "rb"), shown, size)
     if name.endswith(".zst"):
         try:
-            import zstandard
+            import zstandard  # type: ignore[import-not-found]
         except ImportError:
             raise LimitError(f"{shown} is zstd-compressed and the zstandard package is not installed: "
                              "pip install zstandard, or decompress the file first") from None
@@ -308,7 +308,7 @@ def open_maybe_compressed(path: Any, subject: str | None = None) -> Any:
         import io
 
         return DecompressionGuard(io.BufferedReader(reader), shown, size)  # type: ignore[arg-type]
-    return open(name, "rb")  # noqa: SIM115
+    return open(name, "rb")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -89,7 +89,8 @@ def probe(args: list[str], env: dict[str, str] | None = None, *, datasets: bool 
     full_env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}
     if datasets:
         full_env["PROBE_DATASETS"] = "1"
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=ROOT, env=full_env, capture_output=True,
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], check=False, cwd=ROOT, env=full_env,
+                          capture_output=True,
                           text=True, timeout=300)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("PROBE ")), None)
     assert line is not None, (proc.returncode, proc.stdout[-2000:], proc.stderr[-4000:])
@@ -390,13 +391,13 @@ class Recorder:
         self.hits = hits
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 hits.append(self.path)
                 self.send_response(200)
                 self.end_headers()
                 self.wfile.write(b'{"text": "from elsewhere"}\n')
 
-            do_HEAD = do_GET  # noqa: N815
+            do_HEAD = do_GET
 
             def log_message(self, *args: Any) -> None:
                 pass
