@@ -8,6 +8,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     HF_HOME=/data/hf \
     SPECDRAFT_HOME=/data/specdraft \
+    SPECDRAFT_DATA_ROOT=/data/files \
+    HF_HUB_DISABLE_TELEMETRY=1 \
+    HF_UPDATE_DOWNLOAD_COUNTS=false \
     STREAMLIT_BROWSER_GATHER_USAGE_STATS=false \
     STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=none \
     STREAMLIT_BROWSER_SERVER_ADDRESS=localhost
@@ -37,7 +40,7 @@ COPY pages ./pages
 COPY comparelib ./comparelib
 COPY .streamlit ./.streamlit
 
-RUN useradd --create-home --uid 1000 app && mkdir -p /data && chown -R app /data
+RUN useradd --create-home --uid 1000 app && mkdir -p /data/files && chown -R app /data
 USER app
 VOLUME ["/data"]
 EXPOSE 8501

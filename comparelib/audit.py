@@ -23,6 +23,7 @@ the row is tokenised whole with offsets instead. Both give the prefix-rule mask 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import queue
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from comparelib import conversations as conv_mod
-from comparelib import redact, templates
+from comparelib import limits, paths, redact, templates
 from comparelib.errors import CompareError, ConfigError, DataError, HubError, InputError
 
 ProgressFn = Callable[[int, float, "float | None"], None]
@@ -54,7 +55,7 @@ _QUEUE_BATCHES = 4
 _DETECT_ROWS = 200
 _EXAMPLES = 5
 _NEAR_DUP_CHARS = 1500
-FILE_EXTENSIONS = (".jsonl", ".json", ".parquet", ".arrow", ".jsonl.gz")
+FILE_EXTENSIONS = (".jsonl", ".json", ".parquet", ".arrow", ".jsonl.gz", ".jsonl.bz2", ".jsonl.xz", ".jsonl.zst")
 
 _CODE_MARKS = ("```", "\ndef ", "\nclass ", "\nimport ", "#include", "function(", "function ", "public static ",
                "SELECT ", "console.log", "=> {", "</div>", "fn main(")
@@ -154,10 +155,16 @@ def _segment_safe(tokenizer: Any) -> tuple[bool, list[str]]:
 
 
 def _tokenizer_folder(ref: str) -> tuple[Path, str]:
-    path = Path(ref).expanduser()
-    if path.is_file():
+    path: Path | None
+    try:
+        path = paths.resolve_user_path(ref, "tokenizer")
+    except InputError:
+        if ref.startswith((".", "/", "~", "\\")) or ref.endswith(".json"):
+            raise
+        path = None  # not a path under the data root: a Hub repo id
+    if path is not None and path.is_file():
         return path.parent, str(path)
-    if path.is_dir():
+    if path is not None and path.is_dir():
         if not (path / "tokenizer.json").is_file():
             raise InputError(f"{path} has no tokenizer.json; point --tokenizer at a folder or repo with one")
         return path, str(path)
@@ -188,7 +195,11 @@ def load_tokenizer(ref: str | None) -> TokenizerBundle:
     from tokenizers import Tokenizer
 
     folder, name = _tokenizer_folder(str(ref).strip())
-    file = Path(ref).expanduser() if Path(ref).expanduser().is_file() else folder / "tokenizer.json"
+    named = Path(name)
+    file = named if named.is_file() and named.parent.resolve() == folder.resolve() else folder / "tokenizer.json"
+    cap = limits.CONFIG_BYTES
+    if file.is_file() and file.stat().st_size > cap.value():
+        raise cap.refuse(f"tokenizer file {file.name}", seen=limits.human_bytes(file.stat().st_size))
     try:
         tokenizer = Tokenizer.from_file(str(file))
     except Exception as exc:  # noqa: BLE001 - the Rust error text is the useful part
@@ -239,6 +250,8 @@ def prepare(bundle: TokenizerBundle, conv: conv_mod.Conversation, turns: Sequenc
         if spans is None:
             try:
                 text, spans = templates.reference_spans(bundle.template, turns)
+            except limits.LimitError:
+                raise
             except DataError:
                 # Templates that rewrite earlier turns (e.g. drop old reasoning) have no prefix
                 # spans; fall back to SpecForge's rule: assistant header ... end of turn.
@@ -337,12 +350,15 @@ def _files_in(path: Path) -> list[Path]:
 
 def _first_line_is_object(path: Path) -> bool:
     with open(path, "rb") as fh:
-        for line in fh:
-            if line.strip():
-                try:
-                    return isinstance(json.loads(line), dict)
-                except ValueError:
-                    return False
+        try:
+            for line in limits.iter_lines(fh, path.name):
+                if line.strip():
+                    try:
+                        return isinstance(limits.loads(line, f"{path.name} line 1"), dict)
+                    except ValueError:
+                        return False
+        except limits.LimitError:
+            return True  # one huge line: read as JSON Lines, where the row cap refuses it with its line number
     return False
 
 
@@ -351,19 +367,17 @@ def _json_rows(path: Path, counter: list[int]) -> Iterator[tuple[int, Any]]:
 
     A ``.json`` file whose first line is not a complete object is one JSON document (an array, or
     an object holding the rows under data/train/rows): that case is read whole, the only one
-    that is not streamed.
+    that is not streamed, and only up to SPECDRAFT_MAX_DOCUMENT_BYTES. Lines are read with a
+    bounded reader (SPECDRAFT_MAX_ROW_BYTES) and compressed files through a decompression guard.
     """
-    opener: Any = open
-    if path.name.endswith(".gz"):
-        import gzip
-
-        opener = gzip.open
     data: Any = None
     if path.suffix == ".json" and not _first_line_is_object(path):
+        raw = limits.read_file_capped(path, path.name, limits.DOCUMENT_BYTES)
         try:
-            data = json.loads(path.read_bytes())
+            data = limits.loads(raw, path.name)
         except ValueError:
             data = None  # not one document either: read it line by line, bad lines set aside
+        del raw
     if path.suffix == ".json" and data is not None:
         counter[0] += path.stat().st_size
         if isinstance(data, dict):
@@ -373,8 +387,8 @@ def _json_rows(path: Path, counter: list[int]) -> Iterator[tuple[int, Any]]:
         for i, row in enumerate(data, 1):
             yield i, row
         return
-    with opener(path, "rb") as fh:
-        for i, line in enumerate(fh, 1):
+    with limits.open_maybe_compressed(path, path.name) as fh:
+        for i, line in enumerate(limits.iter_lines(fh, path.name), 1):
             counter[0] += len(line)
             if line.strip():
                 yield i, line
@@ -389,7 +403,7 @@ def _table_rows(path: Path, counter: list[int]) -> Iterator[tuple[int, Any]]:
         if path.suffix == ".parquet":
             pf = pq.ParquetFile(path)
             total = max(1, pf.metadata.num_rows)
-            batches: Iterator[Any] = pf.iter_batches(batch_size=1024)
+            batches: Iterator[Any] = pf.iter_batches(batch_size=_parquet_batch(pf, path.name))
         else:
             try:
                 reader: Any = pa.ipc.open_file(path)
@@ -407,6 +421,29 @@ def _table_rows(path: Path, counter: list[int]) -> Iterator[tuple[int, Any]]:
             i += 1
             yield i, row
         counter[0] += int(size * batch.num_rows / total) if total else 0
+
+
+def _parquet_batch(pf: Any, name: str) -> int:
+    """Rows per batch so a batch holds about 64 MiB; refuses row groups whose rows are over the row cap.
+
+    Parquet states each row group's uncompressed size, so a group whose average row is over
+    SPECDRAFT_MAX_ROW_BYTES, or which is over SPECDRAFT_MAX_DOCUMENT_BYTES as a whole, is refused
+    before it is decoded.
+    """
+    row_cap, doc_cap = limits.ROW_BYTES.value(), limits.DOCUMENT_BYTES.value()
+    widest = 1.0
+    meta = pf.metadata
+    for i in range(meta.num_row_groups):
+        group = meta.row_group(i)
+        rows, size = max(1, group.num_rows), int(group.total_byte_size)
+        if size / rows > row_cap:
+            raise limits.ROW_BYTES.refuse(f"{name} row group {i}", value=row_cap,
+                                          seen=f"{limits.human_bytes(size // rows)} per row on average")
+        if size > doc_cap:
+            raise limits.DOCUMENT_BYTES.refuse(f"{name} row group {i}", value=doc_cap,
+                                               seen=limits.human_bytes(size))
+        widest = max(widest, size / rows)
+    return max(1, min(1024, int(64 * limits.MiB / widest)))
 
 
 def table_row_count(path: Path) -> int | None:
@@ -471,7 +508,12 @@ def open_source(ref: str, *, config: str | None = None, split: str | None = None
     text = str(ref or "").strip().strip("\"'")
     if not text:
         raise InputError("no dataset given: a .jsonl/.json/.parquet/.arrow file, a folder, or a Hub dataset id")
-    path = Path(text).expanduser()
+    try:
+        path = paths.resolve_user_path(text, "dataset")
+    except InputError:
+        if _looks_like_hub(text) and not text.startswith(("/", ".", "~", "\\")):
+            return _hub_source(text, config=config, split=split)
+        raise
     if path.exists():
         return _local_source(path)
     if not _looks_like_hub(text):
@@ -500,6 +542,69 @@ def _parquet_count(repo_id: str, *, revision: str | None, config: str | None,
     return rows[split], None
 
 
+def _hub_json_rows(fs: Any, url: str, name: str) -> Iterator[tuple[int, Any]]:
+    """Rows of one JSON / JSON Lines file on the Hub, streamed by range requests with the local caps."""
+    import io
+
+    path = url.removeprefix("hf://")
+    raw = fs.open(path, "rb", block_size=4 * limits.MiB)
+    try:
+        fh: Any = raw
+        if name.endswith(limits.COMPRESSED_SUFFIXES):
+            size = int(fs.size(path) or 0)
+            if name.endswith(".gz"):
+                import gzip
+
+                fh = limits.DecompressionGuard(gzip.GzipFile(fileobj=raw, mode="rb"), name, size)
+            elif name.endswith(".bz2"):
+                import bz2
+
+                fh = limits.DecompressionGuard(bz2.BZ2File(raw, "rb"), name, size)
+            elif name.endswith(".xz"):
+                import lzma
+
+                fh = limits.DecompressionGuard(lzma.LZMAFile(raw, "rb"), name, size)
+            else:
+                raise limits.LimitError(f"{name} is zstd-compressed; decompress it or use .gz/.bz2/.xz")
+        elif name.endswith(".json"):
+            doc = limits.read_capped(raw, name, limits.DOCUMENT_BYTES)
+            try:
+                data = limits.loads(doc, name)
+            except ValueError:
+                data = None
+            if isinstance(data, dict):
+                data = next((data[k] for k in ("data", "train", "rows") if isinstance(data.get(k), list)), [data])
+            if isinstance(data, list):
+                yield from enumerate(data, 1)
+                return
+            fh = io.BytesIO(doc)  # not one document: JSON Lines in a .json file
+        chunks = iter(lambda: fh.read(limits.MiB), b"")
+        for i, line in enumerate(limits.iter_chunk_lines(chunks, name, limits.ROW_BYTES), 1):
+            if line.strip():
+                yield i, line
+    finally:
+        raw.close()
+
+
+def _hub_parquet_rows(fs: Any, url: str, name: str) -> Iterator[tuple[int, Any]]:
+    """Rows of one Parquet file on the Hub by range requests, row groups checked against the caps first."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = url.removeprefix("hf://")
+    with fs.open(path, "rb", block_size=4 * limits.MiB) as raw:
+        try:
+            pf = pq.ParquetFile(raw)
+            batches = pf.iter_batches(batch_size=_parquet_batch(pf, name))
+        except pa.ArrowException as exc:
+            raise DataError(f"{name} cannot be read as parquet: {exc}") from None
+        i = 0
+        for batch in batches:
+            for row in batch.to_pylist():
+                i += 1
+                yield i, row
+
+
 def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
     from comparelib import hub, settings
 
@@ -526,6 +631,10 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
     if hub_rows is None and note is None:
         hub_rows, note = _parquet_count(repo_id, revision=mref.revision, config=config, split=split)
 
+    hub.check_dataset_card(repo_id, mref.revision)  # data_files on other hosts: refused before any data request
+    json_files: list[str] = []
+    kind = ["json"]
+
     def load() -> Any:
         import datasets
         import datasets.config as ds_config
@@ -541,14 +650,53 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
         if ds_config.HF_ENDPOINT != endpoint:
             ds_config.HF_ENDPOINT = endpoint
             ds_config.HUB_DATASETS_URL = endpoint + "/datasets/{repo_id}/resolve/{revision}/{path}"
+        hub.quiet_datasets()
         token = settings.hf_token()
         try:
-            return datasets.load_dataset(repo_id, config, split=split, streaming=True, revision=mref.revision,
-                                         token=token or False)  # False: never a token stored on disk
+            # load_dataset(streaming=True) is exactly load_dataset_builder + as_streaming_dataset
+            # (datasets/load.py, load_dataset); split in two so the resolved files are checked first.
+            builder = datasets.load_dataset_builder(repo_id, config, revision=mref.revision,
+                                                    token=token or False)  # False: never a token stored on disk
+            resolved = [str(f) for f in (builder.config.data_files or {}).get(split, [])]
+            hub.check_data_file_urls(repo_id, resolved)
+            if getattr(builder, "name", None) in ("json", "parquet") and resolved:
+                # datasets' JSON reader appends f.readline() (unbounded) to each 10 MB chunk and lets
+                # pyarrow grow its block for a long row: one 30 MB row costs GBs. Our bounded readers
+                # stream the same files (range requests) with every cap; Parquet row groups are
+                # checked against the row cap from the footer before they are decoded.
+                json_files[:] = resolved
+                kind[0] = str(builder.name)
+                return None
+            return builder.as_streaming_dataset(split=split)
+        except CompareError:
+            raise
         except Exception as exc:  # noqa: BLE001 - datasets raises many types; the message matters
             msg = redact.mask_text(" ".join(str(exc).split()), token)[:300]
             raise HubError(f"cannot load dataset {repo_id} (config {config or 'default'}, split {split}): {msg}") \
                 from None
+
+    def stream_json(files: list[str]) -> Iterator[tuple[int, Any]]:
+        from huggingface_hub import HfFileSystem
+
+        fs = HfFileSystem(endpoint=settings.hf_endpoint(), token=settings.hf_token() or False,
+                          skip_instance_cache=True)
+        for k, url in enumerate(files):
+            name = url.rsplit("/", 1)[-1]
+            suffixes = (".parquet",) if kind[0] == "parquet" else (
+                (".json", ".jsonl") + tuple(".jsonl" + c for c in limits.COMPRESSED_SUFFIXES))
+            if not name.endswith(suffixes):
+                raise DataError(f"dataset {repo_id} (config {config or 'default'}, split {split}) could not be read "
+                                f"while streaming: {name} is not {kind[0]}, but the files resolved for this config "
+                                f"are read as {kind[0]} (datasets picks one reader per repo); pass a config whose "
+                                "files all have one format, or convert them")
+            rows = _hub_parquet_rows(fs, url, name) if kind[0] == "parquet" else _hub_json_rows(fs, url, name)
+            try:
+                for line, row in rows:
+                    yield k * _FILE_STRIDE + line, row
+            except CompareError:
+                raise
+            except Exception as exc:  # noqa: BLE001
+                raise read_failed(exc) from None
 
     def data_files() -> list[str]:
         """The repo's own data files for ``split`` (for repos ``datasets`` cannot list)."""
@@ -568,7 +716,7 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
     def from_files(files: list[str]) -> Iterator[tuple[int, Any]]:
         counter = [0]
         for k, name in enumerate(files):
-            path = hub.download_file(repo_id, name, revision=mref.revision, repo_type="dataset")
+            path = hub.download_file(repo_id, name, revision=mref.revision, repo_type="dataset", cap=None)
             rows = _table_rows(path, counter) if path.suffix in (".parquet", ".arrow") else _json_rows(path, counter)
             for line, row in rows:
                 yield k * _FILE_STRIDE + line, row
@@ -583,7 +731,11 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
 
     def iterate() -> Iterator[tuple[int, Any]]:
         try:
-            stream = iter(load())
+            loaded = load()
+            if loaded is None:
+                yield from stream_json(json_files)
+                return
+            stream = iter(loaded)
             first = next(stream, None)
         except HubError:
             files = data_files()
@@ -604,7 +756,14 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
 
     def sample(n: int, seed: int) -> Iterator[tuple[int, Any]]:
         try:
-            ds = load().shuffle(seed=seed, buffer_size=max(1000, 10 * n)).take(n)
+            loaded = load()
+            if loaded is None:  # our bounded reader: like datasets' shuffle(buffer_size).take(n), a
+                # seeded sample of the first max(1000, 10 n) rows, so only those are fetched
+                head = list(itertools.islice(stream_json(json_files), max(1000, 10 * n)))
+                picked = sorted(random.Random(seed).sample(head, min(n, len(head))), key=lambda it: it[0])
+                yield from picked
+                return
+            ds = loaded.shuffle(seed=seed, buffer_size=max(1000, 10 * n)).take(n)
             try:
                 rows = list(ds)
             except HubError:
@@ -796,9 +955,9 @@ class _Stats:
             self.malformed_examples.append({"line": line, "reason": reason, "row": snippet.strip()[:200]})
 
 
-def _parse(raw: Any) -> Any:
+def _parse(raw: Any, load: Callable[[Any], Any] | None = None) -> Any:
     if isinstance(raw, (bytes, str)):
-        return json.loads(raw)
+        return (load or limits.json_loader("a row"))(raw)
     return raw
 
 
@@ -806,6 +965,7 @@ def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerB
             out: queue.Queue[Any], stop: threading.Event) -> None:
     """Parse, normalise, check and render rows; hand ~2K-text batches to the tokenising thread."""
     try:
+        load = limits.json_loader("a row")  # the depth cap read once, not per row
         pending: list[tuple[Any, Any]] = []
         it = iter(source_rows)
         if fmt == "auto":
@@ -813,7 +973,7 @@ def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerB
             for line, raw in it:
                 pending.append((line, raw))
                 try:
-                    parsed_sample.append(_parse(raw))
+                    parsed_sample.append(_parse(raw, load))
                 except ValueError:
                     continue
                 if len(parsed_sample) >= _DETECT_ROWS:
@@ -841,7 +1001,7 @@ def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerB
                 return
             stats.rows_read += 1
             try:
-                row = _parse(raw)
+                row = _parse(raw, load)
             except ValueError as exc:
                 stats.malformed_row(line, f"invalid JSON: {exc}", raw)
                 continue
@@ -862,6 +1022,8 @@ def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerB
                 anomalies = conv.anomalies + anomalies
             try:
                 prepared = prepare(bundle, conv, kept)
+            except limits.LimitError:
+                raise  # a template over its time/size budget fails every row alike: stop with the cap's message
             except DataError as exc:
                 stats.malformed_row(line, str(exc), raw)
                 continue

@@ -531,4 +531,10 @@ def load_entries(sources: Sequence[str], **kwargs: Any) -> tuple[list[Entry], li
 
 
 def is_local_path(text: str) -> bool:
-    return Path(text).expanduser().exists()
+    from comparelib import paths
+    from comparelib.errors import InputError
+
+    try:
+        return paths.resolve_user_path(text, "folder").exists()
+    except (InputError, OSError, ValueError):
+        return False

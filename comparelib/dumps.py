@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from comparelib import limits
+from comparelib.paths import resolve_user_path
 from comparelib.errors import ConfigError, DataError, InputError
 
 if TYPE_CHECKING:  # torch is heavy; imported lazily where tensors are touched
@@ -134,7 +136,7 @@ def _name_format(path: Path, family: str) -> str:
 
 def discover_dump_files(folder: str | Path) -> dict[str, list[Path]]:
     """Dump files under ``folder`` grouped by family, each list sorted (stable sampling)."""
-    root = Path(folder).expanduser()
+    root = resolve_user_path(folder, "dump folder")
     if not root.exists():
         raise DataError(f"dump folder not found: {root}. Give the folder that holds the dump files.")
     groups: dict[str, list[Path]] = {}
@@ -193,7 +195,7 @@ def load_embedding(path: str | Path) -> torch.Tensor:
     """
     from safetensors import safe_open
 
-    p = Path(path).expanduser()
+    p = resolve_user_path(path, "embedding file")
     if not p.exists():
         raise InputError(f"embedding file not found: {p}. Give a .safetensors file or a folder holding them.")
     candidates = sorted(p.glob("*.safetensors")) if p.is_dir() else [p]
@@ -240,7 +242,7 @@ def _load_file(path: Path, family: str) -> dict[str, Any]:
             return {k: f.get_tensor(k) for k in f.keys()}
     try:
         if path.name.endswith(".gz"):
-            with gzip.open(path, "rb") as fh:
+            with limits.DecompressionGuard(gzip.open(path, "rb"), path.name, path.stat().st_size) as fh:
                 buf = io.BytesIO(fh.read())
             obj = torch.load(buf, map_location="cpu", weights_only=True)
         else:
@@ -696,7 +698,7 @@ def audit_dumps(
                                     f"draft config lists aux layer ids {ids_cfg}: EAGLE-3 needs three distinct layers."))
 
     groups = discover_dump_files(folder)
-    root = Path(folder).expanduser()
+    root = resolve_user_path(folder, "dump folder")
     if not groups:
         raise DataError(
             f"no hidden-state dump files in {root}: expected SpecForge rows_*/data_*.ckpt[.gz], EAGLE "
@@ -825,13 +827,13 @@ def audit_dumps(
 
 def read_draft_config(path: str | Path) -> dict[str, Any]:
     """A draft's config.json (or the folder holding it) as a dict."""
-    p = Path(path).expanduser()
+    p = resolve_user_path(path, "draft config")
     if p.is_dir():
         p = p / "config.json"
     if not p.is_file():
         raise InputError(f"draft config not found: {p}. Give a config.json or the folder holding it.")
     try:
-        obj = json.loads(p.read_text(encoding="utf-8"))
+        obj = limits.loads(limits.read_text_capped(p, str(p), limits.CONFIG_BYTES), str(p))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"cannot read {p} as JSON: {exc}") from exc
     if not isinstance(obj, dict):

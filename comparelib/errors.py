@@ -61,3 +61,11 @@ class BenchError(CompareError):
 
 class StoreError(CompareError):
     """The results database cannot be opened or written."""
+
+
+class LimitError(DataError):
+    """An input over one of the caps in ``comparelib.limits``; the message names the cap and its variable."""
+
+
+class OutsideDataRootError(InputError):
+    """A server-side path that resolves outside SPECDRAFT_DATA_ROOT; nothing about it was read."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from comparelib import redact, settings
+from comparelib import limits, paths, redact, settings
 from comparelib.errors import (
     CompareError,
     ConfigError,
@@ -40,7 +40,6 @@ HUB_HOSTS = frozenset({"huggingface.co", "hf.co"})
 SafetensorsHeader = dict[str, tuple[tuple[int, ...], str]]
 """Tensor name -> (shape, safetensors dtype code such as ``"BF16"``)."""
 
-_MAX_HEADER = 25_000_000  # same ceiling as huggingface_hub's SAFETENSORS_MAX_HEADER_LENGTH
 _ROUTES = frozenset({"blob", "raw", "resolve", "tree", "blame"})
 _TYPE_PREFIXES = {"models": "model", "datasets": "dataset", "spaces": "space", "kernels": "kernel",
                   "buckets": "bucket"}
@@ -114,7 +113,12 @@ def _local_ref(text: str) -> ModelRef | None:
     """A local folder with config.json, or a local .json config; None when ``text`` is not a local path."""
     path_like = text.startswith(("/", "./", "../", "~", ".\\", "..\\")) or text in (".", "..") or (
         len(text) > 2 and text[1] == ":" and text[2] in "\\/")
-    path = Path(text).expanduser()
+    try:
+        path = paths.resolve_user_path(text, "folder")
+    except InputError:
+        if path_like:
+            raise
+        return None  # not under the data root: read as a Hub reference
     try:
         exists = path.exists()
     except OSError:
@@ -430,28 +434,35 @@ def _download(repo_id: str, filename: str, *, revision: str | None, repo_type: s
     return Path(str(path))
 
 
-def _reachable_metadata(repo_id: str, filename: str, *, revision: str | None, repo_type: str) -> bool:
-    """One HEAD without retries; False when the Hub cannot be reached (so the cache is tried at once)."""
+def _reachable_metadata(repo_id: str, filename: str, *, revision: str | None, repo_type: str) -> int | None:
+    """One HEAD without retries: the file's size (0 when unknown); None when the Hub cannot be reached."""
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
     url = hf_hub_url(repo_id, filename, repo_type=repo_type, revision=revision, endpoint=settings.hf_endpoint())
     try:
-        get_hf_file_metadata(url, token=_token(), endpoint=settings.hf_endpoint(), retry_on_errors=False)
+        meta = get_hf_file_metadata(url, token=_token(), endpoint=settings.hf_endpoint(), retry_on_errors=False)
     except Exception as exc:  # noqa: BLE001
         if _is_transport_error(exc):
-            return False
+            return None
         raise _map_error(exc, repo_id=repo_id, revision=revision, filename=filename, repo_type=repo_type) from None
-    return True
+    return int(meta.size or 0)
 
 
-def download_file(repo_id: str, filename: str, *, revision: str | None = None, repo_type: str = "model") -> Path:
-    """Path of one repo file in the local Hub cache, downloading it if needed (honours HF_HUB_OFFLINE)."""
+def download_file(repo_id: str, filename: str, *, revision: str | None = None, repo_type: str = "model",
+                  cap: limits.Cap | None = limits.CONFIG_BYTES) -> Path:
+    """Path of one repo file in the local Hub cache, downloading it if needed (honours HF_HUB_OFFLINE).
+
+    A file larger than ``cap`` (by the size the Hub states) is refused before it is downloaded;
+    ``cap=None`` for data files that are streamed from disk.
+    """
     if repo_type not in ("model", "dataset"):
         raise InputError(f"repo type must be 'model' or 'dataset', not {repo_type!r}")
     _validate_repo_id(repo_id, repo_id)
-    local_only = settings.hf_offline() or not _reachable_metadata(
+    size = None if settings.hf_offline() else _reachable_metadata(
         repo_id, filename, revision=revision, repo_type=repo_type)
-    return _download(repo_id, filename, revision=revision, repo_type=repo_type, local_only=local_only)
+    if cap is not None and size and size > cap.value():
+        raise cap.refuse(f"{filename} of {_label(repo_id, revision, repo_type)}", seen=limits.human_bytes(size))
+    return _download(repo_id, filename, revision=revision, repo_type=repo_type, local_only=size is None)
 
 
 def _commit_from_path(path: Path) -> str | None:
@@ -461,7 +472,7 @@ def _commit_from_path(path: Path) -> str | None:
 
 def _read_config(path: Path, shown: str) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = limits.loads(limits.read_text_capped(path, shown, limits.CONFIG_BYTES), shown)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); fix the file or "
@@ -475,38 +486,70 @@ def _read_config(path: Path, shown: str) -> dict[str, Any]:
     return data
 
 
-def _header_entries(header: dict[str, Any], shown: str) -> SafetensorsHeader:
+def _dims(shape: Any, name: str, shown: str) -> tuple[int, ...]:
+    """A safetensors shape: a list of non-negative integers (bool is not an integer here)."""
+    if not isinstance(shape, (list, tuple)) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0
+                                                      for d in shape):
+        raise ConfigError(f"{shown}: tensor {name!r} has shape {str(shape)[:80]}; a safetensors shape is a list of "
+                          "non-negative integers, so this is not a valid safetensors file")
+    return tuple(shape)
+
+
+def safetensors_entries(header: dict[str, Any], shown: str, data_size: int | None) -> SafetensorsHeader:
+    """Validated tensor entries of a parsed header: shapes, dtype, and data_offsets inside the data section."""
     out: SafetensorsHeader = {}
     for name, info in header.items():
         if name == "__metadata__":
             continue
         if not isinstance(info, dict) or "shape" not in info or "dtype" not in info:
             raise ConfigError(f"{shown}: tensor {name!r} has no shape/dtype in the safetensors header")
-        out[name] = (tuple(int(d) for d in info["shape"]), str(info["dtype"]))
+        dims = _dims(info["shape"], name, shown)
+        if not isinstance(info["dtype"], str):
+            raise ConfigError(f"{shown}: tensor {name!r} has a dtype that is not a string")
+        offsets = info.get("data_offsets")
+        if data_size is not None and offsets is not None and not (
+                isinstance(offsets, (list, tuple)) and len(offsets) == 2
+                and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+                and 0 <= offsets[0] <= offsets[1] <= data_size):
+            raise ConfigError(f"{shown}: tensor {name!r} has data_offsets {str(offsets)[:80]} outside the file's "
+                              f"{data_size:,}-byte data section; the file is truncated or not safetensors")
+        out[name] = (dims, info["dtype"])
     return out
 
 
+def _header_entries(header: dict[str, Any], shown: str) -> SafetensorsHeader:
+    return safetensors_entries(header, shown, None)
+
+
 def read_safetensors_header(path: Path) -> SafetensorsHeader:
-    """Shapes and dtypes from a local safetensors file's header (8-byte length + JSON); data is not read."""
+    """Shapes and dtypes from a local safetensors file's header (8-byte length + JSON); data is not read.
+
+    The header length is capped (SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES), shapes must be lists of
+    non-negative integers and every tensor's data_offsets must lie inside the file.
+    """
+    cap = limits.SAFETENSORS_HEADER_BYTES
     try:
         size = path.stat().st_size
         with path.open("rb") as fh:
             prefix = fh.read(8)
             if len(prefix) < 8:
-                raise ConfigError(f"{path} is too small to be a safetensors file")
+                raise ConfigError(f"{path} is too small to be a safetensors file (too short)")
             (length,) = struct.unpack("<Q", prefix)
-            if length > _MAX_HEADER or length > size - 8:
+            if length > size - 8:
                 raise ConfigError(f"{path} has an impossible safetensors header length ({length} bytes)")
+            if length > cap.value():
+                raise cap.refuse(f"the safetensors header of {path}", seen=limits.human_bytes(length))
             raw = fh.read(length)
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = limits.loads(raw.decode("utf-8"), f"the safetensors header of {path}")
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise ConfigError(f"{path} does not start with a JSON safetensors header; is it really safetensors?") from None
+        raise ConfigError(f"{path} does not start with a JSON safetensors header (not valid JSON); is it really "
+                          "safetensors?") from None
     if not isinstance(header, dict):
         raise ConfigError(f"{path} has a safetensors header that is not a JSON object")
-    return _header_entries(header, str(path))
+    return safetensors_entries(header, str(path), size - 8 - length)
 
 
 def _safetensors_targets(files: list[str], prefix: str) -> tuple[list[str], str | None]:
@@ -545,13 +588,78 @@ def _fetch_local(ref: ModelRef, *, with_card: bool, with_header: bool) -> Fetche
     card = None
     readme = folder / "README.md"
     if with_card and readme.is_file():
-        card = readme.read_text(encoding="utf-8", errors="replace")
+        card = limits.read_file_capped(readme, str(readme), limits.CONFIG_BYTES).decode("utf-8", "replace")
     header = _local_header(folder) if with_header else None
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()
                    and ".cache" not in p.relative_to(folder).parts)[:5000]
     label = folder.name if not ref.filename or ref.filename == "config.json" else f"{folder.name}/{ref.filename}"
     return FetchedModel(ref=ref, repo_id=None, revision=None, commit_sha=None, config=config, card=card,
                         safetensors_header=header, files=files, source_label=label)
+
+
+class _NotSafetensors(Exception):
+    """Internal: the remote file does not start with a safetensors header."""
+
+
+_FIRST_RANGE = 100_000  # as huggingface_hub: 97% of headers fit in the first 100 kB
+
+
+def _get_range(url: str, start: int, end: int, subject: str) -> tuple[bytes, int | None]:
+    """Bytes ``start..end`` (inclusive) of ``url``, never reading more even if the server ignores Range.
+
+    Returns the bytes and the file size from Content-Range when the server gave one.
+    """
+    import httpx2
+    from huggingface_hub.utils import get_session, hf_raise_for_status
+
+    headers = {"range": f"bytes={start}-{end}"}
+    token = _token()
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    want = end - start + 1
+    with get_session().stream("GET", url, headers=headers, timeout=10, follow_redirects=True) as response:
+        buf = bytearray()
+        for chunk in response.iter_bytes():
+            buf += chunk
+            if len(buf) >= want or (response.status_code >= 400 and len(buf) >= 65536):
+                break
+        if response.status_code >= 400:
+            hf_raise_for_status(httpx2.Response(response.status_code, headers=response.headers,
+                                                content=bytes(buf[:65536]), request=response.request))
+        total = None
+        match = re.search(r"/(\d+)$", response.headers.get("content-range") or "")
+        if match:
+            total = int(match.group(1))
+        if response.status_code == 200 and start > 0:  # Range ignored: the body starts at byte 0
+            buf = buf[start:]
+    return bytes(buf[:want]), total
+
+
+def _remote_safetensors_header(repo_id: str, name: str, revision: str | None) -> SafetensorsHeader:
+    """One remote file's header by range requests, with every cap the local reader has."""
+    from huggingface_hub import hf_hub_url
+
+    url = hf_hub_url(repo_id, name, revision=revision, endpoint=settings.hf_endpoint())
+    shown = f"{_label(repo_id, revision)}: {name}"
+    first, total = _get_range(url, 0, _FIRST_RANGE, shown)
+    if len(first) < 8:
+        raise _NotSafetensors(name)
+    (length,) = struct.unpack("<Q", first[:8])
+    cap = limits.SAFETENSORS_HEADER_BYTES
+    if length > cap.value():
+        raise cap.refuse(f"the safetensors header of {shown}", seen=limits.human_bytes(length))
+    if total is not None and length > total - 8:
+        raise ConfigError(f"{shown} has an impossible safetensors header length ({length} bytes)")
+    raw = first[8:8 + length] if length <= len(first) - 8 else _get_range(url, 8, length + 7, shown)[0]
+    if len(raw) < length:
+        raise _NotSafetensors(name)
+    try:
+        header = limits.loads(raw.decode("utf-8"), f"the safetensors header of {shown}")
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise _NotSafetensors(name) from None
+    if not isinstance(header, dict):
+        raise _NotSafetensors(name)
+    return safetensors_entries(header, shown, None if total is None else total - 8 - length)
 
 
 def _remote_header(repo_id: str, revision: str | None, files: list[str] | None, prefix: str
@@ -564,12 +672,8 @@ def _remote_header(repo_id: str, revision: str | None, files: list[str] | None, 
     """
     from huggingface_hub.errors import NotASafetensorsRepoError, RemoteEntryNotFoundError, SafetensorsParsingError
 
-    api = _api()
-    token = _token()
-
     def parse(name: str) -> SafetensorsHeader:
-        meta = api.parse_safetensors_file_metadata(repo_id, name, revision=revision, token=token)
-        return {t: (tuple(int(d) for d in info.shape), str(info.dtype)) for t, info in meta.tensors.items()}
+        return _remote_safetensors_header(repo_id, name, revision)
 
     try:
         if files is None:  # listing unknown (mirror without the API): probe like get_safetensors_metadata does
@@ -592,7 +696,7 @@ def _remote_header(repo_id: str, revision: str | None, files: list[str] | None, 
             for part in pool.map(parse, targets):
                 header.update(part)
         return header
-    except (NotASafetensorsRepoError, SafetensorsParsingError):
+    except (NotASafetensorsRepoError, SafetensorsParsingError, _NotSafetensors):
         return None
     except CompareError:
         raise
@@ -657,8 +761,9 @@ def fetch_model(text: str | ModelRef, *, with_card: bool = True, with_header: bo
     card = None
     if with_card and (listing is None or "README.md" in listing):
         try:
-            card = _download(repo_id, "README.md", revision=pinned, repo_type="model",
-                             local_only=local_only).read_text(encoding="utf-8", errors="replace")
+            readme = _download(repo_id, "README.md", revision=pinned, repo_type="model", local_only=local_only)
+            card = limits.read_file_capped(readme, f"README.md of {_label(repo_id, pinned)}",
+                                           limits.CONFIG_BYTES).decode("utf-8", "replace")
         except (EntryNotFoundError, OfflineError):
             card = None
 
@@ -716,6 +821,8 @@ def dataset_info_rows(repo_id: str, revision: str | None = None) -> dict[str, di
         path = _download(repo_id, "README.md", revision=revision, repo_type="dataset", local_only=True)
     except (EntryNotFoundError, OfflineError):
         return None
+    if path.stat().st_size > limits.CONFIG_BYTES.value():
+        return None  # a card too big to read is a card that does not say
     return _rows_from_card(_card_from_readme(path))
 
 
@@ -818,7 +925,7 @@ def parquet_rows(repo_id: str, *, revision: str | None = None, split: str | None
         # endpoint and token passed explicitly (huggingface_hub froze its environment at import); the
         # token travels in the Authorization header only. No instance cache: listings are per call.
         fs = HfFileSystem(endpoint=settings.hf_endpoint(), token=_token(), skip_instance_cache=True)
-        jobs = [(name, path) for name, paths in by_split.items() for path in paths]
+        jobs = [(name, path) for name, names in by_split.items() for path in names]
         with ThreadPoolExecutor(max_workers=min(8, len(jobs))) as pool:
             counts = list(pool.map(lambda job: _footer_rows(fs, repo_id, use_rev, job[1]), jobs))
     except CompareError:
@@ -830,3 +937,104 @@ def parquet_rows(repo_id: str, *, revision: str | None = None, split: str | None
     for (name, _path), n in zip(jobs, counts):
         rows[name] = rows.get(name, 0) + n
     return rows
+
+
+# --------------------------------------------------------------------------------------------------
+# datasets: only the Hub, nothing else
+
+
+def quiet_datasets() -> None:
+    """No telemetry or third-party request from ``datasets``/``huggingface_hub``.
+
+    datasets 5.2 sends a HEAD to s3.amazonaws.com for every Hub dataset it loads
+    (datasets/load.py, increase_load_count, unless config.HF_UPDATE_DOWNLOAD_COUNTS is false), and a
+    GET to datasets-server.<endpoint host> (below);
+    huggingface_hub's send_telemetry is off with HF_HUB_DISABLE_TELEMETRY. Both are module
+    constants read at import, so they are set here as well as in the environment.
+    """
+    os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+    os.environ["HF_UPDATE_DOWNLOAD_COUNTS"] = "false"
+    from huggingface_hub import constants as hf_constants
+
+    hf_constants.HF_HUB_DISABLE_TELEMETRY = True
+    import datasets.config as ds_config
+
+    ds_config.HF_UPDATE_DOWNLOAD_COUNTS = False
+    # datasets/load.py (HubDatasetModuleFactory.get_module) also asks the dataset viewer at
+    # "datasets-server." + the endpoint's host (utils/_dataset_viewer.py) for exported infos: another
+    # host than the endpoint (a mirror's or a local one's would be anybody's). The audit reads the card
+    # and the files itself, so that call is switched off.
+    ds_config.USE_PARQUET_EXPORT = False
+
+
+def _hub_url(value: str) -> bool:
+    """Whether a data_files entry names a file on the Hub: a repo-relative path/glob, hf://, or the endpoint."""
+    text = value.strip()
+    if text.startswith("hf://"):
+        return "::" not in text
+    if "://" in text or text.startswith(("//", "\\\\")) or "::" in text:
+        host, port, _scheme = _endpoint_parts()
+        parts = urlsplit(text)
+        try:
+            their_port = parts.port
+        except ValueError:
+            return False
+        return (parts.scheme in ("http", "https") and _bare_host(parts.hostname or "") == _bare_host(host)
+                and their_port == port)
+    return not (text.startswith(("/", "~")) or (len(text) > 1 and text[1] == ":"))  # not an absolute local path
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def check_data_files(card: dict[str, Any] | None, shown: str) -> None:
+    """Refuse a dataset card whose configs point data_files/data_dir anywhere but this Hub."""
+    configs = (card or {}).get("configs")
+    entries: list[str] = []
+    for cfg in configs if isinstance(configs, list) else []:
+        if isinstance(cfg, dict):
+            entries += _strings(cfg.get("data_files")) + _strings(cfg.get("data_dir"))
+    entries += _strings((card or {}).get("data_files"))
+    for entry in entries:
+        if not _hub_url(entry):
+            raise InputError(f"{shown}: its dataset card points data_files at {_mask_userinfo(entry)[:200]!r}, which is "
+                             f"not a file on {endpoint_host()}; only files on the Hub endpoint are read, so nothing "
+                             "was fetched")
+
+
+def check_data_file_urls(repo_id: str, urls: list[str]) -> None:
+    """Second check, on the files ``datasets`` resolved: every one must be on the Hub (hf:// or the endpoint)."""
+    for url in urls:
+        if not _hub_url(url) or not url.startswith(("hf://", settings.hf_endpoint())):
+            raise InputError(f"dataset {repo_id} resolves a data file at {_mask_userinfo(url)[:200]!r}, which is not "
+                             f"on {endpoint_host()}; only files on the Hub endpoint are read")
+
+
+def check_dataset_card(repo_id: str, revision: str | None = None) -> None:
+    """Read the dataset card (API, or the cached README offline) and refuse non-Hub data_files."""
+    _validate_repo_id(repo_id, repo_id)
+    card: dict[str, Any] | None = None
+    if not settings.hf_offline():
+        try:
+            info = _api().dataset_info(repo_id, revision=revision, expand=["cardData"], token=_token())
+        except Exception as exc:  # noqa: BLE001
+            if not _is_transport_error(exc):
+                raise _map_error(exc, repo_id=repo_id, revision=revision, filename="README.md",
+                                 repo_type="dataset") from None
+        else:
+            card = info.card_data.to_dict() if info.card_data is not None else None
+            check_data_files(card, f"dataset {repo_id}")
+            return
+    try:
+        path = _download(repo_id, "README.md", revision=revision, repo_type="dataset", local_only=True)
+    except (EntryNotFoundError, OfflineError):
+        return
+    if path.stat().st_size <= limits.CONFIG_BYTES.value():
+        check_data_files(_card_from_readme(path), f"dataset {repo_id}")

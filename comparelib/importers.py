@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from comparelib import limits
 from comparelib.errors import DataError, InputError
 from comparelib.store import Store
 from comparelib.store import _int, _num  # one definition of "a finite number or None"
@@ -48,7 +49,7 @@ def read_records(path: str | Path) -> list[dict]:
     """The run objects in a file: one JSON object, a JSON list of objects, or JSON lines."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = limits.read_text_capped(p, str(p), limits.DOCUMENT_BYTES)
     except FileNotFoundError:
         raise InputError(f"no such file: {p}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -56,7 +57,7 @@ def read_records(path: str | Path) -> list[dict]:
     if not text.strip():
         raise DataError(f"{p} is empty; {_EXPECTED}")
     try:
-        whole = json.loads(text)
+        whole = limits.loads(text, str(p))
     except json.JSONDecodeError:
         whole = None
     if isinstance(whole, dict):
@@ -70,7 +71,7 @@ def read_records(path: str | Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = limits.loads(line, f"{p} line {n}")
         except json.JSONDecodeError as exc:
             raise DataError(f"{p} line {n} is not JSON ({exc.msg}); {_EXPECTED}") from None
         if not isinstance(obj, dict):

@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from comparelib.architectures import COMPONENTS, ModelSpec, TensorSpec
-from comparelib.errors import DataError, InputError
+from comparelib.errors import ConfigError, DataError, InputError
 
 MEMORY_DTYPES: dict[str, int] = {"bf16": 2, "fp8": 1, "fp32": 4}
 
@@ -310,26 +310,14 @@ def reconcile(spec: ModelSpec, header: Header) -> CheckpointReport:
 
 
 def read_safetensors_header(path: str | Path) -> dict[str, tuple[tuple[int, ...], str]]:
-    """Tensor name -> (shape, dtype) from a local .safetensors file, reading only its header."""
+    """Tensor name -> (shape, dtype) from a local .safetensors file, reading only its header.
+
+    The same reader as ``hub``: header size capped, shapes non-negative integers, offsets inside the file.
+    """
+    from comparelib import hub
+
     p = Path(path)
     try:
-        with p.open("rb") as fh:
-            raw_len = fh.read(8)
-            if len(raw_len) != 8:
-                raise DataError(f"{p.name} is not a safetensors file (too short)")
-            (length,) = struct.unpack("<Q", raw_len)
-            if length > 100_000_000:
-                raise DataError(f"{p.name}: safetensors header of {length:,} bytes is implausible")
-            meta = json.loads(fh.read(length))
-    except OSError as exc:
-        raise DataError(f"cannot read {p}: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{p.name}: safetensors header is not valid JSON") from exc
-    if not isinstance(meta, dict):
-        raise DataError(f"{p.name}: safetensors header is not a JSON object")
-    out: dict[str, tuple[tuple[int, ...], str]] = {}
-    for name, info in meta.items():
-        if name == "__metadata__" or not isinstance(info, dict):
-            continue
-        out[name] = (tuple(int(d) for d in info.get("shape", ())), str(info.get("dtype", "")))
-    return out
+        return hub.read_safetensors_header(p)
+    except ConfigError as exc:
+        raise DataError(str(exc)) from None

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union
 
-from comparelib import settings
+from comparelib import limits, paths, settings
 from comparelib.errors import CompareError, DataError, InputError
 
 Message = dict[str, str]
@@ -81,17 +81,18 @@ def _from_conversations(row: Mapping[str, Any]) -> Prompt | None:
 
 def load_prompts(path: str | Path | None = None, *, limit: int | None = None) -> list[Prompt]:
     """Prompts from a JSONL file (one row per line) or, without a path, the bundled set."""
-    source = Path(path) if path is not None else bundled_path()
+    source = paths.resolve_user_path(path, "prompt file") if path is not None else bundled_path()
     if not source.is_file():
         raise InputError(f"prompt file not found: {source}")
     prompts: list[Prompt] = []
     try:
-        with source.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
+        with source.open("rb") as fh:
+            for lineno, raw in enumerate(limits.iter_lines(fh, source.name), 1):
+                if not raw.strip():
                     continue
+                line = raw.decode("utf-8")
                 try:
-                    row = json.loads(line)
+                    row = limits.loads(line, f"{source.name} line {lineno}")
                 except ValueError as exc:
                     raise DataError(f"{source.name} line {lineno} is not JSON ({getattr(exc, 'msg', exc)}); expected one JSON "
                                     f"object per line with a 'prompt' or 'messages' field") from exc

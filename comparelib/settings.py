@@ -47,6 +47,12 @@ def database_url() -> str:
     return f"sqlite:///{home() / 'results.sqlite'}"
 
 
+def data_root() -> Path | None:
+    """SPECDRAFT_DATA_ROOT: the one folder server-side paths may point into (None: any path, single user)."""
+    raw = (os.environ.get("SPECDRAFT_DATA_ROOT") or "").strip()
+    return Path(raw).expanduser() if raw else None
+
+
 DATA_DIR = Path(__file__).parent / "data"
 
 

@@ -11,6 +11,8 @@ turn".
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from comparelib import limits
 from comparelib.errors import ConfigError, DataError
 
 Turn = tuple[str, str]
@@ -48,12 +51,45 @@ def _strftime_now(fmt: str) -> str:
     return datetime.now().strftime(fmt)
 
 
+_budget = threading.local()
+"""Per-thread render budget: (deadline on time.monotonic, output byte cap); None outside a render."""
+
+
+def _check_budget() -> None:
+    budget = getattr(_budget, "value", None)
+    if budget is not None and time.monotonic() > budget[0]:
+        raise limits.RENDER_SECONDS.refuse("rendering one conversation with the chat template")
+
+
+def _check_size(value: Any) -> Any:
+    budget = getattr(_budget, "value", None)
+    if budget is not None and isinstance(value, (str, bytes, list, tuple, dict)) and len(value) > budget[1]:
+        raise limits.RENDER_BYTES.refuse("a value built by the chat template", value=budget[1])
+    return value
+
+
+def _bounded_range(*args: int) -> Any:
+    """The sandbox's range (at most 100,000 items), checking the render time budget as it goes."""
+    from jinja2.sandbox import safe_range
+
+    rng = safe_range(*args)
+
+    def gen() -> Any:
+        for i, value in enumerate(rng):
+            if not i & 255:
+                _check_budget()
+            yield value
+
+    return gen()
+
+
 @lru_cache(maxsize=16)
 def _compile(source: str) -> Any:
     from jinja2 import nodes
     from jinja2.exceptions import TemplateError
     from jinja2.ext import Extension, loopcontrols
     from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from jinja2.utils import Namespace
 
     class _Generation(Extension):
         """``{% generation %}`` blocks (HF assistant masks) render their body unchanged."""
@@ -68,14 +104,78 @@ def _compile(source: str) -> Any:
         def _passthrough(self, caller: Any) -> str:
             return str(caller())
 
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[_Generation, loopcontrols])
+    class _BoundedNamespace(Namespace):
+        """``namespace()`` whose attributes cannot grow past the rendered-size cap."""
+
+        def __setitem__(self, name: str, value: Any) -> None:
+            _check_budget()
+            super().__setitem__(name, _check_size(value))
+
+    class _Bounded(ImmutableSandboxedEnvironment):
+        """The HF sandbox plus time and size budgets checked on every call, operator and attribute."""
+
+        intercepted_binops = frozenset({"*", "**", "+"})
+
+        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            _check_budget()
+            budget = getattr(_budget, "value", None)
+            cap = budget[1] if budget is not None else limits.RENDER_BYTES.value()
+            if operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(right) > 64 \
+                    and abs(left) > 1:
+                raise limits.RENDER_BYTES.refuse(f"{left} ** {right} in the chat template", value=cap)
+            if operator == "*":
+                for seq, n in ((left, right), (right, left)):
+                    if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > cap:
+                        raise limits.RENDER_BYTES.refuse("a repeated value in the chat template", value=cap)
+            return _check_size(super().call_binop(context, operator, left, right))
+
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+            _check_budget()
+            return _check_size(super().call(__context, __obj, *args, **kwargs))
+
+        def getattr(self, obj: Any, attribute: str) -> Any:
+            _check_budget()
+            return super().getattr(obj, attribute)
+
+        def getitem(self, obj: Any, argument: Any) -> Any:
+            _check_budget()
+            return super().getitem(obj, argument)
+
+    env = _Bounded(trim_blocks=True, lstrip_blocks=True, extensions=[_Generation, loopcontrols])
     env.filters["tojson"] = _tojson
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = _strftime_now
+    env.globals["range"] = _bounded_range
+    env.globals["namespace"] = _BoundedNamespace
     try:
         return env.from_string(source)
     except TemplateError as exc:
         raise ConfigError(f"the chat template does not parse as Jinja: {exc}") from None
+    except RecursionError:
+        raise ConfigError("the chat template nests too deeply to parse") from None
+
+
+def _render_bounded(template: Any, **context: Any) -> str:
+    """Render through ``generate`` so the time and size budgets are checked between output pieces."""
+    seconds = limits.RENDER_SECONDS.value()
+    cap = limits.RENDER_BYTES.value()
+    _budget.value = (time.monotonic() + seconds, cap)
+    try:
+        done: list[str] = []  # joined every 4,096 pieces: a million one-character pieces must not cost 50 MB
+        parts: list[str] = []
+        size = 0
+        for piece in template.generate(**context):
+            size += len(piece)
+            if size > cap:
+                raise limits.RENDER_BYTES.refuse("one conversation rendered with the chat template", value=cap)
+            parts.append(piece)
+            if len(parts) >= 4096:
+                done.append("".join(parts))
+                parts.clear()
+                _check_budget()
+        return "".join(done) + "".join(parts)
+    finally:
+        _budget.value = None
 
 
 @dataclass(frozen=True)
@@ -92,8 +192,12 @@ class ChatTemplate:
 
         template = _compile(self.source)
         try:
-            return str(template.render(messages=list(messages), add_generation_prompt=add_generation_prompt,
-                                       tools=None, documents=None, **self.special))
+            return _render_bounded(template, messages=list(messages), add_generation_prompt=add_generation_prompt,
+                                   tools=None, documents=None, **self.special)
+        except limits.LimitError:
+            raise
+        except RecursionError:
+            raise DataError("the chat template recursed too deeply on a conversation") from None
         except TemplateError as exc:
             raise DataError(f"the chat template refused a conversation: {exc}") from None
         except (TypeError, KeyError, AttributeError, ValueError) as exc:
@@ -128,6 +232,9 @@ def template_from_config(config: dict[str, Any], name: str = "tokenizer_config.j
         return None
     if not isinstance(raw, str):
         raise ConfigError(f"{name}: chat_template is neither a string nor a list of named templates")
+    cap = limits.TEMPLATE_BYTES
+    if len(raw) > cap.value() or len(raw.encode("utf-8", "surrogatepass")) > cap.value():
+        raise cap.refuse(f"the chat template in {name}", seen=limits.human_bytes(len(raw.encode("utf-8", "replace"))))
     special = {key: _token_text(config.get(key)) for key in _SPECIAL_KEYS}
     _compile(raw)
     return ChatTemplate(raw, special, name=name)
@@ -140,14 +247,18 @@ def load_template(folder: str | Path) -> ChatTemplate | None:
     cfg_path = folder / "tokenizer_config.json"
     if cfg_path.is_file():
         try:
-            config = json.loads(cfg_path.read_text(encoding="utf-8"))
+            config = limits.loads(limits.read_text_capped(cfg_path, str(cfg_path), limits.CONFIG_BYTES), str(cfg_path))
         except (OSError, ValueError) as exc:
             raise ConfigError(f"{cfg_path} is not valid JSON: {exc}") from None
         if not isinstance(config, dict):
             raise ConfigError(f"{cfg_path} is not a JSON object")
     jinja_path = folder / "chat_template.jinja"
     if jinja_path.is_file():
-        config = {**config, "chat_template": jinja_path.read_text(encoding="utf-8")}
+        try:
+            source = limits.read_text_capped(jinja_path, str(jinja_path), limits.TEMPLATE_BYTES)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read {jinja_path} as UTF-8 text: {exc}") from None
+        config = {**config, "chat_template": source}
         return template_from_config(config, name=str(jinja_path.name))
     return template_from_config(config) if config else None
 

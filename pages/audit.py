@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ import app
 
 app.ensure_routed()
 
-from comparelib import export, settings
+from comparelib import export, paths, settings
 from comparelib.audit import AuditResult, audit
 from comparelib.conversations import FORMATS
 from comparelib.errors import CompareError
@@ -175,6 +175,11 @@ with conv_tab:
         source = st.text_input("Dataset: a .jsonl/.json/.parquet/.arrow file, a folder, or a Hub dataset "
                                "(org/name or https://huggingface.co/datasets/org/name)", key="audit_source",
                                placeholder="/data/sharegpt_train.jsonl")
+        upload = st.file_uploader(
+            "…or upload a dataset file (used instead of the path above)", key="audit_upload",
+            type=["jsonl", "json", "parquet", "arrow", "gz", "bz2", "xz"],
+            help="Streamed to a temporary file under the data root, capped by SPECDRAFT_MAX_UPLOAD_BYTES, and "
+                 "deleted after the audit.")
         tokenizer = st.text_input("Target tokenizer: tokenizer.json, its folder, or a Hub model id (optional)",
                                   key="audit_tokenizer", placeholder="meta-llama/Llama-3.1-8B-Instruct")
         c = st.columns(4)
@@ -190,34 +195,35 @@ with conv_tab:
         run = st.form_submit_button("Run audit", type="primary", key="audit_run")
     if run:
         st.session_state.pop("audit_result", None)
-        if not source.strip():
-            st.error("Give a dataset path or Hub id.")
+        if not source.strip() and upload is None:
+            st.error("Give a dataset path or Hub id, or upload a file.")
         else:
+            saved = None
             try:
-                st.session_state["audit_result"] = _run_audit(
-                    source.strip(), tokenizer.strip(), int(max_length), fmt, int(sample_n) if sample_mode else None,
-                    config.strip(), split.strip())
+                if upload is not None:
+                    saved = paths.save_upload(upload, upload.name)
+                result = _run_audit(
+                    str(saved) if saved is not None else source.strip(), tokenizer.strip(), int(max_length), fmt,
+                    int(sample_n) if sample_mode else None, config.strip(), split.strip())
+                if saved is not None:
+                    result.source = upload.name  # not the server's temporary path
+                st.session_state["audit_result"] = result
             except CompareError as exc:
                 st.error(str(exc))
             except OSError as exc:
                 st.error(f"Cannot read the dataset: {exc.strerror or exc}")
+            finally:
+                if saved is not None:
+                    shutil.rmtree(saved.parent, ignore_errors=True)
     result = st.session_state.get("audit_result")
     if isinstance(result, AuditResult):
         _show_result(result)
 
 
 def _draft_config(text: str) -> dict[str, Any] | None:
-    if not text.strip():
-        return None
-    path = Path(text.strip()).expanduser()
-    if path.is_dir():
-        path = path / "config.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"no draft config at {path}")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} is not a JSON object")
-    return data
+    from comparelib import dumps as dumps_lib
+
+    return dumps_lib.read_draft_config(text.strip()) if text.strip() else None
 
 
 with dump_tab:

@@ -190,6 +190,8 @@ with st.expander("Run a benchmark", expanded=job is not None):
     prompt_source = c1.radio("Prompts", ["bundled", "dataset file"], key="bench_prompt_source")
     prompt_path = c2.text_input("Dataset path (JSONL with prompt / messages rows)", key="bench_prompt_path",
                                 disabled=prompt_source == "bundled")
+    prompt_upload = c2.file_uploader("…or upload one (used instead of the path)", type=["jsonl", "json"],
+                                     key="bench_prompt_upload", disabled=prompt_source == "bundled")
     start = st.button("Run benchmark", key="bench_run", type="primary", disabled=running)
 
 if start and not running:
@@ -202,7 +204,17 @@ if start and not running:
         "spec_override": spec or None, "group": group.strip() or None,
         "prompt_path": (prompt_path.strip() or None) if prompt_source == "dataset file" else None,
     }
-    if prompt_source == "dataset file" and not kwargs["prompt_path"]:
+    upload_error = None
+    if prompt_source == "dataset file" and prompt_upload is not None:
+        from comparelib import paths
+
+        try:  # streamed under the data root with the upload cap, then read like a path
+            kwargs["prompt_path"] = str(paths.save_upload(prompt_upload, prompt_upload.name))
+        except CompareError as exc:
+            upload_error = str(exc)
+    if upload_error:
+        st.error(upload_error)
+    elif prompt_source == "dataset file" and not kwargs["prompt_path"]:
         st.error("give the path of a JSONL dataset, or choose the bundled prompts")
     else:
         from comparelib.prompts import prompt_set_name

@@ -231,6 +231,8 @@ def _safetensors_params(blob: _Blob) -> dict[str, int]:
     for name, info in header.items():
         if name == "__metadata__" or not isinstance(info, dict):
             continue
+        if not all(isinstance(d, int) for d in info.get("shape") or []):
+            return {}  # a hostile header: the Hub shows no safetensors summary for it
         counts[info["dtype"]] = counts.get(info["dtype"], 0) + math.prod(info["shape"])
     return counts
 

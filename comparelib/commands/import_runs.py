@@ -27,6 +27,9 @@ def run(args: argparse.Namespace) -> int:
     from comparelib.importers import import_file, read_records, detect_format
     from comparelib.store import Store
 
+    from comparelib.paths import resolve_user_path
+
+    args.files = [str(resolve_user_path(path, "result file")) for path in args.files]
     # check every file before writing anything
     for path in args.files:
         for rec in read_records(path):

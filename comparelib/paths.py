@@ -1,0 +1,100 @@
+"""Paths a user typed (dataset, folder, dump, prompt file): confined to SPECDRAFT_DATA_ROOT when it is set.
+
+On a shared dashboard a visitor must not be able to read server files by naming them, nor learn
+which exist. With ``SPECDRAFT_DATA_ROOT`` set, every user path is resolved (symlinks followed,
+relative paths taken from the root) and refused unless it lies inside the root or the app's own
+shipped data; the check runs before anything about the path is looked at. Unset, paths are used
+as given (a local single user).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from comparelib import settings
+from comparelib.errors import OutsideDataRootError
+
+
+def _inside(path: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([path, root]) == root
+    except ValueError:  # different drives
+        return False
+
+
+def resolve_user_path(text: str | os.PathLike[str], what: str = "path") -> Path:
+    """``text`` as a Path the server may read; OutsideDataRootError when it leaves SPECDRAFT_DATA_ROOT."""
+    raw = os.fspath(text)
+    root = settings.data_root()
+    if root is None:
+        return Path(raw).expanduser()
+    if "\x00" in raw:
+        raise OutsideDataRootError(f"{what} {raw!r} holds a NUL character")
+    root_real = os.path.realpath(root)
+    candidate = Path(raw)
+    if raw.startswith("~"):
+        candidate = candidate.expanduser()
+    if not candidate.is_absolute():
+        candidate = Path(root_real) / candidate
+    real = os.path.realpath(candidate)
+    shipped = os.path.realpath(settings.DATA_DIR)
+    if _inside(real, root_real) or _inside(real, shipped):
+        return Path(real)
+    raise OutsideDataRootError(
+        f"{what} {raw!r} is outside the data root {root} (SPECDRAFT_DATA_ROOT): on this server only files under "
+        "it can be read; copy the file there or upload it")
+
+
+def is_confined() -> bool:
+    """Whether user paths are confined (SPECDRAFT_DATA_ROOT set)."""
+    return settings.data_root() is not None
+
+
+def upload_dir() -> Path:
+    """Where uploads are streamed: ``uploads/`` under the data root, else under the app's home."""
+    root = settings.data_root()
+    base = Path(os.path.realpath(root)) if root is not None else settings.home()
+    folder = base / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+_SAFE_NAME = "".join(chr(c) for c in range(128) if chr(c).isalnum()) + "._-"
+
+
+def save_upload(fileobj: object, name: str) -> Path:
+    """Stream an uploaded file (anything with ``read(n)``) to a new file under ``upload_dir()``.
+
+    The name keeps only its last component's safe characters (the suffix decides how it is read);
+    the size is capped by SPECDRAFT_MAX_UPLOAD_BYTES while copying, and a refused upload leaves nothing.
+    """
+    import tempfile
+
+    from comparelib import limits
+
+    base = os.path.basename(str(name or "upload")).strip() or "upload"
+    clean = "".join(ch if ch in _SAFE_NAME else "_" for ch in base)[-100:].lstrip(".") or "upload"
+    cap = limits.UPLOAD_BYTES
+    limit = cap.value()
+    size = getattr(fileobj, "size", None)
+    if isinstance(size, int) and size > limit:
+        raise cap.refuse(f"upload {clean}", value=limit, seen=limits.human_bytes(size))
+    folder = Path(tempfile.mkdtemp(prefix="upload-", dir=upload_dir()))
+    target = folder / clean
+    done = 0
+    try:
+        with open(target, "wb") as out:
+            while True:
+                chunk = fileobj.read(1 << 20)  # type: ignore[attr-defined]
+                if not chunk:
+                    break
+                done += len(chunk)
+                if done > limit:
+                    raise cap.refuse(f"upload {clean}", value=limit)
+                out.write(chunk)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        folder.rmdir()
+        raise
+    return target
