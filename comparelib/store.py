@@ -800,11 +800,11 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
 
 
 def speedup(run: RunRecord, baseline: RunRecord) -> float | None:
-    """Output tok/s of ``run`` over ``baseline``; None when either lacks a throughput."""
-    a, b = run.output_tokens_per_s, baseline.output_tokens_per_s
-    if a is None or b is None or b <= 0:
-        return None
-    return a / b
+    """Output tok/s of ``run`` over ``baseline``; None when either lacks a throughput or the baseline is not
+    comparable (another model, engine or setting: ``speedup.baseline_mismatch``)."""
+    from comparelib.speedup import speedup_against
+
+    return speedup_against(run, baseline)[0]
 
 
 COMPARE_METRICS = [
@@ -824,12 +824,18 @@ def comparison_frame(records: Sequence[RunRecord], baseline: RunRecord | None = 
     """Runs side by side (one row per run) with the speedup of each over ``baseline``."""
     import pandas as pd
 
+    from comparelib.speedup import speedup_against
+
     rows = []
     for rec in records:
-        row: dict[str, Any] = {"run": rec.title, "kind": rec.kind, "num_steps": rec.num_steps}
+        row: dict[str, Any] = {"run": rec.title, "kind": rec.kind, "status": rec.status, "model": rec.model,
+                               "num_steps": rec.num_steps}
         for attr, name in COMPARE_METRICS:
             row[name] = getattr(rec, attr)
-        row["speedup"] = speedup(rec, baseline) if baseline is not None else None
+        if baseline is not None:
+            row["speedup"], row["speedup_note"] = speedup_against(rec, baseline)
+        else:
+            row["speedup"], row["speedup_note"] = None, "no baseline picked"
         rows.append(row)
     frame = pd.DataFrame(rows)
     if not frame.empty:
