@@ -709,7 +709,8 @@ class AuditResult:
         rows += [(f"anomaly {k}", v) for k, v in sorted(self.anomalies.items())]
         if self.estimate:
             for key, est in self.estimate.items():
-                rows.append((f"{key} 95% CI", f"{est['low']:.0f} .. {est['high']:.0f}"))
+                rows.append((f"{key} 95% low", round(est["low"])))
+                rows.append((f"{key} 95% high", round(est["high"])))
         if self.hub_rows is not None or self.hub_rows_note:
             rows.append(("rows per the Hub", self.hub_rows if self.hub_rows is not None else self.hub_rows_note))
         return rows
@@ -717,8 +718,10 @@ class AuditResult:
     def summary_table(self) -> Any:
         import pandas as pd
 
-        return pd.DataFrame([(k, str(v) if not isinstance(v, (int, float)) else v) for k, v in self.summary_rows()],
-                            columns=["metric", "value"]).astype({"value": str})
+        # values keep their types so JSON carries numbers as numbers (and text as text)
+        rows = [(k, v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v))
+                for k, v in self.summary_rows()]
+        return pd.DataFrame(rows, columns=["metric", "value"], dtype=object)
 
     def export(self, fmt: str) -> str:
         from comparelib import export

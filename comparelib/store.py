@@ -787,10 +787,11 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     for rec in records:
         row = {c: getattr(rec, c) for c in FRAME_COLUMNS}
         row["labels"] = ", ".join(rec.labels)
-        row["created_at"] = rec.created_at.strftime("%Y-%m-%d %H:%M:%S") if isinstance(rec.created_at, datetime) \
-            else str(rec.created_at)
+        row["created_at"] = _aware(rec.created_at) if isinstance(rec.created_at, datetime) else None
         rows.append(row)
     frame = pd.DataFrame(rows, columns=FRAME_COLUMNS)
+    # a real time (UTC), not text or epoch seconds: tables show it as a date, exports as ISO 8601
+    frame["created_at"] = pd.to_datetime(frame["created_at"], utc=True)
     for col in ("num_steps", "topk", "num_draft_tokens"):
         frame[col] = frame[col].astype("Int64")
     for col in ("output_tokens_per_s", "accept_length", "accept_length_mean", "ttft_p50_ms", "ttft_p99_ms",
