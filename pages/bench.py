@@ -12,7 +12,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from comparelib import export, settings
+from comparelib import export, settings, speedup, tables
+from comparelib.charts import run_sweep_charts
+from comparelib.draft import default_runs, latest_own_group
 from comparelib.errors import CompareError
 from comparelib.store import RunRecord, Store, comparison_frame, runs_to_frame
 
@@ -66,50 +68,6 @@ def _run_job(job: BenchJob, store: Store, kwargs: dict[str, Any]) -> None:
 
 def _labels(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
-
-
-def _short(rec: RunRecord) -> str:
-    labels = [x for x in rec.labels if x not in ("example", "baseline")]
-    return f"#{rec.id} " + (", ".join(labels) if labels else "baseline")
-
-
-def sweep_charts(records: list[RunRecord]) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
-    """tok/s (the group's baseline runs as dashed horizontal rules) and acceptance length against num_steps."""
-    spec = pd.DataFrame([
-        {"num_steps": r.num_steps, "output tok/s": r.output_tokens_per_s, "accept length": r.accept_length,
-         "run": r.title, "kind": r.kind}
-        for r in records if not r.is_baseline and r.num_steps is not None
-    ])
-    base = pd.DataFrame([
-        {"output tok/s": r.output_tokens_per_s, "baseline": _short(r), "run": r.title}
-        for r in records if r.is_baseline and r.output_tokens_per_s is not None
-    ])
-    if spec.empty and base.empty:
-        return None
-    x = alt.X("num_steps:Q", title="num_steps (draft depth)", scale=alt.Scale(domain=[0, 10.5]),
-              axis=alt.Axis(tickMinStep=1))
-    layers = []
-    if not spec.empty:
-        layers.append(alt.Chart(spec).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
-            x=x, y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
-            tooltip=["run", "num_steps", "output tok/s", "accept length", "kind"],
-        ))
-    if not base.empty:
-        layers.append(alt.Chart(base).mark_rule(strokeDash=[6, 4], color="#888").encode(
-            y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
-            tooltip=["run", "output tok/s"]))
-        layers.append(alt.Chart(base).mark_text(align="left", dx=4, dy=-6, color="#555").encode(
-            x=alt.value(4), y="output tok/s:Q", text=alt.Text("baseline:N")))
-    speed = alt.layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
-    if spec.empty or spec["accept length"].isna().all():
-        return speed, None
-    accept = alt.Chart(spec.dropna(subset=["accept length"])).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
-        x=x,
-        y=alt.Y("accept length:Q", title="acceptance length (tokens per verify)", scale=alt.Scale(zero=False),
-                axis=alt.Axis(format=".2f")),
-        tooltip=["run", "num_steps", "accept length"],
-    ).properties(title="Acceptance length vs num_steps", height=320)
-    return speed, accept
 
 
 def _requests_view(frame: pd.DataFrame) -> pd.DataFrame:
@@ -277,7 +235,7 @@ try:
         default_group = groups.index(EXAMPLE_GROUP) if EXAMPLE_GROUP in groups else 0
         sweep_group = st.selectbox("Group", groups, index=default_group, key="sweep_group")
         group_runs = store.runs(group=sweep_group)
-        charts = sweep_charts(group_runs)
+        charts = run_sweep_charts(group_runs)
         if charts is None:
             st.info("this group has no runs with a throughput to chart")
         else:
