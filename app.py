@@ -53,6 +53,22 @@ def ensure_routed() -> None:
         st.stop()
 
 
+def column_config(table, frame=None) -> dict:  # type: ignore[no-untyped-def]
+    """st.column_config for a ``comparelib.tables.Table``: units, number formats, widths, pinned name column."""
+    cfg: dict = {}
+    for c in table.columns:
+        if frame is not None and c.name not in frame.columns:
+            continue
+        common = {"label": c.title, "width": c.width, "help": c.help, "pinned": True if c.pinned else None}
+        if c.kind in ("int", "float"):
+            cfg[c.name] = st.column_config.NumberColumn(format=c.printf(), **common)
+        elif c.kind == "datetime":
+            cfg[c.name] = st.column_config.DatetimeColumn(format="localized", **common)
+        else:
+            cfg[c.name] = st.column_config.TextColumn(**common)
+    return cfg
+
+
 DRAFT_STATE = "own_draft"
 TOKEN_STATE = "hub_token"
 _NONE = "(none)"
