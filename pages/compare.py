@@ -11,7 +11,7 @@ import app
 
 app.ensure_routed()
 
-from comparelib import comparison, export, lint, registry, settings
+from comparelib import comparison, export, lint, registry, settings, tables
 from comparelib.errors import CompareError
 
 st.title("Compare drafts")
@@ -19,10 +19,13 @@ st.caption(
     "Exact parameter counts from each config's tensor list, reconciled with the checkpoint header where one "
     "exists, plus wiring lint. Paste Hub URLs (any form), org/name[@rev], or local folders."
 )
+draft = app.own_draft()
 
 
 @st.cache_data(show_spinner=False, ttl=3600)
-def _load(source: str, target: str | None, target_layers: int | None) -> comparison.Entry:
+def _load(source: str, target: str | None, target_layers: int | None, token_tag: str) -> comparison.Entry:
+    # token_tag: a fingerprint of the session's Hub token (never the token), so a gated repo read with
+    # one session's token is not served from the cache to a session without it
     return comparison.load_entry(source, target=target or None, target_layers=target_layers)
 
 
@@ -36,7 +39,9 @@ qp = st.query_params
 if "m" in qp:
     initial = qp.get_all("m")
 else:
-    initial = [comparison.registry_source(h) for h in registry.DEFAULT_COMPARISON] + [comparison.EXAMPLE_OWN]
+    # your draft (from the sidebar) against the published defaults
+    initial = [comparison.registry_source(h) for h in registry.DEFAULT_COMPARISON if
+               comparison.registry_source(h) != draft.source] + [draft.source]
 initial_picks = [s[len(comparison.REGISTRY_PREFIX):] for s in initial if s.startswith(comparison.REGISTRY_PREFIX)]
 initial_other = [s for s in initial if not s.startswith(comparison.REGISTRY_PREFIX)]
 
@@ -53,7 +58,7 @@ with st.form("compare_form"):
         value="\n".join(initial_other),
         key="compare_urls",
         height=100,
-        placeholder="https://huggingface.co/AQ-MedAI/Kimi-K2-Instruct-eagle3\n/path/to/my-draft",
+        placeholder="paste Hub URLs or folder paths, one per line",
     )
     c1, c2 = st.columns(2)
     target = c1.text_input(
@@ -85,6 +90,7 @@ if layers_text.strip():
 
 if submitted:
     st.query_params.clear()
+    app.set_own_draft(draft)  # the draft stays in the link
     st.query_params["m"] = sources
     if target.strip():
         st.query_params["target"] = target.strip()
@@ -99,7 +105,8 @@ entries: list[comparison.Entry] = []
 with st.spinner("Reading configs and checkpoint headers…"):
     for src in sources:
         try:
-            entries.append(_load(src, target.strip() or None, target_layers))
+            with settings.session_token(app.hub_token()):
+                entries.append(_load(src, target.strip() or None, target_layers, settings.token_fingerprint()))
         except CompareError as exc:
             st.error(f"**{src}**: {exc}")
 if not entries:
@@ -121,17 +128,13 @@ st.dataframe(
     width="stretch",
     hide_index=True,
     key="compare_table",
-    column_config={
-        c: st.column_config.NumberColumn(c, format="localized")
-        for c in ("total", "excluding_embedding", "embedding", "lm_head", "trainable", "frozen", "stored", "active",
-                  "train_samples", "train_tokens")
-    },
+    column_config=app.column_config(tables.DRAFT_PARAMS, df),
 )
 cols = st.columns(len(export.FORMATS))
 for col, fmt in zip(cols, export.FORMATS):
     col.download_button(
         f"Download {fmt.upper() if fmt != 'latex' else 'LaTeX'}",
-        data=export.render(df, fmt),
+        data=export.render(df, fmt, table=tables.DRAFT_PARAMS),
         file_name=f"draft-comparison.{export.EXTENSION[fmt]}",
         mime=export.MIME[fmt],
         key=f"compare_download_{fmt}",
@@ -144,7 +147,7 @@ chart = (
     .mark_bar()
     .encode(
         x=alt.X("sum(params):Q", title="parameters"),
-        y=alt.Y("draft:N", title=None, sort=None),
+        y=alt.Y("draft:N", title=None, sort=None, axis=alt.Axis(labelLimit=480)),  # full names, never cut
         color=alt.Color("component:N", sort=list(comparison.architectures.COMPONENTS)),
         opacity=alt.Opacity("trainable:N", scale=alt.Scale(domain=["trainable", "mixed", "frozen"], range=[1, 0.75, 0.4]),
                             title="trained?"),
@@ -159,7 +162,8 @@ findings = comparison.findings_frame(entries)
 if findings.empty:
     st.success("No findings.")
 else:
-    st.dataframe(findings, width="stretch", hide_index=True, key="compare_findings")
+    st.dataframe(findings, width="stretch", hide_index=True, key="compare_findings", row_height=64,
+                 column_config=app.column_config(tables.FINDINGS, findings))  # messages wrap, never cut
 
 for e in entries:
     with st.expander(f"{e.label}: tensors, checkpoint, capture layers"):
