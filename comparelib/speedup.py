@@ -565,6 +565,31 @@ def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any]) -> str:
     return "no comparable baseline in this group: " + "; ".join(reasons)
 
 
+def missing_evidence(model: SpeedupModel) -> list[str]:
+    """What must still be measured before the model may name a best num_steps or a speedup; empty when enough.
+
+    Two or more num_steps with acceptance fix both cycle costs (``fit``). A single speculative point
+    fixes them only with the run's verify time and the sweep it was the best of (the built-in example's
+    notes); without those the per-step cost is a guess, and the "best num_steps" would be the guess's,
+    not the server's. A speedup also needs a comparable baseline run.
+    """
+    missing: list[str] = []
+    steps = sorted({p.num_steps for p in model.measured})
+    calibrated_enough = any("best of num_steps" in n for n in model.notes) and any(
+        "(from the run's notes)" in n for n in model.notes
+    )
+    if model.method != "fit" and not calibrated_enough:
+        k0 = steps[0] if steps else None
+        others = ", ".join(str(k) for k in (k0 - 1, k0 + 1) if k0 and 1 <= k <= 10) if k0 else "2 and 4"
+        missing.append(
+            f"only one num_steps was measured ({k0}): run the same server at another num_steps "
+            f"(e.g. {others}) with acceptance recorded, so the draft-step cost can be measured rather than assumed"
+        )
+    if not model.baseline_tok_s:
+        missing.append("a baseline run (the same model and server settings without speculation) to state a speedup")
+    return missing
+
+
 def measured_frame(runs: Sequence[Any]) -> pd.DataFrame:
     """The group's runs as rows for the sweep chart (``kind`` as stored: measured / example / imported)."""
     rows = []
