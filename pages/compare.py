@@ -121,6 +121,9 @@ try:  # training volumes attached on the Dataset audit page (or the built-in exa
 except CompareError as exc:
     volumes = {}
     st.warning(f"Training volumes from the results store are not shown: {exc}")
+own_row = draft.volume_row(app.open_store(settings.database_url()).data_volumes()) if draft.volume else None
+if own_row is not None:  # your draft's attached audit, whatever name it was stored under
+    volumes.update({e.label: own_row for e in entries if e.source == draft.source})
 df = comparison.table(entries, volumes)
 st.subheader("Parameters")
 st.dataframe(
