@@ -53,6 +53,9 @@ def ensure_routed() -> None:
         st.stop()
 
 
+MISSING = "–"  # what a table shows for a missing value (never "None")
+
+
 def column_config(table, frame=None) -> dict:  # type: ignore[no-untyped-def]
     """st.column_config for a ``comparelib.tables.Table``: units, number formats, widths, pinned name column."""
     cfg: dict = {}
@@ -127,7 +130,9 @@ def own_draft():  # type: ignore[no-untyped-def]
         problem = str(exc)
 
     shown = st.session_state.get("_draft_shown")
-    if shown != draft:  # the widgets show the current draft (after a link, a reset or another page's change)
+    # the widgets show the current draft after a link, a reset, another page's change, or a page switch
+    # (Streamlit drops a page's widget state when another page runs); typed-but-unsent values stay
+    if shown != draft or "draft_source" not in st.session_state:
         st.session_state["draft_source"] = draft.source
         st.session_state["draft_volume"] = draft.volume if draft.volume in volumes else _NONE
         st.session_state["draft_group"] = draft.group if draft.group in groups else _NONE
@@ -152,6 +157,11 @@ def own_draft():  # type: ignore[no-untyped-def]
             try:
                 new = OwnDraft.parse(source, volume=None if volume == _NONE else volume,
                                      samples=samples, group=None if group == _NONE else group)
+                if new.source != draft.source:
+                    # another draft: the previous one's audit and runs stay with it unless picked again
+                    new = new.with_(volume=None if new.volume == draft.volume else new.volume,
+                                    group=None if new.group == draft.group else new.group,
+                                    samples=None if new.samples == draft.samples else new.samples)
             except CompareError as exc:
                 st.error(str(exc))
             else:

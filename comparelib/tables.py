@@ -37,7 +37,7 @@ class Column:
             return f"%.{self.decimals if self.decimals is not None else 2}f{_unit_suffix(self.unit)}"
         return None
 
-    def text(self, value: float | int) -> str:
+    def text(self, value: float) -> str:
         """The number as Markdown and LaTeX show it."""
         if self.kind == "int":
             out = f"{int(value):,}"
@@ -100,14 +100,14 @@ FINDINGS = Table(
 )
 
 _RUN_METRICS = (
-    Column("output_tokens_per_s", "float", label="output tok/s", decimals=1, width="small"),
-    Column("accept_length", "float", label="accept length", decimals=2, width="small",
+    Column("output_tokens_per_s", "float", label="output tok/s", decimals=1),
+    Column("accept_length", "float", label="accept length", decimals=2,
            help="tokens per verify step, pooled over requests"),
-    Column("accept_length_mean", "float", label="accept length (mean)", decimals=2, width="small"),
-    Column("ttft_p50_ms", "float", label="TTFT p50", decimals=1, unit="ms", width="small"),
-    Column("ttft_p99_ms", "float", label="TTFT p99", decimals=1, unit="ms", width="small"),
-    Column("tpot_p50_ms", "float", label="TPOT p50", decimals=1, unit="ms", width="small"),
-    Column("tpot_p99_ms", "float", label="TPOT p99", decimals=1, unit="ms", width="small"),
+    Column("accept_length_mean", "float", label="accept length (mean)", decimals=2),
+    Column("ttft_p50_ms", "float", label="TTFT p50", decimals=1, unit="ms"),
+    Column("ttft_p99_ms", "float", label="TTFT p99", decimals=1, unit="ms"),
+    Column("tpot_p50_ms", "float", label="TPOT p50", decimals=1, unit="ms"),
+    Column("tpot_p99_ms", "float", label="TPOT p99", decimals=1, unit="ms"),
 )
 
 RUNS = Table(
@@ -117,8 +117,9 @@ RUNS = Table(
         Column("group", "text", width="medium"),
         Column("status", "text", width="small", help="interrupted: stopped before all requests finished"),
         Column("engine", "text", width="small"),
-        Column("speculative_algorithm", "text", label="speculation", width="small"),
-        *_ints("num_steps", "topk", "num_draft_tokens", width="small"),
+        Column("speculative_algorithm", "text", label="speculation"),
+        *_ints("num_steps", "topk", width="small"),
+        Column("num_draft_tokens", "int", label="draft tokens"),
         *_RUN_METRICS,
         *_ints("requests", "errors", width="small"),
         Column("labels", "text", width="medium"),

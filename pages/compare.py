@@ -130,6 +130,7 @@ st.dataframe(
     df,
     width="stretch",
     hide_index=True,
+    placeholder=app.MISSING,
     key="compare_table",
     column_config=app.column_config(tables.DRAFT_PARAMS, df),
 )
@@ -165,7 +166,8 @@ findings = comparison.findings_frame(entries)
 if findings.empty:
     st.success("No findings.")
 else:
-    st.dataframe(findings, width="stretch", hide_index=True, key="compare_findings", row_height=64,
+    st.dataframe(findings, width="stretch", hide_index=True, placeholder=app.MISSING, key="compare_findings",
+                 row_height=64,
                  column_config=app.column_config(tables.FINDINGS, findings))  # messages wrap, never cut
 
 for e in entries:
@@ -178,7 +180,7 @@ for e in entries:
         st.markdown(" · ".join(meta))
         mem = " · ".join(f"{k}: {v / 2**30:.2f} GiB" for k, v in e.memory.items())
         st.caption(f"Memory for what must be loaded: {mem}")
-        st.dataframe(comparison.tensors_frame(e), width="stretch", hide_index=True)
+        st.dataframe(comparison.tensors_frame(e), width="stretch", hide_index=True, placeholder=app.MISSING)
         if e.checkpoint is not None:
             ck = e.checkpoint
             st.markdown(
@@ -194,7 +196,8 @@ for e in entries:
         layers = e.target_layers
         if e.spec.role == "draft" and layers:
             st.markdown(f"**Which target layers each engine captures** (target with {layers} layers)")
-            st.dataframe(lint.capture_table(e.spec.aux_layer_ids, layers), width="stretch", hide_index=True)
+            st.dataframe(lint.capture_table(e.spec.aux_layer_ids, layers), width="stretch", hide_index=True,
+                         placeholder=app.MISSING)
         if e.published is not None:
             p = e.published
             vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"

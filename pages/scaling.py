@@ -190,7 +190,7 @@ with chart_col:
             ["draft", "kind", "benchmark", "setting_key", "samples", "tokens", "accept_length", "source"]
         ]
         st.markdown(f"**Points in the fit and own points at this setting** ({len(table)})")
-        st.dataframe(table, width="stretch", hide_index=True, key="sc_points_table")
+        st.dataframe(table, width="stretch", hide_index=True, placeholder=app.MISSING, key="sc_points_table")
         t1, t2 = st.columns(2)
         t1.download_button(
             "Points CSV",
@@ -215,7 +215,7 @@ with chart_col:
                 if st.checkbox("only this benchmark", value=True, key="sc_ex_bench")
                 else ex
             )
-            st.dataframe(ex, width="stretch", hide_index=True, key="sc_excluded_table")
+            st.dataframe(ex, width="stretch", hide_index=True, placeholder=app.MISSING, key="sc_excluded_table")
 
 with live_col:
     st.markdown("**Live results for the draft**")

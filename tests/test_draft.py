@@ -3,7 +3,7 @@ from the store; and the rule that a speedup needs a baseline of the same model a
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -79,7 +79,7 @@ def _rec(id_: int, *, spec: str | None = None, model: str | None = "acme/target"
          group: str | None = "g", kind: str = "measured", tok_s: float | None = 50.0, params: dict | None = None,
          raw: dict | None = None, notes: dict | None = None, minutes: int = 0) -> RunRecord:
     return RunRecord(
-        id=id_, created_at=datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=minutes),
+        id=id_, created_at=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=minutes),
         endpoint="http://h:1", engine=engine, kind=kind, group=group, labels=[], status="finished",
         speculative_algorithm=spec, draft_model=None, model=model, num_steps=3 if spec else None, topk=None,
         num_draft_tokens=None, is_baseline=spec is None, requests=8, errors=0, output_tokens_per_s=tok_s,
@@ -152,9 +152,8 @@ def test_session_token_is_used_inside_the_block_only(monkeypatch) -> None:
     assert settings.hf_token() == "hf_envtoken"
     with settings.session_token(""):
         assert settings.hf_token() == "hf_envtoken"
-    with pytest.raises(InputError, match="does not look like"):
-        with settings.session_token("two words"):
-            pass
+    with pytest.raises(InputError, match="does not look like"), settings.session_token("two words"):
+        pass
 
 
 def test_session_token_opens_a_gated_repo(hub) -> None:

@@ -68,6 +68,9 @@ def test_our_draft_from_the_registry_and_a_bad_folder() -> None:
     at = _run()
     _use(at, f"registry:{REF}")
     assert "same size outside the embedding" in _md(at)
+    # another draft does not inherit the example's audit and runs
+    assert "draft_vol" not in at.query_params and "draft_group" not in at.query_params
+    assert "**Training volume:** ours is missing" in _md(at) and "37K" not in _md(at)
     _use(at, "/no/such/folder")
     assert any("no config.json" in e.value or "/no/such/folder" in e.value for e in at.error), \
         [e.value for e in at.error]
