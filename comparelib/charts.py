@@ -160,8 +160,9 @@ def scaling_chart(
             .mark_rule(strokeDash=[2, 2], color="#e45756")
             .encode(x=alt.X("volume:Q", scale=alt.Scale(type="log")), tooltip=["label:N"])
         )
-    subtitle = f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable" + (
-        "; line and band: fit a + b·log10(volume), 95% band of the mean" if band is not None and len(band) else ""
+    # one line per statement: a single long subtitle is cut off ("…") in a narrow column
+    subtitle = [f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable"] + (
+        ["line and band: fit a + b·log10(volume), 95% band of the mean"] if band is not None and len(band) else []
     )
     return alt.layer(*layers).properties(
         title=alt.TitleParams(title or f"Acceptance length vs training data: {benchmark}", subtitle=subtitle,
@@ -174,11 +175,25 @@ def scaling_chart(
 def sweep_chart(
     measured: pd.DataFrame, predicted: pd.DataFrame | None = None, baseline_tok_s: float | None = None
 ) -> alt.VConcatChart:
-    """Throughput and acceptance length against num_steps: measured points, predicted dashed lines.
+    """Throughput and acceptance length against num_steps, stacked (for exports and narrow columns).
 
     ``measured`` has num_steps, tok_s, accept_length, baseline (bool), kind; ``predicted`` has
     num_steps, scenario, tok_s, accept_length, kind == "predicted".
     """
+    left, right = sweep_chart_parts(measured, predicted, baseline_tok_s, width=300)
+    # stacked, not side by side: the page gives this chart a narrow column, and side by side the second
+    # chart was cut off
+    return alt.vconcat(left, right).resolve_scale(color="shared")
+
+
+def sweep_chart_parts(
+    measured: pd.DataFrame,
+    predicted: pd.DataFrame | None = None,
+    baseline_tok_s: float | None = None,
+    *,
+    width: int | str = "container",
+) -> tuple[alt.LayerChart, alt.LayerChart]:
+    """The two charts of ``sweep_chart`` on their own; ``width="container"`` fits any page column."""
     meas = measured[~measured["baseline"].astype(bool)].copy() if len(measured) else measured.copy()
     meas = meas[["num_steps", "tok_s", "accept_length", "kind"]].copy()
     meas["series"] = "measured"
@@ -230,12 +245,13 @@ def sweep_chart(
         )
         tput.append(alt.Chart(bdf).mark_rule(color="#e45756").encode(y="tok_s:Q", tooltip=["label:N"]))
     left = alt.layer(*tput).properties(
-        title="Throughput (grey diamonds measured, dashed predicted; red: baseline)", width=300, height=240
+        title=alt.TitleParams("Output tok/s vs num_steps",
+                              subtitle=["grey diamonds: measured; dashed: predicted", "red line: baseline"],
+                              subtitleColor=NEUTRAL),
+        width=width, height=240,
     )
-    right = alt.layer(*acc).properties(title="Acceptance length", width=300, height=240)
-    # stacked, not side by side: the page gives this chart a narrow column, and side by side the second
-    # chart was cut off
-    return alt.vconcat(left, right).resolve_scale(color="shared")
+    right = alt.layer(*acc).properties(title="Acceptance length vs num_steps", width=width, height=240)
+    return left, right
 
 
 def _short_run(rec: Any) -> str:

@@ -250,7 +250,8 @@ with live_col:
                 pred = speedup.what_if(model, improved, at_steps=k_imp, label=label)
             else:
                 pred = speedup.predict_frame(model)
-            st.altair_chart(charts.sweep_chart(measured, pred, model.baseline_tok_s), width="stretch")
+            for part in charts.sweep_chart_parts(measured, pred, model.baseline_tok_s):  # each fits the column
+                st.altair_chart(part, width="stretch")
             if steps_missing:
                 st.warning("No prediction of the best num_steps yet. Missing: " + "; ".join(missing) + ".")
             else:

@@ -41,7 +41,7 @@ def test_default_page_answers_offline(at: AppTest) -> None:
 
 def test_chart_specs(at: AppTest) -> None:
     charts = at.get("vega_lite_chart")
-    assert len(charts) == 2
+    assert len(charts) == 3  # the scaling chart, then throughput and acceptance each at the column's width
     spec = json.loads(charts[0].proto.spec)
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
     assert marks == ["area", "line", "point", "point", "rule"]
@@ -50,7 +50,8 @@ def test_chart_specs(at: AppTest) -> None:
     assert spec["layer"][3]["encoding"]["shape"]["field"] == "kind"
     assert spec["layer"][2]["mark"]["color"] == "#b8b8b8"  # other settings greyed out
     sweep = json.loads(charts[1].proto.spec)
-    left = sweep["vconcat"][0]["layer"]  # stacked: side by side the second chart was clipped
+    assert sweep["width"] == "container" and json.loads(charts[2].proto.spec)["width"] == "container"
+    left = sweep["layer"]  # one chart per part: side by side the second chart was clipped
     assert left[0]["encoding"]["strokeDash"]["field"] == "kind"
     assert left[-1]["mark"]["type"] == "rule"  # the baseline
     keys = [b.key for b in at.get("download_button")]
