@@ -202,7 +202,9 @@ def sweep_chart_parts(
     acc: list[alt.Chart] = []
     if predicted is not None and len(predicted):
         pred = predicted[["num_steps", "scenario", "tok_s", "accept_length", "kind"]].copy()
-        dash = alt.StrokeDash("kind:N", title="", scale=alt.Scale(domain=["predicted"], range=[[6, 4]]))
+        # no legend of its own: the subtitle says dashed = predicted (its default black symbol vanished in dark mode)
+        dash = alt.StrokeDash("kind:N", title="", scale=alt.Scale(domain=["predicted"], range=[[6, 4]]),
+                              legend=None)
         color = alt.Color("scenario:N", title="prediction")
         tip = [
             "scenario:N",
