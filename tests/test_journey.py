@@ -78,13 +78,28 @@ def _shoot_charts(page, name: str) -> None:  # type: ignore[no-untyped-def]
     """Each chart on its own (a full-page screenshot stops at the viewport: Streamlit scrolls inside)."""
     charts = page.get_by_test_id("stVegaLiteChart")
     for i in range(charts.count()):
-        chart = charts.nth(i)
-        chart.scroll_into_view_if_needed()
-        chart.screenshot(path=str(ARTIFACTS / f"{name}-chart{i + 1}.png"))
+        for attempt in range(3):  # a rerun may replace the element mid-shot: wait for the run, then again
+            _settle(page)
+            try:
+                charts.nth(i).scroll_into_view_if_needed()
+                charts.nth(i).screenshot(path=str(ARTIFACTS / f"{name}-chart{i + 1}.png"))
+                break
+            except playwright_api.Error:
+                if attempt == 2:
+                    raise
 
 
 def _nav(page, title: str) -> None:  # type: ignore[no-untyped-def]
-    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    heading = page.get_by_role("heading", name=title, exact=True).first
+    for attempt in range(3):  # a click during a rerun can be swallowed: click again until the page shows
+        _settle(page)
+        page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+        try:
+            heading.wait_for(timeout=40_000)  # the new page, not the old one
+            break
+        except playwright_api.TimeoutError:
+            if attempt == 2:
+                raise
     _settle(page)
 
 
@@ -166,6 +181,7 @@ def test_own_draft_audit_three_runs_overview(browser, tmp_path: Path) -> None:  
             # acceptance and speed of the faster speculative run: 4 tokens per verify at num_steps=3, 3 at 2
             live = re.search(r"Live speed: [\d.]+ tok/s with speculation \(num_steps=(\d)\) against [\d.]+ tok/s "
                              r"without: \+\d", answer)
+            (ARTIFACTS / "overview.txt").write_text(answer, encoding="utf-8")
             assert live, answer
             assert f"ours ~{int(live.group(1)) + 1}.0" in answer, answer
             assert "example data" not in answer.lower()
