@@ -107,7 +107,8 @@ def test_own_draft_audit_three_runs_overview(browser, tmp_path: Path) -> None:  
     from tests.fake_inference import start_fake_server
 
     hub = HubEmulator().start()
-    common = {"ttft_s": 0.01, "chunk_delay_s": 0.01, "output_tokens": 16, "model": "acme/kimi-k2-target"}
+    # 12 output tokens: whole verify steps at both settings (4 tokens x 3, 3 tokens x 4)
+    common = {"ttft_s": 0.01, "chunk_delay_s": 0.01, "output_tokens": 12, "model": "acme/kimi-k2-target"}
     servers = [
         start_fake_server("sglang", speculative_algorithm=None, tokens_per_chunk=1, **common),
         start_fake_server("sglang", num_steps=3, num_draft_tokens=4, tokens_per_chunk=4, **common),
