@@ -129,15 +129,18 @@ def own_draft():  # type: ignore[no-untyped-def]
         volumes, groups = [], []
         problem = str(exc)
 
-    shown = st.session_state.get("_draft_shown")
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    here = (ctx.page_script_hash if ctx is not None else "", draft)
     # the widgets show the current draft after a link, a reset, another page's change, or a page switch
-    # (Streamlit drops a page's widget state when another page runs); typed-but-unsent values stay
-    if shown != draft or "draft_source" not in st.session_state:
+    # (each page has its own widgets); values typed but not yet sent stay
+    if st.session_state.get("_draft_shown") != here:
         st.session_state["draft_source"] = draft.source
         st.session_state["draft_volume"] = draft.volume if draft.volume in volumes else _NONE
         st.session_state["draft_group"] = draft.group if draft.group in groups else _NONE
         st.session_state["draft_samples"] = draft.samples
-        st.session_state["_draft_shown"] = draft
+        st.session_state["_draft_shown"] = here
 
     with st.sidebar:
         st.markdown("**Your draft**")

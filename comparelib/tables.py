@@ -60,31 +60,38 @@ class Table:
     def get(self, name: str) -> Column | None:
         return next((c for c in self.columns if c.name == name), None)
 
+    def order(self, available: Sequence[str]) -> list[str]:
+        """The described columns first, in the description's order, then any others."""
+        named = [c.name for c in self.columns if c.name in available]
+        return named + [c for c in available if c not in named]
+
     def latex_columns(self, available: Sequence[str]) -> list[str]:
         wanted = [c for c in self.latex if c in available]
         return wanted or list(available)
 
 
-def _ints(*names: str, width: str = "medium") -> tuple[Column, ...]:
+def _ints(*names: str, width: str | None = "medium") -> tuple[Column, ...]:
     return tuple(Column(n, "int", width=width) for n in names)
 
 
 DRAFT_PARAMS = Table(
+    # the counts first, so they are on screen without scrolling; descriptive columns after them
     columns=(
-        Column("draft", "text", width="large", pinned=True, help="as pasted, with the commit it was read at"),
-        Column("architecture", "text", width="medium"),
-        Column("dialect", "text", width="small"),
-        Column("revision", "text", width="small"),
-        *_ints("total", "excluding_embedding", "embedding", "lm_head", "trainable", "frozen", "stored", "active"),
-        *_ints("vocab", "draft_vocab", width="small"),
-        Column("bf16_GiB", "float", label="bf16", decimals=2, unit="GiB", width="small",
+        Column("draft", "text", width="medium", pinned=True, help="as pasted, with the commit it was read at"),
+        *_ints("excluding_embedding", "total", "embedding", "lm_head", "trainable", "frozen", "stored", "active",
+               width=None),
+        Column("bf16_GiB", "float", label="bf16", decimals=2, unit="GiB",
                help="memory of what must be loaded, at bf16"),
-        Column("target", "text", width="medium"),
-        Column("draft_to_target", "float", label="draft/target", decimals=4, width="small",
+        *_ints("train_samples", "train_tokens", width=None),
+        Column("draft_to_target", "float", label="draft/target", decimals=4,
                help="parameters outside the embedding over the target's total"),
-        *_ints("train_samples", "train_tokens"),
-        Column("train_source", "text", width="medium"),
-        *_ints("lint_errors", "lint_warnings", width="small"),
+        *_ints("vocab", "draft_vocab", width=None),
+        *_ints("lint_errors", "lint_warnings", width=None),
+        Column("architecture", "text"),
+        Column("dialect", "text"),
+        Column("revision", "text"),
+        Column("target", "text"),
+        Column("train_source", "text"),
     ),
     latex=("draft", "total", "excluding_embedding", "embedding", "lm_head", "trainable", "bf16_GiB",
            "train_samples"),

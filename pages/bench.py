@@ -195,7 +195,7 @@ try:
     table = runs_to_frame(records)
     st.dataframe(table, width="stretch", hide_index=True, placeholder=app.MISSING, key="runs_table",
                  column_config=app.column_config(tables.RUNS, table),
-                 column_order=[c.name for c in tables.RUNS.columns if c.name in table.columns])
+                 column_order=tables.RUNS.order(list(table.columns)))
     st.caption(f"Results database: `{store.display_url}` (set SPECDRAFT_DB to use another, e.g. PostgreSQL)")
     if (table["status"] == "running").any():
         st.caption("Status **running** on a run that is not in progress means it was cut short (incomplete): "

@@ -133,6 +133,7 @@ st.dataframe(
     placeholder=app.MISSING,
     key="compare_table",
     column_config=app.column_config(tables.DRAFT_PARAMS, df),
+    column_order=tables.DRAFT_PARAMS.order(list(df.columns)),
 )
 cols = st.columns(len(export.FORMATS))
 for col, fmt in zip(cols, export.FORMATS):

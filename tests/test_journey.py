@@ -135,6 +135,13 @@ def test_own_draft_audit_three_runs_overview(browser, tmp_path: Path) -> None:  
             assert f"acme/kimi-k2-eagle3@{sha[:7]}" in body and EXAMPLE_SIZE not in body
             assert "Training volume:** ours is missing" in page.content() or "ours is missing" in body
 
+            # our draft next to the published defaults on Compare, from the sidebar alone
+            _nav(page, "Compare drafts")
+            page.get_by_test_id("stDataFrame").first.wait_for()
+            assert f"acme/kimi-k2-eagle3@{sha[:7]}" in page.locator("[data-testid='stMain']").inner_text()
+            assert _input(page, "Draft: Hub URL, org/name, folder or registry:org/name").input_value() == own_url
+            _shoot(page, "1-compare-light")
+
             # 2. audit its training data and attach the volume to it
             _nav(page, "Dataset audit")
             assert "draft=" in page.url  # the draft travels with the link
