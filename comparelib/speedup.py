@@ -624,4 +624,6 @@ def summary(model: SpeedupModel, *, steps: Iterable[int] = STEPS) -> dict[str, A
         "predicted": frame.to_dict(orient="records"),
         "optimum": opt.__dict__,
         "notes": list(model.notes),
+        # what must still be measured before the optimum means anything (empty: enough evidence)
+        "missing": missing_evidence(model),
     }

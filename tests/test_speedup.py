@@ -151,6 +151,20 @@ def test_cli_speedup_on_the_example_group() -> None:
     assert [r["num_steps"] for r in out["predicted"]] == list(range(1, 11))
     assert {r["kind"] for r in out["predicted"]} == {"predicted"}
     assert out["what_if_optimum"]["tok_s"] > 94.0
+    assert out["missing"] == []  # the example's notes give enough evidence
+
+
+def test_cli_speedup_says_what_is_missing_for_one_point(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    store = Store(url)
+    rid = store.start_run(endpoint="http://h:1", group="one", params={"concurrency": 8},
+                          server_config={"engine": "sglang", "model": "m", "speculative_algorithm": "EAGLE3",
+                                         "num_steps": 3, "num_draft_tokens": 4})
+    store.finish_run(rid, {"requests": 8, "output_tokens_per_s": 2827.7, "accept_length": 2.5})
+    proc = _cli("speedup", "--run-group", "one", "--db", url)
+    assert proc.returncode == 0, proc.stderr
+    assert "Predicted best" not in proc.stdout
+    assert "no prediction of the best num_steps yet; missing: only one num_steps was measured (3)" in proc.stdout
 
 
 @pytest.mark.parametrize(
