@@ -1173,6 +1173,26 @@ def audit(
     )
 
 
+def progress_text(rows: int, rate: float, eta: float | None) -> tuple[float, str]:
+    """(fraction done, one line) for a progress callback's numbers, shared by the page and the CLI.
+
+    The fraction follows from the same rate as the time left, so the two always agree; under two
+    seconds left reads as such rather than "0 s left" while the bar is half full.
+    """
+    remaining = rate * eta if eta is not None else None
+    frac = rows / (rows + remaining) if remaining is not None and rows + remaining > 0 else 0.0
+    frac = min(1.0, max(0.0, frac))
+    if eta is None or frac >= 1.0:
+        left = ""
+    elif eta < 2.0:
+        left = " · under 2 s left"
+    elif eta < 120:
+        left = f" · about {eta:,.0f} s left"
+    else:
+        left = f" · about {eta / 60:,.0f} min left"
+    return frac, f"{rows:,} rows · {rate:,.0f} rows/s{left}"
+
+
 def _report(progress: ProgressFn, rows: int, elapsed: float, total: int | None, fraction: float | None) -> None:
     rate = rows / elapsed if elapsed > 0 else 0.0
     eta: float | None = None

@@ -16,7 +16,7 @@ import app
 app.ensure_routed()
 
 from comparelib import export, settings
-from comparelib.audit import AuditResult, audit
+from comparelib.audit import AuditResult, audit, progress_text
 from comparelib.conversations import FORMATS
 from comparelib.errors import CompareError
 
@@ -41,13 +41,8 @@ def _run_audit(source: str, tokenizer: str, max_length: int, fmt: str, sample: i
     bar = st.progress(0.0, text="Starting…")
 
     def progress(rows: int, rate: float, eta: float | None) -> None:
-        if eta is not None and rows + rate * eta > 0:
-            frac = rows / (rows + rate * eta)
-        else:
-            frac = 0.0
-        left = (f" · about {eta:,.0f} s left" if eta >= 1.5 else " · under 2 s left") if eta is not None and frac < 1 \
-            else ""
-        bar.progress(min(1.0, max(0.0, frac)), text=f"{rows:,} rows · {rate:,.0f} rows/s{left}")
+        frac, text = progress_text(rows, rate, eta)
+        bar.progress(frac, text=text)
 
     result = audit(source, tokenizer=tokenizer or None, max_length=max_length, fmt=fmt, sample=sample,
                    config=config or None, split=split or None, progress=progress)
