@@ -863,7 +863,8 @@ class AuditResult:
         rows += [(f"anomaly {k}", v) for k, v in sorted(self.anomalies.items())]
         if self.estimate:
             for key, est in self.estimate.items():
-                rows.append((f"{key} 95% CI", f"{est['low']:.0f} .. {est['high']:.0f}"))
+                rows.append((f"{key} 95% low", round(est["low"])))
+                rows.append((f"{key} 95% high", round(est["high"])))
         if self.hub_rows is not None or self.hub_rows_note:
             rows.append(("rows per the Hub", self.hub_rows if self.hub_rows is not None else self.hub_rows_note))
         return rows
@@ -871,8 +872,10 @@ class AuditResult:
     def summary_table(self) -> Any:
         import pandas as pd
 
-        return pd.DataFrame([(k, str(v) if not isinstance(v, (int, float)) else v) for k, v in self.summary_rows()],
-                            columns=["metric", "value"]).astype({"value": str})
+        # values keep their types so JSON carries numbers as numbers (and text as text)
+        rows = [(k, v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v))
+                for k, v in self.summary_rows()]
+        return pd.DataFrame(rows, columns=["metric", "value"], dtype=object)
 
     def export(self, fmt: str) -> str:
         from comparelib import export
@@ -1325,6 +1328,26 @@ def audit(
         population=population, hub_rows=src.hub_rows, hub_rows_note=src.hub_rows_note,
         elapsed_s=round(time.perf_counter() - t0, 3), notes=notes,
     )
+
+
+def progress_text(rows: int, rate: float, eta: float | None) -> tuple[float, str]:
+    """(fraction done, one line) for a progress callback's numbers, shared by the page and the CLI.
+
+    The fraction follows from the same rate as the time left, so the two always agree; under two
+    seconds left reads as such rather than "0 s left" while the bar is half full.
+    """
+    remaining = rate * eta if eta is not None else None
+    frac = rows / (rows + remaining) if remaining is not None and rows + remaining > 0 else 0.0
+    frac = min(1.0, max(0.0, frac))
+    if eta is None or frac >= 1.0:
+        left = ""
+    elif eta < 2.0:
+        left = " · under 2 s left"
+    elif eta < 120:
+        left = f" · about {eta:,.0f} s left"
+    else:
+        left = f" · about {eta / 60:,.0f} min left"
+    return frac, f"{rows:,} rows · {rate:,.0f} rows/s{left}"
 
 
 def _report(progress: ProgressFn, rows: int, elapsed: float, total: int | None, fraction: float | None) -> None:

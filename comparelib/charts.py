@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
@@ -18,7 +19,51 @@ from comparelib.errors import InputError
 
 PUBLISHED_SHAPE = "circle"
 OWN_SHAPE = "diamond"
-GREY = "#b8b8b8"
+GREY = "#b8b8b8"  # marks only (points at other settings), never text
+# The one colour used for secondary text (subtitles, rule labels) and neutral marks: about 4.3:1 contrast
+# against both Streamlit's light (#ffffff) and dark (#0e1117) backgrounds. Primary text (titles, axes,
+# legends) carries no colour at all, so the app's theme sets it.
+NEUTRAL = "#7a7a7a"
+THEME_BACKGROUNDS = {"light": "#ffffff", "dark": "#0e1117"}
+
+
+def _luminance(hex_colour: str) -> float:
+    h = hex_colour.lstrip("#")
+    if len(h) == 3:
+        h = "".join(c * 2 for c in h)
+    channels = [int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two #rrggbb colours (1 to 21)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_colours(spec: Any) -> list[str]:
+    """Every colour a Vega-Lite spec sets on text: text marks and title/subtitle/label/axis colours."""
+    found: list[str] = []
+    keys = {"subtitleColor", "titleColor", "labelColor", "color"}
+
+    def walk(node: Any, in_text: bool = False) -> None:
+        if isinstance(node, dict):
+            mark = node.get("mark")
+            is_text = in_text or mark == "text" or (isinstance(mark, dict) and mark.get("type") == "text")
+            for k, v in node.items():
+                if isinstance(v, str) and v.startswith("#") and (k in keys - {"color"} or (k == "color" and is_text)):
+                    found.append(v)
+                elif k == "mark" and isinstance(v, dict) and is_text and isinstance(v.get("color"), str):
+                    found.append(v["color"])
+                else:
+                    walk(v, is_text if k != "layer" else False)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, in_text)
+
+    walk(spec)
+    return found
 X_TITLES = {"samples": "training samples (log scale)", "tokens": "training tokens (log scale)"}
 
 
@@ -115,11 +160,13 @@ def scaling_chart(
             .mark_rule(strokeDash=[2, 2], color="#e45756")
             .encode(x=alt.X("volume:Q", scale=alt.Scale(type="log")), tooltip=["label:N"])
         )
-    subtitle = f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable" + (
-        "; line and band: fit a + b·log10(volume), 95% band of the mean" if band is not None and len(band) else ""
+    # one line per statement: a single long subtitle is cut off ("…") in a narrow column
+    subtitle = [f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable"] + (
+        ["line and band: fit a + b·log10(volume), 95% band of the mean"] if band is not None and len(band) else []
     )
     return alt.layer(*layers).properties(
-        title=alt.TitleParams(title or f"Acceptance length vs training data: {benchmark}", subtitle=subtitle),
+        title=alt.TitleParams(title or f"Acceptance length vs training data: {benchmark}", subtitle=subtitle,
+                              subtitleColor=NEUTRAL),
         width="container",
         height=380,
     )
@@ -127,12 +174,26 @@ def scaling_chart(
 
 def sweep_chart(
     measured: pd.DataFrame, predicted: pd.DataFrame | None = None, baseline_tok_s: float | None = None
-) -> alt.HConcatChart:
-    """Throughput and acceptance length against num_steps: measured points, predicted dashed lines.
+) -> alt.VConcatChart:
+    """Throughput and acceptance length against num_steps, stacked (for exports and narrow columns).
 
     ``measured`` has num_steps, tok_s, accept_length, baseline (bool), kind; ``predicted`` has
     num_steps, scenario, tok_s, accept_length, kind == "predicted".
     """
+    left, right = sweep_chart_parts(measured, predicted, baseline_tok_s, width=300)
+    # stacked, not side by side: the page gives this chart a narrow column, and side by side the second
+    # chart was cut off
+    return alt.vconcat(left, right).resolve_scale(color="shared")
+
+
+def sweep_chart_parts(
+    measured: pd.DataFrame,
+    predicted: pd.DataFrame | None = None,
+    baseline_tok_s: float | None = None,
+    *,
+    width: int | str = "container",
+) -> tuple[alt.LayerChart, alt.LayerChart]:
+    """The two charts of ``sweep_chart`` on their own; ``width="container"`` fits any page column."""
     meas = measured[~measured["baseline"].astype(bool)].copy() if len(measured) else measured.copy()
     meas = meas[["num_steps", "tok_s", "accept_length", "kind"]].copy()
     meas["series"] = "measured"
@@ -141,7 +202,9 @@ def sweep_chart(
     acc: list[alt.Chart] = []
     if predicted is not None and len(predicted):
         pred = predicted[["num_steps", "scenario", "tok_s", "accept_length", "kind"]].copy()
-        dash = alt.StrokeDash("kind:N", title="", scale=alt.Scale(domain=["predicted"], range=[[6, 4]]))
+        # no legend of its own: the subtitle says dashed = predicted (its default black symbol vanished in dark mode)
+        dash = alt.StrokeDash("kind:N", title="", scale=alt.Scale(domain=["predicted"], range=[[6, 4]]),
+                              legend=None)
         color = alt.Color("scenario:N", title="prediction")
         tip = [
             "scenario:N",
@@ -170,12 +233,12 @@ def sweep_chart(
     ]
     tput.append(
         alt.Chart(meas)
-        .mark_point(filled=True, size=120, color="black")
+        .mark_point(filled=True, size=120, color=NEUTRAL, shape="diamond")
         .encode(x=x, y=alt.Y("tok_s:Q", title="output tok/s"), tooltip=mtip)
     )
     acc.append(
         alt.Chart(meas.dropna(subset=["accept_length"]))
-        .mark_point(filled=True, size=120, color="black")
+        .mark_point(filled=True, size=120, color=NEUTRAL, shape="diamond")
         .encode(x=x, y=alt.Y("accept_length:Q", title="acceptance length"), tooltip=mtip)
     )
     if baseline_tok_s:
@@ -184,10 +247,57 @@ def sweep_chart(
         )
         tput.append(alt.Chart(bdf).mark_rule(color="#e45756").encode(y="tok_s:Q", tooltip=["label:N"]))
     left = alt.layer(*tput).properties(
-        title="Throughput (dots measured, dashed predicted; red: baseline)", width=320, height=300
+        title=alt.TitleParams("Output tok/s vs num_steps",
+                              subtitle=["grey diamonds: measured; dashed: predicted", "red line: baseline"],
+                              subtitleColor=NEUTRAL),
+        width=width, height=240,
     )
-    right = alt.layer(*acc).properties(title="Acceptance length", width=320, height=300)
-    return alt.hconcat(left, right).resolve_scale(color="shared")
+    right = alt.layer(*acc).properties(title="Acceptance length vs num_steps", width=width, height=240)
+    return left, right
+
+
+def _short_run(rec: Any) -> str:
+    labels = [x for x in rec.labels if x not in ("example", "baseline")]
+    return f"#{rec.id} " + (", ".join(labels) if labels else "baseline")
+
+
+def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
+    """tok/s (the group's baseline runs as dashed horizontal rules) and acceptance length against num_steps."""
+    spec = pd.DataFrame([
+        {"num_steps": r.num_steps, "output tok/s": r.output_tokens_per_s, "accept length": r.accept_length,
+         "run": r.title, "kind": r.kind}
+        for r in records if not r.is_baseline and r.num_steps is not None
+    ])
+    base = pd.DataFrame([
+        {"output tok/s": r.output_tokens_per_s, "baseline": _short_run(r), "run": r.title}
+        for r in records if r.is_baseline and r.output_tokens_per_s is not None
+    ])
+    if spec.empty and base.empty:
+        return None
+    x = alt.X("num_steps:Q", title="num_steps (draft depth)", scale=alt.Scale(domain=[0, 10.5]),
+              axis=alt.Axis(tickMinStep=1))
+    layers = []
+    if not spec.empty:
+        layers.append(alt.Chart(spec).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
+            x=x, y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
+            tooltip=["run", "num_steps", "output tok/s", "accept length", "kind"],
+        ))
+    if not base.empty:
+        layers.append(alt.Chart(base).mark_rule(strokeDash=[6, 4], color=NEUTRAL).encode(
+            y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
+            tooltip=["run", "output tok/s"]))
+        layers.append(alt.Chart(base).mark_text(align="left", dx=4, dy=-6, color=NEUTRAL).encode(
+            x=alt.value(4), y="output tok/s:Q", text=alt.Text("baseline:N")))
+    speed = alt.layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
+    if spec.empty or spec["accept length"].isna().all():
+        return speed, None
+    accept = alt.Chart(spec.dropna(subset=["accept length"])).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
+        x=x,
+        y=alt.Y("accept length:Q", title="acceptance length (tokens per verify)", scale=alt.Scale(zero=False),
+                axis=alt.Axis(format=".2f")),
+        tooltip=["run", "num_steps", "accept length"],
+    ).properties(title="Acceptance length vs num_steps", height=320)
+    return speed, accept
 
 
 # ---------------------------------------------------------------------------------------------

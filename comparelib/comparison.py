@@ -424,12 +424,29 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
     return df
 
 
+def display_names(entries: Sequence[Entry]) -> list[str]:
+    """One distinct name per entry for chart axes and legends.
+
+    Labels repeat when two folders share a name (``run1/checkpoint``, ``run2/checkpoint``) or one repo
+    is pasted at two revisions; those get the source as pasted, and a number if even that repeats.
+    """
+    labels = [e.label for e in entries]
+    names = [e.label if labels.count(e.label) == 1 else e.source for e in entries]
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if names.count(name) == 1 else f"{name} ({seen[name]})")
+    return out
+
+
 def components_frame(entries: Sequence[Entry]) -> pd.DataFrame:
-    """Long format for the stacked component chart."""
+    """Long format for the stacked component chart (drafts under their distinct display names)."""
+    names = display_names(entries)
     rows = [
-        {"draft": e.label, "component": comp.name, "params": comp.params,
+        {"draft": name, "component": comp.name, "params": comp.params,
          "trainable": {True: "trainable", False: "frozen", None: "mixed"}[comp.trainable]}
-        for e in entries
+        for e, name in zip(entries, names)
         for comp in e.components
         if comp.name != "buffer"
     ]

@@ -8,9 +8,13 @@ from __future__ import annotations
 import io
 import json
 import math
-from typing import Any
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from comparelib.tables import Table
 
 FORMATS: tuple[str, ...] = ("csv", "md", "json", "latex")
 MIME: dict[str, str] = {
@@ -25,10 +29,12 @@ EXTENSION: dict[str, str] = {"csv": "csv", "md": "md", "json": "json", "latex": 
 def _cell(value: Any) -> Any:
     if value is None or value is pd.NA or value is pd.NaT:
         return None
+    if isinstance(value, (pd.Timestamp, datetime, date)):
+        return value.isoformat()
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if hasattr(value, "item") and callable(value.item):
-        return value.item()
+        return _cell(value.item())
     return value
 
 
@@ -54,7 +60,8 @@ def to_markdown(df: pd.DataFrame) -> str:
 
 
 def to_json(df: pd.DataFrame) -> str:
-    records = [{str(k): _cell(v) for k, v in rec.items()} for rec in df.to_dict(orient="records")]
+    """Numbers as numbers, missing values as null, times as ISO 8601 strings."""
+    records = [{str(k): _cell(v) for k, v in rec.items()} for rec in df.astype(object).to_dict(orient="records")]
     return json.dumps(records, indent=2, allow_nan=False, default=str) + "\n"
 
 
@@ -81,9 +88,11 @@ def _latex_escape(value: Any) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(value))
 
 
-def to_latex(df: pd.DataFrame) -> str:
-    """A booktabs tabular; numeric columns right-aligned."""
-    align = "".join("r" if pd.api.types.is_numeric_dtype(df[c]) else "l" for c in df.columns)
+def to_latex(df: pd.DataFrame, numeric: set[str] | None = None) -> str:
+    """A booktabs tabular; numeric columns (or those named in ``numeric``) right-aligned."""
+    align = "".join(
+        "r" if pd.api.types.is_numeric_dtype(df[c]) or (numeric and str(c) in numeric) else "l" for c in df.columns
+    )
     out = io.StringIO()
     out.write(f"\\begin{{tabular}}{{{align}}}\n\\toprule\n")
     out.write(" & ".join(_latex_escape(c) for c in df.columns) + " \\\\\n\\midrule\n")
@@ -93,12 +102,45 @@ def to_latex(df: pd.DataFrame) -> str:
     return out.getvalue()
 
 
-def render(df: pd.DataFrame, fmt: str) -> str:
-    """The table in one of ``FORMATS``."""
+def prepare(df: pd.DataFrame, table: Table | None, fmt: str) -> pd.DataFrame:
+    """The frame as ``fmt`` should carry it under ``table``'s column description.
+
+    Numbers are rounded to the shown precision and stay numbers (CSV, JSON); Markdown and LaTeX get
+    them as text with thousands separators and units ("1.51x", "21.0 ms"); LaTeX keeps only the
+    table's paper columns. Times become ISO 8601; missing values become empty cells (null in JSON).
+    """
+    out = df.copy()
+    for col in out.columns:
+        if pd.api.types.is_datetime64_any_dtype(out[col]):
+            out[col] = out[col].map(_cell).astype(object)
+    if table is None:
+        return out
+    if fmt == "latex":
+        out = out[table.latex_columns(list(out.columns))]
+    for col in out.columns:
+        spec = table.get(str(col))
+        if spec is None or spec.kind not in ("int", "float"):
+            continue
+        values = pd.to_numeric(out[col], errors="coerce")
+        if spec.kind == "float" and spec.decimals is not None:
+            values = values.round(spec.decimals)
+        if fmt in ("md", "latex"):
+            out[col] = [None if pd.isna(v) else spec.text(v) for v in values]
+        elif spec.kind == "int":
+            out[col] = values.round().astype("Int64")
+        else:
+            out[col] = values
+    return out
+
+
+def render(df: pd.DataFrame, fmt: str, *, table: Table | None = None) -> str:
+    """The table in one of ``FORMATS``, formatted per ``table`` (``comparelib.tables``) when given."""
     writers = {"csv": to_csv, "md": to_markdown, "json": to_json, "latex": to_latex}
-    try:
-        return writers[fmt](df)
-    except KeyError:
+    if fmt not in writers:
         from comparelib.errors import InputError
 
-        raise InputError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}") from None
+        raise InputError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if fmt == "latex":
+        numeric = {str(c) for c in df.columns if pd.api.types.is_numeric_dtype(df[c])}
+        return to_latex(prepare(df, table, fmt), numeric)
+    return writers[fmt](prepare(df, table, fmt))

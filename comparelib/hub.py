@@ -388,13 +388,14 @@ def _map_error(exc: BaseException, *, repo_id: str, revision: str | None, filena
         return exc
     if isinstance(exc, hf.GatedRepoError):
         page = f"{settings.hf_endpoint()}/{'datasets/' if repo_type == 'dataset' else ''}{repo_id}"
-        msg = f"{label} is gated: accept its terms on the Hub ({page}) and set HF_TOKEN"
+        msg = (f"{label} is gated: accept its terms on the Hub ({page}) and set HF_TOKEN "
+               "(in the app: the sidebar's Hub token field, kept for this session only)")
         if has_token:
-            msg += "; the HF_TOKEN set has not been granted access yet"
+            msg += "; the token given has not been granted access yet"
         return GatedRepoError(_scrub(msg))
     if isinstance(exc, hf.RepositoryNotFoundError):
         hint = "check the name, and that HF_TOKEN can read it if it is private" if has_token else \
-            "check the name, or set HF_TOKEN if it is private"
+            "check the name, or set HF_TOKEN if it is private (in the app: the sidebar's Hub token field)"
         return RepoNotFoundError(_scrub(f"{kind} {repo_id} not found on {host}; {hint}"))
     if isinstance(exc, hf.RevisionNotFoundError):
         return RevisionNotFoundError(_scrub(

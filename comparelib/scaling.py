@@ -575,6 +575,47 @@ def predict_bounded(f: Fit, volume: float, level: float = LEVEL) -> tuple[float,
     return clip(mean), clip(lo), clip(hi), clipped
 
 
+def fit_vs_measured(
+    f: Fit, volume: float, measured: float, *, measured_setting: str | None = None, measured_benchmark: str | None = None,
+    level: float = LEVEL,
+) -> tuple[bool, str]:
+    """(agrees, sentence): the fit's prediction at ``volume`` next to an acceptance the user measured.
+
+    A measurement outside the fit's band is explained rather than hidden: the fit is made of other
+    drafts' published numbers at one benchmark and setting, so a different setting or prompt set, a
+    different target, or a volume outside the fitted range each make it a poor guide to this draft.
+    """
+    mean, lo, hi, clipped = predict_bounded(f, volume, level)
+    lo_b, hi_b = accept_bounds(f.setting_key)
+    uninformative = lo <= lo_b + 0.01 and hi >= hi_b - 0.01  # the band is the whole possible range
+    agrees = lo <= measured <= hi and not uninformative and abs(measured - mean) <= 0.5
+    text = (
+        f"You measured **{measured:.2f}**; the fit predicts **{mean:.2f}** ({level:.0%} band {lo:.2f}..{hi:.2f}) "
+        f"at {human(volume)}."
+    )
+    if agrees:
+        return True, text + " Your measurement is close to the fit: the published drafts' trend agrees with it."
+    reasons = []
+    if uninformative:
+        reasons.append(f"the band spans every possible value ({lo_b:.0f}..{hi_b:.0f}) there, so the fit can neither "
+                       "confirm nor contradict a measurement")
+    if measured_setting and measured_setting != f.setting_key:
+        reasons.append(f"you measured at {measured_setting}, the fit is for {f.setting_key}")
+    if measured_benchmark and measured_benchmark != f.benchmark:
+        reasons.append(f"your prompts are {measured_benchmark!r}, the fit is {bench_label(f.benchmark)}")
+    if f.extrapolates(volume):
+        reasons.append("your volume is outside the published volumes the fit was made from (an extrapolation)")
+    if clipped:
+        reasons.append("the fitted line leaves the possible range there and was clipped")
+    reasons.append("the fit is made of other drafts (other targets, recipes and data), not of yours")
+    direction = "higher" if measured > mean else "lower"
+    where = "outside the band" if not lo <= measured <= hi else f"{abs(measured - mean):.2f} from the fit's value"
+    return False, (
+        text + f" Your measurement is {direction} ({where}). Why they can disagree: " + "; ".join(reasons)
+        + ". Trust the measurement for your draft; the fit only shows the published trend."
+    )
+
+
 def fit_summary(f: Fit, *, target_accept: float | None = None, own_volume: float | None = None) -> dict[str, Any]:
     """Plain dict for the CLI and the page: coefficients, uncertainty, inverse and prediction."""
     out: dict[str, Any] = {

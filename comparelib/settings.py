@@ -6,7 +6,11 @@ after import; huggingface_hub itself freezes HF_ENDPOINT at import, so we pass o
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -25,10 +29,46 @@ def hf_offline() -> bool:
     return _is_true(os.environ.get("HF_HUB_OFFLINE")) or _is_true(os.environ.get("TRANSFORMERS_OFFLINE"))
 
 
+# A token given for one app session (typed on the page): it lives in this context only, so two
+# sessions of one server never see each other's, and nothing writes it to disk, logs or URLs.
+_SESSION_TOKEN: ContextVar[str | None] = ContextVar("specdraft_session_token", default=None)
+MAX_TOKEN_CHARS = 512
+
+
 def hf_token() -> str | None:
-    """HF_TOKEN if set; never log or display the value."""
+    """The session's token if one was given (``session_token``), else HF_TOKEN; never log or show it."""
+    session = _SESSION_TOKEN.get()
+    if session:
+        return session
     token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
     return token or None
+
+
+@contextmanager
+def session_token(token: str | None) -> Iterator[None]:
+    """Use ``token`` for Hub calls made inside the block (this thread/context only).
+
+    An empty token leaves HF_TOKEN in charge. The value is never stored anywhere else.
+    """
+    token = (token or "").strip()
+    if len(token) > MAX_TOKEN_CHARS or any(ch.isspace() for ch in token):
+        from comparelib.errors import InputError
+
+        raise InputError("that does not look like a Hub access token (one word, at most 512 characters)")
+    reset = _SESSION_TOKEN.set(token or None)
+    try:
+        yield
+    finally:
+        _SESSION_TOKEN.reset(reset)
+
+
+def token_fingerprint(token: str | None = None) -> str:
+    """A short one-way tag of the token in use, for cache keys (results fetched with one token are not
+    served to a session without it); never the token itself."""
+    value = token if token is not None else (hf_token() or "")
+    if not value:
+        return ""
+    return hashlib.sha256(b"specdraft:" + value.encode()).hexdigest()[:16]
 
 
 def home() -> Path:

@@ -490,9 +490,92 @@ def _concurrency(run: Any) -> int | None:
         return None
 
 
+# Benchmark parameters that change throughput on their own: a speedup across different values of
+# these measures the parameter, not the draft.
+RUN_PARAMS_THAT_MATTER = ("concurrency", "max_tokens", "temperature", "prompt_set", "ignore_eos")
+# Server arguments (as the server reports them, SGLang's get_server_info / server_args names, vLLM's
+# engine args) that change the target's own speed.
+SERVER_ARGS_THAT_MATTER = (
+    "tp_size", "dp_size", "ep_size", "pp_size", "tensor_parallel_size", "pipeline_parallel_size",
+    "data_parallel_size", "dtype", "quantization", "kv_cache_dtype", "attention_backend", "max_running_requests",
+    "cuda_graph_max_bs", "enable_dp_attention", "chunked_prefill_size",
+)
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        return value.strip()
+    return value
+
+
+def _differs(a: Any, b: Any) -> bool:
+    """Both known and not equal (an unrecorded value on one side is not evidence of a difference)."""
+    if a is None or b is None or a == "" or b == "":
+        return False
+    return _norm(a) != _norm(b)
+
+
+def baseline_mismatch(run: Any, baseline: Any) -> list[str]:
+    """Why ``baseline`` is not a fair baseline for ``run``; empty when it is.
+
+    A speedup is only meaningful against a run of the same target model on the same engine with the
+    same benchmark parameters (concurrency, max_tokens, temperature, prompts) and the same server
+    arguments and environment where both runs recorded them; everything else changes throughput by
+    itself. The model must be known on both sides: an unknown model cannot be shown to be the same.
+    """
+    reasons: list[str] = []
+    if run is baseline or getattr(run, "id", None) == getattr(baseline, "id", object()):
+        return reasons
+    if not getattr(baseline, "is_baseline", False):
+        reasons.append(f"run #{baseline.id} uses speculation ({baseline.speculative_algorithm}), so it is no baseline")
+    m_run, m_base = getattr(run, "model", None), getattr(baseline, "model", None)
+    if not m_run or not m_base:
+        missing = [f"#{r.id}" for r, m in ((run, m_run), (baseline, m_base)) if not m]
+        reasons.append(f"the target model of run {' and '.join(missing)} is not recorded, so it cannot be shown "
+                       "to be the same model")
+    elif _differs(m_run, m_base):
+        reasons.append(f"different target model: {m_run} against {m_base}")
+    e_run, e_base = getattr(run, "engine", None), getattr(baseline, "engine", None)
+    if _differs(e_run, e_base):
+        reasons.append(f"different engine: {e_run} against {e_base}")
+    p_run, p_base = getattr(run, "params", None) or {}, getattr(baseline, "params", None) or {}
+    for key in RUN_PARAMS_THAT_MATTER:
+        if _differs(p_run.get(key), p_base.get(key)):
+            reasons.append(f"different {key}: {p_run.get(key)} against {p_base.get(key)}")
+    raw_run = (getattr(run, "server_config", None) or {}).get("raw") or {}
+    raw_base = (getattr(baseline, "server_config", None) or {}).get("raw") or {}
+    if isinstance(raw_run, Mapping) and isinstance(raw_base, Mapping):
+        for key in SERVER_ARGS_THAT_MATTER:
+            if _differs(raw_run.get(key), raw_base.get(key)):
+                reasons.append(f"different server setting {key}: {raw_run.get(key)} against {raw_base.get(key)}")
+    env_run = (getattr(run, "notes", None) or {}).get("environment")
+    env_base = (getattr(baseline, "notes", None) or {}).get("environment")
+    if _differs(env_run, env_base):
+        reasons.append("different server environment (e.g. NCCL variables) recorded for the two runs")
+    return reasons
+
+
+def speedup_against(run: Any, baseline: Any) -> tuple[float | None, str | None]:
+    """(output tok/s of ``run`` / ``baseline``, None) for a fair baseline, else (None, why there is none)."""
+    reasons = baseline_mismatch(run, baseline)
+    if reasons:
+        return None, "no speedup: " + "; ".join(reasons)
+    a, b = getattr(run, "output_tokens_per_s", None), getattr(baseline, "output_tokens_per_s", None)
+    if a is None or b is None or b <= 0:
+        missing = f"#{run.id}" if a is None else f"#{baseline.id}"
+        return None, f"no speedup: run {missing} has no output throughput"
+    return a / b, None
+
+
 def choose_baseline(runs: Sequence[Any], spec_runs: Sequence[Any]) -> Any | None:
-    """The baseline run measured under the same conditions as the speculative runs (most shared labels)."""
+    """The baseline run measured under the same conditions as the speculative runs (most shared labels).
+
+    Only baselines that pass ``baseline_mismatch`` against every speculative run are considered.
+    """
     bases = [r for r in runs if r.is_baseline and r.output_tokens_per_s]
+    bases = [b for b in bases if not any(baseline_mismatch(s, b) for s in spec_runs)]
     if not bases:
         return None
     spec_labels: set[str] = set()
@@ -564,7 +647,42 @@ def model_from_runs(
         model = with_draft_step(model, draft_step_ms, source=source)
     if base is not None:
         return SpeedupModel(**{**model.__dict__, "notes": model.notes + (f"baseline: run {base.id}",)})
-    return SpeedupModel(**{**model.__dict__, "notes": model.notes + ("no baseline run in this group: no speedup",)})
+    return SpeedupModel(**{**model.__dict__, "notes": model.notes + (no_baseline_reason(runs, spec),)})
+
+
+def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any]) -> str:
+    """Why the group's speculative runs have no baseline: none measured, or none comparable (and why)."""
+    bases = [r for r in runs if r.is_baseline and r.output_tokens_per_s]
+    if not bases:
+        return ("no baseline run (the same server without speculation) in this group: no speedup; "
+                "benchmark the target alone with the same settings")
+    reasons = sorted({why for b in bases for s in spec_runs for why in baseline_mismatch(s, b)})
+    return "no comparable baseline in this group: " + "; ".join(reasons)
+
+
+def missing_evidence(model: SpeedupModel) -> list[str]:
+    """What must still be measured before the model may name a best num_steps or a speedup; empty when enough.
+
+    Two or more num_steps with acceptance fix both cycle costs (``fit``). A single speculative point
+    fixes them only with the run's verify time and the sweep it was the best of (the built-in example's
+    notes); without those the per-step cost is a guess, and the "best num_steps" would be the guess's,
+    not the server's. A speedup also needs a comparable baseline run.
+    """
+    missing: list[str] = []
+    steps = sorted({p.num_steps for p in model.measured})
+    calibrated_enough = any("best of num_steps" in n for n in model.notes) and any(
+        "(from the run's notes)" in n for n in model.notes
+    )
+    if model.method != "fit" and not calibrated_enough:
+        k0 = steps[0] if steps else None
+        others = ", ".join(str(k) for k in (k0 - 1, k0 + 1) if k0 and 1 <= k <= 10) if k0 else "2 and 4"
+        missing.append(
+            f"only one num_steps was measured ({k0}): run the same server at another num_steps "
+            f"(e.g. {others}) with acceptance recorded, so the draft-step cost can be measured rather than assumed"
+        )
+    if not model.baseline_tok_s:
+        missing.append("a baseline run (the same model and server settings without speculation) to state a speedup")
+    return missing
 
 
 def measured_frame(runs: Sequence[Any]) -> pd.DataFrame:
@@ -601,4 +719,6 @@ def summary(model: SpeedupModel, *, steps: Iterable[int] = STEPS) -> dict[str, A
         "predicted": frame.to_dict(orient="records"),
         "optimum": opt.__dict__,
         "notes": list(model.notes),
+        # what must still be measured before the optimum means anything (empty: enough evidence)
+        "missing": missing_evidence(model),
     }

@@ -875,10 +875,11 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     for rec in records:
         row = {c: getattr(rec, c) for c in FRAME_COLUMNS}
         row["labels"] = ", ".join(rec.labels)
-        row["created_at"] = rec.created_at.strftime("%Y-%m-%d %H:%M:%S") if isinstance(rec.created_at, datetime) \
-            else str(rec.created_at)
+        row["created_at"] = _aware(rec.created_at) if isinstance(rec.created_at, datetime) else None
         rows.append(row)
     frame = pd.DataFrame(rows, columns=FRAME_COLUMNS)
+    # a real time (UTC), not text or epoch seconds: tables show it as a date, exports as ISO 8601
+    frame["created_at"] = pd.to_datetime(frame["created_at"], utc=True)
     for col in ("num_steps", "topk", "num_draft_tokens"):
         frame[col] = frame[col].astype("Int64")
     for col in ("output_tokens_per_s", "accept_length", "accept_length_mean", "ttft_p50_ms", "ttft_p99_ms",
@@ -888,11 +889,11 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
 
 
 def speedup(run: RunRecord, baseline: RunRecord) -> float | None:
-    """Output tok/s of ``run`` over ``baseline``; None when either lacks a throughput."""
-    a, b = run.output_tokens_per_s, baseline.output_tokens_per_s
-    if a is None or b is None or b <= 0:
-        return None
-    return a / b
+    """Output tok/s of ``run`` over ``baseline``; None when either lacks a throughput or the baseline is not
+    comparable (another model, engine or setting: ``speedup.baseline_mismatch``)."""
+    from comparelib.speedup import speedup_against
+
+    return speedup_against(run, baseline)[0]
 
 
 COMPARE_METRICS = [
@@ -912,12 +913,18 @@ def comparison_frame(records: Sequence[RunRecord], baseline: RunRecord | None = 
     """Runs side by side (one row per run) with the speedup of each over ``baseline``."""
     import pandas as pd
 
+    from comparelib.speedup import speedup_against
+
     rows = []
     for rec in records:
-        row: dict[str, Any] = {"run": rec.title, "kind": rec.kind, "num_steps": rec.num_steps}
+        row: dict[str, Any] = {"run": rec.title, "kind": rec.kind, "status": rec.status, "model": rec.model,
+                               "num_steps": rec.num_steps}
         for attr, name in COMPARE_METRICS:
             row[name] = getattr(rec, attr)
-        row["speedup"] = speedup(rec, baseline) if baseline is not None else None
+        if baseline is not None:
+            row["speedup"], row["speedup_note"] = speedup_against(rec, baseline)
+        else:
+            row["speedup"], row["speedup_note"] = None, "no baseline picked"
         rows.append(row)
     frame = pd.DataFrame(rows)
     if not frame.empty:

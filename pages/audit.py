@@ -16,7 +16,7 @@ import app
 app.ensure_routed()
 
 from comparelib import export, paths, settings
-from comparelib.audit import AuditResult, audit
+from comparelib.audit import AuditResult, audit, progress_text
 from comparelib.conversations import FORMATS
 from comparelib.errors import CompareError
 
@@ -26,6 +26,8 @@ st.caption(
     "percentiles against the trainer's max_length, duplicates, anomalies and domain mix. Data volume decides "
     "acceptance length more than any serving tweak: know it exactly."
 )
+
+own = app.own_draft()
 
 conv_tab, dump_tab = st.tabs(["Conversations", "Hidden-state dumps"])
 
@@ -39,12 +41,8 @@ def _run_audit(source: str, tokenizer: str, max_length: int, fmt: str, sample: i
     bar = st.progress(0.0, text="Starting…")
 
     def progress(rows: int, rate: float, eta: float | None) -> None:
-        if eta is not None and rows + rate * eta > 0:
-            frac = rows / (rows + rate * eta)
-        else:
-            frac = 0.0
-        left = f" · {eta:,.0f} s left" if eta is not None else ""
-        bar.progress(min(1.0, max(0.0, frac)), text=f"{rows:,} rows · {rate:,.0f} rows/s{left}")
+        frac, text = progress_text(rows, rate, eta)
+        bar.progress(frac, text=text)
 
     result = audit(source, tokenizer=tokenizer or None, max_length=max_length, fmt=fmt, sample=sample,
                    config=config or None, split=split or None, progress=progress)
@@ -153,7 +151,10 @@ def _show_result(result: AuditResult) -> None:
     vol = result.to_volume()
     st.caption(f"Saves samples {vol['samples']:,} and tokens {vol['tokens']:,} to the results store, where the "
                "acceptance-vs-data chart picks them up.")
-    draft = st.text_input("Draft name (as it appears in the comparison)", key="audit_attach_draft")
+    if "audit_attach_draft" not in st.session_state and not own.is_example:
+        st.session_state["audit_attach_draft"] = own.volume or own.short  # your draft, from the sidebar
+    draft = st.text_input("Draft name (as it appears in the comparison)", key="audit_attach_draft",
+                          placeholder="the name to store this volume under")
     if st.button("Attach to a draft as training volume", key="audit_attach"):
         if not draft.strip():
             st.error("Type the draft's name first.")
@@ -168,6 +169,9 @@ def _show_result(result: AuditResult) -> None:
                 st.error(str(exc))
             else:
                 st.success(f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {draft.strip()}.")
+                if not own.is_example:  # attached to your draft: Overview and the scaling chart use it now
+                    app.set_own_draft(own.with_(volume=draft.strip()))
+                    st.caption(f"Attached to your draft ({own.short}).")
 
 
 with conv_tab:

@@ -9,14 +9,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from comparelib import export, redact, settings
+from comparelib import export, redact, settings, speedup, tables
+from comparelib.charts import run_sweep_charts
+from comparelib.draft import default_runs, latest_own_group
 from comparelib.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.errors import CompareError
-from comparelib.store import RunRecord, Store, comparison_frame, runs_to_frame
+from comparelib.store import Store, comparison_frame, runs_to_frame
 
 import app  # noqa: E402
 
@@ -44,6 +45,7 @@ class BenchJob:
     status: str = "running"
     error: str | None = None
     shown: bool = False
+    group: str | None = None
 
     def progress(self, done: int, total: int, tok_s: float) -> None:
         self.finished, self.total, self.tok_s = done, total, tok_s
@@ -90,52 +92,9 @@ def _labels(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
-def _short(rec: RunRecord) -> str:
-    labels = [x for x in rec.labels if x not in ("example", "baseline")]
-    return f"#{rec.id} " + (", ".join(labels) if labels else "baseline")
-
-
-def sweep_charts(records: list[RunRecord]) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
-    """tok/s (the group's baseline runs as dashed horizontal rules) and acceptance length against num_steps."""
-    spec = pd.DataFrame([
-        {"num_steps": r.num_steps, "output tok/s": r.output_tokens_per_s, "accept length": r.accept_length,
-         "run": r.title, "kind": r.kind}
-        for r in records if not r.is_baseline and r.num_steps is not None
-    ])
-    base = pd.DataFrame([
-        {"output tok/s": r.output_tokens_per_s, "baseline": _short(r), "run": r.title}
-        for r in records if r.is_baseline and r.output_tokens_per_s is not None
-    ])
-    if spec.empty and base.empty:
-        return None
-    x = alt.X("num_steps:Q", title="num_steps (draft depth)", scale=alt.Scale(domain=[0, 10.5]),
-              axis=alt.Axis(tickMinStep=1))
-    layers = []
-    if not spec.empty:
-        layers.append(alt.Chart(spec).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
-            x=x, y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
-            tooltip=["run", "num_steps", "output tok/s", "accept length", "kind"],
-        ))
-    if not base.empty:
-        layers.append(alt.Chart(base).mark_rule(strokeDash=[6, 4], color="#888").encode(
-            y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
-            tooltip=["run", "output tok/s"]))
-        layers.append(alt.Chart(base).mark_text(align="left", dx=4, dy=-6, color="#555").encode(
-            x=alt.value(4), y="output tok/s:Q", text=alt.Text("baseline:N")))
-    speed = alt.layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
-    if spec.empty or spec["accept length"].isna().all():
-        return speed, None
-    accept = alt.Chart(spec.dropna(subset=["accept length"])).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
-        x=x,
-        y=alt.Y("accept length:Q", title="acceptance length (tokens per verify)", scale=alt.Scale(zero=False),
-                axis=alt.Axis(format=".2f")),
-        tooltip=["run", "num_steps", "accept length"],
-    ).properties(title="Acceptance length vs num_steps", height=320)
-    return speed, accept
-
-
 def _requests_view(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.drop(columns=["chunk_gaps_s"]).copy()
+    out["started_at"] = pd.to_datetime(pd.to_numeric(out["started_at"], errors="coerce"), unit="s", utc=True)
     for col in ("ttft_s", "e2e_s", "tpot_s"):
         out[col.replace("_s", "_ms")] = pd.to_numeric(out.pop(col), errors="coerce") * 1000.0
     out["mean_chunk_gap_ms"] = [
@@ -146,6 +105,7 @@ def _requests_view(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 st.title("Live benchmark")
+draft = app.own_draft()
 st.caption(
     "Benchmark a running SGLang, vLLM or OpenAI-compatible server, keep every result, and compare baselines "
     "with speculative runs. Rows of kind **example** are built-in example data from a Kimi-K2.5 tuning session."
@@ -178,14 +138,17 @@ with st.expander("Run a benchmark", expanded=job is not None):
     c1, c2, c3, c4 = st.columns(4)
     warmup = c1.number_input("Warm-up requests", 0, 1000, 2, key="bench_warmup")
     timeout_s = c2.number_input("Timeout per request (s)", 1.0, 3600.0, 120.0, key="bench_timeout")
-    labels_text = c3.text_input("Labels (comma-separated)", placeholder="NCCL_PROTO=LL, 2-step", key="bench_labels")
-    group = c4.text_input("Group", placeholder="my-sweep", key="bench_group")
+    labels_text = c3.text_input("Labels (comma-separated)", placeholder="optional, e.g. 2-step", key="bench_labels")
+    if "bench_group" not in st.session_state and draft.group and not draft.is_example:
+        st.session_state["bench_group"] = draft.group  # new runs join your draft's run group
+    group = c4.text_input("Group", placeholder="optional, e.g. sweep name", key="bench_group",
+                          help="Runs of one group are charted together; your draft's group is the default.")
     st.markdown("Stated speculative config (vLLM cannot report it; SGLang's is read from the server)")
     c1, c2, c3, c4 = st.columns(4)
-    spec_algo = c1.text_input("Algorithm", placeholder="EAGLE3", key="bench_spec_algorithm")
-    spec_steps = c2.number_input("num_steps", 0, 64, value=None, key="bench_spec_steps")
-    spec_topk = c3.number_input("topk", 0, 64, value=None, key="bench_spec_topk")
-    spec_ndt = c4.number_input("num_draft_tokens", 0, 256, value=None, key="bench_spec_ndt")
+    spec_algo = c1.text_input("Algorithm", placeholder="read from the server", key="bench_spec_algorithm")
+    spec_steps = c2.number_input("num_steps", 0, 64, value=None, key="bench_spec_steps", placeholder="not stated")
+    spec_topk = c3.number_input("topk", 0, 64, value=None, key="bench_spec_topk", placeholder="not stated")
+    spec_ndt = c4.number_input("num_draft_tokens", 0, 256, value=None, key="bench_spec_ndt", placeholder="not stated")
     c1, c2 = st.columns([1, 3])
     prompt_source = c1.radio("Prompts", ["bundled", "dataset file"], key="bench_prompt_source")
     prompt_path = c2.text_input("Dataset path (JSONL with prompt / messages rows)", key="bench_prompt_path",
@@ -222,7 +185,7 @@ if start and not running:
         kwargs["prompt_set"] = prompt_set_name(kwargs["prompt_path"])
         kwargs["keep_running"] = _session_watch()
         kwargs["budget"] = _budget()
-        job = BenchJob(endpoint=endpoint, total=int(n_requests))
+        job = BenchJob(endpoint=endpoint, total=int(n_requests), group=kwargs["group"])
         st.session_state["bench_job"] = job
         threading.Thread(target=_run_job, args=(job, store, kwargs), name="bench-page", daemon=True).start()
         running = True
@@ -239,15 +202,25 @@ def _progress_panel() -> None:
         return
     if current.error:
         st.error(current.error)
-    else:
-        st.success(f"Run {current.run_id} {current.status}: {current.finished}/{current.total} requests, "
+    elif current.status == "finished":
+        st.success(f"Run {current.run_id} finished: {current.finished}/{current.total} requests, "
                    f"{current.tok_s:.1f} output tok/s")
+    else:  # interrupted (stopped, or cut short): what finished is kept, but it is no success
+        st.warning(f"Run {current.run_id} {current.status}: only {current.finished}/{current.total} requests "
+                   f"finished ({current.tok_s:.1f} output tok/s over those); the finished requests are kept.",
+                   icon=":material/warning:")
     if not current.shown:
         current.shown = True
-        st.rerun()  # refresh the tables below with the new run
+        st.rerun(scope="app")  # refresh the tables below with the new run
 
 
 st.fragment(run_every=1.0 if running else None)(_progress_panel)()
+
+if job is not None and job.done.is_set() and job.run_id is not None and job.group and not draft.is_example \
+        and draft.group != job.group:
+    draft = draft.with_(group=job.group)  # your draft's runs are the ones you just measured
+    app.set_own_draft(draft)
+    st.caption(f"Run group **{job.group}** is now attached to your draft; Overview and Acceptance vs data use it.")
 
 # ---------------------------------------------------------------- stored runs
 
@@ -259,14 +232,16 @@ try:
     with_examples = c2.checkbox("Include example data", value=True, key="runs_examples")
     records = store.runs(group=None if group_filter == ALL_GROUPS else group_filter, include_examples=with_examples)
     table = runs_to_frame(records)
-    st.dataframe(table, width="stretch", hide_index=True, key="runs_table")
+    st.dataframe(table, width="stretch", hide_index=True, placeholder=app.MISSING, key="runs_table",
+                 column_config=app.column_config(tables.RUNS, table),
+                 column_order=tables.RUNS.order(list(table.columns)))
     st.caption(f"Results database: `{store.display_url}` (set SPECDRAFT_DB to use another, e.g. PostgreSQL)")
     if (table["status"] == "running").any():
         st.caption("Status **running** on a run that is not in progress means it was cut short (incomplete): "
                    "the requests it finished are kept.")
     c1, c2 = st.columns([1, 3])
     fmt = c1.selectbox("Export format", list(export.FORMATS), key="runs_export_format")
-    c2.download_button(f"Download runs table ({fmt})", data=export.render(table, fmt), mime=export.MIME[fmt],
+    c2.download_button(f"Download runs table ({fmt})", data=export.render(table, fmt, table=tables.RUNS), mime=export.MIME[fmt],
                        file_name=f"runs.{export.EXTENSION[fmt]}", key="runs_export")
 
     with st.expander("Import sglang.bench_serving / vllm bench serve results",
@@ -298,25 +273,41 @@ try:
     # ------------------------------------------------------------ comparison
     st.subheader("Compare runs")
     if all_runs:
-        default_pick = [r.title for r in all_runs if r.group == EXAMPLE_GROUP] or [r.title for r in all_runs[-2:]]
-        picked = st.multiselect("Runs", list(by_title), default=default_pick, key="compare_runs")
-        baselines = [t for t in picked if by_title[t].is_baseline] or picked
-        default_base = max(baselines, key=lambda t: by_title[t].output_tokens_per_s or 0.0) if baselines else None
+        # start from your draft's runs (its group, else your latest runs), the example only when there are none;
+        # when new runs arrive the selection follows them
+        default_pick = [r.title for r in default_runs(all_runs, draft)]
+        if st.session_state.get("_compare_default") != default_pick:
+            st.session_state["_compare_default"] = default_pick
+            st.session_state["compare_runs"] = default_pick
+            st.session_state.pop("compare_baseline", None)
+        picked = st.multiselect("Runs", list(by_title), key="compare_runs")
+        picked_runs = [by_title[t] for t in picked]
+        spec_picked = [r for r in picked_runs if not r.is_baseline]
+        fair = speedup.choose_baseline(picked_runs, spec_picked)
+        fallback = [r for r in picked_runs if r.is_baseline] or picked_runs
+        default_base = (fair or (fallback[-1] if fallback else None))
         if picked:
             base_title = st.selectbox("Baseline run", picked,
-                                      index=picked.index(default_base) if default_base in picked else 0,
+                                      index=picked.index(default_base.title) if default_base is not None else 0,
                                       key="compare_baseline")
-            cmp = comparison_frame([by_title[t] for t in picked], baseline=by_title[base_title])
-            st.dataframe(cmp, width="stretch", hide_index=True, key="compare_table")
-            st.caption("speedup = output tok/s of the run / output tok/s of the baseline run")
+            cmp = comparison_frame(picked_runs, baseline=by_title[base_title])
+            st.dataframe(cmp, width="stretch", hide_index=True, placeholder=app.MISSING, key="compare_table",
+                         row_height=56,
+                         column_config=app.column_config(tables.RUN_COMPARISON, cmp))
+            st.caption("speedup = output tok/s of the run / output tok/s of the baseline run, only against a "
+                       "baseline of the same target model, engine and settings; otherwise the last column says why "
+                       "there is none.")
 
     # ------------------------------------------------------------ sweep chart
     st.subheader("Sweep: num_steps")
     if groups:
-        default_group = groups.index(EXAMPLE_GROUP) if EXAMPLE_GROUP in groups else 0
-        sweep_group = st.selectbox("Group", groups, index=default_group, key="sweep_group")
+        wanted = draft.group if draft.group in groups else (latest_own_group(all_runs) or EXAMPLE_GROUP)
+        if wanted in groups and st.session_state.get("_sweep_default") != wanted:  # follow your draft / latest runs
+            st.session_state["_sweep_default"] = wanted
+            st.session_state["sweep_group"] = wanted
+        sweep_group = st.selectbox("Group", groups, key="sweep_group")
         group_runs = store.runs(group=sweep_group)
-        charts = sweep_charts(group_runs)
+        charts = run_sweep_charts(group_runs)
         if charts is None:
             st.info("this group has no runs with a throughput to chart")
         else:
@@ -339,11 +330,16 @@ try:
     if all_runs:
         with_rows = [r for r in all_runs if r.kind != "example" and r.requests > 0]
         latest = (with_rows or all_runs)[-1].title
-        req_title = st.selectbox("Run", list(by_title), index=list(by_title).index(latest), key="requests_run")
+        if st.session_state.get("_requests_default") != latest:  # a new run: show it
+            st.session_state["_requests_default"] = latest
+            st.session_state["requests_run"] = latest
+        req_title = st.selectbox("Run", list(by_title), key="requests_run")
         reqs = store.requests(by_title[req_title].id)
         if reqs.empty:
             st.info("no per-request rows for this run (example and summary-only imports have none)")
         else:
-            st.dataframe(_requests_view(reqs), width="stretch", hide_index=True, key="requests_table")
+            view = _requests_view(reqs)
+            st.dataframe(view, width="stretch", hide_index=True, placeholder=app.MISSING, key="requests_table",
+                         column_config=app.column_config(tables.REQUESTS, view))
 except CompareError as exc:
     st.error(str(exc))

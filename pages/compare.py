@@ -10,7 +10,7 @@ import app
 
 app.ensure_routed()
 
-from comparelib import comparison, engines, export, lint, redact, registry, settings
+from comparelib import comparison, engines, export, lint, redact, registry, settings, tables
 from comparelib.errors import CompareError
 
 st.title("Compare drafts")
@@ -18,10 +18,13 @@ st.caption(
     "Exact parameter counts from each config's tensor list, reconciled with the checkpoint header where one "
     "exists, plus wiring lint. Paste Hub URLs (any form), org/name[@rev], or local folders."
 )
+draft = app.own_draft()
 
 
 @st.cache_data(show_spinner=False, ttl=3600)
-def _load(source: str, target: str | None, target_layers: int | None) -> comparison.Entry:
+def _load(source: str, target: str | None, target_layers: int | None, token_tag: str) -> comparison.Entry:
+    # token_tag: a fingerprint of the session's Hub token (never the token), so a gated repo read with
+    # one session's token is not served from the cache to a session without it
     return comparison.load_entry(source, target=target or None, target_layers=target_layers)
 
 
@@ -35,7 +38,9 @@ qp = st.query_params
 if "m" in qp:
     initial = qp.get_all("m")
 else:
-    initial = [comparison.registry_source(h) for h in registry.DEFAULT_COMPARISON] + [comparison.EXAMPLE_OWN]
+    # your draft (from the sidebar) against the published defaults
+    initial = [comparison.registry_source(h) for h in registry.DEFAULT_COMPARISON if
+               comparison.registry_source(h) != draft.source] + [draft.source]
 initial_picks = [s[len(comparison.REGISTRY_PREFIX):] for s in initial if s.startswith(comparison.REGISTRY_PREFIX)]
 initial_other = [s for s in initial if not s.startswith(comparison.REGISTRY_PREFIX)]
 
@@ -52,7 +57,7 @@ with st.form("compare_form"):
         value="\n".join(initial_other),
         key="compare_urls",
         height=100,
-        placeholder="https://huggingface.co/AQ-MedAI/Kimi-K2-Instruct-eagle3\n/path/to/my-draft",
+        placeholder="paste Hub URLs or folder paths, one per line",
     )
     c1, c2 = st.columns(2)
     target = c1.text_input(
@@ -84,6 +89,7 @@ if layers_text.strip():
 
 if submitted:
     st.query_params.clear()
+    app.set_own_draft(draft)  # the draft stays in the link
     st.query_params["m"] = sources
     if target.strip():
         st.query_params["target"] = target.strip()
@@ -98,7 +104,8 @@ entries: list[comparison.Entry] = []
 with st.spinner("Reading configs and checkpoint headers…"):
     for src in sources:
         try:
-            entries.append(_load(src, target.strip() or None, target_layers))
+            with settings.session_token(app.hub_token()):
+                entries.append(_load(src, target.strip() or None, target_layers, settings.token_fingerprint()))
         except CompareError as exc:
             st.error(f"**{src}**: {exc}")
 if not entries:
@@ -113,24 +120,25 @@ try:  # training volumes attached on the Dataset audit page (or the built-in exa
 except CompareError as exc:
     volumes = {}
     st.warning(f"Training volumes from the results store are not shown: {exc}")
+own_row = draft.volume_row(app.open_store(settings.database_url()).data_volumes()) if draft.volume else None
+if own_row is not None:  # your draft's attached audit, whatever name it was stored under
+    volumes.update({e.label: own_row for e in entries if e.source == draft.source})
 df = comparison.table(entries, volumes)
 st.subheader("Parameters")
 st.dataframe(
     df,
     width="stretch",
     hide_index=True,
+    placeholder=app.MISSING,
     key="compare_table",
-    column_config={
-        c: st.column_config.NumberColumn(c, format="localized")
-        for c in ("total", "excluding_embedding", "embedding", "lm_head", "trainable", "frozen", "stored", "active",
-                  "train_samples", "train_tokens")
-    },
+    column_config=app.column_config(tables.DRAFT_PARAMS, df),
+    column_order=tables.DRAFT_PARAMS.order(list(df.columns)),
 )
 cols = st.columns(len(export.FORMATS))
 for col, fmt in zip(cols, export.FORMATS):
     col.download_button(
         f"Download {fmt.upper() if fmt != 'latex' else 'LaTeX'}",
-        data=export.render(df, fmt),
+        data=export.render(df, fmt, table=tables.DRAFT_PARAMS),
         file_name=f"draft-comparison.{export.EXTENSION[fmt]}",
         mime=export.MIME[fmt],
         key=f"compare_download_{fmt}",
@@ -143,7 +151,7 @@ chart = (
     .mark_bar()
     .encode(
         x=alt.X("sum(params):Q", title="parameters"),
-        y=alt.Y("draft:N", title=None, sort=None),
+        y=alt.Y("draft:N", title=None, sort=None, axis=alt.Axis(labelLimit=480)),  # full names, never cut
         color=alt.Color("component:N", sort=list(comparison.architectures.COMPONENTS)),
         opacity=alt.Opacity("trainable:N", scale=alt.Scale(domain=["trainable", "mixed", "frozen"], range=[1, 0.75, 0.4]),
                             title="trained?"),
@@ -172,11 +180,14 @@ harmless = comparison.findings_frame(entries, harmless=True)
 if act_on.empty and harmless.empty:
     st.success("No findings.")
 if not act_on.empty:
-    st.dataframe(act_on.drop(columns="harmless"), width="stretch", hide_index=True, key="compare_findings")
+    act_on = act_on.drop(columns="harmless")
+    st.dataframe(act_on, width="stretch", hide_index=True, placeholder=app.MISSING, key="compare_findings",
+                 row_height=64, column_config=app.column_config(tables.FINDINGS, act_on))  # messages wrap, never cut
 if not harmless.empty:
     with st.expander(f"Known harmless ({len(harmless)}): published drafts work this way", expanded=False):
-        st.dataframe(harmless.drop(columns="harmless"), width="stretch", hide_index=True,
-                     key="compare_findings_harmless")
+        harmless = harmless.drop(columns="harmless")
+        st.dataframe(harmless, width="stretch", hide_index=True, placeholder=app.MISSING, row_height=64,
+                     column_config=app.column_config(tables.FINDINGS, harmless), key="compare_findings_harmless")
 
 for e in entries:
     with st.expander(f"{e.label}: tensors, checkpoint, capture layers"):
@@ -188,7 +199,7 @@ for e in entries:
         st.markdown(" · ".join(meta))
         mem = " · ".join(f"{k}: {v / 2**30:.2f} GiB" for k, v in e.memory.items())
         st.caption(f"Memory for what must be loaded: {mem}")
-        st.dataframe(comparison.tensors_frame(e), width="stretch", hide_index=True)
+        st.dataframe(comparison.tensors_frame(e), width="stretch", hide_index=True, placeholder=app.MISSING)
         if e.checkpoint is not None:
             ck = e.checkpoint
             st.markdown(
@@ -207,7 +218,7 @@ for e in entries:
             st.dataframe(lint.capture_table(e.spec.aux_layer_ids, layers, family=e.target_family,
                                             dialect=e.spec.dialect,
                                             serving=[engines.parse_choice(serving)] if serving else None),
-                         width="stretch", hide_index=True)
+                         width="stretch", hide_index=True, placeholder=app.MISSING)
         if e.published is not None:
             p = e.published
             vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"

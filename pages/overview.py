@@ -2,31 +2,26 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from comparelib import architectures, registry, scaling, settings
-from comparelib.errors import CompareError, InputError
+from comparelib import architectures, comparison, registry, scaling, settings
+from comparelib.errors import CompareError
 
 import app  # noqa: E402
 
 app.ensure_routed()
 
-EXAMPLE = "example: own Kimi-K2.5 draft (built in)"
-LOCAL = "a local folder with config.json"
-EXAMPLE_GROUP = "example-kimi-k2.5"
-
 st.title("Overview")
 st.caption(
-    "The answer first, for the draft you call ours and a published reference: size, training data, acceptance "
-    "and live speed, and which of these gaps is the largest. Each number links to the page that produced it."
+    "The answer first, for your draft (chosen in the sidebar, carried in the link) and a published reference: "
+    "size, training data, acceptance and live speed, and which of these gaps is the largest. Each number links to "
+    "the page that produced it."
 )
 
-
+draft = app.own_draft()
 _store = app.open_store
 
 
@@ -50,32 +45,15 @@ def _published_points():  # type: ignore[no-untyped-def]
     return scaling.published_points()
 
 
-def _spec_for(choice: str, path: str):  # type: ignore[no-untyped-def]
-    if choice == EXAMPLE:
-        cfg = json.loads((Path(registry.EXAMPLE_OWN_DRAFT) / "config.json").read_text())
-        return architectures.parse_config(cfg, "example: own Kimi-K2.5 draft"), "example:own-kimi-k2.5-draft"
-    if choice == LOCAL:
-        folder = Path(path.strip()).expanduser()
-        try:
-            cfg_path = folder / "config.json" if folder.is_dir() else folder
-            found = bool(path.strip()) and cfg_path.is_file()
-        except (OSError, ValueError):  # e.g. a name longer than the file system allows
-            found = False
-        if not found:
-            shown = path if len(path) <= 200 else path[:200] + "…"
-            raise InputError(f"no config.json at {shown!r}; give a folder that holds the draft's config.json")
-        try:
-            cfg = json.loads(cfg_path.read_text())
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{cfg_path} is not readable JSON: {exc}") from None
-        return architectures.parse_config(cfg, str(folder)), str(folder)
-    d = registry.get_draft(choice)
-    return architectures.parse_config(d.config, d.hub_id), f"registry:{d.hub_id}"
+@st.cache_data(show_spinner=False, ttl=3600)
+def _entry(source: str, token_tag: str) -> comparison.Entry:  # token_tag: a token's fingerprint, never the token
+    return comparison.load_entry(source, with_header=False)
 
 
 def _link(text: str, page: str, query: list[tuple[str, str]] | None = None) -> str:
-    """A markdown link to one of the app's pages (url paths as app.py registers them)."""
-    url = f"/{page}" + (f"?{urlencode(query)}" if query else "")
+    """A markdown link to one of the app's pages (url paths as app.py registers them), carrying the draft."""
+    q = list(query or []) + list(draft.to_query().items())
+    url = f"/{page}" + (f"?{urlencode(q)}" if q else "")
     return f"[{text}]({url})"
 
 
@@ -84,52 +62,32 @@ try:
     store = _store(url)
     drafts = _drafts_with_config()
     volumes = store.data_volumes()
-    groups = store.groups()
 except CompareError as exc:
     st.error(str(exc))
     st.stop()
 
-with st.expander("Choose the drafts", expanded=False):
-    c1, c2 = st.columns(2)
-    own_choice = c1.selectbox("Our draft", [EXAMPLE, *drafts, LOCAL], key="ov_own")
-    own_path = c1.text_input("Folder (for a local draft)", value="", key="ov_own_path", disabled=own_choice != LOCAL)
-    vol_options = [f"{v['draft']}: {v['samples']:,} samples ({v['kind']})" for v in volumes] + ["typed in"]
-    vol_pick = c1.selectbox(
-        "Our training volume", vol_options, key="ov_vol", help="From stored dataset audits, or typed in."
-    )
-    typed = c1.number_input(
-        "Training samples (typed in)",
-        min_value=1,
-        value=37_000,
-        step=1000,
-        key="ov_vol_typed",
-        disabled=vol_pick != "typed in",
-    )
+with st.expander("Reference draft", expanded=False):
     ref_default = drafts.index(scaling.KIMI_REFERENCE) if scaling.KIMI_REFERENCE in drafts else 0
-    reference = c2.selectbox("Reference (published)", drafts, index=ref_default, key="ov_ref")
-    group_options = groups or [EXAMPLE_GROUP]
-    group = c2.selectbox(
-        "Live results: run group",
-        group_options,
-        index=group_options.index(EXAMPLE_GROUP) if EXAMPLE_GROUP in group_options else 0,
-        key="ov_group",
-    )
+    reference = st.selectbox("Reference (published)", drafts, index=ref_default, key="ov_ref")
+    st.caption("Your draft, its training data and its benchmark runs are chosen in the sidebar.")
 
 try:
-    own_spec, own_source = _spec_for(own_choice, own_path)
+    with settings.session_token(app.hub_token()):
+        own_entry = _entry(draft.source, settings.token_fingerprint())
+except CompareError as exc:
+    st.error(f"**Your draft ({draft.short})**: {exc}")
+    st.stop()
+
+try:
+    own_spec = own_entry.spec
+    own_source = draft.source
     ref_draft = registry.get_draft(reference)
     ref_spec = architectures.parse_config(ref_draft.config, ref_draft.hub_id)
     own_name = "our draft"
     size = scaling.size_facts(own_spec, ref_spec, own_name, reference)
-    if vol_pick == "typed in":
-        own_volume, vol_src = float(typed), "typed in"
-    else:
-        v = volumes[vol_options.index(vol_pick)]
-        own_volume = float(v["samples"])
-        named = v["kind"] == "measured" or v["draft"].startswith(v["kind"])
-        vol_src = v["draft"] if named else f"{v['draft']} ({v['kind']})"
+    own_volume, vol_src = draft.training_samples(volumes)
     ref_volume = float(ref_draft.train_samples) if ref_draft.train_samples else None
-    runs = store.runs(group=group) if group else []
+    runs = draft.runs(store)
     live = scaling.live_facts(runs)
     spec_runs = [r for r in runs if not r.is_baseline and r.output_tokens_per_s]
     best = max(spec_runs, key=lambda r: r.output_tokens_per_s) if spec_runs else None
@@ -155,9 +113,14 @@ except CompareError as exc:
     st.stop()
 
 # --- the answer -----------------------------------------------------------------------------------
+# Every figure below comes from the one draft in the sidebar (its config, its attached audit, its run
+# group) or says it is missing: nothing falls back to the built-in example.
 st.subheader(gap_sentence)
 compare_q = [("m", own_source), ("m", f"registry:{reference}")]
 lines = [
+    f"- **Your draft:** {own_entry.label}"
+    + (f" (commit `{own_entry.commit_sha[:7]}`)" if own_entry.commit_sha else "")
+    + f" · architecture `{own_spec.architecture}`.",
     f"- **Size outside the embedding:** ours {_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
     f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}. "
     f"**With the embedding:** {_link(f'{size.own_total:,}', 'compare', compare_q)} against "
@@ -171,9 +134,15 @@ if data_ratio:
         f"{_link(f'{data_ratio:.0f}x' if data_ratio >= 2 else f'{data_ratio:.2f}x', 'scaling')} "
         + ("less data." if data_ratio > 1 else "more data.")
     )
+elif own_volume is None:
+    lines.append(f"- **Training volume:** ours is missing ({vol_src}; {_link('Dataset audit', 'audit')}).")
 else:
-    lines.append(f"- **Training volume:** {reference} does not report it.")
-acc_link = _link(f"~{own_accept:.1f}", "bench") if own_accept else "not measured"
+    lines.append(f"- **Training volume:** ours {scaling.human(own_volume)} samples ({vol_src}); "
+                 f"{reference} does not report its own.")
+acc_link = _link(f"~{own_accept:.1f}", "bench") if own_accept else (
+    "missing (" + ("no run group attached" if not draft.group else f"no speculative run with an acceptance length "
+                   f"in group {draft.group}") + f"; {_link('benchmark it', 'bench')})"
+)
 ref_acc = (
     f"{acc.ref_lo:.2f}-{acc.ref_hi:.2f}"
     if acc.ref_lo is not None and acc.ref_hi - acc.ref_lo >= 0.005
@@ -183,7 +152,9 @@ lines.append(
     f"- **Acceptance length:** ours {acc_link}, {reference} {_link(ref_acc, 'scaling')} on "
     f"{'/'.join(scaling.bench_label(b) for b in scaling.HEADLINE_BENCHMARKS)}. "
     + (
-        "Same setting."
+        ""
+        if own_accept is None
+        else "Same setting."
         if acc.same_setting
         else f"**Settings differ:** ours {own_key or 'unknown'}, theirs {'; '.join(acc.ref_settings) or 'none'} "
         "(more draft steps give longer acceptance, so this is not like for like)."
@@ -191,13 +162,22 @@ lines.append(
 )
 if live is not None:
     lines.append(
-        f"- **Live speed:** {_link(f'{live.spec_tok_s:g} tok/s', 'bench')} with speculation "
-        f"(num_steps={live.num_steps}) against {_link(f'{live.baseline_tok_s:g} tok/s', 'bench')} without: "
+        f"- **Live speed:** {_link(f'{live.spec_tok_s:.1f} tok/s', 'bench')} with speculation "
+        f"(num_steps={live.num_steps}) against {_link(f'{live.baseline_tok_s:.1f} tok/s', 'bench')} without: "
         f"{_link(f'{live.gain * 100:+.1f}%', 'bench')}" + (" (example data)." if live.kind == "example" else ".")
+    )
+elif best is not None:
+    from comparelib import speedup
+
+    lines.append(
+        f"- **Live speed:** {_link(f'{best.output_tokens_per_s:.1f} tok/s', 'bench')} with speculation "
+        f"(num_steps={best.num_steps}); no speedup: {speedup.no_baseline_reason(runs, [best])}."
     )
 else:
     lines.append(
-        "- **Live speed:** no speculative run with a baseline in this group yet; "
+        "- **Live speed:** missing: "
+        + ("no run group attached to your draft" if not draft.group else f"no speculative run in group {draft.group}")
+        + "; "
         + _link("benchmark one", "bench")
         + "."
     )
@@ -219,10 +199,10 @@ elif own_volume and ref_volume:
     except CompareError as exc:
         st.error(str(exc))
 
-if own_choice == EXAMPLE or group == EXAMPLE_GROUP:
+if draft.uses_example_data:
     st.caption(
         "Example data: the team's own Kimi-K2.5 draft and its hand-measured SGLang session are built in so this "
-        "page has an answer offline. Pick your own draft, volume and run group above."
+        "page has an answer offline. Paste your own draft, attach its audit and run group in the sidebar."
     )
 
 st.divider()
@@ -237,6 +217,6 @@ for col, (page, label) in zip(
     ],
 ):
     try:
-        col.page_link(f"pages/{page}.py", label=label)
+        col.page_link(f"pages/{page}.py", label=label, query_params=draft.to_query())
     except StreamlitAPIException:  # not registered (a page run on its own, e.g. in tests): a plain link
         col.markdown(_link(label, page))

@@ -21,6 +21,7 @@ st.caption(
     "speculative setting (chain length, tree, batch size, engine), so each fit uses one benchmark at one setting; "
     "points from other settings are drawn grey and never enter the fit. Fits and speed curves are predictions."
 )
+draft = app.own_draft()
 
 
 _store = app.open_store
@@ -78,7 +79,9 @@ with left:
     )
 with right:
     vol_choices = ["typed in"] + [f"{v['draft']} ({v['samples']:,} samples, {v['kind']})" for v in volumes]
-    default_choice = 1 if len(vol_choices) > 1 else 0
+    # your draft's attached audit (the latest stored under its name), else typed in
+    mine = [i for i, v in enumerate(volumes) if draft.volume and v["draft"] == draft.volume]
+    default_choice = mine[-1] + 1 if mine else 0
     vol_pick = st.selectbox(
         "Own draft training volume",
         vol_choices,
@@ -87,11 +90,11 @@ with right:
         help="From stored dataset audits, or typed in.",
     )
     if vol_pick == "typed in":
-        own_samples = float(
-            st.number_input("Own training samples", min_value=1, value=37_000, step=1000, key="sc_vol_typed")
-        )
+        typed = st.number_input("Own training samples", min_value=1, value=draft.samples, step=1000,
+                                key="sc_vol_typed", placeholder="not measured: type a number or attach an audit")
+        own_samples = float(typed) if typed else None
         own_tokens = None
-        own_name = "own draft"
+        own_name = draft.short
     else:
         vol = volumes[vol_choices.index(vol_pick) - 1]
         own_samples = float(vol["samples"]) if vol.get("samples") else None
@@ -99,7 +102,7 @@ with right:
         own_name = str(vol["draft"])
     own_volume = own_samples if x == "samples" else own_tokens
     group_options = ["(none)"] + groups
-    group_default = group_options.index("example-kimi-k2.5") if "example-kimi-k2.5" in group_options else 0
+    group_default = group_options.index(draft.group) if draft.group in group_options else 0
     group = st.selectbox("Live results: run group", group_options, index=group_default, key="sc_group")
     group = None if group == "(none)" else group
     ref_options = sorted(published["draft"].dropna().unique())
@@ -141,6 +144,17 @@ if fit is not None:
             + ("; clipped to the possible range" if clipped else "")
             + "."
         )
+        # your own measured acceptance next to the fit, and why they may disagree
+        measured_pts = own_pts.dropna(subset=["accept_length"]) if len(own_pts) else own_pts
+        if len(measured_pts):
+            best_pt = measured_pts.sort_values("accept_length").iloc[-1]
+            agrees, sentence = scaling.fit_vs_measured(
+                fit, own_volume, float(best_pt["accept_length"]), measured_setting=str(best_pt["setting_key"]),
+                measured_benchmark=str(best_pt["benchmark"]))
+            (st.success if agrees else st.warning)(sentence)
+        else:
+            st.caption("No acceptance measured for your draft yet (attach a run group in the sidebar) to set "
+                       "against the fit.")
 elif setting_key is not None:
     st.warning(
         f"No fit for {scaling.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "
@@ -179,7 +193,7 @@ with chart_col:
             ["draft", "kind", "benchmark", "setting_key", "samples", "tokens", "accept_length", "source"]
         ]
         st.markdown(f"**Points in the fit and own points at this setting** ({len(table)})")
-        st.dataframe(table, width="stretch", hide_index=True, key="sc_points_table")
+        st.dataframe(table, width="stretch", hide_index=True, placeholder=app.MISSING, key="sc_points_table")
         t1, t2 = st.columns(2)
         t1.download_button(
             "Points CSV",
@@ -204,7 +218,7 @@ with chart_col:
                 if st.checkbox("only this benchmark", value=True, key="sc_ex_bench")
                 else ex
             )
-            st.dataframe(ex, width="stretch", hide_index=True, key="sc_excluded_table")
+            st.dataframe(ex, width="stretch", hide_index=True, placeholder=app.MISSING, key="sc_excluded_table")
 
 with live_col:
     st.markdown("**Live results for the draft**")
@@ -224,16 +238,34 @@ with live_col:
                 if steps and 1.0 < acc_ref < steps + 1:
                     improved, k_imp = acc_ref, steps
                     label = f"fit at {scaling.human(float(ref_vol.iloc[0]))} {x}: {acc_ref:.2f} at {steps} steps"
-            if improved is not None:
+            missing = speedup.missing_evidence(model)
+            steps_missing = [m for m in missing if "num_steps" in m]
+            if improved is not None and improved <= model.accept_length(k_imp):
+                st.caption(
+                    f"No \"more data\" scenario: the fit's {improved:.2f} at {reference}'s volume is not above what "
+                    f"your draft already reaches at {k_imp} steps ({model.accept_length(k_imp):.2f}), so the "
+                    "published trend says nothing about more data for your draft."
+                )
+                improved = None
+            if steps_missing:
+                pred = None  # one point cannot say which num_steps is best: show what was measured, say what is missing
+            elif improved is not None:
                 pred = speedup.what_if(model, improved, at_steps=k_imp, label=label)
             else:
                 pred = speedup.predict_frame(model)
-            st.altair_chart(charts.sweep_chart(measured, pred, model.baseline_tok_s), width="stretch")
-            opt = speedup.optimum(model)
-            st.markdown(opt.sentence)
-            if improved is not None:
-                better = speedup.optimum(model, frame=pred[pred["scenario"] == label])
-                st.markdown(f"With the acceptance the fit predicts for {reference}'s data volume: {better.sentence}")
+            for part in charts.sweep_chart_parts(measured, pred, model.baseline_tok_s):  # each fits the column
+                st.altair_chart(part, width="stretch")
+            if steps_missing:
+                st.warning("No prediction of the best num_steps yet. Missing: " + "; ".join(missing) + ".")
+            else:
+                opt = speedup.optimum(model)
+                st.markdown(opt.sentence)
+                if missing:
+                    st.caption("Missing: " + "; ".join(missing) + ".")
+                if improved is not None:
+                    better = speedup.optimum(model, frame=pred[pred["scenario"] == label])
+                    st.markdown(
+                        f"With the acceptance the fit predicts for {reference}'s data volume: {better.sentence}")
             with st.expander("How the speed model was identified"):
                 for note in model.notes:
                     st.markdown(f"- {note}")

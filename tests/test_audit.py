@@ -161,9 +161,12 @@ def test_audit_report_fields(fixture_file: Path, tok_dir: Path, bundles: dict[st
 def test_exports_carry_the_summary(fixture_file: Path, tok_dir: Path) -> None:
     res = audit.audit(str(fixture_file), tokenizer=str(tok_dir))
     table = res.summary_table()
-    assert dict(zip(table["metric"], table["value"]))["samples"] == "10"
+    assert dict(zip(table["metric"], table["value"]))["samples"] == 10
     assert '"metric": "tokens"' in res.export("json")
-    assert f"| tokens | {res.tokens} |" in res.export("md")
+    exported = {row["metric"]: row["value"] for row in json.loads(res.export("json"))}
+    assert exported["samples"] == 10 and exported["tokens"] == res.tokens  # numbers as numbers
+    assert isinstance(exported["supervised fraction"], float) and isinstance(exported["format"], str)
+    assert f"| tokens | {res.tokens:,} |" in res.export("md")
     assert f"assistant tokens,{res.assistant_tokens}" in res.export("csv")
 
 
@@ -455,3 +458,19 @@ def test_prepare_cuts_only_at_safe_boundaries(bundles: dict[str, audit.Tokenizer
     assert (prepared.segments is not None) is segmented
     if segmented:
         assert prepared.segments[1] == turns[-1][1] + "<|im_end|>\n"
+
+
+# (rows, rows/s, seconds left, fraction, text)
+PROGRESS_CASES = [
+    (460, 1000.0, 0.54, 0.46, "460 rows · 1,000 rows/s · under 2 s left"),  # was "0 s left" at 46%
+    (500, 100.0, 5.0, 0.5, "500 rows · 100 rows/s · about 5 s left"),
+    (100, 10.0, 600.0, 100 / 6100, "100 rows · 10 rows/s · about 10 min left"),
+    (1000, 100.0, 0.0, 1.0, "1,000 rows · 100 rows/s"),
+    (10, 5.0, None, 0.0, "10 rows · 5 rows/s"),
+]
+
+
+@pytest.mark.parametrize(("rows", "rate", "eta", "frac", "text"), PROGRESS_CASES)
+def test_progress_text_agrees_with_the_bar(rows: int, rate: float, eta: float | None, frac: float, text: str) -> None:
+    got_frac, got_text = audit.progress_text(rows, rate, eta)
+    assert got_frac == pytest.approx(frac, abs=0.005) and got_text == text

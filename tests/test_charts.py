@@ -55,7 +55,7 @@ def test_scaling_chart_layers_and_log_scale(scaling_spec: dict) -> None:
     tips = {t["field"] for t in coloured["encoding"]["tooltip"]}
     assert {"draft", "benchmark", "setting_key", "source"} <= tips
     assert coloured["encoding"]["y"]["field"] == "accept_length"
-    assert "grey: other settings, not comparable" in scaling_spec["title"]["subtitle"]
+    assert any("grey: other settings, not comparable" in line for line in scaling_spec["title"]["subtitle"])
 
 
 def test_scaling_chart_data_splits_settings(scaling_spec: dict) -> None:
@@ -99,7 +99,7 @@ def sweep_chart():  # type: ignore[no-untyped-def]
 
 def test_sweep_chart_dashes_predictions_only(sweep_chart) -> None:  # type: ignore[no-untyped-def]
     spec = json.loads(charts.chart_to_vegalite_json(sweep_chart))
-    left, right = spec["hconcat"]
+    left, right = spec["vconcat"]  # stacked: side by side the second was clipped
     pred_line, measured_pts, baseline = left["layer"]
     assert _mark(pred_line) == "line" and pred_line["encoding"]["strokeDash"]["field"] == "kind"
     assert pred_line["encoding"]["strokeDash"]["scale"]["domain"] == ["predicted"]
@@ -116,3 +116,38 @@ def test_exports_png_svg_offline(sweep_chart) -> None:  # type: ignore[no-untype
     assert isinstance(charts.export(sweep_chart, "vega-lite"), str)
     with pytest.raises(InputError):
         charts.export(sweep_chart, "gif")
+
+
+def _example_runs(tmp_path):  # type: ignore[no-untyped-def]
+    from comparelib.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    store.ensure_examples()
+    return store.runs()
+
+
+def test_text_is_readable_in_light_and_dark_themes(scaling_spec: dict, sweep_chart, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Every colour set on text has contrast on both Streamlit backgrounds; the rest is left to the theme."""
+    speed, accept = charts.run_sweep_charts(_example_runs(tmp_path))
+    specs = [scaling_spec, json.loads(charts.chart_to_vegalite_json(sweep_chart)), speed.to_dict(), accept.to_dict()]
+    found = [c for spec in specs for c in charts.text_colours(spec)]
+    assert charts.NEUTRAL in found  # the subtitle and the baseline labels
+    for colour in found:
+        for theme, background in charts.THEME_BACKGROUNDS.items():
+            assert charts.contrast(colour, background) >= 4.0, (colour, theme)
+    # the old dark-grey text would fail in the dark theme: the check can tell
+    assert charts.contrast("#555555", charts.THEME_BACKGROUNDS["dark"]) < 3.0
+    assert '"titleColor"' not in json.dumps(specs) and '"labelColor"' not in json.dumps(specs)
+
+
+CONTRAST_CASES = [("#ffffff", "#000000", 21.0), ("#7a7a7a", "#ffffff", 4.3), ("#7a7a7a", "#0e1117", 4.3)]
+
+
+@pytest.mark.parametrize(("a", "b", "ratio"), CONTRAST_CASES)
+def test_contrast_ratio(a: str, b: str, ratio: float) -> None:
+    assert charts.contrast(a, b) == pytest.approx(ratio, abs=0.15)
+
+
+def test_sweep_chart_fits_a_narrow_column(sweep_chart) -> None:  # type: ignore[no-untyped-def]
+    spec = json.loads(charts.chart_to_vegalite_json(sweep_chart))
+    assert "hconcat" not in spec and all(part["width"] <= 320 for part in spec["vconcat"])

@@ -119,3 +119,49 @@ def test_minus_one_draft_is_counted_and_its_lint_says_what_each_engine_does(tmp_
     (head,) = [e.value for e in at.error if "aux-negative" in e.value]
     assert "captured 2 of 3 aux hidden states" in head and "SpecForge 0.2.0 refuses them" in head
     assert "vLLM 0.33.0" in head and "for SGLang 0.5.23 write [2, 30, 58]" in head
+
+
+def test_the_sidebar_draft_starts_the_comparison_and_a_session_token_opens_a_gated_repo(hub: HubEmulator) -> None:
+    import json
+
+    sha = hub.add_model("acme/gated-draft", aq_config(), tensors=aq_tensors(), gated=True)
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["draft"] = "acme/gated-draft"
+    at.run()
+    assert any("gated" in e.value and "Hub token" in e.value for e in at.error)
+    at.sidebar.text_input(key="hub_token").set_value(hub.token).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    df = at.dataframe[0].value
+    assert f"acme/gated-draft@{sha[:7]}" in list(df["draft"])  # your draft, next to the published defaults
+    # the token is nowhere but in the session: not in the link, the page, or the exports
+    assert hub.token not in json.dumps(dict(at.query_params))
+    page_text = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.error])
+    assert hub.token not in page_text
+    for button in at.get("download_button"):
+        assert hub.token not in str(button.proto)
+    # numbers formatted by the shared column description: the name pinned, counts localized
+    cfg = json.loads(at.dataframe[0].proto.columns)
+    assert cfg["draft"]["pinned"] is True and cfg["excluding_embedding"]["type_config"]["format"] == "localized"
+    assert cfg["bf16_GiB"]["type_config"]["format"] == "%.2f GiB"
+
+
+def test_two_drafts_with_the_same_name_get_distinct_chart_labels(tmp_path: Path) -> None:
+    import json
+
+    for run in ("run1", "run2"):
+        folder = tmp_path / run / "checkpoint"
+        folder.mkdir(parents=True)
+        (folder / "config.json").write_text(json.dumps(aq_config()))
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["m"] = [str(tmp_path / "run1" / "checkpoint"), str(tmp_path / "run2" / "checkpoint")]
+    at.run()
+    assert not at.exception
+    chart = json.loads(at.get("arrow_vega_lite_chart")[0].proto.spec) if at.get("arrow_vega_lite_chart") else \
+        json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert chart["encoding"]["y"]["axis"]["labelLimit"] >= 400
+    from comparelib import comparison
+
+    entries = [comparison.load_entry(str(tmp_path / r / "checkpoint")) for r in ("run1", "run2")]
+    names = comparison.display_names(entries)
+    assert names == [str(tmp_path / "run1" / "checkpoint"), str(tmp_path / "run2" / "checkpoint")]
+    assert set(comparison.components_frame(entries)["draft"]) == set(names)

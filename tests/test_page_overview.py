@@ -31,12 +31,24 @@ def test_answer_first_for_the_example() -> None:
     # data volume ratio, acceptance at (not) the same setting, live speed
     assert "[37K samples](/audit)" in md and "[38x](/scaling) less data." in md
     assert "[~2.1](/bench)" in md and "[3.17-3.49](/scaling)" in md and "**Settings differ:**" in md
-    assert "[94 tok/s](/bench)" in md and "[88.8 tok/s](/bench)" in md and "[+5.9%](/bench)" in md
+    assert "[94.0 tok/s](/bench)" in md and "[88.8 tok/s](/bench)" in md and "[+5.9%](/bench)" in md
     assert "(example data)" in md
     # the volume gap in the published data, and links to every page
     assert "38x fewer" in md and "[chart](/scaling)" in md
     for page in ("compare", "audit", "bench", "scaling"):
         assert f"(/{page})" in md
+
+
+def _use(at: AppTest, source: str, **widgets: object) -> AppTest:
+    """Choose the draft in the sidebar, as a user does, and press "Use this draft"."""
+    at.sidebar.text_input(key="draft_source").set_value(source)
+    for key, value in widgets.items():
+        widget = at.sidebar.selectbox(key=key) if key in ("draft_volume", "draft_group") else \
+            at.sidebar.number_input(key=key)
+        widget.set_value(value)
+    at.sidebar.button[0].click().run()
+    assert not at.exception, at.exception
+    return at
 
 
 def test_selectors_change_the_answer() -> None:
@@ -45,18 +57,89 @@ def test_selectors_change_the_answer() -> None:
     assert not at.exception
     md = _md(at)
     assert "lmsys/SGLang-EAGLE3-Llama-3.3-70B-Instruct-SpecForge" in md
-    at.selectbox(key="ov_vol").set_value("typed in").run()
-    at.number_input(key="ov_vol_typed").set_value(1_400_000).run()
-    assert not at.exception
-    assert "[1.4M samples](/audit) (typed in)" in _md(at)
+    _use(at, "example", draft_volume="(none)", draft_samples=1_400_000)
+    assert "[1.4M samples](/audit?" in _md(at) and "(typed in)" in _md(at)
+    # the choice is carried in the page's link
+    assert at.query_params["draft"] == "example:own-kimi-k2.5-draft"
+    assert at.query_params["draft_samples"] == "1400000"
 
 
 def test_our_draft_from_the_registry_and_a_bad_folder() -> None:
     at = _run()
-    at.selectbox(key="ov_own").set_value(REF).run()
-    assert not at.exception
+    _use(at, f"registry:{REF}")
     assert "same size outside the embedding" in _md(at)
-    at.selectbox(key="ov_own").set_value("a local folder with config.json").run()
-    at.text_input(key="ov_own_path").set_value("/no/such/folder").run()
-    assert not at.exception
-    assert any("no config.json at '/no/such/folder'" in e.value for e in at.error)
+    # another draft does not inherit the example's audit and runs
+    assert "draft_vol" not in at.query_params and "draft_group" not in at.query_params
+    assert "**Training volume:** ours is missing" in _md(at) and "37K" not in _md(at)
+    _use(at, "/no/such/folder")
+    assert any("no config.json" in e.value or "/no/such/folder" in e.value for e in at.error), \
+        [e.value for e in at.error]
+
+
+def _own_runs(group: str, model: str = "acme/target") -> None:
+    """Three benchmark runs of the user's own server, stored as the bench page stores them."""
+    from comparelib import settings
+    from comparelib.store import Store
+
+    store = Store(settings.database_url())
+    for spec, tok_s, acc in ((None, 40.0, None), ("EAGLE3", 61.2, 2.5), ("EAGLE3", 58.0, 2.3)):
+        cfg = {"engine": "sglang", "model": model, "speculative_algorithm": spec,
+               "num_steps": 3 if spec else None, "num_draft_tokens": 4 if spec else None}
+        rid = store.start_run(endpoint="http://127.0.0.1:30000", server_config=cfg, group=group,
+                              params={"concurrency": 4, "max_tokens": 64})
+        store.finish_run(rid, {"requests": 8, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": acc})
+    store.save_data_volume(draft="acme/kimi-draft", samples=12_345, tokens=9_000_000, source="audit")
+
+
+def test_a_hub_draft_with_its_own_audit_and_runs_never_mixes_in_the_example(hub) -> None:
+    from tests.test_comparison import aq_config, aq_tensors
+
+    hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    _own_runs("acme-sweep")
+    at = _run()
+    _use(at, f"{hub.url}/acme/kimi-draft", draft_volume="acme/kimi-draft", draft_group="acme-sweep")
+    md = _md(at) + "\n" + at.subheader[0].value
+    assert not at.error, [e.value for e in at.error]
+    assert "2,135,977,984" not in md  # the built-in example's size
+    assert "37K" not in md and "(example data)" not in md
+    assert "acme/kimi-draft@" in md
+    assert "[1,190,948,864](/compare?" in md  # its own size outside the embedding
+    assert "[12K samples](/audit?" in md  # its own audit
+    assert "[~2.5](/bench" in md  # its own acceptance
+    assert "[61.2 tok/s](/bench" in md and "[40.0 tok/s](/bench" in md and "+53.0%" in md
+    assert at.query_params["draft_group"] == "acme-sweep"
+
+
+def test_missing_figures_say_they_are_missing(hub) -> None:
+    from tests.test_comparison import aq_config, aq_tensors
+
+    hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    at = AppTest.from_file("../pages/overview.py", default_timeout=60)
+    at.query_params["draft"] = "acme/kimi-draft"
+    at.run()
+    assert not at.exception, at.exception
+    md = _md(at)
+    assert "2,135,977,984" not in md and "37K" not in md
+    assert "**Training volume:** ours is missing" in md
+    assert "**Acceptance length:** ours missing (no run group attached" in md
+    assert "**Live speed:** missing: no run group attached to your draft" in md
+
+
+def test_a_speedup_against_another_model_is_refused() -> None:
+    _own_runs("mixed", model="acme/target")
+    from comparelib import settings
+    from comparelib.store import Store
+
+    store = Store(settings.database_url())
+    for rid in [r.id for r in store.runs(group="mixed") if r.is_baseline]:
+        store.delete_run(rid)
+    rid = store.start_run(endpoint="http://x:1", server_config={"engine": "sglang", "model": "other/model"},
+                          group="mixed")
+    store.finish_run(rid, {"requests": 8, "output_tokens_per_s": 20.0})
+    at = AppTest.from_file("../pages/overview.py", default_timeout=60)
+    at.query_params["draft"] = "registry:" + REF
+    at.query_params["draft_group"] = "mixed"
+    at.run()
+    md = _md(at)
+    assert "no speedup: no comparable baseline in this group: different target model: acme/target against " \
+        "other/model" in md

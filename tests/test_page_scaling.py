@@ -41,7 +41,7 @@ def test_default_page_answers_offline(at: AppTest) -> None:
 
 def test_chart_specs(at: AppTest) -> None:
     charts = at.get("vega_lite_chart")
-    assert len(charts) == 2
+    assert len(charts) == 3  # the scaling chart, then throughput and acceptance each at the column's width
     spec = json.loads(charts[0].proto.spec)
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
     assert marks == ["area", "line", "point", "point", "rule"]
@@ -50,7 +50,8 @@ def test_chart_specs(at: AppTest) -> None:
     assert spec["layer"][3]["encoding"]["shape"]["field"] == "kind"
     assert spec["layer"][2]["mark"]["color"] == "#b8b8b8"  # other settings greyed out
     sweep = json.loads(charts[1].proto.spec)
-    left = sweep["hconcat"][0]["layer"]
+    assert sweep["width"] == "container" and json.loads(charts[2].proto.spec)["width"] == "container"
+    left = sweep["layer"]  # one chart per part: side by side the second chart was clipped
     assert left[0]["encoding"]["strokeDash"]["field"] == "kind"
     assert left[-1]["mark"]["type"] == "rule"  # the baseline
     keys = [b.key for b in at.get("download_button")]
@@ -90,3 +91,46 @@ def test_no_run_group(at: AppTest) -> None:
     assert not at.exception
     assert len(at.get("vega_lite_chart")) == 1
     assert "Pick a run group" in _texts(at)
+
+
+def _one_point_no_baseline(group: str) -> None:
+    from comparelib import settings
+    from comparelib.store import Store
+
+    store = Store(settings.database_url())
+    rid = store.start_run(endpoint="http://h:1", group=group, params={"concurrency": 8, "prompt_set": "gsm8k"},
+                          server_config={"engine": "sglang", "model": "acme/target", "speculative_algorithm": "EAGLE3",
+                                         "num_steps": 3, "topk": 1, "num_draft_tokens": 4})
+    store.finish_run(rid, {"requests": 16, "output_tokens_per_s": 2827.7, "accept_length": 2.5})
+    store.save_data_volume(draft="acme/kimi-draft", samples=12_000, source="audit")
+
+
+def test_one_point_without_baseline_predicts_nothing_and_says_what_is_missing() -> None:
+    _one_point_no_baseline("one-point")
+    app = AppTest.from_file("../pages/scaling.py", default_timeout=60)
+    app.query_params["draft"] = "acme/kimi-draft"
+    app.query_params["draft_vol"] = "acme/kimi-draft"
+    app.query_params["draft_group"] = "one-point"
+    app.run()
+    assert not app.exception, app.exception
+    text = _texts(app)
+    assert "Predicted best" not in text and "2827.7 tok/s, verification" not in text
+    assert "No prediction of the best num_steps yet. Missing: only one num_steps was measured (3)" in text
+    assert "a baseline run (the same model and server settings without speculation)" in text
+    assert "Example data" not in text
+
+
+def test_own_measured_acceptance_next_to_the_fit_and_why_they_disagree() -> None:
+    _one_point_no_baseline("one-point")
+    app = AppTest.from_file("../pages/scaling.py", default_timeout=60)
+    app.query_params["draft"] = "acme/kimi-draft"
+    app.query_params["draft_vol"] = "acme/kimi-draft"
+    app.query_params["draft_group"] = "one-point"
+    app.run()
+    assert app.selectbox(key="sc_vol_pick").value.startswith("acme/kimi-draft (12,000 samples")
+    text = _texts(app)
+    assert "At your 12K samples the fit predicts" in text
+    assert "You measured **2.50**; the fit predicts" in text
+    assert "Your measurement is higher (1.50 from the fit's value). Why they can disagree:" in text
+    assert "the band spans every possible value (1..4)" in text and "an extrapolation" in text
+    assert "Trust the measurement for your draft" in text

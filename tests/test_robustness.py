@@ -82,7 +82,7 @@ def fill(value: Any, files: dict[str, str]) -> Any:
 
 
 # Choices that enable other widgets: run after setting them, as a browser would, before the next widget.
-ENABLERS = {"ov_own", "ov_vol", "bench_prompt_source", "sc_vol_pick", "sc_x"}
+ENABLERS = {"bench_prompt_source", "sc_vol_pick", "sc_x"}
 
 
 def set_widgets(at: AppTest, widgets: dict[str, tuple[str, Any]], files: dict[str, str]) -> None:
@@ -103,28 +103,31 @@ def page(name: str) -> AppTest:
 
 # ------------------------------------------------------------------ Overview (no button: every change re-runs)
 
-LOCAL = "a local folder with config.json"
+# Your draft is chosen in the sidebar's form ("Use this draft"), on every page.
 OVERVIEW_CASES = [
     # (widgets, refused)
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "   ")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "{missing}")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "{dir}")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "{rand}")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "{bad_cfg}")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "{list_cfg}")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "{empty_cfg}")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "{odd_cfg}")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "{one_bad}")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "/etc/passwd")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", "file:///etc/passwd")}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", LONG)}, True),
-    ({"ov_own": ("selectbox", LOCAL), "ov_own_path": ("text_input", UNICODE)}, True),
-    ({"ov_vol": ("selectbox", "typed in"), "ov_vol_typed": ("number_input", 10**15)}, False),
-    ({"ov_vol": ("selectbox", "typed in"), "ov_vol_typed": ("number_input", 1)}, False),
+    ({"draft_source": ("text_input", "")}, True),
+    ({"draft_source": ("text_input", "   ")}, True),
+    ({"draft_source": ("text_input", "{missing}")}, True),
+    ({"draft_source": ("text_input", "{dir}")}, True),
+    ({"draft_source": ("text_input", "{rand}")}, True),
+    ({"draft_source": ("text_input", "{bad_cfg}")}, True),
+    ({"draft_source": ("text_input", "{list_cfg}")}, True),
+    ({"draft_source": ("text_input", "{empty_cfg}")}, True),
+    ({"draft_source": ("text_input", "{odd_cfg}")}, True),
+    ({"draft_source": ("text_input", "{one_bad}")}, True),
+    ({"draft_source": ("text_input", "/etc/passwd")}, True),
+    ({"draft_source": ("text_input", "file:///etc/passwd")}, True),
+    ({"draft_source": ("text_input", "registry:no/such-draft")}, True),
+    ({"draft_source": ("text_input", "example:nope")}, True),
+    ({"draft_source": ("text_input", f"{CLOSED}/org/name")}, True),
+    ({"draft_source": ("text_input", LONG)}, True),
+    ({"draft_source": ("text_input", UNICODE)}, True),
+    ({"draft_samples": ("number_input", 10**13)}, False),
+    ({"draft_samples": ("number_input", 1)}, False),
     # below min_value: Streamlit keeps the last valid value (a browser cannot send these at all)
-    ({"ov_vol": ("selectbox", "typed in"), "ov_vol_typed": ("number_input", -5)}, False),
-    ({"ov_vol": ("selectbox", "typed in"), "ov_vol_typed": ("number_input", 0)}, False),
+    ({"draft_samples": ("number_input", -5)}, False),
+    ({"draft_samples": ("number_input", 0)}, False),
 ]
 
 
@@ -132,10 +135,34 @@ OVERVIEW_CASES = [
 def test_overview_hostile_input(files: dict[str, str], widgets: dict[str, tuple[str, Any]], refused: bool) -> None:
     at = page("overview").run()
     assert not at.exception
-    set_widgets(at, widgets, files)
-    at.run()
+    for key, (kind, value) in widgets.items():
+        getattr(at.sidebar, kind)(key=key).set_value(fill(value, files))
+    at.sidebar.button[0].click().run()  # "Use this draft"
     assert not at.exception, at.exception
     if refused:
+        assert at.error, messages(at)
+
+
+DRAFT_QUERY_CASES = [
+    {"draft": LONG},
+    {"draft": "file:///etc/passwd"},
+    {"draft": "acme/x", "draft_samples": "-3"},
+    {"draft": "acme/x", "draft_samples": "lots"},
+    {"draft": "registry:no/such-draft"},
+    {"draft": "example", "draft_group": "g" * 600},
+    {"draft": UNICODE, "draft_vol": UNICODE},
+]
+
+
+@pytest.mark.parametrize("name", ["overview", "compare", "bench", "scaling"])
+@pytest.mark.parametrize("query", DRAFT_QUERY_CASES)
+def test_hostile_draft_links(query: dict[str, Any], name: str) -> None:
+    at = page(name)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    if name == "overview":
         assert at.error, messages(at)
 
 
@@ -551,10 +578,9 @@ def test_overview_every_reference_and_own_draft_renders() -> None:
         at.selectbox(key="ov_ref").set_value(ref).run()
         assert not at.exception, (ref, at.exception)
         assert not at.error, (ref, [e.value for e in at.error])
-    for own in at.selectbox(key="ov_own").options:
-        if own == LOCAL:
-            continue
-        at.selectbox(key="ov_own").set_value(own).run()
+    for own in refs:
+        at.sidebar.text_input(key="draft_source").set_value(f"registry:{own}")
+        at.sidebar.button[0].click().run()
         assert not at.exception, (own, at.exception)
         assert not at.error, (own, [e.value for e in at.error])
 

@@ -151,6 +151,20 @@ def test_cli_speedup_on_the_example_group() -> None:
     assert [r["num_steps"] for r in out["predicted"]] == list(range(1, 11))
     assert {r["kind"] for r in out["predicted"]} == {"predicted"}
     assert out["what_if_optimum"]["tok_s"] > 94.0
+    assert out["missing"] == []  # the example's notes give enough evidence
+
+
+def test_cli_speedup_says_what_is_missing_for_one_point(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    store = Store(url)
+    rid = store.start_run(endpoint="http://h:1", group="one", params={"concurrency": 8},
+                          server_config={"engine": "sglang", "model": "m", "speculative_algorithm": "EAGLE3",
+                                         "num_steps": 3, "num_draft_tokens": 4})
+    store.finish_run(rid, {"requests": 8, "output_tokens_per_s": 2827.7, "accept_length": 2.5})
+    proc = _cli("speedup", "--run-group", "one", "--db", url)
+    assert proc.returncode == 0, proc.stderr
+    assert "Predicted best" not in proc.stdout
+    assert "no prediction of the best num_steps yet; missing: only one num_steps was measured (3)" in proc.stdout
 
 
 @pytest.mark.parametrize(
@@ -186,3 +200,27 @@ def test_per_position_rates_are_used_when_measured() -> None:
     assert m.per_position == rates
     assert m.t_verify_ms == pytest.approx(20.0) and m.t_step_ms == pytest.approx(2.0)
     assert m.accept_length(2) == pytest.approx(2.28)
+
+
+# (points (num_steps, tok/s, acceptance), baseline tok/s, what is reported missing)
+EVIDENCE_CASES = [
+    ([(3, 2827.7, 2.5)], None, ["only one num_steps was measured (3)", "a baseline run"]),
+    ([(3, 2827.7, 2.5)], 1500.0, ["only one num_steps was measured (3)"]),
+    ([(2, 90.0, 2.2), (4, 95.0, 2.9)], None, ["a baseline run"]),
+    ([(2, 90.0, 2.2), (4, 95.0, 2.9)], 80.0, []),
+]
+
+
+@pytest.mark.parametrize(("points", "base", "missing"), EVIDENCE_CASES)
+def test_predictions_need_enough_evidence(points, base, missing) -> None:  # type: ignore[no-untyped-def]
+    model = speedup.fit_sweep([speedup.SweepPoint(k, t, a) for k, t, a in points], baseline_tok_s=base)
+    found = speedup.missing_evidence(model)
+    assert len(found) == len(missing)
+    for text, expected in zip(found, missing):
+        assert expected in text
+
+
+def test_the_example_session_has_enough_evidence(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    store.ensure_examples()
+    assert speedup.missing_evidence(speedup.model_from_runs(store.runs())) == []

@@ -29,9 +29,10 @@ def _stderr_progress() -> Any:
     if not sys.stderr.isatty():
         return None
 
+    from comparelib.audit import progress_text
+
     def show(rows: int, rate: float, eta: float | None) -> None:
-        left = f", {eta:,.0f}s left" if eta is not None else ""
-        sys.stderr.write(f"\r{rows:,} rows, {rate:,.0f} rows/s{left}   ")
+        sys.stderr.write(f"\r{progress_text(rows, rate, eta)[1]}   ")
         sys.stderr.flush()
 
     return show

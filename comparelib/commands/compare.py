@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from comparelib import comparison, export
+    from comparelib import comparison, export, tables
     from comparelib.errors import InputError
     from comparelib.store import Store
 
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     store = Store(args.db)
     store.ensure_examples()
     volumes = comparison.volumes_by_draft(store.data_volumes())
-    sys.stdout.write(export.render(comparison.table(entries, volumes), args.format))
+    sys.stdout.write(export.render(comparison.table(entries, volumes), args.format, table=tables.DRAFT_PARAMS))
     if args.format == "md":
         for sentence in comparison.headlines(entries):
             sys.stdout.write(f"\n{sentence}\n")

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from comparelib import export
+    from comparelib import export, tables
     from comparelib.commands._util import print_json
     from comparelib.store import Store
 
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         frame = store.runs_frame(group=args.group, include_examples=include)
         if args.format:
-            sys.stdout.write(export.render(frame, args.format))
+            sys.stdout.write(export.render(frame, args.format, table=tables.RUNS))
             return 0
         if frame.empty:
             print(f"no runs stored in {store.display_url}")

@@ -81,7 +81,12 @@ def run(args: argparse.Namespace) -> int:
         w(
             f"{row['num_steps']:>9}  {row['accept_length']:6.2f}  {row['cycle_ms']:8.2f}  {row['verify_share'] * 100:6.1f}  {row['tok_s']:8.1f}\n"
         )
-    w(out["optimum"]["sentence"] + "\n")
+    if any("num_steps" in m for m in out["missing"]):
+        w("no prediction of the best num_steps yet; missing: " + "; ".join(out["missing"]) + "\n")
+    else:
+        w(out["optimum"]["sentence"] + "\n")
+        for m in out["missing"]:
+            w(f"missing: {m}\n")
     if "what_if_optimum" in out:
         w("with the higher acceptance: " + out["what_if_optimum"]["sentence"] + "\n")
     if side is not None:

@@ -1,0 +1,174 @@
+"""How each table's columns are shown and exported: units, decimals, widths, which column is pinned.
+
+One description per table serves both the page (turned into ``st.column_config`` there: this module
+does not import Streamlit) and the exports (``export.render(df, fmt, table=...)``), so a number reads
+the same on screen, in Markdown and in LaTeX, while CSV and JSON keep numbers as numbers, rounded to
+the shown precision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: ``kind`` is int, float, text or datetime; ``unit`` is appended to shown numbers."""
+
+    name: str
+    kind: str = "text"
+    label: str | None = None
+    decimals: int | None = None
+    unit: str | None = None
+    width: str | None = None  # "small" | "medium" | "large" (Streamlit's widths)
+    pinned: bool = False
+    help: str | None = None
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name
+
+    def printf(self) -> str | None:
+        """A printf-style number format for Streamlit's NumberColumn ("localized" for plain integers)."""
+        if self.kind == "int":
+            return "localized" if not self.unit else f"%d{_unit_suffix(self.unit)}"
+        if self.kind == "float":
+            return f"%.{self.decimals if self.decimals is not None else 2}f{_unit_suffix(self.unit)}"
+        return None
+
+    def text(self, value: float) -> str:
+        """The number as Markdown and LaTeX show it."""
+        if self.kind == "int":
+            out = f"{int(value):,}"
+        else:
+            out = f"{float(value):,.{self.decimals if self.decimals is not None else 2}f}"
+        return out + _unit_suffix(self.unit)
+
+
+def _unit_suffix(unit: str | None) -> str:
+    if not unit:
+        return ""
+    return unit if unit == "x" else f" {unit}"
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: tuple[Column, ...]
+    latex: tuple[str, ...] = field(default_factory=tuple)  # the columns that fit a paper's page
+
+    def get(self, name: str) -> Column | None:
+        return next((c for c in self.columns if c.name == name), None)
+
+    def order(self, available: Sequence[str]) -> list[str]:
+        """The described columns first, in the description's order, then any others."""
+        named = [c.name for c in self.columns if c.name in available]
+        return named + [c for c in available if c not in named]
+
+    def latex_columns(self, available: Sequence[str]) -> list[str]:
+        wanted = [c for c in self.latex if c in available]
+        return wanted or list(available)
+
+
+def _ints(*names: str, width: str | None = "medium") -> tuple[Column, ...]:
+    return tuple(Column(n, "int", width=width) for n in names)
+
+
+DRAFT_PARAMS = Table(
+    # the counts first, so they are on screen without scrolling; descriptive columns after them
+    columns=(
+        Column("draft", "text", width="medium", pinned=True, help="as pasted, with the commit it was read at"),
+        *_ints("excluding_embedding", "total", "embedding", "lm_head", "trainable", "frozen", "stored", "active",
+               width=None),
+        Column("bf16_GiB", "float", label="bf16", decimals=2, unit="GiB",
+               help="memory of what must be loaded, at bf16"),
+        *_ints("train_samples", "train_tokens", width=None),
+        Column("draft_to_target", "float", label="draft/target", decimals=4,
+               help="parameters outside the embedding over the target's total"),
+        *_ints("vocab", "draft_vocab", width=None),
+        *_ints("lint_errors", "lint_warnings", width=None),
+        Column("architecture", "text"),
+        Column("dialect", "text"),
+        Column("revision", "text"),
+        Column("target", "text"),
+        Column("train_source", "text"),
+    ),
+    latex=("draft", "total", "excluding_embedding", "embedding", "lm_head", "trainable", "bf16_GiB",
+           "train_samples"),
+)
+
+FINDINGS = Table(
+    columns=(
+        Column("draft", "text", width="medium", pinned=True),
+        Column("severity", "text", width="small"),
+        Column("code", "text", width="medium"),
+        Column("message", "text", width="large"),
+    ),
+)
+
+_RUN_METRICS = (
+    Column("output_tokens_per_s", "float", label="output tok/s", decimals=1),
+    Column("accept_length", "float", label="accept length", decimals=2,
+           help="tokens per verify step, pooled over requests"),
+    Column("accept_length_mean", "float", label="accept length (mean)", decimals=2),
+    Column("ttft_p50_ms", "float", label="TTFT p50", decimals=1, unit="ms"),
+    Column("ttft_p99_ms", "float", label="TTFT p99", decimals=1, unit="ms"),
+    Column("tpot_p50_ms", "float", label="TPOT p50", decimals=1, unit="ms"),
+    Column("tpot_p99_ms", "float", label="TPOT p99", decimals=1, unit="ms"),
+)
+
+RUNS = Table(
+    columns=(
+        Column("id", "int", width="small", pinned=True),
+        Column("kind", "text", width="small"),
+        Column("group", "text", width="medium"),
+        Column("status", "text", width="small", help="interrupted: stopped before all requests finished"),
+        Column("engine", "text", width="small"),
+        Column("speculative_algorithm", "text", label="speculation"),
+        *_ints("num_steps", "topk", width="small"),
+        Column("num_draft_tokens", "int", label="draft tokens"),
+        *_RUN_METRICS,
+        *_ints("requests", "errors", width="small"),
+        Column("labels", "text", width="medium"),
+        Column("model", "text", width="medium"),
+        Column("created_at", "datetime", label="started (UTC)", width="medium"),
+    ),
+    latex=("id", "status", "speculative_algorithm", "num_steps", "output_tokens_per_s", "accept_length",
+           "ttft_p50_ms", "tpot_p50_ms", "requests"),
+)
+
+RUN_COMPARISON = Table(
+    columns=(
+        Column("run", "text", width="large", pinned=True),
+        Column("kind", "text", width="small"),
+        Column("status", "text", width="small"),
+        Column("model", "text", width="medium"),
+        Column("num_steps", "int", width="small"),
+        Column("output tok/s", "float", decimals=1, width="small"),
+        Column("accept length (pooled)", "float", decimals=2, width="small"),
+        Column("accept length (mean)", "float", decimals=2, width="small"),
+        Column("TTFT p50 ms", "float", decimals=1, width="small"),
+        Column("TTFT p99 ms", "float", decimals=1, width="small"),
+        Column("TPOT p50 ms", "float", decimals=1, width="small"),
+        Column("TPOT p99 ms", "float", decimals=1, width="small"),
+        *_ints("requests", "errors", width="small"),
+        Column("speedup", "float", decimals=2, unit="x", width="small",
+               help="output tok/s over the baseline's; only against the same model, engine and settings"),
+        Column("speedup_note", "text", label="why no speedup", width="large"),
+    ),
+)
+
+REQUESTS = Table(
+    columns=(
+        Column("index", "int", width="small", pinned=True),
+        Column("ok", "text", width="small"),
+        Column("error", "text", width="medium"),
+        Column("started_at", "datetime", label="started (UTC)", width="medium"),
+        *_ints("prompt_tokens", "output_tokens", "n_chunks", "spec_verify_ct", width="small"),
+        Column("accept_length", "float", label="accept length", decimals=2, width="small"),
+        Column("ttft_ms", "float", label="TTFT", decimals=1, unit="ms", width="small"),
+        Column("e2e_ms", "float", label="end to end", decimals=1, unit="ms", width="small"),
+        Column("tpot_ms", "float", label="TPOT", decimals=1, unit="ms", width="small"),
+        Column("mean_chunk_gap_ms", "float", label="mean chunk gap", decimals=1, unit="ms", width="small"),
+    ),
+)

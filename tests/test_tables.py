@@ -1,0 +1,72 @@
+"""Column descriptions drive both the page and the exports: numbers stay numbers in CSV/JSON, carry
+units in Markdown/LaTeX, LaTeX keeps the paper columns, times are ISO 8601, missing cells are empty."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pandas as pd
+import pytest
+
+from comparelib import comparison, export, tables
+from comparelib.store import Store
+
+AQ = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
+
+
+@pytest.fixture(scope="module")
+def params_frame() -> pd.DataFrame:
+    entries = [comparison.load_entry(f"registry:{AQ}"), comparison.load_entry(comparison.EXAMPLE_OWN)]
+    return comparison.table(entries)
+
+
+def test_latex_keeps_the_columns_that_matter(params_frame: pd.DataFrame) -> None:
+    tex = export.render(params_frame, "latex", table=tables.DRAFT_PARAMS)
+    header = tex.splitlines()[0]
+    assert header == "\\begin{tabular}{lrrrrrrr}"  # 8 columns, not 22
+    assert "excluding\\_embedding" in tex and "lint\\_warnings" not in tex and "1,190,948,864" in tex
+    assert "GiB" in tex
+
+
+def test_json_and_csv_keep_numbers_as_numbers(params_frame: pd.DataFrame) -> None:
+    records = json.loads(export.render(params_frame, "json", table=tables.DRAFT_PARAMS))
+    assert records[0]["excluding_embedding"] == 1_190_948_864 and isinstance(records[0]["bf16_GiB"], float)
+    assert records[1]["train_samples"] is None  # missing: null, never "None"
+    csv_text = export.render(params_frame, "csv", table=tables.DRAFT_PARAMS)
+    assert "None" not in csv_text and "1190948864" in csv_text
+
+
+# (column, value, markdown text)
+MD_CASES = [
+    ("output tok/s", 2827.71234, "2,827.7"),
+    ("speedup", 1.05855, "1.06x"),
+    ("TTFT p50 ms", 21.04, "21.0"),
+    ("num_steps", 3, "3"),
+]
+
+
+@pytest.mark.parametrize(("column", "value", "text"), MD_CASES)
+def test_markdown_numbers_read_like_the_page(column: str, value: float, text: str) -> None:
+    df = pd.DataFrame({"run": ["a", "b"], column: [value, None]})
+    md = export.render(df, "md", table=tables.RUN_COMPARISON)
+    assert f"| a | {text} |" in md and "| b |  |" in md and "None" not in md and "nan" not in md
+
+
+def test_runs_frame_times_are_datetimes_and_export_as_iso(tmp_path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    rid = store.start_run(endpoint="http://h:1", server_config={"engine": "sglang"},
+                          created_at=datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
+    store.finish_run(rid, {"requests": 2, "output_tokens_per_s": 123.456}, status="interrupted")
+    frame = store.runs_frame()
+    assert pd.api.types.is_datetime64_any_dtype(frame["created_at"])
+    rec = json.loads(export.render(frame, "json", table=tables.RUNS))[0]
+    assert rec["created_at"] == "2026-03-01T12:30:00+00:00"
+    assert rec["output_tokens_per_s"] == 123.5 and rec["status"] == "interrupted" and rec["topk"] is None
+
+
+def test_streamlit_formats_come_from_the_same_description() -> None:
+    assert tables.RUN_COMPARISON.get("speedup").printf() == "%.2fx"
+    assert tables.RUNS.get("ttft_p50_ms").printf() == "%.1f ms"
+    assert tables.DRAFT_PARAMS.get("total").printf() == "localized"
+    assert tables.DRAFT_PARAMS.get("draft").pinned
