@@ -13,6 +13,7 @@ import json
 import os
 import re
 import struct
+import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -693,8 +694,10 @@ def _remote_header(repo_id: str, revision: str | None, files: list[str] | None, 
         if not targets:
             return None
         header: SafetensorsHeader = {}
+        # the session's token lives in a ContextVar, which pool threads do not inherit: carry it over
+        ctx = contextvars.copy_context()
         with ThreadPoolExecutor(max_workers=min(8, len(targets))) as pool:
-            for part in pool.map(parse, targets):
+            for part in pool.map(lambda t: ctx.copy().run(parse, t), targets):
                 header.update(part)
         return header
     except (NotASafetensorsRepoError, SafetensorsParsingError, _NotSafetensors):
@@ -928,7 +931,8 @@ def parquet_rows(repo_id: str, *, revision: str | None = None, split: str | None
         fs = HfFileSystem(endpoint=settings.hf_endpoint(), token=_token(), skip_instance_cache=True)
         jobs = [(name, path) for name, names in by_split.items() for path in names]
         with ThreadPoolExecutor(max_workers=min(8, len(jobs))) as pool:
-            counts = list(pool.map(lambda job: _footer_rows(fs, repo_id, use_rev, job[1]), jobs))
+            ctx = contextvars.copy_context()
+            counts = list(pool.map(lambda job: ctx.copy().run(_footer_rows, fs, repo_id, use_rev, job[1]), jobs))
     except CompareError:
         raise
     except Exception as exc:  # noqa: BLE001 - huggingface_hub/pyarrow failures become ours

@@ -328,9 +328,13 @@ else:
         for name in order[1:]:
             table[f"acceptance {name} needs to match"] = rest[rest["scenario"] == name]["accept_to_match"]
         st.dataframe(table, width="stretch", key="sc_dc_table")
-        for name in order:
-            opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
-            st.markdown(f"**{name}**: {opt.sentence}")
+        missing_dc = speedup.missing_evidence(model_dc)
+        if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
+            st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
+        else:
+            for name in order:
+                opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
+                st.markdown(f"**{name}**: {opt.sentence}")
         with st.expander("Step-cost figures"):
             st.dataframe(draftcost.figures_frame(record), width="stretch", hide_index=True, key="sc_dc_figures")
             if record.get("estimate"):

@@ -43,7 +43,7 @@ def at() -> AppTest:
 def test_no_log_no_chart(at: AppTest) -> None:
     assert "Upload a training log or give a path" in _texts(at)
     assert at.number_input(key="lc_steps").value == 3  # from the chosen setting's num_steps
-    assert len(at.get("vega_lite_chart")) == 2  # the page's own two charts only
+    assert len(at.get("vega_lite_chart")) == 3  # the page's own charts only (fit, and the two stacked sweep charts)
 
 
 def test_log_path_gives_verdict_chart_and_context(at: AppTest, tmp_path: Path) -> None:
@@ -57,8 +57,8 @@ def test_log_path_gives_verdict_chart_and_context(at: AppTest, tmp_path: Path) -
     assert "still rising" in text and "at 2x" in text and "at 10x" in text
     assert "eval tau_sim" in text  # 10 eval points: the held-out split is the one fitted
     charts = at.get("vega_lite_chart")
-    assert len(charts) == 3
-    spec = json.loads(charts[2].proto.spec)
+    assert len(charts) == 4  # the page's three, plus the learning curve
+    spec = json.loads(charts[-1].proto.spec)
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
     assert marks[:3] == ["area", "line", "point"]  # band, fit, logged points
     assert "point" in marks[3:] and "rule" in marks[3:]  # published drafts and live runs at this setting
