@@ -16,8 +16,9 @@ PAGES = HERE / "pages"
 # Bundled: a ":material/...:" page icon makes the browser fetch the favicon from fonts.gstatic.com.
 ICON = HERE / "assets" / "favicon.png"
 LOG = logging.getLogger("specdraft.app")
-UNEXPECTED = ("Something went wrong on this page. The details were logged on the server; try other input or "
-              "reload the page.")
+UNEXPECTED = (
+    "Something went wrong on this page. The details were logged on the server; try other input or reload the page."
+)
 
 
 def page_boundary(body) -> None:  # type: ignore[no-untyped-def]
@@ -53,8 +54,10 @@ def signed_in() -> bool:
     except Exception:  # noqa: BLE001 - no or unreadable secrets.toml
         auth = None
     if not auth:
-        st.error("Sign-in is required here (SPECDRAFT_REQUIRE_LOGIN) but not configured: the operator must add an "
-                 "[auth] section to .streamlit/secrets.toml (see README, Shared deployment).")
+        st.error(
+            "Sign-in is required here (SPECDRAFT_REQUIRE_LOGIN) but not configured: the operator must add an "
+            "[auth] section to .streamlit/secrets.toml (see README, Shared deployment)."
+        )
         return False
     if _logged_in():
         with st.sidebar:
@@ -66,8 +69,13 @@ def signed_in() -> bool:
     st.info("This dashboard is shared: sign in to use it.")
     for provider in providers or [None]:
         label = "Log in" if provider is None else f"Log in with {provider}"
-        st.button(label, key=f"auth_login_{provider or 'default'}", type="primary",
-                  on_click=st.login, args=(provider,) if provider else ())
+        st.button(
+            label,
+            key=f"auth_login_{provider or 'default'}",
+            type="primary",
+            on_click=st.login,
+            args=(provider,) if provider else (),
+        )
     return False
 
 
@@ -99,8 +107,9 @@ def run() -> None:
                 st.Page(PAGES / "compare.py", title="Compare drafts", icon=":material/compare:", url_path="compare"),
                 st.Page(PAGES / "audit.py", title="Dataset audit", icon=":material/dataset:", url_path="audit"),
                 st.Page(PAGES / "bench.py", title="Live benchmark", icon=":material/speed:", url_path="bench"),
-                st.Page(PAGES / "scaling.py", title="Acceptance vs data", icon=":material/trending_up:",
-                        url_path="scaling"),
+                st.Page(
+                    PAGES / "scaling.py", title="Acceptance vs data", icon=":material/trending_up:", url_path="scaling"
+                ),
             ],
         }
     )
@@ -224,25 +233,43 @@ def own_draft():  # type: ignore[no-untyped-def]
         st.markdown("**Your draft**")
         with st.form("draft_form", border=False):
             source = st.text_input(
-                "Draft: Hub URL, org/name, folder or registry:org/name", key="draft_source",
+                "Draft: Hub URL, org/name, folder or registry:org/name",
+                key="draft_source",
                 placeholder="paste a Hub URL or a folder path",
                 help="'example' is the built-in Kimi-K2.5 draft. Every page starts from this draft.",
             )
-            volume = st.selectbox("Training data (stored audit)", [_NONE, *volumes], key="draft_volume",
-                                  help="Attach an audit on the Dataset audit page; it is stored under a draft name.")
-            samples = st.number_input("…or training samples, typed in", min_value=1, max_value=10**13, value=None,
-                                      step=1000, key="draft_samples", placeholder="not given")
+            volume = st.selectbox(
+                "Training data (stored audit)",
+                [_NONE, *volumes],
+                key="draft_volume",
+                help="Attach an audit on the Dataset audit page; it is stored under a draft name.",
+            )
+            samples = st.number_input(
+                "…or training samples, typed in",
+                min_value=1,
+                max_value=10**13,
+                value=None,
+                step=1000,
+                key="draft_samples",
+                placeholder="not given",
+            )
             group = st.selectbox("Benchmark runs (run group)", [_NONE, *groups], key="draft_group")
             use = st.form_submit_button("Use this draft", type="primary")
         if use:
             try:
-                new = OwnDraft.parse(source, volume=None if volume == _NONE else volume,
-                                     samples=samples, group=None if group == _NONE else group)
+                new = OwnDraft.parse(
+                    source,
+                    volume=None if volume == _NONE else volume,
+                    samples=samples,
+                    group=None if group == _NONE else group,
+                )
                 if new.source != draft.source:
                     # another draft: the previous one's audit and runs stay with it unless picked again
-                    new = new.with_(volume=None if new.volume == draft.volume else new.volume,
-                                    group=None if new.group == draft.group else new.group,
-                                    samples=None if new.samples == draft.samples else new.samples)
+                    new = new.with_(
+                        volume=None if new.volume == draft.volume else new.volume,
+                        group=None if new.group == draft.group else new.group,
+                        samples=None if new.samples == draft.samples else new.samples,
+                    )
             except CompareError as exc:
                 st.error(str(exc))
             else:
@@ -255,9 +282,12 @@ def own_draft():  # type: ignore[no-untyped-def]
         if draft.uses_example_data:
             st.caption("Built-in example data is in use: paste your own draft above.")
         st.text_input(
-            "Hub token (this session only)", type="password", key=TOKEN_STATE, placeholder="for gated or private repos",
+            "Hub token (this session only)",
+            type="password",
+            key=TOKEN_STATE,
+            placeholder="for gated or private repos",
             help="Kept in this browser session's memory only: never stored, logged, exported or put in a link. "
-                 "HF_TOKEN in the server's environment is used when this is empty.",
+            "HF_TOKEN in the server's environment is used when this is empty.",
         )
         if problem:
             st.error(problem)

@@ -30,8 +30,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-_SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "shi", "po", "ve", "da", "ri", "zu", "el", "an", "or", "is",
-              "th", "qu", "ex", "in", "un", "ge", "bo", "fa"]
+_SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "ru",
+    "ta",
+    "shi",
+    "po",
+    "ve",
+    "da",
+    "ri",
+    "zu",
+    "el",
+    "an",
+    "or",
+    "is",
+    "th",
+    "qu",
+    "ex",
+    "in",
+    "un",
+    "ge",
+    "bo",
+    "fa",
+]
 
 
 def _words(rng: random.Random, n: int) -> list[str]:
@@ -107,8 +131,12 @@ def build_tokenizer(data: Path, folder: Path, vocab_size: int = 32000, train_row
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|im_start|>", "<|im_end|>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=["<|im_start|>", "<|im_end|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tok.train_from_iterator(texts(), trainer=trainer)
     folder.mkdir(parents=True, exist_ok=True)
     tok.save(str(folder / "tokenizer.json"))
@@ -144,7 +172,7 @@ def raw_throughput(tok_dir: Path, texts: list[str]) -> float:
     t0 = time.perf_counter()
     n = 0
     for i in range(0, len(texts), 2048):
-        n += sum(len(e) for e in tok.encode_batch_fast(texts[i:i + 2048], add_special_tokens=False))
+        n += sum(len(e) for e in tok.encode_batch_fast(texts[i : i + 2048], add_special_tokens=False))
     return n / (time.perf_counter() - t0)
 
 
@@ -168,8 +196,16 @@ def child_audit(data: str, tok_dir: str) -> None:
     from comparelib.audit import audit
 
     res = audit(data, tokenizer=tok_dir)
-    print(json.dumps({"peak_rss_mb": round(peak_rss_kb() / 1024, 1), "tokens": res.tokens, "samples": res.samples,
-                      "elapsed_s": res.elapsed_s}))
+    print(
+        json.dumps(
+            {
+                "peak_rss_mb": round(peak_rss_kb() / 1024, 1),
+                "tokens": res.tokens,
+                "samples": res.samples,
+                "elapsed_s": res.elapsed_s,
+            }
+        )
+    )
 
 
 def peak_rss_kb() -> int:
@@ -186,8 +222,13 @@ def peak_rss_kb() -> int:
 
 
 def measure_rss(data: Path, tok_dir: Path) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--child-audit", str(data), "--tokenizer", str(tok_dir)],
-                          capture_output=True, text=True, check=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child-audit", str(data), "--tokenizer", str(tok_dir)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -238,9 +279,11 @@ def main(argv: list[str] | None = None) -> int:
         res = audit(str(big), tokenizer=str(tok_dir))
         audit_s = time.perf_counter() - t0
         audit_runs.append(res.tokens / audit_s)
-        log(f"audit #{k + 1}: {res.samples:,} samples, {res.tokens:,} tokens in {audit_s:.1f}s = "
+        log(
+            f"audit #{k + 1}: {res.samples:,} samples, {res.tokens:,} tokens in {audit_s:.1f}s = "
             f"{audit_runs[-1] / 1e6:.2f}M tok/s ({res.rows_with_offsets} rows needed offsets; "
-            f"{res.duplicates} duplicates)")
+            f"{res.duplicates} duplicates)"
+        )
         raw_runs.append(raw_throughput(tok_dir, texts))
         log(f"raw encode_batch_fast #{k + 1} (2K-text chunks, texts in memory): {raw_runs[-1] / 1e6:.2f}M tok/s")
     del texts
@@ -250,8 +293,10 @@ def main(argv: list[str] | None = None) -> int:
     log(f"ratio audit / raw (best of {args.repeat} each): {ratio:.2f} (aim >= 0.8)")
 
     naive_tps, naive_n = naive_reference(tok_dir, big, args.naive_rows)
-    log(f"naive pandas + per-row encode ({naive_n:,} rows): {naive_tps / 1e6:.2f}M tok/s "
-        f"(audit is {audit_tps / naive_tps:.1f}x)")
+    log(
+        f"naive pandas + per-row encode ({naive_n:,} rows): {naive_tps / 1e6:.2f}M tok/s "
+        f"(audit is {audit_tps / naive_tps:.1f}x)"
+    )
 
     rss_small = measure_rss(small, tok_dir)
     rss_big = measure_rss(big, tok_dir)
@@ -259,14 +304,21 @@ def main(argv: list[str] | None = None) -> int:
     log(f"peak RSS: {small_rows:,} rows {rss_small['peak_rss_mb']} MB, {args.rows:,} rows {rss_big['peak_rss_mb']} MB")
 
     out = {
-        "rows": args.rows, "samples": res.samples, "tokens": res.tokens,
-        "audit_tokens_per_s": round(audit_tps), "raw_tokens_per_s": round(raw_tps), "ratio": round(ratio, 3),
+        "rows": args.rows,
+        "samples": res.samples,
+        "tokens": res.tokens,
+        "audit_tokens_per_s": round(audit_tps),
+        "raw_tokens_per_s": round(raw_tps),
+        "ratio": round(ratio, 3),
         "audit_runs_tokens_per_s": [round(x) for x in audit_runs],
         "raw_runs_tokens_per_s": [round(x) for x in raw_runs],
-        "naive_tokens_per_s": round(naive_tps), "naive_rows": naive_n,
-        "speedup_vs_naive": round(audit_tps / naive_tps, 2), "peak_rss_mb": peak,
+        "naive_tokens_per_s": round(naive_tps),
+        "naive_rows": naive_n,
+        "speedup_vs_naive": round(audit_tps / naive_tps, 2),
+        "peak_rss_mb": peak,
         "rss_growth": round(rss_big["peak_rss_mb"] / rss_small["peak_rss_mb"], 3),
-        "rows_with_offsets": res.rows_with_offsets, "cores": os.cpu_count(),
+        "rows_with_offsets": res.rows_with_offsets,
+        "cores": os.cpu_count(),
     }
     if args.json:
         print(json.dumps(out))

@@ -73,8 +73,9 @@ print(time.perf_counter() - t0)
 def cold(kind: str, path: Path, repeat: int) -> float:
     samples = []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", COLD, kind, str(path)], cwd=ROOT, capture_output=True, text=True,
-                             check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", COLD, kind, str(path)], cwd=ROOT, capture_output=True, text=True, check=True
+        )
         samples.append(float(out.stdout.strip()))
     return statistics.median(samples)
 
@@ -112,10 +113,14 @@ def main() -> int:
     else:
         what = "registry drafts + shipped targets" if args.with_targets else "registry drafts"
         print(f"configs: {len(texts)} ({what})")
-        print(f"warm: {warm_ours * 1e3:.3f} ms per pass vs json.loads {warm_ref * 1e3:.3f} ms "
-              f"-> ratio {result['warm_ratio']:.1f}x ({result['warm_per_config_us']:.0f} us per config)")
-        print(f"cold: {cold_ours * 1e3:.1f} ms (import + one pass) vs json.loads {cold_ref * 1e3:.1f} ms "
-              f"-> ratio {result['cold_ratio']:.1f}x")
+        print(
+            f"warm: {warm_ours * 1e3:.3f} ms per pass vs json.loads {warm_ref * 1e3:.3f} ms "
+            f"-> ratio {result['warm_ratio']:.1f}x ({result['warm_per_config_us']:.0f} us per config)"
+        )
+        print(
+            f"cold: {cold_ours * 1e3:.1f} ms (import + one pass) vs json.loads {cold_ref * 1e3:.1f} ms "
+            f"-> ratio {result['cold_ratio']:.1f}x"
+        )
     return 0
 
 

@@ -28,7 +28,13 @@ sys.path.insert(0, str(ROOT))
 PAIR = ("registry:AQ-MedAI/Kimi-K2-Instruct-eagle3", "example:own-kimi-k2.5-draft")
 
 # --tiny: every size divided the same way, so the pair keeps its structure (draft vocab 32000/163840)
-TINY = {"hidden_size": 256, "intermediate_size": 640, "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 64}
+TINY = {
+    "hidden_size": 256,
+    "intermediate_size": 640,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 4,
+    "head_dim": 64,
+}
 TINY_VOCAB_DIV = 20
 
 
@@ -84,8 +90,17 @@ def main(argv: list[str] | None = None) -> int:
     for label, spec in specs(args.tiny):
         costs.append(
             draftcost.measure(
-                spec, label=label, device=device, dtype=args.dtype, batches=batches, context=context,
-                steps=steps, repeats=args.repeats, warmup=args.warmup, reference_gbs=reference, progress=log,
+                spec,
+                label=label,
+                device=device,
+                dtype=args.dtype,
+                batches=batches,
+                context=context,
+                steps=steps,
+                repeats=args.repeats,
+                warmup=args.warmup,
+                reference_gbs=reference,
+                progress=log,
                 cuda_graphs=not args.no_cuda_graph,
             )
         )
@@ -94,12 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     for rs in small.results:
         rb = big.result(rs.batch)
         if rb is not None:
-            ratios.append({
-                "batch": rs.batch,
-                "step_ms_ratio": rb.step_ms / rs.step_ms,
-                "bytes_ratio": rb.bytes_per_step / rs.bytes_per_step,
-                "proposal_ms_ratio": rb.proposal_ms / rs.proposal_ms,
-            })
+            ratios.append(
+                {
+                    "batch": rs.batch,
+                    "step_ms_ratio": rb.step_ms / rs.step_ms,
+                    "bytes_ratio": rb.bytes_per_step / rs.bytes_per_step,
+                    "proposal_ms_ratio": rb.proposal_ms / rs.proposal_ms,
+                }
+            )
     out = {
         "device": device,
         "device_name": small.device_name,
@@ -128,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     w(f"{small.device_name}, {args.dtype}, context {context}; {peak}measured copy {reference:.1f} GB/s (read+write)\n")
     for c in costs:
         p = c.params
-        w(f"\n{c.draft}: {p['excluding_embedding'] / 1e9:.3f}B outside the embedding, lm_head {p['lm_head'] / 1e6:.0f}M\n")
+        w(
+            f"\n{c.draft}: {p['excluding_embedding'] / 1e9:.3f}B outside the embedding, lm_head {p['lm_head'] / 1e6:.0f}M\n"
+        )
         w(f"batch   step ms   ±IQR  first ms  proposal ms ({steps} steps)  GB/step     GB/s  of peak  of copy\n")
         for r in c.results:
             fp = f"{r.fraction_of_peak * 100:6.0f}%" if r.fraction_of_peak is not None else "      -"
@@ -137,9 +156,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {r.bytes_per_step / 1e9:7.3f}  {r.bandwidth_gbs:7.1f}  {fp}  {(r.fraction_of_reference or 0) * 100:6.0f}%\n"
             )
         w(draftcost.closeness_sentence(c) + "\n")
-    w("\nbig / small: " + ", ".join(
-        f"batch {r['batch']}: step x{r['step_ms_ratio']:.2f} (bytes x{r['bytes_ratio']:.2f})" for r in ratios
-    ) + "\n")
+    w(
+        "\nbig / small: "
+        + ", ".join(
+            f"batch {r['batch']}: step x{r['step_ms_ratio']:.2f} (bytes x{r['bytes_ratio']:.2f})" for r in ratios
+        )
+        + "\n"
+    )
     w(f"wall {out['wall_s']:.1f} s\n")
     return 0
 

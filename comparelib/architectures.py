@@ -312,16 +312,29 @@ def _head_dim(r: _Reader, hidden: int, heads: int) -> int:
     if r.has("head_dim"):
         return r.int("head_dim")
     if hidden % heads:
-        raise _fail(r.arch, f"{r.where}head_dim is missing and hidden_size {hidden} is not divisible by "
-                            f"num_attention_heads {heads}")
+        raise _fail(
+            r.arch,
+            f"{r.where}head_dim is missing and hidden_size {hidden} is not divisible by num_attention_heads {heads}",
+        )
     return hidden // heads
 
 
 # ---- decoder pieces -------------------------------------------------------------------------
 
+
 def _attention(
-    t: _Tensors, prefix: str, *, hidden: int, heads: int, kv_heads: int, head_dim: int, in_dim: int,
-    qkv_bias: bool = False, o_bias: bool = False, qk_norm: bool = False, component: str = "attention",
+    t: _Tensors,
+    prefix: str,
+    *,
+    hidden: int,
+    heads: int,
+    kv_heads: int,
+    head_dim: int,
+    in_dim: int,
+    qkv_bias: bool = False,
+    o_bias: bool = False,
+    qk_norm: bool = False,
+    component: str = "attention",
     **kw: Any,
 ) -> None:
     t.linear(f"{prefix}self_attn.q_proj", heads * head_dim, in_dim, component, bias=qkv_bias, **kw)
@@ -334,8 +347,9 @@ def _attention(
         t.add(f"{prefix}self_attn.k_norm.weight", (head_dim,), norm_component, **kw)
 
 
-def _mlp(t: _Tensors, prefix: str, hidden: int, inter: int, *, bias: bool = False, component: str = "mlp",
-         **kw: Any) -> None:
+def _mlp(
+    t: _Tensors, prefix: str, hidden: int, inter: int, *, bias: bool = False, component: str = "mlp", **kw: Any
+) -> None:
     t.linear(f"{prefix}gate_proj", inter, hidden, component, bias=bias, **kw)
     t.linear(f"{prefix}up_proj", inter, hidden, component, bias=bias, **kw)
     t.linear(f"{prefix}down_proj", hidden, inter, component, bias=bias, **kw)
@@ -343,15 +357,42 @@ def _mlp(t: _Tensors, prefix: str, hidden: int, inter: int, *, bias: bool = Fals
 
 # ---- EAGLE-3 ---------------------------------------------------------------------------------
 
+
 def _eagle3_tensors(
-    *, hidden: int, inter: int, heads: int, kv_heads: int, head_dim: int, vocab: int, draft_vocab: int,
-    target_hidden: int, layers: int, layer_prefix: str, attn_bias: bool, mlp_bias: bool, qk_norm: bool,
-    fc_bias: bool, fc_norm: bool, input_norm: bool, embed_stored: bool, embed_trainable: bool,
-    embed_shared: bool, lm_head_trainable: bool, lm_head_shared: bool, with_t2d: bool, n_aux: int = 3,
+    *,
+    hidden: int,
+    inter: int,
+    heads: int,
+    kv_heads: int,
+    head_dim: int,
+    vocab: int,
+    draft_vocab: int,
+    target_hidden: int,
+    layers: int,
+    layer_prefix: str,
+    attn_bias: bool,
+    mlp_bias: bool,
+    qk_norm: bool,
+    fc_bias: bool,
+    fc_norm: bool,
+    input_norm: bool,
+    embed_stored: bool,
+    embed_trainable: bool,
+    embed_shared: bool,
+    lm_head_trainable: bool,
+    lm_head_shared: bool,
+    with_t2d: bool,
+    n_aux: int = 3,
 ) -> list[TensorSpec]:
     t = _Tensors()
-    t.add("embed_tokens.weight", (vocab, hidden), "embedding", trainable=embed_trainable,
-          shared_with_target=embed_shared, stored=embed_stored)
+    t.add(
+        "embed_tokens.weight",
+        (vocab, hidden),
+        "embedding",
+        trainable=embed_trainable,
+        shared_with_target=embed_shared,
+        stored=embed_stored,
+    )
     if input_norm:
         t.add("input_norm.weight", (n_aux * target_hidden,), "norm")
     if fc_norm:
@@ -367,13 +408,28 @@ def _eagle3_tensors(
         if first:
             t.add(f"{p}hidden_norm.weight", (hidden,), "norm")
         t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
-        _attention(t, p, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
-                   in_dim=2 * hidden if first else hidden, qkv_bias=attn_bias, o_bias=attn_bias, qk_norm=qk_norm)
+        _attention(
+            t,
+            p,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            in_dim=2 * hidden if first else hidden,
+            qkv_bias=attn_bias,
+            o_bias=attn_bias,
+            qk_norm=qk_norm,
+        )
         t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
         _mlp(t, f"{p}mlp.", hidden, inter, bias=mlp_bias)
     t.add("norm.weight", (hidden,), "norm")
-    t.add("lm_head.weight", (draft_vocab, hidden), "lm_head", trainable=lm_head_trainable,
-          shared_with_target=lm_head_shared)
+    t.add(
+        "lm_head.weight",
+        (draft_vocab, hidden),
+        "lm_head",
+        trainable=lm_head_trainable,
+        shared_with_target=lm_head_shared,
+    )
     if draft_vocab < vocab:
         t.add("d2t", (draft_vocab,), "buffer", trainable=False, is_buffer=True, dtype="I64")
         if with_t2d:
@@ -386,8 +442,14 @@ def _dense_sizes(r: _Reader) -> tuple[int, int, int, int, int, int]:
     r.need("hidden_size", "intermediate_size", "num_attention_heads", "vocab_size")
     hidden = r.int("hidden_size")
     heads = r.int("num_attention_heads")
-    return (hidden, r.int("intermediate_size"), heads, r.int("num_key_value_heads", heads),
-            _head_dim(r, hidden, heads), r.int("vocab_size"))
+    return (
+        hidden,
+        r.int("intermediate_size"),
+        heads,
+        r.int("num_key_value_heads", heads),
+        _head_dim(r, hidden, heads),
+        r.int("vocab_size"),
+    )
 
 
 def _eagle3(config: Mapping[str, Any], source: str, arch: str, dialect: str) -> ModelSpec:
@@ -416,20 +478,46 @@ def _eagle3(config: Mapping[str, Any], source: str, arch: str, dialect: str) -> 
     if own_embedding:
         notes.append("target_hidden_size differs from hidden_size: the draft keeps its own embedding.")
     tensors = _eagle3_tensors(
-        hidden=hidden, inter=inter, heads=heads, kv_heads=kv_heads, head_dim=head_dim, vocab=vocab,
-        draft_vocab=draft_vocab, target_hidden=target_hidden, layers=layers, layer_prefix="midlayer",
-        attn_bias=r.flag("attention_bias"), mlp_bias=r.flag("mlp_bias"), qk_norm=False,
-        fc_bias=r.flag("bias"), fc_norm=r.flag("fc_norm") or r.flag("use_aux_norm"),
-        input_norm=_norm_before_fc(config, r), embed_stored=embed_stored, embed_trainable=False,
-        embed_shared=not own_embedding, lm_head_trainable=lm_trainable, lm_head_shared=lm_shared,
-        with_t2d=with_t2d, n_aux=_aux_count(config, arch),
+        hidden=hidden,
+        inter=inter,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        vocab=vocab,
+        draft_vocab=draft_vocab,
+        target_hidden=target_hidden,
+        layers=layers,
+        layer_prefix="midlayer",
+        attn_bias=r.flag("attention_bias"),
+        mlp_bias=r.flag("mlp_bias"),
+        qk_norm=False,
+        fc_bias=r.flag("bias"),
+        fc_norm=r.flag("fc_norm") or r.flag("use_aux_norm"),
+        input_norm=_norm_before_fc(config, r),
+        embed_stored=embed_stored,
+        embed_trainable=False,
+        embed_shared=not own_embedding,
+        lm_head_trainable=lm_trainable,
+        lm_head_shared=lm_shared,
+        with_t2d=with_t2d,
+        n_aux=_aux_count(config, arch),
     )
     return ModelSpec(
-        source=source, architecture=arch or "LlamaForCausalLMEagle3", dialect=dialect, role="draft",
-        hidden_size=hidden, vocab_size=vocab, num_hidden_layers=layers, tensors=tuple(tensors),
-        draft_vocab_size=draft_vocab, target_hidden_size=target_hidden,
-        aux_layer_ids=_aux_layer_ids(config, arch), tie_word_embeddings=r.flag("tie_word_embeddings"),
-        raw_config=dict(config), notes=tuple(notes), **_common(config),
+        source=source,
+        architecture=arch or "LlamaForCausalLMEagle3",
+        dialect=dialect,
+        role="draft",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(tensors),
+        draft_vocab_size=draft_vocab,
+        target_hidden_size=target_hidden,
+        aux_layer_ids=_aux_layer_ids(config, arch),
+        tie_word_embeddings=r.flag("tie_word_embeddings"),
+        raw_config=dict(config),
+        notes=tuple(notes),
+        **_common(config),
     )
 
 
@@ -450,12 +538,28 @@ def _speculators(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec
     qk_norm = str(layer_cfg.get("model_type", "")).startswith("qwen3")
     embed_trainable = top.flag("embed_requires_grad")
     tensors = _eagle3_tensors(
-        hidden=hidden, inter=inter, heads=heads, kv_heads=kv_heads, head_dim=head_dim, vocab=vocab,
-        draft_vocab=draft_vocab, target_hidden=target_hidden, layers=layers, layer_prefix="layers",
-        attn_bias=r.flag("attention_bias"), mlp_bias=r.flag("mlp_bias"), qk_norm=qk_norm, fc_bias=False,
-        fc_norm=top.flag("fc_norm"), input_norm=top.flag("norm_before_fc"), embed_stored=True,
-        embed_trainable=embed_trainable, embed_shared=not embed_trainable, lm_head_trainable=False,
-        lm_head_shared=False, with_t2d=True,
+        hidden=hidden,
+        inter=inter,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        vocab=vocab,
+        draft_vocab=draft_vocab,
+        target_hidden=target_hidden,
+        layers=layers,
+        layer_prefix="layers",
+        attn_bias=r.flag("attention_bias"),
+        mlp_bias=r.flag("mlp_bias"),
+        qk_norm=qk_norm,
+        fc_bias=False,
+        fc_norm=top.flag("fc_norm"),
+        input_norm=top.flag("norm_before_fc"),
+        embed_stored=True,
+        embed_trainable=embed_trainable,
+        embed_shared=not embed_trainable,
+        lm_head_trainable=False,
+        lm_head_shared=False,
+        with_t2d=True,
     )
     spec_cfg = top.mapping("speculators_config")
     verifier = spec_cfg.get("verifier") if isinstance(spec_cfg.get("verifier"), Mapping) else {}
@@ -464,17 +568,29 @@ def _speculators(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec
     if common["torch_dtype"] is None:
         common["torch_dtype"] = _common(config)["torch_dtype"]
     return ModelSpec(
-        source=source, architecture=arch or "Eagle3Speculator", dialect="speculators-eagle3", role="draft",
-        hidden_size=hidden, vocab_size=vocab, num_hidden_layers=layers, tensors=tuple(tensors),
-        draft_vocab_size=draft_vocab, target_hidden_size=target_hidden,
-        aux_layer_ids=_aux_layer_ids(config, top.arch), raw_config=dict(config),
-        notes=("speculators saves embed_tokens (frozen copy of the target's) and a frozen lm_head "
-               "initialised from the target's rows.",),
-        target_model=target_model, **common,
+        source=source,
+        architecture=arch or "Eagle3Speculator",
+        dialect="speculators-eagle3",
+        role="draft",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(tensors),
+        draft_vocab_size=draft_vocab,
+        target_hidden_size=target_hidden,
+        aux_layer_ids=_aux_layer_ids(config, top.arch),
+        raw_config=dict(config),
+        notes=(
+            "speculators saves embed_tokens (frozen copy of the target's) and a frozen lm_head "
+            "initialised from the target's rows.",
+        ),
+        target_model=target_model,
+        **common,
     )
 
 
 # ---- EAGLE-1/2 and Medusa ---------------------------------------------------------------------
+
 
 def _eagle1(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     r = _Reader(config, arch)
@@ -486,17 +602,35 @@ def _eagle1(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
         p = f"layers.{i}."
         if i > 0:
             t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
-        _attention(t, p, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim, in_dim=hidden,
-                   qkv_bias=r.flag("attention_bias"), o_bias=r.flag("attention_bias"))
+        _attention(
+            t,
+            p,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            in_dim=hidden,
+            qkv_bias=r.flag("attention_bias"),
+            o_bias=r.flag("attention_bias"),
+        )
         t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
         _mlp(t, f"{p}mlp.", hidden, inter, bias=r.flag("mlp_bias"))
     t.linear("fc", hidden, 2 * hidden, "fc", bias=r.flag("bias", True))
     return ModelSpec(
-        source=source, architecture=arch or "LlamaForCausalLM", dialect="eagle1", role="draft",
-        hidden_size=hidden, vocab_size=vocab, num_hidden_layers=layers, tensors=tuple(t.items),
-        raw_config=dict(config), tie_word_embeddings=r.flag("tie_word_embeddings"),
-        notes=("EAGLE-1/2 head: predicts the next feature and uses the target's lm_head; "
-               "its checkpoint carries a frozen copy of the embedding.",),
+        source=source,
+        architecture=arch or "LlamaForCausalLM",
+        dialect="eagle1",
+        role="draft",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        raw_config=dict(config),
+        tie_word_embeddings=r.flag("tie_word_embeddings"),
+        notes=(
+            "EAGLE-1/2 head: predicts the next feature and uses the target's lm_head; "
+            "its checkpoint carries a frozen copy of the embedding.",
+        ),
         **_common(config),
     )
 
@@ -509,8 +643,12 @@ def _medusa(config: Mapping[str, Any], source: str, arch: str, target: Mapping[s
     merged.update({k: v for k, v in config.items() if v is not None})
     arch = arch or "Medusa"
     r = _Reader(merged, arch)
-    r.need("medusa_num_heads", "hidden_size", "vocab_size",
-           hint=" (Medusa-1 configs only name base_model_name_or_path: pass the base model's config as target)")
+    r.need(
+        "medusa_num_heads",
+        "hidden_size",
+        "vocab_size",
+        hint=" (Medusa-1 configs only name base_model_name_or_path: pass the base model's config as target)",
+    )
     n_heads = r.int("medusa_num_heads")
     n_layers = r.int("medusa_num_layers", 1)
     hidden = r.int("hidden_size")
@@ -522,20 +660,38 @@ def _medusa(config: Mapping[str, Any], source: str, arch: str, target: Mapping[s
         t.add(f"medusa_head.{i}.{n_layers}.weight", (vocab, hidden), "heads")
     base = config.get("base_model_name_or_path")
     return ModelSpec(
-        source=source, architecture=arch, dialect="medusa", role="draft", hidden_size=hidden,
-        vocab_size=vocab, num_hidden_layers=n_layers, tensors=tuple(t.items), raw_config=dict(config),
+        source=source,
+        architecture=arch,
+        dialect="medusa",
+        role="draft",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=n_layers,
+        tensors=tuple(t.items),
+        raw_config=dict(config),
         notes=(f"{n_heads} Medusa heads, each {n_layers} residual block(s) plus its own vocabulary projection.",),
-        target_model=base if isinstance(base, str) else None, **_common(merged),
+        target_model=base if isinstance(base, str) else None,
+        **_common(merged),
     )
 
 
 # ---- DeepSeek-V3 / Kimi-K2 (MLA + MoE) ----------------------------------------------------
 
+
 class _DeepSeek:
     def __init__(self, config: Mapping[str, Any], arch: str) -> None:
         r = _Reader(config, arch)
-        r.need("hidden_size", "intermediate_size", "num_attention_heads", "num_hidden_layers", "vocab_size",
-               "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+        r.need(
+            "hidden_size",
+            "intermediate_size",
+            "num_attention_heads",
+            "num_hidden_layers",
+            "vocab_size",
+            "kv_lora_rank",
+            "qk_nope_head_dim",
+            "qk_rope_head_dim",
+            "v_head_dim",
+        )
         self.r = r
         self.arch = arch
         self.hidden = r.int("hidden_size")
@@ -574,6 +730,7 @@ class _DeepSeek:
 
     def layer(self, t: _Tensors, idx: int, prefix: str, only: str | None = None, **kw: Any) -> None:
         """One decoder layer; ``only`` forces every tensor into one component (the MTP block)."""
+
         def c(name: str) -> str:
             return only or name
 
@@ -598,8 +755,7 @@ class _DeepSeek:
         assert self.experts
         t.add(f"{m}gate.weight", (self.experts, h), c("router"), **kw)
         if self.correction_bias:
-            t.add(f"{m}gate.e_score_correction_bias", (self.experts,), c("router"),
-                  **{**kw, "trainable": False})
+            t.add(f"{m}gate.e_score_correction_bias", (self.experts,), c("router"), **{**kw, "trainable": False})
         frac = self.per_tok / self.experts
         for e in range(self.experts):
             _mlp(t, f"{m}experts.{e}.", h, self.moe_inter, component=c("experts"), active_fraction=frac, **kw)
@@ -636,10 +792,20 @@ def _deepseek_target(config: Mapping[str, Any], source: str, arch: str) -> Model
     if d.mtp_layers:
         notes.append(f"{d.mtp_layers} MTP layer(s) (model.layers.{d.layers}+) counted under component 'mtp'.")
     return ModelSpec(
-        source=source, architecture=arch or "DeepseekV3ForCausalLM", dialect="deepseek-v3", role="target",
-        hidden_size=d.hidden, vocab_size=d.vocab, num_hidden_layers=d.layers, tensors=tuple(t.items),
-        tie_word_embeddings=tied, raw_config=dict(config), notes=tuple(notes),
-        num_experts=d.experts, experts_per_token=d.per_tok or None, **_common(config),
+        source=source,
+        architecture=arch or "DeepseekV3ForCausalLM",
+        dialect="deepseek-v3",
+        role="target",
+        hidden_size=d.hidden,
+        vocab_size=d.vocab,
+        num_hidden_layers=d.layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=tuple(notes),
+        num_experts=d.experts,
+        experts_per_token=d.per_tok or None,
+        **_common(config),
     )
 
 
@@ -652,11 +818,19 @@ def _mtp_draft(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
         idx = base + k
         d.mtp_block(t, max(idx, d.first_dense), f"model.layers.{idx}.", as_draft=True)
     return ModelSpec(
-        source=source, architecture=arch or "DeepseekV3ForCausalLMNextN", dialect="mtp", role="draft",
-        hidden_size=d.hidden, vocab_size=d.vocab, num_hidden_layers=count, tensors=tuple(t.items),
+        source=source,
+        architecture=arch or "DeepseekV3ForCausalLMNextN",
+        dialect="mtp",
+        role="draft",
+        hidden_size=d.hidden,
+        vocab_size=d.vocab,
+        num_hidden_layers=count,
+        tensors=tuple(t.items),
         raw_config=dict(config),
         notes=("DeepSeek MTP module: embedding and output head are copies of the target's (frozen, shared).",),
-        num_experts=d.experts, experts_per_token=d.per_tok or None, **_common(config),
+        num_experts=d.experts,
+        experts_per_token=d.per_tok or None,
+        **_common(config),
     )
 
 
@@ -671,6 +845,7 @@ def mtp_spec(config: Mapping[str, Any], source: str = "") -> ModelSpec:
 
 
 # ---- dense and MoE targets --------------------------------------------------------------------
+
 
 def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str) -> ModelSpec:
     r = _Reader(config, arch)
@@ -702,14 +877,30 @@ def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str)
     for i in range(layers):
         p = f"model.layers.{i}."
         t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
-        _attention(t, p, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim, in_dim=hidden,
-                   qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm)
+        _attention(
+            t,
+            p,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            in_dim=hidden,
+            qkv_bias=qkv_bias,
+            o_bias=o_bias,
+            qk_norm=qk_norm,
+        )
         t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
         if experts and i not in mlp_only and (i + 1) % sparse_step == 0:
             t.add(f"{p}mlp.gate.weight", (experts, hidden), "router")
             for e in range(experts):
-                _mlp(t, f"{p}mlp.experts.{e}.", hidden, moe_inter, component="experts",
-                     active_fraction=per_tok / experts)
+                _mlp(
+                    t,
+                    f"{p}mlp.experts.{e}.",
+                    hidden,
+                    moe_inter,
+                    component="experts",
+                    active_fraction=per_tok / experts,
+                )
         else:
             _mlp(t, f"{p}mlp.", hidden, inter, bias=mlp_bias)
     t.add("model.norm.weight", (hidden,), "norm")
@@ -717,9 +908,20 @@ def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str)
         t.add("lm_head.weight", (vocab, hidden), "lm_head")
     notes = ("lm_head is tied to the embedding (not stored separately).",) if tied else ()
     return ModelSpec(
-        source=source, architecture=arch, dialect=dialect, role="target", hidden_size=hidden, vocab_size=vocab,
-        num_hidden_layers=layers, tensors=tuple(t.items), tie_word_embeddings=tied, raw_config=dict(config),
-        notes=notes, num_experts=experts or None, experts_per_token=per_tok or None, **_common(config),
+        source=source,
+        architecture=arch,
+        dialect=dialect,
+        role="target",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=notes,
+        num_experts=experts or None,
+        experts_per_token=per_tok or None,
+        **_common(config),
     )
 
 
@@ -742,8 +944,17 @@ def _gpt_oss(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     for i in range(layers):
         p = f"model.layers.{i}."
         t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
-        _attention(t, p, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim, in_dim=hidden,
-                   qkv_bias=bias, o_bias=bias)
+        _attention(
+            t,
+            p,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            in_dim=hidden,
+            qkv_bias=bias,
+            o_bias=bias,
+        )
         t.add(f"{p}self_attn.sinks", (heads,), "attention")
         t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
         t.linear(f"{p}mlp.router", experts, hidden, "router", bias=True)
@@ -756,16 +967,28 @@ def _gpt_oss(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     if not tied:
         t.add("lm_head.weight", (vocab, hidden), "lm_head")
     return ModelSpec(
-        source=source, architecture=arch or "GptOssForCausalLM", dialect="gpt-oss", role="target",
-        hidden_size=hidden, vocab_size=vocab, num_hidden_layers=layers, tensors=tuple(t.items),
-        tie_word_embeddings=tied, raw_config=dict(config),
-        notes=("expert weights are counted at their logical (dequantised) shapes; the published checkpoint "
-               "stores them as MXFP4 *_blocks/*_scales.",),
-        num_experts=experts, experts_per_token=per_tok, **_common(config),
+        source=source,
+        architecture=arch or "GptOssForCausalLM",
+        dialect="gpt-oss",
+        role="target",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=(
+            "expert weights are counted at their logical (dequantised) shapes; the published checkpoint "
+            "stores them as MXFP4 *_blocks/*_scales.",
+        ),
+        num_experts=experts,
+        experts_per_token=per_tok,
+        **_common(config),
     )
 
 
 # ---- dispatch ---------------------------------------------------------------------------------
+
 
 def _text_config(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], bool]:
     """The language-model part of a multimodal config (``text_config``), else the config itself."""
@@ -879,7 +1102,8 @@ def parse_config(
         from dataclasses import replace
 
         spec = replace(
-            spec, raw_config=dict(config),
+            spec,
+            raw_config=dict(config),
             notes=spec.notes + ("text model read from text_config; the vision encoder is not counted.",),
         )
     return spec
@@ -888,6 +1112,7 @@ def parse_config(
 # --------------------------------------------------------------------------------------------
 # Shipped target configs
 # --------------------------------------------------------------------------------------------
+
 
 def _targets_dir() -> Path:
     from comparelib.settings import DATA_DIR

@@ -57,8 +57,21 @@ _EXAMPLES = 5
 _NEAR_DUP_CHARS = 1500
 FILE_EXTENSIONS = (".jsonl", ".json", ".parquet", ".arrow", ".jsonl.gz", ".jsonl.bz2", ".jsonl.xz", ".jsonl.zst")
 
-_CODE_MARKS = ("```", "\ndef ", "\nclass ", "\nimport ", "#include", "function(", "function ", "public static ",
-               "SELECT ", "console.log", "=> {", "</div>", "fn main(")
+_CODE_MARKS = (
+    "```",
+    "\ndef ",
+    "\nclass ",
+    "\nimport ",
+    "#include",
+    "function(",
+    "function ",
+    "public static ",
+    "SELECT ",
+    "console.log",
+    "=> {",
+    "</div>",
+    "fn main(",
+)
 _MATH_MARKS = ("\\frac", "\\boxed", "\\sqrt", "\\sum", "\\int", "$$", "\\(", "\\[")
 _MATH_WORDS = ("equation", "solve for", "theorem", "integral", "derivative", "probability")
 _CODE_RE = re.compile("|".join(re.escape(m) for m in _CODE_MARKS))  # literal alternation: one C pass
@@ -206,10 +219,17 @@ def load_tokenizer(ref: str | None) -> TokenizerBundle:
         raise ConfigError(f"{file} is not a tokenizers tokenizer.json: {exc}") from None
     template = templates.load_template(folder) or templates.fallback_template()
     safe, added = _segment_safe(tokenizer)
-    return TokenizerBundle(tokenizer, template, name, segment_safe=safe, _added=frozenset(added),
-                           _lengths=tuple(sorted({len(t) for t in added})),
-                           _ends=frozenset(t[-1] for t in added), _starts=frozenset(t[0] for t in added),
-                           shape=templates.probe_shape(template))
+    return TokenizerBundle(
+        tokenizer,
+        template,
+        name,
+        segment_safe=safe,
+        _added=frozenset(added),
+        _lengths=tuple(sorted({len(t) for t in added})),
+        _ends=frozenset(t[-1] for t in added),
+        _starts=frozenset(t[0] for t in added),
+        shape=templates.probe_shape(template),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -232,9 +252,9 @@ def _clean_cut(bundle: TokenizerBundle, text: str, p: int) -> bool:
     if left == "\n" and not right.isspace():
         return True
     added = bundle._added
-    if left in bundle._ends and any(text[p - n:p] in added for n in bundle._lengths if n <= p):
+    if left in bundle._ends and any(text[p - n : p] in added for n in bundle._lengths if n <= p):
         return True
-    if right in bundle._starts and any(text[p:p + n] in added for n in bundle._lengths):
+    if right in bundle._starts and any(text[p : p + n] in added for n in bundle._lengths):
         return True
     return False
 
@@ -437,11 +457,11 @@ def _parquet_batch(pf: Any, name: str) -> int:
         group = meta.row_group(i)
         rows, size = max(1, group.num_rows), int(group.total_byte_size)
         if size / rows > row_cap:
-            raise limits.ROW_BYTES.refuse(f"{name} row group {i}", value=row_cap,
-                                          seen=f"{limits.human_bytes(size // rows)} per row on average")
+            raise limits.ROW_BYTES.refuse(
+                f"{name} row group {i}", value=row_cap, seen=f"{limits.human_bytes(size // rows)} per row on average"
+            )
         if size > doc_cap:
-            raise limits.DOCUMENT_BYTES.refuse(f"{name} row group {i}", value=doc_cap,
-                                               seen=limits.human_bytes(size))
+            raise limits.DOCUMENT_BYTES.refuse(f"{name} row group {i}", value=doc_cap, seen=limits.human_bytes(size))
         widest = max(widest, size / rows)
     return max(1, min(1024, int(64 * limits.MiB / widest)))
 
@@ -487,8 +507,9 @@ def _local_source(path: Path) -> Source:
         k, line = divmod(int(code), _FILE_STRIDE)
         return f"{files[k].relative_to(path)}:{line}"
 
-    src = Source(name=str(path), iterate=iterate, total_rows=total_rows or None, total_bytes=total_bytes,
-                 locate=locate)
+    src = Source(
+        name=str(path), iterate=iterate, total_rows=total_rows or None, total_bytes=total_bytes, locate=locate
+    )
     src._bytes_done = counter
     return src
 
@@ -500,7 +521,8 @@ def _looks_like_hub(text: str) -> bool:
     if text.lower().endswith(FILE_EXTENSIONS + (".gz", ".csv", ".txt")):
         return False  # a mistyped local file, not a repo id
     return text.startswith(("http://", "https://", "hf://")) or bool(
-        re.fullmatch(r"(?:datasets/)?[\w.\-]+/[\w.\-]+(?:@[\w.\-/]+)?", text))
+        re.fullmatch(r"(?:datasets/)?[\w.\-]+/[\w.\-]+(?:@[\w.\-/]+)?", text)
+    )
 
 
 def open_source(ref: str, *, config: str | None = None, split: str | None = None) -> Source:
@@ -521,8 +543,9 @@ def open_source(ref: str, *, config: str | None = None, split: str | None = None
     return _hub_source(text, config=config, split=split)
 
 
-def _parquet_count(repo_id: str, *, revision: str | None, config: str | None,
-                   split: str) -> tuple[int | None, str | None]:
+def _parquet_count(
+    repo_id: str, *, revision: str | None, config: str | None, split: str
+) -> tuple[int | None, str | None]:
     """Rows of ``split`` from Parquet footers on the Hub, or (None, why the Hub cannot tell)."""
     from comparelib import hub, settings
 
@@ -534,11 +557,15 @@ def _parquet_count(repo_id: str, *, revision: str | None, config: str | None,
     except CompareError as exc:
         return None, f"{head}, and its Parquet footers could not be read: {exc}); counted by reading"
     if rows is None:
-        return None, (f"{head}, and the repo has no Parquet files nor a Parquet export whose footers would give "
-                      "it); counted by reading")
+        return None, (
+            f"{head}, and the repo has no Parquet files nor a Parquet export whose footers would give "
+            "it); counted by reading"
+        )
     if split not in rows:
-        return None, (f"{head}, and no Parquet file belongs to split {split!r}: found "
-                      f"{', '.join(sorted(rows))}); counted by reading")
+        return None, (
+            f"{head}, and no Parquet file belongs to split {split!r}: found "
+            f"{', '.join(sorted(rows))}); counted by reading"
+        )
     return rows[split], None
 
 
@@ -608,7 +635,7 @@ def _hub_parquet_rows(fs: Any, url: str, name: str) -> Iterator[tuple[int, Any]]
 def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
     from comparelib import hub, settings
 
-    body = text[len("datasets/"):] if text.startswith("datasets/") else text
+    body = text[len("datasets/") :] if text.startswith("datasets/") else text
     mref = hub.parse_ref(body)
     if mref.is_local:
         assert mref.local_path is not None
@@ -655,8 +682,9 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
         try:
             # load_dataset(streaming=True) is exactly load_dataset_builder + as_streaming_dataset
             # (datasets/load.py, load_dataset); split in two so the resolved files are checked first.
-            builder = datasets.load_dataset_builder(repo_id, config, revision=mref.revision,
-                                                    token=token or False)  # False: never a token stored on disk
+            builder = datasets.load_dataset_builder(
+                repo_id, config, revision=mref.revision, token=token or False
+            )  # False: never a token stored on disk
             resolved = [str(f) for f in (builder.config.data_files or {}).get(split, [])]
             hub.check_data_file_urls(repo_id, resolved)
             if getattr(builder, "name", None) in ("json", "parquet") and resolved:
@@ -672,23 +700,30 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
             raise
         except Exception as exc:  # noqa: BLE001 - datasets raises many types; the message matters
             msg = redact.mask_text(" ".join(str(exc).split()), token)[:300]
-            raise HubError(f"cannot load dataset {repo_id} (config {config or 'default'}, split {split}): {msg}") \
-                from None
+            raise HubError(
+                f"cannot load dataset {repo_id} (config {config or 'default'}, split {split}): {msg}"
+            ) from None
 
     def stream_json(files: list[str]) -> Iterator[tuple[int, Any]]:
         from huggingface_hub import HfFileSystem
 
-        fs = HfFileSystem(endpoint=settings.hf_endpoint(), token=settings.hf_token() or False,
-                          skip_instance_cache=True)
+        fs = HfFileSystem(
+            endpoint=settings.hf_endpoint(), token=settings.hf_token() or False, skip_instance_cache=True
+        )
         for k, url in enumerate(files):
             name = url.rsplit("/", 1)[-1]
-            suffixes = (".parquet",) if kind[0] == "parquet" else (
-                (".json", ".jsonl") + tuple(".jsonl" + c for c in limits.COMPRESSED_SUFFIXES))
+            suffixes = (
+                (".parquet",)
+                if kind[0] == "parquet"
+                else ((".json", ".jsonl") + tuple(".jsonl" + c for c in limits.COMPRESSED_SUFFIXES))
+            )
             if not name.endswith(suffixes):
-                raise DataError(f"dataset {repo_id} (config {config or 'default'}, split {split}) could not be read "
-                                f"while streaming: {name} is not {kind[0]}, but the files resolved for this config "
-                                f"are read as {kind[0]} (datasets picks one reader per repo); pass a config whose "
-                                "files all have one format, or convert them")
+                raise DataError(
+                    f"dataset {repo_id} (config {config or 'default'}, split {split}) could not be read "
+                    f"while streaming: {name} is not {kind[0]}, but the files resolved for this config "
+                    f"are read as {kind[0]} (datasets picks one reader per repo); pass a config whose "
+                    "files all have one format, or convert them"
+                )
             rows = _hub_parquet_rows(fs, url, name) if kind[0] == "parquet" else _hub_json_rows(fs, url, name)
             try:
                 for line, row in rows:
@@ -704,8 +739,11 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
             info = hub._api().dataset_info(repo_id, revision=mref.revision, token=settings.hf_token() or False)
         except Exception:  # noqa: BLE001 - no listing: nothing to fall back to
             return []
-        names = sorted(s.rfilename for s in info.siblings or [] if s.rfilename.endswith(FILE_EXTENSIONS)
-                       and not s.rfilename.startswith("."))
+        names = sorted(
+            s.rfilename
+            for s in info.siblings or []
+            if s.rfilename.endswith(FILE_EXTENSIONS) and not s.rfilename.startswith(".")
+        )
         matching = [n for n in names if re.search(rf"(^|[/_.\-]){re.escape(split)}([/_.\-]|$)", n)]
         if config:  # a config the loader refused: only files that name it, never the whole repo instead
             matching = [n for n in matching if re.search(rf"(^|[/_.\-]){re.escape(config)}([/_.\-]|$)", n)]
@@ -726,8 +764,10 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
         if isinstance(exc, CompareError):
             return exc
         msg = redact.mask_text(" ".join(str(exc).split()), settings.hf_token())[:300]
-        return DataError(f"dataset {repo_id} (config {config or 'default'}, split {split}) could not be read "
-                         f"while streaming: {type(exc).__name__}: {msg}")
+        return DataError(
+            f"dataset {repo_id} (config {config or 'default'}, split {split}) could not be read "
+            f"while streaming: {type(exc).__name__}: {msg}"
+        )
 
     def iterate() -> Iterator[tuple[int, Any]]:
         try:
@@ -778,9 +818,15 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
             return
         yield from enumerate(rows, 1)
 
-    return Source(name=f"datasets/{repo_id}" + (f" ({config}/{split})" if config else f" ({split})"),
-                  iterate=iterate, total_rows=hub_rows, hub_rows=hub_rows, hub_rows_note=note, kind="hub",
-                  sample_hub=sample)
+    return Source(
+        name=f"datasets/{repo_id}" + (f" ({config}/{split})" if config else f" ({split})"),
+        iterate=iterate,
+        total_rows=hub_rows,
+        hub_rows=hub_rows,
+        hub_rows_note=note,
+        kind="hub",
+        sample_hub=sample,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -835,28 +881,41 @@ class AuditResult:
     notes: list[str] = field(default_factory=list)
 
     def to_volume(self) -> dict[str, int]:
-        return {"samples": int(self.samples), "tokens": int(self.tokens),
-                "assistant_tokens": int(self.assistant_tokens)}
+        return {
+            "samples": int(self.samples),
+            "tokens": int(self.tokens),
+            "assistant_tokens": int(self.assistant_tokens),
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def summary_rows(self) -> list[tuple[str, Any]]:
         rows: list[tuple[str, Any]] = [
-            ("source", self.source), ("format", self.format), ("tokenizer", self.tokenizer or "none (estimate)"),
-            ("token count", self.token_count_method), ("chat template", self.template),
-            ("samples", self.samples), ("rows read", self.rows_read), ("turns", self.turns),
-            ("tokens", self.tokens), ("assistant tokens", self.assistant_tokens),
+            ("source", self.source),
+            ("format", self.format),
+            ("tokenizer", self.tokenizer or "none (estimate)"),
+            ("token count", self.token_count_method),
+            ("chat template", self.template),
+            ("samples", self.samples),
+            ("rows read", self.rows_read),
+            ("turns", self.turns),
+            ("tokens", self.tokens),
+            ("assistant tokens", self.assistant_tokens),
             ("supervised fraction", round(self.supervised_fraction, 4)),
         ]
         rows += [(f"length {k}", v) for k, v in self.length.items()]
         rows += [
             (f"over max_length {self.max_length}", self.over_max_length),
             ("over max_length share", round(self.over_max_length_share, 4)),
-            ("empty", self.empty), ("malformed", self.malformed), ("role-order anomaly rows", self.anomaly_rows),
-            ("exact duplicates", self.duplicates), ("near duplicates", self.near_duplicates),
+            ("empty", self.empty),
+            ("malformed", self.malformed),
+            ("role-order anomaly rows", self.anomaly_rows),
+            ("exact duplicates", self.duplicates),
+            ("near duplicates", self.near_duplicates),
             ("near-duplicate rows checked", self.near_duplicates_checked),
-            ("regenerated", self.regenerated), ("original", self.original),
+            ("regenerated", self.regenerated),
+            ("original", self.original),
             ("zero supervised tokens", self.zero_supervised),
         ]
         rows += [(f"domain {k}", v) for k, v in self.domains.items()]
@@ -873,8 +932,10 @@ class AuditResult:
         import pandas as pd
 
         # values keep their types so JSON carries numbers as numbers (and text as text)
-        rows = [(k, v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v))
-                for k, v in self.summary_rows()]
+        rows = [
+            (k, v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v))
+            for k, v in self.summary_rows()
+        ]
         return pd.DataFrame(rows, columns=["metric", "value"], dtype=object)
 
     def export(self, fmt: str) -> str:
@@ -953,8 +1014,11 @@ class _Stats:
     def malformed_row(self, line: Any, reason: str, raw: Any) -> None:
         self.malformed += 1
         if len(self.malformed_examples) < _EXAMPLES:
-            snippet = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else (
-                raw if isinstance(raw, str) else json.dumps(raw, default=str)[:400])
+            snippet = (
+                raw.decode("utf-8", "replace")
+                if isinstance(raw, bytes)
+                else (raw if isinstance(raw, str) else json.dumps(raw, default=str)[:400])
+            )
             self.malformed_examples.append({"line": line, "reason": reason, "row": snippet.strip()[:200]})
 
 
@@ -964,8 +1028,14 @@ def _parse(raw: Any, load: Callable[[Any], Any] | None = None) -> Any:
     return raw
 
 
-def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerBundle, stats: _Stats,
-            out: queue.Queue[Any], stop: threading.Event) -> None:
+def _reader(
+    source_rows: Iterator[tuple[int, Any]],
+    fmt: str,
+    bundle: TokenizerBundle,
+    stats: _Stats,
+    out: queue.Queue[Any],
+    stop: threading.Event,
+) -> None:
     """Parse, normalise, check and render rows; hand ~2K-text batches to the tokenising thread."""
     try:
         load = limits.json_loader("a row")  # the depth cap read once, not per row
@@ -988,8 +1058,10 @@ def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerB
                 if not parsed_sample:
                     raise DataError("no row parses as JSON: is this a JSON Lines / JSON / Parquet dataset?")
                 keys = sorted({k for r in parsed_sample if isinstance(r, dict) for k in r})[:12]
-                raise DataError(f"unknown data format (fields seen: {', '.join(keys) or 'none'}); expected "
-                                f"conversations, messages, text or prompt/response; pass --format")
+                raise DataError(
+                    f"unknown data format (fields seen: {', '.join(keys) or 'none'}); expected "
+                    f"conversations, messages, text or prompt/response; pass --format"
+                )
             fmt = detected
         out.put(("format", fmt))
 
@@ -1037,11 +1109,13 @@ def _reader(source_rows: Iterator[tuple[int, Any]], fmt: str, bundle: TokenizerB
                 stats.anomaly_rows += 1
                 stats.anomalies.update(set(anomalies))
                 if len(stats.anomaly_examples) < _EXAMPLES:
-                    stats.anomaly_examples.append({"line": line, "anomalies": sorted(set(anomalies)),
-                                                   "roles": [r for r, _ in conv.turns][:12]})
+                    stats.anomaly_examples.append(
+                        {"line": line, "anomalies": sorted(set(anomalies)), "roles": [r for r, _ in conv.turns][:12]}
+                    )
             canon = conv_mod.joined_text(conv.turns)
-            h = int.from_bytes(hashlib.blake2b(canon.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
-                               "little")
+            h = int.from_bytes(
+                hashlib.blake2b(canon.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
+            )
             stats.hashes.append(h)
             stats.hash_lines.append(line)
             content = "\n".join(c for _r, c in conv.turns)
@@ -1078,8 +1152,11 @@ def _signature(text: str, a: Any, b: Any) -> Any:
     words = text.lower().split()
     if not words:
         words = [""]
-    wh = np.fromiter(map(zlib.crc32, map(str.encode, words, repeat("utf-8"), repeat("surrogatepass"))),
-                     dtype=np.uint64, count=len(words))
+    wh = np.fromiter(
+        map(zlib.crc32, map(str.encode, words, repeat("utf-8"), repeat("surrogatepass"))),
+        dtype=np.uint64,
+        count=len(words),
+    )
     if len(wh) >= 3:
         sh = wh[:-2] * np.uint64(0x9E3779B97F4A7C15) + wh[1:-1] * np.uint64(0xC2B2AE3D27D4EB4F) + wh[2:]
     else:
@@ -1212,8 +1289,9 @@ def audit(
         rows_iter = itertools.islice(rows_iter, int(max_rows))
     q: queue.Queue[Any] = queue.Queue(maxsize=_QUEUE_BATCHES)
     stop = threading.Event()
-    reader = threading.Thread(target=_reader, args=(rows_iter, fmt, bundle, stats, q, stop),
-                              name="audit-reader", daemon=True)
+    reader = threading.Thread(
+        target=_reader, args=(rows_iter, fmt, bundle, stats, q, stop), name="audit-reader", daemon=True
+    )
     reader.start()
     detected = fmt
     max_len = int(max_length)
@@ -1272,15 +1350,19 @@ def audit(
         raise DataError(f"{src.name} has no rows")
     if stats.samples == 0 and stats.rows_read > 0 and stats.malformed == stats.rows_read:
         first = stats.malformed_examples[0] if stats.malformed_examples else {"line": "?", "reason": "?"}
-        raise DataError(f"no row of {src.name} could be used as {detected} data (row {src.locate(first['line'])}: "
-                        f"{first['reason']}); check the file or pass the right --format")
+        raise DataError(
+            f"no row of {src.name} could be used as {detected} data (row {src.locate(first['line'])}: "
+            f"{first['reason']}); check the file or pass the right --format"
+        )
     if progress is not None:
         progress(stats.rows_read, stats.rows_read / max(1e-9, time.perf_counter() - t0), 0.0)
     dups, dup_examples = _duplicates(stats)
     near, near_examples = _near_duplicates(stats)
     if stats.valid_seen > stats.near_cap:
-        notes.append(f"near duplicates checked on a random reservoir of {stats.near_cap:,} of "
-                     f"{stats.valid_seen:,} rows: a lower bound for the whole set")
+        notes.append(
+            f"near duplicates checked on a random reservoir of {stats.near_cap:,} of "
+            f"{stats.valid_seen:,} rows: a lower bound for the whole set"
+        )
     if bundle.tokenizer is None:
         notes.append("no tokenizer given: token counts are estimates (UTF-8 bytes / 4), not the target's tokens")
     if bundle.template.is_fallback and detected != "text":
@@ -1302,8 +1384,10 @@ def audit(
         assistant = round(estimate["assistant_tokens"]["value"])
         samples = round(estimate["samples"]["value"])
         over = round(estimate["over_max_length"]["value"])
-        notes.append(f"estimate from a random sample of {n:,} of {population:,} rows (seed {seed}); "
-                     f"duplicates, anomalies and malformed counts are for the sample only")
+        notes.append(
+            f"estimate from a random sample of {n:,} of {population:,} rows (seed {seed}); "
+            f"duplicates, anomalies and malformed counts are for the sample only"
+        )
     for examples in (stats.malformed_examples, stats.anomaly_examples, dup_examples, near_examples):
         for ex in examples:
             for key in ("line", "same_as", "similar_to"):
@@ -1311,22 +1395,48 @@ def audit(
                     ex[key] = src.locate(ex[key])
     label = conv_mod.FORMAT_LABELS.get(detected, detected)
     return AuditResult(
-        source=src.name, format=detected, format_label=label, tokenizer=bundle.name,
+        source=src.name,
+        format=detected,
+        format_label=label,
+        tokenizer=bundle.name,
         token_count_method="tokenizer.json + chat template" if bundle.tokenizer is not None else FALLBACK_METHOD,
         template=bundle.template.name if detected != "text" else "none (pre-templated)",
-        samples=samples, rows_read=stats.rows_read, turns=stats.turns, tokens=tokens, assistant_tokens=assistant,
+        samples=samples,
+        rows_read=stats.rows_read,
+        turns=stats.turns,
+        tokens=tokens,
+        assistant_tokens=assistant,
         supervised_fraction=(stats.assistant / stats.tokens) if stats.tokens else 0.0,
-        length=percentiles(stats.lengths), histogram=histogram(stats.lengths), max_length=max_len,
-        over_max_length=over, over_max_length_share=(stats.over / stats.samples) if stats.samples else 0.0,
-        over_max_length_note=MAX_LENGTH_NOTE, empty=stats.empty, malformed=stats.malformed,
-        malformed_examples=stats.malformed_examples, anomalies=dict(stats.anomalies), anomaly_rows=stats.anomaly_rows,
-        anomaly_examples=stats.anomaly_examples, duplicates=dups, duplicate_examples=dup_examples,
-        near_duplicates=near, near_duplicates_checked=len(stats.reservoir), near_duplicate_examples=near_examples,
-        regenerated=stats.regenerated, original=stats.samples - stats.regenerated,
-        regeneration_status=dict(stats.status), domains=dict(stats.domains), zero_supervised=stats.zero_sup,
-        rows_with_offsets=stats.with_offsets, estimated=estimate is not None, estimate=estimate,
-        population=population, hub_rows=src.hub_rows, hub_rows_note=src.hub_rows_note,
-        elapsed_s=round(time.perf_counter() - t0, 3), notes=notes,
+        length=percentiles(stats.lengths),
+        histogram=histogram(stats.lengths),
+        max_length=max_len,
+        over_max_length=over,
+        over_max_length_share=(stats.over / stats.samples) if stats.samples else 0.0,
+        over_max_length_note=MAX_LENGTH_NOTE,
+        empty=stats.empty,
+        malformed=stats.malformed,
+        malformed_examples=stats.malformed_examples,
+        anomalies=dict(stats.anomalies),
+        anomaly_rows=stats.anomaly_rows,
+        anomaly_examples=stats.anomaly_examples,
+        duplicates=dups,
+        duplicate_examples=dup_examples,
+        near_duplicates=near,
+        near_duplicates_checked=len(stats.reservoir),
+        near_duplicate_examples=near_examples,
+        regenerated=stats.regenerated,
+        original=stats.samples - stats.regenerated,
+        regeneration_status=dict(stats.status),
+        domains=dict(stats.domains),
+        zero_supervised=stats.zero_sup,
+        rows_with_offsets=stats.with_offsets,
+        estimated=estimate is not None,
+        estimate=estimate,
+        population=population,
+        hub_rows=src.hub_rows,
+        hub_rows_note=src.hub_rows_note,
+        elapsed_s=round(time.perf_counter() - t0, 3),
+        notes=notes,
     )
 
 

@@ -43,8 +43,16 @@ from comparelib.servers import (
 )
 
 __all__ = [
-    "BenchRun", "RequestResult", "RunSummary", "ServerConfig", "detect_server", "percentiles", "run_benchmark",
-    "speedup", "summarize", "ROUTES",
+    "BenchRun",
+    "RequestResult",
+    "RunSummary",
+    "ServerConfig",
+    "detect_server",
+    "percentiles",
+    "run_benchmark",
+    "speedup",
+    "summarize",
+    "ROUTES",
 ]
 
 ROUTES = {"generate": "/generate", "chat": "/v1/chat/completions", "completions": "/v1/completions"}
@@ -57,17 +65,17 @@ class RequestResult:
     index: int
     ok: bool
     error: str | None
-    started_at: float                # unix time
+    started_at: float  # unix time
     prompt_tokens: int | None
-    output_tokens: int | None        # from the server's usage / meta_info, never re-tokenised
+    output_tokens: int | None  # from the server's usage / meta_info, never re-tokenised
     ttft_s: float | None
     e2e_s: float | None
-    tpot_s: float | None             # (e2e - ttft) / (output_tokens - 1)
+    tpot_s: float | None  # (e2e - ttft) / (output_tokens - 1)
     n_chunks: int
-    chunk_gaps_s: list[float]        # gaps between content chunks
-    spec_verify_ct: int | None       # SGLang meta_info
-    accept_length: float | None      # completion_tokens / spec_verify_ct (SGLang)
-    error_kind: str | None = None    # http_error | stream_cut | timeout | garbage_chunk | connection | empty
+    chunk_gaps_s: list[float]  # gaps between content chunks
+    spec_verify_ct: int | None  # SGLang meta_info
+    accept_length: float | None  # completion_tokens / spec_verify_ct (SGLang)
+    error_kind: str | None = None  # http_error | stream_cut | timeout | garbage_chunk | connection | empty
     #                                  | too_large
 
 
@@ -89,8 +97,8 @@ class RunSummary:
     ok: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)
     acceptance_source: str | None = None
-    spec_decode: dict[str, float] | None = None   # vLLM counter deltas (drafts, accepted, draft_tokens)
-    missing_usage: int = 0                         # ok requests whose server sent no token count
+    spec_decode: dict[str, float] | None = None  # vLLM counter deltas (drafts, accepted, draft_tokens)
+    missing_usage: int = 0  # ok requests whose server sent no token count
     notes: list[str] = field(default_factory=list)
 
 
@@ -101,11 +109,12 @@ class BenchRun:
     server_config: ServerConfig
     summary: RunSummary
     results: list[RequestResult]
-    status: str = "finished"          # finished | interrupted | failed
+    status: str = "finished"  # finished | interrupted | failed
     params: dict[str, Any] = field(default_factory=dict)
 
 
 # --- statistics ------------------------------------------------------------------------------------
+
 
 def _quantile(sorted_values: Sequence[float], q: float) -> float:
     """Linear interpolation between closest ranks (numpy's default)."""
@@ -121,12 +130,21 @@ def percentiles(values: Sequence[float], scale: float = 1.0) -> dict[str, float]
     clean = sorted(v * scale for v in values if v is not None and math.isfinite(v))
     if not clean:
         return {k: math.nan for k in PERCENTILE_KEYS}
-    return {"p50": _quantile(clean, 0.5), "p90": _quantile(clean, 0.9), "p99": _quantile(clean, 0.99),
-            "mean": sum(clean) / len(clean)}
+    return {
+        "p50": _quantile(clean, 0.5),
+        "p90": _quantile(clean, 0.9),
+        "p99": _quantile(clean, 0.99),
+        "mean": sum(clean) / len(clean),
+    }
 
 
-def summarize(results: Sequence[RequestResult], duration_s: float, *, vllm: Acceptance | None = None,
-              sglang_counters: float | None = None) -> RunSummary:
+def summarize(
+    results: Sequence[RequestResult],
+    duration_s: float,
+    *,
+    vllm: Acceptance | None = None,
+    sglang_counters: float | None = None,
+) -> RunSummary:
     """Run-level figures from the measured requests (warm-up excluded by the caller)."""
     ok = [r for r in results if r.ok]
     out_tokens = sum(r.output_tokens or 0 for r in ok)
@@ -145,8 +163,11 @@ def summarize(results: Sequence[RequestResult], duration_s: float, *, vllm: Acce
         source = "sglang meta_info"
     elif vllm is not None and vllm.accept_length is not None:
         accept, per_pos, source = vllm.accept_length, vllm.per_position, "vllm spec_decode counters"
-        spec_decode = {"drafts": vllm.drafts or 0.0, "accepted": vllm.accepted or 0.0,
-                       "draft_tokens": vllm.draft_tokens or 0.0}
+        spec_decode = {
+            "drafts": vllm.drafts or 0.0,
+            "accepted": vllm.accepted or 0.0,
+            "draft_tokens": vllm.draft_tokens or 0.0,
+        }
     elif sglang_counters is not None:
         accept, source = sglang_counters, "sglang counters"
     duration = max(duration_s, 1e-9)
@@ -155,15 +176,24 @@ def summarize(results: Sequence[RequestResult], duration_s: float, *, vllm: Acce
     if missing:
         notes.append(f"{missing} request(s) had no usage from the server; their tokens are not counted")
     return RunSummary(
-        requests=len(results), errors=len(results) - len(ok), duration_s=duration_s, output_tokens=out_tokens,
+        requests=len(results),
+        errors=len(results) - len(ok),
+        duration_s=duration_s,
+        output_tokens=out_tokens,
         output_tokens_per_s=out_tokens / duration if ok else 0.0,
         request_throughput=len(ok) / duration if ok else 0.0,
-        accept_length=accept, accept_length_mean=accept_mean, accept_per_position=per_pos,
+        accept_length=accept,
+        accept_length_mean=accept_mean,
+        accept_per_position=per_pos,
         ttft_ms=percentiles([r.ttft_s for r in ok if r.ttft_s is not None], 1000.0),
         tpot_ms=percentiles([r.tpot_s for r in ok if r.tpot_s is not None], 1000.0),
         e2e_ms=percentiles([r.e2e_s for r in ok if r.e2e_s is not None], 1000.0),
         itl_ms=percentiles([g for r in ok for g in r.chunk_gaps_s], 1000.0),
-        ok=len(ok), error_kinds=kinds, acceptance_source=source, spec_decode=spec_decode, missing_usage=missing,
+        ok=len(ok),
+        error_kinds=kinds,
+        acceptance_source=source,
+        spec_decode=spec_decode,
+        missing_usage=missing,
         notes=notes,
     )
 
@@ -194,6 +224,7 @@ def speedup(run: Any, baseline: Any) -> float:
 
 
 # --- HTTP ------------------------------------------------------------------------------------------
+
 
 def _aiohttp() -> Any:
     try:
@@ -248,7 +279,8 @@ async def _get(session: Any, url: str, timeout_s: float) -> tuple[int, bytes] | 
         path = url.split("://", 1)[-1].partition("/")[2]
         raise ResponseTooLargeError(
             f"the server's answer to GET /{path} is larger than {_mib(cap)} (SPECDRAFT_BENCH_MAX_BODY_BYTES); "
-            f"reading stopped there. Check the endpoint, or the operator can raise the cap") from None
+            f"reading stopped there. Check the endpoint, or the operator can raise the cap"
+        ) from None
     except (aiohttp.ClientError, asyncio.TimeoutError, OSError, ValueError):
         return None
 
@@ -267,16 +299,19 @@ class _Probe:
     info_path: str | None
 
 
-async def _probe(session: Any, base: str, engine: str | None, spec_override: Mapping[str, Any] | None,
-                 timeout_s: float) -> _Probe:
+async def _probe(
+    session: Any, base: str, engine: str | None, spec_override: Mapping[str, Any] | None, timeout_s: float
+) -> _Probe:
     if engine is not None and engine not in ("sglang", "vllm", "openai"):
         raise InputError(f"unknown engine {engine!r}: use sglang, vllm or openai (or leave it to detection)")
     reached = False
     model = None
     models = await _get(session, base + "/v1/models", timeout_s)
     if models is None:  # no HTTP answer at all (refused, unroutable, timed out): every other path fails too
-        raise BenchError(f"cannot reach {base}: nothing answered within {timeout_s:g} s; check that the server is "
-                         f"running and the URL (host and port) is right")
+        raise BenchError(
+            f"cannot reach {base}: nothing answered within {timeout_s:g} s; check that the server is "
+            f"running and the URL (host and port) is right"
+        )
     if models is not None:
         reached = True
         if models[0] in (401, 403):
@@ -294,10 +329,16 @@ async def _probe(session: Any, base: str, engine: str | None, spec_override: Map
                 continue
             reached = True
             body = _json(got[1]) if got[0] == 200 else None
-            if isinstance(body, Mapping) and any(k.startswith("speculative_") or k == "model_path" for k in
-                                                   (body.get("decode", [{}])[0] if isinstance(body.get("decode"), list)
-                                                    and body["decode"] and isinstance(body["decode"][0], Mapping)
-                                                    else body)):
+            if isinstance(body, Mapping) and any(
+                k.startswith("speculative_") or k == "model_path"
+                for k in (
+                    body.get("decode", [{}])[0]
+                    if isinstance(body.get("decode"), list)
+                    and body["decode"]
+                    and isinstance(body["decode"][0], Mapping)
+                    else body
+                )
+            ):
                 info, info_path = dict(body), path
                 break
     if info is not None:
@@ -318,17 +359,28 @@ async def _probe(session: Any, base: str, engine: str | None, spec_override: Map
             health = await _get(session, base + "/health", timeout_s)
             reached = health is not None
         if not reached:
-            raise BenchError(f"cannot reach {base}: nothing answered; check that the server is running and the "
-                             f"URL (host and port) is right")
+            raise BenchError(
+                f"cannot reach {base}: nothing answered; check that the server is running and the "
+                f"URL (host and port) is right"
+            )
         if engine == "sglang":
-            raise BenchError(f"{base} does not answer /server_info or /get_server_info like an SGLang server; "
-                             f"pick another engine or leave it to detection")
+            raise BenchError(
+                f"{base} does not answer /server_info or /get_server_info like an SGLang server; "
+                f"pick another engine or leave it to detection"
+            )
         if detected is None and model is None:
-            raise BenchError(f"{base} answered, but not like an inference server (GET /v1/models gave HTTP "
-                             f"{models[0]}); check the host, port and path prefix, or pass the engine explicitly")
+            raise BenchError(
+                f"{base} answered, but not like an inference server (GET /v1/models gave HTTP "
+                f"{models[0]}); check the host, port and path prefix, or pass the engine explicitly"
+            )
         detected = detected or "openai"
-        config = ServerConfig(engine=detected, version=version, model=model, config_source="none",
-                              raw=redact({"version": version, "model": model}))
+        config = ServerConfig(
+            engine=detected,
+            version=version,
+            model=model,
+            config_source="none",
+            raw=redact({"version": version, "model": model}),
+        )
     if config.engine == "vllm":
         config.acceptance_source = None  # set from counters below / after the run
     return _Probe(config=config, server_info=info, info_path=info_path)
@@ -361,8 +413,9 @@ async def _snapshot(session: Any, base: str, probe: _Probe, timeout_s: float) ->
     return payload
 
 
-def _finish_config(config: ServerConfig, metrics: Mapping[str, Any] | None,
-                   spec_override: Mapping[str, Any] | None) -> ServerConfig:
+def _finish_config(
+    config: ServerConfig, metrics: Mapping[str, Any] | None, spec_override: Mapping[str, Any] | None
+) -> ServerConfig:
     """vLLM: spec on iff spec-decode series exist; k from the number of positions; stated config wins."""
     if config.engine == "vllm" and metrics:
         positions = metrics.get("accepted_per_pos") or {}
@@ -378,8 +431,14 @@ def _finish_config(config: ServerConfig, metrics: Mapping[str, Any] | None,
     return config
 
 
-def detect_server(endpoint: str, *, engine: str | None = None, spec_override: Mapping[str, Any] | None = None,
-                  timeout_s: float = 10.0, api_key: str | None = None) -> ServerConfig:
+def detect_server(
+    endpoint: str,
+    *,
+    engine: str | None = None,
+    spec_override: Mapping[str, Any] | None = None,
+    timeout_s: float = 10.0,
+    api_key: str | None = None,
+) -> ServerConfig:
     """The server's engine, version, model and speculative config (BenchError if unreachable)."""
     base = normalise_endpoint(endpoint)
     policy = EndpointPolicy.from_settings()
@@ -400,6 +459,7 @@ def detect_server(endpoint: str, *, engine: str | None = None, spec_override: Ma
 
 # --- one streamed request --------------------------------------------------------------------------
 
+
 @dataclass
 class _Req:
     route: str
@@ -408,7 +468,7 @@ class _Req:
     timeout_s: float
     model: str | None
     ignore_eos: bool
-    detail: bool = True      # keep server texts in error messages (no endpoint policy: a local single user)
+    detail: bool = True  # keep server texts in error messages (no endpoint policy: a local single user)
     chunk_cap: int = 4 << 20
 
 
@@ -418,8 +478,12 @@ def _body(route: str, prompt: Prompt, req: _Req) -> dict[str, Any]:
         if req.ignore_eos:
             params["ignore_eos"] = True
         return {"text": as_text(prompt), "sampling_params": params, "stream": True}
-    body: dict[str, Any] = {"max_tokens": req.max_tokens, "temperature": req.temperature, "stream": True,
-                            "stream_options": {"include_usage": True}}
+    body: dict[str, Any] = {
+        "max_tokens": req.max_tokens,
+        "temperature": req.temperature,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     if req.model:
         body["model"] = req.model
     if req.ignore_eos:
@@ -432,8 +496,10 @@ def _body(route: str, prompt: Prompt, req: _Req) -> dict[str, Any]:
 
 
 def _chunk_message(cap: int) -> str:
-    return (f"one streamed chunk is larger than {_mib(cap)} (SPECDRAFT_BENCH_MAX_CHUNK_BYTES); the response was "
-            f"dropped there. The operator can raise the cap")
+    return (
+        f"one streamed chunk is larger than {_mib(cap)} (SPECDRAFT_BENCH_MAX_CHUNK_BYTES); the response was "
+        f"dropped there. The operator can raise the cap"
+    )
 
 
 class _StreamError(Exception):
@@ -460,15 +526,16 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
     body = _body(route, prompt, req)
     error: _StreamError | None = None
     try:
-        async with session.post(url, json=body, timeout=aiohttp.ClientTimeout(total=req.timeout_s),
-                                allow_redirects=False) as resp:
+        async with session.post(
+            url, json=body, timeout=aiohttp.ClientTimeout(total=req.timeout_s), allow_redirects=False
+        ) as resp:
             if resp.status != 200:
                 if not req.detail:  # the status only: a server's body is not shown to other visitors
                     raise _StreamError("http_error", f"HTTP {resp.status}")
                 text = (await resp.content.read(300)).decode("utf-8", "replace")
                 raise _StreamError("http_error", f"HTTP {resp.status}: {' '.join(text.split())}")
             cap = req.chunk_cap
-            pending: list[bytes] = []   # a line split across reads, joined once (never quadratic)
+            pending: list[bytes] = []  # a line split across reads, joined once (never quadratic)
             pending_len = 0
             async for data in resp.content.iter_any():
                 if b"\n" not in data:
@@ -501,11 +568,13 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
                     try:
                         obj = loads(payload)
                     except ValueError:
-                        raise _StreamError("garbage_chunk", "unparseable chunk" + (
-                            f": {payload[:80]!r}" if req.detail else "")) from None
+                        raise _StreamError(
+                            "garbage_chunk", "unparseable chunk" + (f": {payload[:80]!r}" if req.detail else "")
+                        ) from None
                     if not isinstance(obj, dict):
-                        raise _StreamError("garbage_chunk", "unexpected chunk" + (
-                            f": {payload[:80]!r}" if req.detail else ""))
+                        raise _StreamError(
+                            "garbage_chunk", "unexpected chunk" + (f": {payload[:80]!r}" if req.detail else "")
+                        )
                     content = False
                     if route == "generate":
                         meta = obj.get("meta_info") or {}
@@ -527,8 +596,9 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
                         if "error" in obj and not obj.get("choices"):
                             err = obj["error"]
                             msg = err.get("message") if isinstance(err, dict) else err
-                            raise _StreamError("http_error", "server error in stream" + (
-                                f": {str(msg)[:300]}" if req.detail else ""))
+                            raise _StreamError(
+                                "http_error", "server error in stream" + (f": {str(msg)[:300]}" if req.detail else "")
+                            )
                         for choice in obj.get("choices") or ():
                             if route == "chat":
                                 delta = choice.get("delta") or {}
@@ -558,8 +628,11 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
                         last = now
                         n_chunks += 1
             if not done:
-                raise _StreamError("stream_cut", "stream ended before [DONE]" + (
-                    " (after the final chunk)" if finished else " (incomplete response)"))
+                raise _StreamError(
+                    "stream_cut",
+                    "stream ended before [DONE]"
+                    + (" (after the final chunk)" if finished else " (incomplete response)"),
+                )
     except _StreamError as exc:
         error = exc
     except asyncio.TimeoutError:
@@ -570,25 +643,51 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
         error = _StreamError("stream_cut", "server closed the connection mid-response")
     except (aiohttp.ClientError, OSError) as exc:
         # One message for refused, reset, unroutable and DNS alike: error texts must not map a network.
-        error = _StreamError("connection", f"server unreachable ({exc.__class__.__name__})" if req.detail
-                             else "server unreachable")
+        error = _StreamError(
+            "connection", f"server unreachable ({exc.__class__.__name__})" if req.detail else "server unreachable"
+        )
     e2e = (done_at if done_at is not None and error is None else clock()) - t0
     ttft = first - t0 if first is not None else None
     if error is None and (first is None or not out_tokens):
         error = _StreamError("empty", "the server streamed no output tokens")
     if error is not None:
-        return RequestResult(index=index, ok=False, error=str(error), started_at=started_at,
-                             prompt_tokens=prompt_tokens, output_tokens=out_tokens, ttft_s=ttft, e2e_s=e2e,
-                             tpot_s=None, n_chunks=n_chunks, chunk_gaps_s=gaps, spec_verify_ct=verify,
-                             accept_length=None, error_kind=error.kind)
+        return RequestResult(
+            index=index,
+            ok=False,
+            error=str(error),
+            started_at=started_at,
+            prompt_tokens=prompt_tokens,
+            output_tokens=out_tokens,
+            ttft_s=ttft,
+            e2e_s=e2e,
+            tpot_s=None,
+            n_chunks=n_chunks,
+            chunk_gaps_s=gaps,
+            spec_verify_ct=verify,
+            accept_length=None,
+            error_kind=error.kind,
+        )
     tpot = (e2e - ttft) / (out_tokens - 1) if out_tokens and out_tokens > 1 and ttft is not None else None
     accept = out_tokens / verify if out_tokens and verify else None
-    return RequestResult(index=index, ok=True, error=None, started_at=started_at, prompt_tokens=prompt_tokens,
-                         output_tokens=out_tokens, ttft_s=ttft, e2e_s=e2e, tpot_s=tpot, n_chunks=n_chunks,
-                         chunk_gaps_s=gaps, spec_verify_ct=verify, accept_length=accept)
+    return RequestResult(
+        index=index,
+        ok=True,
+        error=None,
+        started_at=started_at,
+        prompt_tokens=prompt_tokens,
+        output_tokens=out_tokens,
+        ttft_s=ttft,
+        e2e_s=e2e,
+        tpot_s=tpot,
+        n_chunks=n_chunks,
+        chunk_gaps_s=gaps,
+        spec_verify_ct=verify,
+        accept_length=accept,
+    )
 
 
 # --- recorder thread -------------------------------------------------------------------------------
+
 
 class _Writer:
     """Runs every recorder call on one thread, in order, so the event loop never waits on the database."""
@@ -624,6 +723,7 @@ class _Writer:
 
 
 # --- the run ---------------------------------------------------------------------------------------
+
 
 def _run_sync(coro: Any) -> Any:
     """asyncio.run, or in a helper thread if this thread already runs a loop (notebooks)."""
@@ -706,16 +806,40 @@ def run_benchmark(
     if budget is not None:
         budget.check(requests + warmup)
     check_endpoint(base, policy)
-    params = {"concurrency": concurrency, "requests": requests, "max_tokens": max_tokens,
-              "temperature": temperature, "warmup": warmup, "prompt_set": prompt_set, "timeout_s": timeout_s,
-              "ignore_eos": ignore_eos}
+    params = {
+        "concurrency": concurrency,
+        "requests": requests,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "warmup": warmup,
+        "prompt_set": prompt_set,
+        "timeout_s": timeout_s,
+        "ignore_eos": ignore_eos,
+    }
     caps = [c for c in (limits.max_seconds, budget.seconds_left if budget is not None else None) if c is not None]
     guard = _Guard(stop_event=stop_event, keep_running=keep_running, max_seconds=min(caps) if caps else None)
     RunSlots.acquire(limits.max_runs)
     started = time.monotonic()
     try:
-        return _run_sync(_run(base, prompt_list, params, list(labels), engine, spec_override, recorder, progress,
-                              group, guard, route, ignore_eos, api_key, policy, limits))
+        return _run_sync(
+            _run(
+                base,
+                prompt_list,
+                params,
+                list(labels),
+                engine,
+                spec_override,
+                recorder,
+                progress,
+                group,
+                guard,
+                route,
+                ignore_eos,
+                api_key,
+                policy,
+                limits,
+            )
+        )
     finally:
         RunSlots.release()
         if budget is not None:
@@ -731,8 +855,10 @@ def _check_text(what: str, text: str) -> None:
         ok = False
     if not ok:
         shown = str(text).encode("utf-8", "replace").decode("utf-8").replace("\x00", "?")[:80]
-        raise InputError(f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
-                         f"NUL); retype it with plain characters")
+        raise InputError(
+            f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
+            f"NUL); retype it with plain characters"
+        )
 
 
 def check_endpoint(base: str, policy: EndpointPolicy | None = None) -> None:
@@ -761,8 +887,10 @@ class _Guard:
         if self.stop_event is not None and self.stop_event.is_set():
             self.reason = self.reason or "stopped"
         elif self.max_seconds is not None and time.monotonic() - started >= self.max_seconds:
-            self.reason = (f"stopped at the run-time cap of {self.max_seconds:g} s (SPECDRAFT_BENCH_MAX_SECONDS or "
-                           f"what is left of SPECDRAFT_BENCH_SESSION_SECONDS)")
+            self.reason = (
+                f"stopped at the run-time cap of {self.max_seconds:g} s (SPECDRAFT_BENCH_MAX_SECONDS or "
+                f"what is left of SPECDRAFT_BENCH_SESSION_SECONDS)"
+            )
         elif self.keep_running is not None:
             try:
                 alive = bool(self.keep_running())
@@ -773,25 +901,40 @@ class _Guard:
         return self.reason is not None
 
 
-async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels: list[str], engine: str | None,
-               spec_override: Mapping[str, Any] | None, recorder: Any, progress: ProgressFn | None,
-               group: str | None, guard: _Guard, route: str, ignore_eos: bool,
-               api_key: str | None, policy: EndpointPolicy, limits: BenchLimits) -> BenchRun:
+async def _run(
+    base: str,
+    prompts: list[Prompt],
+    params: dict[str, Any],
+    labels: list[str],
+    engine: str | None,
+    spec_override: Mapping[str, Any] | None,
+    recorder: Any,
+    progress: ProgressFn | None,
+    group: str | None,
+    guard: _Guard,
+    route: str,
+    ignore_eos: bool,
+    api_key: str | None,
+    policy: EndpointPolicy,
+    limits: BenchLimits,
+) -> BenchRun:
     aiohttp = _aiohttp()
     _LIMITS.set(limits)
     run_started = time.monotonic()
     concurrency, total = params["concurrency"], params["requests"]
     probe_timeout = min(params["timeout_s"], 10.0)
-    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300,
-                                     resolver=None if policy.open else policy.resolver())
+    connector = aiohttp.TCPConnector(
+        limit=0, limit_per_host=0, ttl_dns_cache=300, resolver=None if policy.open else policy.resolver()
+    )
     writer = _Writer(recorder) if recorder is not None else None
     run_id: int | None = None
     results: list[RequestResult] = []
     status = "failed"
     summary: RunSummary | None = None
     try:
-        async with aiohttp.ClientSession(connector=connector, headers=_headers(api_key),
-                                         read_bufsize=1 << 16) as session:
+        async with aiohttp.ClientSession(
+            connector=connector, headers=_headers(api_key), read_bufsize=1 << 16
+        ) as session:
             probe = await _probe(session, base, engine, spec_override, probe_timeout)
             first_metrics = await _metrics(session, base, probe_timeout) if probe.config.engine != "openai" else None
             config = _finish_config(probe.config, first_metrics, spec_override)
@@ -802,16 +945,35 @@ async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels:
             if config.engine == "openai":
                 config.acceptance_source = None
             elif chosen != "generate" and config.engine == "sglang":
-                config.acceptance_source = ("sglang counters" if first_metrics and "sglang:spec_verify_calls_total"
-                                            in (first_metrics.get("counters") or {}) else None)
+                config.acceptance_source = (
+                    "sglang counters"
+                    if first_metrics and "sglang:spec_verify_calls_total" in (first_metrics.get("counters") or {})
+                    else None
+                )
             url = base + ROUTES[chosen]
-            req = _Req(route=chosen, max_tokens=params["max_tokens"], temperature=params["temperature"],
-                       timeout_s=params["timeout_s"], model=config.model, ignore_eos=ignore_eos,
-                       detail=policy.open, chunk_cap=limits.max_chunk_bytes)
+            req = _Req(
+                route=chosen,
+                max_tokens=params["max_tokens"],
+                temperature=params["temperature"],
+                timeout_s=params["timeout_s"],
+                model=config.model,
+                ignore_eos=ignore_eos,
+                detail=policy.open,
+                chunk_cap=limits.max_chunk_bytes,
+            )
             if writer is not None:
-                run_id = await asyncio.wrap_future(writer.submit(lambda: recorder.start_run(
-                    endpoint=base, server_config=config, labels=list(labels), params=dict(params), group=group,
-                    kind="measured")))
+                run_id = await asyncio.wrap_future(
+                    writer.submit(
+                        lambda: recorder.start_run(
+                            endpoint=base,
+                            server_config=config,
+                            labels=list(labels),
+                            params=dict(params),
+                            group=group,
+                            kind="measured",
+                        )
+                    )
+                )
 
             stopping = asyncio.Event()
 
@@ -901,8 +1063,11 @@ async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels:
                 summary.notes.append("generic OpenAI-compatible server: no acceptance data")
             elif summary.accept_length is None and config.speculative_algorithm is not None:
                 summary.notes.append("the server gave no acceptance data for this route")
-            if any(r.ok and r.output_tokens is not None and r.output_tokens < params["max_tokens"]
-                   for r in results) and not ignore_eos and config.engine != "openai":
+            if (
+                any(r.ok and r.output_tokens is not None and r.output_tokens < params["max_tokens"] for r in results)
+                and not ignore_eos
+                and config.engine != "openai"
+            ):
                 summary.notes.append("some requests stopped before max_tokens; compare runs with matched lengths")
             if interrupted and guard.reason and guard.reason != "stopped":
                 summary.notes.append(guard.reason)
@@ -911,11 +1076,13 @@ async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels:
         raise
     except Exception as exc:  # noqa: BLE001 - turned into a message the user can act on
         if policy.open:
-            raise BenchError(f"benchmark against {base} failed: {exc.__class__.__name__}: "
-                             f"{_redact.mask_text(str(exc))}") from exc
+            raise BenchError(
+                f"benchmark against {base} failed: {exc.__class__.__name__}: {_redact.mask_text(str(exc))}"
+            ) from exc
         _LOG.warning("benchmark against %s failed:\n%s", base, _redact.traceback_text())
-        raise BenchError(f"benchmark against {base} failed ({exc.__class__.__name__}); the server log has the "
-                         f"details") from None
+        raise BenchError(
+            f"benchmark against {base} failed ({exc.__class__.__name__}); the server log has the details"
+        ) from None
     finally:
         if writer is not None:
             if run_id is not None:
@@ -926,8 +1093,15 @@ async def _run(base: str, prompts: list[Prompt], params: dict[str, Any], labels:
         err = writer.error
         raise err if isinstance(err, CompareError) else StoreError(f"could not record the run: {err}")
     assert summary is not None
-    return BenchRun(run_id=run_id, endpoint=base, server_config=config, summary=summary, results=results,
-                    status=status, params=params)
+    return BenchRun(
+        run_id=run_id,
+        endpoint=base,
+        server_config=config,
+        summary=summary,
+        results=results,
+        status=status,
+        params=params,
+    )
 
 
 def to_dict(obj: Any) -> Any:

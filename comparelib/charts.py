@@ -31,7 +31,7 @@ def _luminance(hex_colour: str) -> float:
     h = hex_colour.lstrip("#")
     if len(h) == 3:
         h = "".join(c * 2 for c in h)
-    channels = [int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    channels = [int(h[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
@@ -64,6 +64,8 @@ def text_colours(spec: Any) -> list[str]:
 
     walk(spec)
     return found
+
+
 X_TITLES = {"samples": "training samples (log scale)", "tokens": "training tokens (log scale)"}
 
 
@@ -165,8 +167,9 @@ def scaling_chart(
         ["line and band: fit a + b·log10(volume), 95% band of the mean"] if band is not None and len(band) else []
     )
     return alt.layer(*layers).properties(
-        title=alt.TitleParams(title or f"Acceptance length vs training data: {benchmark}", subtitle=subtitle,
-                              subtitleColor=NEUTRAL),
+        title=alt.TitleParams(
+            title or f"Acceptance length vs training data: {benchmark}", subtitle=subtitle, subtitleColor=NEUTRAL
+        ),
         width="container",
         height=380,
     )
@@ -203,8 +206,7 @@ def sweep_chart_parts(
     if predicted is not None and len(predicted):
         pred = predicted[["num_steps", "scenario", "tok_s", "accept_length", "kind"]].copy()
         # no legend of its own: the subtitle says dashed = predicted (its default black symbol vanished in dark mode)
-        dash = alt.StrokeDash("kind:N", title="", scale=alt.Scale(domain=["predicted"], range=[[6, 4]]),
-                              legend=None)
+        dash = alt.StrokeDash("kind:N", title="", scale=alt.Scale(domain=["predicted"], range=[[6, 4]]), legend=None)
         color = alt.Color("scenario:N", title="prediction")
         tip = [
             "scenario:N",
@@ -247,10 +249,13 @@ def sweep_chart_parts(
         )
         tput.append(alt.Chart(bdf).mark_rule(color="#e45756").encode(y="tok_s:Q", tooltip=["label:N"]))
     left = alt.layer(*tput).properties(
-        title=alt.TitleParams("Output tok/s vs num_steps",
-                              subtitle=["grey diamonds: measured; dashed: predicted", "red line: baseline"],
-                              subtitleColor=NEUTRAL),
-        width=width, height=240,
+        title=alt.TitleParams(
+            "Output tok/s vs num_steps",
+            subtitle=["grey diamonds: measured; dashed: predicted", "red line: baseline"],
+            subtitleColor=NEUTRAL,
+        ),
+        width=width,
+        height=240,
     )
     right = alt.layer(*acc).properties(title="Acceptance length vs num_steps", width=width, height=240)
     return left, right
@@ -263,40 +268,74 @@ def _short_run(rec: Any) -> str:
 
 def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
     """tok/s (the group's baseline runs as dashed horizontal rules) and acceptance length against num_steps."""
-    spec = pd.DataFrame([
-        {"num_steps": r.num_steps, "output tok/s": r.output_tokens_per_s, "accept length": r.accept_length,
-         "run": r.title, "kind": r.kind}
-        for r in records if not r.is_baseline and r.num_steps is not None
-    ])
-    base = pd.DataFrame([
-        {"output tok/s": r.output_tokens_per_s, "baseline": _short_run(r), "run": r.title}
-        for r in records if r.is_baseline and r.output_tokens_per_s is not None
-    ])
+    spec = pd.DataFrame(
+        [
+            {
+                "num_steps": r.num_steps,
+                "output tok/s": r.output_tokens_per_s,
+                "accept length": r.accept_length,
+                "run": r.title,
+                "kind": r.kind,
+            }
+            for r in records
+            if not r.is_baseline and r.num_steps is not None
+        ]
+    )
+    base = pd.DataFrame(
+        [
+            {"output tok/s": r.output_tokens_per_s, "baseline": _short_run(r), "run": r.title}
+            for r in records
+            if r.is_baseline and r.output_tokens_per_s is not None
+        ]
+    )
     if spec.empty and base.empty:
         return None
-    x = alt.X("num_steps:Q", title="num_steps (draft depth)", scale=alt.Scale(domain=[0, 10.5]),
-              axis=alt.Axis(tickMinStep=1))
+    x = alt.X(
+        "num_steps:Q", title="num_steps (draft depth)", scale=alt.Scale(domain=[0, 10.5]), axis=alt.Axis(tickMinStep=1)
+    )
     layers = []
     if not spec.empty:
-        layers.append(alt.Chart(spec).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
-            x=x, y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
-            tooltip=["run", "num_steps", "output tok/s", "accept length", "kind"],
-        ))
+        layers.append(
+            alt.Chart(spec)
+            .mark_line(point=alt.OverlayMarkDef(size=90))
+            .encode(
+                x=x,
+                y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
+                tooltip=["run", "num_steps", "output tok/s", "accept length", "kind"],
+            )
+        )
     if not base.empty:
-        layers.append(alt.Chart(base).mark_rule(strokeDash=[6, 4], color=NEUTRAL).encode(
-            y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
-            tooltip=["run", "output tok/s"]))
-        layers.append(alt.Chart(base).mark_text(align="left", dx=4, dy=-6, color=NEUTRAL).encode(
-            x=alt.value(4), y="output tok/s:Q", text=alt.Text("baseline:N")))
+        layers.append(
+            alt.Chart(base)
+            .mark_rule(strokeDash=[6, 4], color=NEUTRAL)
+            .encode(
+                y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
+                tooltip=["run", "output tok/s"],
+            )
+        )
+        layers.append(
+            alt.Chart(base)
+            .mark_text(align="left", dx=4, dy=-6, color=NEUTRAL)
+            .encode(x=alt.value(4), y="output tok/s:Q", text=alt.Text("baseline:N"))
+        )
     speed = alt.layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
     if spec.empty or spec["accept length"].isna().all():
         return speed, None
-    accept = alt.Chart(spec.dropna(subset=["accept length"])).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
-        x=x,
-        y=alt.Y("accept length:Q", title="acceptance length (tokens per verify)", scale=alt.Scale(zero=False),
-                axis=alt.Axis(format=".2f")),
-        tooltip=["run", "num_steps", "accept length"],
-    ).properties(title="Acceptance length vs num_steps", height=320)
+    accept = (
+        alt.Chart(spec.dropna(subset=["accept length"]))
+        .mark_line(point=alt.OverlayMarkDef(size=90))
+        .encode(
+            x=x,
+            y=alt.Y(
+                "accept length:Q",
+                title="acceptance length (tokens per verify)",
+                scale=alt.Scale(zero=False),
+                axis=alt.Axis(format=".2f"),
+            ),
+            tooltip=["run", "num_steps", "accept length"],
+        )
+        .properties(title="Acceptance length vs num_steps", height=320)
+    )
     return speed, accept
 
 

@@ -102,8 +102,13 @@ def load_entry(
     published: registry.PublishedDraft | None = None
     if text == EXAMPLE_OWN:
         # The built-in example: a team's Kimi-K2.5 draft with a full-vocabulary lm_head.
-        entry = load_entry(str(registry.EXAMPLE_OWN_DRAFT), target=target or EXAMPLE_TARGET,
-                           target_layers=target_layers, with_header=with_header, serving=serving)
+        entry = load_entry(
+            str(registry.EXAMPLE_OWN_DRAFT),
+            target=target or EXAMPLE_TARGET,
+            target_layers=target_layers,
+            with_header=with_header,
+            serving=serving,
+        )
         entry.source, entry.label, entry.kind = EXAMPLE_OWN, "example: own Kimi-K2.5 draft", "example"
         return entry
     if text.startswith(EXAMPLE_PREFIX):
@@ -111,7 +116,7 @@ def load_entry(
     header = None
     revision = commit = card = None
     if text.startswith(REGISTRY_PREFIX):
-        published = registry.get_draft(text[len(REGISTRY_PREFIX):].strip())
+        published = registry.get_draft(text[len(REGISTRY_PREFIX) :].strip())
         if not published.config:
             raise InputError(f"the registry has no usable config for {published.hub_id}; paste its Hub URL instead")
         config: Mapping[str, Any] = published.config
@@ -204,13 +209,18 @@ def relint(entry: Entry, serving: str | None) -> Entry:
     return replace(entry, findings=lint.lint(entry.spec, **entry.lint_args, serving=pair))
 
 
-def _family(spec: ModelSpec, target_spec: ModelSpec | None, published: registry.PublishedDraft | None,
-            target_text: str | None) -> str | None:
+def _family(
+    spec: ModelSpec, target_spec: ModelSpec | None, published: registry.PublishedDraft | None, target_text: str | None
+) -> str | None:
     """The target family whose capture rules apply: from the target's config, else from the names we have."""
     if target_spec is not None:
         return engines.family_of(target_spec.dialect)
-    for name in (target_text, published.target_model if published else None, spec.target_model,
-                 _verifier_name(spec.raw_config)):
+    for name in (
+        target_text,
+        published.target_model if published else None,
+        spec.target_model,
+        _verifier_name(spec.raw_config),
+    ):
         fam = engines.family_of(name)
         if fam is not None:
             return fam
@@ -279,8 +289,13 @@ def entry_json(entry: Entry) -> dict[str, Any]:
                 "params": comp.params,
                 "trainable": comp.trainable,
                 "tensors": [
-                    {"name": t.name, "shape": list(t.shape), "trainable": t.trainable, "buffer": t.is_buffer,
-                     "stored": t.stored}
+                    {
+                        "name": t.name,
+                        "shape": list(t.shape),
+                        "trainable": t.trainable,
+                        "buffer": t.is_buffer,
+                        "stored": t.stored,
+                    }
                     for t in comp.tensors
                 ],
             }
@@ -300,8 +315,10 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         },
         "target": entry.target_label,
         "draft_to_target_ratio": entry.ratio,
-        "lint": [{"severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
-                 for f in lint.rank(entry.findings)],
+        "lint": [
+            {"severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
+            for f in lint.rank(entry.findings)
+        ],
     }
 
 
@@ -361,8 +378,9 @@ def _attached_text(row: Mapping[str, Any]) -> str:
     return text + ")"
 
 
-def _volume(entry: Entry, volumes: Mapping[str, Mapping[str, Any]]
-            ) -> tuple[int | None, int | None, str | None, str | None]:
+def _volume(
+    entry: Entry, volumes: Mapping[str, Mapping[str, Any]]
+) -> tuple[int | None, int | None, str | None, str | None]:
     """(samples, tokens, source, attached): a published draft keeps its published figure, attached shown beside."""
     own = volumes.get(entry.label)
     p = entry.published
@@ -444,8 +462,12 @@ def components_frame(entries: Sequence[Entry]) -> pd.DataFrame:
     """Long format for the stacked component chart (drafts under their distinct display names)."""
     names = display_names(entries)
     rows = [
-        {"draft": name, "component": comp.name, "params": comp.params,
-         "trainable": {True: "trainable", False: "frozen", None: "mixed"}[comp.trainable]}
+        {
+            "draft": name,
+            "component": comp.name,
+            "params": comp.params,
+            "trainable": {True: "trainable", False: "frozen", None: "mixed"}[comp.trainable],
+        }
         for e, name in zip(entries, names)
         for comp in e.components
         if comp.name != "buffer"
@@ -455,8 +477,15 @@ def components_frame(entries: Sequence[Entry]) -> pd.DataFrame:
 
 def tensors_frame(entry: Entry) -> pd.DataFrame:
     rows = [
-        {"tensor": t.name, "shape": " x ".join(str(s) for s in t.shape), "params": t.numel,
-         "component": t.component, "trainable": t.trainable, "buffer": t.is_buffer, "stored": t.stored}
+        {
+            "tensor": t.name,
+            "shape": " x ".join(str(s) for s in t.shape),
+            "params": t.numel,
+            "component": t.component,
+            "trainable": t.trainable,
+            "buffer": t.is_buffer,
+            "stored": t.stored,
+        }
         for t in entry.spec.tensors
     ]
     return pd.DataFrame(rows, columns=["tensor", "shape", "params", "component", "trainable", "buffer", "stored"])
@@ -522,8 +551,14 @@ def headlines(entries: Sequence[Entry]) -> list[str]:
             pairs.append((own, match))
     if not pairs:
         for i, a in enumerate(entries):
-            b = next((b for b in entries[i + 1:] if _same_family(a, b)
-                      and a.count.excluding_embedding != b.count.excluding_embedding), None)
+            b = next(
+                (
+                    b
+                    for b in entries[i + 1 :]
+                    if _same_family(a, b) and a.count.excluding_embedding != b.count.excluding_embedding
+                ),
+                None,
+            )
             if b is not None:
                 pairs.append((a, b))
                 break

@@ -27,11 +27,18 @@ FORMAT_LABELS: dict[str, str] = {
 }
 
 ROLE_MAP: dict[str, str] = {
-    "user": "user", "human": "user",
-    "assistant": "assistant", "gpt": "assistant", "chatgpt": "assistant", "bing": "assistant",
-    "bard": "assistant", "model": "assistant",
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "gpt": "assistant",
+    "chatgpt": "assistant",
+    "bing": "assistant",
+    "bard": "assistant",
+    "model": "assistant",
     "system": "system",
-    "tool": "tool", "function": "tool", "ipython": "tool",
+    "tool": "tool",
+    "function": "tool",
+    "ipython": "tool",
 }
 
 _PROMPT_KEYS = ("prompt", "instruction", "question", "input", "query")
@@ -133,8 +140,15 @@ def detect_format(rows: Iterable[Any]) -> str | None:
 
 def check_format(fmt: str) -> str:
     name = fmt.strip().lower().replace("-", "_")
-    aliases = {"auto": "auto", "messages": "openai", "chatml": "openai", "pretemplated": "text",
-               "preformatted": "text", "prompt": "prompt_response", "eagle": "sharegpt"}
+    aliases = {
+        "auto": "auto",
+        "messages": "openai",
+        "chatml": "openai",
+        "pretemplated": "text",
+        "preformatted": "text",
+        "prompt": "prompt_response",
+        "eagle": "sharegpt",
+    }
     name = aliases.get(name, name)
     if name != "auto" and name not in FORMATS:
         raise InputError(f"unknown data format {fmt!r}; use auto or one of {', '.join(FORMATS)}")

@@ -67,7 +67,7 @@ class OwnDraft:
         if self.is_example:
             return "example: own Kimi-K2.5 draft"
         if self.kind == "registry":
-            return self.source[len(comparison.REGISTRY_PREFIX):]
+            return self.source[len(comparison.REGISTRY_PREFIX) :]
         return self.source
 
     @property
@@ -97,6 +97,7 @@ class OwnDraft:
     @classmethod
     def from_query(cls, params: Mapping[str, Any]) -> OwnDraft:
         """The draft the URL names; DEFAULT when it names none. InputError for a malformed value."""
+
         def one(key: str) -> str | None:
             value = params.get(key)
             if isinstance(value, (list, tuple)):
@@ -129,7 +130,7 @@ class OwnDraft:
         elif text.startswith(comparison.EXAMPLE_PREFIX):
             raise InputError(f"unknown example {text!r}; the built-in one is {EXAMPLE_SOURCE!r}")
         elif text.startswith(comparison.REGISTRY_PREFIX):
-            registry.get_draft(text[len(comparison.REGISTRY_PREFIX):].strip())  # raises for an unknown id
+            registry.get_draft(text[len(comparison.REGISTRY_PREFIX) :].strip())  # raises for an unknown id
         n: int | None = None
         if samples not in (None, ""):
             try:

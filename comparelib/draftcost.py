@@ -130,7 +130,9 @@ def shape_from_spec(spec: ModelSpec) -> DraftShape:
     gate = one("mlp.gate_proj.weight")
     lm_head = by_name.get("lm_head.weight")
     if fc is None or not q_projs or k_proj is None or gate is None or lm_head is None:
-        raise ConfigError(f"{spec.source or 'this draft'}: the EAGLE-3 tensor list lacks fc, attention, MLP or lm_head")
+        raise ConfigError(
+            f"{spec.source or 'this draft'}: the EAGLE-3 tensor list lacks fc, attention, MLP or lm_head"
+        )
     hidden = spec.hidden_size
     target_hidden = spec.target_hidden_size or hidden
     if fc.shape[1] % target_hidden:
@@ -336,9 +338,9 @@ class _Runner:
         if half == 0:
             return x
         c, s_ = self.cos[pos], self.sin[pos]
-        x1, x2 = x[..., :half], x[..., half: 2 * half]
+        x1, x2 = x[..., :half], x[..., half : 2 * half]
         rot = self.torch.cat([x1 * c - x2 * s_, x2 * c + x1 * s_], dim=-1)
-        return rot if 2 * half == x.shape[-1] else self.torch.cat([rot, x[..., 2 * half:]], dim=-1)
+        return rot if 2 * half == x.shape[-1] else self.torch.cat([rot, x[..., 2 * half :]], dim=-1)
 
     def forward(self, tokens: Any, hidden: Any, pos: int) -> tuple[Any, Any]:
         """One draft forward: next tokens (target ids) and the pre-norm hidden for the next step."""
@@ -366,8 +368,8 @@ class _Runner:
             k = layer.k_proj(x).view(b, s.kv_heads, 1, s.head_dim)
             v = layer.v_proj(x).view(b, s.kv_heads, 1, s.head_dim)
             q, k = self._rope(q, pos), self._rope(k, pos)
-            self.k[i][:, :, pos: pos + 1] = k
-            self.v[i][:, :, pos: pos + 1] = v
+            self.k[i][:, :, pos : pos + 1] = k
+            self.v[i][:, :, pos : pos + 1] = v
             keys, values = self.k[i][:, :, : pos + 1], self.v[i][:, :, : pos + 1]
             if s.heads != s.kv_heads:  # GQA (enable_gqa needs torch >= 2.5)
                 attn = F.scaled_dot_product_attention(q, keys, values, enable_gqa=True)
@@ -396,7 +398,7 @@ class _Runner:
     def proposal(self, steps: int, mark: Callable[[], None]) -> None:
         """Chain drafting: the first forward through fc, then ``steps - 1`` steps; ``mark`` after each."""
         if self.graphs:
-            for g in self.graphs[1: steps + 1]:
+            for g in self.graphs[1 : steps + 1]:
                 g.replay()
                 mark()
             return
@@ -489,6 +491,7 @@ def copy_bandwidth_gbs(device: str, *, mib: int = 256, repeats: int = 5) -> floa
     clock = _Clock(device)
     dst.copy_(src)
     clock.sync()
+
     def copy(mark: Callable[[], None]) -> None:
         dst.copy_(src)
         mark()
@@ -598,7 +601,13 @@ def _free_bytes(device: str) -> int | None:
 
 
 def _check_fits(
-    shape: DraftShape, *, batches: Sequence[int], context: int, steps: int, dtype_bytes: int, device: str,
+    shape: DraftShape,
+    *,
+    batches: Sequence[int],
+    context: int,
+    steps: int,
+    dtype_bytes: int,
+    device: str,
     total_params: int,
 ) -> None:
     """Refuse up front what cannot fit (weights + the largest KV cache), instead of being killed."""
@@ -660,8 +669,15 @@ def measure(
     peak = peak_bandwidth_gbs(name) if device.startswith("cuda") else None
     if reference_gbs is None:
         reference_gbs = copy_bandwidth_gbs(device, mib=1024 if device.startswith("cuda") else 256)
-    _check_fits(shape, batches=batches, context=context, steps=steps, dtype_bytes=DTYPES[dtype], device=device,
-                total_params=count.total)
+    _check_fits(
+        shape,
+        batches=batches,
+        context=context,
+        steps=steps,
+        dtype_bytes=DTYPES[dtype],
+        device=device,
+        total_params=count.total,
+    )
     say = progress or (lambda _msg: None)
     say(f"building {label or spec.source} on {name} ({dtype})")
     try:
@@ -785,9 +801,14 @@ def closeness_sentence(cost: DraftCost | Mapping[str, Any], batch: int | None = 
         f"{_human_bytes(row['bytes_per_step'])} = {row['bandwidth_gbs']:.1f} GB/s"
     )
     if peak:
-        return head + f", {row['bandwidth_gbs'] / peak * 100:.0f}% of {data.get('device_name')}'s {peak:.0f} GB/s peak."
+        return (
+            head + f", {row['bandwidth_gbs'] / peak * 100:.0f}% of {data.get('device_name')}'s {peak:.0f} GB/s peak."
+        )
     if ref:
-        return head + f", {row['bandwidth_gbs'] / ref * 100:.0f}% of this device's measured copy bandwidth ({ref:.1f} GB/s)."
+        return (
+            head
+            + f", {row['bandwidth_gbs'] / ref * 100:.0f}% of this device's measured copy bandwidth ({ref:.1f} GB/s)."
+        )
     return head + "."
 
 
@@ -815,8 +836,12 @@ def load_recorded(path: str | Path) -> dict[str, Any]:
     if isinstance(data, Mapping) and "results" in data and "drafts" not in data:
         data = {"device_name": data.get("device_name"), "dtype": data.get("dtype"), "drafts": [data]}
     drafts = data.get("drafts") if isinstance(data, Mapping) else None
-    if not isinstance(drafts, list) or not all(isinstance(d, Mapping) and isinstance(d.get("results"), list) for d in drafts):
-        raise DataError(f"{p.name}: expected an object with 'drafts' (each with 'results'), as bench_draftcost.py --json writes")
+    if not isinstance(drafts, list) or not all(
+        isinstance(d, Mapping) and isinstance(d.get("results"), list) for d in drafts
+    ):
+        raise DataError(
+            f"{p.name}: expected an object with 'drafts' (each with 'results'), as bench_draftcost.py --json writes"
+        )
     for d in drafts:
         for r in d["results"]:
             if not isinstance(r, Mapping) or not all(
@@ -889,17 +914,35 @@ def floor_record(
         for b in batches:
             sb = step_bytes(shape, batch=b, context=context, dtype_bytes=DTYPES[dtype])
             ms = floor_ms(sb.step, peak)
-            rows.append({
-                "batch": b, "step_ms": ms, "step_ms_spread": 0.0, "proposal_ms": None,
-                "bytes_per_step": sb.step, "bandwidth_gbs": peak, "first_step_bytes": sb.first_step,
-                "fraction_of_peak": 1.0,
-            })
-        drafts.append({
-            "draft": entry.label, "device": "cuda", "device_name": device_name, "dtype": dtype, "context": context,
-            "params": {"total": count.total, "excluding_embedding": count.excluding_embedding,
-                       "embedding": count.embedding, "lm_head": count.lm_head},
-            "peak_gbs": peak, "results": rows,
-        })
+            rows.append(
+                {
+                    "batch": b,
+                    "step_ms": ms,
+                    "step_ms_spread": 0.0,
+                    "proposal_ms": None,
+                    "bytes_per_step": sb.step,
+                    "bandwidth_gbs": peak,
+                    "first_step_bytes": sb.first_step,
+                    "fraction_of_peak": 1.0,
+                }
+            )
+        drafts.append(
+            {
+                "draft": entry.label,
+                "device": "cuda",
+                "device_name": device_name,
+                "dtype": dtype,
+                "context": context,
+                "params": {
+                    "total": count.total,
+                    "excluding_embedding": count.excluding_embedding,
+                    "embedding": count.embedding,
+                    "lm_head": count.lm_head,
+                },
+                "peak_gbs": peak,
+                "results": rows,
+            }
+        )
     return {"device_name": device_name, "dtype": dtype, "context": context, "estimate": True, "drafts": drafts}
 
 
@@ -908,7 +951,9 @@ def figure_sources() -> list[tuple[str, dict[str, Any]]]:
     out: list[tuple[str, dict[str, Any]]] = []
     for path in recorded_files():
         data = load_recorded(path)
-        out.append((f"measured: {data.get('device_name') or 'device?'}, {data.get('dtype') or ''} ({path.name})", data))
+        out.append(
+            (f"measured: {data.get('device_name') or 'device?'}, {data.get('dtype') or ''} ({path.name})", data)
+        )
     out.append(("estimate: bandwidth floor at H200 peak (not measured)", floor_record()))
     return out
 
@@ -921,15 +966,20 @@ def figures_frame(record: Mapping[str, Any]) -> Any:
     for d in record.get("drafts") or []:
         peak = d.get("peak_gbs")
         for r in d.get("results") or []:
-            rows.append({
-                "draft": d.get("draft"),
-                "batch": r.get("batch"),
-                "step_ms": r.get("step_ms"),
-                "step_ms_spread": r.get("step_ms_spread"),
-                "proposal_ms": r.get("proposal_ms"),
-                "GB_per_step": (r.get("bytes_per_step") or 0) / 1e9,
-                "GB_s": r.get("bandwidth_gbs"),
-                "of_peak": (r["bandwidth_gbs"] / peak) if peak and r.get("bandwidth_gbs") else r.get("fraction_of_peak"),
-            })
-    return pd.DataFrame(rows, columns=["draft", "batch", "step_ms", "step_ms_spread", "proposal_ms", "GB_per_step",
-                                       "GB_s", "of_peak"])
+            rows.append(
+                {
+                    "draft": d.get("draft"),
+                    "batch": r.get("batch"),
+                    "step_ms": r.get("step_ms"),
+                    "step_ms_spread": r.get("step_ms_spread"),
+                    "proposal_ms": r.get("proposal_ms"),
+                    "GB_per_step": (r.get("bytes_per_step") or 0) / 1e9,
+                    "GB_s": r.get("bandwidth_gbs"),
+                    "of_peak": (r["bandwidth_gbs"] / peak)
+                    if peak and r.get("bandwidth_gbs")
+                    else r.get("fraction_of_peak"),
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["draft", "batch", "step_ms", "step_ms_spread", "proposal_ms", "GB_per_step", "GB_s", "of_peak"]
+    )

@@ -172,7 +172,10 @@ def draft_config_fields(config: Mapping[str, Any] | None) -> dict[str, Any]:
     inner = config.get("transformer_layer_config")
     inner = inner if isinstance(inner, Mapping) else {}
     for key, sources in (
-        ("target_hidden_size", (config.get("target_hidden_size"), config.get("hidden_size"), inner.get("hidden_size"))),
+        (
+            "target_hidden_size",
+            (config.get("target_hidden_size"), config.get("hidden_size"), inner.get("hidden_size")),
+        ),
         ("vocab_size", (config.get("vocab_size"), inner.get("vocab_size"))),
     ):
         for value in sources:
@@ -210,7 +213,9 @@ def load_embedding(path: str | Path) -> torch.Tensor:
                 if hits:
                     tensor = f.get_tensor(hits[0])
                     if tensor.ndim != 2:
-                        raise DataError(f"{hits[0]} in {file.name} has shape {list(tensor.shape)}, expected [vocab, hidden].")
+                        raise DataError(
+                            f"{hits[0]} in {file.name} has shape {list(tensor.shape)}, expected [vocab, hidden]."
+                        )
                     return tensor
                 seen.extend(keys[:5])
         except DataError:
@@ -360,9 +365,12 @@ class _FileAudit:
         keys = set(data)
         missing = [k for k in FORMATS[self.fmt] if k not in data]
         if missing:
-            self.add("error", "missing_key",
-                     f"missing {', '.join(missing)} ({FORMAT_LABELS[self.fmt]} files have {', '.join(FORMATS[self.fmt])}); "
-                     f"found {', '.join(sorted(keys)) or 'nothing'}.")
+            self.add(
+                "error",
+                "missing_key",
+                f"missing {', '.join(missing)} ({FORMAT_LABELS[self.fmt]} files have {', '.join(FORMATS[self.fmt])}); "
+                f"found {', '.join(sorted(keys)) or 'nothing'}.",
+            )
             return
         not_tensor = [k for k in FORMATS[self.fmt] if not _is_tensor(data[k])]
         if not_tensor:
@@ -371,12 +379,18 @@ class _FileAudit:
         if self.fmt == "modelopt":
             cid = data.get("conversation_id")
             if cid is None:
-                self.add("warning", "conversation_id",
-                         "no conversation_id: the ModelOpt trainer matches .pt files to JSONL rows by it.")
+                self.add(
+                    "warning",
+                    "conversation_id",
+                    "no conversation_id: the ModelOpt trainer matches .pt files to JSONL rows by it.",
+                )
             elif str(cid) != Path(self.name).name[: -len(".pt")]:
-                self.add("warning", "conversation_id",
-                         f"conversation_id {str(cid)[:40]!r} does not match the file name; the trainer will not "
-                         "pair this file with its conversation.")
+                self.add(
+                    "warning",
+                    "conversation_id",
+                    f"conversation_id {str(cid)[:40]!r} does not match the file name; the trainer will not "
+                    "pair this file with its conversation.",
+                )
 
         ids, mask, final, aux = self._normalise(data)
         if ids is None:
@@ -392,7 +406,9 @@ class _FileAudit:
             lengths["aux"] = int(aux.shape[0])
         if len(set(lengths.values())) > 1:
             shown = ", ".join(f"{k} {v}" for k, v in lengths.items())
-            self.add("error", "length_mismatch", f"sequence lengths differ across keys ({shown}); rows are misaligned.")
+            self.add(
+                "error", "length_mismatch", f"sequence lengths differ across keys ({shown}); rows are misaligned."
+            )
             return
         if seq_len == 0:
             self.add("error", "empty", "zero-length sample.")
@@ -417,7 +433,11 @@ class _FileAudit:
             self.row["nan"] += nan
             self.row["inf"] += inf
             if nan:
-                self.add("error", "nan", f"{nan} NaN value{'s' if nan != 1 else ''} in the {label}; this sample would poison training.")
+                self.add(
+                    "error",
+                    "nan",
+                    f"{nan} NaN value{'s' if nan != 1 else ''} in the {label}; this sample would poison training.",
+                )
             if inf:
                 self.add("error", "inf", f"{inf} inf value{'s' if inf != 1 else ''} in the {label}.")
 
@@ -442,8 +462,11 @@ class _FileAudit:
         if self.fmt == "speculators":
             hs = data["hidden_states"]
             if hs.ndim != 3 or hs.shape[1] < 2:
-                self.add("error", "bad_shape",
-                         f"hidden_states has shape {list(hs.shape)}, expected [L, 4, H] (3 aux layers + final).")
+                self.add(
+                    "error",
+                    "bad_shape",
+                    f"hidden_states has shape {list(hs.shape)}, expected [L, 4, H] (3 aux layers + final).",
+                )
                 return None, None, None, None
             final = hs[:, -1]
             aux = hs[:, :-1].reshape(hs.shape[0], -1)
@@ -480,8 +503,11 @@ class _FileAudit:
         if lo < 0:
             self.add("error", "token_range", f"negative token id {lo}.")
         if vocab is not None and hi >= vocab:
-            self.add("error", "token_range",
-                     f"token id {hi} >= vocab size {vocab}: the dump was made with another tokenizer or target.")
+            self.add(
+                "error",
+                "token_range",
+                f"token id {hi} >= vocab size {vocab}: the dump was made with another tokenizer or target.",
+            )
         self.ctx.max_token_id = max(self.ctx.max_token_id, hi)
 
     def _check_mask(self, mask: torch.Tensor) -> None:
@@ -495,9 +521,12 @@ class _FileAudit:
         self.row["supervised_tokens"] = ones
         self.row["loss_mask_share"] = ones / max(int(mask.shape[0]), 1)
         if ones == 0:
-            self.add("warning", "loss_mask_empty",
-                     "loss mask is all zeros: the sample supervises nothing (chat template or assistant-span "
-                     "detection mismatch?).")
+            self.add(
+                "warning",
+                "loss_mask_empty",
+                "loss mask is all zeros: the sample supervises nothing (chat template or assistant-span "
+                "detection mismatch?).",
+            )
         elif bool(mask[-1] != 0):
             self.ctx.last_position_ones += 1
 
@@ -506,8 +535,11 @@ class _FileAudit:
         target = self.ctx.target_hidden_size
         hidden = int(final.shape[1]) if final is not None else None
         if hidden is not None and target is not None and hidden != target:
-            self.add("error", "hidden_size",
-                     f"final hidden state width {hidden} != target hidden size {target}: captured from another model?")
+            self.add(
+                "error",
+                "hidden_size",
+                f"final hidden state width {hidden} != target hidden size {target}: captured from another model?",
+            )
         if aux is None:
             return hidden, False
         width = int(aux.shape[1])
@@ -518,9 +550,12 @@ class _FileAudit:
                 return None, False
             return width // 3, True
         if width != 3 * expect_h:
-            self.add("error", "aux_width",
-                     f"aux width {width} != 3 x hidden {expect_h} (= {3 * expect_h}), i.e. {width / expect_h:g} "
-                     "layers' worth; EAGLE-3 needs exactly three captured layers.")
+            self.add(
+                "error",
+                "aux_width",
+                f"aux width {width} != 3 x hidden {expect_h} (= {3 * expect_h}), i.e. {width / expect_h:g} "
+                "layers' worth; EAGLE-3 needs exactly three captured layers.",
+            )
             return hidden if hidden is not None else expect_h, False
         return expect_h, True
 
@@ -536,7 +571,7 @@ class _FileAudit:
             pick = torch.linspace(0, pos.numel() - 1, _MAX_POSITIONS).round().long()
             pos = pos[pick]
         rows = aux.index_select(0, pos).float()
-        chunks = [rows[:, i * hidden:(i + 1) * hidden] for i in range(3)]
+        chunks = [rows[:, i * hidden : (i + 1) * hidden] for i in range(3)]
         names = ("low", "mid", "high")
         norms = [_median_rms(c) for c in chunks]
         self.row["aux_norms"] = norms
@@ -547,14 +582,20 @@ class _FileAudit:
             rel = _rel_diff(chunks[i], chunks[j])
             if rel < _IDENTICAL_REL:
                 identical = True
-                self.add("error", "aux_identical",
-                         f"aux chunks {i} and {j} ({names[i]}, {names[j]}) are near-identical (relative difference "
-                         f"{rel:.2g}): the same target layer was captured more than once.")
+                self.add(
+                    "error",
+                    "aux_identical",
+                    f"aux chunks {i} and {j} ({names[i]}, {names[j]}) are near-identical (relative difference "
+                    f"{rel:.2g}): the same target layer was captured more than once.",
+                )
         if not identical and not (norms[0] < norms[1] < norms[2]):
             shown = ", ".join(f"{n:.3g}" for n in norms)
-            self.add("warning", "aux_norm_order",
-                     f"aux chunk norms do not grow with depth (median RMS low, mid, high = {shown}); residual-stream "
-                     "norms normally grow, so the layers may be captured out of order or at the wrong depth.")
+            self.add(
+                "warning",
+                "aux_norm_order",
+                f"aux chunk norms do not grow with depth (median RMS low, mid, high = {shown}); residual-stream "
+                "norms normally grow, so the layers may be captured out of order or at the wrong depth.",
+            )
 
         embedded: set[int] = set()
         emb = self.ctx.embedding
@@ -568,15 +609,21 @@ class _FileAudit:
                 for k, c in enumerate(cos):
                     if c > _EMBEDDING_COS:
                         embedded.add(k)
-                        self.add("error", "aux_is_embedding",
-                                 f"aux chunk {k} ({names[k]}) equals the token-embedding lookup (mean cosine {c:.4f}): "
-                                 "the embedding was captured instead of a layer output.")
+                        self.add(
+                            "error",
+                            "aux_is_embedding",
+                            f"aux chunk {k} ({names[k]}) equals the token-embedding lookup (mean cosine {c:.4f}): "
+                            "the embedding was captured instead of a layer output.",
+                        )
                     elif c > _NEAR_EMBEDDING_COS or (
                         k == 0 and c > 0.5 and e_rms > 0 and 0.9 <= norms[0] / e_rms <= 1.1
                     ):
-                        self.add("warning", "aux_near_embedding",
-                                 f"aux chunk {k} ({names[k]}) looks like embedding-scale values (cosine to the "
-                                 f"embedding {c:.3f}, RMS ratio {norms[k] / max(e_rms, 1e-12):.2f}): captured too early?")
+                        self.add(
+                            "warning",
+                            "aux_near_embedding",
+                            f"aux chunk {k} ({names[k]}) looks like embedding-scale values (cosine to the "
+                            f"embedding {c:.3f}, RMS ratio {norms[k] / max(e_rms, 1e-12):.2f}): captured too early?",
+                        )
         elif emb is not None:
             self.ctx.embedding_mismatch = True
 
@@ -587,16 +634,29 @@ class _FileAudit:
             cos = _mean_cos(chunks[2], frows)
             self.row["high_final_cos"] = cos
             if _rel_diff(chunks[2], frows) < _IDENTICAL_REL:
-                self.add("error", "aux_high_equals_final",
-                         "the high aux chunk equals the final hidden state: the last layer was captured instead of "
-                         "layer N-4 (or hidden_state was filled from the aux).")
+                self.add(
+                    "error",
+                    "aux_high_equals_final",
+                    "the high aux chunk equals the final hidden state: the last layer was captured instead of "
+                    "layer N-4 (or hidden_state was filled from the aux).",
+                )
             elif cos < 0.05:
-                self.add("info", "aux_high_far_from_final",
-                         f"high aux chunk and final hidden state are nearly unrelated (mean cosine {cos:.3f}); "
-                         "check that the rows are not shuffled or misaligned.")
+                self.add(
+                    "info",
+                    "aux_high_far_from_final",
+                    f"high aux chunk and final hidden state are nearly unrelated (mean cosine {cos:.3f}); "
+                    "check that the rows are not shuffled or misaligned.",
+                )
 
-    def _check_context_free(self, ids: torch.Tensor, aux: torch.Tensor, valid: torch.Tensor, hidden: int,
-                            names: tuple[str, ...], skip: set[int]) -> None:
+    def _check_context_free(
+        self,
+        ids: torch.Tensor,
+        aux: torch.Tensor,
+        valid: torch.Tensor,
+        hidden: int,
+        names: tuple[str, ...],
+        skip: set[int],
+    ) -> None:
         """A layer output depends on context; a chunk where equal tokens give equal vectors is a lookup."""
         import torch
 
@@ -617,14 +677,17 @@ class _FileAudit:
         for k in range(3):
             if k in skip:
                 continue
-            ca, cb = a[:, k * hidden:(k + 1) * hidden], b[:, k * hidden:(k + 1) * hidden]
+            ca, cb = a[:, k * hidden : (k + 1) * hidden], b[:, k * hidden : (k + 1) * hidden]
             den = torch.maximum(ca.norm(dim=1), cb.norm(dim=1)).clamp_min(1e-12)
             same = ((ca - cb).norm(dim=1) / den) < _CONTEXT_FREE_REL
             if float(same.float().mean()) >= 0.95:
                 what = "the token-embedding lookup" if k == 0 else "a per-token lookup"
-                self.add("error", "aux_context_free",
-                         f"aux chunk {k} ({names[k]}) gives the same vector for the same token at different positions "
-                         f"({int(same.sum())} of {len(pairs)} repeats): it is {what}, not a layer output.")
+                self.add(
+                    "error",
+                    "aux_context_free",
+                    f"aux chunk {k} ({names[k]}) gives the same vector for the same token at different positions "
+                    f"({int(same.sum())} of {len(pairs)} repeats): it is {what}, not a layer output.",
+                )
 
 
 # --------------------------------------------------------------------------- the audit
@@ -652,8 +715,15 @@ def _merge(findings: list[DumpFinding], files_sampled: int) -> list[DumpFinding]
             out.extend(group)
             continue
         shown = ", ".join(files[:3]) + (", ..." if len(files) > 3 else "")
-        out.append(DumpFinding(severity, code, f"{group[0].message} [{group[0].file}; this check fired in "
-                                               f"{len(files)} of {files_sampled} sampled files: {shown}]", None))
+        out.append(
+            DumpFinding(
+                severity,
+                code,
+                f"{group[0].message} [{group[0].file}; this check fired in "
+                f"{len(files)} of {files_sampled} sampled files: {shown}]",
+                None,
+            )
+        )
     out.sort(key=lambda f: -_SEVERITY_RANK.get(f.severity, 0))
     return out
 
@@ -694,8 +764,13 @@ def audit_dumps(
             vocab_size = int(embedding.shape[0])
     ids_cfg = cfg["aux_layer_ids"]
     if ids_cfg is not None and len(set(ids_cfg)) != 3:
-        findings.append(DumpFinding("warning", "config_layer_ids",
-                                    f"draft config lists aux layer ids {ids_cfg}: EAGLE-3 needs three distinct layers."))
+        findings.append(
+            DumpFinding(
+                "warning",
+                "config_layer_ids",
+                f"draft config lists aux layer ids {ids_cfg}: EAGLE-3 needs three distinct layers.",
+            )
+        )
 
     groups = discover_dump_files(folder)
     root = resolve_user_path(folder, "dump folder")
@@ -707,8 +782,13 @@ def audit_dumps(
     family = max(groups, key=lambda k: (len(groups[k]), k))
     if len(groups) > 1:
         counts = ", ".join(f"{len(v)} {k}" for k, v in sorted(groups.items()))
-        findings.append(DumpFinding("warning", "mixed_formats",
-                                    f"the folder mixes dump layouts ({counts}); only the {family} files were audited."))
+        findings.append(
+            DumpFinding(
+                "warning",
+                "mixed_formats",
+                f"the folder mixes dump layouts ({counts}); only the {family} files were audited.",
+            )
+        )
     paths = groups[family]
     k = min(max_files, len(paths))
     chosen = sorted(random.Random(seed).sample(paths, k))
@@ -725,14 +805,20 @@ def audit_dumps(
         try:
             data = _load_file(path, family)
         except _Refused:
-            msg = ("refused: needs arbitrary unpickling (it holds Python objects, not just tensors); "
-                   "re-save it with plain tensors (torch.save of a dict of tensors).")
+            msg = (
+                "refused: needs arbitrary unpickling (it holds Python objects, not just tensors); "
+                "re-save it with plain tensors (torch.save of a dict of tensors)."
+            )
             raw.append(DumpFinding("error", "unsafe_pickle", msg, name))
             rows.append(_row(name, "refused", None, msg))
             continue
         except Exception as exc:  # noqa: BLE001 - corrupt/truncated files raise many types
             detail = " ".join(str(exc).split())[:200]
-            msg = f"cannot read the file: {detail}" if detail else f"cannot read the file: empty or truncated ({type(exc).__name__})"
+            msg = (
+                f"cannot read the file: {detail}"
+                if detail
+                else f"cannot read the file: empty or truncated ({type(exc).__name__})"
+            )
             raw.append(DumpFinding("error", "unreadable", msg, name))
             rows.append(_row(name, "unreadable", None, msg))
             continue
@@ -742,8 +828,11 @@ def audit_dumps(
         fits_name = fmt == name_fmt or (family == "ckpt" and fmt in ("specforge", "eagle12"))
         audit = _FileAudit(name, fmt, ctx)
         if not fits_name:
-            audit.add("warning", "format_mismatch",
-                      f"file name looks like {FORMAT_LABELS[name_fmt]} but its keys look like {FORMAT_LABELS[fmt]}.")
+            audit.add(
+                "warning",
+                "format_mismatch",
+                f"file name looks like {FORMAT_LABELS[name_fmt]} but its keys look like {FORMAT_LABELS[fmt]}.",
+            )
         audit.run(data)
         del data
         formats[fmt] += 1
@@ -754,34 +843,63 @@ def audit_dumps(
     fmt = formats.most_common(1)[0][0] if formats else _name_format(paths[0], family)
     ok_rows = [r for r in rows if r.get("status") == "ok"]
     if fmt == "eagle12":
-        findings.append(DumpFinding("info", "no_aux",
-                                    "EAGLE-1/2 dump: only the top layer was captured, no aux layers; wiring checks "
-                                    "skipped. This data cannot train an EAGLE-3 draft."))
+        findings.append(
+            DumpFinding(
+                "info",
+                "no_aux",
+                "EAGLE-1/2 dump: only the top layer was captured, no aux layers; wiring checks "
+                "skipped. This data cannot train an EAGLE-3 draft.",
+            )
+        )
     if fmt == "speculators":
-        findings.append(DumpFinding("info", "no_loss_mask",
-                                    "speculators dumps keep the loss mask in the prepared dataset, not in the files; "
-                                    "loss-mask coverage not checked."))
+        findings.append(
+            DumpFinding(
+                "info",
+                "no_loss_mask",
+                "speculators dumps keep the loss mask in the prepared dataset, not in the files; "
+                "loss-mask coverage not checked.",
+            )
+        )
     if target_hidden_size is None:
-        findings.append(DumpFinding("info", "no_target_hidden",
-                                    "no target hidden size given (--config or --target-hidden): aux width was checked "
-                                    "against each file's own final hidden state only."))
+        findings.append(
+            DumpFinding(
+                "info",
+                "no_target_hidden",
+                "no target hidden size given (--config or --target-hidden): aux width was checked "
+                "against each file's own final hidden state only.",
+            )
+        )
     if ctx.embedding_mismatch:
-        findings.append(DumpFinding("warning", "embedding_mismatch",
-                                    f"the embedding is {list(embedding.shape)} but the dump's hidden size differs; "
-                                    "embedding checks skipped (wrong target checkpoint?)."))
+        findings.append(
+            DumpFinding(
+                "warning",
+                "embedding_mismatch",
+                f"the embedding is {list(embedding.shape)} but the dump's hidden size differs; "
+                "embedding checks skipped (wrong target checkpoint?).",
+            )
+        )
     masked = [r for r in ok_rows if r.get("supervised_tokens") is not None]
     supervised = sum(r["supervised_tokens"] for r in masked) if masked else None
     if masked and supervised == 0:
-        findings.append(DumpFinding("error", "no_supervised_tokens",
-                                    f"every loss mask in the {len(masked)} files read is all zeros: nothing would be "
-                                    "trained. Check the chat template used when the dump was made."))
+        findings.append(
+            DumpFinding(
+                "error",
+                "no_supervised_tokens",
+                f"every loss mask in the {len(masked)} files read is all zeros: nothing would be "
+                "trained. Check the chat template used when the dump was made.",
+            )
+        )
     if ctx.last_position_ones:
-        findings.append(DumpFinding("info", "loss_mask_last",
-                                    f"{ctx.last_position_ones} of {len(masked)} files have loss_mask[-1] = 1; SpecForge "
-                                    "zeroes the last position at load time, so it is not supervised."))
+        findings.append(
+            DumpFinding(
+                "info",
+                "loss_mask_last",
+                f"{ctx.last_position_ones} of {len(masked)} files have loss_mask[-1] = 1; SpecForge "
+                "zeroes the last position at load time, so it is not supervised.",
+            )
+        )
     if files_read < len(chosen):
-        findings.append(DumpFinding("info", "sample",
-                                    f"{files_read} of {len(chosen)} sampled files could be read."))
+        findings.append(DumpFinding("info", "sample", f"{files_read} of {len(chosen)} sampled files could be read."))
 
     findings.sort(key=lambda f: -_SEVERITY_RANK.get(f.severity, 0))
     severities = {f.severity for f in findings}
@@ -839,4 +957,3 @@ def read_draft_config(path: str | Path) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise ConfigError(f"{p} is not a JSON object; expected a draft config.json.")
     return obj
-

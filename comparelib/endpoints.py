@@ -47,8 +47,8 @@ class EndpointRefusedError(BenchError):
 @dataclass(frozen=True)
 class _Rule:
     networks: tuple[IPNetwork, ...] = ()
-    name: str | None = None              # exact host name, or ".suffix" for *.suffix
-    ports: tuple[tuple[int, int], ...] | None = None   # None: any port
+    name: str | None = None  # exact host name, or ".suffix" for *.suffix
+    ports: tuple[tuple[int, int], ...] | None = None  # None: any port
 
     def port_ok(self, port: int) -> bool:
         return self.ports is None or any(lo <= port <= hi for lo, hi in self.ports)
@@ -72,8 +72,9 @@ def _ports(text: str, entry: str) -> tuple[tuple[int, int], ...] | None:
     try:
         lo, hi = int(lo_text), int(hi_text or lo_text)
     except ValueError:
-        raise InputError(f"{ALLOW_VAR}: bad port {text!r} in {entry!r}; use host:8000, host:8000-8100 or "
-                         f"host:*") from None
+        raise InputError(
+            f"{ALLOW_VAR}: bad port {text!r} in {entry!r}; use host:8000, host:8000-8100 or host:*"
+        ) from None
     if not 1 <= lo <= hi <= 65535:
         raise InputError(f"{ALLOW_VAR}: port range {text!r} in {entry!r} is outside 1-65535")
     return ((lo, hi),)
@@ -106,8 +107,7 @@ def _rule(entry: str) -> _Rule:
     if host == "loopback" or host == "localhost":
         return _Rule(networks=_LOOPBACK, name="localhost", ports=ports)
     if host == "*":
-        return _Rule(networks=(ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0")), name=".",
-                     ports=ports)
+        return _Rule(networks=(ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0")), name=".", ports=ports)
     try:
         return _Rule(networks=(ipaddress.ip_network(host, strict=False),), ports=ports)
     except ValueError:
@@ -143,8 +143,9 @@ class EndpointPolicy:
 
     def name_allowed(self, host: str, port: int) -> bool:
         host = host.lower().rstrip(".")
-        return bool(self.rules) and any(r.port_ok(port) and (r.name_ok(host) or r.name == ".")
-                                        for r in self.rules or ())
+        return bool(self.rules) and any(
+            r.port_ok(port) and (r.name_ok(host) or r.name == ".") for r in self.rules or ()
+        )
 
     def address_allowed(self, address: str | IPAddress, port: int) -> bool:
         if self.rules is None:
@@ -158,7 +159,8 @@ class EndpointPolicy:
     def _refused(self, host: str, port: int, why: str = "") -> EndpointRefusedError:
         return EndpointRefusedError(
             f"endpoint {host}:{port} is not allowed on this server{why}; nothing was sent to it. The operator "
-            f"can allow it in {ALLOW_VAR} (hosts, CIDRs, host:port, comma-separated)")
+            f"can allow it in {ALLOW_VAR} (hosts, CIDRs, host:port, comma-separated)"
+        )
 
     def check(self, host: str, port: int, resolve: Callable[..., Any] = socket.getaddrinfo) -> None:
         """Refuse (EndpointRefusedError) unless host:port and every address host resolves to are allowed."""
@@ -196,8 +198,7 @@ class PolicyResolver:
         self._policy = policy
         self._inner = ThreadedResolver()
 
-    async def resolve(self, host: str, port: int = 0,
-                      family: socket.AddressFamily = socket.AF_INET) -> list[Any]:
+    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET) -> list[Any]:
         found = await self._inner.resolve(host, port, family)
         if self._policy.name_allowed(host, port):
             return found
@@ -210,6 +211,7 @@ class PolicyResolver:
 
 
 # --- caps --------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BenchLimits:
@@ -236,21 +238,30 @@ class BenchLimits:
             value = raw[key]
             return None if value is None else float(value)
 
-        return cls(max_concurrency=whole("max_concurrency"), max_requests=whole("max_requests"),
-                   max_seconds=seconds("max_seconds"), session_requests=whole("session_requests"),
-                   session_seconds=seconds("session_seconds"), max_runs=whole("max_runs"),
-                   max_body_bytes=int(raw["max_body_bytes"] or settings.DEFAULT_BENCH_BODY_BYTES),
-                   max_chunk_bytes=int(raw["max_chunk_bytes"] or settings.DEFAULT_BENCH_CHUNK_BYTES))
+        return cls(
+            max_concurrency=whole("max_concurrency"),
+            max_requests=whole("max_requests"),
+            max_seconds=seconds("max_seconds"),
+            session_requests=whole("session_requests"),
+            session_seconds=seconds("session_seconds"),
+            max_runs=whole("max_runs"),
+            max_body_bytes=int(raw["max_body_bytes"] or settings.DEFAULT_BENCH_BODY_BYTES),
+            max_chunk_bytes=int(raw["max_chunk_bytes"] or settings.DEFAULT_BENCH_CHUNK_BYTES),
+        )
 
     def check(self, *, concurrency: int, requests: int, warmup: int) -> None:
         """InputError naming the cap and its variable when a run asks for more than this server allows."""
         if self.max_concurrency is not None and concurrency > self.max_concurrency:
-            raise InputError(f"concurrency {concurrency} is over this server's cap of {self.max_concurrency} "
-                             f"(SPECDRAFT_BENCH_MAX_CONCURRENCY); lower it, or the operator can raise the cap")
+            raise InputError(
+                f"concurrency {concurrency} is over this server's cap of {self.max_concurrency} "
+                f"(SPECDRAFT_BENCH_MAX_CONCURRENCY); lower it, or the operator can raise the cap"
+            )
         if self.max_requests is not None and requests + warmup > self.max_requests:
-            raise InputError(f"{requests} requests + {warmup} warm-up are over this server's cap of "
-                             f"{self.max_requests} per run (SPECDRAFT_BENCH_MAX_REQUESTS); lower them, or the "
-                             f"operator can raise the cap")
+            raise InputError(
+                f"{requests} requests + {warmup} warm-up are over this server's cap of "
+                f"{self.max_requests} per run (SPECDRAFT_BENCH_MAX_REQUESTS); lower them, or the "
+                f"operator can raise the cap"
+            )
 
 
 @dataclass
@@ -268,12 +279,16 @@ class SessionBudget:
     def check(self, requests: int) -> None:
         with self._lock:
             if self.requests_left is not None and requests > self.requests_left:
-                raise InputError(f"this session may send {self.requests_left} more request(s) "
-                                 f"(SPECDRAFT_BENCH_SESSION_REQUESTS); ask for fewer, or the operator can raise "
-                                 f"the cap")
+                raise InputError(
+                    f"this session may send {self.requests_left} more request(s) "
+                    f"(SPECDRAFT_BENCH_SESSION_REQUESTS); ask for fewer, or the operator can raise "
+                    f"the cap"
+                )
             if self.seconds_left is not None and self.seconds_left <= 0:
-                raise InputError("this session has used its benchmark time (SPECDRAFT_BENCH_SESSION_SECONDS); "
-                                 "the operator can raise the cap")
+                raise InputError(
+                    "this session has used its benchmark time (SPECDRAFT_BENCH_SESSION_SECONDS); "
+                    "the operator can raise the cap"
+                )
 
     def spend(self, requests: int, seconds: float) -> None:
         with self._lock:
@@ -293,8 +308,10 @@ class RunSlots:
     def acquire(cls, limit: int | None) -> None:
         with cls._lock:
             if limit is not None and cls._active >= limit:
-                raise BenchError(f"{cls._active} benchmark(s) already running on this server, the cap is {limit} "
-                                 f"(SPECDRAFT_BENCH_MAX_RUNS); try again when one has finished")
+                raise BenchError(
+                    f"{cls._active} benchmark(s) already running on this server, the cap is {limit} "
+                    f"(SPECDRAFT_BENCH_MAX_RUNS); try again when one has finished"
+                )
             cls._active += 1
 
     @classmethod
@@ -310,8 +327,9 @@ class SessionWatch:
     ``Runtime.is_active_session``); a short reconnect (network blip, laptop lid) does not end the run.
     """
 
-    def __init__(self, is_active: Callable[[], bool], grace_s: float = 10.0,
-                 clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self, is_active: Callable[[], bool], grace_s: float = 10.0, clock: Callable[[], float] | None = None
+    ) -> None:
         import time
 
         self._is_active = is_active

@@ -28,8 +28,12 @@ FAMILIES: dict[str, str] = {
 
 # our dialect (architectures.DIALECTS) -> family
 _DIALECT_FAMILY: dict[str, str] = {
-    "llama": "llama", "qwen2": "llama", "qwen3": "llama", "qwen3-moe": "qwen-moe",
-    "deepseek-v3": "deepseek", "gpt-oss": "gpt-oss",
+    "llama": "llama",
+    "qwen2": "llama",
+    "qwen3": "llama",
+    "qwen3-moe": "qwen-moe",
+    "deepseek-v3": "deepseek",
+    "gpt-oss": "gpt-oss",
 }
 
 # Explicit-id rules (how an engine turns configured ids into capture boundaries).
@@ -80,87 +84,241 @@ _SG_ORDER = "captured in layer order, each layer once (`i in layers_to_capture`)
 _VLLM_ORDER = "sorted and de-duplicated (EagleModelMixin._set_aux_hidden_state_layers)"
 _SG_IDS = ("eagle_config",)
 _VLLM_IDS = ("top-level", "eagle_config")
-_SG_READ = ("; ids read only from eagle_config (srt/model_executor/model_runner_components/spec_aux_hidden_state.py "
-            "_resolve_eagle_aux_hidden_state)")
+_SG_READ = (
+    "; ids read only from eagle_config (srt/model_executor/model_runner_components/spec_aux_hidden_state.py "
+    "_resolve_eagle_aux_hidden_state)"
+)
 
 RULES: tuple[CaptureRule, ...] = (
     # ---- SGLang 0.5.23 ------------------------------------------------------------------------
-    CaptureRule("SGLang", "0.5.23", "llama", SERVING, PLUS_ONE, _BOUNDARY_DEFAULT, "N-1", _SG_ORDER, SHORT,
-                _SG_IDS, False,
-                "sglang 0.5.23 srt/models/llama.py LlamaForCausalLM.set_eagle3_layers_to_capture (line 941: "
-                "[val + 1 for val in layer_ids]); capture at a layer's input in LlamaModel.forward (line 491); "
-                "qwen3.py / qwen2.py alike (lines 791 / 794)" + _SG_READ),
-    CaptureRule("SGLang", "0.5.23", "qwen-moe", SERVING, PLUS_ONE, _BOUNDARY_DEFAULT, "N-1", _SG_ORDER,
-                STARTUP_FAILS, _SG_IDS, False,
-                "sglang 0.5.23 srt/models/qwen3_moe.py Qwen3MoeForCausalLM.set_eagle3_layers_to_capture (line "
-                "1143: val + 1), marked by srt/models/qwen2_moe.py Qwen2MoeModel.set_eagle3_layers_to_capture "
-                "(line 1156: setattr(self.layers[layer_id], ...)); Qwen3-Next alike (srt/models/qwen3_next.py "
-                "lines 1301, 957)" + _SG_READ),
-    CaptureRule("SGLang", "0.5.23", "deepseek", SERVING, PLUS_ONE_IF_FIRST_IS_ONE, _BOUNDARY_DEFAULT, "N-1",
-                _SG_ORDER, CAPTURE_FAILS, _SG_IDS, False,
-                "sglang 0.5.23 srt/models/deepseek_v2.py DeepseekV2ForCausalLM.set_eagle3_layers_to_capture "
-                "(lines 3470-3473: +1 only if layer_ids[0] == 1); AuxHiddenStatePacker.finalize in "
-                "srt/layers/aux_hidden_states.py (line 86: 'captured {n} of {k} aux hidden states'); Kimi-K2.5 "
-                "delegates (srt/models/kimi_k25.py line 939)" + _SG_READ),
-    CaptureRule("SGLang", "0.5.23", "gpt-oss", SERVING, AS_GIVEN_IF_MAX_IS_N, _BOUNDARY_DEFAULT, "N", _SG_ORDER,
-                SHORT, _SG_IDS, False,
-                "sglang 0.5.23 srt/models/gpt_oss.py GptOssForCausalLM.set_eagle3_layers_to_capture (lines "
-                "1349-1352: as given when max(layer_ids) == num_layers, else val + 1); boundary N captured at "
-                "the final norm in GptOssModel.forward (line 732)" + _SG_READ),
+    CaptureRule(
+        "SGLang",
+        "0.5.23",
+        "llama",
+        SERVING,
+        PLUS_ONE,
+        _BOUNDARY_DEFAULT,
+        "N-1",
+        _SG_ORDER,
+        SHORT,
+        _SG_IDS,
+        False,
+        "sglang 0.5.23 srt/models/llama.py LlamaForCausalLM.set_eagle3_layers_to_capture (line 941: "
+        "[val + 1 for val in layer_ids]); capture at a layer's input in LlamaModel.forward (line 491); "
+        "qwen3.py / qwen2.py alike (lines 791 / 794)" + _SG_READ,
+    ),
+    CaptureRule(
+        "SGLang",
+        "0.5.23",
+        "qwen-moe",
+        SERVING,
+        PLUS_ONE,
+        _BOUNDARY_DEFAULT,
+        "N-1",
+        _SG_ORDER,
+        STARTUP_FAILS,
+        _SG_IDS,
+        False,
+        "sglang 0.5.23 srt/models/qwen3_moe.py Qwen3MoeForCausalLM.set_eagle3_layers_to_capture (line "
+        "1143: val + 1), marked by srt/models/qwen2_moe.py Qwen2MoeModel.set_eagle3_layers_to_capture "
+        "(line 1156: setattr(self.layers[layer_id], ...)); Qwen3-Next alike (srt/models/qwen3_next.py "
+        "lines 1301, 957)" + _SG_READ,
+    ),
+    CaptureRule(
+        "SGLang",
+        "0.5.23",
+        "deepseek",
+        SERVING,
+        PLUS_ONE_IF_FIRST_IS_ONE,
+        _BOUNDARY_DEFAULT,
+        "N-1",
+        _SG_ORDER,
+        CAPTURE_FAILS,
+        _SG_IDS,
+        False,
+        "sglang 0.5.23 srt/models/deepseek_v2.py DeepseekV2ForCausalLM.set_eagle3_layers_to_capture "
+        "(lines 3470-3473: +1 only if layer_ids[0] == 1); AuxHiddenStatePacker.finalize in "
+        "srt/layers/aux_hidden_states.py (line 86: 'captured {n} of {k} aux hidden states'); Kimi-K2.5 "
+        "delegates (srt/models/kimi_k25.py line 939)" + _SG_READ,
+    ),
+    CaptureRule(
+        "SGLang",
+        "0.5.23",
+        "gpt-oss",
+        SERVING,
+        AS_GIVEN_IF_MAX_IS_N,
+        _BOUNDARY_DEFAULT,
+        "N",
+        _SG_ORDER,
+        SHORT,
+        _SG_IDS,
+        False,
+        "sglang 0.5.23 srt/models/gpt_oss.py GptOssForCausalLM.set_eagle3_layers_to_capture (lines "
+        "1349-1352: as given when max(layer_ids) == num_layers, else val + 1); boundary N captured at "
+        "the final norm in GptOssModel.forward (line 732)" + _SG_READ,
+    ),
     # ---- SGLang 0.5.1 (before the DeepSeek and gpt-oss paths changed) -------------------------------
-    CaptureRule("SGLang", "0.5.1", "llama", SERVING, PLUS_ONE, _BOUNDARY_DEFAULT, "N-1", _SG_ORDER, SHORT,
-                _SG_IDS, False,
-                "sglang 0.5.1 srt/models/llama.py LlamaForCausalLM.set_eagle3_layers_to_capture (line 738: "
-                "val + 1); ids read only from eagle_config (srt/model_executor/model_runner.py line 373)"),
-    CaptureRule("SGLang", "0.5.1", "qwen-moe", SERVING, PLUS_ONE, _BOUNDARY_DEFAULT, "N-1", _SG_ORDER, SHORT,
-                _SG_IDS, False,
-                "sglang 0.5.1 srt/models/qwen3_moe.py set_eagle3_layers_to_capture (val + 1); ids read only from "
-                "eagle_config (srt/model_executor/model_runner.py line 373)"),
-    CaptureRule("SGLang", "0.5.1", "deepseek", SERVING, UNSUPPORTED, _BOUNDARY_DEFAULT, "N-1", _SG_ORDER,
-                SHORT, _SG_IDS, False,
-                "sglang 0.5.1 srt/models/deepseek_v2.py: DeepseekV2ForCausalLM has no "
-                "set_eagle3_layers_to_capture, so EAGLE-3 cannot run on DeepSeek-V3/Kimi targets"),
-    CaptureRule("SGLang", "0.5.1", "gpt-oss", SERVING, PLUS_ONE, _BOUNDARY_DEFAULT, "N-1", _SG_ORDER, SHORT,
-                _SG_IDS, False,
-                "sglang 0.5.1 srt/models/gpt_oss.py GptOssForCausalLM.set_eagle3_layers_to_capture (line 1147: "
-                "always val + 1); capture only inside the layer loop (line 569)"),
+    CaptureRule(
+        "SGLang",
+        "0.5.1",
+        "llama",
+        SERVING,
+        PLUS_ONE,
+        _BOUNDARY_DEFAULT,
+        "N-1",
+        _SG_ORDER,
+        SHORT,
+        _SG_IDS,
+        False,
+        "sglang 0.5.1 srt/models/llama.py LlamaForCausalLM.set_eagle3_layers_to_capture (line 738: "
+        "val + 1); ids read only from eagle_config (srt/model_executor/model_runner.py line 373)",
+    ),
+    CaptureRule(
+        "SGLang",
+        "0.5.1",
+        "qwen-moe",
+        SERVING,
+        PLUS_ONE,
+        _BOUNDARY_DEFAULT,
+        "N-1",
+        _SG_ORDER,
+        SHORT,
+        _SG_IDS,
+        False,
+        "sglang 0.5.1 srt/models/qwen3_moe.py set_eagle3_layers_to_capture (val + 1); ids read only from "
+        "eagle_config (srt/model_executor/model_runner.py line 373)",
+    ),
+    CaptureRule(
+        "SGLang",
+        "0.5.1",
+        "deepseek",
+        SERVING,
+        UNSUPPORTED,
+        _BOUNDARY_DEFAULT,
+        "N-1",
+        _SG_ORDER,
+        SHORT,
+        _SG_IDS,
+        False,
+        "sglang 0.5.1 srt/models/deepseek_v2.py: DeepseekV2ForCausalLM has no "
+        "set_eagle3_layers_to_capture, so EAGLE-3 cannot run on DeepSeek-V3/Kimi targets",
+    ),
+    CaptureRule(
+        "SGLang",
+        "0.5.1",
+        "gpt-oss",
+        SERVING,
+        PLUS_ONE,
+        _BOUNDARY_DEFAULT,
+        "N-1",
+        _SG_ORDER,
+        SHORT,
+        _SG_IDS,
+        False,
+        "sglang 0.5.1 srt/models/gpt_oss.py GptOssForCausalLM.set_eagle3_layers_to_capture (line 1147: "
+        "always val + 1); capture only inside the layer loop (line 569)",
+    ),
     # ---- vLLM 0.33.0 ------------------------------------------------------------------------------
-    CaptureRule("vLLM", "0.33.0", "llama", SERVING, AS_GIVEN, _BOUNDARY_DEFAULT, "N", _VLLM_ORDER, SHORT,
-                _VLLM_IDS, True,
-                "vllm 0.33.0 model_executor/models/interfaces.py EagleModelMixin._set_aux_hidden_state_layers "
-                "(line 1617: tuple(sorted(set(layers)))) and SupportsEagle3.get_eagle3_default_aux_hidden_state_"
-                "layers (line 1772); boundaries 0..N in model_executor/models/llama.py LlamaModel.forward "
-                "(lines 429, 439); ids from v1/worker/gpu_model_runner.py _get_eagle3_aux_layers_from_config "
-                "(line 5207: top level, then eagle_config)"),
-    CaptureRule("vLLM", "0.33.0", "qwen-moe", SERVING, AS_GIVEN, _BOUNDARY_DEFAULT, "N", _VLLM_ORDER, SHORT,
-                _VLLM_IDS, True,
-                "vllm 0.33.0 model_executor/models/interfaces.py EagleModelMixin._set_aux_hidden_state_layers "
-                "(line 1617) and _maybe_add_hidden_state (line 1647); ids from v1/worker/gpu_model_runner.py "
-                "_get_eagle3_aux_layers_from_config (line 5207)"),
-    CaptureRule("vLLM", "0.33.0", "deepseek", SERVING, AS_GIVEN, _BOUNDARY_DEFAULT, "N",
-                "captured in layer order, each layer once (`idx in aux_hidden_state_layers`)", SHORT, _VLLM_IDS,
-                True,
-                "vllm 0.33.0 model_executor/models/deepseek_v2.py DeepseekV2ForCausalLM.set_aux_hidden_state_"
-                "layers (line 1956, as given) and DeepseekV2Model.forward (line 1561 before each layer, line 1586 "
-                "after the last); Kimi-K2.5 delegates (model_executor/models/kimi_k25.py line 471)"),
-    CaptureRule("vLLM", "0.33.0", "gpt-oss", SERVING, AS_GIVEN, _BOUNDARY_DEFAULT, "N", _VLLM_ORDER, SHORT,
-                _VLLM_IDS, True,
-                "vllm 0.33.0 model_executor/models/gpt_oss.py GptOssModel.forward (lines 526, 532: boundary "
-                "i + 1 after block i) with EagleModelMixin (interfaces.py line 1617)"),
+    CaptureRule(
+        "vLLM",
+        "0.33.0",
+        "llama",
+        SERVING,
+        AS_GIVEN,
+        _BOUNDARY_DEFAULT,
+        "N",
+        _VLLM_ORDER,
+        SHORT,
+        _VLLM_IDS,
+        True,
+        "vllm 0.33.0 model_executor/models/interfaces.py EagleModelMixin._set_aux_hidden_state_layers "
+        "(line 1617: tuple(sorted(set(layers)))) and SupportsEagle3.get_eagle3_default_aux_hidden_state_"
+        "layers (line 1772); boundaries 0..N in model_executor/models/llama.py LlamaModel.forward "
+        "(lines 429, 439); ids from v1/worker/gpu_model_runner.py _get_eagle3_aux_layers_from_config "
+        "(line 5207: top level, then eagle_config)",
+    ),
+    CaptureRule(
+        "vLLM",
+        "0.33.0",
+        "qwen-moe",
+        SERVING,
+        AS_GIVEN,
+        _BOUNDARY_DEFAULT,
+        "N",
+        _VLLM_ORDER,
+        SHORT,
+        _VLLM_IDS,
+        True,
+        "vllm 0.33.0 model_executor/models/interfaces.py EagleModelMixin._set_aux_hidden_state_layers "
+        "(line 1617) and _maybe_add_hidden_state (line 1647); ids from v1/worker/gpu_model_runner.py "
+        "_get_eagle3_aux_layers_from_config (line 5207)",
+    ),
+    CaptureRule(
+        "vLLM",
+        "0.33.0",
+        "deepseek",
+        SERVING,
+        AS_GIVEN,
+        _BOUNDARY_DEFAULT,
+        "N",
+        "captured in layer order, each layer once (`idx in aux_hidden_state_layers`)",
+        SHORT,
+        _VLLM_IDS,
+        True,
+        "vllm 0.33.0 model_executor/models/deepseek_v2.py DeepseekV2ForCausalLM.set_aux_hidden_state_"
+        "layers (line 1956, as given) and DeepseekV2Model.forward (line 1561 before each layer, line 1586 "
+        "after the last); Kimi-K2.5 delegates (model_executor/models/kimi_k25.py line 471)",
+    ),
+    CaptureRule(
+        "vLLM",
+        "0.33.0",
+        "gpt-oss",
+        SERVING,
+        AS_GIVEN,
+        _BOUNDARY_DEFAULT,
+        "N",
+        _VLLM_ORDER,
+        SHORT,
+        _VLLM_IDS,
+        True,
+        "vllm 0.33.0 model_executor/models/gpt_oss.py GptOssModel.forward (lines 526, 532: boundary "
+        "i + 1 after block i) with EagleModelMixin (interfaces.py line 1617)",
+    ),
     # ---- trainers -----------------------------------------------------------------------------------
-    CaptureRule("SpecForge", "0.2.0", "*", TRAINING, "via-sglang", ("1", "N//2-1", "N-4"), "N-1",
-                "captures through SGLang's set_eagle3_layers_to_capture", SHORT, ("run override", "eagle_config"),
-                False,
-                "specforge 0.2.0 specforge/algorithms/model_providers.py resolve_eagle_capture_layers (line 204: "
-                "default [1, N//2-1, N-4]; line 206: exactly three non-negative ids); captured through SGLang "
-                "(specforge/offline_capture/sglang_backend/capture.py line 87); specforge/application/"
-                "composition.py resolve_offline_capture (ids < N)",
-                refuses="negative ids, repeats, a count other than three, ids >= N"),
-    CaptureRule("speculators", "0.9.0", "*", TRAINING, AS_GIVEN, _BOUNDARY_DEFAULT, "N",
-                "captured through vLLM (sorted, de-duplicated)", SHORT, ("top-level",), True,
-                "speculators 0.9.0 speculators/models/utils.py resolve_target_layer_ids (line 111: default "
-                "[2, N//2, N-3]; lines 117-121: distinct, within [0, N])",
-                refuses="negative ids, repeats, ids > N"),
+    CaptureRule(
+        "SpecForge",
+        "0.2.0",
+        "*",
+        TRAINING,
+        "via-sglang",
+        ("1", "N//2-1", "N-4"),
+        "N-1",
+        "captures through SGLang's set_eagle3_layers_to_capture",
+        SHORT,
+        ("run override", "eagle_config"),
+        False,
+        "specforge 0.2.0 specforge/algorithms/model_providers.py resolve_eagle_capture_layers (line 204: "
+        "default [1, N//2-1, N-4]; line 206: exactly three non-negative ids); captured through SGLang "
+        "(specforge/offline_capture/sglang_backend/capture.py line 87); specforge/application/"
+        "composition.py resolve_offline_capture (ids < N)",
+        refuses="negative ids, repeats, a count other than three, ids >= N",
+    ),
+    CaptureRule(
+        "speculators",
+        "0.9.0",
+        "*",
+        TRAINING,
+        AS_GIVEN,
+        _BOUNDARY_DEFAULT,
+        "N",
+        "captured through vLLM (sorted, de-duplicated)",
+        SHORT,
+        ("top-level",),
+        True,
+        "speculators 0.9.0 speculators/models/utils.py resolve_target_layer_ids (line 111: default "
+        "[2, N//2, N-3]; lines 117-121: distinct, within [0, N])",
+        refuses="negative ids, repeats, ids > N",
+    ),
 )
 
 SERVING_ENGINES: tuple[str, ...] = ("SGLang", "vLLM")
@@ -289,30 +447,40 @@ def describe_boundaries(boundaries: Sequence[int]) -> str:
     if any(b == 0 for b in boundaries):
         parts.append("the embedding output")
     if blocks:
-        parts.append(("output of block " if len(blocks) == 1 else "outputs of blocks ")
-                     + ", ".join(str(b) for b in blocks))
+        parts.append(
+            ("output of block " if len(blocks) == 1 else "outputs of blocks ") + ", ".join(str(b) for b in blocks)
+        )
     return ", ".join(parts) if parts else "nothing"
 
 
 def read_ids(rule_: CaptureRule, config: Mapping[str, Any], dialect: str) -> tuple[int, ...] | None:
     """The ids this engine reads from a draft config, following its own lookup order."""
     eagle_config = config.get("eagle_config")
-    places = {"top-level": config.get("eagle_aux_hidden_state_layer_ids"),
-              "eagle_config": eagle_config.get("eagle_aux_hidden_state_layer_ids")
-              if isinstance(eagle_config, Mapping) else None,
-              "run override": None}
+    places = {
+        "top-level": config.get("eagle_aux_hidden_state_layer_ids"),
+        "eagle_config": eagle_config.get("eagle_aux_hidden_state_layer_ids")
+        if isinstance(eagle_config, Mapping)
+        else None,
+        "run override": None,
+    }
     if dialect == "speculators-eagle3":
         places["eagle_config"] = None
     for where in rule_.ids_from:
         raw = places.get(where)
-        if isinstance(raw, (list, tuple)) and raw and all(isinstance(v, int) and not isinstance(v, bool)
-                                                           for v in raw):
+        if isinstance(raw, (list, tuple)) and raw and all(isinstance(v, int) and not isinstance(v, bool) for v in raw):
             return tuple(raw)
     return None
 
 
-def capture(rule_: CaptureRule, ids: Sequence[int] | None, n_layers: int, *, expected: int | None = None,
-            reads_config: bool = True, family: str | None = None) -> Capture:
+def capture(
+    rule_: CaptureRule,
+    ids: Sequence[int] | None,
+    n_layers: int,
+    *,
+    expected: int | None = None,
+    reads_config: bool = True,
+    family: str | None = None,
+) -> Capture:
     """Apply one rule row to configured ids (None = none configured) on a target of ``n_layers`` blocks.
 
     ``family`` matters for trainers that capture through an engine (SpecForge uses SGLang's rule for the
@@ -322,21 +490,42 @@ def capture(rule_: CaptureRule, ids: Sequence[int] | None, n_layers: int, *, exp
         raise InputError(f"the target's number of layers must be positive, got {n_layers}")
     want = expected if expected is not None else (len(ids) if ids else 3)
     if not reads_config:
-        return Capture(rule_, None, (), (), want, "not-read",
-                       f"{rule_.label} does not read speculators-format configs (it reads EAGLE-3 settings only "
-                       "from eagle_config); no rule applies. Serve this draft with vLLM, or convert it to a "
-                       "SpecForge-style config with an eagle_config.")
+        return Capture(
+            rule_,
+            None,
+            (),
+            (),
+            want,
+            "not-read",
+            f"{rule_.label} does not read speculators-format configs (it reads EAGLE-3 settings only "
+            "from eagle_config); no rule applies. Serve this draft with vLLM, or convert it to a "
+            "SpecForge-style config with an eagle_config.",
+        )
     if rule_.explicit == UNSUPPORTED:
-        return Capture(rule_, None if ids is None else tuple(ids), (), (), want, UNSUPPORTED,
-                       f"{rule_.label} has no EAGLE-3 capture for {FAMILIES.get(rule_.family, rule_.family)} targets "
-                       f"({rule_.source}).")
+        return Capture(
+            rule_,
+            None if ids is None else tuple(ids),
+            (),
+            (),
+            want,
+            UNSUPPORTED,
+            f"{rule_.label} has no EAGLE-3 capture for {FAMILIES.get(rule_.family, rule_.family)} targets "
+            f"({rule_.source}).",
+        )
     ids_t = None if ids is None else tuple(int(i) for i in ids)
     if rule_.role == TRAINING and ids_t is not None:
         reach_max = n_layers if rule_.reach == "N" else n_layers - 1
         bad = [i for i in ids_t if i < 0 or i > reach_max]
         if bad or len(set(ids_t)) != len(ids_t) or (rule_.engine == "SpecForge" and len(ids_t) != 3):
-            return Capture(rule_, ids_t, (), (), want, "refused",
-                           f"{rule_.label} refuses these ids before training ({rule_.refuses}; {rule_.source}).")
+            return Capture(
+                rule_,
+                ids_t,
+                (),
+                (),
+                want,
+                "refused",
+                f"{rule_.label} refuses these ids before training ({rule_.refuses}; {rule_.source}).",
+            )
     applied, reach = rule_.explicit, rule_.reach
     if applied == "via-sglang":  # SpecForge hands its ids (or its default) to SGLang's capture
         sg = rule("SGLang", None, family)
@@ -344,16 +533,18 @@ def capture(rule_: CaptureRule, ids: Sequence[int] | None, n_layers: int, *, exp
     if ids_t is None and rule_.explicit != "via-sglang":
         boundaries = _default(rule_.default, n_layers)
     else:
-        boundaries = apply_explicit(applied, ids_t if ids_t is not None else _default(rule_.default, n_layers),
-                                    n_layers)
+        boundaries = apply_explicit(
+            applied, ids_t if ids_t is not None else _default(rule_.default, n_layers), n_layers
+        )
     top = n_layers if reach == "N" else n_layers - 1
     reachable = sorted({b for b in boundaries if 0 <= b <= top})
     status = "ok"
     notes: list[str] = []
     lost = [b for b in boundaries if not 0 <= b <= top]
     if lost:
-        notes.append(f"boundary {', '.join(str(b) for b in lost)} is never reached (this engine captures "
-                     f"boundaries 0..{top})")
+        notes.append(
+            f"boundary {', '.join(str(b) for b in lost)} is never reached (this engine captures boundaries 0..{top})"
+        )
     if len(set(boundaries)) != len(boundaries):
         notes.append("a repeated layer is captured once")
     if len(reachable) != want:
@@ -361,8 +552,10 @@ def capture(rule_: CaptureRule, ids: Sequence[int] | None, n_layers: int, *, exp
         if rule_.unmatched == STARTUP_FAILS and not [b for b in boundaries if b > top]:
             status = SHORT
     if status == SHORT:
-        notes.append(f"only {len(reachable)} of the {want} states the draft's fc expects reach it, so the fc "
-                     "input has the wrong width and the draft cannot run")
+        notes.append(
+            f"only {len(reachable)} of the {want} states the draft's fc expects reach it, so the fc "
+            "input has the wrong width and the draft cannot run"
+        )
     elif status == CAPTURE_FAILS:
         notes.append(f"capture fails: 'captured {len(reachable)} of {len(boundaries)} aux hidden states'")
     elif status == STARTUP_FAILS:
@@ -373,8 +566,16 @@ def capture(rule_: CaptureRule, ids: Sequence[int] | None, n_layers: int, *, exp
 def table_rows() -> list[dict[str, Any]]:
     """The rule table as rows (for the page and the docs)."""
     return [
-        {"engine": r.engine, "version": r.version, "family": FAMILIES.get(r.family, "every family"),
-         "explicit ids": r.explicit, "default": "[" + ", ".join(r.default) + "]", "highest boundary": r.reach,
-         "order": r.order, "ids read from": " then ".join(r.ids_from), "source": r.source}
+        {
+            "engine": r.engine,
+            "version": r.version,
+            "family": FAMILIES.get(r.family, "every family"),
+            "explicit ids": r.explicit,
+            "default": "[" + ", ".join(r.default) + "]",
+            "highest boundary": r.reach,
+            "order": r.order,
+            "ids read from": " then ".join(r.ids_from),
+            "source": r.source,
+        }
         for r in RULES
     ]

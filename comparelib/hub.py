@@ -42,8 +42,13 @@ SafetensorsHeader = dict[str, tuple[tuple[int, ...], str]]
 """Tensor name -> (shape, safetensors dtype code such as ``"BF16"``)."""
 
 _ROUTES = frozenset({"blob", "raw", "resolve", "tree", "blame"})
-_TYPE_PREFIXES = {"models": "model", "datasets": "dataset", "spaces": "space", "kernels": "kernel",
-                  "buckets": "bucket"}
+_TYPE_PREFIXES = {
+    "models": "model",
+    "datasets": "dataset",
+    "spaces": "space",
+    "kernels": "kernel",
+    "buckets": "bucket",
+}
 _SNAPSHOT_RE = re.compile(r"[\\/]snapshots[\\/]([0-9a-f]{40})(?:[\\/]|$)")
 _SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 
@@ -112,8 +117,11 @@ def _validate_repo_id(repo_id: str, shown: str) -> str:
 
 def _local_ref(text: str) -> ModelRef | None:
     """A local folder with config.json, or a local .json config; None when ``text`` is not a local path."""
-    path_like = text.startswith(("/", "./", "../", "~", ".\\", "..\\")) or text in (".", "..") or (
-        len(text) > 2 and text[1] == ":" and text[2] in "\\/")
+    path_like = (
+        text.startswith(("/", "./", "../", "~", ".\\", "..\\"))
+        or text in (".", "..")
+        or (len(text) > 2 and text[1] == ":" and text[2] in "\\/")
+    )
     try:
         path = paths.resolve_user_path(text, "folder")
     except InputError:
@@ -151,7 +159,8 @@ def _from_segments(segments: list[str], shown: str) -> ModelRef:
         raise InputError(f"{shown} is a {repo_type}, not a model or dataset repo")
     if not segments:
         raise InputError(
-            f"{shown} names no repository; paste a model page URL such as https://huggingface.co/org/name")
+            f"{shown} names no repository; paste a model page URL such as https://huggingface.co/org/name"
+        )
     if len(segments) == 1:  # legacy single-name repos ("gpt2") still resolve on the Hub
         name, rest = segments[0], []
     else:
@@ -192,7 +201,7 @@ def _from_hf_uri(text: str) -> ModelRef:
     try:
         uri = parse_hf_uri(text)
     except HfUriError:
-        body = text[len("hf://"):]
+        body = text[len("hf://") :]
         if body and "/" not in body.split("@", 1)[0]:  # hf://gpt2 or hf://gpt2@rev
             name, _, rev = body.partition("@")
             return ModelRef(repo_id=_validate_repo_id(name, name), revision=rev or None)
@@ -240,9 +249,11 @@ def parse_ref(text: str) -> ModelRef:
         if local is not None:
             return local
         first = text.split("/", 1)[0].split("?", 1)[0].lower()
-        host_like = _check_host(first.split(":", 1)[0], None) or (
-            "." in first and text.count("/") >= 2 and not first.startswith(".")
-        ) or ":" in first
+        host_like = (
+            _check_host(first.split(":", 1)[0], None)
+            or ("." in first and text.count("/") >= 2 and not first.startswith("."))
+            or ":" in first
+        )
         if not host_like:
             return _from_bare(text)
         url = "https://" + text
@@ -264,7 +275,7 @@ def parse_ref(text: str) -> ModelRef:
     path = split.path
     ep_host, _, ep_prefix = _endpoint_parts()
     if ep_prefix and host == ep_host and (path == "/" + ep_prefix or path.startswith(f"/{ep_prefix}/")):
-        path = path[len(ep_prefix) + 1:]
+        path = path[len(ep_prefix) + 1 :]
     segments = [s for s in path.split("/") if s]
     shown = f"{split.scheme}://{split.netloc}{split.path}"
     return _from_segments(segments, shown)
@@ -283,7 +294,7 @@ def _from_bare(text: str) -> ModelRef:
         segments = [s for s in repo_part.split("/") if s]
         rev = unquote(rev_part)
         m = re.match(r"^refs/(?:pr/\d+|convert/[\w.-]+)", rev)
-        revision, rest = (m.group(), rev[m.end():].lstrip("/")) if m else (rev.split("/", 1) + [""])[:2]
+        revision, rest = (m.group(), rev[m.end() :].lstrip("/")) if m else (rev.split("/", 1) + [""])[:2]
         if not revision:
             raise InputError(f"{text!r}: nothing after '@'; write org/name@revision")
     else:
@@ -342,8 +353,9 @@ def hub_cache_dir() -> Path:
     cache = env.get("HF_HUB_CACHE") or env.get("HUGGINGFACE_HUB_CACHE")
     if cache:
         return Path(cache).expanduser()
-    home = env.get("HF_HOME") or os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"),
-                                                "huggingface")
+    home = env.get("HF_HOME") or os.path.join(
+        env.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "huggingface"
+    )
     return Path(home).expanduser() / "hub"
 
 
@@ -376,8 +388,9 @@ def _is_transport_error(exc: BaseException) -> bool:
     return isinstance(exc, (httpx2.TransportError, OfflineModeIsEnabled, ConnectionError, TimeoutError))
 
 
-def _map_error(exc: BaseException, *, repo_id: str, revision: str | None, filename: str | None,
-               repo_type: str = "model") -> CompareError:
+def _map_error(
+    exc: BaseException, *, repo_id: str, revision: str | None, filename: str | None, repo_type: str = "model"
+) -> CompareError:
     """huggingface_hub's exceptions to ours, with text that says what to do (and never the token)."""
     from huggingface_hub import errors as hf
 
@@ -389,31 +402,44 @@ def _map_error(exc: BaseException, *, repo_id: str, revision: str | None, filena
         return exc
     if isinstance(exc, hf.GatedRepoError):
         page = f"{settings.hf_endpoint()}/{'datasets/' if repo_type == 'dataset' else ''}{repo_id}"
-        msg = (f"{label} is gated: accept its terms on the Hub ({page}) and set HF_TOKEN "
-               "(in the app: the sidebar's Hub token field, kept for this session only)")
+        msg = (
+            f"{label} is gated: accept its terms on the Hub ({page}) and set HF_TOKEN "
+            "(in the app: the sidebar's Hub token field, kept for this session only)"
+        )
         if has_token:
             msg += "; the token given has not been granted access yet"
         return GatedRepoError(_scrub(msg))
     if isinstance(exc, hf.RepositoryNotFoundError):
-        hint = "check the name, and that HF_TOKEN can read it if it is private" if has_token else \
-            "check the name, or set HF_TOKEN if it is private (in the app: the sidebar's Hub token field)"
+        hint = (
+            "check the name, and that HF_TOKEN can read it if it is private"
+            if has_token
+            else "check the name, or set HF_TOKEN if it is private (in the app: the sidebar's Hub token field)"
+        )
         return RepoNotFoundError(_scrub(f"{kind} {repo_id} not found on {host}; {hint}"))
     if isinstance(exc, hf.RevisionNotFoundError):
-        return RevisionNotFoundError(_scrub(
-            f"revision {revision!r} not found in {kind} {repo_id}; use a branch, a tag or a full commit sha"))
+        return RevisionNotFoundError(
+            _scrub(f"revision {revision!r} not found in {kind} {repo_id}; use a branch, a tag or a full commit sha")
+        )
     if isinstance(exc, hf.RemoteEntryNotFoundError):
         return EntryNotFoundError(_scrub(f"{label} has no {filename}"))
     if isinstance(exc, hf.FileMetadataError) or isinstance(exc.__cause__, hf.FileMetadataError):
-        return HubError(_scrub(f"{host} does not look like a Hugging Face Hub (no commit or ETag headers); "
-                               "check HF_ENDPOINT"))
+        return HubError(
+            _scrub(f"{host} does not look like a Hugging Face Hub (no commit or ETag headers); check HF_ENDPOINT")
+        )
     if isinstance(exc, hf.LocalEntryNotFoundError) or _is_transport_error(exc):
         if settings.hf_offline() or isinstance(exc, hf.OfflineModeIsEnabled):
-            return OfflineError(_scrub(
-                f"offline (HF_HUB_OFFLINE is set) and {filename or 'the file'} of {label} is not in the local "
-                f"cache ({hub_cache_dir()}); unset HF_HUB_OFFLINE to download it"))
-        return OfflineError(_scrub(
-            f"could not reach {host} and {filename or 'the file'} of {label} is not in the local cache; "
-            "check the network, or HF_ENDPOINT if you use a mirror"))
+            return OfflineError(
+                _scrub(
+                    f"offline (HF_HUB_OFFLINE is set) and {filename or 'the file'} of {label} is not in the local "
+                    f"cache ({hub_cache_dir()}); unset HF_HUB_OFFLINE to download it"
+                )
+            )
+        return OfflineError(
+            _scrub(
+                f"could not reach {host} and {filename or 'the file'} of {label} is not in the local cache; "
+                "check the network, or HF_ENDPOINT if you use a mirror"
+            )
+        )
     if isinstance(exc, hf.HfHubHTTPError):
         status = exc.response.status_code if exc.response is not None else None
         if status == 401:
@@ -427,8 +453,14 @@ def _download(repo_id: str, filename: str, *, revision: str | None, repo_type: s
 
     try:
         path = hf_hub_download(
-            repo_id, filename, repo_type=repo_type, revision=revision, cache_dir=hub_cache_dir(),
-            endpoint=settings.hf_endpoint(), token=_token(), local_files_only=local_only,
+            repo_id,
+            filename,
+            repo_type=repo_type,
+            revision=revision,
+            cache_dir=hub_cache_dir(),
+            endpoint=settings.hf_endpoint(),
+            token=_token(),
+            local_files_only=local_only,
             library_name="specdraft-compare",
         )
     except Exception as exc:  # noqa: BLE001 - every failure becomes one of ours
@@ -450,8 +482,14 @@ def _reachable_metadata(repo_id: str, filename: str, *, revision: str | None, re
     return int(meta.size or 0)
 
 
-def download_file(repo_id: str, filename: str, *, revision: str | None = None, repo_type: str = "model",
-                  cap: limits.Cap | None = limits.CONFIG_BYTES) -> Path:
+def download_file(
+    repo_id: str,
+    filename: str,
+    *,
+    revision: str | None = None,
+    repo_type: str = "model",
+    cap: limits.Cap | None = limits.CONFIG_BYTES,
+) -> Path:
     """Path of one repo file in the local Hub cache, downloading it if needed (honours HF_HUB_OFFLINE).
 
     A file larger than ``cap`` (by the size the Hub states) is refused before it is downloaded;
@@ -460,8 +498,11 @@ def download_file(repo_id: str, filename: str, *, revision: str | None = None, r
     if repo_type not in ("model", "dataset"):
         raise InputError(f"repo type must be 'model' or 'dataset', not {repo_type!r}")
     _validate_repo_id(repo_id, repo_id)
-    size = None if settings.hf_offline() else _reachable_metadata(
-        repo_id, filename, revision=revision, repo_type=repo_type)
+    size = (
+        None
+        if settings.hf_offline()
+        else _reachable_metadata(repo_id, filename, revision=revision, repo_type=repo_type)
+    )
     if cap is not None and size and size > cap.value():
         raise cap.refuse(f"{filename} of {_label(repo_id, revision, repo_type)}", seen=limits.human_bytes(size))
     return _download(repo_id, filename, revision=revision, repo_type=repo_type, local_only=size is None)
@@ -478,7 +519,8 @@ def _read_config(path: Path, shown: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); fix the file or "
-            "pick another revision") from None
+            "pick another revision"
+        ) from None
     except UnicodeDecodeError:
         raise ConfigError(f"{shown} is not UTF-8 text; it cannot be a model config") from None
     except OSError as exc:
@@ -490,10 +532,13 @@ def _read_config(path: Path, shown: str) -> dict[str, Any]:
 
 def _dims(shape: Any, name: str, shown: str) -> tuple[int, ...]:
     """A safetensors shape: a list of non-negative integers (bool is not an integer here)."""
-    if not isinstance(shape, (list, tuple)) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0
-                                                      for d in shape):
-        raise ConfigError(f"{shown}: tensor {name!r} has shape {str(shape)[:80]}; a safetensors shape is a list of "
-                          "non-negative integers, so this is not a valid safetensors file")
+    if not isinstance(shape, (list, tuple)) or not all(
+        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
+    ):
+        raise ConfigError(
+            f"{shown}: tensor {name!r} has shape {str(shape)[:80]}; a safetensors shape is a list of "
+            "non-negative integers, so this is not a valid safetensors file"
+        )
     return tuple(shape)
 
 
@@ -509,12 +554,20 @@ def safetensors_entries(header: dict[str, Any], shown: str, data_size: int | Non
         if not isinstance(info["dtype"], str):
             raise ConfigError(f"{shown}: tensor {name!r} has a dtype that is not a string")
         offsets = info.get("data_offsets")
-        if data_size is not None and offsets is not None and not (
-                isinstance(offsets, (list, tuple)) and len(offsets) == 2
+        if (
+            data_size is not None
+            and offsets is not None
+            and not (
+                isinstance(offsets, (list, tuple))
+                and len(offsets) == 2
                 and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
-                and 0 <= offsets[0] <= offsets[1] <= data_size):
-            raise ConfigError(f"{shown}: tensor {name!r} has data_offsets {str(offsets)[:80]} outside the file's "
-                              f"{data_size:,}-byte data section; the file is truncated or not safetensors")
+                and 0 <= offsets[0] <= offsets[1] <= data_size
+            )
+        ):
+            raise ConfigError(
+                f"{shown}: tensor {name!r} has data_offsets {str(offsets)[:80]} outside the file's "
+                f"{data_size:,}-byte data section; the file is truncated or not safetensors"
+            )
         out[name] = (dims, info["dtype"])
     return out
 
@@ -547,8 +600,9 @@ def read_safetensors_header(path: Path) -> SafetensorsHeader:
     try:
         header = limits.loads(raw.decode("utf-8"), f"the safetensors header of {path}")
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise ConfigError(f"{path} does not start with a JSON safetensors header (not valid JSON); is it really "
-                          "safetensors?") from None
+        raise ConfigError(
+            f"{path} does not start with a JSON safetensors header (not valid JSON); is it really safetensors?"
+        ) from None
     if not isinstance(header, dict):
         raise ConfigError(f"{path} has a safetensors header that is not a JSON object")
     return safetensors_entries(header, str(path), size - 8 - length)
@@ -561,8 +615,9 @@ def _safetensors_targets(files: list[str], prefix: str) -> tuple[list[str], str 
         return [single], None
     if index in files:
         return [], index
-    return sorted(f for f in files if f.startswith(prefix) and "/" not in f[len(prefix):]
-                  and f.endswith(".safetensors")), None
+    return sorted(
+        f for f in files if f.startswith(prefix) and "/" not in f[len(prefix) :] and f.endswith(".safetensors")
+    ), None
 
 
 def _local_header(folder: Path) -> SafetensorsHeader | None:
@@ -592,11 +647,23 @@ def _fetch_local(ref: ModelRef, *, with_card: bool, with_header: bool) -> Fetche
     if with_card and readme.is_file():
         card = limits.read_file_capped(readme, str(readme), limits.CONFIG_BYTES).decode("utf-8", "replace")
     header = _local_header(folder) if with_header else None
-    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()
-                   and ".cache" not in p.relative_to(folder).parts)[:5000]
+    files = sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and ".cache" not in p.relative_to(folder).parts
+    )[:5000]
     label = folder.name if not ref.filename or ref.filename == "config.json" else f"{folder.name}/{ref.filename}"
-    return FetchedModel(ref=ref, repo_id=None, revision=None, commit_sha=None, config=config, card=card,
-                        safetensors_header=header, files=files, source_label=label)
+    return FetchedModel(
+        ref=ref,
+        repo_id=None,
+        revision=None,
+        commit_sha=None,
+        config=config,
+        card=card,
+        safetensors_header=header,
+        files=files,
+        source_label=label,
+    )
 
 
 class _NotSafetensors(Exception):
@@ -626,8 +693,14 @@ def _get_range(url: str, start: int, end: int, subject: str) -> tuple[bytes, int
             if len(buf) >= want or (response.status_code >= 400 and len(buf) >= 65536):
                 break
         if response.status_code >= 400:
-            hf_raise_for_status(httpx2.Response(response.status_code, headers=response.headers,
-                                                content=bytes(buf[:65536]), request=response.request))
+            hf_raise_for_status(
+                httpx2.Response(
+                    response.status_code,
+                    headers=response.headers,
+                    content=bytes(buf[:65536]),
+                    request=response.request,
+                )
+            )
         total = None
         match = re.search(r"/(\d+)$", response.headers.get("content-range") or "")
         if match:
@@ -652,7 +725,7 @@ def _remote_safetensors_header(repo_id: str, name: str, revision: str | None) ->
         raise cap.refuse(f"the safetensors header of {shown}", seen=limits.human_bytes(length))
     if total is not None and length > total - 8:
         raise ConfigError(f"{shown} has an impossible safetensors header length ({length} bytes)")
-    raw = first[8:8 + length] if length <= len(first) - 8 else _get_range(url, 8, length + 7, shown)[0]
+    raw = first[8 : 8 + length] if length <= len(first) - 8 else _get_range(url, 8, length + 7, shown)[0]
     if len(raw) < length:
         raise _NotSafetensors(name)
     try:
@@ -664,8 +737,9 @@ def _remote_safetensors_header(repo_id: str, name: str, revision: str | None) ->
     return safetensors_entries(header, shown, None if total is None else total - 8 - length)
 
 
-def _remote_header(repo_id: str, revision: str | None, files: list[str] | None, prefix: str
-                   ) -> SafetensorsHeader | None:
+def _remote_header(
+    repo_id: str, revision: str | None, files: list[str] | None, prefix: str
+) -> SafetensorsHeader | None:
     """Safetensors headers by range requests (huggingface_hub's parse_safetensors_file_metadata).
 
     Composed here rather than via ``get_safetensors_metadata`` because that downloads the shard index
@@ -766,8 +840,9 @@ def fetch_model(text: str | ModelRef, *, with_card: bool = True, with_header: bo
     if with_card and (listing is None or "README.md" in listing):
         try:
             readme = _download(repo_id, "README.md", revision=pinned, repo_type="model", local_only=local_only)
-            card = limits.read_file_capped(readme, f"README.md of {_label(repo_id, pinned)}",
-                                           limits.CONFIG_BYTES).decode("utf-8", "replace")
+            card = limits.read_file_capped(
+                readme, f"README.md of {_label(repo_id, pinned)}", limits.CONFIG_BYTES
+            ).decode("utf-8", "replace")
         except (EntryNotFoundError, OfflineError):
             card = None
 
@@ -775,8 +850,17 @@ def fetch_model(text: str | ModelRef, *, with_card: bool = True, with_header: bo
     if with_header and not local_only:  # offline: shapes would need the weights' headers, which are not cached
         header = _remote_header(repo_id, pinned, listing, prefix)
     label = f"{repo_id}@{commit[:7]}" if commit else _label(repo_id, ref.revision)
-    return FetchedModel(ref=ref, repo_id=repo_id, revision=ref.revision, commit_sha=commit, config=config, card=card,
-                        safetensors_header=header, files=files, source_label=label)
+    return FetchedModel(
+        ref=ref,
+        repo_id=repo_id,
+        revision=ref.revision,
+        commit_sha=commit,
+        config=config,
+        card=card,
+        safetensors_header=header,
+        files=files,
+        source_label=label,
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -816,8 +900,9 @@ def dataset_info_rows(repo_id: str, revision: str | None = None) -> dict[str, di
             info = _api().dataset_info(repo_id, revision=revision, expand=["cardData"], token=_token())
         except Exception as exc:  # noqa: BLE001
             if not _is_transport_error(exc):
-                raise _map_error(exc, repo_id=repo_id, revision=revision, filename="README.md",
-                                 repo_type="dataset") from None
+                raise _map_error(
+                    exc, repo_id=repo_id, revision=revision, filename="README.md", repo_type="dataset"
+                ) from None
         else:
             card = info.card_data.to_dict() if info.card_data is not None else None
             return _rows_from_card(card)
@@ -834,9 +919,16 @@ PARQUET_EXPORT_REVISION = "refs/convert/parquet"
 """Where the Hub keeps its automatic Parquet conversion of a dataset (one folder per config)."""
 
 _SPLIT_ALIASES = {
-    "train": "train", "training": "train",
-    "validation": "validation", "valid": "validation", "val": "validation", "dev": "validation",
-    "test": "test", "testing": "test", "eval": "test", "evaluation": "test",
+    "train": "train",
+    "training": "train",
+    "validation": "validation",
+    "valid": "validation",
+    "val": "validation",
+    "dev": "validation",
+    "test": "test",
+    "testing": "test",
+    "eval": "test",
+    "evaluation": "test",
 }
 _FOOTER_BLOCK = 64 * 1024  # pyarrow asks for the last 64 KiB first; a larger block would fetch data pages
 
@@ -863,7 +955,7 @@ def _export_split_of(path: str, config: str | None) -> str | None:
     if len(parts) < 3 or (parts[0] != (config or "default")):
         return None
     split = parts[1]
-    return split[len("partial-"):] if split.startswith("partial-") else split
+    return split[len("partial-") :] if split.startswith("partial-") else split
 
 
 def _parquet_listing(repo_id: str, revision: str | None) -> list[tuple[str, int]]:
@@ -871,14 +963,16 @@ def _parquet_listing(repo_id: str, revision: str | None) -> list[tuple[str, int]
     from huggingface_hub import errors as hf
 
     try:
-        entries = list(_api().list_repo_tree(repo_id, repo_type="dataset", revision=revision, recursive=True,
-                                             token=_token()))
+        entries = list(
+            _api().list_repo_tree(repo_id, repo_type="dataset", revision=revision, recursive=True, token=_token())
+        )
     except hf.RevisionNotFoundError:
         if revision == PARQUET_EXPORT_REVISION:
             return []
         raise
-    return sorted((e.path, int(e.size)) for e in entries
-                  if getattr(e, "size", None) is not None and e.path.endswith(".parquet"))
+    return sorted(
+        (e.path, int(e.size)) for e in entries if getattr(e, "size", None) is not None and e.path.endswith(".parquet")
+    )
 
 
 def _footer_rows(fs: Any, repo_id: str, revision: str | None, path: str) -> int:
@@ -886,16 +980,18 @@ def _footer_rows(fs: Any, repo_id: str, revision: str | None, path: str) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    with fs.open(f"datasets/{repo_id}/{path}", "rb", revision=revision, block_size=_FOOTER_BLOCK,
-                 cache_type="readahead") as fh:
+    with fs.open(
+        f"datasets/{repo_id}/{path}", "rb", revision=revision, block_size=_FOOTER_BLOCK, cache_type="readahead"
+    ) as fh:
         try:
             return int(pq.ParquetFile(fh).metadata.num_rows)
         except pa.ArrowException as exc:
             raise DataError(f"{path} in dataset {repo_id} is not a readable Parquet file ({exc})") from None
 
 
-def parquet_rows(repo_id: str, *, revision: str | None = None, split: str | None = None,
-                 config: str | None = None) -> dict[str, int] | None:
+def parquet_rows(
+    repo_id: str, *, revision: str | None = None, split: str | None = None, config: str | None = None
+) -> dict[str, int] | None:
     """Rows per split summed from Parquet footers, without downloading data; None if the Hub cannot tell.
 
     The repo's own ``.parquet`` data files count first; a repo without any falls back to the Hub's
@@ -936,8 +1032,9 @@ def parquet_rows(repo_id: str, *, revision: str | None = None, split: str | None
     except CompareError:
         raise
     except Exception as exc:  # noqa: BLE001 - huggingface_hub/pyarrow failures become ours
-        raise _map_error(exc, repo_id=repo_id, revision=revision, filename="Parquet footers",
-                         repo_type="dataset") from None
+        raise _map_error(
+            exc, repo_id=repo_id, revision=revision, filename="Parquet footers", repo_type="dataset"
+        ) from None
     rows: dict[str, int] = {}
     for (name, _path), n in zip(jobs, counts):
         rows[name] = rows.get(name, 0) + n
@@ -984,8 +1081,11 @@ def _hub_url(value: str) -> bool:
             their_port = parts.port
         except ValueError:
             return False
-        return (parts.scheme in ("http", "https") and _bare_host(parts.hostname or "") == _bare_host(host)
-                and their_port == port)
+        return (
+            parts.scheme in ("http", "https")
+            and _bare_host(parts.hostname or "") == _bare_host(host)
+            and their_port == port
+        )
     return not (text.startswith(("/", "~")) or (len(text) > 1 and text[1] == ":"))  # not an absolute local path
 
 
@@ -1009,17 +1109,21 @@ def check_data_files(card: dict[str, Any] | None, shown: str) -> None:
     entries += _strings((card or {}).get("data_files"))
     for entry in entries:
         if not _hub_url(entry):
-            raise InputError(f"{shown}: its dataset card points data_files at {_mask_userinfo(entry)[:200]!r}, which is "
-                             f"not a file on {endpoint_host()}; only files on the Hub endpoint are read, so nothing "
-                             "was fetched")
+            raise InputError(
+                f"{shown}: its dataset card points data_files at {_mask_userinfo(entry)[:200]!r}, which is "
+                f"not a file on {endpoint_host()}; only files on the Hub endpoint are read, so nothing "
+                "was fetched"
+            )
 
 
 def check_data_file_urls(repo_id: str, urls: list[str]) -> None:
     """Second check, on the files ``datasets`` resolved: every one must be on the Hub (hf:// or the endpoint)."""
     for url in urls:
         if not _hub_url(url) or not url.startswith(("hf://", settings.hf_endpoint())):
-            raise InputError(f"dataset {repo_id} resolves a data file at {_mask_userinfo(url)[:200]!r}, which is not "
-                             f"on {endpoint_host()}; only files on the Hub endpoint are read")
+            raise InputError(
+                f"dataset {repo_id} resolves a data file at {_mask_userinfo(url)[:200]!r}, which is not "
+                f"on {endpoint_host()}; only files on the Hub endpoint are read"
+            )
 
 
 def check_dataset_card(repo_id: str, revision: str | None = None) -> None:
@@ -1031,8 +1135,9 @@ def check_dataset_card(repo_id: str, revision: str | None = None) -> None:
             info = _api().dataset_info(repo_id, revision=revision, expand=["cardData"], token=_token())
         except Exception as exc:  # noqa: BLE001
             if not _is_transport_error(exc):
-                raise _map_error(exc, repo_id=repo_id, revision=revision, filename="README.md",
-                                 repo_type="dataset") from None
+                raise _map_error(
+                    exc, repo_id=repo_id, revision=revision, filename="README.md", repo_type="dataset"
+                ) from None
         else:
             card = info.card_data.to_dict() if info.card_data is not None else None
             check_data_files(card, f"dataset {repo_id}")

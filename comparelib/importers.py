@@ -24,18 +24,49 @@ SGLANG = "sglang.bench_serving"
 VLLM = "vllm bench serve"
 
 # keys only one of the two tools writes (both write completed, output_throughput, *_ttft_ms, ...)
-SGLANG_ONLY = frozenset({
-    "total_output_tokens_retokenized", "total_throughput", "input_throughput", "mean_e2e_latency_ms",
-    "median_e2e_latency_ms", "p99_e2e_latency_ms", "std_e2e_latency_ms", "accept_length", "server_info",
-    "concurrency", "total_input_text_tokens", "total_input_vision_tokens", "sharegpt_output_len",
-    "random_range_ratio", "dataset_name",
-})
-VLLM_ONLY = frozenset({
-    "endpoint_type", "total_token_throughput", "failed", "model_id", "tokenizer_id", "num_prompts", "burstiness",
-    "request_goodput", "mean_e2el_ms", "median_e2el_ms", "p99_e2el_ms", "date", "latencies", "start_times",
-    "spec_decode_acceptance_length", "spec_decode_acceptance_rate", "spec_decode_num_drafts",
-    "spec_decode_per_position_acceptance_rates", "max_concurrent_requests", "rtfx",
-})
+SGLANG_ONLY = frozenset(
+    {
+        "total_output_tokens_retokenized",
+        "total_throughput",
+        "input_throughput",
+        "mean_e2e_latency_ms",
+        "median_e2e_latency_ms",
+        "p99_e2e_latency_ms",
+        "std_e2e_latency_ms",
+        "accept_length",
+        "server_info",
+        "concurrency",
+        "total_input_text_tokens",
+        "total_input_vision_tokens",
+        "sharegpt_output_len",
+        "random_range_ratio",
+        "dataset_name",
+    }
+)
+VLLM_ONLY = frozenset(
+    {
+        "endpoint_type",
+        "total_token_throughput",
+        "failed",
+        "model_id",
+        "tokenizer_id",
+        "num_prompts",
+        "burstiness",
+        "request_goodput",
+        "mean_e2el_ms",
+        "median_e2el_ms",
+        "p99_e2el_ms",
+        "date",
+        "latencies",
+        "start_times",
+        "spec_decode_acceptance_length",
+        "spec_decode_acceptance_rate",
+        "spec_decode_num_drafts",
+        "spec_decode_per_position_acceptance_rates",
+        "max_concurrent_requests",
+        "rtfx",
+    }
+)
 REQUIRED = ("completed", "output_throughput")
 
 _EXPECTED = (
@@ -96,8 +127,13 @@ def detect_format(record: Mapping[str, Any]) -> str:
 
 def _percentiles(record: Mapping[str, Any], metric: str) -> dict[str, float]:
     out = {}
-    for name, key in (("mean", f"mean_{metric}_ms"), ("p50", f"median_{metric}_ms"), ("p90", f"p90_{metric}_ms"),
-                      ("p95", f"p95_{metric}_ms"), ("p99", f"p99_{metric}_ms")):
+    for name, key in (
+        ("mean", f"mean_{metric}_ms"),
+        ("p50", f"median_{metric}_ms"),
+        ("p90", f"p90_{metric}_ms"),
+        ("p95", f"p95_{metric}_ms"),
+        ("p99", f"p99_{metric}_ms"),
+    ):
         value = _num(record.get(key))
         if value is not None:
             out[name] = value
@@ -215,27 +251,40 @@ def _request_rows(record: Mapping[str, Any]) -> list[dict]:
         if e2e is None and ok:
             e2e = ttft + sum(gaps)
         tpot = (e2e - ttft) / (out - 1) if ok and e2e is not None and out is not None and out > 1 else None
-        rows.append({
-            "index": i,
-            "ok": bool(ok),
-            "error": (str(err) if err else (None if ok else "failed (no first token)")),
-            "started_at": _num(at("start_times", i)),
-            "prompt_tokens": _int(at("input_lens", i)),
-            "output_tokens": out,
-            "ttft_s": ttft if ok else None,
-            "e2e_s": e2e if ok else None,
-            "tpot_s": tpot,
-            "n_chunks": (len(gaps) + 1) if ok else 0,
-            "chunk_gaps_s": gaps,
-            "spec_verify_ct": None,
-            "accept_length": None,
-        })
+        rows.append(
+            {
+                "index": i,
+                "ok": bool(ok),
+                "error": (str(err) if err else (None if ok else "failed (no first token)")),
+                "started_at": _num(at("start_times", i)),
+                "prompt_tokens": _int(at("input_lens", i)),
+                "output_tokens": out,
+                "ttft_s": ttft if ok else None,
+                "e2e_s": e2e if ok else None,
+                "tpot_s": tpot,
+                "n_chunks": (len(gaps) + 1) if ok else 0,
+                "chunk_gaps_s": gaps,
+                "spec_verify_ct": None,
+                "accept_length": None,
+            }
+        )
     return rows
 
 
 _PARAM_KEYS = (
-    "backend", "dataset_name", "request_rate", "max_concurrency", "num_prompts", "random_input_len",
-    "random_output_len", "random_range_ratio", "sharegpt_output_len", "burstiness", "tag", "label", "date",
+    "backend",
+    "dataset_name",
+    "request_rate",
+    "max_concurrency",
+    "num_prompts",
+    "random_input_len",
+    "random_output_len",
+    "random_range_ratio",
+    "sharegpt_output_len",
+    "burstiness",
+    "tag",
+    "label",
+    "date",
 )
 
 
@@ -250,7 +299,12 @@ def _created_at(record: Mapping[str, Any]) -> datetime | None:
 
 
 def import_record(
-    store: Store, record: Mapping[str, Any], *, source: str, labels: Sequence[str] = (), group: str | None = None,
+    store: Store,
+    record: Mapping[str, Any],
+    *,
+    source: str,
+    labels: Sequence[str] = (),
+    group: str | None = None,
     spec: Mapping[str, Any] | None = None,
 ) -> int:
     """One run object into the store as kind="imported"; returns its run id."""
@@ -267,8 +321,14 @@ def import_record(
     if fmt == VLLM and record.get("spec_decode_acceptance_length") is not None:
         notes["accept_length_source"] = "vLLM /metrics counter delta over the run: 1 + accepted / drafts"
     run_id = store.start_run(
-        endpoint=f"imported: {Path(source).name}", server_config=cfg, labels=all_labels, params=params,
-        group=group, kind="imported", notes=notes, created_at=_created_at(record),
+        endpoint=f"imported: {Path(source).name}",
+        server_config=cfg,
+        labels=all_labels,
+        params=params,
+        group=group,
+        kind="imported",
+        notes=notes,
+        created_at=_created_at(record),
     )
     store.add_requests(run_id, rows)
     info = _server_info(record)
@@ -279,7 +339,11 @@ def import_record(
 
 
 def import_file(
-    store: Store, path: str | Path, *, labels: Sequence[str] = (), group: str | None = None,
+    store: Store,
+    path: str | Path,
+    *,
+    labels: Sequence[str] = (),
+    group: str | None = None,
     spec: Mapping[str, Any] | None = None,
 ) -> list[int]:
     """Every run in a sglang.bench_serving JSONL or vllm bench serve JSON file; returns the new run ids.

@@ -43,8 +43,10 @@ class Cap:
         try:
             value = _parse_amount(raw)
         except ValueError:
-            raise LimitError(f"{self.env}={raw!r} is not a number; give {self.what} as an integer "
-                             f"({'bytes, e.g. 64MiB' if self.unit == 'bytes' else self.unit})") from None
+            raise LimitError(
+                f"{self.env}={raw!r} is not a number; give {self.what} as an integer "
+                f"({'bytes, e.g. 64MiB' if self.unit == 'bytes' else self.unit})"
+            ) from None
         if value <= 0:
             raise LimitError(f"{self.env} must be positive, got {raw!r}")
         if len(_PARSED) < 256:
@@ -58,8 +60,10 @@ class Cap:
     def refuse(self, subject: str, *, value: int | None = None, seen: str | None = None) -> LimitError:
         """The one message for this cap: what went over, the cap, and how to raise it."""
         over = f" ({seen})" if seen else ""
-        return LimitError(f"{subject} exceeds the {self.what} cap of {self.shown(value)}{over}; if the input is "
-                          f"trusted, raise it with the environment variable {self.env}")
+        return LimitError(
+            f"{subject} exceeds the {self.what} cap of {self.shown(value)}{over}; if the input is "
+            f"trusted, raise it with the environment variable {self.env}"
+        )
 
 
 _PARSED: dict[str, int] = {}  # environment text -> bytes: caps are read per row, parsed once
@@ -106,9 +110,21 @@ RESPONSE_BYTES = Cap("SPECDRAFT_MAX_RESPONSE_BYTES", 16 * MiB, "HTTP response si
 SSE_LINE_BYTES = Cap("SPECDRAFT_MAX_SSE_LINE_BYTES", 4 * MiB, "streamed event size")
 """One line of a server-sent-event stream."""
 
-ALL: tuple[Cap, ...] = (ROW_BYTES, DOCUMENT_BYTES, CONFIG_BYTES, TEMPLATE_BYTES, RENDER_BYTES, RENDER_SECONDS,
-                        DECOMPRESSED_BYTES, COMPRESSION_RATIO, JSON_DEPTH, SAFETENSORS_HEADER_BYTES, UPLOAD_BYTES,
-                        RESPONSE_BYTES, SSE_LINE_BYTES)
+ALL: tuple[Cap, ...] = (
+    ROW_BYTES,
+    DOCUMENT_BYTES,
+    CONFIG_BYTES,
+    TEMPLATE_BYTES,
+    RENDER_BYTES,
+    RENDER_SECONDS,
+    DECOMPRESSED_BYTES,
+    COMPRESSION_RATIO,
+    JSON_DEPTH,
+    SAFETENSORS_HEADER_BYTES,
+    UPLOAD_BYTES,
+    RESPONSE_BYTES,
+    SSE_LINE_BYTES,
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,8 +225,9 @@ async def aread_capped(stream: Any, subject: str, cap: Cap = RESPONSE_BYTES) -> 
     return b"".join(parts)
 
 
-async def aiter_chunk_lines(chunks: AsyncIterator[bytes], subject: str,
-                            cap: Cap = SSE_LINE_BYTES) -> AsyncIterator[bytes]:
+async def aiter_chunk_lines(
+    chunks: AsyncIterator[bytes], subject: str, cap: Cap = SSE_LINE_BYTES
+) -> AsyncIterator[bytes]:
     """``iter_chunk_lines`` for async chunk iterators (aiohttp's ``content.iter_any()``)."""
     limit = cap.value()
     buf = bytearray()
@@ -255,8 +272,10 @@ class DecompressionGuard:
             raise DECOMPRESSED_BYTES.refuse(f"{self._subject} (decompressed)", value=self._abs)
         if self.produced > self._rel:
             raise COMPRESSION_RATIO.refuse(
-                f"{self._subject} (decompressed)", value=self._ratio,
-                seen=f"{human_bytes(self.produced)} so far from {human_bytes(self._compressed)} compressed")
+                f"{self._subject} (decompressed)",
+                value=self._ratio,
+                seen=f"{human_bytes(self.produced)} so far from {human_bytes(self._compressed)} compressed",
+            )
         return data
 
     def read(self, n: int = -1) -> bytes:
@@ -301,8 +320,10 @@ def open_maybe_compressed(path: Any, subject: str | None = None) -> Any:
         try:
             import zstandard  # type: ignore[import-not-found]
         except ImportError:
-            raise LimitError(f"{shown} is zstd-compressed and the zstandard package is not installed: "
-                             "pip install zstandard, or decompress the file first") from None
+            raise LimitError(
+                f"{shown} is zstd-compressed and the zstandard package is not installed: "
+                "pip install zstandard, or decompress the file first"
+            ) from None
         raw = open(name, "rb")  # noqa: SIM115 - closed through the guard
         reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
         import io

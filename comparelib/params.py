@@ -21,8 +21,23 @@ MEMORY_DTYPES: dict[str, int] = {"bf16": 2, "fp8": 1, "fp32": 4}
 
 # bytes per element of safetensors dtypes (buffers keep their own dtype whatever the weights use)
 DTYPE_BYTES: dict[str, float] = {
-    "F64": 8, "F32": 4, "F16": 2, "BF16": 2, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "F4": 0.5,
-    "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U64": 8, "U32": 4, "U16": 2, "U8": 1, "BOOL": 1,
+    "F64": 8,
+    "F32": 4,
+    "F16": 2,
+    "BF16": 2,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+    "F8_E8M0": 1,
+    "F4": 0.5,
+    "I64": 8,
+    "I32": 4,
+    "I16": 2,
+    "I8": 1,
+    "U64": 8,
+    "U32": 4,
+    "U16": 2,
+    "U8": 1,
+    "BOOL": 1,
 }
 
 
@@ -40,7 +55,9 @@ class ParamCount:
     buffers: int  # d2t / t2d elements: stored, not parameters
     stored: int  # parameter elements a checkpoint from this producer actually holds
     shared_with_target: int = 0  # parameters that are the target's own weights (not extra memory)
-    mtp: int = 0  # parameters of a target's MTP module(s): included in total (the checkpoint stores them), not in active
+    mtp: int = (
+        0  # parameters of a target's MTP module(s): included in total (the checkpoint stores them), not in active
+    )
 
 
 @dataclass
@@ -204,7 +221,7 @@ def _candidates(name: str) -> Iterable[str]:
     yield name
     for src, dst in _PREFIX_REWRITES:
         if name.startswith(src):
-            yield dst + name[len(src):]
+            yield dst + name[len(src) :]
 
 
 def _why_absent(spec: ModelSpec, t: TensorSpec) -> str:
@@ -245,8 +262,12 @@ def reconcile(spec: ModelSpec, header: Header) -> CheckpointReport:
             if base in _BUFFER_NAMES or raw_name in _BUFFER_NAMES:
                 buffer_elements += numel
                 if spec.draft_vocab_size is not None and spec.draft_vocab_size == spec.vocab_size:
-                    ignored.append((raw_name, "vocabulary map although draft_vocab_size equals vocab_size "
-                                              "(identity mapping; harmless)"))
+                    ignored.append(
+                        (
+                            raw_name,
+                            "vocabulary map although draft_vocab_size equals vocab_size (identity mapping; harmless)",
+                        )
+                    )
                 else:
                     unexpected.append((raw_name, "vocabulary-map buffer this config does not call for"))
                 continue

@@ -43,7 +43,8 @@ def resolve_user_path(text: str | os.PathLike[str], what: str = "path") -> Path:
         return Path(real)
     raise OutsideDataRootError(
         f"{what} {raw!r} is outside the data root {root} (SPECDRAFT_DATA_ROOT): on this server only files under "
-        "it can be read; copy the file there or upload it")
+        "it can be read; copy the file there or upload it"
+    )
 
 
 def is_confined() -> bool:

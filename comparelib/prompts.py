@@ -20,8 +20,15 @@ Prompt = Union[str, list[Message]]
 
 BUNDLED_NAME = "bundled"
 _TEXT_KEYS = ("prompt", "text", "question", "instruction", "input", "query")
-_ROLE_MAP = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "model": "assistant",
-             "bot": "assistant", "system": "system"}
+_ROLE_MAP = {
+    "human": "user",
+    "user": "user",
+    "gpt": "assistant",
+    "assistant": "assistant",
+    "model": "assistant",
+    "bot": "assistant",
+    "system": "system",
+}
 
 
 def bundled_path() -> Path:
@@ -94,8 +101,10 @@ def load_prompts(path: str | Path | None = None, *, limit: int | None = None) ->
                 try:
                     row = limits.loads(line, f"{source.name} line {lineno}")
                 except ValueError as exc:
-                    raise DataError(f"{source.name} line {lineno} is not JSON ({getattr(exc, 'msg', exc)}); expected one JSON "
-                                    f"object per line with a 'prompt' or 'messages' field") from exc
+                    raise DataError(
+                        f"{source.name} line {lineno} is not JSON ({getattr(exc, 'msg', exc)}); expected one JSON "
+                        f"object per line with a 'prompt' or 'messages' field"
+                    ) from exc
                 prompt = prompt_from_row(row)
                 if prompt is not None:
                     prompts.append(prompt)
@@ -104,8 +113,10 @@ def load_prompts(path: str | Path | None = None, *, limit: int | None = None) ->
     except UnicodeDecodeError as exc:
         raise DataError(f"{source.name} is not UTF-8 text") from exc
     if not prompts:
-        raise DataError(f"no prompts in {source.name}: rows need a 'prompt'/'text' string or a "
-                        f"'messages'/'conversations' list ending in a user turn")
+        raise DataError(
+            f"no prompts in {source.name}: rows need a 'prompt'/'text' string or a "
+            f"'messages'/'conversations' list ending in a user turn"
+        )
     return prompts
 
 

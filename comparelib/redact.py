@@ -26,8 +26,19 @@ _SECRET_WORD = re.compile(
     r"|cookie|bearer|(^|[_\-.])auth($|[_\-.])|passphrase|passfile",
     re.IGNORECASE,
 )
-_HARMLESS_TOKEN_KEYS = {"bos_token", "eos_token", "pad_token", "unk_token", "sep_token", "cls_token", "mask_token",
-                        "chat_template_token", "image_token", "video_token", "audio_token"}
+_HARMLESS_TOKEN_KEYS = {
+    "bos_token",
+    "eos_token",
+    "pad_token",
+    "unk_token",
+    "sep_token",
+    "cls_token",
+    "mask_token",
+    "chat_template_token",
+    "image_token",
+    "video_token",
+    "audio_token",
+}
 
 # Values that are credentials on their own, wherever they appear in a text.
 _SECRET_VALUES = (
@@ -38,16 +49,23 @@ _SECRET_VALUES = (
 )
 # "Bearer X" anywhere; Basic/Token schemes only after "Authorization:" (plain prose says "token with ...").
 _BEARER = re.compile(r"\b(Bearer|Authorization:\s*(?:Basic|Token))\s+[A-Za-z0-9._~+/=\-]{4,}", re.IGNORECASE)
-_WHOLE_SECRET = re.compile(r"^(hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_\-]{8,}|(ghp|gho|ghs|ghu|github_pat)_[A-Za-z0-9_]{8,}"
-                           r"|Bearer\s+\S+)$", re.IGNORECASE)
+_WHOLE_SECRET = re.compile(
+    r"^(hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_\-]{8,}|(ghp|gho|ghs|ghu|github_pat)_[A-Za-z0-9_]{8,}"
+    r"|Bearer\s+\S+)$",
+    re.IGNORECASE,
+)
 _USERINFO_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@:?#]*):(?P<pw>[^\s/@]*)@")
 _USERINFO = re.compile(r"(://)[^/@\s]*@")
 # key=value (query strings, libpq conninfo, env assignments); quoted values may hold spaces.
-_PAIR = re.compile(r"(?<![\w.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*=\s*)"
-                   r"(?P<value>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s&;,'\"]+)")
+_PAIR = re.compile(
+    r"(?<![\w.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*=\s*)"
+    r"(?P<value>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s&;,'\"]+)"
+)
 # --flag value / --flag=value (launch commands)
-_FLAG = re.compile(r"(?<![\w\-])(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>[ \t]+|=)"
-                   r"(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)")
+_FLAG = re.compile(
+    r"(?<![\w\-])(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>[ \t]+|=)"
+    r"(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)"
+)
 
 
 def is_secret_key(key: Any) -> bool:
@@ -91,8 +109,7 @@ def mask_text(text: Any, *secrets: str | None) -> str:
     for secret in secrets:
         if secret and len(str(secret)) >= 3:
             out = out.replace(str(secret), PLACEHOLDER)
-    out = _USERINFO_PASSWORD.sub(lambda m: f"{m.group('head')}:{PLACEHOLDER}@" if m.group("pw") else m.group(0),
-                                 out)
+    out = _USERINFO_PASSWORD.sub(lambda m: f"{m.group('head')}:{PLACEHOLDER}@" if m.group("pw") else m.group(0), out)
     out = _PAIR.sub(_mask_pair, out)
     out = _FLAG.sub(_mask_flag, out)
     out = _BEARER.sub(lambda m: f"{m.group(1)} {PLACEHOLDER}", out)

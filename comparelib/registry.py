@@ -59,12 +59,17 @@ _BENCHMARK_ALIASES: dict[str, str] = {
     "unspecified": "unspecified",
 }
 
-_COUNT_RE = re.compile(
-    r"(\d+(?:\.\d+)?)\s*(k|thousand|m|million|b|billion|t|trillion)?\b", re.IGNORECASE
-)
+_COUNT_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(k|thousand|m|million|b|billion|t|trillion)?\b", re.IGNORECASE)
 _MULTIPLIERS = {
-    "": 1, "k": 1_000, "thousand": 1_000, "m": 1_000_000, "million": 1_000_000,
-    "b": 1_000_000_000, "billion": 1_000_000_000, "t": 1_000_000_000_000, "trillion": 1_000_000_000_000,
+    "": 1,
+    "k": 1_000,
+    "thousand": 1_000,
+    "m": 1_000_000,
+    "million": 1_000_000,
+    "b": 1_000_000_000,
+    "billion": 1_000_000_000,
+    "t": 1_000_000_000_000,
+    "trillion": 1_000_000_000_000,
 }
 
 
@@ -119,8 +124,12 @@ class Setting:
     def key(self) -> str:
         """A comparable string: results with the same key were measured the same way."""
         parts: list[str] = []
-        for label, value in (("steps", self.num_steps), ("topk", self.topk), ("draft", self.num_draft_tokens),
-                             ("bs", self.batch_size)):
+        for label, value in (
+            ("steps", self.num_steps),
+            ("topk", self.topk),
+            ("draft", self.num_draft_tokens),
+            ("bs", self.batch_size),
+        ):
             if value is not None:
                 parts.append(f"{label}={value}")
         if self.temperature is not None:
@@ -304,8 +313,21 @@ def get_draft(hub_id: str) -> PublishedDraft:
 
 
 RESULT_COLUMNS: tuple[str, ...] = (
-    "hub_id", "target_model", "method", "benchmark", "accept_length", "throughput_tok_s", "baseline_tok_s",
-    "speedup", "setting_key", "chain", "batch_size", "engine", "train_samples", "train_tokens", "source",
+    "hub_id",
+    "target_model",
+    "method",
+    "benchmark",
+    "accept_length",
+    "throughput_tok_s",
+    "baseline_tok_s",
+    "speedup",
+    "setting_key",
+    "chain",
+    "batch_size",
+    "engine",
+    "train_samples",
+    "train_tokens",
+    "source",
 )
 
 

@@ -576,7 +576,12 @@ def predict_bounded(f: Fit, volume: float, level: float = LEVEL) -> tuple[float,
 
 
 def fit_vs_measured(
-    f: Fit, volume: float, measured: float, *, measured_setting: str | None = None, measured_benchmark: str | None = None,
+    f: Fit,
+    volume: float,
+    measured: float,
+    *,
+    measured_setting: str | None = None,
+    measured_benchmark: str | None = None,
     level: float = LEVEL,
 ) -> tuple[bool, str]:
     """(agrees, sentence): the fit's prediction at ``volume`` next to an acceptance the user measured.
@@ -597,8 +602,10 @@ def fit_vs_measured(
         return True, text + " Your measurement is close to the fit: the published drafts' trend agrees with it."
     reasons = []
     if uninformative:
-        reasons.append(f"the band spans every possible value ({lo_b:.0f}..{hi_b:.0f}) there, so the fit can neither "
-                       "confirm nor contradict a measurement")
+        reasons.append(
+            f"the band spans every possible value ({lo_b:.0f}..{hi_b:.0f}) there, so the fit can neither "
+            "confirm nor contradict a measurement"
+        )
     if measured_setting and measured_setting != f.setting_key:
         reasons.append(f"you measured at {measured_setting}, the fit is for {f.setting_key}")
     if measured_benchmark and measured_benchmark != f.benchmark:
@@ -611,7 +618,9 @@ def fit_vs_measured(
     direction = "higher" if measured > mean else "lower"
     where = "outside the band" if not lo <= measured <= hi else f"{abs(measured - mean):.2f} from the fit's value"
     return False, (
-        text + f" Your measurement is {direction} ({where}). Why they can disagree: " + "; ".join(reasons)
+        text
+        + f" Your measurement is {direction} ({where}). Why they can disagree: "
+        + "; ".join(reasons)
         + ". Trust the measurement for your draft; the fit only shows the published trend."
     )
 
@@ -873,7 +882,7 @@ def gap_verdict(
         text, loose_pred, _ = _pred_text(loose, own_volume, x)
         parts.append(
             f"Looser, labelled: {family} drafts at chain {chain} on {bench_label(bench)} ({loose.n} points, "
-            f"{loose.distinct} volumes {human(10 ** loose.x_min)}..{human(10 ** loose.x_max)}; batch size and engine "
+            f"{loose.distinct} volumes {human(10**loose.x_min)}..{human(10**loose.x_max)}; batch size and engine "
             f"not all stated) give slope {loose.b:+.2f} per decade and predict {text}."
         )
     return GapVerdict(

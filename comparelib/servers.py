@@ -26,26 +26,35 @@ VLLM_ACCEPTED_PER_POS = "vllm:spec_decode_num_accepted_tokens_per_pos_total"
 SGLANG_GEN_TOKENS = "sglang:generation_tokens_total"
 SGLANG_VERIFY_CALLS = "sglang:spec_verify_calls_total"
 SGLANG_PROMPT_TOKENS = "sglang:prompt_tokens_total"
-TRACKED_COUNTERS = (VLLM_DRAFTS, VLLM_DRAFT_TOKENS, VLLM_ACCEPTED, SGLANG_GEN_TOKENS, SGLANG_VERIFY_CALLS,
-                    SGLANG_PROMPT_TOKENS, "vllm:generation_tokens_total", "vllm:prompt_tokens_total")
+TRACKED_COUNTERS = (
+    VLLM_DRAFTS,
+    VLLM_DRAFT_TOKENS,
+    VLLM_ACCEPTED,
+    SGLANG_GEN_TOKENS,
+    SGLANG_VERIFY_CALLS,
+    SGLANG_PROMPT_TOKENS,
+    "vllm:generation_tokens_total",
+    "vllm:prompt_tokens_total",
+)
 
 
 @dataclass
 class ServerConfig:
-    engine: str                      # "sglang" | "vllm" | "openai"
+    engine: str  # "sglang" | "vllm" | "openai"
     version: str | None = None
     model: str | None = None
-    speculative_algorithm: str | None = None   # None = no speculation (a baseline)
+    speculative_algorithm: str | None = None  # None = no speculation (a baseline)
     draft_model: str | None = None
-    num_steps: int | None = None     # SGLang speculative_num_steps / vLLM num_speculative_tokens
+    num_steps: int | None = None  # SGLang speculative_num_steps / vLLM num_speculative_tokens
     topk: int | None = None
     num_draft_tokens: int | None = None
-    raw: dict = field(default_factory=dict)    # what the server reported, secrets redacted
-    config_source: str = "server"    # "server" (read back), "stated" (user), "none"
-    acceptance_source: str | None = None       # where acceptance comes from, or None if unavailable
+    raw: dict = field(default_factory=dict)  # what the server reported, secrets redacted
+    config_source: str = "server"  # "server" (read back), "stated" (user), "none"
+    acceptance_source: str | None = None  # where acceptance comes from, or None if unavailable
 
 
 # --- URL -------------------------------------------------------------------------------------------
+
 
 def normalise_endpoint(url: str) -> str:
     """Base URL without a trailing /v1 or slash; BenchError for anything that is not http(s)://host."""
@@ -163,6 +172,7 @@ def sglang_counter_acceptance(before: Mapping[str, Any], after: Mapping[str, Any
 
 
 # --- server_info -> ServerConfig --------------------------------------------------------------------
+
 
 def _int(value: Any) -> int | None:
     try:

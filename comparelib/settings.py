@@ -98,8 +98,8 @@ DATA_DIR = Path(__file__).parent / "data"
 
 # --- live benchmarks on a shared server (comparelib/endpoints.py) ----------------------------------
 
-DEFAULT_BENCH_BODY_BYTES = 16 << 20    # GET answers (/v1/models, /server_info, /metrics)
-DEFAULT_BENCH_CHUNK_BYTES = 4 << 20     # one SSE line (SGLang /generate repeats the whole text so far)
+DEFAULT_BENCH_BODY_BYTES = 16 << 20  # GET answers (/v1/models, /server_info, /metrics)
+DEFAULT_BENCH_CHUNK_BYTES = 4 << 20  # one SSE line (SGLang /generate repeats the whole text so far)
 
 
 def bench_allow() -> str | None:
@@ -116,8 +116,9 @@ def _env_number(name: str, kind: type, default: float | int | None = None) -> fl
     try:
         value = kind(text)
     except ValueError:
-        raise InputError(f"{name}={text!r} is not a number; set it to a positive {kind.__name__} or unset it") \
-            from None
+        raise InputError(
+            f"{name}={text!r} is not a number; set it to a positive {kind.__name__} or unset it"
+        ) from None
     if not value > 0:
         raise InputError(f"{name}={text!r} must be positive; unset it for no cap")
     return value

@@ -496,9 +496,21 @@ RUN_PARAMS_THAT_MATTER = ("concurrency", "max_tokens", "temperature", "prompt_se
 # Server arguments (as the server reports them, SGLang's get_server_info / server_args names, vLLM's
 # engine args) that change the target's own speed.
 SERVER_ARGS_THAT_MATTER = (
-    "tp_size", "dp_size", "ep_size", "pp_size", "tensor_parallel_size", "pipeline_parallel_size",
-    "data_parallel_size", "dtype", "quantization", "kv_cache_dtype", "attention_backend", "max_running_requests",
-    "cuda_graph_max_bs", "enable_dp_attention", "chunked_prefill_size",
+    "tp_size",
+    "dp_size",
+    "ep_size",
+    "pp_size",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "data_parallel_size",
+    "dtype",
+    "quantization",
+    "kv_cache_dtype",
+    "attention_backend",
+    "max_running_requests",
+    "cuda_graph_max_bs",
+    "enable_dp_attention",
+    "chunked_prefill_size",
 )
 
 
@@ -533,8 +545,10 @@ def baseline_mismatch(run: Any, baseline: Any) -> list[str]:
     m_run, m_base = getattr(run, "model", None), getattr(baseline, "model", None)
     if not m_run or not m_base:
         missing = [f"#{r.id}" for r, m in ((run, m_run), (baseline, m_base)) if not m]
-        reasons.append(f"the target model of run {' and '.join(missing)} is not recorded, so it cannot be shown "
-                       "to be the same model")
+        reasons.append(
+            f"the target model of run {' and '.join(missing)} is not recorded, so it cannot be shown "
+            "to be the same model"
+        )
     elif _differs(m_run, m_base):
         reasons.append(f"different target model: {m_run} against {m_base}")
     e_run, e_base = getattr(run, "engine", None), getattr(baseline, "engine", None)
@@ -654,8 +668,10 @@ def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any]) -> str:
     """Why the group's speculative runs have no baseline: none measured, or none comparable (and why)."""
     bases = [r for r in runs if r.is_baseline and r.output_tokens_per_s]
     if not bases:
-        return ("no baseline run (the same server without speculation) in this group: no speedup; "
-                "benchmark the target alone with the same settings")
+        return (
+            "no baseline run (the same server without speculation) in this group: no speedup; "
+            "benchmark the target alone with the same settings"
+        )
     reasons = sorted({why for b in bases for s in spec_runs for why in baseline_mismatch(s, b)})
     return "no comparable baseline in this group: " + "; ".join(reasons)
 

@@ -131,7 +131,14 @@ data_volumes_table = sa.Table(
 )
 
 _REQUEST_FIELDS = (
-    "prompt_tokens", "output_tokens", "ttft_s", "e2e_s", "tpot_s", "n_chunks", "spec_verify_ct", "accept_length",
+    "prompt_tokens",
+    "output_tokens",
+    "ttft_s",
+    "e2e_s",
+    "tpot_s",
+    "n_chunks",
+    "spec_verify_ct",
+    "accept_length",
 )
 
 
@@ -210,8 +217,10 @@ def checked_text(value: Any, what: str) -> str:
     bad = _SURROGATES.search(text)
     if bad is not None or "\x00" in text:
         shown = valid_text(text).replace("\ufffd", "?")[:80]
-        raise StoreError(f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
-                         f"NUL); retype it with plain characters")
+        raise StoreError(
+            f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
+            f"NUL); retype it with plain characters"
+        )
     return text
 
 
@@ -333,8 +342,9 @@ class Store:
 
     def __init__(self, url: str | None = None) -> None:
         if url is not None and not url.strip():
-            raise StoreError("empty database URL; leave it out to use the default, or give e.g. "
-                             "sqlite:///path/results.sqlite")
+            raise StoreError(
+                "empty database URL; leave it out to use the default, or give e.g. sqlite:///path/results.sqlite"
+            )
         raw = url or settings.database_url()
         try:
             parsed = sa.make_url(raw)
@@ -525,8 +535,11 @@ class Store:
     def add_request(self, run_id: int, result: Any) -> None:
         """One completed request, committed at once so a killed run keeps it."""
         data = _as_dict(result)
-        extra = {k: v for k, v in data.items() if k not in {"index", "ok", "error", "started_at", "chunk_gaps_s",
-                                                             *_REQUEST_FIELDS}}
+        extra = {
+            k: v
+            for k, v in data.items()
+            if k not in {"index", "ok", "error", "started_at", "chunk_gaps_s", *_REQUEST_FIELDS}
+        }
         row = {
             "run_id": int(run_id),
             "idx": int(data.get("index", 0) or 0),
@@ -556,17 +569,25 @@ class Store:
             return
         rows = []
         for data in (_as_dict(r) for r in results):
-            rows.append({
-                "run_id": int(run_id),
-                "idx": int(data.get("index", 0) or 0),
-                "ok": bool(data.get("ok", False)),
-                "error": (valid_text(redact.mask_text(data["error"]))[:2000] if data.get("error") else None),
-                "started_at": _num(data.get("started_at")),
-                **{f: (_int(data.get(f)) if f in {"prompt_tokens", "output_tokens", "n_chunks", "spec_verify_ct"}
-                       else _num(data.get(f))) for f in _REQUEST_FIELDS},
-                "chunk_gaps_s": clean(list(data.get("chunk_gaps_s") or [])),
-                "extra": None,
-            })
+            rows.append(
+                {
+                    "run_id": int(run_id),
+                    "idx": int(data.get("index", 0) or 0),
+                    "ok": bool(data.get("ok", False)),
+                    "error": (valid_text(redact.mask_text(data["error"]))[:2000] if data.get("error") else None),
+                    "started_at": _num(data.get("started_at")),
+                    **{
+                        f: (
+                            _int(data.get(f))
+                            if f in {"prompt_tokens", "output_tokens", "n_chunks", "spec_verify_ct"}
+                            else _num(data.get(f))
+                        )
+                        for f in _REQUEST_FIELDS
+                    },
+                    "chunk_gaps_s": clean(list(data.get("chunk_gaps_s") or [])),
+                    "extra": None,
+                }
+            )
         with self._write() as conn:
             conn.execute(requests_table.insert(), rows)
 
@@ -629,8 +650,10 @@ class Store:
         )
         # Timestamps come back as the driver gives them and are parsed here, so one unreadable value
         # (a row written by another tool) cannot fail the whole query.
-        cols = [c if c.name not in ("created_at", "finished_at") else sa.type_coerce(c, sa.Text).label(c.name)
-                for c in runs_table.c]
+        cols = [
+            c if c.name not in ("created_at", "finished_at") else sa.type_coerce(c, sa.Text).label(c.name)
+            for c in runs_table.c
+        ]
         query = sa.select(*cols, counts.c.n, counts.c.n_err).outerjoin(counts, counts.c.run_id == runs_table.c.id)
         if where is not None:
             query = query.where(where)
@@ -642,8 +665,9 @@ class Store:
             try:
                 records.append(self._record(dict(r)))
             except Exception:  # noqa: BLE001 - one bad row must never break a page or `runs`
-                _LOG.warning("skipping unreadable run row %r in %s:\n%s", r.get("id"), self.display_url,
-                             redact.traceback_text())
+                _LOG.warning(
+                    "skipping unreadable run row %r in %s:\n%s", r.get("id"), self.display_url, redact.traceback_text()
+                )
         return records
 
     @staticmethod
@@ -653,8 +677,13 @@ class Store:
         requests = stored_requests if stored_requests is not None else int(r["n"] or 0)
         errors = stored_errors if stored_errors is not None else int(r["n_err"] or 0)
         raw_labels = r["labels"]
-        labels = ([valid_text(str(x)) for x in raw_labels] if isinstance(raw_labels, list)
-                  else [valid_text(raw_labels)] if isinstance(raw_labels, str) else [])
+        labels = (
+            [valid_text(str(x)) for x in raw_labels]
+            if isinstance(raw_labels, list)
+            else [valid_text(raw_labels)]
+            if isinstance(raw_labels, str)
+            else []
+        )
         algo = _text_or_none(r["speculative_algorithm"]) or None
 
         def as_dict(value: Any) -> dict:
@@ -707,12 +736,18 @@ class Store:
 
     def snapshots(self, run_id: int) -> list[dict]:
         cols = snapshots_table.c
-        query = (sa.select(cols.phase, sa.type_coerce(cols.created_at, sa.Text).label("created_at"), cols.payload)
-                 .where(cols.run_id == int(run_id)).order_by(cols.id))
+        query = (
+            sa.select(cols.phase, sa.type_coerce(cols.created_at, sa.Text).label("created_at"), cols.payload)
+            .where(cols.run_id == int(run_id))
+            .order_by(cols.id)
+        )
         with self._read() as conn:
             return [
-                {"phase": _text_or_none(r["phase"]), "created_at": _when(r["created_at"]),
-                 "payload": dict(r["payload"]) if isinstance(r["payload"], Mapping) else {}}
+                {
+                    "phase": _text_or_none(r["phase"]),
+                    "created_at": _when(r["created_at"]),
+                    "payload": dict(r["payload"]) if isinstance(r["payload"], Mapping) else {},
+                }
                 for r in conn.execute(query).mappings()
             ]
 
@@ -730,10 +765,14 @@ class Store:
         columns = ["index", "ok", "error", "started_at", *_REQUEST_FIELDS, "chunk_gaps_s"]
         ints = {"prompt_tokens", "output_tokens", "n_chunks", "spec_verify_ct"}
         data = [
-            {"index": _int(r["idx"]), "ok": bool(r["ok"]), "error": _text_or_none(r["error"]),
-             "started_at": _num(r["started_at"]),
-             **{f: (_int(r[f]) if f in ints else _num(r[f])) for f in _REQUEST_FIELDS},
-             "chunk_gaps_s": [_num(g) for g in r["chunk_gaps_s"]] if isinstance(r["chunk_gaps_s"], list) else []}
+            {
+                "index": _int(r["idx"]),
+                "ok": bool(r["ok"]),
+                "error": _text_or_none(r["error"]),
+                "started_at": _num(r["started_at"]),
+                **{f: (_int(r[f]) if f in ints else _num(r[f])) for f in _REQUEST_FIELDS},
+                "chunk_gaps_s": [_num(g) for g in r["chunk_gaps_s"]] if isinstance(r["chunk_gaps_s"], list) else [],
+            }
             for r in rows
         ]
         return pd.DataFrame(data, columns=columns)
@@ -750,8 +789,15 @@ class Store:
     # -- data volumes
 
     def save_data_volume(
-        self, *, draft: str, samples: int, tokens: int | None = None, source: str = "", kind: str = "measured",
-        example_key: str | None = None, attached_by: str | None = None,
+        self,
+        *,
+        draft: str,
+        samples: int,
+        tokens: int | None = None,
+        source: str = "",
+        kind: str = "measured",
+        example_key: str | None = None,
+        attached_by: str | None = None,
     ) -> int:
         """Attach a training volume to a draft: a new row per attach (source, who, when), never an overwrite.
 
@@ -768,9 +814,16 @@ class Store:
         with self._write() as conn:
             result = conn.execute(
                 data_volumes_table.insert()
-                .values(draft=str(draft), samples=int(samples), tokens=None if tokens is None else int(tokens),
-                        source=str(source or ""), kind=kind, example_key=example_key, created_at=_utcnow(),
-                        attached_by=attached_by)
+                .values(
+                    draft=str(draft),
+                    samples=int(samples),
+                    tokens=None if tokens is None else int(tokens),
+                    source=str(source or ""),
+                    kind=kind,
+                    example_key=example_key,
+                    created_at=_utcnow(),
+                    attached_by=attached_by,
+                )
                 .returning(data_volumes_table.c.id)
             )
             return int(result.scalar_one())
@@ -778,8 +831,16 @@ class Store:
     def data_volumes(self) -> list[dict]:
         """Every attached volume (oldest first): draft, samples, tokens, source, kind, who and when."""
         cols = data_volumes_table.c
-        query = sa.select(cols.id, cols.draft, cols.samples, cols.tokens, cols.source, cols.kind,
-                          sa.type_coerce(cols.created_at, sa.Text).label("created_at"), cols.attached_by)
+        query = sa.select(
+            cols.id,
+            cols.draft,
+            cols.samples,
+            cols.tokens,
+            cols.source,
+            cols.kind,
+            sa.type_coerce(cols.created_at, sa.Text).label("created_at"),
+            cols.attached_by,
+        )
         with self._read() as conn:
             raw = [dict(r) for r in conn.execute(query.order_by(cols.id)).mappings()]
         rows = []
@@ -787,10 +848,18 @@ class Store:
             samples = _int(row["samples"])
             if row["draft"] is None or samples is None:
                 continue  # unreadable row: skipped, never an error on the pages that list volumes
-            rows.append({"id": int(row["id"]), "draft": valid_text(str(row["draft"])), "samples": samples,
-                         "tokens": _int(row["tokens"]), "source": _text_or_none(row["source"]) or "",
-                         "kind": _text_or_none(row["kind"]) or "measured", "created_at": _when(row["created_at"]),
-                         "attached_by": _text_or_none(row["attached_by"])})
+            rows.append(
+                {
+                    "id": int(row["id"]),
+                    "draft": valid_text(str(row["draft"])),
+                    "samples": samples,
+                    "tokens": _int(row["tokens"]),
+                    "source": _text_or_none(row["source"]) or "",
+                    "kind": _text_or_none(row["kind"]) or "measured",
+                    "created_at": _when(row["created_at"]),
+                    "attached_by": _text_or_none(row["attached_by"]),
+                }
+            )
         return rows
 
     # -- built-in example
@@ -812,9 +881,14 @@ class Store:
             if self._has_example(data_volumes_table, key):
                 continue
             try:
-                self.save_data_volume(draft=vol["draft"], samples=int(vol["samples"]), tokens=vol.get("tokens"),
-                                      source=vol.get("source", doc.get("source", "")), kind="example",
-                                      example_key=key)
+                self.save_data_volume(
+                    draft=vol["draft"],
+                    samples=int(vol["samples"]),
+                    tokens=vol.get("tokens"),
+                    source=vol.get("source", doc.get("source", "")),
+                    kind="example",
+                    example_key=key,
+                )
             except sa_exc.IntegrityError:
                 continue
 
@@ -831,17 +905,28 @@ class Store:
         # start_run + finish_run in one transaction so a half-loaded example never shows
         with self._write() as conn:
             row = {
-                "created_at": _utcnow(), "endpoint": doc.get("endpoint", "example (no live endpoint)"),
-                "engine": str(cfg.get("engine") or "sglang"), "kind": "example", "run_group": group,
-                "status": "finished", "example_key": key,
+                "created_at": _utcnow(),
+                "endpoint": doc.get("endpoint", "example (no live endpoint)"),
+                "engine": str(cfg.get("engine") or "sglang"),
+                "kind": "example",
+                "run_group": group,
+                "status": "finished",
+                "example_key": key,
                 "speculative_algorithm": cfg.get("speculative_algorithm") or None,
-                "draft_model": cfg.get("draft_model") or None, "model": cfg.get("model") or None,
-                "engine_version": cfg.get("version"), "num_steps": _int(cfg.get("num_steps")),
-                "topk": _int(cfg.get("topk")), "num_draft_tokens": _int(cfg.get("num_draft_tokens")),
+                "draft_model": cfg.get("draft_model") or None,
+                "model": cfg.get("model") or None,
+                "engine_version": cfg.get("version"),
+                "num_steps": _int(cfg.get("num_steps")),
+                "topk": _int(cfg.get("topk")),
+                "num_draft_tokens": _int(cfg.get("num_draft_tokens")),
                 "labels": ["example", *[x for x in spec.get("labels", []) if x != "example"]],
-                "server_config": clean(cfg), "params": clean(dict(spec.get("params") or {})),
-                "summary": clean(summary), "notes": clean(notes), "finished_at": _utcnow(),
-                "requests": _int(summary.get("requests")), "errors": _int(summary.get("errors")),
+                "server_config": clean(cfg),
+                "params": clean(dict(spec.get("params") or {})),
+                "summary": clean(summary),
+                "notes": clean(notes),
+                "finished_at": _utcnow(),
+                "requests": _int(summary.get("requests")),
+                "errors": _int(summary.get("errors")),
                 "output_tokens_per_s": _num(summary.get("output_tokens_per_s")),
                 "accept_length": _num(summary.get("accept_length")),
                 "accept_length_mean": _num(summary.get("accept_length_mean")),
@@ -862,9 +947,30 @@ def load_example_file(path: Path) -> dict:
 
 
 FRAME_COLUMNS = [
-    "id", "kind", "group", "status", "engine", "speculative_algorithm", "num_steps", "topk", "num_draft_tokens",
-    "output_tokens_per_s", "accept_length", "accept_length_mean", "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms",
-    "tpot_p99_ms", "requests", "errors", "is_baseline", "labels", "draft_model", "model", "endpoint", "created_at",
+    "id",
+    "kind",
+    "group",
+    "status",
+    "engine",
+    "speculative_algorithm",
+    "num_steps",
+    "topk",
+    "num_draft_tokens",
+    "output_tokens_per_s",
+    "accept_length",
+    "accept_length_mean",
+    "ttft_p50_ms",
+    "ttft_p99_ms",
+    "tpot_p50_ms",
+    "tpot_p99_ms",
+    "requests",
+    "errors",
+    "is_baseline",
+    "labels",
+    "draft_model",
+    "model",
+    "endpoint",
+    "created_at",
 ]
 
 
@@ -882,8 +988,15 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     frame["created_at"] = pd.to_datetime(frame["created_at"], utc=True)
     for col in ("num_steps", "topk", "num_draft_tokens"):
         frame[col] = frame[col].astype("Int64")
-    for col in ("output_tokens_per_s", "accept_length", "accept_length_mean", "ttft_p50_ms", "ttft_p99_ms",
-                "tpot_p50_ms", "tpot_p99_ms"):
+    for col in (
+        "output_tokens_per_s",
+        "accept_length",
+        "accept_length_mean",
+        "ttft_p50_ms",
+        "ttft_p99_ms",
+        "tpot_p50_ms",
+        "tpot_p99_ms",
+    ):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
     return frame
 
@@ -917,8 +1030,13 @@ def comparison_frame(records: Sequence[RunRecord], baseline: RunRecord | None = 
 
     rows = []
     for rec in records:
-        row: dict[str, Any] = {"run": rec.title, "kind": rec.kind, "status": rec.status, "model": rec.model,
-                               "num_steps": rec.num_steps}
+        row: dict[str, Any] = {
+            "run": rec.title,
+            "kind": rec.kind,
+            "status": rec.status,
+            "model": rec.model,
+            "num_steps": rec.num_steps,
+        }
         for attr, name in COMPARE_METRICS:
             row[name] = getattr(rec, attr)
         if baseline is not None:

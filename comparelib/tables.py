@@ -78,13 +78,28 @@ DRAFT_PARAMS = Table(
     # the counts first, so they are on screen without scrolling; descriptive columns after them
     columns=(
         Column("draft", "text", width="medium", pinned=True, help="as pasted, with the commit it was read at"),
-        *_ints("excluding_embedding", "total", "embedding", "lm_head", "trainable", "frozen", "stored", "active",
-               width=None),
-        Column("bf16_GiB", "float", label="bf16", decimals=2, unit="GiB",
-               help="memory of what must be loaded, at bf16"),
+        *_ints(
+            "excluding_embedding",
+            "total",
+            "embedding",
+            "lm_head",
+            "trainable",
+            "frozen",
+            "stored",
+            "active",
+            width=None,
+        ),
+        Column(
+            "bf16_GiB", "float", label="bf16", decimals=2, unit="GiB", help="memory of what must be loaded, at bf16"
+        ),
         *_ints("train_samples", "train_tokens", width=None),
-        Column("draft_to_target", "float", label="draft/target", decimals=4,
-               help="parameters outside the embedding over the target's total"),
+        Column(
+            "draft_to_target",
+            "float",
+            label="draft/target",
+            decimals=4,
+            help="parameters outside the embedding over the target's total",
+        ),
         *_ints("vocab", "draft_vocab", width=None),
         *_ints("lint_errors", "lint_warnings", width=None),
         Column("architecture", "text"),
@@ -93,8 +108,7 @@ DRAFT_PARAMS = Table(
         Column("target", "text"),
         Column("train_source", "text"),
     ),
-    latex=("draft", "total", "excluding_embedding", "embedding", "lm_head", "trainable", "bf16_GiB",
-           "train_samples"),
+    latex=("draft", "total", "excluding_embedding", "embedding", "lm_head", "trainable", "bf16_GiB", "train_samples"),
 )
 
 FINDINGS = Table(
@@ -108,8 +122,13 @@ FINDINGS = Table(
 
 _RUN_METRICS = (
     Column("output_tokens_per_s", "float", label="output tok/s", decimals=1),
-    Column("accept_length", "float", label="accept length", decimals=2,
-           help="tokens per verify step, pooled over requests"),
+    Column(
+        "accept_length",
+        "float",
+        label="accept length",
+        decimals=2,
+        help="tokens per verify step, pooled over requests",
+    ),
     Column("accept_length_mean", "float", label="accept length (mean)", decimals=2),
     Column("ttft_p50_ms", "float", label="TTFT p50", decimals=1, unit="ms"),
     Column("ttft_p99_ms", "float", label="TTFT p99", decimals=1, unit="ms"),
@@ -133,8 +152,17 @@ RUNS = Table(
         Column("model", "text", width="medium"),
         Column("created_at", "datetime", label="started (UTC)", width="medium"),
     ),
-    latex=("id", "status", "speculative_algorithm", "num_steps", "output_tokens_per_s", "accept_length",
-           "ttft_p50_ms", "tpot_p50_ms", "requests"),
+    latex=(
+        "id",
+        "status",
+        "speculative_algorithm",
+        "num_steps",
+        "output_tokens_per_s",
+        "accept_length",
+        "ttft_p50_ms",
+        "tpot_p50_ms",
+        "requests",
+    ),
 )
 
 RUN_COMPARISON = Table(
@@ -152,8 +180,14 @@ RUN_COMPARISON = Table(
         Column("TPOT p50 ms", "float", decimals=1, width="small"),
         Column("TPOT p99 ms", "float", decimals=1, width="small"),
         *_ints("requests", "errors", width="small"),
-        Column("speedup", "float", decimals=2, unit="x", width="small",
-               help="output tok/s over the baseline's; only against the same model, engine and settings"),
+        Column(
+            "speedup",
+            "float",
+            decimals=2,
+            unit="x",
+            width="small",
+            help="output tok/s over the baseline's; only against the same model, engine and settings",
+        ),
         Column("speedup_note", "text", label="why no speedup", width="large"),
     ),
 )

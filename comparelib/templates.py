@@ -42,8 +42,9 @@ def _raise_exception(message: str) -> None:
     raise TemplateError(message)
 
 
-def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None,
-            sort_keys: bool = False) -> str:
+def _tojson(
+    value: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None, sort_keys: bool = False
+) -> str:
     return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
 
@@ -120,8 +121,13 @@ def _compile(source: str) -> Any:
             _check_budget()
             budget = getattr(_budget, "value", None)
             cap = budget[1] if budget is not None else limits.RENDER_BYTES.value()
-            if operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(right) > 64 \
-                    and abs(left) > 1:
+            if (
+                operator == "**"
+                and isinstance(left, int)
+                and isinstance(right, int)
+                and abs(right) > 64
+                and abs(left) > 1
+            ):
                 raise limits.RENDER_BYTES.refuse(f"{left} ** {right} in the chat template", value=cap)
             if operator == "*":
                 for seq, n in ((left, right), (right, left)):
@@ -192,8 +198,14 @@ class ChatTemplate:
 
         template = _compile(self.source)
         try:
-            return _render_bounded(template, messages=list(messages), add_generation_prompt=add_generation_prompt,
-                                   tools=None, documents=None, **self.special)
+            return _render_bounded(
+                template,
+                messages=list(messages),
+                add_generation_prompt=add_generation_prompt,
+                tools=None,
+                documents=None,
+                **self.special,
+            )
         except limits.LimitError:
             raise
         except RecursionError:
@@ -208,8 +220,9 @@ class ChatTemplate:
 
 
 def fallback_template() -> ChatTemplate:
-    return ChatTemplate(FALLBACK_TEMPLATE, {"bos_token": "", "eos_token": "<|im_end|>"}, name="fallback ChatML",
-                        is_fallback=True)
+    return ChatTemplate(
+        FALLBACK_TEMPLATE, {"bos_token": "", "eos_token": "<|im_end|>"}, name="fallback ChatML", is_fallback=True
+    )
 
 
 def as_messages(turns: Sequence[Turn]) -> list[dict[str, str]]:
@@ -266,6 +279,7 @@ def load_template(folder: str | Path) -> ChatTemplate | None:
 # ---------------------------------------------------------------------------------------------
 # Assistant spans
 
+
 def reference_spans(template: ChatTemplate, turns: Sequence[Turn]) -> tuple[str, list[tuple[int, int]]]:
     """The rendered text and its assistant character spans, by rendering every prefix.
 
@@ -280,8 +294,10 @@ def reference_spans(template: ChatTemplate, turns: Sequence[Turn]) -> tuple[str,
         before = template.render_turns(turns[:i], add_generation_prompt=True)
         upto = template.render_turns(turns[: i + 1])
         if not (upto.startswith(before) and full.startswith(upto)):
-            raise DataError("the chat template renders earlier turns differently once later turns are added; "
-                            "assistant spans cannot be found by prefix")
+            raise DataError(
+                "the chat template renders earlier turns differently once later turns are added; "
+                "assistant spans cannot be found by prefix"
+            )
         if len(upto) > len(before):
             spans.append((len(before), len(upto)))
     return full, spans
@@ -332,18 +348,17 @@ def probe_shape(template: ChatTemplate) -> TemplateShape | None:
         user_only = template.render_turns([("user", _PROBE_USER)])
         with_prompt = template.render_turns([("user", _PROBE_USER)], add_generation_prompt=True)
         full = template.render_turns([("user", _PROBE_USER), ("assistant", _PROBE_ASSISTANT)])
-        second = template.render_turns([("user", _PROBE_USER), ("assistant", _PROBE_ASSISTANT),
-                                         ("user", _PROBE_USER)])
+        second = template.render_turns([("user", _PROBE_USER), ("assistant", _PROBE_ASSISTANT), ("user", _PROBE_USER)])
     except DataError:
         return None
     if not (with_prompt.startswith(user_only) and full.startswith(with_prompt) and second.startswith(full)):
         return None
-    gen_prompt = with_prompt[len(user_only):]
+    gen_prompt = with_prompt[len(user_only) :]
     at = full.find(_PROBE_ASSISTANT, len(with_prompt))
     if at < 0 or not gen_prompt:
         return None
-    lead = full[len(with_prompt):at]
-    tail = full[at + len(_PROBE_ASSISTANT):]
+    lead = full[len(with_prompt) : at]
+    tail = full[at + len(_PROBE_ASSISTANT) :]
     return TemplateShape(gen_prompt=gen_prompt, lead=lead, tail=tail)
 
 

@@ -373,7 +373,9 @@ def _chain(first: list[str], rest: Iterator[str]) -> Iterator[str]:
 
 # ---------------------------------------------------------------- CSV
 
-_ACC_COL = re.compile(r"^(?:(train|eval|val|valid|validation|test)/)?(?:(cond_|full_)?acc_|epochacc_)(\d+)(?:_epoch)?$")
+_ACC_COL = re.compile(
+    r"^(?:(train|eval|val|valid|validation|test)/)?(?:(cond_|full_)?acc_|epochacc_)(\d+)(?:_epoch)?$"
+)
 _SPLITS = {"train": "train", "eval": "eval", "val": "eval", "valid": "eval", "validation": "eval", "test": "eval"}
 
 
@@ -522,7 +524,9 @@ def read_tensorboard(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
         except DataError:
             raise
         except MemoryError:  # a record header claiming more bytes than memory: corrupt or hostile
-            raise DataError(f"{file}: not a readable TensorBoard event file (a record claims an impossible size)") from None
+            raise DataError(
+                f"{file}: not a readable TensorBoard event file (a record claims an impossible size)"
+            ) from None
         except Exception as exc:  # noqa: BLE001 - a truncated or foreign file: say which, never a traceback
             why = str(exc).strip() or "unreadable record"
             raise DataError(f"{file}: not a readable TensorBoard event file ({type(exc).__name__}: {why})") from None

@@ -36,16 +36,25 @@ def _fmt_int(value: Any) -> str:
     return f"{int(value):,}"
 
 
-def _run_audit(source: str, tokenizer: str, max_length: int, fmt: str, sample: int | None,
-               config: str, split: str) -> AuditResult:
+def _run_audit(
+    source: str, tokenizer: str, max_length: int, fmt: str, sample: int | None, config: str, split: str
+) -> AuditResult:
     bar = st.progress(0.0, text="Starting…")
 
     def progress(rows: int, rate: float, eta: float | None) -> None:
         frac, text = progress_text(rows, rate, eta)
         bar.progress(frac, text=text)
 
-    result = audit(source, tokenizer=tokenizer or None, max_length=max_length, fmt=fmt, sample=sample,
-                   config=config or None, split=split or None, progress=progress)
+    result = audit(
+        source,
+        tokenizer=tokenizer or None,
+        max_length=max_length,
+        fmt=fmt,
+        sample=sample,
+        config=config or None,
+        split=split or None,
+        progress=progress,
+    )
     bar.progress(1.0, text=f"{result.rows_read:,} rows read in {result.elapsed_s:,.1f} s")
     return result
 
@@ -53,21 +62,30 @@ def _run_audit(source: str, tokenizer: str, max_length: int, fmt: str, sample: i
 def _histogram(result: AuditResult) -> alt.Chart:
     bins = result.histogram["bins"]
     df = pd.DataFrame({"start": bins[:-1], "end": bins[1:], "samples": result.histogram["counts"]})
-    bars = alt.Chart(df).mark_bar().encode(
-        x=alt.X("start:Q", bin="binned", title="tokens per sample"),
-        x2="end:Q",
-        y=alt.Y("samples:Q", title="samples"),
-        tooltip=["start", "end", "samples"],
+    bars = (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("start:Q", bin="binned", title="tokens per sample"),
+            x2="end:Q",
+            y=alt.Y("samples:Q", title="samples"),
+            tooltip=["start", "end", "samples"],
+        )
     )
-    rule = alt.Chart(pd.DataFrame({"max_length": [result.max_length]})).mark_rule(color="red").encode(
-        x="max_length:Q", tooltip=["max_length"])
+    rule = (
+        alt.Chart(pd.DataFrame({"max_length": [result.max_length]}))
+        .mark_rule(color="red")
+        .encode(x="max_length:Q", tooltip=["max_length"])
+    )
     return (bars + rule).properties(height=260)
 
 
 def _show_result(result: AuditResult) -> None:
     if result.estimated:
-        st.warning(f"Estimate from a random sample of {result.rows_read:,} of {result.population:,} rows; "
-                   "totals carry a 95% confidence interval.")
+        st.warning(
+            f"Estimate from a random sample of {result.rows_read:,} of {result.population:,} rows; "
+            "totals carry a 95% confidence interval."
+        )
     c = st.columns(4)
     c[0].metric("Samples", _fmt_int(result.samples))
     c[1].metric("Tokens", _fmt_int(result.tokens))
@@ -76,15 +94,21 @@ def _show_result(result: AuditResult) -> None:
     c = st.columns(4)
     c[0].metric("Length p50 / p90", f"{result.length['p50']:,} / {result.length['p90']:,}")
     c[1].metric("Length p99 / max", f"{result.length['p99']:,} / {result.length['max']:,}")
-    c[2].metric(f"Over max_length {result.max_length:,}",
-                f"{_fmt_int(result.over_max_length)} ({result.over_max_length_share:.1%})",
-                help=result.over_max_length_note)
+    c[2].metric(
+        f"Over max_length {result.max_length:,}",
+        f"{_fmt_int(result.over_max_length)} ({result.over_max_length_share:.1%})",
+        help=result.over_max_length_note,
+    )
     c[3].metric("Format", result.format, help=result.format_label)
-    st.caption(f"Source `{result.source}` · tokenizer: {result.tokenizer or 'none'} · counting: "
-               f"{result.token_count_method} · template: {result.template}")
+    st.caption(
+        f"Source `{result.source}` · tokenizer: {result.tokenizer or 'none'} · counting: "
+        f"{result.token_count_method} · template: {result.template}"
+    )
     if result.estimate:
-        rows = [{"metric": k, "estimate": round(v["value"]), "95% low": round(v["low"]), "95% high": round(v["high"])}
-                for k, v in result.estimate.items()]
+        rows = [
+            {"metric": k, "estimate": round(v["value"]), "95% low": round(v["low"]), "95% high": round(v["high"])}
+            for k, v in result.estimate.items()
+        ]
         st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True, key="audit_estimate_table")
     if result.hub_rows is not None:
         st.info(f"The Hub states {result.hub_rows:,} rows for this split.")
@@ -100,18 +124,31 @@ def _show_result(result: AuditResult) -> None:
     with left:
         st.subheader("Domain mix")
         dom = pd.DataFrame({"domain": list(result.domains), "samples": list(result.domains.values())})
-        st.altair_chart(alt.Chart(dom).mark_bar().encode(x=alt.X("samples:Q"), y=alt.Y("domain:N", sort=None),
-                                                         tooltip=["domain", "samples"]).properties(height=160),
-                        width="stretch")
+        st.altair_chart(
+            alt.Chart(dom)
+            .mark_bar()
+            .encode(x=alt.X("samples:Q"), y=alt.Y("domain:N", sort=None), tooltip=["domain", "samples"])
+            .properties(height=160),
+            width="stretch",
+        )
     with right:
         st.subheader("Responses")
-        st.dataframe(pd.DataFrame([
-            {"kind": "regenerated (status, reasoning_content, _gen ids, finish_reason)",
-             "samples": result.regenerated},
-            {"kind": "original", "samples": result.original},
-            {"kind": "no supervised token", "samples": result.zero_supervised},
-        ] + [{"kind": f"status: {k}", "samples": v} for k, v in result.regeneration_status.items()]),
-            width="stretch", hide_index=True, key="audit_regen_table")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "kind": "regenerated (status, reasoning_content, _gen ids, finish_reason)",
+                        "samples": result.regenerated,
+                    },
+                    {"kind": "original", "samples": result.original},
+                    {"kind": "no supervised token", "samples": result.zero_supervised},
+                ]
+                + [{"kind": f"status: {k}", "samples": v} for k, v in result.regeneration_status.items()]
+            ),
+            width="stretch",
+            hide_index=True,
+            key="audit_regen_table",
+        )
 
     st.subheader("Anomalies")
     c = st.columns(5)
@@ -119,23 +156,44 @@ def _show_result(result: AuditResult) -> None:
     c[1].metric("Empty rows", _fmt_int(result.empty))
     c[2].metric("Role-order anomalies", _fmt_int(result.anomaly_rows))
     c[3].metric("Exact duplicates", _fmt_int(result.duplicates))
-    c[4].metric("Near duplicates", _fmt_int(result.near_duplicates),
-                help=f"MinHash LSH over {result.near_duplicates_checked:,} rows")
+    c[4].metric(
+        "Near duplicates",
+        _fmt_int(result.near_duplicates),
+        help=f"MinHash LSH over {result.near_duplicates_checked:,} rows",
+    )
     if result.malformed_examples:
         st.markdown("**Set aside (first examples)**")
-        st.dataframe(pd.DataFrame(result.malformed_examples).astype(str), width="stretch", hide_index=True,
-                     key="audit_malformed_table")
+        st.dataframe(
+            pd.DataFrame(result.malformed_examples).astype(str),
+            width="stretch",
+            hide_index=True,
+            key="audit_malformed_table",
+        )
     if result.anomalies:
         st.markdown("**Role order**")
-        st.dataframe(pd.DataFrame([{"anomaly": k, "rows": v} for k, v in sorted(result.anomalies.items())]),
-                     width="stretch", hide_index=True, key="audit_anomaly_counts")
-        st.dataframe(pd.DataFrame([{**ex, "anomalies": ", ".join(ex["anomalies"]), "roles": " → ".join(ex["roles"])}
-                                   for ex in result.anomaly_examples]).astype(str),
-                     width="stretch", hide_index=True, key="audit_anomaly_examples")
-    dup_rows = ([{"kind": "exact", "line": str(e["line"]), "same as": str(e["same_as"])}
-                 for e in result.duplicate_examples]
-                + [{"kind": "near", "line": str(e["line"]), "same as": str(e["similar_to"])}
-                   for e in result.near_duplicate_examples])
+        st.dataframe(
+            pd.DataFrame([{"anomaly": k, "rows": v} for k, v in sorted(result.anomalies.items())]),
+            width="stretch",
+            hide_index=True,
+            key="audit_anomaly_counts",
+        )
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {**ex, "anomalies": ", ".join(ex["anomalies"]), "roles": " → ".join(ex["roles"])}
+                    for ex in result.anomaly_examples
+                ]
+            ).astype(str),
+            width="stretch",
+            hide_index=True,
+            key="audit_anomaly_examples",
+        )
+    dup_rows = [
+        {"kind": "exact", "line": str(e["line"]), "same as": str(e["same_as"])} for e in result.duplicate_examples
+    ] + [
+        {"kind": "near", "line": str(e["line"]), "same as": str(e["similar_to"])}
+        for e in result.near_duplicate_examples
+    ]
     if dup_rows:
         st.markdown("**Duplicates (first examples)**")
         st.dataframe(pd.DataFrame(dup_rows), width="stretch", hide_index=True, key="audit_dup_examples")
@@ -144,17 +202,27 @@ def _show_result(result: AuditResult) -> None:
     table = result.summary_table()
     c = st.columns(3)
     for col, fmt in zip(c, ("csv", "json", "md")):
-        col.download_button(f"Download {fmt.upper()}", data=export.render(table, fmt), mime=export.MIME[fmt],
-                            file_name=f"dataset_audit.{export.EXTENSION[fmt]}", key=f"audit_download_{fmt}")
+        col.download_button(
+            f"Download {fmt.upper()}",
+            data=export.render(table, fmt),
+            mime=export.MIME[fmt],
+            file_name=f"dataset_audit.{export.EXTENSION[fmt]}",
+            key=f"audit_download_{fmt}",
+        )
 
     st.subheader("Attach to a draft as training volume")
     vol = result.to_volume()
-    st.caption(f"Saves samples {vol['samples']:,} and tokens {vol['tokens']:,} to the results store, where the "
-               "acceptance-vs-data chart picks them up.")
+    st.caption(
+        f"Saves samples {vol['samples']:,} and tokens {vol['tokens']:,} to the results store, where the "
+        "acceptance-vs-data chart picks them up."
+    )
     if "audit_attach_draft" not in st.session_state and not own.is_example:
         st.session_state["audit_attach_draft"] = own.volume or own.short  # your draft, from the sidebar
-    draft = st.text_input("Draft name (as it appears in the comparison)", key="audit_attach_draft",
-                          placeholder="the name to store this volume under")
+    draft = st.text_input(
+        "Draft name (as it appears in the comparison)",
+        key="audit_attach_draft",
+        placeholder="the name to store this volume under",
+    )
     if st.button("Attach to a draft as training volume", key="audit_attach"):
         if not draft.strip():
             st.error("Type the draft's name first.")
@@ -162,7 +230,11 @@ def _show_result(result: AuditResult) -> None:
             try:
                 source = result.source + (" (estimate)" if result.estimated else "")
                 app.open_store(settings.database_url()).save_data_volume(
-                    draft=draft.strip(), samples=vol["samples"], tokens=vol["tokens"], source=source, kind="measured",
+                    draft=draft.strip(),
+                    samples=vol["samples"],
+                    tokens=vol["tokens"],
+                    source=source,
+                    kind="measured",
                     attached_by=app.visitor(),
                 )
             except CompareError as exc:
@@ -176,26 +248,36 @@ def _show_result(result: AuditResult) -> None:
 
 with conv_tab:
     with st.form("audit_form"):
-        source = st.text_input("Dataset: a .jsonl/.json/.parquet/.arrow file, a folder, or a Hub dataset "
-                               "(org/name or https://huggingface.co/datasets/org/name)", key="audit_source",
-                               placeholder="/data/sharegpt_train.jsonl")
+        source = st.text_input(
+            "Dataset: a .jsonl/.json/.parquet/.arrow file, a folder, or a Hub dataset "
+            "(org/name or https://huggingface.co/datasets/org/name)",
+            key="audit_source",
+            placeholder="/data/sharegpt_train.jsonl",
+        )
         upload = st.file_uploader(
-            "…or upload a dataset file (used instead of the path above)", key="audit_upload",
+            "…or upload a dataset file (used instead of the path above)",
+            key="audit_upload",
             type=["jsonl", "json", "parquet", "arrow", "gz", "bz2", "xz"],
             help="Streamed to a temporary file under the data root, capped by SPECDRAFT_MAX_UPLOAD_BYTES, and "
-                 "deleted after the audit.")
-        tokenizer = st.text_input("Target tokenizer: tokenizer.json, its folder, or a Hub model id (optional)",
-                                  key="audit_tokenizer", placeholder="meta-llama/Llama-3.1-8B-Instruct")
+            "deleted after the audit.",
+        )
+        tokenizer = st.text_input(
+            "Target tokenizer: tokenizer.json, its folder, or a Hub model id (optional)",
+            key="audit_tokenizer",
+            placeholder="meta-llama/Llama-3.1-8B-Instruct",
+        )
         c = st.columns(4)
-        max_length = c[0].number_input("max_length", min_value=1, max_value=1_048_576, value=2048, step=256,
-                                       key="audit_max_length")
+        max_length = c[0].number_input(
+            "max_length", min_value=1, max_value=1_048_576, value=2048, step=256, key="audit_max_length"
+        )
         fmt = c[1].selectbox("Format", ["auto", *FORMATS], key="audit_format")
         config = c[2].text_input("Hub config", key="audit_config", placeholder="default")
         split = c[3].text_input("Hub split", key="audit_split", placeholder="train")
         c = st.columns(2)
         sample_mode = c[0].checkbox("Estimate from a random sample", key="audit_sample_mode")
-        sample_n = c[1].number_input("Rows to sample", min_value=10, max_value=10_000_000, value=10_000, step=1000,
-                                     key="audit_sample_n")
+        sample_n = c[1].number_input(
+            "Rows to sample", min_value=10, max_value=10_000_000, value=10_000, step=1000, key="audit_sample_n"
+        )
         run = st.form_submit_button("Run audit", type="primary", key="audit_run")
     if run:
         st.session_state.pop("audit_result", None)
@@ -207,8 +289,14 @@ with conv_tab:
                 if upload is not None:
                     saved = paths.save_upload(upload, upload.name)
                 result = _run_audit(
-                    str(saved) if saved is not None else source.strip(), tokenizer.strip(), int(max_length), fmt,
-                    int(sample_n) if sample_mode else None, config.strip(), split.strip())
+                    str(saved) if saved is not None else source.strip(),
+                    tokenizer.strip(),
+                    int(max_length),
+                    fmt,
+                    int(sample_n) if sample_mode else None,
+                    config.strip(),
+                    split.strip(),
+                )
                 if saved is not None:
                     result.source = upload.name  # not the server's temporary path
                 st.session_state["audit_result"] = result
@@ -231,9 +319,11 @@ def _draft_config(text: str) -> dict[str, Any] | None:
 
 
 with dump_tab:
-    st.caption("SpecForge `.ckpt`, ModelOpt `.pt` and speculators `hs_*.safetensors` dumps: shapes against the draft "
-               "config (aux = 3 × target hidden), NaN/inf, loss-mask coverage and layer-wiring sanity, on a sample "
-               "of files.")
+    st.caption(
+        "SpecForge `.ckpt`, ModelOpt `.pt` and speculators `hs_*.safetensors` dumps: shapes against the draft "
+        "config (aux = 3 × target hidden), NaN/inf, loss-mask coverage and layer-wiring sanity, on a sample "
+        "of files."
+    )
     try:
         from comparelib import dumps as dumps_mod
     except ImportError:
@@ -245,8 +335,9 @@ with dump_tab:
             folder = st.text_input("Dump folder", key="dumps_folder", placeholder="/data/hidden_states")
             c = st.columns(3)
             cfg_text = c[0].text_input("Draft config.json or its folder (optional)", key="dumps_config")
-            hidden = c[1].number_input("Target hidden size (0 = from the config)", min_value=0, value=0, step=256,
-                                       key="dumps_hidden")
+            hidden = c[1].number_input(
+                "Target hidden size (0 = from the config)", min_value=0, value=0, step=256, key="dumps_hidden"
+            )
             max_files = c[2].number_input("Files to read", min_value=1, max_value=1000, value=8, key="dumps_max_files")
             run_dumps = st.form_submit_button("Audit dumps", type="primary", key="dumps_run")
         if run_dumps:
@@ -256,17 +347,27 @@ with dump_tab:
                 try:
                     started = time.perf_counter()
                     with st.spinner("Reading dump files…"):
-                        report = dumps_mod.audit_dumps(folder.strip(), draft_config=_draft_config(cfg_text),
-                                                       target_hidden_size=int(hidden) or None,
-                                                       max_files=int(max_files))
+                        report = dumps_mod.audit_dumps(
+                            folder.strip(),
+                            draft_config=_draft_config(cfg_text),
+                            target_hidden_size=int(hidden) or None,
+                            max_files=int(max_files),
+                        )
                 except CompareError as exc:
                     st.error(str(exc))
                 except (OSError, ValueError) as exc:
                     st.error(f"Cannot use that input: {exc}")
                 else:
                     st.caption(f"Read in {time.perf_counter() - started:,.1f} s.")
-                    findings = [{"severity": f.severity, "code": f.code, "message": f.message,
-                                 "file": getattr(f, "file", None) or ""} for f in report.findings]
+                    findings = [
+                        {
+                            "severity": f.severity,
+                            "code": f.code,
+                            "message": f.message,
+                            "file": getattr(f, "file", None) or "",
+                        }
+                        for f in report.findings
+                    ]
                     errors = sum(1 for f in findings if f["severity"] == "error")
                     if errors:
                         st.error(f"{errors} problem(s) found.")
@@ -275,10 +376,10 @@ with dump_tab:
                     else:
                         st.success("No problems found.")
                     if findings:
-                        st.dataframe(pd.DataFrame(findings), width="stretch", hide_index=True,
-                                     key="dumps_findings")
+                        st.dataframe(pd.DataFrame(findings), width="stretch", hide_index=True, key="dumps_findings")
                     if report.files:
-                        st.dataframe(pd.DataFrame(report.files).astype(str), width="stretch", hide_index=True,
-                                     key="dumps_files")
+                        st.dataframe(
+                            pd.DataFrame(report.files).astype(str), width="stretch", hide_index=True, key="dumps_files"
+                        )
                     if report.summary:
                         st.json(report.summary)

@@ -57,8 +57,9 @@ def _run_job(job: BenchJob, store: Store, kwargs: dict[str, Any]) -> None:
 
     try:
         prompts = load_prompts(kwargs.pop("prompt_path"))
-        result = run_benchmark(job.endpoint, prompts=prompts, recorder=store, progress=job.progress,
-                               stop_event=job.stop, **kwargs)
+        result = run_benchmark(
+            job.endpoint, prompts=prompts, recorder=store, progress=job.progress, stop_event=job.stop, **kwargs
+        )
         job.run_id, job.status = result.run_id, result.status
     except CompareError as exc:
         job.error, job.status = str(exc), "failed"
@@ -128,8 +129,10 @@ with st.expander("Run a benchmark", expanded=job is not None):
     endpoint = c1.text_input("Endpoint URL", value="http://127.0.0.1:30000", key="bench_endpoint")
     engine = c2.selectbox("Engine", ENGINES, key="bench_engine")
     if settings.bench_allow() is not None:
-        st.caption(f"This server benchmarks only the endpoints its operator allowed (SPECDRAFT_BENCH_ALLOW: "
-                   f"`{settings.bench_allow() or 'none'}`).")
+        st.caption(
+            f"This server benchmarks only the endpoints its operator allowed (SPECDRAFT_BENCH_ALLOW: "
+            f"`{settings.bench_allow() or 'none'}`)."
+        )
     c1, c2, c3, c4 = st.columns(4)
     concurrency = c1.number_input("Concurrency", 1, 1024, 8, key="bench_concurrency")
     n_requests = c2.number_input("Requests", 1, 100_000, 64, key="bench_requests")
@@ -141,8 +144,12 @@ with st.expander("Run a benchmark", expanded=job is not None):
     labels_text = c3.text_input("Labels (comma-separated)", placeholder="optional, e.g. 2-step", key="bench_labels")
     if "bench_group" not in st.session_state and draft.group and not draft.is_example:
         st.session_state["bench_group"] = draft.group  # new runs join your draft's run group
-    group = c4.text_input("Group", placeholder="optional, e.g. sweep name", key="bench_group",
-                          help="Runs of one group are charted together; your draft's group is the default.")
+    group = c4.text_input(
+        "Group",
+        placeholder="optional, e.g. sweep name",
+        key="bench_group",
+        help="Runs of one group are charted together; your draft's group is the default.",
+    )
     st.markdown("Stated speculative config (vLLM cannot report it; SGLang's is read from the server)")
     c1, c2, c3, c4 = st.columns(4)
     spec_algo = c1.text_input("Algorithm", placeholder="read from the server", key="bench_spec_algorithm")
@@ -151,20 +158,41 @@ with st.expander("Run a benchmark", expanded=job is not None):
     spec_ndt = c4.number_input("num_draft_tokens", 0, 256, value=None, key="bench_spec_ndt", placeholder="not stated")
     c1, c2 = st.columns([1, 3])
     prompt_source = c1.radio("Prompts", ["bundled", "dataset file"], key="bench_prompt_source")
-    prompt_path = c2.text_input("Dataset path (JSONL with prompt / messages rows)", key="bench_prompt_path",
-                                disabled=prompt_source == "bundled")
-    prompt_upload = c2.file_uploader("…or upload one (used instead of the path)", type=["jsonl", "json"],
-                                     key="bench_prompt_upload", disabled=prompt_source == "bundled")
+    prompt_path = c2.text_input(
+        "Dataset path (JSONL with prompt / messages rows)",
+        key="bench_prompt_path",
+        disabled=prompt_source == "bundled",
+    )
+    prompt_upload = c2.file_uploader(
+        "…or upload one (used instead of the path)",
+        type=["jsonl", "json"],
+        key="bench_prompt_upload",
+        disabled=prompt_source == "bundled",
+    )
     start = st.button("Run benchmark", key="bench_run", type="primary", disabled=running)
 
 if start and not running:
-    spec = {k: v for k, v in {"speculative_algorithm": spec_algo.strip() or None, "num_steps": spec_steps,
-                              "topk": spec_topk, "num_draft_tokens": spec_ndt}.items() if v not in (None, "")}
+    spec = {
+        k: v
+        for k, v in {
+            "speculative_algorithm": spec_algo.strip() or None,
+            "num_steps": spec_steps,
+            "topk": spec_topk,
+            "num_draft_tokens": spec_ndt,
+        }.items()
+        if v not in (None, "")
+    }
     kwargs: dict[str, Any] = {
-        "concurrency": int(concurrency), "requests": int(n_requests), "max_tokens": int(max_tokens),
-        "temperature": float(temperature), "warmup": int(warmup), "timeout_s": float(timeout_s),
-        "labels": _labels(labels_text), "engine": None if engine == "auto" else engine,
-        "spec_override": spec or None, "group": group.strip() or None,
+        "concurrency": int(concurrency),
+        "requests": int(n_requests),
+        "max_tokens": int(max_tokens),
+        "temperature": float(temperature),
+        "warmup": int(warmup),
+        "timeout_s": float(timeout_s),
+        "labels": _labels(labels_text),
+        "engine": None if engine == "auto" else engine,
+        "spec_override": spec or None,
+        "group": group.strip() or None,
         "prompt_path": (prompt_path.strip() or None) if prompt_source == "dataset file" else None,
     }
     upload_error = None
@@ -196,19 +224,25 @@ def _progress_panel() -> None:
     if current is None:
         return
     if not current.done.is_set():
-        st.progress(min(current.finished / max(current.total, 1), 1.0),
-                    text=f"{current.finished}/{current.total} requests done, {current.tok_s:.1f} output tok/s so far")
+        st.progress(
+            min(current.finished / max(current.total, 1), 1.0),
+            text=f"{current.finished}/{current.total} requests done, {current.tok_s:.1f} output tok/s so far",
+        )
         st.button("Stop", key="bench_stop", on_click=current.stop.set)
         return
     if current.error:
         st.error(current.error)
     elif current.status == "finished":
-        st.success(f"Run {current.run_id} finished: {current.finished}/{current.total} requests, "
-                   f"{current.tok_s:.1f} output tok/s")
+        st.success(
+            f"Run {current.run_id} finished: {current.finished}/{current.total} requests, "
+            f"{current.tok_s:.1f} output tok/s"
+        )
     else:  # interrupted (stopped, or cut short): what finished is kept, but it is no success
-        st.warning(f"Run {current.run_id} {current.status}: only {current.finished}/{current.total} requests "
-                   f"finished ({current.tok_s:.1f} output tok/s over those); the finished requests are kept.",
-                   icon=":material/warning:")
+        st.warning(
+            f"Run {current.run_id} {current.status}: only {current.finished}/{current.total} requests "
+            f"finished ({current.tok_s:.1f} output tok/s over those); the finished requests are kept.",
+            icon=":material/warning:",
+        )
     if not current.shown:
         current.shown = True
         st.rerun(scope="app")  # refresh the tables below with the new run
@@ -216,8 +250,14 @@ def _progress_panel() -> None:
 
 st.fragment(run_every=1.0 if running else None)(_progress_panel)()
 
-if job is not None and job.done.is_set() and job.run_id is not None and job.group and not draft.is_example \
-        and draft.group != job.group:
+if (
+    job is not None
+    and job.done.is_set()
+    and job.run_id is not None
+    and job.group
+    and not draft.is_example
+    and draft.group != job.group
+):
     draft = draft.with_(group=job.group)  # your draft's runs are the ones you just measured
     app.set_own_draft(draft)
     st.caption(f"Run group **{job.group}** is now attached to your draft; Overview and Acceptance vs data use it.")
@@ -232,20 +272,34 @@ try:
     with_examples = c2.checkbox("Include example data", value=True, key="runs_examples")
     records = store.runs(group=None if group_filter == ALL_GROUPS else group_filter, include_examples=with_examples)
     table = runs_to_frame(records)
-    st.dataframe(table, width="stretch", hide_index=True, placeholder=app.MISSING, key="runs_table",
-                 column_config=app.column_config(tables.RUNS, table),
-                 column_order=tables.RUNS.order(list(table.columns)))
+    st.dataframe(
+        table,
+        width="stretch",
+        hide_index=True,
+        placeholder=app.MISSING,
+        key="runs_table",
+        column_config=app.column_config(tables.RUNS, table),
+        column_order=tables.RUNS.order(list(table.columns)),
+    )
     st.caption(f"Results database: `{store.display_url}` (set SPECDRAFT_DB to use another, e.g. PostgreSQL)")
     if (table["status"] == "running").any():
-        st.caption("Status **running** on a run that is not in progress means it was cut short (incomplete): "
-                   "the requests it finished are kept.")
+        st.caption(
+            "Status **running** on a run that is not in progress means it was cut short (incomplete): "
+            "the requests it finished are kept."
+        )
     c1, c2 = st.columns([1, 3])
     fmt = c1.selectbox("Export format", list(export.FORMATS), key="runs_export_format")
-    c2.download_button(f"Download runs table ({fmt})", data=export.render(table, fmt, table=tables.RUNS), mime=export.MIME[fmt],
-                       file_name=f"runs.{export.EXTENSION[fmt]}", key="runs_export")
+    c2.download_button(
+        f"Download runs table ({fmt})",
+        data=export.render(table, fmt, table=tables.RUNS),
+        mime=export.MIME[fmt],
+        file_name=f"runs.{export.EXTENSION[fmt]}",
+        key="runs_export",
+    )
 
-    with st.expander("Import sglang.bench_serving / vllm bench serve results",
-                     expanded="import_msg" in st.session_state):
+    with st.expander(
+        "Import sglang.bench_serving / vllm bench serve results", expanded="import_msg" in st.session_state
+    ):
         upload = st.file_uploader("Result file (JSONL or JSON)", type=["jsonl", "json"], key="import_file")
         c1, c2 = st.columns(2)
         import_labels = c1.text_input("Labels (comma-separated)", key="import_labels")
@@ -257,8 +311,7 @@ try:
                 with tempfile.TemporaryDirectory() as tmp:
                     path = Path(tmp) / Path(upload.name).name
                     path.write_bytes(upload.getvalue())
-                    ids = import_file(store, path, labels=_labels(import_labels),
-                                      group=import_group.strip() or None)
+                    ids = import_file(store, path, labels=_labels(import_labels), group=import_group.strip() or None)
             except CompareError as exc:
                 st.error(str(exc))
             else:
@@ -285,18 +338,29 @@ try:
         spec_picked = [r for r in picked_runs if not r.is_baseline]
         fair = speedup.choose_baseline(picked_runs, spec_picked)
         fallback = [r for r in picked_runs if r.is_baseline] or picked_runs
-        default_base = (fair or (fallback[-1] if fallback else None))
+        default_base = fair or (fallback[-1] if fallback else None)
         if picked:
-            base_title = st.selectbox("Baseline run", picked,
-                                      index=picked.index(default_base.title) if default_base is not None else 0,
-                                      key="compare_baseline")
+            base_title = st.selectbox(
+                "Baseline run",
+                picked,
+                index=picked.index(default_base.title) if default_base is not None else 0,
+                key="compare_baseline",
+            )
             cmp = comparison_frame(picked_runs, baseline=by_title[base_title])
-            st.dataframe(cmp, width="stretch", hide_index=True, placeholder=app.MISSING, key="compare_table",
-                         row_height=56,
-                         column_config=app.column_config(tables.RUN_COMPARISON, cmp))
-            st.caption("speedup = output tok/s of the run / output tok/s of the baseline run, only against a "
-                       "baseline of the same target model, engine and settings; otherwise the last column says why "
-                       "there is none.")
+            st.dataframe(
+                cmp,
+                width="stretch",
+                hide_index=True,
+                placeholder=app.MISSING,
+                key="compare_table",
+                row_height=56,
+                column_config=app.column_config(tables.RUN_COMPARISON, cmp),
+            )
+            st.caption(
+                "speedup = output tok/s of the run / output tok/s of the baseline run, only against a "
+                "baseline of the same target model, engine and settings; otherwise the last column says why "
+                "there is none."
+            )
 
     # ------------------------------------------------------------ sweep chart
     st.subheader("Sweep: num_steps")
@@ -319,9 +383,11 @@ try:
                 right.info("no acceptance lengths in this group (baselines and generic OpenAI servers have none)")
         st.caption("Dashed lines: the group's baseline runs (no speculation), labelled with run id and labels.")
         if sweep_group == EXAMPLE_GROUP:
-            st.caption("Example data: only the measured points of the session are shown (the best point of a "
-                       "num_steps 1..10 sweep; the other points were not recorded). Acceptance length ~2.1 is "
-                       "approximate; target verify took 21-28 ms, over 95% of each cycle.")
+            st.caption(
+                "Example data: only the measured points of the session are shown (the best point of a "
+                "num_steps 1..10 sweep; the other points were not recorded). Acceptance length ~2.1 is "
+                "approximate; target verify took 21-28 ms, over 95% of each cycle."
+            )
     else:
         st.info("give runs a group (e.g. one per sweep) to chart them against num_steps")
 
@@ -339,7 +405,13 @@ try:
             st.info("no per-request rows for this run (example and summary-only imports have none)")
         else:
             view = _requests_view(reqs)
-            st.dataframe(view, width="stretch", hide_index=True, placeholder=app.MISSING, key="requests_table",
-                         column_config=app.column_config(tables.REQUESTS, view))
+            st.dataframe(
+                view,
+                width="stretch",
+                hide_index=True,
+                placeholder=app.MISSING,
+                key="requests_table",
+                column_config=app.column_config(tables.REQUESTS, view),
+            )
 except CompareError as exc:
     st.error(str(exc))

@@ -39,9 +39,12 @@ if "m" in qp:
     initial = qp.get_all("m")
 else:
     # your draft (from the sidebar) against the published defaults
-    initial = [comparison.registry_source(h) for h in registry.DEFAULT_COMPARISON if
-               comparison.registry_source(h) != draft.source] + [draft.source]
-initial_picks = [s[len(comparison.REGISTRY_PREFIX):] for s in initial if s.startswith(comparison.REGISTRY_PREFIX)]
+    initial = [
+        comparison.registry_source(h)
+        for h in registry.DEFAULT_COMPARISON
+        if comparison.registry_source(h) != draft.source
+    ] + [draft.source]
+initial_picks = [s[len(comparison.REGISTRY_PREFIX) :] for s in initial if s.startswith(comparison.REGISTRY_PREFIX)]
 initial_other = [s for s in initial if not s.startswith(comparison.REGISTRY_PREFIX)]
 
 published = _published_ids()
@@ -67,6 +70,7 @@ with st.form("compare_form"):
         "…or just its number of decoder layers", value=qp.get("layers", ""), key="compare_target_layers"
     )
     submitted = st.form_submit_button("Compare", type="primary")
+
 
 def _without_credentials(text: str) -> str:
     """Mask user:password@ and query secrets in a pasted URL: never on the page, in the shareable query or an error."""
@@ -153,8 +157,11 @@ chart = (
         x=alt.X("sum(params):Q", title="parameters"),
         y=alt.Y("draft:N", title=None, sort=None, axis=alt.Axis(labelLimit=480)),  # full names, never cut
         color=alt.Color("component:N", sort=list(comparison.architectures.COMPONENTS)),
-        opacity=alt.Opacity("trainable:N", scale=alt.Scale(domain=["trainable", "mixed", "frozen"], range=[1, 0.75, 0.4]),
-                            title="trained?"),
+        opacity=alt.Opacity(
+            "trainable:N",
+            scale=alt.Scale(domain=["trainable", "mixed", "frozen"], range=[1, 0.75, 0.4]),
+            title="trained?",
+        ),
         tooltip=["draft", "component", alt.Tooltip("params:Q", format=","), "trainable"],
         order=alt.Order("component:N"),
     )
@@ -164,14 +171,20 @@ st.altair_chart(chart, width="stretch")
 st.subheader("Wiring lint")
 _NEWEST = "newest rules of every engine"
 _choice = st.selectbox(
-    "Engine you serve with", [_NEWEST] + engines.serving_choices(), index=0, key="compare_engine",
+    "Engine you serve with",
+    [_NEWEST] + engines.serving_choices(),
+    index=0,
+    key="compare_engine",
     help="Capture rules differ by engine, version and target family (comparelib/engines.py cites the engine "
-         "code each rule comes from). Default: the newest rules known for SGLang and vLLM.",
+    "code each rule comes from). Default: the newest rules known for SGLang and vLLM.",
 )
 serving = None if _choice == _NEWEST else _choice
 entries = [comparison.relint(e, serving) for e in entries]
-_tops = [(e, next((f for f in lint.rank(e.findings) if not f.harmless and f.severity != "info"), None))
-         for e in entries if e.spec.role == "draft"]
+_tops = [
+    (e, next((f for f in lint.rank(e.findings) if not f.harmless and f.severity != "info"), None))
+    for e in entries
+    if e.spec.role == "draft"
+]
 for e, top in sorted(_tops, key=lambda et: lint.SEVERITIES.index(et[1].severity) if et[1] else 9):
     say = {"error": st.error, "warning": st.warning}.get(top.severity if top else "", st.success)
     say(f"**{e.label}**: {lint.headline(e.findings)}")
@@ -181,13 +194,27 @@ if act_on.empty and harmless.empty:
     st.success("No findings.")
 if not act_on.empty:
     act_on = act_on.drop(columns="harmless")
-    st.dataframe(act_on, width="stretch", hide_index=True, placeholder=app.MISSING, key="compare_findings",
-                 row_height=64, column_config=app.column_config(tables.FINDINGS, act_on))  # messages wrap, never cut
+    st.dataframe(
+        act_on,
+        width="stretch",
+        hide_index=True,
+        placeholder=app.MISSING,
+        key="compare_findings",
+        row_height=64,
+        column_config=app.column_config(tables.FINDINGS, act_on),
+    )  # messages wrap, never cut
 if not harmless.empty:
     with st.expander(f"Known harmless ({len(harmless)}): published drafts work this way", expanded=False):
         harmless = harmless.drop(columns="harmless")
-        st.dataframe(harmless, width="stretch", hide_index=True, placeholder=app.MISSING, row_height=64,
-                     column_config=app.column_config(tables.FINDINGS, harmless), key="compare_findings_harmless")
+        st.dataframe(
+            harmless,
+            width="stretch",
+            hide_index=True,
+            placeholder=app.MISSING,
+            row_height=64,
+            column_config=app.column_config(tables.FINDINGS, harmless),
+            key="compare_findings_harmless",
+        )
 
 for e in entries:
     with st.expander(f"{e.label}: tensors, checkpoint, capture layers"):
@@ -215,11 +242,21 @@ for e in entries:
         layers = e.target_layers
         if e.spec.role == "draft" and layers:
             st.markdown(f"**Which target layers each engine captures** (target with {layers} layers)")
-            st.dataframe(lint.capture_table(e.spec.aux_layer_ids, layers, family=e.target_family,
-                                            dialect=e.spec.dialect,
-                                            serving=[engines.parse_choice(serving)] if serving else None),
-                         width="stretch", hide_index=True, placeholder=app.MISSING)
+            st.dataframe(
+                lint.capture_table(
+                    e.spec.aux_layer_ids,
+                    layers,
+                    family=e.target_family,
+                    dialect=e.spec.dialect,
+                    serving=[engines.parse_choice(serving)] if serving else None,
+                ),
+                width="stretch",
+                hide_index=True,
+                placeholder=app.MISSING,
+            )
         if e.published is not None:
             p = e.published
             vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"
-            st.markdown(f"**Published**: {p.method} for `{p.target_model}`, trained on {vol}. [source]({p.source_url})")
+            st.markdown(
+                f"**Published**: {p.method} for `{p.target_model}`, trained on {vol}. [source]({p.source_url})"
+            )

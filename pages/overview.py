@@ -137,11 +137,22 @@ if data_ratio:
 elif own_volume is None:
     lines.append(f"- **Training volume:** ours is missing ({vol_src}; {_link('Dataset audit', 'audit')}).")
 else:
-    lines.append(f"- **Training volume:** ours {scaling.human(own_volume)} samples ({vol_src}); "
-                 f"{reference} does not report its own.")
-acc_link = _link(f"~{own_accept:.1f}", "bench") if own_accept else (
-    "missing (" + ("no run group attached" if not draft.group else f"no speculative run with an acceptance length "
-                   f"in group {draft.group}") + f"; {_link('benchmark it', 'bench')})"
+    lines.append(
+        f"- **Training volume:** ours {scaling.human(own_volume)} samples ({vol_src}); "
+        f"{reference} does not report its own."
+    )
+acc_link = (
+    _link(f"~{own_accept:.1f}", "bench")
+    if own_accept
+    else (
+        "missing ("
+        + (
+            "no run group attached"
+            if not draft.group
+            else f"no speculative run with an acceptance length in group {draft.group}"
+        )
+        + f"; {_link('benchmark it', 'bench')})"
+    )
 )
 ref_acc = (
     f"{acc.ref_lo:.2f}-{acc.ref_hi:.2f}"
@@ -193,8 +204,7 @@ elif own_volume and ref_volume:
     try:
         verdict = scaling.gap_verdict(own_volume, reference, points=_published_points())
         st.markdown(
-            f"**What the published data says about the volume gap** ({_link('chart', 'scaling')}): "
-            f"{verdict.sentence}"
+            f"**What the published data says about the volume gap** ({_link('chart', 'scaling')}): {verdict.sentence}"
         )
     except CompareError as exc:
         st.error(str(exc))

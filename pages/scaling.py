@@ -90,8 +90,14 @@ with right:
         help="From stored dataset audits, or typed in.",
     )
     if vol_pick == "typed in":
-        typed = st.number_input("Own training samples", min_value=1, value=draft.samples, step=1000,
-                                key="sc_vol_typed", placeholder="not measured: type a number or attach an audit")
+        typed = st.number_input(
+            "Own training samples",
+            min_value=1,
+            value=draft.samples,
+            step=1000,
+            key="sc_vol_typed",
+            placeholder="not measured: type a number or attach an audit",
+        )
         own_samples = float(typed) if typed else None
         own_tokens = None
         own_name = draft.short
@@ -149,12 +155,17 @@ if fit is not None:
         if len(measured_pts):
             best_pt = measured_pts.sort_values("accept_length").iloc[-1]
             agrees, sentence = scaling.fit_vs_measured(
-                fit, own_volume, float(best_pt["accept_length"]), measured_setting=str(best_pt["setting_key"]),
-                measured_benchmark=str(best_pt["benchmark"]))
+                fit,
+                own_volume,
+                float(best_pt["accept_length"]),
+                measured_setting=str(best_pt["setting_key"]),
+                measured_benchmark=str(best_pt["benchmark"]),
+            )
             (st.success if agrees else st.warning)(sentence)
         else:
-            st.caption("No acceptance measured for your draft yet (attach a run group in the sidebar) to set "
-                       "against the fit.")
+            st.caption(
+                "No acceptance measured for your draft yet (attach a run group in the sidebar) to set against the fit."
+            )
 elif setting_key is not None:
     st.warning(
         f"No fit for {scaling.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "
@@ -184,8 +195,14 @@ with chart_col:
         ]
         for col, (label, render, ext, mime, key) in zip(st.columns(3), chart_exports):
             # rendered only when clicked: PNG/SVG go through vl-convert
-            col.download_button(label, data=lambda render=render: render(chart), file_name=f"{stem}.{ext}",
-                                mime=mime, key=key, on_click="ignore")
+            col.download_button(
+                label,
+                data=lambda render=render: render(chart),
+                file_name=f"{stem}.{ext}",
+                mime=mime,
+                key=key,
+                on_click="ignore",
+            )
     except CompareError as exc:
         st.error(str(exc))
     if sel is not None:
@@ -248,7 +265,9 @@ with live_col:
                 )
                 improved = None
             if steps_missing:
-                pred = None  # one point cannot say which num_steps is best: show what was measured, say what is missing
+                pred = (
+                    None  # one point cannot say which num_steps is best: show what was measured, say what is missing
+                )
             elif improved is not None:
                 pred = speedup.what_if(model, improved, at_steps=k_imp, label=label)
             else:
@@ -265,7 +284,8 @@ with live_col:
                 if improved is not None:
                     better = speedup.optimum(model, frame=pred[pred["scenario"] == label])
                     st.markdown(
-                        f"With the acceptance the fit predicts for {reference}'s data volume: {better.sentence}")
+                        f"With the acceptance the fit predicts for {reference}'s data volume: {better.sentence}"
+                    )
             with st.expander("How the speed model was identified"):
                 for note in model.notes:
                     st.markdown(f"- {note}")
@@ -319,7 +339,9 @@ else:
                 step=0.05,
                 key=f"sc_dc_acc_{drafts.index(name)}",
             )
-            col.caption(f"step {ms:.3f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding")
+            col.caption(
+                f"step {ms:.3f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
+            )
             candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
         side = speedup.compare_drafts(model_dc, candidates)
         table = side.pivot(index="num_steps", columns="scenario", values="tok_s")[order]
@@ -390,7 +412,11 @@ with lc_in:
     )
 with lc_opts:
     lc_batch = st.number_input(
-        "Samples per logged step (global batch size)", min_value=0, value=0, step=1, key="lc_batch",
+        "Samples per logged step (global batch size)",
+        min_value=0,
+        value=0,
+        step=1,
+        key="lc_batch",
         help="samples_seen = step × this, when the log does not record samples. 0: leave the x axis in steps.",
     )
     lc_epoch = st.number_input(
@@ -398,12 +424,21 @@ with lc_opts:
     )
     lc_steps_default = scaling.steps_of(setting_key) or 0
     lc_steps = st.number_input(
-        "Draft positions used (chain steps)", min_value=0, max_value=64, value=int(lc_steps_default), key="lc_steps",
+        "Draft positions used (chain steps)",
+        min_value=0,
+        max_value=64,
+        value=int(lc_steps_default),
+        key="lc_steps",
         help="tau_sim over the first N positions, so it compares with live runs and published drafts at that "
         "setting's num_steps. 0: every position the trainer logged.",
     )
-    lc_split = st.radio("Fit on", ["auto", "train", "eval"], horizontal=True, key="lc_split",
-                        help="auto: eval points when there are 5 or more (held out), else train points.")
+    lc_split = st.radio(
+        "Fit on",
+        ["auto", "train", "eval"],
+        horizontal=True,
+        key="lc_split",
+        help="auto: eval points when there are 5 or more (held out), else train points.",
+    )
 
 lc_paths: tuple[str, ...] = ()
 if lc_upload is not None:
@@ -423,7 +458,11 @@ if not lc_paths:
 else:
     try:
         lc = _learning_curve(
-            lc_paths, _stamp(lc_paths), float(lc_batch) or None, float(lc_epoch) or None, int(lc_steps) or None,
+            lc_paths,
+            _stamp(lc_paths),
+            float(lc_batch) or None,
+            float(lc_epoch) or None,
+            int(lc_steps) or None,
             lc_split,
         )
         lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
@@ -447,7 +486,9 @@ else:
                     "below it usually means the served prompts differ from the training data, or the wiring does."
                 )
             else:
-                st.caption("No stored speculative run" + (f" in {group}" if group else "; pick a run group above") + ".")
+                st.caption(
+                    "No stored speculative run" + (f" in {group}" if group else "; pick a run group above") + "."
+                )
             st.markdown(f"**Published drafts at {scaling.bench_label(bench)}, {setting_key or 'no setting'}**")
             if len(lc_pub):
                 st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table")
@@ -464,5 +505,11 @@ else:
             st.json(lc.stats, expanded=False)
         lc_frame = lc.frame()
         st.dataframe(lc_frame, width="stretch", hide_index=True, key="lc_points_table")
-        st.download_button("Curve points CSV", data=export.render(lc_frame, "csv"), file_name="learning-curve.csv",
-                           mime=export.MIME["csv"], key="lc_dl_csv", on_click="ignore")
+        st.download_button(
+            "Curve points CSV",
+            data=export.render(lc_frame, "csv"),
+            file_name="learning-curve.csv",
+            mime=export.MIME["csv"],
+            key="lc_dl_csv",
+            on_click="ignore",
+        )

@@ -169,7 +169,7 @@ def write_checkpoint(
     weight_map: dict[str, str] = {}
     total_size = 0
     for i in range(shards):
-        part = names[i * per:(i + 1) * per]
+        part = names[i * per : (i + 1) * per]
         fname = f"model-{i + 1:05d}-of-{shards:05d}.safetensors"
         chunk = {n: tensors[n] for n in part}
         save_file(chunk, str(out / fname), metadata={"format": "pt"})

@@ -24,6 +24,12 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("HF_HUB_CACHE", str(home / "hf" / "hub"))
     monkeypatch.setenv("SPECDRAFT_HOME", str(home / "specdraft"))
     monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
-    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "SPECDRAFT_DB",
-                 "HF_ENDPOINT"):
+    for name in (
+        "HF_TOKEN",
+        "HUGGING_FACE_HUB_TOKEN",
+        "HF_HUB_OFFLINE",
+        "TRANSFORMERS_OFFLINE",
+        "SPECDRAFT_DB",
+        "HF_ENDPOINT",
+    ):
         monkeypatch.delenv(name, raising=False)

@@ -30,7 +30,7 @@ class TinyTarget:
         self.hidden = hidden
         self.n_layers = n_layers
         self.embedding = torch.randn(vocab, hidden, generator=g) * 0.02
-        scale = hidden ** -0.5
+        scale = hidden**-0.5
         self.w = [torch.randn(hidden, hidden, generator=g) * scale for _ in range(n_layers)]
         self.b = [torch.randn(hidden, generator=g) for _ in range(n_layers)]
         self.a = [torch.randn(hidden, hidden, generator=g) * scale for _ in range(n_layers)]
@@ -93,7 +93,7 @@ def _sample(rng: torch.Generator, i: int) -> tuple[torch.Tensor, torch.Tensor]:
     length = 16 + (i * 13) % 49  # 16..64
     ids = torch.randint(0, ACTIVE_IDS, (length,), generator=rng, dtype=torch.int64)
     mask = torch.zeros(length, dtype=torch.int64)
-    mask[int(length * 0.4): length - 1] = 1  # assistant span; last position 0 as SpecForge leaves it
+    mask[int(length * 0.4) : length - 1] = 1  # assistant span; last position 0 as SpecForge leaves it
     return ids, mask
 
 
@@ -171,8 +171,10 @@ def add_trap_files(root: Path, marker_dir: Path) -> tuple[Path, Path]:
     folder = root / "rows_0-2000"
     folder.mkdir(parents=True, exist_ok=True)
     ids = torch.arange(8)
-    torch.save({"input_ids": ids, "loss_mask": torch.ones(8, dtype=torch.int64), "meta": SetstateTrap(str(m1))},
-               folder / "data_90.ckpt")
+    torch.save(
+        {"input_ids": ids, "loss_mask": torch.ones(8, dtype=torch.int64), "meta": SetstateTrap(str(m1))},
+        folder / "data_90.ckpt",
+    )
     torch.save({"input_ids": ids, "payload": ReduceTrap(str(m2))}, folder / "data_91.ckpt")
     return m1, m2
 

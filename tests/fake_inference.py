@@ -171,30 +171,43 @@ class FakeInferenceServer:
             except Exception:
                 pass
 
-    async def _send(self, writer: asyncio.StreamWriter, status: int, payload: Any,
-                    ctype: str = "application/json") -> bool:
-        data = payload if isinstance(payload, bytes) else (
-            payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+    async def _send(
+        self, writer: asyncio.StreamWriter, status: int, payload: Any, ctype: str = "application/json"
+    ) -> bool:
+        data = (
+            payload
+            if isinstance(payload, bytes)
+            else (payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+        )
         reason = {200: "OK", 404: "Not Found", 500: "Internal Server Error", 400: "Bad Request"}.get(status, "X")
-        writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {len(data)}\r\n"
-                     f"Connection: keep-alive\r\n\r\n".encode() + data)
+        writer.write(
+            f"HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {len(data)}\r\n"
+            f"Connection: keep-alive\r\n\r\n".encode()
+            + data
+        )
         await writer.drain()
         return True
 
-    async def _route(self, method: str, path: str, body: bytes, writer: asyncio.StreamWriter,
-                     received: float) -> bool:
+    async def _route(self, method: str, path: str, body: bytes, writer: asyncio.StreamWriter, received: float) -> bool:
         o = self.options
         if method == "GET":
             if path == "/health":
                 return await self._send(writer, 200, b"", "text/plain")
             if path == "/v1/models":
-                return await self._send(writer, 200, {"object": "list", "data": [
-                    {"id": o.model, "object": "model", "owned_by": o.engine, "max_model_len": 8192}]})
+                return await self._send(
+                    writer,
+                    200,
+                    {
+                        "object": "list",
+                        "data": [{"id": o.model, "object": "model", "owned_by": o.engine, "max_model_len": 8192}],
+                    },
+                )
             if path == "/metrics" and o.engine in ("sglang", "vllm"):
                 return await self._send(writer, 200, self.metrics_text(), "text/plain; version=0.0.4")
             if o.engine == "sglang" and path in ("/server_info", "/get_server_info"):
                 allowed = {"both": ("/server_info", "/get_server_info"), "legacy": ("/get_server_info",)}.get(
-                    o.server_info_route, ())
+                    o.server_info_route, ()
+                )
                 if path in allowed:
                     return await self._send(writer, 200, self.server_info())
             if path == "/_fake/timings":
@@ -223,7 +236,10 @@ class FakeInferenceServer:
         o = self.options
         spec = o.speculative_algorithm is not None
         info: dict[str, Any] = {
-            "model_path": o.model, "tokenizer_path": o.model, "tp_size": 1, "port": self.port,
+            "model_path": o.model,
+            "tokenizer_path": o.model,
+            "tp_size": 1,
+            "port": self.port,
             "speculative_algorithm": o.speculative_algorithm,
             "speculative_draft_model_path": o.draft_model if spec else None,
             "speculative_num_steps": o.num_steps if spec else None,
@@ -245,18 +261,20 @@ class FakeInferenceServer:
         c, o = self.counters, self.options
         if o.engine == "sglang":
             lab = f'{{model_name="{o.model}"}}'
-            return "\n".join([
-                "# HELP sglang:prompt_tokens_total Number of prefill tokens processed.",
-                "# TYPE sglang:prompt_tokens_total counter",
-                f"sglang:prompt_tokens_total{lab} {float(c.prompt_tokens)}",
-                "# TYPE sglang:generation_tokens_total counter",
-                f"sglang:generation_tokens_total{lab} {float(c.generation_tokens)}",
-                "# TYPE sglang:spec_verify_calls_total counter",
-                f"sglang:spec_verify_calls_total{lab} {float(c.verify_calls)}",
-                "# TYPE sglang:spec_accept_length gauge",
-                f"sglang:spec_accept_length{lab} {self.accept_so_far() or 0.0}",
-                "",
-            ])
+            return "\n".join(
+                [
+                    "# HELP sglang:prompt_tokens_total Number of prefill tokens processed.",
+                    "# TYPE sglang:prompt_tokens_total counter",
+                    f"sglang:prompt_tokens_total{lab} {float(c.prompt_tokens)}",
+                    "# TYPE sglang:generation_tokens_total counter",
+                    f"sglang:generation_tokens_total{lab} {float(c.generation_tokens)}",
+                    "# TYPE sglang:spec_verify_calls_total counter",
+                    f"sglang:spec_verify_calls_total{lab} {float(c.verify_calls)}",
+                    "# TYPE sglang:spec_accept_length gauge",
+                    f"sglang:spec_accept_length{lab} {self.accept_so_far() or 0.0}",
+                    "",
+                ]
+            )
         if o.engine == "vllm":
             lab = f'engine="0",model_name="{o.model}"'
             lines = [
@@ -273,8 +291,10 @@ class FakeInferenceServer:
             ]
             if o.speculative_algorithm is not None:
                 for pos in range(o.spec_k()):
-                    lines.append(f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{lab},position="{pos}"}} '
-                                 f"{float(c.accepted_per_pos.get(pos, 0))}")
+                    lines.append(
+                        f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{lab},position="{pos}"}} '
+                        f"{float(c.accepted_per_pos.get(pos, 0))}"
+                    )
             lines += [
                 "# TYPE vllm:generation_tokens_total counter",
                 f"vllm:generation_tokens_total{{{lab}}} {float(c.generation_tokens)}",
@@ -300,8 +320,7 @@ class FakeInferenceServer:
         for pos in range(acc):
             c.accepted_per_pos[pos] = c.accepted_per_pos.get(pos, 0) + 1
 
-    async def _generate(self, kind: str, req: dict[str, Any], writer: asyncio.StreamWriter,
-                        received: float) -> bool:
+    async def _generate(self, kind: str, req: dict[str, Any], writer: asyncio.StreamWriter, received: float) -> bool:
         o, c = self.options, self.counters
         c.requests += 1
         n = c.requests
@@ -333,22 +352,34 @@ class FakeInferenceServer:
             for s in sizes:
                 self._count_step(s)
             text = _words(total, 0)
-            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": total,
-                     "total_tokens": prompt_tokens + total}
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": total, "total_tokens": prompt_tokens + total}
             if kind == "generate":
                 meta = self._meta(rid, prompt_tokens, total, len(sizes), True)
                 payload: dict[str, Any] = {"text": text, "meta_info": meta}
             elif kind == "chat":
-                payload = {"id": rid, "object": "chat.completion", "model": o.model, "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}],
-                    "usage": usage}
+                payload = {
+                    "id": rid,
+                    "object": "chat.completion",
+                    "model": o.model,
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}
+                    ],
+                    "usage": usage,
+                }
             else:
-                payload = {"id": rid, "object": "text_completion", "model": o.model,
-                           "choices": [{"index": 0, "text": text, "finish_reason": "length"}], "usage": usage}
+                payload = {
+                    "id": rid,
+                    "object": "text_completion",
+                    "model": o.model,
+                    "choices": [{"index": 0, "text": text, "finish_reason": "length"}],
+                    "usage": usage,
+                }
             return await self._send(writer, 200, payload)
 
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-                     b"Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n")
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+            b"Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n"
+        )
 
         def emit(obj: Any) -> None:
             raw = obj if isinstance(obj, bytes) else json.dumps(obj, separators=(",", ":")).encode()
@@ -356,11 +387,20 @@ class FakeInferenceServer:
             writer.write(b"%x\r\n%s\r\n" % (len(data), data))
 
         created = int(time.time())
-        chat_prefix = (f'{{"id":"{rid}","object":"chat.completion.chunk","created":{created},'
-                       f'"model":{json.dumps(o.model)},"choices":[{{"index":0,"delta":{{"content":"').encode()
+        chat_prefix = (
+            f'{{"id":"{rid}","object":"chat.completion.chunk","created":{created},'
+            f'"model":{json.dumps(o.model)},"choices":[{{"index":0,"delta":{{"content":"'
+        ).encode()
         if kind == "chat" and o.role_chunk:
-            emit({"id": rid, "object": "chat.completion.chunk", "created": created, "model": o.model,
-                  "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]})
+            emit(
+                {
+                    "id": rid,
+                    "object": "chat.completion.chunk",
+                    "created": created,
+                    "model": o.model,
+                    "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}],
+                }
+            )
             await writer.drain()
         if o.ttft_s > 0:
             await asyncio.sleep(o.ttft_s)
@@ -393,36 +433,79 @@ class FakeInferenceServer:
             if i == 0:
                 first_at = last_at
             if kind == "generate":
-                emit({"text": _words(done_tokens, 0), "output_ids": [],
-                      "meta_info": self._meta(rid, prompt_tokens, done_tokens, i + 1, last)})
+                emit(
+                    {
+                        "text": _words(done_tokens, 0),
+                        "output_ids": [],
+                        "meta_info": self._meta(rid, prompt_tokens, done_tokens, i + 1, last),
+                    }
+                )
             elif kind == "chat" and not last:  # hot path: pre-rendered, so the server outpaces any client
                 emit(chat_prefix + piece.encode() + b'"},"finish_reason":null}]}')
             elif kind == "chat":
-                emit({"id": rid, "object": "chat.completion.chunk", "created": created, "model": o.model,
-                      "choices": [{"index": 0, "delta": {"content": piece},
-                                   "finish_reason": "length" if last else None}]})
+                emit(
+                    {
+                        "id": rid,
+                        "object": "chat.completion.chunk",
+                        "created": created,
+                        "model": o.model,
+                        "choices": [
+                            {"index": 0, "delta": {"content": piece}, "finish_reason": "length" if last else None}
+                        ],
+                    }
+                )
             else:
-                emit({"id": rid, "object": "text_completion", "created": created, "model": o.model,
-                      "choices": [{"index": 0, "text": piece, "finish_reason": "length" if last else None}]})
+                emit(
+                    {
+                        "id": rid,
+                        "object": "text_completion",
+                        "created": created,
+                        "model": o.model,
+                        "choices": [{"index": 0, "text": piece, "finish_reason": "length" if last else None}],
+                    }
+                )
             if o.chunk_delay_s > 0 or last or i % 16 == 15:
                 await writer.drain()
         if kind != "generate" and want_usage:
-            emit({"id": rid, "object": "chat.completion.chunk" if kind == "chat" else "text_completion",
-                  "created": created, "model": o.model, "choices": [],
-                  "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": total,
-                            "total_tokens": prompt_tokens + total}})
+            emit(
+                {
+                    "id": rid,
+                    "object": "chat.completion.chunk" if kind == "chat" else "text_completion",
+                    "created": created,
+                    "model": o.model,
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": total,
+                        "total_tokens": prompt_tokens + total,
+                    },
+                }
+            )
         emit(b"[DONE]")
         writer.write(b"0\r\n\r\n")
         await writer.drain()
-        self.timings.append({"id": rid, "received": received, "first": first_at, "last": last_at,
-                             "done": time.perf_counter(), "tokens": total, "chunks": len(sizes)})
+        self.timings.append(
+            {
+                "id": rid,
+                "received": received,
+                "first": first_at,
+                "last": last_at,
+                "done": time.perf_counter(),
+                "tokens": total,
+                "chunks": len(sizes),
+            }
+        )
         return True
 
     def _meta(self, rid: str, prompt_tokens: int, completion: int, steps: int, last: bool) -> dict[str, Any]:
         o = self.options
-        meta: dict[str, Any] = {"id": rid, "prompt_tokens": prompt_tokens, "completion_tokens": completion,
-                                "cached_tokens": 0,
-                                "finish_reason": {"type": "length", "length": completion} if last else None}
+        meta: dict[str, Any] = {
+            "id": rid,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion,
+            "cached_tokens": 0,
+            "finish_reason": {"type": "length", "length": completion} if last else None,
+        }
         if last and o.speculative_algorithm is not None:
             meta["spec_verify_ct"] = steps
             meta["spec_accept_length"] = completion / steps
@@ -521,13 +604,21 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument(f"--{name}-every", type=int, default=0)
     args = p.parse_args(argv)
     opts = FakeOptions(
-        engine=args.engine, ttft_s=args.ttft_ms / 1000, chunk_delay_s=args.chunk_delay_ms / 1000,
+        engine=args.engine,
+        ttft_s=args.ttft_ms / 1000,
+        chunk_delay_s=args.chunk_delay_ms / 1000,
         tokens_per_chunk=args.tokens_per_chunk,
         accept_pattern=[int(x) for x in args.accept_pattern.split(",") if x.strip()] or None,
-        output_tokens=args.output_tokens, honour_max_tokens=args.honour_max_tokens,
-        speculative_algorithm=None if args.no_spec else "EAGLE3", num_steps=args.num_steps,
-        fail_every=args.fail_every, cut_every=args.cut_every, truncate_every=args.truncate_every,
-        stall_every=args.stall_every, garbage_every=args.garbage_every)
+        output_tokens=args.output_tokens,
+        honour_max_tokens=args.honour_max_tokens,
+        speculative_algorithm=None if args.no_spec else "EAGLE3",
+        num_steps=args.num_steps,
+        fail_every=args.fail_every,
+        cut_every=args.cut_every,
+        truncate_every=args.truncate_every,
+        stall_every=args.stall_every,
+        garbage_every=args.garbage_every,
+    )
 
     async def serve() -> None:
         server = FakeInferenceServer(opts)

@@ -62,15 +62,39 @@ UNGRANTED_TOKEN = "hf_emulatorNoGatedAccess0123456789ab"
 """A valid token whose user has NOT accepted gated repos' terms: gated files answer 403."""
 
 _DTYPE_BYTES = {
-    "BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1,
-    "I16": 2, "U16": 2, "F16": 2, "BF16": 2,
-    "I32": 4, "U32": 4, "F32": 4,
-    "I64": 8, "U64": 8, "F64": 8,
+    "BOOL": 1,
+    "U8": 1,
+    "I8": 1,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+    "F8_E8M0": 1,
+    "I16": 2,
+    "U16": 2,
+    "F16": 2,
+    "BF16": 2,
+    "I32": 4,
+    "U32": 4,
+    "F32": 4,
+    "I64": 8,
+    "U64": 8,
+    "F64": 8,
 }
 _DTYPE_ALIASES = {
-    "float32": "F32", "fp32": "F32", "float16": "F16", "fp16": "F16", "half": "F16",
-    "bfloat16": "BF16", "bf16": "BF16", "float64": "F64", "int64": "I64", "int32": "I32",
-    "int16": "I16", "int8": "I8", "uint8": "U8", "bool": "BOOL", "float8_e4m3fn": "F8_E4M3",
+    "float32": "F32",
+    "fp32": "F32",
+    "float16": "F16",
+    "fp16": "F16",
+    "half": "F16",
+    "bfloat16": "BF16",
+    "bf16": "BF16",
+    "float64": "F64",
+    "int64": "I64",
+    "int32": "I32",
+    "int16": "I16",
+    "int8": "I8",
+    "uint8": "U8",
+    "bool": "BOOL",
+    "float8_e4m3fn": "F8_E4M3",
 }
 _LFS_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf", ".parquet", ".arrow", ".h5", ".msgpack")
 _SHA_RE = re.compile(r"^[0-9a-f]{40}$")
@@ -87,8 +111,9 @@ def _dtype_code(dtype: str) -> str:
     return code
 
 
-def _safetensors_header(tensors: Mapping[str, tuple[tuple[int, ...] | list[int], str]],
-                        metadata: Mapping[str, str] | None = None) -> tuple[bytes, int]:
+def _safetensors_header(
+    tensors: Mapping[str, tuple[tuple[int, ...] | list[int], str]], metadata: Mapping[str, str] | None = None
+) -> tuple[bytes, int]:
     """Return (8-byte length + JSON header, size of the data section)."""
     header: dict[str, Any] = {}
     if metadata is not None:
@@ -104,8 +129,12 @@ def _safetensors_header(tensors: Mapping[str, tuple[tuple[int, ...] | list[int],
     return struct.pack("<Q", len(raw)) + raw, offset
 
 
-def write_safetensors_bytes(tensors: Mapping[str, tuple[tuple[int, ...] | list[int], str]], *,
-                            fill: bool = True, metadata: Mapping[str, str] | None = None) -> bytes:
+def write_safetensors_bytes(
+    tensors: Mapping[str, tuple[tuple[int, ...] | list[int], str]],
+    *,
+    fill: bool = True,
+    metadata: Mapping[str, str] | None = None,
+) -> bytes:
     """Bytes of a safetensors file with zero-filled tensors.
 
     ``fill=False`` returns only the header (offsets still describe the full data), which is all a
@@ -131,8 +160,9 @@ class SparseFile:
         return head + b"\0" * (end - start - len(head))
 
 
-def safetensors_file(tensors: Mapping[str, tuple[tuple[int, ...] | list[int], str]], *,
-                     metadata: Mapping[str, str] | None = None) -> SparseFile:
+def safetensors_file(
+    tensors: Mapping[str, tuple[tuple[int, ...] | list[int], str]], *, metadata: Mapping[str, str] | None = None
+) -> SparseFile:
     """A safetensors file of its true size whose data is never materialised (for huge real shapes)."""
     head, data_len = _safetensors_header(tensors, metadata)
     return SparseFile(head, len(head) + data_len)
@@ -269,8 +299,9 @@ class HubEmulator:
 
     # lifecycle -----------------------------------------------------------------------------------
     def start(self) -> HubEmulator:
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="hub-emulator", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="hub-emulator", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -287,9 +318,18 @@ class HubEmulator:
         self.stop()
 
     # repos ---------------------------------------------------------------------------------------
-    def add_repo(self, repo_id: str, files: Mapping[str, FileContent], *, revision: str = "main",
-                 commit: str | None = None, gated: bool = False, private: bool = False,
-                 repo_type: str = "model", card_data: dict[str, Any] | None = None) -> str:
+    def add_repo(
+        self,
+        repo_id: str,
+        files: Mapping[str, FileContent],
+        *,
+        revision: str = "main",
+        commit: str | None = None,
+        gated: bool = False,
+        private: bool = False,
+        repo_type: str = "model",
+        card_data: dict[str, Any] | None = None,
+    ) -> str:
         """Create (or add a commit to) a repo; ``revision`` (a branch, tag or ``refs/pr/N``) points at it.
 
         Returns the 40-hex commit sha. ``card_data`` overrides what the README's YAML would give.
@@ -302,7 +342,8 @@ class HubEmulator:
             self._counter += 1
             if commit is None:
                 seed = f"{repo_type}/{repo_id}@{revision}#{self._counter}:" + ",".join(
-                    f"{p}={b.etag}" for p, b in sorted(blobs.items()))
+                    f"{p}={b.etag}" for p, b in sorted(blobs.items())
+                )
                 commit = hashlib.sha1(seed.encode()).hexdigest()
             if not _SHA_RE.match(commit):
                 raise ValueError("commit must be 40 lowercase hex characters")
@@ -316,10 +357,17 @@ class HubEmulator:
             repo.card_data[commit] = card_data
         return commit
 
-    def add_model(self, repo_id: str, config: Mapping[str, Any] | bytes | None, *,
-                  tensors: Mapping[str, tuple[tuple[int, ...] | list[int], str]] | None = None,
-                  shards: int = 1, card: str | None = None, extra_files: Mapping[str, FileContent] | None = None,
-                  **kwargs: Any) -> str:
+    def add_model(
+        self,
+        repo_id: str,
+        config: Mapping[str, Any] | bytes | None,
+        *,
+        tensors: Mapping[str, tuple[tuple[int, ...] | list[int], str]] | None = None,
+        shards: int = 1,
+        card: str | None = None,
+        extra_files: Mapping[str, FileContent] | None = None,
+        **kwargs: Any,
+    ) -> str:
         """Convenience: a model repo from a config dict (or raw bytes) plus optional tensor shapes.
 
         ``shards=1`` writes ``model.safetensors``; ``shards>1`` writes ``model-0000i-of-0000n.safetensors``
@@ -340,7 +388,7 @@ class HubEmulator:
                 weight_map: dict[str, str] = {}
                 total = 0
                 for i in range(shards):
-                    part = {n: tensors[n] for n in names[i * per:(i + 1) * per]}
+                    part = {n: tensors[n] for n in names[i * per : (i + 1) * per]}
                     fname = f"model-{i + 1:05d}-of-{shards:05d}.safetensors"
                     sparse = safetensors_file(part, metadata={"format": "pt"})
                     files[fname] = sparse
@@ -415,8 +463,12 @@ class _Handler(BaseHTTPRequestHandler):
             segs = [s for s in self._raw_path.split("/") if s]
             if segs[:1] == ["api"] and not self.hub.api_enabled:
                 raise _Reply(404, None, "Not Found")
-            if (segs[:1] == ["api"] and len(segs) >= 6 and segs[1] in ("models", "datasets")
-                    and segs[4] == "paths-info"):
+            if (
+                segs[:1] == ["api"]
+                and len(segs) >= 6
+                and segs[1] in ("models", "datasets")
+                and segs[4] == "paths-info"
+            ):
                 self._paths_info(segs)
             else:
                 raise _Reply(405, None, "The emulator is read-only.")
@@ -454,10 +506,18 @@ class _Handler(BaseHTTPRequestHandler):
         self._logged = True
         auth = self.headers.get("Authorization")
         headers = {k: ("<present>" if k.lower() == "authorization" else v) for k, v in self.headers.items()}
-        self.hub._record(RequestRecord(
-            method=self.command, path=self._raw_path, query=self._query, headers=headers,
-            authorized=auth is not None, range=self.headers.get("Range"), status=status, bytes_sent=body_bytes,
-        ))
+        self.hub._record(
+            RequestRecord(
+                method=self.command,
+                path=self._raw_path,
+                query=self._query,
+                headers=headers,
+                authorized=auth is not None,
+                range=self.headers.get("Range"),
+                status=status,
+                bytes_sent=body_bytes,
+            )
+        )
 
     def _token(self) -> str | None:
         auth = self.headers.get("Authorization")
@@ -465,7 +525,7 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         if not auth.startswith("Bearer "):
             raise _Reply(401, None, "Invalid credentials in Authorization header")
-        token = auth[len("Bearer "):].strip()
+        token = auth[len("Bearer ") :].strip()
         if token not in self.hub.tokens:
             raise _Reply(401, None, "Invalid credentials in Authorization header")
         return token
@@ -479,10 +539,18 @@ class _Handler(BaseHTTPRequestHandler):
         if files and repo.gated and token not in self.hub.gated_access:
             kind = "dataset" if repo_type == "dataset" else "model"
             if token is None:
-                raise _Reply(401, "GatedRepo", f"Access to {kind} {repo_id} is restricted. You must have access "
-                             "to it and be authenticated to access it. Please log in.")
-            raise _Reply(403, "GatedRepo", f"Access to {kind} {repo_id} is restricted and you are not in the "
-                         "authorized list. Visit the repo page to ask for access.")
+                raise _Reply(
+                    401,
+                    "GatedRepo",
+                    f"Access to {kind} {repo_id} is restricted. You must have access "
+                    "to it and be authenticated to access it. Please log in.",
+                )
+            raise _Reply(
+                403,
+                "GatedRepo",
+                f"Access to {kind} {repo_id} is restricted and you are not in the "
+                "authorized list. Visit the repo page to ask for access.",
+            )
         return repo, token
 
     def _api_info(self, segs: list[str], *, head: bool) -> None:
@@ -561,8 +629,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _entry(path: str, blob: _Blob | None, sha: str, expand: bool) -> dict[str, Any]:
         """One tree entry as the Hub writes it (``RepoFile``/``RepoFolder`` parse these keys)."""
         if blob is None:
-            entry: dict[str, Any] = {"type": "directory", "path": path,
-                                     "oid": hashlib.sha1(f"tree:{sha}:{path}".encode()).hexdigest()}
+            entry: dict[str, Any] = {
+                "type": "directory",
+                "path": path,
+                "oid": hashlib.sha1(f"tree:{sha}:{path}".encode()).hexdigest(),
+            }
         else:
             size = _size(blob.content)
             entry = {"type": "file", "path": path, "size": size}
@@ -587,13 +658,13 @@ class _Handler(BaseHTTPRequestHandler):
             if folder in blobs:  # the Hub lists a file path as that single file
                 self._send_json(200, [self._entry(folder, blobs[folder], sha, expand)], head=head)
                 return
-            raise _Reply(404, "EntryNotFound", f"{folder} does not exist on \"{revision}\"")
+            raise _Reply(404, "EntryNotFound", f'{folder} does not exist on "{revision}"')
         prefix = f"{folder}/" if folder else ""
         entries = []
         for path in sorted(folders | set(blobs)):
             if not path.startswith(prefix) or path == folder:
                 continue
-            if not recursive and "/" in path[len(prefix):]:
+            if not recursive and "/" in path[len(prefix) :]:
                 continue
             entries.append(self._entry(path, blobs.get(path), sha, expand))
         entries.sort(key=lambda e: (e["type"] != "directory", e["path"]))

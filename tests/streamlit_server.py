@@ -44,10 +44,20 @@ def running_app(env: Mapping[str, str], deadline_s: float = 90.0) -> Iterator[st
     import time
 
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", f"--server.port={port}",
-           "--server.address=127.0.0.1", "--server.headless=true", "--browser.gatherUsageStats=false"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        f"--server.port={port}",
+        "--server.address=127.0.0.1",
+        "--server.headless=true",
+        "--browser.gatherUsageStats=false",
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         end = time.monotonic() + deadline_s

@@ -80,24 +80,56 @@ EAGLE1_VICUNA: dict[str, Any] = {
     "tie_word_embeddings": False,
 }
 
-MEDUSA_VICUNA = {"medusa_num_heads": 5, "medusa_num_layers": 1, "base_model_name_or_path": "lmsys/vicuna-7b-v1.3",
-                 "hidden_size": 4096, "vocab_size": 32000}
+MEDUSA_VICUNA = {
+    "medusa_num_heads": 5,
+    "medusa_num_layers": 1,
+    "base_model_name_or_path": "lmsys/vicuna-7b-v1.3",
+    "hidden_size": 4096,
+    "vocab_size": 32000,
+}
 
 TINY_QWEN2 = {**TINY_LLAMA, "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "tie_word_embeddings": True}
 TINY_DEEPSEEK = {
-    "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 64,
-    "intermediate_size": 96, "num_attention_heads": 4, "num_hidden_layers": 3, "vocab_size": 256,
-    "q_lora_rank": 24, "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8,
-    "n_routed_experts": 6, "num_experts_per_tok": 2, "n_shared_experts": 1, "moe_intermediate_size": 32,
-    "first_k_dense_replace": 1, "moe_layer_freq": 1, "num_nextn_predict_layers": 1, "topk_method": "noaux_tc",
+    "architectures": ["DeepseekV3ForCausalLM"],
+    "model_type": "deepseek_v3",
+    "hidden_size": 64,
+    "intermediate_size": 96,
+    "num_attention_heads": 4,
+    "num_hidden_layers": 3,
+    "vocab_size": 256,
+    "q_lora_rank": 24,
+    "kv_lora_rank": 16,
+    "qk_nope_head_dim": 8,
+    "qk_rope_head_dim": 4,
+    "v_head_dim": 8,
+    "n_routed_experts": 6,
+    "num_experts_per_tok": 2,
+    "n_shared_experts": 1,
+    "moe_intermediate_size": 32,
+    "first_k_dense_replace": 1,
+    "moe_layer_freq": 1,
+    "num_nextn_predict_layers": 1,
+    "topk_method": "noaux_tc",
     "tie_word_embeddings": False,
 }
-TINY_DEEPSEEK_NO_QLORA = {**TINY_DEEPSEEK, "q_lora_rank": None, "num_nextn_predict_layers": 0,
-                          "topk_method": "greedy", "model_type": "deepseek_v2",
-                          "architectures": ["DeepseekV2ForCausalLM"]}
-TINY_QWEN3_MOE = {**TINY_LLAMA, "architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe",
-                  "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
-                  "decoder_sparse_step": 2, "mlp_only_layers": [5]}
+TINY_DEEPSEEK_NO_QLORA = {
+    **TINY_DEEPSEEK,
+    "q_lora_rank": None,
+    "num_nextn_predict_layers": 0,
+    "topk_method": "greedy",
+    "model_type": "deepseek_v2",
+    "architectures": ["DeepseekV2ForCausalLM"],
+}
+TINY_QWEN3_MOE = {
+    **TINY_LLAMA,
+    "architectures": ["Qwen3MoeForCausalLM"],
+    "model_type": "qwen3_moe",
+    "num_experts": 8,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 32,
+    "decoder_sparse_step": 2,
+    "mlp_only_layers": [5],
+}
 TINY_QWEN3_SPECULATORS = copy.deepcopy(TINY_SPECULATORS)
 TINY_QWEN3_SPECULATORS["transformer_layer_config"].update({"model_type": "qwen3", "num_hidden_layers": 2})
 TINY_QWEN3_SPECULATORS.update({"fc_norm": True, "norm_before_fc": True})
@@ -130,8 +162,12 @@ DETECTION = [
     ("DeepSeek-V3", TINY_DEEPSEEK, "deepseek-v3", "target"),
     ("Kimi-K2.5 nested text_config", "moonshotai/Kimi-K2.5", "deepseek-v3", "target"),
     ("gpt-oss", "openai/gpt-oss-20b", "gpt-oss", "target"),
-    ("no architectures, model_type only", {k: v for k, v in TINY_LLAMA.items() if k != "architectures"},
-     "llama", "target"),
+    (
+        "no architectures, model_type only",
+        {k: v for k, v in TINY_LLAMA.items() if k != "architectures"},
+        "llama",
+        "target",
+    ),
 ]
 
 
@@ -157,6 +193,7 @@ def test_forced_dialect_reads_ambiguous_head_as_eagle3() -> None:
 # The EAGLE-3 tensor list (research data_formats.md section 2)
 # --------------------------------------------------------------------------------------------
 
+
 def names(spec: ModelSpec) -> dict[str, Any]:
     return {t.name: t for t in spec.tensors}
 
@@ -165,13 +202,22 @@ def test_specforge_eagle3_tensor_list_and_flags() -> None:
     spec = parse_config(KIMI_EAGLE3)
     t = names(spec)
     assert list(t) == [
-        "embed_tokens.weight", "fc.weight",
-        "midlayer.hidden_norm.weight", "midlayer.input_layernorm.weight",
-        "midlayer.self_attn.q_proj.weight", "midlayer.self_attn.k_proj.weight",
-        "midlayer.self_attn.v_proj.weight", "midlayer.self_attn.o_proj.weight",
+        "embed_tokens.weight",
+        "fc.weight",
+        "midlayer.hidden_norm.weight",
+        "midlayer.input_layernorm.weight",
+        "midlayer.self_attn.q_proj.weight",
+        "midlayer.self_attn.k_proj.weight",
+        "midlayer.self_attn.v_proj.weight",
+        "midlayer.self_attn.o_proj.weight",
         "midlayer.post_attention_layernorm.weight",
-        "midlayer.mlp.gate_proj.weight", "midlayer.mlp.up_proj.weight", "midlayer.mlp.down_proj.weight",
-        "norm.weight", "lm_head.weight", "d2t", "t2d",
+        "midlayer.mlp.gate_proj.weight",
+        "midlayer.mlp.up_proj.weight",
+        "midlayer.mlp.down_proj.weight",
+        "norm.weight",
+        "lm_head.weight",
+        "d2t",
+        "t2d",
     ]
     assert t["fc.weight"].shape == (7168, 3 * 7168)
     assert t["midlayer.self_attn.q_proj.weight"].shape == (64 * 128, 2 * 7168)
@@ -201,25 +247,39 @@ def test_negative_aux_ids_are_counted_not_refused() -> None:
     assert parse_config(empty).aux_layer_ids is None  # both engines treat [] like no ids
 
 
-@pytest.mark.parametrize(("eagle_config", "top", "fc_in", "input_norm", "fc_norms"), [
-    # fc width = target hidden x number of ids in eagle_config (sglang/vllm llama_eagle3.py)
-    ({"eagle_aux_hidden_state_layer_ids": [2, 16, 30, 58]}, {}, 4 * 7168, None, 0),
-    ({"eagle_aux_hidden_state_layer_ids": [2, 58]}, {}, 2 * 7168, None, 0),
-    ({}, {"num_aux_hidden_states": 5}, 5 * 7168, None, 0),
-    # top-level ids do not size fc in either engine: only eagle_config's are counted (else 3)
-    ({}, {"eagle_aux_hidden_state_layer_ids": [2, 16, 30, 58]}, 3 * 7168, None, 0),
-    # norm_before_fc inside eagle_config wins over the top level
-    ({"eagle_aux_hidden_state_layer_ids": [2, 30, 58], "norm_before_fc": True}, {"norm_before_fc": False},
-     3 * 7168, 3 * 7168, 0),
-    ({"eagle_aux_hidden_state_layer_ids": [2, 30, 58], "norm_before_fc": False}, {"norm_before_fc": True},
-     3 * 7168, None, 0),
-    ({"eagle_aux_hidden_state_layer_ids": [2, 30], "norm_before_fc": True}, {}, 2 * 7168, 2 * 7168, 0),
-    # SGLang's legacy use_aux_norm builds the per-state fc_norm
-    ({"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}, {"use_aux_norm": True}, 3 * 7168, None, 3),
-    ({"eagle_aux_hidden_state_layer_ids": [2, 16, 30, 58]}, {"fc_norm": True}, 4 * 7168, None, 4),
-])
-def test_fc_width_and_norms_as_the_engines_read_them(eagle_config: dict[str, Any], top: dict[str, Any],
-                                                      fc_in: int, input_norm: int | None, fc_norms: int) -> None:
+@pytest.mark.parametrize(
+    ("eagle_config", "top", "fc_in", "input_norm", "fc_norms"),
+    [
+        # fc width = target hidden x number of ids in eagle_config (sglang/vllm llama_eagle3.py)
+        ({"eagle_aux_hidden_state_layer_ids": [2, 16, 30, 58]}, {}, 4 * 7168, None, 0),
+        ({"eagle_aux_hidden_state_layer_ids": [2, 58]}, {}, 2 * 7168, None, 0),
+        ({}, {"num_aux_hidden_states": 5}, 5 * 7168, None, 0),
+        # top-level ids do not size fc in either engine: only eagle_config's are counted (else 3)
+        ({}, {"eagle_aux_hidden_state_layer_ids": [2, 16, 30, 58]}, 3 * 7168, None, 0),
+        # norm_before_fc inside eagle_config wins over the top level
+        (
+            {"eagle_aux_hidden_state_layer_ids": [2, 30, 58], "norm_before_fc": True},
+            {"norm_before_fc": False},
+            3 * 7168,
+            3 * 7168,
+            0,
+        ),
+        (
+            {"eagle_aux_hidden_state_layer_ids": [2, 30, 58], "norm_before_fc": False},
+            {"norm_before_fc": True},
+            3 * 7168,
+            None,
+            0,
+        ),
+        ({"eagle_aux_hidden_state_layer_ids": [2, 30], "norm_before_fc": True}, {}, 2 * 7168, 2 * 7168, 0),
+        # SGLang's legacy use_aux_norm builds the per-state fc_norm
+        ({"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}, {"use_aux_norm": True}, 3 * 7168, None, 3),
+        ({"eagle_aux_hidden_state_layer_ids": [2, 16, 30, 58]}, {"fc_norm": True}, 4 * 7168, None, 4),
+    ],
+)
+def test_fc_width_and_norms_as_the_engines_read_them(
+    eagle_config: dict[str, Any], top: dict[str, Any], fc_in: int, input_norm: int | None, fc_norms: int
+) -> None:
     cfg = copy.deepcopy(KIMI_EAGLE3)
     cfg.pop("eagle_config", None)
     cfg.update(top)
@@ -292,8 +352,11 @@ def test_deepseek_target_mtp_is_its_own_component() -> None:
 
 
 def test_medusa_sizes_from_target() -> None:
-    cfg = {"medusa_num_heads": 3, "medusa_num_layers": 1,
-           "base_model_name_or_path": "meta-llama/Llama-3.1-8B-Instruct"}
+    cfg = {
+        "medusa_num_heads": 3,
+        "medusa_num_layers": 1,
+        "base_model_name_or_path": "meta-llama/Llama-3.1-8B-Instruct",
+    }
     with pytest.raises(ConfigError, match="hidden_size, vocab_size"):
         parse_config(cfg)
     spec = parse_config(cfg, target=target("meta-llama/Llama-3.1-8B-Instruct"))
@@ -304,6 +367,7 @@ def test_medusa_sizes_from_target() -> None:
 # --------------------------------------------------------------------------------------------
 # Independent reference: the same modules built with torch.nn on the meta device
 # --------------------------------------------------------------------------------------------
+
 
 class Norm(nn.Module):
     def __init__(self, n: int) -> None:
@@ -321,8 +385,9 @@ def g(cfg: dict[str, Any], key: str, default: Any = None) -> Any:
 
 
 class Attn(nn.Module):
-    def __init__(self, c: dict[str, Any], in_dim: int, qkv_bias: bool = False, o_bias: bool = False,
-                 qk_norm: bool = False) -> None:
+    def __init__(
+        self, c: dict[str, Any], in_dim: int, qkv_bias: bool = False, o_bias: bool = False, qk_norm: bool = False
+    ) -> None:
         super().__init__()
         h, nh = c["hidden_size"], c["num_attention_heads"]
         kv, hd = g(c, "num_key_value_heads", nh), g(c, "head_dim", h // nh)
@@ -339,8 +404,15 @@ class MLP(nn.Module):
 
 
 class Layer(nn.Module):
-    def __init__(self, c: dict[str, Any], in_dim: int | None = None, *, first_eagle3: bool = False,
-                 input_norm: bool = True, **attn: Any) -> None:
+    def __init__(
+        self,
+        c: dict[str, Any],
+        in_dim: int | None = None,
+        *,
+        first_eagle3: bool = False,
+        input_norm: bool = True,
+        **attn: Any,
+    ) -> None:
         super().__init__()
         h = c["hidden_size"]
         if first_eagle3:
@@ -515,8 +587,9 @@ def ref_gpt_oss(c: dict[str, Any]) -> nn.Module:
     return root
 
 
-def ref_eagle3(c: dict[str, Any], *, layer_name: str = "midlayer", qk_norm: bool = False,
-               t2d: bool = True) -> nn.Module:
+def ref_eagle3(
+    c: dict[str, Any], *, layer_name: str = "midlayer", qk_norm: bool = False, t2d: bool = True
+) -> nn.Module:
     """SpecForge's LlamaForCausalLMEagle3 (speculators: layer_name='layers')."""
     h, v = c["hidden_size"], c["vocab_size"]
     vd = g(c, "draft_vocab_size", v)
@@ -568,8 +641,12 @@ def ref_medusa(c: dict[str, Any]) -> nn.Module:
 
 
 def speculators_cfg(c: dict[str, Any]) -> dict[str, Any]:
-    return {**c["transformer_layer_config"], "draft_vocab_size": c["draft_vocab_size"],
-            "fc_norm": c.get("fc_norm"), "norm_before_fc": c.get("norm_before_fc")}
+    return {
+        **c["transformer_layer_config"],
+        "draft_vocab_size": c["draft_vocab_size"],
+        "fc_norm": c.get("fc_norm"),
+        "norm_before_fc": c.get("norm_before_fc"),
+    }
 
 
 def shapes_of(module: nn.Module) -> dict[str, tuple[int, ...]]:
@@ -589,16 +666,18 @@ META_CASES = [
     ("tiny DeepSeek-V3 with MTP", lambda: TINY_DEEPSEEK, ref_deepseek),
     ("DeepSeek-V3", lambda: target("deepseek-ai/DeepSeek-V3"), ref_deepseek_layered),
     ("Kimi-K2-Instruct", lambda: target("moonshotai/Kimi-K2-Instruct"), ref_deepseek_layered),
-    ("Kimi-K2.5 text model", lambda: target("moonshotai/Kimi-K2.5"),
-     lambda c: ref_deepseek_layered(c["text_config"])),
+    ("Kimi-K2.5 text model", lambda: target("moonshotai/Kimi-K2.5"), lambda c: ref_deepseek_layered(c["text_config"])),
     ("tiny DeepSeek-V2 no q_lora", lambda: TINY_DEEPSEEK_NO_QLORA, ref_deepseek),
     ("Kimi EAGLE-3 draft", lambda: KIMI_EAGLE3, lambda c: ref_eagle3(c)),
     ("EAGLE-3 authors 8B", lambda: EAGLE3_AUTHORS_8B, lambda c: ref_eagle3(c)),
     ("2-layer EAGLE-3", lambda: TINY_EAGLE3_2LAYER, lambda c: ref_eagle3(c)),
     ("ModelOpt EAGLE-3", lambda: MODELOPT, lambda c: ref_eagle3(c, t2d=False)),
     ("speculators llama", lambda: TINY_SPECULATORS, lambda c: ref_eagle3(speculators_cfg(c), layer_name="layers")),
-    ("speculators qwen3 + fc_norm + input_norm", lambda: TINY_QWEN3_SPECULATORS,
-     lambda c: ref_eagle3(speculators_cfg(c), layer_name="layers", qk_norm=True)),
+    (
+        "speculators qwen3 + fc_norm + input_norm",
+        lambda: TINY_QWEN3_SPECULATORS,
+        lambda c: ref_eagle3(speculators_cfg(c), layer_name="layers", qk_norm=True),
+    ),
     ("EAGLE-1 vicuna-13B", lambda: EAGLE1_VICUNA, ref_eagle1),
     ("Medusa vicuna-7B", lambda: MEDUSA_VICUNA, ref_medusa),
 ]
@@ -616,7 +695,8 @@ def test_tensor_list_matches_torch_meta_build(label: str, get_config: Any, build
     assert sorted(set(reference) - set(ours)) == []
     assert ours == reference
     assert sum(t.numel for t in spec.tensors if not t.is_buffer) == sum(
-        math_prod(s) for n, s in reference.items() if n not in ("d2t", "t2d"))
+        math_prod(s) for n, s in reference.items() if n not in ("d2t", "t2d")
+    )
 
 
 def test_mtp_draft_matches_reference_mtp_layer() -> None:
@@ -643,8 +723,11 @@ ERRORS = [
     ("unknown architecture", {"architectures": ["MambaForCausalLM"], "hidden_size": 64}, "MambaForCausalLM"),
     ("no architecture at all", {"hidden_size": 64}, "architectures"),
     ("not a mapping", ["hidden_size"], "JSON object"),
-    ("missing fields", {"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2},
-     "intermediate_size, num_attention_heads, vocab_size"),
+    (
+        "missing fields",
+        {"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2},
+        "intermediate_size, num_attention_heads, vocab_size",
+    ),
     ("negative hidden", {**TINY_LLAMA, "hidden_size": -64}, "hidden_size must be at least 1"),
     ("zero layers", {**TINY_LLAMA, "num_hidden_layers": 0}, "num_hidden_layers must be at least 1"),
     ("huge hidden", {**TINY_LLAMA, "hidden_size": 20_000_000}, "hidden_size = 20,000,000 is implausibly large"),
@@ -654,22 +737,43 @@ ERRORS = [
     ("bool size", {**TINY_LLAMA, "vocab_size": True}, "vocab_size must be an integer"),
     ("nan size", {**TINY_LLAMA, "hidden_size": float("nan")}, "hidden_size must be an integer"),
     ("draft vocab > vocab", {**TINY_EAGLE3, "draft_vocab_size": 1000}, "draft_vocab_size 1000 is larger"),
-    ("bad aux ids", {**TINY_EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": ["a"]}},
-     "eagle_aux_hidden_state_layer_ids"),
-    ("indivisible heads", {k: v for k, v in {**TINY_LLAMA, "num_attention_heads": 5}.items() if k != "head_dim"},
-     "head_dim"),
-    ("speculators without layer config", {k: v for k, v in TINY_SPECULATORS.items()
-                                          if k != "transformer_layer_config"}, "transformer_layer_config"),
-    ("speculators nested negative", {**TINY_SPECULATORS, "transformer_layer_config": {
-        **TINY_SPECULATORS["transformer_layer_config"], "hidden_size": -1}}, "transformer_layer_config.hidden_size"),
+    (
+        "bad aux ids",
+        {**TINY_EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": ["a"]}},
+        "eagle_aux_hidden_state_layer_ids",
+    ),
+    (
+        "indivisible heads",
+        {k: v for k, v in {**TINY_LLAMA, "num_attention_heads": 5}.items() if k != "head_dim"},
+        "head_dim",
+    ),
+    (
+        "speculators without layer config",
+        {k: v for k, v in TINY_SPECULATORS.items() if k != "transformer_layer_config"},
+        "transformer_layer_config",
+    ),
+    (
+        "speculators nested negative",
+        {
+            **TINY_SPECULATORS,
+            "transformer_layer_config": {**TINY_SPECULATORS["transformer_layer_config"], "hidden_size": -1},
+        },
+        "transformer_layer_config.hidden_size",
+    ),
     ("speculators other algorithm", {**TINY_SPECULATORS, "speculators_model_type": "hydra"}, "hydra"),
-    ("moe top-k above experts", {**target("Qwen/Qwen3-30B-A3B"), "num_experts_per_tok": 500},
-     "num_experts_per_tok 500 exceeds"),
+    (
+        "moe top-k above experts",
+        {**target("Qwen/Qwen3-30B-A3B"), "num_experts_per_tok": 500},
+        "num_experts_per_tok 500 exceeds",
+    ),
     ("deepseek missing MLA field", {k: v for k, v in TINY_DEEPSEEK.items() if k != "kv_lora_rank"}, "kv_lora_rank"),
     ("MLA eagle draft", {**TINY_EAGLE3, "architectures": ["DeepseekV3ForCausalLMEagle3"]}, "MLA"),
     ("medusa no sizes", {"medusa_num_heads": 2}, "hidden_size, vocab_size"),
-    ("rope_scaling wrong type is tolerated but layer config must be an object",
-     {**TINY_SPECULATORS, "transformer_layer_config": [1, 2]}, "must be an object"),
+    (
+        "rope_scaling wrong type is tolerated but layer config must be an object",
+        {**TINY_SPECULATORS, "transformer_layer_config": [1, 2]},
+        "must be an object",
+    ),
     ("bad mlp_only_layers", {**target("Qwen/Qwen3-30B-A3B"), "mlp_only_layers": "none"}, "mlp_only_layers"),
     ("bad flag", {**TINY_LLAMA, "tie_word_embeddings": "maybe"}, "tie_word_embeddings must be true or false"),
 ]
@@ -691,13 +795,21 @@ def test_unknown_dialect_name_is_config_error() -> None:
 # Shipped targets
 # --------------------------------------------------------------------------------------------
 
+
 def test_known_targets_listing_and_lookup() -> None:
     ids = A.known_targets()
-    assert ids == sorted([
-        "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.3-70B-Instruct", "moonshotai/Kimi-K2-Instruct",
-        "moonshotai/Kimi-K2.5", "Qwen/Qwen3-8B", "Qwen/Qwen3-30B-A3B", "openai/gpt-oss-20b",
-        "deepseek-ai/DeepSeek-V3",
-    ])
+    assert ids == sorted(
+        [
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "meta-llama/Llama-3.3-70B-Instruct",
+            "moonshotai/Kimi-K2-Instruct",
+            "moonshotai/Kimi-K2.5",
+            "Qwen/Qwen3-8B",
+            "Qwen/Qwen3-30B-A3B",
+            "openai/gpt-oss-20b",
+            "deepseek-ai/DeepSeek-V3",
+        ]
+    )
     assert A.known_target("qwen/qwen3-8b") == A.known_target("Qwen/Qwen3-8B")
     assert A.known_target("nobody/nothing") is None
     assert A.known_target("") is None
@@ -705,11 +817,24 @@ def test_known_targets_listing_and_lookup() -> None:
 
 def test_kimi_k2_config_facts() -> None:
     cfg = target("moonshotai/Kimi-K2-Instruct")
-    facts = {"num_hidden_layers": 61, "hidden_size": 7168, "vocab_size": 163840, "num_attention_heads": 64,
-             "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
-             "v_head_dim": 128, "intermediate_size": 18432, "moe_intermediate_size": 2048,
-             "n_routed_experts": 384, "num_experts_per_tok": 8, "n_shared_experts": 1,
-             "first_k_dense_replace": 1, "num_nextn_predict_layers": 0}
+    facts = {
+        "num_hidden_layers": 61,
+        "hidden_size": 7168,
+        "vocab_size": 163840,
+        "num_attention_heads": 64,
+        "q_lora_rank": 1536,
+        "kv_lora_rank": 512,
+        "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64,
+        "v_head_dim": 128,
+        "intermediate_size": 18432,
+        "moe_intermediate_size": 2048,
+        "n_routed_experts": 384,
+        "num_experts_per_tok": 8,
+        "n_shared_experts": 1,
+        "first_k_dense_replace": 1,
+        "num_nextn_predict_layers": 0,
+    }
     assert {k: cfg[k] for k in facts} == facts
     nested = target("moonshotai/Kimi-K2.5")["text_config"]
     assert {k: nested[k] for k in facts} == facts
@@ -726,16 +851,34 @@ def test_parse_config_is_pure_and_keeps_raw_config() -> None:
 # Robustness: every single-field corruption of a valid config is either read or a ConfigError
 # --------------------------------------------------------------------------------------------
 
-TINY_GPT_OSS = {"architectures": ["GptOssForCausalLM"], "hidden_size": 64, "intermediate_size": 64,
-                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 2,
-                "vocab_size": 256, "num_local_experts": 4, "num_experts_per_tok": 2}
-TINY_NESTED = {"architectures": ["KimiK25ForConditionalGeneration"],
-               "text_config": {**TINY_DEEPSEEK, "architectures": None, "model_type": "kimi_k2"}}
+TINY_GPT_OSS = {
+    "architectures": ["GptOssForCausalLM"],
+    "hidden_size": 64,
+    "intermediate_size": 64,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "num_hidden_layers": 2,
+    "vocab_size": 256,
+    "num_local_experts": 4,
+    "num_experts_per_tok": 2,
+}
+TINY_NESTED = {
+    "architectures": ["KimiK25ForConditionalGeneration"],
+    "text_config": {**TINY_DEEPSEEK, "architectures": None, "model_type": "kimi_k2"},
+}
 CORRUPTIBLE = [
-    ("specforge", TINY_EAGLE3), ("speculators", TINY_SPECULATORS), ("speculators-qwen3", TINY_QWEN3_SPECULATORS),
-    ("modelopt", MODELOPT), ("deepseek", TINY_DEEPSEEK), ("qwen3-moe", TINY_QWEN3_MOE), ("gpt-oss", TINY_GPT_OSS),
-    ("nested", TINY_NESTED), ("medusa", {"medusa_num_heads": 2, "hidden_size": 64, "vocab_size": 256}),
-    ("eagle1", {**TINY_LLAMA, "num_hidden_layers": 1}), ("llama", TINY_LLAMA),
+    ("specforge", TINY_EAGLE3),
+    ("speculators", TINY_SPECULATORS),
+    ("speculators-qwen3", TINY_QWEN3_SPECULATORS),
+    ("modelopt", MODELOPT),
+    ("deepseek", TINY_DEEPSEEK),
+    ("qwen3-moe", TINY_QWEN3_MOE),
+    ("gpt-oss", TINY_GPT_OSS),
+    ("nested", TINY_NESTED),
+    ("medusa", {"medusa_num_heads": 2, "hidden_size": 64, "vocab_size": 256}),
+    ("eagle1", {**TINY_LLAMA, "num_hidden_layers": 1}),
+    ("llama", TINY_LLAMA),
 ]
 WEIRD_VALUES: list[Any] = [None, -1, 0, "x", [], {}, 1e20, True, 3.5, float("inf"), [1, "a"], {"a": 1}]
 

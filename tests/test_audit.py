@@ -45,8 +45,11 @@ def bundles(tmp_path_factory: pytest.TempPathFactory, tok_dir: Path) -> dict[str
     base = tmp_path_factory.mktemp("toks")
     llama = build_tokenizer(base / "llama3", template=LLAMA3_TEMPLATE)
     prefix = build_tokenizer(base / "prefix", prefix_space=True)
-    return {"chatml": audit.load_tokenizer(str(tok_dir)), "llama3": audit.load_tokenizer(str(llama)),
-            "prefix_space": audit.load_tokenizer(str(prefix / "tokenizer.json"))}
+    return {
+        "chatml": audit.load_tokenizer(str(tok_dir)),
+        "llama3": audit.load_tokenizer(str(llama)),
+        "prefix_space": audit.load_tokenizer(str(prefix / "tokenizer.json")),
+    }
 
 
 def reference(bundle: audit.TokenizerBundle, turns: list) -> tuple[int, int]:
@@ -70,12 +73,13 @@ def test_counts_equal_reference_row_by_row(bundles: dict[str, audit.TokenizerBun
 
 def test_counts_equal_reference_on_random_conversations(bundles: dict[str, audit.TokenizerBundle]) -> None:
     rng = random.Random(7)
-    pieces = ["hello", " world", "\n", "  ", "def f():", "你好", "x = 1", "!", "\n\n", "<|im_end|>", "assistant",
-              "\t"]
+    pieces = ["hello", " world", "\n", "  ", "def f():", "你好", "x = 1", "!", "\n\n", "<|im_end|>", "assistant", "\t"]
     convs = []
     for _ in range(60):
-        turns = [(U if i % 2 == 0 else A, "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))))
-                 for i in range(rng.randint(1, 6))]
+        turns = [
+            (U if i % 2 == 0 else A, "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))))
+            for i in range(rng.randint(1, 6))
+        ]
         convs.append(turns)
     for name in ("chatml", "llama3"):
         bundle = bundles[name]
@@ -93,28 +97,42 @@ def sf(i: int, turns: list, **extra: object) -> dict:
     return {"id": str(i), "conversations": [{"role": r, "content": c} for r, c in turns], **extra}
 
 
-LONG = " ".join(random.Random(5).choices("the quick brown fox jumps over a lazy dog while seven red birds sing "
-                                         "softly near old stone walls under pale morning light".split(), k=240))
+LONG = " ".join(
+    random.Random(5).choices(
+        "the quick brown fox jumps over a lazy dog while seven red birds sing "
+        "softly near old stone walls under pale morning light".split(),
+        k=240,
+    )
+)
 FIXTURE_ROWS: list = [
-    sf(0, TRICKY[0]),                                   # line 1
-    sf(1, TRICKY[1]),                                   # line 2
-    "{not json",                                        # line 3: malformed
-    sf(3, TRICKY[5]),                                   # line 4: code
-    [1, 2, 3],                                          # line 5: malformed (not an object)
-    sf(5, TRICKY[0]),                                   # line 6: exact duplicate of line 1
-    sf(6, [(U, "   "), (A, "")]),                       # line 7: empty
-    sf(7, [(A, "orphan"), (U, "q"), (A, "a")]),         # line 8: role anomaly
-    sf(8, TRICKY[6], status="success"),                 # line 9: CJK, regenerated
-    sf(9, [(U, "tell me"), (A, LONG)]),                 # line 10: long
-    sf(10, [(U, "tell me"), (A, LONG + " again")]),     # line 11: near duplicate of line 10
-    {"id": "11", "messages": []},                       # line 12: malformed for this format
-    sf(12, TRICKY[11]),                                 # line 13: math
-    "",                                                 # line 14: blank, skipped
+    sf(0, TRICKY[0]),  # line 1
+    sf(1, TRICKY[1]),  # line 2
+    "{not json",  # line 3: malformed
+    sf(3, TRICKY[5]),  # line 4: code
+    [1, 2, 3],  # line 5: malformed (not an object)
+    sf(5, TRICKY[0]),  # line 6: exact duplicate of line 1
+    sf(6, [(U, "   "), (A, "")]),  # line 7: empty
+    sf(7, [(A, "orphan"), (U, "q"), (A, "a")]),  # line 8: role anomaly
+    sf(8, TRICKY[6], status="success"),  # line 9: CJK, regenerated
+    sf(9, [(U, "tell me"), (A, LONG)]),  # line 10: long
+    sf(10, [(U, "tell me"), (A, LONG + " again")]),  # line 11: near duplicate of line 10
+    {"id": "11", "messages": []},  # line 12: malformed for this format
+    sf(12, TRICKY[11]),  # line 13: math
+    "",  # line 14: blank, skipped
     sf(14, [(U, "q"), (A, "with thinking")], status="success"),  # line 15
 ]
-VALID_TURNS = [TRICKY[0], TRICKY[1], TRICKY[5], TRICKY[0], [(A, "orphan"), (U, "q"), (A, "a")], TRICKY[6],
-               [(U, "tell me"), (A, LONG)], [(U, "tell me"), (A, LONG + " again")], TRICKY[11],
-               [(U, "q"), (A, "with thinking")]]
+VALID_TURNS = [
+    TRICKY[0],
+    TRICKY[1],
+    TRICKY[5],
+    TRICKY[0],
+    [(A, "orphan"), (U, "q"), (A, "a")],
+    TRICKY[6],
+    [(U, "tell me"), (A, LONG)],
+    [(U, "tell me"), (A, LONG + " again")],
+    TRICKY[11],
+    [(U, "q"), (A, "with thinking")],
+]
 
 
 @pytest.fixture(scope="module")
@@ -129,8 +147,12 @@ def nearest_rank(values: list[int], q: float) -> int:
 
 def test_audit_report_fields(fixture_file: Path, tok_dir: Path, bundles: dict[str, audit.TokenizerBundle]) -> None:
     calls: list[tuple[int, float, float | None]] = []
-    res = audit.audit(str(fixture_file), tokenizer=str(tok_dir), max_length=100,
-                      progress=lambda n, rate, eta: calls.append((n, rate, eta)))
+    res = audit.audit(
+        str(fixture_file),
+        tokenizer=str(tok_dir),
+        max_length=100,
+        progress=lambda n, rate, eta: calls.append((n, rate, eta)),
+    )
     ref = [reference(bundles["chatml"], t) for t in VALID_TURNS]
     assert res.format == "specforge"
     assert res.samples == len(VALID_TURNS) == 10
@@ -210,14 +232,25 @@ def _layouts(tmp: Path, rows: list[dict]) -> dict[str, Path]:
 
 
 def test_every_layout_gives_the_same_counts(tmp_path: Path, tok_dir: Path) -> None:
-    rows = [{"conversations": [{"from": "human", "value": f"question {i}"},
-                               {"from": "gpt", "value": f"answer {i} " * (i % 5 + 1)}]} for i in range(23)]
+    rows = [
+        {
+            "conversations": [
+                {"from": "human", "value": f"question {i}"},
+                {"from": "gpt", "value": f"answer {i} " * (i % 5 + 1)},
+            ]
+        }
+        for i in range(23)
+    ]
     results = {k: audit.audit(str(p), tokenizer=str(tok_dir)) for k, p in _layouts(tmp_path, rows).items()}
     first = results["jsonl"]
     assert first.format == "sharegpt" and first.samples == 23
     for name, res in results.items():
-        assert (res.samples, res.tokens, res.assistant_tokens, res.format) == \
-            (first.samples, first.tokens, first.assistant_tokens, first.format), name
+        assert (res.samples, res.tokens, res.assistant_tokens, res.format) == (
+            first.samples,
+            first.tokens,
+            first.assistant_tokens,
+            first.format,
+        ), name
 
 
 def test_folder_locations_name_the_file(tmp_path: Path, tok_dir: Path) -> None:
@@ -229,8 +262,9 @@ def test_folder_locations_name_the_file(tmp_path: Path, tok_dir: Path) -> None:
     assert res.samples == 2 and res.malformed_examples[0]["line"] == "b.jsonl:2"
 
 
-def test_format_override_and_pretemplated(tmp_path: Path, tok_dir: Path,
-                                          bundles: dict[str, audit.TokenizerBundle]) -> None:
+def test_format_override_and_pretemplated(
+    tmp_path: Path, tok_dir: Path, bundles: dict[str, audit.TokenizerBundle]
+) -> None:
     text, spans = templates.reference_spans(bundles["chatml"].template, TRICKY[1])
     path = write_jsonl(tmp_path / "t.jsonl", [{"id": "x", "text": text}])
     res = audit.audit(str(path), tokenizer=str(tok_dir), fmt="text")
@@ -257,8 +291,10 @@ def _synthetic(path: Path, n: int) -> Path:
     for i in range(n):
         turns = []
         for _ in range(rng.randint(1, 3)):
-            turns += [(U, " ".join(rng.choices(words, k=rng.randint(2, 20)))),
-                      (A, " ".join(rng.choices(words, k=rng.randint(1, 120))))]
+            turns += [
+                (U, " ".join(rng.choices(words, k=rng.randint(2, 20)))),
+                (A, " ".join(rng.choices(words, k=rng.randint(1, 120)))),
+            ]
         rows.append(sf(i, turns))
     return write_jsonl(path, rows)
 
@@ -331,8 +367,12 @@ def test_percentiles(counts: dict, expected: dict) -> None:
 
 
 DOMAIN_CASES = [
-    ("```js\nx()\n```", "code"), ("import os\nprint(1)", "code"), ("Compute 3 + 4 = 7", "math"),
-    ("\\frac{1}{2}", "math"), ("这是一个测试，你好世界", "cjk"), ("plain English text", "other"),
+    ("```js\nx()\n```", "code"),
+    ("import os\nprint(1)", "code"),
+    ("Compute 3 + 4 = 7", "math"),
+    ("\\frac{1}{2}", "math"),
+    ("这是一个测试，你好世界", "cjk"),
+    ("plain English text", "other"),
     ("résumé café", "other"),
 ]
 
@@ -350,15 +390,25 @@ def test_cli_json(fixture_file: Path, tok_dir: Path) -> None:
     proc = run_cli("audit", str(fixture_file), "--tokenizer", str(tok_dir), "--max-length", "100", "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    for key in ("samples", "tokens", "assistant_tokens", "malformed", "duplicates", "near_duplicates",
-                "over_max_length", "length", "format"):
+    for key in (
+        "samples",
+        "tokens",
+        "assistant_tokens",
+        "malformed",
+        "duplicates",
+        "near_duplicates",
+        "over_max_length",
+        "length",
+        "format",
+    ):
         assert key in out
     assert out["samples"] == 10 and out["malformed"] == 3 and out["format"] == "specforge"
     assert set(out["length"]) >= {"p50", "p90", "p99", "max"}
 
 
-@pytest.mark.parametrize("args", [("does/not/exist.jsonl",), ("{path}", "--format", "nope"), ("{bad}",),
-                                  ("{bad}", "--format", "sharegpt")])
+@pytest.mark.parametrize(
+    "args", [("does/not/exist.jsonl",), ("{path}", "--format", "nope"), ("{bad}",), ("{bad}", "--format", "sharegpt")]
+)
 def test_cli_bad_input_exits_2(tmp_path: Path, args: tuple[str, ...]) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{{{\n[[[\n")
@@ -431,9 +481,11 @@ def test_template_that_rewrites_history_falls_back_to_header_rule(tmp_path: Path
 
 
 def test_template_error_sets_row_aside(tmp_path: Path) -> None:
-    strict = ("{% for m in messages %}{% if (m['role'] == 'user') != (loop.index0 % 2 == 0) %}"
-              "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}"
-              "{% endif %}{{ m['role'] + ': ' + m['content'] + '\n' }}{% endfor %}")
+    strict = (
+        "{% for m in messages %}{% if (m['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+        "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}"
+        "{% endif %}{{ m['role'] + ': ' + m['content'] + '\n' }}{% endfor %}"
+    )
     tok = build_tokenizer(tmp_path / "strict", template=strict)
     path = write_jsonl(tmp_path / "d.jsonl", [sf(0, [(U, "a"), (A, "b")]), sf(1, [(U, "a"), (U, "b"), (A, "c")])])
     res = audit.audit(str(path), tokenizer=str(tok))
@@ -443,15 +495,16 @@ def test_template_error_sets_row_aside(tmp_path: Path) -> None:
 
 
 PREPARE_CASES = [
-    ([(U, "q"), (A, "plain answer")], True),          # cut after "assistant\n" and after <|im_end|>\n: clean
-    ([(U, "q"), (A, " leading space")], False),       # "\n" + " " may merge: whole row with offsets
+    ([(U, "q"), (A, "plain answer")], True),  # cut after "assistant\n" and after <|im_end|>\n: clean
+    ([(U, "q"), (A, " leading space")], False),  # "\n" + " " may merge: whole row with offsets
     ([(U, "q"), (A, "\n\nleading newlines")], False),
 ]
 
 
 @pytest.mark.parametrize(("turns", "segmented"), PREPARE_CASES)
-def test_prepare_cuts_only_at_safe_boundaries(bundles: dict[str, audit.TokenizerBundle], turns: list,
-                                              segmented: bool) -> None:
+def test_prepare_cuts_only_at_safe_boundaries(
+    bundles: dict[str, audit.TokenizerBundle], turns: list, segmented: bool
+) -> None:
     from comparelib.conversations import Conversation
 
     prepared = audit.prepare(bundles["chatml"], Conversation(turns=turns), turns)

@@ -55,8 +55,14 @@ def streamed(hub: HubEmulator, repo_id: str) -> bool:
     The audit's fallback lists siblings through /api/datasets/{repo} and downloads whole files instead.
     """
     tree = [r for r in hub.requests if r.url_path.startswith(f"/api/datasets/{repo_id}/tree/") and r.status == 200]
-    data = [r for r in hub.requests if r.method == "GET" and f"/datasets/{repo_id}/resolve/" in r.url_path
-            and r.url_path.endswith((".jsonl", ".parquet")) and r.status in (200, 206)]
+    data = [
+        r
+        for r in hub.requests
+        if r.method == "GET"
+        and f"/datasets/{repo_id}/resolve/" in r.url_path
+        and r.url_path.endswith((".jsonl", ".parquet"))
+        and r.status in (200, 206)
+    ]
     return bool(tree) and bool(data) and all(r.range is not None for r in data)
 
 
@@ -64,17 +70,37 @@ def streamed(hub: HubEmulator, repo_id: str) -> bool:
 CASES = [
     ("jsonl", {"data/train.jsonl": jsonl(TRAIN), "data/test.jsonl": jsonl(TEST)}, None, "train", TRAIN),
     ("jsonl-test-split", {"data/train.jsonl": jsonl(TRAIN), "data/test.jsonl": jsonl(TEST)}, None, "test", TEST),
-    ("parquet", {"data/train-00000-of-00002.parquet": parquet(TRAIN[:5]),
-                 "data/train-00001-of-00002.parquet": parquet(TRAIN[5:])}, None, "train", TRAIN),
-    ("parquet-split-folders", {"train/0.parquet": parquet(TRAIN), "test/0.parquet": parquet(TEST)},
-     None, "test", TEST),
+    (
+        "parquet",
+        {
+            "data/train-00000-of-00002.parquet": parquet(TRAIN[:5]),
+            "data/train-00001-of-00002.parquet": parquet(TRAIN[5:]),
+        },
+        None,
+        "train",
+        TRAIN,
+    ),
+    (
+        "parquet-split-folders",
+        {"train/0.parquet": parquet(TRAIN), "test/0.parquet": parquet(TEST)},
+        None,
+        "test",
+        TEST,
+    ),
 ]
 
 
 @pytest.mark.parametrize(("name", "files", "config", "split", "rows"), CASES, ids=[c[0] for c in CASES])
-def test_hub_dataset_streams_like_the_local_file(hub: HubEmulator, tmp_path: Path, tok_dir: Path, name: str,
-                                                 files: dict[str, bytes], config: str | None, split: str,
-                                                 rows: list[dict]) -> None:
+def test_hub_dataset_streams_like_the_local_file(
+    hub: HubEmulator,
+    tmp_path: Path,
+    tok_dir: Path,
+    name: str,
+    files: dict[str, bytes],
+    config: str | None,
+    split: str,
+    rows: list[dict],
+) -> None:
     hub.add_repo(f"acme/{name}", files, repo_type="dataset")
     local = local_audit(tmp_path, rows, tok_dir)
     res = audit.audit(f"acme/{name}", tokenizer=str(tok_dir), config=config, split=split)
@@ -100,16 +126,27 @@ configs:
 """
 
 
-@pytest.mark.parametrize(("config", "split", "rows"), [
-    ("chat", "train", TRAIN),
-    ("chat", "test", TEST),
-    ("extra", "train", TEST[:3]),
-])
-def test_config_and_split_selection(hub: HubEmulator, tmp_path: Path, tok_dir: Path, config: str, split: str,
-                                    rows: list[dict]) -> None:
-    hub.add_repo("acme/multi", {"README.md": CONFIG_CARD, "chat/train.jsonl": jsonl(TRAIN),
-                                "chat/test.jsonl": jsonl(TEST), "extra/part-0.jsonl": jsonl(TEST[:3])},
-                 repo_type="dataset")
+@pytest.mark.parametrize(
+    ("config", "split", "rows"),
+    [
+        ("chat", "train", TRAIN),
+        ("chat", "test", TEST),
+        ("extra", "train", TEST[:3]),
+    ],
+)
+def test_config_and_split_selection(
+    hub: HubEmulator, tmp_path: Path, tok_dir: Path, config: str, split: str, rows: list[dict]
+) -> None:
+    hub.add_repo(
+        "acme/multi",
+        {
+            "README.md": CONFIG_CARD,
+            "chat/train.jsonl": jsonl(TRAIN),
+            "chat/test.jsonl": jsonl(TEST),
+            "extra/part-0.jsonl": jsonl(TEST[:3]),
+        },
+        repo_type="dataset",
+    )
     local = local_audit(tmp_path, rows, tok_dir)
     res = audit.audit("acme/multi", tokenizer=str(tok_dir), config=config, split=split)
     assert streamed(hub, "acme/multi")
@@ -121,15 +158,24 @@ def test_undecodable_streamed_file_is_a_clear_error(hub: HubEmulator) -> None:
     # datasets 5.2 picks one builder for the whole repo from the first config's files (JSON here), so a
     # config of Parquet files is decoded as JSON: the audit must say so, not leak a pyarrow traceback.
     card = CONFIG_CARD.replace(b"extra/*.jsonl", b"extra/*.parquet")
-    hub.add_repo("acme/mixed", {"README.md": card, "chat/train.jsonl": jsonl(TRAIN), "chat/test.jsonl": jsonl(TEST),
-                                "extra/part-0.parquet": parquet(TEST[:3])}, repo_type="dataset")
+    hub.add_repo(
+        "acme/mixed",
+        {
+            "README.md": card,
+            "chat/train.jsonl": jsonl(TRAIN),
+            "chat/test.jsonl": jsonl(TEST),
+            "extra/part-0.parquet": parquet(TEST[:3]),
+        },
+        repo_type="dataset",
+    )
     with pytest.raises(DataError) as info:
         audit.audit("acme/mixed", config="extra", split="train")
     assert "acme/mixed" in str(info.value) and "config extra" in str(info.value)
 
 
-def test_private_dataset_streams_with_the_token_in_headers_only(hub: HubEmulator, tmp_path: Path, tok_dir: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_private_dataset_streams_with_the_token_in_headers_only(
+    hub: HubEmulator, tmp_path: Path, tok_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     hub.add_repo("acme/private", {"data/train.jsonl": jsonl(TRAIN)}, repo_type="dataset", private=True)
     with pytest.raises(RepoNotFoundError):
         audit.audit("acme/private")
@@ -164,9 +210,15 @@ def big_parquet() -> bytes:
 
 def test_parquet_repo_without_card_counts_reads_only_footers(hub: HubEmulator, big_parquet: bytes) -> None:
     small = parquet(TEST)
-    hub.add_repo("acme/big", {"data/train-00000-of-00002.parquet": big_parquet,
-                              "data/train-00001-of-00002.parquet": big_parquet,
-                              "data/test-00000-of-00001.parquet": small}, repo_type="dataset")
+    hub.add_repo(
+        "acme/big",
+        {
+            "data/train-00000-of-00002.parquet": big_parquet,
+            "data/train-00001-of-00002.parquet": big_parquet,
+            "data/test-00000-of-00001.parquet": small,
+        },
+        repo_type="dataset",
+    )
     src = audit.open_source("acme/big")
     assert src.hub_rows == 2 * BIG and src.total_rows == 2 * BIG and src.hub_rows_note is None
     served = hub.bytes_served(".parquet")
@@ -213,17 +265,22 @@ def test_unreadable_parquet_footer_gives_the_reason(hub: HubEmulator) -> None:
 
 def test_parquet_export_revision_counts_when_the_repo_has_none(hub: HubEmulator) -> None:
     hub.add_repo("acme/converted", {"data/train.jsonl": jsonl(TRAIN)}, repo_type="dataset")
-    hub.add_repo("acme/converted", {"default/train/0000.parquet": parquet(TRAIN),
-                                    "default/partial-test/0000.parquet": parquet(TEST),
-                                    "other/train/0000.parquet": parquet(TEST[:2])},
-                 repo_type="dataset", revision="refs/convert/parquet")
+    hub.add_repo(
+        "acme/converted",
+        {
+            "default/train/0000.parquet": parquet(TRAIN),
+            "default/partial-test/0000.parquet": parquet(TEST),
+            "other/train/0000.parquet": parquet(TEST[:2]),
+        },
+        repo_type="dataset",
+        revision="refs/convert/parquet",
+    )
     assert hublib.parquet_rows("acme/converted") == {"train": len(TRAIN), "test": len(TEST)}
     assert hublib.parquet_rows("acme/converted", config="other") == {"train": 2}
     assert audit.open_source("acme/converted").hub_rows == len(TRAIN)
 
 
-def test_private_repo_footers_use_the_token_in_headers_only(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_private_repo_footers_use_the_token_in_headers_only(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
     hub.add_repo("acme/secret", {"data/train.parquet": parquet(TRAIN)}, repo_type="dataset", private=True)
     with pytest.raises(RepoNotFoundError):
         hublib.parquet_rows("acme/secret")

@@ -18,18 +18,31 @@ from comparelib.bench import RequestResult, run_benchmark, speedup, summarize
 from comparelib.errors import BenchError, DataError, InputError
 from tests.fake_inference import fake_server  # noqa: F401 - pytest fixture
 
-PROMPTS: list[prompts.Prompt] = ["Say hello.", "Write a haiku about tests.", [{"role": "user", "content": "What is 2 + 2?"}]]
+PROMPTS: list[prompts.Prompt] = [
+    "Say hello.",
+    "Write a haiku about tests.",
+    [{"role": "user", "content": "What is 2 + 2?"}],
+]
 SECRETS = ("sk-should-never-be-stored", "hf_secretsecretsecret")
 
 
 def _bench(url: str, **kw: Any) -> bench.BenchRun:
-    args: dict[str, Any] = dict(prompts=PROMPTS, concurrency=4, requests=8, max_tokens=64, temperature=0.0,
-                                warmup=1, timeout_s=10.0, labels=["test"])
+    args: dict[str, Any] = dict(
+        prompts=PROMPTS,
+        concurrency=4,
+        requests=8,
+        max_tokens=64,
+        temperature=0.0,
+        warmup=1,
+        timeout_s=10.0,
+        labels=["test"],
+    )
     args.update(kw)
     return run_benchmark(url, **args)
 
 
 # --- measured numbers against the servers' truth ---------------------------------------------------
+
 
 def _median(values: list[float]) -> float:
     return bench.percentiles(values)["p50"]
@@ -74,13 +87,27 @@ def test_sglang_native_timing_tokens_and_acceptance(fake_server) -> None:
 
 
 def test_sglang_server_config_read_back_and_secrets_stripped(fake_server) -> None:
-    server = fake_server("sglang", ttft_s=0.0, chunk_delay_s=0.0, num_steps=2, topk=1, num_draft_tokens=3,
-                         version="0.5.9", model="Qwen/Qwen3-8B", draft_model="me/qwen3-8b-eagle3")
+    server = fake_server(
+        "sglang",
+        ttft_s=0.0,
+        chunk_delay_s=0.0,
+        num_steps=2,
+        topk=1,
+        num_draft_tokens=3,
+        version="0.5.9",
+        model="Qwen/Qwen3-8B",
+        draft_model="me/qwen3-8b-eagle3",
+    )
     run = _bench(server.url, requests=2, warmup=0)
     c = run.server_config
     assert (c.engine, c.version, c.model) == ("sglang", "0.5.9", "Qwen/Qwen3-8B")
     assert (c.speculative_algorithm, c.draft_model, c.num_steps, c.topk, c.num_draft_tokens) == (
-        "EAGLE3", "me/qwen3-8b-eagle3", 2, 1, 3)
+        "EAGLE3",
+        "me/qwen3-8b-eagle3",
+        2,
+        1,
+        3,
+    )
     assert c.raw["server_info_route"] == "/server_info"
     dumped = json.dumps(bench.to_dict(c))
     assert not any(secret in dumped for secret in SECRETS)
@@ -95,8 +122,9 @@ def test_sglang_get_server_info_fallback(fake_server) -> None:
 
 
 def test_sglang_baseline_has_no_acceptance(fake_server) -> None:
-    server = fake_server("sglang", ttft_s=0.0, chunk_delay_s=0.001, speculative_algorithm=None,
-                         tokens_per_chunk=1, output_tokens=10)
+    server = fake_server(
+        "sglang", ttft_s=0.0, chunk_delay_s=0.001, speculative_algorithm=None, tokens_per_chunk=1, output_tokens=10
+    )
     run = _bench(server.url, requests=4)
     assert run.server_config.speculative_algorithm is None and run.server_config.num_steps is None
     assert run.summary.accept_length is None and run.summary.accept_length_mean is None
@@ -114,10 +142,14 @@ def test_sglang_openai_route_uses_counter_delta(fake_server) -> None:
 
 def test_vllm_acceptance_from_counter_deltas(fake_server) -> None:
     # Verify steps emit 4, 3, 3, 1 tokens: accepted 3, 2, 2, 0 of k=3 drafts per step.
-    server = fake_server("vllm", ttft_s=0.05, chunk_delay_s=0.01, accept_pattern=[4, 3, 3, 1], num_steps=3,
-                         output_tokens=33)
-    run = _bench(server.url, warmup=3, spec_override={"speculative_algorithm": "eagle3", "num_steps": 3,
-                                                       "draft_model": "me/draft"})
+    server = fake_server(
+        "vllm", ttft_s=0.05, chunk_delay_s=0.01, accept_pattern=[4, 3, 3, 1], num_steps=3, output_tokens=33
+    )
+    run = _bench(
+        server.url,
+        warmup=3,
+        spec_override={"speculative_algorithm": "eagle3", "num_steps": 3, "draft_model": "me/draft"},
+    )
     s = run.summary
     assert run.params["route"] == "chat"
     assert s.errors == 0
@@ -132,7 +164,11 @@ def test_vllm_acceptance_from_counter_deltas(fake_server) -> None:
     c = run.server_config
     assert (c.engine, c.version, c.model) == ("vllm", "0.0.0-fake", "fake/target-model")
     assert (c.speculative_algorithm, c.num_steps, c.draft_model, c.config_source) == (
-        "eagle3", 3, "me/draft", "stated")
+        "eagle3",
+        3,
+        "me/draft",
+        "stated",
+    )
 
 
 def test_vllm_without_stated_config_is_marked_unknown(fake_server) -> None:
@@ -172,8 +208,9 @@ FAULTS = [
 
 @pytest.mark.parametrize("engine", ["sglang", "vllm"])
 @pytest.mark.parametrize(("option", "every", "n", "kind", "expected", "message"), FAULTS)
-def test_fault_recorded_per_request_and_run_goes_on(fake_server, engine: str, option: str, every: int, n: int,
-                                                    kind: str, expected: int, message: str) -> None:
+def test_fault_recorded_per_request_and_run_goes_on(
+    fake_server, engine: str, option: str, every: int, n: int, kind: str, expected: int, message: str
+) -> None:
     server = fake_server(engine, ttft_s=0.005, chunk_delay_s=0.002, output_tokens=16, **{option: every})
     run = _bench(server.url, requests=n, warmup=0, concurrency=2, timeout_s=0.5)
     s = run.summary
@@ -187,8 +224,16 @@ def test_fault_recorded_per_request_and_run_goes_on(fake_server, engine: str, op
 
 
 def test_mixed_faults_counted_exactly(fake_server) -> None:
-    server = fake_server("sglang", ttft_s=0.002, chunk_delay_s=0.001, output_tokens=12, fail_every=5, cut_every=7,
-                         garbage_every=9, stall_every=11)
+    server = fake_server(
+        "sglang",
+        ttft_s=0.002,
+        chunk_delay_s=0.001,
+        output_tokens=12,
+        fail_every=5,
+        cut_every=7,
+        garbage_every=9,
+        stall_every=11,
+    )
     run = _bench(server.url, requests=20, warmup=0, concurrency=4, timeout_s=0.5)
     # 5,10,15,20 -> 500; 7,14 -> cut; 9,18 -> garbage; 11 -> stall
     assert run.summary.error_kinds == {"http_error": 4, "stream_cut": 2, "garbage_chunk": 2, "timeout": 1}
@@ -196,6 +241,7 @@ def test_mixed_faults_counted_exactly(fake_server) -> None:
 
 
 # --- recording, progress, interruption -------------------------------------------------------------
+
 
 class CallLog:
     """A recorder double (the store's 5 contract methods) that keeps the call order."""
@@ -248,8 +294,7 @@ def test_progress_and_interrupt(fake_server) -> None:
             stop.set()
 
     log = CallLog()
-    run = _bench(server.url, requests=40, concurrency=2, warmup=0, progress=progress, stop_event=stop,
-                 recorder=log)
+    run = _bench(server.url, requests=40, concurrency=2, warmup=0, progress=progress, stop_event=stop, recorder=log)
     assert run.status == "interrupted"
     assert 3 <= run.summary.requests < 40
     assert [d for d, _, _ in seen] == list(range(1, len(seen) + 1)) and all(t == 40 for _, t, _ in seen)
@@ -276,15 +321,30 @@ def test_records_into_real_sqlite_store(fake_server, tmp_path: Path) -> None:
 
 # --- CLI -------------------------------------------------------------------------------------------
 
+
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "comparelib", "bench", *args], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "comparelib", "bench", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_cli_json_keys(fake_server, tmp_path: Path) -> None:
     server = fake_server("sglang", ttft_s=0.0, chunk_delay_s=0.001, output_tokens=8, tokens_per_chunk=2)
-    proc = _cli("--endpoint", server.url, "--requests", "4", "--concurrency", "2", "--warmup", "0",
-                "--label", "NCCL_PROTO=LL", "--db", f"sqlite:///{tmp_path / 'cli.sqlite'}", "--json")
+    proc = _cli(
+        "--endpoint",
+        server.url,
+        "--requests",
+        "4",
+        "--concurrency",
+        "2",
+        "--warmup",
+        "0",
+        "--label",
+        "NCCL_PROTO=LL",
+        "--db",
+        f"sqlite:///{tmp_path / 'cli.sqlite'}",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     for key in ("output_tokens_per_s", "accept_length", "accept_length_mean", "errors", "server_config", "run_id"):
@@ -344,17 +404,26 @@ def test_per_position_and_label_escapes() -> None:
 
 def test_vllm_acceptance_delta() -> None:
     before = {"counters": {servers.VLLM_DRAFTS: 10.0, servers.VLLM_ACCEPTED: 5.0}, "accepted_per_pos": {"0": 4.0}}
-    after = {"counters": {servers.VLLM_DRAFTS: 30.0, servers.VLLM_ACCEPTED: 40.0}, "accepted_per_pos": {"0": 20.0,
-                                                                                                        "1": 10.0}}
+    after = {
+        "counters": {servers.VLLM_DRAFTS: 30.0, servers.VLLM_ACCEPTED: 40.0},
+        "accepted_per_pos": {"0": 20.0, "1": 10.0},
+    }
     acc = servers.vllm_acceptance(before, after)
     assert acc.accept_length == 2.75 and acc.per_position == [0.8, 0.5]
     assert servers.vllm_acceptance(after, after).accept_length is None
 
 
 REDACT_CASES = [
-    ("api_key", "abc", True), ("hf_token", "x", True), ("admin_api_key", "x", True), ("token", "t", True),
-    ("ssl_keyfile_password", "p", True), ("speculative_num_draft_tokens", 4, False), ("tokenizer_path", "q", False),
-    ("max_total_tokens", 100, False), ("api_key", None, False), ("model_path", "hf_abcdefghijklmnop", True),
+    ("api_key", "abc", True),
+    ("hf_token", "x", True),
+    ("admin_api_key", "x", True),
+    ("token", "t", True),
+    ("ssl_keyfile_password", "p", True),
+    ("speculative_num_draft_tokens", 4, False),
+    ("tokenizer_path", "q", False),
+    ("max_total_tokens", 100, False),
+    ("api_key", None, False),
+    ("model_path", "hf_abcdefghijklmnop", True),
     ("author", "me", False),
 ]
 
@@ -385,10 +454,22 @@ def test_normalise_endpoint_rejects(bad: str) -> None:
 
 
 def _r(i: int, out: int | None, verify: int | None, ok: bool = True, ttft: float = 0.1) -> RequestResult:
-    return RequestResult(index=i, ok=ok, error=None if ok else "x", started_at=0.0, prompt_tokens=5,
-                         output_tokens=out, ttft_s=ttft, e2e_s=1.0, tpot_s=0.01, n_chunks=1, chunk_gaps_s=[0.02],
-                         spec_verify_ct=verify, accept_length=(out / verify) if out and verify else None,
-                         error_kind=None if ok else "http_error")
+    return RequestResult(
+        index=i,
+        ok=ok,
+        error=None if ok else "x",
+        started_at=0.0,
+        prompt_tokens=5,
+        output_tokens=out,
+        ttft_s=ttft,
+        e2e_s=1.0,
+        tpot_s=0.01,
+        n_chunks=1,
+        chunk_gaps_s=[0.02],
+        spec_verify_ct=verify,
+        accept_length=(out / verify) if out and verify else None,
+        error_kind=None if ok else "http_error",
+    )
 
 
 def test_pooled_and_mean_acceptance_differ() -> None:
@@ -418,18 +499,29 @@ def test_speedup() -> None:
     run, base = summarize([_r(0, 94, 45)], 1.0), summarize([_r(0, 63, None)], 1.0)
     assert speedup(run, base) == pytest.approx(94 / 63)
     assert speedup({"output_tokens_per_s": 94.0}, {"summary": {"output_tokens_per_s": 62.9}}) == pytest.approx(
-        94.0 / 62.9)
+        94.0 / 62.9
+    )
     with pytest.raises(InputError):
         speedup(run, {"output_tokens_per_s": 0.0})
 
 
 def test_bad_options_raise_input_error() -> None:
     with pytest.raises(InputError):
-        run_benchmark("http://127.0.0.1:1", prompts=PROMPTS, concurrency=0, requests=1, max_tokens=1,
-                      temperature=0.0, warmup=0, timeout_s=1.0, labels=[])
+        run_benchmark(
+            "http://127.0.0.1:1",
+            prompts=PROMPTS,
+            concurrency=0,
+            requests=1,
+            max_tokens=1,
+            temperature=0.0,
+            warmup=0,
+            timeout_s=1.0,
+            labels=[],
+        )
 
 
 # --- prompts ---------------------------------------------------------------------------------------
+
 
 def test_bundled_prompt_set() -> None:
     rows = [json.loads(line) for line in prompts.bundled_path().read_text(encoding="utf-8").splitlines()]
@@ -441,13 +533,24 @@ def test_bundled_prompt_set() -> None:
 PROMPT_ROWS = [
     ({"prompt": "hi"}, "hi"),
     ({"text": "raw"}, "raw"),
-    ({"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"},
-                   {"role": "assistant", "content": "a"}]}, [{"role": "system", "content": "s"},
-                                                              {"role": "user", "content": "u"}]),
-    ({"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", "value": "a"}]},
-     [{"role": "user", "content": "q"}]),
-    ({"conversations": [{"role": "user", "content": [{"type": "text", "text": "parts"}]}]},
-     [{"role": "user", "content": "parts"}]),
+    (
+        {
+            "messages": [
+                {"role": "system", "content": "s"},
+                {"role": "user", "content": "u"},
+                {"role": "assistant", "content": "a"},
+            ]
+        },
+        [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}],
+    ),
+    (
+        {"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", "value": "a"}]},
+        [{"role": "user", "content": "q"}],
+    ),
+    (
+        {"conversations": [{"role": "user", "content": [{"type": "text", "text": "parts"}]}]},
+        [{"role": "user", "content": "parts"}],
+    ),
     ({"answer": "only an answer"}, None),
     ("plain string", "plain string"),
 ]

@@ -130,14 +130,21 @@ def test_table_exports_agree_across_formats() -> None:
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     import os
 
-    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, **(env or {})}, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "comparelib", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
 
 
 def test_cli_params_json_against_the_emulator(hub: HubEmulator) -> None:
     sha = hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
-    proc = run_cli("params", f"{hub.url}/acme/kimi-draft", "--target-layers", "61", "--json",
-                   env={"HF_ENDPOINT": hub.url})
+    proc = run_cli(
+        "params", f"{hub.url}/acme/kimi-draft", "--target-layers", "61", "--json", env={"HF_ENDPOINT": hub.url}
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     p = data["params"]
@@ -155,7 +162,9 @@ def test_cli_compare_formats() -> None:
     for fmt in export.FORMATS:
         proc = run_cli("compare", f"registry:{AQ}", comparison.EXAMPLE_OWN, "--format", fmt)
         assert proc.returncode == 0, proc.stderr
-        assert ("2135977984" in proc.stdout) or ("2,135,977,984" in proc.stdout) or ("2{,}135{,}977{,}984" in proc.stdout)
+        assert (
+            ("2135977984" in proc.stdout) or ("2,135,977,984" in proc.stdout) or ("2{,}135{,}977{,}984" in proc.stdout)
+        )
 
 
 @pytest.mark.parametrize(

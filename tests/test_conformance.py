@@ -90,10 +90,13 @@ def test_deepseek_v3_mtp_is_what_transformers_leaves_out() -> None:
 
 
 def _draft_reason(published: registry.PublishedDraft) -> str:
-    spec = architectures.parse_config(published.config or {}, source=published.hub_id,
-                                      target={"hidden_size": published.target_hidden_size or 0,
-                                              "vocab_size": published.target_vocab_size or 0}
-                                      if published.target_hidden_size else None)
+    spec = architectures.parse_config(
+        published.config or {},
+        source=published.hub_id,
+        target={"hidden_size": published.target_hidden_size or 0, "vocab_size": published.target_vocab_size or 0}
+        if published.target_hidden_size
+        else None,
+    )
     if spec.dialect == "speculators-eagle3":
         return SPECULATORS_SKIP
     what = {
@@ -104,8 +107,10 @@ def _draft_reason(published: registry.PublishedDraft) -> str:
         "medusa": "Medusa heads",
         "mtp": "a DeepSeek MTP (NextN) module",
     }.get(spec.dialect, spec.dialect)
-    base = (f"{published.hub_id} is {what}: transformers 5.23.0 has no such model class (its LlamaForCausalLM "
-            "would build a full decoder, not this head)")
+    base = (
+        f"{published.hub_id} is {what}: transformers 5.23.0 has no such model class (its LlamaForCausalLM "
+        "would build a full decoder, not this head)"
+    )
     if "eagle3" not in spec.dialect:
         return base + "; no package installable next to our pins defines it."
     return base + f", and speculators, which defines EAGLE-3 drafts, cannot be installed here: {SPECULATORS_SKIP}"

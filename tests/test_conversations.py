@@ -11,32 +11,88 @@ U, A = "user", "assistant"
 
 # (row, format, expected turns, regenerated)
 NORMALIZE_CASES = [
-    ({"id": "1", "conversations": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]},
-     "specforge", [(U, "hi"), (A, "yo")], False),
-    ({"id": "1", "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "yo"}]},
-     "sharegpt", [(U, "hi"), (A, "yo")], False),
-    ({"id": "1", "conversations": [{"from": "system", "value": "s"}, {"from": "human", "value": "q"},
-                                   {"from": "chatgpt", "value": "a"}]},
-     "sharegpt", [("system", "s"), (U, "q"), (A, "a")], False),
-    ({"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
-                   {"role": "assistant", "content": None}]},
-     "openai", [(U, "ab"), (A, "")], False),
-    ({"conversation_id": "c1",
-      "conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]},
-     "modelopt", [(U, "q"), (A, "a")], False),
+    (
+        {"id": "1", "conversations": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]},
+        "specforge",
+        [(U, "hi"), (A, "yo")],
+        False,
+    ),
+    (
+        {"id": "1", "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "yo"}]},
+        "sharegpt",
+        [(U, "hi"), (A, "yo")],
+        False,
+    ),
+    (
+        {
+            "id": "1",
+            "conversations": [
+                {"from": "system", "value": "s"},
+                {"from": "human", "value": "q"},
+                {"from": "chatgpt", "value": "a"},
+            ],
+        },
+        "sharegpt",
+        [("system", "s"), (U, "q"), (A, "a")],
+        False,
+    ),
+    (
+        {
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+                {"role": "assistant", "content": None},
+            ]
+        },
+        "openai",
+        [(U, "ab"), (A, "")],
+        False,
+    ),
+    (
+        {
+            "conversation_id": "c1",
+            "conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
+        },
+        "modelopt",
+        [(U, "q"), (A, "a")],
+        False,
+    ),
     ({"text": "<|im_start|>user\nq<|im_end|>"}, "text", [("text", "<|im_start|>user\nq<|im_end|>")], False),
     ({"prompt": "q", "response": "a"}, "prompt_response", [(U, "q"), (A, "a")], False),
-    ({"instruction": "q", "output": "a", "system": "s"}, "prompt_response", [("system", "s"), (U, "q"), (A, "a")],
-     False),
+    (
+        {"instruction": "q", "output": "a", "system": "s"},
+        "prompt_response",
+        [("system", "s"), (U, "q"), (A, "a")],
+        False,
+    ),
     # regeneration markers
-    ({"id": "1", "status": "success", "conversations": [{"role": "user", "content": "q"},
-                                                        {"role": "assistant", "content": "a"}]},
-     "specforge", [(U, "q"), (A, "a")], True),
-    ({"id": "1", "conversations": [{"role": "user", "content": "q"},
-                                   {"role": "assistant", "content": "a", "reasoning_content": "think"}]},
-     "specforge", [(U, "q"), (A, "a")], True),
-    ({"id": "abc_gen2", "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]},
-     "openai", [(U, "q"), (A, "a")], True),
+    (
+        {
+            "id": "1",
+            "status": "success",
+            "conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
+        },
+        "specforge",
+        [(U, "q"), (A, "a")],
+        True,
+    ),
+    (
+        {
+            "id": "1",
+            "conversations": [
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "content": "a", "reasoning_content": "think"},
+            ],
+        },
+        "specforge",
+        [(U, "q"), (A, "a")],
+        True,
+    ),
+    (
+        {"id": "abc_gen2", "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]},
+        "openai",
+        [(U, "q"), (A, "a")],
+        True,
+    ),
     ({"text": "t", "metadata": {"finish_reason": "stop"}}, "text", [("text", "t")], True),
     ({"id": "gen2", "messages": [{"role": "user", "content": "q"}]}, "openai", [(U, "q")], False),
 ]
@@ -104,14 +160,30 @@ def test_trainable_turns(turns: list, kept: list, anomalies: list) -> None:
 
 
 def test_unknown_role_is_dropped_and_flagged() -> None:
-    conv = cm.normalize({"conversations": [{"from": "human", "value": "q"}, {"from": "narrator", "value": "n"},
-                                           {"from": "gpt", "value": "a"}]}, "sharegpt")
+    conv = cm.normalize(
+        {
+            "conversations": [
+                {"from": "human", "value": "q"},
+                {"from": "narrator", "value": "n"},
+                {"from": "gpt", "value": "a"},
+            ]
+        },
+        "sharegpt",
+    )
     assert conv.turns == [(U, "q"), (A, "a")]
     assert conv.anomalies == ["unknown_role"]
 
 
-@pytest.mark.parametrize(("name", "expected"), [("auto", "auto"), ("ShareGPT", "sharegpt"), ("messages", "openai"),
-                                                ("prompt-response", "prompt_response"), ("text", "text")])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("auto", "auto"),
+        ("ShareGPT", "sharegpt"),
+        ("messages", "openai"),
+        ("prompt-response", "prompt_response"),
+        ("text", "text"),
+    ],
+)
 def test_check_format(name: str, expected: str) -> None:
     assert cm.check_format(name) == expected
 

@@ -49,11 +49,16 @@ def test_parse_refuses_with_an_actionable_message(typed: str, kw: dict, message:
 
 
 def test_round_trip_through_query_params() -> None:
-    d = OwnDraft.parse("https://huggingface.co/acme/my-draft", volume="acme/my-draft", samples="12,000",
-                       group="sweep-1")
+    d = OwnDraft.parse(
+        "https://huggingface.co/acme/my-draft", volume="acme/my-draft", samples="12,000", group="sweep-1"
+    )
     q = d.to_query()
-    assert q == {"draft": "https://huggingface.co/acme/my-draft", "draft_vol": "acme/my-draft",
-                 "draft_samples": "12000", "draft_group": "sweep-1"}
+    assert q == {
+        "draft": "https://huggingface.co/acme/my-draft",
+        "draft_vol": "acme/my-draft",
+        "draft_samples": "12000",
+        "draft_group": "sweep-1",
+    }
     assert OwnDraft.from_query(q) == d
     assert OwnDraft.from_query({k: [v] for k, v in q.items()}) == d  # Streamlit's lists
     assert DEFAULT.to_query() == {} and OwnDraft.from_query({}) == DEFAULT
@@ -63,9 +68,11 @@ def test_round_trip_through_query_params() -> None:
 
 
 def test_training_samples_come_from_the_attached_audit_or_say_why_not() -> None:
-    vols = [{"id": 1, "draft": "acme/x", "samples": 100, "kind": "measured"},
-            {"id": 2, "draft": "acme/x", "samples": 250, "kind": "measured"},
-            {"id": 3, "draft": "example: own Kimi-K2.5 draft", "samples": 37000, "kind": "example"}]
+    vols = [
+        {"id": 1, "draft": "acme/x", "samples": 100, "kind": "measured"},
+        {"id": 2, "draft": "acme/x", "samples": 250, "kind": "measured"},
+        {"id": 3, "draft": "example: own Kimi-K2.5 draft", "samples": 37000, "kind": "example"},
+    ]
     assert OwnDraft.parse("acme/x", volume="acme/x").training_samples(vols) == (250.0, "acme/x")
     assert OwnDraft.parse("acme/x", samples=9).training_samples(vols) == (9.0, "typed in")
     n, why = OwnDraft.parse("acme/x").training_samples(vols)
@@ -75,17 +82,49 @@ def test_training_samples_come_from_the_attached_audit_or_say_why_not() -> None:
     assert DEFAULT.training_samples(vols) == (37000.0, "example: own Kimi-K2.5 draft")
 
 
-def _rec(id_: int, *, spec: str | None = None, model: str | None = "acme/target", engine: str = "sglang",
-         group: str | None = "g", kind: str = "measured", tok_s: float | None = 50.0, params: dict | None = None,
-         raw: dict | None = None, notes: dict | None = None, minutes: int = 0) -> RunRecord:
+def _rec(
+    id_: int,
+    *,
+    spec: str | None = None,
+    model: str | None = "acme/target",
+    engine: str = "sglang",
+    group: str | None = "g",
+    kind: str = "measured",
+    tok_s: float | None = 50.0,
+    params: dict | None = None,
+    raw: dict | None = None,
+    notes: dict | None = None,
+    minutes: int = 0,
+) -> RunRecord:
     return RunRecord(
-        id=id_, created_at=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=minutes),
-        endpoint="http://h:1", engine=engine, kind=kind, group=group, labels=[], status="finished",
-        speculative_algorithm=spec, draft_model=None, model=model, num_steps=3 if spec else None, topk=None,
-        num_draft_tokens=None, is_baseline=spec is None, requests=8, errors=0, output_tokens_per_s=tok_s,
-        accept_length=2.5 if spec else None, accept_length_mean=None, ttft_p50_ms=None, ttft_p99_ms=None,
-        tpot_p50_ms=None, tpot_p99_ms=None, summary={}, server_config={"raw": raw or {}},
-        params=params or {"concurrency": 4}, notes=notes or {},
+        id=id_,
+        created_at=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=minutes),
+        endpoint="http://h:1",
+        engine=engine,
+        kind=kind,
+        group=group,
+        labels=[],
+        status="finished",
+        speculative_algorithm=spec,
+        draft_model=None,
+        model=model,
+        num_steps=3 if spec else None,
+        topk=None,
+        num_draft_tokens=None,
+        is_baseline=spec is None,
+        requests=8,
+        errors=0,
+        output_tokens_per_s=tok_s,
+        accept_length=2.5 if spec else None,
+        accept_length_mean=None,
+        ttft_p50_ms=None,
+        ttft_p99_ms=None,
+        tpot_p50_ms=None,
+        tpot_p99_ms=None,
+        summary={},
+        server_config={"raw": raw or {}},
+        params=params or {"concurrency": 4},
+        notes=notes or {},
     )
 
 
@@ -105,8 +144,13 @@ BASELINE_CASES = [
 
 @pytest.mark.parametrize(("changes", "reason"), BASELINE_CASES)
 def test_speedup_only_against_a_baseline_of_the_same_model_and_settings(changes: dict, reason: str | None) -> None:
-    run = _rec(1, spec="EAGLE3", tok_s=75.0, raw={"tp_size": 8}, notes={"environment": {"NCCL_PROTO": "Simple"}}
-               if "notes" in changes else None)
+    run = _rec(
+        1,
+        spec="EAGLE3",
+        tok_s=75.0,
+        raw={"tp_size": 8},
+        notes={"environment": {"NCCL_PROTO": "Simple"}} if "notes" in changes else None,
+    )
     base = _rec(2, tok_s=50.0, **changes)
     value, why = speedup.speedup_against(run, base)
     if reason is None:

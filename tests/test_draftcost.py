@@ -79,7 +79,12 @@ def test_kimi_pair_bytes_per_step() -> None:
 
     small = draftcost.shape_from_spec(comparison.load_entry(KIMI_SMALL, with_header=False).spec)
     assert (small.hidden, small.heads, small.kv_heads, small.head_dim, small.draft_vocab, small.num_aux) == (
-        7168, 64, 64, 128, 32000, 3
+        7168,
+        64,
+        64,
+        128,
+        32000,
+        3,
     )
     sb = draftcost.step_bytes(small, batch=1, context=2048, dtype_bytes=2)
     assert sb.weights == 1_036_808_192 * 2
@@ -89,7 +94,9 @@ def test_kimi_pair_bytes_per_step() -> None:
     assert sb.fc == 7168 * 3 * 7168 * 2
     big = draftcost.shape_from_spec(comparison.load_entry(KIMI_BIG, with_header=False).spec)
     grown = draftcost.step_bytes(big, batch=64, context=2048, dtype_bytes=2).step
-    assert grown - draftcost.step_bytes(small, batch=64, context=2048, dtype_bytes=2).step == (163840 - 32000) * 7168 * 2
+    assert (
+        grown - draftcost.step_bytes(small, batch=64, context=2048, dtype_bytes=2).step == (163840 - 32000) * 7168 * 2
+    )
 
 
 def test_chain_drafting_runs_and_maps_draft_ids() -> None:
@@ -122,9 +129,16 @@ def test_chain_drafting_runs_and_maps_draft_ids() -> None:
 
 @pytest.mark.parametrize(
     ("name", "peak"),
-    [("NVIDIA H200", 4800.0), ("NVIDIA H100 80GB HBM3", 3350.0), ("NVIDIA H100 PCIe", 2000.0),
-     ("NVIDIA GH200 480GB", 4000.0), ("NVIDIA A100-SXM4-80GB", 2039.0), ("NVIDIA A100-SXM4-40GB", 1555.0),
-     ("NVIDIA L4", 300.0), ("Some Future GPU", None)],
+    [
+        ("NVIDIA H200", 4800.0),
+        ("NVIDIA H100 80GB HBM3", 3350.0),
+        ("NVIDIA H100 PCIe", 2000.0),
+        ("NVIDIA GH200 480GB", 4000.0),
+        ("NVIDIA A100-SXM4-80GB", 2039.0),
+        ("NVIDIA A100-SXM4-40GB", 1555.0),
+        ("NVIDIA L4", 300.0),
+        ("Some Future GPU", None),
+    ],
 )
 def test_peak_bandwidth_table(name: str, peak: float | None) -> None:
     assert draftcost.peak_bandwidth_gbs(name) == peak
@@ -164,8 +178,29 @@ def tiny_folder(tmp_path: Path) -> Path:
 
 
 def test_cli_json_contract(tiny_folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = cli.main(["draft-cost", str(tiny_folder), "--device", "cpu", "--dtype", "fp32", "--batch", "1,4",
-                   "--context", "16", "--steps", "1..3", "--repeats", "3", "--warmup", "1", "--threads", "1", "--json"])
+    rc = cli.main(
+        [
+            "draft-cost",
+            str(tiny_folder),
+            "--device",
+            "cpu",
+            "--dtype",
+            "fp32",
+            "--batch",
+            "1,4",
+            "--context",
+            "16",
+            "--steps",
+            "1..3",
+            "--repeats",
+            "3",
+            "--warmup",
+            "1",
+            "--threads",
+            "1",
+            "--json",
+        ]
+    )
     assert rc == 0
     data = json.loads(capsys.readouterr().out)
     assert {"device", "dtype", "params", "results"} <= set(data)
@@ -188,8 +223,26 @@ def test_cli_json_contract(tiny_folder: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_cli_text_output(tiny_folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = cli.main(["draft-cost", str(tiny_folder), "--device", "cpu", "--batch", "2", "--context", "8",
-                   "--steps", "2", "--repeats", "2", "--warmup", "0", "--threads", "1"])
+    rc = cli.main(
+        [
+            "draft-cost",
+            str(tiny_folder),
+            "--device",
+            "cpu",
+            "--batch",
+            "2",
+            "--context",
+            "8",
+            "--steps",
+            "2",
+            "--repeats",
+            "2",
+            "--warmup",
+            "0",
+            "--threads",
+            "1",
+        ]
+    )
     assert rc == 0
     out = capsys.readouterr().out
     assert "batch   step ms" in out
@@ -322,15 +375,30 @@ def test_speedup_cli_takes_draft_cost_files(tmp_path: Path, capsys: pytest.Captu
     pair = tmp_path / "pair.json"
     pair.write_text(json.dumps(draftcost.floor_record(batches=(1, 8))))
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    rc = cli.main(["speedup", "--run-group", "example-kimi-k2.5", "--db", db, "--draft-cost", str(pair),
-                   "--max-steps", "4", "--json"])
+    rc = cli.main(
+        [
+            "speedup",
+            "--run-group",
+            "example-kimi-k2.5",
+            "--db",
+            db,
+            "--draft-cost",
+            str(pair),
+            "--max-steps",
+            "4",
+            "--json",
+        ]
+    )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
-    assert {d["scenario"].split(" (")[0] for d in out["drafts"]} == {KIMI_SMALL.split(":", 1)[1],
-                                                                      "example: own Kimi-K2.5 draft"}
+    assert {d["scenario"].split(" (")[0] for d in out["drafts"]} == {
+        KIMI_SMALL.split(":", 1)[1],
+        "example: own Kimi-K2.5 draft",
+    }
     assert len(out["drafts"]) == 8
-    assert cli.main(["speedup", "--run-group", "example-kimi-k2.5", "--db", db, "--draft-step-ms", "0.9",
-                     "--json"]) == 0
+    assert (
+        cli.main(["speedup", "--run-group", "example-kimi-k2.5", "--db", db, "--draft-step-ms", "0.9", "--json"]) == 0
+    )
     assert json.loads(capsys.readouterr().out)["t_draft_ms"] == 0.9
 
 
@@ -342,8 +410,24 @@ def test_bench_script_tiny_runs_on_cpu(capsys: pytest.CaptureFixture[str]) -> No
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    rc = mod.main(["--tiny", "--device", "cpu", "--batch", "1,2", "--context", "16", "--steps", "1..2",
-                   "--repeats", "2", "--warmup", "1", "--json"])
+    rc = mod.main(
+        [
+            "--tiny",
+            "--device",
+            "cpu",
+            "--batch",
+            "1,2",
+            "--context",
+            "16",
+            "--steps",
+            "1..2",
+            "--repeats",
+            "2",
+            "--warmup",
+            "1",
+            "--json",
+        ]
+    )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert len(out["drafts"]) == 2 and out["reference_gbs"] > 0
@@ -374,7 +458,10 @@ def test_page_shows_the_pair_side_by_side() -> None:
     assert at.selectbox(key="sc_dc_first").value == "example: own Kimi-K2.5 draft"
     table = _side_table(at)
     assert list(table.index) == list(range(1, 11))
-    assert list(table.columns[:2]) == ["tok/s: example: own Kimi-K2.5 draft", "tok/s: AQ-MedAI/Kimi-K2-Instruct-eagle3"]
+    assert list(table.columns[:2]) == [
+        "tok/s: example: own Kimi-K2.5 draft",
+        "tok/s: AQ-MedAI/Kimi-K2-Instruct-eagle3",
+    ]
     # same acceptance, cheaper step: the 32K-vocabulary draft is faster at every num_steps
     assert (table.iloc[:, 1] > table.iloc[:, 0]).all()
     texts = "\n".join(m.value for m in at.markdown)

@@ -40,8 +40,14 @@ def problems(report: DumpReport) -> set[str]:
 # (case id, layout, build kwargs, audit kwargs, expected error+warning codes, verdict)
 CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], set[str], str]] = [
     ("specforge-correct", "specforge", {}, {}, set(), "ok"),
-    ("specforge-correct-with-config", "specforge", {},
-     {"draft_config": {"hidden_size": 32, "vocab_size": fx.VOCAB}, "embedding": TARGET.embedding}, set(), "ok"),
+    (
+        "specforge-correct-with-config",
+        "specforge",
+        {},
+        {"draft_config": {"hidden_size": 32, "vocab_size": fx.VOCAB}, "embedding": TARGET.embedding},
+        set(),
+        "ok",
+    ),
     ("specforge-gz", "specforge", {"compress": True}, {"target_hidden_size": 32}, set(), "ok"),
     ("specforge-fp16", "specforge", {"dtype": torch.float16}, {}, set(), "ok"),
     ("eagle12", "eagle12", {}, {}, set(), "ok"),
@@ -49,13 +55,31 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], set[str], str]] = [
     ("speculators-correct", "speculators", {}, {"target_hidden_size": 32}, set(), "ok"),
     # wiring bugs
     ("embedding-as-low-no-embedding", "specforge", {"aux": [0, N // 2, N - 3]}, {}, {"aux_context_free"}, "broken"),
-    ("embedding-as-low-with-embedding", "specforge", {"aux": [0, N // 2, N - 3]}, {"embedding": TARGET.embedding},
-     {"aux_is_embedding"}, "broken"),
-    ("modelopt-embedding-as-low", "modelopt", {"aux": [0, N // 2, N - 3]}, {"embedding": TARGET.embedding},
-     {"aux_is_embedding"}, "broken"),
+    (
+        "embedding-as-low-with-embedding",
+        "specforge",
+        {"aux": [0, N // 2, N - 3]},
+        {"embedding": TARGET.embedding},
+        {"aux_is_embedding"},
+        "broken",
+    ),
+    (
+        "modelopt-embedding-as-low",
+        "modelopt",
+        {"aux": [0, N // 2, N - 3]},
+        {"embedding": TARGET.embedding},
+        {"aux_is_embedding"},
+        "broken",
+    ),
     ("speculators-embedding-as-low", "speculators", {"aux": [0, N // 2, N - 3]}, {}, {"aux_context_free"}, "broken"),
-    ("low-close-to-embedding", "specforge", {"aux": [0, N // 2, N - 3], "mutate": fx.blur_low_chunk},
-     {"embedding": TARGET.embedding}, {"aux_near_embedding"}, "suspect"),
+    (
+        "low-close-to-embedding",
+        "specforge",
+        {"aux": [0, N // 2, N - 3], "mutate": fx.blur_low_chunk},
+        {"embedding": TARGET.embedding},
+        {"aux_near_embedding"},
+        "suspect",
+    ),
     ("same-layer-three-times", "specforge", {"aux": [N // 2] * 3}, {}, {"aux_identical"}, "broken"),
     ("low-equals-mid", "modelopt", {"aux": [2, 2, N - 3]}, {}, {"aux_identical"}, "broken"),
     ("layers-reversed", "specforge", {"aux": [N - 3, N // 2, 2]}, {}, {"aux_norm_order"}, "suspect"),
@@ -63,27 +87,51 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], set[str], str]] = [
     # shapes, values, masks
     ("nan-injected", "specforge", {"mutate": fx.nan_in_first}, {}, {"nan"}, "broken"),
     ("aux-two-layers", "specforge", {"aux": [2, N // 2]}, {}, {"aux_width"}, "broken"),
-    ("aux-four-layers-vs-config", "specforge", {"aux": [2, 4, 6, 9]}, {"draft_config": {"target_hidden_size": 32}},
-     {"aux_width"}, "broken"),
+    (
+        "aux-four-layers-vs-config",
+        "specforge",
+        {"aux": [2, 4, 6, 9]},
+        {"draft_config": {"target_hidden_size": 32}},
+        {"aux_width"},
+        "broken",
+    ),
     ("speculators-two-aux", "speculators", {"aux": [2, N // 2]}, {}, {"aux_width"}, "broken"),
     ("hidden-vs-config", "specforge", {}, {"target_hidden_size": 64}, {"hidden_size", "aux_width"}, "broken"),
     ("ids-beyond-vocab", "specforge", {}, {"vocab_size": 40}, {"token_range"}, "broken"),
     ("one-zero-mask", "specforge", {"mutate": fx.zero_mask_first}, {}, {"loss_mask_empty"}, "suspect"),
-    ("all-zero-masks", "specforge", {"mutate": fx.zero_mask_all}, {}, {"loss_mask_empty", "no_supervised_tokens"},
-     "broken"),
+    (
+        "all-zero-masks",
+        "specforge",
+        {"mutate": fx.zero_mask_all},
+        {},
+        {"loss_mask_empty", "no_supervised_tokens"},
+        "broken",
+    ),
     ("mask-length-mismatch", "specforge", {"mutate": fx.short_mask}, {}, {"length_mismatch"}, "broken"),
     ("missing-loss-mask", "specforge", {"mutate": fx.drop_loss_mask}, {}, {"missing_key"}, "broken"),
     ("odd-dtypes", "specforge", {"mutate": fx.odd_dtypes}, {}, {"dtype"}, "suspect"),
     ("modelopt-id-mismatch", "modelopt", {"mutate": fx.wrong_conversation_id}, {}, {"conversation_id"}, "suspect"),
-    ("config-duplicate-layer-ids", "specforge", {},
-     {"draft_config": {"hidden_size": 32, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 1, 28]}}},
-     {"config_layer_ids"}, "suspect"),
+    (
+        "config-duplicate-layer-ids",
+        "specforge",
+        {},
+        {"draft_config": {"hidden_size": 32, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 1, 28]}}},
+        {"config_layer_ids"},
+        "suspect",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("case", "layout", "build", "audit", "expected", "verdict"), CASES, ids=[c[0] for c in CASES])
-def test_audit_cases(tmp_path: Path, case: str, layout: str, build: dict[str, Any], audit: dict[str, Any],
-                     expected: set[str], verdict: str) -> None:
+def test_audit_cases(
+    tmp_path: Path,
+    case: str,
+    layout: str,
+    build: dict[str, Any],
+    audit: dict[str, Any],
+    expected: set[str],
+    verdict: str,
+) -> None:
     root = fx.build_dump(tmp_path / case, layout, **build)
     report = audit_dumps(root, **audit)
     assert problems(report) == expected, [(f.code, f.message) for f in report.findings]
@@ -101,7 +149,9 @@ INFO_CASES: list[tuple[str, dict[str, Any], str]] = [
 
 
 @pytest.mark.parametrize(("layout", "build", "code"), INFO_CASES, ids=[c[2] for c in INFO_CASES])
-def test_info_findings_do_not_change_the_verdict(tmp_path: Path, layout: str, build: dict[str, Any], code: str) -> None:
+def test_info_findings_do_not_change_the_verdict(
+    tmp_path: Path, layout: str, build: dict[str, Any], code: str
+) -> None:
     report = audit_dumps(fx.build_dump(tmp_path / "d", layout, **build))
     assert code in report.codes("info")
     assert report.summary["verdict"] == "ok"
@@ -160,7 +210,9 @@ def test_pickle_files_are_refused_and_never_executed(tmp_path: Path) -> None:
     assert report.files_total == 8 and report.files_read == 6
     assert report.summary["files_refused"] == 2 and report.summary["verdict"] == "broken"
     assert {r["name"] for r in report.files if r["status"] == "refused"} == {
-        "rows_0-2000/data_90.ckpt", "rows_0-2000/data_91.ckpt"}
+        "rows_0-2000/data_90.ckpt",
+        "rows_0-2000/data_91.ckpt",
+    }
     # Control: the traps are armed, so their absence above is the safe loader's doing.
     control = tmp_path / "control"
     control.mkdir()
@@ -230,8 +282,10 @@ def test_load_embedding(tmp_path: Path) -> None:
     ckpt = tmp_path / "target"
     ckpt.mkdir()
     save_file({"model.layers.0.mlp.up_proj.weight": torch.zeros(4, 4)}, str(ckpt / "model-00001-of-00002.safetensors"))
-    save_file({"model.embed_tokens.weight": TARGET.embedding.to(torch.bfloat16), "lm_head.weight": torch.zeros(2, 2)},
-              str(ckpt / "model-00002-of-00002.safetensors"))
+    save_file(
+        {"model.embed_tokens.weight": TARGET.embedding.to(torch.bfloat16), "lm_head.weight": torch.zeros(2, 2)},
+        str(ckpt / "model-00002-of-00002.safetensors"),
+    )
     from_folder = load_embedding(ckpt)
     from_file = load_embedding(ckpt / "model-00002-of-00002.safetensors")
     assert from_folder.shape == (fx.VOCAB, fx.HIDDEN) and torch.equal(from_folder, from_file)
@@ -256,8 +310,9 @@ def test_read_draft_config(tmp_path: Path) -> None:
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "comparelib", "audit-dump", *args],
-                          capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "comparelib", "audit-dump", *args], capture_output=True, text=True, timeout=120, env=env
+    )
 
 
 def test_cli_json(tmp_path: Path) -> None:

@@ -89,12 +89,18 @@ def probe(args: list[str], env: dict[str, str] | None = None, *, datasets: bool 
     full_env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}
     if datasets:
         full_env["PROBE_DATASETS"] = "1"
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], check=False, cwd=ROOT, env=full_env,
-                          capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        check=False,
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("PROBE ")), None)
     assert line is not None, (proc.returncode, proc.stdout[-2000:], proc.stderr[-4000:])
-    out = json.loads(line[len("PROBE "):])
+    out = json.loads(line[len("PROBE ") :])
     return Probe(out.get("code"), proc.stderr, out["growth_mb"], out.get("error", []), out.get("exception", []))
 
 
@@ -117,7 +123,7 @@ def write_big_row(path: Path, size: int, *, newline: bool = True) -> Path:
         fh.write(b'{"text": "')
         left = size
         while left > 0:
-            fh.write(piece[:min(left, len(piece))])
+            fh.write(piece[: min(left, len(piece))])
             left -= len(piece)
         fh.write(b'"}' + (b"\n" if newline else b""))
     return path
@@ -147,8 +153,9 @@ def safetensors_bytes(header: dict[str, Any], data: bytes = b"") -> bytes:
     return struct.pack("<Q", len(raw)) + raw + data
 
 
-def model_folder(path: Path, header: dict[str, Any] | None = None, data: bytes = b"",
-                 config: str | None = None) -> Path:
+def model_folder(
+    path: Path, header: dict[str, Any] | None = None, data: bytes = b"", config: str | None = None
+) -> Path:
     path.mkdir(parents=True)
     (path / "config.json").write_text(config if config is not None else json.dumps(aq_config()), encoding="utf-8")
     if header is not None:
@@ -169,8 +176,11 @@ def compressed_bomb(path: Path, opener: Callable[..., Any], size: int) -> Path:
 def tokenizer_with(folder: Path, *, template: str | None = None, jinja_size: int | None = None) -> Path:
     build_tokenizer(folder)
     if template is not None:
-        cfg = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8")) \
-            if (folder / "tokenizer_config.json").is_file() else {}
+        cfg = (
+            json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+            if (folder / "tokenizer_config.json").is_file()
+            else {}
+        )
         cfg["chat_template"] = template
         (folder / "tokenizer_config.json").write_text(json.dumps(cfg), encoding="utf-8")
     if jinja_size is not None:
@@ -190,65 +200,209 @@ def good_rows(path: Path) -> Path:
 Case = tuple[str, Callable[[Path], tuple[list[str], dict[str, str]]], tuple[str, ...], float]
 
 NESTED_LOOPS = "{% for i in range(100000) %}{% for j in range(100000) %}{{ i }}{% endfor %}{% endfor %}"
-DOUBLING = ("{% set ns = namespace(s='xy') %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"
-            "{{ ns.s }}")
+DOUBLING = "{% set ns = namespace(s='xy') %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}"
 
 CLI_CASES: list[Case] = [
-    ("jsonl-row-300MB", lambda t: (["audit", str(write_big_row(t / "big.jsonl", 300 * MB))], {}),
-     ("SPECDRAFT_MAX_ROW_BYTES", "big.jsonl line 1", "row size cap of 16 MiB"), 100),
-    ("jsonl-row-300MB-no-newline", lambda t: (["audit", str(sparse(t / "zeros.jsonl", 300 * MB))], {}),
-     ("SPECDRAFT_MAX_ROW_BYTES",), 100),
-    ("jsonl-row-small-cap", lambda t: (
-        ["audit", str(good_rows(t / "g.jsonl"))], {"SPECDRAFT_MAX_ROW_BYTES": "20"}),
-     ("SPECDRAFT_MAX_ROW_BYTES", "g.jsonl line 1", "20 bytes"), 50),
-    ("json-document-over-cap", lambda t: (
-        ["audit", str(_write(t / "doc.json", "[\n" + json.dumps({"text": "a" * (2 * MB)}) + "\n]"))],
-        {"SPECDRAFT_MAX_DOCUMENT_BYTES": "1MiB", "SPECDRAFT_MAX_ROW_BYTES": "64KiB"}),
-     ("SPECDRAFT_MAX_DOCUMENT_BYTES",), 50),
-    ("parquet-rows-20MB", lambda t: (["audit", str(big_parquet(t / "big.parquet", 20 * MB))], {}),
-     ("SPECDRAFT_MAX_ROW_BYTES", "big.parquet row group 0"), 60),
-    ("gzip-bomb", lambda t: (["audit", str(compressed_bomb(t / "bomb.jsonl.gz", gzip.open, 200 * MB))], {}),
-     ("SPECDRAFT_MAX_COMPRESSION_RATIO", "bomb.jsonl.gz"), 100),
-    ("bz2-bomb-small-cap", lambda t: (["audit", str(compressed_bomb(t / "bomb.jsonl.bz2", bz2.open, 4 * MB))],
-                                      {"SPECDRAFT_MAX_DECOMPRESSED_BYTES": "1MiB"}),
-     ("SPECDRAFT_MAX_DECOMPRESSED_BYTES",), 50),
-    ("jsonl-nested-100k", lambda t: (["audit", str(_write(t / "deep.jsonl", '{"text": ' + deep_json(100_000) + "}\n"))],
-                                     {}), ("SPECDRAFT_MAX_JSON_DEPTH", "128 levels"), 60),
-    ("json-document-nested-100k", lambda t: (["audit", str(_write(t / "deep.json", deep_json(100_000)))], {}),
-     ("SPECDRAFT_MAX_JSON_DEPTH",), 60),
-    ("config-nested-100k", lambda t: (["params", str(model_folder(t / "m", config=deep_json(100_000)))], {}),
-     ("SPECDRAFT_MAX_JSON_DEPTH", "config.json"), 60),
+    (
+        "jsonl-row-300MB",
+        lambda t: (["audit", str(write_big_row(t / "big.jsonl", 300 * MB))], {}),
+        ("SPECDRAFT_MAX_ROW_BYTES", "big.jsonl line 1", "row size cap of 16 MiB"),
+        100,
+    ),
+    (
+        "jsonl-row-300MB-no-newline",
+        lambda t: (["audit", str(sparse(t / "zeros.jsonl", 300 * MB))], {}),
+        ("SPECDRAFT_MAX_ROW_BYTES",),
+        100,
+    ),
+    (
+        "jsonl-row-small-cap",
+        lambda t: (["audit", str(good_rows(t / "g.jsonl"))], {"SPECDRAFT_MAX_ROW_BYTES": "20"}),
+        ("SPECDRAFT_MAX_ROW_BYTES", "g.jsonl line 1", "20 bytes"),
+        50,
+    ),
+    (
+        "json-document-over-cap",
+        lambda t: (
+            ["audit", str(_write(t / "doc.json", "[\n" + json.dumps({"text": "a" * (2 * MB)}) + "\n]"))],
+            {"SPECDRAFT_MAX_DOCUMENT_BYTES": "1MiB", "SPECDRAFT_MAX_ROW_BYTES": "64KiB"},
+        ),
+        ("SPECDRAFT_MAX_DOCUMENT_BYTES",),
+        50,
+    ),
+    (
+        "parquet-rows-20MB",
+        lambda t: (["audit", str(big_parquet(t / "big.parquet", 20 * MB))], {}),
+        ("SPECDRAFT_MAX_ROW_BYTES", "big.parquet row group 0"),
+        60,
+    ),
+    (
+        "gzip-bomb",
+        lambda t: (["audit", str(compressed_bomb(t / "bomb.jsonl.gz", gzip.open, 200 * MB))], {}),
+        ("SPECDRAFT_MAX_COMPRESSION_RATIO", "bomb.jsonl.gz"),
+        100,
+    ),
+    (
+        "bz2-bomb-small-cap",
+        lambda t: (
+            ["audit", str(compressed_bomb(t / "bomb.jsonl.bz2", bz2.open, 4 * MB))],
+            {"SPECDRAFT_MAX_DECOMPRESSED_BYTES": "1MiB"},
+        ),
+        ("SPECDRAFT_MAX_DECOMPRESSED_BYTES",),
+        50,
+    ),
+    (
+        "jsonl-nested-100k",
+        lambda t: (["audit", str(_write(t / "deep.jsonl", '{"text": ' + deep_json(100_000) + "}\n"))], {}),
+        ("SPECDRAFT_MAX_JSON_DEPTH", "128 levels"),
+        60,
+    ),
+    (
+        "json-document-nested-100k",
+        lambda t: (["audit", str(_write(t / "deep.json", deep_json(100_000)))], {}),
+        ("SPECDRAFT_MAX_JSON_DEPTH",),
+        60,
+    ),
+    (
+        "config-nested-100k",
+        lambda t: (["params", str(model_folder(t / "m", config=deep_json(100_000)))], {}),
+        ("SPECDRAFT_MAX_JSON_DEPTH", "config.json"),
+        60,
+    ),
     ("config-3GB", lambda t: (["params", str(_sparse_config(t / "m"))], {}), ("SPECDRAFT_MAX_CONFIG_BYTES",), 60),
-    ("safetensors-shape-x", lambda t: (["params", str(model_folder(
-        t / "m", {"w": {"dtype": "BF16", "shape": ["x"], "data_offsets": [0, 0]}}))], {}),
-     ("'w'", "non-negative integers"), 60),
-    ("safetensors-shape-negative", lambda t: (["params", str(model_folder(
-        t / "m", {"w": {"dtype": "BF16", "shape": [-4, 2], "data_offsets": [0, 0]}}))], {}),
-     ("non-negative integers",), 60),
-    ("safetensors-shape-bool", lambda t: (["params", str(model_folder(
-        t / "m", {"w": {"dtype": "BF16", "shape": [True], "data_offsets": [0, 2]}}, b"\0\0"))], {}),
-     ("non-negative integers",), 60),
-    ("safetensors-offsets-past-end", lambda t: (["params", str(model_folder(
-        t / "m", {"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 10**12]}}, b"\0" * 8))], {}),
-     ("data_offsets", "outside the file"), 60),
-    ("safetensors-header-over-cap", lambda t: (["params", str(model_folder(
-        t / "m", {f"t{i}": {"dtype": "BF16", "shape": [1], "data_offsets": [0, 2]} for i in range(100)}, b"\0\0"))],
-        {"SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES": "1000"}), ("SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES",), 60),
-    ("chat-template-3GB", lambda t: (
-        ["audit", str(good_rows(t / "g.jsonl")), "--tokenizer", str(tokenizer_with(t / "tok", jinja_size=3 << 30))],
-        {}), ("SPECDRAFT_MAX_TEMPLATE_BYTES", "chat_template.jinja"), 60),
-    ("chat-template-render-time", lambda t: (
-        ["audit", str(good_rows(t / "g.jsonl")), "--tokenizer", str(tokenizer_with(t / "tok", template=NESTED_LOOPS))],
-        {"SPECDRAFT_MAX_RENDER_SECONDS": "1"}), ("SPECDRAFT_MAX_RENDER_SECONDS",), 40),
-    ("chat-template-doubling", lambda t: (
-        ["audit", str(good_rows(t / "g.jsonl")), "--tokenizer", str(tokenizer_with(t / "tok", template=DOUBLING))],
-        {"SPECDRAFT_MAX_RENDER_BYTES": "1MiB"}), ("SPECDRAFT_MAX_RENDER_BYTES",), 60),
-    ("prompt-file-300MB-line", lambda t: (
-        ["bench", "--endpoint", "http://127.0.0.1:1", "--no-store", "--prompts", str(sparse(t / "p.jsonl", 300 * MB))],
-        {}), ("SPECDRAFT_MAX_ROW_BYTES", "p.jsonl line 1"), 100),
-    ("prompt-file-nested", lambda t: (
-        ["bench", "--endpoint", "http://127.0.0.1:1", "--no-store", "--prompts",
-         str(_write(t / "p.jsonl", deep_json(100_000) + "\n"))], {}), ("SPECDRAFT_MAX_JSON_DEPTH",), 60),
+    (
+        "safetensors-shape-x",
+        lambda t: (
+            ["params", str(model_folder(t / "m", {"w": {"dtype": "BF16", "shape": ["x"], "data_offsets": [0, 0]}}))],
+            {},
+        ),
+        ("'w'", "non-negative integers"),
+        60,
+    ),
+    (
+        "safetensors-shape-negative",
+        lambda t: (
+            ["params", str(model_folder(t / "m", {"w": {"dtype": "BF16", "shape": [-4, 2], "data_offsets": [0, 0]}}))],
+            {},
+        ),
+        ("non-negative integers",),
+        60,
+    ),
+    (
+        "safetensors-shape-bool",
+        lambda t: (
+            [
+                "params",
+                str(model_folder(t / "m", {"w": {"dtype": "BF16", "shape": [True], "data_offsets": [0, 2]}}, b"\0\0")),
+            ],
+            {},
+        ),
+        ("non-negative integers",),
+        60,
+    ),
+    (
+        "safetensors-offsets-past-end",
+        lambda t: (
+            [
+                "params",
+                str(
+                    model_folder(
+                        t / "m", {"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 10**12]}}, b"\0" * 8
+                    )
+                ),
+            ],
+            {},
+        ),
+        ("data_offsets", "outside the file"),
+        60,
+    ),
+    (
+        "safetensors-header-over-cap",
+        lambda t: (
+            [
+                "params",
+                str(
+                    model_folder(
+                        t / "m",
+                        {f"t{i}": {"dtype": "BF16", "shape": [1], "data_offsets": [0, 2]} for i in range(100)},
+                        b"\0\0",
+                    )
+                ),
+            ],
+            {"SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES": "1000"},
+        ),
+        ("SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES",),
+        60,
+    ),
+    (
+        "chat-template-3GB",
+        lambda t: (
+            [
+                "audit",
+                str(good_rows(t / "g.jsonl")),
+                "--tokenizer",
+                str(tokenizer_with(t / "tok", jinja_size=3 << 30)),
+            ],
+            {},
+        ),
+        ("SPECDRAFT_MAX_TEMPLATE_BYTES", "chat_template.jinja"),
+        60,
+    ),
+    (
+        "chat-template-render-time",
+        lambda t: (
+            [
+                "audit",
+                str(good_rows(t / "g.jsonl")),
+                "--tokenizer",
+                str(tokenizer_with(t / "tok", template=NESTED_LOOPS)),
+            ],
+            {"SPECDRAFT_MAX_RENDER_SECONDS": "1"},
+        ),
+        ("SPECDRAFT_MAX_RENDER_SECONDS",),
+        40,
+    ),
+    (
+        "chat-template-doubling",
+        lambda t: (
+            ["audit", str(good_rows(t / "g.jsonl")), "--tokenizer", str(tokenizer_with(t / "tok", template=DOUBLING))],
+            {"SPECDRAFT_MAX_RENDER_BYTES": "1MiB"},
+        ),
+        ("SPECDRAFT_MAX_RENDER_BYTES",),
+        60,
+    ),
+    (
+        "prompt-file-300MB-line",
+        lambda t: (
+            [
+                "bench",
+                "--endpoint",
+                "http://127.0.0.1:1",
+                "--no-store",
+                "--prompts",
+                str(sparse(t / "p.jsonl", 300 * MB)),
+            ],
+            {},
+        ),
+        ("SPECDRAFT_MAX_ROW_BYTES", "p.jsonl line 1"),
+        100,
+    ),
+    (
+        "prompt-file-nested",
+        lambda t: (
+            [
+                "bench",
+                "--endpoint",
+                "http://127.0.0.1:1",
+                "--no-store",
+                "--prompts",
+                str(_write(t / "p.jsonl", deep_json(100_000) + "\n")),
+            ],
+            {},
+        ),
+        ("SPECDRAFT_MAX_JSON_DEPTH",),
+        60,
+    ),
 ]
 
 
@@ -264,8 +418,9 @@ def _sparse_config(folder: Path) -> Path:
 
 
 @pytest.mark.parametrize(("name", "build", "needles", "bound_mb"), CLI_CASES, ids=[c[0] for c in CLI_CASES])
-def test_cli_refuses_hostile_input_in_bounded_memory(tmp_path: Path, name: str, build: Callable[..., Any],
-                                                     needles: tuple[str, ...], bound_mb: float) -> None:
+def test_cli_refuses_hostile_input_in_bounded_memory(
+    tmp_path: Path, name: str, build: Callable[..., Any], needles: tuple[str, ...], bound_mb: float
+) -> None:
     argv, env = build(tmp_path)
     result = probe(["cli", *argv], env)
     assert_one_error_line(result, *needles)
@@ -285,10 +440,14 @@ ROOT_CASES = [
     ("params-folder", lambda r, o: ["params", str(o / "model")]),
     ("dump-folder", lambda r, o: ["audit-dump", str(o)]),
     ("dump-config", lambda r, o: ["audit-dump", str(r), "--config", str(o / "model")]),
-    ("bench-prompts", lambda r, o: ["bench", "--endpoint", "http://127.0.0.1:1", "--no-store", "--prompts",
-                                    str(o / "secret.jsonl")]),
-    ("bench-prompts-passwd", lambda r, o: ["bench", "--endpoint", "http://127.0.0.1:1", "--no-store", "--prompts",
-                                           "/etc/passwd"]),
+    (
+        "bench-prompts",
+        lambda r, o: ["bench", "--endpoint", "http://127.0.0.1:1", "--no-store", "--prompts", str(o / "secret.jsonl")],
+    ),
+    (
+        "bench-prompts-passwd",
+        lambda r, o: ["bench", "--endpoint", "http://127.0.0.1:1", "--no-store", "--prompts", "/etc/passwd"],
+    ),
 ]
 
 
@@ -307,8 +466,9 @@ def rooted(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize(("name", "argv"), ROOT_CASES, ids=[c[0] for c in ROOT_CASES])
-def test_paths_outside_the_data_root_are_refused(rooted: tuple[Path, Path], name: str,
-                                                 argv: Callable[[Path, Path], list[str]]) -> None:
+def test_paths_outside_the_data_root_are_refused(
+    rooted: tuple[Path, Path], name: str, argv: Callable[[Path, Path], list[str]]
+) -> None:
     root, outside = rooted
     result = probe(["cli", *argv(root, outside)], {"SPECDRAFT_DATA_ROOT": str(root)})
     assert_one_error_line(result, "outside the data root", str(root), "SPECDRAFT_DATA_ROOT")
@@ -350,26 +510,66 @@ def test_uploads_stream_under_the_root_with_a_cap(tmp_path: Path, monkeypatch: p
 
 PAGE_CASES = [
     # (id, build(tmp) -> (widgets, env), button, message needles, bound MB)
-    ("audit-row-300MB", lambda t: ({"audit_source": str(write_big_row(t / "big.jsonl", 300 * MB))}, {}),
-     "audit_run", ("SPECDRAFT_MAX_ROW_BYTES",), 100),
-    ("audit-nested-100k", lambda t: (
-        {"audit_source": str(_write(t / "deep.jsonl", '{"text": ' + deep_json(100_000) + "}\n"))}, {}),
-     "audit_run", ("SPECDRAFT_MAX_JSON_DEPTH",), 60),
-    ("audit-outside-root", lambda t: ({"audit_source": "/etc/passwd"}, {"SPECDRAFT_DATA_ROOT": str(t)}),
-     "audit_run", ("outside the data root",), 60),
-    ("audit-template-3GB", lambda t: ({"audit_source": str(good_rows(t / "g.jsonl")),
-                                       "audit_tokenizer": str(tokenizer_with(t / "tok", jinja_size=3 << 30))}, {}),
-     "audit_run", ("SPECDRAFT_MAX_TEMPLATE_BYTES",), 60),
-    ("dumps-config-nested", lambda t: ({"dumps_folder": str(t), "dumps_config": str(model_folder(
-        t / "m", config=deep_json(100_000)))}, {}), "dumps_run", ("SPECDRAFT_MAX_JSON_DEPTH",), 60),
-    ("dumps-outside-root", lambda t: ({"dumps_folder": "/etc"}, {"SPECDRAFT_DATA_ROOT": str(t)}),
-     "dumps_run", ("outside the data root",), 60),
+    (
+        "audit-row-300MB",
+        lambda t: ({"audit_source": str(write_big_row(t / "big.jsonl", 300 * MB))}, {}),
+        "audit_run",
+        ("SPECDRAFT_MAX_ROW_BYTES",),
+        100,
+    ),
+    (
+        "audit-nested-100k",
+        lambda t: ({"audit_source": str(_write(t / "deep.jsonl", '{"text": ' + deep_json(100_000) + "}\n"))}, {}),
+        "audit_run",
+        ("SPECDRAFT_MAX_JSON_DEPTH",),
+        60,
+    ),
+    (
+        "audit-outside-root",
+        lambda t: ({"audit_source": "/etc/passwd"}, {"SPECDRAFT_DATA_ROOT": str(t)}),
+        "audit_run",
+        ("outside the data root",),
+        60,
+    ),
+    (
+        "audit-template-3GB",
+        lambda t: (
+            {
+                "audit_source": str(good_rows(t / "g.jsonl")),
+                "audit_tokenizer": str(tokenizer_with(t / "tok", jinja_size=3 << 30)),
+            },
+            {},
+        ),
+        "audit_run",
+        ("SPECDRAFT_MAX_TEMPLATE_BYTES",),
+        60,
+    ),
+    (
+        "dumps-config-nested",
+        lambda t: (
+            {"dumps_folder": str(t), "dumps_config": str(model_folder(t / "m", config=deep_json(100_000)))},
+            {},
+        ),
+        "dumps_run",
+        ("SPECDRAFT_MAX_JSON_DEPTH",),
+        60,
+    ),
+    (
+        "dumps-outside-root",
+        lambda t: ({"dumps_folder": "/etc"}, {"SPECDRAFT_DATA_ROOT": str(t)}),
+        "dumps_run",
+        ("outside the data root",),
+        60,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "build", "button", "needles", "bound_mb"), PAGE_CASES, ids=[c[0] for c in PAGE_CASES])
-def test_pages_show_one_error_for_hostile_input(tmp_path: Path, name: str, build: Callable[..., Any], button: str,
-                                                needles: tuple[str, ...], bound_mb: float) -> None:
+@pytest.mark.parametrize(
+    ("name", "build", "button", "needles", "bound_mb"), PAGE_CASES, ids=[c[0] for c in PAGE_CASES]
+)
+def test_pages_show_one_error_for_hostile_input(
+    tmp_path: Path, name: str, build: Callable[..., Any], button: str, needles: tuple[str, ...], bound_mb: float
+) -> None:
     widgets, env = build(tmp_path)
     result = probe(["page", "audit", json.dumps(widgets), button], env)
     assert not result.exceptions, result.exceptions
@@ -439,12 +639,17 @@ def test_hub_parquet_rows_over_the_cap_are_refused_from_the_footer(hub: HubEmula
     assert result.growth_mb < 120, f"peak RSS grew {result.growth_mb:.0f} MB"
 
 
-@pytest.mark.parametrize("where", ["{url}/x.jsonl", "zip://x.jsonl::{url}/a.zip", "s3://bucket/x.jsonl",
-                                   "/etc/passwd"])
+@pytest.mark.parametrize(
+    "where", ["{url}/x.jsonl", "zip://x.jsonl::{url}/a.zip", "s3://bucket/x.jsonl", "/etc/passwd"]
+)
 def test_hub_dataset_card_pointing_elsewhere_is_refused_before_any_request(
-        hub: HubEmulator, recorder: Recorder, where: str) -> None:
-    hub.add_repo("acme/elsewhere", {"README.md": _card(where.format(url=recorder.url)),
-                                    "data/train.jsonl": b'{"text": "hi"}\n'}, repo_type="dataset")
+    hub: HubEmulator, recorder: Recorder, where: str
+) -> None:
+    hub.add_repo(
+        "acme/elsewhere",
+        {"README.md": _card(where.format(url=recorder.url)), "data/train.jsonl": b'{"text": "hi"}\n'},
+        repo_type="dataset",
+    )
     result = probe(["cli", "audit", "acme/elsewhere"], datasets=True)
     assert_one_error_line(result, "not a file on", "nothing was fetched")
     assert recorder.hits == []
@@ -453,8 +658,11 @@ def test_hub_dataset_card_pointing_elsewhere_is_refused_before_any_request(
 def test_hub_dataset_card_on_the_hub_is_read(hub: HubEmulator, recorder: Recorder) -> None:
     from comparelib import audit
 
-    hub.add_repo("acme/local-files", {"README.md": _card("data/*.jsonl"), "data/train.jsonl": b'{"text": "hi"}\n'},
-                 repo_type="dataset")
+    hub.add_repo(
+        "acme/local-files",
+        {"README.md": _card("data/*.jsonl"), "data/train.jsonl": b'{"text": "hi"}\n'},
+        repo_type="dataset",
+    )
     assert audit.audit("acme/local-files").samples == 1
     import datasets.config as ds_config
     from huggingface_hub import constants as hf_constants
@@ -466,10 +674,16 @@ def test_hub_dataset_card_on_the_hub_is_read(hub: HubEmulator, recorder: Recorde
 
 
 HUB_FILE_CASES = [
-    ("http://evil.example/x.jsonl", False), ("https://huggingface.co.evil.example/x", False),
-    ("zip://a::https://evil.example/a.zip", False), ("hf://datasets/org/other/x.jsonl", True),
-    ("data/train-*.jsonl", True), ("**/*.parquet", True), ("/etc/passwd", False), ("file:///etc/passwd", False),
-    ("//evil.example/x", False), ("C:/x.jsonl", False),
+    ("http://evil.example/x.jsonl", False),
+    ("https://huggingface.co.evil.example/x", False),
+    ("zip://a::https://evil.example/a.zip", False),
+    ("hf://datasets/org/other/x.jsonl", True),
+    ("data/train-*.jsonl", True),
+    ("**/*.parquet", True),
+    ("/etc/passwd", False),
+    ("file:///etc/passwd", False),
+    ("//evil.example/x", False),
+    ("C:/x.jsonl", False),
 ]
 
 
@@ -489,14 +703,21 @@ def hub_mod_check(card: dict[str, Any]) -> None:
     hublib.check_data_files(card, "dataset org/name")
 
 
-@pytest.mark.parametrize(("header", "needle"), [
-    ({"w": {"dtype": "F32", "shape": ["x"], "data_offsets": [0, 4]}}, "non-negative integers"),
-    ({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 1 << 40]}}, "outside the file"),
-    ({"w": {"dtype": "F32", "shape": [10**15, 10**15]}}, None),  # absurd but well-formed: counted, not a crash
-])
-def test_remote_safetensors_headers_are_validated(hub: HubEmulator, header: dict[str, Any], needle: str | None) -> None:
-    hub.add_repo("acme/bad-header", {"config.json": json.dumps(aq_config()).encode(),
-                                     "model.safetensors": safetensors_bytes(header, b"\0" * 4)})
+@pytest.mark.parametrize(
+    ("header", "needle"),
+    [
+        ({"w": {"dtype": "F32", "shape": ["x"], "data_offsets": [0, 4]}}, "non-negative integers"),
+        ({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 1 << 40]}}, "outside the file"),
+        ({"w": {"dtype": "F32", "shape": [10**15, 10**15]}}, None),  # absurd but well-formed: counted, not a crash
+    ],
+)
+def test_remote_safetensors_headers_are_validated(
+    hub: HubEmulator, header: dict[str, Any], needle: str | None
+) -> None:
+    hub.add_repo(
+        "acme/bad-header",
+        {"config.json": json.dumps(aq_config()).encode(), "model.safetensors": safetensors_bytes(header, b"\0" * 4)},
+    )
     if needle is None:
         assert hublib.fetch_model("acme/bad-header").safetensors_header == {"w": ((10**15, 10**15), "F32")}
         return
@@ -519,21 +740,27 @@ def test_hub_config_over_the_cap_is_refused_before_download(hub: HubEmulator, mo
 # ---------------------------------------------------------------------------------------------- the helpers
 
 
-@pytest.mark.parametrize(("text", "limit", "over"), [
-    ('{"a": "[[[[[[[[[["}', 3, False),  # brackets inside strings do not nest
-    ('{"a": "\\"[[[["}', 3, False),
-    ("[[[[]]]]", 3, True),
-    ("[[[]]]", 3, False),
-    ('[{"a": [{}]}]', 3, True),
-])
+@pytest.mark.parametrize(
+    ("text", "limit", "over"),
+    [
+        ('{"a": "[[[[[[[[[["}', 3, False),  # brackets inside strings do not nest
+        ('{"a": "\\"[[[["}', 3, False),
+        ("[[[[]]]]", 3, True),
+        ("[[[]]]", 3, False),
+        ('[{"a": [{}]}]', 3, True),
+    ],
+)
 def test_json_depth(text: str, limit: int, over: bool) -> None:
     assert limits.json_depth_over(text, limit) is over
 
 
 def test_chunk_lines_never_hold_more_than_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPECDRAFT_MAX_SSE_LINE_BYTES", "10")
-    assert list(limits.iter_chunk_lines([b"data: 1\nda", b"ta: 2\n", b"x"], "the stream")) == \
-        [b"data: 1", b"data: 2", b"x"]
+    assert list(limits.iter_chunk_lines([b"data: 1\nda", b"ta: 2\n", b"x"], "the stream")) == [
+        b"data: 1",
+        b"data: 2",
+        b"x",
+    ]
     with pytest.raises(LimitError, match="SPECDRAFT_MAX_SSE_LINE_BYTES"):
         list(limits.iter_chunk_lines([b"data: " + b"y" * 100], "the stream"))
 

@@ -44,17 +44,25 @@ PARSE_CASES = [
     ("https://huggingface.co/org/name/blob/main/config.json", ("org/name", "main", "config.json", None, "model")),
     (f"https://huggingface.co/org/name/resolve/{SHA}/config.json", ("org/name", SHA, "config.json", None, "model")),
     ("https://huggingface.co/org/name/raw/dev/config.json", ("org/name", "dev", "config.json", None, "model")),
-    ("https://huggingface.co/org/name/resolve/main/config.json?download=true",
-     ("org/name", "main", "config.json", None, "model")),
-    ("https://huggingface.co/org/name/blob/main/draft/config.json",
-     ("org/name", "main", "draft/config.json", None, "model")),
+    (
+        "https://huggingface.co/org/name/resolve/main/config.json?download=true",
+        ("org/name", "main", "config.json", None, "model"),
+    ),
+    (
+        "https://huggingface.co/org/name/blob/main/draft/config.json",
+        ("org/name", "main", "draft/config.json", None, "model"),
+    ),
     ("https://huggingface.co/org/name/tree/main/draft", ("org/name", "main", None, "draft", "model")),
     ("https://huggingface.co/org/name/tree/refs%2Fpr%2F1", ("org/name", "refs/pr/1", None, None, "model")),
     ("https://huggingface.co/org/name/tree/refs/pr/1", ("org/name", "refs/pr/1", None, None, "model")),
-    ("https://huggingface.co/org/name/blob/refs%2Fpr%2F3/config.json",
-     ("org/name", "refs/pr/3", "config.json", None, "model")),
-    ("https://huggingface.co/org/name/blob/refs/pr/3/config.json",
-     ("org/name", "refs/pr/3", "config.json", None, "model")),
+    (
+        "https://huggingface.co/org/name/blob/refs%2Fpr%2F3/config.json",
+        ("org/name", "refs/pr/3", "config.json", None, "model"),
+    ),
+    (
+        "https://huggingface.co/org/name/blob/refs/pr/3/config.json",
+        ("org/name", "refs/pr/3", "config.json", None, "model"),
+    ),
     ("https://huggingface.co/org/name?library=transformers#model-card", ("org/name", None, None, None, "model")),
     ("https://hf.co/org/name", ("org/name", None, None, None, "model")),
     ("https://www.huggingface.co/org/name/tree/dev", ("org/name", "dev", None, None, "model")),
@@ -71,15 +79,19 @@ PARSE_CASES = [
     ("org/name/blob/main/config.json", ("org/name", "main", "config.json", None, "model")),
     ("gpt2", ("gpt2", None, None, None, "model")),
     ("AQ-MedAI/Kimi-K2-Instruct-eagle3", ("AQ-MedAI/Kimi-K2-Instruct-eagle3", None, None, None, "model")),
-    ("https://huggingface.co/yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
-     ("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", None, None, None, "model")),
+    (
+        "https://huggingface.co/yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
+        ("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", None, None, None, "model"),
+    ),
     ("hf://org/name", ("org/name", None, None, None, "model")),
     ("hf://org/name@rev1/config.json", ("org/name", "rev1", "config.json", None, "model")),
     ("hf://org/name@refs/pr/7/config.json", ("org/name", "refs/pr/7", "config.json", None, "model")),
     ("hf://datasets/org/ds@main", ("org/ds", "main", None, None, "dataset")),
     ("https://huggingface.co/datasets/org/ds", ("org/ds", None, None, None, "dataset")),
-    ("https://huggingface.co/datasets/org/ds/blob/main/data/train.jsonl",
-     ("org/ds", "main", "data/train.jsonl", None, "dataset")),
+    (
+        "https://huggingface.co/datasets/org/ds/blob/main/data/train.jsonl",
+        ("org/ds", "main", "data/train.jsonl", None, "dataset"),
+    ),
     ("datasets/org/ds", ("org/ds", None, None, None, "dataset")),
     ("https://huggingface.co/models/org/name", ("org/name", None, None, None, "model")),
     (f"{MIRROR}/org/name/tree/main", ("org/name", "main", None, None, "model")),
@@ -220,7 +232,8 @@ def test_fetch_sharded_header(hub: HubEmulator) -> None:
     assert model.card is None  # no README in the repo: fine, not an error
     shard_gets = _safetensors_gets(hub)
     assert {r.url_path.rsplit("/", 1)[-1] for r in shard_gets} == {
-        f"model-0000{i}-of-00003.safetensors" for i in (1, 2, 3)}
+        f"model-0000{i}-of-00003.safetensors" for i in (1, 2, 3)
+    }
     assert all(r.status == 206 for r in shard_gets)
     assert hub.bytes_served(".safetensors") <= 3 * 100_001
 
@@ -236,8 +249,10 @@ def test_fetch_header_from_many_shards_with_big_header(hub: HubEmulator) -> None
 
 
 def test_fetch_without_safetensors_has_no_header(hub: HubEmulator) -> None:
-    hub.add_repo("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", {
-        "config.json": json.dumps({"hidden_size": 4096}).encode(), "pytorch_model.bin": b"\0" * 64})
+    hub.add_repo(
+        "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
+        {"config.json": json.dumps({"hidden_size": 4096}).encode(), "pytorch_model.bin": b"\0" * 64},
+    )
     model = hublib.fetch_model("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B")
     assert model.safetensors_header is None
     assert model.config == {"hidden_size": 4096}
@@ -252,11 +267,14 @@ def test_fetch_without_header_or_card_skips_those_requests(hub: HubEmulator) -> 
 
 
 def test_fetch_subfolder(hub: HubEmulator) -> None:
-    hub.add_repo("org/multi", {
-        "config.json": b'{"which": "root"}',
-        "draft/config.json": b'{"which": "draft"}',
-        "draft/model.safetensors": write_safetensors_bytes({"fc.weight": ((8, 24), "F16")}),
-    })
+    hub.add_repo(
+        "org/multi",
+        {
+            "config.json": b'{"which": "root"}',
+            "draft/config.json": b'{"which": "draft"}',
+            "draft/model.safetensors": write_safetensors_bytes({"fc.weight": ((8, 24), "F16")}),
+        },
+    )
     by_tree = hublib.fetch_model("https://huggingface.co/org/multi/tree/main/draft")
     assert by_tree.config == {"which": "draft"}
     assert by_tree.safetensors_header == {"fc.weight": ((8, 24), "F16")}
@@ -299,11 +317,14 @@ def test_no_config_json(hub: HubEmulator) -> None:
         hublib.fetch_model("org/weights-only")
 
 
-@pytest.mark.parametrize(("raw", "fragment"), [
-    (b'{"hidden_size": 4096,', "not valid JSON (line 1"),
-    (b"[1, 2]", "JSON list, not an object"),
-    (b"\xff\xfe\x00garbage", "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [
+        (b'{"hidden_size": 4096,', "not valid JSON (line 1"),
+        (b"[1, 2]", "JSON list, not an object"),
+        (b"\xff\xfe\x00garbage", "not UTF-8"),
+    ],
+)
 def test_malformed_config(hub: HubEmulator, raw: bytes, fragment: str) -> None:
     hub.add_model("org/broken", raw)
     with pytest.raises(ConfigError) as info:
@@ -352,8 +373,14 @@ def test_token_never_in_messages_or_urls(hub: HubEmulator, monkeypatch: pytest.M
     hub.add_model("org/gated", {"a": 1}, gated=True)
     hub.add_repo("org/noconfig", {"README.md": b"x"})
     hub.add_model("org/ok", {"a": 1})
-    text = {"missing": "org/nope", "gated": "org/gated", "revision": "org/ok@nope", "entry": "org/noconfig",
-            "offline": "org/ok", "host": f"https://evil.example/org/ok?token={UNGRANTED_TOKEN}"}[case]
+    text = {
+        "missing": "org/nope",
+        "gated": "org/gated",
+        "revision": "org/ok@nope",
+        "entry": "org/noconfig",
+        "offline": "org/ok",
+        "host": f"https://evil.example/org/ok?token={UNGRANTED_TOKEN}",
+    }[case]
     if case == "offline":
         monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(HubError) as info:
@@ -445,17 +472,26 @@ def test_download_file(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> Non
         hublib.download_file("org/m", "config.json")
 
 
-DATASET_INFO = {"dataset_info": [
-    {"config_name": "default", "splits": [{"name": "train", "num_examples": 68000, "num_bytes": 1},
-                                           {"name": "test", "num_examples": 100}]},
-    {"config_name": "ultrachat", "splits": [{"name": "train_sft", "num_examples": 207865}]},
-]}
+DATASET_INFO = {
+    "dataset_info": [
+        {
+            "config_name": "default",
+            "splits": [
+                {"name": "train", "num_examples": 68000, "num_bytes": 1},
+                {"name": "test", "num_examples": 100},
+            ],
+        },
+        {"config_name": "ultrachat", "splits": [{"name": "train_sft", "num_examples": 207865}]},
+    ]
+}
 
 
 def test_dataset_info_rows(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
     hub.add_repo("org/from-card-data", {"README.md": b"# x"}, repo_type="dataset", card_data=DATASET_INFO)
     assert hublib.dataset_info_rows("org/from-card-data") == {
-        "default": {"train": 68000, "test": 100}, "ultrachat": {"train_sft": 207865}}
+        "default": {"train": 68000, "test": 100},
+        "ultrachat": {"train_sft": 207865},
+    }
     readme = b"---\ndataset_info:\n  features: []\n  splits:\n  - name: train\n    num_examples: 532000\n---\n# d\n"
     hub.add_repo("org/from-readme", {"README.md": readme}, repo_type="dataset")
     assert hublib.dataset_info_rows("org/from-readme") == {"default": {"train": 532000}}
@@ -573,7 +609,9 @@ def test_standalone_emulator_process(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (model / "config.json").write_text('{"hidden_size": 32}')
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.hub_emulator", "--port", "0", "--repo-dir", str(tmp_path / "repos")],
-        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
     )
     try:
         assert proc.stdout is not None
@@ -608,8 +646,12 @@ def test_endpoint_that_is_not_a_hub(httpserver, monkeypatch: pytest.MonkeyPatch)
 
 # --- emulator listing routes: what HfFileSystem and `datasets` streaming call ----------------------
 
-LISTING_FILES = {"README.md": b"# d\n", "data/train.jsonl": b'{"a": 1}\n', "data/sub/x.parquet": b"PAR1" + b"\0" * 60,
-                 "top.txt": b"t"}
+LISTING_FILES = {
+    "README.md": b"# d\n",
+    "data/train.jsonl": b'{"a": 1}\n',
+    "data/sub/x.parquet": b"PAR1" + b"\0" * 60,
+    "top.txt": b"t",
+}
 
 # (path_in_repo, recursive, paths listed)
 TREE_CASES = [
@@ -642,8 +684,9 @@ def test_emulator_tree_errors_and_paths_info(hub: HubEmulator) -> None:
     from huggingface_hub.errors import EntryNotFoundError, RevisionNotFoundError
 
     sha = hub.add_repo("org/listed", LISTING_FILES, repo_type="dataset")
-    hub.add_repo("org/listed", {"default/train/0000.parquet": b"PAR1"}, repo_type="dataset",
-                 revision="refs/convert/parquet")
+    hub.add_repo(
+        "org/listed", {"default/train/0000.parquet": b"PAR1"}, repo_type="dataset", revision="refs/convert/parquet"
+    )
     api = HfApi(endpoint=hub.url)
     with pytest.raises(EntryNotFoundError):
         list(api.list_repo_tree("org/listed", "nope", repo_type="dataset"))
@@ -651,8 +694,9 @@ def test_emulator_tree_errors_and_paths_info(hub: HubEmulator) -> None:
         list(api.list_repo_tree("org/listed", repo_type="dataset", revision="v9"))
     converted = api.list_repo_tree("org/listed", repo_type="dataset", revision="refs/convert/parquet", recursive=True)
     assert [e.path for e in converted] == ["default", "default/train", "default/train/0000.parquet"]
-    info = api.get_paths_info("org/listed", ["data/train.jsonl", "data", "missing"], repo_type="dataset",
-                              revision=sha, expand=True)
+    info = api.get_paths_info(
+        "org/listed", ["data/train.jsonl", "data", "missing"], repo_type="dataset", revision=sha, expand=True
+    )
     assert [(type(e).__name__, e.path) for e in info] == [("RepoFile", "data/train.jsonl"), ("RepoFolder", "data")]
     assert info[0].last_commit is not None and info[0].last_commit.oid == sha
     fs = HfFileSystem(endpoint=hub.url, token=False, skip_instance_cache=True)
@@ -670,5 +714,6 @@ def test_emulator_post_elsewhere_is_still_read_only(hub: HubEmulator) -> None:
     hub.add_repo("org/listed", LISTING_FILES, repo_type="dataset")
     assert httpx.post(f"{hub.url}/api/datasets/org/listed/commit/main", data={"x": "1"}).status_code == 405
     hub.api_enabled = False
-    assert httpx.post(f"{hub.url}/api/datasets/org/listed/paths-info/main", data={"paths": "top.txt"}
-                      ).status_code == 404
+    assert (
+        httpx.post(f"{hub.url}/api/datasets/org/listed/paths-info/main", data={"paths": "top.txt"}).status_code == 404
+    )

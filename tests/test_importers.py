@@ -79,14 +79,16 @@ def sglang_record(*, accept: float | None = 2.87, details: bool = True, steps: i
         "max_concurrent_requests": 4,
     }
     if details:
-        rec.update({
-            "input_lens": [512, 512, 512, 512, 512],
-            "output_lens": [256, 256, 256, 256, 0],
-            "ttfts": [0.09, 0.085, 0.1, 0.095, 0.0],
-            "itls": [[0.0118] * 255, [0.0117] * 255, [0.0119] * 255, [0.0118] * 255, []],
-            "generated_texts": ["a", "b", "c", "d", ""],
-            "errors": ["", "", "", "", "ClientPayloadError: stream cut"],
-        })
+        rec.update(
+            {
+                "input_lens": [512, 512, 512, 512, 512],
+                "output_lens": [256, 256, 256, 256, 0],
+                "ttfts": [0.09, 0.085, 0.1, 0.095, 0.0],
+                "itls": [[0.0118] * 255, [0.0117] * 255, [0.0119] * 255, [0.0118] * 255, []],
+                "generated_texts": ["a", "b", "c", "d", ""],
+                "errors": ["", "", "", "", "ClientPayloadError: stream cut"],
+            }
+        )
     return rec
 
 
@@ -128,25 +130,29 @@ def vllm_record(*, spec: bool = True, detailed: bool = True) -> dict:
         "p99_itl_ms": 41.0,
     }
     if spec:
-        rec.update({
-            "spec_decode_acceptance_rate": 63.3,
-            "spec_decode_acceptance_length": 2.9,
-            "spec_decode_num_drafts": 138,
-            "spec_decode_draft_tokens": 414,
-            "spec_decode_accepted_tokens": 262,
-            "spec_decode_per_position_acceptance_rates": [0.8, 0.62, 0.48],
-        })
+        rec.update(
+            {
+                "spec_decode_acceptance_rate": 63.3,
+                "spec_decode_acceptance_length": 2.9,
+                "spec_decode_num_drafts": 138,
+                "spec_decode_draft_tokens": 414,
+                "spec_decode_accepted_tokens": 262,
+                "spec_decode_per_position_acceptance_rates": [0.8, 0.62, 0.48],
+            }
+        )
     if detailed:
-        rec.update({
-            "input_lens": [100, 100, 100],
-            "output_lens": [200, 200, 0],
-            "ttfts": [0.04, 0.042, 0.0],
-            "itls": [[0.03] * 69, [0.029] * 70, []],
-            "latencies": [2.75, 2.79, 0.0],
-            "start_times": [1000.0, 1000.1, 1000.2],
-            "generated_texts": ["x", "y", ""],
-            "errors": ["", "", "Bad Request"],
-        })
+        rec.update(
+            {
+                "input_lens": [100, 100, 100],
+                "output_lens": [200, 200, 0],
+                "ttfts": [0.04, 0.042, 0.0],
+                "itls": [[0.03] * 69, [0.029] * 70, []],
+                "latencies": [2.75, 2.79, 0.0],
+                "start_times": [1000.0, 1000.1, 1000.2],
+                "generated_texts": ["x", "y", ""],
+                "errors": ["", "", "Bad Request"],
+            }
+        )
     return rec
 
 
@@ -191,8 +197,9 @@ def test_unknown_format_names_what_was_expected(record: dict, message: str) -> N
 
 
 def test_import_sglang_jsonl_with_details(store: Store, tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "sglang_0301.jsonl", [sglang_record(steps=3), sglang_record(steps=5, accept=3.4,
-                                                                                             details=False)])
+    path = write_jsonl(
+        tmp_path / "sglang_0301.jsonl", [sglang_record(steps=3), sglang_record(steps=5, accept=3.4, details=False)]
+    )
     ids = import_file(store, path, labels=["NCCL_PROTO=LL"], group="llama-sweep")
     assert len(ids) == 2
     first, second = store.run(ids[0]), store.run(ids[1])
@@ -241,8 +248,9 @@ def test_import_vllm_json(store: Store, tmp_path: Path) -> None:
 
 def test_import_vllm_baseline_and_append_result_lines(store: Store, tmp_path: Path) -> None:
     path = tmp_path / "appended.json"
-    path.write_text(json.dumps(vllm_record(spec=False, detailed=False)) + "\n" + json.dumps(vllm_record()),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(vllm_record(spec=False, detailed=False)) + "\n" + json.dumps(vllm_record()), encoding="utf-8"
+    )
     ids = import_file(store, path)
     base, spec = store.run(ids[0]), store.run(ids[1])
     assert base.is_baseline and base.accept_length is None and base.requests == 3
@@ -266,8 +274,14 @@ def test_bad_file_imports_nothing(store: Store, tmp_path: Path) -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120,
-                          cwd=ROOT, env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "comparelib", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=dict(os.environ),
+    )
 
 
 def test_cli_import_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -277,8 +291,21 @@ def test_cli_import_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     sg = write_jsonl(tmp_path / "sg.jsonl", [sglang_record()])
     vl = tmp_path / "vl.json"
     vl.write_text(json.dumps(vllm_record()), encoding="utf-8")
-    proc = cli_in_process(capsys, "import", str(sg), str(vl), "--db", url, "--label", "nightly", "--group", "g",
-                          "--num-steps", "3", "--json")
+    proc = cli_in_process(
+        capsys,
+        "import",
+        str(sg),
+        str(vl),
+        "--db",
+        url,
+        "--label",
+        "nightly",
+        "--group",
+        "g",
+        "--num-steps",
+        "3",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert [d["file"] for d in data] == [str(sg), str(vl)]

@@ -45,8 +45,12 @@ def browser() -> Iterator[object]:
 
 def _dataset(path: Path) -> Path:
     rows = [
-        {"conversations": [{"from": "human", "value": f"question {i}: what is {i} + {i}?"},
-                           {"from": "gpt", "value": f"{i} + {i} = {2 * i}, because adding {i} twice doubles it."}]}
+        {
+            "conversations": [
+                {"from": "human", "value": f"question {i}: what is {i} + {i}?"},
+                {"from": "gpt", "value": f"{i} + {i} = {2 * i}, because adding {i} twice doubles it."},
+            ]
+        }
         for i in range(ROWS)
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
@@ -187,8 +191,11 @@ def test_own_draft_audit_three_runs_overview(browser, tmp_path: Path) -> None:  
             assert OWN_SIZE in answer and EXAMPLE_SIZE not in answer
             assert f"ours {ROWS} samples" in answer  # the audit's count
             # acceptance and speed of the faster speculative run: 4 tokens per verify at num_steps=3, 3 at 2
-            live = re.search(r"Live speed: [\d.]+ tok/s with speculation \(num_steps=(\d)\) against [\d.]+ tok/s "
-                             r"without: \+\d", answer)
+            live = re.search(
+                r"Live speed: [\d.]+ tok/s with speculation \(num_steps=(\d)\) against [\d.]+ tok/s "
+                r"without: \+\d",
+                answer,
+            )
             (ARTIFACTS / "overview.txt").write_text(answer, encoding="utf-8")
             assert live, answer
             assert f"ours ~{int(live.group(1)) + 1}.0" in answer, answer
@@ -225,6 +232,12 @@ def test_own_draft_audit_three_runs_overview(browser, tmp_path: Path) -> None:  
         for server in servers:
             server.stop()
         hub.stop()
-    for name in ("4-overview-light", "4-overview-dark", "3-bench-dark", "5-scaling-dark", "5-scaling-dark-chart2",
-                 "3-bench-dark-chart1"):
+    for name in (
+        "4-overview-light",
+        "4-overview-dark",
+        "3-bench-dark",
+        "5-scaling-dark",
+        "5-scaling-dark-chart2",
+        "3-bench-dark-chart1",
+    ):
         assert (ARTIFACTS / f"{name}.png").stat().st_size > 10_000

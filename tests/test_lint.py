@@ -17,10 +17,20 @@ YARN = {"type": "yarn", "factor": 32.0, "original_max_position_embeddings": 4096
 def draft(**kw: Any) -> ModelSpec:
     """An AQ-MedAI-shaped Kimi draft unless told otherwise (tensors are not needed by lint)."""
     base: dict[str, Any] = dict(
-        source="test", architecture="LlamaForCausalLMEagle3", dialect="specforge-eagle3", role="draft",
-        hidden_size=7168, vocab_size=163840, num_hidden_layers=1, tensors=(), draft_vocab_size=32000,
-        target_hidden_size=None, aux_layer_ids=(2, 30, 58), max_position_embeddings=131072,
-        rope_theta=1_000_000.0, rope_scaling=None,
+        source="test",
+        architecture="LlamaForCausalLMEagle3",
+        dialect="specforge-eagle3",
+        role="draft",
+        hidden_size=7168,
+        vocab_size=163840,
+        num_hidden_layers=1,
+        tensors=(),
+        draft_vocab_size=32000,
+        target_hidden_size=None,
+        aux_layer_ids=(2, 30, 58),
+        max_position_embeddings=131072,
+        rope_theta=1_000_000.0,
+        rope_scaling=None,
     )
     base.update(kw)
     return ModelSpec(**base)
@@ -28,9 +38,17 @@ def draft(**kw: Any) -> ModelSpec:
 
 def target(**kw: Any) -> ModelSpec:
     base: dict[str, Any] = dict(
-        source="target", architecture="DeepseekV3ForCausalLM", dialect="deepseek-v3", role="target",
-        hidden_size=7168, vocab_size=163840, num_hidden_layers=61, tensors=(), max_position_embeddings=131072,
-        rope_theta=1_000_000.0, rope_scaling=None,
+        source="target",
+        architecture="DeepseekV3ForCausalLM",
+        dialect="deepseek-v3",
+        role="target",
+        hidden_size=7168,
+        vocab_size=163840,
+        num_hidden_layers=61,
+        tensors=(),
+        max_position_embeddings=131072,
+        rope_theta=1_000_000.0,
+        rope_scaling=None,
     )
     base.update(kw)
     return ModelSpec(**base)
@@ -47,12 +65,20 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = 
     # The published Kimi draft on a Kimi target: both engines capture outputs of blocks 1, 29, 57 (issue 8).
     ("aq-medai-ids-on-kimi", {}, K61, {("info", "aux-agree")}),
     # First id 1 on a Kimi target: SGLang adds 1 (boundaries 2, 30, 58), vLLM does not (1, 29, 57).
-    ("own-draft-output-ids", {"aux_layer_ids": (1, 29, 57), "draft_vocab_size": 163840}, K61,
-     {("warning", "aux-convention")}),
+    (
+        "own-draft-output-ids",
+        {"aux_layer_ids": (1, 29, 57), "draft_vocab_size": 163840},
+        K61,
+        {("warning", "aux-convention")},
+    ),
     # On a Llama-family target SGLang always adds 1, so [2, 30, 58] is one layer apart between engines.
     ("aq-medai-ids-on-llama-family", {}, {**K61, "target_family": "llama"}, {("warning", "aux-convention")}),
-    ("ids-absent-n32", {"aux_layer_ids": None, "hidden_size": 4096, "vocab_size": 128256},
-     dict(target_layers=32, target_hidden_size=4096, target_vocab_size=128256), {("info", "aux-default")}),
+    (
+        "ids-absent-n32",
+        {"aux_layer_ids": None, "hidden_size": 4096, "vocab_size": 128256},
+        dict(target_layers=32, target_hidden_size=4096, target_vocab_size=128256),
+        {("info", "aux-default")},
+    ),
     ("ids-absent-no-target", {"aux_layer_ids": None}, {}, {("info", "target-unknown"), ("info", "aux-default")}),
     # Engines size fc as hidden x len(ids): a two-id draft serves (both agree); SpecForge refuses it.
     ("two-ids", {"aux_layer_ids": (2, 30)}, K61, {("warning", "aux-count"), ("info", "aux-agree")}),
@@ -63,76 +89,172 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = 
     ("duplicate", {"aux_layer_ids": (2, 30, 30)}, K61, {("error", "aux-capture")}),
     ("beyond-n", {"aux_layer_ids": (1, 29, 70)}, K61, {("error", "aux-range")}),
     ("minus-one", {"aux_layer_ids": (-1, 29, 57)}, K61, {("error", "aux-negative")}),
-    ("minus-one-llama-family", {"aux_layer_ids": (-1, 29, 57)}, {**K61, "target_family": "llama"},
-     {("error", "aux-negative")}),
+    (
+        "minus-one-llama-family",
+        {"aux_layer_ids": (-1, 29, 57)},
+        {**K61, "target_family": "llama"},
+        {("error", "aux-negative")},
+    ),
     # 0 is the embedding output for vLLM and (as given) for SGLang on a Kimi target: they agree.
     ("zero-on-kimi", {"aux_layer_ids": (0, 29, 57)}, K61, {("warning", "aux-embedding"), ("info", "aux-agree")}),
-    ("zero-on-llama-family", {"aux_layer_ids": (0, 29, 57)}, {**K61, "target_family": "llama"},
-     {("warning", "aux-embedding"), ("warning", "aux-convention")}),
+    (
+        "zero-on-llama-family",
+        {"aux_layer_ids": (0, 29, 57)},
+        {**K61, "target_family": "llama"},
+        {("warning", "aux-embedding"), ("warning", "aux-convention")},
+    ),
     # gpt-oss: SGLang keeps ids as given when the max id is N and captures boundary N at the final norm.
-    ("boundary-n-gpt-oss", {"aux_layer_ids": (24, 30, 36), "hidden_size": 2880, "vocab_size": 201088},
-     dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="gpt-oss"),
-     {("info", "aux-agree")}),
+    (
+        "boundary-n-gpt-oss",
+        {"aux_layer_ids": (24, 30, 36), "hidden_size": 2880, "vocab_size": 201088},
+        dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="gpt-oss"),
+        {("info", "aux-agree")},
+    ),
     # The same ids on a Llama-family target: SGLang adds 1 and cannot reach boundary 37.
-    ("boundary-n-llama-family", {"aux_layer_ids": (24, 30, 36), "hidden_size": 2880, "vocab_size": 201088},
-     dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="llama"),
-     {("error", "aux-capture"), ("info", "aux-agree")}),
+    (
+        "boundary-n-llama-family",
+        {"aux_layer_ids": (24, 30, 36), "hidden_size": 2880, "vocab_size": 201088},
+        dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="llama"),
+        {("error", "aux-capture"), ("info", "aux-agree")},
+    ),
     # gpt-oss, last block's output: SGLang +1 = boundary 36 = N, reachable there (final norm) ...
-    ("last-block-output-gpt-oss", {"aux_layer_ids": (1, 17, 35), "hidden_size": 2880, "vocab_size": 201088},
-     dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="gpt-oss"),
-     {("warning", "aux-convention")}),
+    (
+        "last-block-output-gpt-oss",
+        {"aux_layer_ids": (1, 17, 35), "hidden_size": 2880, "vocab_size": 201088},
+        dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="gpt-oss"),
+        {("warning", "aux-convention")},
+    ),
     # ... but not on Llama-family targets, where SGLang captures only at a layer's input.
-    ("last-block-output-llama-short", {"aux_layer_ids": (1, 17, 35), "hidden_size": 2880, "vocab_size": 201088},
-     dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="llama"),
-     {("error", "aux-capture"), ("info", "aux-agree")}),
-    ("unknown-reading", {"aux_layer_ids": (3, 30, 58)}, {**K61, "target_family": "llama"},
-     {("warning", "aux-convention")}),
-    ("hidden-mismatch", {"hidden_size": 4096, "aux_layer_ids": (2, 30, 58)}, K61,
-     {("error", "hidden-mismatch"), ("info", "aux-agree")}),
-    ("target-hidden-size-set", {"hidden_size": 4096, "target_hidden_size": 7168, "aux_layer_ids": (2, 30, 58)}, K61,
-     {("info", "aux-agree")}),
-    ("target-hidden-size-wrong", {"hidden_size": 4096, "target_hidden_size": 5120, "aux_layer_ids": (2, 30, 58)},
-     K61, {("error", "hidden-mismatch"), ("info", "aux-agree")}),
-    ("fc-shape-says-other-target", {"aux_layer_ids": (2, 30, 58), "tensors": FC_4096}, K61,
-     {("error", "hidden-mismatch"), ("info", "aux-agree")}),
-    ("vocab-mismatch", {"aux_layer_ids": (2, 30, 58)}, {**K61, "target_vocab_size": 129280},
-     {("error", "vocab-mismatch"), ("info", "aux-agree")}),
-    ("draft-vocab-larger", {"aux_layer_ids": (2, 30, 58), "draft_vocab_size": 200000}, K61,
-     {("error", "draft-vocab-larger"), ("info", "aux-agree")}),
-    ("vocab-map-missing", {"aux_layer_ids": (2, 30, 58)},
-     {**K61, "checkpoint_tensors": ["fc.weight", "lm_head.weight"]},
-     {("error", "vocab-map-missing"), ("info", "aux-agree")}),
-    ("t2d-missing", {"aux_layer_ids": (2, 30, 58)}, {**K61, "checkpoint_tensors": ["fc.weight", "d2t"]},
-     {("warning", "vocab-map-missing"), ("info", "aux-agree")}),
-    ("vocab-maps-present", {"aux_layer_ids": (2, 30, 58)}, {**K61, "checkpoint_tensors": ["fc.weight", "d2t", "t2d"]},
-     {("info", "aux-agree")}),
-    ("full-vocab-needs-no-map", {"aux_layer_ids": (2, 30, 58), "draft_vocab_size": 163840},
-     {**K61, "checkpoint_tensors": ["fc.weight", "lm_head.weight"]}, {("info", "aux-agree")}),
+    (
+        "last-block-output-llama-short",
+        {"aux_layer_ids": (1, 17, 35), "hidden_size": 2880, "vocab_size": 201088},
+        dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="llama"),
+        {("error", "aux-capture"), ("info", "aux-agree")},
+    ),
+    (
+        "unknown-reading",
+        {"aux_layer_ids": (3, 30, 58)},
+        {**K61, "target_family": "llama"},
+        {("warning", "aux-convention")},
+    ),
+    (
+        "hidden-mismatch",
+        {"hidden_size": 4096, "aux_layer_ids": (2, 30, 58)},
+        K61,
+        {("error", "hidden-mismatch"), ("info", "aux-agree")},
+    ),
+    (
+        "target-hidden-size-set",
+        {"hidden_size": 4096, "target_hidden_size": 7168, "aux_layer_ids": (2, 30, 58)},
+        K61,
+        {("info", "aux-agree")},
+    ),
+    (
+        "target-hidden-size-wrong",
+        {"hidden_size": 4096, "target_hidden_size": 5120, "aux_layer_ids": (2, 30, 58)},
+        K61,
+        {("error", "hidden-mismatch"), ("info", "aux-agree")},
+    ),
+    (
+        "fc-shape-says-other-target",
+        {"aux_layer_ids": (2, 30, 58), "tensors": FC_4096},
+        K61,
+        {("error", "hidden-mismatch"), ("info", "aux-agree")},
+    ),
+    (
+        "vocab-mismatch",
+        {"aux_layer_ids": (2, 30, 58)},
+        {**K61, "target_vocab_size": 129280},
+        {("error", "vocab-mismatch"), ("info", "aux-agree")},
+    ),
+    (
+        "draft-vocab-larger",
+        {"aux_layer_ids": (2, 30, 58), "draft_vocab_size": 200000},
+        K61,
+        {("error", "draft-vocab-larger"), ("info", "aux-agree")},
+    ),
+    (
+        "vocab-map-missing",
+        {"aux_layer_ids": (2, 30, 58)},
+        {**K61, "checkpoint_tensors": ["fc.weight", "lm_head.weight"]},
+        {("error", "vocab-map-missing"), ("info", "aux-agree")},
+    ),
+    (
+        "t2d-missing",
+        {"aux_layer_ids": (2, 30, 58)},
+        {**K61, "checkpoint_tensors": ["fc.weight", "d2t"]},
+        {("warning", "vocab-map-missing"), ("info", "aux-agree")},
+    ),
+    (
+        "vocab-maps-present",
+        {"aux_layer_ids": (2, 30, 58)},
+        {**K61, "checkpoint_tensors": ["fc.weight", "d2t", "t2d"]},
+        {("info", "aux-agree")},
+    ),
+    (
+        "full-vocab-needs-no-map",
+        {"aux_layer_ids": (2, 30, 58), "draft_vocab_size": 163840},
+        {**K61, "checkpoint_tensors": ["fc.weight", "lm_head.weight"]},
+        {("info", "aux-agree")},
+    ),
     ("target-spec-matches", {"aux_layer_ids": (2, 30, 58)}, {"target": target()}, {("info", "aux-agree")}),
-    ("rope-theta-mismatch", {"aux_layer_ids": (2, 30, 58)}, {"target": target(rope_theta=50000.0)},
-     {("warning", "rope-mismatch"), ("info", "aux-agree")}),
-    ("rope-scaling-mismatch", {"aux_layer_ids": (2, 30, 58)}, {"target": target(rope_scaling=YARN)},
-     {("warning", "rope-mismatch"), ("info", "aux-agree")}),
-    ("rope-scaling-same-other-spelling", {"aux_layer_ids": (2, 30, 58), "rope_scaling": YARN},
-     {"target": target(rope_scaling={**{k: v for k, v in YARN.items() if k != "type"}, "rope_type": "yarn"})},
-     {("info", "aux-agree")}),
-    ("max-position-short", {"aux_layer_ids": (2, 30, 58), "max_position_embeddings": 2048}, {"target": target()},
-     {("warning", "max-position-mismatch"), ("info", "aux-agree")}),
-    ("max-position-longer-is-fine", {"aux_layer_ids": (2, 30, 58), "max_position_embeddings": 262144},
-     {"target": target()}, {("info", "aux-agree")}),
+    (
+        "rope-theta-mismatch",
+        {"aux_layer_ids": (2, 30, 58)},
+        {"target": target(rope_theta=50000.0)},
+        {("warning", "rope-mismatch"), ("info", "aux-agree")},
+    ),
+    (
+        "rope-scaling-mismatch",
+        {"aux_layer_ids": (2, 30, 58)},
+        {"target": target(rope_scaling=YARN)},
+        {("warning", "rope-mismatch"), ("info", "aux-agree")},
+    ),
+    (
+        "rope-scaling-same-other-spelling",
+        {"aux_layer_ids": (2, 30, 58), "rope_scaling": YARN},
+        {"target": target(rope_scaling={**{k: v for k, v in YARN.items() if k != "type"}, "rope_type": "yarn"})},
+        {("info", "aux-agree")},
+    ),
+    (
+        "max-position-short",
+        {"aux_layer_ids": (2, 30, 58), "max_position_embeddings": 2048},
+        {"target": target()},
+        {("warning", "max-position-mismatch"), ("info", "aux-agree")},
+    ),
+    (
+        "max-position-longer-is-fine",
+        {"aux_layer_ids": (2, 30, 58), "max_position_embeddings": 262144},
+        {"target": target()},
+        {("info", "aux-agree")},
+    ),
     ("explicit-layers-override-target", {}, {"target": target(), "target_layers": 32}, {("error", "aux-range")}),
     ("target-layers-unknown", {}, {"target_hidden_size": 7168}, {("warning", "target-unknown")}),
-    ("eagle1-head-no-aux-checks", {"aux_layer_ids": None, "draft_vocab_size": None, "dialect": "eagle1",
-                                   "architecture": "LlamaForCausalLM"}, K61, set()),
-    ("eagle1-head-wrong-target", {"aux_layer_ids": None, "draft_vocab_size": None, "dialect": "eagle1",
-                                  "architecture": "LlamaForCausalLM", "hidden_size": 4096}, K61,
-     {("error", "hidden-mismatch")}),
+    (
+        "eagle1-head-no-aux-checks",
+        {"aux_layer_ids": None, "draft_vocab_size": None, "dialect": "eagle1", "architecture": "LlamaForCausalLM"},
+        K61,
+        set(),
+    ),
+    (
+        "eagle1-head-wrong-target",
+        {
+            "aux_layer_ids": None,
+            "draft_vocab_size": None,
+            "dialect": "eagle1",
+            "architecture": "LlamaForCausalLM",
+            "hidden_size": 4096,
+        },
+        K61,
+        {("error", "hidden-mismatch")},
+    ),
 ]
 
 
 @pytest.mark.parametrize(("case", "draft_kw", "lint_kw", "expected"), CASES, ids=[c[0] for c in CASES])
-def test_lint_cases(case: str, draft_kw: dict[str, Any], lint_kw: dict[str, Any],
-                    expected: set[tuple[str, str]]) -> None:
+def test_lint_cases(
+    case: str, draft_kw: dict[str, Any], lint_kw: dict[str, Any], expected: set[tuple[str, str]]
+) -> None:
     findings = lint.lint(draft(**draft_kw), **lint_kw)
     assert {(f.severity, f.code) for f in findings} == expected
     for f in findings:
@@ -154,8 +276,9 @@ def test_ranking_puts_what_to_act_on_before_known_harmless() -> None:
 def test_headline_when_only_harmless_findings() -> None:
     findings = lint.lint(draft(), target=target(rope_theta=50000.0))
     assert all(f.harmless for f in findings) and len(findings) == 2
-    assert lint.headline(findings) == ("Nothing to act on: the wiring matches what the engines will do. "
-                                       "2 known-harmless note(s) are collapsed below.")
+    assert lint.headline(findings) == (
+        "Nothing to act on: the wiring matches what the engines will do. 2 known-harmless note(s) are collapsed below."
+    )
 
 
 def test_convention_message_names_both_readings_and_the_fix() -> None:
@@ -164,8 +287,10 @@ def test_convention_message_names_both_readings_and_the_fix() -> None:
     assert "vLLM 0.33.0 captures the embedding output, outputs of blocks 28, 56" not in conv.message
     assert "vLLM 0.33.0 captures outputs of blocks 0, 28, 56" in conv.message
     # Trained with SpecForge (through SGLang): vLLM needs the boundaries SGLang captured.
-    assert "if it was trained with SpecForge, for SGLang 0.5.23 write [2, 30, 58]; for vLLM 0.33.0 write [2, 30, 58]" \
+    assert (
+        "if it was trained with SpecForge, for SGLang 0.5.23 write [2, 30, 58]; for vLLM 0.33.0 write [2, 30, 58]"
         in conv.message
+    )
     # Boundary 1 first: SGLang's DeepSeek path adds 1 exactly when the first id is 1, so nothing maps there.
     assert "if it was trained with speculators, SGLang 0.5.23 cannot capture exactly these layers" in conv.message
 
@@ -174,8 +299,10 @@ def test_kimi_ids_on_kimi_target_are_not_one_layer_apart() -> None:
     findings = lint.lint(draft(), **K61)
     assert [f.code for f in findings] == ["aux-agree"]
     assert "one layer" not in findings[0].message and "[3, 31, 59]" not in findings[0].message
-    assert "SGLang 0.5.23 captures outputs of blocks 1, 29, 57; vLLM 0.33.0 captures outputs of blocks 1, 29, 57" \
+    assert (
+        "SGLang 0.5.23 captures outputs of blocks 1, 29, 57; vLLM 0.33.0 captures outputs of blocks 1, 29, 57"
         in findings[0].message
+    )
 
 
 def test_minus_one_says_what_each_engine_does_and_what_to_write() -> None:
@@ -279,8 +406,14 @@ def test_registry_aq_medai_against_shipped_kimi_target() -> None:
 def test_example_own_draft_against_kimi_k25() -> None:
     config = json.loads((registry.EXAMPLE_OWN_DRAFT / "config.json").read_text())
     spec = architectures.parse_config(config)
-    findings = lint.lint(spec, target_layers=61, target_hidden_size=7168, target_vocab_size=163840,
-                         checkpoint_tensors=[t.name for t in spec.tensors if t.stored], target_family="deepseek")
+    findings = lint.lint(
+        spec,
+        target_layers=61,
+        target_hidden_size=7168,
+        target_vocab_size=163840,
+        checkpoint_tensors=[t.name for t in spec.tensors if t.stored],
+        target_family="deepseek",
+    )
     # ids [1, 29, 57] on Kimi-K2.5: SGLang adds 1 (first id is 1), vLLM does not: one layer apart, for real.
     assert {(f.severity, f.code) for f in findings} == {("warning", "aux-convention")}
 
@@ -292,9 +425,13 @@ def test_example_own_draft_against_kimi_k25() -> None:
 )
 def test_every_registry_config_lints_without_errors(published: registry.PublishedDraft) -> None:
     spec = architectures.parse_config(published.config, source=published.hub_id)
-    findings = lint.lint(spec, target_layers=published.target_layers, target_hidden_size=published.target_hidden_size,
-                         target_vocab_size=published.target_vocab_size,
-                         target_family=engines.family_of(published.target_model))
+    findings = lint.lint(
+        spec,
+        target_layers=published.target_layers,
+        target_hidden_size=published.target_hidden_size,
+        target_vocab_size=published.target_vocab_size,
+        target_family=engines.family_of(published.target_model),
+    )
     assert not [f for f in findings if f.severity == "error"], findings
 
 

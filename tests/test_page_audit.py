@@ -16,9 +16,17 @@ PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "audit.py")
 def _rows() -> list[str]:
     rows = []
     for i in range(12):
-        rows.append(json.dumps({"id": str(i), "conversations": [
-            {"from": "human", "value": f"Question number {i}?"},
-            {"from": "gpt", "value": "An answer. " * (i + 1)}]}))
+        rows.append(
+            json.dumps(
+                {
+                    "id": str(i),
+                    "conversations": [
+                        {"from": "human", "value": f"Question number {i}?"},
+                        {"from": "gpt", "value": "An answer. " * (i + 1)},
+                    ],
+                }
+            )
+        )
     rows.insert(3, "{broken")
     return rows
 
@@ -88,13 +96,17 @@ def test_sample_mode_marks_estimate(data: tuple[Path, Path]) -> None:
     assert any("random sample of 10 of 13 rows" in w.value for w in at.warning)
 
 
-@pytest.mark.parametrize(("source", "tokenizer", "message"), [
-    ("/no/such/file.jsonl", "", "no such file"),
-    ("{data}", "/no/such/tokenizer", "no such file"),
-    ("{bad}", "", "no row parses as JSON"),
-])
-def test_bad_input_is_an_error_not_a_traceback(data: tuple[Path, Path], tmp_path: Path, source: str, tokenizer: str,
-                                               message: str) -> None:
+@pytest.mark.parametrize(
+    ("source", "tokenizer", "message"),
+    [
+        ("/no/such/file.jsonl", "", "no such file"),
+        ("{data}", "/no/such/tokenizer", "no such file"),
+        ("{bad}", "", "no row parses as JSON"),
+    ],
+)
+def test_bad_input_is_an_error_not_a_traceback(
+    data: tuple[Path, Path], tmp_path: Path, source: str, tokenizer: str, message: str
+) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("nope\n")
     at = AppTest.from_file(PAGE, default_timeout=60).run()

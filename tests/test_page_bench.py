@@ -87,8 +87,9 @@ def test_imported_runs_show_up(tmp_path: Path) -> None:
     assert "llama-sweep" in at.selectbox(key="sweep_group").options
     at.selectbox(key="sweep_group").set_value("llama-sweep").run()
     assert not at.exception and len(at.get("vega_lite_chart")) == 2
-    at.selectbox(key="requests_run").set_value(next(o for o in at.selectbox(key="requests_run").options
-                                                    if o.startswith(f"#{rid} "))).run()
+    at.selectbox(key="requests_run").set_value(
+        next(o for o in at.selectbox(key="requests_run").options if o.startswith(f"#{rid} "))
+    ).run()
     reqs = next(df.value for df in at.dataframe if "ttft_ms" in df.value.columns)
     assert len(reqs) == 5 and reqs["ttft_ms"].iloc[0] == pytest.approx(90.0)
 
@@ -183,8 +184,19 @@ def test_cut_short_run_is_shown_as_running_with_its_requests() -> None:
     store = Store(settings.database_url())
     rid = store.start_run(endpoint="http://127.0.0.1:30000", server_config={"engine": "sglang"}, labels=["cut"])
     for i in range(3):
-        store.add_request(rid, {"index": i, "ok": True, "error": None, "output_tokens": 8, "ttft_s": 0.02,
-                                "e2e_s": 0.1, "tpot_s": 0.0114, "chunk_gaps_s": [0.04, 0.04]})
+        store.add_request(
+            rid,
+            {
+                "index": i,
+                "ok": True,
+                "error": None,
+                "output_tokens": 8,
+                "ttft_s": 0.02,
+                "e2e_s": 0.1,
+                "tpot_s": 0.0114,
+                "chunk_gaps_s": [0.04, 0.04],
+            },
+        )
     store.close()
     at = page().run()
     assert not at.exception and not at.error
@@ -193,7 +205,9 @@ def test_cut_short_run_is_shown_as_running_with_its_requests() -> None:
     assert any("incomplete" in c.value for c in at.caption)
     assert at.selectbox(key="requests_run").value.startswith(f"#{rid} ")  # newest run with rows preselected
     reqs = next(df.value for df in at.dataframe if "ttft_ms" in df.value.columns)
-    assert reqs["ttft_ms"].round(6).tolist() == [20.0] * 3 and reqs["mean_chunk_gap_ms"].round(6).tolist() == [40.0] * 3
+    assert (
+        reqs["ttft_ms"].round(6).tolist() == [20.0] * 3 and reqs["mean_chunk_gap_ms"].round(6).tolist() == [40.0] * 3
+    )
 
 
 def _bench(at: AppTest, url: str, group: str) -> None:
@@ -238,8 +252,9 @@ def test_after_three_runs_the_page_follows_them_not_the_example() -> None:
     # the group is attached to the draft and carried in the link
     assert at.query_params["draft_group"] == "acme-sweep"
     # picking the example's baseline for our run: refused, with the reason
-    example_base = next(r for r in Store(settings.database_url()).runs(group="example-kimi-k2.5")
-                        if r.output_tokens_per_s == 88.8)
+    example_base = next(
+        r for r in Store(settings.database_url()).runs(group="example-kimi-k2.5") if r.output_tokens_per_s == 88.8
+    )
     at.multiselect(key="compare_runs").set_value([mine[1].title, example_base.title]).run()
     at.selectbox(key="compare_baseline").set_value(example_base.title).run()
     cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns)

@@ -72,7 +72,8 @@ def test_bad_target_layers_is_an_error_message() -> None:
 def _lint_text(at: AppTest) -> str:
     frames = [d.value for d in at.dataframe if "code" in getattr(d.value, "columns", [])]
     return " ".join(" ".join(f["message"]) for f in frames) + " ".join(
-        x.value for x in [*at.error, *at.warning, *at.success])
+        x.value for x in [*at.error, *at.warning, *at.success]
+    )
 
 
 def test_kimi_draft_on_kimi_target_has_no_false_one_layer_apart() -> None:
@@ -156,8 +157,11 @@ def test_two_drafts_with_the_same_name_get_distinct_chart_labels(tmp_path: Path)
     at.query_params["m"] = [str(tmp_path / "run1" / "checkpoint"), str(tmp_path / "run2" / "checkpoint")]
     at.run()
     assert not at.exception
-    chart = json.loads(at.get("arrow_vega_lite_chart")[0].proto.spec) if at.get("arrow_vega_lite_chart") else \
-        json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    chart = (
+        json.loads(at.get("arrow_vega_lite_chart")[0].proto.spec)
+        if at.get("arrow_vega_lite_chart")
+        else json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    )
     assert chart["encoding"]["y"]["axis"]["labelLimit"] >= 400
     from comparelib import comparison
 

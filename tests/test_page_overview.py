@@ -43,8 +43,11 @@ def _use(at: AppTest, source: str, **widgets: object) -> AppTest:
     """Choose the draft in the sidebar, as a user does, and press "Use this draft"."""
     at.sidebar.text_input(key="draft_source").set_value(source)
     for key, value in widgets.items():
-        widget = at.sidebar.selectbox(key=key) if key in ("draft_volume", "draft_group") else \
-            at.sidebar.number_input(key=key)
+        widget = (
+            at.sidebar.selectbox(key=key)
+            if key in ("draft_volume", "draft_group")
+            else at.sidebar.number_input(key=key)
+        )
         widget.set_value(value)
     at.sidebar.button[0].click().run()
     assert not at.exception, at.exception
@@ -72,8 +75,9 @@ def test_our_draft_from_the_registry_and_a_bad_folder() -> None:
     assert "draft_vol" not in at.query_params and "draft_group" not in at.query_params
     assert "**Training volume:** ours is missing" in _md(at) and "37K" not in _md(at)
     _use(at, "/no/such/folder")
-    assert any("no config.json" in e.value or "/no/such/folder" in e.value for e in at.error), \
-        [e.value for e in at.error]
+    assert any("no config.json" in e.value or "/no/such/folder" in e.value for e in at.error), [
+        e.value for e in at.error
+    ]
 
 
 def _own_runs(group: str, model: str = "acme/target") -> None:
@@ -83,10 +87,19 @@ def _own_runs(group: str, model: str = "acme/target") -> None:
 
     store = Store(settings.database_url())
     for spec, tok_s, acc in ((None, 40.0, None), ("EAGLE3", 61.2, 2.5), ("EAGLE3", 58.0, 2.3)):
-        cfg = {"engine": "sglang", "model": model, "speculative_algorithm": spec,
-               "num_steps": 3 if spec else None, "num_draft_tokens": 4 if spec else None}
-        rid = store.start_run(endpoint="http://127.0.0.1:30000", server_config=cfg, group=group,
-                              params={"concurrency": 4, "max_tokens": 64})
+        cfg = {
+            "engine": "sglang",
+            "model": model,
+            "speculative_algorithm": spec,
+            "num_steps": 3 if spec else None,
+            "num_draft_tokens": 4 if spec else None,
+        }
+        rid = store.start_run(
+            endpoint="http://127.0.0.1:30000",
+            server_config=cfg,
+            group=group,
+            params={"concurrency": 4, "max_tokens": 64},
+        )
         store.finish_run(rid, {"requests": 8, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": acc})
     store.save_data_volume(draft="acme/kimi-draft", samples=12_345, tokens=9_000_000, source="audit")
 
@@ -133,13 +146,16 @@ def test_a_speedup_against_another_model_is_refused() -> None:
     store = Store(settings.database_url())
     for rid in [r.id for r in store.runs(group="mixed") if r.is_baseline]:
         store.delete_run(rid)
-    rid = store.start_run(endpoint="http://x:1", server_config={"engine": "sglang", "model": "other/model"},
-                          group="mixed")
+    rid = store.start_run(
+        endpoint="http://x:1", server_config={"engine": "sglang", "model": "other/model"}, group="mixed"
+    )
     store.finish_run(rid, {"requests": 8, "output_tokens_per_s": 20.0})
     at = AppTest.from_file("../pages/overview.py", default_timeout=60)
     at.query_params["draft"] = "registry:" + REF
     at.query_params["draft_group"] = "mixed"
     at.run()
     md = _md(at)
-    assert "no speedup: no comparable baseline in this group: different target model: acme/target against " \
+    assert (
+        "no speedup: no comparable baseline in this group: different target model: acme/target against "
         "other/model" in md
+    )

@@ -98,9 +98,19 @@ def _one_point_no_baseline(group: str) -> None:
     from comparelib.store import Store
 
     store = Store(settings.database_url())
-    rid = store.start_run(endpoint="http://h:1", group=group, params={"concurrency": 8, "prompt_set": "gsm8k"},
-                          server_config={"engine": "sglang", "model": "acme/target", "speculative_algorithm": "EAGLE3",
-                                         "num_steps": 3, "topk": 1, "num_draft_tokens": 4})
+    rid = store.start_run(
+        endpoint="http://h:1",
+        group=group,
+        params={"concurrency": 8, "prompt_set": "gsm8k"},
+        server_config={
+            "engine": "sglang",
+            "model": "acme/target",
+            "speculative_algorithm": "EAGLE3",
+            "num_steps": 3,
+            "topk": 1,
+            "num_draft_tokens": 4,
+        },
+    )
     store.finish_run(rid, {"requests": 16, "output_tokens_per_s": 2827.7, "accept_length": 2.5})
     store.save_data_volume(draft="acme/kimi-draft", samples=12_000, source="audit")
 

@@ -19,18 +19,34 @@ from tests.test_architectures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, 
 
 # SpecForge configs/llama3-8B-eagle3.json (lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge)
 LLAMA31_8B_EAGLE3: dict[str, Any] = {
-    "architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "intermediate_size": 14336,
-    "num_hidden_layers": 1, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
-    "draft_vocab_size": 32000, "max_position_embeddings": 2048, "tie_word_embeddings": False,
-    "torch_dtype": "float16", "rms_norm_eps": 1e-05,
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+    "draft_vocab_size": 32000,
+    "max_position_embeddings": 2048,
+    "tie_word_embeddings": False,
+    "torch_dtype": "float16",
+    "rms_norm_eps": 1e-05,
 }
 # SpecForge configs/qwen3-8b-eagle3.json shape
 QWEN3_8B_EAGLE3: dict[str, Any] = {
-    **LLAMA31_8B_EAGLE3, "intermediate_size": 12288, "head_dim": 128, "vocab_size": 151936,
+    **LLAMA31_8B_EAGLE3,
+    "intermediate_size": 12288,
+    "head_dim": 128,
+    "vocab_size": 151936,
 }
 EAGLE1_LLAMA3_8B: dict[str, Any] = {
-    "architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336,
-    "num_hidden_layers": 1, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+    "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
 }
 
 
@@ -175,7 +191,8 @@ def test_ratio() -> None:
     assert P.ratio(draft, target) == 1_190_948_864 / 1_026_408_232_448
     assert P.ratio(P.count(draft), P.count(target)) == P.ratio(draft, target)
     assert P.ratio(spec_of("llama31-8b-eagle3"), spec_of("meta-llama/Llama-3.1-8B-Instruct")) == pytest.approx(
-        424_689_664 / 8_030_261_248)
+        424_689_664 / 8_030_261_248
+    )
     empty = P.ParamCount(0, 0, 0, 0, 0, 0, None, 0, 0)
     with pytest.raises(InputError, match="no parameters"):
         P.ratio(draft, empty)
@@ -184,6 +201,7 @@ def test_ratio() -> None:
 # --------------------------------------------------------------------------------------------
 # Reconciliation against real safetensors files
 # --------------------------------------------------------------------------------------------
+
 
 def reconcile_folder(spec: ModelSpec, folder: Path) -> P.CheckpointReport:
     header = read_header(folder)
@@ -237,8 +255,10 @@ def test_shape_mismatch(tmp_path: Path) -> None:
 def test_real_gap_is_not_by_design(tmp_path: Path) -> None:
     spec = parse_config(TINY_EAGLE3)
     report = reconcile_folder(spec, write_checkpoint(spec, tmp_path / "d", exclude=["norm.weight", "d2t"]))
-    assert report.gaps == [("norm.weight", "expected by the config but absent from the checkpoint"),
-                           ("d2t", "expected by the config but absent from the checkpoint")]
+    assert report.gaps == [
+        ("norm.weight", "expected by the config but absent from the checkpoint"),
+        ("d2t", "expected by the config but absent from the checkpoint"),
+    ]
     assert not report.matches_config
     assert report.buffer_elements == 256
 
@@ -335,8 +355,12 @@ def test_multimodal_prefix_and_vision_tensors(tmp_path: Path) -> None:
     from tests.test_architectures import TINY_NESTED
 
     spec = parse_config(TINY_NESTED)
-    folder = write_checkpoint(spec, tmp_path / "mm", rename=lambda n: "language_model." + n,
-                              extra={"vision_tower.patch_embed.weight": (8, 8)})
+    folder = write_checkpoint(
+        spec,
+        tmp_path / "mm",
+        rename=lambda n: "language_model." + n,
+        extra={"vision_tower.patch_embed.weight": (8, 8)},
+    )
     report = reconcile_folder(spec, folder)
     assert report.missing == [] and report.shape_mismatches == []
     assert report.unexpected == [("vision_tower.patch_embed.weight", "not implied by the config")]
@@ -345,13 +369,15 @@ def test_multimodal_prefix_and_vision_tensors(tmp_path: Path) -> None:
 
 # ---- the params command: JSON contract (README) with params.mtp, broken wiring exits 0 -------------
 
+
 def _cli(*args: str) -> Any:
     import subprocess
     import sys
 
     root = Path(__file__).resolve().parents[1]
-    return subprocess.run([sys.executable, "-m", "comparelib", "params", *args], capture_output=True, text=True,
-                          cwd=root, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "comparelib", "params", *args], capture_output=True, text=True, cwd=root, timeout=300
+    )
 
 
 def test_cli_params_json_reports_mtp_apart(tmp_path: Path) -> None:

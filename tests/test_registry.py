@@ -49,14 +49,23 @@ BENCHMARK_CASES = [
 ]
 
 SETTING_CASES = [
-    (Setting(engine="sglang", batch_size=8, num_steps=3, topk=1, num_draft_tokens=4),
-     "steps=3,topk=1,draft=4,bs=8,sglang", "(3,1,4)"),
-    (Setting(engine="eagle", batch_size=1, temperature=0.0, tree="dynamic tree (EAGLE-2)"),
-     "bs=1,T=0,dynamic tree (EAGLE-2),eagle", None),
+    (
+        Setting(engine="sglang", batch_size=8, num_steps=3, topk=1, num_draft_tokens=4),
+        "steps=3,topk=1,draft=4,bs=8,sglang",
+        "(3,1,4)",
+    ),
+    (
+        Setting(engine="eagle", batch_size=1, temperature=0.0, tree="dynamic tree (EAGLE-2)"),
+        "bs=1,T=0,dynamic tree (EAGLE-2),eagle",
+        None,
+    ),
     (Setting(engine="vllm", num_steps=3, temperature=0.6), "steps=3,T=0.6,vllm", "(3,?,?)"),
     (Setting(), "unspecified", None),
-    (Setting(engine="sglang", num_steps=6, topk=10, num_draft_tokens=32, tree=True),  # type: ignore[arg-type]
-     "steps=6,topk=10,draft=32,tree,sglang", "(6,10,32)"),
+    (
+        Setting(engine="sglang", num_steps=6, topk=10, num_draft_tokens=32, tree=True),  # type: ignore[arg-type]
+        "steps=6,topk=10,draft=32,tree,sglang",
+        "(6,10,32)",
+    ),
 ]
 
 
@@ -92,8 +101,13 @@ def test_every_entry_is_valid(draft: PublishedDraft) -> None:
     assert draft.method and draft.publisher and draft.target_model
     assert draft.source_url == f"https://huggingface.co/{draft.hub_id}"
     assert isinstance(draft.datasets, tuple)
-    for n in (draft.target_layers, draft.target_hidden_size, draft.target_vocab_size, draft.train_samples,
-              draft.train_tokens):
+    for n in (
+        draft.target_layers,
+        draft.target_hidden_size,
+        draft.target_vocab_size,
+        draft.train_samples,
+        draft.train_tokens,
+    ):
         assert n is None or (isinstance(n, int) and n > 0)
     if draft.train_samples is not None:
         assert draft.train_samples_text  # the raw wording is kept beside every parsed count
@@ -145,8 +159,11 @@ def test_aq_medai_kimi_entry() -> None:
 
 def test_known_values_copied_exactly() -> None:
     eagle3 = registry.get_draft("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B")
-    paper = {(r.benchmark, r.setting.temperature): (r.accept_length, r.speedup) for r in eagle3.results
-             if r.setting.engine == "eagle"}
+    paper = {
+        (r.benchmark, r.setting.temperature): (r.accept_length, r.speedup)
+        for r in eagle3.results
+        if r.setting.engine == "eagle"
+    }
     assert paper[("mtbench", 0.0)] == (6.13, 4.40)
     assert paper[("mean", 1.0)] == (4.92, 3.45)
     assert eagle3.train_samples == 532_000

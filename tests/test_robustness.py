@@ -55,8 +55,9 @@ def files(tmp_path: Path) -> dict[str, str]:
     (empty_cfg / "config.json").write_text("{}", encoding="utf-8")
     odd_cfg = tmp_path / "odd_cfg"
     odd_cfg.mkdir()
-    (odd_cfg / "config.json").write_text(json.dumps({**aq_config(), "hidden_size": "big", "num_hidden_layers": -1}),
-                                         encoding="utf-8")
+    (odd_cfg / "config.json").write_text(
+        json.dumps({**aq_config(), "hidden_size": "big", "num_hidden_layers": -1}), encoding="utf-8"
+    )
     odd = tmp_path / "odd"
     odd.mkdir()
     for name in ("random.parquet", "random.arrow"):
@@ -64,17 +65,32 @@ def files(tmp_path: Path) -> dict[str, str]:
     (odd / "scalar.json").write_text('"just a string"', encoding="utf-8")
     (odd / "numbers.jsonl").write_text("1\n[2, 3]\nnull\n", encoding="utf-8")
     (odd / "empty.jsonl").write_text("", encoding="utf-8")
-    (odd / "nested.jsonl").write_text(json.dumps({"conversations": [[{"from": 1}], None, 5]}) + "\n"
-                                      + json.dumps({"messages": "hello"}) + "\n", encoding="utf-8")
+    (odd / "nested.jsonl").write_text(
+        json.dumps({"conversations": [[{"from": 1}], None, 5]}) + "\n" + json.dumps({"messages": "hello"}) + "\n",
+        encoding="utf-8",
+    )
     (odd / "tokenizer.json").write_bytes(rand.read_bytes())
-    for name in ("specforge/rows_0-1/data_0.ckpt", "modelopt/abc.pt", "speculators/hs_0.safetensors",
-                 "gz/rows_0-1/data_0.ckpt.gz"):
+    for name in (
+        "specforge/rows_0-1/data_0.ckpt",
+        "modelopt/abc.pt",
+        "speculators/hs_0.safetensors",
+        "gz/rows_0-1/data_0.ckpt.gz",
+    ):
         dump = odd / "dumps" / name
         dump.parent.mkdir(parents=True, exist_ok=True)
         dump.write_bytes(rand.read_bytes())
-    return {"rand": str(rand), "rand_jsonl": str(rand_jsonl), "dir": str(folder), "one_bad": str(one_bad),
-            "bad_cfg": str(bad_cfg), "list_cfg": str(list_cfg), "empty_cfg": str(empty_cfg),
-            "odd_cfg": str(odd_cfg), "missing": str(tmp_path / "no" / "such" / "thing"), "odd": str(odd)}
+    return {
+        "rand": str(rand),
+        "rand_jsonl": str(rand_jsonl),
+        "dir": str(folder),
+        "one_bad": str(one_bad),
+        "bad_cfg": str(bad_cfg),
+        "list_cfg": str(list_cfg),
+        "empty_cfg": str(empty_cfg),
+        "odd_cfg": str(odd_cfg),
+        "missing": str(tmp_path / "no" / "such" / "thing"),
+        "odd": str(odd),
+    }
 
 
 def fill(value: Any, files: dict[str, str]) -> Any:
@@ -321,21 +337,46 @@ AUDIT_CASES = [
     ({"audit_source": ("text_input", "{one_bad}"), "audit_max_length": ("number_input", -5)}, False),
     ({"audit_source": ("text_input", "{one_bad}"), "audit_max_length": ("number_input", 0)}, False),
     ({"audit_source": ("text_input", "{one_bad}"), "audit_max_length": ("number_input", 10**12)}, False),
-    ({"audit_source": ("text_input", "{one_bad}"), "audit_sample_mode": ("checkbox", True),
-      "audit_sample_n": ("number_input", -1)}, False),
-    ({"audit_source": ("text_input", "{one_bad}"), "audit_sample_mode": ("checkbox", True),
-      "audit_sample_n": ("number_input", 10**12)}, False),
+    (
+        {
+            "audit_source": ("text_input", "{one_bad}"),
+            "audit_sample_mode": ("checkbox", True),
+            "audit_sample_n": ("number_input", -1),
+        },
+        False,
+    ),
+    (
+        {
+            "audit_source": ("text_input", "{one_bad}"),
+            "audit_sample_mode": ("checkbox", True),
+            "audit_sample_n": ("number_input", 10**12),
+        },
+        False,
+    ),
     ({"audit_source": ("text_input", "{one_bad}"), "audit_format": ("selectbox", "openai")}, True),
-    ({"audit_source": ("text_input", "{one_bad}"), "audit_config": ("text_input", LONG),
-      "audit_split": ("text_input", UNICODE)}, False),  # ignored for a local file
-    ({"audit_source": ("text_input", "acme/no-such-dataset"), "audit_config": ("text_input", LONG),
-      "audit_split": ("text_input", UNICODE)}, True),
+    (
+        {
+            "audit_source": ("text_input", "{one_bad}"),
+            "audit_config": ("text_input", LONG),
+            "audit_split": ("text_input", UNICODE),
+        },
+        False,
+    ),  # ignored for a local file
+    (
+        {
+            "audit_source": ("text_input", "acme/no-such-dataset"),
+            "audit_config": ("text_input", LONG),
+            "audit_split": ("text_input", UNICODE),
+        },
+        True,
+    ),
 ]
 
 
 @pytest.mark.parametrize(("widgets", "refused"), AUDIT_CASES)
-def test_audit_hostile_input(hub: HubEmulator, files: dict[str, str], widgets: dict[str, tuple[str, Any]],
-                             refused: bool) -> None:
+def test_audit_hostile_input(
+    hub: HubEmulator, files: dict[str, str], widgets: dict[str, tuple[str, Any]], refused: bool
+) -> None:
     at = page("audit").run()
     assert not at.exception
     set_widgets(at, widgets, files)
@@ -361,8 +402,9 @@ HUB_DATASET_CASES = [
 
 
 @pytest.mark.parametrize(("repo_files", "config", "split", "refused"), HUB_DATASET_CASES)
-def test_audit_hostile_hub_datasets(hub: HubEmulator, repo_files: dict[str, bytes], config: str, split: str,
-                                    refused: bool) -> None:
+def test_audit_hostile_hub_datasets(
+    hub: HubEmulator, repo_files: dict[str, bytes], config: str, split: str, refused: bool
+) -> None:
     hub.add_repo("acme/ds", repo_files, repo_type="dataset")
     at = page("audit").run()
     at.text_input(key="audit_source").set_value(f"{hub.url}/datasets/acme/ds")
@@ -453,8 +495,12 @@ def test_dumps_hostile_input(files: dict[str, str], widgets: dict[str, tuple[str
 
 # ------------------------------------------------------------------ Live benchmark (closed port: fails fast)
 
-BENCH_BASE = {"bench_endpoint": ("text_input", CLOSED), "bench_requests": ("number_input", 1),
-              "bench_warmup": ("number_input", 0), "bench_timeout": ("number_input", 2.0)}
+BENCH_BASE = {
+    "bench_endpoint": ("text_input", CLOSED),
+    "bench_requests": ("number_input", 1),
+    "bench_warmup": ("number_input", 0),
+    "bench_timeout": ("number_input", 2.0),
+}
 BENCH_CASES = [
     {"bench_endpoint": ("text_input", "")},
     {"bench_endpoint": ("text_input", "   ")},
@@ -477,8 +523,11 @@ BENCH_CASES = [
     {"bench_timeout": ("number_input", -1.0)},
     {"bench_timeout": ("number_input", 0.0)},
     {"bench_spec_steps": ("number_input", -1), "bench_spec_topk": ("number_input", 10**9)},
-    {"bench_labels": ("text_input", LONG), "bench_group": ("text_input", UNICODE),
-     "bench_spec_algorithm": ("text_input", "   ")},
+    {
+        "bench_labels": ("text_input", LONG),
+        "bench_group": ("text_input", UNICODE),
+        "bench_spec_algorithm": ("text_input", "   "),
+    },
     {"bench_prompt_source": ("radio", "dataset file"), "bench_prompt_path": ("text_input", "")},
     {"bench_prompt_source": ("radio", "dataset file"), "bench_prompt_path": ("text_input", "   ")},
     {"bench_prompt_source": ("radio", "dataset file"), "bench_prompt_path": ("text_input", "{missing}")},
@@ -663,8 +712,12 @@ def test_hf_token_never_rendered_on_audit(hub: HubEmulator, monkeypatch: pytest.
     monkeypatch.setenv("HF_TOKEN", SENTINEL)
     hub.add_repo("acme/gated-ds", {"train.jsonl": b'{"text": "hi"}\n'}, repo_type="dataset", gated=True)
     hub.add_model("acme/gated-tok", aq_config(), gated=True)
-    for source, tokenizer in (("acme/gated-ds", ""), (f"{hub.url}/datasets/acme/gated-ds", ""),
-                              ("acme/missing-ds", ""), ("acme/gated-ds", "acme/gated-tok")):
+    for source, tokenizer in (
+        ("acme/gated-ds", ""),
+        (f"{hub.url}/datasets/acme/gated-ds", ""),
+        ("acme/missing-ds", ""),
+        ("acme/gated-ds", "acme/gated-tok"),
+    ):
         at = page("audit").run()
         at.text_input(key="audit_source").set_value(source)
         at.text_input(key="audit_tokenizer").set_value(tokenizer)
@@ -787,14 +840,16 @@ def test_cli_cases_cover_every_sub_command() -> None:
 
 
 @pytest.mark.parametrize(("command", "argv"), CLI_CASES, ids=[f"{c}-{i}" for i, (c, _) in enumerate(CLI_CASES)])
-def test_cli_bad_input_exits_2_with_one_error_line(files: dict[str, str], tmp_path: Path, command: str,
-                                                   argv: list[str]) -> None:
+def test_cli_bad_input_exits_2_with_one_error_line(
+    files: dict[str, str], tmp_path: Path, command: str, argv: list[str]
+) -> None:
     args = [fill(a, files) for a in argv]
     if command in ("bench", "import", "speedup") and "--db" not in args:
         args += ["--db", f"sqlite:///{tmp_path / 'cli.sqlite'}"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_TOKEN": SENTINEL}
-    proc = subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env
+    )
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
@@ -805,8 +860,13 @@ def test_cli_bad_input_exits_2_with_one_error_line(files: dict[str, str], tmp_pa
 @pytest.mark.parametrize("kind", ["specforge", "modelopt", "speculators"])
 def test_cli_corrupt_dump_files_are_findings_not_tracebacks(files: dict[str, str], kind: str) -> None:
     """Random bytes under a dump's file names: the audit itself works and reports each file as unreadable."""
-    proc = subprocess.run([sys.executable, "-m", "comparelib", "audit-dump", f"{files['odd']}/dumps/{kind}"],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "comparelib", "audit-dump", f"{files['odd']}/dumps/{kind}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "[error] unreadable" in proc.stdout and "verdict: broken" in proc.stdout

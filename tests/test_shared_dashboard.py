@@ -50,21 +50,40 @@ MiB = 1 << 20
 
 
 def run_cli(*args: str | bytes, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})}, cwd=ROOT, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "comparelib", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+        check=False,
+    )
 
 
 def texts(at: AppTest) -> str:
     """Everything a visitor can read on the page."""
     parts: list[str] = []
-    for kind in ("error", "warning", "info", "success", "caption", "markdown", "title", "subheader", "exception",
-                 "code", "text"):
+    for kind in (
+        "error",
+        "warning",
+        "info",
+        "success",
+        "caption",
+        "markdown",
+        "title",
+        "subheader",
+        "exception",
+        "code",
+        "text",
+    ):
         for el in at.get(kind):
             parts.append(str(getattr(el, "value", "")) + str(getattr(el, "message", "")))
     return "\n".join(parts)
 
 
 # ------------------------------------------------------------------ helpers: listeners and a hostile server
+
 
 class Listener:
     """A bare listening socket: tells whether anything connected, never answers."""
@@ -171,8 +190,7 @@ MODELS_OK = json.dumps({"object": "list", "data": [{"id": "m", "object": "model"
 
 
 def _json_head(length: int, extra: str = "") -> bytes:
-    return (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n{extra}\r\n"
-            .encode())
+    return f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n{extra}\r\n".encode()
 
 
 _BOMB: dict[str, bytes] = {}
@@ -218,16 +236,16 @@ def peak_bytes(fn: Callable[[], Any]) -> tuple[Any, int]:
 
 POLICY_CASES = [
     # (SPECDRAFT_BENCH_ALLOW, host, port, allowed)
-    (None, "203.0.113.9", 80, True),               # unset: a local single user, anything
+    (None, "203.0.113.9", 80, True),  # unset: a local single user, anything
     ("loopback", "127.0.0.1", 30000, True),
     ("loopback", "127.8.9.10", 1, True),
     ("loopback", "::1", 8000, True),
     ("loopback", "10.0.0.1", 30000, False),
-    ("loopback", "169.254.169.254", 80, False),    # cloud metadata
+    ("loopback", "169.254.169.254", 80, False),  # cloud metadata
     ("loopback", "0.0.0.0", 30000, False),
     ("loopback", "::ffff:10.0.0.1", 30000, False),  # v4-mapped v6 is checked as v4
     ("loopback", "::ffff:127.0.0.1", 30000, True),
-    ("", "127.0.0.1", 30000, False),               # set but empty: nothing
+    ("", "127.0.0.1", 30000, False),  # set but empty: nothing
     ("10.1.0.0/16:30000", "10.1.2.3", 30000, True),
     ("10.1.0.0/16:30000", "10.1.2.3", 30001, False),
     ("10.1.0.0/16:30000-30010", "10.1.2.3", 30010, True),
@@ -235,7 +253,7 @@ POLICY_CASES = [
     ("[::1]:8000", "::1", 8000, True),
     ("[::1]:8000", "::1", 8001, False),
     ("127.0.0.1:*", "127.0.0.1", 5, True),
-    ("gpu-box.internal:30000", "gpu-box.internal", 30000, True),   # a listed name is trusted, not resolved
+    ("gpu-box.internal:30000", "gpu-box.internal", 30000, True),  # a listed name is trusted, not resolved
     ("gpu-box.internal:30000", "gpu-box.internal", 22, False),
     ("*.cluster.local", "a.b.cluster.local", 80, True),
     ("*.cluster.local", "cluster.local", 80, False),
@@ -266,8 +284,10 @@ def test_bad_policy_is_a_clear_input_error(spec: str) -> None:
 
 def _resolving_to(*addresses: str) -> Callable[..., Any]:
     def resolve(host: str, port: int, **_kw: Any) -> list[Any]:
-        return [(socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, port))
-                for a in addresses]
+        return [
+            (socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, port)) for a in addresses
+        ]
+
     return resolve
 
 
@@ -275,7 +295,7 @@ DNS_CASES = [
     # (policy, addresses the name resolves to, allowed)
     ("loopback", ["127.0.0.1"], True),
     ("loopback", ["10.0.0.7"], False),
-    ("loopback", ["127.0.0.1", "10.0.0.7"], False),   # every address must be allowed (round-robin rebinding)
+    ("loopback", ["127.0.0.1", "10.0.0.7"], False),  # every address must be allowed (round-robin rebinding)
     ("10.0.0.0/8", ["10.0.0.7", "::ffff:10.0.0.8"], True),
     ("10.0.0.0/8", ["169.254.169.254"], False),
 ]
@@ -301,6 +321,7 @@ def test_real_dns_name_to_a_forbidden_address_is_refused_before_connecting(monke
 
 def test_resolver_rechecks_every_resolution_at_connect_time() -> None:
     """The client's own resolver refuses a forbidden answer, so a name that re-binds mid-run cannot connect."""
+
     async def resolve(spec: str) -> list[Any]:
         resolver = PolicyResolver(EndpointPolicy.parse(spec))
         try:
@@ -314,9 +335,9 @@ def test_resolver_rechecks_every_resolution_at_connect_time() -> None:
 
 
 FORBIDDEN_ENTRY = [
-    "10.0.0.0/8",               # another network
-    "127.0.0.1:1-1000",         # the right host, another port range
-    "",                         # nothing allowed
+    "10.0.0.0/8",  # another network
+    "127.0.0.1:1-1000",  # the right host, another port range
+    "",  # nothing allowed
 ]
 
 
@@ -338,8 +359,10 @@ def test_allowed_endpoint_runs(monkeypatch, fake_server) -> None:
 
 def test_redirect_to_a_forbidden_host_is_not_followed(monkeypatch, hostile, listener: Listener) -> None:
     async def redirect(writer: asyncio.StreamWriter) -> None:
-        writer.write(f"HTTP/1.1 302 Found\r\nLocation: http://127.0.0.2:{listener.port}/v1/models\r\n"
-                     f"Content-Length: 0\r\n\r\n".encode())
+        writer.write(
+            f"HTTP/1.1 302 Found\r\nLocation: http://127.0.0.2:{listener.port}/v1/models\r\n"
+            f"Content-Length: 0\r\n\r\n".encode()
+        )
         await writer.drain()
 
     server = hostile({"/v1/models": redirect, "/health": redirect})
@@ -350,8 +373,15 @@ def test_redirect_to_a_forbidden_host_is_not_followed(monkeypatch, hostile, list
 
 
 def test_cli_refuses_a_forbidden_endpoint_with_one_line(listener: Listener) -> None:
-    proc = run_cli("bench", "--endpoint", listener.url, "--requests", "1", "--no-store",
-                   env={"SPECDRAFT_BENCH_ALLOW": "10.0.0.0/8"})
+    proc = run_cli(
+        "bench",
+        "--endpoint",
+        listener.url,
+        "--requests",
+        "1",
+        "--no-store",
+        env={"SPECDRAFT_BENCH_ALLOW": "10.0.0.0/8"},
+    )
     assert proc.returncode == 2
     assert proc.stderr.startswith("error:") and len(proc.stderr.strip().splitlines()) == 1
     assert "SPECDRAFT_BENCH_ALLOW" in proc.stderr and "Traceback" not in proc.stderr
@@ -374,6 +404,7 @@ def test_page_refuses_a_forbidden_endpoint(monkeypatch, listener: Listener) -> N
 
 
 # ------------------------------------------------------------------ unreachable: one message, no port scanner
+
 
 def test_closed_and_silent_ports_give_the_same_message(monkeypatch) -> None:
     """A closed port (refused) and a port that never answers (timed out) must read the same."""
@@ -423,8 +454,9 @@ CAP_CASES = [
 
 
 @pytest.mark.parametrize(("env", "kwargs", "message"), CAP_CASES)
-def test_caps_refuse_before_any_connection(monkeypatch, listener: Listener, env: dict[str, str],
-                                           kwargs: dict[str, Any], message: str) -> None:
+def test_caps_refuse_before_any_connection(
+    monkeypatch, listener: Listener, env: dict[str, str], kwargs: dict[str, Any], message: str
+) -> None:
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     with pytest.raises(InputError) as info:
@@ -476,8 +508,15 @@ def test_a_run_ends_when_its_browser_session_ends(fake_server) -> None:
         if done >= 5:
             connected.clear()  # the browser tab is closed here
 
-    run = run_benchmark(server.url, prompts=PROMPTS, requests=10_000, warmup=0, concurrency=1, progress=progress,
-                        keep_running=SessionWatch(connected.is_set, grace_s=0.0))
+    run = run_benchmark(
+        server.url,
+        prompts=PROMPTS,
+        requests=10_000,
+        warmup=0,
+        concurrency=1,
+        progress=progress,
+        keep_running=SessionWatch(connected.is_set, grace_s=0.0),
+    )
     assert run.status == "interrupted"
     assert 5 <= len(run.results) < 50
     assert any("browser session" in n for n in run.summary.notes)
@@ -490,19 +529,20 @@ def test_session_watch_forgives_a_short_reconnect() -> None:
     assert watch()
     active[0] = False
     now[0] = 5.0
-    assert watch()            # gone for 0 s
+    assert watch()  # gone for 0 s
     now[0] = 14.0
-    assert watch()            # gone for 9 s: still within the grace
+    assert watch()  # gone for 9 s: still within the grace
     active[0] = True
-    assert watch()            # reconnected
+    assert watch()  # reconnected
     active[0] = False
     now[0] = 20.0
     assert watch()
     now[0] = 30.0
-    assert not watch()        # gone for 10 s
+    assert not watch()  # gone for 10 s
 
 
 # ------------------------------------------------------------------ response bytes
+
 
 def _env_caps(monkeypatch, body: int | None = None, chunk: int | None = None) -> None:
     monkeypatch.setenv("SPECDRAFT_BENCH_ALLOW", "loopback")
@@ -515,11 +555,16 @@ def _env_caps(monkeypatch, body: int | None = None, chunk: int | None = None) ->
 BODY_CASES = [
     # (name, head, body iterator factory, size on the wire)
     ("1 GB /v1/models with Content-Length", lambda: _json_head(1 << 30), lambda: _repeat(b" " * MiB, 1 << 30)),
-    ("1 GB /v1/models chunked, no length",
-     lambda: b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
-     lambda: (b"100000\r\n" + b" " * MiB + b"\r\n" for _ in range(1024))),
-    ("512 MB gzip bomb",
-     lambda: _json_head(len(gzip_bomb()), "Content-Encoding: gzip\r\n"), lambda: iter([gzip_bomb()])),
+    (
+        "1 GB /v1/models chunked, no length",
+        lambda: b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+        lambda: (b"100000\r\n" + b" " * MiB + b"\r\n" for _ in range(1024)),
+    ),
+    (
+        "512 MB gzip bomb",
+        lambda: _json_head(len(gzip_bomb()), "Content-Encoding: gzip\r\n"),
+        lambda: iter([gzip_bomb()]),
+    ),
 ]
 
 
@@ -533,8 +578,9 @@ def test_huge_models_body_refused_with_bounded_memory(monkeypatch, hostile, name
 
     holder["s"] = server = hostile({"/v1/models": models})
     _env_caps(monkeypatch, body=4 * MiB)
-    out, peak = peak_bytes(lambda: run_benchmark(server.url, prompts=PROMPTS, requests=1, warmup=0,
-                                                 engine="openai", timeout_s=30.0))
+    out, peak = peak_bytes(
+        lambda: run_benchmark(server.url, prompts=PROMPTS, requests=1, warmup=0, engine="openai", timeout_s=30.0)
+    )
     assert isinstance(out, BenchError), out
     assert "larger than 4 MiB" in str(out) and "SPECDRAFT_BENCH_MAX_BODY_BYTES" in str(out)
     assert peak < 24 * MiB, f"{name}: peak {peak / MiB:.1f} MiB"  # the cap plus the parts list, not the body
@@ -554,8 +600,11 @@ def test_fifty_megabyte_sse_chunk_dropped_with_bounded_memory(monkeypatch, hosti
 
     holder["s"] = server = hostile({"/v1/models": models, "/v1/chat/completions": chat})
     _env_caps(monkeypatch, chunk=2 * MiB)
-    run, peak = peak_bytes(lambda: run_benchmark(server.url, prompts=PROMPTS, requests=2, warmup=0,
-                                                 engine="openai", concurrency=1, timeout_s=30.0))
+    run, peak = peak_bytes(
+        lambda: run_benchmark(
+            server.url, prompts=PROMPTS, requests=2, warmup=0, engine="openai", concurrency=1, timeout_s=30.0
+        )
+    )
     assert not isinstance(run, Exception), run
     assert run.summary.error_kinds == {"too_large": 2}
     assert all("SPECDRAFT_BENCH_MAX_CHUNK_BYTES" in (r.error or "") for r in run.results)
@@ -564,6 +613,7 @@ def test_fifty_megabyte_sse_chunk_dropped_with_bounded_memory(monkeypatch, hosti
 
 
 # ------------------------------------------------------------------ the store
+
 
 def _stores(tmp_path: Path) -> list[str]:
     urls = [f"sqlite:///{tmp_path / 'r.sqlite'}"]
@@ -576,13 +626,16 @@ def Cfg() -> dict[str, Any]:  # reads like the ServerConfig it stands for
     return {"engine": "sglang", "speculative_algorithm": "EAGLE3", "num_steps": 3, "raw": RAW}
 
 
-RAW = {"launch": f"python -m sglang.launch_server --api-key sk-{SENTINEL} --hf-token hf_{SENTINEL} "
-              f"--max-total-tokens 8192",
-       "note": "caf\udcff\udcfe", "nul": "a\x00b"}
+RAW = {
+    "launch": f"python -m sglang.launch_server --api-key sk-{SENTINEL} --hf-token hf_{SENTINEL} "
+    f"--max-total-tokens 8192",
+    "note": "caf\udcff\udcfe",
+    "nul": "a\x00b",
+}
 
 
 BAD_TEXT = [
-    ("label", {"labels": ["fine", "bad\udcff\udcfe"]}),   # bytes 0xff 0xfe from argv (surrogateescape)
+    ("label", {"labels": ["fine", "bad\udcff\udcfe"]}),  # bytes 0xff 0xfe from argv (surrogateescape)
     ("label", {"labels": ["lone \ud800 surrogate"]}),
     ("group", {"group": "g\udcff"}),
     ("group", {"group": "nul\x00byte"}),
@@ -590,8 +643,9 @@ BAD_TEXT = [
 
 
 @pytest.mark.parametrize(("what", "kwargs"), BAD_TEXT)
-def test_text_that_is_not_utf8_is_refused_with_a_clear_message(tmp_path: Path, what: str,
-                                                                kwargs: dict[str, Any]) -> None:
+def test_text_that_is_not_utf8_is_refused_with_a_clear_message(
+    tmp_path: Path, what: str, kwargs: dict[str, Any]
+) -> None:
     for url in _stores(tmp_path):
         store = Store(url)
         before = len(store.runs())
@@ -604,21 +658,29 @@ def test_text_that_is_not_utf8_is_refused_with_a_clear_message(tmp_path: Path, w
 def test_other_text_is_cleaned_and_secrets_masked(tmp_path: Path) -> None:
     for url in _stores(tmp_path):
         store = Store(url)
-        rid = store.start_run(endpoint=f"http://u:{SENTINEL}@127.0.0.1:1/?token={SENTINEL}&x=\udcff",
-                              server_config=Cfg(), labels=["ok"])
+        rid = store.start_run(
+            endpoint=f"http://u:{SENTINEL}@127.0.0.1:1/?token={SENTINEL}&x=\udcff", server_config=Cfg(), labels=["ok"]
+        )
         store.add_request(rid, {"index": 0, "ok": False, "error": f"bad \udcff Bearer {SENTINEL}"})
         rec = store.run(rid)
         assert rec.server_config["raw"]["note"] == "caf\ufffd\ufffd" and rec.server_config["raw"]["nul"] == "ab"
-        assert "--api-key ***" in rec.server_config["raw"]["launch"] and "--max-total-tokens 8192" in \
-            rec.server_config["raw"]["launch"]
+        assert (
+            "--api-key ***" in rec.server_config["raw"]["launch"]
+            and "--max-total-tokens 8192" in rec.server_config["raw"]["launch"]
+        )
         assert store.requests(rid).loc[0, "error"] == "bad \ufffd Bearer ***"
         frame = runs_to_frame(store.runs())
         for fmt in export.FORMATS:
             rendered = export.render(frame, fmt)
             assert SENTINEL not in (rendered.decode() if isinstance(rendered, bytes) else rendered)
         with store.engine.connect() as conn:
-            dump = json.dumps([[str(v) for v in row] for t in ("runs", "requests")
-                               for row in conn.execute(sa.text(f"SELECT * FROM {t}")).all()])
+            dump = json.dumps(
+                [
+                    [str(v) for v in row]
+                    for t in ("runs", "requests")
+                    for row in conn.execute(sa.text(f"SELECT * FROM {t}")).all()
+                ]
+            )
         assert SENTINEL not in dump
         store.close()
 
@@ -631,16 +693,23 @@ def _plant_bad_rows(path: Path) -> None:
         "INSERT INTO runs (created_at, endpoint, engine, kind, run_group, status, labels, server_config, params, "
         "summary, notes, output_tokens_per_s, num_steps) VALUES "
         "('not a date', CAST(X'68747470FFFE' AS TEXT), 'sglang', 'measured', CAST(X'67FFFE' AS TEXT), 'finished', "
-        "'[\"\\udcff\\udcfe\"]', '{broken json', 'null', '[1,2]', '\"str\"', 'fast', 'three')")
+        "'[\"\\udcff\\udcfe\"]', '{broken json', 'null', '[1,2]', '\"str\"', 'fast', 'three')"
+    )
     con.execute(
         "INSERT INTO runs (created_at, endpoint, engine, kind, status, labels, server_config, params, summary, notes)"
         " VALUES ('2026-01-01 00:00:00', 'http://h', 'vllm', 'measured', 'finished', '\"one label\"', '{}', '{}', "
-        "'{}', '{}')")
+        "'{}', '{}')"
+    )
     rid = con.execute("SELECT max(id) FROM runs").fetchone()[0]
-    con.execute("INSERT INTO requests (run_id, idx, ok, error, chunk_gaps_s) VALUES (?, 0, 0, CAST(X'FFFE' AS TEXT),"
-                " '[0.1, \"x\"')", (rid,))
-    con.execute("INSERT INTO data_volumes (draft, samples, source, kind, created_at) VALUES "
-                "(CAST(X'64FFFE' AS TEXT), 5, 's', 'measured', 'never')")
+    con.execute(
+        "INSERT INTO requests (run_id, idx, ok, error, chunk_gaps_s) VALUES (?, 0, 0, CAST(X'FFFE' AS TEXT),"
+        " '[0.1, \"x\"')",
+        (rid,),
+    )
+    con.execute(
+        "INSERT INTO data_volumes (draft, samples, source, kind, created_at) VALUES "
+        "(CAST(X'64FFFE' AS TEXT), 5, 's', 'measured', 'never')"
+    )
     con.commit()
     con.close()
 
@@ -673,8 +742,10 @@ def test_bad_json_text_on_postgresql_reads_back_clean() -> None:
     store = Store(PG_URL)
     rid = store.start_run(endpoint="http://h", server_config=Cfg(), labels=["pg"], group="pg-bad-rows")
     with store.engine.begin() as conn:  # a lone surrogate escape written straight into the JSON column
-        conn.execute(sa.text("UPDATE runs SET labels = CAST(:v AS json) WHERE id = :id"),
-                     {"v": '["\\\\udcff", "ok"]', "id": rid})
+        conn.execute(
+            sa.text("UPDATE runs SET labels = CAST(:v AS json) WHERE id = :id"),
+            {"v": '["\\\\udcff", "ok"]', "id": rid},
+        )
     rec = store.run(rid)
     assert rec.labels[1] == "ok" and "\udcff" not in rec.labels[0]
     store.delete_run(rid)
@@ -799,6 +870,7 @@ def test_one_redaction_module() -> None:
 
 # ------------------------------------------------------------------ the error boundary
 
+
 def _boundary_app(kind: str) -> None:
     import app
     from comparelib.errors import DataError
@@ -811,8 +883,9 @@ def _boundary_app(kind: str) -> None:
     app.page_boundary(body)
 
 
-@pytest.mark.parametrize(("kind", "shown"), [("compare", "row 3 is not JSON; fix the file"),
-                                             ("other", "Something went wrong on this page")])
+@pytest.mark.parametrize(
+    ("kind", "shown"), [("compare", "row 3 is not JSON; fix the file"), ("other", "Something went wrong on this page")]
+)
 def test_error_boundary_shows_no_traceback(kind: str, shown: str, caplog: pytest.LogCaptureFixture) -> None:
     at = AppTest.from_function(_boundary_app, args=(kind,), default_timeout=30)
     with caplog.at_level("ERROR", logger="specdraft.app"):
@@ -843,8 +916,13 @@ def test_app_icon_is_bundled() -> None:
 
 # ------------------------------------------------------------------ sign-in gate
 
-AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "c" * 32, "client_id": "id",
-        "client_secret": "secret", "server_metadata_url": "http://127.0.0.1:1/.well-known/openid-configuration"}
+AUTH = {
+    "redirect_uri": "http://localhost:8501/oauth2callback",
+    "cookie_secret": "c" * 32,
+    "client_id": "id",
+    "client_secret": "secret",
+    "server_metadata_url": "http://127.0.0.1:1/.well-known/openid-configuration",
+}
 
 
 def _app() -> AppTest:
@@ -903,9 +981,29 @@ def test_chart_export_fetches_nothing_remote(listener: Listener) -> None:
 
 def test_cli_label_with_bytes_ff_fe_is_refused_in_one_line(listener: Listener, tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'r.sqlite'}"
-    proc = subprocess.run([sys.executable, "-m", "comparelib", "bench", "--endpoint", listener.url, "--requests", "1",
-                           "--warmup", "0", "--db", db, "--label", b"ok\xff\xfe"], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "comparelib",
+            "bench",
+            "--endpoint",
+            listener.url,
+            "--requests",
+            "1",
+            "--warmup",
+            "0",
+            "--db",
+            db,
+            "--label",
+            b"ok\xff\xfe",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+    )
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error:") and len(proc.stderr.strip().splitlines()) == 1
     assert "is not valid UTF-8 text" in proc.stderr
@@ -921,6 +1019,7 @@ def test_runs_cli_masks_the_database_password(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ the real app: closing the tab ends the run
+
 
 def _wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
     """Poll a condition owned by another process (the app's database), with a deadline."""

@@ -157,9 +157,18 @@ def test_cli_speedup_on_the_example_group() -> None:
 def test_cli_speedup_says_what_is_missing_for_one_point(tmp_path) -> None:  # type: ignore[no-untyped-def]
     url = f"sqlite:///{tmp_path / 'r.sqlite'}"
     store = Store(url)
-    rid = store.start_run(endpoint="http://h:1", group="one", params={"concurrency": 8},
-                          server_config={"engine": "sglang", "model": "m", "speculative_algorithm": "EAGLE3",
-                                         "num_steps": 3, "num_draft_tokens": 4})
+    rid = store.start_run(
+        endpoint="http://h:1",
+        group="one",
+        params={"concurrency": 8},
+        server_config={
+            "engine": "sglang",
+            "model": "m",
+            "speculative_algorithm": "EAGLE3",
+            "num_steps": 3,
+            "num_draft_tokens": 4,
+        },
+    )
     store.finish_run(rid, {"requests": 8, "output_tokens_per_s": 2827.7, "accept_length": 2.5})
     proc = _cli("speedup", "--run-group", "one", "--db", url)
     assert proc.returncode == 0, proc.stderr
@@ -192,8 +201,12 @@ def test_per_position_rates_are_used_when_measured() -> None:
     assert speedup.accept_from_positions(rates, 3) == pytest.approx(1 + 0.8 + 0.48 + 0.192)
     assert speedup.accept_from_positions(rates, 4) == pytest.approx(1 + 0.8 + 0.48 + 0.192 + 0.0768)  # last repeats
     points = [
-        speedup.SweepPoint(k, 1000 * speedup.accept_from_positions(rates, k) / (20 + 2 * k),
-                           speedup.accept_from_positions(rates, k), accept_per_position=rates)
+        speedup.SweepPoint(
+            k,
+            1000 * speedup.accept_from_positions(rates, k) / (20 + 2 * k),
+            speedup.accept_from_positions(rates, k),
+            accept_per_position=rates,
+        )
         for k in (1, 2, 3)
     ]
     m = speedup.fit_sweep(points)

@@ -68,34 +68,58 @@ SERVER_CONFIG = {
     "num_steps": 3,
     "topk": 1,
     "num_draft_tokens": 4,
-    "raw": {"api_key": "sk-live-abcdefghijklmnopqrstuvwxyz", "speculative_num_steps": 3, "max_total_tokens": 8192,
-            "nested": {"hf_token": "hf_abcdefghijklmnopqrstuvwxyz0123", "tokenizer_path": "/models/tok"}},
+    "raw": {
+        "api_key": "sk-live-abcdefghijklmnopqrstuvwxyz",
+        "speculative_num_steps": 3,
+        "max_total_tokens": 8192,
+        "nested": {"hf_token": "hf_abcdefghijklmnopqrstuvwxyz0123", "tokenizer_path": "/models/tok"},
+    },
 }
 
 
 def _request(i: int, ok: bool = True) -> dict:
     return {
-        "index": i, "ok": ok, "error": None if ok else "HTTP 500", "started_at": 1_700_000_000.0 + i,
-        "prompt_tokens": 20, "output_tokens": 64 if ok else None, "ttft_s": 0.05 if ok else None,
-        "e2e_s": 0.68 if ok else None, "tpot_s": 0.01 if ok else None, "n_chunks": 22 if ok else 0,
-        "chunk_gaps_s": [0.03] * 21 if ok else [], "spec_verify_ct": 21 if ok else None,
+        "index": i,
+        "ok": ok,
+        "error": None if ok else "HTTP 500",
+        "started_at": 1_700_000_000.0 + i,
+        "prompt_tokens": 20,
+        "output_tokens": 64 if ok else None,
+        "ttft_s": 0.05 if ok else None,
+        "e2e_s": 0.68 if ok else None,
+        "tpot_s": 0.01 if ok else None,
+        "n_chunks": 22 if ok else 0,
+        "chunk_gaps_s": [0.03] * 21 if ok else [],
+        "spec_verify_ct": 21 if ok else None,
         "accept_length": 64 / 21 if ok else None,
     }
 
 
 SUMMARY = {
-    "requests": 3, "errors": 1, "duration_s": 1.5, "output_tokens": 128, "output_tokens_per_s": 85.3,
-    "request_throughput": 2.0, "accept_length": 3.05, "accept_length_mean": 3.04, "accept_per_position": None,
+    "requests": 3,
+    "errors": 1,
+    "duration_s": 1.5,
+    "output_tokens": 128,
+    "output_tokens_per_s": 85.3,
+    "request_throughput": 2.0,
+    "accept_length": 3.05,
+    "accept_length_mean": 3.04,
+    "accept_per_position": None,
     "ttft_ms": {"p50": 50.0, "p90": 55.0, "p99": 60.0, "mean": 51.0},
     "tpot_ms": {"p50": 10.0, "p90": 11.0, "p99": 12.5, "mean": 10.2},
-    "e2e_ms": {"p50": 680.0, "p99": 700.0}, "itl_ms": {"p50": 30.0},
+    "e2e_ms": {"p50": 680.0, "p99": 700.0},
+    "itl_ms": {"p50": 30.0},
 }
 
 
 def test_round_trip(store: Store) -> None:
-    rid = store.start_run(endpoint="http://127.0.0.1:30000", server_config=SERVER_CONFIG,
-                          labels=["NCCL_PROTO=LL", "3-step"],
-                          params={"concurrency": 2, "requests": 3, "max_tokens": 64}, group="sweep-a")
+    rid = store.start_run(
+        endpoint="http://127.0.0.1:30000",
+        server_config=SERVER_CONFIG,
+        labels=["NCCL_PROTO=LL", "3-step"],
+        params={"concurrency": 2, "requests": 3, "max_tokens": 64},
+        group="sweep-a",
+    )
     store.add_snapshot(rid, "before", {"server_info": {"version": "0.5.9"}, "metrics": {"x": 1.0}})
     for i, ok in enumerate([True, False, True]):
         store.add_request(rid, _request(i, ok))
@@ -171,17 +195,33 @@ def test_secrets_are_stripped(store: Store, store_url: str) -> None:
     assert rec.params == {"max_tokens": 64}
     assert rec.notes == {"comment": "***"}
     with store.engine.connect() as conn:
-        dump = json.dumps([[str(v) for v in row] for t in ("runs", "snapshots")
-                           for row in conn.execute(sa.text(f"SELECT * FROM {t}")).all()])
+        dump = json.dumps(
+            [
+                [str(v) for v in row]
+                for t in ("runs", "snapshots")
+                for row in conn.execute(sa.text(f"SELECT * FROM {t}")).all()
+            ]
+        )
     for secret in ("hunter2pass", "qqqsecretqqq", "sk-live", "hf_abc", "t0k3n", "pw-in-notes", "abcdef"):
         assert secret not in dump
 
 
 SECRET_KEYS = [
-    ("api_key", True), ("API-KEY", True), ("hf_token", True), ("token", True), ("access_token", True),
-    ("password", True), ("Authorization", True), ("client_secret", True),
-    ("max_tokens", False), ("num_draft_tokens", False), ("completion_tokens", False), ("tokenizer_path", False),
-    ("speculative_token_map", False), ("eos_token", False), ("output_tokens_per_s", False),
+    ("api_key", True),
+    ("API-KEY", True),
+    ("hf_token", True),
+    ("token", True),
+    ("access_token", True),
+    ("password", True),
+    ("Authorization", True),
+    ("client_secret", True),
+    ("max_tokens", False),
+    ("num_draft_tokens", False),
+    ("completion_tokens", False),
+    ("tokenizer_path", False),
+    ("speculative_token_map", False),
+    ("eos_token", False),
+    ("output_tokens_per_s", False),
 ]
 
 
@@ -223,8 +263,10 @@ def test_examples_load_once_with_only_measured_points(store: Store) -> None:
 
 def test_examples_from_two_processes_load_once(store_url: str) -> None:
     code = "import sys; from comparelib.store import Store; s = Store(sys.argv[1]); s.ensure_examples(); print('ok')"
-    procs = [subprocess.Popen([sys.executable, "-c", code, store_url], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, store_url], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=120)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0] and outs == ["ok\n", "ok\n"]
     s = Store(store_url)
@@ -254,8 +296,13 @@ WRITER = textwrap.dedent(
 
 
 def test_killed_run_keeps_written_requests(store_url: str) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, store_url, "7", "hold", "killed"], cwd=ROOT,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, store_url, "7", "hold", "killed"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         rid = int(proc.stdout.readline())
         for i in range(7):
@@ -277,8 +324,15 @@ def test_killed_run_keeps_written_requests(store_url: str) -> None:
 def test_two_runs_in_two_processes(store_url: str) -> None:
     n = 40
     Store(store_url).close()  # schema first, so both writers start on equal terms
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, store_url, str(n), "go", f"p{k}"], cwd=ROOT,
-                              stdout=subprocess.PIPE, text=True) for k in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, store_url, str(n), "go", f"p{k}"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for k in range(2)
+    ]
     outs = [p.communicate(timeout=180)[0].split() for p in procs]
     assert [p.returncode for p in procs] == [0, 0]
     s = Store(store_url)
@@ -378,8 +432,14 @@ def test_data_volumes(store: Store) -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120,
-                          cwd=ROOT, env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "comparelib", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=dict(os.environ),
+    )
 
 
 def cli_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -55,8 +55,9 @@ def test_markdown_numbers_read_like_the_page(column: str, value: float, text: st
 
 def test_runs_frame_times_are_datetimes_and_export_as_iso(tmp_path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
-    rid = store.start_run(endpoint="http://h:1", server_config={"engine": "sglang"},
-                          created_at=datetime(2026, 3, 1, 12, 30, tzinfo=UTC))
+    rid = store.start_run(
+        endpoint="http://h:1", server_config={"engine": "sglang"}, created_at=datetime(2026, 3, 1, 12, 30, tzinfo=UTC)
+    )
     store.finish_run(rid, {"requests": 2, "output_tokens_per_s": 123.456}, status="interrupted")
     frame = store.runs_frame()
     assert pd.api.types.is_datetime64_any_dtype(frame["created_at"])

@@ -16,24 +16,51 @@ CHATML = templates.ChatTemplate(CHATML_TEMPLATE, {"bos_token": "<|begin_of_text|
 LLAMA3 = templates.ChatTemplate(LLAMA3_TEMPLATE, {"bos_token": "<|begin_of_text|>"})
 
 RENDER_CASES = [
-    (CHATML, [(U, "hi")], False,
-     "<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n"),
-    (CHATML, [(U, "hi")], True,
-     "<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"),
-    (LLAMA3, [(U, "  hi  "), (A, "yo")], False,
-     "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>"
-     "<|start_header_id|>assistant<|end_header_id|>\n\nyo<|eot_id|>"),
-    (templates.fallback_template(), [(U, "q"), (A, "a")], True,
-     "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\na<|im_end|>\n<|im_start|>assistant\n"),
+    (CHATML, [(U, "hi")], False, "<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n"),
+    (
+        CHATML,
+        [(U, "hi")],
+        True,
+        "<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n",
+    ),
+    (
+        LLAMA3,
+        [(U, "  hi  "), (A, "yo")],
+        False,
+        "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>"
+        "<|start_header_id|>assistant<|end_header_id|>\n\nyo<|eot_id|>",
+    ),
+    (
+        templates.fallback_template(),
+        [(U, "q"), (A, "a")],
+        True,
+        "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\na<|im_end|>\n<|im_start|>assistant\n",
+    ),
     # trim_blocks + lstrip_blocks: block tags do not leave their newline/indent behind
-    (templates.ChatTemplate("{% for m in messages %}\n    {% if m.role == 'user' %}\n[{{ m.content }}]\n"
-                            "    {% endif %}\n{% endfor %}"), [(U, "x"), (A, "y")], False, "[x]\n"),
+    (
+        templates.ChatTemplate(
+            "{% for m in messages %}\n    {% if m.role == 'user' %}\n[{{ m.content }}]\n    {% endif %}\n{% endfor %}"
+        ),
+        [(U, "x"), (A, "y")],
+        False,
+        "[x]\n",
+    ),
     # tojson keeps non-ASCII and HF's keyword arguments
-    (templates.ChatTemplate("{{ messages[0].content | tojson }}|{{ {'a': 1} | tojson(indent=1) }}"),
-     [(U, "héllo")], False, '"héllo"|{\n "a": 1\n}'),
+    (
+        templates.ChatTemplate("{{ messages[0].content | tojson }}|{{ {'a': 1} | tojson(indent=1) }}"),
+        [(U, "héllo")],
+        False,
+        '"héllo"|{\n "a": 1\n}',
+    ),
     # {% generation %} blocks (HF assistant masks) pass their body through
-    (templates.ChatTemplate("{% for m in messages %}{% generation %}<{{ m.content }}>{% endgeneration %}"
-                            "{% endfor %}"), [(U, "x")], False, "<x>"),
+    (
+        templates.ChatTemplate(
+            "{% for m in messages %}{% generation %}<{{ m.content }}>{% endgeneration %}{% endfor %}"
+        ),
+        [(U, "x")],
+        False,
+        "<x>",
+    ),
 ]
 
 
@@ -43,8 +70,9 @@ def test_render(template: templates.ChatTemplate, turns: list, gen: bool, expect
 
 
 def test_raise_exception_becomes_data_error() -> None:
-    tpl = templates.ChatTemplate("{% if messages[0].role != 'user' %}{{ raise_exception('must start with user') }}"
-                                 "{% endif %}ok")
+    tpl = templates.ChatTemplate(
+        "{% if messages[0].role != 'user' %}{{ raise_exception('must start with user') }}{% endif %}ok"
+    )
     assert tpl.render_turns([(U, "x")]) == "ok"
     with pytest.raises(DataError, match="must start with user"):
         tpl.render_turns([(A, "x")])
@@ -125,8 +153,10 @@ def test_reference_span_covers_content_and_end_token() -> None:
 def test_pretemplated_spans() -> None:
     shape = templates.probe_shape(CHATML)
     assert shape is not None
-    text = ("<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\nA1<|im_end|>\n"
-            "<|im_start|>user\nq2<|im_end|>\n<|im_start|>assistant\nA2 cut off")
+    text = (
+        "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\nA1<|im_end|>\n"
+        "<|im_start|>user\nq2<|im_end|>\n<|im_start|>assistant\nA2 cut off"
+    )
     spans = templates.pretemplated_spans(text, shape)
     assert [text[s:e] for s, e in spans] == ["A1<|im_end|>\n", "A2 cut off"]
 

@@ -30,8 +30,14 @@ LLAMA3_TEMPLATE = (
     "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}"
 )
 
-SPECIAL_TOKENS = ["<|begin_of_text|>", "<|im_start|>", "<|im_end|>", "<|start_header_id|>", "<|end_header_id|>",
-                  "<|eot_id|>"]
+SPECIAL_TOKENS = [
+    "<|begin_of_text|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eot_id|>",
+]
 
 TRAIN_TEXT = [
     "The quick brown fox jumps over the lazy dog. " * 3,
@@ -43,8 +49,13 @@ TRAIN_TEXT = [
 ]
 
 
-def build_tokenizer(folder: Path, texts: Iterable[str] = (), vocab_size: int = 600,
-                    template: str | None = CHATML_TEMPLATE, prefix_space: bool = False) -> Path:
+def build_tokenizer(
+    folder: Path,
+    texts: Iterable[str] = (),
+    vocab_size: int = 600,
+    template: str | None = CHATML_TEMPLATE,
+    prefix_space: bool = False,
+) -> Path:
     """Train a byte-level BPE on ``texts`` (plus a built-in sample), save it in ``folder``.
 
     ``prefix_space=True`` gives a tokenizer whose pieces cannot be counted separately (the audit
@@ -55,13 +66,16 @@ def build_tokenizer(folder: Path, texts: Iterable[str] = (), vocab_size: int = 6
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=prefix_space)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(list(TRAIN_TEXT) + list(texts), trainer=trainer)
     folder.mkdir(parents=True, exist_ok=True)
     tok.save(str(folder / "tokenizer.json"))
-    config: dict[str, object] = {"bos_token": "<|begin_of_text|>", "eos_token": "<|im_end|>",
-                                 "model_max_length": 4096}
+    config: dict[str, object] = {"bos_token": "<|begin_of_text|>", "eos_token": "<|im_end|>", "model_max_length": 4096}
     if template is not None:
         config["chat_template"] = template
     (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")

@@ -10,9 +10,12 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("bench", help="benchmark a live SGLang/vLLM server and store the results",
-                              description="Stream requests at a fixed concurrency; measure TTFT, TPOT, tok/s "
-                                          "and acceptance length; store the run.")
+    p = subparsers.add_parser(
+        "bench",
+        help="benchmark a live SGLang/vLLM server and store the results",
+        description="Stream requests at a fixed concurrency; measure TTFT, TPOT, tok/s "
+        "and acceptance length; store the run.",
+    )
     p.add_argument("--endpoint", required=True, help="server base URL, e.g. http://127.0.0.1:30000")
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--requests", type=int, default=64, help="measured requests (after warm-up)")
@@ -22,10 +25,18 @@ def register(subparsers: Any) -> None:
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per request before it counts as stalled")
     p.add_argument("--label", action="append", default=[], help="free label, repeatable (e.g. NCCL_PROTO=LL)")
     p.add_argument("--group", default=None, help="group name for a sweep or session")
-    p.add_argument("--engine", choices=("sglang", "vllm", "openai"), default=None,
-                   help="skip detection (default: detect from the server)")
-    p.add_argument("--route", choices=("auto", "generate", "chat", "completions"), default="auto",
-                   help="auto: SGLang native /generate (per-request acceptance), else chat completions")
+    p.add_argument(
+        "--engine",
+        choices=("sglang", "vllm", "openai"),
+        default=None,
+        help="skip detection (default: detect from the server)",
+    )
+    p.add_argument(
+        "--route",
+        choices=("auto", "generate", "chat", "completions"),
+        default="auto",
+        help="auto: SGLang native /generate (per-request acceptance), else chat completions",
+    )
     p.add_argument("--ignore-eos", action="store_true", help="ask the server to generate exactly max tokens")
     p.add_argument("--algorithm", default=None, help="stated speculative algorithm (vLLM cannot report it)")
     p.add_argument("--draft-model", default=None, help="stated draft model path")
@@ -49,9 +60,17 @@ def run(args: argparse.Namespace) -> int:
     from comparelib import bench, prompts
     from comparelib.commands._util import print_json
 
-    spec = {k: v for k, v in {"speculative_algorithm": args.algorithm, "draft_model": args.draft_model,
-                              "num_steps": args.num_steps, "topk": args.topk,
-                              "num_draft_tokens": args.num_draft_tokens}.items() if v is not None}
+    spec = {
+        k: v
+        for k, v in {
+            "speculative_algorithm": args.algorithm,
+            "draft_model": args.draft_model,
+            "num_steps": args.num_steps,
+            "topk": args.topk,
+            "num_draft_tokens": args.num_draft_tokens,
+        }.items()
+        if v is not None
+    }
     prompt_list = prompts.load_prompts(args.prompts)
     recorder = None
     stored_note = None
@@ -63,29 +82,62 @@ def run(args: argparse.Namespace) -> int:
         else:
             stored_note = "results store not available: the run was not recorded"
     result = bench.run_benchmark(
-        args.endpoint, prompts=prompt_list, concurrency=args.concurrency, requests=args.requests,
-        max_tokens=args.max_tokens, temperature=args.temperature, warmup=args.warmup, timeout_s=args.timeout,
-        labels=args.label, engine=args.engine, spec_override=spec or None, recorder=recorder, group=args.group,
-        route=args.route, ignore_eos=args.ignore_eos, prompt_set=prompts.prompt_set_name(args.prompts))
+        args.endpoint,
+        prompts=prompt_list,
+        concurrency=args.concurrency,
+        requests=args.requests,
+        max_tokens=args.max_tokens,
+        temperature=args.temperature,
+        warmup=args.warmup,
+        timeout_s=args.timeout,
+        labels=args.label,
+        engine=args.engine,
+        spec_override=spec or None,
+        recorder=recorder,
+        group=args.group,
+        route=args.route,
+        ignore_eos=args.ignore_eos,
+        prompt_set=prompts.prompt_set_name(args.prompts),
+    )
     s = result.summary
     if stored_note:
         s.notes.append(stored_note)
     if args.json:
-        print_json({
-            "run_id": result.run_id, "status": result.status, "endpoint": result.endpoint,
-            "server_config": result.server_config, "params": result.params,
-            "requests": s.requests, "ok": s.ok, "errors": s.errors, "error_kinds": s.error_kinds,
-            "duration_s": s.duration_s, "output_tokens": s.output_tokens,
-            "output_tokens_per_s": s.output_tokens_per_s, "request_throughput": s.request_throughput,
-            "accept_length": s.accept_length, "accept_length_mean": s.accept_length_mean,
-            "accept_per_position": s.accept_per_position, "acceptance_source": s.acceptance_source,
-            "spec_decode": s.spec_decode,
-            "ttft_ms": s.ttft_ms, "tpot_ms": s.tpot_ms, "e2e_ms": s.e2e_ms, "itl_ms": s.itl_ms, "notes": s.notes,
-        })
+        print_json(
+            {
+                "run_id": result.run_id,
+                "status": result.status,
+                "endpoint": result.endpoint,
+                "server_config": result.server_config,
+                "params": result.params,
+                "requests": s.requests,
+                "ok": s.ok,
+                "errors": s.errors,
+                "error_kinds": s.error_kinds,
+                "duration_s": s.duration_s,
+                "output_tokens": s.output_tokens,
+                "output_tokens_per_s": s.output_tokens_per_s,
+                "request_throughput": s.request_throughput,
+                "accept_length": s.accept_length,
+                "accept_length_mean": s.accept_length_mean,
+                "accept_per_position": s.accept_per_position,
+                "acceptance_source": s.acceptance_source,
+                "spec_decode": s.spec_decode,
+                "ttft_ms": s.ttft_ms,
+                "tpot_ms": s.tpot_ms,
+                "e2e_ms": s.e2e_ms,
+                "itl_ms": s.itl_ms,
+                "notes": s.notes,
+            }
+        )
         return 0
     c = result.server_config
-    spec_text = (f"{c.speculative_algorithm} steps={_fmt(c.num_steps)} topk={_fmt(c.topk)} "
-                 f"draft_tokens={_fmt(c.num_draft_tokens)}" if c.speculative_algorithm else "none (baseline)")
+    spec_text = (
+        f"{c.speculative_algorithm} steps={_fmt(c.num_steps)} topk={_fmt(c.topk)} "
+        f"draft_tokens={_fmt(c.num_draft_tokens)}"
+        if c.speculative_algorithm
+        else "none (baseline)"
+    )
     lines = [
         f"endpoint      {result.endpoint}  ({c.engine} {c.version or ''}, model {c.model or '-'})",
         f"speculation   {spec_text}",

@@ -12,9 +12,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="compare several drafts side by side")
     p.add_argument("models", nargs="+", help="Hub URLs, local folders, or registry:<hub id>")
     p.add_argument("--format", choices=FORMATS, default="md")
-    p.add_argument("--engine", metavar="ENGINE[ VERSION]",
-                   help="the engine you serve with, e.g. 'SGLang 0.5.23' or 'vLLM' (newest rules); "
-                        "default: check the newest rules of SGLang and vLLM")
+    p.add_argument(
+        "--engine",
+        metavar="ENGINE[ VERSION]",
+        help="the engine you serve with, e.g. 'SGLang 0.5.23' or 'vLLM' (newest rules); "
+        "default: check the newest rules of SGLang and vLLM",
+    )
     p.add_argument("--no-header", action="store_true", help="do not read safetensors headers")
     p.add_argument("--db", help="results store with attached training volumes (default: SPECDRAFT_DB or the app's)")
     p.set_defaults(func=run)

@@ -8,8 +8,9 @@ import argparse
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("import", help="import sglang.bench_serving / vllm bench serve results into the store")
     p.add_argument("files", nargs="+", metavar="FILE", help="sglang.bench_serving JSONL or vllm --save-result JSON")
-    p.add_argument("--db", metavar="URL",
-                   help="SQLAlchemy database URL (default: SPECDRAFT_DB, else the local SQLite file)")
+    p.add_argument(
+        "--db", metavar="URL", help="SQLAlchemy database URL (default: SPECDRAFT_DB, else the local SQLite file)"
+    )
     p.add_argument("--label", action="append", default=[], metavar="L", help="label for the imported runs (repeat)")
     p.add_argument("--group", help="group the imported runs belong to (e.g. a sweep name)")
     spec = p.add_argument_group("stated speculative config (vLLM results do not carry it)")
@@ -35,12 +36,15 @@ def run(args: argparse.Namespace) -> int:
         for rec in read_records(path):
             detect_format(rec)
     spec: dict = {
-        "draft_model": args.draft_model, "num_steps": args.num_steps, "topk": args.topk,
+        "draft_model": args.draft_model,
+        "num_steps": args.num_steps,
+        "topk": args.topk,
         "num_draft_tokens": args.num_draft_tokens,
     }
     if args.spec_algorithm:
-        spec["speculative_algorithm"] = None if args.spec_algorithm.lower() in {"none", "baseline"} \
-            else args.spec_algorithm
+        spec["speculative_algorithm"] = (
+            None if args.spec_algorithm.lower() in {"none", "baseline"} else args.spec_algorithm
+        )
     store = Store(args.db)
     try:
         imported = []

@@ -14,9 +14,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--target", help="the target model (Hub URL, local folder or a known hub id)")
     group.add_argument("--target-layers", type=int, metavar="N", help="the target's number of decoder layers")
-    p.add_argument("--engine", metavar="ENGINE[ VERSION]",
-                   help="the engine you serve with, e.g. 'SGLang 0.5.23' or 'vLLM' (newest rules); "
-                        "default: check the newest rules of SGLang and vLLM")
+    p.add_argument(
+        "--engine",
+        metavar="ENGINE[ VERSION]",
+        help="the engine you serve with, e.g. 'SGLang 0.5.23' or 'vLLM' (newest rules); "
+        "default: check the newest rules of SGLang and vLLM",
+    )
     p.add_argument("--no-header", action="store_true", help="do not read safetensors headers")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -29,7 +32,10 @@ def run(args: argparse.Namespace) -> int:
     if args.target_layers is not None and not 1 <= args.target_layers <= 10_000:
         raise InputError(f"--target-layers must be between 1 and 10000, got {args.target_layers}")
     entry = comparison.load_entry(
-        args.model, target=args.target, target_layers=args.target_layers, with_header=not args.no_header,
+        args.model,
+        target=args.target,
+        target_layers=args.target_layers,
+        with_header=not args.no_header,
         serving=args.engine,
     )
     data = comparison.entry_json(entry)
@@ -41,7 +47,17 @@ def run(args: argparse.Namespace) -> int:
     out.write(f"{entry.label}  ({entry.spec.architecture}, {entry.spec.dialect})\n")
     if entry.commit_sha:
         out.write(f"commit {entry.commit_sha}\n")
-    for key in ("total", "excluding_embedding", "embedding", "lm_head", "trainable", "frozen", "stored", "active", "mtp"):
+    for key in (
+        "total",
+        "excluding_embedding",
+        "embedding",
+        "lm_head",
+        "trainable",
+        "frozen",
+        "stored",
+        "active",
+        "mtp",
+    ):
         if p[key] is not None and not (key == "mtp" and not p[key]):
             out.write(f"  {key:<20} {p[key]:>18,}\n")
     out.write("components:\n")

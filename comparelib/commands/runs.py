@@ -8,15 +8,29 @@ import sys
 FORMATS = ("csv", "md", "json", "latex")  # comparelib.export.FORMATS, without importing pandas for --help
 
 TABLE_COLUMNS = [
-    "id", "kind", "group", "status", "engine", "speculative_algorithm", "num_steps", "topk", "num_draft_tokens",
-    "requests", "errors", "output_tokens_per_s", "accept_length", "tpot_p50_ms", "labels",
+    "id",
+    "kind",
+    "group",
+    "status",
+    "engine",
+    "speculative_algorithm",
+    "num_steps",
+    "topk",
+    "num_draft_tokens",
+    "requests",
+    "errors",
+    "output_tokens_per_s",
+    "accept_length",
+    "tpot_p50_ms",
+    "labels",
 ]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list stored benchmark runs")
-    p.add_argument("--db", metavar="URL",
-                   help="SQLAlchemy database URL (default: SPECDRAFT_DB, else the local SQLite file)")
+    p.add_argument(
+        "--db", metavar="URL", help="SQLAlchemy database URL (default: SPECDRAFT_DB, else the local SQLite file)"
+    )
     p.add_argument("--group", help="only runs of this group")
     p.add_argument("--no-examples", action="store_true", help="leave out the built-in example runs")
     out = p.add_mutually_exclusive_group()
@@ -45,9 +59,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"no runs stored in {store.display_url}")
             return 0
         table = frame[TABLE_COLUMNS].copy()
-        table["status"] = [
-            "running (incomplete)" if s == "running" else s for s in table["status"]
-        ]
+        table["status"] = ["running (incomplete)" if s == "running" else s for s in table["status"]]
         print(_text_table(table))
         print(f"\n{len(frame)} run(s) in {store.display_url}; kind=example rows are built-in example data")
         return 0

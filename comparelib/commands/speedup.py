@@ -18,7 +18,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--at-steps", type=int, default=None, help="num_steps at which --target-accept is quoted")
     p.add_argument(
-        "--draft-step-ms", type=float, default=None, help="a measured draft step (ms, whole batch) in place of the fitted one"
+        "--draft-step-ms",
+        type=float,
+        default=None,
+        help="a measured draft step (ms, whole batch) in place of the fitted one",
     )
     p.add_argument(
         "--draft-cost",
