@@ -34,10 +34,10 @@ import time
 import zlib
 from array import array
 from collections import Counter, deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Callable, Iterator, Sequence
-from itertools import repeat
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -305,7 +305,7 @@ def count_prepared(bundle: TokenizerBundle, items: Sequence[Prepared]) -> list[t
     exact: dict[int, tuple[int, int]] = {}
     if whole:
         encs = tok.encode_batch([items[i].text for i in whole], add_special_tokens=False)
-        for i, enc in zip(whole, encs):
+        for i, enc in zip(whole, encs, strict=False):
             mask = templates.mask_from_offsets(enc.offsets, items[i].spans or [])
             exact[i] = (len(enc), sum(mask))
     out: list[tuple[int, int]] = []
@@ -789,8 +789,7 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
             return
         yield 1, first
         try:
-            for i, row in enumerate(stream, 2):
-                yield i, row
+            yield from enumerate(stream, 2)
         except Exception as exc:  # noqa: BLE001
             raise read_failed(exc) from None
 
@@ -1299,7 +1298,7 @@ def audit(
 
     def absorb(items: list[Prepared], counts: list[tuple[int, int]]) -> None:
         lengths = stats.lengths
-        for prepared, (n_tok, n_sup) in zip(items, counts):
+        for prepared, (n_tok, n_sup) in zip(items, counts, strict=False):
             stats.tokens += n_tok
             stats.assistant += n_sup
             lengths[n_tok] += 1

@@ -281,7 +281,7 @@ async def _get(session: Any, url: str, timeout_s: float) -> tuple[int, bytes] | 
             f"the server's answer to GET /{path} is larger than {_mib(cap)} (SPECDRAFT_BENCH_MAX_BODY_BYTES); "
             f"reading stopped there. Check the endpoint, or the operator can raise the cap"
         ) from None
-    except (aiohttp.ClientError, asyncio.TimeoutError, OSError, ValueError):
+    except (TimeoutError, aiohttp.ClientError, OSError, ValueError):
         return None
 
 
@@ -635,7 +635,7 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
                 )
     except _StreamError as exc:
         error = exc
-    except asyncio.TimeoutError:
+    except TimeoutError:
         error = _StreamError("timeout", f"no complete response within {req.timeout_s:g} s (server stalled?)")
     except aiohttp.ClientPayloadError as exc:
         error = _StreamError("stream_cut", f"stream cut mid-way: {exc.__class__.__name__}")

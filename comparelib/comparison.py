@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -468,7 +467,7 @@ def components_frame(entries: Sequence[Entry]) -> pd.DataFrame:
             "params": comp.params,
             "trainable": {True: "trainable", False: "frozen", None: "mixed"}[comp.trainable],
         }
-        for e, name in zip(entries, names)
+        for e, name in zip(entries, names, strict=False)
         for comp in e.components
         if comp.name != "buffer"
     ]

@@ -354,7 +354,9 @@ class _Runner:
             if m.input_norm is not None:
                 h = m.input_norm(h)
             if m.fc_norm is not None:
-                h = torch.cat([norm(c) for norm, c in zip(m.fc_norm, h.chunk(s.num_aux, dim=-1))], dim=-1)
+                h = torch.cat(
+                    [norm(c) for norm, c in zip(m.fc_norm, h.chunk(s.num_aux, dim=-1), strict=False)], dim=-1
+                )
             h = m.fc(h)
         residual = None
         for i, layer in enumerate(m.layers):

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from comparelib import limits
-from comparelib.paths import resolve_user_path
 from comparelib.errors import ConfigError, DataError, InputError
+from comparelib.paths import resolve_user_path
 
 if TYPE_CHECKING:  # torch is heavy; imported lazily where tensors are touched
     import torch
@@ -512,7 +512,7 @@ class _FileAudit:
 
     def _check_mask(self, mask: torch.Tensor) -> None:
         values = set(mask.unique().tolist())
-        if not values <= {0, 1, True, False}:
+        if not values <= {0, 1}:
             shown = sorted(values)[:5]
             self.add("error", "loss_mask_values", f"loss_mask holds values other than 0/1: {shown}.")
         if mask.is_floating_point():

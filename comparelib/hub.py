@@ -9,11 +9,11 @@ from safetensors headers read by HTTP range requests. Remote code is never run.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import re
 import struct
-import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -806,7 +806,8 @@ def fetch_model(text: str | ModelRef, *, with_card: bool = True, with_header: bo
     local_only = settings.hf_offline()
     info = None
     if not local_only:
-        from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError as HfRev
+        from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+        from huggingface_hub.errors import RevisionNotFoundError as HfRev
 
         try:
             info = _api().model_info(repo_id, revision=ref.revision, token=_token())
@@ -1036,7 +1037,7 @@ def parquet_rows(
             exc, repo_id=repo_id, revision=revision, filename="Parquet footers", repo_type="dataset"
         ) from None
     rows: dict[str, int] = {}
-    for (name, _path), n in zip(jobs, counts):
+    for (name, _path), n in zip(jobs, counts, strict=False):
         rows[name] = rows.get(name, 0) + n
     return rows
 

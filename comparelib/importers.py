@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from comparelib import limits
 from comparelib.errors import DataError, InputError
-from comparelib.store import Store
-from comparelib.store import _int, _num  # one definition of "a finite number or None"
+from comparelib.store import Store, _int, _num  # one definition of "a finite number or None"
 
 SGLANG = "sglang.bench_serving"
 VLLM = "vllm bench serve"
@@ -292,7 +291,7 @@ def _created_at(record: Mapping[str, Any]) -> datetime | None:
     date = record.get("date")
     if isinstance(date, str):
         try:
-            return datetime.strptime(date, "%Y%m%d-%H%M%S").replace(tzinfo=timezone.utc)
+            return datetime.strptime(date, "%Y%m%d-%H%M%S").replace(tzinfo=UTC)
         except ValueError:
             return None
     return None

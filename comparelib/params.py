@@ -7,8 +7,6 @@ target's (frozen, shared), and whether a producer stores it says nothing about t
 
 from __future__ import annotations
 
-import json
-import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction

@@ -7,7 +7,6 @@ routes. Baseline and speculative runs must use the same prompts, so loading is d
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union

@@ -461,7 +461,7 @@ def compare_drafts(
     for f in frames:
         f["accept_to_match"] = [
             float(first.at[k, "accept_length"] * cyc / first.at[k, "cycle_ms"])
-            for k, cyc in zip(f["num_steps"], f["cycle_ms"])
+            for k, cyc in zip(f["num_steps"], f["cycle_ms"], strict=False)
         ]
     return pd.concat(frames, ignore_index=True)
 

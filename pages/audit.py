@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import time
-from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -201,7 +200,7 @@ def _show_result(result: AuditResult) -> None:
     st.subheader("Export")
     table = result.summary_table()
     c = st.columns(3)
-    for col, fmt in zip(c, ("csv", "json", "md")):
+    for col, fmt in zip(c, ("csv", "json", "md"), strict=False):
         col.download_button(
             f"Download {fmt.upper()}",
             data=export.render(table, fmt),

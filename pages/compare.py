@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import altair as alt
 import streamlit as st
 
@@ -139,7 +138,7 @@ st.dataframe(
     column_order=tables.DRAFT_PARAMS.order(list(df.columns)),
 )
 cols = st.columns(len(export.FORMATS))
-for col, fmt in zip(cols, export.FORMATS):
+for col, fmt in zip(cols, export.FORMATS, strict=False):
     col.download_button(
         f"Download {fmt.upper() if fmt != 'latex' else 'LaTeX'}",
         data=export.render(df, fmt, table=tables.DRAFT_PARAMS),

@@ -7,10 +7,9 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+import app  # noqa: E402
 from comparelib import architectures, comparison, registry, scaling, settings
 from comparelib.errors import CompareError
-
-import app  # noqa: E402
 
 app.ensure_routed()
 
@@ -225,6 +224,7 @@ for col, (page, label) in zip(
         ("bench", "Live benchmark"),
         ("scaling", "Acceptance vs data"),
     ],
+    strict=False,
 ):
     try:
         col.page_link(f"pages/{page}.py", label=label, query_params=draft.to_query())

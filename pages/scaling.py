@@ -8,10 +8,9 @@ import os
 import pandas as pd
 import streamlit as st
 
+import app  # noqa: E402
 from comparelib import charts, curves, draftcost, export, scaling, settings, speedup
 from comparelib.errors import CompareError
-
-import app  # noqa: E402
 
 app.ensure_routed()
 
@@ -193,7 +192,7 @@ with chart_col:
             ("SVG", charts.chart_to_svg, "svg", "image/svg+xml", "sc_dl_svg"),
             ("Vega-Lite JSON", charts.chart_to_vegalite_json, "vl.json", "application/json", "sc_dl_vl"),
         ]
-        for col, (label, render, ext, mime, key) in zip(st.columns(3), chart_exports):
+        for col, (label, render, ext, mime, key) in zip(st.columns(3), chart_exports, strict=False):
             # rendered only when clicked: PNG/SVG go through vl-convert
             col.download_button(
                 label,
@@ -328,7 +327,7 @@ else:
         order = [first] + [d for d in drafts if d != first]
         cols = st.columns(len(order))
         candidates = []
-        for col, name in zip(cols, order):
+        for col, name in zip(cols, order, strict=False):
             d = record["drafts"][drafts.index(name)]
             ms, how = draftcost.step_ms_for_batch(d, model_dc.concurrency)
             acc = col.number_input(

@@ -131,7 +131,7 @@ class FakeInferenceServer:
         if self._server is not None:
             try:
                 await asyncio.wait_for(self._server.wait_closed(), 2)
-            except (asyncio.TimeoutError, Exception):
+            except (TimeoutError, Exception):
                 pass
 
     # --- HTTP plumbing -------------------------------------------------------------------------

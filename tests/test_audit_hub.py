@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from comparelib import audit, hub as hublib
+from comparelib import audit
+from comparelib import hub as hublib
 from comparelib.errors import DataError, RepoNotFoundError
 from tests.hub_emulator import HubEmulator
 from tests.tokenizer_fixture import build_tokenizer

@@ -154,7 +154,7 @@ def test_text_formats(tmp_path: Path, name: str, text: str, fmt: str, opts: dict
     got = sorted((p.split, p.step, p.samples_seen, p.tau_sim) for p in points)
     want = sorted(expected)
     assert len(got) == len(want)
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=False):
         assert g[:3] == w[:3]
         assert g[3] == pytest.approx(w[3], abs=1e-9)
 
@@ -300,7 +300,7 @@ def test_out_of_range_accuracies_are_dropped() -> None:
 def _points(xs: np.ndarray, ys: np.ndarray, split: str = "eval") -> list[CurvePoint]:
     return [
         CurvePoint(step=i + 1, samples_seen=float(x), split=split, acc=(0.9,) * 6, tau_sim=float(y))
-        for i, (x, y) in enumerate(zip(xs, ys))
+        for i, (x, y) in enumerate(zip(xs, ys, strict=False))
     ]
 
 

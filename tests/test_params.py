@@ -4,7 +4,7 @@ safetensors files written by tests/checkpoints.py and read back with safetensors
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ EAGLE1_LLAMA3_8B: dict[str, Any] = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def spec_of(key: str) -> ModelSpec:
     """Parse once per session: the trillion-parameter targets have ~70k tensors."""
     if "/" in key:

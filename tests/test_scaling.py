@@ -60,7 +60,7 @@ def _pts(
             samples=v,
             target_model=f"{family}/m{i}",
         )
-        for i, (v, a) in enumerate(zip(volumes, accepts))
+        for i, (v, a) in enumerate(zip(volumes, accepts, strict=False))
     ]
     df = pd.DataFrame(rows, columns=list(scaling.POINT_COLUMNS))
     df["kind"] = kind

@@ -229,7 +229,7 @@ def test_predictions_need_enough_evidence(points, base, missing) -> None:  # typ
     model = speedup.fit_sweep([speedup.SweepPoint(k, t, a) for k, t, a in points], baseline_tok_s=base)
     found = speedup.missing_evidence(model)
     assert len(found) == len(missing)
-    for text, expected in zip(found, missing):
+    for text, expected in zip(found, missing, strict=False):
         assert expected in text
 
 

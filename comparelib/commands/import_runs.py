@@ -25,10 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from comparelib.commands._util import print_json
-    from comparelib.importers import import_file, read_records, detect_format
-    from comparelib.store import Store
-
+    from comparelib.importers import detect_format, import_file, read_records
     from comparelib.paths import resolve_user_path
+    from comparelib.store import Store
 
     args.files = [str(resolve_user_path(path, "result file")) for path in args.files]
     # check every file before writing anything
