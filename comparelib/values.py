@@ -1,0 +1,60 @@
+"""One definition of "a usable number" and of "plain JSON", shared by the store, the fits, exports and the CLI.
+
+Booleans are never numbers here: a JSON ``true`` in a run record or a registry entry is a flag that
+was written in the wrong field, not an acceptance length of 1.0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any
+
+
+def number(value: Any) -> float | None:
+    """A finite float, or None for missing, boolean, non-numeric, NaN or infinite values."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        out = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return out if math.isfinite(out) else None
+
+
+def integer(value: Any) -> int | None:
+    """:func:`number` truncated to an int (JSON often carries counts as 1.0e6)."""
+    out = number(value)
+    return None if out is None else int(out)
+
+
+def plain(value: Any) -> Any:
+    """Strict-JSON types: dataclasses to dicts, NaN/inf/NA to None, numpy/torch scalars unwrapped, dates as ISO text."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if _is_missing(value):
+        return None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if hasattr(value, "item") and callable(value.item):  # numpy / torch scalars
+        try:
+            return plain(value.item())
+        except (TypeError, ValueError):
+            return str(value)
+    return str(value)
+
+
+def _is_missing(value: Any) -> bool:
+    """pandas' NA/NaT without importing pandas for callers that never see a DataFrame."""
+    name = type(value).__name__
+    return name in {"NAType", "NaTType"}
