@@ -31,7 +31,7 @@ def integer(value: Any) -> int | None:
 
 
 def plain(value: Any) -> Any:
-    """Strict-JSON types: dataclasses to dicts, NaN/inf/NA to None, numpy/torch scalars unwrapped, dates as ISO text."""
+    """Strict-JSON types: dataclasses to dicts, NaN/inf/NA to None, numpy/torch scalars unwrapped, dates as ISO."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
     if isinstance(value, Mapping):
