@@ -146,14 +146,17 @@ def main(argv: list[str] | None = None) -> int:
     for c in costs:
         p = c.params
         w(
-            f"\n{c.draft}: {p['excluding_embedding'] / 1e9:.3f}B outside the embedding, lm_head {p['lm_head'] / 1e6:.0f}M\n"
+            f"\n{c.draft}: {p['excluding_embedding'] / 1e9:.3f}B outside the embedding,"
+            f" lm_head {p['lm_head'] / 1e6:.0f}M\n"
         )
         w(f"batch   step ms   ±IQR  first ms  proposal ms ({steps} steps)  GB/step     GB/s  of peak  of copy\n")
         for r in c.results:
             fp = f"{r.fraction_of_peak * 100:6.0f}%" if r.fraction_of_peak is not None else "      -"
+            of_copy = (r.fraction_of_reference or 0) * 100
             w(
-                f"{r.batch:>5}  {r.step_ms:8.3f}  {r.step_ms_spread:5.3f}  {r.first_step_ms:8.3f}  {r.proposal_ms:21.3f}"
-                f"  {r.bytes_per_step / 1e9:7.3f}  {r.bandwidth_gbs:7.1f}  {fp}  {(r.fraction_of_reference or 0) * 100:6.0f}%\n"
+                f"{r.batch:>5}  {r.step_ms:8.3f}  {r.step_ms_spread:5.3f}  {r.first_step_ms:8.3f}"
+                f"  {r.proposal_ms:21.3f}  {r.bytes_per_step / 1e9:7.3f}  {r.bandwidth_gbs:7.1f}"
+                f"  {fp}  {of_copy:6.0f}%\n"
             )
         w(draftcost.closeness_sentence(c) + "\n")
     w(

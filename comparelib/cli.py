@@ -12,13 +12,14 @@ import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from comparelib import __version__, commands
 from comparelib.errors import CompareError
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 too; keep it to one line
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 too; keep it to one line
         self.exit(2, f"error: {message}\n")
 
 

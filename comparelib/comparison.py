@@ -128,7 +128,8 @@ def load_entry(
             ref_id = _repo_id_or_none(text)
             if ref_id and _in_registry(ref_id):
                 raise type(exc)(
-                    f"{exc} The built-in registry has a copy of {ref_id}: pick it as a published draft to use it offline."
+                    f"{exc} The built-in registry has a copy of {ref_id}: "
+                    "pick it as a published draft to use it offline."
                 ) from exc
             raise
         label = fetched.source_label

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from comparelib import limits, paths, settings
 from comparelib.errors import CompareError, DataError, InputError
 
 Message = dict[str, str]
-Prompt = Union[str, list[Message]]
+Prompt = str | list[Message]
 
 BUNDLED_NAME = "bundled"
 _TEXT_KEYS = ("prompt", "text", "question", "instruction", "input", "query")

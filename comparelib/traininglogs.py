@@ -464,7 +464,8 @@ def event_files(path: Path) -> list[Path]:
                     found.append(Path(root) / name)
                     if len(found) > MAX_EVENT_FILES:
                         raise DataError(
-                            f"{path}: more than {MAX_EVENT_FILES} TensorBoard event files; point at one run's directory"
+                            f"{path}: more than {MAX_EVENT_FILES} TensorBoard event files; "
+                            "point at one run's directory"
                         )
         if not found:
             raise DataError(f"{path}: a directory without TensorBoard event files (names containing 'tfevents')")
