@@ -3,6 +3,7 @@ every file layout, estimate mode, bad input, and the CLI."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -190,6 +191,36 @@ def test_exports_carry_the_summary(fixture_file: Path, tok_dir: Path) -> None:
     assert isinstance(exported["supervised fraction"], float) and isinstance(exported["format"], str)
     assert f"| tokens | {res.tokens:,} |" in res.export("md")
     assert f"assistant tokens,{res.assistant_tokens}" in res.export("csv")
+
+
+def test_result_tables_for_the_page(fixture_file: Path, tok_dir: Path) -> None:
+    res = audit.audit(str(fixture_file), tokenizer=str(tok_dir))
+    assert res.estimate_warning() is None and res.estimate_rows() == [] and res.hub_rows_sentence() is None
+    responses = {r["kind"]: r["samples"] for r in res.response_rows()}
+    assert responses["original"] == 8 and responses["status: success"] == 2
+    assert responses["no supervised token"] == res.zero_supervised
+    assert res.duplicate_rows() == [
+        {"kind": "exact", "line": "6", "same as": "1"},
+        {"kind": "near", "line": "11", "same as": "10"},
+    ]
+    assert res.anomaly_count_rows() == [{"anomaly": "starts_without_user", "rows": 1}]
+    example = res.anomaly_example_rows()[0]
+    assert example["anomalies"] == "starts_without_user" and example["roles"] == "assistant → user → assistant"
+    hub = dataclasses.replace(res, hub_rows=None, hub_rows_note="the Hub does not say")
+    assert hub.hub_rows_sentence() == "the Hub does not say"
+    assert dataclasses.replace(res, hub_rows=1234).hub_rows_sentence() == "The Hub states 1,234 rows for this split."
+
+
+def test_estimate_tables_round_the_interval(fixture_file: Path, tok_dir: Path) -> None:
+    est = audit.audit(str(fixture_file), tokenizer=str(tok_dir), sample=5, seed=3)
+    assert est.estimate_warning() == (
+        "Estimate from a random sample of 5 of 14 rows; totals carry a 95% confidence interval."
+    )
+    rows = {r["metric"]: r for r in est.estimate_rows()}
+    assert set(rows) == {"tokens", "assistant_tokens", "samples", "over_max_length"}
+    assert est.estimate is not None
+    assert rows["tokens"]["estimate"] == round(est.estimate["tokens"]["value"]) == est.tokens
+    assert rows["tokens"]["95% low"] <= rows["tokens"]["estimate"] <= rows["tokens"]["95% high"]
 
 
 def test_without_tokenizer_uses_labelled_fallback(fixture_file: Path) -> None:
