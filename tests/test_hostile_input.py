@@ -616,9 +616,7 @@ def recorder() -> Iterator[Recorder]:
 
 
 def _card(data_files: str) -> bytes:
-    return (
-        f"---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n    path: {data_files}\n---\n"
-    ).encode()
+    return f"---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n    path: {data_files}\n---\n".encode()
 
 
 def test_hub_dataset_row_of_30MB_is_refused_in_bounded_memory(hub: HubEmulator) -> None:
