@@ -20,8 +20,6 @@ import argparse
 import json
 import os
 import random
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks._common import peak_rss_mb, run_child  # noqa: E402 - after the path is set
 
 _SYLLABLES = [
     "ka",
@@ -90,7 +90,7 @@ def generate(path: Path, rows: int, seed: int = 1234) -> None:
         text = " ".join(parts)
         r = rng.random()
         if r < 0.08:
-            text += "\n\n```python\ndef f(x):\n    return x * %d + %d\n```" % (rng.randint(1, 9), rng.randint(0, 99))
+            text += f"\n\n```python\ndef f(x):\n    return x * {rng.randint(1, 9)} + {rng.randint(0, 99)}\n```"
         elif r < 0.14:
             a, b = rng.randint(1, 99), rng.randint(1, 99)
             text += f"\n\nSo {a} + {b} = {a + b}, and the answer is \\boxed{{{a + b}}}."
@@ -199,7 +199,7 @@ def child_audit(data: str, tok_dir: str) -> None:
     print(
         json.dumps(
             {
-                "peak_rss_mb": round(peak_rss_kb() / 1024, 1),
+                "peak_rss_mb": peak_rss_mb(),
                 "tokens": res.tokens,
                 "samples": res.samples,
                 "elapsed_s": res.elapsed_s,
@@ -208,28 +208,8 @@ def child_audit(data: str, tok_dir: str) -> None:
     )
 
 
-def peak_rss_kb() -> int:
-    """This process's own peak RSS. VmHWM, not getrusage: ru_maxrss of a forked child starts at the
-    parent's peak, which would make every child look as big as the benchmark driver."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-
-
 def measure_rss(data: Path, tok_dir: Path) -> dict:
-    proc = subprocess.run(
-        [sys.executable, __file__, "--child-audit", str(data), "--tokenizer", str(tok_dir)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_child(__file__, "--child-audit", str(data), "--tokenizer", str(tok_dir))
 
 
 def main(argv: list[str] | None = None) -> int:

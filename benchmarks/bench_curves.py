@@ -22,8 +22,6 @@ import ast
 import json
 import random
 import re
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks._common import peak_rss_mb, run_child  # noqa: E402 - after the path is set
 
 POSITIONS = 7
 
@@ -128,28 +128,13 @@ def naive(path: Path, limit: int) -> float:
     return n / (time.perf_counter() - t0)
 
 
-def peak_rss_kb() -> int:
-    """This process's own peak RSS (VmHWM; ru_maxrss of a forked child starts at the parent's peak)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-
-
 def child(path: str) -> None:
     rate, info = run_curve(Path(path))
-    print(json.dumps({"peak_rss_mb": round(peak_rss_kb() / 1024, 1), "lines_per_s": rate, "points": info["points"]}))
+    print(json.dumps({"peak_rss_mb": peak_rss_mb(), "lines_per_s": rate, "points": info["points"]}))
 
 
 def measure_rss(path: Path) -> dict:
-    proc = subprocess.run(
-        [sys.executable, __file__, "--child", str(path)], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_child(__file__, "--child", str(path))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,14 +42,17 @@ __all__ = [
     "read_draft_config",
 ]
 
+DumpFormat = Literal["specforge", "eagle12", "modelopt", "speculators"]
+Family = Literal["ckpt", "modelopt", "speculators"]  # what a file name tells: ckpt is SpecForge or EAGLE-1/2
+
 # Required keys per dump layout (data_formats.md 1.1-1.4).
-FORMATS: dict[str, tuple[str, ...]] = {
+FORMATS: dict[DumpFormat, tuple[str, ...]] = {
     "specforge": ("input_ids", "loss_mask", "hidden_state", "aux_hidden_state"),
     "eagle12": ("input_ids", "hidden_state", "loss_mask"),
     "modelopt": ("input_ids", "hidden_states", "aux_hidden_states"),
     "speculators": ("token_ids", "hidden_states"),
 }
-FORMAT_LABELS: dict[str, str] = {
+FORMAT_LABELS: dict[DumpFormat, str] = {
     "specforge": "SpecForge offline (rows_*/data_*.ckpt)",
     "eagle12": "EAGLE-1/2 ge_data (<n>/data_*.ckpt)",
     "modelopt": "ModelOpt offline (<conversation_id>.pt)",
@@ -95,7 +98,7 @@ class DumpFinding:
 class DumpReport:
     """What ``audit_dumps`` found; pages show ``findings``, ``files`` and ``summary``."""
 
-    format: str
+    format: DumpFormat
     folder: str
     files_total: int
     files_read: int
@@ -107,14 +110,24 @@ class DumpReport:
     def verdict(self) -> str:
         return str(self.summary.get("verdict", "ok"))
 
-    def codes(self, severity: str | None = None) -> set[str]:
+    def codes(self, severity: Severity | None = None) -> set[str]:
         return {f.code for f in self.findings if severity is None or f.severity == severity}
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    def finding_rows(self) -> list[dict[str, str]]:
+        """The findings as table rows (severity, code, message, file; file empty for folder-wide ones)."""
+        return [
+            {"severity": f.severity, "code": f.code, "message": f.message, "file": f.file or ""} for f in self.findings
+        ]
 
 
 # --------------------------------------------------------------------------- discovery
 
 
-def _family(path: Path) -> str | None:
+def _family(path: Path) -> Family | None:
     """Dump family from the file name alone: 'ckpt' (SpecForge or EAGLE-1/2), 'modelopt', 'speculators'."""
     name = path.name
     if _HS_RE.match(name):
@@ -126,20 +139,18 @@ def _family(path: Path) -> str | None:
     return None
 
 
-def _name_format(path: Path, family: str) -> str:
-    if family != "ckpt":
-        return family
-    if path.parent.name.isdigit() and not _ROWS_RE.match(path.parent.name):
-        return "eagle12"
-    return "specforge"
+def _name_format(path: Path, family: Family) -> DumpFormat:
+    if family == "ckpt":
+        return "eagle12" if path.parent.name.isdigit() and not _ROWS_RE.match(path.parent.name) else "specforge"
+    return family
 
 
-def discover_dump_files(folder: str | Path) -> dict[str, list[Path]]:
+def discover_dump_files(folder: str | Path) -> dict[Family, list[Path]]:
     """Dump files under ``folder`` grouped by family, each list sorted (stable sampling)."""
     root = resolve_user_path(folder, "dump folder")
     if not root.exists():
         raise DataError(f"dump folder not found: {root}. Give the folder that holds the dump files.")
-    groups: dict[str, list[Path]] = {}
+    groups: dict[Family, list[Path]] = {}
     if root.is_file():
         fam = _family(root)
         if fam is None:
@@ -236,7 +247,7 @@ class _Refused(Exception):
     """Internal: the file would need arbitrary unpickling."""
 
 
-def _load_file(path: Path, family: str) -> dict[str, Any]:
+def _load_file(path: Path, family: Family) -> dict[str, Any]:
     """One dump file as a dict, safely; raises _Refused or another exception for bad files."""
     import torch
 
@@ -294,7 +305,7 @@ def _states_2d(t: torch.Tensor) -> torch.Tensor | None:
     return None
 
 
-def _detect_by_keys(keys: set[str]) -> str | None:
+def _detect_by_keys(keys: set[str]) -> DumpFormat | None:
     if "aux_hidden_state" in keys:
         return "specforge"
     if "aux_hidden_states" in keys:
@@ -322,11 +333,13 @@ def _median_rms(x: torch.Tensor) -> float:
     return float(x.pow(2).mean(dim=-1).sqrt().median())
 
 
-def _row(name: str, status: str, fmt: str | None, error: str | None = None) -> dict[str, Any]:
+def _row(
+    name: str, status: Literal["ok", "refused", "unreadable"], fmt: DumpFormat | None, error: str | None = None
+) -> dict[str, Any]:
     """A per-file row; every row has the same keys so a page can tabulate them directly."""
     return {
         "name": name,
-        "status": status,  # "ok" | "refused" | "unreadable"
+        "status": status,
         "format": fmt,
         "seq_len": None,
         "hidden": None,
@@ -346,7 +359,7 @@ def _row(name: str, status: str, fmt: str | None, error: str | None = None) -> d
 class _FileAudit:
     """Checks for one loaded file; appends raw findings and fills the per-file row."""
 
-    def __init__(self, name: str, fmt: str, ctx: _Context) -> None:
+    def __init__(self, name: str, fmt: DumpFormat, ctx: _Context) -> None:
         self.name = name
         self.fmt = fmt
         self.ctx = ctx
@@ -631,8 +644,8 @@ class _FileAudit:
 
         if final is not None and final.shape[1] == hidden:
             frows = final.index_select(0, pos).float()
-            cos = _mean_cos(chunks[2], frows)
-            self.row["high_final_cos"] = cos
+            high_cos = _mean_cos(chunks[2], frows)
+            self.row["high_final_cos"] = high_cos
             if _rel_diff(chunks[2], frows) < _IDENTICAL_REL:
                 self.add(
                     "error",
@@ -640,11 +653,11 @@ class _FileAudit:
                     "the high aux chunk equals the final hidden state: the last layer was captured instead of "
                     "layer N-4 (or hidden_state was filled from the aux).",
                 )
-            elif cos < 0.05:
+            elif high_cos < 0.05:
                 self.add(
                     "info",
                     "aux_high_far_from_final",
-                    f"high aux chunk and final hidden state are nearly unrelated (mean cosine {cos:.3f}); "
+                    f"high aux chunk and final hidden state are nearly unrelated (mean cosine {high_cos:.3f}); "
                     "check that the rows are not shuffled or misaligned.",
                 )
 
@@ -796,7 +809,7 @@ def audit_dumps(
 
     ctx = _Context(target_hidden_size, vocab_size, embedding)
     rows: list[dict[str, Any]] = []
-    formats: Counter[str] = Counter()
+    formats: Counter[DumpFormat] = Counter()
     raw: list[DumpFinding] = []
     files_read = 0
     for path in chosen:
@@ -869,7 +882,7 @@ def audit_dumps(
                 "against each file's own final hidden state only.",
             )
         )
-    if ctx.embedding_mismatch:
+    if ctx.embedding_mismatch and embedding is not None:  # set only when an embedding was given
         findings.append(
             DumpFinding(
                 "warning",

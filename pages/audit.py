@@ -14,8 +14,9 @@ import app
 
 app.ensure_routed()
 
-from comparelib import export, paths, settings
-from comparelib.audit import AuditResult, audit, progress_text
+from comparelib import dumps, export, paths, settings
+from comparelib.audit import audit, progress_text
+from comparelib.auditresult import AuditResult
 from comparelib.conversations import FORMATS
 from comparelib.errors import CompareError
 
@@ -80,11 +81,9 @@ def _histogram(result: AuditResult) -> alt.Chart:
 
 
 def _show_result(result: AuditResult) -> None:
-    if result.estimated:
-        st.warning(
-            f"Estimate from a random sample of {result.rows_read:,} of {result.population:,} rows; "
-            "totals carry a 95% confidence interval."
-        )
+    warning = result.estimate_warning()
+    if warning:
+        st.warning(warning)
     c = st.columns(4)
     c[0].metric("Samples", _fmt_int(result.samples))
     c[1].metric("Tokens", _fmt_int(result.tokens))
@@ -104,15 +103,12 @@ def _show_result(result: AuditResult) -> None:
         f"{result.token_count_method} · template: {result.template}"
     )
     if result.estimate:
-        rows = [
-            {"metric": k, "estimate": round(v["value"]), "95% low": round(v["low"]), "95% high": round(v["high"])}
-            for k, v in result.estimate.items()
-        ]
-        st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True, key="audit_estimate_table")
-    if result.hub_rows is not None:
-        st.info(f"The Hub states {result.hub_rows:,} rows for this split.")
-    elif result.hub_rows_note:
-        st.info(result.hub_rows_note)
+        st.dataframe(
+            pd.DataFrame(result.estimate_rows()), width="stretch", hide_index=True, key="audit_estimate_table"
+        )
+    hub_rows = result.hub_rows_sentence()
+    if hub_rows:
+        st.info(hub_rows)
     for note in result.notes:
         st.caption(f"Note: {note}")
 
@@ -132,22 +128,7 @@ def _show_result(result: AuditResult) -> None:
         )
     with right:
         st.subheader("Responses")
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "kind": "regenerated (status, reasoning_content, _gen ids, finish_reason)",
-                        "samples": result.regenerated,
-                    },
-                    {"kind": "original", "samples": result.original},
-                    {"kind": "no supervised token", "samples": result.zero_supervised},
-                ]
-                + [{"kind": f"status: {k}", "samples": v} for k, v in result.regeneration_status.items()]
-            ),
-            width="stretch",
-            hide_index=True,
-            key="audit_regen_table",
-        )
+        st.dataframe(pd.DataFrame(result.response_rows()), width="stretch", hide_index=True, key="audit_regen_table")
 
     st.subheader("Anomalies")
     c = st.columns(5)
@@ -171,28 +152,15 @@ def _show_result(result: AuditResult) -> None:
     if result.anomalies:
         st.markdown("**Role order**")
         st.dataframe(
-            pd.DataFrame([{"anomaly": k, "rows": v} for k, v in sorted(result.anomalies.items())]),
-            width="stretch",
-            hide_index=True,
-            key="audit_anomaly_counts",
+            pd.DataFrame(result.anomaly_count_rows()), width="stretch", hide_index=True, key="audit_anomaly_counts"
         )
         st.dataframe(
-            pd.DataFrame(
-                [
-                    {**ex, "anomalies": ", ".join(ex["anomalies"]), "roles": " → ".join(ex["roles"])}
-                    for ex in result.anomaly_examples
-                ]
-            ).astype(str),
+            pd.DataFrame(result.anomaly_example_rows()).astype(str),
             width="stretch",
             hide_index=True,
             key="audit_anomaly_examples",
         )
-    dup_rows = [
-        {"kind": "exact", "line": str(e["line"]), "same as": str(e["same_as"])} for e in result.duplicate_examples
-    ] + [
-        {"kind": "near", "line": str(e["line"]), "same as": str(e["similar_to"])}
-        for e in result.near_duplicate_examples
-    ]
+    dup_rows = result.duplicate_rows()
     if dup_rows:
         st.markdown("**Duplicates (first examples)**")
         st.dataframe(pd.DataFrame(dup_rows), width="stretch", hide_index=True, key="audit_dup_examples")
@@ -311,74 +279,52 @@ with conv_tab:
         _show_result(result)
 
 
-def _draft_config(text: str) -> dict[str, Any] | None:
-    from comparelib import dumps as dumps_lib
-
-    return dumps_lib.read_draft_config(text.strip()) if text.strip() else None
-
-
 with dump_tab:
     st.caption(
         "SpecForge `.ckpt`, ModelOpt `.pt` and speculators `hs_*.safetensors` dumps: shapes against the draft "
         "config (aux = 3 × target hidden), NaN/inf, loss-mask coverage and layer-wiring sanity, on a sample "
         "of files."
     )
-    try:
-        from comparelib import dumps as dumps_mod
-    except ImportError:
-        dumps_mod = None
-    if dumps_mod is None or not hasattr(dumps_mod, "audit_dumps"):
-        st.info("The hidden-state dump audit is not available in this build yet.")
-    else:
-        with st.form("dumps_form"):
-            folder = st.text_input("Dump folder", key="dumps_folder", placeholder="/data/hidden_states")
-            c = st.columns(3)
-            cfg_text = c[0].text_input("Draft config.json or its folder (optional)", key="dumps_config")
-            hidden = c[1].number_input(
-                "Target hidden size (0 = from the config)", min_value=0, value=0, step=256, key="dumps_hidden"
-            )
-            max_files = c[2].number_input("Files to read", min_value=1, max_value=1000, value=8, key="dumps_max_files")
-            run_dumps = st.form_submit_button("Audit dumps", type="primary", key="dumps_run")
-        if run_dumps:
-            if not folder.strip():
-                st.error("Give the dump folder.")
+    with st.form("dumps_form"):
+        folder = st.text_input("Dump folder", key="dumps_folder", placeholder="/data/hidden_states")
+        c = st.columns(3)
+        cfg_text = c[0].text_input("Draft config.json or its folder (optional)", key="dumps_config")
+        hidden = c[1].number_input(
+            "Target hidden size (0 = from the config)", min_value=0, value=0, step=256, key="dumps_hidden"
+        )
+        max_files = c[2].number_input("Files to read", min_value=1, max_value=1000, value=8, key="dumps_max_files")
+        run_dumps = st.form_submit_button("Audit dumps", type="primary", key="dumps_run")
+    if run_dumps:
+        if not folder.strip():
+            st.error("Give the dump folder.")
+        else:
+            try:
+                started = time.perf_counter()
+                with st.spinner("Reading dump files…"):
+                    report = dumps.audit_dumps(
+                        folder.strip(),
+                        draft_config=dumps.read_draft_config(cfg_text.strip()) if cfg_text.strip() else None,
+                        target_hidden_size=int(hidden) or None,
+                        max_files=int(max_files),
+                    )
+            except CompareError as exc:
+                st.error(str(exc))
+            except (OSError, ValueError) as exc:
+                st.error(f"Cannot use that input: {exc}")
             else:
-                try:
-                    started = time.perf_counter()
-                    with st.spinner("Reading dump files…"):
-                        report = dumps_mod.audit_dumps(
-                            folder.strip(),
-                            draft_config=_draft_config(cfg_text),
-                            target_hidden_size=int(hidden) or None,
-                            max_files=int(max_files),
-                        )
-                except CompareError as exc:
-                    st.error(str(exc))
-                except (OSError, ValueError) as exc:
-                    st.error(f"Cannot use that input: {exc}")
+                st.caption(f"Read in {time.perf_counter() - started:,.1f} s.")
+                findings = report.finding_rows()
+                if report.errors:
+                    st.error(f"{report.errors} problem(s) found.")
+                elif findings:
+                    st.warning(f"{len(findings)} finding(s).")
                 else:
-                    st.caption(f"Read in {time.perf_counter() - started:,.1f} s.")
-                    findings = [
-                        {
-                            "severity": f.severity,
-                            "code": f.code,
-                            "message": f.message,
-                            "file": getattr(f, "file", None) or "",
-                        }
-                        for f in report.findings
-                    ]
-                    errors = sum(1 for f in findings if f["severity"] == "error")
-                    if errors:
-                        st.error(f"{errors} problem(s) found.")
-                    elif findings:
-                        st.warning(f"{len(findings)} finding(s).")
-                    else:
-                        st.success("No problems found.")
-                    if findings:
-                        st.dataframe(pd.DataFrame(findings), width="stretch", hide_index=True, key="dumps_findings")
-                    if report.files:
-                        st.dataframe(
-                            pd.DataFrame(report.files).astype(str), width="stretch", hide_index=True, key="dumps_files"
-                        )
-                    if report.summary:
-                        st.json(report.summary)
+                    st.success("No problems found.")
+                if findings:
+                    st.dataframe(pd.DataFrame(findings), width="stretch", hide_index=True, key="dumps_findings")
+                if report.files:
+                    st.dataframe(
+                        pd.DataFrame(report.files).astype(str), width="stretch", hide_index=True, key="dumps_files"
+                    )
+                if report.summary:
+                    st.json(report.summary)

@@ -3,6 +3,7 @@ every file layout, estimate mode, bad input, and the CLI."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from comparelib import audit, templates
+from comparelib import audit, auditresult, templates, tokens
 from comparelib.conversations import trainable_turns
 from comparelib.errors import DataError, InputError
 from tests.tokenizer_fixture import LLAMA3_TEMPLATE, build_tokenizer
@@ -41,37 +42,37 @@ def tok_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def bundles(tmp_path_factory: pytest.TempPathFactory, tok_dir: Path) -> dict[str, audit.TokenizerBundle]:
+def bundles(tmp_path_factory: pytest.TempPathFactory, tok_dir: Path) -> dict[str, tokens.TokenizerBundle]:
     base = tmp_path_factory.mktemp("toks")
     llama = build_tokenizer(base / "llama3", template=LLAMA3_TEMPLATE)
     prefix = build_tokenizer(base / "prefix", prefix_space=True)
     return {
-        "chatml": audit.load_tokenizer(str(tok_dir)),
-        "llama3": audit.load_tokenizer(str(llama)),
-        "prefix_space": audit.load_tokenizer(str(prefix / "tokenizer.json")),
+        "chatml": tokens.load_tokenizer(str(tok_dir)),
+        "llama3": tokens.load_tokenizer(str(llama)),
+        "prefix_space": tokens.load_tokenizer(str(prefix / "tokenizer.json")),
     }
 
 
-def reference(bundle: audit.TokenizerBundle, turns: list) -> tuple[int, int]:
+def reference(bundle: tokens.TokenizerBundle, turns: list) -> tuple[int, int]:
     kept, _ = trainable_turns(turns)
     ids, mask = templates.reference_loss_mask(bundle.tokenizer, bundle.template, kept)
     return len(ids), sum(mask)
 
 
-def test_segment_safety_detected(bundles: dict[str, audit.TokenizerBundle]) -> None:
+def test_segment_safety_detected(bundles: dict[str, tokens.TokenizerBundle]) -> None:
     assert bundles["chatml"].segment_safe and bundles["llama3"].segment_safe
     assert not bundles["prefix_space"].segment_safe
 
 
 @pytest.mark.parametrize("name", ["chatml", "llama3", "prefix_space"])
-def test_counts_equal_reference_row_by_row(bundles: dict[str, audit.TokenizerBundle], name: str) -> None:
+def test_counts_equal_reference_row_by_row(bundles: dict[str, tokens.TokenizerBundle], name: str) -> None:
     bundle = bundles[name]
-    fast = audit.count_turns(bundle, TRICKY)
+    fast = tokens.count_turns(bundle, TRICKY)
     assert fast == [reference(bundle, t) for t in TRICKY]
     assert all(sup > 0 for _tok, sup in fast[:8])
 
 
-def test_counts_equal_reference_on_random_conversations(bundles: dict[str, audit.TokenizerBundle]) -> None:
+def test_counts_equal_reference_on_random_conversations(bundles: dict[str, tokens.TokenizerBundle]) -> None:
     rng = random.Random(7)
     pieces = ["hello", " world", "\n", "  ", "def f():", "你好", "x = 1", "!", "\n\n", "<|im_end|>", "assistant", "\t"]
     convs = []
@@ -83,7 +84,7 @@ def test_counts_equal_reference_on_random_conversations(bundles: dict[str, audit
         convs.append(turns)
     for name in ("chatml", "llama3"):
         bundle = bundles[name]
-        assert audit.count_turns(bundle, convs) == [reference(bundle, t) for t in convs]
+        assert tokens.count_turns(bundle, convs) == [reference(bundle, t) for t in convs]
 
 
 def write_jsonl(path: Path, rows: list) -> Path:
@@ -145,7 +146,7 @@ def nearest_rank(values: list[int], q: float) -> int:
     return s[max(1, math.ceil(q / 100 * len(s))) - 1]
 
 
-def test_audit_report_fields(fixture_file: Path, tok_dir: Path, bundles: dict[str, audit.TokenizerBundle]) -> None:
+def test_audit_report_fields(fixture_file: Path, tok_dir: Path, bundles: dict[str, tokens.TokenizerBundle]) -> None:
     calls: list[tuple[int, float, float | None]] = []
     res = audit.audit(
         str(fixture_file),
@@ -192,12 +193,42 @@ def test_exports_carry_the_summary(fixture_file: Path, tok_dir: Path) -> None:
     assert f"assistant tokens,{res.assistant_tokens}" in res.export("csv")
 
 
+def test_result_tables_for_the_page(fixture_file: Path, tok_dir: Path) -> None:
+    res = audit.audit(str(fixture_file), tokenizer=str(tok_dir))
+    assert res.estimate_warning() is None and res.estimate_rows() == [] and res.hub_rows_sentence() is None
+    responses = {r["kind"]: r["samples"] for r in res.response_rows()}
+    assert responses["original"] == 8 and responses["status: success"] == 2
+    assert responses["no supervised token"] == res.zero_supervised
+    assert res.duplicate_rows() == [
+        {"kind": "exact", "line": "6", "same as": "1"},
+        {"kind": "near", "line": "11", "same as": "10"},
+    ]
+    assert res.anomaly_count_rows() == [{"anomaly": "starts_without_user", "rows": 1}]
+    example = res.anomaly_example_rows()[0]
+    assert example["anomalies"] == "starts_without_user" and example["roles"] == "assistant → user → assistant"
+    hub = dataclasses.replace(res, hub_rows=None, hub_rows_note="the Hub does not say")
+    assert hub.hub_rows_sentence() == "the Hub does not say"
+    assert dataclasses.replace(res, hub_rows=1234).hub_rows_sentence() == "The Hub states 1,234 rows for this split."
+
+
+def test_estimate_tables_round_the_interval(fixture_file: Path, tok_dir: Path) -> None:
+    est = audit.audit(str(fixture_file), tokenizer=str(tok_dir), sample=5, seed=3)
+    assert est.estimate_warning() == (
+        "Estimate from a random sample of 5 of 14 rows; totals carry a 95% confidence interval."
+    )
+    rows = {r["metric"]: r for r in est.estimate_rows()}
+    assert set(rows) == {"tokens", "assistant_tokens", "samples", "over_max_length"}
+    assert est.estimate is not None
+    assert rows["tokens"]["estimate"] == round(est.estimate["tokens"]["value"]) == est.tokens
+    assert rows["tokens"]["95% low"] <= rows["tokens"]["estimate"] <= rows["tokens"]["95% high"]
+
+
 def test_without_tokenizer_uses_labelled_fallback(fixture_file: Path) -> None:
     res = audit.audit(str(fixture_file))
-    assert res.tokenizer is None and res.token_count_method == audit.FALLBACK_METHOD
+    assert res.tokenizer is None and res.token_count_method == tokens.FALLBACK_METHOD
     assert any("no tokenizer" in n for n in res.notes)
     fb = templates.fallback_template()
-    expected = sum(audit.fallback_count(fb.render_turns(trainable_turns(t)[0])) for t in VALID_TURNS)
+    expected = sum(tokens.fallback_count(fb.render_turns(trainable_turns(t)[0])) for t in VALID_TURNS)
     assert res.tokens == expected and 0 < res.assistant_tokens < res.tokens
 
 
@@ -263,7 +294,7 @@ def test_folder_locations_name_the_file(tmp_path: Path, tok_dir: Path) -> None:
 
 
 def test_format_override_and_pretemplated(
-    tmp_path: Path, tok_dir: Path, bundles: dict[str, audit.TokenizerBundle]
+    tmp_path: Path, tok_dir: Path, bundles: dict[str, tokens.TokenizerBundle]
 ) -> None:
     text, spans = templates.reference_spans(bundles["chatml"].template, TRICKY[1])
     path = write_jsonl(tmp_path / "t.jsonl", [{"id": "x", "text": text}])
@@ -276,7 +307,7 @@ def test_format_override_and_pretemplated(
         audit.audit(str(path), tokenizer=str(tok_dir), fmt="sharegpt")
 
 
-def test_offsets_path_gives_reference_counts(fixture_file: Path, bundles: dict[str, audit.TokenizerBundle]) -> None:
+def test_offsets_path_gives_reference_counts(fixture_file: Path, bundles: dict[str, tokens.TokenizerBundle]) -> None:
     bundle = bundles["prefix_space"]
     res = audit.audit(str(fixture_file), tokenizer=bundle)
     assert res.rows_with_offsets == res.samples == 10
@@ -301,7 +332,7 @@ def _synthetic(path: Path, n: int) -> Path:
 
 def test_estimate_interval_covers_exact(tmp_path: Path, tok_dir: Path) -> None:
     path = _synthetic(tmp_path / "syn.jsonl", 1500)
-    bundle = audit.load_tokenizer(str(tok_dir))
+    bundle = tokens.load_tokenizer(str(tok_dir))
     exact = audit.audit(str(path), tokenizer=bundle)
     est = audit.audit(str(path), tokenizer=bundle, sample=200, seed=11)
     assert est.estimated and est.population == 1500 and est.rows_read == 200
@@ -362,7 +393,7 @@ PERCENTILE_CASES = [
 def test_percentiles(counts: dict, expected: dict) -> None:
     from collections import Counter
 
-    got = audit.percentiles(Counter(counts))
+    got = auditresult.percentiles(Counter(counts))
     assert {k: got[k] for k in expected} == expected
 
 
@@ -467,7 +498,7 @@ THINK_TEMPLATE = (
 
 
 def test_template_that_rewrites_history_falls_back_to_header_rule(tmp_path: Path) -> None:
-    bundle = audit.load_tokenizer(str(build_tokenizer(tmp_path / "think", template=THINK_TEMPLATE)))
+    bundle = tokens.load_tokenizer(str(build_tokenizer(tmp_path / "think", template=THINK_TEMPLATE)))
     turns = [(U, "q1"), (A, "<think>hmm</think>a1"), (U, "q2"), (A, "<think>more</think>a2")]
     with pytest.raises(DataError, match="renders earlier turns differently"):
         templates.reference_spans(bundle.template, turns)
@@ -477,7 +508,7 @@ def test_template_that_rewrites_history_falls_back_to_header_rule(tmp_path: Path
     spans = templates.pretemplated_spans(text, bundle.shape)
     assert [text[s:e] for s, e in spans] == ["a1<|im_end|>\n", "<think>more</think>a2<|im_end|>\n"]
     expected = (len(enc), sum(templates.mask_from_offsets(enc.offsets, spans)))
-    assert audit.count_turns(bundle, [turns]) == [expected]
+    assert tokens.count_turns(bundle, [turns]) == [expected]
 
 
 def test_template_error_sets_row_aside(tmp_path: Path) -> None:
@@ -503,11 +534,11 @@ PREPARE_CASES = [
 
 @pytest.mark.parametrize(("turns", "segmented"), PREPARE_CASES)
 def test_prepare_cuts_only_at_safe_boundaries(
-    bundles: dict[str, audit.TokenizerBundle], turns: list, segmented: bool
+    bundles: dict[str, tokens.TokenizerBundle], turns: list, segmented: bool
 ) -> None:
     from comparelib.conversations import Conversation
 
-    prepared = audit.prepare(bundles["chatml"], Conversation(turns=turns), turns)
+    prepared = tokens.prepare(bundles["chatml"], Conversation(turns=turns), turns)
     assert (prepared.segments is not None) is segmented
     if segmented:
         assert prepared.segments[1] == turns[-1][1] + "<|im_end|>\n"

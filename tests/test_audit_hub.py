@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from comparelib import audit
+from comparelib import audit, sources
 from comparelib import hub as hublib
+from comparelib.auditresult import AuditResult
 from comparelib.errors import DataError, RepoNotFoundError
 from tests.hub_emulator import HubEmulator
 from tests.tokenizer_fixture import build_tokenizer
@@ -44,7 +45,7 @@ def tok_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tokenizer(tmp_path_factory.mktemp("tok") / "chatml")
 
 
-def local_audit(tmp_path: Path, rows: list[dict], tok_dir: Path) -> audit.AuditResult:
+def local_audit(tmp_path: Path, rows: list[dict], tok_dir: Path) -> AuditResult:
     path = tmp_path / "local.jsonl"
     path.write_bytes(jsonl(rows))
     return audit.audit(str(path), tokenizer=str(tok_dir))
@@ -220,7 +221,7 @@ def test_parquet_repo_without_card_counts_reads_only_footers(hub: HubEmulator, b
         },
         repo_type="dataset",
     )
-    src = audit.open_source("acme/big")
+    src = sources.open_source("acme/big")
     assert src.hub_rows == 2 * BIG and src.total_rows == 2 * BIG and src.hub_rows_note is None
     served = hub.bytes_served(".parquet")
     total = 2 * len(big_parquet) + len(small)
@@ -236,14 +237,14 @@ def test_parquet_repo_without_card_counts_reads_only_footers(hub: HubEmulator, b
 def test_card_counts_win_over_parquet(hub: HubEmulator) -> None:
     card = b"---\ndataset_info:\n  splits:\n  - name: train\n    num_examples: 9\n---\n"
     hub.add_repo("acme/carded", {"README.md": card, "data/train.parquet": parquet(TRAIN)}, repo_type="dataset")
-    src = audit.open_source("acme/carded")
+    src = sources.open_source("acme/carded")
     assert src.hub_rows == 9 and src.hub_rows_note is None
     assert hub.bytes_served(".parquet") == 0
 
 
 def test_jsonl_only_repo_says_the_hub_cannot_tell(hub: HubEmulator) -> None:
     hub.add_repo("acme/plain", {"data/train.jsonl": jsonl(TRAIN)}, repo_type="dataset")
-    src = audit.open_source("acme/plain")
+    src = sources.open_source("acme/plain")
     assert src.hub_rows is None
     note = src.hub_rows_note or ""
     assert "does not say how many rows" in note and "no Parquet files" in note
@@ -252,13 +253,13 @@ def test_jsonl_only_repo_says_the_hub_cannot_tell(hub: HubEmulator) -> None:
 
 def test_split_without_parquet_file_names_the_splits_found(hub: HubEmulator) -> None:
     hub.add_repo("acme/trainonly", {"train.parquet": parquet(TRAIN)}, repo_type="dataset")
-    src = audit.open_source("acme/trainonly", split="test")
+    src = sources.open_source("acme/trainonly", split="test")
     assert src.hub_rows is None and "split 'test'" in (src.hub_rows_note or "") and "train" in src.hub_rows_note
 
 
 def test_unreadable_parquet_footer_gives_the_reason(hub: HubEmulator) -> None:
     hub.add_repo("acme/broken", {"data/train.parquet": b"not a parquet file at all"}, repo_type="dataset")
-    src = audit.open_source("acme/broken")
+    src = sources.open_source("acme/broken")
     assert src.hub_rows is None
     note = src.hub_rows_note or ""
     assert "Parquet footers could not be read" in note and "data/train.parquet" in note and "not a readable" in note
@@ -278,7 +279,7 @@ def test_parquet_export_revision_counts_when_the_repo_has_none(hub: HubEmulator)
     )
     assert hublib.parquet_rows("acme/converted") == {"train": len(TRAIN), "test": len(TEST)}
     assert hublib.parquet_rows("acme/converted", config="other") == {"train": 2}
-    assert audit.open_source("acme/converted").hub_rows == len(TRAIN)
+    assert sources.open_source("acme/converted").hub_rows == len(TRAIN)
 
 
 def test_private_repo_footers_use_the_token_in_headers_only(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> None:

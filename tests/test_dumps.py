@@ -230,6 +230,10 @@ def test_unreadable_files_are_reported_not_raised(tmp_path: Path) -> None:
     report = audit_dumps(root)
     assert report.files_read == 3 and report.summary["files_unreadable"] == 2
     assert {"unreadable", "mixed_formats"} <= problems(report)
+    rows = report.finding_rows()  # the page's findings table
+    assert [r["code"] for r in rows] == [f.code for f in report.findings]
+    assert report.errors == report.summary["errors"] == sum(r["severity"] == "error" for r in rows) >= 1
+    assert {r["file"] for r in rows if r["code"] == "mixed_formats"} == {""}  # folder-wide: no file
 
 
 def test_sampling_is_seeded_and_bounded(tmp_path: Path) -> None:

@@ -727,13 +727,13 @@ def test_remote_safetensors_headers_are_validated(
 
 
 def test_hub_config_over_the_cap_is_refused_before_download(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
-    from comparelib import audit
+    from comparelib import tokens
 
     monkeypatch.setenv("SPECDRAFT_MAX_CONFIG_BYTES", "1KiB")
     hub.add_repo("acme/fat-tok", {"tokenizer.json": b"{" + b" " * 4096 + b"}"})
     hub.clear_requests()
     with pytest.raises(LimitError, match="SPECDRAFT_MAX_CONFIG_BYTES"):
-        audit.load_tokenizer("acme/fat-tok")
+        tokens.load_tokenizer("acme/fat-tok")
     assert not any(r.method == "GET" and r.url_path.endswith("tokenizer.json") for r in hub.requests)
 
 

@@ -1,0 +1,207 @@
+"""What a training-data audit found (``AuditResult``), and the length statistics it reports."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, TypedDict
+
+
+class Histogram(TypedDict):
+    bins: list[float]  # bin edges, one more than counts
+    counts: list[int]
+
+
+@dataclass
+class AuditResult:
+    """Everything the audit found; ``to_volume`` is what a draft's comparison needs."""
+
+    source: str
+    format: str
+    format_label: str
+    tokenizer: str | None
+    token_count_method: str
+    template: str
+    samples: int
+    rows_read: int
+    turns: int
+    tokens: int
+    assistant_tokens: int
+    supervised_fraction: float
+    length: dict[str, float]
+    histogram: Histogram
+    max_length: int
+    over_max_length: int
+    over_max_length_share: float
+    over_max_length_note: str
+    empty: int
+    malformed: int
+    malformed_examples: list[dict[str, Any]]
+    anomalies: dict[str, int]
+    anomaly_rows: int
+    anomaly_examples: list[dict[str, Any]]
+    duplicates: int
+    duplicate_examples: list[dict[str, Any]]
+    near_duplicates: int
+    near_duplicates_checked: int
+    near_duplicate_examples: list[dict[str, Any]]
+    regenerated: int
+    original: int
+    regeneration_status: dict[str, int]
+    domains: dict[str, int]
+    zero_supervised: int
+    rows_with_offsets: int
+    estimated: bool = False
+    estimate: dict[str, dict[str, float]] | None = None
+    population: int | None = None
+    hub_rows: int | None = None
+    hub_rows_note: str | None = None
+    elapsed_s: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def estimate_warning(self) -> str | None:
+        """The sentence that says totals are estimated from a sample (None for a full scan)."""
+        if not self.estimated:
+            return None
+        return (
+            f"Estimate from a random sample of {self.rows_read:,} of {self.population:,} rows; "
+            "totals carry a 95% confidence interval."
+        )
+
+    def hub_rows_sentence(self) -> str | None:
+        """What the Hub states about the split's row count, or why it cannot say (None: not a Hub dataset)."""
+        if self.hub_rows is not None:
+            return f"The Hub states {self.hub_rows:,} rows for this split."
+        return self.hub_rows_note or None
+
+    def estimate_rows(self) -> list[dict[str, Any]]:
+        """One row per estimated total: the estimate and its 95% interval, rounded to whole units."""
+        return [
+            {"metric": k, "estimate": round(v["value"]), "95% low": round(v["low"]), "95% high": round(v["high"])}
+            for k, v in (self.estimate or {}).items()
+        ]
+
+    def response_rows(self) -> list[dict[str, Any]]:
+        """Regenerated vs original responses, rows without a supervised token, and each regeneration status."""
+        return [
+            {"kind": "regenerated (status, reasoning_content, _gen ids, finish_reason)", "samples": self.regenerated},
+            {"kind": "original", "samples": self.original},
+            {"kind": "no supervised token", "samples": self.zero_supervised},
+        ] + [{"kind": f"status: {k}", "samples": v} for k, v in self.regeneration_status.items()]
+
+    def anomaly_count_rows(self) -> list[dict[str, Any]]:
+        return [{"anomaly": k, "rows": v} for k, v in sorted(self.anomalies.items())]
+
+    def anomaly_example_rows(self) -> list[dict[str, Any]]:
+        """The first role-order anomalies, lists joined into text for a table."""
+        return [
+            {**ex, "anomalies": ", ".join(ex["anomalies"]), "roles": " → ".join(ex["roles"])}
+            for ex in self.anomaly_examples
+        ]
+
+    def duplicate_rows(self) -> list[dict[str, str]]:
+        """The first exact and near duplicates, each with the row it repeats."""
+        return [
+            {"kind": "exact", "line": str(e["line"]), "same as": str(e["same_as"])} for e in self.duplicate_examples
+        ] + [
+            {"kind": "near", "line": str(e["line"]), "same as": str(e["similar_to"])}
+            for e in self.near_duplicate_examples
+        ]
+
+    def to_volume(self) -> dict[str, int]:
+        return {
+            "samples": int(self.samples),
+            "tokens": int(self.tokens),
+            "assistant_tokens": int(self.assistant_tokens),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary_rows(self) -> list[tuple[str, Any]]:
+        rows: list[tuple[str, Any]] = [
+            ("source", self.source),
+            ("format", self.format),
+            ("tokenizer", self.tokenizer or "none (estimate)"),
+            ("token count", self.token_count_method),
+            ("chat template", self.template),
+            ("samples", self.samples),
+            ("rows read", self.rows_read),
+            ("turns", self.turns),
+            ("tokens", self.tokens),
+            ("assistant tokens", self.assistant_tokens),
+            ("supervised fraction", round(self.supervised_fraction, 4)),
+        ]
+        rows += [(f"length {k}", v) for k, v in self.length.items()]
+        rows += [
+            (f"over max_length {self.max_length}", self.over_max_length),
+            ("over max_length share", round(self.over_max_length_share, 4)),
+            ("empty", self.empty),
+            ("malformed", self.malformed),
+            ("role-order anomaly rows", self.anomaly_rows),
+            ("exact duplicates", self.duplicates),
+            ("near duplicates", self.near_duplicates),
+            ("near-duplicate rows checked", self.near_duplicates_checked),
+            ("regenerated", self.regenerated),
+            ("original", self.original),
+            ("zero supervised tokens", self.zero_supervised),
+        ]
+        rows += [(f"domain {k}", v) for k, v in self.domains.items()]
+        rows += [(f"anomaly {k}", v) for k, v in sorted(self.anomalies.items())]
+        if self.estimate:
+            for key, est in self.estimate.items():
+                rows.append((f"{key} 95% low", round(est["low"])))
+                rows.append((f"{key} 95% high", round(est["high"])))
+        if self.hub_rows is not None or self.hub_rows_note:
+            rows.append(("rows per the Hub", self.hub_rows if self.hub_rows is not None else self.hub_rows_note))
+        return rows
+
+    def summary_table(self) -> Any:
+        import pandas as pd
+
+        # values keep their types so JSON carries numbers as numbers (and text as text)
+        rows = [
+            (k, v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v))
+            for k, v in self.summary_rows()
+        ]
+        return pd.DataFrame(rows, columns=["metric", "value"], dtype=object)
+
+    def export(self, fmt: str) -> str:
+        from comparelib import export
+
+        return export.render(self.summary_table(), fmt)
+
+
+def percentiles(lengths: Counter[int], qs: Sequence[float] = (50, 90, 99)) -> dict[str, float]:
+    """Exact nearest-rank percentiles of the integer lengths in a Counter."""
+    total = sum(lengths.values())
+    out: dict[str, float] = {}
+    if total == 0:
+        return {**{f"p{int(q)}": 0 for q in qs}, "max": 0, "mean": 0.0}
+    keys = sorted(lengths)
+    for q in qs:
+        rank = max(1, math.ceil(q / 100 * total))
+        seen = 0
+        for k in keys:
+            seen += lengths[k]
+            if seen >= rank:
+                out[f"p{int(q)}"] = k
+                break
+    out["max"] = keys[-1]
+    out["mean"] = round(sum(k * v for k, v in lengths.items()) / total, 2)
+    return out
+
+
+def histogram(lengths: Counter[int], bins: int = 40) -> Histogram:
+    """Sample counts in at most ``bins`` equal-width bins of token length (``bins`` holds the edges)."""
+    if not lengths:
+        return {"bins": [0.0, 1.0], "counts": [0]}
+    hi = max(lengths)
+    width = max(1, math.ceil((hi + 1) / bins))
+    n = math.ceil((hi + 1) / width)
+    counts = [0] * n
+    for k, v in lengths.items():
+        counts[k // width] += v
+    return {"bins": [float(i * width) for i in range(n + 1)], "counts": counts}
