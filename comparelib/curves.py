@@ -32,6 +32,7 @@ from comparelib.verdicts import human
 Verdict = Literal["rising", "plateau", "too-few-points"]
 Split = Literal["auto", "train", "eval"]  # which logged points a curve is fitted on ("auto": eval when enough)
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+XUnit = Literal["samples_seen", "step", "epoch"]  # what a curve's x axis counts
 MIN_FIT_POINTS = 5
 MIN_SPAN = 2.0  # the points must cover at least a doubling of the x axis
 PLATEAU_GAIN = 0.05  # acceptance length gained at 2x that still counts as "rising"
@@ -356,11 +357,11 @@ def _slope_per_doubling(xs: np.ndarray, ys: np.ndarray) -> tuple[float, int] | N
 # ---------------------------------------------------------------- the curve
 
 
-def _unit_label(unit: str) -> str:
+def _unit_label(unit: XUnit) -> str:
     return {"samples_seen": "samples", "step": "steps", "epoch": "epochs"}.get(unit, unit)
 
 
-def _fmt_x(x: float, unit: str) -> str:
+def _fmt_x(x: float, unit: XUnit) -> str:
     return f"{human(x)} {_unit_label(unit)}"
 
 
@@ -374,6 +375,7 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     pts = by_split[split]
     k = max((len(p.acc) for p in points), default=0)
     tmax = float(tau_max) if tau_max is not None else float(k + 1)
+    unit: XUnit
     if pts and all(p.samples_seen is not None for p in pts):
         unit = "samples_seen"
         xs = np.array([p.samples_seen for p in pts], dtype=float)

@@ -33,7 +33,6 @@ from comparelib.values import number
 MIN_DISTINCT_VOLUMES = 3
 LEVEL = 0.95
 Axis = Literal["samples", "tokens"]  # the volume a fit is made against
-PointKind = Literal["published", "own"]
 X_COLUMNS: tuple[Axis, ...] = ("samples", "tokens")
 POINT_COLUMNS: tuple[str, ...] = (
     "draft",

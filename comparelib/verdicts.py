@@ -234,7 +234,7 @@ def _try_fit(sel: Selection, label: str) -> Fit | None:
         return None
 
 
-def _pred_text(f: Fit, volume: float, x: str) -> tuple[str, tuple[float, float, float], bool]:
+def _pred_text(f: Fit, volume: float, x: Axis) -> tuple[str, tuple[float, float, float], bool]:
     mean, lo, hi, clipped = predict_bounded(f, volume)
     extrap = f.extrapolates(volume)
     text = f"{mean:.2f} (95% band {lo:.2f}..{hi:.2f}) at {human(volume)} {x}"

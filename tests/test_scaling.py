@@ -204,8 +204,8 @@ def test_kimi_verdict_from_the_data_alone() -> None:
     assert v.extrapolated
     s = v.sentence
     assert (
-        "37K training samples sits far below the 1.4M of the published draft AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)"
-        in s
+        "37K training samples sits far below the 1.4M of the published draft "
+        "AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)" in s
     )
     assert "too few to fit; a fit pooled across all 7 drafts" in s
     assert "95% band" in s and "extrapolation below the smallest published volume" in s
@@ -314,3 +314,48 @@ def test_cli_scaling_bad_input_exits_2(args: tuple[str, ...], capsys: pytest.Cap
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
+
+
+def test_overview_answer_uses_the_loaded_entries_and_the_run_group() -> None:
+    from comparelib import comparison
+
+    own = comparison.load_entry(comparison.EXAMPLE_OWN, with_header=False)
+    ref = comparison.load_entry(comparison.registry_source(verdicts.KIMI_REFERENCE), with_header=False)
+    store = Store("sqlite://")
+    store.ensure_examples()
+    runs = store.runs(group="example-kimi-k2.5")
+    ans = overview.answer(own, ref, runs, 37_000.0)
+    assert ans.reference == verdicts.KIMI_REFERENCE and ans.ref_volume == 1_400_000
+    assert ans.size.own_excluding_embedding == own.count.excluding_embedding == 2_135_977_984
+    assert ans.best_run is not None and ans.best_run.output_tokens_per_s == 94.0
+    assert ans.own_accept == pytest.approx(2.1) and ans.own_setting == "steps=2,topk=1,draft=3,sglang"
+    assert ans.accept.ref_range == "3.17-3.49" and not ans.accept.same_setting
+    assert ans.data_ratio == pytest.approx(1.4e6 / 37e3) and ans.gap == "training data"
+    assert ans.gap_sentence.startswith("The largest gap is training data: 37K samples against 1.4M (38x fewer).")
+    # no volume, no runs: the data and acceptance gaps cannot be named, size still can
+    bare = overview.answer(own, ref, [], None)
+    assert bare.data_ratio is None and bare.accept_ratio is None and bare.best_run is None and bare.live is None
+    assert bare.gap == "size"
+
+
+def test_fit_published_ignores_own_points_and_fit_at_reference() -> None:
+    pub = _pts([1e5, 1e6, 1e7], [2.0, 2.5, 3.3])
+    own = _pts([37_000], [9.9], kind="own")
+    sel = scaling.select(
+        pd.concat([pub, own], ignore_index=True), benchmark="gsm8k", setting_key="steps=3,topk=1,draft=4,bs=8,sglang"
+    )
+    f = scaling.fit_published(sel)
+    assert f.n == 3 and f.a == pytest.approx(-1.3) and f.setting_key == "steps=3,topk=1,draft=4,bs=8,sglang"
+    accept, steps, volume = scaling.fit_at_reference(f, sel.points, "d1") or (0.0, 0, 0.0)
+    assert (accept, steps, volume) == (pytest.approx(2.6), 3, 1e6)
+    assert scaling.fit_at_reference(f, sel.points, "nobody") is None
+    no_steps = scaling.fit(_pts([1e5, 1e6, 1e7], [2.0, 2.5, 3.3], setting="bs=1,eagle"))
+    assert scaling.fit_at_reference(no_steps, sel.points, "d1") is None
+
+
+def test_measured_against_fit_takes_the_best_own_point() -> None:
+    f = scaling.fit(_pts([1e5, 1e6, 1e7], [2.0, 2.5, 3.3]))
+    assert verdicts.measured_against_fit(f, 1e6, scaling.empty_points()) is None
+    own = _pts([1e6, 1e6], [1.5, 2.6], kind="own")
+    agrees_text = verdicts.measured_against_fit(f, 1e6, own)
+    assert agrees_text is not None and "You measured **2.60**" in agrees_text[1]
