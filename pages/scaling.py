@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 import pandas as pd
 import streamlit as st
 
 import app  # noqa: E402
-from comparelib import charts, curves, draftcost, export, scaling, settings, speedup, verdicts
+from comparelib import charts, curves, draftcost, export, paths, scaling, settings, speedup, verdicts
 from comparelib.errors import CompareError
 
 app.ensure_routed()
@@ -430,14 +429,10 @@ with lc_opts:
 
 lc_paths: tuple[str, ...] = ()
 if lc_upload is not None:
-    lc_bytes = lc_upload.getvalue()
-    # one folder per content, the name kept (the reader picks TensorBoard / CSV by it): no session overwrites another
-    lc_dir = settings.home() / "uploads" / hashlib.sha256(lc_bytes).hexdigest()[:16]
-    lc_dir.mkdir(parents=True, exist_ok=True)
-    lc_file = lc_dir / (os.path.basename(lc_upload.name).strip() or "training.log")
-    if not lc_file.exists():
-        lc_file.write_bytes(lc_bytes)
-    lc_paths = (str(lc_file),)
+    try:  # one file per content, the name kept (the reader picks TensorBoard / CSV by it)
+        lc_paths = (str(paths.keep_upload(lc_upload.getvalue(), lc_upload.name or "training.log")),)
+    except CompareError as exc:
+        st.error(str(exc))
 elif lc_path.strip():
     lc_paths = (os.path.expanduser(lc_path.strip()),)
 
