@@ -331,11 +331,7 @@ else:
             )
             candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
         side = speedup.compare_drafts(model_dc, candidates)
-        table = side.pivot(index="num_steps", columns="scenario", values="tok_s")[order]
-        table.columns = [f"tok/s: {c}" for c in table.columns]
-        rest = side[side["scenario"] != first].set_index("num_steps")
-        for name in order[1:]:
-            table[f"acceptance {name} needs to match"] = rest[rest["scenario"] == name]["accept_to_match"]
+        table = draftcost.side_by_side(side, order)
         st.dataframe(table, width="stretch", key="sc_dc_table")
         missing_dc = speedup.missing_evidence(model_dc)
         if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
