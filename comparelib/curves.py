@@ -13,21 +13,26 @@ method). The verdict says whether more of the same data should still help.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
 
 from comparelib import traininglogs
 from comparelib.errors import DataError, InputError
+from comparelib.scaling import run_setting
+from comparelib.stats import t_two_sided
 from comparelib.traininglogs import LogRecord, ReadStats
+from comparelib.verdicts import human
 
-VERDICTS = ("rising", "plateau", "too-few-points")
+Verdict = Literal["rising", "plateau", "too-few-points"]
+Split = Literal["auto", "train", "eval"]  # which logged points a curve is fitted on ("auto": eval when enough)
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+XUnit = Literal["samples_seen", "step", "epoch"]  # what a curve's x axis counts
 MIN_FIT_POINTS = 5
 MIN_SPAN = 2.0  # the points must cover at least a doubling of the x axis
 PLATEAU_GAIN = 0.05  # acceptance length gained at 2x that still counts as "rising"
@@ -46,13 +51,6 @@ class CurvePoint:
     acc: tuple[float, ...]
     tau_sim: float
     epoch: int | None = None
-
-
-@functools.lru_cache(maxsize=256)
-def _t_value(dof: int) -> float:
-    from comparelib.scaling import t_quantile
-
-    return t_quantile(0.5 + LEVEL / 2, dof)
 
 
 @dataclass(frozen=True)
@@ -77,14 +75,18 @@ class CurveFit:
         return np.array([1.0, -p, self.a * p * math.log(u)])
 
     def _t(self) -> float:
-        return _t_value(max(1, self.n - 3))
+        return t_two_sided(LEVEL, max(1, self.n - 3))
 
     def predict(self, x: float) -> tuple[float, float, float]:
         """(mean, low, high) at x, clipped to [1, tau_max]."""
         g = self._g(x)
         mean = self.tau_inf - self.a * (x / self.x_ref) ** (-self.b)
         half = self._t() * math.sqrt(max(0.0, float(g @ np.array(self.cov) @ g)))
-        return tuple(min(self.tau_max, max(1.0, v)) for v in (mean, mean - half, mean + half))  # type: ignore[return-value]
+
+        def clip(v: float) -> float:
+            return min(self.tau_max, max(1.0, v))
+
+        return clip(mean), clip(mean - half), clip(mean + half)
 
     def gain(self, factor: float) -> tuple[float, float, float]:
         """Predicted change of tau from x_ref to factor * x_ref: (mean, low, high), un-clipped band."""
@@ -117,7 +119,7 @@ class Curve:
 
     points: list[CurvePoint]
     fit: CurveFit | None
-    verdict: str
+    verdict: Verdict
     sentence: str
     evidence: dict[str, Any] = field(default_factory=dict)
     band: list[dict[str, float]] = field(default_factory=list)
@@ -355,17 +357,15 @@ def _slope_per_doubling(xs: np.ndarray, ys: np.ndarray) -> tuple[float, int] | N
 # ---------------------------------------------------------------- the curve
 
 
-def _unit_label(unit: str) -> str:
+def _unit_label(unit: XUnit) -> str:
     return {"samples_seen": "samples", "step": "steps", "epoch": "epochs"}.get(unit, unit)
 
 
-def _fmt_x(x: float, unit: str) -> str:
-    from comparelib.scaling import human
-
+def _fmt_x(x: float, unit: XUnit) -> str:
     return f"{human(x)} {_unit_label(unit)}"
 
 
-def analyse(points: list[CurvePoint], *, split: str = "auto", tau_max: float | None = None) -> Curve:
+def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float | None = None) -> Curve:
     """Fit and verdict for points (eval preferred when it has enough points, as it is held out)."""
     if split not in ("auto", "train", "eval"):
         raise InputError(f"split must be auto, train or eval, got {split!r}")
@@ -375,6 +375,7 @@ def analyse(points: list[CurvePoint], *, split: str = "auto", tau_max: float | N
     pts = by_split[split]
     k = max((len(p.acc) for p in points), default=0)
     tmax = float(tau_max) if tau_max is not None else float(k + 1)
+    unit: XUnit
     if pts and all(p.samples_seen is not None for p in pts):
         unit = "samples_seen"
         xs = np.array([p.samples_seen for p in pts], dtype=float)
@@ -445,6 +446,7 @@ def analyse(points: list[CurvePoint], *, split: str = "auto", tau_max: float | N
         ev["fit_note"] = "b at its lower bound: the curve is log-like here and its ceiling tau_inf is not identified"
     where = f"{split} tau_sim {ys[last_i]:.2f} at {_fmt_x(f.x_ref, unit)} (fit {now_mean:.2f})"
     measured = f"; measured over the last doubling: {slope[0]:+.3f} per doubling ({slope[1]} points)" if slope else ""
+    verdict: Verdict
     if g2 >= PLATEAU_GAIN:
         verdict = "rising"
         sentence = (
@@ -477,7 +479,7 @@ def curve(
     batch_size: float | None = None,
     epoch_samples: float | None = None,
     steps: int | None = None,
-    split: str = "auto",
+    split: Split = "auto",
 ) -> Curve:
     """Read training logs and return their learning curve (CLI and page share this)."""
     if not paths:
@@ -494,7 +496,8 @@ def curve(
     if not points:
         raise DataError(
             f"no per-position accuracies found in {', '.join(str(p) for p in paths)} (read as {stats.format or fmt}); "
-            "expected acc_0..acc_K (SpecForge, CSV), cond_acc_i/full_acc_i (speculators) or EAGLE's 'position i, Acc:' lines"
+            "expected acc_0..acc_K (SpecForge, CSV), cond_acc_i/full_acc_i (speculators) "
+            "or EAGLE's 'position i, Acc:' lines"
         )
     out = analyse(points, split=split, tau_max=(steps + 1) if steps else None)
     out.stats = {
@@ -520,8 +523,6 @@ def live_frame(runs: Iterable[Any], curve: Curve | None = None) -> pd.DataFrame:
     ``tau_sim_last`` is tau_sim of the curve's last point of its fitted split at the run's own
     num_steps (None when the log has fewer positions than the run drafts).
     """
-    from comparelib.scaling import run_setting
-
     last: CurvePoint | None = None
     if curve is not None:
         split = curve.evidence.get("split")

@@ -985,3 +985,14 @@ def figures_frame(record: Mapping[str, Any]) -> Any:
     return pd.DataFrame(
         rows, columns=["draft", "batch", "step_ms", "step_ms_spread", "proposal_ms", "GB_per_step", "GB_s", "of_peak"]
     )
+
+
+def side_by_side(side: Any, order: Sequence[str]) -> Any:
+    """``speedup.compare_drafts``'s frame as one row per num_steps: tok/s of each draft in ``order``, then the
+    acceptance each later draft needs to match the first one's throughput."""
+    table = side.pivot(index="num_steps", columns="scenario", values="tok_s")[list(order)]
+    table.columns = [f"tok/s: {c}" for c in table.columns]
+    rest = side[side["scenario"] != order[0]].set_index("num_steps")
+    for name in order[1:]:
+        table[f"acceptance {name} needs to match"] = rest[rest["scenario"] == name]["accept_to_match"]
+    return table

@@ -64,6 +64,12 @@ def upload_dir() -> Path:
 _SAFE_NAME = "".join(chr(c) for c in range(128) if chr(c).isalnum()) + "._-"
 
 
+def _clean_name(name: str) -> str:
+    """The last path component's safe characters (the suffix decides how a file is read)."""
+    base = os.path.basename(str(name or "upload")).strip() or "upload"
+    return "".join(ch if ch in _SAFE_NAME else "_" for ch in base)[-100:].lstrip(".") or "upload"
+
+
 def save_upload(fileobj: object, name: str) -> Path:
     """Stream an uploaded file (anything with ``read(n)``) to a new file under ``upload_dir()``.
 
@@ -74,8 +80,7 @@ def save_upload(fileobj: object, name: str) -> Path:
 
     from comparelib import limits
 
-    base = os.path.basename(str(name or "upload")).strip() or "upload"
-    clean = "".join(ch if ch in _SAFE_NAME else "_" for ch in base)[-100:].lstrip(".") or "upload"
+    clean = _clean_name(name)
     cap = limits.UPLOAD_BYTES
     limit = cap.value()
     size = getattr(fileobj, "size", None)
@@ -98,4 +103,23 @@ def save_upload(fileobj: object, name: str) -> Path:
         target.unlink(missing_ok=True)
         folder.rmdir()
         raise
+    return target
+
+
+def keep_upload(data: bytes, name: str) -> Path:
+    """An upload already in memory, kept once per content under ``upload_dir()``: the same bytes uploaded
+    again (a page rerun) map to the same file, so a reader's cache keyed on the path and its mtime holds."""
+    import hashlib
+
+    from comparelib import limits
+
+    clean = _clean_name(name)
+    cap = limits.UPLOAD_BYTES
+    if len(data) > cap.value():
+        raise cap.refuse(f"upload {clean}", value=cap.value(), seen=limits.human_bytes(len(data)))
+    folder = upload_dir() / hashlib.sha256(data).hexdigest()[:16]
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / clean
+    if not target.exists():
+        target.write_bytes(data)
     return target

@@ -10,23 +10,30 @@ Model: ``accept = a + b * log10(volume)``, ordinary least squares. The band is t
 of the mean (Student t, n - 2 degrees of freedom); it is only drawn where at least three distinct
 volumes exist. Extrapolation is allowed but flagged: the band is honest about it only in so far as
 the straight line is right.
+
+Sentences about a fit live in ``verdicts``, the Overview page's figures in ``overview``, the
+Student t maths in ``stats``.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from comparelib.errors import DataError, InputError
+from comparelib.stats import t_two_sided
+from comparelib.values import number
 
 MIN_DISTINCT_VOLUMES = 3
 LEVEL = 0.95
-X_COLUMNS = ("samples", "tokens")
+Axis = Literal["samples", "tokens"]  # the volume a fit is made against
+X_COLUMNS: tuple[Axis, ...] = ("samples", "tokens")
 POINT_COLUMNS: tuple[str, ...] = (
     "draft",
     "kind",
@@ -47,90 +54,6 @@ POINT_COLUMNS: tuple[str, ...] = (
 )
 
 # ---------------------------------------------------------------------------------------------
-# Student t quantile without scipy: regularised incomplete beta by Lentz's continued fraction,
-# then bisection. Accurate to ~1e-10, which is far below anything a 3-point fit can resolve.
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = tiny if abs(d) < tiny else d
-    d = 1.0 / d
-    h = d
-    for m in range(1, 400):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = tiny if abs(d) < tiny else d
-        c = 1.0 + aa / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = tiny if abs(d) < tiny else d
-        c = 1.0 + aa / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularised incomplete beta I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    bt = math.exp(lbt)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return bt * _betacf(a, b, x) / a
-    return 1.0 - bt * _betacf(b, a, 1.0 - x) / b
-
-
-def t_cdf(t: float, df: float) -> float:
-    """P(T <= t) for Student's t with ``df`` degrees of freedom."""
-    if df <= 0:
-        raise InputError("degrees of freedom must be positive")
-    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t >= 0 else tail
-
-
-def t_quantile(p: float, df: float) -> float:
-    """The t value with P(T <= t) = p (two-sided 95% uses p = 0.975)."""
-    if not 0.0 < p < 1.0:
-        raise InputError(f"probability must be strictly between 0 and 1, got {p}")
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
-    if p == 0.5:
-        return 0.0
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    if df == 2:
-        q = 2.0 * p - 1.0
-        return q * math.sqrt(2.0 / (1.0 - q * q))
-    lo, hi = 0.0, 1.0
-    while t_cdf(hi, df) < p:
-        hi *= 2.0
-        if hi > 1e12:
-            return math.inf
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-12 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
-
-
-# ---------------------------------------------------------------------------------------------
 # Points
 
 
@@ -145,16 +68,6 @@ def _empty_points() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="object") for c in POINT_COLUMNS})
 
 
-def _num(value: Any) -> float | None:
-    if value is None:
-        return None
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return None
-    return out if math.isfinite(out) else None
-
-
 def published_points(results: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (registry draft, benchmark, setting); ``usable``/``reason`` say why a row can't be fitted.
 
@@ -167,9 +80,9 @@ def published_points(results: pd.DataFrame | None = None) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for rec in results.to_dict(orient="records"):
         samples, tokens, acc = (
-            _num(rec.get("train_samples")),
-            _num(rec.get("train_tokens")),
-            _num(rec.get("accept_length")),
+            number(rec.get("train_samples")),
+            number(rec.get("train_tokens")),
+            number(rec.get("accept_length")),
         )
         reasons = []
         if acc is None:
@@ -222,9 +135,9 @@ def own_point(
 ) -> dict[str, Any]:
     """A point for one of the user's drafts (volume typed in or from an audit, acceptance from a run)."""
     reasons = []
-    if _num(accept_length) is None:
+    if number(accept_length) is None:
         reasons.append("no acceptance length measured")
-    if _num(samples) is None and _num(tokens) is None:
+    if number(samples) is None and number(tokens) is None:
         reasons.append("no training volume given")
     return {
         "draft": draft,
@@ -237,9 +150,9 @@ def own_point(
         "chain": chain,
         "batch_size": batch_size,
         "engine": engine,
-        "samples": _num(samples),
-        "tokens": _num(tokens),
-        "accept_length": _num(accept_length),
+        "samples": number(samples),
+        "tokens": number(tokens),
+        "accept_length": number(accept_length),
         "source": source,
         "usable": not reasons,
         "reason": "; ".join(reasons),
@@ -289,7 +202,7 @@ def own_points_from_runs(
     return pd.DataFrame(rows, columns=list(POINT_COLUMNS))
 
 
-def run_setting(run: Any) -> tuple[str, str]:
+def run_setting(run: Any) -> tuple[str, str | None]:
     """(setting key, chain label) of a store run, in the registry's format when it is available."""
     params = getattr(run, "params", {}) or {}
     steps, topk, ndt = run.num_steps, run.topk, run.num_draft_tokens
@@ -345,7 +258,7 @@ class Selection:
 
     benchmark: str
     setting_key: str
-    x: str
+    x: Axis
     points: pd.DataFrame
     excluded: pd.DataFrame
 
@@ -355,7 +268,7 @@ def select(
     *,
     benchmark: str,
     setting_key: str | None,
-    x: str = "samples",
+    x: Axis = "samples",
     family: str | None = None,
     chain: str | None = None,
 ) -> Selection:
@@ -380,7 +293,7 @@ def select(
             r.append(f"other model family ({rec.get('family')})")
         if not rec["usable"]:
             r.append(rec["reason"])
-        elif _num(rec.get(x)) is None or (_num(rec.get(x)) or 0) <= 0:
+        elif number(rec.get(x)) is None or (number(rec.get(x)) or 0) <= 0:
             r.append(f"no {x} reported")
         reasons.append("; ".join(r))
     mask = pd.Series([not r for r in reasons], index=points.index, dtype=bool)
@@ -408,7 +321,7 @@ class Fit:
     residual_se: float
     benchmark: str = ""
     setting_key: str = ""
-    x: str = "samples"
+    x: Axis = "samples"
     x_mean: float = 0.0  # mean of log10(volume)
     sxx: float = 0.0  # sum of squared deviations of log10(volume)
     distinct: int = 0  # distinct volumes
@@ -422,7 +335,7 @@ class Fit:
         return self.n - 2
 
     def t(self, level: float = LEVEL) -> float:
-        return t_quantile(0.5 + level / 2.0, self.df)
+        return t_two_sided(level, self.df)
 
     def extrapolates(self, volume: float) -> bool:
         x = math.log10(volume)
@@ -430,7 +343,7 @@ class Fit:
 
 
 def fit(
-    points: pd.DataFrame, *, x: str = "samples", benchmark: str = "", setting_key: str = "", label: str = ""
+    points: pd.DataFrame, *, x: Axis = "samples", benchmark: str = "", setting_key: str = "", label: str = ""
 ) -> Fit:
     """Least-squares fit of acceptance on log10(volume) over ``points`` (already one benchmark and setting).
 
@@ -490,6 +403,12 @@ def fit(
         label=label,
         drafts=drafts,
     )
+
+
+def fit_published(sel: Selection, label: str = "") -> Fit:
+    """The fit over a selection's published points (own points are drawn beside it, never fitted)."""
+    pub = sel.points[sel.points["kind"] == "published"]
+    return fit(pub, x=sel.x, benchmark=sel.benchmark, setting_key=sel.setting_key, label=label)
 
 
 def _half_width(f: Fit, xlog: float, level: float) -> float:
@@ -554,12 +473,16 @@ def volume_for(f: Fit, target_accept: float, level: float = LEVEL) -> tuple[floa
     return 10.0**x_star, lo, hi
 
 
+def steps_of(key: str | None) -> int | None:
+    """num_steps written in a setting key ("steps=3,topk=1,..."), None when the key does not state it."""
+    m = re.search(r"steps=(\d+)", key or "")
+    return int(m.group(1)) if m else None
+
+
 def accept_bounds(setting_key: str | None) -> tuple[float, float]:
     """Acceptance length is at least 1 and at most steps + 1 (a chain); the line knows neither."""
-    import re
-
-    m = re.search(r"steps=(\d+)", setting_key or "")
-    hi = float(int(m.group(1)) + 1) if m else math.inf
+    steps = steps_of(setting_key)
+    hi = float(steps + 1) if steps is not None else math.inf
     m2 = re.search(r"draft=(\d+)", setting_key or "")
     if m2:
         hi = min(hi, float(m2.group(1)))
@@ -575,350 +498,18 @@ def predict_bounded(f: Fit, volume: float, level: float = LEVEL) -> tuple[float,
     return clip(mean), clip(lo), clip(hi), clipped
 
 
-def fit_vs_measured(
-    f: Fit,
-    volume: float,
-    measured: float,
-    *,
-    measured_setting: str | None = None,
-    measured_benchmark: str | None = None,
-    level: float = LEVEL,
-) -> tuple[bool, str]:
-    """(agrees, sentence): the fit's prediction at ``volume`` next to an acceptance the user measured.
-
-    A measurement outside the fit's band is explained rather than hidden: the fit is made of other
-    drafts' published numbers at one benchmark and setting, so a different setting or prompt set, a
-    different target, or a volume outside the fitted range each make it a poor guide to this draft.
-    """
-    mean, lo, hi, clipped = predict_bounded(f, volume, level)
-    lo_b, hi_b = accept_bounds(f.setting_key)
-    uninformative = lo <= lo_b + 0.01 and hi >= hi_b - 0.01  # the band is the whole possible range
-    agrees = lo <= measured <= hi and not uninformative and abs(measured - mean) <= 0.5
-    text = (
-        f"You measured **{measured:.2f}**; the fit predicts **{mean:.2f}** ({level:.0%} band {lo:.2f}..{hi:.2f}) "
-        f"at {human(volume)}."
-    )
-    if agrees:
-        return True, text + " Your measurement is close to the fit: the published drafts' trend agrees with it."
-    reasons = []
-    if uninformative:
-        reasons.append(
-            f"the band spans every possible value ({lo_b:.0f}..{hi_b:.0f}) there, so the fit can neither "
-            "confirm nor contradict a measurement"
-        )
-    if measured_setting and measured_setting != f.setting_key:
-        reasons.append(f"you measured at {measured_setting}, the fit is for {f.setting_key}")
-    if measured_benchmark and measured_benchmark != f.benchmark:
-        reasons.append(f"your prompts are {measured_benchmark!r}, the fit is {bench_label(f.benchmark)}")
-    if f.extrapolates(volume):
-        reasons.append("your volume is outside the published volumes the fit was made from (an extrapolation)")
-    if clipped:
-        reasons.append("the fitted line leaves the possible range there and was clipped")
-    reasons.append("the fit is made of other drafts (other targets, recipes and data), not of yours")
-    direction = "higher" if measured > mean else "lower"
-    where = "outside the band" if not lo <= measured <= hi else f"{abs(measured - mean):.2f} from the fit's value"
-    return False, (
-        text
-        + f" Your measurement is {direction} ({where}). Why they can disagree: "
-        + "; ".join(reasons)
-        + ". Trust the measurement for your draft; the fit only shows the published trend."
-    )
-
-
-def fit_summary(f: Fit, *, target_accept: float | None = None, own_volume: float | None = None) -> dict[str, Any]:
-    """Plain dict for the CLI and the page: coefficients, uncertainty, inverse and prediction."""
-    out: dict[str, Any] = {
-        "benchmark": f.benchmark,
-        "setting_key": f.setting_key,
-        "x": f.x,
-        "label": f.label,
-        "a": f.a,
-        "b": f.b,
-        "se_a": f.se_a,
-        "se_b": f.se_b,
-        "n": f.n,
-        "distinct_volumes": f.distinct,
-        "r2": f.r2,
-        "residual_se": f.residual_se,
-        "level": LEVEL,
-        "drafts": list(f.drafts),
-    }
-    if target_accept is not None:
-        inv = volume_for(f, target_accept)
-        out["target_accept"] = target_accept
-        out["volume_for_target"] = None if inv is None else {"n": inv[0], "lo": inv[1], "hi": inv[2]}
-        out["target_sentence"] = target_sentence(f, target_accept)
-    if own_volume is not None:
-        mean, lo, hi = predict(f, own_volume)
-        cmean, clo, chi, clipped = predict_bounded(f, own_volume)
-        out["own_volume"] = own_volume
-        out["predicted_at_own"] = {
-            "mean": cmean,
-            "lo": clo,
-            "hi": chi,
-            "clipped_to_possible_range": clipped,
-            "line_mean": mean,
-            "line_lo": lo,
-            "line_hi": hi,
-            "extrapolated": f.extrapolates(own_volume),
-        }
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Sentences
-
-
-def human(n: float | None) -> str:
-    """37000 -> '37K', 1_400_000 -> '1.4M'."""
-    if n is None or not math.isfinite(n):
-        return "unbounded"
-    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if abs(n) >= div:
-            val = n / div
-            text = f"{val:.2g}" if val < 10 else f"{val:.0f}"
-            if "e" in text:
-                text = f"{val:.0f}"
-            return f"{text}{suffix}"
-    return f"{n:.0f}"
-
-
-def bench_label(benchmark: str) -> str:
-    names = {
-        "gsm8k": "GSM8K",
-        "mtbench": "MT-Bench",
-        "humaneval": "HumanEval",
-        "math500": "MATH500",
-        "livecodebench": "LiveCodeBench",
-        "gpqa": "GPQA",
-        "financeqa": "FinanceQA",
-    }
-    return names.get(benchmark, benchmark)
-
-
-def target_sentence(f: Fit, target_accept: float) -> str:
-    """'To reach 3.0 on GSM8K at (3,1,4) you need about N samples (range M..K).'"""
-    where = f"{bench_label(f.benchmark)} at {f.setting_key}"
-    inv = volume_for(f, target_accept)
-    if inv is None:
-        return (
-            f"The fit for {where} does not rise with more {f.x} (slope {f.b:+.2f} per decade), so no volume "
-            f"reaches {target_accept:g}."
-        )
-    n, lo, hi = inv
-    if lo is None or hi is None:
-        return (
-            f"To reach {target_accept:g} on {where} you need about {human(n)} {f.x} (no {int(LEVEL * 100)}% range: "
-            f"the slope, {f.b:+.2f} ± {f.se_b:.2f} per decade, is too uncertain to bound it)."
-        )
-    note = "; outside the fitted volumes, so an extrapolation" if f.extrapolates(n) else ""
-    return (
-        f"To reach {target_accept:g} on {where} you need about {human(n)} {f.x} "
-        f"(range {human(lo)}..{human(hi)}, {int(LEVEL * 100)}% band{note})."
-    )
-
-
-@dataclass(frozen=True)
-class GapVerdict:
-    """Where a draft's training volume sits against a reference draft's, and what a fit predicts there."""
-
-    own_volume: float
-    reference: str
-    reference_volume: float | None
-    ratio: float | None  # reference volume / own volume
-    benchmark: str
-    setting_key: str
-    chain: str | None
-    reference_accept: float | None
-    family: str
-    family_distinct: int
-    fit_scope: str  # "family" | "pooled" | "none"
-    fit: Fit | None
-    predicted: tuple[float, float, float] | None  # clipped to 1..steps+1
-    extrapolated: bool
-    family_chain_fit: Fit | None  # looser, labelled: same family and chain, batch size / engine may differ
-    family_chain_predicted: tuple[float, float, float] | None
-    sentence: str
-
-
-def _reference_rows(pts: pd.DataFrame, reference: str, benchmark: str) -> pd.DataFrame:
-    return pts[(pts["draft"] == reference) & (pts["benchmark"] == benchmark) & pts["usable"].astype(bool)]
-
-
-def choose_setting(pts: pd.DataFrame, reference: str, benchmark: str) -> str | None:
-    """The reference's setting on ``benchmark`` with the most distinct volumes across drafts (best-fitted)."""
-    rows = _reference_rows(pts, reference, benchmark)
-    if rows.empty:
+def fit_at_reference(f: Fit, points: pd.DataFrame, reference: str) -> tuple[float, int, float] | None:
+    """(acceptance, num_steps, volume): what ``f`` predicts at ``reference``'s volume, when the setting
+    states its num_steps and the prediction lies strictly inside 1..steps+1; None otherwise."""
+    volumes = points.loc[points["draft"] == reference, f.x].dropna()
+    if not volumes.size:
         return None
-    best, best_n = None, -1
-    for key in rows["setting_key"].dropna().unique():
-        same = pts[(pts["benchmark"] == benchmark) & (pts["setting_key"] == key) & pts["usable"].astype(bool)]
-        n = same["samples"].dropna().nunique()
-        if n > best_n:
-            best, best_n = key, n
-    return best
-
-
-def _try_fit(sel: Selection, x: str, label: str) -> Fit | None:
-    pub = sel.points[sel.points["kind"] == "published"]
-    try:
-        return fit(pub, x=x, benchmark=sel.benchmark, setting_key=sel.setting_key, label=label)
-    except DataError:
-        return None
-
-
-def _pred_text(f: Fit, volume: float, x: str) -> tuple[str, tuple[float, float, float], bool]:
-    mean, lo, hi, clipped = predict_bounded(f, volume)
-    extrap = f.extrapolates(volume)
-    text = f"{mean:.2f} (95% band {lo:.2f}..{hi:.2f}) at {human(volume)} {x}"
-    notes = []
-    if extrap:
-        notes.append(
-            "an extrapolation "
-            + ("below the smallest" if math.log10(volume) < f.x_min else "beyond the largest")
-            + " published volume"
-        )
-    if clipped:
-        notes.append("clipped to the possible range 1..steps+1, so the line says little there")
-    if notes:
-        text += ", " + "; ".join(notes)
-    return text, (mean, lo, hi), extrap
-
-
-def gap_verdict(
-    own_volume: float,
-    reference: str,
-    *,
-    benchmark: str = "gsm8k",
-    setting_key: str | None = None,
-    points: pd.DataFrame | None = None,
-    x: str = "samples",
-) -> GapVerdict:
-    """Compare ``own_volume`` with ``reference``'s volume, and predict acceptance at ``own_volume``.
-
-    The fit is first tried on drafts of the reference's own model family at the same setting key;
-    with fewer than three distinct volumes there, it falls back to all drafts at that setting key
-    (pooled, labelled so). A looser family fit (same chain, batch size / engine not required to
-    agree) is added as a separate, labelled sentence when it exists.
-    """
-    if own_volume is None or not own_volume > 0:
-        raise InputError(f"own training volume must be a positive number, got {own_volume!r}")
-    pts = scaling_points() if points is None else points
-    bench = benchmark.lower()
-    ref_rows = pts[pts["draft"] == reference]
-    if ref_rows.empty:
-        raise InputError(
-            f"{reference} has no published acceptance results (or is not a published draft); pick a reference "
-            "that reports acceptance length"
-        )
-    ref_vol = _num(ref_rows[x].dropna().iloc[0]) if ref_rows[x].notna().any() else None
-    family = str(ref_rows["family"].iloc[0])
-    if setting_key is None:
-        setting_key = choose_setting(pts, reference, bench)
-    ratio = ref_vol / own_volume if ref_vol else None
-    ref_acc_rows = _reference_rows(pts, reference, bench)
-    if setting_key is not None:
-        ref_acc_rows = ref_acc_rows[ref_acc_rows["setting_key"] == setting_key]
-    ref_acc = float(ref_acc_rows["accept_length"].iloc[0]) if len(ref_acc_rows) else None
-    chain = (
-        str(ref_acc_rows["chain"].iloc[0]) if len(ref_acc_rows) and pd.notna(ref_acc_rows["chain"].iloc[0]) else None
-    )
-
-    fam_sel = select(pts, benchmark=bench, setting_key=setting_key, x=x, family=family)
-    fam_distinct = int(fam_sel.points[fam_sel.points["kind"] == "published"][x].nunique())
-    scope = "family"
-    f = _try_fit(fam_sel, x, f"{family} drafts")
-    if f is None:
-        scope = "pooled"
-        f = _try_fit(select(pts, benchmark=bench, setting_key=setting_key, x=x), x, "pooled across drafts")
-        if f is None:
-            scope = "none"
-    loose = None
-    if chain and scope != "family":
-        loose_sel = select(pts, benchmark=bench, setting_key=None, x=x, family=family, chain=chain)
-        loose_sel = Selection(loose_sel.benchmark, f"chain {chain}", x, loose_sel.points, loose_sel.excluded)
-        loose = _try_fit(loose_sel, x, f"{family} drafts at chain {chain}, batch size and engine not all stated")
-
-    parts: list[str] = []
-    if ref_vol and ratio:
-        if ratio >= 1.5:
-            far = "far below" if ratio >= 10 else "below"
-            parts.append(
-                f"{human(own_volume)} training {x} sits {far} the {human(ref_vol)} of the published draft "
-                f"{reference} ({ratio:.0f}x fewer)."
-            )
-        elif ratio <= 1 / 1.5:
-            parts.append(
-                f"{human(own_volume)} training {x} is more than the {human(ref_vol)} of {reference} "
-                f"({1 / ratio:.1f}x more)."
-            )
-        else:
-            parts.append(f"{human(own_volume)} training {x} is close to the {human(ref_vol)} of {reference}.")
-    else:
-        parts.append(f"{reference} does not report its training volume, so the volumes cannot be compared.")
-    where = f"{bench_label(bench)} at {setting_key}" if setting_key else bench_label(bench)
-    if ref_acc is not None:
-        parts.append(f"It reports an acceptance length of {ref_acc:.2f} on {where}.")
-    pred = None
-    extrap = False
-    if f is None:
-        parts.append(
-            f"Too few drafts with a known volume report {where} to fit a trend, so no acceptance is predicted."
-        )
-    else:
-        text, pred, extrap = _pred_text(f, own_volume, x)
-        if scope == "pooled":
-            parts.append(
-                f"Only {fam_distinct} distinct {family} volume(s) report {where}, too few to fit; a fit pooled across "
-                f"all {len(f.drafts)} drafts at this setting (R² {f.r2:.2f}, slope {f.b:+.2f} per decade) predicts {text}."
-            )
-        else:
-            parts.append(
-                f"A fit over {f.n} {family} points at this setting (R² {f.r2:.2f}, slope {f.b:+.2f} per decade) "
-                f"predicts {text}."
-            )
-    loose_pred = None
-    if loose is not None:
-        text, loose_pred, _ = _pred_text(loose, own_volume, x)
-        parts.append(
-            f"Looser, labelled: {family} drafts at chain {chain} on {bench_label(bench)} ({loose.n} points, "
-            f"{loose.distinct} volumes {human(10**loose.x_min)}..{human(10**loose.x_max)}; batch size and engine "
-            f"not all stated) give slope {loose.b:+.2f} per decade and predict {text}."
-        )
-    return GapVerdict(
-        own_volume=own_volume,
-        reference=reference,
-        reference_volume=ref_vol,
-        ratio=ratio,
-        benchmark=bench,
-        setting_key=setting_key or "",
-        chain=chain,
-        reference_accept=ref_acc,
-        family=family,
-        family_distinct=fam_distinct,
-        fit_scope=scope,
-        fit=f,
-        predicted=pred,
-        extrapolated=extrap,
-        family_chain_fit=loose,
-        family_chain_predicted=loose_pred,
-        sentence=" ".join(parts),
-    )
-
-
-def gap_sentence(own_volume: float, reference_draft: str, **kw: Any) -> str:
-    return gap_verdict(own_volume, reference_draft, **kw).sentence
-
-
-KIMI_REFERENCE = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
-
-
-def kimi_verdict(points: pd.DataFrame | None = None, *, benchmark: str = "gsm8k") -> GapVerdict:
-    """The built-in example: the team's 37K-sample Kimi-K2.5 draft against AQ-MedAI's 1.4M-sample one."""
-    from comparelib import registry
-
-    own = float(registry.example_own_draft_volume()["samples"])
-    return gap_verdict(own, KIMI_REFERENCE, benchmark=benchmark, points=points)
+    volume = float(volumes.iloc[0])
+    steps = steps_of(f.setting_key)
+    accept, _, _, _ = predict_bounded(f, volume)
+    if steps and 1.0 < accept < steps + 1:
+        return accept, steps, volume
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -931,7 +522,7 @@ def benchmarks(points: pd.DataFrame) -> list[str]:
     return list(usable["benchmark"].value_counts().index)
 
 
-def settings_for(points: pd.DataFrame, benchmark: str, x: str = "samples") -> pd.DataFrame:
+def settings_for(points: pd.DataFrame, benchmark: str, x: Axis = "samples") -> pd.DataFrame:
     """Setting keys reported on ``benchmark``: points and distinct volumes each, best-fittable first."""
     usable = points[points["usable"].astype(bool) & (points["benchmark"] == benchmark.lower())]
     usable = usable[pd.to_numeric(usable[x], errors="coerce").gt(0)]
@@ -950,7 +541,7 @@ def settings_for(points: pd.DataFrame, benchmark: str, x: str = "samples") -> pd
     return df.sort_values(["distinct_volumes", "points"], ascending=False).reset_index(drop=True)
 
 
-def resolve_setting(points: pd.DataFrame, benchmark: str, setting: str | None, x: str = "samples") -> str:
+def resolve_setting(points: pd.DataFrame, benchmark: str, setting: str | None, x: Axis = "samples") -> str:
     """A full setting key from a key, a chain ("3,1,4" / "(3,1,4)") or None (the best-fittable one)."""
     options = settings_for(points, benchmark, x)
     if options.empty:
@@ -969,249 +560,7 @@ def resolve_setting(points: pd.DataFrame, benchmark: str, setting: str | None, x
     match = options[options["chain"] == chain]
     if match.empty:
         raise InputError(
-            f"no {benchmark} result at chain {chain}; settings with data: {', '.join(options['setting_key'].astype(str))}"
+            f"no {benchmark} result at chain {chain}; settings with data: "
+            f"{', '.join(options['setting_key'].astype(str))}"
         )
     return str(match["setting_key"].iloc[0])
-
-
-# ---------------------------------------------------------------------------------------------
-# The overview's answer: size, data, acceptance, live speed, and which gap is largest.
-
-
-@dataclass(frozen=True)
-class SizeFacts:
-    """Parameter counts of two drafts and the reason they differ."""
-
-    own_excluding_embedding: int
-    own_total: int
-    ref_excluding_embedding: int
-    ref_total: int
-    own_embedding: int
-    ref_embedding: int
-    own_lm_head: int
-    ref_lm_head: int
-    own_lm_rows: int | None
-    ref_lm_rows: int | None
-    hidden: int | None
-    embedding_shared: bool
-    sentence: str
-
-
-def _lm_rows(spec: Any) -> tuple[int | None, int | None]:
-    for t in spec.tensors:
-        if t.component == "lm_head" and len(t.shape) == 2:
-            return int(t.shape[0]), int(t.shape[1])
-    return None, None
-
-
-def size_facts(
-    own_spec: Any, ref_spec: Any, own_name: str = "our draft", ref_name: str = "the reference"
-) -> SizeFacts:
-    """Counts outside and with the embedding, and the one-line reason (lm_head vocabulary, usually)."""
-    from comparelib import params
-
-    a, b = params.count(own_spec), params.count(ref_spec)
-    a_rows, hidden = _lm_rows(own_spec)
-    b_rows, _ = _lm_rows(ref_spec)
-    diff = a.excluding_embedding - b.excluding_embedding
-    lm_diff = a.lm_head - b.lm_head
-    shared = bool(a.shared_with_target) and bool(b.shared_with_target) if hasattr(a, "shared_with_target") else False
-    emb_note = ""
-    if a.embedding and a.embedding == b.embedding:
-        emb_shape = next((t.shape for t in own_spec.tensors if t.component == "embedding"), None)
-        dims = f" ({emb_shape[0]:,} x {emb_shape[1]:,})" if emb_shape and len(emb_shape) == 2 else ""
-        emb_note = (
-            f" Both carry the same {a.embedding:,}-parameter embedding{dims}"
-            + (", frozen and shared with the target" if shared else "")
-            + ", so it adds equally to both totals."
-        )
-    if diff == 0:
-        why = "They have the same size outside the embedding."
-    elif lm_diff and abs(diff - lm_diff) <= 0.01 * abs(diff):
-        bigger, smaller = (own_name, ref_name) if diff > 0 else (ref_name, own_name)
-        rows_big, rows_small = (a_rows, b_rows) if diff > 0 else (b_rows, a_rows)
-        why = (
-            f"{bigger} is {abs(diff):,} parameters larger outside the embedding, and all of it is the lm_head: "
-            f"{rows_big:,} x {hidden:,} over the full vocabulary against {rows_small:,} x {hidden:,} over a reduced "
-            f"draft vocabulary in {smaller}."
-        )
-    else:
-        why = (
-            f"{own_name} is {diff:+,} parameters outside the embedding against {ref_name}, "
-            f"of which the lm_head accounts for {lm_diff:+,}."
-        )
-    return SizeFacts(
-        own_excluding_embedding=a.excluding_embedding,
-        own_total=a.total,
-        ref_excluding_embedding=b.excluding_embedding,
-        ref_total=b.total,
-        own_embedding=a.embedding,
-        ref_embedding=b.embedding,
-        own_lm_head=a.lm_head,
-        ref_lm_head=b.lm_head,
-        own_lm_rows=a_rows,
-        ref_lm_rows=b_rows,
-        hidden=hidden,
-        embedding_shared=shared,
-        sentence=why + emb_note,
-    )
-
-
-def setting_label(key: str | None) -> str:
-    """A setting key for sentences: the registry's "unspecified" reads as what it means."""
-    if not key or key == "unspecified":
-        return "setting not stated by the source"
-    return key
-
-
-HEADLINE_BENCHMARKS: tuple[str, ...] = ("gsm8k", "humaneval", "math500")
-
-
-def steps_of(key: str | None) -> int | None:
-    import re
-
-    m = re.search(r"steps=(\d+)", key or "")
-    return int(m.group(1)) if m else None
-
-
-@dataclass(frozen=True)
-class AcceptFacts:
-    own: float | None
-    own_setting: str | None
-    ref_lo: float | None
-    ref_hi: float | None
-    ref_settings: tuple[str, ...]
-    same_setting: bool
-    sentence: str
-
-
-def accept_facts(
-    own_accept: float | None,
-    own_setting: str | None,
-    reference: str,
-    *,
-    benchmarks: Sequence[str] = HEADLINE_BENCHMARKS,
-    results: pd.DataFrame | None = None,
-) -> AcceptFacts:
-    """Our acceptance against the reference's at the same setting, or the nearest ones, saying which."""
-    pts = published_points(results)
-    ref = pts[(pts["draft"] == reference) & pts["accept_length"].notna()]
-    if benchmarks:
-        ref = ref[ref["benchmark"].isin([b.lower() for b in benchmarks])]
-    same = ref[ref["setting_key"] == own_setting] if own_setting else ref.iloc[0:0]
-    same_setting = not same.empty
-    if same_setting:
-        chosen = same
-    else:
-        own_steps = steps_of(own_setting)
-        limit = (own_steps + 1) if own_steps is not None else None
-        steps = ref["setting_key"].map(steps_of)
-        if limit is not None:
-            known = steps.dropna()
-            limit = max(limit, int(known.min())) if len(known) else limit
-            chosen = ref[steps.isna() | (steps <= limit)]
-        else:
-            chosen = ref
-    settings = tuple(sorted({setting_label(str(k)) for k in chosen["setting_key"].dropna()}))
-    lo = float(chosen["accept_length"].min()) if len(chosen) else None
-    hi = float(chosen["accept_length"].max()) if len(chosen) else None
-    benches = "/".join(bench_label(b) for b in benchmarks) if benchmarks else "all benchmarks"
-    ref_text = (
-        "no published acceptance" if lo is None else (f"{lo:.2f}" if abs(hi - lo) < 0.005 else f"{lo:.2f}-{hi:.2f}")
-    )
-    own_text = "not measured" if own_accept is None else f"~{own_accept:.1f}"
-    if same_setting:
-        tail = f"at the same setting ({own_setting})."
-    else:
-        tail = (
-            f"but the settings differ: ours {own_setting or 'unknown'}, theirs "
-            f"{'; '.join(settings) or 'none'}; acceptance grows with the number of draft steps, so this is "
-            "not a like-for-like comparison."
-        )
-    sentence = f"Acceptance length: ours {own_text}, {reference} {ref_text} on {benches}, {tail}"
-    return AcceptFacts(own_accept, own_setting, lo, hi, settings, same_setting, sentence)
-
-
-@dataclass(frozen=True)
-class LiveFacts:
-    spec_tok_s: float
-    baseline_tok_s: float
-    gain: float  # spec / baseline - 1
-    num_steps: int | None
-    num_draft_tokens: int | None
-    run_id: int
-    baseline_run_id: int
-    kind: str
-    sentence: str
-
-
-def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
-    """Best speculative run of a group against the baseline measured under the same conditions."""
-    from comparelib import speedup
-
-    spec = [r for r in runs if not r.is_baseline and r.output_tokens_per_s]
-    if not spec:
-        return None
-    best = max(spec, key=lambda r: r.output_tokens_per_s)
-    base = speedup.choose_baseline(runs, [best])
-    if base is None:
-        return None
-    gain = best.output_tokens_per_s / base.output_tokens_per_s - 1.0
-    kind = "example" if "example" in (best.kind, base.kind) else best.kind
-    sentence = (
-        f"Live: {best.output_tokens_per_s:g} tok/s with speculation (num_steps={best.num_steps}, "
-        f"{best.num_draft_tokens} draft tokens) against {base.output_tokens_per_s:g} tok/s without: {gain * 100:+.1f}%"
-        + (" (example data)." if kind == "example" else ".")
-    )
-    return LiveFacts(
-        float(best.output_tokens_per_s),
-        float(base.output_tokens_per_s),
-        gain,
-        best.num_steps,
-        best.num_draft_tokens,
-        best.id,
-        base.id,
-        kind,
-        sentence,
-    )
-
-
-def largest_gap(
-    *,
-    data_ratio: float | None,
-    size_ratio: float | None,
-    accept_ratio: float | None,
-    accept_same_setting: bool = False,
-    own_volume: float | None = None,
-    ref_volume: float | None = None,
-) -> tuple[str, str]:
-    """(name, sentence) of the largest of the gaps, each as a factor >= 1 against the reference."""
-    factors: dict[str, float] = {}
-    if data_ratio:
-        factors["training data"] = max(data_ratio, 1 / data_ratio)
-    if size_ratio:
-        factors["size"] = max(size_ratio, 1 / size_ratio)
-    if accept_ratio:
-        factors["acceptance length"] = max(accept_ratio, 1 / accept_ratio)
-    if not factors:
-        return "", "Not enough facts to name the largest gap."
-    name = max(factors, key=lambda k: factors[k])
-    others = ", ".join(f"{k} {v:.1f}x" for k, v in factors.items() if k != name)
-    if name == "training data" and own_volume and ref_volume:
-        lead = (
-            f"The largest gap is training data: {human(own_volume)} samples against {human(ref_volume)} "
-            f"({factors[name]:.0f}x {'fewer' if own_volume < ref_volume else 'more'})."
-        )
-    else:
-        lead = f"The largest gap is {name}: a factor of {factors[name]:.1f}."
-    if others:
-        lead += (
-            f" The others are smaller ({others}"
-            + (
-                "; acceptance compared across different settings"
-                if "acceptance length" in factors and not accept_same_setting
-                else ""
-            )
-            + ")."
-        )
-    return name, lead

@@ -8,7 +8,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import app  # noqa: E402
-from comparelib import architectures, comparison, registry, scaling, settings
+from comparelib import comparison, overview, scaling, settings, verdicts
 from comparelib.errors import CompareError
 
 app.ensure_routed()
@@ -26,17 +26,7 @@ _store = app.open_store
 
 @st.cache_data(show_spinner=False)
 def _drafts_with_config() -> list[str]:
-    """Drafts whose config can be counted on its own (Medusa-1 configs need their base model's: not offered)."""
-    ids = []
-    for d in registry.load_registry():
-        if not d.config:
-            continue
-        try:
-            architectures.parse_config(d.config, d.hub_id)
-        except CompareError:
-            continue
-        ids.append(d.hub_id)
-    return ids
+    return overview.reference_choices()
 
 
 @st.cache_data(show_spinner=False)
@@ -66,7 +56,7 @@ except CompareError as exc:
     st.stop()
 
 with st.expander("Reference draft", expanded=False):
-    ref_default = drafts.index(scaling.KIMI_REFERENCE) if scaling.KIMI_REFERENCE in drafts else 0
+    ref_default = drafts.index(verdicts.KIMI_REFERENCE) if verdicts.KIMI_REFERENCE in drafts else 0
     reference = st.selectbox("Reference (published)", drafts, index=ref_default, key="ov_ref")
     st.caption("Your draft, its training data and its benchmark runs are chosen in the sidebar.")
 
@@ -78,34 +68,16 @@ except CompareError as exc:
     st.stop()
 
 try:
-    own_spec = own_entry.spec
-    own_source = draft.source
-    ref_draft = registry.get_draft(reference)
-    ref_spec = architectures.parse_config(ref_draft.config, ref_draft.hub_id)
-    own_name = "our draft"
-    size = scaling.size_facts(own_spec, ref_spec, own_name, reference)
+    ref_entry = _entry(comparison.registry_source(reference), "")  # a registry pick needs no token
     own_volume, vol_src = draft.training_samples(volumes)
-    ref_volume = float(ref_draft.train_samples) if ref_draft.train_samples else None
     runs = draft.runs(store)
-    live = scaling.live_facts(runs)
-    spec_runs = [r for r in runs if not r.is_baseline and r.output_tokens_per_s]
-    best = max(spec_runs, key=lambda r: r.output_tokens_per_s) if spec_runs else None
-    own_accept = None
-    own_key = None
-    if best is not None:
-        own_accept = best.accept_length if best.accept_length is not None else best.accept_length_mean
-        own_key, _ = scaling.run_setting(best)
-    acc = scaling.accept_facts(own_accept, own_key, reference, results=None)
-    data_ratio = (ref_volume / own_volume) if ref_volume and own_volume else None
-    size_ratio = size.own_excluding_embedding / size.ref_excluding_embedding if size.ref_excluding_embedding else None
-    acc_ratio = (acc.ref_hi / own_accept) if own_accept and acc.ref_hi else None
-    gap_name, gap_sentence = scaling.largest_gap(
-        data_ratio=data_ratio,
-        size_ratio=size_ratio,
-        accept_ratio=acc_ratio,
-        accept_same_setting=acc.same_setting,
-        own_volume=own_volume,
-        ref_volume=ref_volume,
+    answer = overview.answer(own_entry, ref_entry, runs, own_volume)
+    size, acc, live, best = answer.size, answer.accept, answer.live, answer.best_run
+    own_accept, own_key, ref_volume, data_ratio = (
+        answer.own_accept,
+        answer.own_setting,
+        answer.ref_volume,
+        answer.data_ratio,
     )
 except CompareError as exc:
     st.error(str(exc))
@@ -114,12 +86,12 @@ except CompareError as exc:
 # --- the answer -----------------------------------------------------------------------------------
 # Every figure below comes from the one draft in the sidebar (its config, its attached audit, its run
 # group) or says it is missing: nothing falls back to the built-in example.
-st.subheader(gap_sentence)
-compare_q = [("m", own_source), ("m", f"registry:{reference}")]
+st.subheader(answer.gap_sentence)
+compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
 lines = [
     f"- **Your draft:** {own_entry.label}"
     + (f" (commit `{own_entry.commit_sha[:7]}`)" if own_entry.commit_sha else "")
-    + f" · architecture `{own_spec.architecture}`.",
+    + f" · architecture `{own_entry.spec.architecture}`.",
     f"- **Size outside the embedding:** ours {_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
     f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}. "
     f"**With the embedding:** {_link(f'{size.own_total:,}', 'compare', compare_q)} against "
@@ -128,8 +100,8 @@ lines = [
 ]
 if data_ratio:
     lines.append(
-        f"- **Training volume:** ours {_link(f'{scaling.human(own_volume)} samples', 'audit')} ({vol_src}), "
-        f"{reference} {_link(scaling.human(ref_volume), 'scaling')}: "
+        f"- **Training volume:** ours {_link(f'{verdicts.human(own_volume)} samples', 'audit')} ({vol_src}), "
+        f"{reference} {_link(verdicts.human(ref_volume), 'scaling')}: "
         f"{_link(f'{data_ratio:.0f}x' if data_ratio >= 2 else f'{data_ratio:.2f}x', 'scaling')} "
         + ("less data." if data_ratio > 1 else "more data.")
     )
@@ -137,7 +109,7 @@ elif own_volume is None:
     lines.append(f"- **Training volume:** ours is missing ({vol_src}; {_link('Dataset audit', 'audit')}).")
 else:
     lines.append(
-        f"- **Training volume:** ours {scaling.human(own_volume)} samples ({vol_src}); "
+        f"- **Training volume:** ours {verdicts.human(own_volume)} samples ({vol_src}); "
         f"{reference} does not report its own."
     )
 acc_link = (
@@ -153,14 +125,10 @@ acc_link = (
         + f"; {_link('benchmark it', 'bench')})"
     )
 )
-ref_acc = (
-    f"{acc.ref_lo:.2f}-{acc.ref_hi:.2f}"
-    if acc.ref_lo is not None and acc.ref_hi - acc.ref_lo >= 0.005
-    else (f"{acc.ref_lo:.2f}" if acc.ref_lo is not None else "not published")
-)
+ref_acc = acc.ref_range or "not published"
 lines.append(
     f"- **Acceptance length:** ours {acc_link}, {reference} {_link(ref_acc, 'scaling')} on "
-    f"{'/'.join(scaling.bench_label(b) for b in scaling.HEADLINE_BENCHMARKS)}. "
+    f"{'/'.join(verdicts.bench_label(b) for b in overview.HEADLINE_BENCHMARKS)}. "
     + (
         ""
         if own_accept is None
@@ -201,7 +169,7 @@ if own_volume and ref_volume and reference not in published_refs:
     )
 elif own_volume and ref_volume:
     try:
-        verdict = scaling.gap_verdict(own_volume, reference, points=_published_points())
+        verdict = verdicts.gap_verdict(own_volume, reference, points=_published_points())
         st.markdown(
             f"**What the published data says about the volume gap** ({_link('chart', 'scaling')}): {verdict.sentence}"
         )

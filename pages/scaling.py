@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 import pandas as pd
 import streamlit as st
 
 import app  # noqa: E402
-from comparelib import charts, curves, draftcost, export, scaling, settings, speedup
+from comparelib import charts, curves, draftcost, export, paths, scaling, settings, speedup, verdicts
 from comparelib.errors import CompareError
 
 app.ensure_routed()
@@ -58,13 +57,13 @@ with left:
         "Benchmark",
         bench_options,
         index=bench_options.index("gsm8k") if "gsm8k" in bench_options else 0,
-        format_func=scaling.bench_label,
+        format_func=verdicts.bench_label,
         key="sc_bench",
     )
     x = st.radio("Volume axis", ["samples", "tokens"], horizontal=True, key="sc_x")
     opts = scaling.settings_for(published, bench, x)
     if opts.empty:
-        st.warning(f"No published draft with known training {x} reports {scaling.bench_label(bench)}.")
+        st.warning(f"No published draft with known training {x} reports {verdicts.bench_label(bench)}.")
         setting_key = None
     else:
         labels = {
@@ -111,7 +110,7 @@ with right:
     group = st.selectbox("Live results: run group", group_options, index=group_default, key="sc_group")
     group = None if group == "(none)" else group
     ref_options = sorted(published["draft"].dropna().unique())
-    ref_default = ref_options.index(scaling.KIMI_REFERENCE) if scaling.KIMI_REFERENCE in ref_options else 0
+    ref_default = ref_options.index(verdicts.KIMI_REFERENCE) if verdicts.KIMI_REFERENCE in ref_options else 0
     reference = st.selectbox("Reference draft", ref_options, index=ref_default, key="sc_ref")
 
 # --- fit and sentences ---------------------------------------------------------------------------
@@ -123,9 +122,7 @@ try:
     if setting_key is not None:
         sel = scaling.select(points, benchmark=bench, setting_key=setting_key, x=x)
         try:
-            fit = scaling.fit(
-                sel.points[sel.points["kind"] == "published"], x=x, benchmark=bench, setting_key=setting_key
-            )
+            fit = scaling.fit_published(sel)
         except CompareError as exc:
             fit_error = str(exc)
     else:
@@ -136,7 +133,7 @@ except CompareError as exc:
 
 st.subheader("What more data would buy")
 if fit is not None:
-    st.markdown(f"**{scaling.target_sentence(fit, float(target))}**", help="95% confidence band of the fitted mean.")
+    st.markdown(f"**{verdicts.target_sentence(fit, float(target))}**", help="95% confidence band of the fitted mean.")
     st.caption(
         f"Fit: acceptance = {fit.a:.2f} (±{fit.se_a:.2f}) + {fit.b:.2f} (±{fit.se_b:.2f}) · log10({x}); "
         f"n = {fit.n} points, {fit.distinct} volumes, R² = {fit.r2:.2f}, residual SE {fit.residual_se:.2f}."
@@ -144,22 +141,15 @@ if fit is not None:
     if own_volume:
         mean, lo, hi, clipped = scaling.predict_bounded(fit, own_volume)
         st.markdown(
-            f"At your {scaling.human(own_volume)} {x} the fit predicts **{mean:.2f}** (95% band {lo:.2f}..{hi:.2f})"
+            f"At your {verdicts.human(own_volume)} {x} the fit predicts **{mean:.2f}** (95% band {lo:.2f}..{hi:.2f})"
             + (", an extrapolation" if fit.extrapolates(own_volume) else "")
             + ("; clipped to the possible range" if clipped else "")
             + "."
         )
         # your own measured acceptance next to the fit, and why they may disagree
-        measured_pts = own_pts.dropna(subset=["accept_length"]) if len(own_pts) else own_pts
-        if len(measured_pts):
-            best_pt = measured_pts.sort_values("accept_length").iloc[-1]
-            agrees, sentence = scaling.fit_vs_measured(
-                fit,
-                own_volume,
-                float(best_pt["accept_length"]),
-                measured_setting=str(best_pt["setting_key"]),
-                measured_benchmark=str(best_pt["benchmark"]),
-            )
+        against = verdicts.measured_against_fit(fit, own_volume, own_pts)
+        if against is not None:
+            agrees, sentence = against
             (st.success if agrees else st.warning)(sentence)
         else:
             st.caption(
@@ -167,12 +157,12 @@ if fit is not None:
             )
 elif setting_key is not None:
     st.warning(
-        f"No fit for {scaling.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "
+        f"No fit for {verdicts.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "
         "more volumes, or add points."
     )
 if own_samples and x == "samples":
     try:
-        verdict = scaling.gap_verdict(own_samples, reference, benchmark=bench, points=points, x=x)
+        verdict = verdicts.gap_verdict(own_samples, reference, benchmark=bench, points=points, x=x)
         st.info(verdict.sentence)
     except CompareError as exc:
         st.error(str(exc))
@@ -248,12 +238,10 @@ with live_col:
             k0 = model.measured[0].num_steps
             improved = None
             label = None
-            if fit is not None and (ref_vol := points.loc[points["draft"] == reference, x].dropna()).size:
-                steps = scaling.steps_of(setting_key)
-                acc_ref, _, _, _ = scaling.predict_bounded(fit, float(ref_vol.iloc[0]))
-                if steps and 1.0 < acc_ref < steps + 1:
-                    improved, k_imp = acc_ref, steps
-                    label = f"fit at {scaling.human(float(ref_vol.iloc[0]))} {x}: {acc_ref:.2f} at {steps} steps"
+            at_ref = scaling.fit_at_reference(fit, points, reference) if fit is not None else None
+            if at_ref is not None:
+                improved, k_imp, ref_vol = at_ref
+                label = f"fit at {verdicts.human(ref_vol)} {x}: {improved:.2f} at {k_imp} steps"
             missing = speedup.missing_evidence(model)
             steps_missing = [m for m in missing if "num_steps" in m]
             if improved is not None and improved <= model.accept_length(k_imp):
@@ -343,11 +331,7 @@ else:
             )
             candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
         side = speedup.compare_drafts(model_dc, candidates)
-        table = side.pivot(index="num_steps", columns="scenario", values="tok_s")[order]
-        table.columns = [f"tok/s: {c}" for c in table.columns]
-        rest = side[side["scenario"] != first].set_index("num_steps")
-        for name in order[1:]:
-            table[f"acceptance {name} needs to match"] = rest[rest["scenario"] == name]["accept_to_match"]
+        table = draftcost.side_by_side(side, order)
         st.dataframe(table, width="stretch", key="sc_dc_table")
         missing_dc = speedup.missing_evidence(model_dc)
         if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
@@ -360,9 +344,9 @@ else:
             st.dataframe(draftcost.figures_frame(record), width="stretch", hide_index=True, key="sc_dc_figures")
             if record.get("estimate"):
                 st.caption(
-                    "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding rows, KV cache "
-                    "of 2048 tokens) at the GPU's nominal peak bandwidth, a lower bound on the step time. Record real "
-                    "figures with `python benchmarks/bench_draftcost.py --device cuda --out "
+                    "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding rows, "
+                    "KV cache of 2048 tokens) at the GPU's nominal peak bandwidth, a lower bound on the step time. "
+                    "Record real figures with `python benchmarks/bench_draftcost.py --device cuda --out "
                     "comparelib/data/draftcost/<gpu>.json`."
                 )
             st.caption(
@@ -441,14 +425,10 @@ with lc_opts:
 
 lc_paths: tuple[str, ...] = ()
 if lc_upload is not None:
-    lc_bytes = lc_upload.getvalue()
-    # one folder per content, the name kept (the reader picks TensorBoard / CSV by it): no session overwrites another
-    lc_dir = settings.home() / "uploads" / hashlib.sha256(lc_bytes).hexdigest()[:16]
-    lc_dir.mkdir(parents=True, exist_ok=True)
-    lc_file = lc_dir / (os.path.basename(lc_upload.name).strip() or "training.log")
-    if not lc_file.exists():
-        lc_file.write_bytes(lc_bytes)
-    lc_paths = (str(lc_file),)
+    try:  # one file per content, the name kept (the reader picks TensorBoard / CSV by it)
+        lc_paths = (str(paths.keep_upload(lc_upload.getvalue(), lc_upload.name or "training.log")),)
+    except CompareError as exc:
+        st.error(str(exc))
 elif lc_path.strip():
     lc_paths = (os.path.expanduser(lc_path.strip()),)
 
@@ -488,7 +468,7 @@ else:
                 st.caption(
                     "No stored speculative run" + (f" in {group}" if group else "; pick a run group above") + "."
                 )
-            st.markdown(f"**Published drafts at {scaling.bench_label(bench)}, {setting_key or 'no setting'}**")
+            st.markdown(f"**Published drafts at {verdicts.bench_label(bench)}, {setting_key or 'no setting'}**")
             if len(lc_pub):
                 st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table")
             else:
@@ -497,8 +477,8 @@ else:
             if lc.fit is not None:
                 f = lc.fit
                 st.markdown(
-                    f"Fit on {f.n} {f.split} points: tau = {f.tau_inf:.3f} − {f.a:.3f} · (x / {scaling.human(f.x_ref)})"
-                    f"^−{f.b:.3f}; R² = {f.r2:.2f}, residual SE {f.residual_se:.3f}."
+                    f"Fit on {f.n} {f.split} points: tau = {f.tau_inf:.3f} − {f.a:.3f} · "
+                    f"(x / {verdicts.human(f.x_ref)})^−{f.b:.3f}; R² = {f.r2:.2f}, residual SE {f.residual_se:.3f}."
                 )
             st.json(lc.evidence, expanded=False)
             st.json(lc.stats, expanded=False)

@@ -338,6 +338,12 @@ def test_compare_drafts_side_by_side(kimi_model: speedup.SpeedupModel) -> None:
     assert tie["tok_s"].iloc[1] == pytest.approx(tie["tok_s"].iloc[0])
     with pytest.raises(InputError):
         speedup.compare_drafts(kimi_model, [speedup.DraftCandidate("x", 1), speedup.DraftCandidate("x", 2)])
+    # the page's table: one row per num_steps, the drafts in the chosen order, then what the others need
+    table = draftcost.side_by_side(side, ["small", "big"])
+    assert list(table.index) == [1, 2, 3, 4, 5]
+    assert list(table.columns) == ["tok/s: small", "tok/s: big", "acceptance big needs to match"]
+    assert list(table["tok/s: big"]) == pytest.approx(list(big["tok_s"]))
+    assert list(table["acceptance big needs to match"]) == pytest.approx(list(big["accept_to_match"]))
 
 
 @pytest.mark.parametrize(

@@ -506,6 +506,19 @@ def test_uploads_stream_under_the_root_with_a_cap(tmp_path: Path, monkeypatch: p
     assert leftovers == [saved]  # the refused upload left nothing behind
 
 
+def test_kept_uploads_are_one_file_per_content_under_the_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(root))
+    monkeypatch.setenv("SPECDRAFT_MAX_UPLOAD_BYTES", "1KiB")
+    kept = paths.keep_upload(b"step,acc_0\n", "../../train log.csv")
+    assert kept.resolve().is_relative_to((root / "uploads").resolve()) and kept.name == "train_log.csv"
+    assert paths.keep_upload(b"step,acc_0\n", "../../train log.csv") == kept  # a rerun: the same file
+    assert paths.keep_upload(b"step,acc_1\n", "train log.csv") != kept
+    with pytest.raises(LimitError, match="SPECDRAFT_MAX_UPLOAD_BYTES"):
+        paths.keep_upload(b"x" * 2000, "big.csv")
+
+
 # ---------------------------------------------------------------------------------------------- pages
 
 PAGE_CASES = [
@@ -616,7 +629,8 @@ def recorder() -> Iterator[Recorder]:
 
 
 def _card(data_files: str) -> bytes:
-    return f"---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n    path: {data_files}\n---\n".encode()
+    head = "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n"
+    return f"{head}    path: {data_files}\n---\n".encode()
 
 
 def test_hub_dataset_row_of_30MB_is_refused_in_bounded_memory(hub: HubEmulator) -> None:

@@ -11,7 +11,7 @@ import sys
 import pandas as pd
 import pytest
 
-from comparelib import scaling
+from comparelib import overview, scaling, stats, verdicts
 from comparelib.errors import DataError, InputError
 from comparelib.store import Store
 
@@ -31,14 +31,14 @@ T_TABLE = [
 
 @pytest.mark.parametrize(("p", "df", "expected"), T_TABLE)
 def test_t_quantile_matches_tables(p: float, df: int, expected: float) -> None:
-    assert scaling.t_quantile(p, df) == pytest.approx(expected, abs=1e-4)
-    assert scaling.t_quantile(1 - p, df) == pytest.approx(-expected, abs=1e-4)
-    assert scaling.t_cdf(scaling.t_quantile(p, df), df) == pytest.approx(p, abs=1e-9)
+    assert stats.t_quantile(p, df) == pytest.approx(expected, abs=1e-4)
+    assert stats.t_quantile(1 - p, df) == pytest.approx(-expected, abs=1e-4)
+    assert stats.t_cdf(stats.t_quantile(p, df), df) == pytest.approx(p, abs=1e-9)
 
 
 def test_t_quantile_rejects_bad_probability() -> None:
     with pytest.raises(InputError):
-        scaling.t_quantile(1.0, 3)
+        stats.t_quantile(1.0, 3)
 
 
 def _pts(
@@ -113,7 +113,7 @@ def test_volume_for_inverts_the_line_and_the_band() -> None:
     assert lo is not None and hi is not None and lo < n < hi
     assert scaling.predict(f, lo)[2] == pytest.approx(3.0)  # upper band reaches the target at the low end
     assert scaling.predict(f, hi)[1] == pytest.approx(3.0)  # lower band reaches it at the high end
-    sentence = scaling.target_sentence(f, 3.0)
+    sentence = verdicts.target_sentence(f, 3.0)
     assert sentence.startswith("To reach 3 on GSM8K at steps=3,topk=1,draft=4,bs=8,sglang you need about 5M samples")
     assert "range 1.9M..26M" in sentence
 
@@ -122,10 +122,10 @@ def test_volume_for_unbounded_and_flat() -> None:
     f = scaling.fit(_pts([1e5, 1e6, 1e7], [2.0, 2.5, 3.3]))  # 1 degree of freedom: slope not resolved
     n, lo, hi = scaling.volume_for(f, 3.0)
     assert lo is None and hi is None
-    assert "too uncertain" in scaling.target_sentence(f, 3.0)
+    assert "too uncertain" in verdicts.target_sentence(f, 3.0)
     flat = scaling.fit(_pts([1e5, 1e6, 1e7], [3.0, 2.9, 2.8]))
     assert scaling.volume_for(flat, 3.5) is None
-    assert "does not rise" in scaling.target_sentence(flat, 3.5)
+    assert "does not rise" in verdicts.target_sentence(flat, 3.5)
 
 
 def test_fit_needs_three_distinct_volumes() -> None:
@@ -180,7 +180,7 @@ def test_published_points_mark_unusable_rows() -> None:
 
 def test_registry_points_are_per_benchmark_and_setting() -> None:
     pts = scaling.published_points()
-    aq = pts[(pts["draft"] == scaling.KIMI_REFERENCE) & (pts["benchmark"] == "gsm8k") & pts["usable"]]
+    aq = pts[(pts["draft"] == verdicts.KIMI_REFERENCE) & (pts["benchmark"] == "gsm8k") & pts["usable"]]
     assert set(aq["accept_length"]) >= {3.271, 4.655, 3.165}
     assert aq["samples"].eq(1_400_000).all()
     assert scaling.resolve_setting(pts, "gsm8k", "3,1,4") == "steps=3,topk=1,draft=4,bs=8,sglang"
@@ -191,7 +191,7 @@ def test_registry_points_are_per_benchmark_and_setting() -> None:
 
 
 def test_kimi_verdict_from_the_data_alone() -> None:
-    v = scaling.kimi_verdict()
+    v = verdicts.kimi_verdict()
     assert v.reference == "AQ-MedAI/Kimi-K2-Instruct-eagle3"
     assert v.own_volume == 37_000 and v.reference_volume == 1_400_000
     assert v.ratio == pytest.approx(37.84, abs=0.01)
@@ -204,8 +204,8 @@ def test_kimi_verdict_from_the_data_alone() -> None:
     assert v.extrapolated
     s = v.sentence
     assert (
-        "37K training samples sits far below the 1.4M of the published draft AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)"
-        in s
+        "37K training samples sits far below the 1.4M of the published draft "
+        "AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)" in s
     )
     assert "too few to fit; a fit pooled across all 7 drafts" in s
     assert "95% band" in s and "extrapolation below the smallest published volume" in s
@@ -217,7 +217,7 @@ def test_gap_verdict_uses_the_family_when_it_has_enough_volumes() -> None:
     fam = _pts([4e5, 1e6, 1.4e6], [2.8, 3.1, 3.3], family="moonshotai")
     other = _pts([3e5, 5e5, 1.4e6], [2.0, 2.2, 2.6], family="meta-llama")
     pts = pd.concat([fam, other], ignore_index=True)
-    v = scaling.gap_verdict(37_000, "d2", points=pts)  # d2 in `fam` is the 1.4M draft
+    v = verdicts.gap_verdict(37_000, "d2", points=pts)  # d2 in `fam` is the 1.4M draft
     assert v.fit_scope == "family" and v.fit is not None and v.fit.n == 3
     assert "A fit over 3 moonshotai points" in v.sentence
 
@@ -234,13 +234,12 @@ def test_own_points_from_the_example_session_line_up_by_setting_key() -> None:
 
 
 def test_overview_facts_for_the_kimi_example() -> None:
-    from comparelib import architectures, registry
+    from comparelib import comparison
 
-    cfg = json.loads((registry.EXAMPLE_OWN_DRAFT / "config.json").read_text())
-    own = architectures.parse_config(cfg, "example")
-    ref_d = registry.get_draft(scaling.KIMI_REFERENCE)
-    ref = architectures.parse_config(ref_d.config, ref_d.hub_id)
-    size = scaling.size_facts(own, ref, "our draft", scaling.KIMI_REFERENCE)
+    # the entries the Overview page loads: sizes are load_entry's counts, not counted again
+    own = comparison.load_entry(comparison.EXAMPLE_OWN, with_header=False)
+    ref = comparison.load_entry(comparison.registry_source(verdicts.KIMI_REFERENCE), with_header=False)
+    size = overview.size_facts(own, ref, "our draft", verdicts.KIMI_REFERENCE)
     assert size.own_excluding_embedding == 2_135_977_984
     assert size.ref_excluding_embedding == 1_190_948_864
     assert size.own_embedding == size.ref_embedding == 163_840 * 7_168 == 1_174_405_120
@@ -248,16 +247,16 @@ def test_overview_facts_for_the_kimi_example() -> None:
 
     store = Store("sqlite://")
     store.ensure_examples()
-    live = scaling.live_facts(store.runs(group="example-kimi-k2.5"))
+    live = overview.live_facts(store.runs(group="example-kimi-k2.5"))
     assert live is not None and live.spec_tok_s == 94.0 and live.baseline_tok_s == 88.8
     assert round(live.gain * 100, 1) == 5.9 and "+5.9%" in live.sentence
 
-    acc = scaling.accept_facts(2.1, "steps=2,topk=1,draft=3,sglang", scaling.KIMI_REFERENCE)
+    acc = overview.accept_facts(2.1, "steps=2,topk=1,draft=3,sglang", verdicts.KIMI_REFERENCE)
     assert not acc.same_setting
     assert (round(acc.ref_lo, 2), round(acc.ref_hi, 2)) == (3.17, 3.49)
     assert "settings differ" in acc.sentence
 
-    name, sentence = scaling.largest_gap(
+    name, sentence = overview.largest_gap(
         data_ratio=1.4e6 / 37e3,
         size_ratio=2_135_977_984 / 1_190_948_864,
         accept_ratio=3.49 / 2.1,
@@ -284,7 +283,7 @@ def test_cli_scaling_json() -> None:
         "--own-samples",
         "37000",
         "--reference",
-        scaling.KIMI_REFERENCE,
+        verdicts.KIMI_REFERENCE,
         "--json",
     )
     assert proc.returncode == 0, proc.stderr
@@ -315,3 +314,48 @@ def test_cli_scaling_bad_input_exits_2(args: tuple[str, ...], capsys: pytest.Cap
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
+
+
+def test_overview_answer_uses_the_loaded_entries_and_the_run_group() -> None:
+    from comparelib import comparison
+
+    own = comparison.load_entry(comparison.EXAMPLE_OWN, with_header=False)
+    ref = comparison.load_entry(comparison.registry_source(verdicts.KIMI_REFERENCE), with_header=False)
+    store = Store("sqlite://")
+    store.ensure_examples()
+    runs = store.runs(group="example-kimi-k2.5")
+    ans = overview.answer(own, ref, runs, 37_000.0)
+    assert ans.reference == verdicts.KIMI_REFERENCE and ans.ref_volume == 1_400_000
+    assert ans.size.own_excluding_embedding == own.count.excluding_embedding == 2_135_977_984
+    assert ans.best_run is not None and ans.best_run.output_tokens_per_s == 94.0
+    assert ans.own_accept == pytest.approx(2.1) and ans.own_setting == "steps=2,topk=1,draft=3,sglang"
+    assert ans.accept.ref_range == "3.17-3.49" and not ans.accept.same_setting
+    assert ans.data_ratio == pytest.approx(1.4e6 / 37e3) and ans.gap == "training data"
+    assert ans.gap_sentence.startswith("The largest gap is training data: 37K samples against 1.4M (38x fewer).")
+    # no volume, no runs: the data and acceptance gaps cannot be named, size still can
+    bare = overview.answer(own, ref, [], None)
+    assert bare.data_ratio is None and bare.accept_ratio is None and bare.best_run is None and bare.live is None
+    assert bare.gap == "size"
+
+
+def test_fit_published_ignores_own_points_and_fit_at_reference() -> None:
+    pub = _pts([1e5, 1e6, 1e7], [2.0, 2.5, 3.3])
+    own = _pts([37_000], [9.9], kind="own")
+    sel = scaling.select(
+        pd.concat([pub, own], ignore_index=True), benchmark="gsm8k", setting_key="steps=3,topk=1,draft=4,bs=8,sglang"
+    )
+    f = scaling.fit_published(sel)
+    assert f.n == 3 and f.a == pytest.approx(-1.3) and f.setting_key == "steps=3,topk=1,draft=4,bs=8,sglang"
+    accept, steps, volume = scaling.fit_at_reference(f, sel.points, "d1") or (0.0, 0, 0.0)
+    assert (accept, steps, volume) == (pytest.approx(2.6), 3, 1e6)
+    assert scaling.fit_at_reference(f, sel.points, "nobody") is None
+    no_steps = scaling.fit(_pts([1e5, 1e6, 1e7], [2.0, 2.5, 3.3], setting="bs=1,eagle"))
+    assert scaling.fit_at_reference(no_steps, sel.points, "d1") is None
+
+
+def test_measured_against_fit_takes_the_best_own_point() -> None:
+    f = scaling.fit(_pts([1e5, 1e6, 1e7], [2.0, 2.5, 3.3]))
+    assert verdicts.measured_against_fit(f, 1e6, scaling.empty_points()) is None
+    own = _pts([1e6, 1e6], [1.5, 2.6], kind="own")
+    agrees_text = verdicts.measured_against_fit(f, 1e6, own)
+    assert agrees_text is not None and "You measured **2.60**" in agrees_text[1]

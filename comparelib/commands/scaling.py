@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,13 +34,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from comparelib import scaling
+    from comparelib import scaling, verdicts
     from comparelib.commands._util import print_json
     from comparelib.errors import DataError, InputError
 
     if args.target_accept is not None and not 1.0 < args.target_accept < math.inf:
         raise InputError(
-            f"--target-accept must be a finite number above 1 (acceptance length counts the bonus token), got {args.target_accept:g}"
+            "--target-accept must be a finite number above 1 (acceptance length counts the bonus token), "
+            f"got {args.target_accept:g}"
         )
     if args.own_samples is not None and not 0 < args.own_samples < math.inf:
         raise InputError(f"--own-samples must be a positive, finite number, got {args.own_samples:g}")
@@ -57,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     key = scaling.resolve_setting(points, bench, args.setting, args.x)
     sel = scaling.select(points, benchmark=bench, setting_key=key, x=args.x)
     pub = sel.points[sel.points["kind"] == "published"]
-    out: dict = {
+    out: dict[str, Any] = {
         "benchmark": bench,
         "setting_key": key,
         "x": args.x,
@@ -66,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
         "excluded_reasons": _reason_counts(sel.excluded),
     }
     try:
-        f = scaling.fit(pub, x=args.x, benchmark=bench, setting_key=key)
-        out["fit"] = scaling.fit_summary(f, target_accept=args.target_accept, own_volume=own_volume)
+        f = scaling.fit_published(sel)
+        out["fit"] = verdicts.fit_summary(f, target_accept=args.target_accept, own_volume=own_volume)
         out["fit_error"] = None
     except DataError as exc:
         f = None
@@ -76,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     out["own_volume"] = own_volume
     out["own_volume_source"] = own_source
     if args.reference and own_volume:
-        out["gap"] = scaling.gap_sentence(
+        out["gap"] = verdicts.gap_sentence(
             own_volume, args.reference, benchmark=bench, setting_key=key, points=points, x=args.x
         )
     if args.json:
@@ -84,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     w = sys.stdout.write
     w(
-        f"{scaling.bench_label(bench)} at {key}: {len(pub)} published points ({int(len(sel.excluded))} others excluded)\n"
+        f"{verdicts.bench_label(bench)} at {key}: {len(pub)} published points "
+        f"({int(len(sel.excluded))} others excluded)\n"
     )
     if f is None:
         w(f"no fit: {out['fit_error']}\n")
@@ -94,11 +100,11 @@ def run(args: argparse.Namespace) -> int:
             f" n={f.n}, R²={f.r2:.3f}, residual SE={f.residual_se:.3f}\n"
         )
         if args.target_accept is not None:
-            w(scaling.target_sentence(f, args.target_accept) + "\n")
+            w(verdicts.target_sentence(f, args.target_accept) + "\n")
         if own_volume:
             mean, lo, hi, _ = scaling.predict_bounded(f, own_volume)
             w(
-                f"at {scaling.human(own_volume)} {args.x} ({own_source}): {mean:.2f} (95% band {lo:.2f}..{hi:.2f})"
+                f"at {verdicts.human(own_volume)} {args.x} ({own_source}): {mean:.2f} (95% band {lo:.2f}..{hi:.2f})"
                 f"{' (extrapolated)' if f.extrapolates(own_volume) else ''}\n"
             )
     if out.get("gap"):
@@ -106,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reason_counts(excluded) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def _reason_counts(excluded: pd.DataFrame) -> dict[str, int]:
     counts: dict[str, int] = {}
     for reason in excluded["reason"]:
         head = str(reason).split(" (")[0].split(";")[0]
