@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from comparelib import paths as user_paths
 from comparelib.errors import DataError, InputError
 
 FORMATS = ("auto", "tensorboard", "specforge", "speculators", "eagle", "csv")
@@ -563,7 +564,7 @@ def read(
         raise InputError(f"unknown log format {fmt!r}; use one of {', '.join(FORMATS)}")
     stats = stats if stats is not None else ReadStats()
     for raw in paths:
-        path = Path(raw).expanduser()
+        path = user_paths.resolve_user_path(raw, "training log")  # a shared server reads only under its data root
         if not path.exists():
             raise InputError(f"{path}: no such file or directory")
         kind = detect(path) if fmt == "auto" else fmt

@@ -440,6 +440,8 @@ ROOT_CASES = [
     ("params-folder", lambda r, o: ["params", str(o / "model")]),
     ("dump-folder", lambda r, o: ["audit-dump", str(o)]),
     ("dump-config", lambda r, o: ["audit-dump", str(r), "--config", str(o / "model")]),
+    ("curve-log", lambda r, o: ["curve", str(o / "secret.jsonl")]),
+    ("curve-symlink", lambda r, o: ["curve", str(r / "link.jsonl")]),
     (
         "bench-prompts",
         lambda r, o: ["bench", "--endpoint", "http://127.0.0.1:1", "--no-store", "--prompts", str(o / "secret.jsonl")],
