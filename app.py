@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 HERE = Path(__file__).parent
-PAGES = HERE / "pages"
+PAGES = HERE / "app_pages"
 # Bundled: a ":material/...:" page icon makes the browser fetch the favicon from fonts.gstatic.com.
 ICON = HERE / "assets" / "favicon.png"
 LOG = logging.getLogger("specdraft.app")
@@ -95,6 +95,13 @@ def _logged_in() -> bool:
 
 
 def run() -> None:
+    """The router: every page runs through here (``st.navigation``), also when a link opens it directly.
+
+    The pages live in ``app_pages/``, not ``pages/``: a folder named ``pages/`` next to the entry script
+    puts Streamlit in its legacy multipage mode (each file run on its own, bypassing this router and
+    the sign-in gate) until some session calls ``st.navigation``. Streamlit's docs name the folder
+    ``app_pages/`` for apps that route with ``st.navigation``.
+    """
     st.set_page_config(page_title="specdraft compare", page_icon=str(ICON), layout="wide")
     if not signed_in():
         return
@@ -124,20 +131,6 @@ def open_store(url: str):  # type: ignore[no-untyped-def]
     store = Store(url)
     store.ensure_examples()
     return store
-
-
-def ensure_routed() -> None:
-    """Route through ``run()`` when a page was opened by deep link before the router ever ran.
-
-    Streamlit starts in its legacy ``pages/`` mode whenever that folder exists, until some session
-    calls st.navigation; a shared link to /compare on a fresh server would otherwise render without
-    the app's navigation and layout. Pages call this first.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        run()
-        st.stop()
 
 
 MISSING = "–"  # what a table shows for a missing value (never "None")

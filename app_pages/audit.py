@@ -11,9 +11,6 @@ import pandas as pd
 import streamlit as st
 
 import app
-
-app.ensure_routed()
-
 from comparelib import export, paths, settings
 from comparelib.audit import AuditResult, audit, progress_text
 from comparelib.conversations import FORMATS
