@@ -225,6 +225,27 @@ def test_fc_width_and_norms_as_the_engines_read_them(
     assert sum(name.startswith("fc_norm.") for name in t) == fc_norms
 
 
+# speculators format: vLLM 0.33.0 copies eagle_aux_hidden_state_layer_ids to the top level of the draft config
+# (transformers_utils/configs/speculators/algos.py update_eagle3), and its model_executor/models/llama_eagle3.py
+# LlamaModel.__init__ sizes fc from num_aux_hidden_states or eagle_config's ids only, else 3: so the fc the engine
+# builds is 3 x target hidden whatever the id count (SGLang 0.5.23 does not read this format). The speculators 0.9.0
+# trainer sizes fc from the id count (models/eagle3/core.py Eagle3 __init__): a checkpoint trained with other than
+# three ids does not load in vLLM 0.33.0, and the header reconciliation shows the difference.
+SPECULATORS_AUX_CASES = [
+    ([2, 4, 5], 3 * 64),
+    ([2, 5], 3 * 64),
+    ([1, 2, 4, 5], 3 * 64),
+    (None, 3 * 64),
+]
+
+
+@pytest.mark.parametrize(("ids", "fc_in"), SPECULATORS_AUX_CASES)
+def test_speculators_fc_width_as_vllm_builds_it(ids: list[int] | None, fc_in: int) -> None:
+    cfg = copy.deepcopy(TINY_SPECULATORS)
+    cfg["eagle_aux_hidden_state_layer_ids"] = ids
+    assert names(parse_config(cfg))["fc.weight"].shape == (64, fc_in)
+
+
 def test_full_vocab_draft_has_no_vocab_maps() -> None:
     cfg = {k: v for k, v in KIMI_EAGLE3.items() if k != "draft_vocab_size"}
     t = names(parse_config(cfg))
