@@ -7,9 +7,18 @@ traceback) and the optional sign-in gate (SPECDRAFT_REQUIRE_LOGIN, Streamlit's b
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
+
+if TYPE_CHECKING:  # the pages import this module first: comparelib loads only when a function needs it
+    import pandas as pd
+
+    from comparelib.draft import OwnDraft
+    from comparelib.store import Store
+    from comparelib.tables import Table
 
 HERE = Path(__file__).parent
 PAGES = HERE / "app_pages"
@@ -21,7 +30,7 @@ UNEXPECTED = (
 )
 
 
-def page_boundary(body) -> None:  # type: ignore[no-untyped-def]
+def page_boundary(body: Callable[[], object]) -> None:
     """Run a page: CompareError -> its message; anything else -> logged with its traceback, short message shown.
 
     Streamlit's own control flow (st.stop, st.rerun, st.switch_page) derives from BaseException and
@@ -124,7 +133,7 @@ def run() -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def open_store(url: str):  # type: ignore[no-untyped-def]
+def open_store(url: str) -> Store:
     """One results store per database URL for the whole server, with the built-in example loaded once."""
     from comparelib.store import Store
 
@@ -136,13 +145,18 @@ def open_store(url: str):  # type: ignore[no-untyped-def]
 MISSING = "–"  # what a table shows for a missing value (never "None")
 
 
-def column_config(table, frame=None) -> dict:  # type: ignore[no-untyped-def]
+def column_config(table: Table, frame: pd.DataFrame | None = None) -> dict[str, Any]:
     """st.column_config for a ``comparelib.tables.Table``: units, number formats, widths, pinned name column."""
-    cfg: dict = {}
+    cfg: dict[str, Any] = {}
     for c in table.columns:
         if frame is not None and c.name not in frame.columns:
             continue
-        common = {"label": c.title, "width": c.width, "help": c.help, "pinned": True if c.pinned else None}
+        common: dict[str, Any] = {
+            "label": c.title,
+            "width": c.width,
+            "help": c.help,
+            "pinned": True if c.pinned else None,
+        }
         if c.kind in ("int", "float"):
             cfg[c.name] = st.column_config.NumberColumn(format=c.printf(), **common)
         elif c.kind == "datetime":
@@ -163,7 +177,7 @@ def hub_token() -> str | None:
     return str(token).strip() or None if token else None
 
 
-def _sync_url(draft) -> None:  # type: ignore[no-untyped-def]
+def _sync_url(draft: OwnDraft) -> None:
     """Keep the draft in the page's URL, so the link reproduces the view on any page."""
     from comparelib.draft import PARAMS
 
@@ -176,13 +190,13 @@ def _sync_url(draft) -> None:  # type: ignore[no-untyped-def]
             del st.query_params[key]
 
 
-def set_own_draft(draft) -> None:  # type: ignore[no-untyped-def]
+def set_own_draft(draft: OwnDraft) -> None:
     """Make ``draft`` the session's draft (e.g. after attaching an audit or running a benchmark)."""
     st.session_state[DRAFT_STATE] = draft
     _sync_url(draft)
 
 
-def own_draft():  # type: ignore[no-untyped-def]
+def own_draft() -> OwnDraft:
     """The user's draft for this page: from the URL, else this session's, else the built-in example.
 
     Renders the sidebar where it is chosen (source, attached training volume and run group) and the

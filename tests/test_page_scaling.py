@@ -30,8 +30,8 @@ def test_default_page_answers_offline(at: AppTest) -> None:
     text = _texts(at)
     assert f"To reach 3 on GSM8K at {KEY} you need about 2M samples" in text
     assert (
-        "37K training samples sits far below the 1.4M of the published draft AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)"
-        in text
+        "37K training samples sits far below the 1.4M of the published draft "
+        "AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)" in text
     )
     assert "a fit pooled across all 7 drafts" in text
     # live results for the example group, with the model's optimum
