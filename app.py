@@ -7,12 +7,21 @@ traceback) and the optional sign-in gate (SPECDRAFT_REQUIRE_LOGIN, Streamlit's b
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+if TYPE_CHECKING:  # the pages import this module first: comparelib loads only when a function needs it
+    import pandas as pd
+
+    from comparelib.draft import OwnDraft
+    from comparelib.store import Store
+    from comparelib.tables import Table
+
 HERE = Path(__file__).parent
-PAGES = HERE / "pages"
+PAGES = HERE / "app_pages"
 # Bundled: a ":material/...:" page icon makes the browser fetch the favicon from fonts.gstatic.com.
 ICON = HERE / "assets" / "favicon.png"
 LOG = logging.getLogger("specdraft.app")
@@ -21,7 +30,7 @@ UNEXPECTED = (
 )
 
 
-def page_boundary(body) -> None:  # type: ignore[no-untyped-def]
+def page_boundary(body: Callable[[], object]) -> None:
     """Run a page: CompareError -> its message; anything else -> logged with its traceback, short message shown.
 
     Streamlit's own control flow (st.stop, st.rerun, st.switch_page) derives from BaseException and
@@ -95,6 +104,13 @@ def _logged_in() -> bool:
 
 
 def run() -> None:
+    """The router: every page runs through here (``st.navigation``), also when a link opens it directly.
+
+    The pages live in ``app_pages/``, not ``pages/``: a folder named ``pages/`` next to the entry script
+    puts Streamlit in its legacy multipage mode (each file run on its own, bypassing this router and
+    the sign-in gate) until some session calls ``st.navigation``. Streamlit's docs name the folder
+    ``app_pages/`` for apps that route with ``st.navigation``.
+    """
     st.set_page_config(page_title="specdraft compare", page_icon=str(ICON), layout="wide")
     if not signed_in():
         return
@@ -117,7 +133,7 @@ def run() -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def open_store(url: str):  # type: ignore[no-untyped-def]
+def open_store(url: str) -> Store:
     """One results store per database URL for the whole server, with the built-in example loaded once."""
     from comparelib.store import Store
 
@@ -126,30 +142,21 @@ def open_store(url: str):  # type: ignore[no-untyped-def]
     return store
 
 
-def ensure_routed() -> None:
-    """Route through ``run()`` when a page was opened by deep link before the router ever ran.
-
-    Streamlit starts in its legacy ``pages/`` mode whenever that folder exists, until some session
-    calls st.navigation; a shared link to /compare on a fresh server would otherwise render without
-    the app's navigation and layout. Pages call this first.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        run()
-        st.stop()
-
-
 MISSING = "–"  # what a table shows for a missing value (never "None")
 
 
-def column_config(table, frame=None) -> dict:  # type: ignore[no-untyped-def]
+def column_config(table: Table, frame: pd.DataFrame | None = None) -> dict[str, Any]:
     """st.column_config for a ``comparelib.tables.Table``: units, number formats, widths, pinned name column."""
-    cfg: dict = {}
+    cfg: dict[str, Any] = {}
     for c in table.columns:
         if frame is not None and c.name not in frame.columns:
             continue
-        common = {"label": c.title, "width": c.width, "help": c.help, "pinned": True if c.pinned else None}
+        common: dict[str, Any] = {
+            "label": c.title,
+            "width": c.width,
+            "help": c.help,
+            "pinned": True if c.pinned else None,
+        }
         if c.kind in ("int", "float"):
             cfg[c.name] = st.column_config.NumberColumn(format=c.printf(), **common)
         elif c.kind == "datetime":
@@ -170,7 +177,7 @@ def hub_token() -> str | None:
     return str(token).strip() or None if token else None
 
 
-def _sync_url(draft) -> None:  # type: ignore[no-untyped-def]
+def _sync_url(draft: OwnDraft) -> None:
     """Keep the draft in the page's URL, so the link reproduces the view on any page."""
     from comparelib.draft import PARAMS
 
@@ -183,13 +190,13 @@ def _sync_url(draft) -> None:  # type: ignore[no-untyped-def]
             del st.query_params[key]
 
 
-def set_own_draft(draft) -> None:  # type: ignore[no-untyped-def]
+def set_own_draft(draft: OwnDraft) -> None:
     """Make ``draft`` the session's draft (e.g. after attaching an audit or running a benchmark)."""
     st.session_state[DRAFT_STATE] = draft
     _sync_url(draft)
 
 
-def own_draft():  # type: ignore[no-untyped-def]
+def own_draft() -> OwnDraft:
     """The user's draft for this page: from the URL, else this session's, else the built-in example.
 
     Renders the sidebar where it is chosen (source, attached training volume and run group) and the

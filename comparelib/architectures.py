@@ -178,7 +178,7 @@ class _Reader:
             plural = "fields" if len(missing) > 1 else "field"
             raise _fail(self.arch, f"missing required {plural} {', '.join(missing)}{hint}")
 
-    def int(self, name: str, default: int | None = None, *, minimum: int = 1, maximum: int | None = None) -> int:
+    def integer(self, name: str, default: int | None = None, *, minimum: int = 1, maximum: int | None = None) -> int:
         value = self.data.get(name)
         if value is None:
             if default is None:
@@ -186,7 +186,7 @@ class _Reader:
             return default  # type: ignore[return-value]
         return _check_int(value, self.where + name, self.arch, minimum, maximum or _FIELD_MAX.get(name, _DIM_MAX))
 
-    def opt_int(self, name: str, *, minimum: int = 1) -> int | None:
+    def opt_integer(self, name: str, *, minimum: int = 1) -> int | None:
         value = self.data.get(name)
         if value is None:
             return None
@@ -274,8 +274,9 @@ def _aux_layer_ids(config: Mapping[str, Any], arch: str) -> tuple[int, ...] | No
 
 def _aux_count(config: Mapping[str, Any], arch: str) -> int:
     """How many target states the fc concatenates, as SGLang and vLLM size it: num_aux_hidden_states, else the
-    number of ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py lines 155-160; vllm 0.33.0
-    model_executor/models/llama_eagle3.py line 210)."""
+    number of ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py LlamaModel.__init__ lines
+    156-164; vllm 0.33.0 model_executor/models/llama_eagle3.py LlamaModel.__init__ lines 209-221). Top-level ids
+    do not count in either engine."""
     explicit = config.get("num_aux_hidden_states")
     if explicit is not None:
         return _check_int(explicit, "num_aux_hidden_states", arch, 1, 64)
@@ -310,7 +311,7 @@ def _common(config: Mapping[str, Any]) -> dict[str, Any]:
 
 def _head_dim(r: _Reader, hidden: int, heads: int) -> int:
     if r.has("head_dim"):
-        return r.int("head_dim")
+        return r.integer("head_dim")
     if hidden % heads:
         raise _fail(
             r.arch,
@@ -440,26 +441,26 @@ def _eagle3_tensors(
 def _dense_sizes(r: _Reader) -> tuple[int, int, int, int, int, int]:
     """hidden, intermediate, heads, kv heads, head dim, vocab: what every dense decoder config states."""
     r.need("hidden_size", "intermediate_size", "num_attention_heads", "vocab_size")
-    hidden = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
+    hidden = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
     return (
         hidden,
-        r.int("intermediate_size"),
+        r.integer("intermediate_size"),
         heads,
-        r.int("num_key_value_heads", heads),
+        r.integer("num_key_value_heads", heads),
         _head_dim(r, hidden, heads),
-        r.int("vocab_size"),
+        r.integer("vocab_size"),
     )
 
 
 def _eagle3(config: Mapping[str, Any], source: str, arch: str, dialect: str) -> ModelSpec:
     r = _Reader(config, arch)
     hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
-    draft_vocab = r.int("draft_vocab_size", vocab)
+    draft_vocab = r.integer("draft_vocab_size", vocab)
     if draft_vocab > vocab:
         raise _fail(arch, f"draft_vocab_size {draft_vocab} is larger than vocab_size {vocab}")
-    target_hidden = r.int("target_hidden_size", hidden)
-    layers = r.int("num_hidden_layers", 1)
+    target_hidden = r.integer("target_hidden_size", hidden)
+    layers = r.integer("num_hidden_layers", 1)
     eagle_config = r.mapping("eagle_config")
     notes: list[str] = []
     own_embedding = target_hidden != hidden
@@ -530,11 +531,11 @@ def _speculators(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec
     layer_cfg = top.mapping("transformer_layer_config")
     r = _Reader(layer_cfg, top.arch, "transformer_layer_config.")
     hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
-    layers = r.int("num_hidden_layers", 1)
-    draft_vocab = top.int("draft_vocab_size", vocab)
+    layers = r.integer("num_hidden_layers", 1)
+    draft_vocab = top.integer("draft_vocab_size", vocab)
     if draft_vocab > vocab:
         raise _fail(top.arch, f"draft_vocab_size {draft_vocab} is larger than vocab_size {vocab}")
-    target_hidden = top.int("target_hidden_size", hidden)
+    target_hidden = top.integer("target_hidden_size", hidden)
     qk_norm = str(layer_cfg.get("model_type", "")).startswith("qwen3")
     embed_trainable = top.flag("embed_requires_grad")
     tensors = _eagle3_tensors(
@@ -562,7 +563,8 @@ def _speculators(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec
         with_t2d=True,
     )
     spec_cfg = top.mapping("speculators_config")
-    verifier = spec_cfg.get("verifier") if isinstance(spec_cfg.get("verifier"), Mapping) else {}
+    raw_verifier = spec_cfg.get("verifier")
+    verifier: Mapping[str, Any] = raw_verifier if isinstance(raw_verifier, Mapping) else {}
     target_model = verifier.get("name_or_path") if isinstance(verifier.get("name_or_path"), str) else None
     common = _common(layer_cfg)
     if common["torch_dtype"] is None:
@@ -595,7 +597,7 @@ def _speculators(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec
 def _eagle1(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     r = _Reader(config, arch)
     hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
-    layers = r.int("num_hidden_layers", 1)
+    layers = r.integer("num_hidden_layers", 1)
     t = _Tensors()
     t.add("embed_tokens.weight", (vocab, hidden), "embedding", trainable=False, shared_with_target=True)
     for i in range(layers):
@@ -649,10 +651,10 @@ def _medusa(config: Mapping[str, Any], source: str, arch: str, target: Mapping[s
         "vocab_size",
         hint=" (Medusa-1 configs only name base_model_name_or_path: pass the base model's config as target)",
     )
-    n_heads = r.int("medusa_num_heads")
-    n_layers = r.int("medusa_num_layers", 1)
-    hidden = r.int("hidden_size")
-    vocab = r.int("vocab_size")
+    n_heads = r.integer("medusa_num_heads")
+    n_layers = r.integer("medusa_num_layers", 1)
+    hidden = r.integer("hidden_size")
+    vocab = r.integer("vocab_size")
     t = _Tensors()
     for i in range(n_heads):
         for j in range(n_layers):
@@ -694,33 +696,33 @@ class _DeepSeek:
         )
         self.r = r
         self.arch = arch
-        self.hidden = r.int("hidden_size")
-        self.inter = r.int("intermediate_size")
-        self.heads = r.int("num_attention_heads")
-        self.layers = r.int("num_hidden_layers")
-        self.vocab = r.int("vocab_size")
-        self.q_lora = r.opt_int("q_lora_rank")
-        self.kv_lora = r.int("kv_lora_rank")
-        self.nope = r.int("qk_nope_head_dim", minimum=0)
-        self.rope = r.int("qk_rope_head_dim", minimum=0)
+        self.hidden = r.integer("hidden_size")
+        self.inter = r.integer("intermediate_size")
+        self.heads = r.integer("num_attention_heads")
+        self.layers = r.integer("num_hidden_layers")
+        self.vocab = r.integer("vocab_size")
+        self.q_lora = r.opt_integer("q_lora_rank")
+        self.kv_lora = r.integer("kv_lora_rank")
+        self.nope = r.integer("qk_nope_head_dim", minimum=0)
+        self.rope = r.integer("qk_rope_head_dim", minimum=0)
         if self.nope + self.rope == 0:
             raise _fail(arch, "qk_nope_head_dim + qk_rope_head_dim must be positive")
-        self.v_dim = r.int("v_head_dim")
+        self.v_dim = r.integer("v_head_dim")
         self.bias = r.flag("attention_bias")
-        self.experts = r.opt_int("n_routed_experts")
-        self.first_dense = r.int("first_k_dense_replace", 0, minimum=0)
-        self.freq = r.int("moe_layer_freq", 1)
-        self.mtp_layers = r.int("num_nextn_predict_layers", 0, minimum=0)
+        self.experts = r.opt_integer("n_routed_experts")
+        self.first_dense = r.integer("first_k_dense_replace", 0, minimum=0)
+        self.freq = r.integer("moe_layer_freq", 1)
+        self.mtp_layers = r.integer("num_nextn_predict_layers", 0, minimum=0)
         self.shared = 0
         self.per_tok = 0
         self.moe_inter = 0
         if self.experts:
             r.need("moe_intermediate_size", "num_experts_per_tok")
-            self.moe_inter = r.int("moe_intermediate_size")
-            self.per_tok = r.int("num_experts_per_tok")
+            self.moe_inter = r.integer("moe_intermediate_size")
+            self.per_tok = r.integer("num_experts_per_tok")
             if self.per_tok > self.experts:
                 raise _fail(arch, f"num_experts_per_tok {self.per_tok} exceeds n_routed_experts {self.experts}")
-            self.shared = r.int("n_shared_experts", 0, minimum=0)
+            self.shared = r.integer("n_shared_experts", 0, minimum=0)
         topk = config.get("topk_method")
         model_type = str(config.get("model_type", ""))
         self.correction_bias = topk == "noaux_tc" or (topk is None and model_type in {"deepseek_v3", "kimi_k2"})
@@ -839,7 +841,7 @@ def mtp_spec(config: Mapping[str, Any], source: str = "") -> ModelSpec:
     inner, _ = _text_config(config)
     arch = _first_architecture(config) or _first_architecture(inner)
     r = _Reader(inner, arch)
-    if r.int("num_nextn_predict_layers", 0, minimum=0) == 0:
+    if r.integer("num_nextn_predict_layers", 0, minimum=0) == 0:
         raise _fail(arch, "num_nextn_predict_layers is 0 or missing: this model has no MTP module")
     return _mtp_draft(inner, source, arch)
 
@@ -851,7 +853,7 @@ def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str)
     r = _Reader(config, arch)
     r.need("num_hidden_layers")
     hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
-    layers = r.int("num_hidden_layers")
+    layers = r.integer("num_hidden_layers")
     tied = r.flag("tie_word_embeddings")
     qkv_bias = True if dialect == "qwen2" else r.flag("attention_bias")
     o_bias = False if dialect == "qwen2" else r.flag("attention_bias")
@@ -862,12 +864,12 @@ def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str)
     mlp_only: set[int] = set()
     if dialect == "qwen3-moe":
         r.need("num_experts", "num_experts_per_tok", "moe_intermediate_size")
-        experts = r.int("num_experts")
-        per_tok = r.int("num_experts_per_tok")
-        moe_inter = r.int("moe_intermediate_size")
+        experts = r.integer("num_experts")
+        per_tok = r.integer("num_experts_per_tok")
+        moe_inter = r.integer("moe_intermediate_size")
         if per_tok > experts:
             raise _fail(arch, f"num_experts_per_tok {per_tok} exceeds num_experts {experts}")
-        sparse_step = r.int("decoder_sparse_step", 1)
+        sparse_step = r.integer("decoder_sparse_step", 1)
         raw_only = config.get("mlp_only_layers") or []
         if not isinstance(raw_only, (list, tuple)) or not all(isinstance(v, int) for v in raw_only):
             raise _fail(arch, f"mlp_only_layers must be a list of integers, got {raw_only!r}")
@@ -929,9 +931,9 @@ def _gpt_oss(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     r = _Reader(config, arch)
     r.need("num_hidden_layers", "num_local_experts")
     hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
-    layers = r.int("num_hidden_layers")
-    experts = r.int("num_local_experts")
-    per_tok = r.int("num_experts_per_tok", 0) or r.int("experts_per_token", 0)
+    layers = r.integer("num_hidden_layers")
+    experts = r.integer("num_local_experts")
+    per_tok = r.integer("num_experts_per_tok", 0) or r.integer("experts_per_token", 0)
     if not per_tok:
         r.need("num_experts_per_tok")
     if per_tok > experts:

@@ -20,12 +20,36 @@ from typing import Any
 
 from comparelib import engines
 from comparelib.architectures import ModelSpec
+from comparelib.errors import InputError
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 
 # Codes whose findings are known to be harmless for drafts that were published working this way: shown
 # collapsed, after everything worth acting on.
 HARMLESS_CODES: frozenset[str] = frozenset({"rope-mismatch", "max-position-mismatch", "aux-default", "aux-agree"})
+
+
+MAX_TARGET_LAYERS = 10_000
+
+
+def parse_target_layers(value: int | str | None, *, name: str = "Target layers") -> int | None:
+    """The target's number of decoder layers as a user gave it (a page's text box or ``--target-layers``).
+
+    None when nothing was given (None or blank text); the count when it is a whole number from 1 to
+    MAX_TARGET_LAYERS; otherwise InputError naming ``name`` and what to give instead.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        count = value if isinstance(value, int) and not isinstance(value, bool) else int(str(value))
+    except ValueError:
+        count = None
+    if count is None or not 1 <= count <= MAX_TARGET_LAYERS:
+        raise InputError(
+            f"{name} must be a whole number between 1 and {MAX_TARGET_LAYERS}, not {value!r}: give the target "
+            "model's num_hidden_layers (from its config.json), or the target model itself."
+        )
+    return count
 
 
 @dataclass(frozen=True)
@@ -140,8 +164,8 @@ def _eagle_config(draft: ModelSpec) -> Mapping[str, Any]:
 
 def expected_aux_count(draft: ModelSpec) -> int:
     """States the draft's fc concatenates, as both engines size it: num_aux_hidden_states, else the number of
-    ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py LlamaModel.__init__ lines 155-160; vllm 0.33.0
-    model_executor/models/llama_eagle3.py line 210)."""
+    ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py LlamaModel.__init__ lines 155-160;
+    vllm 0.33.0 model_executor/models/llama_eagle3.py line 210)."""
     explicit = draft.raw_config.get("num_aux_hidden_states") if draft.raw_config else None
     if isinstance(explicit, int) and not isinstance(explicit, bool) and explicit > 0:
         return explicit
@@ -210,9 +234,8 @@ def _aux_findings(
                 Finding(
                     "info",
                     "aux-default",
-                    "The config names no aux layers, so engines use their defaults (see the rule table: "
-                    "SGLang and vLLM capture boundaries (2, N//2, N-3)). Give the target to see them for "
-                    "its N.",
+                    "The config names no aux layers, so engines use their defaults (see the rule table: SGLang and "
+                    "vLLM capture boundaries (2, N//2, N-3)). Give the target to see them for its N.",
                     harmless=True,
                 )
             )
@@ -264,9 +287,9 @@ def _aux_findings(
                 Finding(
                     "warning",
                     "aux-count",
-                    f"eagle_aux_hidden_state_layer_ids has {len(ids)} ids ({ids}). SGLang and vLLM size the draft's fc as "
-                    f"target hidden x {len(ids)} (llama_eagle3.py in both), so this serves if the checkpoint's fc was "
-                    "trained that way; SpecForge 0.2.0 refuses any count other than three "
+                    f"eagle_aux_hidden_state_layer_ids has {len(ids)} ids ({ids}). SGLang and vLLM size the draft's "
+                    f"fc as target hidden x {len(ids)} (llama_eagle3.py in both), so this serves if the checkpoint's "
+                    "fc was trained that way; SpecForge 0.2.0 refuses any count other than three "
                     "(algorithms/model_providers.py resolve_eagle_capture_layers).",
                 )
             )
@@ -275,9 +298,9 @@ def _aux_findings(
                 Finding(
                     "warning",
                     "aux-order",
-                    f"Aux layer ids {ids} are not in increasing order. SGLang captures in layer order and vLLM sorts them "
-                    "(interfaces.py EagleModelMixin._set_aux_hidden_state_layers), so the draft receives them low to "
-                    f"high, as {sorted(ids)}; write them sorted so the config says what the engines do.",
+                    f"Aux layer ids {ids} are not in increasing order. SGLang captures in layer order and vLLM sorts "
+                    "them (interfaces.py EagleModelMixin._set_aux_hidden_state_layers), so the draft receives them "
+                    f"low to high, as {sorted(ids)}; write them sorted so the config says what the engines do.",
                 )
             )
         negative = [i for i in ids if i < 0]
@@ -313,9 +336,9 @@ def _aux_findings(
                 Finding(
                     "error",
                     "aux-range",
-                    f"Aux layer ids {too_big} are beyond the target's {n_layers} layers (the highest boundary any engine "
-                    f"captures is {n_layers}, after the last block). Is this the right target? Otherwise use the trained "
-                    "ids.",
+                    f"Aux layer ids {too_big} are beyond the target's {n_layers} layers (the highest boundary any "
+                    f"engine captures is {n_layers}, after the last block). Is this the right target? Otherwise use "
+                    "the trained ids.",
                 )
             )
             explained.update(c.rule.label for c in caps)
@@ -344,8 +367,8 @@ def _aux_findings(
                     "warning",
                     "aux-location",
                     f"The aux ids {ids} are at the top level of the config, but {c.rule.label} reads them only from "
-                    f"eagle_config, so it uses its default ({engines.describe_boundaries(c.captured)}). Move them into "
-                    "eagle_config.eagle_aux_hidden_state_layer_ids.",
+                    f"eagle_config, so it uses its default ({engines.describe_boundaries(c.captured)}). Move them "
+                    "into eagle_config.eagle_aux_hidden_state_layer_ids.",
                 )
             )
     if ids is None or negative or too_big:
@@ -472,9 +495,9 @@ def lint(
                     "error",
                     "hidden-mismatch",
                     f"The draft's fc layer takes {fc_in} features but {k} target layers give {k} x {t_hidden} = "
-                    f"{k * t_hidden} (both engines size fc as target hidden x number of aux ids). This draft was built "
-                    f"for a target with hidden size {fc_in // k}; check the target, or set target_hidden_size={t_hidden} "
-                    "if the config is wrong.",
+                    f"{k * t_hidden} (both engines size fc as target hidden x number of aux ids). This draft was "
+                    f"built for a target with hidden size {fc_in // k}; check the target, or set "
+                    f"target_hidden_size={t_hidden} if the config is wrong.",
                 )
             )
         elif expected != t_hidden:
@@ -496,8 +519,9 @@ def lint(
             Finding(
                 "error",
                 "vocab-mismatch",
-                f"The draft's vocab_size is {vocab} but the target's is {t_vocab}; token ids, the shared embedding and "
-                "the vocabulary map would not line up. Use the target the draft was trained for, or fix vocab_size.",
+                f"The draft's vocab_size is {vocab} but the target's is {t_vocab}; token ids, the shared embedding "
+                "and the vocabulary map would not line up. Use the target the draft was trained for, or fix "
+                "vocab_size.",
             )
         )
     dv = draft.draft_vocab_size
@@ -517,9 +541,9 @@ def lint(
                 Finding(
                     "error",
                     "vocab-map-missing",
-                    f"draft_vocab_size {dv} < vocab_size {vocab} but the checkpoint has no d2t tensor, so engines cannot "
-                    "map draft token ids to target ids and the drafted tokens will be wrong. Export d2t (and t2d) "
-                    "from the training run's vocabulary mapping.",
+                    f"draft_vocab_size {dv} < vocab_size {vocab} but the checkpoint has no d2t tensor, so engines "
+                    "cannot map draft token ids to target ids and the drafted tokens will be wrong. Export d2t (and "
+                    "t2d) from the training run's vocabulary mapping.",
                 )
             )
         elif "t2d" not in names:
@@ -555,10 +579,10 @@ def lint(
                 Finding(
                     "warning",
                     "rope-mismatch",
-                    f"The draft's RoPE differs from the target's ({'; '.join(what)}). Many published drafts do "
-                    "this and work, as long as the config is exactly the one the draft was trained with; a RoPE edited "
-                    "after training shifts every attention score, and long contexts past the draft's training length "
-                    "may accept less. Keep the trained values.",
+                    f"The draft's RoPE differs from the target's ({'; '.join(what)}). Many published drafts do this "
+                    "and work, as long as the config is exactly the one the draft was trained with; a RoPE edited "
+                    "after training shifts every attention score, and long contexts past the draft's training "
+                    "length may accept less. Keep the trained values.",
                 )
             )
         d_maxpos = draft.max_position_embeddings

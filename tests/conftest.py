@@ -1,7 +1,8 @@
 """Shared test set-up: every test gets its own Hub cache, app home and no token.
 
-Fixture modules for the Hub emulator and the fake inference servers are plugins, so any test
-module can ask for them by name.
+Fixture modules for the Hub emulator, the fake inference servers and the live app + browser are
+plugins, so any test module can ask for their fixtures by name (``hub``, ``fake_server``, ``browser``,
+``live_app``) without importing them. Plain shared data and builders live in tests/fixtures.py.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ os.environ.pop("HF_ENDPOINT", None)
 
 import pytest  # noqa: E402
 
-pytest_plugins: list[str] = ["tests.hub_emulator"]
+pytest_plugins: list[str] = ["tests.hub_emulator", "tests.streamlit_server", "tests.fake_inference"]
 
 
 @pytest.fixture(autouse=True)

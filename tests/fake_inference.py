@@ -7,8 +7,6 @@ handles hundreds of concurrent streams. Faults are injected by request number.
 
 Use in tests::
 
-    from tests.fake_inference import fake_server   # pytest fixture (factory)
-
     def test_x(fake_server):
         server = fake_server(engine="sglang", ttft_s=0.05, chunk_delay_s=0.02)
 

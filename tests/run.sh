@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README and .ci/run call exactly this). It installs what the tests need:
 # the pinned Python packages, Debian's chromium for the browser tests, and a throwaway
-# PostgreSQL 15 server for the database tests; then runs pytest.
+# PostgreSQL 15 server for the database tests; then checks format, lint and types (ruff, mypy)
+# and runs pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,4 +39,8 @@ if [ -z "${SPECDRAFT_TEST_PG_URL:-}" ]; then
 fi
 
 export SPECDRAFT_CHROMIUM="${SPECDRAFT_CHROMIUM:-$(command -v chromium)}"
+# Format, lint and types first (configured in pyproject.toml): a failure stops the run before pytest.
+python -m ruff format --check .
+python -m ruff check .
+python -m mypy
 python -m pytest -q "$@"

@@ -1,4 +1,11 @@
-"""Run the real app in a subprocess for browser tests, and wait on its health endpoint."""
+"""Run the real app in a subprocess for browser tests, and wait on its health endpoint.
+
+A pytest plugin (tests/conftest.py loads it), so browser tests ask for these fixtures by name:
+
+* ``browser`` (session scope): Debian's Chromium driven by Playwright; the test is skipped when either is missing.
+* ``live_app`` (function scope): a fresh ``streamlit run app.py`` whose Hub is the test's ``hub`` emulator, with its
+  own SPECDRAFT_HOME and HF_HOME; yields a :class:`LiveApp` (``url``, ``hub``).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,12 @@ import sys
 import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
+
+from tests.hub_emulator import HubEmulator
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,3 +99,32 @@ def running_app(env: Mapping[str, str], deadline_s: float = 90.0) -> Iterator[st
 def wait_for_script(page, timeout_ms: int = 60_000) -> None:
     """Wait until the app's script run finished (Streamlit's own e2e convention), not a sleep."""
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout_ms)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """One headless Chromium for the whole run; each test opens its own pages (or contexts)."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    path = chromium_path()
+    if not path:
+        pytest.skip("Debian's chromium is not installed (tests/run.sh installs it)")
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@dataclass(frozen=True)
+class LiveApp:
+    url: str
+    hub: HubEmulator
+
+
+@pytest.fixture()
+def live_app(hub: HubEmulator, tmp_path: Path) -> Iterator[LiveApp]:
+    """A fresh app server (no session has run on it yet) reading drafts from the ``hub`` emulator."""
+    env = {"HF_ENDPOINT": hub.url, "SPECDRAFT_HOME": str(tmp_path / "home"), "HF_HOME": str(tmp_path / "hf")}
+    with running_app(env) as url:
+        yield LiveApp(url=url, hub=hub)

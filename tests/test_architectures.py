@@ -13,29 +13,7 @@ from comparelib import architectures as A
 from comparelib.architectures import ModelSpec, parse_config
 from comparelib.errors import ConfigError
 from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, TINY_SPECULATORS
-
-# Kimi-K2-Instruct EAGLE-3 draft by AQ-MedAI (config as published; see research drafts.json)
-KIMI_EAGLE3: dict[str, Any] = {
-    "architectures": ["LlamaForCausalLMEagle3"],
-    "model_type": "llama",
-    "hidden_size": 7168,
-    "intermediate_size": 18432,
-    "num_hidden_layers": 1,
-    "num_attention_heads": 64,
-    "num_key_value_heads": 64,
-    "head_dim": 128,
-    "vocab_size": 163840,
-    "draft_vocab_size": 32000,
-    "max_position_embeddings": 131072,
-    "rope_theta": 1000000.0,
-    "rope_scaling": None,
-    "tie_word_embeddings": False,
-    "dtype": "bfloat16",
-    "rms_norm_eps": 1e-06,
-    "attention_bias": False,
-    "mlp_bias": False,
-    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [2, 30, 58], "use_aux_hidden_state": True},
-}
+from tests.fixtures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK, TINY_NESTED
 
 # yuhuili/EAGLE3-LLaMA3.1-Instruct-8B: the authors' format (LlamaForCausalLM, 1 layer, draft vocab)
 EAGLE3_AUTHORS_8B: dict[str, Any] = {
@@ -67,51 +45,8 @@ MODELOPT: dict[str, Any] = {
     },
 }
 
-EAGLE1_VICUNA: dict[str, Any] = {
-    "architectures": ["LlamaForCausalLM"],
-    "hidden_size": 5120,
-    "intermediate_size": 13824,
-    "num_hidden_layers": 1,
-    "num_attention_heads": 40,
-    "vocab_size": 32000,
-    "max_position_embeddings": 2048,
-    "torch_dtype": "float16",
-    "rms_norm_eps": 1e-06,
-    "tie_word_embeddings": False,
-}
-
-MEDUSA_VICUNA = {
-    "medusa_num_heads": 5,
-    "medusa_num_layers": 1,
-    "base_model_name_or_path": "lmsys/vicuna-7b-v1.3",
-    "hidden_size": 4096,
-    "vocab_size": 32000,
-}
 
 TINY_QWEN2 = {**TINY_LLAMA, "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "tie_word_embeddings": True}
-TINY_DEEPSEEK = {
-    "architectures": ["DeepseekV3ForCausalLM"],
-    "model_type": "deepseek_v3",
-    "hidden_size": 64,
-    "intermediate_size": 96,
-    "num_attention_heads": 4,
-    "num_hidden_layers": 3,
-    "vocab_size": 256,
-    "q_lora_rank": 24,
-    "kv_lora_rank": 16,
-    "qk_nope_head_dim": 8,
-    "qk_rope_head_dim": 4,
-    "v_head_dim": 8,
-    "n_routed_experts": 6,
-    "num_experts_per_tok": 2,
-    "n_shared_experts": 1,
-    "moe_intermediate_size": 32,
-    "first_k_dense_replace": 1,
-    "moe_layer_freq": 1,
-    "num_nextn_predict_layers": 1,
-    "topk_method": "noaux_tc",
-    "tie_word_embeddings": False,
-}
 TINY_DEEPSEEK_NO_QLORA = {
     **TINY_DEEPSEEK,
     "q_lora_rank": None,
@@ -288,6 +223,27 @@ def test_fc_width_and_norms_as_the_engines_read_them(
     assert t["fc.weight"].shape == (7168, fc_in)
     assert (t["input_norm.weight"].shape[0] if "input_norm.weight" in t else None) == input_norm
     assert sum(name.startswith("fc_norm.") for name in t) == fc_norms
+
+
+# speculators format: vLLM 0.33.0 copies eagle_aux_hidden_state_layer_ids to the top level of the draft config
+# (transformers_utils/configs/speculators/algos.py update_eagle3), and its model_executor/models/llama_eagle3.py
+# LlamaModel.__init__ sizes fc from num_aux_hidden_states or eagle_config's ids only, else 3: so the fc the engine
+# builds is 3 x target hidden whatever the id count (SGLang 0.5.23 does not read this format). The speculators 0.9.0
+# trainer sizes fc from the id count (models/eagle3/core.py Eagle3 __init__): a checkpoint trained with other than
+# three ids does not load in vLLM 0.33.0, and the header reconciliation shows the difference.
+SPECULATORS_AUX_CASES = [
+    ([2, 4, 5], 3 * 64),
+    ([2, 5], 3 * 64),
+    ([1, 2, 4, 5], 3 * 64),
+    (None, 3 * 64),
+]
+
+
+@pytest.mark.parametrize(("ids", "fc_in"), SPECULATORS_AUX_CASES)
+def test_speculators_fc_width_as_vllm_builds_it(ids: list[int] | None, fc_in: int) -> None:
+    cfg = copy.deepcopy(TINY_SPECULATORS)
+    cfg["eagle_aux_hidden_state_layer_ids"] = ids
+    assert names(parse_config(cfg))["fc.weight"].shape == (64, fc_in)
 
 
 def test_full_vocab_draft_has_no_vocab_maps() -> None:
@@ -862,10 +818,6 @@ TINY_GPT_OSS = {
     "vocab_size": 256,
     "num_local_experts": 4,
     "num_experts_per_tok": 2,
-}
-TINY_NESTED = {
-    "architectures": ["KimiK25ForConditionalGeneration"],
-    "text_config": {**TINY_DEEPSEEK, "architectures": None, "model_type": "kimi_k2"},
 }
 CORRUPTIBLE = [
     ("specforge", TINY_EAGLE3),

@@ -1,5 +1,4 @@
 """The benchmark client against local SGLang/vLLM/OpenAI fake servers whose truth is known."""
-# ruff: noqa: F811  (pytest fixtures imported from tests.fake_inference are parameters here)
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ import pytest
 from comparelib import bench, prompts, servers
 from comparelib.bench import RequestResult, run_benchmark, speedup, summarize
 from comparelib.errors import BenchError, DataError, InputError
-from tests.fake_inference import fake_server  # noqa: F401 - pytest fixture
 
 PROMPTS: list[prompts.Prompt] = [
     "Say hello.",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys
@@ -10,42 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from comparelib import comparison, export, registry
+from comparelib import comparison, export
 from comparelib.errors import GatedRepoError, HostNotAllowedError, InputError, RepoNotFoundError
+from tests.fixtures import AQ, aq_config, aq_tensors
 from tests.hub_emulator import HubEmulator
 
 ROOT = Path(__file__).resolve().parents[1]
-AQ = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
-
-
-def aq_config() -> dict:
-    return copy.deepcopy(registry.get_draft(AQ).config)
-
-
-def aq_tensors(*, with_embedding: bool = False, with_vocab_map: bool = True) -> dict[str, tuple[tuple[int, ...], str]]:
-    """The tensor shapes a SpecForge checkpoint of the AQ-MedAI draft stores (header only in the emulator)."""
-    H, I, V, Vd = 7168, 18432, 163840, 32000
-    t = {
-        "fc.weight": ((H, 3 * H), "BF16"),
-        "midlayer.hidden_norm.weight": ((H,), "BF16"),
-        "midlayer.input_layernorm.weight": ((H,), "BF16"),
-        "midlayer.self_attn.q_proj.weight": ((8192, 2 * H), "BF16"),
-        "midlayer.self_attn.k_proj.weight": ((8192, 2 * H), "BF16"),
-        "midlayer.self_attn.v_proj.weight": ((8192, 2 * H), "BF16"),
-        "midlayer.self_attn.o_proj.weight": ((H, 8192), "BF16"),
-        "midlayer.post_attention_layernorm.weight": ((H,), "BF16"),
-        "midlayer.mlp.gate_proj.weight": ((I, H), "BF16"),
-        "midlayer.mlp.up_proj.weight": ((I, H), "BF16"),
-        "midlayer.mlp.down_proj.weight": ((H, I), "BF16"),
-        "norm.weight": ((H,), "BF16"),
-        "lm_head.weight": ((Vd, H), "BF16"),
-    }
-    if with_vocab_map:
-        t["d2t"] = ((Vd,), "I64")
-        t["t2d"] = ((V,), "BOOL")
-    if with_embedding:
-        t["embed_tokens.weight"] = ((V, H), "BF16")
-    return t
 
 
 # (source, excluding_embedding, total) — the numbers the issue pins.

@@ -203,7 +203,7 @@ def test_session_token_is_used_inside_the_block_only(monkeypatch) -> None:
 def test_session_token_opens_a_gated_repo(hub) -> None:
     from comparelib import hub as hubmod
     from comparelib.errors import GatedRepoError
-    from tests.test_comparison import aq_config
+    from tests.fixtures import aq_config
 
     hub.add_model("acme/gated", aq_config(), gated=True)
     with pytest.raises(GatedRepoError, match="sidebar's Hub token field"):

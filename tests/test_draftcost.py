@@ -453,7 +453,7 @@ def _side_table(at: Any) -> Any:
 def test_page_shows_the_pair_side_by_side() -> None:
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file("../pages/scaling.py", default_timeout=60).run()
+    at = AppTest.from_file("../app_pages/scaling.py", default_timeout=60).run()
     assert not at.exception, at.exception
     source = at.selectbox(key="sc_dc_source")
     # recorded (measured) figures come first; the estimate is always offered last

@@ -32,8 +32,8 @@ import pytest
 from comparelib import hub as hublib
 from comparelib import limits, paths
 from comparelib.errors import InputError, LimitError, OutsideDataRootError
+from tests.fixtures import aq_config
 from tests.hub_emulator import HubEmulator
-from tests.test_comparison import aq_config
 from tests.tokenizer_fixture import build_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +48,7 @@ if os.environ.get("PROBE_DATASETS"):
     import datasets  # noqa: F401
 if sys.argv[1] == "page":
     from streamlit.testing.v1 import AppTest
-    at = AppTest.from_file(os.path.join("pages", sys.argv[2] + ".py"), default_timeout=120).run()
+    at = AppTest.from_file(os.path.join("app_pages", sys.argv[2] + ".py"), default_timeout=120).run()
 import gc
 def status(key):
     with open("/proc/self/status") as fh:

@@ -18,78 +18,9 @@ import pytest
 from comparelib.errors import DataError, InputError
 from comparelib.importers import SGLANG, VLLM, detect_format, import_file, read_records
 from comparelib.store import Store
+from tests.fixtures import cli_in_process, sglang_record
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def sglang_record(*, accept: float | None = 2.87, details: bool = True, steps: int = 3, rate: object = "inf") -> dict:
-    rec = {
-        "tag": None,
-        "backend": "sglang",
-        "dataset_name": "random",
-        "request_rate": rate,
-        "max_concurrency": 4,
-        "sharegpt_output_len": None,
-        "random_input_len": 512,
-        "random_output_len": 256,
-        "random_range_ratio": 1.0,
-        "server_info": {
-            "model_path": "meta-llama/Llama-3.1-8B-Instruct",
-            "tokenizer_path": "meta-llama/Llama-3.1-8B-Instruct",
-            "speculative_algorithm": "EAGLE3",
-            "speculative_draft_model_path": "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B",
-            "speculative_num_steps": steps,
-            "speculative_eagle_topk": 1,
-            "speculative_num_draft_tokens": steps + 1,
-            "api_key": "sk-server-secret-0123456789abcdef",
-            "version": "0.5.9",
-            "internal_states": [{"avg_spec_accept_length": accept}],
-        },
-        "duration": 12.5,
-        "completed": 4,
-        "total_input_tokens": 2048,
-        "total_input_text_tokens": 2048,
-        "total_input_vision_tokens": 0,
-        "total_output_tokens": 1024,
-        "total_output_tokens_retokenized": 1019,
-        "request_throughput": 0.32,
-        "input_throughput": 163.84,
-        "output_throughput": 81.92,
-        "total_throughput": 245.76,
-        "mean_e2e_latency_ms": 3120.0,
-        "median_e2e_latency_ms": 3100.0,
-        "std_e2e_latency_ms": 40.0,
-        "p99_e2e_latency_ms": 3190.0,
-        "mean_ttft_ms": 95.0,
-        "median_ttft_ms": 90.0,
-        "std_ttft_ms": 8.0,
-        "p99_ttft_ms": 110.0,
-        "mean_tpot_ms": 11.9,
-        "median_tpot_ms": 11.8,
-        "std_tpot_ms": 0.3,
-        "p99_tpot_ms": 12.6,
-        "mean_itl_ms": 11.9,
-        "median_itl_ms": 10.1,
-        "std_itl_ms": 2.0,
-        "p95_itl_ms": 14.0,
-        "p99_itl_ms": 18.0,
-        "concurrency": 3.98,
-        "accept_length": accept,
-        "max_output_tokens_per_s": 96.0,
-        "max_concurrent_requests": 4,
-    }
-    if details:
-        rec.update(
-            {
-                "input_lens": [512, 512, 512, 512, 512],
-                "output_lens": [256, 256, 256, 256, 0],
-                "ttfts": [0.09, 0.085, 0.1, 0.095, 0.0],
-                "itls": [[0.0118] * 255, [0.0117] * 255, [0.0119] * 255, [0.0118] * 255, []],
-                "generated_texts": ["a", "b", "c", "d", ""],
-                "errors": ["", "", "", "", "ClientPayloadError: stream cut"],
-            }
-        )
-    return rec
 
 
 def vllm_record(*, spec: bool = True, detailed: bool = True) -> dict:
@@ -285,7 +216,6 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_cli_import_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.test_store import cli_in_process
 
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     sg = write_jsonl(tmp_path / "sg.jsonl", [sglang_record()])

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.hub_emulator import HubEmulator
-from tests.streamlit_server import CHROMIUM_ARGS, chromium_path, running_app, wait_for_script
-from tests.test_comparison import aq_config, aq_tensors
+from tests.fake_inference import FakeServer
+from tests.fixtures import aq_config, aq_tensors
+from tests.streamlit_server import LiveApp, wait_for_script
 
 pytestmark = pytest.mark.browser
 
@@ -28,19 +28,6 @@ ARTIFACTS = ROOT / "test-results" / "journey"
 EXAMPLE_SIZE = "2,135,977,984"  # the built-in example draft's size outside the embedding
 OWN_SIZE = "1,190,948,864"
 ROWS = 12
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    path = chromium_path()
-    if not path:
-        pytest.skip("Debian's chromium is not installed (tests/run.sh installs it)")
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def _dataset(path: Path) -> Path:
@@ -107,131 +94,125 @@ def _nav(page, title: str) -> None:  # type: ignore[no-untyped-def]
     _settle(page)
 
 
-def test_own_draft_audit_three_runs_overview(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from tests.fake_inference import start_fake_server
-
-    hub = HubEmulator().start()
+def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
+    browser, live_app: LiveApp, fake_server: Callable[..., FakeServer], tmp_path: Path
+) -> None:
+    hub = live_app.hub
     # 12 output tokens: whole verify steps at both settings (4 tokens x 3, 3 tokens x 4)
     common = {"ttft_s": 0.01, "chunk_delay_s": 0.01, "output_tokens": 12, "model": "acme/kimi-k2-target"}
     servers = [
-        start_fake_server("sglang", speculative_algorithm=None, tokens_per_chunk=1, **common),
-        start_fake_server("sglang", num_steps=3, num_draft_tokens=4, tokens_per_chunk=4, **common),
-        start_fake_server("sglang", num_steps=2, num_draft_tokens=3, tokens_per_chunk=3, **common),
+        fake_server("sglang", speculative_algorithm=None, tokens_per_chunk=1, **common),
+        fake_server("sglang", num_steps=3, num_draft_tokens=4, tokens_per_chunk=4, **common),
+        fake_server("sglang", num_steps=2, num_draft_tokens=3, tokens_per_chunk=3, **common),
     ]
     data = _dataset(tmp_path / "train.jsonl")
-    try:
-        sha = hub.add_model("acme/kimi-k2-eagle3", aq_config(), tensors=aq_tensors())
-        own_url = f"{hub.url}/acme/kimi-k2-eagle3"
-        env = {"HF_ENDPOINT": hub.url, "SPECDRAFT_HOME": str(tmp_path / "home"), "HF_HOME": str(tmp_path / "hf")}
-        with running_app(env) as url:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(120_000)
-            page.goto(url)
-            _settle(page)
+    sha = hub.add_model("acme/kimi-k2-eagle3", aq_config(), tensors=aq_tensors())
+    own_url = f"{hub.url}/acme/kimi-k2-eagle3"
+    url = live_app.url
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(120_000)
+    page.goto(url)
+    _settle(page)
 
-            # 1. paste our draft (a Hub URL) once, in the sidebar
-            _input(page, "Draft: Hub URL, org/name, folder or registry:org/name").fill(own_url)
-            page.get_by_role("button", name="Use this draft").click()
-            page.wait_for_url(re.compile(r"draft="))
-            page.get_by_text(f"acme/kimi-k2-eagle3@{sha[:7]}").first.wait_for()
-            _settle(page)
-            body = page.locator("[data-testid='stMain']").inner_text()
-            assert f"acme/kimi-k2-eagle3@{sha[:7]}" in body and EXAMPLE_SIZE not in body
-            assert "Training volume:** ours is missing" in page.content() or "ours is missing" in body
+    # 1. paste our draft (a Hub URL) once, in the sidebar
+    _input(page, "Draft: Hub URL, org/name, folder or registry:org/name").fill(own_url)
+    page.get_by_role("button", name="Use this draft").click()
+    page.wait_for_url(re.compile(r"draft="))
+    page.get_by_text(f"acme/kimi-k2-eagle3@{sha[:7]}").first.wait_for()
+    _settle(page)
+    body = page.locator("[data-testid='stMain']").inner_text()
+    assert f"acme/kimi-k2-eagle3@{sha[:7]}" in body and EXAMPLE_SIZE not in body
+    assert "Training volume:** ours is missing" in page.content() or "ours is missing" in body
 
-            # our draft next to the published defaults on Compare, from the sidebar alone
-            _nav(page, "Compare drafts")
-            page.get_by_test_id("stDataFrame").first.wait_for()
-            assert f"acme/kimi-k2-eagle3@{sha[:7]}" in page.locator("[data-testid='stMain']").inner_text()
-            assert _input(page, "Draft: Hub URL, org/name, folder or registry:org/name").input_value() == own_url
-            _shoot(page, "1-compare-light")
+    # our draft next to the published defaults on Compare, from the sidebar alone
+    _nav(page, "Compare drafts")
+    page.get_by_test_id("stDataFrame").first.wait_for()
+    assert f"acme/kimi-k2-eagle3@{sha[:7]}" in page.locator("[data-testid='stMain']").inner_text()
+    assert _input(page, "Draft: Hub URL, org/name, folder or registry:org/name").input_value() == own_url
+    _shoot(page, "1-compare-light")
 
-            # 2. audit its training data and attach the volume to it
-            _nav(page, "Dataset audit")
-            assert "draft=" in page.url  # the draft travels with the link
-            page.locator("input[aria-label^='Dataset:']").first.fill(str(data))
-            page.get_by_role("button", name="Run audit").click()
-            _settle(page)
-            page.get_by_text("Attach to a draft as training volume").first.wait_for()
-            name_box = _input(page, "Draft name (as it appears in the comparison)")
-            assert name_box.input_value() == own_url  # your draft is the default
-            page.get_by_role("button", name="Attach to a draft as training volume").click()
-            _settle(page)
-            page.get_by_text(f"Saved {ROWS} samples").wait_for()
-            _shoot(page, "2-audit-light")
+    # 2. audit its training data and attach the volume to it
+    _nav(page, "Dataset audit")
+    assert "draft=" in page.url  # the draft travels with the link
+    page.locator("input[aria-label^='Dataset:']").first.fill(str(data))
+    page.get_by_role("button", name="Run audit").click()
+    _settle(page)
+    page.get_by_text("Attach to a draft as training volume").first.wait_for()
+    name_box = _input(page, "Draft name (as it appears in the comparison)")
+    assert name_box.input_value() == own_url  # your draft is the default
+    page.get_by_role("button", name="Attach to a draft as training volume").click()
+    _settle(page)
+    page.get_by_text(f"Saved {ROWS} samples").wait_for()
+    _shoot(page, "2-audit-light")
 
-            # 3. three benchmark runs (a baseline and two speculative settings) in one group
-            _nav(page, "Live benchmark")
-            page.get_by_text("Run a benchmark", exact=True).click()
-            for i, server in enumerate(servers):
-                _fill(page, "Endpoint URL", server.url)
-                if i == 0:
-                    _fill(page, "Requests", "4")
-                    _fill(page, "Concurrency", "2")
-                    _fill(page, "Max tokens", "16")
-                    _fill(page, "Warm-up requests", "0")
-                    _fill(page, "Group", "kimi-k2-sweep")
-                page.get_by_role("button", name="Run benchmark").click()
-                page.get_by_text(re.compile(r"Run \d+ finished: 4/4 requests")).wait_for(timeout=120_000)
-                _settle(page)
-                if i < 2:
-                    page.get_by_role("button", name="Run benchmark").wait_for()
-            assert "draft_group=kimi-k2-sweep" in page.url  # the runs are attached to the draft
-            # the sidebar still shows our draft after switching pages
-            assert _input(page, "Draft: Hub URL, org/name, folder or registry:org/name").input_value() == own_url
-            main = page.locator("[data-testid='stMain']").inner_text()
-            assert "different target model" not in main
-            _shoot(page, "3-bench-light")
-            _shoot_charts(page, "3-bench-light")
+    # 3. three benchmark runs (a baseline and two speculative settings) in one group
+    _nav(page, "Live benchmark")
+    page.get_by_text("Run a benchmark", exact=True).click()
+    for i, server in enumerate(servers):
+        _fill(page, "Endpoint URL", server.url)
+        if i == 0:
+            _fill(page, "Requests", "4")
+            _fill(page, "Concurrency", "2")
+            _fill(page, "Max tokens", "16")
+            _fill(page, "Warm-up requests", "0")
+            _fill(page, "Group", "kimi-k2-sweep")
+        page.get_by_role("button", name="Run benchmark").click()
+        page.get_by_text(re.compile(r"Run \d+ finished: 4/4 requests")).wait_for(timeout=120_000)
+        _settle(page)
+        if i < 2:
+            page.get_by_role("button", name="Run benchmark").wait_for()
+    assert "draft_group=kimi-k2-sweep" in page.url  # the runs are attached to the draft
+    # the sidebar still shows our draft after switching pages
+    assert _input(page, "Draft: Hub URL, org/name, folder or registry:org/name").input_value() == own_url
+    main = page.locator("[data-testid='stMain']").inner_text()
+    assert "different target model" not in main
+    _shoot(page, "3-bench-light")
+    _shoot_charts(page, "3-bench-light")
 
-            # 4. Overview answers with our numbers only
-            _nav(page, "Overview")
-            answer = page.locator("[data-testid='stMain']").inner_text()
-            assert f"acme/kimi-k2-eagle3@{sha[:7]}" in answer
-            assert OWN_SIZE in answer and EXAMPLE_SIZE not in answer
-            assert f"ours {ROWS} samples" in answer  # the audit's count
-            # acceptance and speed of the faster speculative run: 4 tokens per verify at num_steps=3, 3 at 2
-            live = re.search(
-                r"Live speed: [\d.]+ tok/s with speculation \(num_steps=(\d)\) against [\d.]+ tok/s "
-                r"without: \+\d",
-                answer,
-            )
-            (ARTIFACTS / "overview.txt").write_text(answer, encoding="utf-8")
-            assert live, answer
-            assert f"ours ~{int(live.group(1)) + 1}.0" in answer, answer
-            assert "example data" not in answer.lower()
-            assert page.get_by_test_id("stException").count() == 0
-            _shoot(page, "4-overview-light")
-            _nav(page, "Acceptance vs data")
-            page.get_by_test_id("stVegaLiteChart").first.wait_for()
-            _shoot(page, "5-scaling-light")
-            _shoot_charts(page, "5-scaling-light")
+    # 4. Overview answers with our numbers only
+    _nav(page, "Overview")
+    answer = page.locator("[data-testid='stMain']").inner_text()
+    assert f"acme/kimi-k2-eagle3@{sha[:7]}" in answer
+    assert OWN_SIZE in answer and EXAMPLE_SIZE not in answer
+    assert f"ours {ROWS} samples" in answer  # the audit's count
+    # acceptance and speed of the faster speculative run: 4 tokens per verify at num_steps=3, 3 at 2
+    live = re.search(
+        r"Live speed: [\d.]+ tok/s with speculation \(num_steps=(\d)\) against [\d.]+ tok/s "
+        r"without: \+\d",
+        answer,
+    )
+    (ARTIFACTS / "overview.txt").write_text(answer, encoding="utf-8")
+    assert live, answer
+    assert f"ours ~{int(live.group(1)) + 1}.0" in answer, answer
+    assert "example data" not in answer.lower()
+    assert page.get_by_test_id("stException").count() == 0
+    _shoot(page, "4-overview-light")
+    _nav(page, "Acceptance vs data")
+    page.get_by_test_id("stVegaLiteChart").first.wait_for()
+    _shoot(page, "5-scaling-light")
+    _shoot_charts(page, "5-scaling-light")
 
-            # the same pages in the dark theme (Streamlit follows the system colour scheme by default)
-            dark = browser.new_page(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
-            dark.set_default_timeout(120_000)
-            dark.goto(page.url.replace("/scaling", "/bench"))
-            _settle(dark)
-            dark.get_by_test_id("stVegaLiteChart").first.wait_for()
-            bg = dark.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
-            assert bg != "rgb(255, 255, 255)"  # really dark
-            _shoot(dark, "3-bench-dark")
-            _shoot_charts(dark, "3-bench-dark")
-            dark.goto(page.url.replace("/scaling", "/"))
-            _settle(dark)
-            assert OWN_SIZE in dark.locator("[data-testid='stMain']").inner_text()
-            _shoot(dark, "4-overview-dark")
-            dark.goto(page.url)
-            _settle(dark)
-            dark.get_by_test_id("stVegaLiteChart").first.wait_for()
-            _shoot(dark, "5-scaling-dark")
-            _shoot_charts(dark, "5-scaling-dark")
-            dark.close()
-            page.close()
-    finally:
-        for server in servers:
-            server.stop()
-        hub.stop()
+    # the same pages in the dark theme (Streamlit follows the system colour scheme by default)
+    dark = browser.new_page(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
+    dark.set_default_timeout(120_000)
+    dark.goto(page.url.replace("/scaling", "/bench"))
+    _settle(dark)
+    dark.get_by_test_id("stVegaLiteChart").first.wait_for()
+    bg = dark.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
+    assert bg != "rgb(255, 255, 255)"  # really dark
+    _shoot(dark, "3-bench-dark")
+    _shoot_charts(dark, "3-bench-dark")
+    dark.goto(page.url.replace("/scaling", "/"))
+    _settle(dark)
+    assert OWN_SIZE in dark.locator("[data-testid='stMain']").inner_text()
+    _shoot(dark, "4-overview-dark")
+    dark.goto(page.url)
+    _settle(dark)
+    dark.get_by_test_id("stVegaLiteChart").first.wait_for()
+    _shoot(dark, "5-scaling-dark")
+    _shoot_charts(dark, "5-scaling-dark")
+    dark.close()
+    page.close()
     for name in (
         "4-overview-light",
         "4-overview-dark",

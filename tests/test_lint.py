@@ -440,3 +440,39 @@ def test_findings_are_frozen() -> None:
     with pytest.raises(AttributeError):
         f.code = "other"  # type: ignore[misc]
     assert replace(f, code="other").code == "other"
+
+
+# The target-layers count a user types (Compare page text box, `params --target-layers`): one check for both.
+TARGET_LAYERS_CASES: list[tuple[Any, Any]] = [
+    (None, None),
+    ("", None),
+    ("   ", None),
+    ("61", 61),
+    (" 61 ", 61),
+    ("٣٠", 30),  # Arabic-Indic digits: int() reads 30
+    (61, 61),
+    (1, 1),
+    (10_000, 10_000),
+    ("0", ValueError),
+    ("-3", ValueError),
+    ("3.5", ValueError),
+    ("1e9", ValueError),
+    ("abc", ValueError),
+    ("99999999999999999999999", ValueError),
+    (0, ValueError),
+    (10_001, ValueError),
+    (True, ValueError),
+]
+
+
+@pytest.mark.parametrize(("value", "expected"), TARGET_LAYERS_CASES)
+def test_parse_target_layers(value: Any, expected: Any) -> None:
+    from comparelib.errors import InputError
+
+    if expected is ValueError:
+        with pytest.raises(
+            InputError, match=r"--target-layers must be a whole number between 1 and 10000.*num_hidden"
+        ):
+            lint.parse_target_layers(value, name="--target-layers")
+    else:
+        assert lint.parse_target_layers(value) == expected

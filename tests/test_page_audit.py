@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.tokenizer_fixture import build_tokenizer
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "audit.py")
+PAGE = str(Path(__file__).resolve().parents[1] / "app_pages" / "audit.py")
 
 
 def _rows() -> list[str]:

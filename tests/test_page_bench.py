@@ -11,9 +11,9 @@ from streamlit.testing.v1 import AppTest
 from comparelib import settings
 from comparelib.importers import import_file
 from comparelib.store import Store
-from tests.test_importers import sglang_record
+from tests.fixtures import sglang_record
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "bench.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "bench.py")
 
 
 def page() -> AppTest:

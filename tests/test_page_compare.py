@@ -6,10 +6,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.fixtures import AQ, aq_config, aq_tensors
 from tests.hub_emulator import HubEmulator
-from tests.test_comparison import AQ, aq_config, aq_tensors
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "compare.py")
+PAGE = str(Path(__file__).resolve().parents[1] / "app_pages" / "compare.py")
 
 
 def table_values(at: AppTest) -> list[int]:

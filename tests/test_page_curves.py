@@ -35,7 +35,7 @@ def _frame(at: AppTest, column: str):  # type: ignore[no-untyped-def]
 
 @pytest.fixture()
 def at() -> AppTest:
-    app = AppTest.from_file("../pages/scaling.py", default_timeout=120).run()
+    app = AppTest.from_file("../app_pages/scaling.py", default_timeout=120).run()
     assert not app.exception, app.exception
     return app
 

@@ -8,7 +8,7 @@ REF = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 
 
 def _run() -> AppTest:
-    at = AppTest.from_file("../pages/overview.py", default_timeout=60).run()
+    at = AppTest.from_file("../app_pages/overview.py", default_timeout=60).run()
     assert not at.exception, at.exception
     return at
 
@@ -105,7 +105,7 @@ def _own_runs(group: str, model: str = "acme/target") -> None:
 
 
 def test_a_hub_draft_with_its_own_audit_and_runs_never_mixes_in_the_example(hub) -> None:
-    from tests.test_comparison import aq_config, aq_tensors
+    from tests.fixtures import aq_config, aq_tensors
 
     hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
     _own_runs("acme-sweep")
@@ -124,10 +124,10 @@ def test_a_hub_draft_with_its_own_audit_and_runs_never_mixes_in_the_example(hub)
 
 
 def test_missing_figures_say_they_are_missing(hub) -> None:
-    from tests.test_comparison import aq_config, aq_tensors
+    from tests.fixtures import aq_config, aq_tensors
 
     hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
-    at = AppTest.from_file("../pages/overview.py", default_timeout=60)
+    at = AppTest.from_file("../app_pages/overview.py", default_timeout=60)
     at.query_params["draft"] = "acme/kimi-draft"
     at.run()
     assert not at.exception, at.exception
@@ -150,7 +150,7 @@ def test_a_speedup_against_another_model_is_refused() -> None:
         endpoint="http://x:1", server_config={"engine": "sglang", "model": "other/model"}, group="mixed"
     )
     store.finish_run(rid, {"requests": 8, "output_tokens_per_s": 20.0})
-    at = AppTest.from_file("../pages/overview.py", default_timeout=60)
+    at = AppTest.from_file("../app_pages/overview.py", default_timeout=60)
     at.query_params["draft"] = "registry:" + REF
     at.query_params["draft_group"] = "mixed"
     at.run()

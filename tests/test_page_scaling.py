@@ -18,7 +18,7 @@ def _texts(at: AppTest) -> str:
 
 @pytest.fixture()
 def at() -> AppTest:
-    app = AppTest.from_file("../pages/scaling.py", default_timeout=60).run()
+    app = AppTest.from_file("../app_pages/scaling.py", default_timeout=60).run()
     assert not app.exception, app.exception
     return app
 
@@ -30,8 +30,8 @@ def test_default_page_answers_offline(at: AppTest) -> None:
     text = _texts(at)
     assert f"To reach 3 on GSM8K at {KEY} you need about 2M samples" in text
     assert (
-        "37K training samples sits far below the 1.4M of the published draft AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)"
-        in text
+        "37K training samples sits far below the 1.4M of the published draft "
+        "AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)" in text
     )
     assert "a fit pooled across all 7 drafts" in text
     # live results for the example group, with the model's optimum
@@ -117,7 +117,7 @@ def _one_point_no_baseline(group: str) -> None:
 
 def test_one_point_without_baseline_predicts_nothing_and_says_what_is_missing() -> None:
     _one_point_no_baseline("one-point")
-    app = AppTest.from_file("../pages/scaling.py", default_timeout=60)
+    app = AppTest.from_file("../app_pages/scaling.py", default_timeout=60)
     app.query_params["draft"] = "acme/kimi-draft"
     app.query_params["draft_vol"] = "acme/kimi-draft"
     app.query_params["draft_group"] = "one-point"
@@ -132,7 +132,7 @@ def test_one_point_without_baseline_predicts_nothing_and_says_what_is_missing() 
 
 def test_own_measured_acceptance_next_to_the_fit_and_why_they_disagree() -> None:
     _one_point_no_baseline("one-point")
-    app = AppTest.from_file("../pages/scaling.py", default_timeout=60)
+    app = AppTest.from_file("../app_pages/scaling.py", default_timeout=60)
     app.query_params["draft"] = "acme/kimi-draft"
     app.query_params["draft_vol"] = "acme/kimi-draft"
     app.query_params["draft_group"] = "one-point"

@@ -15,7 +15,7 @@ from comparelib import params as P
 from comparelib.architectures import ModelSpec, parse_config
 from comparelib.errors import DataError, InputError
 from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, TINY_SPECULATORS, read_header, write_checkpoint
-from tests.test_architectures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK
+from tests.fixtures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK, TINY_NESTED
 
 # SpecForge configs/llama3-8B-eagle3.json (lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge)
 LLAMA31_8B_EAGLE3: dict[str, Any] = {
@@ -352,7 +352,6 @@ def test_malformed_header_inputs(tmp_path: Path) -> None:
 
 def test_multimodal_prefix_and_vision_tensors(tmp_path: Path) -> None:
     """Kimi-K2.5-style checkpoints nest the text model under language_model.; the vision tower is not counted."""
-    from tests.test_architectures import TINY_NESTED
 
     spec = parse_config(TINY_NESTED)
     folder = write_checkpoint(

@@ -21,11 +21,11 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from comparelib import export
+from tests.fixtures import AQ, aq_config
 from tests.hub_emulator import HubEmulator
-from tests.test_comparison import AQ, aq_config
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ROOT / "pages"
+PAGES = ROOT / "app_pages"
 SENTINEL = "hf_SENTINELsecret123"
 LONG = "x" * 5000
 UNICODE = "模型/ünïcødé-🚀"

@@ -3,7 +3,6 @@
 Loopback servers only: the fake SGLang/vLLM servers, a hostile HTTP server below (huge bodies, gzip
 bombs, 50 MB SSE lines) and bare listening sockets that record whether anything connected.
 """
-# ruff: noqa: F811  (pytest fixtures imported from tests.fake_inference are parameters here)
 
 from __future__ import annotations
 
@@ -39,10 +38,9 @@ from comparelib.endpoints import (
 )
 from comparelib.errors import BenchError, InputError, StoreError
 from comparelib.store import Store, runs_to_frame
-from tests.fake_inference import fake_server  # noqa: F401 - pytest fixture
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ROOT / "pages"
+PAGES = ROOT / "app_pages"
 PROMPTS = ["Say hello.", "Count to three."]
 SENTINEL = "Sentinel9Secret"
 PG_URL = os.environ.get("SPECDRAFT_TEST_PG_URL")
@@ -858,7 +856,7 @@ def test_secrets_inside_longer_values_are_masked(text: str, expected: str) -> No
 def test_one_redaction_module() -> None:
     """Every module that shows or stores credentials uses comparelib/redact.py, with one placeholder."""
     offenders = []
-    for path in [*ROOT.glob("comparelib/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
+    for path in [*ROOT.glob("comparelib/**/*.py"), *ROOT.glob("app_pages/*.py"), ROOT / "app.py"]:
         if path.name == "redact.py":
             continue
         text = path.read_text(encoding="utf-8")

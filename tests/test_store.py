@@ -26,6 +26,7 @@ from comparelib.store import (
     redact_url,
     speedup,
 )
+from tests.fixtures import cli_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_ENV = "SPECDRAFT_TEST_PG_URL"
@@ -440,14 +441,6 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         cwd=ROOT,
         env=dict(os.environ),
     )
-
-
-def cli_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
-    from comparelib.cli import main
-
-    code = main(list(args))
-    out = capsys.readouterr()
-    return subprocess.CompletedProcess(list(args), code, out.out, out.err)
 
 
 def test_cli_runs_lists_examples_and_measured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

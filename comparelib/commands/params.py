@@ -26,15 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from comparelib import comparison
-    from comparelib.errors import InputError
+    from comparelib import comparison, lint
 
-    if args.target_layers is not None and not 1 <= args.target_layers <= 10_000:
-        raise InputError(f"--target-layers must be between 1 and 10000, got {args.target_layers}")
     entry = comparison.load_entry(
         args.model,
         target=args.target,
-        target_layers=args.target_layers,
+        target_layers=lint.parse_target_layers(args.target_layers, name="--target-layers"),
         with_header=not args.no_header,
         serving=args.engine,
     )

@@ -6,9 +6,6 @@ import altair as alt
 import streamlit as st
 
 import app
-
-app.ensure_routed()
-
 from comparelib import comparison, engines, export, lint, redact, registry, settings, tables
 from comparelib.errors import CompareError
 
@@ -80,15 +77,11 @@ sources = [comparison.registry_source(p) for p in picks] + [
     _without_credentials(u.strip()) for u in urls.splitlines() if u.strip()
 ]
 target = _without_credentials(target)
-target_layers: int | None = None
-if layers_text.strip():
-    try:
-        target_layers = int(layers_text)
-        if not 1 <= target_layers <= 10_000:
-            raise ValueError
-    except ValueError:
-        st.error(f"Target layers must be a whole number between 1 and 10000, not {layers_text!r}.")
-        st.stop()
+try:
+    target_layers = lint.parse_target_layers(layers_text)
+except CompareError as exc:
+    st.error(str(exc))
+    st.stop()
 
 if submitted:
     st.query_params.clear()

@@ -11,9 +11,6 @@ import pandas as pd
 import streamlit as st
 
 import app
-
-app.ensure_routed()
-
 from comparelib import dumps, export, paths, settings
 from comparelib.audit import audit, progress_text
 from comparelib.auditresult import AuditResult

@@ -12,15 +12,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-import app  # noqa: E402
+import app
 from comparelib import export, redact, settings, speedup, tables
 from comparelib.charts import run_sweep_charts
 from comparelib.draft import default_runs, latest_own_group
 from comparelib.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.errors import CompareError
 from comparelib.store import Store, comparison_frame, runs_to_frame
-
-app.ensure_routed()
 
 EXAMPLE_GROUP = "example-kimi-k2.5"
 ENGINES = ["auto", "sglang", "vllm", "openai"]

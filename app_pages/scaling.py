@@ -7,11 +7,9 @@ import os
 import pandas as pd
 import streamlit as st
 
-import app  # noqa: E402
+import app
 from comparelib import charts, curves, draftcost, export, paths, scaling, settings, speedup, verdicts
 from comparelib.errors import CompareError
-
-app.ensure_routed()
 
 st.title("Acceptance vs data")
 st.caption(

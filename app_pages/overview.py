@@ -7,11 +7,9 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-import app  # noqa: E402
+import app
 from comparelib import comparison, overview, scaling, settings, verdicts
 from comparelib.errors import CompareError
-
-app.ensure_routed()
 
 st.title("Overview")
 st.caption(
@@ -195,6 +193,6 @@ for col, (page, label) in zip(
     strict=False,
 ):
     try:
-        col.page_link(f"pages/{page}.py", label=label, query_params=draft.to_query())
+        col.page_link(f"app_pages/{page}.py", label=label, query_params=draft.to_query())
     except StreamlitAPIException:  # not registered (a page run on its own, e.g. in tests): a plain link
         col.markdown(_link(label, page))

@@ -1,0 +1,211 @@
+"""Shared test data and builders (plain values and functions, no pytest fixtures: those are in conftest.py
+and the plugin modules it loads). Test modules import from here, never from each other.
+"""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+from typing import Any
+
+import pytest
+
+from comparelib import registry
+
+# --- draft and target configs (parse_config cases shared by test_architectures and test_params)
+
+# Kimi-K2-Instruct EAGLE-3 draft by AQ-MedAI (config as published; see research drafts.json)
+KIMI_EAGLE3: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "hidden_size": 7168,
+    "intermediate_size": 18432,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 64,
+    "head_dim": 128,
+    "vocab_size": 163840,
+    "draft_vocab_size": 32000,
+    "max_position_embeddings": 131072,
+    "rope_theta": 1000000.0,
+    "rope_scaling": None,
+    "tie_word_embeddings": False,
+    "dtype": "bfloat16",
+    "rms_norm_eps": 1e-06,
+    "attention_bias": False,
+    "mlp_bias": False,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [2, 30, 58], "use_aux_hidden_state": True},
+}
+
+
+EAGLE1_VICUNA: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 5120,
+    "intermediate_size": 13824,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 40,
+    "vocab_size": 32000,
+    "max_position_embeddings": 2048,
+    "torch_dtype": "float16",
+    "rms_norm_eps": 1e-06,
+    "tie_word_embeddings": False,
+}
+
+
+MEDUSA_VICUNA = {
+    "medusa_num_heads": 5,
+    "medusa_num_layers": 1,
+    "base_model_name_or_path": "lmsys/vicuna-7b-v1.3",
+    "hidden_size": 4096,
+    "vocab_size": 32000,
+}
+
+
+TINY_DEEPSEEK = {
+    "architectures": ["DeepseekV3ForCausalLM"],
+    "model_type": "deepseek_v3",
+    "hidden_size": 64,
+    "intermediate_size": 96,
+    "num_attention_heads": 4,
+    "num_hidden_layers": 3,
+    "vocab_size": 256,
+    "q_lora_rank": 24,
+    "kv_lora_rank": 16,
+    "qk_nope_head_dim": 8,
+    "qk_rope_head_dim": 4,
+    "v_head_dim": 8,
+    "n_routed_experts": 6,
+    "num_experts_per_tok": 2,
+    "n_shared_experts": 1,
+    "moe_intermediate_size": 32,
+    "first_k_dense_replace": 1,
+    "moe_layer_freq": 1,
+    "num_nextn_predict_layers": 1,
+    "topk_method": "noaux_tc",
+    "tie_word_embeddings": False,
+}
+
+
+TINY_NESTED = {
+    "architectures": ["KimiK25ForConditionalGeneration"],
+    "text_config": {**TINY_DEEPSEEK, "architectures": None, "model_type": "kimi_k2"},
+}
+
+
+# --- the AQ-MedAI Kimi-K2 EAGLE-3 draft: registry config and the tensors a SpecForge checkpoint stores
+
+AQ = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
+
+
+def aq_config() -> dict:
+    return copy.deepcopy(registry.get_draft(AQ).config)
+
+
+def aq_tensors(*, with_embedding: bool = False, with_vocab_map: bool = True) -> dict[str, tuple[tuple[int, ...], str]]:
+    """The tensor shapes a SpecForge checkpoint of the AQ-MedAI draft stores (header only in the emulator)."""
+    H, FFN, V, Vd = 7168, 18432, 163840, 32000
+    t = {
+        "fc.weight": ((H, 3 * H), "BF16"),
+        "midlayer.hidden_norm.weight": ((H,), "BF16"),
+        "midlayer.input_layernorm.weight": ((H,), "BF16"),
+        "midlayer.self_attn.q_proj.weight": ((8192, 2 * H), "BF16"),
+        "midlayer.self_attn.k_proj.weight": ((8192, 2 * H), "BF16"),
+        "midlayer.self_attn.v_proj.weight": ((8192, 2 * H), "BF16"),
+        "midlayer.self_attn.o_proj.weight": ((H, 8192), "BF16"),
+        "midlayer.post_attention_layernorm.weight": ((H,), "BF16"),
+        "midlayer.mlp.gate_proj.weight": ((FFN, H), "BF16"),
+        "midlayer.mlp.up_proj.weight": ((FFN, H), "BF16"),
+        "midlayer.mlp.down_proj.weight": ((H, FFN), "BF16"),
+        "norm.weight": ((H,), "BF16"),
+        "lm_head.weight": ((Vd, H), "BF16"),
+    }
+    if with_vocab_map:
+        t["d2t"] = ((Vd,), "I64")
+        t["t2d"] = ((V,), "BOOL")
+    if with_embedding:
+        t["embed_tokens.weight"] = ((V, H), "BF16")
+    return t
+
+
+# --- a benchmark record as SGLang bench_serving writes it
+
+
+def sglang_record(*, accept: float | None = 2.87, details: bool = True, steps: int = 3, rate: object = "inf") -> dict:
+    rec = {
+        "tag": None,
+        "backend": "sglang",
+        "dataset_name": "random",
+        "request_rate": rate,
+        "max_concurrency": 4,
+        "sharegpt_output_len": None,
+        "random_input_len": 512,
+        "random_output_len": 256,
+        "random_range_ratio": 1.0,
+        "server_info": {
+            "model_path": "meta-llama/Llama-3.1-8B-Instruct",
+            "tokenizer_path": "meta-llama/Llama-3.1-8B-Instruct",
+            "speculative_algorithm": "EAGLE3",
+            "speculative_draft_model_path": "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B",
+            "speculative_num_steps": steps,
+            "speculative_eagle_topk": 1,
+            "speculative_num_draft_tokens": steps + 1,
+            "api_key": "sk-server-secret-0123456789abcdef",
+            "version": "0.5.9",
+            "internal_states": [{"avg_spec_accept_length": accept}],
+        },
+        "duration": 12.5,
+        "completed": 4,
+        "total_input_tokens": 2048,
+        "total_input_text_tokens": 2048,
+        "total_input_vision_tokens": 0,
+        "total_output_tokens": 1024,
+        "total_output_tokens_retokenized": 1019,
+        "request_throughput": 0.32,
+        "input_throughput": 163.84,
+        "output_throughput": 81.92,
+        "total_throughput": 245.76,
+        "mean_e2e_latency_ms": 3120.0,
+        "median_e2e_latency_ms": 3100.0,
+        "std_e2e_latency_ms": 40.0,
+        "p99_e2e_latency_ms": 3190.0,
+        "mean_ttft_ms": 95.0,
+        "median_ttft_ms": 90.0,
+        "std_ttft_ms": 8.0,
+        "p99_ttft_ms": 110.0,
+        "mean_tpot_ms": 11.9,
+        "median_tpot_ms": 11.8,
+        "std_tpot_ms": 0.3,
+        "p99_tpot_ms": 12.6,
+        "mean_itl_ms": 11.9,
+        "median_itl_ms": 10.1,
+        "std_itl_ms": 2.0,
+        "p95_itl_ms": 14.0,
+        "p99_itl_ms": 18.0,
+        "concurrency": 3.98,
+        "accept_length": accept,
+        "max_output_tokens_per_s": 96.0,
+        "max_concurrent_requests": 4,
+    }
+    if details:
+        rec.update(
+            {
+                "input_lens": [512, 512, 512, 512, 512],
+                "output_lens": [256, 256, 256, 256, 0],
+                "ttfts": [0.09, 0.085, 0.1, 0.095, 0.0],
+                "itls": [[0.0118] * 255, [0.0117] * 255, [0.0119] * 255, [0.0118] * 255, []],
+                "generated_texts": ["a", "b", "c", "d", ""],
+                "errors": ["", "", "", "", "ClientPayloadError: stream cut"],
+            }
+        )
+    return rec
+
+
+# --- the CLI run in this process (output captured by pytest)
+
+
+def cli_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
+    from comparelib.cli import main
+
+    code = main(list(args))
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), code, out.out, out.err)
