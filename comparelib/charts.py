@@ -8,7 +8,6 @@ never are.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +15,7 @@ import altair as alt
 import pandas as pd
 
 from comparelib.errors import InputError
+from comparelib.values import plain
 
 PUBLISHED_SHAPE = "circle"
 OWN_SHAPE = "diamond"
@@ -456,15 +456,7 @@ def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
 
 
 def chart_to_vegalite_json(chart: alt.TopLevelMixin) -> str:
-    return json.dumps(_spec(chart), indent=2, default=_json_default)
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "item"):
-        return value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return str(value)
+    return json.dumps(_spec(chart), indent=2, default=plain)
 
 
 # vl-convert fetches any external data or image URL by default; our specs are inline, so allow none.

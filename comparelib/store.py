@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import math
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,7 +26,7 @@ from sqlalchemy.pool import StaticPool
 
 from comparelib import redact, settings
 from comparelib.errors import DataError, StoreError
-from comparelib.values import integer, number
+from comparelib.values import integer, number, plain
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -267,24 +266,19 @@ def _when(value: Any) -> datetime | None:
 
 
 def clean(value: Any) -> Any:
-    """Plain JSON with secrets removed: dataclasses to dicts, NaN/inf to None, credential keys dropped."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
-    if isinstance(value, Mapping):
-        return {str(k): clean(v) for k, v in value.items() if not is_secret_key(str(k))}
-    if isinstance(value, (list, tuple, set)):
-        return [clean(v) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
+    """Plain JSON (:func:`comparelib.values.plain`) fit to store: credential keys dropped, strings valid
+    UTF-8 text with credentials masked."""
+    return _scrubbed(plain(value))
+
+
+def _scrubbed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _scrubbed(v) for k, v in value.items() if not redact.is_secret_key(k)}
+    if isinstance(value, list):
+        return [_scrubbed(v) for v in value]
     if isinstance(value, str):
         return redact.redact(valid_text(value))
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return clean(value.item())
-    return str(value)
+    return value
 
 
 def _as_dict(obj: Any) -> dict:
