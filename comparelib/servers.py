@@ -81,17 +81,6 @@ def normalise_endpoint(url: str) -> str:
     return base
 
 
-# --- secrets ---------------------------------------------------------------------------------------
-
-REDACTED = _redact.PLACEHOLDER
-is_secret_key = _redact.is_secret_key
-
-
-def redact(obj: Any) -> Any:
-    """A copy with secret-looking keys and values masked, so stored configs never hold credentials."""
-    return _redact.redact(obj)
-
-
 # --- Prometheus text format ------------------------------------------------------------------------
 
 _SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+\S+)?\s*$")
@@ -201,7 +190,7 @@ def sglang_config(info: Mapping[str, Any], model: str | None = None) -> ServerCo
         num_steps=integer(info.get("speculative_num_steps")) if algo else None,
         topk=integer(info.get("speculative_eagle_topk")) if algo else None,
         num_draft_tokens=integer(info.get("speculative_num_draft_tokens")) if algo else None,
-        raw=redact(dict(info)),
+        raw=_redact.redact(dict(info)),
         config_source="server",
         acceptance_source="sglang meta_info (per request)" if algo else None,
     )
@@ -239,6 +228,6 @@ def apply_spec_override(config: ServerConfig, spec: Mapping[str, Any] | None) ->
     if config.speculative_algorithm is not None:
         config.speculative_algorithm = str(config.speculative_algorithm)
     config.raw = dict(config.raw)
-    config.raw["stated_spec_config"] = redact(dict(spec))
+    config.raw["stated_spec_config"] = _redact.redact(dict(spec))
     config.config_source = "stated" if config.engine != "sglang" else "server+stated"
     return config

@@ -572,14 +572,23 @@ def baseline_mismatch(run: Any, baseline: Any) -> list[str]:
 
 
 def speedup_against(run: Any, baseline: Any) -> tuple[float | None, str | None]:
-    """(output tok/s of ``run`` / ``baseline``, None) for a fair baseline, else (None, why there is none)."""
+    """(output tok/s of ``run`` / ``baseline``, None) for a fair baseline, else (None, why there is none).
+
+    The one speedup of the app: store records (``RunRecord``) or anything with the same attributes; the
+    comparison table, the Overview and the CLI all read it, so a refused baseline says why everywhere.
+    """
     reasons = baseline_mismatch(run, baseline)
     if reasons:
         return None, "no speedup: " + "; ".join(reasons)
     a, b = getattr(run, "output_tokens_per_s", None), getattr(baseline, "output_tokens_per_s", None)
-    if a is None or b is None or b <= 0:
+    if a is None or b is None:
         missing = f"#{run.id}" if a is None else f"#{baseline.id}"
         return None, f"no speedup: run {missing} has no output throughput"
+    if b <= 0:
+        return None, (
+            f"no speedup: baseline run #{baseline.id} has zero output tokens/s; "
+            "pick a baseline that completed requests"
+        )
     return a / b, None
 
 

@@ -194,14 +194,6 @@ class RunRecord:
 
 # ---------------------------------------------------------------- secrets and JSON hygiene
 
-is_secret_key = redact.is_secret_key
-
-
-def redact_url(url: str) -> str:
-    """An endpoint URL without user:password and without credential-looking query parameters."""
-    return redact.strip_url(url)
-
-
 _SURROGATES = re.compile(r"[\ud800-\udfff]")
 
 
@@ -300,11 +292,6 @@ def _pct(block: Any, *keys: str) -> float | None:
     return None
 
 
-def safe_url(url: str | sa.engine.URL) -> str:
-    """A database URL fit to show: password masked in every form (user:pass@, ?password=, key=value)."""
-    return redact.database_url(url)
-
-
 def _utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -331,11 +318,11 @@ class Store:
             parsed = sa.make_url(raw)
         except sa_exc.ArgumentError:
             raise StoreError(
-                f"not a database URL: {safe_url(raw)!s}; use e.g. sqlite:///path/results.sqlite or "
+                f"not a database URL: {redact.database_url(raw)!s}; use e.g. sqlite:///path/results.sqlite or "
                 "postgresql+psycopg2://user@host/db"
             ) from None
         self.url = parsed
-        self.display_url = safe_url(parsed)
+        self.display_url = redact.database_url(parsed)
         self._secrets = redact.url_secrets(parsed)
         self._sqlite = parsed.get_backend_name() == "sqlite"
         self._lock = threading.Lock()
@@ -490,7 +477,7 @@ class Store:
         spec = cfg.get("speculative_algorithm") or None
         row = {
             "created_at": _aware(created_at) or _utcnow(),
-            "endpoint": redact_url(valid_text(str(endpoint or ""))),
+            "endpoint": redact.strip_url(valid_text(str(endpoint or ""))),
             "engine": str(cfg.get("engine") or "unknown"),
             "kind": kind,
             "run_group": (group or None),
@@ -980,14 +967,6 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     ):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
     return frame
-
-
-def speedup(run: RunRecord, baseline: RunRecord) -> float | None:
-    """Output tok/s of ``run`` over ``baseline``; None when either lacks a throughput or the baseline is not
-    comparable (another model, engine or setting: ``speedup.baseline_mismatch``)."""
-    from comparelib.speedup import speedup_against
-
-    return speedup_against(run, baseline)[0]
 
 
 COMPARE_METRICS = [
