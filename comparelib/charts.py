@@ -69,6 +69,11 @@ def text_colours(spec: Any) -> list[str]:
 X_TITLES = {"samples": "training samples (log scale)", "tokens": "training tokens (log scale)"}
 
 
+def _layer(*charts: alt.Chart) -> alt.LayerChart:
+    """``alt.layer`` for charts without facet encodings (all of ours): the same spec, typed as a LayerChart."""
+    return alt.LayerChart(layer=list(charts))
+
+
 def _volume_axis(x: str) -> alt.X:
     return alt.X(f"{x}:Q", title=X_TITLES.get(x, x), scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
 
@@ -166,7 +171,7 @@ def scaling_chart(
     subtitle = [f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable"] + (
         ["line and band: fit a + b·log10(volume), 95% band of the mean"] if band is not None and len(band) else []
     )
-    return alt.layer(*layers).properties(
+    return _layer(*layers).properties(
         title=alt.TitleParams(
             title or f"Acceptance length vs training data: {benchmark}", subtitle=subtitle, subtitleColor=NEUTRAL
         ),
@@ -248,7 +253,7 @@ def sweep_chart_parts(
             {"tok_s": [float(baseline_tok_s)], "label": [f"baseline (no speculation): {baseline_tok_s:g} tok/s"]}
         )
         tput.append(alt.Chart(bdf).mark_rule(color="#e45756").encode(y="tok_s:Q", tooltip=["label:N"]))
-    left = alt.layer(*tput).properties(
+    left = _layer(*tput).properties(
         title=alt.TitleParams(
             "Output tok/s vs num_steps",
             subtitle=["grey diamonds: measured; dashed: predicted", "red line: baseline"],
@@ -257,7 +262,7 @@ def sweep_chart_parts(
         width=width,
         height=240,
     )
-    right = alt.layer(*acc).properties(title="Acceptance length vs num_steps", width=width, height=240)
+    right = _layer(*acc).properties(title="Acceptance length vs num_steps", width=width, height=240)
     return left, right
 
 
@@ -318,7 +323,7 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
             .mark_text(align="left", dx=4, dy=-6, color=NEUTRAL)
             .encode(x=alt.value(4), y="output tok/s:Q", text=alt.Text("baseline:N"))
         )
-    speed = alt.layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
+    speed = _layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
     if spec.empty or spec["accept length"].isna().all():
         return speed, None
     accept = (
@@ -430,7 +435,7 @@ def curve_chart(
         + ("; grey diamonds: published drafts at this setting" if published is not None and len(published) else "")
         + ("; dotted rules: live acceptance length" if live is not None and len(live) else "")
     )
-    return alt.layer(*layers).properties(
+    return _layer(*layers).properties(
         title=alt.TitleParams(title or "Learning curve: simulated acceptance length vs data seen", subtitle=subtitle),
         width="container",
         height=360,

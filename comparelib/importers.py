@@ -248,9 +248,13 @@ def _request_rows(record: Mapping[str, Any]) -> list[dict]:
         gaps = [float(g) for g in gaps_raw if number(g) is not None] if isinstance(gaps_raw, list) else []
         ok = not err and ttft is not None and ttft > 0
         e2e = number(at("latencies", i))
-        if e2e is None and ok:
+        if e2e is None and ok and ttft is not None:
             e2e = ttft + sum(gaps)
-        tpot = (e2e - ttft) / (out - 1) if ok and e2e is not None and out is not None and out > 1 else None
+        tpot = (
+            (e2e - ttft) / (out - 1)
+            if ok and ttft is not None and e2e is not None and out is not None and out > 1
+            else None
+        )
         rows.append(
             {
                 "index": i,

@@ -96,11 +96,11 @@ def accept_from_positions(rates: Sequence[float], k: int) -> float:
 
 def _fit_alpha(points: Sequence[SweepPoint]) -> float:
     """Least-squares geometric ``a`` over all points with a measured acceptance length."""
-    pts = [p for p in points if p.accept_length is not None]
+    pts = [(p.num_steps, float(p.accept_length)) for p in points if p.accept_length is not None]
     grid = np.linspace(0.0, 0.999, 2000)
 
     def sse(al: float) -> float:
-        return sum((geometric_accept(al, p.num_steps) - float(p.accept_length)) ** 2 for p in pts)  # type: ignore[arg-type]
+        return sum((geometric_accept(al, k) - accept) ** 2 for k, accept in pts)
 
     errs = [sse(g) for g in grid]
     i = int(np.argmin(errs))
