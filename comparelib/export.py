@@ -50,7 +50,7 @@ def to_markdown(df: pd.DataFrame) -> str:
 def to_json(df: pd.DataFrame) -> str:
     """Numbers as numbers, missing values as null, times as ISO 8601 strings."""
     records = [{str(k): plain(v) for k, v in rec.items()} for rec in df.astype(object).to_dict(orient="records")]
-    return json.dumps(records, indent=2, allow_nan=False, default=str) + "\n"
+    return json.dumps(records, indent=2, allow_nan=False) + "\n"
 
 
 _LATEX_SPECIAL = {
