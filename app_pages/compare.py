@@ -68,15 +68,10 @@ with st.form("compare_form"):
     submitted = st.form_submit_button("Compare", type="primary")
 
 
-def _without_credentials(text: str) -> str:
-    """Mask user:password@ and query secrets in a pasted URL: never on the page, in the shareable query or an error."""
-    return redact.mask_text(redact.mask_userinfo(text))
-
-
 sources = [comparison.registry_source(p) for p in picks] + [
-    _without_credentials(u.strip()) for u in urls.splitlines() if u.strip()
+    redact.mask_url(u.strip()) for u in urls.splitlines() if u.strip()
 ]
-target = _without_credentials(target)
+target = redact.mask_url(target)
 try:
     target_layers = lint.parse_target_layers(layers_text)
 except CompareError as exc:

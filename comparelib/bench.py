@@ -36,7 +36,6 @@ from comparelib.servers import (
     apply_spec_override,
     counter_snapshot,
     normalise_endpoint,
-    redact,
     sglang_config,
     sglang_counter_acceptance,
     vllm_acceptance,
@@ -50,7 +49,6 @@ __all__ = [
     "detect_server",
     "percentiles",
     "run_benchmark",
-    "speedup",
     "summarize",
     "ROUTES",
 ]
@@ -196,31 +194,6 @@ def summarize(
         missing_usage=missing,
         notes=notes,
     )
-
-
-def _tokens_per_s(obj: Any) -> float | None:
-    for candidate in (getattr(obj, "summary", None), obj):
-        if candidate is None:
-            continue
-        if isinstance(candidate, Mapping):
-            value = candidate.get("output_tokens_per_s")
-            if value is None and isinstance(candidate.get("summary"), Mapping):
-                value = candidate["summary"].get("output_tokens_per_s")
-        else:
-            value = getattr(candidate, "output_tokens_per_s", None)
-        if value is not None:
-            return float(value)
-    return None
-
-
-def speedup(run: Any, baseline: Any) -> float:
-    """Output tokens/s of run over baseline (BenchRun, RunSummary, a stored run record or a mapping)."""
-    a, b = _tokens_per_s(run), _tokens_per_s(baseline)
-    if a is None or b is None or not math.isfinite(a) or not math.isfinite(b):
-        raise InputError("both runs need an output tokens/s figure to compute a speedup")
-    if b <= 0:
-        raise InputError("the baseline run has zero output tokens/s; pick a baseline that completed requests")
-    return a / b
 
 
 # --- HTTP ------------------------------------------------------------------------------------------
@@ -379,7 +352,7 @@ async def _probe(
             version=version,
             model=model,
             config_source="none",
-            raw=redact({"version": version, "model": model}),
+            raw=_redact.redact({"version": version, "model": model}),
         )
     if config.engine == "vllm":
         config.acceptance_source = None  # set from counters below / after the run
@@ -408,7 +381,7 @@ async def _snapshot(session: Any, base: str, probe: _Probe, timeout_s: float) ->
             got = None
         body = _json(got[1]) if got is not None and got[0] == 200 else None
         if isinstance(body, Mapping):
-            payload["server_info"] = redact(dict(body))
+            payload["server_info"] = _redact.redact(dict(body))
     payload["time"] = time.time()
     return payload
 

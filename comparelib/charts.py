@@ -8,7 +8,6 @@ never are.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +15,7 @@ import altair as alt
 import pandas as pd
 
 from comparelib.errors import InputError
+from comparelib.values import plain
 
 PUBLISHED_SHAPE = "circle"
 OWN_SHAPE = "diamond"
@@ -67,6 +67,11 @@ def text_colours(spec: Any) -> list[str]:
 
 
 X_TITLES = {"samples": "training samples (log scale)", "tokens": "training tokens (log scale)"}
+
+
+def _layer(*charts: alt.Chart) -> alt.LayerChart:
+    """``alt.layer`` for charts without facet encodings (all of ours): the same spec, typed as a LayerChart."""
+    return alt.LayerChart(layer=list(charts))
 
 
 def _volume_axis(x: str) -> alt.X:
@@ -166,7 +171,7 @@ def scaling_chart(
     subtitle = [f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable"] + (
         ["line and band: fit a + b·log10(volume), 95% band of the mean"] if band is not None and len(band) else []
     )
-    return alt.layer(*layers).properties(
+    return _layer(*layers).properties(
         title=alt.TitleParams(
             title or f"Acceptance length vs training data: {benchmark}", subtitle=subtitle, subtitleColor=NEUTRAL
         ),
@@ -248,7 +253,7 @@ def sweep_chart_parts(
             {"tok_s": [float(baseline_tok_s)], "label": [f"baseline (no speculation): {baseline_tok_s:g} tok/s"]}
         )
         tput.append(alt.Chart(bdf).mark_rule(color="#e45756").encode(y="tok_s:Q", tooltip=["label:N"]))
-    left = alt.layer(*tput).properties(
+    left = _layer(*tput).properties(
         title=alt.TitleParams(
             "Output tok/s vs num_steps",
             subtitle=["grey diamonds: measured; dashed: predicted", "red line: baseline"],
@@ -257,7 +262,7 @@ def sweep_chart_parts(
         width=width,
         height=240,
     )
-    right = alt.layer(*acc).properties(title="Acceptance length vs num_steps", width=width, height=240)
+    right = _layer(*acc).properties(title="Acceptance length vs num_steps", width=width, height=240)
     return left, right
 
 
@@ -318,7 +323,7 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
             .mark_text(align="left", dx=4, dy=-6, color=NEUTRAL)
             .encode(x=alt.value(4), y="output tok/s:Q", text=alt.Text("baseline:N"))
         )
-    speed = alt.layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
+    speed = _layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
     if spec.empty or spec["accept length"].isna().all():
         return speed, None
     accept = (
@@ -430,7 +435,7 @@ def curve_chart(
         + ("; grey diamonds: published drafts at this setting" if published is not None and len(published) else "")
         + ("; dotted rules: live acceptance length" if live is not None and len(live) else "")
     )
-    return alt.layer(*layers).properties(
+    return _layer(*layers).properties(
         title=alt.TitleParams(title or "Learning curve: simulated acceptance length vs data seen", subtitle=subtitle),
         width="container",
         height=360,
@@ -456,15 +461,7 @@ def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
 
 
 def chart_to_vegalite_json(chart: alt.TopLevelMixin) -> str:
-    return json.dumps(_spec(chart), indent=2, default=_json_default)
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "item"):
-        return value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return str(value)
+    return json.dumps(_spec(chart), indent=2, default=plain)
 
 
 # vl-convert fetches any external data or image URL by default; our specs are inline, so allow none.

@@ -20,12 +20,11 @@ URL parameters (all optional; none means the built-in example):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from comparelib import comparison, registry
+from comparelib import comparison, redact, registry
 from comparelib.errors import InputError
 
 EXAMPLE_SOURCE = comparison.EXAMPLE_OWN
@@ -34,7 +33,6 @@ EXAMPLE_VOLUME = "example: own Kimi-K2.5 draft"
 MAX_FIELD = 500  # characters in one URL parameter: a Hub URL with a revision fits easily
 MAX_SAMPLES = 10**13
 PARAMS = ("draft", "draft_vol", "draft_samples", "draft_group")
-_CREDENTIALS = re.compile(r"(://)[^/@\s]*@")
 
 
 @dataclass(frozen=True)
@@ -124,7 +122,7 @@ class OwnDraft:
             raise InputError("no draft given: paste a Hub URL, org/name, a local folder, or a registry id")
         if len(text) > MAX_FIELD:
             raise InputError(f"the draft reference is longer than {MAX_FIELD} characters")
-        text = _CREDENTIALS.sub(r"\1", text)  # user:password@ never travels in a link
+        text = redact.strip_userinfo(text)  # user:password@ never travels in a link
         if text.lower() in ("example", "example:", EXAMPLE_SOURCE):
             text = EXAMPLE_SOURCE
         elif text.startswith(comparison.EXAMPLE_PREFIX):

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import io
 import json
-import math
-from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+from comparelib.values import plain
 
 if TYPE_CHECKING:
     from comparelib.tables import Table
@@ -26,24 +26,12 @@ MIME: dict[str, str] = {
 EXTENSION: dict[str, str] = {"csv": "csv", "md": "md", "json": "json", "latex": "tex"}
 
 
-def _cell(value: Any) -> Any:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, (pd.Timestamp, datetime, date)):
-        return value.isoformat()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if hasattr(value, "item") and callable(value.item):
-        return _cell(value.item())
-    return value
-
-
 def to_csv(df: pd.DataFrame) -> str:
     return df.to_csv(index=False, lineterminator="\n")
 
 
 def _md_escape(value: Any) -> str:
-    value = _cell(value)
+    value = plain(value)
     if value is None:
         return ""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -61,8 +49,8 @@ def to_markdown(df: pd.DataFrame) -> str:
 
 def to_json(df: pd.DataFrame) -> str:
     """Numbers as numbers, missing values as null, times as ISO 8601 strings."""
-    records = [{str(k): _cell(v) for k, v in rec.items()} for rec in df.astype(object).to_dict(orient="records")]
-    return json.dumps(records, indent=2, allow_nan=False, default=str) + "\n"
+    records = [{str(k): plain(v) for k, v in rec.items()} for rec in df.astype(object).to_dict(orient="records")]
+    return json.dumps(records, indent=2, allow_nan=False) + "\n"
 
 
 _LATEX_SPECIAL = {
@@ -80,7 +68,7 @@ _LATEX_SPECIAL = {
 
 
 def _latex_escape(value: Any) -> str:
-    value = _cell(value)
+    value = plain(value)
     if value is None:
         return ""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -112,7 +100,7 @@ def prepare(df: pd.DataFrame, table: Table | None, fmt: str) -> pd.DataFrame:
     out = df.copy()
     for col in out.columns:
         if pd.api.types.is_datetime64_any_dtype(out[col]):
-            out[col] = out[col].map(_cell).astype(object)
+            out[col] = out[col].map(plain).astype(object)
     if table is None:
         return out
     if fmt == "latex":

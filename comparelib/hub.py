@@ -221,11 +221,6 @@ def _from_hf_uri(text: str) -> ModelRef:
     return ModelRef(repo_id=uri.id, revision=uri.revision, filename=filename, subfolder=subfolder, repo_type=uri.type)
 
 
-def _mask_userinfo(text: str) -> str:
-    """A pasted URL fit for an error message: any user:password@ part and query secrets masked."""
-    return redact.mask_text(redact.mask_userinfo(text))
-
-
 def parse_ref(text: str) -> ModelRef:
     """Read whatever people paste: Hub URLs, ``org/name[@rev]``, ``hf://`` URIs, local folders.
 
@@ -261,16 +256,16 @@ def parse_ref(text: str) -> ModelRef:
         split = urlsplit(url)
         port = split.port
     except ValueError:
-        raise InputError(f"{_mask_userinfo(text)!r} is not a valid URL") from None
+        raise InputError(f"{redact.mask_url(text)!r} is not a valid URL") from None
     host = (split.hostname or "").lower()
     if not host:
-        raise InputError(f"{_mask_userinfo(text)!r} has no host; paste https://huggingface.co/org/name")
+        raise InputError(f"{redact.mask_url(text)!r} has no host; paste https://huggingface.co/org/name")
     if not _check_host(host, port):
         raise HostNotAllowedError(f"only Hugging Face Hub URLs are fetched; {host} is not one")
     if split.username is not None or split.password is not None:  # never echo or keep a secret pasted into a URL
         raise InputError(
-            f"{split.scheme}://***@{host}{split.path}: remove the user:password@ part of the URL; the Hub token is "
-            "read from HF_TOKEN, never from a URL"
+            f"{split.scheme}://{redact.PLACEHOLDER}@{host}{split.path}: remove the user:password@ part of the URL; "
+            "the Hub token is read from HF_TOKEN, never from a URL"
         )
     path = split.path
     ep_host, _, ep_prefix = _endpoint_parts()
@@ -1111,7 +1106,7 @@ def check_data_files(card: dict[str, Any] | None, shown: str) -> None:
     for entry in entries:
         if not _hub_url(entry):
             raise InputError(
-                f"{shown}: its dataset card points data_files at {_mask_userinfo(entry)[:200]!r}, which is "
+                f"{shown}: its dataset card points data_files at {redact.mask_url(entry)[:200]!r}, which is "
                 f"not a file on {endpoint_host()}; only files on the Hub endpoint are read, so nothing "
                 "was fetched"
             )
@@ -1122,7 +1117,7 @@ def check_data_file_urls(repo_id: str, urls: list[str]) -> None:
     for url in urls:
         if not _hub_url(url) or not url.startswith(("hf://", settings.hf_endpoint())):
             raise InputError(
-                f"dataset {repo_id} resolves a data file at {_mask_userinfo(url)[:200]!r}, which is not "
+                f"dataset {repo_id} resolves a data file at {redact.mask_url(url)[:200]!r}, which is not "
                 f"on {endpoint_host()}; only files on the Hub endpoint are read"
             )
 

@@ -17,7 +17,8 @@ from typing import Any
 
 from comparelib import limits
 from comparelib.errors import DataError, InputError
-from comparelib.store import Store, _int, _num  # one definition of "a finite number or None"
+from comparelib.store import Store
+from comparelib.values import integer, number
 
 SGLANG = "sglang.bench_serving"
 VLLM = "vllm bench serve"
@@ -133,7 +134,7 @@ def _percentiles(record: Mapping[str, Any], metric: str) -> dict[str, float]:
         ("p95", f"p95_{metric}_ms"),
         ("p99", f"p99_{metric}_ms"),
     ):
-        value = _num(record.get(key))
+        value = number(record.get(key))
         if value is not None:
             out[name] = value
     return out
@@ -168,9 +169,9 @@ def _server_config(fmt: str, record: Mapping[str, Any], spec: Mapping[str, Any] 
             "model": info.get("model_path") or info.get("served_model_name"),
             "speculative_algorithm": info.get("speculative_algorithm") or None,
             "draft_model": info.get("speculative_draft_model_path") or None,
-            "num_steps": _int(info.get("speculative_num_steps")),
-            "topk": _int(info.get("speculative_eagle_topk")),
-            "num_draft_tokens": _int(info.get("speculative_num_draft_tokens")),
+            "num_steps": integer(info.get("speculative_num_steps")),
+            "topk": integer(info.get("speculative_eagle_topk")),
+            "num_draft_tokens": integer(info.get("speculative_num_draft_tokens")),
             "raw": info,
         }
     else:
@@ -195,27 +196,27 @@ def _server_config(fmt: str, record: Mapping[str, Any], spec: Mapping[str, Any] 
 
 
 def _summary(fmt: str, record: Mapping[str, Any], rows: list[dict]) -> dict:
-    completed = _int(record.get("completed")) or 0
+    completed = integer(record.get("completed")) or 0
     if fmt == VLLM and record.get("failed") is not None:
-        errors = _int(record.get("failed")) or 0
+        errors = integer(record.get("failed")) or 0
     else:
         errors = sum(1 for r in rows if not r["ok"])
     requests = max(completed + errors, len(rows))
     e2e = _percentiles(record, "e2e_latency" if fmt == SGLANG else "e2el")
     if fmt == SGLANG:
-        accept = _num(record.get("accept_length"))
+        accept = number(record.get("accept_length"))
         per_pos = None
     else:
-        accept = _num(record.get("spec_decode_acceptance_length"))
+        accept = number(record.get("spec_decode_acceptance_length"))
         raw_pos = record.get("spec_decode_per_position_acceptance_rates")
         per_pos = [float(x) for x in raw_pos] if isinstance(raw_pos, list) and raw_pos else None
     return {
         "requests": requests,
         "errors": errors,
-        "duration_s": _num(record.get("duration")),
-        "output_tokens": _int(record.get("total_output_tokens")),
-        "output_tokens_per_s": _num(record.get("output_throughput")),
-        "request_throughput": _num(record.get("request_throughput")),
+        "duration_s": number(record.get("duration")),
+        "output_tokens": integer(record.get("total_output_tokens")),
+        "output_tokens_per_s": number(record.get("output_throughput")),
+        "request_throughput": number(record.get("request_throughput")),
         "accept_length": accept,
         "accept_length_mean": None,
         "accept_per_position": per_pos,
@@ -241,22 +242,26 @@ def _request_rows(record: Mapping[str, Any]) -> list[dict]:
     rows = []
     for i in range(n):
         err = at("errors", i)
-        ttft = _num(at("ttfts", i))
-        out = _int(at("output_lens", i))
+        ttft = number(at("ttfts", i))
+        out = integer(at("output_lens", i))
         gaps_raw = at("itls", i)
-        gaps = [float(g) for g in gaps_raw if _num(g) is not None] if isinstance(gaps_raw, list) else []
+        gaps = [float(g) for g in gaps_raw if number(g) is not None] if isinstance(gaps_raw, list) else []
         ok = not err and ttft is not None and ttft > 0
-        e2e = _num(at("latencies", i))
-        if e2e is None and ok:
+        e2e = number(at("latencies", i))
+        if e2e is None and ok and ttft is not None:
             e2e = ttft + sum(gaps)
-        tpot = (e2e - ttft) / (out - 1) if ok and e2e is not None and out is not None and out > 1 else None
+        tpot = (
+            (e2e - ttft) / (out - 1)
+            if ok and ttft is not None and e2e is not None and out is not None and out > 1
+            else None
+        )
         rows.append(
             {
                 "index": i,
                 "ok": bool(ok),
                 "error": (str(err) if err else (None if ok else "failed (no first token)")),
-                "started_at": _num(at("start_times", i)),
-                "prompt_tokens": _int(at("input_lens", i)),
+                "started_at": number(at("start_times", i)),
+                "prompt_tokens": integer(at("input_lens", i)),
                 "output_tokens": out,
                 "ttft_s": ttft if ok else None,
                 "e2e_s": e2e if ok else None,

@@ -13,11 +13,12 @@ hold credentials. Covered forms:
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from comparelib.values import plain
 
 PLACEHOLDER = "***"
 
@@ -86,6 +87,16 @@ def is_secret_value(value: Any) -> bool:
 def mask_userinfo(text: str) -> str:
     """Any ``user:password@`` (or ``token@``) part of a URL replaced by ``***@``."""
     return _USERINFO.sub(r"\1" + PLACEHOLDER + "@", text)
+
+
+def mask_url(text: str) -> str:
+    """A pasted URL fit to show in a page, a shareable query or an error: userinfo and query secrets masked."""
+    return mask_text(mask_userinfo(text))
+
+
+def strip_userinfo(text: str) -> str:
+    """Any ``user:password@`` part of a URL removed (for links that travel on), not masked."""
+    return _USERINFO.sub(r"\1", text)
 
 
 def _mask_pair(m: re.Match[str]) -> str:
@@ -170,29 +181,30 @@ def url_secrets(url: Any) -> list[str]:
 
 
 def redact(obj: Any, *, drop_keys: bool = False, secrets: Iterable[str] = ()) -> Any:
-    """A JSON-friendly copy with credentials masked: secret keys masked (or dropped), strings masked.
+    """A strict-JSON copy (:func:`comparelib.values.plain`) with credentials masked.
 
-    NaN and infinities become None so the copy stores as JSON.
+    Credential keys with a value are masked (or dropped with ``drop_keys``); strings are masked; NaN
+    and infinities become None so the copy stores as JSON.
     """
-    known = tuple(s for s in secrets if s)
-    if isinstance(obj, Mapping):
+    return _masked(plain(obj), drop_keys, tuple(s for s in secrets if s))
+
+
+def _masked(obj: Any, drop_keys: bool, known: tuple[str, ...]) -> Any:
+    if isinstance(obj, dict):
         out: dict[str, Any] = {}
-        for k, v in obj.items():
-            key = str(k)
+        for key, v in obj.items():
             if is_secret_key(key) and v not in (None, "", False):
                 if not drop_keys:
                     out[key] = PLACEHOLDER
                 continue
-            out[key] = redact(v, drop_keys=drop_keys, secrets=known)
+            out[key] = _masked(v, drop_keys, known)
         return out
-    if isinstance(obj, (list, tuple)):
-        return [redact(v, drop_keys=drop_keys, secrets=known) for v in obj]
+    if isinstance(obj, list):
+        return [_masked(v, drop_keys, known) for v in obj]
     if isinstance(obj, str):
         if is_secret_value(obj):
             return PLACEHOLDER
         return mask_text(obj, *known) if _might_hold_secret(obj) or known else obj
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
     return obj
 
 

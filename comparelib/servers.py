@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from comparelib import redact as _redact
 from comparelib.errors import BenchError
+from comparelib.values import integer
 
 ENGINES = ("sglang", "vllm", "openai")
 
@@ -69,7 +70,7 @@ def normalise_endpoint(url: str) -> str:
     if parts.username or parts.password:
         raise BenchError("put credentials in the API key option, not in the endpoint URL")
     try:
-        parts.port
+        _ = parts.port  # urlsplit checks the port only when asked
     except ValueError as exc:
         raise BenchError(f"bad port in endpoint {url!r}") from exc
     base = f"{parts.scheme}://{parts.netloc}{parts.path}".rstrip("/")
@@ -78,17 +79,6 @@ def normalise_endpoint(url: str) -> str:
             base = base[: -len(suffix)]
             break
     return base
-
-
-# --- secrets ---------------------------------------------------------------------------------------
-
-REDACTED = _redact.PLACEHOLDER
-is_secret_key = _redact.is_secret_key
-
-
-def redact(obj: Any) -> Any:
-    """A copy with secret-looking keys and values masked, so stored configs never hold credentials."""
-    return _redact.redact(obj)
 
 
 # --- Prometheus text format ------------------------------------------------------------------------
@@ -174,13 +164,6 @@ def sglang_counter_acceptance(before: Mapping[str, Any], after: Mapping[str, Any
 # --- server_info -> ServerConfig --------------------------------------------------------------------
 
 
-def _int(value: Any) -> int | None:
-    try:
-        return None if value is None or isinstance(value, bool) else int(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def _str(value: Any) -> str | None:
     return None if value in (None, "") else str(value)
 
@@ -204,10 +187,10 @@ def sglang_config(info: Mapping[str, Any], model: str | None = None) -> ServerCo
         model=_str(info.get("model_path")) or _str(info.get("served_model_name")) or model,
         speculative_algorithm=algo,
         draft_model=_str(info.get("speculative_draft_model_path")) if algo else None,
-        num_steps=_int(info.get("speculative_num_steps")) if algo else None,
-        topk=_int(info.get("speculative_eagle_topk")) if algo else None,
-        num_draft_tokens=_int(info.get("speculative_num_draft_tokens")) if algo else None,
-        raw=redact(dict(info)),
+        num_steps=integer(info.get("speculative_num_steps")) if algo else None,
+        topk=integer(info.get("speculative_eagle_topk")) if algo else None,
+        num_draft_tokens=integer(info.get("speculative_num_draft_tokens")) if algo else None,
+        raw=_redact.redact(dict(info)),
         config_source="server",
         acceptance_source="sglang meta_info (per request)" if algo else None,
     )
@@ -236,7 +219,7 @@ def apply_spec_override(config: ServerConfig, spec: Mapping[str, Any] | None) ->
         return config
     for key in ("num_steps", "topk", "num_draft_tokens"):
         if key in given:
-            value = _int(given[key])
+            value = integer(given[key])
             if value is None or value < 0:
                 raise BenchError(f"{key} must be a non-negative integer, got {given[key]!r}")
             given[key] = value
@@ -245,6 +228,6 @@ def apply_spec_override(config: ServerConfig, spec: Mapping[str, Any] | None) ->
     if config.speculative_algorithm is not None:
         config.speculative_algorithm = str(config.speculative_algorithm)
     config.raw = dict(config.raw)
-    config.raw["stated_spec_config"] = redact(dict(spec))
+    config.raw["stated_spec_config"] = _redact.redact(dict(spec))
     config.config_source = "stated" if config.engine != "sglang" else "server+stated"
     return config

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from comparelib.errors import DataError, InputError
+from comparelib.values import integer
 
 STEPS = tuple(range(1, 11))
 TIE_TOLERANCE = 0.02  # two settings within 2% of throughput are a tie: run-to-run noise is about that
@@ -95,11 +96,11 @@ def accept_from_positions(rates: Sequence[float], k: int) -> float:
 
 def _fit_alpha(points: Sequence[SweepPoint]) -> float:
     """Least-squares geometric ``a`` over all points with a measured acceptance length."""
-    pts = [p for p in points if p.accept_length is not None]
+    pts = [(p.num_steps, float(p.accept_length)) for p in points if p.accept_length is not None]
     grid = np.linspace(0.0, 0.999, 2000)
 
     def sse(al: float) -> float:
-        return sum((geometric_accept(al, p.num_steps) - float(p.accept_length)) ** 2 for p in pts)  # type: ignore[arg-type]
+        return sum((geometric_accept(al, k) - accept) ** 2 for k, accept in pts)
 
     errs = [sse(g) for g in grid]
     i = int(np.argmin(errs))
@@ -178,7 +179,8 @@ def fit_sweep(
     usable = [p for p in points if p.accept_length is not None and p.tok_s and p.tok_s > 0 and p.num_steps >= 1]
     if not usable:
         raise DataError(
-            "no speculative run with both throughput and acceptance length; run a sweep with an SGLang or vLLM server first"
+            "no speculative run with both throughput and acceptance length; "
+            "run a sweep with an SGLang or vLLM server first"
         )
     if concurrency < 1:
         raise InputError("concurrency must be at least 1")
@@ -340,14 +342,16 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
     parts = [f"Predicted best: num_steps={k} at {best['tok_s']:.1f} tok/s"]
     if model.baseline_tok_s:
         parts[-1] += (
-            f" ({(best['tok_s'] / model.baseline_tok_s - 1) * 100:+.1f}% against {model.baseline_tok_s:g} tok/s without speculation)"
+            f" ({(best['tok_s'] / model.baseline_tok_s - 1) * 100:+.1f}% against "
+            f"{model.baseline_tok_s:g} tok/s without speculation)"
         )
     parts[-1] += f", verification {best['verify_share'] * 100:.0f}% of each cycle."
     if second is not None:
         gap = (1 - second["tok_s"] / best["tok_s"]) * 100
         if tie:
             parts.append(
-                f"num_steps={int(second['num_steps'])} ties within noise ({second['tok_s']:.1f} tok/s, {gap:.1f}% lower)."
+                f"num_steps={int(second['num_steps'])} ties within noise "
+                f"({second['tok_s']:.1f} tok/s, {gap:.1f}% lower)."
             )
         else:
             parts.append(
@@ -483,11 +487,7 @@ def _sweep_range(notes: Mapping[str, Any]) -> tuple[int, int] | None:
 
 def _concurrency(run: Any) -> int | None:
     params = getattr(run, "params", None) or {}
-    c = params.get("concurrency")
-    try:
-        return int(c) if c is not None else None
-    except (TypeError, ValueError):
-        return None
+    return integer(params.get("concurrency"))
 
 
 # Benchmark parameters that change throughput on their own: a speedup across different values of
@@ -572,14 +572,23 @@ def baseline_mismatch(run: Any, baseline: Any) -> list[str]:
 
 
 def speedup_against(run: Any, baseline: Any) -> tuple[float | None, str | None]:
-    """(output tok/s of ``run`` / ``baseline``, None) for a fair baseline, else (None, why there is none)."""
+    """(output tok/s of ``run`` / ``baseline``, None) for a fair baseline, else (None, why there is none).
+
+    The one speedup of the app: store records (``RunRecord``) or anything with the same attributes; the
+    comparison table, the Overview and the CLI all read it, so a refused baseline says why everywhere.
+    """
     reasons = baseline_mismatch(run, baseline)
     if reasons:
         return None, "no speedup: " + "; ".join(reasons)
     a, b = getattr(run, "output_tokens_per_s", None), getattr(baseline, "output_tokens_per_s", None)
-    if a is None or b is None or b <= 0:
+    if a is None or b is None:
         missing = f"#{run.id}" if a is None else f"#{baseline.id}"
         return None, f"no speedup: run {missing} has no output throughput"
+    if b <= 0:
+        return None, (
+            f"no speedup: baseline run #{baseline.id} has zero output tokens/s; "
+            "pick a baseline that completed requests"
+        )
     return a / b, None
 
 

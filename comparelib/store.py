@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import math
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,6 +26,7 @@ from sqlalchemy.pool import StaticPool
 
 from comparelib import redact, settings
 from comparelib.errors import DataError, StoreError
+from comparelib.values import integer, number, plain
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -194,14 +194,6 @@ class RunRecord:
 
 # ---------------------------------------------------------------- secrets and JSON hygiene
 
-is_secret_key = redact.is_secret_key
-
-
-def redact_url(url: str) -> str:
-    """An endpoint URL without user:password and without credential-looking query parameters."""
-    return redact.strip_url(url)
-
-
 _SURROGATES = re.compile(r"[\ud800-\udfff]")
 
 
@@ -266,24 +258,19 @@ def _when(value: Any) -> datetime | None:
 
 
 def clean(value: Any) -> Any:
-    """Plain JSON with secrets removed: dataclasses to dicts, NaN/inf to None, credential keys dropped."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
-    if isinstance(value, Mapping):
-        return {str(k): clean(v) for k, v in value.items() if not is_secret_key(str(k))}
-    if isinstance(value, (list, tuple, set)):
-        return [clean(v) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
+    """Plain JSON (:func:`comparelib.values.plain`) fit to store: credential keys dropped, strings valid
+    UTF-8 text with credentials masked."""
+    return _scrubbed(plain(value))
+
+
+def _scrubbed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _scrubbed(v) for k, v in value.items() if not redact.is_secret_key(k)}
+    if isinstance(value, list):
+        return [_scrubbed(v) for v in value]
     if isinstance(value, str):
         return redact.redact(valid_text(value))
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return clean(value.item())
-    return str(value)
+    return value
 
 
 def _as_dict(obj: Any) -> dict:
@@ -296,33 +283,13 @@ def _as_dict(obj: Any) -> dict:
     raise DataError(f"expected a dataclass or a mapping, got {type(obj).__name__}")
 
 
-def _num(value: Any) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return None
-    return out if math.isfinite(out) else None
-
-
-def _int(value: Any) -> int | None:
-    out = _num(value)
-    return None if out is None else int(out)
-
-
 def _pct(block: Any, *keys: str) -> float | None:
     if not isinstance(block, Mapping):
         return None
     for key in keys:
         if key in block:
-            return _num(block[key])
+            return number(block[key])
     return None
-
-
-def safe_url(url: str | sa.engine.URL) -> str:
-    """A database URL fit to show: password masked in every form (user:pass@, ?password=, key=value)."""
-    return redact.database_url(url)
 
 
 def _utcnow() -> datetime:
@@ -351,11 +318,11 @@ class Store:
             parsed = sa.make_url(raw)
         except sa_exc.ArgumentError:
             raise StoreError(
-                f"not a database URL: {safe_url(raw)!s}; use e.g. sqlite:///path/results.sqlite or "
+                f"not a database URL: {redact.database_url(raw)!s}; use e.g. sqlite:///path/results.sqlite or "
                 "postgresql+psycopg2://user@host/db"
             ) from None
         self.url = parsed
-        self.display_url = safe_url(parsed)
+        self.display_url = redact.database_url(parsed)
         self._secrets = redact.url_secrets(parsed)
         self._sqlite = parsed.get_backend_name() == "sqlite"
         self._lock = threading.Lock()
@@ -510,7 +477,7 @@ class Store:
         spec = cfg.get("speculative_algorithm") or None
         row = {
             "created_at": _aware(created_at) or _utcnow(),
-            "endpoint": redact_url(valid_text(str(endpoint or ""))),
+            "endpoint": redact.strip_url(valid_text(str(endpoint or ""))),
             "engine": str(cfg.get("engine") or "unknown"),
             "kind": kind,
             "run_group": (group or None),
@@ -520,9 +487,9 @@ class Store:
             "draft_model": cfg.get("draft_model") or None,
             "model": cfg.get("model") or None,
             "engine_version": (str(cfg["version"]) if cfg.get("version") is not None else None),
-            "num_steps": _int(cfg.get("num_steps")),
-            "topk": _int(cfg.get("topk")),
-            "num_draft_tokens": _int(cfg.get("num_draft_tokens")),
+            "num_steps": integer(cfg.get("num_steps")),
+            "topk": integer(cfg.get("topk")),
+            "num_draft_tokens": integer(cfg.get("num_draft_tokens")),
             "labels": label_list,
             "server_config": cfg,
             "params": clean(dict(params or {})),
@@ -546,15 +513,15 @@ class Store:
             "idx": int(data.get("index", 0) or 0),
             "ok": bool(data.get("ok", False)),
             "error": (valid_text(redact.mask_text(data["error"]))[:2000] if data.get("error") else None),
-            "started_at": _num(data.get("started_at")),
-            "prompt_tokens": _int(data.get("prompt_tokens")),
-            "output_tokens": _int(data.get("output_tokens")),
-            "ttft_s": _num(data.get("ttft_s")),
-            "e2e_s": _num(data.get("e2e_s")),
-            "tpot_s": _num(data.get("tpot_s")),
-            "n_chunks": _int(data.get("n_chunks")),
-            "spec_verify_ct": _int(data.get("spec_verify_ct")),
-            "accept_length": _num(data.get("accept_length")),
+            "started_at": number(data.get("started_at")),
+            "prompt_tokens": integer(data.get("prompt_tokens")),
+            "output_tokens": integer(data.get("output_tokens")),
+            "ttft_s": number(data.get("ttft_s")),
+            "e2e_s": number(data.get("e2e_s")),
+            "tpot_s": number(data.get("tpot_s")),
+            "n_chunks": integer(data.get("n_chunks")),
+            "spec_verify_ct": integer(data.get("spec_verify_ct")),
+            "accept_length": number(data.get("accept_length")),
             "chunk_gaps_s": clean(list(data.get("chunk_gaps_s") or [])),
             "extra": clean(extra) or None,
         }
@@ -576,12 +543,12 @@ class Store:
                     "idx": int(data.get("index", 0) or 0),
                     "ok": bool(data.get("ok", False)),
                     "error": (valid_text(redact.mask_text(data["error"]))[:2000] if data.get("error") else None),
-                    "started_at": _num(data.get("started_at")),
+                    "started_at": number(data.get("started_at")),
                     **{
                         f: (
-                            _int(data.get(f))
+                            integer(data.get(f))
                             if f in {"prompt_tokens", "output_tokens", "n_chunks", "spec_verify_ct"}
-                            else _num(data.get(f))
+                            else number(data.get(f))
                         )
                         for f in _REQUEST_FIELDS
                     },
@@ -613,14 +580,14 @@ class Store:
             "status": status,
             "finished_at": _utcnow(),
             "summary": data,
-            "requests": _int(data.get("requests")),
-            "errors": _int(data.get("errors")),
-            "duration_s": _num(data.get("duration_s")),
-            "output_tokens": _int(data.get("output_tokens")),
-            "output_tokens_per_s": _num(data.get("output_tokens_per_s")),
-            "request_throughput": _num(data.get("request_throughput")),
-            "accept_length": _num(data.get("accept_length")),
-            "accept_length_mean": _num(data.get("accept_length_mean")),
+            "requests": integer(data.get("requests")),
+            "errors": integer(data.get("errors")),
+            "duration_s": number(data.get("duration_s")),
+            "output_tokens": integer(data.get("output_tokens")),
+            "output_tokens_per_s": number(data.get("output_tokens_per_s")),
+            "request_throughput": number(data.get("request_throughput")),
+            "accept_length": number(data.get("accept_length")),
+            "accept_length_mean": number(data.get("accept_length_mean")),
             "ttft_p50_ms": _pct(data.get("ttft_ms"), "p50", "median"),
             "ttft_p99_ms": _pct(data.get("ttft_ms"), "p99"),
             "tpot_p50_ms": _pct(data.get("tpot_ms"), "p50", "median"),
@@ -674,7 +641,7 @@ class Store:
     @staticmethod
     def _record(r: Mapping[str, Any]) -> RunRecord:
         # a run still "running" (or killed) has no summary yet: count what was written
-        stored_requests, stored_errors = _int(r["requests"]), _int(r["errors"])
+        stored_requests, stored_errors = integer(r["requests"]), integer(r["errors"])
         requests = stored_requests if stored_requests is not None else int(r["n"] or 0)
         errors = stored_errors if stored_errors is not None else int(r["n_err"] or 0)
         raw_labels = r["labels"]
@@ -702,19 +669,19 @@ class Store:
             speculative_algorithm=algo,
             draft_model=_text_or_none(r["draft_model"]),
             model=_text_or_none(r["model"]),
-            num_steps=_int(r["num_steps"]),
-            topk=_int(r["topk"]),
-            num_draft_tokens=_int(r["num_draft_tokens"]),
+            num_steps=integer(r["num_steps"]),
+            topk=integer(r["topk"]),
+            num_draft_tokens=integer(r["num_draft_tokens"]),
             is_baseline=algo is None,
             requests=int(requests),
             errors=int(errors),
-            output_tokens_per_s=_num(r["output_tokens_per_s"]),
-            accept_length=_num(r["accept_length"]),
-            accept_length_mean=_num(r["accept_length_mean"]),
-            ttft_p50_ms=_num(r["ttft_p50_ms"]),
-            ttft_p99_ms=_num(r["ttft_p99_ms"]),
-            tpot_p50_ms=_num(r["tpot_p50_ms"]),
-            tpot_p99_ms=_num(r["tpot_p99_ms"]),
+            output_tokens_per_s=number(r["output_tokens_per_s"]),
+            accept_length=number(r["accept_length"]),
+            accept_length_mean=number(r["accept_length_mean"]),
+            ttft_p50_ms=number(r["ttft_p50_ms"]),
+            ttft_p99_ms=number(r["ttft_p99_ms"]),
+            tpot_p50_ms=number(r["tpot_p50_ms"]),
+            tpot_p99_ms=number(r["tpot_p99_ms"]),
             summary=as_dict(r["summary"]),
             server_config=as_dict(r["server_config"]),
             params=as_dict(r["params"]),
@@ -767,12 +734,12 @@ class Store:
         ints = {"prompt_tokens", "output_tokens", "n_chunks", "spec_verify_ct"}
         data = [
             {
-                "index": _int(r["idx"]),
+                "index": integer(r["idx"]),
                 "ok": bool(r["ok"]),
                 "error": _text_or_none(r["error"]),
-                "started_at": _num(r["started_at"]),
-                **{f: (_int(r[f]) if f in ints else _num(r[f])) for f in _REQUEST_FIELDS},
-                "chunk_gaps_s": [_num(g) for g in r["chunk_gaps_s"]] if isinstance(r["chunk_gaps_s"], list) else [],
+                "started_at": number(r["started_at"]),
+                **{f: (integer(r[f]) if f in ints else number(r[f])) for f in _REQUEST_FIELDS},
+                "chunk_gaps_s": [number(g) for g in r["chunk_gaps_s"]] if isinstance(r["chunk_gaps_s"], list) else [],
             }
             for r in rows
         ]
@@ -846,7 +813,7 @@ class Store:
             raw = [dict(r) for r in conn.execute(query.order_by(cols.id)).mappings()]
         rows = []
         for row in raw:
-            samples = _int(row["samples"])
+            samples = integer(row["samples"])
             if row["draft"] is None or samples is None:
                 continue  # unreadable row: skipped, never an error on the pages that list volumes
             rows.append(
@@ -854,7 +821,7 @@ class Store:
                     "id": int(row["id"]),
                     "draft": valid_text(str(row["draft"])),
                     "samples": samples,
-                    "tokens": _int(row["tokens"]),
+                    "tokens": integer(row["tokens"]),
                     "source": _text_or_none(row["source"]) or "",
                     "kind": _text_or_none(row["kind"]) or "measured",
                     "created_at": _when(row["created_at"]),
@@ -917,20 +884,20 @@ class Store:
                 "draft_model": cfg.get("draft_model") or None,
                 "model": cfg.get("model") or None,
                 "engine_version": cfg.get("version"),
-                "num_steps": _int(cfg.get("num_steps")),
-                "topk": _int(cfg.get("topk")),
-                "num_draft_tokens": _int(cfg.get("num_draft_tokens")),
+                "num_steps": integer(cfg.get("num_steps")),
+                "topk": integer(cfg.get("topk")),
+                "num_draft_tokens": integer(cfg.get("num_draft_tokens")),
                 "labels": ["example", *[x for x in spec.get("labels", []) if x != "example"]],
                 "server_config": clean(cfg),
                 "params": clean(dict(spec.get("params") or {})),
                 "summary": clean(summary),
                 "notes": clean(notes),
                 "finished_at": _utcnow(),
-                "requests": _int(summary.get("requests")),
-                "errors": _int(summary.get("errors")),
-                "output_tokens_per_s": _num(summary.get("output_tokens_per_s")),
-                "accept_length": _num(summary.get("accept_length")),
-                "accept_length_mean": _num(summary.get("accept_length_mean")),
+                "requests": integer(summary.get("requests")),
+                "errors": integer(summary.get("errors")),
+                "output_tokens_per_s": number(summary.get("output_tokens_per_s")),
+                "accept_length": number(summary.get("accept_length")),
+                "accept_length_mean": number(summary.get("accept_length_mean")),
             }
             conn.execute(runs_table.insert().values(**row))
 
@@ -1000,14 +967,6 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     ):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
     return frame
-
-
-def speedup(run: RunRecord, baseline: RunRecord) -> float | None:
-    """Output tok/s of ``run`` over ``baseline``; None when either lacks a throughput or the baseline is not
-    comparable (another model, engine or setting: ``speedup.baseline_mismatch``)."""
-    from comparelib.speedup import speedup_against
-
-    return speedup_against(run, baseline)[0]
 
 
 COMPARE_METRICS = [

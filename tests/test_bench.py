@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from comparelib import bench, prompts, servers
-from comparelib.bench import RequestResult, run_benchmark, speedup, summarize
+from comparelib import bench, prompts, redact, servers
+from comparelib.bench import RequestResult, ServerConfig, run_benchmark, summarize
 from comparelib.errors import BenchError, DataError, InputError
+from comparelib.speedup import speedup_against
 
 PROMPTS: list[prompts.Prompt] = [
     "Say hello.",
@@ -109,7 +110,7 @@ def test_sglang_server_config_read_back_and_secrets_stripped(fake_server) -> Non
     assert c.raw["server_info_route"] == "/server_info"
     dumped = json.dumps(bench.to_dict(c))
     assert not any(secret in dumped for secret in SECRETS)
-    assert c.raw["api_key"] == servers.REDACTED and c.raw["hf_token"] == servers.REDACTED
+    assert c.raw["api_key"] == redact.PLACEHOLDER and c.raw["hf_token"] == redact.PLACEHOLDER
 
 
 def test_sglang_get_server_info_fallback(fake_server) -> None:
@@ -428,8 +429,8 @@ REDACT_CASES = [
 
 @pytest.mark.parametrize(("key", "value", "hidden"), REDACT_CASES)
 def test_redact(key: str, value: Any, hidden: bool) -> None:
-    out = servers.redact({"outer": {key: value}})["outer"][key]
-    assert (out == servers.REDACTED) is hidden
+    out = redact.redact({"outer": {key: value}})["outer"][key]
+    assert (out == redact.PLACEHOLDER) is hidden
 
 
 ENDPOINT_CASES = [
@@ -493,14 +494,21 @@ def test_percentiles_empty_are_nan() -> None:
     assert all(math.isnan(v) for v in bench.percentiles([]).values())
 
 
-def test_speedup() -> None:
-    run, base = summarize([_r(0, 94, 45)], 1.0), summarize([_r(0, 63, None)], 1.0)
-    assert speedup(run, base) == pytest.approx(94 / 63)
-    assert speedup({"output_tokens_per_s": 94.0}, {"summary": {"output_tokens_per_s": 62.9}}) == pytest.approx(
-        94.0 / 62.9
-    )
-    with pytest.raises(InputError):
-        speedup(run, {"output_tokens_per_s": 0.0})
+def test_speedup_of_recorded_runs(tmp_path: Path) -> None:
+    from comparelib.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    spec_cfg = ServerConfig(engine="sglang", model="acme/target", speculative_algorithm="EAGLE3", num_steps=3)
+    base_cfg = ServerConfig(engine="sglang", model="acme/target")
+    ids = {}
+    for name, cfg, tokens in (("run", spec_cfg, 94), ("base", base_cfg, 63), ("zero", base_cfg, 0)):
+        ids[name] = store.start_run(endpoint="http://h:1", server_config=cfg)
+        store.finish_run(ids[name], summarize([_r(0, tokens, 45 if cfg is spec_cfg else None)], 1.0))
+    run, base, zero = (store.run(ids[k]) for k in ("run", "base", "zero"))
+    assert speedup_against(run, base) == (pytest.approx(94 / 63), None)
+    value, why = speedup_against(run, zero)
+    assert value is None and "zero output tokens/s" in why
+    store.close()
 
 
 def test_bad_options_raise_input_error() -> None:

@@ -17,15 +17,9 @@ import pytest
 import sqlalchemy as sa
 
 from comparelib.errors import StoreError
-from comparelib.store import (
-    FRAME_COLUMNS,
-    SCHEMA_VERSION,
-    Store,
-    comparison_frame,
-    is_secret_key,
-    redact_url,
-    speedup,
-)
+from comparelib.redact import is_secret_key, strip_url
+from comparelib.speedup import speedup_against
+from comparelib.store import FRAME_COLUMNS, SCHEMA_VERSION, Store, comparison_frame
 from tests.fixtures import cli_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -231,9 +225,9 @@ def test_secret_key_rule(key: str, secret: bool) -> None:
     assert is_secret_key(key) is secret
 
 
-def test_redact_url_keeps_plain_urls() -> None:
-    assert redact_url("http://127.0.0.1:30000") == "http://127.0.0.1:30000"
-    assert redact_url("https://a:b@host/x?token=zz") == "https://host/x"
+def test_strip_url_keeps_plain_urls() -> None:
+    assert strip_url("http://127.0.0.1:30000") == "http://127.0.0.1:30000"
+    assert strip_url("https://a:b@host/x?token=zz") == "https://host/x"
 
 
 def test_examples_load_once_with_only_measured_points(store: Store) -> None:
@@ -257,7 +251,7 @@ def test_examples_load_once_with_only_measured_points(store: Store) -> None:
     assert [(v["draft"], v["samples"], v["kind"]) for v in vols] == expected
     assert store.runs(include_examples=False) == []
     # speedup over the tuned baseline
-    assert speedup(eagle, nccl) == pytest.approx(94.0 / 88.8)
+    assert speedup_against(eagle, nccl) == (pytest.approx(94.0 / 88.8), None)
     frame = comparison_frame([nccl, eagle], baseline=nccl)
     assert list(frame["speedup"].round(4)) == [1.0, round(94.0 / 88.8, 4)]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
     args.files = [str(resolve_user_path(path, "result file")) for path in args.files]
     # check every file before writing anything
     for path in args.files:
-        for rec in read_records(path):
-            detect_format(rec)
+        for record in read_records(path):
+            detect_format(record)
     spec: dict = {
         "draft_model": args.draft_model,
         "num_steps": args.num_steps,
@@ -46,12 +47,12 @@ def run(args: argparse.Namespace) -> int:
         )
     store = Store(args.db)
     try:
-        imported = []
+        imported: list[tuple[str, int]] = []
         for path in args.files:
             ids = import_file(store, path, labels=args.label, group=args.group, spec=spec)
             imported.extend((path, i) for i in ids)
         if args.json:
-            print_json([{"file": path, **_record_dict(store.run(i))} for path, i in imported])
+            print_json([{"file": path, **dataclasses.asdict(store.run(i))} for path, i in imported])
         else:
             for path, i in imported:
                 rec = store.run(i)
@@ -60,9 +61,3 @@ def run(args: argparse.Namespace) -> int:
         return 0
     finally:
         store.close()
-
-
-def _record_dict(rec: object) -> dict:
-    import dataclasses
-
-    return dataclasses.asdict(rec)  # type: ignore[arg-type]
