@@ -36,7 +36,7 @@ RUN pip install --index-url "$TORCH_INDEX" torch==2.13.0 && pip install -r requi
 
 COPY app.py ./
 COPY assets ./assets
-COPY app_pages ./app_pages
+COPY pages ./pages
 COPY comparelib ./comparelib
 COPY .streamlit ./.streamlit
 

@@ -21,7 +21,9 @@ if TYPE_CHECKING:  # the pages import this module first: comparelib loads only w
     from comparelib.tables import Table
 
 HERE = Path(__file__).parent
-PAGES = HERE / "app_pages"
+PAGES = HERE / "pages"
+# Session-state key set by run(): pages of this session are being run by the router below.
+ROUTED = "_specdraft_routed"
 # Bundled: a ":material/...:" page icon makes the browser fetch the favicon from fonts.gstatic.com.
 ICON = HERE / "assets" / "favicon.png"
 LOG = logging.getLogger("specdraft.app")
@@ -104,13 +106,7 @@ def _logged_in() -> bool:
 
 
 def run() -> None:
-    """The router: every page runs through here (``st.navigation``), also when a link opens it directly.
-
-    The pages live in ``app_pages/``, not ``pages/``: a folder named ``pages/`` next to the entry script
-    puts Streamlit in its legacy multipage mode (each file run on its own, bypassing this router and
-    the sign-in gate) until some session calls ``st.navigation``. Streamlit's docs name the folder
-    ``app_pages/`` for apps that route with ``st.navigation``.
-    """
+    """The router: every page runs through here (``st.navigation``), also when a link opens it directly."""
     st.set_page_config(page_title="specdraft compare", page_icon=str(ICON), layout="wide")
     if not signed_in():
         return
@@ -129,7 +125,23 @@ def run() -> None:
             ],
         }
     )
+    st.session_state[ROUTED] = True
     page_boundary(nav.run)
+
+
+def ensure_routed() -> None:
+    """Pages call this first: a page run without the router runs the router instead.
+
+    A folder named ``pages/`` next to app.py makes Streamlit start in its legacy multipage mode
+    until some session calls ``st.navigation`` (streamlit/runtime/pages_manager.py, PagesManager;
+    scriptrunner/script_runner.py, _mpa_v1). A shared deep link that is a fresh server's first visit
+    would then run the page file on its own: no navigation, no sign-in gate. Only public API is used
+    to tell: the router marks the session; an unmarked page run routes through ``run()``, whose
+    ``st.navigation`` resolves the same URL to the same page.
+    """
+    if not st.session_state.get(ROUTED):
+        run()
+        st.stop()
 
 
 @st.cache_resource(show_spinner=False)

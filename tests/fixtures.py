@@ -5,12 +5,38 @@ and the plugin modules it loads). Test modules import from here, never from each
 from __future__ import annotations
 
 import copy
+import os
 import subprocess
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from comparelib import registry
+
+if TYPE_CHECKING:
+    from streamlit.testing.v1 import AppTest
+
+TESTS = Path(__file__).resolve().parent
+
+
+def page_app(path: str | os.PathLike[str], timeout: float = 60) -> AppTest:
+    """AppTest of one page file as the router runs it: the session is marked routed (app.ensure_routed).
+
+    Without the mark a page run on its own routes through app.run() and shows the default page,
+    which is what a fresh server's first deep link must do, and what the browser test checks.
+    """
+    from streamlit.testing.v1 import AppTest
+
+    import app
+
+    page = Path(path) if os.path.isabs(path) else TESTS / path
+    if not page.exists():  # "pages/x.py" relative to the project root
+        page = TESTS.parent / path
+    at = AppTest.from_file(str(page), default_timeout=timeout)
+    at.session_state[app.ROUTED] = True
+    return at
+
 
 # --- draft and target configs (parse_config cases shared by test_architectures and test_params)
 

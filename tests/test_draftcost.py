@@ -14,6 +14,7 @@ from comparelib import architectures, cli, draftcost, params, speedup
 from comparelib.errors import ConfigError, DataError, InputError
 from comparelib.store import Store
 from tests.checkpoints import TINY_EAGLE3, TINY_SPECULATORS
+from tests.fixtures import page_app
 
 KIMI_SMALL = "registry:AQ-MedAI/Kimi-K2-Instruct-eagle3"
 KIMI_BIG = "example:own-kimi-k2.5-draft"
@@ -451,9 +452,8 @@ def _side_table(at: Any) -> Any:
 
 
 def test_page_shows_the_pair_side_by_side() -> None:
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file("../app_pages/scaling.py", default_timeout=60).run()
+    at = page_app("../pages/scaling.py", timeout=60).run()
     assert not at.exception, at.exception
     source = at.selectbox(key="sc_dc_source")
     # recorded (measured) figures come first; the estimate is always offered last

@@ -48,7 +48,8 @@ if os.environ.get("PROBE_DATASETS"):
     import datasets  # noqa: F401
 if sys.argv[1] == "page":
     from streamlit.testing.v1 import AppTest
-    at = AppTest.from_file(os.path.join("app_pages", sys.argv[2] + ".py"), default_timeout=120).run()
+    from tests.fixtures import page_app
+    at = page_app(os.path.join("pages", sys.argv[2] + ".py"), timeout=120).run()
 import gc
 def status(key):
     with open("/proc/self/status") as fh:

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.fixtures import page_app
 from tests.tokenizer_fixture import build_tokenizer
 
-PAGE = str(Path(__file__).resolve().parents[1] / "app_pages" / "audit.py")
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "audit.py")
 
 
 def _rows() -> list[str]:
@@ -53,7 +54,7 @@ def run_audit(at: AppTest, source: str, tokenizer: str = "", **extra: object) ->
 
 def test_audit_shows_counts_and_exports(data: tuple[Path, Path]) -> None:
     path, tok = data
-    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at = page_app(PAGE, timeout=60).run()
     assert not at.exception
     from comparelib.audit import audit
 
@@ -75,7 +76,7 @@ def test_audit_shows_counts_and_exports(data: tuple[Path, Path]) -> None:
 
 def test_attach_saves_volume(data: tuple[Path, Path]) -> None:
     path, tok = data
-    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at = page_app(PAGE, timeout=60).run()
     run_audit(at, str(path), str(tok))
     tokens = int(metric(at, "Tokens").replace(",", ""))
     at.text_input(key="audit_attach_draft").set_value("my-draft")
@@ -90,7 +91,7 @@ def test_attach_saves_volume(data: tuple[Path, Path]) -> None:
 
 def test_sample_mode_marks_estimate(data: tuple[Path, Path]) -> None:
     path, tok = data
-    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at = page_app(PAGE, timeout=60).run()
     run_audit(at, str(path), str(tok), audit_sample_mode=True, audit_sample_n=10)
     assert not at.exception
     assert any("random sample of 10 of 13 rows" in w.value for w in at.warning)
@@ -109,14 +110,14 @@ def test_bad_input_is_an_error_not_a_traceback(
 ) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("nope\n")
-    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at = page_app(PAGE, timeout=60).run()
     run_audit(at, source.format(data=data[0], bad=bad), tokenizer)
     assert not at.exception
     assert any(message in e.value for e in at.error)
 
 
 def test_dumps_tab_reports_bad_folder(tmp_path: Path) -> None:
-    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at = page_app(PAGE, timeout=60).run()
     at.text_input(key="dumps_folder").set_value(str(tmp_path / "missing"))
     at.button(key="dumps_run").click().run()
     assert not at.exception

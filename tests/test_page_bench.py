@@ -11,13 +11,13 @@ from streamlit.testing.v1 import AppTest
 from comparelib import settings
 from comparelib.importers import import_file
 from comparelib.store import Store
-from tests.fixtures import sglang_record
+from tests.fixtures import page_app, sglang_record
 
-PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "bench.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "bench.py")
 
 
 def page() -> AppTest:
-    return AppTest.from_file(PAGE, default_timeout=60)
+    return page_app(PAGE, timeout=60)
 
 
 def runs_table(at: AppTest):
@@ -230,7 +230,7 @@ def test_after_three_runs_the_page_follows_them_not_the_example() -> None:
     spec3 = fake.start_fake_server("sglang", num_steps=3, tokens_per_chunk=4, **opts)
     spec2 = fake.start_fake_server("sglang", num_steps=2, tokens_per_chunk=3, **opts)
     try:
-        at = AppTest.from_file(PAGE, default_timeout=60)
+        at = page_app(PAGE, timeout=60)
         at.query_params["draft"] = "acme/kimi-draft"
         at.run()
         for server in (base, spec3, spec2):

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.fixtures import AQ, aq_config, aq_tensors
+from tests.fixtures import AQ, aq_config, aq_tensors, page_app
 from tests.hub_emulator import HubEmulator
 
-PAGE = str(Path(__file__).resolve().parents[1] / "app_pages" / "compare.py")
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "compare.py")
 
 
 def table_values(at: AppTest) -> list[int]:
@@ -18,7 +18,7 @@ def table_values(at: AppTest) -> list[int]:
 
 
 def test_opens_offline_on_the_kimi_comparison() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = page_app(PAGE, timeout=120).run()
     assert not at.exception
     values = table_values(at)
     assert 1_190_948_864 in values and 2_135_977_984 in values
@@ -29,7 +29,7 @@ def test_opens_offline_on_the_kimi_comparison() -> None:
 
 def test_pasted_hub_url_shows_commit_and_counts(hub: HubEmulator) -> None:
     sha = hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = page_app(PAGE, timeout=120).run()
     at.multiselect(key="compare_picks").set_value([AQ])
     at.text_area(key="compare_urls").set_value(f"{hub.url}/acme/kimi-draft/tree/main")
     at.button[0].click().run()
@@ -43,7 +43,7 @@ def test_pasted_hub_url_shows_commit_and_counts(hub: HubEmulator) -> None:
 
 def test_errors_are_messages_not_tracebacks(hub: HubEmulator) -> None:
     hub.add_model("acme/gated", aq_config(), gated=True)
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = page_app(PAGE, timeout=120).run()
     at.multiselect(key="compare_picks").set_value([AQ])
     at.text_area(key="compare_urls").set_value("acme/gated\nhttps://example.com/a/b\nacme/missing")
     at.button[0].click().run()
@@ -54,7 +54,7 @@ def test_errors_are_messages_not_tracebacks(hub: HubEmulator) -> None:
 
 
 def test_query_params_reproduce_a_comparison() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = page_app(PAGE, timeout=120)
     at.query_params["m"] = [f"registry:{AQ}"]
     at.run()
     assert not at.exception
@@ -62,7 +62,7 @@ def test_query_params_reproduce_a_comparison() -> None:
 
 
 def test_bad_target_layers_is_an_error_message() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = page_app(PAGE, timeout=120).run()
     at.text_input(key="compare_target_layers").set_value("-3")
     at.button[0].click().run()
     assert not at.exception
@@ -77,7 +77,7 @@ def _lint_text(at: AppTest) -> str:
 
 
 def test_kimi_draft_on_kimi_target_has_no_false_one_layer_apart() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = page_app(PAGE, timeout=120)
     at.query_params["m"] = [f"registry:{AQ}"]
     at.query_params["target"] = "moonshotai/Kimi-K2-Instruct"
     at.run()
@@ -94,7 +94,7 @@ def test_kimi_draft_on_kimi_target_has_no_false_one_layer_apart() -> None:
 
 
 def test_engine_selector_applies_that_version_rules() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = page_app(PAGE, timeout=120)
     at.query_params["m"] = [f"registry:{AQ}"]
     at.run()
     assert at.selectbox(key="compare_engine").value == "newest rules of every engine"
@@ -111,7 +111,7 @@ def test_minus_one_draft_is_counted_and_its_lint_says_what_each_engine_does(tmp_
     config = json.loads((registry.EXAMPLE_OWN_DRAFT / "config.json").read_text())
     config["eagle_config"]["eagle_aux_hidden_state_layer_ids"] = [-1, 29, 57]
     (tmp_path / "config.json").write_text(json.dumps(config))
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = page_app(PAGE, timeout=120)
     at.query_params["m"] = [str(tmp_path)]
     at.query_params["target"] = "moonshotai/Kimi-K2.5"
     at.run()
@@ -126,7 +126,7 @@ def test_the_sidebar_draft_starts_the_comparison_and_a_session_token_opens_a_gat
     import json
 
     sha = hub.add_model("acme/gated-draft", aq_config(), tensors=aq_tensors(), gated=True)
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = page_app(PAGE, timeout=120)
     at.query_params["draft"] = "acme/gated-draft"
     at.run()
     assert any("gated" in e.value and "Hub token" in e.value for e in at.error)
@@ -153,7 +153,7 @@ def test_two_drafts_with_the_same_name_get_distinct_chart_labels(tmp_path: Path)
         folder = tmp_path / run / "checkpoint"
         folder.mkdir(parents=True)
         (folder / "config.json").write_text(json.dumps(aq_config()))
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = page_app(PAGE, timeout=120)
     at.query_params["m"] = [str(tmp_path / "run1" / "checkpoint"), str(tmp_path / "run2" / "checkpoint")]
     at.run()
     assert not at.exception

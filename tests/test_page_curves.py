@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.fixtures import page_app
+
 
 def _texts(at: AppTest) -> str:
     parts = [m.value for m in at.markdown] + [m.value for m in at.caption] + [m.value for m in at.error]
@@ -35,7 +37,7 @@ def _frame(at: AppTest, column: str):  # type: ignore[no-untyped-def]
 
 @pytest.fixture()
 def at() -> AppTest:
-    app = AppTest.from_file("../app_pages/scaling.py", default_timeout=120).run()
+    app = page_app("../pages/scaling.py", timeout=120).run()
     assert not app.exception, app.exception
     return app
 

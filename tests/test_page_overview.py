@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from tests.fixtures import page_app
+
 REF = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 
 
 def _run() -> AppTest:
-    at = AppTest.from_file("../app_pages/overview.py", default_timeout=60).run()
+    at = page_app("../pages/overview.py", timeout=60).run()
     assert not at.exception, at.exception
     return at
 
@@ -127,7 +129,7 @@ def test_missing_figures_say_they_are_missing(hub) -> None:
     from tests.fixtures import aq_config, aq_tensors
 
     hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
-    at = AppTest.from_file("../app_pages/overview.py", default_timeout=60)
+    at = page_app("../pages/overview.py", timeout=60)
     at.query_params["draft"] = "acme/kimi-draft"
     at.run()
     assert not at.exception, at.exception
@@ -150,7 +152,7 @@ def test_a_speedup_against_another_model_is_refused() -> None:
         endpoint="http://x:1", server_config={"engine": "sglang", "model": "other/model"}, group="mixed"
     )
     store.finish_run(rid, {"requests": 8, "output_tokens_per_s": 20.0})
-    at = AppTest.from_file("../app_pages/overview.py", default_timeout=60)
+    at = page_app("../pages/overview.py", timeout=60)
     at.query_params["draft"] = "registry:" + REF
     at.query_params["draft_group"] = "mixed"
     at.run()

@@ -7,6 +7,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.fixtures import page_app
+
 KEY = "steps=3,topk=1,draft=4,bs=8,sglang"
 
 
@@ -18,7 +20,7 @@ def _texts(at: AppTest) -> str:
 
 @pytest.fixture()
 def at() -> AppTest:
-    app = AppTest.from_file("../app_pages/scaling.py", default_timeout=60).run()
+    app = page_app("../pages/scaling.py", timeout=60).run()
     assert not app.exception, app.exception
     return app
 
@@ -117,7 +119,7 @@ def _one_point_no_baseline(group: str) -> None:
 
 def test_one_point_without_baseline_predicts_nothing_and_says_what_is_missing() -> None:
     _one_point_no_baseline("one-point")
-    app = AppTest.from_file("../app_pages/scaling.py", default_timeout=60)
+    app = page_app("../pages/scaling.py", timeout=60)
     app.query_params["draft"] = "acme/kimi-draft"
     app.query_params["draft_vol"] = "acme/kimi-draft"
     app.query_params["draft_group"] = "one-point"
@@ -132,7 +134,7 @@ def test_one_point_without_baseline_predicts_nothing_and_says_what_is_missing() 
 
 def test_own_measured_acceptance_next_to_the_fit_and_why_they_disagree() -> None:
     _one_point_no_baseline("one-point")
-    app = AppTest.from_file("../app_pages/scaling.py", default_timeout=60)
+    app = page_app("../pages/scaling.py", timeout=60)
     app.query_params["draft"] = "acme/kimi-draft"
     app.query_params["draft_vol"] = "acme/kimi-draft"
     app.query_params["draft_group"] = "one-point"

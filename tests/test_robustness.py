@@ -21,11 +21,11 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from comparelib import export
-from tests.fixtures import AQ, aq_config
+from tests.fixtures import AQ, aq_config, page_app
 from tests.hub_emulator import HubEmulator
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ROOT / "app_pages"
+PAGES = ROOT / "pages"
 SENTINEL = "hf_SENTINELsecret123"
 LONG = "x" * 5000
 UNICODE = "模型/ünïcødé-🚀"
@@ -114,7 +114,7 @@ def messages(at: AppTest) -> list[str]:
 
 
 def page(name: str) -> AppTest:
-    return AppTest.from_file(str(PAGES / f"{name}.py"), default_timeout=60)
+    return page_app(str(PAGES / f"{name}.py"), timeout=60)
 
 
 # ------------------------------------------------------------------ Overview (no button: every change re-runs)

@@ -38,9 +38,10 @@ from comparelib.endpoints import (
 )
 from comparelib.errors import BenchError, InputError, StoreError
 from comparelib.store import Store, runs_to_frame
+from tests.fixtures import page_app
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ROOT / "app_pages"
+PAGES = ROOT / "pages"
 PROMPTS = ["Say hello.", "Count to three."]
 SENTINEL = "Sentinel9Secret"
 PG_URL = os.environ.get("SPECDRAFT_TEST_PG_URL")
@@ -388,7 +389,7 @@ def test_cli_refuses_a_forbidden_endpoint_with_one_line(listener: Listener) -> N
 
 def test_page_refuses_a_forbidden_endpoint(monkeypatch, listener: Listener) -> None:
     monkeypatch.setenv("SPECDRAFT_BENCH_ALLOW", "10.0.0.0/8")
-    at = AppTest.from_file(str(PAGES / "bench.py"), default_timeout=60).run()
+    at = page_app(str(PAGES / "bench.py"), timeout=60).run()
     assert "SPECDRAFT_BENCH_ALLOW" in texts(at)  # the policy is named under the endpoint
     at.text_input(key="bench_endpoint").set_value(listener.url)
     at.number_input(key="bench_requests").set_value(1)
@@ -728,7 +729,7 @@ def test_bad_rows_never_break_runs_the_cli_or_the_bench_page(tmp_path: Path, mon
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     monkeypatch.setenv("SPECDRAFT_DB", f"sqlite:///{path}")
-    at = AppTest.from_file(str(PAGES / "bench.py"), default_timeout=60).run()
+    at = page_app(str(PAGES / "bench.py"), timeout=60).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     table = next(df.value for df in at.dataframe if "output_tokens_per_s" in df.value.columns)
@@ -814,7 +815,7 @@ def test_database_url_masked_in_every_form(form: str) -> None:
 @pytest.mark.parametrize("form", DB_URL_FORMS)
 def test_bench_page_never_shows_a_database_password(monkeypatch, form: str) -> None:
     monkeypatch.setenv("SPECDRAFT_DB", form.format(s=SENTINEL))
-    at = AppTest.from_file(str(PAGES / "bench.py"), default_timeout=60).run()
+    at = page_app(str(PAGES / "bench.py"), timeout=60).run()
     assert not at.exception
     assert at.error  # nothing listens there
     assert SENTINEL not in texts(at)
@@ -830,7 +831,7 @@ SHOWN_URLS = [
 @pytest.mark.parametrize("form", SHOWN_URLS)
 def test_bench_caption_masks_the_password_of_a_working_database(monkeypatch, tmp_path: Path, form: str) -> None:
     monkeypatch.setenv("SPECDRAFT_DB", form.format(tmp=tmp_path, s=SENTINEL))
-    at = AppTest.from_file(str(PAGES / "bench.py"), default_timeout=60).run()
+    at = page_app(str(PAGES / "bench.py"), timeout=60).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     caption = next(c.value for c in at.caption if "Results database" in c.value)
     assert SENTINEL not in texts(at) and "***" in caption
@@ -856,7 +857,7 @@ def test_secrets_inside_longer_values_are_masked(text: str, expected: str) -> No
 def test_one_redaction_module() -> None:
     """Every module that shows or stores credentials uses comparelib/redact.py, with one placeholder."""
     offenders = []
-    for path in [*ROOT.glob("comparelib/**/*.py"), *ROOT.glob("app_pages/*.py"), ROOT / "app.py"]:
+    for path in [*ROOT.glob("comparelib/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
         if path.name == "redact.py":
             continue
         text = path.read_text(encoding="utf-8")

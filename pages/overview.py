@@ -11,6 +11,8 @@ import app
 from comparelib import comparison, overview, scaling, settings, verdicts
 from comparelib.errors import CompareError
 
+app.ensure_routed()
+
 st.title("Overview")
 st.caption(
     "The answer first, for your draft (chosen in the sidebar, carried in the link) and a published reference: "
@@ -193,6 +195,6 @@ for col, (page, label) in zip(
     strict=False,
 ):
     try:
-        col.page_link(f"app_pages/{page}.py", label=label, query_params=draft.to_query())
+        col.page_link(f"pages/{page}.py", label=label, query_params=draft.to_query())
     except StreamlitAPIException:  # not registered (a page run on its own, e.g. in tests): a plain link
         col.markdown(_link(label, page))

@@ -20,6 +20,8 @@ from comparelib.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.errors import CompareError
 from comparelib.store import Store, comparison_frame, runs_to_frame
 
+app.ensure_routed()
+
 EXAMPLE_GROUP = "example-kimi-k2.5"
 ENGINES = ["auto", "sglang", "vllm", "openai"]
 ALL_GROUPS = "(all groups)"

@@ -11,6 +11,8 @@ import app
 from comparelib import charts, curves, draftcost, export, paths, scaling, settings, speedup, verdicts
 from comparelib.errors import CompareError
 
+app.ensure_routed()
+
 st.title("Acceptance vs data")
 st.caption(
     "Acceptance length against training-data volume for published drafts and yours. Acceptance depends on the "

@@ -9,6 +9,8 @@ import app
 from comparelib import comparison, engines, export, lint, redact, registry, settings, tables
 from comparelib.errors import CompareError
 
+app.ensure_routed()
+
 st.title("Compare drafts")
 st.caption(
     "Exact parameter counts from each config's tensor list, reconciled with the checkpoint header where one "

@@ -17,6 +17,8 @@ from comparelib.auditresult import AuditResult
 from comparelib.conversations import FORMATS
 from comparelib.errors import CompareError
 
+app.ensure_routed()
+
 st.title("Dataset audit")
 st.caption(
     "Samples, tokens and loss-masked tokens counted with the target's tokenizer and chat template, length "
