@@ -1138,6 +1138,44 @@ def _failure(exc: Exception, base: str, policy: EndpointPolicy) -> BenchError:
     return BenchError(f"benchmark against {base} failed ({exc.__class__.__name__}); the server log has the details")
 
 
+class _Recording:
+    """The recorder side of one run: every call on the writer thread, in order; nothing without a recorder."""
+
+    def __init__(self, recorder: Any) -> None:
+        self.recorder = recorder
+        self.writer = _Writer(recorder) if recorder is not None else None
+        self.run_id: int | None = None
+
+    async def start(self, **run: Any) -> None:
+        if self.writer is not None:
+            start_run = functools.partial(self.recorder.start_run, **run)
+            self.run_id = await asyncio.wrap_future(self.writer.submit(start_run))
+
+    def _submit(self, method: str, *args: Any, **kwargs: Any) -> None:
+        if self.writer is not None and self.run_id is not None:
+            self.writer.submit(functools.partial(getattr(self.recorder, method), self.run_id, *args, **kwargs))
+
+    def request(self, result: RequestResult) -> None:
+        self._submit("add_request", result)
+
+    def snapshot(self, which: str, payload: Mapping[str, Any]) -> None:
+        self._submit("add_snapshot", which, payload)
+
+    def close(self, summary: RunSummary | None, results: list[RequestResult], status: RunStatus) -> None:
+        """Finish the stored run (with what was measured, if the run failed) and wait for the writes."""
+        if self.writer is None:
+            return
+        if self.run_id is not None:
+            self._submit("finish_run", summary if summary is not None else summarize(results, 0.0), status=status)
+        self.writer.close()
+
+    def check(self) -> None:
+        """The first recorder error, as a CompareError (after close, once the run itself succeeded)."""
+        if self.writer is not None and self.writer.error is not None:
+            err = self.writer.error
+            raise err if isinstance(err, CompareError) else StoreError(f"could not record the run: {err}")
+
+
 async def _run(
     options: BenchOptions,
     prompts: list[Prompt],
@@ -1156,16 +1194,10 @@ async def _run(
     connector = aiohttp.TCPConnector(
         limit=0, limit_per_host=0, ttl_dns_cache=300, resolver=None if policy.open else policy.resolver()
     )
-    writer = _Writer(recorder) if recorder is not None else None
-    run_id: int | None = None
+    recording = _Recording(recorder)
     results: list[RequestResult] = []
     status: RunStatus = "failed"
     summary: RunSummary | None = None
-
-    def record(fn: Callable[[], Any]) -> None:
-        if writer is not None and run_id is not None:
-            writer.submit(fn)
-
     try:
         async with aiohttp.ClientSession(
             connector=connector, headers=_headers(options.api_key), read_bufsize=1 << 16
@@ -1174,20 +1206,13 @@ async def _run(
             first_metrics = await _metrics(session, base, probe_timeout) if probe.config.engine != "openai" else None
             config = _finish_config(probe.config, first_metrics, options.spec_override)
             params["route"] = chosen = _choose_route(options.route, config, first_metrics)
-            req = _Req.of(options, chosen, config.model, detail=policy.open, chunk_cap=limits.max_chunk_bytes)
-            if writer is not None:
-                start_run = functools.partial(
-                    recorder.start_run,
-                    endpoint=base,
-                    server_config=config,
-                    labels=list(options.labels),
-                    params=dict(params),
-                    group=options.group,
-                    kind="measured",
-                )
-                run_id = await asyncio.wrap_future(writer.submit(start_run))
+            labels, group = list(options.labels), options.group
+            await recording.start(
+                endpoint=base, server_config=config, labels=labels, params=dict(params), group=group, kind="measured"
+            )
             stopping = asyncio.Event()
             watcher = asyncio.create_task(guard.watch(run_started, stopping)) if guard.active else None
+            req = _Req.of(options, chosen, config.model, detail=policy.open, chunk_cap=limits.max_chunk_bytes)
             pool = _Pool(
                 session,
                 base + ROUTES[chosen],
@@ -1196,16 +1221,13 @@ async def _run(
                 guard=guard,
                 stopping=stopping,
                 progress=progress,
-                on_result=None
-                if writer is None
-                else lambda r: record(functools.partial(recorder.add_request, run_id, r)),
+                on_result=recording.request,
             )
-            results = pool.results
-            n_prompts = len(prompts)
+            results, n_prompts = pool.results, len(prompts)
             if options.warmup:
                 await pool.run(options.warmup, lambda i: prompts[(n_prompts - 1 - i) % n_prompts], record=False)
             before = await _snapshot(session, base, probe, probe_timeout)
-            record(lambda: recorder.add_snapshot(run_id, "before", before))
+            recording.snapshot("before", before)
             duration = 0.0
             if not stopping.is_set():
                 duration = await pool.run(options.requests, lambda i: prompts[i % n_prompts], record=True)
@@ -1213,28 +1235,21 @@ async def _run(
             if watcher is not None:
                 watcher.cancel()
             after = await _snapshot(session, base, probe, probe_timeout)
-            record(lambda: recorder.add_snapshot(run_id, "after", after))
+            recording.snapshot("after", after)
             results.sort(key=lambda r: r.index)
-            summary = _run_summary(
-                results, duration, (before, after), config, options, guard.reason if interrupted else None
-            )
+            reason = guard.reason if interrupted else None
+            summary = _run_summary(results, duration, (before, after), config, options, reason)
             status = "interrupted" if interrupted else "finished"
     except CompareError:
         raise
     except Exception as exc:  # noqa: BLE001 - turned into a message the user can act on
         raise _failure(exc, base, policy) from (exc if policy.open else None)
     finally:
-        if writer is not None:
-            if run_id is not None:
-                final = summary if summary is not None else summarize(results, 0.0)
-                writer.submit(lambda: recorder.finish_run(run_id, final, status=status))
-            writer.close()
-    if writer is not None and writer.error is not None:
-        err = writer.error
-        raise err if isinstance(err, CompareError) else StoreError(f"could not record the run: {err}")
+        recording.close(summary, results, status)
+    recording.check()
     assert summary is not None
     return BenchRun(
-        run_id=run_id,
+        run_id=recording.run_id,
         endpoint=base,
         server_config=config,
         summary=summary,
