@@ -71,7 +71,8 @@ ROUTES: dict[RouteName, str] = {
     "chat": "/v1/chat/completions",
     "completions": "/v1/completions",
 }
-PERCENTILE_KEYS = ("p50", "p90", "p99", "mean")
+Percentile = Literal["p50", "p90", "p99", "mean"]
+PERCENTILE_KEYS: tuple[Percentile, ...] = ("p50", "p90", "p99", "mean")
 ProgressFn = Callable[[int, int, float], None]
 
 
@@ -311,10 +312,9 @@ class _Probe:
 
 
 async def _probe(
-    session: Any, base: str, engine: str | None, spec_override: Mapping[str, Any] | None, timeout_s: float
+    session: Any, base: str, engine: Engine | None, spec_override: Mapping[str, Any] | None, timeout_s: float
 ) -> _Probe:
-    if engine is not None and engine not in ("sglang", "vllm", "openai"):
-        raise InputError(f"unknown engine {engine!r}: use sglang, vllm or openai (or leave it to detection)")
+    _check_engine(engine)
     reached = False
     model = None
     models = await _get(session, base + "/v1/models", timeout_s)
@@ -445,7 +445,7 @@ def _finish_config(
 def detect_server(
     endpoint: str,
     *,
-    engine: str | None = None,
+    engine: Engine | None = None,
     spec_override: Mapping[str, Any] | None = None,
     timeout_s: float = 10.0,
     api_key: str | None = None,
@@ -787,6 +787,11 @@ def _check_text(what: str, text: str) -> None:
         )
 
 
+def _check_engine(engine: str | None) -> None:
+    if engine is not None and engine not in ENGINES:
+        raise OptionsError(f"unknown engine {engine!r}: use sglang, vllm or openai (or leave it to detection)")
+
+
 @dataclass(frozen=True)
 class BenchOptions:
     """What to measure: the server and the request mix of one run, checked when it is built.
@@ -823,11 +828,7 @@ class BenchOptions:
         _check("timeout", self.timeout_s, 0.001, integer=False)
         if self.route not in ("auto", *ROUTES):
             raise OptionsError(f"route must be auto, {', '.join(ROUTES)}; got {self.route!r}")
-        if self.engine is not None and self.engine not in ENGINES:
-            raise OptionsError(
-                f"unknown engine {self.engine!r}: use {', '.join(ENGINES[:-1])} or {ENGINES[-1]} "
-                f"(or leave it to detection)"
-            )
+        _check_engine(self.engine)
         if isinstance(self.labels, str):
             raise OptionsError(f"labels must be a list of texts, got one text {self.labels[:80]!r}")
         object.__setattr__(self, "labels", tuple(self.labels))
