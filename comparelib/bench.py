@@ -22,13 +22,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from contextlib import aclosing
 from dataclasses import asdict, dataclass, field, is_dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from comparelib import limits as _limits
 from comparelib import redact as _redact
 from comparelib.endpoints import BenchLimits, EndpointPolicy, RunSlots, SessionBudget
-from comparelib.errors import BenchError, CompareError, InputError, StoreError
+from comparelib.errors import BenchError, CompareError, InputError, LimitError, StoreError
 from comparelib.prompts import Prompt, as_messages, as_text
 from comparelib.servers import (
     Acceptance,
@@ -42,19 +44,33 @@ from comparelib.servers import (
 )
 
 __all__ = [
+    "BenchOptions",
     "BenchRun",
     "RequestResult",
     "RunSummary",
     "ServerConfig",
+    "benchmark",
     "detect_server",
     "percentiles",
     "run_benchmark",
     "summarize",
     "ROUTES",
+    "OptionsError",
 ]
 
-ROUTES = {"generate": "/generate", "chat": "/v1/chat/completions", "completions": "/v1/completions"}
-PERCENTILE_KEYS = ("p50", "p90", "p99", "mean")
+Engine = Literal["sglang", "vllm", "openai"]
+ENGINES: tuple[Engine, ...] = ("sglang", "vllm", "openai")
+RouteName = Literal["generate", "chat", "completions"]
+Route = Literal["auto", "generate", "chat", "completions"]  # auto: SGLang's /generate, else chat
+RunStatus = Literal["finished", "interrupted", "failed"]
+ErrorKind = Literal["http_error", "stream_cut", "timeout", "garbage_chunk", "connection", "empty", "too_large"]
+ROUTES: dict[RouteName, str] = {
+    "generate": "/generate",
+    "chat": "/v1/chat/completions",
+    "completions": "/v1/completions",
+}
+Percentile = Literal["p50", "p90", "p99", "mean"]
+PERCENTILE_KEYS: tuple[Percentile, ...] = ("p50", "p90", "p99", "mean")
 ProgressFn = Callable[[int, int, float], None]
 
 
@@ -216,7 +232,7 @@ def _headers(api_key: str | None) -> dict[str, str]:
 
 _LOG = logging.getLogger(__name__)
 # Byte caps of the run in progress (set by run_benchmark/detect_server; tasks inherit the context).
-_LIMITS: contextvars.ContextVar[BenchLimits] = contextvars.ContextVar("bench_limits", default=BenchLimits())
+_LIMITS: contextvars.ContextVar[BenchLimits | None] = contextvars.ContextVar("bench_limits", default=None)
 
 
 class ResponseTooLargeError(BenchError):
@@ -234,21 +250,17 @@ async def _get(session: Any, url: str, timeout_s: float) -> tuple[int, bytes] | 
     it, so a huge or gzip-bomb answer costs at most the cap in memory. Redirects are not followed.
     """
     aiohttp = _aiohttp()
-    cap = _LIMITS.get().max_body_bytes
+    cap = (_LIMITS.get() or BenchLimits()).max_body_bytes
     try:
         async with session.get(url, timeout=aiohttp.ClientTimeout(total=timeout_s), allow_redirects=False) as resp:
             declared = resp.content_length
             if declared is not None and declared > cap and not resp.headers.get("Content-Encoding"):
-                raise ResponseTooLargeError(url)
-            parts: list[bytes] = []
-            size = 0
-            async for part in resp.content.iter_chunked(1 << 16):
-                size += len(part)
-                if size > cap:
-                    raise ResponseTooLargeError(url)
-                parts.append(part)
-            return resp.status, b"".join(parts)
-    except ResponseTooLargeError:
+                raise _limits.RESPONSE_BYTES.refuse(url, value=cap)
+            body = await _limits.aread_capped(
+                resp.content.iter_chunked(1 << 16), url, _limits.RESPONSE_BYTES, limit=cap
+            )
+            return resp.status, body
+    except LimitError:
         path = url.split("://", 1)[-1].partition("/")[2]
         raise ResponseTooLargeError(
             f"the server's answer to GET /{path} is larger than {_mib(cap)} (SPECDRAFT_BENCH_MAX_BODY_BYTES); "
@@ -273,10 +285,9 @@ class _Probe:
 
 
 async def _probe(
-    session: Any, base: str, engine: str | None, spec_override: Mapping[str, Any] | None, timeout_s: float
+    session: Any, base: str, engine: Engine | None, spec_override: Mapping[str, Any] | None, timeout_s: float
 ) -> _Probe:
-    if engine is not None and engine not in ("sglang", "vllm", "openai"):
-        raise InputError(f"unknown engine {engine!r}: use sglang, vllm or openai (or leave it to detection)")
+    _check_engine(engine)
     reached = False
     model = None
     models = await _get(session, base + "/v1/models", timeout_s)
@@ -407,7 +418,7 @@ def _finish_config(
 def detect_server(
     endpoint: str,
     *,
-    engine: str | None = None,
+    engine: Engine | None = None,
     spec_override: Mapping[str, Any] | None = None,
     timeout_s: float = 10.0,
     api_key: str | None = None,
@@ -435,7 +446,7 @@ def detect_server(
 
 @dataclass
 class _Req:
-    route: str
+    route: RouteName
     max_tokens: int
     temperature: float
     timeout_s: float
@@ -443,6 +454,19 @@ class _Req:
     ignore_eos: bool
     detail: bool = True  # keep server texts in error messages (no endpoint policy: a local single user)
     chunk_cap: int = 4 << 20
+
+    @classmethod
+    def of(cls, options: BenchOptions, route: RouteName, model: str | None, *, detail: bool, chunk_cap: int) -> _Req:
+        return cls(
+            route=route,
+            max_tokens=options.max_tokens,
+            temperature=options.temperature,
+            timeout_s=options.timeout_s,
+            model=model,
+            ignore_eos=options.ignore_eos,
+            detail=detail,
+            chunk_cap=chunk_cap,
+        )
 
 
 def _body(route: str, prompt: Prompt, req: _Req) -> dict[str, Any]:
@@ -476,7 +500,7 @@ def _chunk_message(cap: int) -> str:
 
 
 class _StreamError(Exception):
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: ErrorKind, message: str) -> None:
         super().__init__(message)
         self.kind = kind
 
@@ -508,98 +532,87 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
                 text = (await resp.content.read(300)).decode("utf-8", "replace")
                 raise _StreamError("http_error", f"HTTP {resp.status}: {' '.join(text.split())}")
             cap = req.chunk_cap
-            pending: list[bytes] = []  # a line split across reads, joined once (never quadratic)
-            pending_len = 0
-            async for data in resp.content.iter_any():
-                if b"\n" not in data:
-                    pending.append(data)
-                    pending_len += len(data)
-                    if pending_len > cap:
-                        raise _StreamError("too_large", _chunk_message(cap))
-                    continue
-                if pending:
-                    pending.append(data)
-                    data = b"".join(pending)
-                    pending, pending_len = [], 0
-                lines = data.split(b"\n")
-                tail = lines.pop()
-                if tail:
-                    pending, pending_len = [tail], len(tail)
-                for line in lines:
-                    if len(line) > cap:
-                        raise _StreamError("too_large", _chunk_message(cap))
-                    if not line.startswith(b"data:"):
-                        continue
-                    payload = line[5:].strip()
-                    if payload == b"[DONE]":
-                        # The response is complete here; bookkeeping waits until the other streams
-                        # whose chunks arrived in the same poll have been timestamped.
-                        done_at = clock()
-                        done = True
-                        await asyncio.sleep(0)
-                        continue
-                    try:
-                        obj = loads(payload)
-                    except ValueError:
-                        raise _StreamError(
-                            "garbage_chunk", "unparseable chunk" + (f": {payload[:80]!r}" if req.detail else "")
-                        ) from None
-                    if not isinstance(obj, dict):
-                        raise _StreamError(
-                            "garbage_chunk", "unexpected chunk" + (f": {payload[:80]!r}" if req.detail else "")
-                        )
-                    content = False
-                    if route == "generate":
-                        meta = obj.get("meta_info") or {}
-                        ct = meta.get("completion_tokens")
-                        if isinstance(ct, int):
-                            if ct > prev_completion:
-                                content = True
-                                prev_completion = ct
-                            out_tokens = ct
-                        elif obj.get("text"):
-                            content = True
-                        if meta.get("prompt_tokens") is not None:
-                            prompt_tokens = meta["prompt_tokens"]
-                        if meta.get("spec_verify_ct") is not None:
-                            verify = meta["spec_verify_ct"]
-                        if meta.get("finish_reason"):
-                            finished = True
-                    else:
-                        if "error" in obj and not obj.get("choices"):
-                            err = obj["error"]
-                            msg = err.get("message") if isinstance(err, dict) else err
+            lines_of = _limits.aiter_line_batches(resp.content.iter_any(), url, _limits.SSE_LINE_BYTES, limit=cap)
+            async with aclosing(lines_of) as batches:
+                async for lines in batches:
+                    for line in lines:
+                        if not line.startswith(b"data:"):
+                            continue
+                        payload = line[5:].strip()
+                        if payload == b"[DONE]":
+                            # The response is complete here; bookkeeping waits until the other streams
+                            # whose chunks arrived in the same poll have been timestamped.
+                            done_at = clock()
+                            done = True
+                            await asyncio.sleep(0)
+                            continue
+                        try:
+                            obj = loads(payload)
+                        except ValueError:
                             raise _StreamError(
-                                "http_error", "server error in stream" + (f": {str(msg)[:300]}" if req.detail else "")
+                                "garbage_chunk", "unparseable chunk" + (f": {payload[:80]!r}" if req.detail else "")
+                            ) from None
+                        if not isinstance(obj, dict):
+                            raise _StreamError(
+                                "garbage_chunk", "unexpected chunk" + (f": {payload[:80]!r}" if req.detail else "")
                             )
-                        for choice in obj.get("choices") or ():
-                            if route == "chat":
-                                delta = choice.get("delta") or {}
-                                if delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"):
+                        content = False
+                        if route == "generate":
+                            meta = obj.get("meta_info") or {}
+                            ct = meta.get("completion_tokens")
+                            if isinstance(ct, int):
+                                if ct > prev_completion:
                                     content = True
-                            elif choice.get("text"):
+                                    prev_completion = ct
+                                out_tokens = ct
+                            elif obj.get("text"):
                                 content = True
-                            if choice.get("finish_reason"):
+                            if meta.get("prompt_tokens") is not None:
+                                prompt_tokens = meta["prompt_tokens"]
+                            if meta.get("spec_verify_ct") is not None:
+                                verify = meta["spec_verify_ct"]
+                            if meta.get("finish_reason"):
                                 finished = True
-                        usage = obj.get("usage")
-                        if usage:
-                            if usage.get("completion_tokens") is not None:
-                                out_tokens = usage["completion_tokens"]
-                            if usage.get("prompt_tokens") is not None:
-                                prompt_tokens = usage["prompt_tokens"]
-                        ext = obj.get("sglext")
-                        if ext:  # newest SGLang: return_spec_tokens_details rides the stream
-                            details = ext.get("spec_tokens_details") or {}
-                            if details.get("spec_verify_ct") is not None:
-                                verify = details["spec_verify_ct"]
-                    if content:
-                        now = clock()
-                        if first is None:
-                            first = now
                         else:
-                            gaps.append(now - last)
-                        last = now
-                        n_chunks += 1
+                            if "error" in obj and not obj.get("choices"):
+                                err = obj["error"]
+                                msg = err.get("message") if isinstance(err, dict) else err
+                                raise _StreamError(
+                                    "http_error",
+                                    "server error in stream" + (f": {str(msg)[:300]}" if req.detail else ""),
+                                )
+                            for choice in obj.get("choices") or ():
+                                if route == "chat":
+                                    delta = choice.get("delta") or {}
+                                    if (
+                                        delta.get("content")
+                                        or delta.get("reasoning_content")
+                                        or delta.get("reasoning")
+                                    ):
+                                        content = True
+                                elif choice.get("text"):
+                                    content = True
+                                if choice.get("finish_reason"):
+                                    finished = True
+                            usage = obj.get("usage")
+                            if usage:
+                                if usage.get("completion_tokens") is not None:
+                                    out_tokens = usage["completion_tokens"]
+                                if usage.get("prompt_tokens") is not None:
+                                    prompt_tokens = usage["prompt_tokens"]
+                            ext = obj.get("sglext")
+                            if ext:  # newest SGLang: return_spec_tokens_details rides the stream
+                                details = ext.get("spec_tokens_details") or {}
+                                if details.get("spec_verify_ct") is not None:
+                                    verify = details["spec_verify_ct"]
+                        if content:
+                            now = clock()
+                            if first is None:
+                                first = now
+                            else:
+                                gaps.append(now - last)
+                            last = now
+                            n_chunks += 1
             if not done:
                 raise _StreamError(
                     "stream_cut",
@@ -608,6 +621,8 @@ async def _one(session: Any, url: str, index: int, prompt: Prompt, req: _Req) ->
                 )
     except _StreamError as exc:
         error = exc
+    except LimitError:  # one SSE line over the cap: the rest of the response is not read
+        error = _StreamError("too_large", _chunk_message(req.chunk_cap))
     except TimeoutError:
         error = _StreamError("timeout", f"no complete response within {req.timeout_s:g} s (server stalled?)")
     except aiohttp.ClientPayloadError as exc:
@@ -720,10 +735,91 @@ def _run_sync(coro: Any) -> Any:
     return box["value"]
 
 
+class OptionsError(InputError, BenchError):
+    """Benchmark options that cannot be used (a bad number, route, engine or label); nothing was sent."""
+
+
 def _check(name: str, value: Any, minimum: float, integer: bool = True) -> None:
     ok = isinstance(value, int) and not isinstance(value, bool) if integer else isinstance(value, (int, float))
     if not ok or value < minimum or (not integer and not math.isfinite(value)):
-        raise InputError(f"{name} must be {'an integer' if integer else 'a number'} >= {minimum:g}, got {value!r}")
+        raise OptionsError(f"{name} must be {'an integer' if integer else 'a number'} >= {minimum:g}, got {value!r}")
+
+
+def _check_text(what: str, text: str) -> None:
+    """Labels and groups must be valid UTF-8 text (a shell can pass bytes 0xff 0xfe as lone surrogates)."""
+    try:
+        str(text).encode("utf-8")
+        ok = "\x00" not in str(text)
+    except UnicodeEncodeError:
+        ok = False
+    if not ok:
+        shown = str(text).encode("utf-8", "replace").decode("utf-8").replace("\x00", "?")[:80]
+        raise OptionsError(
+            f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
+            f"NUL); retype it with plain characters"
+        )
+
+
+def _check_engine(engine: str | None) -> None:
+    if engine is not None and engine not in ENGINES:
+        raise OptionsError(f"unknown engine {engine!r}: use sglang, vllm or openai (or leave it to detection)")
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    """What to measure: the server and the request mix of one run, checked when it is built.
+
+    Building one raises ``OptionsError`` (an InputError and a BenchError) naming the option and what
+    it accepts; the endpoint is normalised (``normalise_endpoint``: BenchError for a bad URL). The
+    server-side caps (``BenchLimits``, the endpoint policy, a session budget) are checked when the run
+    starts, because they depend on where it runs.
+    """
+
+    endpoint: str
+    concurrency: int = 8
+    requests: int = 64
+    max_tokens: int = 256
+    temperature: float = 0.0
+    warmup: int = 2
+    timeout_s: float = 120.0
+    labels: tuple[str, ...] = ()
+    engine: Engine | None = None
+    spec_override: Mapping[str, Any] | None = None
+    group: str | None = None
+    route: Route = "auto"
+    ignore_eos: bool = False
+    api_key: str | None = field(default=None, repr=False)  # never in a repr, a log or the stored params
+    prompt_set: str = "bundled"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "endpoint", normalise_endpoint(self.endpoint))
+        _check("concurrency", self.concurrency, 1)
+        _check("requests", self.requests, 1)
+        _check("max_tokens", self.max_tokens, 1)
+        _check("warmup", self.warmup, 0)
+        _check("temperature", self.temperature, 0.0, integer=False)
+        _check("timeout", self.timeout_s, 0.001, integer=False)
+        if self.route not in ("auto", *ROUTES):
+            raise OptionsError(f"route must be auto, {', '.join(ROUTES)}; got {self.route!r}")
+        _check_engine(self.engine)
+        if isinstance(self.labels, str):
+            raise OptionsError(f"labels must be a list of texts, got one text {self.labels[:80]!r}")
+        object.__setattr__(self, "labels", tuple(self.labels))
+        for what, text in [*(("label", x) for x in self.labels), ("group", self.group or "")]:
+            _check_text(what, text)
+
+    def params(self) -> dict[str, Any]:
+        """The run's parameters as stored with it (the route is added once it is chosen)."""
+        return {
+            "concurrency": self.concurrency,
+            "requests": self.requests,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "warmup": self.warmup,
+            "prompt_set": self.prompt_set,
+            "timeout_s": self.timeout_s,
+            "ignore_eos": self.ignore_eos,
+        }
 
 
 def run_benchmark(
@@ -737,16 +833,59 @@ def run_benchmark(
     warmup: int = 2,
     timeout_s: float = 120.0,
     labels: Sequence[str] = (),
-    engine: str | None = None,
+    engine: Engine | None = None,
     spec_override: Mapping[str, Any] | None = None,
     recorder: Any = None,
     progress: ProgressFn | None = None,
     group: str | None = None,
     stop_event: threading.Event | None = None,
-    route: str = "auto",
+    route: Route = "auto",
     ignore_eos: bool = False,
     api_key: str | None = None,
     prompt_set: str = "bundled",
+    keep_running: Callable[[], bool] | None = None,
+    budget: SessionBudget | None = None,
+    policy: EndpointPolicy | None = None,
+    limits: BenchLimits | None = None,
+) -> BenchRun:
+    """``benchmark`` with the options given one by one (see BenchOptions for what each means)."""
+    options = BenchOptions(
+        endpoint=endpoint,
+        concurrency=concurrency,
+        requests=requests,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        warmup=warmup,
+        timeout_s=timeout_s,
+        labels=tuple(labels),
+        engine=engine,
+        spec_override=spec_override,
+        group=group,
+        route=route,
+        ignore_eos=ignore_eos,
+        api_key=api_key,
+        prompt_set=prompt_set,
+    )
+    return benchmark(
+        options,
+        prompts=prompts,
+        recorder=recorder,
+        progress=progress,
+        stop_event=stop_event,
+        keep_running=keep_running,
+        budget=budget,
+        policy=policy,
+        limits=limits,
+    )
+
+
+def benchmark(
+    options: BenchOptions,
+    *,
+    prompts: Sequence[Prompt],
+    recorder: Any = None,
+    progress: ProgressFn | None = None,
+    stop_event: threading.Event | None = None,
     keep_running: Callable[[], bool] | None = None,
     budget: SessionBudget | None = None,
     policy: EndpointPolicy | None = None,
@@ -759,79 +898,28 @@ def run_benchmark(
     cap is reached (in-flight requests are cancelled and not counted). The endpoint policy and caps
     (comparelib/endpoints.py, from the environment unless given) are checked before any connection.
     """
-    base = normalise_endpoint(endpoint)
     policy = policy if policy is not None else EndpointPolicy.from_settings()
     limits = limits if limits is not None else BenchLimits.from_settings()
-    _check("concurrency", concurrency, 1)
-    _check("requests", requests, 1)
-    _check("max_tokens", max_tokens, 1)
-    _check("warmup", warmup, 0)
-    _check("temperature", temperature, 0.0, integer=False)
-    _check("timeout", timeout_s, 0.001, integer=False)
-    if route not in ("auto", *ROUTES):
-        raise InputError(f"route must be auto, {', '.join(ROUTES)}; got {route!r}")
     prompt_list = list(prompts)
     if not prompt_list:
         raise InputError("no prompts to send")
-    for what, text in [*(("label", x) for x in labels), ("group", group or "")]:
-        _check_text(what, text)
-    limits.check(concurrency=concurrency, requests=requests, warmup=warmup)
+    limits.check(concurrency=options.concurrency, requests=options.requests, warmup=options.warmup)
     if budget is not None:
-        budget.check(requests + warmup)
-    check_endpoint(base, policy)
-    params = {
-        "concurrency": concurrency,
-        "requests": requests,
-        "max_tokens": max_tokens,
-        "temperature": temperature,
-        "warmup": warmup,
-        "prompt_set": prompt_set,
-        "timeout_s": timeout_s,
-        "ignore_eos": ignore_eos,
-    }
+        budget.check(options.requests + options.warmup)
+    check_endpoint(options.endpoint, policy)
     caps = [c for c in (limits.max_seconds, budget.seconds_left if budget is not None else None) if c is not None]
     guard = _Guard(stop_event=stop_event, keep_running=keep_running, max_seconds=min(caps) if caps else None)
     RunSlots.acquire(limits.max_runs)
     started = time.monotonic()
     try:
-        return _run_sync(
-            _run(
-                base,
-                prompt_list,
-                params,
-                list(labels),
-                engine,
-                spec_override,
-                recorder,
-                progress,
-                group,
-                guard,
-                route,
-                ignore_eos,
-                api_key,
-                policy,
-                limits,
-            )
+        run: BenchRun = _run_sync(
+            _run(options, prompt_list, recorder=recorder, progress=progress, guard=guard, policy=policy, limits=limits)
         )
+        return run
     finally:
         RunSlots.release()
         if budget is not None:
             budget.spend(guard.sent, time.monotonic() - started)
-
-
-def _check_text(what: str, text: str) -> None:
-    """Labels and groups must be valid UTF-8 text (a shell can pass bytes 0xff 0xfe as lone surrogates)."""
-    try:
-        str(text).encode("utf-8")
-        ok = "\x00" not in str(text)
-    except UnicodeEncodeError:
-        ok = False
-    if not ok:
-        shown = str(text).encode("utf-8", "replace").decode("utf-8").replace("\x00", "?")[:80]
-        raise InputError(
-            f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
-            f"NUL); retype it with plain characters"
-        )
 
 
 def check_endpoint(base: str, policy: EndpointPolicy | None = None) -> None:
@@ -873,201 +961,269 @@ class _Guard:
                 self.reason = "stopped: the browser session that started it has ended"
         return self.reason is not None
 
+    async def watch(self, started: float, stopping: asyncio.Event) -> None:
+        """Sets ``stopping`` once the run should stop (polled every 50 ms)."""
+        while not self.should_stop(started):
+            await asyncio.sleep(0.05)
+        stopping.set()
+
+
+@dataclass
+class _Tally:
+    """What one pool run has measured so far (for the progress callback and the duration)."""
+
+    last_end: float
+    tokens: int = 0
+    done: int = 0
+
+
+class _Pool:
+    """The concurrent request workers of a run: ``concurrency`` tasks taking request numbers from one counter.
+
+    ``run`` sends n requests (a warm-up, or the measured ones) and returns the measured duration;
+    measured results are kept in ``results``, handed to ``on_result`` (the recorder) and counted
+    for ``progress``. Setting ``stopping`` cancels the requests in flight; they are not counted.
+    """
+
+    def __init__(
+        self,
+        session: Any,
+        url: str,
+        req: _Req,
+        *,
+        concurrency: int,
+        guard: _Guard,
+        stopping: asyncio.Event,
+        progress: ProgressFn | None = None,
+        on_result: Callable[[RequestResult], Any] | None = None,
+    ) -> None:
+        self.session, self.url, self.req = session, url, req
+        self.concurrency = concurrency
+        self.guard, self.stopping = guard, stopping
+        self.progress, self.on_result = progress, on_result
+        self.results: list[RequestResult] = []
+
+    async def run(self, n: int, pick: Callable[[int], Prompt], *, record: bool) -> float:
+        counter = iter(range(n))
+        start = time.perf_counter()
+        tally = _Tally(last_end=start)
+
+        async def worker() -> None:
+            for i in counter:
+                if self.stopping.is_set():
+                    return
+                if i >= self.concurrency:
+                    # Chunks of other streams that arrived with this one's end are already
+                    # queued: let them be timestamped before this task sends a new request.
+                    await asyncio.sleep(0)
+                    if self.stopping.is_set():
+                        return
+                self.guard.sent += 1
+                result = await _one(self.session, self.url, i, pick(i), self.req)
+                if record:
+                    self._record(result, n, start, tally)
+
+        tasks: list[asyncio.Task[Any]] = [asyncio.create_task(worker()) for _ in range(min(self.concurrency, n))]
+        gate: asyncio.Task[Any] = asyncio.create_task(self.stopping.wait())
+        pending: set[asyncio.Task[Any]] = set(tasks)
+        while pending and not self.stopping.is_set():
+            _, pending = await asyncio.wait(pending | {gate}, return_when=asyncio.FIRST_COMPLETED)
+            pending.discard(gate)
+            for t in tasks:
+                if t.done() and not t.cancelled() and t.exception() is not None:
+                    raise t.exception()  # type: ignore[misc]
+        if self.stopping.is_set():
+            for t in pending:
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            if not self.results:
+                tally.last_end = time.perf_counter()
+        gate.cancel()
+        return tally.last_end - start
+
+    def _record(self, result: RequestResult, n: int, start: float, tally: _Tally) -> None:
+        tally.last_end = last_end = time.perf_counter()
+        self.results.append(result)
+        tally.done += 1
+        if result.ok:
+            tally.tokens += result.output_tokens or 0
+        if self.on_result is not None:
+            self.on_result(result)
+        if self.progress is not None:
+            try:
+                self.progress(tally.done, n, tally.tokens / max(last_end - start, 1e-9))
+            except Exception:  # noqa: BLE001 - a broken progress bar must not stop the run
+                pass
+
+
+def _choose_route(route: Route, config: ServerConfig, first_metrics: Mapping[str, Any] | None) -> RouteName:
+    """The route to send to ("auto": SGLang's native /generate, else chat), and where acceptance will come from."""
+    chosen: RouteName = route if route != "auto" else ("generate" if config.engine == "sglang" else "chat")
+    if chosen == "generate" and config.engine != "sglang":
+        raise InputError("the native /generate route exists only on SGLang servers; use chat or completions")
+    if config.engine == "openai":
+        config.acceptance_source = None
+    elif chosen != "generate" and config.engine == "sglang":
+        config.acceptance_source = (
+            "sglang counters"
+            if first_metrics and "sglang:spec_verify_calls_total" in (first_metrics.get("counters") or {})
+            else None
+        )
+    return chosen
+
+
+def _run_summary(
+    results: list[RequestResult],
+    duration: float,
+    snapshots: tuple[Mapping[str, Any], Mapping[str, Any]],
+    config: ServerConfig,
+    options: BenchOptions,
+    stop_reason: str | None,
+) -> RunSummary:
+    """summarize() with the acceptance from the counters and the notes that qualify the figures."""
+    before, after = snapshots
+    vllm = sgl = None
+    if before.get("metrics") and after.get("metrics"):
+        if config.engine == "vllm":
+            vllm = vllm_acceptance(before["metrics"], after["metrics"])
+        elif config.engine == "sglang":
+            sgl = sglang_counter_acceptance(before["metrics"], after["metrics"])
+    summary = summarize(results, duration, vllm=vllm, sglang_counters=sgl)
+    if config.engine == "openai":
+        summary.notes.append("generic OpenAI-compatible server: no acceptance data")
+    elif summary.accept_length is None and config.speculative_algorithm is not None:
+        summary.notes.append("the server gave no acceptance data for this route")
+    if (
+        any(r.ok and r.output_tokens is not None and r.output_tokens < options.max_tokens for r in results)
+        and not options.ignore_eos
+        and config.engine != "openai"
+    ):
+        summary.notes.append("some requests stopped before max_tokens; compare runs with matched lengths")
+    if stop_reason and stop_reason != "stopped":
+        summary.notes.append(stop_reason)
+    return summary
+
+
+def _failure(exc: Exception, base: str, policy: EndpointPolicy) -> BenchError:
+    """An unexpected error as a BenchError: its text only without a policy (a local single user), else logged."""
+    if policy.open:
+        return BenchError(f"benchmark against {base} failed: {exc.__class__.__name__}: {_redact.mask_text(str(exc))}")
+    _LOG.warning("benchmark against %s failed:\n%s", base, _redact.traceback_text())
+    return BenchError(f"benchmark against {base} failed ({exc.__class__.__name__}); the server log has the details")
+
+
+class _Recording:
+    """The recorder side of one run: every call on the writer thread, in order; nothing without a recorder."""
+
+    def __init__(self, recorder: Any) -> None:
+        self.recorder = recorder
+        self.writer = _Writer(recorder) if recorder is not None else None
+        self.run_id: int | None = None
+
+    async def start(self, **run: Any) -> None:
+        if self.writer is not None:
+            start_run = functools.partial(self.recorder.start_run, **run)
+            self.run_id = await asyncio.wrap_future(self.writer.submit(start_run))
+
+    def _submit(self, method: str, *args: Any, **kwargs: Any) -> None:
+        if self.writer is not None and self.run_id is not None:
+            self.writer.submit(functools.partial(getattr(self.recorder, method), self.run_id, *args, **kwargs))
+
+    def request(self, result: RequestResult) -> None:
+        self._submit("add_request", result)
+
+    def snapshot(self, which: str, payload: Mapping[str, Any]) -> None:
+        self._submit("add_snapshot", which, payload)
+
+    def close(self, summary: RunSummary | None, results: list[RequestResult], status: RunStatus) -> None:
+        """Finish the stored run (with what was measured, if the run failed) and wait for the writes."""
+        if self.writer is None:
+            return
+        if self.run_id is not None:
+            self._submit("finish_run", summary if summary is not None else summarize(results, 0.0), status=status)
+        self.writer.close()
+
+    def check(self) -> None:
+        """The first recorder error, as a CompareError (after close, once the run itself succeeded)."""
+        if self.writer is not None and self.writer.error is not None:
+            err = self.writer.error
+            raise err if isinstance(err, CompareError) else StoreError(f"could not record the run: {err}")
+
 
 async def _run(
-    base: str,
+    options: BenchOptions,
     prompts: list[Prompt],
-    params: dict[str, Any],
-    labels: list[str],
-    engine: str | None,
-    spec_override: Mapping[str, Any] | None,
+    *,
     recorder: Any,
     progress: ProgressFn | None,
-    group: str | None,
     guard: _Guard,
-    route: str,
-    ignore_eos: bool,
-    api_key: str | None,
     policy: EndpointPolicy,
     limits: BenchLimits,
 ) -> BenchRun:
     aiohttp = _aiohttp()
     _LIMITS.set(limits)
     run_started = time.monotonic()
-    concurrency, total = params["concurrency"], params["requests"]
-    probe_timeout = min(params["timeout_s"], 10.0)
+    base, params = options.endpoint, options.params()
+    probe_timeout = min(options.timeout_s, 10.0)
     connector = aiohttp.TCPConnector(
         limit=0, limit_per_host=0, ttl_dns_cache=300, resolver=None if policy.open else policy.resolver()
     )
-    writer = _Writer(recorder) if recorder is not None else None
-    run_id: int | None = None
+    recording = _Recording(recorder)
     results: list[RequestResult] = []
-    status = "failed"
+    status: RunStatus = "failed"
     summary: RunSummary | None = None
     try:
         async with aiohttp.ClientSession(
-            connector=connector, headers=_headers(api_key), read_bufsize=1 << 16
+            connector=connector, headers=_headers(options.api_key), read_bufsize=1 << 16
         ) as session:
-            probe = await _probe(session, base, engine, spec_override, probe_timeout)
+            probe = await _probe(session, base, options.engine, options.spec_override, probe_timeout)
             first_metrics = await _metrics(session, base, probe_timeout) if probe.config.engine != "openai" else None
-            config = _finish_config(probe.config, first_metrics, spec_override)
-            chosen = route if route != "auto" else ("generate" if config.engine == "sglang" else "chat")
-            if chosen == "generate" and config.engine != "sglang":
-                raise InputError("the native /generate route exists only on SGLang servers; use chat or completions")
-            params["route"] = chosen
-            if config.engine == "openai":
-                config.acceptance_source = None
-            elif chosen != "generate" and config.engine == "sglang":
-                config.acceptance_source = (
-                    "sglang counters"
-                    if first_metrics and "sglang:spec_verify_calls_total" in (first_metrics.get("counters") or {})
-                    else None
-                )
-            url = base + ROUTES[chosen]
-            req = _Req(
-                route=chosen,
-                max_tokens=params["max_tokens"],
-                temperature=params["temperature"],
-                timeout_s=params["timeout_s"],
-                model=config.model,
-                ignore_eos=ignore_eos,
-                detail=policy.open,
-                chunk_cap=limits.max_chunk_bytes,
+            config = _finish_config(probe.config, first_metrics, options.spec_override)
+            params["route"] = chosen = _choose_route(options.route, config, first_metrics)
+            labels, group = list(options.labels), options.group
+            await recording.start(
+                endpoint=base, server_config=config, labels=labels, params=dict(params), group=group, kind="measured"
             )
-            if writer is not None:
-                run_id = await asyncio.wrap_future(
-                    writer.submit(
-                        lambda: recorder.start_run(
-                            endpoint=base,
-                            server_config=config,
-                            labels=list(labels),
-                            params=dict(params),
-                            group=group,
-                            kind="measured",
-                        )
-                    )
-                )
-
             stopping = asyncio.Event()
-
-            async def watch() -> None:
-                while not guard.should_stop(run_started):
-                    await asyncio.sleep(0.05)
-                stopping.set()
-
-            watcher = asyncio.create_task(watch()) if guard.active else None
-
-            async def pool(n: int, record: bool, pick: Callable[[int], Prompt]) -> float:
-                counter = iter(range(n))
-                tokens = 0
-                done = 0
-                start = time.perf_counter()
-                last_end = start
-
-                async def worker() -> None:
-                    nonlocal tokens, done, last_end
-                    for i in counter:
-                        if stopping.is_set():
-                            return
-                        if i >= concurrency:
-                            # Chunks of other streams that arrived with this one's end are already
-                            # queued: let them be timestamped before this task sends a new request.
-                            await asyncio.sleep(0)
-                            if stopping.is_set():
-                                return
-                        guard.sent += 1
-                        result = await _one(session, url, i, pick(i), req)
-                        if not record:
-                            continue
-                        last_end = time.perf_counter()
-                        results.append(result)
-                        done += 1
-                        if result.ok:
-                            tokens += result.output_tokens or 0
-                        if writer is not None and run_id is not None:
-                            writer.submit(functools.partial(recorder.add_request, run_id, result))
-                        if progress is not None:
-                            try:
-                                progress(done, n, tokens / max(last_end - start, 1e-9))
-                            except Exception:  # noqa: BLE001 - a broken progress bar must not stop the run
-                                pass
-
-                tasks: list[asyncio.Task[Any]] = [asyncio.create_task(worker()) for _ in range(min(concurrency, n))]
-                gate: asyncio.Task[Any] = asyncio.create_task(stopping.wait())
-                pending: set[asyncio.Task[Any]] = set(tasks)
-                while pending and not stopping.is_set():
-                    _, pending = await asyncio.wait(pending | {gate}, return_when=asyncio.FIRST_COMPLETED)
-                    pending.discard(gate)
-                    for t in tasks:
-                        if t.done() and not t.cancelled() and t.exception() is not None:
-                            raise t.exception()  # type: ignore[misc]
-                if stopping.is_set():
-                    for t in pending:
-                        t.cancel()
-                    await asyncio.gather(*pending, return_exceptions=True)
-                    last_end = time.perf_counter() if not results else last_end
-                gate.cancel()
-                return last_end - start
-
-            n_prompts = len(prompts)
-            if params["warmup"]:
-                await pool(params["warmup"], False, lambda i: prompts[(n_prompts - 1 - i) % n_prompts])
+            watcher = asyncio.create_task(guard.watch(run_started, stopping)) if guard.active else None
+            req = _Req.of(options, chosen, config.model, detail=policy.open, chunk_cap=limits.max_chunk_bytes)
+            pool = _Pool(
+                session,
+                base + ROUTES[chosen],
+                req,
+                concurrency=options.concurrency,
+                guard=guard,
+                stopping=stopping,
+                progress=progress,
+                on_result=recording.request,
+            )
+            results, n_prompts = pool.results, len(prompts)
+            if options.warmup:
+                await pool.run(options.warmup, lambda i: prompts[(n_prompts - 1 - i) % n_prompts], record=False)
             before = await _snapshot(session, base, probe, probe_timeout)
-            if writer is not None and run_id is not None:
-                writer.submit(lambda: recorder.add_snapshot(run_id, "before", before))
+            recording.snapshot("before", before)
             duration = 0.0
             if not stopping.is_set():
-                duration = await pool(total, True, lambda i: prompts[i % n_prompts])
+                duration = await pool.run(options.requests, lambda i: prompts[i % n_prompts], record=True)
             interrupted = stopping.is_set()
             if watcher is not None:
                 watcher.cancel()
             after = await _snapshot(session, base, probe, probe_timeout)
-            if writer is not None and run_id is not None:
-                writer.submit(lambda: recorder.add_snapshot(run_id, "after", after))
-            vllm = sgl = None
-            if before.get("metrics") and after.get("metrics"):
-                if config.engine == "vllm":
-                    vllm = vllm_acceptance(before["metrics"], after["metrics"])
-                elif config.engine == "sglang":
-                    sgl = sglang_counter_acceptance(before["metrics"], after["metrics"])
+            recording.snapshot("after", after)
             results.sort(key=lambda r: r.index)
-            summary = summarize(results, duration, vllm=vllm, sglang_counters=sgl)
-            if config.engine == "openai":
-                summary.notes.append("generic OpenAI-compatible server: no acceptance data")
-            elif summary.accept_length is None and config.speculative_algorithm is not None:
-                summary.notes.append("the server gave no acceptance data for this route")
-            if (
-                any(r.ok and r.output_tokens is not None and r.output_tokens < params["max_tokens"] for r in results)
-                and not ignore_eos
-                and config.engine != "openai"
-            ):
-                summary.notes.append("some requests stopped before max_tokens; compare runs with matched lengths")
-            if interrupted and guard.reason and guard.reason != "stopped":
-                summary.notes.append(guard.reason)
+            reason = guard.reason if interrupted else None
+            summary = _run_summary(results, duration, (before, after), config, options, reason)
             status = "interrupted" if interrupted else "finished"
     except CompareError:
         raise
     except Exception as exc:  # noqa: BLE001 - turned into a message the user can act on
-        if policy.open:
-            raise BenchError(
-                f"benchmark against {base} failed: {exc.__class__.__name__}: {_redact.mask_text(str(exc))}"
-            ) from exc
-        _LOG.warning("benchmark against %s failed:\n%s", base, _redact.traceback_text())
-        raise BenchError(
-            f"benchmark against {base} failed ({exc.__class__.__name__}); the server log has the details"
-        ) from None
+        raise _failure(exc, base, policy) from (exc if policy.open else None)
     finally:
-        if writer is not None:
-            if run_id is not None:
-                final = summary if summary is not None else summarize(results, 0.0)
-                writer.submit(lambda: recorder.finish_run(run_id, final, status=status))
-            writer.close()
-    if writer is not None and writer.error is not None:
-        err = writer.error
-        raise err if isinstance(err, CompareError) else StoreError(f"could not record the run: {err}")
+        recording.close(summary, results, status)
+    recording.check()
     assert summary is not None
     return BenchRun(
-        run_id=run_id,
+        run_id=recording.run_id,
         endpoint=base,
         server_config=config,
         summary=summary,

@@ -14,10 +14,11 @@ import json
 import os
 import re
 import struct
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
 from comparelib import limits, paths, redact, settings
@@ -571,36 +572,62 @@ def _header_entries(header: dict[str, Any], shown: str) -> SafetensorsHeader:
     return safetensors_entries(header, shown, None)
 
 
+HeaderFault = Literal["short", "json", "object"]
+
+
+def _parse_safetensors_header(
+    read: Callable[[int, int], bytes], size: int | None, shown: str, fault: Callable[[HeaderFault], Exception]
+) -> SafetensorsHeader:
+    """A safetensors header (8-byte little-endian length + JSON) through ``read(start, n)``; data is not read.
+
+    The one reader for local files and remote range requests: the length must fit the file (when its
+    ``size`` is known) and the cap (SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES), shapes must be lists of
+    non-negative integers and every tensor's data_offsets must lie inside the file. A file that is not
+    safetensors at all raises ``fault(why)``: the local reader words it, the remote one skips the file.
+    """
+    prefix = read(0, 8)
+    if len(prefix) < 8:
+        raise fault("short")
+    (length,) = struct.unpack("<Q", prefix)
+    if size is not None and length > size - 8:
+        raise ConfigError(f"{shown} has an impossible safetensors header length ({length} bytes)")
+    cap = limits.SAFETENSORS_HEADER_BYTES
+    if length > cap.value():
+        raise cap.refuse(f"the safetensors header of {shown}", seen=limits.human_bytes(length))
+    raw = read(8, length)
+    if len(raw) < length:
+        raise fault("json")
+    try:
+        header = limits.loads(raw.decode("utf-8"), f"the safetensors header of {shown}")
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise fault("json") from None
+    if not isinstance(header, dict):
+        raise fault("object")
+    return safetensors_entries(header, shown, None if size is None else size - 8 - length)
+
+
 def read_safetensors_header(path: Path) -> SafetensorsHeader:
     """Shapes and dtypes from a local safetensors file's header (8-byte length + JSON); data is not read.
 
     The header length is capped (SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES), shapes must be lists of
     non-negative integers and every tensor's data_offsets must lie inside the file.
     """
-    cap = limits.SAFETENSORS_HEADER_BYTES
+    faults = {
+        "short": f"{path} is too small to be a safetensors file (too short)",
+        "json": f"{path} does not start with a JSON safetensors header (not valid JSON); is it really safetensors?",
+        "object": f"{path} has a safetensors header that is not a JSON object",
+    }
     try:
         size = path.stat().st_size
         with path.open("rb") as fh:
-            prefix = fh.read(8)
-            if len(prefix) < 8:
-                raise ConfigError(f"{path} is too small to be a safetensors file (too short)")
-            (length,) = struct.unpack("<Q", prefix)
-            if length > size - 8:
-                raise ConfigError(f"{path} has an impossible safetensors header length ({length} bytes)")
-            if length > cap.value():
-                raise cap.refuse(f"the safetensors header of {path}", seen=limits.human_bytes(length))
-            raw = fh.read(length)
+
+            def read(start: int, n: int) -> bytes:
+                fh.seek(start)
+                return fh.read(n)
+
+            return _parse_safetensors_header(read, size, str(path), lambda why: ConfigError(faults[why]))
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        header = limits.loads(raw.decode("utf-8"), f"the safetensors header of {path}")
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise ConfigError(
-            f"{path} does not start with a JSON safetensors header (not valid JSON); is it really safetensors?"
-        ) from None
-    if not isinstance(header, dict):
-        raise ConfigError(f"{path} has a safetensors header that is not a JSON object")
-    return safetensors_entries(header, str(path), size - 8 - length)
 
 
 def _safetensors_targets(files: list[str], prefix: str) -> tuple[list[str], str | None]:
@@ -712,24 +739,13 @@ def _remote_safetensors_header(repo_id: str, name: str, revision: str | None) ->
     url = hf_hub_url(repo_id, name, revision=revision, endpoint=settings.hf_endpoint())
     shown = f"{_label(repo_id, revision)}: {name}"
     first, total = _get_range(url, 0, _FIRST_RANGE, shown)
-    if len(first) < 8:
-        raise _NotSafetensors(name)
-    (length,) = struct.unpack("<Q", first[:8])
-    cap = limits.SAFETENSORS_HEADER_BYTES
-    if length > cap.value():
-        raise cap.refuse(f"the safetensors header of {shown}", seen=limits.human_bytes(length))
-    if total is not None and length > total - 8:
-        raise ConfigError(f"{shown} has an impossible safetensors header length ({length} bytes)")
-    raw = first[8 : 8 + length] if length <= len(first) - 8 else _get_range(url, 8, length + 7, shown)[0]
-    if len(raw) < length:
-        raise _NotSafetensors(name)
-    try:
-        header = limits.loads(raw.decode("utf-8"), f"the safetensors header of {shown}")
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise _NotSafetensors(name) from None
-    if not isinstance(header, dict):
-        raise _NotSafetensors(name)
-    return safetensors_entries(header, shown, None if total is None else total - 8 - length)
+
+    def read(start: int, n: int) -> bytes:
+        if start == 0 or start + n <= len(first):  # the length prefix, or a header inside the first range
+            return first[start : start + n]
+        return _get_range(url, start, start + n - 1, shown)[0]
+
+    return _parse_safetensors_header(read, total, shown, lambda why: _NotSafetensors(name))
 
 
 def _remote_header(

@@ -4,16 +4,17 @@ One place for the caps (read from the environment on every call, like ``settings
 the sidebar can change them) and for the bounded readers that enforce them. Each refusal is one
 ``LimitError`` whose message names the cap, its value and the variable that raises it.
 
-Helpers here are generic (file-likes with ``read``/``readline``, iterables of byte chunks, async
-streams with ``read``) so the benchmark client and server probes can cap HTTP bodies and SSE lines
-with the same code as the dataset reader.
+Helpers here are generic (file-likes with ``read``/``readline``, iterables and async iterables of
+byte chunks): the benchmark client caps server answers and SSE lines with ``aread_capped`` and
+``aiter_line_batches`` (passing the SPECDRAFT_BENCH_MAX_BODY_BYTES / _CHUNK_BYTES values as
+``limit``), the dataset reader caps rows with ``iter_lines`` / ``iter_chunk_lines``.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -106,9 +107,10 @@ SAFETENSORS_HEADER_BYTES = Cap("SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES", 25_000_
 UPLOAD_BYTES = Cap("SPECDRAFT_MAX_UPLOAD_BYTES", 512 * MiB, "upload size")
 """Also set Streamlit's server.maxUploadSize (MB) at least as high: Streamlit refuses bigger uploads first."""
 RESPONSE_BYTES = Cap("SPECDRAFT_MAX_RESPONSE_BYTES", 16 * MiB, "HTTP response size")
-"""A whole (non-streamed) HTTP body such as /v1/models or /get_server_info."""
+"""A whole (non-streamed) HTTP body such as /v1/models or /get_server_info (the benchmark's value comes
+from SPECDRAFT_BENCH_MAX_BODY_BYTES, ``endpoints.BenchLimits``)."""
 SSE_LINE_BYTES = Cap("SPECDRAFT_MAX_SSE_LINE_BYTES", 4 * MiB, "streamed event size")
-"""One line of a server-sent-event stream."""
+"""One line of a server-sent-event stream (the benchmark's value comes from SPECDRAFT_BENCH_MAX_CHUNK_BYTES)."""
 
 ALL: tuple[Cap, ...] = (
     ROW_BYTES,
@@ -209,15 +211,18 @@ def iter_chunk_lines(chunks: Iterable[bytes], subject: str, cap: Cap = SSE_LINE_
         yield bytes(buf)
 
 
-async def aread_capped(stream: Any, subject: str, cap: Cap = RESPONSE_BYTES) -> bytes:
-    """A whole body from an async stream with ``read(n)`` (aiohttp's ``response.content``)."""
-    limit = cap.value()
+async def aread_capped(
+    chunks: AsyncIterable[bytes], subject: str, cap: Cap = RESPONSE_BYTES, *, limit: int | None = None
+) -> bytes:
+    """A whole body from async byte chunks (aiohttp's ``content.iter_chunked(n)``), refused once over the cap.
+
+    Chunks are counted as they arrive (after decompression), so a huge or gzip-bomb answer costs at
+    most the cap in memory. ``limit`` overrides the cap's value (the benchmark passes its own).
+    """
+    limit = cap.value() if limit is None else limit
     parts: list[bytes] = []
     size = 0
-    while True:
-        chunk = await stream.read(min(_CHUNK, limit + 1 - size))
-        if not chunk:
-            break
+    async for chunk in chunks:
         size += len(chunk)
         if size > limit:
             raise cap.refuse(subject, value=limit)
@@ -225,29 +230,41 @@ async def aread_capped(stream: Any, subject: str, cap: Cap = RESPONSE_BYTES) -> 
     return b"".join(parts)
 
 
-async def aiter_chunk_lines(
-    chunks: AsyncIterator[bytes], subject: str, cap: Cap = SSE_LINE_BYTES
-) -> AsyncIterator[bytes]:
-    """``iter_chunk_lines`` for async chunk iterators (aiohttp's ``content.iter_any()``)."""
-    limit = cap.value()
-    buf = bytearray()
-    async for chunk in chunks:
-        start = 0
-        while True:
-            nl = chunk.find(b"\n", start)
-            if nl < 0:
-                buf += chunk[start:]
-                if len(buf) > limit:
-                    raise cap.refuse(f"a line of {subject}", value=limit)
-                break
-            buf += chunk[start:nl]
-            if len(buf) > limit:
+async def aiter_line_batches(
+    chunks: AsyncIterable[bytes], subject: str, cap: Cap = SSE_LINE_BYTES, *, limit: int | None = None
+) -> AsyncGenerator[list[bytes], None]:
+    """The complete lines (without the newline) of an async byte stream, one list per read that ends a line.
+
+    A line is never held longer than the cap: the lines before an over-long one are yielded, then
+    the cap is refused. A line split across reads is joined once (never quadratic); one await per
+    network read, not per line, because this is the hot path of a streamed response. An unterminated
+    last line is dropped, as server-sent events require (pending data is discarded at the end of the
+    stream). ``limit`` overrides the cap's value (the benchmark passes its own).
+    """
+    limit = cap.value() if limit is None else limit
+    pending: list[bytes] = []
+    pending_len = 0
+    async for data in chunks:
+        if b"\n" not in data:
+            pending.append(data)
+            pending_len += len(data)
+            if pending_len > limit:
                 raise cap.refuse(f"a line of {subject}", value=limit)
-            yield bytes(buf)
-            buf.clear()
-            start = nl + 1
-    if buf:
-        yield bytes(buf)
+            continue
+        if pending:
+            pending.append(data)
+            data = b"".join(pending)
+            pending, pending_len = [], 0
+        lines = data.split(b"\n")
+        tail = lines.pop()
+        if tail:
+            pending, pending_len = [tail], len(tail)
+        if max(map(len, lines)) > limit:
+            over = next(i for i, line in enumerate(lines) if len(line) > limit)
+            if over:
+                yield lines[:over]
+            raise cap.refuse(f"a line of {subject}", value=limit)
+        yield lines
 
 
 class DecompressionGuard:
@@ -318,7 +335,7 @@ def open_maybe_compressed(path: Any, subject: str | None = None) -> Any:
         return DecompressionGuard(lzma.open(name, "rb"), shown, size)
     if name.endswith(".zst"):
         try:
-            import zstandard  # type: ignore[import-not-found]
+            import zstandard
         except ImportError:
             raise LimitError(
                 f"{shown} is zstd-compressed and the zstandard package is not installed: "
@@ -328,7 +345,7 @@ def open_maybe_compressed(path: Any, subject: str | None = None) -> Any:
         reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
         import io
 
-        return DecompressionGuard(io.BufferedReader(reader), shown, size)  # type: ignore[arg-type]
+        return DecompressionGuard(io.BufferedReader(reader), shown, size)
     return open(name, "rb")
 
 

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 import app
 from comparelib import export, redact, settings, speedup, tables
+from comparelib.bench import BenchOptions, benchmark
 from comparelib.charts import run_sweep_charts
 from comparelib.draft import default_runs, latest_own_group
 from comparelib.endpoints import BenchLimits, SessionBudget, SessionWatch
@@ -50,14 +52,26 @@ class BenchJob:
         self.finished, self.total, self.tok_s = done, total, tok_s
 
 
-def _run_job(job: BenchJob, store: Store, kwargs: dict[str, Any]) -> None:
-    from comparelib.bench import run_benchmark
+def _run_job(
+    job: BenchJob,
+    store: Store,
+    options: Callable[[], BenchOptions],
+    prompt_path: str | None,
+    watch: SessionWatch | None,
+    budget: SessionBudget,
+) -> None:
     from comparelib.prompts import load_prompts
 
-    try:
-        prompts = load_prompts(kwargs.pop("prompt_path"))
-        result = run_benchmark(
-            job.endpoint, prompts=prompts, recorder=store, progress=job.progress, stop_event=job.stop, **kwargs
+    try:  # options are built here, so a bad endpoint or label is reported like a failed run
+        prompts = load_prompts(prompt_path)
+        result = benchmark(
+            options(),
+            prompts=prompts,
+            recorder=store,
+            progress=job.progress,
+            stop_event=job.stop,
+            keep_running=watch,
+            budget=budget,
         )
         job.run_id, job.status = result.run_id, result.status
     except CompareError as exc:
@@ -181,40 +195,46 @@ if start and not running:
         }.items()
         if v not in (None, "")
     }
-    kwargs: dict[str, Any] = {
-        "concurrency": int(concurrency),
-        "requests": int(n_requests),
-        "max_tokens": int(max_tokens),
-        "temperature": float(temperature),
-        "warmup": int(warmup),
-        "timeout_s": float(timeout_s),
-        "labels": _labels(labels_text),
-        "engine": None if engine == "auto" else engine,
-        "spec_override": spec or None,
-        "group": group.strip() or None,
-        "prompt_path": (prompt_path.strip() or None) if prompt_source == "dataset file" else None,
-    }
+    bench_group = group.strip() or None
+    prompt_file = (prompt_path.strip() or None) if prompt_source == "dataset file" else None
     upload_error = None
     if prompt_source == "dataset file" and prompt_upload is not None:
         from comparelib import paths
 
         try:  # streamed under the data root with the upload cap, then read like a path
-            kwargs["prompt_path"] = str(paths.save_upload(prompt_upload, prompt_upload.name))
+            prompt_file = str(paths.save_upload(prompt_upload, prompt_upload.name))
         except CompareError as exc:
             upload_error = str(exc)
     if upload_error:
         st.error(upload_error)
-    elif prompt_source == "dataset file" and not kwargs["prompt_path"]:
+    elif prompt_source == "dataset file" and not prompt_file:
         st.error("give the path of a JSONL dataset, or choose the bundled prompts")
     else:
         from comparelib.prompts import prompt_set_name
 
-        kwargs["prompt_set"] = prompt_set_name(kwargs["prompt_path"])
-        kwargs["keep_running"] = _session_watch()
-        kwargs["budget"] = _budget()
-        job = BenchJob(endpoint=endpoint, total=int(n_requests), group=kwargs["group"])
+        options = functools.partial(
+            BenchOptions,
+            endpoint=endpoint,
+            concurrency=int(concurrency),
+            requests=int(n_requests),
+            max_tokens=int(max_tokens),
+            temperature=float(temperature),
+            warmup=int(warmup),
+            timeout_s=float(timeout_s),
+            labels=tuple(_labels(labels_text)),
+            engine=None if engine == "auto" else engine,
+            spec_override=spec or None,
+            group=bench_group,
+            prompt_set=prompt_set_name(prompt_file),
+        )
+        job = BenchJob(endpoint=endpoint, total=int(n_requests), group=bench_group)
         st.session_state["bench_job"] = job
-        threading.Thread(target=_run_job, args=(job, store, kwargs), name="bench-page", daemon=True).start()
+        threading.Thread(
+            target=_run_job,
+            args=(job, store, options, prompt_file, _session_watch(), _budget()),
+            name="bench-page",
+            daemon=True,
+        ).start()
         running = True
 
 

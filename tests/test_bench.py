@@ -579,3 +579,55 @@ def test_prompt_file_errors(tmp_path: Path) -> None:
 def test_http_server_that_is_not_an_inference_server(httpserver) -> None:
     with pytest.raises(BenchError, match="not like an inference server"):
         bench.detect_server(httpserver.url_for("/"), timeout_s=5)
+
+
+# --- options ---------------------------------------------------------------------------------------
+
+OPTION_CASES = [
+    # (field overrides, None when valid else a fragment of the message)
+    ({}, None),
+    ({"concurrency": 0}, "concurrency must be an integer >= 1, got 0"),
+    ({"concurrency": 2.0}, "concurrency must be an integer"),
+    ({"concurrency": True}, "concurrency must be an integer"),
+    ({"requests": 0}, "requests must be an integer >= 1"),
+    ({"max_tokens": -1}, "max_tokens must be an integer >= 1"),
+    ({"warmup": -1}, "warmup must be an integer >= 0"),
+    ({"warmup": 0}, None),
+    ({"temperature": -0.1}, "temperature must be a number >= 0"),
+    ({"temperature": math.nan}, "temperature must be a number"),
+    ({"temperature": 1}, None),
+    ({"timeout_s": 0.0}, "timeout must be a number >= 0.001"),
+    ({"timeout_s": math.inf}, "timeout must be a number"),
+    ({"route": "grpc"}, "route must be auto, generate, chat, completions; got 'grpc'"),
+    ({"route": "completions"}, None),
+    ({"engine": "tgi"}, "unknown engine 'tgi': use sglang, vllm or openai"),
+    ({"engine": "vllm"}, None),
+    ({"labels": ("ok", "bad\udcff")}, "label 'bad?' is not valid UTF-8 text"),
+    ({"labels": "one text"}, "labels must be a list of texts"),
+    ({"group": "nul\x00here"}, "group 'nul?here' is not valid UTF-8 text"),
+]
+
+
+@pytest.mark.parametrize(("overrides", "message"), OPTION_CASES)
+def test_options_are_checked_when_built(overrides: dict[str, Any], message: str | None) -> None:
+    if message is None:
+        options = bench.BenchOptions(endpoint="http://127.0.0.1:8000/v1/", **overrides)
+        assert options.endpoint == "http://127.0.0.1:8000"
+        for key, value in overrides.items():
+            assert getattr(options, key) == value
+        return
+    with pytest.raises(bench.OptionsError) as info:
+        bench.BenchOptions(endpoint="http://127.0.0.1:8000", **overrides)
+    assert message in str(info.value)
+    assert isinstance(info.value, BenchError) and isinstance(info.value, InputError)
+
+
+def test_options_are_frozen_and_keep_the_key_out_of_repr() -> None:
+    options = bench.BenchOptions(endpoint="http://h:1", labels=["a", "b"], api_key="sk-should-never-be-stored")
+    assert options.labels == ("a", "b")
+    assert "sk-should-never-be-stored" not in repr(options)
+    assert "api_key" not in options.params()
+    with pytest.raises(AttributeError):
+        options.concurrency = 2  # type: ignore[misc]
+    with pytest.raises(BenchError, match="not an http"):
+        bench.BenchOptions(endpoint="ftp://h")

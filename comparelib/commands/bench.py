@@ -81,24 +81,23 @@ def run(args: argparse.Namespace) -> int:
             recorder = Store(args.db)
         else:
             stored_note = "results store not available: the run was not recorded"
-    result = bench.run_benchmark(
-        args.endpoint,
-        prompts=prompt_list,
+    options = bench.BenchOptions(
+        endpoint=args.endpoint,
         concurrency=args.concurrency,
         requests=args.requests,
         max_tokens=args.max_tokens,
         temperature=args.temperature,
         warmup=args.warmup,
         timeout_s=args.timeout,
-        labels=args.label,
+        labels=tuple(args.label),
         engine=args.engine,
         spec_override=spec or None,
-        recorder=recorder,
         group=args.group,
         route=args.route,
         ignore_eos=args.ignore_eos,
         prompt_set=prompts.prompt_set_name(args.prompts),
     )
+    result = bench.benchmark(options, prompts=prompt_list, recorder=recorder)
     s = result.summary
     if stored_note:
         s.notes.append(stored_note)
