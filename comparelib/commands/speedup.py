@@ -28,7 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=None,
         metavar="FILE",
-        help="draft-cost / bench_draftcost.py JSON: one draft replaces the fitted step; two or more are predicted side by side",
+        help=(
+            "draft-cost / bench_draftcost.py JSON: one draft replaces the fitted step; "
+            "two or more are predicted side by side"
+        ),
     )
     p.add_argument("--max-steps", type=int, default=10, help="predict num_steps 1..N (default 10)")
     p.add_argument("--db", default=None, help="results store URL (default: SPECDRAFT_DB or the local SQLite file)")
@@ -82,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     w("num_steps  accept  cycle_ms  verify%  tok/s (predicted)\n")
     for row in out["predicted"]:
         w(
-            f"{row['num_steps']:>9}  {row['accept_length']:6.2f}  {row['cycle_ms']:8.2f}  {row['verify_share'] * 100:6.1f}  {row['tok_s']:8.1f}\n"
+            f"{row['num_steps']:>9}  {row['accept_length']:6.2f}  {row['cycle_ms']:8.2f}"
+            f"  {row['verify_share'] * 100:6.1f}  {row['tok_s']:8.1f}\n"
         )
     if any("num_steps" in m for m in out["missing"]):
         w("no prediction of the best num_steps yet; missing: " + "; ".join(out["missing"]) + "\n")
