@@ -442,6 +442,58 @@ def curve_chart(
     )
 
 
+def params_chart(components: pd.DataFrame, order: Sequence[str]) -> alt.Chart:
+    """Stacked parameters per draft by component; opacity says trained, mixed or frozen (Compare page)."""
+    return (
+        alt.Chart(components)
+        .mark_bar()
+        .encode(
+            x=alt.X("sum(params):Q", title="parameters"),
+            y=alt.Y("draft:N", title=None, sort=None, axis=alt.Axis(labelLimit=480)),  # full names, never cut
+            color=alt.Color("component:N", sort=list(order)),
+            opacity=alt.Opacity(
+                "trainable:N",
+                scale=alt.Scale(domain=["trainable", "mixed", "frozen"], range=[1, 0.75, 0.4]),
+                title="trained?",
+            ),
+            tooltip=["draft", "component", alt.Tooltip("params:Q", format=","), "trainable"],
+            order=alt.Order("component:N"),
+        )
+    )
+
+
+def length_histogram(bins: Sequence[float], counts: Sequence[int], max_length: int) -> alt.LayerChart:
+    """Tokens per sample as binned bars, with the training max_length as a rule (Dataset audit)."""
+    df = pd.DataFrame({"start": list(bins[:-1]), "end": list(bins[1:]), "samples": list(counts)})
+    bars = (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("start:Q", bin="binned", title="tokens per sample"),
+            x2="end:Q",
+            y=alt.Y("samples:Q", title="samples"),
+            tooltip=["start", "end", "samples"],
+        )
+    )
+    rule = (
+        alt.Chart(pd.DataFrame({"max_length": [max_length]}))
+        .mark_rule(color="red")
+        .encode(x="max_length:Q", tooltip=["max_length"])
+    )
+    return _layer(bars, rule).properties(height=260)
+
+
+def domain_chart(domains: dict[str, int]) -> alt.Chart:
+    """Samples per content domain (Dataset audit)."""
+    dom = pd.DataFrame({"domain": list(domains), "samples": list(domains.values())})
+    return (
+        alt.Chart(dom)
+        .mark_bar()
+        .encode(x=alt.X("samples:Q"), y=alt.Y("domain:N", sort=None), tooltip=["domain", "samples"])
+        .properties(height=160)
+    )
+
+
 def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     spec = chart.to_dict()
 

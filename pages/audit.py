@@ -6,12 +6,11 @@ import shutil
 import time
 from typing import Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 import app
-from comparelib import dumps, export, paths, settings
+from comparelib import charts, dumps, export, paths, settings
 from comparelib.audit import audit, progress_text
 from comparelib.auditresult import AuditResult
 from comparelib.conversations import FORMATS
@@ -58,27 +57,6 @@ def _run_audit(
     return result
 
 
-def _histogram(result: AuditResult) -> alt.Chart:
-    bins = result.histogram["bins"]
-    df = pd.DataFrame({"start": bins[:-1], "end": bins[1:], "samples": result.histogram["counts"]})
-    bars = (
-        alt.Chart(df)
-        .mark_bar()
-        .encode(
-            x=alt.X("start:Q", bin="binned", title="tokens per sample"),
-            x2="end:Q",
-            y=alt.Y("samples:Q", title="samples"),
-            tooltip=["start", "end", "samples"],
-        )
-    )
-    rule = (
-        alt.Chart(pd.DataFrame({"max_length": [result.max_length]}))
-        .mark_rule(color="red")
-        .encode(x="max_length:Q", tooltip=["max_length"])
-    )
-    return (bars + rule).properties(height=260)
-
-
 def _show_result(result: AuditResult) -> None:
     warning = result.estimate_warning()
     if warning:
@@ -112,19 +90,15 @@ def _show_result(result: AuditResult) -> None:
         st.caption(f"Note: {note}")
 
     st.subheader("Token length per sample")
-    st.altair_chart(_histogram(result), width="stretch")
+    st.altair_chart(
+        charts.length_histogram(result.histogram["bins"], result.histogram["counts"], result.max_length),
+        width="stretch",
+    )
 
     left, right = st.columns(2)
     with left:
         st.subheader("Domain mix")
-        dom = pd.DataFrame({"domain": list(result.domains), "samples": list(result.domains.values())})
-        st.altair_chart(
-            alt.Chart(dom)
-            .mark_bar()
-            .encode(x=alt.X("samples:Q"), y=alt.Y("domain:N", sort=None), tooltip=["domain", "samples"])
-            .properties(height=160),
-            width="stretch",
-        )
+        st.altair_chart(charts.domain_chart(result.domains), width="stretch")
     with right:
         st.subheader("Responses")
         st.dataframe(pd.DataFrame(result.response_rows()), width="stretch", hide_index=True, key="audit_regen_table")

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import altair as alt
 import streamlit as st
 
 import app
-from comparelib import comparison, engines, export, lint, redact, registry, settings, tables
+from comparelib import charts, comparison, engines, export, lint, redact, registry, settings, tables
 from comparelib.errors import CompareError
 
 app.ensure_routed()
@@ -139,22 +138,7 @@ for col, fmt in zip(cols, export.FORMATS, strict=False):
 
 st.subheader("Where the parameters are")
 comp_df = comparison.components_frame(entries)
-chart = (
-    alt.Chart(comp_df)
-    .mark_bar()
-    .encode(
-        x=alt.X("sum(params):Q", title="parameters"),
-        y=alt.Y("draft:N", title=None, sort=None, axis=alt.Axis(labelLimit=480)),  # full names, never cut
-        color=alt.Color("component:N", sort=list(comparison.architectures.COMPONENTS)),
-        opacity=alt.Opacity(
-            "trainable:N",
-            scale=alt.Scale(domain=["trainable", "mixed", "frozen"], range=[1, 0.75, 0.4]),
-            title="trained?",
-        ),
-        tooltip=["draft", "component", alt.Tooltip("params:Q", format=","), "trainable"],
-        order=alt.Order("component:N"),
-    )
-)
+chart = charts.params_chart(comp_df, comparison.architectures.COMPONENTS)
 st.altair_chart(chart, width="stretch")
 
 st.subheader("Wiring lint")

@@ -151,3 +151,30 @@ def test_contrast_ratio(a: str, b: str, ratio: float) -> None:
 def test_sweep_chart_fits_a_narrow_column(sweep_chart) -> None:  # type: ignore[no-untyped-def]
     spec = json.loads(charts.chart_to_vegalite_json(sweep_chart))
     assert "hconcat" not in spec and all(part["width"] <= 320 for part in spec["vconcat"])
+
+
+def test_length_histogram_marks_max_length_over_the_bins() -> None:
+    spec = charts.length_histogram([0, 100, 200, 400], [5, 3, 1], max_length=256).to_dict()
+    bars, rule = _layers(spec)
+    assert (_mark(bars), _mark(rule)) == ("bar", "rule")
+    assert bars["encoding"]["x"]["bin"] == "binned" and bars["encoding"]["x2"]["field"] == "end"
+    datasets = spec["datasets"]
+    rows = [r for rows in datasets.values() for r in rows]
+    assert {"start": 200, "end": 400, "samples": 1} in rows  # last bin closes at the last edge
+    assert {"max_length": 256} in rows
+
+
+def test_domain_and_params_charts_keep_their_order() -> None:
+    dom = charts.domain_chart({"code": 7, "math": 2, "other": 1}).to_dict()
+    assert dom["encoding"]["y"]["sort"] is None  # the audit's order, not alphabetical
+    frame = pd.DataFrame(
+        {
+            "draft": ["a", "a"],
+            "component": ["embedding", "lm_head"],
+            "params": [10, 5],
+            "trainable": ["frozen", "trainable"],
+        }
+    )
+    spec = charts.params_chart(frame, ["embedding", "midlayer", "lm_head"]).to_dict()
+    assert spec["encoding"]["color"]["sort"] == ["embedding", "midlayer", "lm_head"]
+    assert spec["encoding"]["opacity"]["scale"]["domain"] == ["trainable", "mixed", "frozen"]
