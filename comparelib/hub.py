@@ -904,8 +904,8 @@ def _card_from_readme(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def dataset_info_rows(repo_id: str, revision: str | None = None) -> dict[str, dict[str, int]] | None:
-    """Rows per config and split as the dataset card's ``dataset_info`` states them; None if it does not say."""
+def _dataset_card(repo_id: str, revision: str | None) -> dict[str, Any] | None:
+    """The dataset card's YAML: from the API, else the cached README (offline or unreachable); None if neither."""
     _validate_repo_id(repo_id, repo_id)
     if not settings.hf_offline():
         try:
@@ -916,15 +916,19 @@ def dataset_info_rows(repo_id: str, revision: str | None = None) -> dict[str, di
                     exc, repo_id=repo_id, revision=revision, filename="README.md", repo_type="dataset"
                 ) from None
         else:
-            card = info.card_data.to_dict() if info.card_data is not None else None
-            return _rows_from_card(card)
+            return info.card_data.to_dict() if info.card_data is not None else None
     try:
         path = _download(repo_id, "README.md", revision=revision, repo_type="dataset", local_only=True)
     except (EntryNotFoundError, OfflineError):
         return None
     if path.stat().st_size > limits.CONFIG_BYTES.value():
         return None  # a card too big to read is a card that does not say
-    return _rows_from_card(_card_from_readme(path))
+    return _card_from_readme(path)
+
+
+def dataset_info_rows(repo_id: str, revision: str | None = None) -> dict[str, dict[str, int]] | None:
+    """Rows per config and split as the dataset card's ``dataset_info`` states them; None if it does not say."""
+    return _rows_from_card(_dataset_card(repo_id, revision))
 
 
 PARQUET_EXPORT_REVISION = "refs/convert/parquet"
@@ -1140,23 +1144,4 @@ def check_data_file_urls(repo_id: str, urls: list[str]) -> None:
 
 def check_dataset_card(repo_id: str, revision: str | None = None) -> None:
     """Read the dataset card (API, or the cached README offline) and refuse non-Hub data_files."""
-    _validate_repo_id(repo_id, repo_id)
-    card: dict[str, Any] | None = None
-    if not settings.hf_offline():
-        try:
-            info = _api().dataset_info(repo_id, revision=revision, expand=["cardData"], token=_token())
-        except Exception as exc:  # noqa: BLE001
-            if not _is_transport_error(exc):
-                raise _map_error(
-                    exc, repo_id=repo_id, revision=revision, filename="README.md", repo_type="dataset"
-                ) from None
-        else:
-            card = info.card_data.to_dict() if info.card_data is not None else None
-            check_data_files(card, f"dataset {repo_id}")
-            return
-    try:
-        path = _download(repo_id, "README.md", revision=revision, repo_type="dataset", local_only=True)
-    except (EntryNotFoundError, OfflineError):
-        return
-    if path.stat().st_size <= limits.CONFIG_BYTES.value():
-        check_data_files(_card_from_readme(path), f"dataset {repo_id}")
+    check_data_files(_dataset_card(repo_id, revision), f"dataset {repo_id}")
