@@ -178,6 +178,22 @@ def column_config(table: Table, frame: pd.DataFrame | None = None) -> dict[str, 
     return cfg
 
 
+def show_table(
+    frame: pd.DataFrame, table: Table, key: str, *, row_height: int | None = None, ordered: bool = True
+) -> None:
+    """One st.dataframe look for every page: the table's units and formats, its column order, one missing mark."""
+    st.dataframe(
+        frame,
+        width="stretch",
+        hide_index=True,
+        placeholder=MISSING,
+        key=key,
+        row_height=row_height,
+        column_config=column_config(table, frame),
+        column_order=table.order(list(frame.columns)) if ordered else None,
+    )
+
+
 DRAFT_STATE = "own_draft"
 TOKEN_STATE = "hub_token"
 _NONE = "(none)"

@@ -291,15 +291,7 @@ try:
     with_examples = c2.checkbox("Include example data", value=True, key="runs_examples")
     records = store.runs(group=None if group_filter == ALL_GROUPS else group_filter, include_examples=with_examples)
     table = runs_to_frame(records)
-    st.dataframe(
-        table,
-        width="stretch",
-        hide_index=True,
-        placeholder=app.MISSING,
-        key="runs_table",
-        column_config=app.column_config(tables.RUNS, table),
-        column_order=tables.RUNS.order(list(table.columns)),
-    )
+    app.show_table(table, tables.RUNS, "runs_table")
     st.caption(f"Results database: `{store.display_url}` (set SPECDRAFT_DB to use another, e.g. PostgreSQL)")
     if (table["status"] == "running").any():
         st.caption(
@@ -366,15 +358,7 @@ try:
                 key="compare_baseline",
             )
             cmp = comparison_frame(picked_runs, baseline=by_title[base_title])
-            st.dataframe(
-                cmp,
-                width="stretch",
-                hide_index=True,
-                placeholder=app.MISSING,
-                key="compare_table",
-                row_height=56,
-                column_config=app.column_config(tables.RUN_COMPARISON, cmp),
-            )
+            app.show_table(cmp, tables.RUN_COMPARISON, "compare_table", row_height=56, ordered=False)
             st.caption(
                 "speedup = output tok/s of the run / output tok/s of the baseline run, only against a "
                 "baseline of the same target model, engine and settings; otherwise the last column says why "
@@ -424,13 +408,6 @@ try:
             st.info("no per-request rows for this run (example and summary-only imports have none)")
         else:
             view = _requests_view(reqs)
-            st.dataframe(
-                view,
-                width="stretch",
-                hide_index=True,
-                placeholder=app.MISSING,
-                key="requests_table",
-                column_config=app.column_config(tables.REQUESTS, view),
-            )
+            app.show_table(view, tables.REQUESTS, "requests_table", ordered=False)
 except CompareError as exc:
     st.error(str(exc))

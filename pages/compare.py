@@ -117,15 +117,7 @@ if own_row is not None:  # your draft's attached audit, whatever name it was sto
     volumes.update({e.label: own_row for e in entries if e.source == draft.source})
 df = comparison.table(entries, volumes)
 st.subheader("Parameters")
-st.dataframe(
-    df,
-    width="stretch",
-    hide_index=True,
-    placeholder=app.MISSING,
-    key="compare_table",
-    column_config=app.column_config(tables.DRAFT_PARAMS, df),
-    column_order=tables.DRAFT_PARAMS.order(list(df.columns)),
-)
+app.show_table(df, tables.DRAFT_PARAMS, "compare_table")
 cols = st.columns(len(export.FORMATS))
 for col, fmt in zip(cols, export.FORMATS, strict=False):
     col.download_button(
@@ -167,27 +159,11 @@ if act_on.empty and harmless.empty:
     st.success("No findings.")
 if not act_on.empty:
     act_on = act_on.drop(columns="harmless")
-    st.dataframe(
-        act_on,
-        width="stretch",
-        hide_index=True,
-        placeholder=app.MISSING,
-        key="compare_findings",
-        row_height=64,
-        column_config=app.column_config(tables.FINDINGS, act_on),
-    )  # messages wrap, never cut
+    app.show_table(act_on, tables.FINDINGS, "compare_findings", row_height=64, ordered=False)  # messages wrap
 if not harmless.empty:
     with st.expander(f"Known harmless ({len(harmless)}): published drafts work this way", expanded=False):
         harmless = harmless.drop(columns="harmless")
-        st.dataframe(
-            harmless,
-            width="stretch",
-            hide_index=True,
-            placeholder=app.MISSING,
-            row_height=64,
-            column_config=app.column_config(tables.FINDINGS, harmless),
-            key="compare_findings_harmless",
-        )
+        app.show_table(harmless, tables.FINDINGS, "compare_findings_harmless", row_height=64, ordered=False)
 
 for e in entries:
     with st.expander(f"{e.label}: tensors, checkpoint, capture layers"):
