@@ -2,7 +2,9 @@
 
 A pytest plugin (tests/conftest.py loads it), so browser tests ask for these fixtures by name:
 
-* ``browser`` (session scope): Debian's Chromium driven by Playwright; the test is skipped when either is missing.
+* ``browser`` (module scope: a running sync Playwright owns the main thread's event loop, so later
+  modules that call asyncio.run must not share it): Debian's Chromium driven by Playwright; the test is
+  skipped when either is missing.
 * ``live_app`` (function scope): a fresh ``streamlit run app.py`` whose Hub is the test's ``hub`` emulator, with its
   own SPECDRAFT_HOME and HF_HOME; yields a :class:`LiveApp` (``url``, ``hub``).
 """
@@ -101,9 +103,9 @@ def wait_for_script(page, timeout_ms: int = 60_000) -> None:
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout_ms)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """One headless Chromium for the whole run; each test opens its own pages (or contexts)."""
+    """One headless Chromium per test module; each test opens its own pages (or contexts)."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     path = chromium_path()
     if not path:
