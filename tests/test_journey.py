@@ -98,8 +98,9 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     browser, live_app: LiveApp, fake_server: Callable[..., FakeServer], tmp_path: Path
 ) -> None:
     hub = live_app.hub
-    # 12 output tokens: whole verify steps at both settings (4 tokens x 3, 3 tokens x 4)
-    common = {"ttft_s": 0.01, "chunk_delay_s": 0.01, "output_tokens": 12, "model": "acme/kimi-k2-target"}
+    # 48 output tokens: whole verify steps at both settings (4 tokens x 12, 3 tokens x 16). 20 ms per chunk keeps
+    # the baseline (~1 s a request) far slower than speculation (~0.3 s) even on a loaded 2-core CI machine
+    common = {"ttft_s": 0.01, "chunk_delay_s": 0.02, "output_tokens": 48, "model": "acme/kimi-k2-target"}
     servers = [
         fake_server("sglang", speculative_algorithm=None, tokens_per_chunk=1, **common),
         fake_server("sglang", num_steps=3, num_draft_tokens=4, tokens_per_chunk=4, **common),
