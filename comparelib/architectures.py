@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from comparelib.errors import ConfigError
 
@@ -58,7 +58,7 @@ class ModelSpec:
     source: str
     architecture: str
     dialect: str
-    role: str  # "draft" | "target"
+    role: Literal["draft", "target"]
     hidden_size: int
     vocab_size: int
     num_hidden_layers: int

@@ -89,8 +89,7 @@ class RequestResult:
     chunk_gaps_s: list[float]  # gaps between content chunks
     spec_verify_ct: int | None  # SGLang meta_info
     accept_length: float | None  # completion_tokens / spec_verify_ct (SGLang)
-    error_kind: str | None = None  # http_error | stream_cut | timeout | garbage_chunk | connection | empty
-    #                                  | too_large
+    error_kind: ErrorKind | None = None
 
 
 @dataclass
@@ -123,7 +122,7 @@ class BenchRun:
     server_config: ServerConfig
     summary: RunSummary
     results: list[RequestResult]
-    status: str = "finished"  # finished | interrupted | failed
+    status: RunStatus = "finished"
     params: dict[str, Any] = field(default_factory=dict)
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from comparelib import limits
-from comparelib.errors import ConfigError, DataError, InputError
+from comparelib.errors import ConfigError, DataError, InputError, Severity
 from comparelib.paths import resolve_user_path
 
 if TYPE_CHECKING:  # torch is heavy; imported lazily where tensors are touched
@@ -79,9 +79,6 @@ _EMBEDDING_COS = 0.99  # mean cosine to embedding[input_ids] above this: the emb
 _NEAR_EMBEDDING_COS = 0.9
 _MAX_POSITIONS = 1024  # positions sampled per file for norms and cosines
 _MAX_PAIRS = 256  # repeated-token position pairs per file for the context-free test
-
-
-Severity = Literal["error", "warning", "info"]
 
 
 @dataclass

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal
 
 from comparelib.errors import InputError
 
@@ -44,12 +44,16 @@ AS_GIVEN = "as-given"  # boundary = id
 UNSUPPORTED = "unsupported"  # the engine has no EAGLE-3 capture for this family
 
 # What happens when a boundary is never reached (id -1 as given, a boundary past the reach, a repeat).
-SHORT = "short"  # fewer states than the draft's fc expects: the fc matmul fails on the shape
-CAPTURE_FAILS = "capture-fails"  # the capture buffer raises "captured 2 of 3 aux hidden states"
-STARTUP_FAILS = "startup-fails"  # an IndexError while marking layers, before serving starts
+SHORT: Final = "short"  # fewer states than the draft's fc expects: the fc matmul fails on the shape
+CAPTURE_FAILS: Final = "capture-fails"  # the capture buffer raises "captured 2 of 3 aux hidden states"
+STARTUP_FAILS: Final = "startup-fails"  # an IndexError while marking layers, before serving starts
 
-SERVING = "serving"
-TRAINING = "training"
+SERVING: Final = "serving"
+TRAINING: Final = "training"
+Role = Literal["serving", "training"]
+Unmatched = Literal["short", "capture-fails", "startup-fails"]
+# What one engine does with one draft: runs, or why not (the three above, refused/not-read/unsupported).
+Status = Literal["ok", "short", "capture-fails", "startup-fails", "refused", "not-read", "unsupported"]
 
 
 @dataclass(frozen=True)
@@ -59,12 +63,12 @@ class CaptureRule:
     engine: str  # "SGLang" | "vLLM" | "SpecForge" | "speculators"
     version: str
     family: str  # a FAMILIES key, or "*" for every family
-    role: str  # SERVING | TRAINING
+    role: Role
     explicit: str  # one of the explicit-id rules above
     default: tuple[str, str, str]  # boundaries used when the config names no ids, as expressions of N
     reach: str  # highest boundary the engine can capture: "N-1" or "N"
     order: str  # how the engine orders and de-duplicates what it captures
-    unmatched: str  # SHORT | CAPTURE_FAILS | STARTUP_FAILS: a boundary that is never reached
+    unmatched: Unmatched  # a boundary that is never reached
     ids_from: tuple[str, ...]  # where the ids are read, first hit wins: "top-level", "eagle_config"
     reads_speculators: bool  # whether it reads speculators-format (Eagle3Speculator) configs
     source: str  # engine file and function this row was read from
@@ -432,7 +436,7 @@ class Capture:
     boundaries: tuple[int, ...]  # boundaries it asks for, in config order
     captured: tuple[int, ...]  # boundaries it actually captures, in the order they reach the draft
     expected: int  # states the draft's fc expects
-    status: str  # "ok" | SHORT | CAPTURE_FAILS | STARTUP_FAILS | "refused" | "not-read" | UNSUPPORTED
+    status: Status
     note: str
 
     @property
@@ -508,7 +512,7 @@ def capture(
             (),
             (),
             want,
-            UNSUPPORTED,
+            "unsupported",
             f"{rule_.label} has no EAGLE-3 capture for {FAMILIES.get(rule_.family, rule_.family)} targets "
             f"({rule_.source}).",
         )
@@ -538,7 +542,7 @@ def capture(
         )
     top = n_layers if reach == "N" else n_layers - 1
     reachable = sorted({b for b in boundaries if 0 <= b <= top})
-    status = "ok"
+    status: Status = "ok"
     notes: list[str] = []
     lost = [b for b in boundaries if not 0 <= b <= top]
     if lost:
@@ -548,7 +552,7 @@ def capture(
     if len(set(boundaries)) != len(boundaries):
         notes.append("a repeated layer is captured once")
     if len(reachable) != want:
-        status = {SHORT: SHORT, CAPTURE_FAILS: CAPTURE_FAILS, STARTUP_FAILS: STARTUP_FAILS}[rule_.unmatched]
+        status = rule_.unmatched
         if rule_.unmatched == STARTUP_FAILS and not [b for b in boundaries if b > top]:
             status = SHORT
     if status == SHORT:

@@ -6,6 +6,11 @@ message says what was wrong and what to do, and never contains a token.
 
 from __future__ import annotations
 
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+"""How bad a finding is (wiring lint, dump audit): what is not an exception but must still be said."""
+
 
 class CompareError(Exception):
     """Base class: anything the user can fix or should be told about."""

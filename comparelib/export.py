@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
@@ -16,7 +16,8 @@ from comparelib.values import plain
 if TYPE_CHECKING:
     from comparelib.tables import Table
 
-FORMATS: tuple[str, ...] = ("csv", "md", "json", "latex")
+Format = Literal["csv", "md", "json", "latex"]
+FORMATS: tuple[Format, ...] = ("csv", "md", "json", "latex")
 MIME: dict[str, str] = {
     "csv": "text/csv",
     "md": "text/markdown",

@@ -20,7 +20,7 @@ from typing import Any
 
 from comparelib import engines
 from comparelib.architectures import ModelSpec
-from comparelib.errors import InputError
+from comparelib.errors import InputError, Severity
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 
@@ -56,7 +56,7 @@ def parse_target_layers(value: int | str | None, *, name: str = "Target layers")
 class Finding:
     """One problem (or fact worth knowing) about a draft's wiring."""
 
-    severity: str  # "error" | "warning" | "info"
+    severity: Severity
     code: str
     message: str
     harmless: bool = False  # known harmless: grouped and collapsed, never the headline
