@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import aclosing
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -1230,8 +1230,3 @@ async def _run(
         status=status,
         params=params,
     )
-
-
-def to_dict(obj: Any) -> Any:
-    """Dataclasses as plain dicts (for stores and JSON)."""
-    return asdict(obj) if is_dataclass(obj) and not isinstance(obj, type) else obj

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from comparelib import bench, prompts, redact, servers
+from comparelib import bench, prompts, redact, servers, values
 from comparelib.bench import RequestResult, ServerConfig, run_benchmark, summarize
 from comparelib.errors import BenchError, DataError, InputError
 from comparelib.speedup import speedup_against
@@ -108,7 +108,7 @@ def test_sglang_server_config_read_back_and_secrets_stripped(fake_server) -> Non
         3,
     )
     assert c.raw["server_info_route"] == "/server_info"
-    dumped = json.dumps(bench.to_dict(c))
+    dumped = json.dumps(values.plain(c))
     assert not any(secret in dumped for secret in SECRETS)
     assert c.raw["api_key"] == redact.PLACEHOLDER and c.raw["hf_token"] == redact.PLACEHOLDER
 
