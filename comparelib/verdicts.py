@@ -8,6 +8,7 @@ which fit a verdict may lean on (the reference's model family first, then pooled
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,6 +27,16 @@ from comparelib.scaling import (
     scaling_points,
     select,
     volume_for,
+)
+from comparelib.speedup import (
+    Optimum,
+    SpeedupModel,
+    measured_frame,
+    missing_evidence,
+    model_from_runs,
+    optimum,
+    predict_frame,
+    what_if,
 )
 from comparelib.values import number
 
@@ -387,3 +398,52 @@ def kimi_verdict(points: pd.DataFrame | None = None, *, benchmark: str = "gsm8k"
 
     own = float(registry.example_own_draft_volume()["samples"])
     return gap_verdict(own, KIMI_REFERENCE, benchmark=benchmark, points=points)
+
+
+@dataclass(frozen=True)
+class LiveOutlook:
+    """What a run group's measurements say about num_steps, with the fit's "more data" scenario when it adds one."""
+
+    measured: pd.DataFrame
+    model: SpeedupModel
+    prediction: pd.DataFrame | None  # None: one num_steps cannot say which is best
+    missing: list[str]  # measurements that would make the prediction firmer (or possible)
+    scenario: str | None  # label of the "more data" rows in ``prediction``
+    no_scenario: str | None  # why the fit adds no "more data" scenario, when it was asked for one
+    best: Optimum | None  # None while the best num_steps cannot be predicted
+    best_with_more_data: Optimum | None
+
+
+def live_outlook(
+    runs: Sequence[Any], at_reference: tuple[float, int, float] | None, *, reference: str, x: Axis
+) -> LiveOutlook:
+    """Speed predictions from a run group; ``at_reference`` is scaling.fit_at_reference's (accept, steps, volume).
+
+    The "more data" scenario is shown only when the fit at the reference's volume beats what the draft
+    already reaches at that num_steps; otherwise the published trend says nothing about more data for it.
+    """
+    measured = measured_frame(runs)
+    model = model_from_runs(runs)
+    improved: float | None = None
+    label: str | None = None
+    no_scenario: str | None = None
+    if at_reference is not None:
+        improved, k_imp, ref_vol = at_reference
+        label = f"fit at {human(ref_vol)} {x}: {improved:.2f} at {k_imp} steps"
+        reached = model.accept_length(k_imp)
+        if improved <= reached:
+            no_scenario = (
+                f"No \"more data\" scenario: the fit's {improved:.2f} at {reference}'s volume is not above what "
+                f"your draft already reaches at {k_imp} steps ({reached:.2f}), so the "
+                "published trend says nothing about more data for your draft."
+            )
+            improved, label = None, None
+    missing = missing_evidence(model)
+    if any("num_steps" in m for m in missing):
+        return LiveOutlook(measured, model, None, missing, None, no_scenario, None, None)
+    if improved is not None and at_reference is not None:
+        prediction = what_if(model, improved, at_steps=at_reference[1], label=label)
+        better = optimum(model, frame=prediction[prediction["scenario"] == label])
+    else:
+        prediction, better = predict_frame(model), None
+    return LiveOutlook(measured, model, prediction, missing, label, no_scenario, optimum(model), better)

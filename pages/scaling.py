@@ -232,46 +232,23 @@ with live_col:
         st.caption("Pick a run group to see measured throughput and acceptance against num_steps.")
     else:
         try:
-            runs = store.runs(group=group)
-            measured = speedup.measured_frame(runs)
-            model = speedup.model_from_runs(runs)
-            k0 = model.measured[0].num_steps
-            improved = None
-            label = None
             at_ref = scaling.fit_at_reference(fit, points, reference) if fit is not None else None
-            if at_ref is not None:
-                improved, k_imp, ref_vol = at_ref
-                label = f"fit at {verdicts.human(ref_vol)} {x}: {improved:.2f} at {k_imp} steps"
-            missing = speedup.missing_evidence(model)
-            steps_missing = [m for m in missing if "num_steps" in m]
-            if improved is not None and improved <= model.accept_length(k_imp):
-                st.caption(
-                    f"No \"more data\" scenario: the fit's {improved:.2f} at {reference}'s volume is not above what "
-                    f"your draft already reaches at {k_imp} steps ({model.accept_length(k_imp):.2f}), so the "
-                    "published trend says nothing about more data for your draft."
-                )
-                improved = None
-            if steps_missing:
-                pred = (
-                    None  # one point cannot say which num_steps is best: show what was measured, say what is missing
-                )
-            elif improved is not None:
-                pred = speedup.what_if(model, improved, at_steps=k_imp, label=label)
-            else:
-                pred = speedup.predict_frame(model)
-            for part in charts.sweep_chart_parts(measured, pred, model.baseline_tok_s):  # each fits the column
+            look = verdicts.live_outlook(store.runs(group=group), at_ref, reference=reference, x=x)
+            model, measured = look.model, look.measured
+            if look.no_scenario:
+                st.caption(look.no_scenario)
+            for part in charts.sweep_chart_parts(measured, look.prediction, model.baseline_tok_s):  # fit the column
                 st.altair_chart(part, width="stretch")
-            if steps_missing:
-                st.warning("No prediction of the best num_steps yet. Missing: " + "; ".join(missing) + ".")
+            if look.best is None:
+                st.warning("No prediction of the best num_steps yet. Missing: " + "; ".join(look.missing) + ".")
             else:
-                opt = speedup.optimum(model)
-                st.markdown(opt.sentence)
-                if missing:
-                    st.caption("Missing: " + "; ".join(missing) + ".")
-                if improved is not None:
-                    better = speedup.optimum(model, frame=pred[pred["scenario"] == label])
+                st.markdown(look.best.sentence)
+                if look.missing:
+                    st.caption("Missing: " + "; ".join(look.missing) + ".")
+                if look.best_with_more_data is not None:
                     st.markdown(
-                        f"With the acceptance the fit predicts for {reference}'s data volume: {better.sentence}"
+                        f"With the acceptance the fit predicts for {reference}'s data volume: "
+                        f"{look.best_with_more_data.sentence}"
                     )
             with st.expander("How the speed model was identified"):
                 for note in model.notes:

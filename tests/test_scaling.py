@@ -359,3 +359,32 @@ def test_measured_against_fit_takes_the_best_own_point() -> None:
     own = _pts([1e6, 1e6], [1.5, 2.6], kind="own")
     agrees_text = verdicts.measured_against_fit(f, 1e6, own)
     assert agrees_text is not None and "You measured **2.60**" in agrees_text[1]
+
+
+@pytest.mark.parametrize(
+    ("at_reference", "scenario", "refused"),
+    [
+        (None, False, False),  # no fit at the reference: the current draft only
+        ((3.27, 3, 1.4e6), True, False),  # the fit beats the 2.1-ish the example reaches: a "more data" scenario
+        ((1.5, 3, 1.4e6), False, True),  # below what the draft already reaches: said, and no scenario
+    ],
+)
+def test_live_outlook_adds_a_more_data_scenario_only_when_the_fit_beats_the_draft(
+    at_reference: tuple[float, int, float] | None, scenario: bool, refused: bool
+) -> None:
+    store = Store("sqlite://")
+    store.ensure_examples()
+    look = verdicts.live_outlook(
+        store.runs(group="example-kimi-k2.5"), at_reference, reference="AQ-MedAI/Kimi-K2-Instruct-eagle3", x="samples"
+    )
+    assert look.best is not None and look.best.num_steps == 2  # the session's own finding
+    assert look.prediction is not None
+    assert (look.scenario is not None) is scenario
+    assert (look.best_with_more_data is not None) is scenario
+    if scenario:
+        assert look.scenario == "fit at 1.4M samples: 3.27 at 3 steps"
+        assert set(look.prediction["scenario"]) == {"current draft", look.scenario}
+        assert look.best_with_more_data.tok_s > look.best.tok_s
+    assert (look.no_scenario is not None) is refused
+    if refused:
+        assert 'No "more data" scenario: the fit\'s 1.50' in look.no_scenario
