@@ -942,6 +942,21 @@ FRAME_COLUMNS = [
 ]
 
 
+def requests_to_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """One run's stored requests in display units: UTC start times, milliseconds, the mean chunk gap."""
+    import pandas as pd
+
+    out = frame.drop(columns=["chunk_gaps_s"]).copy()
+    out["started_at"] = pd.to_datetime(pd.to_numeric(out["started_at"], errors="coerce"), unit="s", utc=True)
+    for col in ("ttft_s", "e2e_s", "tpot_s"):
+        out[col.replace("_s", "_ms")] = pd.to_numeric(out.pop(col), errors="coerce") * 1000.0
+    out["mean_chunk_gap_ms"] = [
+        (sum(g for g in gaps if g is not None) / len(gaps) * 1000.0) if gaps else None
+        for gaps in frame["chunk_gaps_s"]
+    ]
+    return out
+
+
 def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     import pandas as pd
 

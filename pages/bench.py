@@ -10,7 +10,6 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 import app
@@ -20,7 +19,7 @@ from comparelib.charts import run_sweep_charts
 from comparelib.draft import default_runs, latest_own_group
 from comparelib.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.errors import CompareError
-from comparelib.store import Store, comparison_frame, runs_to_frame
+from comparelib.store import Store, comparison_frame, requests_to_frame, runs_to_frame
 
 app.ensure_routed()
 
@@ -104,18 +103,6 @@ def _budget() -> SessionBudget:
 
 def _labels(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
-
-
-def _requests_view(frame: pd.DataFrame) -> pd.DataFrame:
-    out = frame.drop(columns=["chunk_gaps_s"]).copy()
-    out["started_at"] = pd.to_datetime(pd.to_numeric(out["started_at"], errors="coerce"), unit="s", utc=True)
-    for col in ("ttft_s", "e2e_s", "tpot_s"):
-        out[col.replace("_s", "_ms")] = pd.to_numeric(out.pop(col), errors="coerce") * 1000.0
-    out["mean_chunk_gap_ms"] = [
-        (sum(g for g in gaps if g is not None) / len(gaps) * 1000.0) if gaps else None
-        for gaps in frame["chunk_gaps_s"]
-    ]
-    return out
 
 
 st.title("Live benchmark")
@@ -407,7 +394,7 @@ try:
         if reqs.empty:
             st.info("no per-request rows for this run (example and summary-only imports have none)")
         else:
-            view = _requests_view(reqs)
+            view = requests_to_frame(reqs)
             app.show_table(view, tables.REQUESTS, "requests_table", ordered=False)
 except CompareError as exc:
     st.error(str(exc))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -19,7 +20,7 @@ import sqlalchemy as sa
 from comparelib.errors import StoreError
 from comparelib.redact import is_secret_key, strip_url
 from comparelib.speedup import speedup_against
-from comparelib.store import FRAME_COLUMNS, SCHEMA_VERSION, Store, comparison_frame
+from comparelib.store import FRAME_COLUMNS, SCHEMA_VERSION, Store, comparison_frame, requests_to_frame
 from tests.fixtures import cli_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -462,3 +463,20 @@ def test_cli_runs_bad_db_is_one_line() -> None:
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("error:")
     assert "pw123456" not in proc.stderr
+
+
+def test_requests_in_display_units() -> None:
+    s = Store("sqlite://")
+    rid = s.start_run(endpoint="http://127.0.0.1:1", server_config={"engine": "sglang"}, labels=[], params={})
+    s.add_request(
+        rid,
+        {"index": 0, "ok": True, "started_at": 0.0, "ttft_s": 0.012, "e2e_s": 0.25, "chunk_gaps_s": [0.01, 0.03]},
+    )
+    s.add_request(rid, {"index": 1, "ok": False, "error": "timeout", "chunk_gaps_s": []})
+    view = requests_to_frame(s.requests(rid))
+    assert "chunk_gaps_s" not in view and "ttft_s" not in view
+    first, second = view.iloc[0], view.iloc[1]
+    assert first["ttft_ms"] == pytest.approx(12.0) and first["e2e_ms"] == pytest.approx(250.0)
+    assert first["mean_chunk_gap_ms"] == pytest.approx(20.0)
+    assert str(first["started_at"]) == "1970-01-01 00:00:00+00:00"
+    assert math.isnan(second["mean_chunk_gap_ms"]) and math.isnan(second["ttft_ms"])  # missing, never 0
