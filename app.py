@@ -24,6 +24,7 @@ HERE = Path(__file__).parent
 PAGES = HERE / "pages"
 # Session-state key set by run(): pages of this session are being run by the router below.
 ROUTED = "_specdraft_routed"
+PAGE_STATE = "_specdraft_page"
 # Bundled: a ":material/...:" page icon makes the browser fetch the favicon from fonts.gstatic.com.
 ICON = HERE / "assets" / "favicon.png"
 LOG = logging.getLogger("specdraft.app")
@@ -126,6 +127,7 @@ def run() -> None:
         }
     )
     st.session_state[ROUTED] = True
+    st.session_state[PAGE_STATE] = nav.url_path  # which page this run shows (the sidebar form is per page)
     page_boundary(nav.run)
 
 
@@ -251,10 +253,7 @@ def own_draft() -> OwnDraft:
         volumes, groups = [], []
         problem = str(exc)
 
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    here = (ctx.page_script_hash if ctx is not None else "", draft)
+    here = (st.session_state.get(PAGE_STATE, ""), draft)
     # the widgets show the current draft after a link, a reset, another page's change, or a page switch
     # (each page has its own widgets); values typed but not yet sent stay
     if st.session_state.get("_draft_shown") != here:
