@@ -772,13 +772,13 @@ def test_json_depth(text: str, limit: int, over: bool) -> None:
 
 
 def test_chunk_lines_never_hold_more_than_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SPECDRAFT_MAX_SSE_LINE_BYTES", "10")
+    monkeypatch.setenv("SPECDRAFT_BENCH_MAX_CHUNK_BYTES", "10")
     assert list(limits.iter_chunk_lines([b"data: 1\nda", b"ta: 2\n", b"x"], "the stream")) == [
         b"data: 1",
         b"data: 2",
         b"x",
     ]
-    with pytest.raises(LimitError, match="SPECDRAFT_MAX_SSE_LINE_BYTES"):
+    with pytest.raises(LimitError, match="SPECDRAFT_BENCH_MAX_CHUNK_BYTES"):
         list(limits.iter_chunk_lines([b"data: " + b"y" * 100], "the stream"))
 
 
@@ -797,3 +797,12 @@ def test_bad_cap_values_say_which_variable(monkeypatch: pytest.MonkeyPatch, valu
 
 def test_outside_root_error_is_an_input_error() -> None:
     assert issubclass(OutsideDataRootError, InputError)
+
+
+def test_bench_caps_have_one_variable_and_one_default() -> None:
+    from comparelib import settings
+
+    assert limits.RESPONSE_BYTES.env == "SPECDRAFT_BENCH_MAX_BODY_BYTES"
+    assert limits.SSE_LINE_BYTES.env == "SPECDRAFT_BENCH_MAX_CHUNK_BYTES"
+    assert limits.RESPONSE_BYTES.default == settings.DEFAULT_BENCH_BODY_BYTES
+    assert limits.SSE_LINE_BYTES.default == settings.DEFAULT_BENCH_CHUNK_BYTES
