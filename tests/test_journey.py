@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.fake_inference import FakeServer
 from tests.fixtures import aq_config, aq_tensors
@@ -129,7 +130,7 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     _nav(page, "Compare drafts")
     page.get_by_test_id("stDataFrame").first.wait_for()
     assert f"acme/kimi-k2-eagle3@{sha[:7]}" in page.locator("[data-testid='stMain']").inner_text()
-    assert _input(page, "Draft: Hub URL, org/name, folder or registry:org/name").input_value() == own_url
+    expect(_input(page, "Draft: Hub URL, org/name, folder or registry:org/name")).to_have_value(own_url)
     _shoot(page, "1-compare-light")
 
     # 2. audit its training data and attach the volume to it
@@ -140,7 +141,7 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     _settle(page)
     page.get_by_text("Attach to a draft as training volume").first.wait_for()
     name_box = _input(page, "Draft name (as it appears in the comparison)")
-    assert name_box.input_value() == own_url  # your draft is the default
+    expect(name_box).to_have_value(own_url)  # your draft is the default
     page.get_by_role("button", name="Attach to a draft as training volume").click()
     _settle(page)
     page.get_by_text(f"Saved {ROWS} samples").wait_for()
@@ -164,7 +165,7 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
             page.get_by_role("button", name="Run benchmark").wait_for()
     assert "draft_group=kimi-k2-sweep" in page.url  # the runs are attached to the draft
     # the sidebar still shows our draft after switching pages
-    assert _input(page, "Draft: Hub URL, org/name, folder or registry:org/name").input_value() == own_url
+    expect(_input(page, "Draft: Hub URL, org/name, folder or registry:org/name")).to_have_value(own_url)
     main = page.locator("[data-testid='stMain']").inner_text()
     assert "different target model" not in main
     _shoot(page, "3-bench-light")
