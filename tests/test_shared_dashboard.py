@@ -140,6 +140,15 @@ class HostileServer:
         ready.set()
         self._loop.run_forever()
         server.close()
+        # End the open connections on their own loop. Left pending, a handler is finalized later by the
+        # garbage collector after its loop is gone, and the "Event loop is closed" it raises there is
+        # formatted (Python 3.11's traceback carets call ast.parse) inside whatever ast.parse the main
+        # thread is running: CPython 3.11 then fails that parse with "AST constructor recursion depth mismatch".
+        pending = asyncio.all_tasks(self._loop)
+        for task in pending:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self._loop.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -164,7 +173,10 @@ class HostileServer:
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
         finally:
-            writer.close()
+            try:
+                writer.close()
+            except RuntimeError:  # the loop already closed: nothing left to close
+                pass
 
     async def stream(self, writer: asyncio.StreamWriter, head: bytes, body: Iterator[bytes]) -> None:
         writer.write(head)
