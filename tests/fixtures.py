@@ -235,3 +235,23 @@ def cli_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess
     code = main(list(args))
     out = capsys.readouterr()
     return subprocess.CompletedProcess(list(args), code, out.out, out.err)
+
+
+# --- the CLI run as a user runs it: a fresh interpreter, from the project root
+
+
+def run_cli(
+    *args: str | bytes, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``python -m comparelib ARGS`` in a subprocess; ``env`` is added to this process's environment."""
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "comparelib", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=TESTS.parent,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )

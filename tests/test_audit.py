@@ -7,8 +7,6 @@ import dataclasses
 import json
 import math
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ import pytest
 from comparelib import audit, auditresult, templates, tokens
 from comparelib.conversations import trainable_turns
 from comparelib.errors import DataError, InputError
+from tests.fixtures import run_cli
 from tests.tokenizer_fixture import LLAMA3_TEMPLATE, build_tokenizer
 
 U, A = "user", "assistant"
@@ -411,10 +410,6 @@ DOMAIN_CASES = [
 @pytest.mark.parametrize(("text", "domain"), DOMAIN_CASES)
 def test_domain_of(text: str, domain: str) -> None:
     assert audit.domain_of(text) == domain
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_cli_json(fixture_file: Path, tok_dir: Path) -> None:

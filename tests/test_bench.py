@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from comparelib import bench, prompts, redact, servers, values
 from comparelib.bench import RequestResult, ServerConfig, run_benchmark, summarize
 from comparelib.errors import BenchError, DataError, InputError
 from comparelib.speedup import speedup_against
+from tests.fixtures import run_cli
 
 PROMPTS: list[prompts.Prompt] = [
     "Say hello.",
@@ -322,9 +322,7 @@ def test_records_into_real_sqlite_store(fake_server, tmp_path: Path) -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "comparelib", "bench", *args], capture_output=True, text=True, timeout=120
-    )
+    return run_cli("bench", *args)
 
 
 def test_cli_json_keys(fake_server, tmp_path: Path) -> None:

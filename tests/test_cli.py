@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120)
+from tests.fixtures import run_cli
 
 
 def test_unknown_command_exits_2_with_one_line() -> None:

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from comparelib import comparison, export
 from comparelib.errors import GatedRepoError, HostNotAllowedError, InputError, RepoNotFoundError
-from tests.fixtures import AQ, aq_config, aq_tensors
+from tests.fixtures import AQ, aq_config, aq_tensors, run_cli
 from tests.hub_emulator import HubEmulator
-
-ROOT = Path(__file__).resolve().parents[1]
-
 
 # (source, excluding_embedding, total) — the numbers the issue pins.
 REGISTRY_CASES = [
@@ -94,19 +89,6 @@ def test_table_exports_agree_across_formats() -> None:
     assert records[0]["excluding_embedding"] == 1_190_948_864
     assert "1,190,948,864" in export.render(df, "md")
     assert "1{,}190{,}948{,}864" in export.render(df, "latex")
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    import os
-
-    return subprocess.run(
-        [sys.executable, "-m", "comparelib", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        timeout=120,
-    )
 
 
 def test_cli_params_json_against_the_emulator(hub: HubEmulator) -> None:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import pickle
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,9 +17,14 @@ from safetensors.torch import save_file
 from comparelib.dumps import DumpReport, audit_dumps, discover_dump_files, load_embedding, read_draft_config
 from comparelib.errors import ConfigError, DataError, InputError, UnsafeFileError
 from tests import dump_fixtures as fx
+from tests.fixtures import run_cli as _run_cli
 
 TARGET = fx.TinyTarget()
 N = fx.N_LAYERS
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return _run_cli("audit-dump", *args, env={"OMP_NUM_THREADS": "1"})
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -310,13 +313,6 @@ def test_read_draft_config(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- CLI
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "comparelib", "audit-dump", *args], capture_output=True, text=True, timeout=120, env=env
-    )
 
 
 def test_cli_json(tmp_path: Path) -> None:

@@ -7,9 +7,6 @@ The fixtures carry the key sets those tools write (sglang/benchmark/serving.py `
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,9 +15,7 @@ import pytest
 from comparelib.errors import DataError, InputError
 from comparelib.importers import SGLANG, VLLM, detect_format, import_file, read_records
 from comparelib.store import Store
-from tests.fixtures import cli_in_process, sglang_record
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.fixtures import cli_in_process, run_cli, sglang_record
 
 
 def vllm_record(*, spec: bool = True, detailed: bool = True) -> dict:
@@ -202,17 +197,6 @@ def test_bad_file_imports_nothing(store: Store, tmp_path: Path) -> None:
         read_records(tmp_path / "empty.json")
     with pytest.raises(InputError, match="no such file"):
         read_records(tmp_path / "missing.json")
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "comparelib", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env=dict(os.environ),
-    )
 
 
 def test_cli_import_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

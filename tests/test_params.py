@@ -15,7 +15,7 @@ from comparelib import params as P
 from comparelib.architectures import ModelSpec, parse_config
 from comparelib.errors import DataError, InputError
 from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, TINY_SPECULATORS, read_header, write_checkpoint
-from tests.fixtures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK, TINY_NESTED
+from tests.fixtures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK, TINY_NESTED, run_cli
 
 # SpecForge configs/llama3-8B-eagle3.json (lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge)
 LLAMA31_8B_EAGLE3: dict[str, Any] = {
@@ -370,13 +370,7 @@ def test_multimodal_prefix_and_vision_tensors(tmp_path: Path) -> None:
 
 
 def _cli(*args: str) -> Any:
-    import subprocess
-    import sys
-
-    root = Path(__file__).resolve().parents[1]
-    return subprocess.run(
-        [sys.executable, "-m", "comparelib", "params", *args], capture_output=True, text=True, cwd=root, timeout=300
-    )
+    return run_cli("params", *args, timeout=300)
 
 
 def test_cli_params_json_reports_mtp_apart(tmp_path: Path) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from comparelib import overview, scaling, stats, verdicts
 from comparelib.errors import DataError, InputError
 from comparelib.store import Store
+from tests.fixtures import run_cli
 
 # Student t quantiles from printed tables (two-sided 95% -> p = 0.975; one-sided 95% -> 0.95).
 T_TABLE = [
@@ -267,12 +266,8 @@ def test_overview_facts_for_the_kimi_example() -> None:
     assert sentence.startswith("The largest gap is training data: 37K samples against 1.4M (38x fewer).")
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120)
-
-
 def test_cli_scaling_json() -> None:
-    proc = _cli(
+    proc = run_cli(
         "scaling",
         "--benchmark",
         "gsm8k",

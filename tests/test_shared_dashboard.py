@@ -38,7 +38,7 @@ from comparelib.endpoints import (
 )
 from comparelib.errors import BenchError, InputError, StoreError
 from comparelib.store import Store, runs_to_frame
-from tests.fixtures import page_app
+from tests.fixtures import page_app, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "pages"
@@ -46,18 +46,6 @@ PROMPTS = ["Say hello.", "Count to three."]
 SENTINEL = "Sentinel9Secret"
 PG_URL = os.environ.get("SPECDRAFT_TEST_PG_URL")
 MiB = 1 << 20
-
-
-def run_cli(*args: str | bytes, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "comparelib", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **(env or {})},
-        cwd=ROOT,
-        check=False,
-    )
 
 
 def texts(at: AppTest) -> str:

@@ -4,14 +4,13 @@ Kimi-K2.5 session (one speculative point plus notes) must come out as it was mea
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from comparelib import speedup
 from comparelib.errors import DataError
 from comparelib.store import Store
+from tests.fixtures import run_cli
 
 ACCEPT_CASES = [(0.0, 3, 1.0), (0.5, 1, 1.5), (0.5, 2, 1.75), (0.8, 3, 2.952), (1.0, 4, 5.0)]
 
@@ -138,12 +137,10 @@ def test_model_from_runs_needs_a_speculative_run(example_runs) -> None:  # type:
         speedup.model_from_runs([r for r in runs if r.is_baseline])
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "comparelib", *args], capture_output=True, text=True, timeout=120)
-
-
 def test_cli_speedup_on_the_example_group() -> None:
-    proc = _cli("speedup", "--run-group", "example-kimi-k2.5", "--target-accept", "3.27", "--at-steps", "3", "--json")
+    proc = run_cli(
+        "speedup", "--run-group", "example-kimi-k2.5", "--target-accept", "3.27", "--at-steps", "3", "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["optimum"]["num_steps"] == 2
@@ -170,7 +167,7 @@ def test_cli_speedup_says_what_is_missing_for_one_point(tmp_path) -> None:  # ty
         },
     )
     store.finish_run(rid, {"requests": 8, "output_tokens_per_s": 2827.7, "accept_length": 2.5})
-    proc = _cli("speedup", "--run-group", "one", "--db", url)
+    proc = run_cli("speedup", "--run-group", "one", "--db", url)
     assert proc.returncode == 0, proc.stderr
     assert "Predicted best" not in proc.stdout
     assert "no prediction of the best num_steps yet; missing: only one num_steps was measured (3)" in proc.stdout

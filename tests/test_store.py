@@ -21,7 +21,7 @@ from comparelib.errors import StoreError
 from comparelib.redact import is_secret_key, strip_url
 from comparelib.speedup import speedup_against
 from comparelib.store import FRAME_COLUMNS, SCHEMA_VERSION, Store, comparison_frame, requests_to_frame
-from tests.fixtures import cli_in_process
+from tests.fixtures import cli_in_process, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_ENV = "SPECDRAFT_TEST_PG_URL"
@@ -425,17 +425,6 @@ def test_data_volumes(store: Store) -> None:
     assert vols[0]["created_at"].tzinfo is not None
     with pytest.raises(StoreError):
         store.save_data_volume(draft="", samples=1)
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "comparelib", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env=dict(os.environ),
-    )
 
 
 def test_cli_runs_lists_examples_and_measured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
