@@ -53,9 +53,21 @@ class ParamCount:
     buffers: int  # d2t / t2d elements: stored, not parameters
     stored: int  # parameter elements a checkpoint from this producer actually holds
     shared_with_target: int = 0  # parameters that are the target's own weights (not extra memory)
-    mtp: int = (
-        0  # parameters of a target's MTP module(s): included in total (the checkpoint stores them), not in active
-    )
+    # parameters of a target's MTP module(s): included in total (the checkpoint stores them), not in active
+    mtp: int = 0
+
+
+# The counts every model is shown with, in the order the CLI and the comparison table print them.
+HEADLINE: tuple[str, ...] = (
+    "total",
+    "excluding_embedding",
+    "embedding",
+    "lm_head",
+    "trainable",
+    "frozen",
+    "stored",
+    "active",
+)
 
 
 @dataclass

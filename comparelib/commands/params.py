@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from comparelib import comparison, lint
+    from comparelib import comparison, lint, params
 
     entry = comparison.load_entry(
         args.model,
@@ -44,17 +44,7 @@ def run(args: argparse.Namespace) -> int:
     out.write(f"{entry.label}  ({entry.spec.architecture}, {entry.spec.dialect})\n")
     if entry.commit_sha:
         out.write(f"commit {entry.commit_sha}\n")
-    for key in (
-        "total",
-        "excluding_embedding",
-        "embedding",
-        "lm_head",
-        "trainable",
-        "frozen",
-        "stored",
-        "active",
-        "mtp",
-    ):
+    for key in (*params.HEADLINE, "mtp"):
         if p[key] is not None and not (key == "mtp" and not p[key]):
             out.write(f"  {key:<20} {p[key]:>18,}\n")
     out.write("components:\n")
