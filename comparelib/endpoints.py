@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from comparelib import settings
+from comparelib import limits, settings
 from comparelib.errors import BenchError, InputError
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -223,8 +223,8 @@ class BenchLimits:
     session_requests: int | None = None
     session_seconds: float | None = None
     max_runs: int | None = None
-    max_body_bytes: int = settings.DEFAULT_BENCH_BODY_BYTES
-    max_chunk_bytes: int = settings.DEFAULT_BENCH_CHUNK_BYTES
+    max_body_bytes: int = limits.RESPONSE_BYTES.default
+    max_chunk_bytes: int = limits.SSE_LINE_BYTES.default
 
     @classmethod
     def from_settings(cls) -> BenchLimits:
@@ -245,8 +245,8 @@ class BenchLimits:
             session_requests=whole("session_requests"),
             session_seconds=seconds("session_seconds"),
             max_runs=whole("max_runs"),
-            max_body_bytes=int(raw["max_body_bytes"] or settings.DEFAULT_BENCH_BODY_BYTES),
-            max_chunk_bytes=int(raw["max_chunk_bytes"] or settings.DEFAULT_BENCH_CHUNK_BYTES),
+            max_body_bytes=limits.RESPONSE_BYTES.value(),
+            max_chunk_bytes=limits.SSE_LINE_BYTES.value(),
         )
 
     def check(self, *, concurrency: int, requests: int, warmup: int) -> None:

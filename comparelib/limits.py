@@ -107,10 +107,10 @@ SAFETENSORS_HEADER_BYTES = Cap("SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES", 25_000_
 UPLOAD_BYTES = Cap("SPECDRAFT_MAX_UPLOAD_BYTES", 512 * MiB, "upload size")
 """Also set Streamlit's server.maxUploadSize (MB) at least as high: Streamlit refuses bigger uploads first."""
 RESPONSE_BYTES = Cap("SPECDRAFT_BENCH_MAX_BODY_BYTES", 16 * MiB, "HTTP response size")
-"""A whole (non-streamed) HTTP body such as /v1/models or /get_server_info. One variable: a run reads it
-through ``endpoints.BenchLimits`` (settings.DEFAULT_BENCH_BODY_BYTES is the same default)."""
+"""A whole (non-streamed) HTTP body such as /v1/models or /get_server_info; a run reads it through
+``endpoints.BenchLimits.from_settings``."""
 SSE_LINE_BYTES = Cap("SPECDRAFT_BENCH_MAX_CHUNK_BYTES", 4 * MiB, "streamed event size")
-"""One line of a server-sent-event stream (settings.DEFAULT_BENCH_CHUNK_BYTES is the same default)."""
+"""One line of a server-sent-event stream; a run reads it through ``endpoints.BenchLimits.from_settings``."""
 
 ALL: tuple[Cap, ...] = (
     ROW_BYTES,

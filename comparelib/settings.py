@@ -98,9 +98,6 @@ DATA_DIR = Path(__file__).parent / "data"
 
 # --- live benchmarks on a shared server (comparelib/endpoints.py) ----------------------------------
 
-DEFAULT_BENCH_BODY_BYTES = 16 << 20  # GET answers (/v1/models, /server_info, /metrics)
-DEFAULT_BENCH_CHUNK_BYTES = 4 << 20  # one SSE line (SGLang /generate repeats the whole text so far)
-
 
 def bench_allow() -> str | None:
     """SPECDRAFT_BENCH_ALLOW as set (None when unset: no endpoint policy, a local single user)."""
@@ -125,7 +122,10 @@ def _env_number(name: str, kind: type, default: float | int | None = None) -> fl
 
 
 def bench_limits() -> dict[str, float | int | None]:
-    """Benchmark caps from the environment (None: no cap), keyed like endpoints.BenchLimits."""
+    """Benchmark caps from the environment (None: no cap), keyed like endpoints.BenchLimits.
+
+    The two byte caps (SPECDRAFT_BENCH_MAX_BODY_BYTES / _CHUNK_BYTES) are ``limits`` caps, read there.
+    """
     return {
         "max_concurrency": _env_number("SPECDRAFT_BENCH_MAX_CONCURRENCY", int),
         "max_requests": _env_number("SPECDRAFT_BENCH_MAX_REQUESTS", int),
@@ -133,8 +133,6 @@ def bench_limits() -> dict[str, float | int | None]:
         "session_requests": _env_number("SPECDRAFT_BENCH_SESSION_REQUESTS", int),
         "session_seconds": _env_number("SPECDRAFT_BENCH_SESSION_SECONDS", float),
         "max_runs": _env_number("SPECDRAFT_BENCH_MAX_RUNS", int),
-        "max_body_bytes": _env_number("SPECDRAFT_BENCH_MAX_BODY_BYTES", int, DEFAULT_BENCH_BODY_BYTES),
-        "max_chunk_bytes": _env_number("SPECDRAFT_BENCH_MAX_CHUNK_BYTES", int, DEFAULT_BENCH_CHUNK_BYTES),
     }
 
 

@@ -799,10 +799,11 @@ def test_outside_root_error_is_an_input_error() -> None:
     assert issubclass(OutsideDataRootError, InputError)
 
 
-def test_bench_caps_have_one_variable_and_one_default() -> None:
-    from comparelib import settings
+def test_bench_byte_caps_are_read_once_by_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from comparelib.endpoints import BenchLimits
 
-    assert limits.RESPONSE_BYTES.env == "SPECDRAFT_BENCH_MAX_BODY_BYTES"
-    assert limits.SSE_LINE_BYTES.env == "SPECDRAFT_BENCH_MAX_CHUNK_BYTES"
-    assert limits.RESPONSE_BYTES.default == settings.DEFAULT_BENCH_BODY_BYTES
-    assert limits.SSE_LINE_BYTES.default == settings.DEFAULT_BENCH_CHUNK_BYTES
+    monkeypatch.setenv("SPECDRAFT_BENCH_MAX_BODY_BYTES", "64KiB")  # the caps' own syntax, as for every other cap
+    monkeypatch.setenv("SPECDRAFT_BENCH_MAX_CHUNK_BYTES", "2MiB")
+    bench_caps = BenchLimits.from_settings()
+    assert (bench_caps.max_body_bytes, bench_caps.max_chunk_bytes) == (64 * 1024, 2 * MB)
+    assert (limits.RESPONSE_BYTES.value(), limits.SSE_LINE_BYTES.value()) == (64 * 1024, 2 * MB)

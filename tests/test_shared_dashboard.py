@@ -25,7 +25,7 @@ import pytest
 import sqlalchemy as sa
 from streamlit.testing.v1 import AppTest
 
-from comparelib import comparison, export, redact, settings
+from comparelib import comparison, export, redact
 from comparelib.bench import run_benchmark
 from comparelib.endpoints import (
     BenchLimits,
@@ -963,7 +963,7 @@ def test_gzip_helper_really_is_a_bomb() -> None:
 def test_limits_come_from_settings(monkeypatch) -> None:
     monkeypatch.setenv("SPECDRAFT_BENCH_MAX_CHUNK_BYTES", "1234")
     limits = BenchLimits.from_settings()
-    assert limits.max_chunk_bytes == 1234 and limits.max_body_bytes == settings.DEFAULT_BENCH_BODY_BYTES
+    assert limits.max_chunk_bytes == 1234 and limits.max_body_bytes == 16 * MiB
     assert limits.max_concurrency is None  # unset: no cap for a local single user
 
 
