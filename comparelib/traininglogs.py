@@ -462,7 +462,8 @@ def event_files(path: Path) -> list[Path]:
         for root, _dirs, files in os.walk(path):
             for name in sorted(files):
                 if "tfevents" in name:
-                    found.append(Path(root) / name)
+                    # a symlink inside the run directory must not lead outside the data root either
+                    found.append(user_paths.resolve_user_path(Path(root) / name, "TensorBoard event file"))
                     if len(found) > MAX_EVENT_FILES:
                         raise DataError(
                             f"{path}: more than {MAX_EVENT_FILES} TensorBoard event files; "

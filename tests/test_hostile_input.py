@@ -443,6 +443,7 @@ ROOT_CASES = [
     ("dump-config", lambda r, o: ["audit-dump", str(r), "--config", str(o / "model")]),
     ("curve-log", lambda r, o: ["curve", str(o / "secret.jsonl")]),
     ("curve-symlink", lambda r, o: ["curve", str(r / "link.jsonl")]),
+    ("curve-tensorboard-link", lambda r, o: ["curve", str(r / "tbrun")]),
     (
         "bench-prompts",
         lambda r, o: ["bench", "--endpoint", "http://127.0.0.1:1", "--no-store", "--prompts", str(o / "secret.jsonl")],
@@ -463,6 +464,9 @@ def rooted(tmp_path: Path) -> tuple[Path, Path]:
     good_rows(root / "ok.jsonl")
     (root / "link.jsonl").symlink_to(outside / "secret.jsonl")
     (root / "linkdir").symlink_to(outside)
+    (outside / "events.out.tfevents.1").write_bytes(b"")
+    (root / "tbrun").mkdir()
+    (root / "tbrun" / "events.out.tfevents.1").symlink_to(outside / "events.out.tfevents.1")
     model_folder(outside / "model")
     build_tokenizer(outside / "tok")
     return root, outside
