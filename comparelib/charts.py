@@ -455,10 +455,13 @@ def params_chart(components: pd.DataFrame, order: Sequence[str]) -> alt.Chart:
                 "trainable:N",
                 scale=alt.Scale(domain=["trainable", "mixed", "frozen"], range=[1, 0.75, 0.4]),
                 title="trained?",
+                legend=alt.Legend(symbolFillColor=NEUTRAL, symbolStrokeColor=NEUTRAL),  # seen on both themes
             ),
             tooltip=["draft", "component", alt.Tooltip("params:Q", format=","), "trainable"],
             order=alt.Order("component:N"),
         )
+        # tall enough for both legends (components, then trained?) even with a few drafts
+        .properties(height=max(300, 28 * components["draft"].nunique()))
     )
 
 

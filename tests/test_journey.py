@@ -132,6 +132,7 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     assert f"acme/kimi-k2-eagle3@{sha[:7]}" in page.locator("[data-testid='stMain']").inner_text()
     expect(_input(page, "Draft: Hub URL, org/name, folder or registry:org/name")).to_have_value(own_url)
     _shoot(page, "1-compare-light")
+    _shoot_charts(page, "1-compare-light")
 
     # 2. audit its training data and attach the volume to it
     _nav(page, "Dataset audit")
@@ -213,6 +214,20 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     dark.get_by_test_id("stVegaLiteChart").first.wait_for()
     _shoot(dark, "5-scaling-dark")
     _shoot_charts(dark, "5-scaling-dark")
+    dark.goto(page.url.replace("/scaling", "/compare"))  # the same draft in the link: it is in the table
+    _settle(dark)
+    assert "acme/kimi-k2-eagle3@" in dark.locator("[data-testid='stMain']").inner_text()
+    _shoot(dark, "1-compare-dark")
+    _shoot_charts(dark, "1-compare-dark")
+    dark.goto(page.url.replace("/scaling", "/audit"))  # the same audit, so its charts are seen dark too
+    _settle(dark)
+    dark.locator("input[aria-label^='Dataset:']").first.fill(str(data))
+    dark.get_by_role("button", name="Run audit").click()
+    _settle(dark)
+    dark.get_by_text("Token length per sample").first.wait_for()
+    assert dark.get_by_test_id("stVegaLiteChart").count() >= 2  # length histogram and domain mix
+    _shoot(dark, "2-audit-dark")
+    _shoot_charts(dark, "2-audit-dark")
     dark.close()
     page.close()
     for name in (
