@@ -16,8 +16,8 @@ import streamlit as st
 if TYPE_CHECKING:  # the pages import this module first: comparelib loads only when a function needs it
     import pandas as pd
 
-    from comparelib.draft import OwnDraft
-    from comparelib.store import Store
+    from comparelib.live.store import Store
+    from comparelib.models.draft import OwnDraft
     from comparelib.tables import Table
 
 HERE = Path(__file__).parent
@@ -149,7 +149,7 @@ def ensure_routed() -> None:
 @st.cache_resource(show_spinner=False)
 def open_store(url: str) -> Store:
     """One results store per database URL for the whole server, with the built-in example loaded once."""
-    from comparelib.store import Store
+    from comparelib.live.store import Store
 
     store = Store(url)
     store.ensure_examples()
@@ -209,7 +209,7 @@ def hub_token() -> str | None:
 
 def _sync_url(draft: OwnDraft) -> None:
     """Keep the draft in the page's URL, so the link reproduces the view on any page."""
-    from comparelib.draft import PARAMS
+    from comparelib.models.draft import PARAMS
 
     wanted = draft.to_query()
     for key in PARAMS:
@@ -233,8 +233,8 @@ def own_draft() -> OwnDraft:
     session-only Hub token field.
     """
     from comparelib import settings
-    from comparelib.draft import DEFAULT, OwnDraft
     from comparelib.errors import CompareError
+    from comparelib.models.draft import DEFAULT, OwnDraft
 
     problem = None
     draft = st.session_state.get(DRAFT_STATE, DEFAULT)

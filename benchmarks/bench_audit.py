@@ -3,7 +3,7 @@
 Generates a deterministic synthetic ShareGPT-style JSONL set (``--rows``, 200K by default), trains a
 32K byte-level BPE on part of it, then measures in one run:
 
-* audit tokens/s: ``comparelib.audit.audit`` end to end (read, parse, template, tokenise, checks);
+* audit tokens/s: ``comparelib.audit.scan.audit`` end to end (read, parse, template, tokenise, checks);
 * raw tokenizer tokens/s: ``encode_batch_fast`` on the same rendered texts in 2K-text chunks,
   already in memory (the limit: nothing else is done);
 * their ratio (aim: >= 0.8), best of ``--repeat`` alternating runs of each;
@@ -153,8 +153,8 @@ def head(src: Path, dst: Path, rows: int) -> None:
 
 
 def rendered_texts(data: Path) -> list[str]:
-    from comparelib.conversations import normalize, trainable_turns
-    from comparelib.templates import ChatTemplate
+    from comparelib.audit.conversations import normalize, trainable_turns
+    from comparelib.audit.templates import ChatTemplate
 
     tpl = ChatTemplate(CHATML)
     out = []
@@ -193,7 +193,7 @@ def naive_reference(tok_dir: Path, data: Path, max_rows: int) -> tuple[float, in
 
 
 def child_audit(data: str, tok_dir: str) -> None:
-    from comparelib.audit import audit
+    from comparelib.audit.scan import audit
 
     res = audit(data, tokenizer=tok_dir)
     print(
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         child_audit(args.child_audit, args.tokenizer)
         return 0
 
-    from comparelib.audit import audit
+    from comparelib.audit.scan import audit
 
     tmp = tempfile.TemporaryDirectory() if args.workdir is None else None
     work = Path(tmp.name) if tmp else args.workdir

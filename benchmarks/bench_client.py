@@ -33,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from comparelib.bench import run_benchmark  # noqa: E402
+from comparelib.live.bench import run_benchmark  # noqa: E402
 
 SERVER_CPU = {0}
 CLIENT_CPU = {1}

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 def config_texts(include_targets: bool) -> list[str]:
     """Every registry draft's config (Medusa-1 heads need their base model, so they are left out)."""
-    from comparelib import architectures, registry
+    from comparelib.models import architectures, registry
 
     texts = [json.dumps(d.config) for d in registry.load_registry() if d.config and "medusa_num_heads" not in d.config]
     if include_targets:  # 1T-parameter MoE targets list ~70K tensors each: a different workload
@@ -33,7 +33,7 @@ def config_texts(include_targets: bool) -> list[str]:
 
 
 def one_pass_ours(texts: list[str]) -> int:
-    from comparelib import architectures, params
+    from comparelib.models import architectures, params
 
     total = 0
     for text in texts:
@@ -60,7 +60,7 @@ import json, sys, time
 t0 = time.perf_counter()
 texts = json.load(open(sys.argv[2]))
 if sys.argv[1] == "ours":
-    from comparelib import architectures, params
+    from comparelib.models import architectures, params
     for t in texts:
         params.count(architectures.parse_config(json.loads(t)))
 else:

@@ -4,7 +4,7 @@ Writes a deterministic SpecForge console log (``--lines``, 1M by default; every 
 ``step N: {...}`` with acc_0..acc_6, ploss_0..ploss_6, loss, lr as SpecForge 0.2.0 prints them, an
 eval line every 1000 steps), then measures in one run:
 
-* curve lines/s: ``comparelib.curves.curve`` end to end (bounded line reads, regex extraction,
+* curve lines/s: ``comparelib.analysis.curves.curve`` end to end (bounded line reads, regex extraction,
   tau_sim, thinning, the fit and the verdict);
 * raw lines/s: ``for line in open(path, "rb")`` over the same file (the floor: nothing is parsed),
   and raw MB/s reading it in 1 MiB blocks;
@@ -105,7 +105,7 @@ def raw_blocks(path: Path) -> float:
 
 
 def run_curve(path: Path) -> tuple[float, dict]:
-    from comparelib import curves
+    from comparelib.analysis import curves
 
     t0 = time.perf_counter()
     c = curves.curve([path], batch_size=64)

@@ -9,7 +9,7 @@ plain tensor copy (read + write) on the same device; the printed ratios are band
 a step against those, and the big draft's step time against the small one's.
 
     python benchmarks/bench_draftcost.py                      # cuda if present, else cpu
-    python benchmarks/bench_draftcost.py --device cuda --json --out comparelib/data/draftcost/kimi-pair-h200.json
+    python benchmarks/bench_draftcost.py --device cuda --json --out comparelib/builtin/draftcost/kimi-pair-h200.json
     python benchmarks/bench_draftcost.py --tiny               # the same structure scaled down, CPU in seconds
 """
 
@@ -39,7 +39,7 @@ TINY_VOCAB_DIV = 20
 
 
 def specs(tiny: bool) -> list[tuple[str, Any]]:
-    from comparelib import architectures, comparison
+    from comparelib.models import architectures, comparison
 
     out = []
     for source in PAIR:
@@ -57,7 +57,7 @@ def specs(tiny: bool) -> list[tuple[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from comparelib import draftcost
+    from comparelib.analysis import draftcost
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")

@@ -38,7 +38,7 @@ def resolve_user_path(text: str | os.PathLike[str], what: str = "path") -> Path:
     if not candidate.is_absolute():
         candidate = Path(root_real) / candidate
     real = os.path.realpath(candidate)
-    shipped = os.path.realpath(settings.DATA_DIR)
+    shipped = os.path.realpath(settings.BUILTIN_DIR)
     if _inside(real, root_real) or _inside(real, shipped):
         return Path(real)
     raise OutsideDataRootError(

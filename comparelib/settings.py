@@ -93,10 +93,11 @@ def data_root() -> Path | None:
     return Path(raw).expanduser() if raw else None
 
 
-DATA_DIR = Path(__file__).parent / "data"
+BUILTIN_DIR = Path(__file__).parent / "builtin"
+"""What ships with the package: the published-draft registry, target configs, prompts, the example."""
 
 
-# --- live benchmarks on a shared server (comparelib/endpoints.py) ----------------------------------
+# --- live benchmarks on a shared server (comparelib/live/endpoints.py) ----------------------------------
 
 
 def bench_allow() -> str | None:

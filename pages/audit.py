@@ -10,10 +10,11 @@ import pandas as pd
 import streamlit as st
 
 import app
-from comparelib import charts, dumps, export, paths, settings
-from comparelib.audit import audit, progress_text
-from comparelib.auditresult import AuditResult
-from comparelib.conversations import FORMATS
+from comparelib import charts, export, paths, settings
+from comparelib.audit import dumps
+from comparelib.audit.conversations import FORMATS
+from comparelib.audit.result import AuditResult
+from comparelib.audit.scan import audit, progress_text
 from comparelib.errors import CompareError
 
 app.ensure_routed()

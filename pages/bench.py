@@ -13,13 +13,14 @@ from pathlib import Path
 import streamlit as st
 
 import app
-from comparelib import export, redact, settings, speedup, tables
-from comparelib.bench import BenchOptions, benchmark
+from comparelib import export, redact, settings, tables
+from comparelib.analysis import speedup
 from comparelib.charts import run_sweep_charts
-from comparelib.draft import default_runs, latest_own_group
-from comparelib.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.errors import CompareError
-from comparelib.store import Store, comparison_frame, requests_to_frame, runs_to_frame
+from comparelib.live.bench import BenchOptions, benchmark
+from comparelib.live.endpoints import BenchLimits, SessionBudget, SessionWatch
+from comparelib.live.store import Store, requests_to_frame, runs_to_frame
+from comparelib.models.draft import default_runs, latest_own_group
 
 app.ensure_routed()
 
@@ -59,7 +60,7 @@ def _run_job(
     watch: SessionWatch | None,
     budget: SessionBudget,
 ) -> None:
-    from comparelib.prompts import load_prompts
+    from comparelib.live.prompts import load_prompts
 
     try:  # options are built here, so a bad endpoint or label is reported like a failed run
         prompts = load_prompts(prompt_path)
@@ -197,7 +198,7 @@ if start and not running:
     elif prompt_source == "dataset file" and not prompt_file:
         st.error("give the path of a JSONL dataset, or choose the bundled prompts")
     else:
-        from comparelib.prompts import prompt_set_name
+        from comparelib.live.prompts import prompt_set_name
 
         options = functools.partial(
             BenchOptions,
@@ -303,7 +304,7 @@ try:
         import_labels = c1.text_input("Labels (comma-separated)", key="import_labels")
         import_group = c2.text_input("Group", key="import_group")
         if st.button("Import", key="import_run", disabled=upload is None) and upload is not None:
-            from comparelib.importers import import_file
+            from comparelib.live.importers import import_file
 
             try:
                 with tempfile.TemporaryDirectory() as tmp:
@@ -344,7 +345,7 @@ try:
                 index=picked.index(default_base.title) if default_base is not None else 0,
                 key="compare_baseline",
             )
-            cmp = comparison_frame(picked_runs, baseline=by_title[base_title])
+            cmp = speedup.comparison_frame(picked_runs, baseline=by_title[base_title])
             app.show_table(cmp, tables.RUN_COMPARISON, "compare_table", row_height=56, ordered=False)
             st.caption(
                 "speedup = output tok/s of the run / output tok/s of the baseline run, only against a "

@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 import app
-from comparelib import charts, comparison, engines, export, lint, redact, registry, settings, tables
+from comparelib import charts, export, redact, settings, tables
 from comparelib.errors import CompareError
+from comparelib.models import comparison, engines, lint, registry
 
 app.ensure_routed()
 
@@ -140,7 +141,7 @@ _choice = st.selectbox(
     [_NEWEST] + engines.serving_choices(),
     index=0,
     key="compare_engine",
-    help="Capture rules differ by engine, version and target family (comparelib/engines.py cites the engine "
+    help="Capture rules differ by engine, version and target family (comparelib/models/engines.py cites the engine "
     "code each rule comes from). Default: the newest rules known for SGLang and vLLM.",
 )
 serving = None if _choice == _NEWEST else _choice

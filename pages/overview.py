@@ -8,8 +8,10 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import app
-from comparelib import comparison, overview, scaling, settings, verdicts
+from comparelib import settings
+from comparelib.analysis import overview, scaling, verdicts
 from comparelib.errors import CompareError
+from comparelib.models import comparison
 
 app.ensure_routed()
 
@@ -145,7 +147,7 @@ if live is not None:
         f"{_link(f'{live.gain * 100:+.1f}%', 'bench')}" + (" (example data)." if live.kind == "example" else ".")
     )
 elif best is not None:
-    from comparelib import speedup
+    from comparelib.analysis import speedup
 
     lines.append(
         f"- **Live speed:** {_link(f'{best.output_tokens_per_s:.1f} tok/s', 'bench')} with speculation "

@@ -8,7 +8,8 @@ import pandas as pd
 import streamlit as st
 
 import app
-from comparelib import charts, curves, draftcost, export, paths, scaling, settings, speedup, verdicts
+from comparelib import charts, export, paths, settings
+from comparelib.analysis import curves, draftcost, scaling, speedup, verdicts
 from comparelib.errors import CompareError
 
 app.ensure_routed()
@@ -324,7 +325,7 @@ else:
                     "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding rows, "
                     "KV cache of 2048 tokens) at the GPU's nominal peak bandwidth, a lower bound on the step time. "
                     "Record real figures with `python benchmarks/bench_draftcost.py --device cuda --out "
-                    "comparelib/data/draftcost/<gpu>.json`."
+                    "comparelib/builtin/draftcost/<gpu>.json`."
                 )
             st.caption(
                 "One GPU, no tensor parallelism or CUDA graphs; an engine serving a large target may shard the draft "

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from safetensors.torch import save_file
 
-from comparelib.architectures import ModelSpec, parse_config
+from comparelib.models.architectures import ModelSpec, parse_config
 
 _TORCH_DTYPES: dict[str, torch.dtype] = {
     "bf16": torch.bfloat16,

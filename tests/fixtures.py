@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from comparelib import registry
+from comparelib.models import registry
 
 if TYPE_CHECKING:
     from streamlit.testing.v1 import AppTest

@@ -1,6 +1,6 @@
 """A local stand-in for the Hugging Face Hub, good enough for huggingface_hub 2.4.0.
 
-The tests have no internet, yet ``comparelib.hub`` must talk to a Hub through the real client. This
+The tests have no internet, yet ``comparelib.models.hub`` must talk to a Hub through the real client. This
 module serves the routes that client uses (``HEAD``/``GET /{repo}/resolve/{rev}/{file}`` with
 ``X-Repo-Commit``/``ETag``/byte ranges, ``/api/models|datasets/{repo}[/revision/{rev}]``, the file listing
 ``GET /api/{type}s/{repo}/tree/{rev}[/{path}]?recursive=&expand=`` and ``POST .../paths-info/{rev}``

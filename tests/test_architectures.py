@@ -9,9 +9,9 @@ import pytest
 import torch
 from torch import nn
 
-from comparelib import architectures as A
-from comparelib.architectures import ModelSpec, parse_config
 from comparelib.errors import ConfigError
+from comparelib.models import architectures as A
+from comparelib.models.architectures import ModelSpec, parse_config
 from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, TINY_SPECULATORS
 from tests.fixtures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK, TINY_NESTED
 

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from comparelib import audit, auditresult, templates, tokens
-from comparelib.conversations import trainable_turns
+from comparelib.audit import result as auditresult
+from comparelib.audit import scan as audit
+from comparelib.audit import templates, tokens
+from comparelib.audit.conversations import trainable_turns
 from comparelib.errors import DataError, InputError
 from tests.fixtures import run_cli
 from tests.tokenizer_fixture import LLAMA3_TEMPLATE, build_tokenizer
@@ -531,7 +533,7 @@ PREPARE_CASES = [
 def test_prepare_cuts_only_at_safe_boundaries(
     bundles: dict[str, tokens.TokenizerBundle], turns: list, segmented: bool
 ) -> None:
-    from comparelib.conversations import Conversation
+    from comparelib.audit.conversations import Conversation
 
     prepared = tokens.prepare(bundles["chatml"], Conversation(turns=turns), turns)
     assert (prepared.segments is not None) is segmented

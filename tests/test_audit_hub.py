@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from comparelib import audit, sources
-from comparelib import hub as hublib
-from comparelib.auditresult import AuditResult
+from comparelib.audit import hubdata, sources
+from comparelib.audit import scan as audit
+from comparelib.audit.result import AuditResult
 from comparelib.errors import DataError, RepoNotFoundError
 from tests.hub_emulator import HubEmulator
 from tests.tokenizer_fixture import build_tokenizer
@@ -230,8 +230,8 @@ def test_parquet_repo_without_card_counts_reads_only_footers(hub: HubEmulator, b
     # The listing went through the tree route and every .parquet read was a range request.
     assert any(r.url_path.startswith("/api/datasets/acme/big/tree/") for r in hub.requests)
     assert all(r.range for r in hub.requests if r.method == "GET" and r.url_path.endswith(".parquet"))
-    assert hublib.parquet_rows("acme/big") == {"train": 2 * BIG, "test": len(TEST)}
-    assert hublib.parquet_rows("acme/big", split="test") == {"test": len(TEST)}
+    assert hubdata.parquet_rows("acme/big") == {"train": 2 * BIG, "test": len(TEST)}
+    assert hubdata.parquet_rows("acme/big", split="test") == {"test": len(TEST)}
 
 
 def test_card_counts_win_over_parquet(hub: HubEmulator) -> None:
@@ -248,7 +248,7 @@ def test_jsonl_only_repo_says_the_hub_cannot_tell(hub: HubEmulator) -> None:
     assert src.hub_rows is None
     note = src.hub_rows_note or ""
     assert "does not say how many rows" in note and "no Parquet files" in note
-    assert hublib.parquet_rows("acme/plain") is None
+    assert hubdata.parquet_rows("acme/plain") is None
 
 
 def test_split_without_parquet_file_names_the_splits_found(hub: HubEmulator) -> None:
@@ -277,17 +277,17 @@ def test_parquet_export_revision_counts_when_the_repo_has_none(hub: HubEmulator)
         repo_type="dataset",
         revision="refs/convert/parquet",
     )
-    assert hublib.parquet_rows("acme/converted") == {"train": len(TRAIN), "test": len(TEST)}
-    assert hublib.parquet_rows("acme/converted", config="other") == {"train": 2}
+    assert hubdata.parquet_rows("acme/converted") == {"train": len(TRAIN), "test": len(TEST)}
+    assert hubdata.parquet_rows("acme/converted", config="other") == {"train": 2}
     assert sources.open_source("acme/converted").hub_rows == len(TRAIN)
 
 
 def test_private_repo_footers_use_the_token_in_headers_only(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
     hub.add_repo("acme/secret", {"data/train.parquet": parquet(TRAIN)}, repo_type="dataset", private=True)
     with pytest.raises(RepoNotFoundError):
-        hublib.parquet_rows("acme/secret")
+        hubdata.parquet_rows("acme/secret")
     monkeypatch.setenv("HF_TOKEN", hub.token)
-    assert hublib.parquet_rows("acme/secret") == {"train": len(TRAIN)}
+    assert hubdata.parquet_rows("acme/secret") == {"train": len(TRAIN)}
     assert all(hub.token not in r.path + r.query for r in hub.requests)
     assert any(r.authorized for r in hub.requests if r.url_path.endswith(".parquet"))
 
@@ -295,7 +295,7 @@ def test_private_repo_footers_use_the_token_in_headers_only(hub: HubEmulator, mo
 def test_offline_parquet_rows_is_unknown(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
     hub.add_repo("acme/off", {"data/train.parquet": parquet(TRAIN)}, repo_type="dataset")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert hublib.parquet_rows("acme/off") is None
+    assert hubdata.parquet_rows("acme/off") is None
     assert not hub.requests
 
 
@@ -316,4 +316,4 @@ SPLIT_NAMES = [
 
 @pytest.mark.parametrize(("path", "split"), SPLIT_NAMES)
 def test_parquet_split_of(path: str, split: str) -> None:
-    assert hublib.parquet_split_of(path) == split
+    assert hubdata.parquet_split_of(path) == split

@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from comparelib import bench, prompts, redact, servers, values
-from comparelib.bench import RequestResult, ServerConfig, run_benchmark, summarize
+from comparelib import redact, values
+from comparelib.analysis.speedup import speedup_against
 from comparelib.errors import BenchError, DataError, InputError
-from comparelib.speedup import speedup_against
+from comparelib.live import bench, prompts, servers
+from comparelib.live.bench import RequestResult, ServerConfig, run_benchmark, summarize
 from tests.fixtures import run_cli
 
 PROMPTS: list[prompts.Prompt] = [
@@ -115,7 +116,7 @@ def test_sglang_server_config_read_back_and_secrets_stripped(fake_server) -> Non
 
 def test_sglang_get_server_info_fallback(fake_server) -> None:
     server = fake_server("sglang", ttft_s=0.0, chunk_delay_s=0.0, server_info_route="legacy", num_steps=5)
-    config = bench.detect_server(server.url)
+    config = servers.detect_server(server.url)
     assert config.engine == "sglang" and config.num_steps == 5
     assert config.raw["server_info_route"] == "/get_server_info"
 
@@ -172,7 +173,7 @@ def test_vllm_acceptance_from_counter_deltas(fake_server) -> None:
 
 def test_vllm_without_stated_config_is_marked_unknown(fake_server) -> None:
     server = fake_server("vllm", ttft_s=0.0, chunk_delay_s=0.0, tokens_per_chunk=2, num_steps=4)
-    config = bench.detect_server(server.url)
+    config = servers.detect_server(server.url)
     assert config.speculative_algorithm == "unknown" and config.num_steps == 4 and config.config_source == "metrics"
 
 
@@ -303,7 +304,7 @@ def test_progress_and_interrupt(fake_server) -> None:
 
 
 def test_records_into_real_sqlite_store(fake_server, tmp_path: Path) -> None:
-    from comparelib.store import Store
+    from comparelib.live.store import Store
 
     server = fake_server("sglang", ttft_s=0.0, chunk_delay_s=0.001, fail_every=4)
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
@@ -360,7 +361,7 @@ def test_cli_bad_endpoint_exits_2(endpoint: str, tmp_path: Path) -> None:
 
 def test_unreachable_endpoint_raises_bench_error() -> None:
     with pytest.raises(BenchError, match="cannot reach"):
-        bench.detect_server("http://127.0.0.1:1", timeout_s=2)
+        servers.detect_server("http://127.0.0.1:1", timeout_s=2)
 
 
 # --- pure functions --------------------------------------------------------------------------------
@@ -493,7 +494,7 @@ def test_percentiles_empty_are_nan() -> None:
 
 
 def test_speedup_of_recorded_runs(tmp_path: Path) -> None:
-    from comparelib.store import Store
+    from comparelib.live.store import Store
 
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     spec_cfg = ServerConfig(engine="sglang", model="acme/target", speculative_algorithm="EAGLE3", num_steps=3)
@@ -576,7 +577,7 @@ def test_prompt_file_errors(tmp_path: Path) -> None:
 
 def test_http_server_that_is_not_an_inference_server(httpserver) -> None:
     with pytest.raises(BenchError, match="not like an inference server"):
-        bench.detect_server(httpserver.url_for("/"), timeout_s=5)
+        servers.detect_server(httpserver.url_for("/"), timeout_s=5)
 
 
 # --- options ---------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from comparelib import charts, scaling, speedup
+from comparelib import charts
+from comparelib.analysis import scaling, speedup
 from comparelib.errors import InputError
 
 KEY = "steps=3,topk=1,draft=4,bs=8,sglang"
@@ -119,7 +120,7 @@ def test_exports_png_svg_offline(sweep_chart) -> None:  # type: ignore[no-untype
 
 
 def _example_runs(tmp_path):  # type: ignore[no-untyped-def]
-    from comparelib.store import Store
+    from comparelib.live.store import Store
 
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     store.ensure_examples()

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from comparelib import comparison, export
+from comparelib import export
 from comparelib.errors import GatedRepoError, HostNotAllowedError, InputError, RepoNotFoundError
+from comparelib.models import comparison
 from tests.fixtures import AQ, aq_config, aq_tensors, run_cli
 from tests.hub_emulator import HubEmulator
 
@@ -137,7 +138,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, ...]) -> None:
 
 
 def test_table_carries_training_volumes_published_and_attached(tmp_path: Path) -> None:
-    from comparelib.store import Store
+    from comparelib.live.store import Store
 
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     store.ensure_examples()
@@ -154,7 +155,7 @@ def test_table_carries_training_volumes_published_and_attached(tmp_path: Path) -
 
 def test_cli_compare_shows_volume_attached_by_an_audit(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'r.sqlite'}"
-    from comparelib.store import Store
+    from comparelib.live.store import Store
 
     Store(db).save_data_volume(draft="example: own Kimi-K2.5 draft", samples=50_000, source="audit")
     proc = run_cli("compare", f"registry:{AQ}", comparison.EXAMPLE_OWN, "--format", "json", "--db", db)

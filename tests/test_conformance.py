@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from comparelib import architectures, params, registry
+from comparelib.models import architectures, params, registry
 
 transformers = pytest.importorskip("transformers", reason="transformers is a test requirement (requirements-dev.txt)")
 torch = pytest.importorskip("torch")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from comparelib import conversations as cm
+from comparelib.audit import conversations as cm
 from comparelib.errors import InputError
 
 U, A = "user", "assistant"

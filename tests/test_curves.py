@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from comparelib import cli, curves, traininglogs
-from comparelib.curves import CurvePoint
+from comparelib import cli
+from comparelib.analysis import curves, traininglogs
+from comparelib.analysis.curves import CurvePoint
+from comparelib.analysis.traininglogs import LogRecord, ReadStats
 from comparelib.errors import DataError, InputError
-from comparelib.traininglogs import LogRecord, ReadStats
 
 # ---------------------------------------------------------------- tau_sim
 

@@ -7,10 +7,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from comparelib import settings, speedup
-from comparelib.draft import DEFAULT, EXAMPLE_GROUP, OwnDraft, default_runs, latest_own_group
+from comparelib import settings
+from comparelib.analysis import speedup
+from comparelib.analysis.speedup import comparison_frame
 from comparelib.errors import CompareError, InputError
-from comparelib.store import RunRecord, Store, comparison_frame
+from comparelib.live.store import RunRecord, Store
+from comparelib.models.draft import DEFAULT, EXAMPLE_GROUP, OwnDraft, default_runs, latest_own_group
 
 REF = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 
@@ -201,8 +203,8 @@ def test_session_token_is_used_inside_the_block_only(monkeypatch) -> None:
 
 
 def test_session_token_opens_a_gated_repo(hub) -> None:
-    from comparelib import hub as hubmod
     from comparelib.errors import GatedRepoError
+    from comparelib.models import hub as hubmod
     from tests.fixtures import aq_config
 
     hub.add_model("acme/gated", aq_config(), gated=True)

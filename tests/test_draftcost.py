@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 import torch
 
-from comparelib import architectures, cli, draftcost, params, speedup
+from comparelib import cli
+from comparelib.analysis import draftcost, speedup
 from comparelib.errors import ConfigError, DataError, InputError
-from comparelib.store import Store
+from comparelib.live.store import Store
+from comparelib.models import architectures, params
 from tests.checkpoints import TINY_EAGLE3, TINY_SPECULATORS
 from tests.fixtures import page_app
 
@@ -76,7 +78,7 @@ def test_bytes_cover_every_weight_once(name: str, spec: architectures.ModelSpec)
 
 def test_kimi_pair_bytes_per_step() -> None:
     """Worked by hand: 1,036,808,192 weights outside fc and table, 7168-wide rows, 64 KV heads of 128."""
-    from comparelib import comparison
+    from comparelib.models import comparison
 
     small = draftcost.shape_from_spec(comparison.load_entry(KIMI_SMALL, with_header=False).spec)
     assert (small.hidden, small.heads, small.kv_heads, small.head_dim, small.draft_vocab, small.num_aux) == (
@@ -166,7 +168,7 @@ def test_parse_steps(text: str, expected: int | None) -> None:
 
 
 def test_only_eagle3_is_built() -> None:
-    from comparelib import comparison
+    from comparelib.models import comparison
 
     with pytest.raises(ConfigError, match="EAGLE-3 drafts only"):
         draftcost.shape_from_spec(comparison.load_entry("registry:yuhuili/EAGLE-LLaMA3-Instruct-8B").spec)

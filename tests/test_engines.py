@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from comparelib import engines
 from comparelib.errors import InputError
+from comparelib.models import engines
 
 # (engine, version, family, ids, N, captured boundaries, status, the engine line this row comes from)
 RULE_CASES: list[tuple[str, str, str, list[int] | None, int, tuple[int, ...], str, str]] = [

@@ -29,9 +29,10 @@ from typing import Any
 
 import pytest
 
-from comparelib import hub as hublib
 from comparelib import limits, paths
+from comparelib.audit import hubdata
 from comparelib.errors import InputError, LimitError, OutsideDataRootError
+from comparelib.models import hub as hublib
 from tests.fixtures import aq_config
 from tests.hub_emulator import HubEmulator
 from tests.tokenizer_fixture import build_tokenizer
@@ -43,7 +44,8 @@ PROBE = r"""
 import json, os, sys
 sys.path.insert(0, os.getcwd())
 import numpy, pyarrow, pyarrow.parquet, tokenizers, jinja2, huggingface_hub  # noqa: E401 - before the baseline
-import comparelib.cli, comparelib.audit, comparelib.hub, comparelib.templates, comparelib.prompts, comparelib.dumps
+import comparelib.cli, comparelib.audit.scan, comparelib.audit.templates, comparelib.audit.dumps  # noqa: E401
+import comparelib.models.hub, comparelib.live.prompts  # noqa: E401
 if os.environ.get("PROBE_DATASETS"):
     import datasets  # noqa: F401
 if sys.argv[1] == "page":
@@ -486,13 +488,13 @@ def test_paths_outside_the_data_root_are_refused(
 def test_paths_inside_the_data_root_still_work(rooted: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     root, _outside = rooted
     monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(root))
-    from comparelib import audit
+    from comparelib.audit import scan as audit
 
     assert audit.audit("ok.jsonl").samples == 1  # relative paths are taken from the root
     assert audit.audit(str(root / "ok.jsonl")).samples == 1
     assert paths.resolve_user_path(str(root / "ok.jsonl")) == (root / "ok.jsonl").resolve()
     # the app's own shipped data (built-in example, prompts) stays readable
-    from comparelib import prompts
+    from comparelib.live import prompts
 
     assert prompts.load_prompts(None)
     monkeypatch.delenv("SPECDRAFT_DATA_ROOT")
@@ -677,7 +679,7 @@ def test_hub_dataset_card_pointing_elsewhere_is_refused_before_any_request(
 
 
 def test_hub_dataset_card_on_the_hub_is_read(hub: HubEmulator, recorder: Recorder) -> None:
-    from comparelib import audit
+    from comparelib.audit import scan as audit
 
     hub.add_repo(
         "acme/local-files",
@@ -721,7 +723,7 @@ def test_data_files_entries(hub: HubEmulator, entry: str, allowed: bool) -> None
 
 
 def hub_mod_check(card: dict[str, Any]) -> None:
-    hublib.check_data_files(card, "dataset org/name")
+    hubdata.check_data_files(card, "dataset org/name")
 
 
 @pytest.mark.parametrize(
@@ -748,7 +750,7 @@ def test_remote_safetensors_headers_are_validated(
 
 
 def test_hub_config_over_the_cap_is_refused_before_download(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
-    from comparelib import tokens
+    from comparelib.audit import tokens
 
     monkeypatch.setenv("SPECDRAFT_MAX_CONFIG_BYTES", "1KiB")
     hub.add_repo("acme/fat-tok", {"tokenizer.json": b"{" + b" " * 4096 + b"}"})
@@ -804,7 +806,7 @@ def test_outside_root_error_is_an_input_error() -> None:
 
 
 def test_bench_byte_caps_are_read_once_by_limits(monkeypatch: pytest.MonkeyPatch) -> None:
-    from comparelib.endpoints import BenchLimits
+    from comparelib.live.endpoints import BenchLimits
 
     monkeypatch.setenv("SPECDRAFT_BENCH_MAX_BODY_BYTES", "64KiB")  # the caps' own syntax, as for every other cap
     monkeypatch.setenv("SPECDRAFT_BENCH_MAX_CHUNK_BYTES", "2MiB")

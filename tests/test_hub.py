@@ -1,4 +1,4 @@
-"""comparelib.hub against the local Hub emulator: parsing, fetching, errors, offline, token hygiene."""
+"""comparelib.models.hub against the local Hub emulator: parsing, fetching, errors, offline, token hygiene."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from comparelib import hub as hublib
+from comparelib.audit import hubdata
 from comparelib.errors import (
     ConfigError,
     EntryNotFoundError,
@@ -22,6 +22,7 @@ from comparelib.errors import (
     RepoNotFoundError,
     RevisionNotFoundError,
 )
+from comparelib.models import hub as hublib
 from tests.hub_emulator import (  # the `hub` fixture comes from the plugin registered in conftest.py
     DEFAULT_TOKEN,
     UNGRANTED_TOKEN,
@@ -488,24 +489,24 @@ DATASET_INFO = {
 
 def test_dataset_info_rows(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
     hub.add_repo("org/from-card-data", {"README.md": b"# x"}, repo_type="dataset", card_data=DATASET_INFO)
-    assert hublib.dataset_info_rows("org/from-card-data") == {
+    assert hubdata.dataset_info_rows("org/from-card-data") == {
         "default": {"train": 68000, "test": 100},
         "ultrachat": {"train_sft": 207865},
     }
     readme = b"---\ndataset_info:\n  features: []\n  splits:\n  - name: train\n    num_examples: 532000\n---\n# d\n"
     hub.add_repo("org/from-readme", {"README.md": readme}, repo_type="dataset")
-    assert hublib.dataset_info_rows("org/from-readme") == {"default": {"train": 532000}}
+    assert hubdata.dataset_info_rows("org/from-readme") == {"default": {"train": 532000}}
     hub.add_repo("org/silent", {"README.md": b"---\nlicense: mit\n---\n"}, repo_type="dataset")
-    assert hublib.dataset_info_rows("org/silent") is None
+    assert hubdata.dataset_info_rows("org/silent") is None
     hub.add_repo("org/no-card", {"data.jsonl": b"{}\n"}, repo_type="dataset")
-    assert hublib.dataset_info_rows("org/no-card") is None
+    assert hubdata.dataset_info_rows("org/no-card") is None
     with pytest.raises(RepoNotFoundError):
-        hublib.dataset_info_rows("org/absent")
+        hubdata.dataset_info_rows("org/absent")
     # offline: the cached README answers
     hublib.download_file("org/from-readme", "README.md", repo_type="dataset")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert hublib.dataset_info_rows("org/from-readme") == {"default": {"train": 532000}}
-    assert hublib.dataset_info_rows("org/silent") is None
+    assert hubdata.dataset_info_rows("org/from-readme") == {"default": {"train": 532000}}
+    assert hubdata.dataset_info_rows("org/silent") is None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -619,7 +620,7 @@ def test_standalone_emulator_process(tmp_path: Path, monkeypatch: pytest.MonkeyP
         assert first.startswith("HUB_EMULATOR_URL=http://127.0.0.1:")
         monkeypatch.setenv("HF_ENDPOINT", first.split("=", 1)[1])
         assert hublib.fetch_model("org/draft").config == {"hidden_size": 32}
-        assert hublib.dataset_info_rows("org/ds") == {"default": {"train": 7}}
+        assert hubdata.dataset_info_rows("org/ds") == {"default": {"train": 7}}
     finally:
         proc.terminate()
         assert proc.wait(timeout=10) == 0

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from comparelib.errors import DataError, InputError
-from comparelib.importers import SGLANG, VLLM, detect_format, import_file, read_records
-from comparelib.store import Store
+from comparelib.live.importers import SGLANG, VLLM, detect_format, import_file, read_records
+from comparelib.live.store import Store
 from tests.fixtures import cli_in_process, run_cli, sglang_record
 
 

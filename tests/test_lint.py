@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from comparelib import architectures, engines, lint, registry
-from comparelib.architectures import ModelSpec, TensorSpec
+from comparelib.models import architectures, engines, lint, registry
+from comparelib.models.architectures import ModelSpec, TensorSpec
 
 YARN = {"type": "yarn", "factor": 32.0, "original_max_position_embeddings": 4096}
 

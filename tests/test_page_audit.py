@@ -56,7 +56,7 @@ def test_audit_shows_counts_and_exports(data: tuple[Path, Path]) -> None:
     path, tok = data
     at = page_app(PAGE, timeout=60).run()
     assert not at.exception
-    from comparelib.audit import audit
+    from comparelib.audit.scan import audit
 
     expected = audit(str(path), tokenizer=str(tok), max_length=60)
     assert 0 < expected.over_max_length < 12
@@ -83,7 +83,7 @@ def test_attach_saves_volume(data: tuple[Path, Path]) -> None:
     at.button(key="audit_attach").click().run()
     assert not at.exception
     assert any("Saved 12 samples" in s.value for s in at.success)
-    from comparelib.store import Store
+    from comparelib.live.store import Store
 
     vols = [v for v in Store().data_volumes() if v["draft"] == "my-draft"]
     assert vols and vols[-1]["samples"] == 12 and vols[-1]["tokens"] == tokens

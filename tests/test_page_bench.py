@@ -9,8 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from comparelib import settings
-from comparelib.importers import import_file
-from comparelib.store import Store
+from comparelib.live.importers import import_file
+from comparelib.live.store import Store
 from tests.fixtures import page_app, sglang_record
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "bench.py")

@@ -106,7 +106,7 @@ def test_engine_selector_applies_that_version_rules() -> None:
 def test_minus_one_draft_is_counted_and_its_lint_says_what_each_engine_does(tmp_path: Path) -> None:
     import json
 
-    from comparelib import registry
+    from comparelib.models import registry
 
     config = json.loads((registry.EXAMPLE_OWN_DRAFT / "config.json").read_text())
     config["eagle_config"]["eagle_aux_hidden_state_layer_ids"] = [-1, 29, 57]
@@ -163,7 +163,7 @@ def test_two_drafts_with_the_same_name_get_distinct_chart_labels(tmp_path: Path)
         else json.loads(at.get("vega_lite_chart")[0].proto.spec)
     )
     assert chart["encoding"]["y"]["axis"]["labelLimit"] >= 400
-    from comparelib import comparison
+    from comparelib.models import comparison
 
     entries = [comparison.load_entry(str(tmp_path / r / "checkpoint")) for r in ("run1", "run2")]
     names = comparison.display_names(entries)

@@ -85,7 +85,7 @@ def test_our_draft_from_the_registry_and_a_bad_folder() -> None:
 def _own_runs(group: str, model: str = "acme/target") -> None:
     """Three benchmark runs of the user's own server, stored as the bench page stores them."""
     from comparelib import settings
-    from comparelib.store import Store
+    from comparelib.live.store import Store
 
     store = Store(settings.database_url())
     for spec, tok_s, acc in ((None, 40.0, None), ("EAGLE3", 61.2, 2.5), ("EAGLE3", 58.0, 2.3)):
@@ -143,7 +143,7 @@ def test_missing_figures_say_they_are_missing(hub) -> None:
 def test_a_speedup_against_another_model_is_refused() -> None:
     _own_runs("mixed", model="acme/target")
     from comparelib import settings
-    from comparelib.store import Store
+    from comparelib.live.store import Store
 
     store = Store(settings.database_url())
     for rid in [r.id for r in store.runs(group="mixed") if r.is_baseline]:

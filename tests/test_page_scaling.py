@@ -97,7 +97,7 @@ def test_no_run_group(at: AppTest) -> None:
 
 def _one_point_no_baseline(group: str) -> None:
     from comparelib import settings
-    from comparelib.store import Store
+    from comparelib.live.store import Store
 
     store = Store(settings.database_url())
     rid = store.start_run(

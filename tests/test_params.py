@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from comparelib import architectures as A
-from comparelib import params as P
-from comparelib.architectures import ModelSpec, parse_config
 from comparelib.errors import DataError, InputError
+from comparelib.models import architectures as A
+from comparelib.models import params as P
+from comparelib.models.architectures import ModelSpec, parse_config
 from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, TINY_SPECULATORS, read_header, write_checkpoint
 from tests.fixtures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK, TINY_NESTED, run_cli
 

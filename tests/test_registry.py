@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from comparelib import architectures, registry
 from comparelib.errors import ConfigError, InputError
-from comparelib.registry import PublishedDraft, ReportedResult, Setting
+from comparelib.models import architectures, registry
+from comparelib.models.registry import PublishedDraft, ReportedResult, Setting
 
 AQ = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 

@@ -448,7 +448,7 @@ def test_attach_volume_hostile_names(files: dict[str, str], draft: str, refused:
     else:
         assert any(draft.strip() in s.value for s in at.success)
         from comparelib import settings
-        from comparelib.store import Store
+        from comparelib.live.store import Store
 
         assert any(v["draft"] == draft for v in Store(settings.database_url()).data_volumes())
 
@@ -597,7 +597,7 @@ def test_scaling_hostile_input(files: dict[str, str], widgets: dict[str, tuple[s
 
 def test_scaling_every_benchmark_setting_and_axis_renders() -> None:
     """Every choice the selectors offer, at both ends of the target range: a page, never a traceback."""
-    from comparelib import scaling
+    from comparelib.analysis import scaling
 
     at = page("scaling").run()
     benches = scaling.benchmarks(scaling.published_points())  # raw values: the options are shown formatted

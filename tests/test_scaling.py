@@ -9,9 +9,9 @@ import math
 import pandas as pd
 import pytest
 
-from comparelib import overview, scaling, stats, verdicts
+from comparelib.analysis import overview, scaling, stats, verdicts
 from comparelib.errors import DataError, InputError
-from comparelib.store import Store
+from comparelib.live.store import Store
 from tests.fixtures import run_cli
 
 # Student t quantiles from printed tables (two-sided 95% -> p = 0.975; one-sided 95% -> 0.95).
@@ -233,7 +233,7 @@ def test_own_points_from_the_example_session_line_up_by_setting_key() -> None:
 
 
 def test_overview_facts_for_the_kimi_example() -> None:
-    from comparelib import comparison
+    from comparelib.models import comparison
 
     # the entries the Overview page loads: sizes are load_entry's counts, not counted again
     own = comparison.load_entry(comparison.EXAMPLE_OWN, with_header=False)
@@ -312,7 +312,7 @@ def test_cli_scaling_bad_input_exits_2(args: tuple[str, ...], capsys: pytest.Cap
 
 
 def test_overview_answer_uses_the_loaded_entries_and_the_run_group() -> None:
-    from comparelib import comparison
+    from comparelib.models import comparison
 
     own = comparison.load_entry(comparison.EXAMPLE_OWN, with_header=False)
     ref = comparison.load_entry(comparison.registry_source(verdicts.KIMI_REFERENCE), with_header=False)

@@ -25,9 +25,10 @@ import pytest
 import sqlalchemy as sa
 from streamlit.testing.v1 import AppTest
 
-from comparelib import comparison, export, redact
-from comparelib.bench import run_benchmark
-from comparelib.endpoints import (
+from comparelib import export, redact
+from comparelib.errors import BenchError, InputError, StoreError
+from comparelib.live.bench import run_benchmark
+from comparelib.live.endpoints import (
     BenchLimits,
     EndpointPolicy,
     EndpointRefusedError,
@@ -36,8 +37,8 @@ from comparelib.endpoints import (
     SessionBudget,
     SessionWatch,
 )
-from comparelib.errors import BenchError, InputError, StoreError
-from comparelib.store import Store, runs_to_frame
+from comparelib.live.store import Store, runs_to_frame
+from comparelib.models import comparison
 from tests.fixtures import page_app, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent

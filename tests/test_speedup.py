@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from comparelib import speedup
+from comparelib.analysis import speedup
 from comparelib.errors import DataError
-from comparelib.store import Store
+from comparelib.live.store import Store
 from tests.fixtures import run_cli
 
 ACCEPT_CASES = [(0.0, 3, 1.0), (0.5, 1, 1.5), (0.5, 2, 1.75), (0.8, 3, 2.952), (1.0, 4, 5.0)]

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from comparelib.analysis.speedup import comparison_frame, speedup_against
 from comparelib.errors import StoreError
+from comparelib.live.store import FRAME_COLUMNS, SCHEMA_VERSION, Store, requests_to_frame
 from comparelib.redact import is_secret_key, strip_url
-from comparelib.speedup import speedup_against
-from comparelib.store import FRAME_COLUMNS, SCHEMA_VERSION, Store, comparison_frame, requests_to_frame
 from tests.fixtures import cli_in_process, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -258,7 +258,9 @@ def test_examples_load_once_with_only_measured_points(store: Store) -> None:
 
 
 def test_examples_from_two_processes_load_once(store_url: str) -> None:
-    code = "import sys; from comparelib.store import Store; s = Store(sys.argv[1]); s.ensure_examples(); print('ok')"
+    code = (
+        "import sys; from comparelib.live.store import Store; s = Store(sys.argv[1]); s.ensure_examples(); print('ok')"
+    )
     procs = [
         subprocess.Popen([sys.executable, "-c", code, store_url], cwd=ROOT, stdout=subprocess.PIPE, text=True)
         for _ in range(2)
@@ -273,7 +275,7 @@ def test_examples_from_two_processes_load_once(store_url: str) -> None:
 WRITER = textwrap.dedent(
     """
     import sys
-    from comparelib.store import Store
+    from comparelib.live.store import Store
     url, n, hold = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "hold"
     store = Store(url)
     rid = store.start_run(endpoint="http://127.0.0.1:1", server_config={"engine": "sglang"}, labels=[sys.argv[4]],

@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 import pandas as pd
 import pytest
 
-from comparelib import comparison, export, tables
-from comparelib.store import Store
+from comparelib import export, tables
+from comparelib.live.store import Store
+from comparelib.models import comparison
 
 AQ = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 

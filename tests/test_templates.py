@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from comparelib import templates
+from comparelib.audit import templates
 from comparelib.errors import ConfigError, DataError
 from tests.tokenizer_fixture import CHATML_TEMPLATE, LLAMA3_TEMPLATE
 

@@ -1,4 +1,4 @@
-"""One-off converter: research notes (drafts.json) -> comparelib/data/registry.json.
+"""One-off converter: research notes (drafts.json) -> comparelib/builtin/registry.json.
 
 The app never runs this; it reads the committed registry.json. The research file is free text
 written while reading cards, papers and dashboards, so most fields need a decision. The regular
@@ -20,10 +20,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from comparelib.registry import normalize_benchmark, parse_count  # noqa: E402
+from comparelib.models.registry import normalize_benchmark, parse_count  # noqa: E402
 
 DEFAULT_SRC = Path("/work/shared/research/drafts.json")
-DEFAULT_OUT = ROOT / "comparelib" / "data" / "registry.json"
+DEFAULT_OUT = ROOT / "comparelib" / "builtin" / "registry.json"
 
 DASHBOARD_SOURCE = "sgl-project/SpecForge:docs/spec_bundle/public/raw_data/data.json@a6b6b0230009"
 PAPER_SOURCE = "https://arxiv.org/abs/2503.01840 (EAGLE-3 paper, Table 1)"

@@ -1,0 +1,7 @@
+"""Acceptance analysis: what the measurements say, and what would change them.
+
+Acceptance against training-data volume and its fit, learning curves from training logs, the
+speedup model of the step sweep, draft step cost, verdicts in sentences and the Overview's answer.
+"""
+
+__all__ = ["curves", "draftcost", "overview", "scaling", "speedup", "stats", "traininglogs", "verdicts"]

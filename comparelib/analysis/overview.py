@@ -1,0 +1,347 @@
+"""The Overview page's answer: how a draft differs from a published one in size, training data,
+acceptance and live speed, and which of those gaps is the largest. Figures and sentences, no widgets.
+
+Sizes come from ``comparison.load_entry`` (the same counts the Compare page shows), acceptance from
+the registry's published points (``scaling``), live speed from a run group (``speedup``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from comparelib.analysis import speedup
+from comparelib.analysis.scaling import published_points, run_setting, steps_of
+from comparelib.analysis.verdicts import bench_label, human
+from comparelib.errors import CompareError
+from comparelib.models import architectures, registry
+from comparelib.models.comparison import Entry
+
+
+def reference_choices() -> list[str]:
+    """Registry drafts whose config can be counted on its own (Medusa-1 configs need their base model's:
+    not offered as a reference)."""
+    ids = []
+    for d in registry.load_registry():
+        if not d.config:
+            continue
+        try:
+            architectures.parse_config(d.config, d.hub_id)
+        except CompareError:
+            continue
+        ids.append(d.hub_id)
+    return ids
+
+
+@dataclass(frozen=True)
+class SizeFacts:
+    """Parameter counts of two drafts and the reason they differ."""
+
+    own_excluding_embedding: int
+    own_total: int
+    ref_excluding_embedding: int
+    ref_total: int
+    own_embedding: int
+    ref_embedding: int
+    own_lm_head: int
+    ref_lm_head: int
+    own_lm_rows: int | None
+    ref_lm_rows: int | None
+    hidden: int | None
+    embedding_shared: bool
+    sentence: str
+
+
+def _lm_rows(spec: Any) -> tuple[int | None, int | None]:
+    for t in spec.tensors:
+        if t.component == "lm_head" and len(t.shape) == 2:
+            return int(t.shape[0]), int(t.shape[1])
+    return None, None
+
+
+def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: str = "the reference") -> SizeFacts:
+    """Counts outside and with the embedding, and the one-line reason (lm_head vocabulary, usually).
+
+    ``own`` and ``ref`` are what ``comparison.load_entry`` returns: their counts are used as they are.
+    """
+    own_spec, ref_spec = own.spec, ref.spec
+    a, b = own.count, ref.count
+    a_rows, hidden = _lm_rows(own_spec)
+    b_rows, _ = _lm_rows(ref_spec)
+    diff = a.excluding_embedding - b.excluding_embedding
+    lm_diff = a.lm_head - b.lm_head
+    shared = bool(a.shared_with_target) and bool(b.shared_with_target) if hasattr(a, "shared_with_target") else False
+    emb_note = ""
+    if a.embedding and a.embedding == b.embedding:
+        emb_shape = next((t.shape for t in own_spec.tensors if t.component == "embedding"), None)
+        dims = f" ({emb_shape[0]:,} x {emb_shape[1]:,})" if emb_shape and len(emb_shape) == 2 else ""
+        emb_note = (
+            f" Both carry the same {a.embedding:,}-parameter embedding{dims}"
+            + (", frozen and shared with the target" if shared else "")
+            + ", so it adds equally to both totals."
+        )
+    if diff == 0:
+        why = "They have the same size outside the embedding."
+    elif lm_diff and abs(diff - lm_diff) <= 0.01 * abs(diff):
+        bigger, smaller = (own_name, ref_name) if diff > 0 else (ref_name, own_name)
+        rows_big, rows_small = (a_rows, b_rows) if diff > 0 else (b_rows, a_rows)
+        why = (
+            f"{bigger} is {abs(diff):,} parameters larger outside the embedding, and all of it is the lm_head: "
+            f"{rows_big:,} x {hidden:,} over the full vocabulary against {rows_small:,} x {hidden:,} over a reduced "
+            f"draft vocabulary in {smaller}."
+        )
+    else:
+        why = (
+            f"{own_name} is {diff:+,} parameters outside the embedding against {ref_name}, "
+            f"of which the lm_head accounts for {lm_diff:+,}."
+        )
+    return SizeFacts(
+        own_excluding_embedding=a.excluding_embedding,
+        own_total=a.total,
+        ref_excluding_embedding=b.excluding_embedding,
+        ref_total=b.total,
+        own_embedding=a.embedding,
+        ref_embedding=b.embedding,
+        own_lm_head=a.lm_head,
+        ref_lm_head=b.lm_head,
+        own_lm_rows=a_rows,
+        ref_lm_rows=b_rows,
+        hidden=hidden,
+        embedding_shared=shared,
+        sentence=why + emb_note,
+    )
+
+
+def setting_label(key: str | None) -> str:
+    """A setting key for sentences: the registry's "unspecified" reads as what it means."""
+    if not key or key == "unspecified":
+        return "setting not stated by the source"
+    return key
+
+
+HEADLINE_BENCHMARKS: tuple[str, ...] = ("gsm8k", "humaneval", "math500")
+
+
+@dataclass(frozen=True)
+class AcceptFacts:
+    own: float | None
+    own_setting: str | None
+    ref_lo: float | None
+    ref_hi: float | None
+    ref_settings: tuple[str, ...]
+    same_setting: bool
+    sentence: str
+
+    @property
+    def ref_range(self) -> str | None:
+        """The reference's acceptance as "3.17-3.49" (one value when the ends agree); None when unpublished."""
+        return _range_text(self.ref_lo, self.ref_hi)
+
+
+def _range_text(lo: float | None, hi: float | None) -> str | None:
+    if lo is None or hi is None:
+        return None
+    return f"{lo:.2f}" if abs(hi - lo) < 0.005 else f"{lo:.2f}-{hi:.2f}"
+
+
+def accept_facts(
+    own_accept: float | None,
+    own_setting: str | None,
+    reference: str,
+    *,
+    benchmarks: Sequence[str] = HEADLINE_BENCHMARKS,
+    results: pd.DataFrame | None = None,
+) -> AcceptFacts:
+    """Our acceptance against the reference's at the same setting, or the nearest ones, saying which."""
+    pts = published_points(results)
+    ref = pts[(pts["draft"] == reference) & pts["accept_length"].notna()]
+    if benchmarks:
+        ref = ref[ref["benchmark"].isin([b.lower() for b in benchmarks])]
+    same = ref[ref["setting_key"] == own_setting] if own_setting else ref.iloc[0:0]
+    same_setting = not same.empty
+    if same_setting:
+        chosen = same
+    else:
+        own_steps = steps_of(own_setting)
+        limit = (own_steps + 1) if own_steps is not None else None
+        steps = ref["setting_key"].map(steps_of)
+        if limit is not None:
+            known = steps.dropna()
+            limit = max(limit, int(known.min())) if len(known) else limit
+            chosen = ref[steps.isna() | (steps <= limit)]
+        else:
+            chosen = ref
+    settings = tuple(sorted({setting_label(str(k)) for k in chosen["setting_key"].dropna()}))
+    lo = float(chosen["accept_length"].min()) if len(chosen) else None
+    hi = float(chosen["accept_length"].max()) if len(chosen) else None
+    benches = "/".join(bench_label(b) for b in benchmarks) if benchmarks else "all benchmarks"
+    ref_text = _range_text(lo, hi) or "no published acceptance"
+    own_text = "not measured" if own_accept is None else f"~{own_accept:.1f}"
+    if same_setting:
+        tail = f"at the same setting ({own_setting})."
+    else:
+        tail = (
+            f"but the settings differ: ours {own_setting or 'unknown'}, theirs "
+            f"{'; '.join(settings) or 'none'}; acceptance grows with the number of draft steps, so this is "
+            "not a like-for-like comparison."
+        )
+    sentence = f"Acceptance length: ours {own_text}, {reference} {ref_text} on {benches}, {tail}"
+    return AcceptFacts(own_accept, own_setting, lo, hi, settings, same_setting, sentence)
+
+
+@dataclass(frozen=True)
+class LiveFacts:
+    spec_tok_s: float
+    baseline_tok_s: float
+    gain: float  # spec / baseline - 1
+    num_steps: int | None
+    num_draft_tokens: int | None
+    run_id: int
+    baseline_run_id: int
+    kind: str
+    sentence: str
+
+
+def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
+    """Best speculative run of a group against the baseline measured under the same conditions."""
+    spec = [r for r in runs if not r.is_baseline and r.output_tokens_per_s]
+    if not spec:
+        return None
+    best = max(spec, key=lambda r: r.output_tokens_per_s)
+    base = speedup.choose_baseline(runs, [best])
+    if base is None:
+        return None
+    gain = best.output_tokens_per_s / base.output_tokens_per_s - 1.0
+    kind = "example" if "example" in (best.kind, base.kind) else best.kind
+    sentence = (
+        f"Live: {best.output_tokens_per_s:g} tok/s with speculation (num_steps={best.num_steps}, "
+        f"{best.num_draft_tokens} draft tokens) against {base.output_tokens_per_s:g} tok/s without: {gain * 100:+.1f}%"
+        + (" (example data)." if kind == "example" else ".")
+    )
+    return LiveFacts(
+        float(best.output_tokens_per_s),
+        float(base.output_tokens_per_s),
+        gain,
+        best.num_steps,
+        best.num_draft_tokens,
+        best.id,
+        base.id,
+        kind,
+        sentence,
+    )
+
+
+def largest_gap(
+    *,
+    data_ratio: float | None,
+    size_ratio: float | None,
+    accept_ratio: float | None,
+    accept_same_setting: bool = False,
+    own_volume: float | None = None,
+    ref_volume: float | None = None,
+) -> tuple[str, str]:
+    """(name, sentence) of the largest of the gaps, each as a factor >= 1 against the reference."""
+    factors: dict[str, float] = {}
+    if data_ratio:
+        factors["training data"] = max(data_ratio, 1 / data_ratio)
+    if size_ratio:
+        factors["size"] = max(size_ratio, 1 / size_ratio)
+    if accept_ratio:
+        factors["acceptance length"] = max(accept_ratio, 1 / accept_ratio)
+    if not factors:
+        return "", "Not enough facts to name the largest gap."
+    name = max(factors, key=lambda k: factors[k])
+    others = ", ".join(f"{k} {v:.1f}x" for k, v in factors.items() if k != name)
+    if name == "training data" and own_volume and ref_volume:
+        lead = (
+            f"The largest gap is training data: {human(own_volume)} samples against {human(ref_volume)} "
+            f"({factors[name]:.0f}x {'fewer' if own_volume < ref_volume else 'more'})."
+        )
+    else:
+        lead = f"The largest gap is {name}: a factor of {factors[name]:.1f}."
+    if others:
+        lead += (
+            f" The others are smaller ({others}"
+            + (
+                "; acceptance compared across different settings"
+                if "acceptance length" in factors and not accept_same_setting
+                else ""
+            )
+            + ")."
+        )
+    return name, lead
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Everything the Overview page states about one draft against one published reference."""
+
+    reference: str
+    size: SizeFacts
+    accept: AcceptFacts
+    live: LiveFacts | None
+    best_run: Any | None  # the fastest speculative run of the group (store.RunRecord); None without one
+    own_accept: float | None  # its acceptance length
+    own_setting: str | None  # its setting key
+    own_volume: float | None
+    ref_volume: float | None
+    data_ratio: float | None  # reference volume / own volume
+    size_ratio: float | None  # own / reference, outside the embedding
+    accept_ratio: float | None  # reference's highest acceptance / own
+    gap: str  # the largest gap's name; "" when none can be named
+    gap_sentence: str
+
+
+def answer(
+    own: Entry,
+    ref: Entry,
+    runs: Sequence[Any],
+    own_volume: float | None,
+    *,
+    own_name: str = "our draft",
+    results: pd.DataFrame | None = None,
+) -> Answer:
+    """The Overview's answer for ``own`` against the published draft ``ref`` (both from ``load_entry``),
+    the draft's run group ``runs`` and its training volume (None when not measured)."""
+    reference = ref.published.hub_id if ref.published is not None else ref.label
+    size = size_facts(own, ref, own_name, reference)
+    ref_volume = float(ref.published.train_samples) if ref.published and ref.published.train_samples else None
+    live = live_facts(runs)
+    spec_runs = [r for r in runs if not r.is_baseline and r.output_tokens_per_s]
+    best = max(spec_runs, key=lambda r: r.output_tokens_per_s) if spec_runs else None
+    own_accept = None
+    own_key = None
+    if best is not None:
+        own_accept = best.accept_length if best.accept_length is not None else best.accept_length_mean
+        own_key, _ = run_setting(best)
+    acc = accept_facts(own_accept, own_key, reference, results=results)
+    data_ratio = (ref_volume / own_volume) if ref_volume and own_volume else None
+    size_ratio = size.own_excluding_embedding / size.ref_excluding_embedding if size.ref_excluding_embedding else None
+    acc_ratio = (acc.ref_hi / own_accept) if own_accept and acc.ref_hi else None
+    gap, sentence = largest_gap(
+        data_ratio=data_ratio,
+        size_ratio=size_ratio,
+        accept_ratio=acc_ratio,
+        accept_same_setting=acc.same_setting,
+        own_volume=own_volume,
+        ref_volume=ref_volume,
+    )
+    return Answer(
+        reference=reference,
+        size=size,
+        accept=acc,
+        live=live,
+        best_run=best,
+        own_accept=own_accept,
+        own_setting=own_key,
+        own_volume=own_volume,
+        ref_volume=ref_volume,
+        data_ratio=data_ratio,
+        size_ratio=size_ratio,
+        accept_ratio=acc_ratio,
+        gap=gap,
+        gap_sentence=sentence,
+    )

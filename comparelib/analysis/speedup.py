@@ -1,0 +1,790 @@
+"""What a num_steps sweep says about the cost of a speculative cycle, and what other settings would give.
+
+Model (chain drafting, topk 1, one sequence's view):
+
+* a cycle drafts ``k`` tokens (``k = num_steps``) and verifies them in one target forward; it emits
+  ``L(k)`` tokens, the acceptance length (the bonus token included);
+* cycle time ``T(k) = t_verify + k * t_step`` where ``t_verify`` is the fixed cost of a cycle (the
+  target forward, scheduling) and ``t_step`` is what one more draft step adds (the draft forward plus
+  the target's cost of checking one more token, which is not free for large MoE targets);
+* acceptance is geometric, ``L(k) = 1 + a + ... + a^k`` for a per-position acceptance ``a``, unless
+  per-position rates were measured (vLLM), which are then used as they are;
+* throughput ``tok/s = c * L(k) / T(k)`` for ``c`` concurrent sequences; every run of a sweep must use
+  the same concurrency, so ``T`` is the per-sequence cycle time (ms) at that load;
+* the baseline run (no speculation) gives the plain decode step time ``c / tok_s``.
+
+Two ways to identify the model:
+
+* ``fit``: two or more num_steps with acceptance measured: ``a`` by least squares on ``L``,
+  ``t_verify``/``t_step`` by least squares of the measured ``T = c * L / tok_s`` on ``k``;
+* ``calibrated``: a single speculative point. One equation cannot give two costs, so the run's notes
+  must help: a verify time (``verify_ms``, ``verify_share_min``) fixes the split between verifying
+  and drafting at the measured ``k``, and when the notes say the point was the best of a sweep over
+  ``k`` in lo..hi, ``t_step`` is taken at the middle of the range of values for which that ``k`` is
+  indeed the best (so the model agrees with what was measured, by construction, and says so).
+
+A draft step measured with torch (``draftcost``, at batch = the sweep's concurrency) can replace
+the identified drafting cost (``with_draft_step``), and ``compare_drafts`` predicts candidate drafts
+side by side on the same verify costs.
+
+Everything produced here is a prediction (``kind="predicted"``); nothing is written to the store.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from comparelib.errors import DataError, InputError
+from comparelib.values import integer
+
+if TYPE_CHECKING:
+    from comparelib.live.store import RunRecord
+
+STEPS = tuple(range(1, 11))
+TIE_TOLERANCE = 0.02  # two settings within 2% of throughput are a tie: run-to-run noise is about that
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One measured speculative run: throughput, acceptance length and the number of draft steps."""
+
+    num_steps: int
+    tok_s: float
+    accept_length: float | None
+    run_id: int | None = None
+    accept_per_position: tuple[float, ...] | None = None
+
+
+def geometric_accept(alpha: float, k: int) -> float:
+    """1 + a + a^2 + ... + a^k."""
+    if k <= 0:
+        return 1.0
+    if abs(1.0 - alpha) < 1e-12:
+        return float(k + 1)
+    return (1.0 - alpha ** (k + 1)) / (1.0 - alpha)
+
+
+def alpha_for(accept_length: float, k: int) -> float:
+    """The per-position acceptance ``a`` that gives ``accept_length`` at ``k`` steps (bisection)."""
+    if k <= 0:
+        raise InputError("num_steps must be at least 1")
+    if not 1.0 <= accept_length <= k + 1:
+        raise DataError(f"acceptance length {accept_length:g} is impossible at {k} draft steps (must be 1..{k + 1})")
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if geometric_accept(mid, k) < accept_length:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def accept_from_positions(rates: Sequence[float], k: int) -> float:
+    """L(k) from conditional per-position acceptance rates; the last rate repeats past the measured ones."""
+    total, prod = 1.0, 1.0
+    for i in range(k):
+        r = rates[i] if i < len(rates) else rates[-1]
+        prod *= r
+        total += prod
+    return total
+
+
+def _fit_alpha(points: Sequence[SweepPoint]) -> float:
+    """Least-squares geometric ``a`` over all points with a measured acceptance length."""
+    pts = [(p.num_steps, float(p.accept_length)) for p in points if p.accept_length is not None]
+    grid = np.linspace(0.0, 0.999, 2000)
+
+    def sse(al: float) -> float:
+        return sum((geometric_accept(al, k) - accept) ** 2 for k, accept in pts)
+
+    errs = [sse(g) for g in grid]
+    i = int(np.argmin(errs))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    # golden-section refinement inside the bracketing grid cells
+    gr = (math.sqrt(5) - 1) / 2
+    c, d = hi - gr * (hi - lo), lo + gr * (hi - lo)
+    for _ in range(100):
+        if sse(c) < sse(d):
+            hi = d
+        else:
+            lo = c
+        c, d = hi - gr * (hi - lo), lo + gr * (hi - lo)
+    return 0.5 * (lo + hi)
+
+
+@dataclass(frozen=True)
+class SpeedupModel:
+    """Cycle cost and acceptance, identified from a sweep (``method``), with the notes that say how."""
+
+    t_verify_ms: float  # fixed per-cycle cost
+    t_step_ms: float  # added per draft step (drafting + checking one more token)
+    t_draft_ms: float  # of t_step, the drafting part (the rest is verification)
+    alpha: float  # geometric per-position acceptance
+    concurrency: int = 1
+    baseline_tok_s: float | None = None
+    per_position: tuple[float, ...] | None = None
+    method: str = "fit"  # "fit" | "calibrated"
+    measured: tuple[SweepPoint, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def accept_length(self, k: int) -> float:
+        if self.per_position:
+            return accept_from_positions(self.per_position, k)
+        return geometric_accept(self.alpha, k)
+
+    def cycle_ms(self, k: int) -> float:
+        return self.t_verify_ms + k * self.t_step_ms
+
+    def verify_ms(self, k: int) -> float:
+        return self.cycle_ms(k) - k * self.t_draft_ms
+
+    def verify_share(self, k: int) -> float:
+        return self.verify_ms(k) / self.cycle_ms(k)
+
+    def tok_s(self, k: int, accept_length: float | None = None) -> float:
+        acc = self.accept_length(k) if accept_length is None else accept_length
+        return self.concurrency * acc / self.cycle_ms(k) * 1000.0
+
+    @property
+    def baseline_step_ms(self) -> float | None:
+        if not self.baseline_tok_s:
+            return None
+        return self.concurrency / self.baseline_tok_s * 1000.0
+
+
+def _cycle_ms(p: SweepPoint, concurrency: int) -> float:
+    return concurrency * float(p.accept_length) / p.tok_s * 1000.0  # type: ignore[arg-type]
+
+
+def fit_sweep(
+    points: Sequence[SweepPoint],
+    *,
+    baseline_tok_s: float | None = None,
+    concurrency: int = 1,
+    verify_ms: tuple[float, float] | float | None = None,
+    verify_share_min: float | None = None,
+    sweep_range: tuple[int, int] | None = None,
+) -> SpeedupModel:
+    """Identify the model from measured points (see the module docstring for the two methods).
+
+    ``verify_ms`` is the measured target verify time per cycle at the measured setting (a value or a
+    (lo, hi) range); ``verify_share_min`` the smallest share of the cycle it took; ``sweep_range``
+    the num_steps range that was swept when only its best point was kept.
+    """
+    usable = [p for p in points if p.accept_length is not None and p.tok_s and p.tok_s > 0 and p.num_steps >= 1]
+    if not usable:
+        raise DataError(
+            "no speculative run with both throughput and acceptance length; "
+            "run a sweep with an SGLang or vLLM server first"
+        )
+    if concurrency < 1:
+        raise InputError("concurrency must be at least 1")
+    notes: list[str] = []
+    per_pos = next((p.accept_per_position for p in usable if p.accept_per_position), None)
+    alpha = _fit_alpha(usable)
+    steps = sorted({p.num_steps for p in usable})
+    if len(steps) >= 2:
+        ks = np.array([p.num_steps for p in usable], dtype=float)
+        ts = np.array([_cycle_ms(p, concurrency) for p in usable])
+        slope, intercept = np.polyfit(ks, ts, 1)
+        t_verify, t_step = float(intercept), float(slope)
+        t_draft = t_step
+        method = "fit"
+        notes.append(f"fitted on {len(usable)} runs at num_steps {', '.join(map(str, steps))}")
+        if verify_ms is not None:
+            v_lo, v_hi = (verify_ms, verify_ms) if isinstance(verify_ms, (int, float)) else verify_ms
+            k0 = steps[0]
+            v = 0.5 * (v_lo + v_hi)
+            t_draft = max(0.0, (t_verify + k0 * t_step - v) / k0)
+            notes.append(f"drafting share from the measured verify time {v:g} ms at {k0} steps")
+        else:
+            notes.append(
+                "verification assumed to cost the same at every num_steps (all of the per-step cost is drafting)"
+            )
+    else:
+        p = usable[0]
+        k0 = p.num_steps
+        t_cycle = _cycle_ms(p, concurrency)
+        method = "calibrated"
+        notes.append(
+            f"one speculative run (num_steps={k0}, {p.tok_s:g} tok/s, acceptance {p.accept_length:g}): "
+            "calibrated, not fitted"
+        )
+        # split at the measured point
+        if verify_ms is not None or verify_share_min is not None:
+            v_lo, v_hi = (0.0, t_cycle)
+            if verify_ms is not None:
+                v_lo, v_hi = (verify_ms, verify_ms) if isinstance(verify_ms, (int, float)) else verify_ms
+            lo = max(v_lo, (verify_share_min or 0.0) * t_cycle)
+            hi = min(v_hi, t_cycle)
+            if lo > hi:
+                notes.append(
+                    f"verify time {v_lo:g}-{v_hi:g} ms does not fit in the measured {t_cycle:.1f} ms cycle; "
+                    "using the whole cycle as verification"
+                )
+                lo = hi = min(max(lo, 0.0), t_cycle)
+            v = 0.5 * (lo + hi)
+            notes.append(f"verify {v:.1f} ms of the {t_cycle:.1f} ms cycle at {k0} steps (from the run's notes)")
+        else:
+            v = t_cycle
+            notes.append("no verify time recorded: the whole cycle counted as verification")
+        t_draft = (t_cycle - v) / k0
+        # per-step cost: from the sweep's optimum when known, else drafting only
+        t_step = t_draft
+        if sweep_range is not None:
+            lo_c, hi_c = t_draft, t_cycle / k0  # t_step >= drafting; t_verify = T - k0*t_step >= 0
+            acc0 = float(p.accept_length)  # type: ignore[arg-type]
+            for k in range(sweep_range[0], sweep_range[1] + 1):
+                if k == k0:
+                    continue
+                lk = accept_from_positions(per_pos, k) if per_pos else geometric_accept(alpha, k)
+                bound = t_cycle * (lk / acc0 - 1.0) / (k - k0)
+                if k > k0:
+                    lo_c = max(lo_c, bound)
+                else:
+                    hi_c = min(hi_c, bound)
+            if lo_c <= hi_c:
+                t_step = 0.5 * (lo_c + hi_c)
+                notes.append(
+                    f"the run was the best of num_steps {sweep_range[0]}..{sweep_range[1]}: that holds for a per-step "
+                    f"cost of {lo_c:.2f}..{hi_c:.2f} ms; using the middle, {t_step:.2f} ms"
+                )
+            else:
+                t_step = lo_c
+                notes.append(
+                    f"no per-step cost makes num_steps={k0} the best of {sweep_range[0]}..{sweep_range[1]} under "
+                    f"geometric acceptance; using {t_step:.2f} ms (the measured optimum is not reproduced)"
+                )
+        else:
+            notes.append("one run and no sweep: per-step cost assumed to be drafting only")
+        t_verify = t_cycle - k0 * t_step
+    if t_verify <= 0:
+        notes.append("the fitted fixed cost is not positive: the sweep is too noisy or the model does not apply")
+    if baseline_tok_s:
+        base_ms = concurrency / baseline_tok_s * 1000.0
+        notes.append(f"baseline decode step {base_ms:.2f} ms ({baseline_tok_s:g} tok/s without speculation)")
+    return SpeedupModel(
+        t_verify_ms=float(t_verify),
+        t_step_ms=float(t_step),
+        t_draft_ms=float(t_draft),
+        alpha=float(alpha),
+        concurrency=concurrency,
+        baseline_tok_s=baseline_tok_s,
+        per_position=tuple(per_pos) if per_pos else None,
+        method=method,
+        measured=tuple(usable),
+        notes=tuple(notes),
+    )
+
+
+PREDICTION_COLUMNS = (
+    "num_steps",
+    "scenario",
+    "accept_length",
+    "cycle_ms",
+    "verify_ms",
+    "verify_share",
+    "tok_s",
+    "speedup",
+    "kind",
+)
+
+
+def predict_frame(
+    model: SpeedupModel, steps: Iterable[int] = STEPS, *, scenario: str = "current draft", alpha: float | None = None
+) -> pd.DataFrame:
+    """Predicted throughput per num_steps (``kind='predicted'``); ``alpha`` overrides the acceptance."""
+    rows = []
+    for k in steps:
+        acc = geometric_accept(alpha, k) if alpha is not None else model.accept_length(k)
+        tps = model.tok_s(k, acc)
+        rows.append(
+            {
+                "num_steps": int(k),
+                "scenario": scenario,
+                "accept_length": acc,
+                "cycle_ms": model.cycle_ms(k),
+                "verify_ms": model.verify_ms(k),
+                "verify_share": model.verify_share(k),
+                "tok_s": tps,
+                "speedup": tps / model.baseline_tok_s if model.baseline_tok_s else None,
+                "kind": "predicted",
+            }
+        )
+    return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
+
+
+@dataclass(frozen=True)
+class Optimum:
+    num_steps: int
+    tok_s: float
+    speedup: float | None
+    verify_share: float
+    runner_up: int | None
+    runner_up_tok_s: float | None
+    tie: bool  # the runner-up is within TIE_TOLERANCE
+    sentence: str
+
+
+def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFrame | None = None) -> Optimum:
+    """The best predicted num_steps, and whether the next best is within noise of it."""
+    df = predict_frame(model, steps) if frame is None else frame
+    order = df.sort_values("tok_s", ascending=False).reset_index(drop=True)
+    best = order.iloc[0]
+    second = order.iloc[1] if len(order) > 1 else None
+    tie = bool(second is not None and second["tok_s"] >= best["tok_s"] * (1 - TIE_TOLERANCE))
+    k = int(best["num_steps"])
+    parts = [f"Predicted best: num_steps={k} at {best['tok_s']:.1f} tok/s"]
+    if model.baseline_tok_s:
+        parts[-1] += (
+            f" ({(best['tok_s'] / model.baseline_tok_s - 1) * 100:+.1f}% against "
+            f"{model.baseline_tok_s:g} tok/s without speculation)"
+        )
+    parts[-1] += f", verification {best['verify_share'] * 100:.0f}% of each cycle."
+    if second is not None:
+        gap = (1 - second["tok_s"] / best["tok_s"]) * 100
+        if tie:
+            parts.append(
+                f"num_steps={int(second['num_steps'])} ties within noise "
+                f"({second['tok_s']:.1f} tok/s, {gap:.1f}% lower)."
+            )
+        else:
+            parts.append(
+                f"Next best num_steps={int(second['num_steps'])} at {second['tok_s']:.1f} tok/s ({gap:.1f}% lower)."
+            )
+    return Optimum(
+        num_steps=k,
+        tok_s=float(best["tok_s"]),
+        speedup=float(best["speedup"]) if best["speedup"] is not None and not pd.isna(best["speedup"]) else None,
+        verify_share=float(best["verify_share"]),
+        runner_up=int(second["num_steps"]) if second is not None else None,
+        runner_up_tok_s=float(second["tok_s"]) if second is not None else None,
+        tie=tie,
+        sentence=" ".join(parts),
+    )
+
+
+def what_if(
+    model: SpeedupModel,
+    accept_length: float,
+    *,
+    at_steps: int | None = None,
+    steps: Iterable[int] = STEPS,
+    label: str | None = None,
+) -> pd.DataFrame:
+    """Current and improved predictions, the improved draft reaching ``accept_length`` at ``at_steps``.
+
+    ``at_steps`` defaults to the measured num_steps; pass 3 for an acceptance quoted at (3,1,4). The
+    improvement is carried as a new geometric per-position acceptance; the cycle costs stay (a
+    better-trained draft of the same shape costs the same to run).
+    """
+    if at_steps is None:
+        if not model.measured:
+            raise DataError("the model has no measured point to anchor the improved acceptance")
+        at_steps = model.measured[0].num_steps
+    new_alpha = min(alpha_for(accept_length, at_steps), 0.99)
+    label = label or f"acceptance {accept_length:.2f} at {at_steps} steps"
+    return pd.concat(
+        [predict_frame(model, steps), predict_frame(model, steps, scenario=label, alpha=new_alpha)], ignore_index=True
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# A measured draft step (``draftcost``) in place of the fitted one
+
+
+def with_draft_step(model: SpeedupModel, draft_step_ms: float, *, source: str = "measured") -> SpeedupModel:
+    """The model with its drafting cost per step replaced by a measured one.
+
+    ``t_step = t_draft + (the target's cost of checking one more token)``: the checking part stays as
+    fitted, the drafting part becomes ``draft_step_ms`` (the wall time of one draft step for the
+    whole batch, i.e. ``draft-cost`` at batch = the sweep's concurrency). The fixed cost per cycle
+    (target forward, and the draft's first forward through fc) stays as fitted.
+    """
+    if not (isinstance(draft_step_ms, (int, float)) and math.isfinite(draft_step_ms) and draft_step_ms >= 0):
+        raise InputError(f"a draft step time must be a non-negative number of ms, got {draft_step_ms!r}")
+    checking = max(model.t_step_ms - model.t_draft_ms, 0.0)
+    note = (
+        f"draft step {draft_step_ms:.3f} ms ({source}) replaces the {model.method} {model.t_draft_ms:.3f} ms; "
+        f"checking one more token stays {checking:.3f} ms"
+    )
+    return SpeedupModel(
+        **{
+            **model.__dict__,
+            "t_step_ms": checking + float(draft_step_ms),
+            "t_draft_ms": float(draft_step_ms),
+            "notes": model.notes + (note,),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class DraftCandidate:
+    """A draft to put side by side: its measured step time, and its acceptance when known."""
+
+    label: str
+    step_ms: float
+    accept_length: float | None = None  # None: the model's (measured) acceptance
+    at_steps: int | None = None  # num_steps at which accept_length is quoted (default: the measured one)
+
+
+def compare_drafts(
+    model: SpeedupModel, candidates: Sequence[DraftCandidate], *, steps: Iterable[int] = STEPS
+) -> pd.DataFrame:
+    """Predicted tok/s per num_steps for each candidate draft, side by side (``scenario`` = label).
+
+    Each candidate keeps the model's verify costs and gets its own drafting cost per step; its
+    acceptance is the model's unless it carries one. Extra columns: ``draft_step_ms`` and, against
+    the first candidate, ``accept_to_match``: the acceptance length this candidate needs at that
+    num_steps to equal the first one's throughput (it costs more or less per cycle).
+    """
+    if not candidates:
+        raise InputError("give at least one draft to predict")
+    labels = [c.label for c in candidates]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"draft labels must differ, got {labels}")
+    steps = list(steps)
+    frames = []
+    for c in candidates:
+        m = with_draft_step(model, c.step_ms, source=c.label)
+        alpha = None
+        if c.accept_length is not None:
+            at = c.at_steps or (model.measured[0].num_steps if model.measured else None)
+            if at is None:
+                raise DataError(f"{c.label}: say at which num_steps its acceptance {c.accept_length:g} was measured")
+            alpha = min(alpha_for(c.accept_length, at), 0.99)
+        f = predict_frame(m, steps, scenario=c.label, alpha=alpha)
+        f["draft_step_ms"] = float(c.step_ms)
+        frames.append(f)
+    first = frames[0].set_index("num_steps")
+    for f in frames:
+        f["accept_to_match"] = [
+            float(first.at[k, "accept_length"] * cyc / first.at[k, "cycle_ms"])
+            for k, cyc in zip(f["num_steps"], f["cycle_ms"], strict=False)
+        ]
+    return pd.concat(frames, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# From the store
+
+
+_RANGE = re.compile(r"(\d+)\s*(?:\.\.|-|to)\s*(\d+)")
+
+
+def _sweep_range(notes: Mapping[str, Any]) -> tuple[int, int] | None:
+    text = str(notes.get("sweep") or "")
+    m = _RANGE.search(text)
+    if not m or "best" not in text.lower():
+        return None
+    return int(m.group(1)), int(m.group(2))
+
+
+def _concurrency(run: Any) -> int | None:
+    params = getattr(run, "params", None) or {}
+    return integer(params.get("concurrency"))
+
+
+# Benchmark parameters that change throughput on their own: a speedup across different values of
+# these measures the parameter, not the draft.
+RUN_PARAMS_THAT_MATTER = ("concurrency", "max_tokens", "temperature", "prompt_set", "ignore_eos")
+# Server arguments (as the server reports them, SGLang's get_server_info / server_args names, vLLM's
+# engine args) that change the target's own speed.
+SERVER_ARGS_THAT_MATTER = (
+    "tp_size",
+    "dp_size",
+    "ep_size",
+    "pp_size",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "data_parallel_size",
+    "dtype",
+    "quantization",
+    "kv_cache_dtype",
+    "attention_backend",
+    "max_running_requests",
+    "cuda_graph_max_bs",
+    "enable_dp_attention",
+    "chunked_prefill_size",
+)
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        return value.strip()
+    return value
+
+
+def _differs(a: Any, b: Any) -> bool:
+    """Both known and not equal (an unrecorded value on one side is not evidence of a difference)."""
+    if a is None or b is None or a == "" or b == "":
+        return False
+    return _norm(a) != _norm(b)
+
+
+def baseline_mismatch(run: Any, baseline: Any) -> list[str]:
+    """Why ``baseline`` is not a fair baseline for ``run``; empty when it is.
+
+    A speedup is only meaningful against a run of the same target model on the same engine with the
+    same benchmark parameters (concurrency, max_tokens, temperature, prompts) and the same server
+    arguments and environment where both runs recorded them; everything else changes throughput by
+    itself. The model must be known on both sides: an unknown model cannot be shown to be the same.
+    """
+    reasons: list[str] = []
+    if run is baseline or getattr(run, "id", None) == getattr(baseline, "id", object()):
+        return reasons
+    if not getattr(baseline, "is_baseline", False):
+        reasons.append(f"run #{baseline.id} uses speculation ({baseline.speculative_algorithm}), so it is no baseline")
+    m_run, m_base = getattr(run, "model", None), getattr(baseline, "model", None)
+    if not m_run or not m_base:
+        missing = [f"#{r.id}" for r, m in ((run, m_run), (baseline, m_base)) if not m]
+        reasons.append(
+            f"the target model of run {' and '.join(missing)} is not recorded, so it cannot be shown "
+            "to be the same model"
+        )
+    elif _differs(m_run, m_base):
+        reasons.append(f"different target model: {m_run} against {m_base}")
+    e_run, e_base = getattr(run, "engine", None), getattr(baseline, "engine", None)
+    if _differs(e_run, e_base):
+        reasons.append(f"different engine: {e_run} against {e_base}")
+    p_run, p_base = getattr(run, "params", None) or {}, getattr(baseline, "params", None) or {}
+    for key in RUN_PARAMS_THAT_MATTER:
+        if _differs(p_run.get(key), p_base.get(key)):
+            reasons.append(f"different {key}: {p_run.get(key)} against {p_base.get(key)}")
+    raw_run = (getattr(run, "server_config", None) or {}).get("raw") or {}
+    raw_base = (getattr(baseline, "server_config", None) or {}).get("raw") or {}
+    if isinstance(raw_run, Mapping) and isinstance(raw_base, Mapping):
+        for key in SERVER_ARGS_THAT_MATTER:
+            if _differs(raw_run.get(key), raw_base.get(key)):
+                reasons.append(f"different server setting {key}: {raw_run.get(key)} against {raw_base.get(key)}")
+    env_run = (getattr(run, "notes", None) or {}).get("environment")
+    env_base = (getattr(baseline, "notes", None) or {}).get("environment")
+    if _differs(env_run, env_base):
+        reasons.append("different server environment (e.g. NCCL variables) recorded for the two runs")
+    return reasons
+
+
+def speedup_against(run: Any, baseline: Any) -> tuple[float | None, str | None]:
+    """(output tok/s of ``run`` / ``baseline``, None) for a fair baseline, else (None, why there is none).
+
+    The one speedup of the app: store records (``RunRecord``) or anything with the same attributes; the
+    comparison table, the Overview and the CLI all read it, so a refused baseline says why everywhere.
+    """
+    reasons = baseline_mismatch(run, baseline)
+    if reasons:
+        return None, "no speedup: " + "; ".join(reasons)
+    a, b = getattr(run, "output_tokens_per_s", None), getattr(baseline, "output_tokens_per_s", None)
+    if a is None or b is None:
+        missing = f"#{run.id}" if a is None else f"#{baseline.id}"
+        return None, f"no speedup: run {missing} has no output throughput"
+    if b <= 0:
+        return None, (
+            f"no speedup: baseline run #{baseline.id} has zero output tokens/s; "
+            "pick a baseline that completed requests"
+        )
+    return a / b, None
+
+
+def choose_baseline(runs: Sequence[Any], spec_runs: Sequence[Any]) -> Any | None:
+    """The baseline run measured under the same conditions as the speculative runs (most shared labels).
+
+    Only baselines that pass ``baseline_mismatch`` against every speculative run are considered.
+    """
+    bases = [r for r in runs if r.is_baseline and r.output_tokens_per_s]
+    bases = [b for b in bases if not any(baseline_mismatch(s, b) for s in spec_runs)]
+    if not bases:
+        return None
+    spec_labels: set[str] = set()
+    for r in spec_runs:
+        spec_labels.update(r.labels or [])
+    return max(bases, key=lambda r: (len(spec_labels & set(r.labels or [])), r.created_at))
+
+
+def model_from_runs(
+    runs: Sequence[Any], *, baseline_run_id: int | None = None, draft_step_ms: float | None = None
+) -> SpeedupModel:
+    """Model from store ``RunRecord``s of one group: speculative runs plus a baseline run.
+
+    A measured draft step (``draft_step_ms``, or ``draft_step_ms`` in a run's notes) replaces the
+    fitted drafting cost (``with_draft_step``).
+    """
+    spec = [r for r in runs if not r.is_baseline and r.status in ("finished", None, "") and r.num_steps]
+    spec = [r for r in spec if r.output_tokens_per_s]
+    if not spec:
+        raise DataError("this run group has no finished speculative run with a throughput; record a sweep first")
+    if baseline_run_id is not None:
+        found = [r for r in runs if r.id == baseline_run_id]
+        if not found or not found[0].is_baseline:
+            raise InputError(f"run {baseline_run_id} is not a baseline run of this group")
+        base = found[0]
+    else:
+        base = choose_baseline(runs, spec)
+    concs = {c for c in (_concurrency(r) for r in spec) if c is not None}
+    if len(concs) > 1:
+        raise DataError(
+            f"the speculative runs use different concurrency ({sorted(concs)}); a sweep must keep it fixed"
+        )
+    concurrency = concs.pop() if concs else 1
+    points = []
+    for r in spec:
+        acc = r.accept_length if r.accept_length is not None else r.accept_length_mean
+        per_pos = (r.summary or {}).get("accept_per_position") if isinstance(r.summary, Mapping) else None
+        points.append(
+            SweepPoint(int(r.num_steps), float(r.output_tokens_per_s), acc, r.id, tuple(per_pos) if per_pos else None)
+        )
+    verify_ms = None
+    share = None
+    sweep = None
+    for r in spec:
+        n = r.notes or {}
+        if "verify_ms" in n and verify_ms is None:
+            vm = n["verify_ms"]
+            verify_ms = (float(vm[0]), float(vm[-1])) if isinstance(vm, (list, tuple)) else float(vm)
+        if "verify_share_min" in n and share is None:
+            share = float(n["verify_share_min"])
+        if sweep is None:
+            sweep = _sweep_range(n)
+    model = fit_sweep(
+        points,
+        baseline_tok_s=float(base.output_tokens_per_s) if base is not None else None,
+        concurrency=concurrency,
+        verify_ms=verify_ms,
+        verify_share_min=share,
+        sweep_range=sweep if len({p.num_steps for p in points}) == 1 else None,
+    )
+    source = "given"
+    if draft_step_ms is None:
+        for r in spec:
+            value = (r.notes or {}).get("draft_step_ms")
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                draft_step_ms, source = float(value), f"measured, run {r.id}'s notes"
+                break
+    if draft_step_ms is not None:
+        model = with_draft_step(model, draft_step_ms, source=source)
+    if base is not None:
+        return SpeedupModel(**{**model.__dict__, "notes": model.notes + (f"baseline: run {base.id}",)})
+    return SpeedupModel(**{**model.__dict__, "notes": model.notes + (no_baseline_reason(runs, spec),)})
+
+
+def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any]) -> str:
+    """Why the group's speculative runs have no baseline: none measured, or none comparable (and why)."""
+    bases = [r for r in runs if r.is_baseline and r.output_tokens_per_s]
+    if not bases:
+        return (
+            "no baseline run (the same server without speculation) in this group: no speedup; "
+            "benchmark the target alone with the same settings"
+        )
+    reasons = sorted({why for b in bases for s in spec_runs for why in baseline_mismatch(s, b)})
+    return "no comparable baseline in this group: " + "; ".join(reasons)
+
+
+def missing_evidence(model: SpeedupModel) -> list[str]:
+    """What must still be measured before the model may name a best num_steps or a speedup; empty when enough.
+
+    Two or more num_steps with acceptance fix both cycle costs (``fit``). A single speculative point
+    fixes them only with the run's verify time and the sweep it was the best of (the built-in example's
+    notes); without those the per-step cost is a guess, and the "best num_steps" would be the guess's,
+    not the server's. A speedup also needs a comparable baseline run.
+    """
+    missing: list[str] = []
+    steps = sorted({p.num_steps for p in model.measured})
+    calibrated_enough = any("best of num_steps" in n for n in model.notes) and any(
+        "(from the run's notes)" in n for n in model.notes
+    )
+    if model.method != "fit" and not calibrated_enough:
+        k0 = steps[0] if steps else None
+        others = ", ".join(str(k) for k in (k0 - 1, k0 + 1) if k0 and 1 <= k <= 10) if k0 else "2 and 4"
+        missing.append(
+            f"only one num_steps was measured ({k0}): run the same server at another num_steps "
+            f"(e.g. {others}) with acceptance recorded, so the draft-step cost can be measured rather than assumed"
+        )
+    if not model.baseline_tok_s:
+        missing.append("a baseline run (the same model and server settings without speculation) to state a speedup")
+    return missing
+
+
+def measured_frame(runs: Sequence[Any]) -> pd.DataFrame:
+    """The group's runs as rows for the sweep chart (``kind`` as stored: measured / example / imported)."""
+    rows = []
+    for r in runs:
+        rows.append(
+            {
+                "run_id": r.id,
+                "num_steps": r.num_steps if not r.is_baseline else 0,
+                "baseline": bool(r.is_baseline),
+                "tok_s": r.output_tokens_per_s,
+                "accept_length": r.accept_length if r.accept_length is not None else r.accept_length_mean,
+                "labels": ", ".join(r.labels or []),
+                "kind": r.kind,
+            }
+        )
+    return pd.DataFrame(rows, columns=["run_id", "num_steps", "baseline", "tok_s", "accept_length", "labels", "kind"])
+
+
+def summary(model: SpeedupModel, *, steps: Iterable[int] = STEPS) -> dict[str, Any]:
+    """Plain dict for ``--json``: the model, the predictions and the optimum."""
+    frame = predict_frame(model, steps)
+    opt = optimum(model, frame=frame)
+    return {
+        "method": model.method,
+        "concurrency": model.concurrency,
+        "t_verify_ms": model.t_verify_ms,
+        "t_step_ms": model.t_step_ms,
+        "t_draft_ms": model.t_draft_ms,
+        "alpha": model.alpha,
+        "baseline_tok_s": model.baseline_tok_s,
+        "measured": [p.__dict__ for p in model.measured],
+        "predicted": frame.to_dict(orient="records"),
+        "optimum": opt.__dict__,
+        "notes": list(model.notes),
+        # what must still be measured before the optimum means anything (empty: enough evidence)
+        "missing": missing_evidence(model),
+    }
+
+
+COMPARE_METRICS = [
+    ("output_tokens_per_s", "output tok/s"),
+    ("accept_length", "accept length (pooled)"),
+    ("accept_length_mean", "accept length (mean)"),
+    ("ttft_p50_ms", "TTFT p50 ms"),
+    ("ttft_p99_ms", "TTFT p99 ms"),
+    ("tpot_p50_ms", "TPOT p50 ms"),
+    ("tpot_p99_ms", "TPOT p99 ms"),
+    ("requests", "requests"),
+    ("errors", "errors"),
+]
+
+
+def comparison_frame(records: Sequence[RunRecord], baseline: RunRecord | None = None) -> pd.DataFrame:
+    """Runs side by side (one row per run) with the speedup of each over ``baseline``."""
+    rows = []
+    for rec in records:
+        row: dict[str, Any] = {
+            "run": rec.title,
+            "kind": rec.kind,
+            "status": rec.status,
+            "model": rec.model,
+            "num_steps": rec.num_steps,
+        }
+        for attr, name in COMPARE_METRICS:
+            row[name] = getattr(rec, attr)
+        if baseline is not None:
+            row["speedup"], row["speedup_note"] = speedup_against(rec, baseline)
+        else:
+            row["speedup"], row["speedup_note"] = None, "no baseline picked"
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame["num_steps"] = frame["num_steps"].astype("Int64")
+        frame["speedup"] = pd.to_numeric(frame["speedup"], errors="coerce").astype("float64")
+    return frame

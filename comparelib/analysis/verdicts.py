@@ -1,0 +1,449 @@
+"""What a data-volume fit says, in sentences: the volume to reach a target, a measurement against the fit,
+and where a draft's training volume sits against a published reference (the gap verdict).
+
+The numbers come from ``scaling`` (points, selection, fit); this module only words them, and picks
+which fit a verdict may lean on (the reference's model family first, then pooled, each labelled).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pandas as pd
+
+from comparelib.analysis.scaling import (
+    LEVEL,
+    Axis,
+    Fit,
+    Selection,
+    accept_bounds,
+    fit_published,
+    predict,
+    predict_bounded,
+    scaling_points,
+    select,
+    volume_for,
+)
+from comparelib.analysis.speedup import (
+    Optimum,
+    SpeedupModel,
+    measured_frame,
+    missing_evidence,
+    model_from_runs,
+    optimum,
+    predict_frame,
+    what_if,
+)
+from comparelib.errors import DataError, InputError
+from comparelib.values import number
+
+FitScope = Literal["family", "pooled", "none"]  # which points a gap verdict's fit was made from
+
+
+def fit_vs_measured(
+    f: Fit,
+    volume: float,
+    measured: float,
+    *,
+    measured_setting: str | None = None,
+    measured_benchmark: str | None = None,
+    level: float = LEVEL,
+) -> tuple[bool, str]:
+    """(agrees, sentence): the fit's prediction at ``volume`` next to an acceptance the user measured.
+
+    A measurement outside the fit's band is explained rather than hidden: the fit is made of other
+    drafts' published numbers at one benchmark and setting, so a different setting or prompt set, a
+    different target, or a volume outside the fitted range each make it a poor guide to this draft.
+    """
+    mean, lo, hi, clipped = predict_bounded(f, volume, level)
+    lo_b, hi_b = accept_bounds(f.setting_key)
+    uninformative = lo <= lo_b + 0.01 and hi >= hi_b - 0.01  # the band is the whole possible range
+    agrees = lo <= measured <= hi and not uninformative and abs(measured - mean) <= 0.5
+    text = (
+        f"You measured **{measured:.2f}**; the fit predicts **{mean:.2f}** ({level:.0%} band {lo:.2f}..{hi:.2f}) "
+        f"at {human(volume)}."
+    )
+    if agrees:
+        return True, text + " Your measurement is close to the fit: the published drafts' trend agrees with it."
+    reasons = []
+    if uninformative:
+        reasons.append(
+            f"the band spans every possible value ({lo_b:.0f}..{hi_b:.0f}) there, so the fit can neither "
+            "confirm nor contradict a measurement"
+        )
+    if measured_setting and measured_setting != f.setting_key:
+        reasons.append(f"you measured at {measured_setting}, the fit is for {f.setting_key}")
+    if measured_benchmark and measured_benchmark != f.benchmark:
+        reasons.append(f"your prompts are {measured_benchmark!r}, the fit is {bench_label(f.benchmark)}")
+    if f.extrapolates(volume):
+        reasons.append("your volume is outside the published volumes the fit was made from (an extrapolation)")
+    if clipped:
+        reasons.append("the fitted line leaves the possible range there and was clipped")
+    reasons.append("the fit is made of other drafts (other targets, recipes and data), not of yours")
+    direction = "higher" if measured > mean else "lower"
+    where = "outside the band" if not lo <= measured <= hi else f"{abs(measured - mean):.2f} from the fit's value"
+    return False, (
+        text
+        + f" Your measurement is {direction} ({where}). Why they can disagree: "
+        + "; ".join(reasons)
+        + ". Trust the measurement for your draft; the fit only shows the published trend."
+    )
+
+
+def measured_against_fit(f: Fit, volume: float, own_points: pd.DataFrame) -> tuple[bool, str] | None:
+    """:func:`fit_vs_measured` for the highest acceptance among the user's own points; None when none was measured."""
+    measured = own_points.dropna(subset=["accept_length"]) if len(own_points) else own_points
+    if not len(measured):
+        return None
+    best = measured.sort_values("accept_length").iloc[-1]
+    return fit_vs_measured(
+        f,
+        volume,
+        float(best["accept_length"]),
+        measured_setting=str(best["setting_key"]),
+        measured_benchmark=str(best["benchmark"]),
+    )
+
+
+def fit_summary(f: Fit, *, target_accept: float | None = None, own_volume: float | None = None) -> dict[str, Any]:
+    """Plain dict for the CLI and the page: coefficients, uncertainty, inverse and prediction."""
+    out: dict[str, Any] = {
+        "benchmark": f.benchmark,
+        "setting_key": f.setting_key,
+        "x": f.x,
+        "label": f.label,
+        "a": f.a,
+        "b": f.b,
+        "se_a": f.se_a,
+        "se_b": f.se_b,
+        "n": f.n,
+        "distinct_volumes": f.distinct,
+        "r2": f.r2,
+        "residual_se": f.residual_se,
+        "level": LEVEL,
+        "drafts": list(f.drafts),
+    }
+    if target_accept is not None:
+        inv = volume_for(f, target_accept)
+        out["target_accept"] = target_accept
+        out["volume_for_target"] = None if inv is None else {"n": inv[0], "lo": inv[1], "hi": inv[2]}
+        out["target_sentence"] = target_sentence(f, target_accept)
+    if own_volume is not None:
+        mean, lo, hi = predict(f, own_volume)
+        cmean, clo, chi, clipped = predict_bounded(f, own_volume)
+        out["own_volume"] = own_volume
+        out["predicted_at_own"] = {
+            "mean": cmean,
+            "lo": clo,
+            "hi": chi,
+            "clipped_to_possible_range": clipped,
+            "line_mean": mean,
+            "line_lo": lo,
+            "line_hi": hi,
+            "extrapolated": f.extrapolates(own_volume),
+        }
+    return out
+
+
+def human(n: float | None) -> str:
+    """37000 -> '37K', 1_400_000 -> '1.4M'."""
+    if n is None or not math.isfinite(n):
+        return "unbounded"
+    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(n) >= div:
+            val = n / div
+            text = f"{val:.2g}" if val < 10 else f"{val:.0f}"
+            if "e" in text:
+                text = f"{val:.0f}"
+            return f"{text}{suffix}"
+    return f"{n:.0f}"
+
+
+def bench_label(benchmark: str) -> str:
+    names = {
+        "gsm8k": "GSM8K",
+        "mtbench": "MT-Bench",
+        "humaneval": "HumanEval",
+        "math500": "MATH500",
+        "livecodebench": "LiveCodeBench",
+        "gpqa": "GPQA",
+        "financeqa": "FinanceQA",
+    }
+    return names.get(benchmark, benchmark)
+
+
+def target_sentence(f: Fit, target_accept: float) -> str:
+    """'To reach 3.0 on GSM8K at (3,1,4) you need about N samples (range M..K).'"""
+    where = f"{bench_label(f.benchmark)} at {f.setting_key}"
+    inv = volume_for(f, target_accept)
+    if inv is None:
+        return (
+            f"The fit for {where} does not rise with more {f.x} (slope {f.b:+.2f} per decade), so no volume "
+            f"reaches {target_accept:g}."
+        )
+    n, lo, hi = inv
+    if lo is None or hi is None:
+        return (
+            f"To reach {target_accept:g} on {where} you need about {human(n)} {f.x} (no {int(LEVEL * 100)}% range: "
+            f"the slope, {f.b:+.2f} ± {f.se_b:.2f} per decade, is too uncertain to bound it)."
+        )
+    note = "; outside the fitted volumes, so an extrapolation" if f.extrapolates(n) else ""
+    return (
+        f"To reach {target_accept:g} on {where} you need about {human(n)} {f.x} "
+        f"(range {human(lo)}..{human(hi)}, {int(LEVEL * 100)}% band{note})."
+    )
+
+
+@dataclass(frozen=True)
+class GapVerdict:
+    """Where a draft's training volume sits against a reference draft's, and what a fit predicts there."""
+
+    own_volume: float
+    reference: str
+    reference_volume: float | None
+    ratio: float | None  # reference volume / own volume
+    benchmark: str
+    setting_key: str
+    chain: str | None
+    reference_accept: float | None
+    family: str
+    family_distinct: int
+    fit_scope: FitScope
+    fit: Fit | None
+    predicted: tuple[float, float, float] | None  # clipped to 1..steps+1
+    extrapolated: bool
+    family_chain_fit: Fit | None  # looser, labelled: same family and chain, batch size / engine may differ
+    family_chain_predicted: tuple[float, float, float] | None
+    sentence: str
+
+
+def _reference_rows(pts: pd.DataFrame, reference: str, benchmark: str) -> pd.DataFrame:
+    return pts[(pts["draft"] == reference) & (pts["benchmark"] == benchmark) & pts["usable"].astype(bool)]
+
+
+def choose_setting(pts: pd.DataFrame, reference: str, benchmark: str) -> str | None:
+    """The reference's setting on ``benchmark`` with the most distinct volumes across drafts (best-fitted)."""
+    rows = _reference_rows(pts, reference, benchmark)
+    if rows.empty:
+        return None
+    best, best_n = None, -1
+    for key in rows["setting_key"].dropna().unique():
+        same = pts[(pts["benchmark"] == benchmark) & (pts["setting_key"] == key) & pts["usable"].astype(bool)]
+        n = same["samples"].dropna().nunique()
+        if n > best_n:
+            best, best_n = key, n
+    return best
+
+
+def _try_fit(sel: Selection, label: str) -> Fit | None:
+    try:
+        return fit_published(sel, label)
+    except DataError:
+        return None
+
+
+def _pred_text(f: Fit, volume: float, x: Axis) -> tuple[str, tuple[float, float, float], bool]:
+    mean, lo, hi, clipped = predict_bounded(f, volume)
+    extrap = f.extrapolates(volume)
+    text = f"{mean:.2f} (95% band {lo:.2f}..{hi:.2f}) at {human(volume)} {x}"
+    notes = []
+    if extrap:
+        notes.append(
+            "an extrapolation "
+            + ("below the smallest" if math.log10(volume) < f.x_min else "beyond the largest")
+            + " published volume"
+        )
+    if clipped:
+        notes.append("clipped to the possible range 1..steps+1, so the line says little there")
+    if notes:
+        text += ", " + "; ".join(notes)
+    return text, (mean, lo, hi), extrap
+
+
+def gap_verdict(
+    own_volume: float,
+    reference: str,
+    *,
+    benchmark: str = "gsm8k",
+    setting_key: str | None = None,
+    points: pd.DataFrame | None = None,
+    x: Axis = "samples",
+) -> GapVerdict:
+    """Compare ``own_volume`` with ``reference``'s volume, and predict acceptance at ``own_volume``.
+
+    The fit is first tried on drafts of the reference's own model family at the same setting key;
+    with fewer than three distinct volumes there, it falls back to all drafts at that setting key
+    (pooled, labelled so). A looser family fit (same chain, batch size / engine not required to
+    agree) is added as a separate, labelled sentence when it exists.
+    """
+    if own_volume is None or not own_volume > 0:
+        raise InputError(f"own training volume must be a positive number, got {own_volume!r}")
+    pts = scaling_points() if points is None else points
+    bench = benchmark.lower()
+    ref_rows = pts[pts["draft"] == reference]
+    if ref_rows.empty:
+        raise InputError(
+            f"{reference} has no published acceptance results (or is not a published draft); pick a reference "
+            "that reports acceptance length"
+        )
+    ref_vol = number(ref_rows[x].dropna().iloc[0]) if ref_rows[x].notna().any() else None
+    family = str(ref_rows["family"].iloc[0])
+    if setting_key is None:
+        setting_key = choose_setting(pts, reference, bench)
+    ratio = ref_vol / own_volume if ref_vol else None
+    ref_acc_rows = _reference_rows(pts, reference, bench)
+    if setting_key is not None:
+        ref_acc_rows = ref_acc_rows[ref_acc_rows["setting_key"] == setting_key]
+    ref_acc = float(ref_acc_rows["accept_length"].iloc[0]) if len(ref_acc_rows) else None
+    chain = (
+        str(ref_acc_rows["chain"].iloc[0]) if len(ref_acc_rows) and pd.notna(ref_acc_rows["chain"].iloc[0]) else None
+    )
+
+    fam_sel = select(pts, benchmark=bench, setting_key=setting_key, x=x, family=family)
+    fam_distinct = int(fam_sel.points[fam_sel.points["kind"] == "published"][x].nunique())
+    scope: FitScope = "family"
+    f = _try_fit(fam_sel, f"{family} drafts")
+    if f is None:
+        scope = "pooled"
+        f = _try_fit(select(pts, benchmark=bench, setting_key=setting_key, x=x), "pooled across drafts")
+        if f is None:
+            scope = "none"
+    loose = None
+    if chain and scope != "family":
+        loose_sel = select(pts, benchmark=bench, setting_key=None, x=x, family=family, chain=chain)
+        loose_sel = Selection(loose_sel.benchmark, f"chain {chain}", x, loose_sel.points, loose_sel.excluded)
+        loose = _try_fit(loose_sel, f"{family} drafts at chain {chain}, batch size and engine not all stated")
+
+    parts: list[str] = []
+    if ref_vol and ratio:
+        if ratio >= 1.5:
+            far = "far below" if ratio >= 10 else "below"
+            parts.append(
+                f"{human(own_volume)} training {x} sits {far} the {human(ref_vol)} of the published draft "
+                f"{reference} ({ratio:.0f}x fewer)."
+            )
+        elif ratio <= 1 / 1.5:
+            parts.append(
+                f"{human(own_volume)} training {x} is more than the {human(ref_vol)} of {reference} "
+                f"({1 / ratio:.1f}x more)."
+            )
+        else:
+            parts.append(f"{human(own_volume)} training {x} is close to the {human(ref_vol)} of {reference}.")
+    else:
+        parts.append(f"{reference} does not report its training volume, so the volumes cannot be compared.")
+    where = f"{bench_label(bench)} at {setting_key}" if setting_key else bench_label(bench)
+    if ref_acc is not None:
+        parts.append(f"It reports an acceptance length of {ref_acc:.2f} on {where}.")
+    pred = None
+    extrap = False
+    if f is None:
+        parts.append(
+            f"Too few drafts with a known volume report {where} to fit a trend, so no acceptance is predicted."
+        )
+    else:
+        text, pred, extrap = _pred_text(f, own_volume, x)
+        if scope == "pooled":
+            parts.append(
+                f"Only {fam_distinct} distinct {family} volume(s) report {where}, too few to fit; a fit pooled across "
+                f"all {len(f.drafts)} drafts at this setting (R² {f.r2:.2f}, slope {f.b:+.2f} per decade) "
+                f"predicts {text}."
+            )
+        else:
+            parts.append(
+                f"A fit over {f.n} {family} points at this setting (R² {f.r2:.2f}, slope {f.b:+.2f} per decade) "
+                f"predicts {text}."
+            )
+    loose_pred = None
+    if loose is not None:
+        text, loose_pred, _ = _pred_text(loose, own_volume, x)
+        parts.append(
+            f"Looser, labelled: {family} drafts at chain {chain} on {bench_label(bench)} ({loose.n} points, "
+            f"{loose.distinct} volumes {human(10**loose.x_min)}..{human(10**loose.x_max)}; batch size and engine "
+            f"not all stated) give slope {loose.b:+.2f} per decade and predict {text}."
+        )
+    return GapVerdict(
+        own_volume=own_volume,
+        reference=reference,
+        reference_volume=ref_vol,
+        ratio=ratio,
+        benchmark=bench,
+        setting_key=setting_key or "",
+        chain=chain,
+        reference_accept=ref_acc,
+        family=family,
+        family_distinct=fam_distinct,
+        fit_scope=scope,
+        fit=f,
+        predicted=pred,
+        extrapolated=extrap,
+        family_chain_fit=loose,
+        family_chain_predicted=loose_pred,
+        sentence=" ".join(parts),
+    )
+
+
+def gap_sentence(own_volume: float, reference_draft: str, **kw: Any) -> str:
+    return gap_verdict(own_volume, reference_draft, **kw).sentence
+
+
+KIMI_REFERENCE = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
+
+
+def kimi_verdict(points: pd.DataFrame | None = None, *, benchmark: str = "gsm8k") -> GapVerdict:
+    """The built-in example: the team's 37K-sample Kimi-K2.5 draft against AQ-MedAI's 1.4M-sample one."""
+    from comparelib.models import registry
+
+    own = float(registry.example_own_draft_volume()["samples"])
+    return gap_verdict(own, KIMI_REFERENCE, benchmark=benchmark, points=points)
+
+
+@dataclass(frozen=True)
+class LiveOutlook:
+    """What a run group's measurements say about num_steps, with the fit's "more data" scenario when it adds one."""
+
+    measured: pd.DataFrame
+    model: SpeedupModel
+    prediction: pd.DataFrame | None  # None: one num_steps cannot say which is best
+    missing: list[str]  # measurements that would make the prediction firmer (or possible)
+    scenario: str | None  # label of the "more data" rows in ``prediction``
+    no_scenario: str | None  # why the fit adds no "more data" scenario, when it was asked for one
+    best: Optimum | None  # None while the best num_steps cannot be predicted
+    best_with_more_data: Optimum | None
+
+
+def live_outlook(
+    runs: Sequence[Any], at_reference: tuple[float, int, float] | None, *, reference: str, x: Axis
+) -> LiveOutlook:
+    """Speed predictions from a run group; ``at_reference`` is scaling.fit_at_reference's (accept, steps, volume).
+
+    The "more data" scenario is shown only when the fit at the reference's volume beats what the draft
+    already reaches at that num_steps; otherwise the published trend says nothing about more data for it.
+    """
+    measured = measured_frame(runs)
+    model = model_from_runs(runs)
+    improved: float | None = None
+    label: str | None = None
+    no_scenario: str | None = None
+    if at_reference is not None:
+        improved, k_imp, ref_vol = at_reference
+        label = f"fit at {human(ref_vol)} {x}: {improved:.2f} at {k_imp} steps"
+        reached = model.accept_length(k_imp)
+        if improved <= reached:
+            no_scenario = (
+                f"No \"more data\" scenario: the fit's {improved:.2f} at {reference}'s volume is not above what "
+                f"your draft already reaches at {k_imp} steps ({reached:.2f}), so the "
+                "published trend says nothing about more data for your draft."
+            )
+            improved, label = None, None
+    missing = missing_evidence(model)
+    if any("num_steps" in m for m in missing):
+        return LiveOutlook(measured, model, None, missing, None, no_scenario, None, None)
+    if improved is not None and at_reference is not None:
+        prediction = what_if(model, improved, at_steps=at_reference[1], label=label)
+        better = optimum(model, frame=prediction[prediction["scenario"] == label])
+    else:
+        prediction, better = predict_frame(model), None
+    return LiveOutlook(measured, model, prediction, missing, label, no_scenario, optimum(model), better)

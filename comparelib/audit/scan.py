@@ -1,0 +1,586 @@
+"""The training-data audit: one streaming pass that counts what a draft will actually train on.
+
+Rows come from ``sources`` (files, folders, Hub datasets), are counted by ``tokens`` (the target's
+tokenizer and chat template) and end in an ``auditresult.AuditResult``; this module is the scan
+that ties them together and the row-level checks (duplicates, anomalies, domain mix).
+
+Why streaming: published drafts train on millions of rows, so nothing here holds the dataset.
+Memory bounds (independent of the number of rows unless noted):
+
+* token lengths: a ``Counter`` of integer lengths, bounded by the longest sample;
+* exact duplicates: one 8-byte hash and one 8-byte row location per row in ``array``s (16 MB per
+  million rows: the only part that grows, and it is not Python objects);
+* near duplicates: MinHash LSH (64 permutations, word 3-grams, Jaccard >= 0.8) over a reservoir of at
+  most ``near_dup_cap`` rows (default 10,000) whose first 1,500 characters are kept: about 15-60 MB
+  at most (ASCII vs CJK text); exact when the dataset is smaller, a lower bound otherwise;
+* parsing runs ahead of tokenising by at most ``_QUEUE_BATCHES`` batches of ~2K texts;
+* estimate mode keeps one small tuple per sampled row.
+
+Tokenising is ``Tokenizer.encode_batch_fast`` on ~2K-text chunks (Rust uses all cores) while a
+reader thread parses and renders the next chunk (see ``tokens`` for how the loss mask is counted).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import queue
+import random
+import re
+import threading
+import time
+import zlib
+from array import array
+from collections import Counter, deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from itertools import repeat
+from typing import Any, Literal
+
+from comparelib import limits
+from comparelib.audit import conversations as conv_mod
+from comparelib.audit.result import AuditResult, histogram, percentiles
+from comparelib.audit.sources import Source, open_source, reservoir
+from comparelib.audit.tokens import FALLBACK_METHOD, Prepared, TokenizerBundle, count_prepared, load_tokenizer, prepare
+from comparelib.errors import DataError, InputError
+
+ProgressFn = Callable[[int, float, "float | None"], None]
+
+DEFAULT_MAX_LENGTH = 2048
+MAX_LENGTH_NOTE = "truncated by SpecForge, dropped by EAGLE"
+CHUNK_TEXTS = 2048
+_QUEUE_BATCHES = 4
+_DETECT_ROWS = 200
+_EXAMPLES = 5
+_NEAR_DUP_CHARS = 1500
+
+_CODE_MARKS = (
+    "```",
+    "\ndef ",
+    "\nclass ",
+    "\nimport ",
+    "#include",
+    "function(",
+    "function ",
+    "public static ",
+    "SELECT ",
+    "console.log",
+    "=> {",
+    "</div>",
+    "fn main(",
+)
+_MATH_MARKS = ("\\frac", "\\boxed", "\\sqrt", "\\sum", "\\int", "$$", "\\(", "\\[")
+_MATH_WORDS = ("equation", "solve for", "theorem", "integral", "derivative", "probability")
+_CODE_RE = re.compile("|".join(re.escape(m) for m in _CODE_MARKS))  # literal alternation: one C pass
+_MATH_RE = re.compile("|".join(re.escape(m) for m in _MATH_MARKS))
+_ARITH = re.compile(r"\d\s*[+\-*/^]\s*\d+\s*=|\d\s*=\s*\d")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+Domain = Literal["code", "math", "cjk", "other"]
+DOMAINS: tuple[Domain, ...] = ("code", "math", "cjk", "other")
+
+
+def _has_any(text: str, marks: Sequence[str]) -> bool:
+    for mark in marks:
+        if mark in text:
+            return True
+    return False
+
+
+def domain_of(text: str) -> Domain:
+    """A cheap single label, code > math > CJK > other, from the first 1,500 characters.
+
+    Literal patterns (one C pass each), the arithmetic regex only where an "=" makes it worth it:
+    this runs on every row of millions.
+    """
+    head = text[:1500]
+    if _CODE_RE.search(head) or head.startswith(("def ", "import ", "class ")):
+        return "code"
+    if _MATH_RE.search(head) or ("=" in head and _ARITH.search(head)):
+        return "math"
+    if _has_any(head.lower(), _MATH_WORDS):
+        return "math"
+    if not head.isascii():
+        cjk = len(_CJK.findall(head))
+        if cjk and cjk * 10 >= len(head) - head.count(" "):  # >= 10% of non-space characters
+            return "cjk"
+    return "other"
+
+
+# ---------------------------------------------------------------------------------------------
+# The scan
+
+
+class _Stats:
+    """Running totals; written by the reader thread (row checks) and the main thread (tokens)."""
+
+    def __init__(self, near_dup_cap: int, seed: int) -> None:
+        self.rows_read = 0
+        self.samples = 0
+        self.turns = 0
+        self.empty = 0
+        self.malformed = 0
+        self.malformed_examples: list[dict[str, Any]] = []
+        self.anomalies: Counter[str] = Counter()
+        self.anomaly_rows = 0
+        self.anomaly_examples: list[dict[str, Any]] = []
+        self.hashes = array("Q")
+        self.hash_lines = array("q")  # row location codes, parallel to hashes (for duplicate examples)
+        self.regenerated = 0
+        self.status: Counter[str] = Counter()
+        self.domains: Counter[str] = Counter({d: 0 for d in DOMAINS})
+        self.reservoir: list[tuple[Any, int, str]] = []
+        self.near_cap = near_dup_cap
+        self.valid_seen = 0
+        self.rng = random.Random(seed)
+        # token side
+        self.tokens = 0
+        self.assistant = 0
+        self.lengths: Counter[int] = Counter()
+        self.over = 0
+        self.zero_sup = 0
+        self.with_offsets = 0
+        self.per_row: list[tuple[int, int, int]] | None = None  # estimate mode: (tokens, assistant, over)
+
+    def malformed_row(self, line: Any, reason: str, raw: Any) -> None:
+        self.malformed += 1
+        if len(self.malformed_examples) < _EXAMPLES:
+            snippet = (
+                raw.decode("utf-8", "replace")
+                if isinstance(raw, bytes)
+                else (raw if isinstance(raw, str) else json.dumps(raw, default=str)[:400])
+            )
+            self.malformed_examples.append({"line": line, "reason": reason, "row": snippet.strip()[:200]})
+
+
+def _parse(raw: Any, load: Callable[[Any], Any] | None = None) -> Any:
+    if isinstance(raw, (bytes, str)):
+        return (load or limits.json_loader("a row"))(raw)
+    return raw
+
+
+def _reader(
+    source_rows: Iterator[tuple[int, Any]],
+    fmt: str,
+    bundle: TokenizerBundle,
+    stats: _Stats,
+    out: queue.Queue[Any],
+    stop: threading.Event,
+) -> None:
+    """Parse, normalise, check and render rows; hand ~2K-text batches to the tokenising thread."""
+    try:
+        load = limits.json_loader("a row")  # the depth cap read once, not per row
+        pending: list[tuple[Any, Any]] = []
+        it = iter(source_rows)
+        if fmt == "auto":
+            parsed_sample: list[Any] = []
+            for line, raw in it:
+                pending.append((line, raw))
+                try:
+                    parsed_sample.append(_parse(raw, load))
+                except ValueError:
+                    continue
+                if len(parsed_sample) >= _DETECT_ROWS:
+                    break
+            detected = conv_mod.detect_format(parsed_sample)
+            if detected is None:
+                if not pending:
+                    raise DataError("the dataset has no rows")
+                if not parsed_sample:
+                    raise DataError("no row parses as JSON: is this a JSON Lines / JSON / Parquet dataset?")
+                keys = sorted({k for r in parsed_sample if isinstance(r, dict) for k in r})[:12]
+                raise DataError(
+                    f"unknown data format (fields seen: {', '.join(keys) or 'none'}); expected "
+                    f"conversations, messages, text or prompt/response; pass --format"
+                )
+            fmt = detected
+        out.put(("format", fmt))
+
+        def rows() -> Iterator[tuple[Any, Any]]:
+            yield from pending
+            yield from it
+
+        batch: list[Prepared] = []
+        n_texts = 0
+        for line, raw in rows():
+            if stop.is_set():
+                return
+            stats.rows_read += 1
+            try:
+                row = _parse(raw, load)
+            except ValueError as exc:
+                stats.malformed_row(line, f"invalid JSON: {exc}", raw)
+                continue
+            try:
+                conv = conv_mod.normalize(row, fmt)
+            except conv_mod.RowError as exc:
+                stats.malformed_row(line, str(exc), raw)
+                continue
+            if conv_mod.is_empty(conv):
+                stats.empty += 1
+                if len(stats.malformed_examples) < _EXAMPLES:
+                    stats.malformed_examples.append({"line": line, "reason": "empty conversation", "row": ""})
+                continue
+            if conv.pretemplated:
+                kept, anomalies = conv.turns, list(conv.anomalies)
+            else:
+                kept, anomalies = conv_mod.trainable_turns(conv.turns)
+                anomalies = conv.anomalies + anomalies
+            try:
+                prepared = prepare(bundle, conv, kept)
+            except limits.LimitError:
+                raise  # a template over its time/size budget fails every row alike: stop with the cap's message
+            except DataError as exc:
+                stats.malformed_row(line, str(exc), raw)
+                continue
+            # Row-level checks (reader thread only).
+            stats.samples += 1
+            stats.turns += len(conv.turns)
+            if anomalies:
+                stats.anomaly_rows += 1
+                stats.anomalies.update(set(anomalies))
+                if len(stats.anomaly_examples) < _EXAMPLES:
+                    stats.anomaly_examples.append(
+                        {"line": line, "anomalies": sorted(set(anomalies)), "roles": [r for r, _ in conv.turns][:12]}
+                    )
+            canon = conv_mod.joined_text(conv.turns)
+            h = int.from_bytes(
+                hashlib.blake2b(canon.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
+            )
+            stats.hashes.append(h)
+            stats.hash_lines.append(line)
+            content = "\n".join(c for _r, c in conv.turns)
+            stats.domains[domain_of(content)] += 1
+            if conv.regenerated:
+                stats.regenerated += 1
+            if conv.status:
+                stats.status[conv.status] += 1
+            # Near-duplicate reservoir (Algorithm R over valid rows).
+            stats.valid_seen += 1
+            if len(stats.reservoir) < stats.near_cap:
+                stats.reservoir.append((line, h, content[:_NEAR_DUP_CHARS]))
+            else:
+                j = stats.rng.randrange(stats.valid_seen)
+                if j < stats.near_cap:
+                    stats.reservoir[j] = (line, h, content[:_NEAR_DUP_CHARS])
+            batch.append(prepared)
+            n_texts += len(prepared.segments) if prepared.segments is not None else 4
+            if n_texts >= CHUNK_TEXTS:
+                out.put(("batch", batch))
+                batch, n_texts = [], 0
+        if batch:
+            out.put(("batch", batch))
+        out.put(("done", None))
+    except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
+        out.put(("error", exc))
+
+
+def _signature(text: str, a: Any, b: Any) -> Any:
+    """MinHash of the word 3-grams of ``text``, vectorised with numpy (datasketch's own hashing is
+    per-shingle Python and ~10x slower). CRC32 word hashes keep results identical from run to run."""
+    import numpy as np
+
+    words = text.lower().split()
+    if not words:
+        words = [""]
+    wh = np.fromiter(
+        map(zlib.crc32, map(str.encode, words, repeat("utf-8"), repeat("surrogatepass"))),
+        dtype=np.uint64,
+        count=len(words),
+    )
+    if len(wh) >= 3:
+        sh = wh[:-2] * np.uint64(0x9E3779B97F4A7C15) + wh[1:-1] * np.uint64(0xC2B2AE3D27D4EB4F) + wh[2:]
+    else:
+        sh = wh
+    # multiply-shift hashing (a*x + b mod 2^64, top 32 bits): a universal family, no slow modulo
+    return ((np.unique(sh)[:, None] * a + b) >> np.uint64(32)).min(axis=0)
+
+
+def _near_duplicates(stats: _Stats, threshold: float = 0.8, num_perm: int = 64) -> tuple[int, list[dict[str, Any]]]:
+    """Rows in the reservoir whose word-3-gram Jaccard with an earlier row is >= threshold (MinHash LSH)."""
+    import numpy as np
+    from datasketch import LeanMinHash, MinHashLSH
+
+    if len(stats.reservoir) < 2:
+        return 0, []
+    gen = np.random.RandomState(1)
+    a = gen.randint(1, 1 << 62, size=num_perm, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    b = gen.randint(0, 1 << 62, size=num_perm, dtype=np.uint64)
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
+    found = 0
+    examples: list[dict[str, Any]] = []
+    items = sorted(stats.reservoir, key=lambda r: r[0])
+    meta: dict[int, tuple[Any, int]] = {}
+    for key, (line, h, text) in enumerate(items):
+        m = LeanMinHash(seed=1, hashvalues=_signature(text, a, b), scheme="legacy")
+        hits = [k for k in lsh.query(m) if meta[k][1] != h]
+        if hits:
+            found += 1
+            if len(examples) < _EXAMPLES:
+                examples.append({"line": line, "similar_to": meta[min(hits)][0]})
+        lsh.insert(key, m)
+        meta[key] = (line, h)
+    return found, examples
+
+
+def _duplicates(stats: _Stats) -> tuple[int, list[dict[str, Any]]]:
+    import numpy as np
+
+    if not len(stats.hashes):
+        return 0, []
+    arr = np.frombuffer(stats.hashes, dtype=np.uint64)
+    _uniq, first, counts = np.unique(arr, return_index=True, return_counts=True)
+    dups = int(len(arr) - len(first))
+    examples: list[dict[str, Any]] = []
+    if dups:
+        first_set = set(first.tolist())
+        seen_first = {int(arr[i]): stats.hash_lines[i] for i in first.tolist()}
+        for i in range(len(arr)):
+            if i not in first_set:
+                examples.append({"line": stats.hash_lines[i], "same_as": seen_first[int(arr[i])]})
+                if len(examples) >= _EXAMPLES:
+                    break
+    return dups, examples
+
+
+def _estimate(values: Sequence[float], population: int) -> dict[str, float]:
+    """Population total from a simple random sample, with a 95% normal interval (with fpc)."""
+    n = len(values)
+    if n == 0:
+        return {"value": 0.0, "low": 0.0, "high": 0.0, "se": 0.0}
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+    fpc = max(0.0, (population - n) / (population - 1)) if population > 1 else 0.0
+    se = population * math.sqrt(var / n * fpc)
+    total = population * mean
+    return {"value": total, "low": total - 1.96 * se, "high": total + 1.96 * se, "se": se}
+
+
+def audit(
+    source: str | Source,
+    *,
+    tokenizer: str | TokenizerBundle | None = None,
+    max_length: int = DEFAULT_MAX_LENGTH,
+    fmt: str = "auto",
+    sample: int | None = None,
+    seed: int = 0,
+    config: str | None = None,
+    split: str | None = None,
+    progress: ProgressFn | None = None,
+    near_dup_cap: int = 10_000,
+    max_rows: int | None = None,
+) -> AuditResult:
+    """Scan a dataset (or a random sample of ``sample`` rows) and report what training will see."""
+    if max_length is None or int(max_length) < 1:
+        raise InputError("max_length must be a positive number of tokens")
+    if sample is not None and int(sample) < 1:
+        raise InputError("--sample must be a positive number of rows")
+    fmt = conv_mod.check_format(fmt or "auto")
+    src = source if isinstance(source, Source) else open_source(str(source), config=config, split=split)
+    bundle = tokenizer if isinstance(tokenizer, TokenizerBundle) else load_tokenizer(tokenizer)
+    t0 = time.perf_counter()
+    stats = _Stats(near_dup_cap, seed)
+    notes: list[str] = []
+    population: int | None = None
+    total_hint = src.total_rows
+    if sample is not None:
+        if src.kind == "hub" and src.sample_hub is not None:
+            rows_iter: Iterator[tuple[int, Any]] = src.sample_hub(int(sample), seed)
+            population = src.hub_rows
+            if population is None:
+                notes.append("the Hub does not state the split's row count, so totals are not extrapolated")
+            else:
+                notes.append("Hub sample drawn with a shuffle buffer (approximately random)")
+        else:
+            picked, population = reservoir(src.iterate(), int(sample), seed)
+            rows_iter = iter(picked)
+        stats.per_row = []
+        total_hint = min(int(sample), population) if population is not None else int(sample)
+    else:
+        rows_iter = src.iterate()
+    if max_rows is not None:
+        rows_iter = itertools.islice(rows_iter, int(max_rows))
+    q: queue.Queue[Any] = queue.Queue(maxsize=_QUEUE_BATCHES)
+    stop = threading.Event()
+    reader = threading.Thread(
+        target=_reader, args=(rows_iter, fmt, bundle, stats, q, stop), name="audit-reader", daemon=True
+    )
+    reader.start()
+    detected = fmt
+    max_len = int(max_length)
+    last_report = [0.0]
+
+    def absorb(items: list[Prepared], counts: list[tuple[int, int]]) -> None:
+        lengths = stats.lengths
+        for prepared, (n_tok, n_sup) in zip(items, counts, strict=False):
+            stats.tokens += n_tok
+            stats.assistant += n_sup
+            lengths[n_tok] += 1
+            over = n_tok > max_len
+            if over:
+                stats.over += 1
+            if n_sup == 0:
+                stats.zero_sup += 1
+            if prepared.segments is None:
+                stats.with_offsets += 1
+            if stats.per_row is not None:
+                stats.per_row.append((n_tok, n_sup, int(over)))
+        now = time.perf_counter()
+        if progress is not None and now - last_report[0] >= 0.25:
+            last_report[0] = now
+            _report(progress, stats.rows_read, now - t0, total_hint, src.fraction() if sample is None else None)
+
+    # Two tokenising threads: while one does its Python bookkeeping the other keeps Rayon busy.
+    pending: deque[tuple[list[Prepared], Future[list[tuple[int, int]]]]] = deque()
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit-tokenize")
+    try:
+        while True:
+            kind, payload = q.get()
+            if kind == "format":
+                detected = payload
+                continue
+            if kind == "error":
+                raise payload
+            if kind == "done":
+                break
+            pending.append((payload, pool.submit(count_prepared, bundle, payload)))
+            while len(pending) >= 2 or (pending and pending[0][1].done()):
+                items, fut = pending.popleft()
+                absorb(items, fut.result())
+        while pending:
+            items, fut = pending.popleft()
+            absorb(items, fut.result())
+    finally:
+        stop.set()
+        while reader.is_alive():
+            try:
+                q.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        reader.join()
+        pool.shutdown(wait=True, cancel_futures=True)
+    if stats.rows_read == 0 and stats.samples == 0:
+        raise DataError(f"{src.name} has no rows")
+    if stats.samples == 0 and stats.rows_read > 0 and stats.malformed == stats.rows_read:
+        first: dict[str, Any] = (
+            stats.malformed_examples[0] if stats.malformed_examples else {"line": "?", "reason": "?"}
+        )
+        raise DataError(
+            f"no row of {src.name} could be used as {detected} data (row {src.locate(first['line'])}: "
+            f"{first['reason']}); check the file or pass the right --format"
+        )
+    if progress is not None:
+        progress(stats.rows_read, stats.rows_read / max(1e-9, time.perf_counter() - t0), 0.0)
+    dups, dup_examples = _duplicates(stats)
+    near, near_examples = _near_duplicates(stats)
+    if stats.valid_seen > stats.near_cap:
+        notes.append(
+            f"near duplicates checked on a random reservoir of {stats.near_cap:,} of "
+            f"{stats.valid_seen:,} rows: a lower bound for the whole set"
+        )
+    if bundle.tokenizer is None:
+        notes.append("no tokenizer given: token counts are estimates (UTF-8 bytes / 4), not the target's tokens")
+    if bundle.template.is_fallback and detected != "text":
+        notes.append("no chat template found: conversations rendered with a plain ChatML template")
+    if bundle.shape is None:
+        notes.append("the chat template's assistant framing could not be probed; spans found by prefix rendering")
+    tokens, assistant, samples, over = stats.tokens, stats.assistant, stats.samples, stats.over
+    estimate: dict[str, dict[str, float]] | None = None
+    if sample is not None and population is not None and stats.per_row is not None:
+        n = stats.rows_read
+        rows = stats.per_row + [(0, 0, 0)] * max(0, n - len(stats.per_row))  # unusable rows count as zero
+        estimate = {
+            "tokens": _estimate([r[0] for r in rows], population),
+            "assistant_tokens": _estimate([r[1] for r in rows], population),
+            "samples": _estimate([1.0] * len(stats.per_row) + [0.0] * (n - len(stats.per_row)), population),
+            "over_max_length": _estimate([r[2] for r in rows], population),
+        }
+        tokens = round(estimate["tokens"]["value"])
+        assistant = round(estimate["assistant_tokens"]["value"])
+        samples = round(estimate["samples"]["value"])
+        over = round(estimate["over_max_length"]["value"])
+        notes.append(
+            f"estimate from a random sample of {n:,} of {population:,} rows (seed {seed}); "
+            f"duplicates, anomalies and malformed counts are for the sample only"
+        )
+    for examples in (stats.malformed_examples, stats.anomaly_examples, dup_examples, near_examples):
+        for ex in examples:
+            for key in ("line", "same_as", "similar_to"):
+                if key in ex:
+                    ex[key] = src.locate(ex[key])
+    label = conv_mod.FORMAT_LABELS.get(detected, detected)
+    return AuditResult(
+        source=src.name,
+        format=detected,
+        format_label=label,
+        tokenizer=bundle.name,
+        token_count_method="tokenizer.json + chat template" if bundle.tokenizer is not None else FALLBACK_METHOD,
+        template=bundle.template.name if detected != "text" else "none (pre-templated)",
+        samples=samples,
+        rows_read=stats.rows_read,
+        turns=stats.turns,
+        tokens=tokens,
+        assistant_tokens=assistant,
+        supervised_fraction=(stats.assistant / stats.tokens) if stats.tokens else 0.0,
+        length=percentiles(stats.lengths),
+        histogram=histogram(stats.lengths),
+        max_length=max_len,
+        over_max_length=over,
+        over_max_length_share=(stats.over / stats.samples) if stats.samples else 0.0,
+        over_max_length_note=MAX_LENGTH_NOTE,
+        empty=stats.empty,
+        malformed=stats.malformed,
+        malformed_examples=stats.malformed_examples,
+        anomalies=dict(stats.anomalies),
+        anomaly_rows=stats.anomaly_rows,
+        anomaly_examples=stats.anomaly_examples,
+        duplicates=dups,
+        duplicate_examples=dup_examples,
+        near_duplicates=near,
+        near_duplicates_checked=len(stats.reservoir),
+        near_duplicate_examples=near_examples,
+        regenerated=stats.regenerated,
+        original=stats.samples - stats.regenerated,
+        regeneration_status=dict(stats.status),
+        domains=dict(stats.domains),
+        zero_supervised=stats.zero_sup,
+        rows_with_offsets=stats.with_offsets,
+        estimated=estimate is not None,
+        estimate=estimate,
+        population=population,
+        hub_rows=src.hub_rows,
+        hub_rows_note=src.hub_rows_note,
+        elapsed_s=round(time.perf_counter() - t0, 3),
+        notes=notes,
+    )
+
+
+def progress_text(rows: int, rate: float, eta: float | None) -> tuple[float, str]:
+    """(fraction done, one line) for a progress callback's numbers, shared by the page and the CLI.
+
+    The fraction follows from the same rate as the time left, so the two always agree; under two
+    seconds left reads as such rather than "0 s left" while the bar is half full.
+    """
+    remaining = rate * eta if eta is not None else None
+    frac = rows / (rows + remaining) if remaining is not None and rows + remaining > 0 else 0.0
+    frac = min(1.0, max(0.0, frac))
+    if eta is None or frac >= 1.0:
+        left = ""
+    elif eta < 2.0:
+        left = " · under 2 s left"
+    elif eta < 120:
+        left = f" · about {eta:,.0f} s left"
+    else:
+        left = f" · about {eta / 60:,.0f} min left"
+    return frac, f"{rows:,} rows · {rate:,.0f} rows/s{left}"
+
+
+def _report(progress: ProgressFn, rows: int, elapsed: float, total: int | None, fraction: float | None) -> None:
+    rate = rows / elapsed if elapsed > 0 else 0.0
+    eta: float | None = None
+    if total:
+        eta = max(0.0, (total - rows) / rate) if rate > 0 else None
+    elif fraction:
+        eta = max(0.0, elapsed * (1.0 / fraction - 1.0))
+    progress(rows, rate, eta)

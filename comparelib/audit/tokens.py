@@ -1,0 +1,248 @@
+"""Token counting with the target's tokenizer and chat template: the tokenizer bundle and per-row counts.
+
+A row is rendered once with the chat template and cut at its assistant spans. Counting is
+``Tokenizer.encode_batch_fast`` over those segments (no offsets, Rust uses all cores); where a cut
+could change tokenisation (not after a newline or special token) the row is tokenised whole with
+offsets instead. Both give the prefix-rule mask of ``templates.reference_spans`` (tests compare
+them row by row). Without a tokenizer the count is a byte estimate (``FALLBACK_METHOD``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from comparelib import limits, paths
+from comparelib.audit import conversations as conv_mod
+from comparelib.audit import templates
+from comparelib.errors import ConfigError, DataError, HubError, InputError
+
+FALLBACK_METHOD = "estimate without a tokenizer: ceil(UTF-8 bytes / 4) per conversation, ChatML framing"
+
+
+def fallback_count(text: str) -> int:
+    """Tokens without a tokenizer: a byte-level estimate (about 4 bytes per BPE token)."""
+    return (len(text.encode("utf-8")) + 3) // 4
+
+
+@dataclass
+class TokenizerBundle:
+    """The target's tokenizer and chat template, and whether segment counting is exact for it."""
+
+    tokenizer: Any | None
+    template: templates.ChatTemplate
+    name: str | None
+    segment_safe: bool = False
+    _added: frozenset[str] = field(default_factory=frozenset, repr=False)  # added-token strings
+    _lengths: tuple[int, ...] = field(default=(), repr=False)  # their distinct lengths
+    _ends: frozenset[str] = field(default_factory=frozenset, repr=False)  # their last characters
+    _starts: frozenset[str] = field(default_factory=frozenset, repr=False)  # their first characters
+    shape: templates.TemplateShape | None = None
+
+    @property
+    def method(self) -> str:
+        return "tokenizer" if self.tokenizer is not None else FALLBACK_METHOD
+
+
+def _segment_safe(tokenizer: Any) -> tuple[bool, list[str]]:
+    """Whether counting a text as pieces cut after a newline/special token equals counting it whole.
+
+    True for byte-level BPE without normalizer or prefix space (GPT-2, Llama 3, Qwen): their
+    pre-tokenizers never join a newline with the non-space character after it, and added tokens
+    are split out first.
+    """
+    spec = json.loads(tokenizer.to_str())
+    added = [t["content"] for t in spec.get("added_tokens") or [] if isinstance(t, dict) and t.get("content")]
+    if any(t.get("lstrip") or t.get("rstrip") for t in spec.get("added_tokens") or [] if isinstance(t, dict)):
+        return False, added
+    if spec.get("normalizer") is not None:
+        return False, added
+
+    def ok(pre: Any) -> bool:
+        if pre is None:
+            return False
+        kind = pre.get("type")
+        if kind == "Sequence":
+            return all(ok(p) for p in pre.get("pretokenizers") or [])
+        if kind == "ByteLevel":
+            return not pre.get("add_prefix_space", False)
+        if kind == "Split":  # Llama 3 / Qwen regexes; other behaviours may glue pieces together
+            return pre.get("behavior") == "Isolated"
+        if kind in ("Digits", "Punctuation"):
+            return True
+        return False
+
+    return ok(spec.get("pre_tokenizer")), added
+
+
+def _tokenizer_folder(ref: str) -> tuple[Path, str]:
+    path: Path | None
+    try:
+        path = paths.resolve_user_path(ref, "tokenizer")
+    except InputError:
+        if ref.startswith((".", "/", "~", "\\")) or ref.endswith(".json"):
+            raise
+        path = None  # not a path under the data root: a Hub repo id
+    if path is not None and path.is_file():
+        return path.parent, str(path)
+    if path is not None and path.is_dir():
+        if not (path / "tokenizer.json").is_file():
+            raise InputError(f"{path} has no tokenizer.json; point --tokenizer at a folder or repo with one")
+        return path, str(path)
+    if ref.startswith((".", "/", "~")) or ref.endswith(".json"):
+        raise InputError(f"tokenizer {ref!r}: no such file or folder")
+    from comparelib.models import hub
+
+    mref = hub.parse_ref(ref)
+    if mref.is_local:
+        assert mref.local_path is not None
+        return _tokenizer_folder(str(mref.local_path))
+    repo = str(mref.repo_id)
+    target = hub.download_file(repo, "tokenizer.json", revision=mref.revision)
+    folder = Path(target).parent
+    for extra in ("tokenizer_config.json", "chat_template.jinja"):
+        try:
+            hub.download_file(repo, extra, revision=mref.revision)
+        except HubError:
+            pass
+    return folder, repo
+
+
+def load_tokenizer(ref: str | None) -> TokenizerBundle:
+    """tokenizer.json (+ its chat template) from a file, folder or Hub repo; None: the fallback count."""
+    if ref is None or not str(ref).strip():
+        template = templates.fallback_template()
+        return TokenizerBundle(None, template, None, shape=templates.probe_shape(template))
+    from tokenizers import Tokenizer
+
+    folder, name = _tokenizer_folder(str(ref).strip())
+    named = Path(name)
+    file = named if named.is_file() and named.parent.resolve() == folder.resolve() else folder / "tokenizer.json"
+    cap = limits.CONFIG_BYTES
+    if file.is_file() and file.stat().st_size > cap.value():
+        raise cap.refuse(f"tokenizer file {file.name}", seen=limits.human_bytes(file.stat().st_size))
+    try:
+        tokenizer = Tokenizer.from_file(str(file))
+    except Exception as exc:  # noqa: BLE001 - the Rust error text is the useful part
+        raise ConfigError(f"{file} is not a tokenizers tokenizer.json: {exc}") from None
+    template = templates.load_template(folder) or templates.fallback_template()
+    safe, added = _segment_safe(tokenizer)
+    return TokenizerBundle(
+        tokenizer,
+        template,
+        name,
+        segment_safe=safe,
+        _added=frozenset(added),
+        _lengths=tuple(sorted({len(t) for t in added})),
+        _ends=frozenset(t[-1] for t in added),
+        _starts=frozenset(t[0] for t in added),
+        shape=templates.probe_shape(template),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-row token counting
+
+
+@dataclass
+class Prepared:
+    """A rendered row ready to tokenise: either segments (odd ones supervised) or text + spans."""
+
+    segments: list[str] | None
+    text: str | None = None
+    spans: list[tuple[int, int]] | None = None
+
+
+def _clean_cut(bundle: TokenizerBundle, text: str, p: int) -> bool:
+    if p <= 0 or p >= len(text):
+        return True
+    left, right = text[p - 1], text[p]
+    if left == "\n" and not right.isspace():
+        return True
+    added = bundle._added
+    if left in bundle._ends and any(text[p - n : p] in added for n in bundle._lengths if n <= p):
+        return True
+    if right in bundle._starts and any(text[p : p + n] in added for n in bundle._lengths):
+        return True
+    return False
+
+
+def prepare(bundle: TokenizerBundle, conv: conv_mod.Conversation, turns: Sequence[tuple[str, str]]) -> Prepared:
+    """Render ``turns`` once and cut the text at its assistant spans (see module docstring)."""
+    if conv.pretemplated:
+        text = conv.text or ""
+        spans = templates.pretemplated_spans(text, bundle.shape) if bundle.shape else []
+    else:
+        text = bundle.template.render_turns(turns)
+        fast = templates.fast_spans(text, turns, bundle.shape) if bundle.shape else None
+        if fast is not None:
+            spans = fast
+        else:
+            try:
+                text, spans = templates.reference_spans(bundle.template, turns)
+            except limits.LimitError:
+                raise
+            except DataError:
+                # Templates that rewrite earlier turns (e.g. drop old reasoning) have no prefix
+                # spans; fall back to SpecForge's rule: assistant header ... end of turn.
+                if bundle.shape is None:
+                    raise
+                spans = templates.pretemplated_spans(text, bundle.shape)
+    if bundle.tokenizer is not None and not bundle.segment_safe:
+        return Prepared(None, text, spans)
+    segments: list[str] = []
+    pos = 0
+    for start, end in spans:
+        if bundle.tokenizer is not None and not (_clean_cut(bundle, text, start) and _clean_cut(bundle, text, end)):
+            return Prepared(None, text, spans)
+        segments.append(text[pos:start])
+        segments.append(text[start:end])
+        pos = end
+    segments.append(text[pos:])
+    return Prepared(segments)
+
+
+def count_prepared(bundle: TokenizerBundle, items: Sequence[Prepared]) -> list[tuple[int, int]]:
+    """(tokens, supervised tokens) per row; segments batched through ``encode_batch_fast``."""
+    flat = [seg for item in items if item.segments is not None for seg in item.segments if seg]
+    tok = bundle.tokenizer
+    if tok is None:
+        lengths = [len(s.encode("utf-8")) for s in flat]  # bytes; divided by 4 per row below
+    else:
+        encode = getattr(tok, "encode_batch_fast", None) or tok.encode_batch  # _fast: tokenizers >= 0.21
+        lengths = [len(e) for e in encode(flat, add_special_tokens=False)] if flat else []
+    whole = [i for i, item in enumerate(items) if item.segments is None]
+    exact: dict[int, tuple[int, int]] = {}
+    if whole:
+        assert tok is not None  # only rows prepared with a tokenizer are tokenised whole
+        encs = tok.encode_batch([items[i].text for i in whole], add_special_tokens=False)
+        for i, enc in zip(whole, encs, strict=False):
+            mask = templates.mask_from_offsets(enc.offsets, items[i].spans or [])
+            exact[i] = (len(enc), sum(mask))
+    out: list[tuple[int, int]] = []
+    it = iter(lengths)
+    for i, item in enumerate(items):
+        if item.segments is None:
+            out.append(exact[i])
+            continue
+        total = sup = 0
+        for j, seg in enumerate(item.segments):
+            if seg:
+                n = next(it)
+                total += n
+                if j & 1:
+                    sup += n
+        out.append(((total + 3) // 4, (sup + 3) // 4) if tok is None else (total, sup))
+    return out
+
+
+def count_turns(bundle: TokenizerBundle, turn_lists: Sequence[Sequence[tuple[str, str]]]) -> list[tuple[int, int]]:
+    """(tokens, supervised tokens) for conversations given as turn lists (library and test helper)."""
+    prepared = []
+    for turns in turn_lists:
+        kept, _ = conv_mod.trainable_turns(turns)
+        prepared.append(prepare(bundle, conv_mod.Conversation(turns=list(kept)), kept))
+    return count_prepared(bundle, prepared)

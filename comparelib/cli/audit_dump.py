@@ -1,0 +1,90 @@
+"""``audit-dump``: check an offline hidden-state dump (shapes, NaN, loss masks, aux-layer wiring)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from comparelib.cli._util import print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("audit-dump", help="audit a hidden-state dump (SpecForge, ModelOpt, speculators, EAGLE)")
+    p.add_argument("folder", help="folder holding the dump files (or one dump file)")
+    p.add_argument("--config", metavar="PATH", help="the draft's config.json, or the folder holding it")
+    p.add_argument("--target-hidden", type=int, metavar="N", help="the target's hidden size (overrides --config)")
+    p.add_argument("--vocab", type=int, metavar="N", help="the target's vocab size (overrides --config)")
+    p.add_argument(
+        "--embedding",
+        metavar="PATH",
+        help="target checkpoint (.safetensors file or folder) holding *embed_tokens.weight",
+    )
+    p.add_argument("--max-files", type=int, default=8, metavar="N", help="files to sample (default 8)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _fmt(x: object) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.3g}"
+    if isinstance(x, list):
+        return "/".join(_fmt(v) for v in x)
+    return str(x)
+
+
+def run(args: argparse.Namespace) -> int:
+    from comparelib.audit import dumps
+
+    config = dumps.read_draft_config(args.config) if args.config else None
+    embedding = dumps.load_embedding(args.embedding) if args.embedding else None
+    report = dumps.audit_dumps(
+        args.folder,
+        draft_config=config,
+        target_hidden_size=args.target_hidden,
+        vocab_size=args.vocab,
+        embedding=embedding,
+        max_files=args.max_files,
+        seed=args.seed,
+    )
+    if args.json:
+        print_json(
+            {
+                "format": report.format,
+                "folder": report.folder,
+                "files_total": report.files_total,
+                "files_read": report.files_read,
+                "verdict": report.summary["verdict"],
+                "findings": report.findings,
+                "summary": report.summary,
+                "files": report.files,
+            }
+        )
+        return 0
+    out = sys.stdout
+    s = report.summary
+    out.write(f"{report.folder}: {s['format_label']}\n")
+    out.write(
+        f"read {report.files_read} of {report.files_total} files (sampled {s['files_sampled']}, seed {s['seed']})\n"
+    )
+    out.write(
+        f"tokens {s['tokens']}, supervised {_fmt(s['supervised_tokens'])}, "
+        f"mean aux norms (low/mid/high) {_fmt(s['mean_aux_norms'])}\n"
+    )
+    out.write(f"{'file':<40} {'len':>5} {'H':>6} {'dtype':<9} {'mask':>5} {'nan':>4} {'aux norms':<20} aux cos\n")
+    for row in report.files:
+        if row.get("status") != "ok":
+            out.write(f"{row['name']:<40} {row['status']}\n")
+            continue
+        out.write(
+            f"{row['name']:<40} {_fmt(row['seq_len']):>5} {_fmt(row['hidden']):>6} {_fmt(row['dtype']):<9} "
+            f"{_fmt(row['loss_mask_share']):>5} {row['nan']:>4} {_fmt(row['aux_norms']):<20} "
+            f"{_fmt(row['aux_pairwise_cos'])}\n"
+        )
+    for f in report.findings:
+        where = f" ({f.file})" if f.file else ""
+        out.write(f"[{f.severity}] {f.code}{where}: {f.message}\n")
+    out.write(f"verdict: {s['verdict']}\n")
+    return 0

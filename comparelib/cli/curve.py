@@ -1,0 +1,79 @@
+"""``curve``: the learning curve (simulated acceptance length against samples seen) of a training run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "curve",
+        help="learning curve from training logs: tau_sim against samples seen, a saturating fit and a verdict",
+    )
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="SpecForge / speculators / EAGLE console logs, TensorBoard event files or run directories, CSV",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=float,
+        default=None,
+        help="global samples per logged step (samples_seen = step * N) when the log does not say",
+    )
+    p.add_argument(
+        "--epoch-samples",
+        type=float,
+        default=None,
+        help="samples per epoch, for per-epoch logs (the EAGLE trainer): samples_seen = epoch * N",
+    )
+    p.add_argument("--steps", type=int, default=None, help="use only the first N draft positions (a chain of N steps)")
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        default="auto",
+        choices=("auto", "tensorboard", "specforge", "speculators", "eagle", "csv"),
+    )
+    p.add_argument(
+        "--split", default="auto", choices=("auto", "train", "eval"), help="points to fit (auto: eval if 5+)"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from comparelib.analysis import curves
+    from comparelib.cli._util import print_json
+
+    c = curves.curve(
+        args.files,
+        fmt=args.fmt,
+        batch_size=args.batch_size,
+        epoch_samples=args.epoch_samples,
+        steps=args.steps,
+        split=args.split,
+    )
+    if args.json:
+        print_json(c.to_json())
+        return 0
+    w = sys.stdout.write
+    ev = c.evidence
+    w(
+        f"{c.stats.get('format')}: {ev['train_points']} train points, {ev['eval_points']} eval points, "
+        f"{ev['positions']} positions; fitting {ev['split']} against {ev['x']}\n"
+    )
+    if c.fit is not None:
+        f = c.fit
+        w(
+            f"tau = {f.tau_inf:.3f} - {f.a:.3f} * (x / {f.x_ref:.4g}) ** -{f.b:.3f};"
+            f" n={f.n}, R²={f.r2:.3f}, residual SE={f.residual_se:.3f}\n"
+        )
+    if ev.get("note"):
+        w(f"note: {ev['note']}\n")
+    skipped = c.stats.get("long_lines_skipped", 0)
+    if skipped:
+        w(f"note: {skipped} over-long lines skipped\n")
+    w(f"verdict: {c.verdict}\n{c.sentence}\n")
+    return 0

@@ -1,0 +1,63 @@
+"""``import``: sglang.bench_serving JSONL and vllm bench serve JSON results into the store."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("import", help="import sglang.bench_serving / vllm bench serve results into the store")
+    p.add_argument("files", nargs="+", metavar="FILE", help="sglang.bench_serving JSONL or vllm --save-result JSON")
+    p.add_argument(
+        "--db", metavar="URL", help="SQLAlchemy database URL (default: SPECDRAFT_DB, else the local SQLite file)"
+    )
+    p.add_argument("--label", action="append", default=[], metavar="L", help="label for the imported runs (repeat)")
+    p.add_argument("--group", help="group the imported runs belong to (e.g. a sweep name)")
+    spec = p.add_argument_group("stated speculative config (vLLM results do not carry it)")
+    spec.add_argument("--spec-algorithm", help="e.g. EAGLE3; 'none' marks a baseline")
+    spec.add_argument("--draft-model")
+    spec.add_argument("--num-steps", type=int)
+    spec.add_argument("--topk", type=int)
+    spec.add_argument("--num-draft-tokens", type=int)
+    p.add_argument("--json", action="store_true", help="print the imported runs as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from comparelib.cli._util import print_json
+    from comparelib.live.importers import detect_format, import_file, read_records
+    from comparelib.live.store import Store
+    from comparelib.paths import resolve_user_path
+
+    args.files = [str(resolve_user_path(path, "result file")) for path in args.files]
+    # check every file before writing anything
+    for path in args.files:
+        for record in read_records(path):
+            detect_format(record)
+    spec: dict = {
+        "draft_model": args.draft_model,
+        "num_steps": args.num_steps,
+        "topk": args.topk,
+        "num_draft_tokens": args.num_draft_tokens,
+    }
+    if args.spec_algorithm:
+        spec["speculative_algorithm"] = (
+            None if args.spec_algorithm.lower() in {"none", "baseline"} else args.spec_algorithm
+        )
+    store = Store(args.db)
+    try:
+        imported: list[tuple[str, int]] = []
+        for path in args.files:
+            ids = import_file(store, path, labels=args.label, group=args.group, spec=spec)
+            imported.extend((path, i) for i in ids)
+        if args.json:
+            print_json([{"file": path, **dataclasses.asdict(store.run(i))} for path, i in imported])
+        else:
+            for path, i in imported:
+                rec = store.run(i)
+                tps = "-" if rec.output_tokens_per_s is None else f"{rec.output_tokens_per_s:.2f}"
+                print(f"imported run {i} from {path}: {rec.params.get('format')}, {tps} output tok/s")
+        return 0
+    finally:
+        store.close()

@@ -1,0 +1,119 @@
+"""``speedup``: fit the cycle-cost model to a num_steps sweep in the store and predict every num_steps."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("speedup", help="predict tok/s per num_steps from a stored sweep (predictions, never stored)")
+    p.add_argument("--run-group", required=True, help="run group in the results store (e.g. example-kimi-k2.5)")
+    p.add_argument("--baseline-run", type=int, default=None, help="id of the baseline run (default: the best match)")
+    p.add_argument(
+        "--target-accept",
+        type=float,
+        default=None,
+        help="also predict with this acceptance length (e.g. from the scaling fit)",
+    )
+    p.add_argument("--at-steps", type=int, default=None, help="num_steps at which --target-accept is quoted")
+    p.add_argument(
+        "--draft-step-ms",
+        type=float,
+        default=None,
+        help="a measured draft step (ms, whole batch) in place of the fitted one",
+    )
+    p.add_argument(
+        "--draft-cost",
+        action="append",
+        default=None,
+        metavar="FILE",
+        help=(
+            "draft-cost / bench_draftcost.py JSON: one draft replaces the fitted step; "
+            "two or more are predicted side by side"
+        ),
+    )
+    p.add_argument("--max-steps", type=int, default=10, help="predict num_steps 1..N (default 10)")
+    p.add_argument("--db", default=None, help="results store URL (default: SPECDRAFT_DB or the local SQLite file)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from comparelib.analysis import speedup
+    from comparelib.cli._util import print_json
+    from comparelib.errors import InputError
+    from comparelib.live.store import Store
+
+    if not 1 <= args.max_steps <= 64:
+        raise InputError(f"--max-steps must be 1..64, got {args.max_steps}")
+    if args.draft_step_ms is not None and not (args.draft_step_ms >= 0 and args.draft_step_ms < float("inf")):
+        raise InputError(f"--draft-step-ms must be a non-negative number of ms, got {args.draft_step_ms:g}")
+    if args.target_accept is not None and not args.target_accept > 1.0:
+        raise InputError(f"--target-accept must be above 1, got {args.target_accept:g}")
+    store = Store(args.db)
+    if args.run_group.startswith("example-"):
+        store.ensure_examples()
+    runs = store.runs(group=args.run_group)
+    if not runs:
+        groups = store.groups()
+        raise InputError(f"no runs in group {args.run_group!r}; groups in the store: {', '.join(groups) or 'none'}")
+    model = speedup.model_from_runs(runs, baseline_run_id=args.baseline_run, draft_step_ms=args.draft_step_ms)
+    steps = range(1, args.max_steps + 1)
+    candidates = _candidates(args.draft_cost or [], model.concurrency)
+    if len(candidates) == 1:
+        model = speedup.with_draft_step(model, candidates[0].step_ms, source=candidates[0].label)
+    out = speedup.summary(model, steps=steps)
+    side = None
+    if len(candidates) > 1:
+        side = speedup.compare_drafts(model, candidates, steps=steps)
+        out["drafts"] = side.to_dict(orient="records")
+    out["run_group"] = args.run_group
+    out["kinds"] = sorted({r.kind for r in runs})
+    if args.target_accept is not None:
+        frame = speedup.what_if(model, args.target_accept, at_steps=args.at_steps, steps=steps)
+        improved = frame[frame["scenario"] != "current draft"]
+        out["what_if"] = improved.to_dict(orient="records")
+        out["what_if_optimum"] = speedup.optimum(model, frame=improved).__dict__
+    if args.json:
+        print_json(out)
+        return 0
+    w = sys.stdout.write
+    w(f"group {args.run_group} ({', '.join(out['kinds'])}); model: {model.method}\n")
+    for note in model.notes:
+        w(f"  - {note}\n")
+    w("num_steps  accept  cycle_ms  verify%  tok/s (predicted)\n")
+    for row in out["predicted"]:
+        w(
+            f"{row['num_steps']:>9}  {row['accept_length']:6.2f}  {row['cycle_ms']:8.2f}"
+            f"  {row['verify_share'] * 100:6.1f}  {row['tok_s']:8.1f}\n"
+        )
+    if any("num_steps" in m for m in out["missing"]):
+        w("no prediction of the best num_steps yet; missing: " + "; ".join(out["missing"]) + "\n")
+    else:
+        w(out["optimum"]["sentence"] + "\n")
+        for m in out["missing"]:
+            w(f"missing: {m}\n")
+    if "what_if_optimum" in out:
+        w("with the higher acceptance: " + out["what_if_optimum"]["sentence"] + "\n")
+    if side is not None:
+        w("side by side (same acceptance unless given; accept_to_match: what it needs to equal the first draft)\n")
+        for row in side.to_dict(orient="records"):
+            w(
+                f"{row['num_steps']:>9}  {row['scenario'][:40]:<40}  step {row['draft_step_ms']:7.3f} ms  "
+                f"{row['tok_s']:8.1f} tok/s  accept_to_match {row['accept_to_match']:.2f}\n"
+            )
+    return 0
+
+
+def _candidates(files: list[str], batch: int) -> list:
+    """One candidate per draft in the given draft-cost files, at the sweep's concurrency."""
+    from comparelib.analysis import draftcost, speedup
+
+    out = []
+    for path in files:
+        data = draftcost.load_recorded(path)
+        for d in data["drafts"]:
+            ms, how = draftcost.step_ms_for_batch(d, batch)
+            out.append(speedup.DraftCandidate(label=f"{d.get('draft') or path} ({how})", step_ms=ms))
+    return out

@@ -1,1 +1,0 @@
-"""CLI sub-commands, discovered by ``comparelib.cli``: one module each, defining ``register``."""

@@ -1,0 +1,984 @@
+"""The results store: every benchmark run, its per-request rows and server snapshots.
+
+A SQLite file by default (WAL, busy timeout, one short write transaction per request so a killed
+run keeps everything already measured and two runs at once do not step on each other); any
+SQLAlchemy URL (PostgreSQL) by setting. Dicts go into JSON columns; what gets charted or filtered
+is also kept in flat numeric columns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import re
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.pool import StaticPool
+
+from comparelib import redact, settings
+from comparelib.errors import DataError, StoreError
+from comparelib.values import integer, number, plain
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SCHEMA_VERSION = 2  # 2: data_volumes.attached_by (who attached a volume; created_at says when)
+EXAMPLE_FILE = settings.BUILTIN_DIR / "examples" / "kimi_k25_session.json"
+KINDS = ("measured", "imported", "example")
+STATUSES = ("running", "finished", "failed", "interrupted")
+
+_LOG = logging.getLogger(__name__)
+metadata = sa.MetaData()
+
+_SCHEMA_LOCK_KEY = 0x5BEC_D2AF  # any constant: one advisory lock for "creating the specdraft schema"
+
+schema_version = sa.Table(
+    "schema_version",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+)
+
+runs_table = sa.Table(
+    "runs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("finished_at", sa.DateTime(timezone=True)),
+    sa.Column("endpoint", sa.Text, nullable=False),
+    sa.Column("engine", sa.String(32), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False, index=True),
+    sa.Column("run_group", sa.String(200), index=True),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("example_key", sa.String(100), unique=True),
+    sa.Column("speculative_algorithm", sa.String(64)),
+    sa.Column("draft_model", sa.Text),
+    sa.Column("model", sa.Text),
+    sa.Column("engine_version", sa.String(64)),
+    sa.Column("num_steps", sa.Integer),
+    sa.Column("topk", sa.Integer),
+    sa.Column("num_draft_tokens", sa.Integer),
+    sa.Column("requests", sa.Integer),
+    sa.Column("errors", sa.Integer),
+    sa.Column("duration_s", sa.Float),
+    sa.Column("output_tokens", sa.BigInteger),
+    sa.Column("output_tokens_per_s", sa.Float),
+    sa.Column("request_throughput", sa.Float),
+    sa.Column("accept_length", sa.Float),
+    sa.Column("accept_length_mean", sa.Float),
+    sa.Column("ttft_p50_ms", sa.Float),
+    sa.Column("ttft_p99_ms", sa.Float),
+    sa.Column("tpot_p50_ms", sa.Float),
+    sa.Column("tpot_p99_ms", sa.Float),
+    sa.Column("labels", sa.JSON, nullable=False),
+    sa.Column("server_config", sa.JSON, nullable=False),
+    sa.Column("params", sa.JSON, nullable=False),
+    sa.Column("summary", sa.JSON, nullable=False),
+    sa.Column("notes", sa.JSON, nullable=False),
+)
+
+requests_table = sa.Table(
+    "requests",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("idx", sa.Integer, nullable=False),
+    sa.Column("ok", sa.Boolean, nullable=False),
+    sa.Column("error", sa.Text),
+    sa.Column("started_at", sa.Float),
+    sa.Column("prompt_tokens", sa.Integer),
+    sa.Column("output_tokens", sa.Integer),
+    sa.Column("ttft_s", sa.Float),
+    sa.Column("e2e_s", sa.Float),
+    sa.Column("tpot_s", sa.Float),
+    sa.Column("n_chunks", sa.Integer),
+    sa.Column("spec_verify_ct", sa.Integer),
+    sa.Column("accept_length", sa.Float),
+    sa.Column("chunk_gaps_s", sa.JSON),
+    sa.Column("extra", sa.JSON),
+)
+
+snapshots_table = sa.Table(
+    "snapshots",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("phase", sa.String(32), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("payload", sa.JSON, nullable=False),
+)
+
+data_volumes_table = sa.Table(
+    "data_volumes",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("draft", sa.Text, nullable=False),
+    sa.Column("samples", sa.BigInteger, nullable=False),
+    sa.Column("tokens", sa.BigInteger),
+    sa.Column("source", sa.Text, nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("example_key", sa.String(100), unique=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("attached_by", sa.Text),
+)
+
+_REQUEST_FIELDS = (
+    "prompt_tokens",
+    "output_tokens",
+    "ttft_s",
+    "e2e_s",
+    "tpot_s",
+    "n_chunks",
+    "spec_verify_ct",
+    "accept_length",
+)
+
+
+@dataclasses.dataclass
+class RunRecord:
+    """One stored run, flat enough for tables and charts, with the dicts alongside."""
+
+    id: int
+    created_at: datetime
+    endpoint: str
+    engine: str
+    kind: str
+    group: str | None
+    labels: list[str]
+    status: str
+    speculative_algorithm: str | None
+    draft_model: str | None
+    model: str | None
+    num_steps: int | None
+    topk: int | None
+    num_draft_tokens: int | None
+    is_baseline: bool
+    requests: int
+    errors: int
+    output_tokens_per_s: float | None
+    accept_length: float | None
+    accept_length_mean: float | None
+    ttft_p50_ms: float | None
+    ttft_p99_ms: float | None
+    tpot_p50_ms: float | None
+    tpot_p99_ms: float | None
+    summary: dict
+    server_config: dict
+    params: dict
+    notes: dict
+
+    @property
+    def title(self) -> str:
+        """A short human name for pickers: id, kind, spec config, labels."""
+        spec = "baseline" if self.is_baseline else (self.speculative_algorithm or "spec")
+        if self.num_steps is not None:
+            spec += f" steps={self.num_steps}"
+        if self.topk is not None:
+            spec += f" topk={self.topk}"
+        if self.num_draft_tokens is not None:
+            spec += f" ndt={self.num_draft_tokens}"
+        tag = " [example]" if self.kind == "example" else (" [imported]" if self.kind == "imported" else "")
+        labels = [lab for lab in self.labels if lab != "example"]
+        extra = f" ({', '.join(labels)})" if labels else ""
+        return f"#{self.id}{tag} {spec}{extra}"
+
+
+# ---------------------------------------------------------------- secrets and JSON hygiene
+
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
+
+
+def valid_text(value: str) -> str:
+    """Text that any database and Streamlit can hold: lone surrogates become U+FFFD, NUL is dropped."""
+    if _SURROGATES.search(value):
+        value = _SURROGATES.sub("\ufffd", value)
+    return value.replace("\x00", "") if "\x00" in value else value
+
+
+def checked_text(value: Any, what: str) -> str:
+    """A user-given name (label, group, draft, source) refused unless it is valid UTF-8 text."""
+    text = str(value)
+    bad = _SURROGATES.search(text)
+    if bad is not None or "\x00" in text:
+        shown = valid_text(text).replace("\ufffd", "?")[:80]
+        raise StoreError(
+            f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
+            f"NUL); retype it with plain characters"
+        )
+    return text
+
+
+def _decode_text(raw: bytes) -> str:
+    """SQLite text_factory: UTF-8, with undecodable bytes shown as U+FFFD instead of failing the query."""
+    return raw.decode("utf-8", "replace")
+
+
+def _tidy(value: Any) -> Any:
+    """A value read back from a JSON column with every string made valid text (lone surrogates, NUL)."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, list):
+        return [_tidy(v) for v in value]
+    if isinstance(value, dict):
+        return {valid_text(str(k)): _tidy(v) for k, v in value.items()}
+    return value
+
+
+def _loads_json(text: Any) -> Any:
+    """JSON column reader that never raises: a corrupt value reads as None, strings come back valid."""
+    try:
+        return _tidy(json.loads(text))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else valid_text(str(value))
+
+
+def _when(value: Any) -> datetime | None:
+    """A stored timestamp (datetime, or SQLite text in any ISO form); None when unreadable."""
+    if isinstance(value, datetime):
+        return _aware(value)
+    if isinstance(value, str):
+        try:
+            return _aware(datetime.fromisoformat(value.strip()))
+        except ValueError:
+            return None
+    return None
+
+
+def clean(value: Any) -> Any:
+    """Plain JSON (:func:`comparelib.values.plain`) fit to store: credential keys dropped, strings valid
+    UTF-8 text with credentials masked."""
+    return _scrubbed(plain(value))
+
+
+def _scrubbed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _scrubbed(v) for k, v in value.items() if not redact.is_secret_key(k)}
+    if isinstance(value, list):
+        return [_scrubbed(v) for v in value]
+    if isinstance(value, str):
+        return redact.redact(valid_text(value))
+    return value
+
+
+def _as_dict(obj: Any) -> dict:
+    if obj is None:
+        return {}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.asdict(obj)
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    raise DataError(f"expected a dataclass or a mapping, got {type(obj).__name__}")
+
+
+def _pct(block: Any, *keys: str) -> float | None:
+    if not isinstance(block, Mapping):
+        return None
+    for key in keys:
+        if key in block:
+            return number(block[key])
+    return None
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+# ---------------------------------------------------------------- the store
+
+
+class Store:
+    """Runs, requests, snapshots and data volumes in one SQLAlchemy database."""
+
+    def __init__(self, url: str | None = None) -> None:
+        if url is not None and not url.strip():
+            raise StoreError(
+                "empty database URL; leave it out to use the default, or give e.g. sqlite:///path/results.sqlite"
+            )
+        raw = url or settings.database_url()
+        try:
+            parsed = sa.make_url(raw)
+        except sa_exc.ArgumentError:
+            raise StoreError(
+                f"not a database URL: {redact.database_url(raw)!s}; use e.g. sqlite:///path/results.sqlite or "
+                "postgresql+psycopg2://user@host/db"
+            ) from None
+        self.url = parsed
+        self.display_url = redact.database_url(parsed)
+        self._secrets = redact.url_secrets(parsed)
+        self._sqlite = parsed.get_backend_name() == "sqlite"
+        self._lock = threading.Lock()
+        kwargs: dict[str, Any] = {"future": True}
+        if self._sqlite:
+            db = parsed.database
+            if db and db != ":memory:" and not db.startswith("file:"):
+                try:
+                    Path(db).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise StoreError(f"cannot create the folder for {self.display_url}: {exc.strerror}") from None
+            kwargs["connect_args"] = {"timeout": 30, "check_same_thread": False}
+            if not db or db == ":memory:":
+                kwargs["poolclass"] = StaticPool
+        else:
+            kwargs["pool_pre_ping"] = True
+        kwargs["json_deserializer"] = _loads_json
+        try:
+            self.engine = sa.create_engine(parsed, **kwargs)
+        except (sa_exc.ArgumentError, sa_exc.NoSuchModuleError, ImportError) as exc:
+            raise StoreError(f"cannot use database URL {self.display_url}: {self._reason(exc)}") from None
+        if self._sqlite:
+            self._setup_sqlite()
+        self._create_schema()
+
+    # -- plumbing
+
+    def _reason(self, exc: BaseException) -> str:
+        text = " ".join(str(getattr(exc, "orig", None) or exc).split())
+        text = re.sub(r"\(Background on this error.*$", "", text).strip()
+        return redact.mask_text(text, *getattr(self, "_secrets", ()))[:300]
+
+    def _setup_sqlite(self) -> None:
+        @event.listens_for(self.engine, "connect")
+        def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (IMMEDIATE for writes)
+            # Text written by another tool may hold bytes that are not UTF-8: read it, never fail on it.
+            dbapi_conn.text_factory = _decode_text
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA busy_timeout=30000")
+            try:
+                cur.execute("PRAGMA journal_mode=WAL")
+            except Exception:  # noqa: BLE001 - read-only media or :memory:: keep the default journal
+                pass
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        @event.listens_for(self.engine, "begin")
+        def _on_begin(conn: sa.Connection) -> None:
+            mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+            conn.exec_driver_sql(f"BEGIN {mode}")
+
+    @contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        """One short write transaction; on SQLite it takes the write lock up front (no upgrade deadlocks)."""
+        try:
+            with self.engine.connect() as conn:
+                if self._sqlite:
+                    conn = conn.execution_options(sqlite_begin="IMMEDIATE")
+                with conn.begin():
+                    yield conn
+        except sa_exc.IntegrityError:
+            raise
+        except sa_exc.SQLAlchemyError as exc:
+            raise StoreError(f"cannot write to the results database {self.display_url}: {self._reason(exc)}") from None
+
+    @contextmanager
+    def _read(self) -> Iterator[sa.Connection]:
+        try:
+            with self.engine.connect() as conn:
+                yield conn
+        except sa_exc.SQLAlchemyError as exc:
+            raise StoreError(f"cannot read the results database {self.display_url}: {self._reason(exc)}") from None
+
+    def _create_schema(self) -> None:
+        try:
+            with self.engine.connect() as conn:
+                if self._sqlite:
+                    conn = conn.execution_options(sqlite_begin="IMMEDIATE")
+                with conn.begin():
+                    if conn.dialect.name == "postgresql":
+                        # Serialise schema creation across processes: PostgreSQL's CREATE TABLE IF NOT
+                        # EXISTS is not safe when two sessions race on an empty database.
+                        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
+                    metadata.create_all(conn)
+                    row = conn.execute(sa.select(schema_version.c.version).where(schema_version.c.id == 1)).first()
+                    if row is None:
+                        conn.execute(schema_version.insert().values(id=1, version=SCHEMA_VERSION))
+                    elif row.version < SCHEMA_VERSION:
+                        self._migrate(conn, int(row.version))
+                    elif row.version > SCHEMA_VERSION:
+                        raise StoreError(
+                            f"the results database {self.display_url} has schema version {row.version}, newer "
+                            f"than this app understands ({SCHEMA_VERSION}); upgrade specdraft compare or use "
+                            "another database"
+                        )
+        except StoreError:
+            raise
+        except sa_exc.IntegrityError:
+            # another process created the schema and its version row at the same moment: fine
+            pass
+        except (sa_exc.SQLAlchemyError, OSError) as exc:
+            raise StoreError(f"cannot open the results database {self.display_url}: {self._reason(exc)}") from None
+
+    @staticmethod
+    def _migrate(conn: sa.Connection, version: int) -> None:
+        """Bring an older database up to SCHEMA_VERSION in place (inside the schema transaction)."""
+        columns = {c["name"] for c in sa.inspect(conn).get_columns("data_volumes")}
+        if "attached_by" not in columns:
+            conn.execute(sa.text("ALTER TABLE data_volumes ADD COLUMN attached_by TEXT"))
+        conn.execute(schema_version.update().where(schema_version.c.id == 1).values(version=SCHEMA_VERSION))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def schema_version(self) -> int:
+        with self._read() as conn:
+            return int(conn.execute(sa.select(schema_version.c.version)).scalar_one())
+
+    # -- writing runs
+
+    def start_run(
+        self,
+        *,
+        endpoint: str,
+        server_config: Any,
+        labels: Sequence[str] = (),
+        params: Mapping[str, Any] | None = None,
+        group: str | None = None,
+        kind: str = "measured",
+        notes: Mapping[str, Any] | None = None,
+        created_at: datetime | None = None,
+        status: str = "running",
+        example_key: str | None = None,
+    ) -> int:
+        """Create a run in status "running"; the client then adds requests as they complete."""
+        if kind not in KINDS:
+            raise StoreError(f"unknown run kind {kind!r}; use one of {', '.join(KINDS)}")
+        cfg = clean(_as_dict(server_config))
+        label_list = [checked_text(x, "label").strip() for x in labels if str(x).strip()]
+        if group is not None:
+            group = checked_text(group, "group")
+        if kind == "example" and "example" not in label_list:
+            label_list.insert(0, "example")
+        spec = cfg.get("speculative_algorithm") or None
+        row = {
+            "created_at": _aware(created_at) or _utcnow(),
+            "endpoint": redact.strip_url(valid_text(str(endpoint or ""))),
+            "engine": str(cfg.get("engine") or "unknown"),
+            "kind": kind,
+            "run_group": (group or None),
+            "status": status,
+            "example_key": example_key,
+            "speculative_algorithm": str(spec) if spec else None,
+            "draft_model": cfg.get("draft_model") or None,
+            "model": cfg.get("model") or None,
+            "engine_version": (str(cfg["version"]) if cfg.get("version") is not None else None),
+            "num_steps": integer(cfg.get("num_steps")),
+            "topk": integer(cfg.get("topk")),
+            "num_draft_tokens": integer(cfg.get("num_draft_tokens")),
+            "labels": label_list,
+            "server_config": cfg,
+            "params": clean(dict(params or {})),
+            "summary": {},
+            "notes": clean(dict(notes or {})),
+        }
+        with self._write() as conn:
+            result = conn.execute(runs_table.insert().values(**row).returning(runs_table.c.id))
+            return int(result.scalar_one())
+
+    def add_request(self, run_id: int, result: Any) -> None:
+        """One completed request, committed at once so a killed run keeps it."""
+        data = _as_dict(result)
+        extra = {
+            k: v
+            for k, v in data.items()
+            if k not in {"index", "ok", "error", "started_at", "chunk_gaps_s", *_REQUEST_FIELDS}
+        }
+        row = {
+            "run_id": int(run_id),
+            "idx": int(data.get("index", 0) or 0),
+            "ok": bool(data.get("ok", False)),
+            "error": (valid_text(redact.mask_text(data["error"]))[:2000] if data.get("error") else None),
+            "started_at": number(data.get("started_at")),
+            "prompt_tokens": integer(data.get("prompt_tokens")),
+            "output_tokens": integer(data.get("output_tokens")),
+            "ttft_s": number(data.get("ttft_s")),
+            "e2e_s": number(data.get("e2e_s")),
+            "tpot_s": number(data.get("tpot_s")),
+            "n_chunks": integer(data.get("n_chunks")),
+            "spec_verify_ct": integer(data.get("spec_verify_ct")),
+            "accept_length": number(data.get("accept_length")),
+            "chunk_gaps_s": clean(list(data.get("chunk_gaps_s") or [])),
+            "extra": clean(extra) or None,
+        }
+        try:
+            with self._write() as conn:
+                conn.execute(requests_table.insert().values(**row))
+        except sa_exc.IntegrityError:
+            raise StoreError(f"run {run_id} does not exist in {self.display_url}") from None
+
+    def add_requests(self, run_id: int, results: Sequence[Any]) -> None:
+        """Many rows in one transaction (imports); live runs use add_request per row."""
+        if not results:
+            return
+        rows = []
+        for data in (_as_dict(r) for r in results):
+            rows.append(
+                {
+                    "run_id": int(run_id),
+                    "idx": int(data.get("index", 0) or 0),
+                    "ok": bool(data.get("ok", False)),
+                    "error": (valid_text(redact.mask_text(data["error"]))[:2000] if data.get("error") else None),
+                    "started_at": number(data.get("started_at")),
+                    **{
+                        f: (
+                            integer(data.get(f))
+                            if f in {"prompt_tokens", "output_tokens", "n_chunks", "spec_verify_ct"}
+                            else number(data.get(f))
+                        )
+                        for f in _REQUEST_FIELDS
+                    },
+                    "chunk_gaps_s": clean(list(data.get("chunk_gaps_s") or [])),
+                    "extra": None,
+                }
+            )
+        with self._write() as conn:
+            conn.execute(requests_table.insert(), rows)
+
+    def add_snapshot(self, run_id: int, when: str, payload: Mapping[str, Any]) -> None:
+        """Server state before/after a run (server_info, metrics counters), secrets stripped."""
+        try:
+            with self._write() as conn:
+                conn.execute(
+                    snapshots_table.insert().values(
+                        run_id=int(run_id), phase=str(when), created_at=_utcnow(), payload=clean(dict(payload or {}))
+                    )
+                )
+        except sa_exc.IntegrityError:
+            raise StoreError(f"run {run_id} does not exist in {self.display_url}") from None
+
+    def finish_run(self, run_id: int, summary: Any, status: str = "finished") -> None:
+        """Store the run's summary and its flat, chartable numbers."""
+        if status not in STATUSES:
+            raise StoreError(f"unknown run status {status!r}; use one of {', '.join(STATUSES)}")
+        data = clean(_as_dict(summary))
+        values = {
+            "status": status,
+            "finished_at": _utcnow(),
+            "summary": data,
+            "requests": integer(data.get("requests")),
+            "errors": integer(data.get("errors")),
+            "duration_s": number(data.get("duration_s")),
+            "output_tokens": integer(data.get("output_tokens")),
+            "output_tokens_per_s": number(data.get("output_tokens_per_s")),
+            "request_throughput": number(data.get("request_throughput")),
+            "accept_length": number(data.get("accept_length")),
+            "accept_length_mean": number(data.get("accept_length_mean")),
+            "ttft_p50_ms": _pct(data.get("ttft_ms"), "p50", "median"),
+            "ttft_p99_ms": _pct(data.get("ttft_ms"), "p99"),
+            "tpot_p50_ms": _pct(data.get("tpot_ms"), "p50", "median"),
+            "tpot_p99_ms": _pct(data.get("tpot_ms"), "p99"),
+        }
+        with self._write() as conn:
+            done = conn.execute(runs_table.update().where(runs_table.c.id == int(run_id)).values(**values))
+            if done.rowcount == 0:
+                raise StoreError(f"run {run_id} does not exist in {self.display_url}")
+
+    def delete_run(self, run_id: int) -> None:
+        with self._write() as conn:
+            conn.execute(requests_table.delete().where(requests_table.c.run_id == int(run_id)))
+            conn.execute(snapshots_table.delete().where(snapshots_table.c.run_id == int(run_id)))
+            conn.execute(runs_table.delete().where(runs_table.c.id == int(run_id)))
+
+    # -- reading runs
+
+    def _records(self, where: Any = None) -> list[RunRecord]:
+        counts = (
+            sa.select(
+                requests_table.c.run_id,
+                sa.func.count().label("n"),
+                sa.func.sum(sa.case((requests_table.c.ok.is_(False), 1), else_=0)).label("n_err"),
+            )
+            .group_by(requests_table.c.run_id)
+            .subquery()
+        )
+        # Timestamps come back as the driver gives them and are parsed here, so one unreadable value
+        # (a row written by another tool) cannot fail the whole query.
+        cols = [
+            c if c.name not in ("created_at", "finished_at") else sa.type_coerce(c, sa.Text).label(c.name)
+            for c in runs_table.c
+        ]
+        query = sa.select(*cols, counts.c.n, counts.c.n_err).outerjoin(counts, counts.c.run_id == runs_table.c.id)
+        if where is not None:
+            query = query.where(where)
+        query = query.order_by(runs_table.c.id)
+        with self._read() as conn:
+            rows = conn.execute(query).mappings().all()
+        records = []
+        for r in rows:
+            try:
+                records.append(self._record(dict(r)))
+            except Exception:  # noqa: BLE001 - one bad row must never break a page or `runs`
+                _LOG.warning(
+                    "skipping unreadable run row %r in %s:\n%s", r.get("id"), self.display_url, redact.traceback_text()
+                )
+        return records
+
+    @staticmethod
+    def _record(r: Mapping[str, Any]) -> RunRecord:
+        # a run still "running" (or killed) has no summary yet: count what was written
+        stored_requests, stored_errors = integer(r["requests"]), integer(r["errors"])
+        requests = stored_requests if stored_requests is not None else int(r["n"] or 0)
+        errors = stored_errors if stored_errors is not None else int(r["n_err"] or 0)
+        raw_labels = r["labels"]
+        labels = (
+            [valid_text(str(x)) for x in raw_labels]
+            if isinstance(raw_labels, list)
+            else [valid_text(raw_labels)]
+            if isinstance(raw_labels, str)
+            else []
+        )
+        algo = _text_or_none(r["speculative_algorithm"]) or None
+
+        def as_dict(value: Any) -> dict:
+            return dict(value) if isinstance(value, Mapping) else {}
+
+        return RunRecord(
+            id=int(r["id"]),
+            created_at=_when(r["created_at"]),  # type: ignore[arg-type]
+            endpoint=_text_or_none(r["endpoint"]) or "",
+            engine=_text_or_none(r["engine"]) or "unknown",
+            kind=_text_or_none(r["kind"]) or "measured",
+            group=_text_or_none(r["run_group"]),
+            labels=labels,
+            status=_text_or_none(r["status"]) or "running",
+            speculative_algorithm=algo,
+            draft_model=_text_or_none(r["draft_model"]),
+            model=_text_or_none(r["model"]),
+            num_steps=integer(r["num_steps"]),
+            topk=integer(r["topk"]),
+            num_draft_tokens=integer(r["num_draft_tokens"]),
+            is_baseline=algo is None,
+            requests=int(requests),
+            errors=int(errors),
+            output_tokens_per_s=number(r["output_tokens_per_s"]),
+            accept_length=number(r["accept_length"]),
+            accept_length_mean=number(r["accept_length_mean"]),
+            ttft_p50_ms=number(r["ttft_p50_ms"]),
+            ttft_p99_ms=number(r["ttft_p99_ms"]),
+            tpot_p50_ms=number(r["tpot_p50_ms"]),
+            tpot_p99_ms=number(r["tpot_p99_ms"]),
+            summary=as_dict(r["summary"]),
+            server_config=as_dict(r["server_config"]),
+            params=as_dict(r["params"]),
+            notes=as_dict(r["notes"]),
+        )
+
+    def runs(self, *, group: str | None = None, include_examples: bool = True) -> list[RunRecord]:
+        conds = []
+        if group is not None:
+            conds.append(runs_table.c.run_group == group)
+        if not include_examples:
+            conds.append(runs_table.c.kind != "example")
+        return self._records(sa.and_(*conds) if conds else None)
+
+    def run(self, run_id: int) -> RunRecord:
+        found = self._records(runs_table.c.id == int(run_id))
+        if not found:
+            raise StoreError(f"no run with id {run_id} in {self.display_url}; `python -m comparelib runs` lists them")
+        return found[0]
+
+    def snapshots(self, run_id: int) -> list[dict]:
+        cols = snapshots_table.c
+        query = (
+            sa.select(cols.phase, sa.type_coerce(cols.created_at, sa.Text).label("created_at"), cols.payload)
+            .where(cols.run_id == int(run_id))
+            .order_by(cols.id)
+        )
+        with self._read() as conn:
+            return [
+                {
+                    "phase": _text_or_none(r["phase"]),
+                    "created_at": _when(r["created_at"]),
+                    "payload": dict(r["payload"]) if isinstance(r["payload"], Mapping) else {},
+                }
+                for r in conn.execute(query).mappings()
+            ]
+
+    def requests(self, run_id: int) -> pd.DataFrame:
+        """Per-request rows in request order (fields as in bench.RequestResult)."""
+        import pandas as pd
+
+        query = (
+            sa.select(requests_table)
+            .where(requests_table.c.run_id == int(run_id))
+            .order_by(requests_table.c.idx, requests_table.c.id)
+        )
+        with self._read() as conn:
+            rows = conn.execute(query).mappings().all()
+        columns = ["index", "ok", "error", "started_at", *_REQUEST_FIELDS, "chunk_gaps_s"]
+        ints = {"prompt_tokens", "output_tokens", "n_chunks", "spec_verify_ct"}
+        data = [
+            {
+                "index": integer(r["idx"]),
+                "ok": bool(r["ok"]),
+                "error": _text_or_none(r["error"]),
+                "started_at": number(r["started_at"]),
+                **{f: (integer(r[f]) if f in ints else number(r[f])) for f in _REQUEST_FIELDS},
+                "chunk_gaps_s": [number(g) for g in r["chunk_gaps_s"]] if isinstance(r["chunk_gaps_s"], list) else [],
+            }
+            for r in rows
+        ]
+        return pd.DataFrame(data, columns=columns)
+
+    def groups(self) -> list[str]:
+        query = sa.select(runs_table.c.run_group).where(runs_table.c.run_group.is_not(None)).distinct()
+        with self._read() as conn:
+            return sorted({valid_text(str(g)) for g in conn.execute(query).scalars()})
+
+    def runs_frame(self, **kw: Any) -> pd.DataFrame:
+        """One row per run, flat columns only: the table the page, the CLI and exports show."""
+        return runs_to_frame(self.runs(**kw))
+
+    # -- data volumes
+
+    def save_data_volume(
+        self,
+        *,
+        draft: str,
+        samples: int,
+        tokens: int | None = None,
+        source: str = "",
+        kind: str = "measured",
+        example_key: str | None = None,
+        attached_by: str | None = None,
+    ) -> int:
+        """Attach a training volume to a draft: a new row per attach (source, who, when), never an overwrite.
+
+        A published draft keeps its published figure; attached volumes are shown beside it
+        (comparison.table).
+        """
+        if not str(draft).strip():
+            raise StoreError("a data volume needs the draft's name")
+        draft = checked_text(draft, "draft name").strip()
+        source = checked_text(source or "", "source")
+        attached_by = checked_text(attached_by, "attached by") if attached_by else None
+        if int(samples) < 0 or (tokens is not None and int(tokens) < 0):
+            raise StoreError("samples and tokens must be zero or more")
+        with self._write() as conn:
+            result = conn.execute(
+                data_volumes_table.insert()
+                .values(
+                    draft=str(draft),
+                    samples=int(samples),
+                    tokens=None if tokens is None else int(tokens),
+                    source=str(source or ""),
+                    kind=kind,
+                    example_key=example_key,
+                    created_at=_utcnow(),
+                    attached_by=attached_by,
+                )
+                .returning(data_volumes_table.c.id)
+            )
+            return int(result.scalar_one())
+
+    def data_volumes(self) -> list[dict]:
+        """Every attached volume (oldest first): draft, samples, tokens, source, kind, who and when."""
+        cols = data_volumes_table.c
+        query = sa.select(
+            cols.id,
+            cols.draft,
+            cols.samples,
+            cols.tokens,
+            cols.source,
+            cols.kind,
+            sa.type_coerce(cols.created_at, sa.Text).label("created_at"),
+            cols.attached_by,
+        )
+        with self._read() as conn:
+            raw = [dict(r) for r in conn.execute(query.order_by(cols.id)).mappings()]
+        rows = []
+        for row in raw:
+            samples = integer(row["samples"])
+            if row["draft"] is None or samples is None:
+                continue  # unreadable row: skipped, never an error on the pages that list volumes
+            rows.append(
+                {
+                    "id": int(row["id"]),
+                    "draft": valid_text(str(row["draft"])),
+                    "samples": samples,
+                    "tokens": integer(row["tokens"]),
+                    "source": _text_or_none(row["source"]) or "",
+                    "kind": _text_or_none(row["kind"]) or "measured",
+                    "created_at": _when(row["created_at"]),
+                    "attached_by": _text_or_none(row["attached_by"]),
+                }
+            )
+        return rows
+
+    # -- built-in example
+
+    def ensure_examples(self, path: Path | None = None) -> None:
+        """Load the built-in example session once; later calls (any process) find it and do nothing."""
+        doc = load_example_file(path or EXAMPLE_FILE)
+        group = doc["group"]
+        for spec in doc["runs"]:
+            key = f"{doc['id']}:{spec['key']}"
+            if self._has_example(runs_table, key):
+                continue
+            try:
+                self._insert_example_run(spec, key, group, doc)
+            except sa_exc.IntegrityError:
+                continue  # another process loaded it at the same time
+        for vol in doc.get("data_volumes", []):
+            key = f"{doc['id']}:{vol['key']}"
+            if self._has_example(data_volumes_table, key):
+                continue
+            try:
+                self.save_data_volume(
+                    draft=vol["draft"],
+                    samples=int(vol["samples"]),
+                    tokens=vol.get("tokens"),
+                    source=vol.get("source", doc.get("source", "")),
+                    kind="example",
+                    example_key=key,
+                )
+            except sa_exc.IntegrityError:
+                continue
+
+    def _has_example(self, table: sa.Table, key: str) -> bool:
+        with self._read() as conn:
+            return conn.execute(sa.select(table.c.id).where(table.c.example_key == key)).first() is not None
+
+    def _insert_example_run(self, spec: Mapping[str, Any], key: str, group: str, doc: Mapping[str, Any]) -> None:
+        summary = dict(spec.get("summary") or {})
+        summary.setdefault("requests", 0)
+        summary.setdefault("errors", 0)
+        notes = {"example": doc.get("description", ""), "source": doc.get("source", ""), **(spec.get("notes") or {})}
+        cfg = {"engine": doc.get("engine", "sglang"), "model": doc.get("model"), **(spec.get("server_config") or {})}
+        # start_run + finish_run in one transaction so a half-loaded example never shows
+        with self._write() as conn:
+            row = {
+                "created_at": _utcnow(),
+                "endpoint": doc.get("endpoint", "example (no live endpoint)"),
+                "engine": str(cfg.get("engine") or "sglang"),
+                "kind": "example",
+                "run_group": group,
+                "status": "finished",
+                "example_key": key,
+                "speculative_algorithm": cfg.get("speculative_algorithm") or None,
+                "draft_model": cfg.get("draft_model") or None,
+                "model": cfg.get("model") or None,
+                "engine_version": cfg.get("version"),
+                "num_steps": integer(cfg.get("num_steps")),
+                "topk": integer(cfg.get("topk")),
+                "num_draft_tokens": integer(cfg.get("num_draft_tokens")),
+                "labels": ["example", *[x for x in spec.get("labels", []) if x != "example"]],
+                "server_config": clean(cfg),
+                "params": clean(dict(spec.get("params") or {})),
+                "summary": clean(summary),
+                "notes": clean(notes),
+                "finished_at": _utcnow(),
+                "requests": integer(summary.get("requests")),
+                "errors": integer(summary.get("errors")),
+                "output_tokens_per_s": number(summary.get("output_tokens_per_s")),
+                "accept_length": number(summary.get("accept_length")),
+                "accept_length_mean": number(summary.get("accept_length_mean")),
+            }
+            conn.execute(runs_table.insert().values(**row))
+
+
+def load_example_file(path: Path) -> dict:
+    """The example session document, checked enough that a broken file says what is wrong."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(f"cannot read the built-in example {path}: {exc}") from None
+    for key in ("id", "group", "runs"):
+        if key not in doc:
+            raise DataError(f"the built-in example {path} lacks {key!r}")
+    return doc
+
+
+FRAME_COLUMNS = [
+    "id",
+    "kind",
+    "group",
+    "status",
+    "engine",
+    "speculative_algorithm",
+    "num_steps",
+    "topk",
+    "num_draft_tokens",
+    "output_tokens_per_s",
+    "accept_length",
+    "accept_length_mean",
+    "ttft_p50_ms",
+    "ttft_p99_ms",
+    "tpot_p50_ms",
+    "tpot_p99_ms",
+    "requests",
+    "errors",
+    "is_baseline",
+    "labels",
+    "draft_model",
+    "model",
+    "endpoint",
+    "created_at",
+]
+
+
+def requests_to_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """One run's stored requests in display units: UTC start times, milliseconds, the mean chunk gap."""
+    import pandas as pd
+
+    out = frame.drop(columns=["chunk_gaps_s"]).copy()
+    out["started_at"] = pd.to_datetime(pd.to_numeric(out["started_at"], errors="coerce"), unit="s", utc=True)
+    for col in ("ttft_s", "e2e_s", "tpot_s"):
+        out[col.replace("_s", "_ms")] = pd.to_numeric(out.pop(col), errors="coerce") * 1000.0
+    out["mean_chunk_gap_ms"] = [
+        (sum(g for g in gaps if g is not None) / len(gaps) * 1000.0) if gaps else None
+        for gaps in frame["chunk_gaps_s"]
+    ]
+    return out
+
+
+def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for rec in records:
+        row = {c: getattr(rec, c) for c in FRAME_COLUMNS}
+        row["labels"] = ", ".join(rec.labels)
+        row["created_at"] = _aware(rec.created_at) if isinstance(rec.created_at, datetime) else None
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=FRAME_COLUMNS)
+    # a real time (UTC), not text or epoch seconds: tables show it as a date, exports as ISO 8601
+    frame["created_at"] = pd.to_datetime(frame["created_at"], utc=True)
+    for col in ("num_steps", "topk", "num_draft_tokens"):
+        frame[col] = frame[col].astype("Int64")
+    for col in (
+        "output_tokens_per_s",
+        "accept_length",
+        "accept_length_mean",
+        "ttft_p50_ms",
+        "ttft_p99_ms",
+        "tpot_p50_ms",
+        "tpot_p99_ms",
+    ):
+        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+    return frame

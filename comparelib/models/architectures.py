@@ -1,0 +1,1144 @@
+"""Model configs, in every dialect people publish, turned into one description.
+
+A ``ModelSpec`` is the list of named tensors (checkpoint names, exact shapes) that a config
+implies, plus the few fields that lint and comparison need. Counting from that list is exact;
+it is also what a checkpoint header is reconciled against.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from comparelib.errors import ConfigError
+
+# Components, in the order tables and charts show them.
+COMPONENTS: tuple[str, ...] = (
+    "embedding",
+    "fc",
+    "attention",
+    "mlp",
+    "experts",
+    "router",
+    "norm",
+    "mtp",
+    "heads",
+    "lm_head",
+    "buffer",
+)
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One stored tensor as a checkpoint names it."""
+
+    name: str
+    shape: tuple[int, ...]
+    component: str
+    trainable: bool = True
+    is_buffer: bool = False  # d2t / t2d index maps: stored, but not parameters
+    shared_with_target: bool = False  # e.g. a draft's embedding copied from (and frozen like) the target's
+    active_fraction: float = 1.0  # MoE routed experts: share of these weights used per token
+    stored: bool = True  # False where the producer leaves it out of the checkpoint by design
+    dtype: str | None = None  # safetensors dtype when fixed by design (d2t "I64", t2d "BOOL"); else the model's
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A normalised model description, whatever dialect its config was written in."""
+
+    source: str
+    architecture: str
+    dialect: str
+    role: Literal["draft", "target"]
+    hidden_size: int
+    vocab_size: int
+    num_hidden_layers: int
+    tensors: tuple[TensorSpec, ...]
+    draft_vocab_size: int | None = None
+    target_hidden_size: int | None = None
+    aux_layer_ids: tuple[int, ...] | None = None
+    max_position_embeddings: int | None = None
+    rope_theta: float | None = None
+    rope_scaling: Mapping[str, Any] | None = None
+    tie_word_embeddings: bool = False
+    torch_dtype: str | None = None
+    raw_config: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    target_model: str | None = None  # verifier / base model named by the config, if any
+    num_experts: int | None = None  # routed experts per MoE layer (targets and MTP drafts)
+    experts_per_token: int | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------------------------
+
+DIALECTS: tuple[str, ...] = (
+    "specforge-eagle3",
+    "eagle3-authors",
+    "speculators-eagle3",
+    "modelopt-eagle3",
+    "eagle1",
+    "medusa",
+    "mtp",
+    "llama",
+    "qwen2",
+    "qwen3",
+    "qwen3-moe",
+    "deepseek-v3",
+    "gpt-oss",
+)
+
+_DIM_MAX = 10_000_000
+_VOCAB_MAX = 100_000_000
+_LAYERS_MAX = 100_000
+_EXPERTS_MAX = 1_000_000
+
+_FIELD_MAX: dict[str, int] = {
+    "vocab_size": _VOCAB_MAX,
+    "draft_vocab_size": _VOCAB_MAX,
+    "num_hidden_layers": _LAYERS_MAX,
+    "num_nextn_predict_layers": _LAYERS_MAX,
+    "first_k_dense_replace": _LAYERS_MAX,
+    "moe_layer_freq": _LAYERS_MAX,
+    "decoder_sparse_step": _LAYERS_MAX,
+    "medusa_num_heads": 1_000,
+    "medusa_num_layers": 1_000,
+    "n_routed_experts": _EXPERTS_MAX,
+    "num_experts": _EXPERTS_MAX,
+    "num_local_experts": _EXPERTS_MAX,
+    "num_experts_per_tok": _EXPERTS_MAX,
+    "experts_per_token": _EXPERTS_MAX,
+    "n_shared_experts": _EXPERTS_MAX,
+}
+
+# model_type -> dialect for plain (target) models
+_MODEL_TYPES: dict[str, str] = {
+    "llama": "llama",
+    "mistral": "llama",
+    "qwen2": "qwen2",
+    "qwen3": "qwen3",
+    "qwen3_moe": "qwen3-moe",
+    "deepseek_v3": "deepseek-v3",
+    "deepseek_v2": "deepseek-v3",
+    "kimi_k2": "deepseek-v3",
+    "gpt_oss": "gpt-oss",
+}
+
+_ARCHITECTURES: dict[str, str] = {
+    "LlamaForCausalLM": "llama",
+    "MistralForCausalLM": "llama",
+    "Qwen2ForCausalLM": "qwen2",
+    "Qwen3ForCausalLM": "qwen3",
+    "Qwen3MoeForCausalLM": "qwen3-moe",
+    "DeepseekV3ForCausalLM": "deepseek-v3",
+    "DeepseekV2ForCausalLM": "deepseek-v3",
+    "GptOssForCausalLM": "gpt-oss",
+}
+
+_MODELOPT_KEYS = frozenset(
+    {
+        "use_input_layernorm_in_first_layer",
+        "use_last_layernorm",
+        "use_mtp_layernorm",
+        "next_layer_regular",
+        "parallel_draft_step",
+        "parallel_draft_heads_num_layers",
+    }
+)
+
+
+def _fail(arch: str, message: str) -> ConfigError:
+    return ConfigError(f"{arch or 'model'} config: {message}")
+
+
+class _Reader:
+    """Typed, validated access to one config mapping; every failure names the field."""
+
+    def __init__(self, data: Mapping[str, Any], arch: str, where: str = "") -> None:
+        self.data = data
+        self.arch = arch
+        self.where = where  # "transformer_layer_config." for nested fields
+
+    def has(self, name: str) -> bool:
+        return self.data.get(name) is not None
+
+    def need(self, *names: str, hint: str = "") -> None:
+        missing = [self.where + n for n in names if self.data.get(n) is None]
+        if missing:
+            plural = "fields" if len(missing) > 1 else "field"
+            raise _fail(self.arch, f"missing required {plural} {', '.join(missing)}{hint}")
+
+    def integer(self, name: str, default: int | None = None, *, minimum: int = 1, maximum: int | None = None) -> int:
+        value = self.data.get(name)
+        if value is None:
+            if default is None:
+                self.need(name)
+            return default  # type: ignore[return-value]
+        return _check_int(value, self.where + name, self.arch, minimum, maximum or _FIELD_MAX.get(name, _DIM_MAX))
+
+    def opt_integer(self, name: str, *, minimum: int = 1) -> int | None:
+        value = self.data.get(name)
+        if value is None:
+            return None
+        return _check_int(value, self.where + name, self.arch, minimum, _FIELD_MAX.get(name, _DIM_MAX))
+
+    def flag(self, name: str, default: bool = False) -> bool:
+        value = self.data.get(name)
+        if value is None:
+            return default
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in {"true", "false"}:
+            return value.strip().lower() == "true"
+        raise _fail(self.arch, f"{self.where}{name} must be true or false, got {value!r}")
+
+    def mapping(self, name: str) -> Mapping[str, Any]:
+        value = self.data.get(name)
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            raise _fail(self.arch, f"{self.where}{name} must be an object, got {type(value).__name__}")
+        return value
+
+
+def _check_int(value: Any, name: str, arch: str, minimum: int, maximum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _fail(arch, f"{name} must be an integer, got {value!r}")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise _fail(arch, f"{name} must be an integer, got {value!r}")
+        value = int(value)
+    if value < minimum:
+        raise _fail(arch, f"{name} must be at least {minimum}, got {value}")
+    if value > maximum:
+        raise _fail(arch, f"{name} = {value:,} is implausibly large (limit {maximum:,}); check the config")
+    return int(value)
+
+
+def _float_or_none(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _first_architecture(config: Mapping[str, Any]) -> str:
+    archs = config.get("architectures")
+    if isinstance(archs, str):
+        return archs
+    if isinstance(archs, (list, tuple)) and archs and isinstance(archs[0], str):
+        return archs[0]
+    return ""
+
+
+class _Tensors:
+    """Collects TensorSpecs in checkpoint order."""
+
+    def __init__(self) -> None:
+        self.items: list[TensorSpec] = []
+
+    def add(self, name: str, shape: tuple[int, ...], component: str, **kw: Any) -> None:
+        self.items.append(TensorSpec(name=name, shape=tuple(int(d) for d in shape), component=component, **kw))
+
+    def linear(self, name: str, out: int, inp: int, component: str, *, bias: bool = False, **kw: Any) -> None:
+        self.add(f"{name}.weight", (out, inp), component, **kw)
+        if bias:
+            self.add(f"{name}.bias", (out,), component, **kw)
+
+
+def _aux_layer_ids(config: Mapping[str, Any], arch: str) -> tuple[int, ...] | None:
+    raw = config.get("eagle_aux_hidden_state_layer_ids")
+    eagle_config = config.get("eagle_config")
+    if raw is None and isinstance(eagle_config, Mapping):
+        raw = eagle_config.get("eagle_aux_hidden_state_layer_ids")
+    if raw is None:
+        return None
+    if not isinstance(raw, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool) for v in raw):
+        raise _fail(arch, f"eagle_aux_hidden_state_layer_ids must be a list of integers, got {raw!r}")
+    if not raw:
+        return None  # both engines treat an empty list like no list (their defaults apply)
+    if len(raw) > 64 or any(abs(v) > _LAYERS_MAX for v in raw):
+        raise _fail(arch, f"eagle_aux_hidden_state_layer_ids must list 1 to 64 layer ids, got {list(raw)[:8]!r}")
+    # Negative ids are kept: the draft is still counted, and lint says what each engine does with them.
+    return tuple(raw)
+
+
+def _aux_count(config: Mapping[str, Any], arch: str) -> int:
+    """How many target states the fc concatenates, as SGLang and vLLM size it: num_aux_hidden_states, else the
+    number of ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py LlamaModel.__init__ lines
+    156-164; vllm 0.33.0 model_executor/models/llama_eagle3.py LlamaModel.__init__ lines 209-221). Top-level ids
+    do not count in either engine."""
+    explicit = config.get("num_aux_hidden_states")
+    if explicit is not None:
+        return _check_int(explicit, "num_aux_hidden_states", arch, 1, 64)
+    eagle_config = config.get("eagle_config")
+    ids = eagle_config.get("eagle_aux_hidden_state_layer_ids") if isinstance(eagle_config, Mapping) else None
+    if isinstance(ids, (list, tuple)) and ids and len(ids) <= 64:
+        return len(ids)
+    return 3
+
+
+def _norm_before_fc(config: Mapping[str, Any], r: _Reader) -> bool:
+    """norm_before_fc as both engines read it: inside eagle_config first, then the top level."""
+    eagle_config = config.get("eagle_config")
+    if isinstance(eagle_config, Mapping) and eagle_config.get("norm_before_fc") is not None:
+        return _Reader(eagle_config, r.arch, "eagle_config.").flag("norm_before_fc")
+    return r.flag("norm_before_fc")
+
+
+def _common(config: Mapping[str, Any]) -> dict[str, Any]:
+    rope_scaling = config.get("rope_scaling")
+    dtype = config.get("torch_dtype") or config.get("dtype")
+    return {
+        "max_position_embeddings": config.get("max_position_embeddings")
+        if isinstance(config.get("max_position_embeddings"), int)
+        and not isinstance(config.get("max_position_embeddings"), bool)
+        else None,
+        "rope_theta": _float_or_none(config.get("rope_theta")),
+        "rope_scaling": rope_scaling if isinstance(rope_scaling, Mapping) else None,
+        "torch_dtype": dtype if isinstance(dtype, str) else None,
+    }
+
+
+def _head_dim(r: _Reader, hidden: int, heads: int) -> int:
+    if r.has("head_dim"):
+        return r.integer("head_dim")
+    if hidden % heads:
+        raise _fail(
+            r.arch,
+            f"{r.where}head_dim is missing and hidden_size {hidden} is not divisible by num_attention_heads {heads}",
+        )
+    return hidden // heads
+
+
+# ---- decoder pieces -------------------------------------------------------------------------
+
+
+def _attention(
+    t: _Tensors,
+    prefix: str,
+    *,
+    hidden: int,
+    heads: int,
+    kv_heads: int,
+    head_dim: int,
+    in_dim: int,
+    qkv_bias: bool = False,
+    o_bias: bool = False,
+    qk_norm: bool = False,
+    component: str = "attention",
+    **kw: Any,
+) -> None:
+    t.linear(f"{prefix}self_attn.q_proj", heads * head_dim, in_dim, component, bias=qkv_bias, **kw)
+    t.linear(f"{prefix}self_attn.k_proj", kv_heads * head_dim, in_dim, component, bias=qkv_bias, **kw)
+    t.linear(f"{prefix}self_attn.v_proj", kv_heads * head_dim, in_dim, component, bias=qkv_bias, **kw)
+    t.linear(f"{prefix}self_attn.o_proj", hidden, heads * head_dim, component, bias=o_bias, **kw)
+    if qk_norm:
+        norm_component = "norm" if component == "attention" else component
+        t.add(f"{prefix}self_attn.q_norm.weight", (head_dim,), norm_component, **kw)
+        t.add(f"{prefix}self_attn.k_norm.weight", (head_dim,), norm_component, **kw)
+
+
+def _mlp(
+    t: _Tensors, prefix: str, hidden: int, inter: int, *, bias: bool = False, component: str = "mlp", **kw: Any
+) -> None:
+    t.linear(f"{prefix}gate_proj", inter, hidden, component, bias=bias, **kw)
+    t.linear(f"{prefix}up_proj", inter, hidden, component, bias=bias, **kw)
+    t.linear(f"{prefix}down_proj", hidden, inter, component, bias=bias, **kw)
+
+
+# ---- EAGLE-3 ---------------------------------------------------------------------------------
+
+
+def _eagle3_tensors(
+    *,
+    hidden: int,
+    inter: int,
+    heads: int,
+    kv_heads: int,
+    head_dim: int,
+    vocab: int,
+    draft_vocab: int,
+    target_hidden: int,
+    layers: int,
+    layer_prefix: str,
+    attn_bias: bool,
+    mlp_bias: bool,
+    qk_norm: bool,
+    fc_bias: bool,
+    fc_norm: bool,
+    input_norm: bool,
+    embed_stored: bool,
+    embed_trainable: bool,
+    embed_shared: bool,
+    lm_head_trainable: bool,
+    lm_head_shared: bool,
+    with_t2d: bool,
+    n_aux: int = 3,
+) -> list[TensorSpec]:
+    t = _Tensors()
+    t.add(
+        "embed_tokens.weight",
+        (vocab, hidden),
+        "embedding",
+        trainable=embed_trainable,
+        shared_with_target=embed_shared,
+        stored=embed_stored,
+    )
+    if input_norm:
+        t.add("input_norm.weight", (n_aux * target_hidden,), "norm")
+    if fc_norm:
+        for i in range(n_aux):
+            t.add(f"fc_norm.{i}.weight", (target_hidden,), "norm")
+    t.linear("fc", hidden, n_aux * target_hidden, "fc", bias=fc_bias)
+    for i in range(layers):
+        if layer_prefix == "midlayer":
+            p = "midlayer." if layers == 1 else f"midlayer.{i}."
+        else:
+            p = f"{layer_prefix}.{i}."
+        first = i == 0
+        if first:
+            t.add(f"{p}hidden_norm.weight", (hidden,), "norm")
+        t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
+        _attention(
+            t,
+            p,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            in_dim=2 * hidden if first else hidden,
+            qkv_bias=attn_bias,
+            o_bias=attn_bias,
+            qk_norm=qk_norm,
+        )
+        t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
+        _mlp(t, f"{p}mlp.", hidden, inter, bias=mlp_bias)
+    t.add("norm.weight", (hidden,), "norm")
+    t.add(
+        "lm_head.weight",
+        (draft_vocab, hidden),
+        "lm_head",
+        trainable=lm_head_trainable,
+        shared_with_target=lm_head_shared,
+    )
+    if draft_vocab < vocab:
+        t.add("d2t", (draft_vocab,), "buffer", trainable=False, is_buffer=True, dtype="I64")
+        if with_t2d:
+            t.add("t2d", (vocab,), "buffer", trainable=False, is_buffer=True, dtype="BOOL")
+    return t.items
+
+
+def _dense_sizes(r: _Reader) -> tuple[int, int, int, int, int, int]:
+    """hidden, intermediate, heads, kv heads, head dim, vocab: what every dense decoder config states."""
+    r.need("hidden_size", "intermediate_size", "num_attention_heads", "vocab_size")
+    hidden = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
+    return (
+        hidden,
+        r.integer("intermediate_size"),
+        heads,
+        r.integer("num_key_value_heads", heads),
+        _head_dim(r, hidden, heads),
+        r.integer("vocab_size"),
+    )
+
+
+def _eagle3(config: Mapping[str, Any], source: str, arch: str, dialect: str) -> ModelSpec:
+    r = _Reader(config, arch)
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
+    draft_vocab = r.integer("draft_vocab_size", vocab)
+    if draft_vocab > vocab:
+        raise _fail(arch, f"draft_vocab_size {draft_vocab} is larger than vocab_size {vocab}")
+    target_hidden = r.integer("target_hidden_size", hidden)
+    layers = r.integer("num_hidden_layers", 1)
+    eagle_config = r.mapping("eagle_config")
+    notes: list[str] = []
+    own_embedding = target_hidden != hidden
+    if dialect == "modelopt-eagle3":
+        embed_stored, lm_trainable, lm_shared, with_t2d = False, draft_vocab < vocab, False, False
+        notes.append("ModelOpt export: embed_tokens is not exported (the target's is used); only d2t is saved.")
+        if int(eagle_config.get("parallel_draft_step") or 1) > 1:
+            notes.append("parallel_draft_heads are not counted.")
+    else:
+        embed_stored, lm_trainable, lm_shared, with_t2d = own_embedding, True, False, True
+        notes.append(
+            "embed_tokens is frozen and shared with the target; SpecForge/EAGLE checkpoints normally leave it out."
+        )
+    if draft_vocab == vocab and "draft_vocab_size" not in config:
+        notes.append("no draft_vocab_size: full-vocabulary lm_head (SGLang may load it from the target).")
+    if own_embedding:
+        notes.append("target_hidden_size differs from hidden_size: the draft keeps its own embedding.")
+    tensors = _eagle3_tensors(
+        hidden=hidden,
+        inter=inter,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        vocab=vocab,
+        draft_vocab=draft_vocab,
+        target_hidden=target_hidden,
+        layers=layers,
+        layer_prefix="midlayer",
+        attn_bias=r.flag("attention_bias"),
+        mlp_bias=r.flag("mlp_bias"),
+        qk_norm=False,
+        fc_bias=r.flag("bias"),
+        fc_norm=r.flag("fc_norm") or r.flag("use_aux_norm"),
+        input_norm=_norm_before_fc(config, r),
+        embed_stored=embed_stored,
+        embed_trainable=False,
+        embed_shared=not own_embedding,
+        lm_head_trainable=lm_trainable,
+        lm_head_shared=lm_shared,
+        with_t2d=with_t2d,
+        n_aux=_aux_count(config, arch),
+    )
+    return ModelSpec(
+        source=source,
+        architecture=arch or "LlamaForCausalLMEagle3",
+        dialect=dialect,
+        role="draft",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(tensors),
+        draft_vocab_size=draft_vocab,
+        target_hidden_size=target_hidden,
+        aux_layer_ids=_aux_layer_ids(config, arch),
+        tie_word_embeddings=r.flag("tie_word_embeddings"),
+        raw_config=dict(config),
+        notes=tuple(notes),
+        **_common(config),
+    )
+
+
+def _speculators(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    kind = config.get("speculators_model_type")
+    if kind != "eagle3":
+        raise _fail(arch or "Speculators", f"speculators_model_type {kind!r} is not supported (only 'eagle3')")
+    top = _Reader(config, arch or "Eagle3Speculator")
+    top.need("transformer_layer_config")
+    layer_cfg = top.mapping("transformer_layer_config")
+    r = _Reader(layer_cfg, top.arch, "transformer_layer_config.")
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
+    layers = r.integer("num_hidden_layers", 1)
+    draft_vocab = top.integer("draft_vocab_size", vocab)
+    if draft_vocab > vocab:
+        raise _fail(top.arch, f"draft_vocab_size {draft_vocab} is larger than vocab_size {vocab}")
+    target_hidden = top.integer("target_hidden_size", hidden)
+    qk_norm = str(layer_cfg.get("model_type", "")).startswith("qwen3")
+    embed_trainable = top.flag("embed_requires_grad")
+    tensors = _eagle3_tensors(
+        hidden=hidden,
+        inter=inter,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        vocab=vocab,
+        draft_vocab=draft_vocab,
+        target_hidden=target_hidden,
+        layers=layers,
+        layer_prefix="layers",
+        attn_bias=r.flag("attention_bias"),
+        mlp_bias=r.flag("mlp_bias"),
+        qk_norm=qk_norm,
+        fc_bias=False,
+        fc_norm=top.flag("fc_norm"),
+        input_norm=top.flag("norm_before_fc"),
+        embed_stored=True,
+        embed_trainable=embed_trainable,
+        embed_shared=not embed_trainable,
+        lm_head_trainable=False,
+        lm_head_shared=False,
+        with_t2d=True,
+    )
+    spec_cfg = top.mapping("speculators_config")
+    raw_verifier = spec_cfg.get("verifier")
+    verifier: Mapping[str, Any] = raw_verifier if isinstance(raw_verifier, Mapping) else {}
+    target_model = verifier.get("name_or_path") if isinstance(verifier.get("name_or_path"), str) else None
+    common = _common(layer_cfg)
+    if common["torch_dtype"] is None:
+        common["torch_dtype"] = _common(config)["torch_dtype"]
+    return ModelSpec(
+        source=source,
+        architecture=arch or "Eagle3Speculator",
+        dialect="speculators-eagle3",
+        role="draft",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(tensors),
+        draft_vocab_size=draft_vocab,
+        target_hidden_size=target_hidden,
+        aux_layer_ids=_aux_layer_ids(config, top.arch),
+        raw_config=dict(config),
+        notes=(
+            "speculators saves embed_tokens (frozen copy of the target's) and a frozen lm_head "
+            "initialised from the target's rows.",
+        ),
+        target_model=target_model,
+        **common,
+    )
+
+
+# ---- EAGLE-1/2 and Medusa ---------------------------------------------------------------------
+
+
+def _eagle1(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    r = _Reader(config, arch)
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
+    layers = r.integer("num_hidden_layers", 1)
+    t = _Tensors()
+    t.add("embed_tokens.weight", (vocab, hidden), "embedding", trainable=False, shared_with_target=True)
+    for i in range(layers):
+        p = f"layers.{i}."
+        if i > 0:
+            t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
+        _attention(
+            t,
+            p,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            in_dim=hidden,
+            qkv_bias=r.flag("attention_bias"),
+            o_bias=r.flag("attention_bias"),
+        )
+        t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
+        _mlp(t, f"{p}mlp.", hidden, inter, bias=r.flag("mlp_bias"))
+    t.linear("fc", hidden, 2 * hidden, "fc", bias=r.flag("bias", True))
+    return ModelSpec(
+        source=source,
+        architecture=arch or "LlamaForCausalLM",
+        dialect="eagle1",
+        role="draft",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        raw_config=dict(config),
+        tie_word_embeddings=r.flag("tie_word_embeddings"),
+        notes=(
+            "EAGLE-1/2 head: predicts the next feature and uses the target's lm_head; "
+            "its checkpoint carries a frozen copy of the embedding.",
+        ),
+        **_common(config),
+    )
+
+
+def _medusa(config: Mapping[str, Any], source: str, arch: str, target: Mapping[str, Any] | None) -> ModelSpec:
+    merged: dict[str, Any] = {}
+    if target is not None:
+        inner = _text_config(target)[0]
+        merged.update({k: inner.get(k) for k in ("hidden_size", "vocab_size") if inner.get(k) is not None})
+    merged.update({k: v for k, v in config.items() if v is not None})
+    arch = arch or "Medusa"
+    r = _Reader(merged, arch)
+    r.need(
+        "medusa_num_heads",
+        "hidden_size",
+        "vocab_size",
+        hint=" (Medusa-1 configs only name base_model_name_or_path: pass the base model's config as target)",
+    )
+    n_heads = r.integer("medusa_num_heads")
+    n_layers = r.integer("medusa_num_layers", 1)
+    hidden = r.integer("hidden_size")
+    vocab = r.integer("vocab_size")
+    t = _Tensors()
+    for i in range(n_heads):
+        for j in range(n_layers):
+            t.linear(f"medusa_head.{i}.{j}.linear", hidden, hidden, "heads", bias=True)
+        t.add(f"medusa_head.{i}.{n_layers}.weight", (vocab, hidden), "heads")
+    base = config.get("base_model_name_or_path")
+    return ModelSpec(
+        source=source,
+        architecture=arch,
+        dialect="medusa",
+        role="draft",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=n_layers,
+        tensors=tuple(t.items),
+        raw_config=dict(config),
+        notes=(f"{n_heads} Medusa heads, each {n_layers} residual block(s) plus its own vocabulary projection.",),
+        target_model=base if isinstance(base, str) else None,
+        **_common(merged),
+    )
+
+
+# ---- DeepSeek-V3 / Kimi-K2 (MLA + MoE) ----------------------------------------------------
+
+
+class _DeepSeek:
+    def __init__(self, config: Mapping[str, Any], arch: str) -> None:
+        r = _Reader(config, arch)
+        r.need(
+            "hidden_size",
+            "intermediate_size",
+            "num_attention_heads",
+            "num_hidden_layers",
+            "vocab_size",
+            "kv_lora_rank",
+            "qk_nope_head_dim",
+            "qk_rope_head_dim",
+            "v_head_dim",
+        )
+        self.r = r
+        self.arch = arch
+        self.hidden = r.integer("hidden_size")
+        self.inter = r.integer("intermediate_size")
+        self.heads = r.integer("num_attention_heads")
+        self.layers = r.integer("num_hidden_layers")
+        self.vocab = r.integer("vocab_size")
+        self.q_lora = r.opt_integer("q_lora_rank")
+        self.kv_lora = r.integer("kv_lora_rank")
+        self.nope = r.integer("qk_nope_head_dim", minimum=0)
+        self.rope = r.integer("qk_rope_head_dim", minimum=0)
+        if self.nope + self.rope == 0:
+            raise _fail(arch, "qk_nope_head_dim + qk_rope_head_dim must be positive")
+        self.v_dim = r.integer("v_head_dim")
+        self.bias = r.flag("attention_bias")
+        self.experts = r.opt_integer("n_routed_experts")
+        self.first_dense = r.integer("first_k_dense_replace", 0, minimum=0)
+        self.freq = r.integer("moe_layer_freq", 1)
+        self.mtp_layers = r.integer("num_nextn_predict_layers", 0, minimum=0)
+        self.shared = 0
+        self.per_tok = 0
+        self.moe_inter = 0
+        if self.experts:
+            r.need("moe_intermediate_size", "num_experts_per_tok")
+            self.moe_inter = r.integer("moe_intermediate_size")
+            self.per_tok = r.integer("num_experts_per_tok")
+            if self.per_tok > self.experts:
+                raise _fail(arch, f"num_experts_per_tok {self.per_tok} exceeds n_routed_experts {self.experts}")
+            self.shared = r.integer("n_shared_experts", 0, minimum=0)
+        topk = config.get("topk_method")
+        model_type = str(config.get("model_type", ""))
+        self.correction_bias = topk == "noaux_tc" or (topk is None and model_type in {"deepseek_v3", "kimi_k2"})
+
+    def is_moe(self, idx: int) -> bool:
+        return bool(self.experts) and idx >= self.first_dense and idx % self.freq == 0
+
+    def layer(self, t: _Tensors, idx: int, prefix: str, only: str | None = None, **kw: Any) -> None:
+        """One decoder layer; ``only`` forces every tensor into one component (the MTP block)."""
+
+        def c(name: str) -> str:
+            return only or name
+
+        h, a = self.hidden, f"{prefix}self_attn."
+        t.add(f"{prefix}input_layernorm.weight", (h,), c("norm"), **kw)
+        qk = self.nope + self.rope
+        if self.q_lora:
+            t.linear(f"{a}q_a_proj", self.q_lora, h, c("attention"), bias=self.bias, **kw)
+            t.add(f"{a}q_a_layernorm.weight", (self.q_lora,), c("attention"), **kw)
+            t.linear(f"{a}q_b_proj", self.heads * qk, self.q_lora, c("attention"), **kw)
+        else:
+            t.linear(f"{a}q_proj", self.heads * qk, h, c("attention"), **kw)
+        t.linear(f"{a}kv_a_proj_with_mqa", self.kv_lora + self.rope, h, c("attention"), bias=self.bias, **kw)
+        t.add(f"{a}kv_a_layernorm.weight", (self.kv_lora,), c("attention"), **kw)
+        t.linear(f"{a}kv_b_proj", self.heads * (self.nope + self.v_dim), self.kv_lora, c("attention"), **kw)
+        t.linear(f"{a}o_proj", h, self.heads * self.v_dim, c("attention"), bias=self.bias, **kw)
+        t.add(f"{prefix}post_attention_layernorm.weight", (h,), c("norm"), **kw)
+        m = f"{prefix}mlp."
+        if not self.is_moe(idx):
+            _mlp(t, m, h, self.inter, component=c("mlp"), **kw)
+            return
+        assert self.experts
+        t.add(f"{m}gate.weight", (self.experts, h), c("router"), **kw)
+        if self.correction_bias:
+            t.add(f"{m}gate.e_score_correction_bias", (self.experts,), c("router"), **{**kw, "trainable": False})
+        frac = self.per_tok / self.experts
+        for e in range(self.experts):
+            _mlp(t, f"{m}experts.{e}.", h, self.moe_inter, component=c("experts"), active_fraction=frac, **kw)
+        if self.shared:
+            _mlp(t, f"{m}shared_experts.", h, self.moe_inter * self.shared, component=c("mlp"), **kw)
+
+    def mtp_block(self, t: _Tensors, idx: int, prefix: str, *, as_draft: bool) -> None:
+        h = self.hidden
+        only = None if as_draft else "mtp"
+        shared = {"trainable": False, "shared_with_target": True} if as_draft else {}
+        t.add(f"{prefix}embed_tokens.weight", (self.vocab, h), "embedding" if as_draft else "mtp", **shared)
+        t.add(f"{prefix}enorm.weight", (h,), only or "norm")
+        t.add(f"{prefix}hnorm.weight", (h,), only or "norm")
+        t.add(f"{prefix}eh_proj.weight", (h, 2 * h), only or "fc")
+        self.layer(t, idx, prefix, only=only)
+        t.add(f"{prefix}shared_head.norm.weight", (h,), only or "norm")
+        t.add(f"{prefix}shared_head.head.weight", (self.vocab, h), "lm_head" if as_draft else "mtp", **shared)
+
+
+def _deepseek_target(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    d = _DeepSeek(config, arch)
+    t = _Tensors()
+    t.add("model.embed_tokens.weight", (d.vocab, d.hidden), "embedding")
+    for i in range(d.layers):
+        d.layer(t, i, f"model.layers.{i}.")
+    t.add("model.norm.weight", (d.hidden,), "norm")
+    tied = d.r.flag("tie_word_embeddings")
+    if not tied:
+        t.add("lm_head.weight", (d.vocab, d.hidden), "lm_head")
+    for k in range(d.mtp_layers):
+        idx = d.layers + k
+        d.mtp_block(t, idx, f"model.layers.{idx}.", as_draft=False)
+    notes = []
+    if d.mtp_layers:
+        notes.append(f"{d.mtp_layers} MTP layer(s) (model.layers.{d.layers}+) counted under component 'mtp'.")
+    return ModelSpec(
+        source=source,
+        architecture=arch or "DeepseekV3ForCausalLM",
+        dialect="deepseek-v3",
+        role="target",
+        hidden_size=d.hidden,
+        vocab_size=d.vocab,
+        num_hidden_layers=d.layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=tuple(notes),
+        num_experts=d.experts,
+        experts_per_token=d.per_tok or None,
+        **_common(config),
+    )
+
+
+def _mtp_draft(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    d = _DeepSeek(config, arch)
+    count = d.mtp_layers or 1
+    base = 0 if d.layers == 1 else d.layers  # SGLang's NextN export keeps one layer at index 0
+    t = _Tensors()
+    for k in range(count):
+        idx = base + k
+        d.mtp_block(t, max(idx, d.first_dense), f"model.layers.{idx}.", as_draft=True)
+    return ModelSpec(
+        source=source,
+        architecture=arch or "DeepseekV3ForCausalLMNextN",
+        dialect="mtp",
+        role="draft",
+        hidden_size=d.hidden,
+        vocab_size=d.vocab,
+        num_hidden_layers=count,
+        tensors=tuple(t.items),
+        raw_config=dict(config),
+        notes=("DeepSeek MTP module: embedding and output head are copies of the target's (frozen, shared).",),
+        num_experts=d.experts,
+        experts_per_token=d.per_tok or None,
+        **_common(config),
+    )
+
+
+def mtp_spec(config: Mapping[str, Any], source: str = "") -> ModelSpec:
+    """The MTP module of a DeepSeek-V3-style target, described as a draft model."""
+    inner, _ = _text_config(config)
+    arch = _first_architecture(config) or _first_architecture(inner)
+    r = _Reader(inner, arch)
+    if r.integer("num_nextn_predict_layers", 0, minimum=0) == 0:
+        raise _fail(arch, "num_nextn_predict_layers is 0 or missing: this model has no MTP module")
+    return _mtp_draft(inner, source, arch)
+
+
+# ---- dense and MoE targets --------------------------------------------------------------------
+
+
+def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str) -> ModelSpec:
+    r = _Reader(config, arch)
+    r.need("num_hidden_layers")
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
+    layers = r.integer("num_hidden_layers")
+    tied = r.flag("tie_word_embeddings")
+    qkv_bias = True if dialect == "qwen2" else r.flag("attention_bias")
+    o_bias = False if dialect == "qwen2" else r.flag("attention_bias")
+    qk_norm = dialect in {"qwen3", "qwen3-moe"}
+    mlp_bias = r.flag("mlp_bias")
+    experts = per_tok = moe_inter = 0
+    sparse_step = 1
+    mlp_only: set[int] = set()
+    if dialect == "qwen3-moe":
+        r.need("num_experts", "num_experts_per_tok", "moe_intermediate_size")
+        experts = r.integer("num_experts")
+        per_tok = r.integer("num_experts_per_tok")
+        moe_inter = r.integer("moe_intermediate_size")
+        if per_tok > experts:
+            raise _fail(arch, f"num_experts_per_tok {per_tok} exceeds num_experts {experts}")
+        sparse_step = r.integer("decoder_sparse_step", 1)
+        raw_only = config.get("mlp_only_layers") or []
+        if not isinstance(raw_only, (list, tuple)) or not all(isinstance(v, int) for v in raw_only):
+            raise _fail(arch, f"mlp_only_layers must be a list of integers, got {raw_only!r}")
+        mlp_only = set(raw_only)
+    t = _Tensors()
+    t.add("model.embed_tokens.weight", (vocab, hidden), "embedding")
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
+        _attention(
+            t,
+            p,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            in_dim=hidden,
+            qkv_bias=qkv_bias,
+            o_bias=o_bias,
+            qk_norm=qk_norm,
+        )
+        t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
+        if experts and i not in mlp_only and (i + 1) % sparse_step == 0:
+            t.add(f"{p}mlp.gate.weight", (experts, hidden), "router")
+            for e in range(experts):
+                _mlp(
+                    t,
+                    f"{p}mlp.experts.{e}.",
+                    hidden,
+                    moe_inter,
+                    component="experts",
+                    active_fraction=per_tok / experts,
+                )
+        else:
+            _mlp(t, f"{p}mlp.", hidden, inter, bias=mlp_bias)
+    t.add("model.norm.weight", (hidden,), "norm")
+    if not tied:
+        t.add("lm_head.weight", (vocab, hidden), "lm_head")
+    notes = ("lm_head is tied to the embedding (not stored separately).",) if tied else ()
+    return ModelSpec(
+        source=source,
+        architecture=arch,
+        dialect=dialect,
+        role="target",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=notes,
+        num_experts=experts or None,
+        experts_per_token=per_tok or None,
+        **_common(config),
+    )
+
+
+def _gpt_oss(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    r = _Reader(config, arch)
+    r.need("num_hidden_layers", "num_local_experts")
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
+    layers = r.integer("num_hidden_layers")
+    experts = r.integer("num_local_experts")
+    per_tok = r.integer("num_experts_per_tok", 0) or r.integer("experts_per_token", 0)
+    if not per_tok:
+        r.need("num_experts_per_tok")
+    if per_tok > experts:
+        raise _fail(arch, f"num_experts_per_tok {per_tok} exceeds num_local_experts {experts}")
+    tied = r.flag("tie_word_embeddings")
+    bias = r.flag("attention_bias", True)
+    frac = per_tok / experts
+    t = _Tensors()
+    t.add("model.embed_tokens.weight", (vocab, hidden), "embedding")
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
+        _attention(
+            t,
+            p,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            in_dim=hidden,
+            qkv_bias=bias,
+            o_bias=bias,
+        )
+        t.add(f"{p}self_attn.sinks", (heads,), "attention")
+        t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
+        t.linear(f"{p}mlp.router", experts, hidden, "router", bias=True)
+        x = f"{p}mlp.experts."
+        t.add(f"{x}gate_up_proj", (experts, hidden, 2 * inter), "experts", active_fraction=frac)
+        t.add(f"{x}gate_up_proj_bias", (experts, 2 * inter), "experts", active_fraction=frac)
+        t.add(f"{x}down_proj", (experts, inter, hidden), "experts", active_fraction=frac)
+        t.add(f"{x}down_proj_bias", (experts, hidden), "experts", active_fraction=frac)
+    t.add("model.norm.weight", (hidden,), "norm")
+    if not tied:
+        t.add("lm_head.weight", (vocab, hidden), "lm_head")
+    return ModelSpec(
+        source=source,
+        architecture=arch or "GptOssForCausalLM",
+        dialect="gpt-oss",
+        role="target",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=(
+            "expert weights are counted at their logical (dequantised) shapes; the published checkpoint "
+            "stores them as MXFP4 *_blocks/*_scales.",
+        ),
+        num_experts=experts,
+        experts_per_token=per_tok,
+        **_common(config),
+    )
+
+
+# ---- dispatch ---------------------------------------------------------------------------------
+
+
+def _text_config(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], bool]:
+    """The language-model part of a multimodal config (``text_config``), else the config itself."""
+    inner = config.get("text_config")
+    if isinstance(inner, Mapping) and config.get("hidden_size") is None:
+        return inner, True
+    return config, False
+
+
+def _is_eagle3_shaped(config: Mapping[str, Any]) -> bool:
+    return (
+        config.get("draft_vocab_size") is not None
+        or config.get("target_hidden_size") is not None
+        or isinstance(config.get("eagle_config"), Mapping)
+        or config.get("eagle_aux_hidden_state_layer_ids") is not None
+    )
+
+
+def detect_dialect(config: Mapping[str, Any]) -> str:
+    """Which producer wrote this config (one of DIALECTS); ConfigError if none fits."""
+    if not isinstance(config, Mapping):
+        raise ConfigError(f"a model config must be a JSON object, got {type(config).__name__}")
+    top_arch = _first_architecture(config)
+    if config.get("speculators_model_type") is not None or top_arch == "Eagle3Speculator":
+        return "speculators-eagle3"
+    if config.get("medusa_num_heads") is not None or "medusa" in top_arch.lower():
+        return "medusa"
+    inner, nested = _text_config(config)
+    arch = _first_architecture(inner) or top_arch
+    model_type = str(inner.get("model_type") or config.get("model_type") or "")
+    lowered = arch.lower()
+    if "eagle" in lowered and ("deepseek" in lowered or "mla" in lowered):
+        raise ConfigError(
+            f"{arch} config: EAGLE drafts with MLA (DeepSeek-style) attention are not supported yet; "
+            "only Llama-style EAGLE-3 heads are counted"
+        )
+    if "eagle3" in lowered:
+        eagle_config = config.get("eagle_config")
+        if isinstance(eagle_config, Mapping) and _MODELOPT_KEYS & set(eagle_config):
+            return "modelopt-eagle3"
+        return "specforge-eagle3"
+    if "eagle" in lowered:
+        return "eagle1"
+    if "nextn" in lowered or "mtp" in lowered:
+        return "mtp"
+    dialect = _ARCHITECTURES.get(arch)
+    if dialect is None and (not arch or nested):
+        dialect = _MODEL_TYPES.get(str(inner.get("model_type") or ""))
+    if dialect == "llama" and inner.get("num_hidden_layers") == 1:
+        if _is_eagle3_shaped(inner):
+            eagle_config = inner.get("eagle_config")
+            if isinstance(eagle_config, Mapping) and _MODELOPT_KEYS & set(eagle_config):
+                return "modelopt-eagle3"
+            return "eagle3-authors"
+        return "eagle1"
+    if dialect is None and not arch and _is_eagle3_shaped(inner):
+        return "specforge-eagle3"  # bare EAGLE-3 head config (no architectures): same tensors
+    if dialect is None:
+        supported = ", ".join(sorted(_ARCHITECTURES)) + ", LlamaForCausalLMEagle3, Eagle3Speculator, Medusa"
+        name = arch or (f"model_type {model_type!r}" if model_type else "")
+        if not name:
+            raise ConfigError(
+                "config has no 'architectures' and no 'model_type': cannot tell which model it describes "
+                f"(supported: {supported})"
+            )
+        raise ConfigError(f"unsupported architecture {name} (supported: {supported})")
+    return dialect
+
+
+def parse_config(
+    config: Mapping[str, Any],
+    source: str = "",
+    *,
+    dialect: str | None = None,
+    target: Mapping[str, Any] | None = None,
+) -> ModelSpec:
+    """Turn a config.json (any supported dialect) into the exact list of checkpoint tensors.
+
+    ``dialect`` forces a reading when a config is ambiguous (e.g. a 1-layer LlamaForCausalLM that is an
+    EAGLE-1 head); ``target`` supplies sizes a draft config leaves to its base model (Medusa-1).
+    Pure: no I/O. Raises ConfigError for anything it cannot describe exactly.
+    """
+    if not isinstance(config, Mapping):
+        raise ConfigError(f"a model config must be a JSON object, got {type(config).__name__}")
+    if dialect is not None and dialect not in DIALECTS:
+        raise ConfigError(f"unknown dialect {dialect!r}; choose one of {', '.join(DIALECTS)}")
+    chosen = dialect or detect_dialect(config)
+    top_arch = _first_architecture(config)
+    inner, nested = _text_config(config)
+    arch = top_arch or _first_architecture(inner)
+    try:
+        if chosen == "speculators-eagle3":
+            return _speculators(config, source, arch)
+        if chosen == "medusa":
+            return _medusa(config, source, arch, target)
+        if chosen in {"specforge-eagle3", "eagle3-authors", "modelopt-eagle3"}:
+            return _eagle3(inner, source, arch, chosen)
+        if chosen == "eagle1":
+            return _eagle1(inner, source, arch)
+        if chosen == "mtp":
+            return _mtp_draft(inner, source, arch)
+        if chosen == "deepseek-v3":
+            spec = _deepseek_target(inner, source, arch)
+        elif chosen == "gpt-oss":
+            spec = _gpt_oss(inner, source, arch)
+        else:
+            spec = _llama_like(inner, source, arch, chosen)
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:  # malformed nested values
+        raise ConfigError(f"{arch or 'model'} config could not be read: {exc}") from exc
+    if nested:
+        from dataclasses import replace
+
+        spec = replace(
+            spec,
+            raw_config=dict(config),
+            notes=spec.notes + ("text model read from text_config; the vision encoder is not counted.",),
+        )
+    return spec
+
+
+# --------------------------------------------------------------------------------------------
+# Shipped target configs
+# --------------------------------------------------------------------------------------------
+
+
+def _targets_dir() -> Path:
+    from comparelib.settings import BUILTIN_DIR
+
+    return BUILTIN_DIR / "targets"
+
+
+def known_targets() -> list[str]:
+    """Hub ids of the target configs shipped with the app (work offline)."""
+    folder = _targets_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem.replace("--", "/", 1) for p in folder.glob("*.json"))
+
+
+def known_target(hub_id: str) -> Mapping[str, Any] | None:
+    """The shipped config.json of a well-known target, or None (case-insensitive hub id)."""
+    if not isinstance(hub_id, str) or not hub_id.strip():
+        return None
+    wanted = hub_id.strip().strip("/").lower()
+    for name in known_targets():
+        if name.lower() == wanted:
+            path = _targets_dir() / (name.replace("/", "--", 1) + ".json")
+            with path.open(encoding="utf-8") as fh:
+                data = json.load(fh)
+            return data if isinstance(data, dict) else None
+    return None

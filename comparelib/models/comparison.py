@@ -1,0 +1,585 @@
+"""One comparison row per draft: fetch, parse, count, reconcile, lint.
+
+This is the glue the Compare page and the ``params`` / ``compare`` commands share, so both show
+the same numbers. Sources are Hub URLs, local folders, or picks from the built-in registry
+(``registry:<hub id>``), which work offline.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from comparelib.errors import CompareError, HubError, InputError
+from comparelib.models import architectures, engines, hub, lint, params, registry
+from comparelib.models.architectures import ModelSpec
+
+REGISTRY_PREFIX = "registry:"
+EXAMPLE_PREFIX = "example:"
+EXAMPLE_OWN = "example:own-kimi-k2.5-draft"
+EXAMPLE_TARGET = "moonshotai/Kimi-K2.5"
+
+
+@dataclass
+class Entry:
+    """Everything the page and CLI show about one draft (or target)."""
+
+    source: str
+    label: str
+    kind: str  # "hub" | "local" | "registry"
+    spec: ModelSpec
+    count: params.ParamCount
+    components: list[params.Component]
+    memory: dict[str, int]
+    revision: str | None = None
+    commit_sha: str | None = None
+    checkpoint: params.CheckpointReport | None = None
+    findings: list[lint.Finding] = field(default_factory=list)
+    target_label: str | None = None
+    target_count: params.ParamCount | None = None
+    target_layers: int | None = None
+    published: registry.PublishedDraft | None = None
+    card: str | None = None
+    target_family: str | None = None  # engines.FAMILIES key the capture rules were applied for
+    lint_args: dict[str, Any] = field(default_factory=dict)  # what lint was given, to re-check for another engine
+
+    @property
+    def ratio(self) -> float | None:
+        if self.target_count is None or not self.target_count.total:
+            return None
+        return self.count.excluding_embedding / self.target_count.total
+
+
+def registry_source(hub_id: str) -> str:
+    return f"{REGISTRY_PREFIX}{hub_id}"
+
+
+@functools.lru_cache(maxsize=32)
+def _known_target_spec(hub_id: str) -> ModelSpec | None:
+    """Shipped target configs, parsed once: a 1T MoE target lists ~70K tensors."""
+    known = architectures.known_target(hub_id)
+    return None if known is None else architectures.parse_config(known, source=hub_id)
+
+
+def _target_from_text(text: str) -> tuple[ModelSpec, str]:
+    """A target given as a Hub URL / local folder, or a hub id the app ships a config for."""
+    known = _known_target_spec(text.strip())
+    if known is not None:
+        return known, text.strip()
+    fetched = hub.fetch_model(text, with_card=False, with_header=False)
+    return architectures.parse_config(fetched.config, source=fetched.source_label), fetched.source_label
+
+
+def _target_for_published(draft: registry.PublishedDraft) -> tuple[ModelSpec | None, str | None]:
+    if not draft.target_model:
+        return None, None
+    known = _known_target_spec(draft.target_model)
+    return known, draft.target_model
+
+
+def load_entry(
+    text: str,
+    *,
+    target: str | None = None,
+    target_layers: int | None = None,
+    with_header: bool = True,
+    serving: str | None = None,
+) -> Entry:
+    """Fetch and analyse one source. Raises CompareError subclasses with user-facing text.
+
+    ``serving`` is the engine the draft is served with ("SGLang 0.5.23", "vLLM", ...); None checks the
+    newest rules of every serving engine (engines.serving_choices()).
+    """
+    engine_pair = [engines.parse_choice(serving)] if serving else None
+    text = (text or "").strip()
+    if not text:
+        raise InputError("empty model reference: paste a Hub URL, org/name, a local folder, or pick a published draft")
+    published: registry.PublishedDraft | None = None
+    if text == EXAMPLE_OWN:
+        # The built-in example: a team's Kimi-K2.5 draft with a full-vocabulary lm_head.
+        entry = load_entry(
+            str(registry.EXAMPLE_OWN_DRAFT),
+            target=target or EXAMPLE_TARGET,
+            target_layers=target_layers,
+            with_header=with_header,
+            serving=serving,
+        )
+        entry.source, entry.label, entry.kind = EXAMPLE_OWN, "example: own Kimi-K2.5 draft", "example"
+        return entry
+    if text.startswith(EXAMPLE_PREFIX):
+        raise InputError(f"unknown example {text!r}; the built-in one is {EXAMPLE_OWN!r}")
+    header = None
+    revision = commit = card = None
+    if text.startswith(REGISTRY_PREFIX):
+        published = registry.get_draft(text[len(REGISTRY_PREFIX) :].strip())
+        if not published.config:
+            raise InputError(f"the registry has no usable config for {published.hub_id}; paste its Hub URL instead")
+        config: Mapping[str, Any] = published.config
+        label, kind = published.hub_id, "registry"
+        spec = architectures.parse_config(config, source=published.hub_id, target=_published_target_sizes(published))
+    else:
+        try:
+            fetched = hub.fetch_model(text, with_card=True, with_header=with_header)
+        except HubError as exc:
+            ref_id = _repo_id_or_none(text)
+            if ref_id and _in_registry(ref_id):
+                raise type(exc)(
+                    f"{exc} The built-in registry has a copy of {ref_id}: "
+                    "pick it as a published draft to use it offline."
+                ) from exc
+            raise
+        label = fetched.source_label
+        kind = "local" if fetched.ref.local_path is not None else "hub"
+        revision, commit, card = fetched.revision, fetched.commit_sha, fetched.card
+        header = fetched.safetensors_header
+        spec = architectures.parse_config(fetched.config, source=label)
+        if fetched.repo_id and _in_registry(fetched.repo_id):
+            published = registry.get_draft(fetched.repo_id)
+
+    target_spec: ModelSpec | None = None
+    target_label: str | None = None
+    if target:
+        target_spec, target_label = _target_from_text(target)
+    elif published is not None:
+        target_spec, target_label = _target_for_published(published)
+    elif spec.role == "draft":
+        verifier = _verifier_name(spec.raw_config)
+        if verifier and architectures.known_target(verifier) is not None:
+            target_spec, target_label = _target_from_text(verifier)
+
+    if target_layers is None and target_spec is None and published is not None and published.target_layers:
+        target_layers = published.target_layers
+    checkpoint = params.reconcile(spec, header) if header else None
+    family = _family(spec, target_spec, published, target)
+    findings: list[lint.Finding] = []
+    lint_args: dict[str, Any] = {}
+    if spec.role == "draft":
+        lint_args = dict(
+            target=_slim(target_spec),
+            target_layers=target_layers,
+            target_hidden_size=published.target_hidden_size if published and target_spec is None else None,
+            target_vocab_size=published.target_vocab_size if published and target_spec is None else None,
+            checkpoint_tensors=list(header) if header else None,
+            target_family=family,
+        )
+        findings = lint.lint(spec, **lint_args, serving=engine_pair)
+    return Entry(
+        source=text,
+        label=label,
+        kind=kind,
+        spec=spec,
+        count=params.count(spec),
+        components=params.components(spec),
+        memory=params.memory_table(spec),
+        revision=revision,
+        commit_sha=commit,
+        checkpoint=checkpoint,
+        findings=findings,
+        target_label=target_label,
+        target_count=params.count(target_spec) if target_spec is not None else None,
+        target_layers=target_spec.num_hidden_layers if target_spec is not None else target_layers,
+        published=published,
+        card=card,
+        target_family=family,
+        lint_args=lint_args,
+    )
+
+
+def _slim(target: ModelSpec | None) -> ModelSpec | None:
+    """The target without its tensor list (a 1T MoE lists ~70K tensors): all lint reads are its sizes."""
+    if target is None:
+        return None
+    from dataclasses import replace
+
+    return replace(target, tensors=(), raw_config={})
+
+
+def relint(entry: Entry, serving: str | None) -> Entry:
+    """The entry with its wiring lint re-run for one serving engine ("SGLang 0.5.23", "vLLM", ...; None: the
+    newest rules of every serving engine). Counts are unchanged."""
+    from dataclasses import replace
+
+    if entry.spec.role != "draft":
+        return entry
+    pair = [engines.parse_choice(serving)] if serving else None
+    return replace(entry, findings=lint.lint(entry.spec, **entry.lint_args, serving=pair))
+
+
+def _family(
+    spec: ModelSpec, target_spec: ModelSpec | None, published: registry.PublishedDraft | None, target_text: str | None
+) -> str | None:
+    """The target family whose capture rules apply: from the target's config, else from the names we have."""
+    if target_spec is not None:
+        return engines.family_of(target_spec.dialect)
+    for name in (
+        target_text,
+        published.target_model if published else None,
+        spec.target_model,
+        _verifier_name(spec.raw_config),
+    ):
+        fam = engines.family_of(name)
+        if fam is not None:
+            return fam
+    return None
+
+
+def _published_target_sizes(draft: registry.PublishedDraft) -> dict[str, int] | None:
+    """Sizes a head-only config (Medusa-1) leaves to its base model."""
+    if draft.target_hidden_size and draft.target_vocab_size:
+        return {"hidden_size": draft.target_hidden_size, "vocab_size": draft.target_vocab_size}
+    return None
+
+
+def _verifier_name(config: Mapping[str, Any]) -> str | None:
+    spec_cfg = config.get("speculators_config")
+    if isinstance(spec_cfg, Mapping):
+        verifier = spec_cfg.get("verifier")
+        if isinstance(verifier, Mapping) and isinstance(verifier.get("name_or_path"), str):
+            return verifier["name_or_path"]
+    return None
+
+
+def _repo_id_or_none(text: str) -> str | None:
+    try:
+        return hub.parse_ref(text).repo_id
+    except CompareError:
+        return None
+
+
+def _in_registry(hub_id: str) -> bool:
+    return any(d.hub_id == hub_id for d in registry.load_registry())
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+
+def entry_json(entry: Entry) -> dict[str, Any]:
+    """The ``params --json`` object: stable keys documented in README."""
+    c = entry.count
+    ck = entry.checkpoint
+    return {
+        "source": entry.source,
+        "label": entry.label,
+        "architecture": entry.spec.architecture,
+        "dialect": entry.spec.dialect,
+        "role": entry.spec.role,
+        "revision": entry.revision,
+        "commit_sha": entry.commit_sha,
+        "params": {
+            "total": c.total,
+            "excluding_embedding": c.excluding_embedding,
+            "embedding": c.embedding,
+            "lm_head": c.lm_head,
+            "trainable": c.trainable,
+            "frozen": c.frozen,
+            "active": c.active,
+            "mtp": c.mtp,
+            "buffers": c.buffers,
+            "stored": c.stored,
+        },
+        "memory_bytes": dict(entry.memory),
+        "components": [
+            {
+                "name": comp.name,
+                "params": comp.params,
+                "trainable": comp.trainable,
+                "tensors": [
+                    {
+                        "name": t.name,
+                        "shape": list(t.shape),
+                        "trainable": t.trainable,
+                        "buffer": t.is_buffer,
+                        "stored": t.stored,
+                    }
+                    for t in comp.tensors
+                ],
+            }
+            for comp in entry.components
+        ],
+        "checkpoint": None
+        if ck is None
+        else {
+            "param_elements": ck.param_elements,
+            "buffer_elements": ck.buffer_elements,
+            "missing": [{"name": n, "why": why} for n, why in ck.missing],
+            "unexpected": [{"name": n, "why": why} for n, why in ck.unexpected],
+            "shape_mismatches": [
+                {"name": n, "config": list(a), "checkpoint": list(b)} for n, a, b in ck.shape_mismatches
+            ],
+            "matches_config": ck.matches_config,
+        },
+        "target": entry.target_label,
+        "draft_to_target_ratio": entry.ratio,
+        "lint": [
+            {"severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
+            for f in lint.rank(entry.findings)
+        ],
+    }
+
+
+TABLE_COLUMNS: tuple[str, ...] = (
+    "draft",
+    "architecture",
+    "dialect",
+    "revision",
+    *params.HEADLINE,
+    "vocab",
+    "draft_vocab",
+    "bf16_GiB",
+    "target",
+    "draft_to_target",
+    "train_samples",
+    "train_tokens",
+    "train_source",
+    "attached_volume",
+    "lint_errors",
+    "lint_warnings",
+)
+
+
+def volumes_by_draft(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The latest training volume stored for each draft name (store.data_volumes() rows).
+
+    A measured or typed-in volume always wins over the built-in example's, whenever it was stored.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    per_source: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in sorted(rows, key=lambda r: (r.get("kind") != "example", r.get("id") or 0)):
+        out[str(row["draft"])] = dict(row)
+        per_source.setdefault(str(row["draft"]), {})[str(row.get("source") or "")] = dict(row)
+    for draft, row in out.items():  # every source's latest volume, newest last, for the "attached" column
+        row["by_source"] = sorted(per_source[draft].values(), key=lambda r: r.get("id") or 0)
+    return out
+
+
+def _attached_text(row: Mapping[str, Any]) -> str:
+    """One attached volume as a line: figures, kind and source, who and when."""
+    parts = [f"{row['samples']:,} samples" if isinstance(row.get("samples"), int) else "? samples"]
+    if isinstance(row.get("tokens"), int):
+        parts.append(f"{row['tokens']:,} tokens")
+    text = ", ".join(parts) + f" ({row.get('kind') or 'measured'}: {row.get('source') or 'dataset audit'}"
+    if row.get("attached_by"):
+        text += f", by {row['attached_by']}"
+    when = row.get("created_at")
+    if when is not None:
+        text += f", {when:%Y-%m-%d}" if hasattr(when, "strftime") else f", {when}"
+    return text + ")"
+
+
+def _volume(
+    entry: Entry, volumes: Mapping[str, Mapping[str, Any]]
+) -> tuple[int | None, int | None, str | None, str | None]:
+    """(samples, tokens, source, attached): a published draft keeps its published figure, attached shown beside."""
+    own = volumes.get(entry.label)
+    p = entry.published
+    if p is not None and (p.train_samples or p.train_tokens) and entry.label == p.hub_id:
+        attached = None
+        if own is not None:
+            attached = "; ".join(_attached_text(r) for r in own.get("by_source") or [own])
+        return p.train_samples, p.train_tokens, "published", attached
+    if own is not None:
+        kind = own.get("kind") or "measured"
+        return own.get("samples"), own.get("tokens"), f"{kind}: {own.get('source') or 'dataset audit'}", None
+    if p is not None and (p.train_samples or p.train_tokens):
+        return p.train_samples, p.train_tokens, "published", None
+    return None, None, None, None
+
+
+def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | None = None) -> pd.DataFrame:
+    """The side-by-side table; integers stay integers so exports are exact.
+
+    ``volumes`` maps a draft's label to a stored training volume (from a dataset audit or typed in);
+    published drafts fall back to the volume their card reports. A volume attached under a published
+    draft's own name never replaces its published figure: it is shown beside it (``attached_volume``).
+    """
+    rows = []
+    for e in entries:
+        c = e.count
+        samples, tokens, vol_source, attached = _volume(e, volumes or {})
+        rows.append(
+            {
+                "draft": e.label,
+                "architecture": e.spec.architecture,
+                "dialect": e.spec.dialect,
+                "revision": (e.commit_sha or e.revision or "")[:12] or None,
+                "total": c.total,
+                "excluding_embedding": c.excluding_embedding,
+                "embedding": c.embedding,
+                "lm_head": c.lm_head,
+                "trainable": c.trainable,
+                "frozen": c.frozen,
+                "stored": c.stored,
+                "active": c.active,
+                "vocab": e.spec.vocab_size,
+                "draft_vocab": e.spec.draft_vocab_size,
+                "bf16_GiB": round(e.memory.get("bf16", 0) / 2**30, 2),
+                "target": e.target_label,
+                "draft_to_target": None if e.ratio is None else round(e.ratio, 5),
+                "train_samples": samples,
+                "train_tokens": tokens,
+                "train_source": vol_source,
+                "attached_volume": attached,
+                "lint_errors": sum(f.severity == "error" for f in e.findings),
+                # warnings to act on; the known-harmless ones (lint.HARMLESS_CODES) are not counted
+                "lint_warnings": sum(f.severity == "warning" and not f.harmless for f in lint.rank(e.findings)),
+            }
+        )
+    df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    for col in ("active", "draft_vocab", "train_samples", "train_tokens"):
+        df[col] = df[col].astype("Int64")
+    return df
+
+
+def display_names(entries: Sequence[Entry]) -> list[str]:
+    """One distinct name per entry for chart axes and legends.
+
+    Labels repeat when two folders share a name (``run1/checkpoint``, ``run2/checkpoint``) or one repo
+    is pasted at two revisions; those get the source as pasted, and a number if even that repeats.
+    """
+    labels = [e.label for e in entries]
+    names = [e.label if labels.count(e.label) == 1 else e.source for e in entries]
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if names.count(name) == 1 else f"{name} ({seen[name]})")
+    return out
+
+
+def components_frame(entries: Sequence[Entry]) -> pd.DataFrame:
+    """Long format for the stacked component chart (drafts under their distinct display names)."""
+    names = display_names(entries)
+    rows = [
+        {
+            "draft": name,
+            "component": comp.name,
+            "params": comp.params,
+            "trainable": {True: "trainable", False: "frozen", None: "mixed"}[comp.trainable],
+        }
+        for e, name in zip(entries, names, strict=False)
+        for comp in e.components
+        if comp.name != "buffer"
+    ]
+    return pd.DataFrame(rows, columns=["draft", "component", "params", "trainable"])
+
+
+def tensors_frame(entry: Entry) -> pd.DataFrame:
+    rows = [
+        {
+            "tensor": t.name,
+            "shape": " x ".join(str(s) for s in t.shape),
+            "params": t.numel,
+            "component": t.component,
+            "trainable": t.trainable,
+            "buffer": t.is_buffer,
+            "stored": t.stored,
+        }
+        for t in entry.spec.tensors
+    ]
+    return pd.DataFrame(rows, columns=["tensor", "shape", "params", "component", "trainable", "buffer", "stored"])
+
+
+def findings_frame(entries: Sequence[Entry], *, harmless: bool | None = None) -> pd.DataFrame:
+    """Findings of every entry, ranked (errors first, known-harmless last); ``harmless`` filters to one group."""
+    rows = [
+        {"draft": e.label, "severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
+        for e in entries
+        for f in lint.rank(e.findings)
+        if harmless is None or f.harmless == harmless
+    ]
+    return pd.DataFrame(rows, columns=["draft", "severity", "code", "message", "harmless"])
+
+
+def lint_headlines(entries: Sequence[Entry]) -> list[str]:
+    """One sentence per draft saying what to act on first."""
+    return [f"{e.label}: {lint.headline(e.findings)}" for e in entries if e.spec.role == "draft"]
+
+
+def difference_sentence(a: Entry, b: Entry) -> str | None:
+    """Name the component that explains most of the size gap between two drafts."""
+    gap = a.count.excluding_embedding - b.count.excluding_embedding
+    if gap == 0:
+        return None
+    big, small = (a, b) if gap > 0 else (b, a)
+    by_name_big = {comp.name: comp.params for comp in big.components if comp.name not in ("embedding", "buffer")}
+    by_name_small = {comp.name: comp.params for comp in small.components if comp.name not in ("embedding", "buffer")}
+    diffs = {n: by_name_big.get(n, 0) - by_name_small.get(n, 0) for n in set(by_name_big) | set(by_name_small)}
+    name, diff = max(diffs.items(), key=lambda kv: kv[1])
+    share = diff / abs(gap)
+    sentence = (
+        f"{big.label} has {abs(gap):,} more parameters than {small.label} outside the embedding; "
+        f"{diff:,} of them ({share:.0%}) are in the {name}"
+    )
+    if name == "lm_head":
+        vb = big.spec.draft_vocab_size or big.spec.vocab_size
+        vs = small.spec.draft_vocab_size or small.spec.vocab_size
+        sentence += f": an output layer over {vb:,} tokens against {vs:,}"
+    sentence += "."
+    emb = max(a.count.embedding, b.count.embedding)
+    if emb:
+        sentence += (
+            f" Counting the frozen embedding shared with the target ({emb:,} parameters) makes both look "
+            f"{emb / 1e9:.2f}B larger without any of it being trained."
+        )
+    return sentence
+
+
+def _same_family(a: Entry, b: Entry) -> bool:
+    return a.spec.hidden_size == b.spec.hidden_size and a.spec.vocab_size == b.spec.vocab_size
+
+
+def headlines(entries: Sequence[Entry]) -> list[str]:
+    """The sentences that answer "why is ours bigger": each own draft against a published one of its shape."""
+    pairs: list[tuple[Entry, Entry]] = []
+    published = [e for e in entries if e.kind == "registry"]
+    for own in (e for e in entries if e.kind != "registry"):
+        match = next((r for r in published if _same_family(own, r)), None)
+        match = match or next((x for x in entries if x is not own and _same_family(own, x)), None)
+        if match is not None:
+            pairs.append((own, match))
+    if not pairs:
+        for i, a in enumerate(entries):
+            b = next(
+                (
+                    b
+                    for b in entries[i + 1 :]
+                    if _same_family(a, b) and a.count.excluding_embedding != b.count.excluding_embedding
+                ),
+                None,
+            )
+            if b is not None:
+                pairs.append((a, b))
+                break
+    out = []
+    for a, b in pairs:
+        sentence = difference_sentence(a, b)
+        if sentence and sentence not in out:
+            out.append(sentence)
+    return out
+
+
+def load_entries(sources: Sequence[str], **kwargs: Any) -> tuple[list[Entry], list[tuple[str, str]]]:
+    """Load many; errors are collected per source so one bad URL doesn't hide the rest."""
+    entries: list[Entry] = []
+    errors: list[tuple[str, str]] = []
+    for src in sources:
+        try:
+            entries.append(load_entry(src, **kwargs))
+        except CompareError as exc:
+            errors.append((src, str(exc)))
+    return entries, errors
+
+
+def is_local_path(text: str) -> bool:
+    from comparelib import paths
+    from comparelib.errors import InputError
+
+    try:
+        return paths.resolve_user_path(text, "folder").exists()
+    except (InputError, OSError, ValueError):
+        return False

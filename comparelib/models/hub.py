@@ -1,0 +1,874 @@
+"""Hugging Face Hub access: what users paste, and the config/card/safetensors header behind it.
+
+Everything goes through huggingface_hub (``hf_hub_download``, ``HfApi``), so the local cache,
+``HF_HUB_OFFLINE``, mirrors (``HF_ENDPOINT``) and tokens behave as users expect. huggingface_hub
+freezes its environment at import, so endpoint, token and cache folder are read from the
+environment at call time and passed explicitly. Weights are never downloaded: parameter shapes come
+from safetensors headers read by HTTP range requests. Remote code is never run.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import os
+import re
+import struct
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
+
+from comparelib import limits, paths, redact, settings
+from comparelib.errors import (
+    CompareError,
+    ConfigError,
+    EntryNotFoundError,
+    GatedRepoError,
+    HostNotAllowedError,
+    HubError,
+    InputError,
+    OfflineError,
+    RepoNotFoundError,
+    RevisionNotFoundError,
+)
+
+HUB_HOSTS = frozenset({"huggingface.co", "hf.co"})
+"""Hosts whose URLs are fetched, besides the host of ``settings.hf_endpoint()``."""
+
+SafetensorsHeader = dict[str, tuple[tuple[int, ...], str]]
+"""Tensor name -> (shape, safetensors dtype code such as ``"BF16"``)."""
+
+_ROUTES = frozenset({"blob", "raw", "resolve", "tree", "blame"})
+_TYPE_PREFIXES = {
+    "models": "model",
+    "datasets": "dataset",
+    "spaces": "space",
+    "kernels": "kernel",
+    "buckets": "bucket",
+}
+_SNAPSHOT_RE = re.compile(r"[\\/]snapshots[\\/]([0-9a-f]{40})(?:[\\/]|$)")
+_SHA_RE = re.compile(r"^[0-9a-f]{40}$")
+
+
+# --------------------------------------------------------------------------------------------------
+# references
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """Where a model lives: a Hub repo (+revision, +file or folder inside it) or a local folder."""
+
+    repo_id: str | None = None
+    revision: str | None = None
+    local_path: Path | None = None
+    filename: str | None = None
+    repo_type: str = "model"
+    subfolder: str | None = None
+
+    @property
+    def is_local(self) -> bool:
+        return self.local_path is not None
+
+    def __str__(self) -> str:
+        if self.local_path is not None:
+            return str(self.local_path / self.filename) if self.filename else str(self.local_path)
+        text = f"datasets/{self.repo_id}" if self.repo_type == "dataset" else str(self.repo_id)
+        return f"{text}@{self.revision}" if self.revision else text
+
+
+def endpoint_parts() -> tuple[str, int | None, str]:
+    """(host, explicit port, path prefix) of the configured endpoint."""
+    split = urlsplit(settings.hf_endpoint())
+    return (split.hostname or "").lower(), split.port, split.path.strip("/")
+
+
+def endpoint_host() -> str:
+    """Host[:port] of the configured Hub, for messages."""
+    return urlsplit(settings.hf_endpoint()).netloc or settings.hf_endpoint()
+
+
+def bare_host(host: str) -> str:
+    return host[4:] if host.startswith("www.") else host
+
+
+def _check_host(host: str, port: int | None) -> bool:
+    """True when a URL's host is a Hub: huggingface.co, hf.co or the configured endpoint's host."""
+    if bare_host(host) in HUB_HOSTS:
+        return True
+    ep_host, ep_port, _ = endpoint_parts()
+    return host == ep_host and (ep_port is None or port is None or port == ep_port)
+
+
+def check_repo_id(repo_id: str, shown: str) -> str:
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError:
+        raise InputError(
+            f"{shown!r} is not a valid Hub repo id: use 'org/name' (letters, digits, '-', '_', '.'; "
+            "no '--' or '..'; at most 96 characters)"
+        ) from None
+    return repo_id
+
+
+def _local_ref(text: str) -> ModelRef | None:
+    """A local folder with config.json, or a local .json config; None when ``text`` is not a local path."""
+    path_like = (
+        text.startswith(("/", "./", "../", "~", ".\\", "..\\"))
+        or text in (".", "..")
+        or (len(text) > 2 and text[1] == ":" and text[2] in "\\/")
+    )
+    try:
+        path = paths.resolve_user_path(text, "folder")
+    except InputError:
+        if path_like:
+            raise
+        return None  # not under the data root: read as a Hub reference
+    try:
+        exists = path.exists()
+    except OSError:
+        exists = False
+    if not exists:
+        if path_like:
+            raise InputError(f"no such file or folder: {text}")
+        return None
+    if path.is_dir():
+        if (path / "config.json").is_file():
+            return ModelRef(local_path=path.resolve())
+        if path_like:
+            raise InputError(f"folder {text} has no config.json; point at the folder holding the model's config.json")
+        return None
+    if path.suffix.lower() == ".json":
+        return ModelRef(local_path=path.resolve().parent, filename=path.name)
+    if path_like:
+        raise InputError(f"{text} is not a config file; give a folder with config.json, or the config.json itself")
+    return None
+
+
+def _from_segments(segments: list[str], shown: str) -> ModelRef:
+    """Web-URL path segments ([type/]org/name[/route/...]) to a reference."""
+    repo_type = "model"
+    if segments and segments[0] in _TYPE_PREFIXES:
+        repo_type = _TYPE_PREFIXES[segments[0]]
+        segments = segments[1:]
+    if repo_type not in ("model", "dataset"):
+        raise InputError(f"{shown} is a {repo_type}, not a model or dataset repo")
+    if not segments:
+        raise InputError(
+            f"{shown} names no repository; paste a model page URL such as https://huggingface.co/org/name"
+        )
+    if len(segments) == 1:  # legacy single-name repos ("gpt2") still resolve on the Hub
+        name, rest = segments[0], []
+    else:
+        name, rest = f"{segments[0]}/{segments[1]}", segments[2:]
+    repo_id = check_repo_id(unquote(name), unquote(name))
+    revision: str | None = None
+    filename: str | None = None
+    subfolder: str | None = None
+    if rest:
+        route, tail = rest[0], rest[1:]
+        if route in ("commit", "commits") and tail:
+            revision = unquote(tail[0])
+        elif route in _ROUTES and tail:
+            decoded = [unquote(s) for s in tail]
+            # Special refs carry slashes; they are unambiguous only in the refs/pr/N and refs/convert/X forms.
+            if decoded[0].startswith("refs/"):
+                revision, path = decoded[0], decoded[1:]
+            elif decoded[0] == "refs" and len(decoded) >= 3 and decoded[1] in ("pr", "convert"):
+                revision, path = "/".join(decoded[:3]), decoded[3:]
+            else:
+                revision, path = decoded[0], decoded[1:]
+            inner = "/".join(p for p in path if p)
+            if inner:
+                if route == "tree":
+                    subfolder = inner
+                else:
+                    filename = inner
+        # other routes (discussions, settings, ...) point at the repo itself
+    if revision is not None and (not revision or revision.startswith("/") or ".." in revision.split("/")):
+        raise InputError(f"{shown}: {revision!r} is not a valid revision")
+    return ModelRef(repo_id=repo_id, revision=revision, filename=filename, subfolder=subfolder, repo_type=repo_type)
+
+
+def _from_hf_uri(text: str) -> ModelRef:
+    from huggingface_hub import parse_hf_uri
+    from huggingface_hub.errors import HfUriError
+
+    try:
+        uri = parse_hf_uri(text)
+    except HfUriError:
+        body = text[len("hf://") :]
+        if body and "/" not in body.split("@", 1)[0]:  # hf://gpt2 or hf://gpt2@rev
+            name, _, rev = body.partition("@")
+            return ModelRef(repo_id=check_repo_id(name, name), revision=rev or None)
+        raise InputError(
+            f"{text!r} is not a Hub reference; use hf://org/name, hf://org/name@revision "
+            "or hf://org/name@rev/config.json"
+        ) from None
+    if uri.type not in ("model", "dataset"):
+        raise InputError(f"{text} is a {uri.type}, not a model or dataset repo")
+    path = uri.path_in_repo.strip("/") or None
+    filename = subfolder = None
+    if path is not None:
+        if "." in path.rsplit("/", 1)[-1]:
+            filename = path
+        else:
+            subfolder = path
+    return ModelRef(repo_id=uri.id, revision=uri.revision, filename=filename, subfolder=subfolder, repo_type=uri.type)
+
+
+def parse_ref(text: str) -> ModelRef:
+    """Read whatever people paste: Hub URLs, ``org/name[@rev]``, ``hf://`` URIs, local folders.
+
+    Raises ``HostNotAllowedError`` for any web host that is not a Hub, before anything is fetched.
+    """
+    if not isinstance(text, str):
+        raise InputError("expected text: a Hub URL, org/name or a local folder")
+    text = text.strip().strip("\"'").strip()
+    if not text:
+        raise InputError("nothing to look up: paste a Hub URL (https://huggingface.co/org/name), org/name or a folder")
+    lowered = text.lower()
+    if lowered.startswith("hf://"):
+        return _from_hf_uri(text)
+    if "://" in text:
+        scheme = lowered.split("://", 1)[0]
+        if scheme not in ("http", "https"):
+            raise InputError(f"unsupported address {scheme}://...; paste an https://huggingface.co URL or org/name")
+        url = text
+    else:
+        local = _local_ref(text)
+        if local is not None:
+            return local
+        first = text.split("/", 1)[0].split("?", 1)[0].lower()
+        host_like = (
+            _check_host(first.split(":", 1)[0], None)
+            or ("." in first and text.count("/") >= 2 and not first.startswith("."))
+            or ":" in first
+        )
+        if not host_like:
+            return _from_bare(text)
+        url = "https://" + text
+    try:
+        split = urlsplit(url)
+        port = split.port
+    except ValueError:
+        raise InputError(f"{redact.mask_url(text)!r} is not a valid URL") from None
+    host = (split.hostname or "").lower()
+    if not host:
+        raise InputError(f"{redact.mask_url(text)!r} has no host; paste https://huggingface.co/org/name")
+    if not _check_host(host, port):
+        raise HostNotAllowedError(f"only Hugging Face Hub URLs are fetched; {host} is not one")
+    if split.username is not None or split.password is not None:  # never echo or keep a secret pasted into a URL
+        raise InputError(
+            f"{split.scheme}://{redact.PLACEHOLDER}@{host}{split.path}: remove the user:password@ part of the URL; "
+            "the Hub token is read from HF_TOKEN, never from a URL"
+        )
+    path = split.path
+    ep_host, _, ep_prefix = endpoint_parts()
+    if ep_prefix and host == ep_host and (path == "/" + ep_prefix or path.startswith(f"/{ep_prefix}/")):
+        path = path[len(ep_prefix) + 1 :]
+    segments = [s for s in path.split("/") if s]
+    shown = f"{split.scheme}://{split.netloc}{split.path}"
+    return _from_segments(segments, shown)
+
+
+def _from_bare(text: str) -> ModelRef:
+    """``org/name``, ``org/name@rev``, ``datasets/org/name`` or a pasted URL path without its host."""
+    text = text.split("#", 1)[0].split("?", 1)[0].strip("/")
+    head = text.split("@", 1)[0]
+    segments = [s for s in head.split("/") if s]
+    offset = 1 if segments and segments[0] in _TYPE_PREFIXES else 0
+    if len(segments) > offset + 2 and segments[offset + 2] in _ROUTES | {"commit", "commits"} and "@" not in text:
+        return _from_segments([s for s in text.split("/") if s], text)
+    if "@" in text:
+        repo_part, _, rev_part = text.partition("@")
+        segments = [s for s in repo_part.split("/") if s]
+        rev = unquote(rev_part)
+        m = re.match(r"^refs/(?:pr/\d+|convert/[\w.-]+)", rev)
+        revision, rest = (m.group(), rev[m.end() :].lstrip("/")) if m else (rev.split("/", 1) + [""])[:2]
+        if not revision:
+            raise InputError(f"{text!r}: nothing after '@'; write org/name@revision")
+    else:
+        revision, rest = None, ""
+    repo_type = "model"
+    if segments and segments[0] in _TYPE_PREFIXES:
+        repo_type = _TYPE_PREFIXES[segments[0]]
+        segments = segments[1:]
+    if repo_type not in ("model", "dataset"):
+        raise InputError(f"{text} is a {repo_type}, not a model or dataset repo")
+    if not segments or len(segments) > 2:
+        raise InputError(
+            f"{text!r} is not a Hub repo id or URL: use org/name, org/name@revision, "
+            "https://huggingface.co/org/name or a local folder with config.json"
+        )
+    repo_id = check_repo_id("/".join(segments), "/".join(segments))
+    filename = subfolder = None
+    if rest:
+        if "." in rest.rsplit("/", 1)[-1]:
+            filename = rest
+        else:
+            subfolder = rest
+    return ModelRef(repo_id=repo_id, revision=revision, filename=filename, subfolder=subfolder, repo_type=repo_type)
+
+
+# --------------------------------------------------------------------------------------------------
+# fetched model
+
+
+@dataclass
+class FetchedModel:
+    """A model's config and what can be learned without weights, pinned to one commit when remote."""
+
+    ref: ModelRef
+    repo_id: str | None
+    revision: str | None
+    commit_sha: str | None
+    config: dict[str, Any]
+    card: str | None = None
+    safetensors_header: SafetensorsHeader | None = None
+    files: list[str] = field(default_factory=list)
+    source_label: str = ""
+
+    @property
+    def page_url(self) -> str | None:
+        """The repo page on the configured Hub, at the fetched commit."""
+        if self.repo_id is None:
+            return None
+        base = f"{settings.hf_endpoint()}/{self.repo_id}"
+        return f"{base}/tree/{self.commit_sha}" if self.commit_sha else base
+
+
+def hub_cache_dir() -> Path:
+    """huggingface_hub's cache folder, from the environment as it is now (HF_HUB_CACHE, HF_HOME)."""
+    env = os.environ
+    cache = env.get("HF_HUB_CACHE") or env.get("HUGGINGFACE_HUB_CACHE")
+    if cache:
+        return Path(cache).expanduser()
+    home = env.get("HF_HOME") or os.path.join(
+        env.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "huggingface"
+    )
+    return Path(home).expanduser() / "hub"
+
+
+def auth_token() -> str | bool:
+    """HF_TOKEN, or False so huggingface_hub never picks up another stored token on its own."""
+    return settings.hf_token() or False
+
+
+def _scrub(message: str) -> str:
+    return redact.mask_text(message, settings.hf_token())
+
+
+def api_client() -> Any:
+    from huggingface_hub import HfApi
+
+    return HfApi(endpoint=settings.hf_endpoint(), library_name="specdraft-compare")
+
+
+def _label(repo_id: str, revision: str | None, repo_type: str = "model") -> str:
+    kind = "dataset " if repo_type == "dataset" else ""
+    return f"{kind}{repo_id}@{revision}" if revision else f"{kind}{repo_id}"
+
+
+def is_transport_error(exc: BaseException) -> bool:
+    import httpx2
+    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
+    if isinstance(exc, HfHubHTTPError):
+        return False
+    return isinstance(exc, (httpx2.TransportError, OfflineModeIsEnabled, ConnectionError, TimeoutError))
+
+
+def map_error(
+    exc: BaseException, *, repo_id: str, revision: str | None, filename: str | None, repo_type: str = "model"
+) -> CompareError:
+    """huggingface_hub's exceptions to ours, with text that says what to do (and never the token)."""
+    from huggingface_hub import errors as hf
+
+    host = endpoint_host()
+    label = _label(repo_id, revision, repo_type)
+    kind = "dataset" if repo_type == "dataset" else "model"
+    has_token = settings.hf_token() is not None
+    if isinstance(exc, CompareError):
+        return exc
+    if isinstance(exc, hf.GatedRepoError):
+        page = f"{settings.hf_endpoint()}/{'datasets/' if repo_type == 'dataset' else ''}{repo_id}"
+        msg = (
+            f"{label} is gated: accept its terms on the Hub ({page}) and set HF_TOKEN "
+            "(in the app: the sidebar's Hub token field, kept for this session only)"
+        )
+        if has_token:
+            msg += "; the token given has not been granted access yet"
+        return GatedRepoError(_scrub(msg))
+    if isinstance(exc, hf.RepositoryNotFoundError):
+        hint = (
+            "check the name, and that HF_TOKEN can read it if it is private"
+            if has_token
+            else "check the name, or set HF_TOKEN if it is private (in the app: the sidebar's Hub token field)"
+        )
+        return RepoNotFoundError(_scrub(f"{kind} {repo_id} not found on {host}; {hint}"))
+    if isinstance(exc, hf.RevisionNotFoundError):
+        return RevisionNotFoundError(
+            _scrub(f"revision {revision!r} not found in {kind} {repo_id}; use a branch, a tag or a full commit sha")
+        )
+    if isinstance(exc, hf.RemoteEntryNotFoundError):
+        return EntryNotFoundError(_scrub(f"{label} has no {filename}"))
+    if isinstance(exc, hf.FileMetadataError) or isinstance(exc.__cause__, hf.FileMetadataError):
+        return HubError(
+            _scrub(f"{host} does not look like a Hugging Face Hub (no commit or ETag headers); check HF_ENDPOINT")
+        )
+    if isinstance(exc, hf.LocalEntryNotFoundError) or is_transport_error(exc):
+        if settings.hf_offline() or isinstance(exc, hf.OfflineModeIsEnabled):
+            return OfflineError(
+                _scrub(
+                    f"offline (HF_HUB_OFFLINE is set) and {filename or 'the file'} of {label} is not in the local "
+                    f"cache ({hub_cache_dir()}); unset HF_HUB_OFFLINE to download it"
+                )
+            )
+        return OfflineError(
+            _scrub(
+                f"could not reach {host} and {filename or 'the file'} of {label} is not in the local cache; "
+                "check the network, or HF_ENDPOINT if you use a mirror"
+            )
+        )
+    if isinstance(exc, hf.HfHubHTTPError):
+        status = exc.response.status_code if exc.response is not None else None
+        if status == 401:
+            return HubError(_scrub(f"{host} rejected HF_TOKEN (invalid credentials); fix or unset HF_TOKEN"))
+        return HubError(_scrub(f"{host} answered HTTP {status} for {label}; try again later"))
+    return HubError(_scrub(f"could not fetch {filename or 'data'} of {label} from {host}: {type(exc).__name__}"))
+
+
+def download(repo_id: str, filename: str, *, revision: str | None, repo_type: str, local_only: bool) -> Path:
+    from huggingface_hub import hf_hub_download
+
+    try:
+        path = hf_hub_download(
+            repo_id,
+            filename,
+            repo_type=repo_type,
+            revision=revision,
+            cache_dir=hub_cache_dir(),
+            endpoint=settings.hf_endpoint(),
+            token=auth_token(),
+            local_files_only=local_only,
+            library_name="specdraft-compare",
+        )
+    except Exception as exc:  # noqa: BLE001 - every failure becomes one of ours
+        raise map_error(exc, repo_id=repo_id, revision=revision, filename=filename, repo_type=repo_type) from None
+    return Path(str(path))
+
+
+def _reachable_metadata(repo_id: str, filename: str, *, revision: str | None, repo_type: str) -> int | None:
+    """One HEAD without retries: the file's size (0 when unknown); None when the Hub cannot be reached."""
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+
+    url = hf_hub_url(repo_id, filename, repo_type=repo_type, revision=revision, endpoint=settings.hf_endpoint())
+    try:
+        meta = get_hf_file_metadata(url, token=auth_token(), endpoint=settings.hf_endpoint(), retry_on_errors=False)
+    except Exception as exc:  # noqa: BLE001
+        if is_transport_error(exc):
+            return None
+        raise map_error(exc, repo_id=repo_id, revision=revision, filename=filename, repo_type=repo_type) from None
+    return int(meta.size or 0)
+
+
+def download_file(
+    repo_id: str,
+    filename: str,
+    *,
+    revision: str | None = None,
+    repo_type: str = "model",
+    cap: limits.Cap | None = limits.CONFIG_BYTES,
+) -> Path:
+    """Path of one repo file in the local Hub cache, downloading it if needed (honours HF_HUB_OFFLINE).
+
+    A file larger than ``cap`` (by the size the Hub states) is refused before it is downloaded;
+    ``cap=None`` for data files that are streamed from disk.
+    """
+    if repo_type not in ("model", "dataset"):
+        raise InputError(f"repo type must be 'model' or 'dataset', not {repo_type!r}")
+    check_repo_id(repo_id, repo_id)
+    size = (
+        None
+        if settings.hf_offline()
+        else _reachable_metadata(repo_id, filename, revision=revision, repo_type=repo_type)
+    )
+    if cap is not None and size and size > cap.value():
+        raise cap.refuse(f"{filename} of {_label(repo_id, revision, repo_type)}", seen=limits.human_bytes(size))
+    return download(repo_id, filename, revision=revision, repo_type=repo_type, local_only=size is None)
+
+
+def _commit_from_path(path: Path) -> str | None:
+    match = _SNAPSHOT_RE.search(str(path))
+    return match.group(1) if match else None
+
+
+def _read_config(path: Path, shown: str) -> dict[str, Any]:
+    try:
+        data = limits.loads(limits.read_text_capped(path, shown, limits.CONFIG_BYTES), shown)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); fix the file or "
+            "pick another revision"
+        ) from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{shown} is not UTF-8 text; it cannot be a model config") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{shown} holds a JSON {type(data).__name__}, not an object; it is not a model config")
+    return data
+
+
+def _dims(shape: Any, name: str, shown: str) -> tuple[int, ...]:
+    """A safetensors shape: a list of non-negative integers (bool is not an integer here)."""
+    if not isinstance(shape, (list, tuple)) or not all(
+        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
+    ):
+        raise ConfigError(
+            f"{shown}: tensor {name!r} has shape {str(shape)[:80]}; a safetensors shape is a list of "
+            "non-negative integers, so this is not a valid safetensors file"
+        )
+    return tuple(shape)
+
+
+def safetensors_entries(header: dict[str, Any], shown: str, data_size: int | None) -> SafetensorsHeader:
+    """Validated tensor entries of a parsed header: shapes, dtype, and data_offsets inside the data section."""
+    out: SafetensorsHeader = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        if not isinstance(info, dict) or "shape" not in info or "dtype" not in info:
+            raise ConfigError(f"{shown}: tensor {name!r} has no shape/dtype in the safetensors header")
+        dims = _dims(info["shape"], name, shown)
+        if not isinstance(info["dtype"], str):
+            raise ConfigError(f"{shown}: tensor {name!r} has a dtype that is not a string")
+        offsets = info.get("data_offsets")
+        if (
+            data_size is not None
+            and offsets is not None
+            and not (
+                isinstance(offsets, (list, tuple))
+                and len(offsets) == 2
+                and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+                and 0 <= offsets[0] <= offsets[1] <= data_size
+            )
+        ):
+            raise ConfigError(
+                f"{shown}: tensor {name!r} has data_offsets {str(offsets)[:80]} outside the file's "
+                f"{data_size:,}-byte data section; the file is truncated or not safetensors"
+            )
+        out[name] = (dims, info["dtype"])
+    return out
+
+
+def _header_entries(header: dict[str, Any], shown: str) -> SafetensorsHeader:
+    return safetensors_entries(header, shown, None)
+
+
+HeaderFault = Literal["short", "json", "object"]
+
+
+def _parse_safetensors_header(
+    read: Callable[[int, int], bytes], size: int | None, shown: str, fault: Callable[[HeaderFault], Exception]
+) -> SafetensorsHeader:
+    """A safetensors header (8-byte little-endian length + JSON) through ``read(start, n)``; data is not read.
+
+    The one reader for local files and remote range requests: the length must fit the file (when its
+    ``size`` is known) and the cap (SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES), shapes must be lists of
+    non-negative integers and every tensor's data_offsets must lie inside the file. A file that is not
+    safetensors at all raises ``fault(why)``: the local reader words it, the remote one skips the file.
+    """
+    prefix = read(0, 8)
+    if len(prefix) < 8:
+        raise fault("short")
+    (length,) = struct.unpack("<Q", prefix)
+    if size is not None and length > size - 8:
+        raise ConfigError(f"{shown} has an impossible safetensors header length ({length} bytes)")
+    cap = limits.SAFETENSORS_HEADER_BYTES
+    if length > cap.value():
+        raise cap.refuse(f"the safetensors header of {shown}", seen=limits.human_bytes(length))
+    raw = read(8, length)
+    if len(raw) < length:
+        raise fault("json")
+    try:
+        header = limits.loads(raw.decode("utf-8"), f"the safetensors header of {shown}")
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise fault("json") from None
+    if not isinstance(header, dict):
+        raise fault("object")
+    return safetensors_entries(header, shown, None if size is None else size - 8 - length)
+
+
+def read_safetensors_header(path: Path) -> SafetensorsHeader:
+    """Shapes and dtypes from a local safetensors file's header (8-byte length + JSON); data is not read.
+
+    The header length is capped (SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES), shapes must be lists of
+    non-negative integers and every tensor's data_offsets must lie inside the file.
+    """
+    faults = {
+        "short": f"{path} is too small to be a safetensors file (too short)",
+        "json": f"{path} does not start with a JSON safetensors header (not valid JSON); is it really safetensors?",
+        "object": f"{path} has a safetensors header that is not a JSON object",
+    }
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+
+            def read(start: int, n: int) -> bytes:
+                fh.seek(start)
+                return fh.read(n)
+
+            return _parse_safetensors_header(read, size, str(path), lambda why: ConfigError(faults[why]))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _safetensors_targets(files: list[str], prefix: str) -> tuple[list[str], str | None]:
+    """Which safetensors files hold the weights: the single file, the index's shards, or all top-level ones."""
+    single, index = f"{prefix}model.safetensors", f"{prefix}model.safetensors.index.json"
+    if single in files:
+        return [single], None
+    if index in files:
+        return [], index
+    return sorted(
+        f for f in files if f.startswith(prefix) and "/" not in f[len(prefix) :] and f.endswith(".safetensors")
+    ), None
+
+
+def _local_header(folder: Path) -> SafetensorsHeader | None:
+    files = sorted(p.name for p in folder.iterdir() if p.is_file())
+    targets, index = _safetensors_targets(files, "")
+    if index is not None:
+        weight_map = _read_config(folder / index, str(folder / index)).get("weight_map") or {}
+        targets = sorted(set(weight_map.values()))
+        missing = [t for t in targets if not (folder / t).is_file()]
+        if missing:
+            raise ConfigError(f"{folder / index} lists {missing[0]} but that file is not in {folder}")
+    if not targets:
+        return None
+    header: SafetensorsHeader = {}
+    for name in targets:
+        header.update(read_safetensors_header(folder / name))
+    return header
+
+
+def _fetch_local(ref: ModelRef, *, with_card: bool, with_header: bool) -> FetchedModel:
+    assert ref.local_path is not None
+    folder = ref.local_path
+    config_path = folder / (ref.filename or "config.json")
+    config = _read_config(config_path, str(config_path))
+    card = None
+    readme = folder / "README.md"
+    if with_card and readme.is_file():
+        card = limits.read_file_capped(readme, str(readme), limits.CONFIG_BYTES).decode("utf-8", "replace")
+    header = _local_header(folder) if with_header else None
+    files = sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and ".cache" not in p.relative_to(folder).parts
+    )[:5000]
+    label = folder.name if not ref.filename or ref.filename == "config.json" else f"{folder.name}/{ref.filename}"
+    return FetchedModel(
+        ref=ref,
+        repo_id=None,
+        revision=None,
+        commit_sha=None,
+        config=config,
+        card=card,
+        safetensors_header=header,
+        files=files,
+        source_label=label,
+    )
+
+
+class _NotSafetensors(Exception):
+    """Internal: the remote file does not start with a safetensors header."""
+
+
+_FIRST_RANGE = 100_000  # as huggingface_hub: 97% of headers fit in the first 100 kB
+
+
+def _get_range(url: str, start: int, end: int, subject: str) -> tuple[bytes, int | None]:
+    """Bytes ``start..end`` (inclusive) of ``url``, never reading more even if the server ignores Range.
+
+    Returns the bytes and the file size from Content-Range when the server gave one.
+    """
+    import httpx2
+    from huggingface_hub.utils import get_session, hf_raise_for_status
+
+    headers = {"range": f"bytes={start}-{end}"}
+    token = auth_token()
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    want = end - start + 1
+    with get_session().stream("GET", url, headers=headers, timeout=10, follow_redirects=True) as response:
+        buf = bytearray()
+        for chunk in response.iter_bytes():
+            buf += chunk
+            if len(buf) >= want or (response.status_code >= 400 and len(buf) >= 65536):
+                break
+        if response.status_code >= 400:
+            hf_raise_for_status(
+                httpx2.Response(
+                    response.status_code,
+                    headers=response.headers,
+                    content=bytes(buf[:65536]),
+                    request=response.request,
+                )
+            )
+        total = None
+        match = re.search(r"/(\d+)$", response.headers.get("content-range") or "")
+        if match:
+            total = int(match.group(1))
+        if response.status_code == 200 and start > 0:  # Range ignored: the body starts at byte 0
+            buf = buf[start:]
+    return bytes(buf[:want]), total
+
+
+def _remote_safetensors_header(repo_id: str, name: str, revision: str | None) -> SafetensorsHeader:
+    """One remote file's header by range requests, with every cap the local reader has."""
+    from huggingface_hub import hf_hub_url
+
+    url = hf_hub_url(repo_id, name, revision=revision, endpoint=settings.hf_endpoint())
+    shown = f"{_label(repo_id, revision)}: {name}"
+    first, total = _get_range(url, 0, _FIRST_RANGE, shown)
+
+    def read(start: int, n: int) -> bytes:
+        if start == 0 or start + n <= len(first):  # the length prefix, or a header inside the first range
+            return first[start : start + n]
+        return _get_range(url, start, start + n - 1, shown)[0]
+
+    return _parse_safetensors_header(read, total, shown, lambda why: _NotSafetensors(name))
+
+
+def _remote_header(
+    repo_id: str, revision: str | None, files: list[str] | None, prefix: str
+) -> SafetensorsHeader | None:
+    """Safetensors headers by range requests (huggingface_hub's parse_safetensors_file_metadata).
+
+    Composed here rather than via ``get_safetensors_metadata`` because that downloads the shard index
+    into the cache folder frozen at import time, and probes with extra HEAD calls we can skip when the
+    repo listing is known.
+    """
+    from huggingface_hub.errors import NotASafetensorsRepoError, RemoteEntryNotFoundError, SafetensorsParsingError
+
+    def parse(name: str) -> SafetensorsHeader:
+        return _remote_safetensors_header(repo_id, name, revision)
+
+    try:
+        if files is None:  # listing unknown (mirror without the API): probe like get_safetensors_metadata does
+            try:
+                return parse(f"{prefix}model.safetensors")
+            except RemoteEntryNotFoundError:
+                files = [f"{prefix}model.safetensors.index.json"]
+        targets, index = _safetensors_targets(files, prefix)
+        if index is not None:
+            try:
+                path = download(repo_id, index, revision=revision, repo_type="model", local_only=False)
+            except EntryNotFoundError:
+                return None
+            weight_map = _read_config(path, f"{_label(repo_id, revision)}: {index}").get("weight_map") or {}
+            targets = sorted({f"{prefix}{name}" for name in weight_map.values()})
+        if not targets:
+            return None
+        header: SafetensorsHeader = {}
+        # the session's token lives in a ContextVar, which pool threads do not inherit: carry it over
+        ctx = contextvars.copy_context()
+        with ThreadPoolExecutor(max_workers=min(8, len(targets))) as pool:
+            for part in pool.map(lambda t: ctx.copy().run(parse, t), targets):
+                header.update(part)
+        return header
+    except (NotASafetensorsRepoError, SafetensorsParsingError, _NotSafetensors):
+        return None
+    except CompareError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise map_error(exc, repo_id=repo_id, revision=revision, filename="safetensors header") from None
+
+
+def fetch_model(text: str | ModelRef, *, with_card: bool = True, with_header: bool = True) -> FetchedModel:
+    """Config (+ README, + safetensors shapes) of a Hub model or local folder, without any weights.
+
+    Remote fetches resolve the revision to one commit and read every file at that commit, so the
+    config, card and header always belong together. Offline (HF_HUB_OFFLINE, or the Hub unreachable)
+    the local cache is used; a miss raises ``OfflineError``.
+    """
+    ref = parse_ref(text) if isinstance(text, str) else text
+    if ref.local_path is not None:
+        return _fetch_local(ref, with_card=with_card, with_header=with_header)
+    if ref.repo_id is None:
+        raise InputError("nothing to fetch: the reference names neither a repo nor a folder")
+    if ref.repo_type != "model":
+        raise InputError(f"{ref} is a {ref.repo_type} repo; paste a model repo here (datasets go to the Audit page)")
+    repo_id = ref.repo_id
+    if ref.filename and ref.filename.rsplit("/", 1)[-1] == "config.json":
+        config_name = ref.filename  # .../blob/main/draft/config.json: the model lives in draft/
+    else:
+        config_name = f"{ref.subfolder.strip('/')}/config.json" if ref.subfolder else "config.json"
+    prefix = config_name[: -len("config.json")]
+
+    local_only = settings.hf_offline()
+    info = None
+    if not local_only:
+        from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+        from huggingface_hub.errors import RevisionNotFoundError as HfRev
+
+        try:
+            info = api_client().model_info(repo_id, revision=ref.revision, token=auth_token())
+        except (RepositoryNotFoundError, HfRev) as exc:
+            raise map_error(exc, repo_id=repo_id, revision=ref.revision, filename=config_name) from None
+        except HfHubHTTPError as exc:
+            if exc.response is not None and exc.response.status_code == 401:
+                raise map_error(exc, repo_id=repo_id, revision=ref.revision, filename=config_name) from None
+            info = None  # a mirror without /api/models: files still resolve
+        except Exception as exc:  # noqa: BLE001
+            if not is_transport_error(exc):
+                raise map_error(exc, repo_id=repo_id, revision=ref.revision, filename=config_name) from None
+            local_only = True  # unreachable: the cache may still have it
+
+    # The asked revision (not the sha) so the cache records the branch -> commit ref for offline use later.
+    config_path = download(repo_id, config_name, revision=ref.revision, repo_type="model", local_only=local_only)
+    commit = _commit_from_path(config_path) or (info.sha if info is not None else None)
+    pinned = commit or ref.revision
+    config = _read_config(config_path, f"{config_name} of {_label(repo_id, commit[:7] if commit else ref.revision)}")
+
+    listing: list[str] | None = None  # the repo's files, when the Hub said so
+    if info is not None and info.siblings is not None:
+        listing = sorted(s.rfilename for s in info.siblings)
+    files = listing or []
+    if listing is None and local_only and commit is not None:  # offline: what the cache holds
+        snapshot = hub_cache_dir() / f"models--{repo_id.replace('/', '--')}" / "snapshots" / commit
+        if snapshot.is_dir():
+            files = sorted(p.relative_to(snapshot).as_posix() for p in snapshot.rglob("*") if p.is_file())
+
+    card = None
+    if with_card and (listing is None or "README.md" in listing):
+        try:
+            readme = download(repo_id, "README.md", revision=pinned, repo_type="model", local_only=local_only)
+            card = limits.read_file_capped(
+                readme, f"README.md of {_label(repo_id, pinned)}", limits.CONFIG_BYTES
+            ).decode("utf-8", "replace")
+        except (EntryNotFoundError, OfflineError):
+            card = None
+
+    header = None
+    if with_header and not local_only:  # offline: shapes would need the weights' headers, which are not cached
+        header = _remote_header(repo_id, pinned, listing, prefix)
+    label = f"{repo_id}@{commit[:7]}" if commit else _label(repo_id, ref.revision)
+    return FetchedModel(
+        ref=ref,
+        repo_id=repo_id,
+        revision=ref.revision,
+        commit_sha=commit,
+        config=config,
+        card=card,
+        safetensors_header=header,
+        files=files,
+        source_label=label,
+    )

@@ -1,0 +1,653 @@
+"""Wiring checks for a draft against its target, before anyone spends GPU hours on a benchmark.
+
+A mis-wired EAGLE-3 draft still serves and still produces correct text; it just accepts almost
+nothing, so speculation ends up slower than plain decoding. The usual causes are configuration,
+not weights: aux layer ids read one layer off by a different engine, a target of another size or
+vocabulary, a reduced draft vocabulary shipped without its token map. These are all visible from
+the config (and the checkpoint's tensor names), which is what this module reads.
+
+Layer numbering used throughout: blocks are 0-indexed; "output of block k" is the hidden state
+after block k; boundary index b is the input of block b (0 = the embedding output, N = after the
+last of N blocks), i.e. HF ``output_hidden_states[b]``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from comparelib.errors import InputError, Severity
+from comparelib.models import engines
+from comparelib.models.architectures import ModelSpec
+
+SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
+
+# Codes whose findings are known to be harmless for drafts that were published working this way: shown
+# collapsed, after everything worth acting on.
+HARMLESS_CODES: frozenset[str] = frozenset({"rope-mismatch", "max-position-mismatch", "aux-default", "aux-agree"})
+
+
+MAX_TARGET_LAYERS = 10_000
+
+
+def parse_target_layers(value: int | str | None, *, name: str = "Target layers") -> int | None:
+    """The target's number of decoder layers as a user gave it (a page's text box or ``--target-layers``).
+
+    None when nothing was given (None or blank text); the count when it is a whole number from 1 to
+    MAX_TARGET_LAYERS; otherwise InputError naming ``name`` and what to give instead.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        count = value if isinstance(value, int) and not isinstance(value, bool) else int(str(value))
+    except ValueError:
+        count = None
+    if count is None or not 1 <= count <= MAX_TARGET_LAYERS:
+        raise InputError(
+            f"{name} must be a whole number between 1 and {MAX_TARGET_LAYERS}, not {value!r}: give the target "
+            "model's num_hidden_layers (from its config.json), or the target model itself."
+        )
+    return count
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem (or fact worth knowing) about a draft's wiring."""
+
+    severity: Severity
+    code: str
+    message: str
+    harmless: bool = False  # known harmless: grouped and collapsed, never the headline
+
+
+def default_boundaries(n_layers: int) -> tuple[int, int, int]:
+    """Boundary indices SGLang and vLLM use when a config names no aux layers: (2, N//2, N-3).
+
+    Read from the rule table (engines.RULES), which cites each engine's default.
+    """
+    b = engines.capture(engines.rule("vLLM"), None, n_layers).boundaries
+    return (b[0], b[1], b[2])
+
+
+def _serving(serving: Sequence[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    if serving:
+        return [(e, v) for e, v in serving]
+    return [(e, engines.newest(e)) for e in engines.SERVING_ENGINES]
+
+
+def engine_captures(
+    aux_ids: Sequence[int] | None,
+    n_layers: int,
+    *,
+    family: str | None = None,
+    serving: Sequence[tuple[str, str]] | None = None,
+    dialect: str = "",
+    expected: int | None = None,
+    with_trainers: bool = True,
+) -> list[engines.Capture]:
+    """What each serving engine version (default: the newest of each) and each trainer captures."""
+    out: list[engines.Capture] = []
+    for name, version in _serving(serving):
+        r = engines.rule(name, version, family)
+        reads = r.reads_speculators or dialect != "speculators-eagle3"
+        out.append(engines.capture(r, aux_ids, n_layers, expected=expected, reads_config=reads, family=family))
+    if with_trainers:
+        for name in ("SpecForge", "speculators"):
+            out.append(engines.capture(engines.rule(name), aux_ids, n_layers, expected=expected, family=family))
+    return out
+
+
+def capture_table(
+    aux_ids: Sequence[int] | None,
+    n_layers: int,
+    *,
+    family: str | None = None,
+    serving: Sequence[tuple[str, str]] | None = None,
+    dialect: str = "",
+) -> list[dict[str, Any]]:
+    """Which target layers each engine captures for these aux ids (None = ids absent from the config).
+
+    One row per serving engine version (default: the newest rules of SGLang and vLLM) and per trainer;
+    every rule and its engine source comes from ``engines.RULES``.
+    """
+    if n_layers < 1:
+        raise ValueError(f"n_layers must be positive, got {n_layers}")
+    rows = []
+    for c in engine_captures(aux_ids, n_layers, family=family, serving=serving, dialect=dialect):
+        rows.append(
+            {
+                "engine": c.rule.label,
+                "role": c.rule.role,
+                "ids": None if c.ids is None else list(c.ids),
+                "from_config": c.ids is not None,
+                "rule": c.rule.explicit,
+                "boundaries": list(c.boundaries),
+                "captured": list(c.captured),
+                "captured_text": engines.describe_boundaries(c.captured) if c.captured else "",
+                "status": c.status,
+                "note": c.note,
+                "source": c.rule.source,
+            }
+        )
+    return rows
+
+
+def _get(target: ModelSpec | None, name: str) -> Any:
+    return getattr(target, name, None) if target is not None else None
+
+
+def _scaling_equal(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
+    a_norm = dict(a or {})
+    b_norm = dict(b or {})
+    for d in (a_norm, b_norm):
+        if "type" in d and "rope_type" not in d:
+            d["rope_type"] = d.pop("type")
+        d.pop("type", None)
+        if d.get("rope_type") == "default" and len(d) == 1:
+            d.clear()
+    return a_norm == b_norm
+
+
+def _fc_in_features(draft: ModelSpec) -> int | None:
+    for t in draft.tensors:
+        if t.name.split(".")[-2:] == ["fc", "weight"] and len(t.shape) == 2:
+            return t.shape[1]
+    return None
+
+
+def _eagle_config(draft: ModelSpec) -> Mapping[str, Any]:
+    ec = draft.raw_config.get("eagle_config") if draft.raw_config else None
+    return ec if isinstance(ec, Mapping) else {}
+
+
+def expected_aux_count(draft: ModelSpec) -> int:
+    """States the draft's fc concatenates, as both engines size it: num_aux_hidden_states, else the number of
+    ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py LlamaModel.__init__ lines 155-160;
+    vllm 0.33.0 model_executor/models/llama_eagle3.py line 210)."""
+    explicit = draft.raw_config.get("num_aux_hidden_states") if draft.raw_config else None
+    if isinstance(explicit, int) and not isinstance(explicit, bool) and explicit > 0:
+        return explicit
+    ids = _eagle_config(draft).get("eagle_aux_hidden_state_layer_ids")
+    if isinstance(ids, (list, tuple)) and ids:
+        return len(ids)
+    if draft.aux_layer_ids and (draft.dialect == "speculators-eagle3" or not draft.raw_config):
+        return len(draft.aux_layer_ids)  # a spec built without its config: the ids are all we know
+    return 3
+
+
+def _ids_seen_by(c: engines.Capture, draft: ModelSpec) -> tuple[int, ...] | None:
+    """The ids an engine reads from this config, following its own lookup order."""
+    if not draft.raw_config:
+        return draft.aux_layer_ids
+    if c.rule.role == engines.TRAINING:
+        return draft.aux_layer_ids
+    return engines.read_ids(c.rule, draft.raw_config, draft.dialect)
+
+
+def _captures(
+    draft: ModelSpec, n_layers: int, family: str | None, serving: Sequence[tuple[str, str]] | None
+) -> list[engines.Capture]:
+    expected = expected_aux_count(draft)
+    out: list[engines.Capture] = []
+    for c in engine_captures(
+        draft.aux_layer_ids, n_layers, family=family, serving=serving, dialect=draft.dialect, expected=expected
+    ):
+        seen = _ids_seen_by(c, draft)
+        if c.status != "not-read" and seen != draft.aux_layer_ids:
+            c = engines.capture(c.rule, seen, n_layers, expected=expected, family=family)
+        out.append(c)
+    return out
+
+
+def _family_note(family: str | None) -> str:
+    if family is None:
+        return (
+            " (target family unknown: the Llama/Qwen rules were applied; give the target to apply its family's rules)"
+        )
+    return f" ({engines.FAMILIES.get(family, family)} target)"
+
+
+def _fix_text(serving_caps: Sequence[engines.Capture], boundaries: Sequence[int], n: int) -> str:
+    fixes = []
+    for c in serving_caps:
+        if c.rule.explicit in (engines.UNSUPPORTED,) or c.status == "not-read":
+            continue
+        ids = engines.ids_for(c.rule.explicit, boundaries, n)
+        fixes.append(
+            f"for {c.rule.label} write {ids}"
+            if ids is not None
+            else f"{c.rule.label} cannot capture exactly these layers on this target (no ids map to them)"
+        )
+    return "; ".join(fixes)
+
+
+def _aux_findings(
+    draft: ModelSpec, n_layers: int | None, family: str | None, serving: Sequence[tuple[str, str]] | None
+) -> list[Finding]:
+    out: list[Finding] = []
+    ids = list(draft.aux_layer_ids) if draft.aux_layer_ids is not None else None
+    if n_layers is None:
+        if ids is None:
+            out.append(
+                Finding(
+                    "info",
+                    "aux-default",
+                    "The config names no aux layers, so engines use their defaults (see the rule table: SGLang and "
+                    "vLLM capture boundaries (2, N//2, N-3)). Give the target to see them for its N.",
+                    harmless=True,
+                )
+            )
+        else:
+            out.append(
+                Finding(
+                    "warning",
+                    "target-unknown",
+                    f"Aux layer ids {ids} cannot be checked without the target's number of layers; give "
+                    "the target model (or its num_hidden_layers).",
+                )
+            )
+        if ids is not None and any(i < 0 for i in ids):
+            out.append(
+                Finding(
+                    "error",
+                    "aux-negative",
+                    f"Aux layer ids {[i for i in ids if i < 0]} are negative: SpecForge 0.2.0 and "
+                    "speculators 0.9.0 refuse them, vLLM never captures them, and SGLang reads -1 as the "
+                    "embedding output on Llama/Qwen targets. Use the ids the draft was trained with.",
+                )
+            )
+        return out
+    caps = _captures(draft, n_layers, family, serving)
+    serving_caps = [c for c in caps if c.rule.role == engines.SERVING]
+    trainers = {c.rule.engine: c for c in caps if c.rule.role == engines.TRAINING}
+    fam = _family_note(family)
+    target_default = engines.capture(engines.rule("vLLM"), None, n_layers).boundaries
+    explained: set[str] = set()
+
+    if ids is None:
+        parts = [f"{c.rule.label} captures {engines.describe_boundaries(c.captured)}" for c in serving_caps if c.ok]
+        sf = trainers["SpecForge"]
+        out.append(
+            Finding(
+                "info",
+                "aux-default",
+                f"The config names no aux layers, so every engine uses its default for N={n_layers}{fam}: "
+                + "; ".join(parts)
+                + f"; SpecForge 0.2.0 trains on {engines.describe_boundaries(sf.captured)}. If the "
+                "draft was trained on other layers, write them into eagle_config.eagle_aux_hidden_state_layer_ids, or "
+                "acceptance collapses to ~1 token.",
+                harmless=True,
+            )
+        )
+    else:
+        if len(ids) != 3:
+            out.append(
+                Finding(
+                    "warning",
+                    "aux-count",
+                    f"eagle_aux_hidden_state_layer_ids has {len(ids)} ids ({ids}). SGLang and vLLM size the draft's "
+                    f"fc as target hidden x {len(ids)} (llama_eagle3.py in both), so this serves if the checkpoint's "
+                    "fc was trained that way; SpecForge 0.2.0 refuses any count other than three "
+                    "(algorithms/model_providers.py resolve_eagle_capture_layers).",
+                )
+            )
+        if any(b <= a for a, b in itertools.pairwise(ids)) and len(set(ids)) == len(ids):
+            out.append(
+                Finding(
+                    "warning",
+                    "aux-order",
+                    f"Aux layer ids {ids} are not in increasing order. SGLang captures in layer order and vLLM sorts "
+                    "them (interfaces.py EagleModelMixin._set_aux_hidden_state_layers), so the draft receives them "
+                    f"low to high, as {sorted(ids)}; write them sorted so the config says what the engines do.",
+                )
+            )
+        negative = [i for i in ids if i < 0]
+        too_big = [i for i in ids if i > n_layers]
+        if negative:
+            what = []
+            for c in caps:
+                if c.status == "refused":
+                    what.append(f"{c.rule.label} refuses them")
+                elif c.status == "not-read":
+                    continue
+                elif 0 in c.captured and c.ids is not None and any(i == -1 for i in c.ids):
+                    what.append(
+                        f"{c.rule.label} reads -1 as boundary 0 and feeds the draft the embedding output "
+                        "instead of a decoder layer"
+                    )
+                else:
+                    what.append(f"{c.rule.label}: {c.note or 'fewer states captured'}")
+                explained.add(c.rule.label)
+            out.append(
+                Finding(
+                    "error",
+                    "aux-negative",
+                    f"Aux layer ids {negative} are negative{fam}. " + "; ".join(what) + ". Acceptance collapses (a "
+                    f"real session read 19% until this was fixed). Write the ids the draft was trained with; for this "
+                    f"target's default layers ({engines.describe_boundaries(target_default)}): "
+                    + _fix_text(serving_caps, target_default, n_layers)
+                    + ".",
+                )
+            )
+        if too_big:
+            out.append(
+                Finding(
+                    "error",
+                    "aux-range",
+                    f"Aux layer ids {too_big} are beyond the target's {n_layers} layers (the highest boundary any "
+                    f"engine captures is {n_layers}, after the last block). Is this the right target? Otherwise use "
+                    "the trained ids.",
+                )
+            )
+            explained.update(c.rule.label for c in caps)
+    for c in serving_caps:
+        if c.rule.label in explained:
+            continue
+        if c.status == "not-read":
+            alone = all(x.status == "not-read" for x in serving_caps)
+            out.append(Finding("error" if alone else "warning", "engine-not-read", c.note))
+        elif c.status == engines.UNSUPPORTED:
+            out.append(Finding("error" if len(serving_caps) == 1 else "warning", "engine-unsupported", c.note))
+        elif not c.ok:
+            out.append(
+                Finding(
+                    "error",
+                    "aux-capture",
+                    f"With {f'ids {ids}' if ids is not None else 'no ids (its default)'} on {n_layers} target "
+                    f"layers{fam}, {c.rule.label} asks for boundaries "
+                    f"{list(c.boundaries)}: {c.note}. Source: {c.rule.source}.",
+                )
+            )
+    for c in serving_caps:
+        if c.rule.engine == "SGLang" and c.status != "not-read" and ids is not None and c.ids is None:
+            out.append(
+                Finding(
+                    "warning",
+                    "aux-location",
+                    f"The aux ids {ids} are at the top level of the config, but {c.rule.label} reads them only from "
+                    f"eagle_config, so it uses its default ({engines.describe_boundaries(c.captured)}). Move them "
+                    "into eagle_config.eagle_aux_hidden_state_layer_ids.",
+                )
+            )
+    if ids is None or negative or too_big:
+        return out
+    good = [c for c in serving_caps if c.ok]
+    if not good:
+        return out
+    readings = {c.captured for c in good}
+    sf, sp = trainers["SpecForge"], trainers["speculators"]
+    trained = []
+    if sf.ok:
+        trained.append(
+            f"SpecForge 0.2.0 (captures through SGLang) trains on {engines.describe_boundaries(sf.captured)}"
+        )
+    if sp.ok:
+        trained.append(
+            f"speculators 0.9.0 (captures through vLLM) trains on {engines.describe_boundaries(sp.captured)}"
+        )
+    said = "; ".join(f"{c.rule.label} captures {engines.describe_boundaries(c.captured)}" for c in good)
+    embedding = [c.rule.label for c in good if 0 in c.captured]
+    if embedding:
+        out.append(
+            Finding(
+                "warning",
+                "aux-embedding",
+                f"{' and '.join(embedding)} feed{'s' if len(embedding) == 1 else ''} the draft the embedding output "
+                f"(boundary 0) as one of its {len(ids)} states, not a decoder layer. Keep it only if the draft was "
+                "trained that way.",
+            )
+        )
+    if len(readings) == 1:
+        (captured,) = readings
+        agree_train = [t for t in (sf, sp) if t.ok and t.captured == captured]
+        differ_train = [t for t in (sf, sp) if t.ok and t.captured != captured]
+        if not differ_train:
+            out.append(
+                Finding(
+                    "info",
+                    "aux-agree",
+                    f"Ids {ids}{fam}: {said}"
+                    + (" (the same blocks)" if len(good) > 1 else "")
+                    + (
+                        f"; {', '.join(t.rule.label for t in agree_train)} train on the same layers"
+                        if agree_train
+                        else ""
+                    )
+                    + ".",
+                    harmless=True,
+                )
+            )
+            return out
+    fixes = []
+    if sf.ok:
+        fixes.append("if it was trained with SpecForge, " + _fix_text(good, sf.captured, n_layers))
+    if sp.ok:
+        fixes.append("if it was trained with speculators, " + _fix_text(good, sp.captured, n_layers))
+    split = (
+        "the engines read these ids differently, so only one of them matches what the draft learned"
+        if len(readings) > 1
+        else "the trainers read these ids differently, so check which one trained it"
+    )
+    out.append(
+        Finding(
+            "warning",
+            "aux-convention",
+            f"Ids {ids}{fam}: {said}: {split}. {'; '.join(trained)}. To serve the layers it was trained on, "
+            f"{'; '.join(fixes)}.",
+        )
+    )
+    return out
+
+
+def lint(
+    draft: ModelSpec,
+    *,
+    target: ModelSpec | None = None,
+    target_layers: int | None = None,
+    target_hidden_size: int | None = None,
+    target_vocab_size: int | None = None,
+    checkpoint_tensors: Collection[str] | None = None,
+    target_family: str | None = None,
+    serving: Sequence[tuple[str, str]] | None = None,
+) -> list[Finding]:
+    """Every wiring problem visible from the draft config, the target and (optionally) tensor names.
+
+    Explicit ``target_*`` numbers win over the ``target`` spec. ``target_family`` (an engines.FAMILIES key)
+    picks the engines' per-family capture rule; by default it comes from the target spec. ``serving`` lists
+    the (engine, version) pairs to check; default: the newest rules of SGLang and vLLM. Errors mean the
+    draft will not work as configured; warnings mean it may silently accept less; infos explain what
+    engines will do. Known-harmless findings are flagged and sorted last within their severity.
+    """
+    findings: list[Finding] = []
+    n_layers = target_layers if target_layers is not None else _get(target, "num_hidden_layers")
+    t_hidden = target_hidden_size if target_hidden_size is not None else _get(target, "hidden_size")
+    t_vocab = target_vocab_size if target_vocab_size is not None else _get(target, "vocab_size")
+    if target is None and n_layers is None and t_hidden is None and t_vocab is None:
+        findings.append(
+            Finding(
+                "info",
+                "target-unknown",
+                "No target given: only the draft's own config was checked. Give the target model "
+                "to check aux layers, hidden size and vocabulary against it.",
+            )
+        )
+
+    is_eagle3 = (
+        draft.aux_layer_ids is not None
+        or draft.draft_vocab_size is not None
+        or "eagle3" in (f"{draft.dialect} {draft.architecture}".lower())
+    )
+    family = target_family or (engines.family_of(target.dialect) if target is not None else None)
+    if is_eagle3:
+        findings.extend(_aux_findings(draft, n_layers, family, serving))
+        findings.extend(_norm_findings(draft))
+
+    # Hidden size: EAGLE-3's fc takes target hidden x number of aux states; other drafts read it directly.
+    if t_hidden is not None:
+        expected = draft.target_hidden_size or draft.hidden_size
+        fc_in = _fc_in_features(draft)
+        k = expected_aux_count(draft)
+        if fc_in is not None and is_eagle3 and fc_in != k * t_hidden:
+            findings.append(
+                Finding(
+                    "error",
+                    "hidden-mismatch",
+                    f"The draft's fc layer takes {fc_in} features but {k} target layers give {k} x {t_hidden} = "
+                    f"{k * t_hidden} (both engines size fc as target hidden x number of aux ids). This draft was "
+                    f"built for a target with hidden size {fc_in // k}; check the target, or set "
+                    f"target_hidden_size={t_hidden} if the config is wrong.",
+                )
+            )
+        elif expected != t_hidden:
+            field = "target_hidden_size" if draft.target_hidden_size else "hidden_size"
+            findings.append(
+                Finding(
+                    "error",
+                    "hidden-mismatch",
+                    f"The draft expects target hidden size {expected} ({field}) but the target's hidden_size is "
+                    f"{t_hidden}. Pick the target the draft was trained for, or set target_hidden_size={t_hidden} "
+                    "in the draft config if the draft's own width differs on purpose.",
+                )
+            )
+
+    # Vocabulary.
+    vocab = draft.vocab_size
+    if t_vocab is not None and vocab != t_vocab:
+        findings.append(
+            Finding(
+                "error",
+                "vocab-mismatch",
+                f"The draft's vocab_size is {vocab} but the target's is {t_vocab}; token ids, the shared embedding "
+                "and the vocabulary map would not line up. Use the target the draft was trained for, or fix "
+                "vocab_size.",
+            )
+        )
+    dv = draft.draft_vocab_size
+    if dv is not None and dv > vocab:
+        findings.append(
+            Finding(
+                "error",
+                "draft-vocab-larger",
+                f"draft_vocab_size {dv} is larger than vocab_size {vocab}; a draft vocabulary is a subset of the "
+                "target's. Set draft_vocab_size to at most vocab_size (equal means no reduction).",
+            )
+        )
+    elif dv is not None and dv < vocab and checkpoint_tensors is not None:
+        names = {n.rsplit(".", 1)[-1] for n in checkpoint_tensors}
+        if "d2t" not in names:
+            findings.append(
+                Finding(
+                    "error",
+                    "vocab-map-missing",
+                    f"draft_vocab_size {dv} < vocab_size {vocab} but the checkpoint has no d2t tensor, so engines "
+                    "cannot map draft token ids to target ids and the drafted tokens will be wrong. Export d2t (and "
+                    "t2d) from the training run's vocabulary mapping.",
+                )
+            )
+        elif "t2d" not in names:
+            findings.append(
+                Finding(
+                    "warning",
+                    "vocab-map-missing",
+                    "The checkpoint has d2t but no t2d. vLLM only needs d2t, but SpecForge's SGLang exporter and "
+                    "EAGLE's loader expect both; export t2d too.",
+                )
+            )
+
+    # Positions.
+    t_theta, t_scaling, t_maxpos = (
+        _get(target, "rope_theta"),
+        _get(target, "rope_scaling"),
+        _get(target, "max_position_embeddings"),
+    )
+    if target is not None:
+        theta_differs = draft.rope_theta is not None and t_theta is not None and draft.rope_theta != t_theta
+        scaling_differs = (draft.rope_theta is not None or draft.rope_scaling is not None) and not _scaling_equal(
+            draft.rope_scaling, t_scaling
+        )
+        if theta_differs or scaling_differs:
+            what = []
+            if theta_differs:
+                what.append(f"rope_theta {draft.rope_theta:g} vs target {t_theta:g}")
+            if scaling_differs:
+                what.append(
+                    f"rope_scaling {dict(draft.rope_scaling or {}) or None} vs target {dict(t_scaling or {}) or None}"
+                )
+            findings.append(
+                Finding(
+                    "warning",
+                    "rope-mismatch",
+                    f"The draft's RoPE differs from the target's ({'; '.join(what)}). Many published drafts do this "
+                    "and work, as long as the config is exactly the one the draft was trained with; a RoPE edited "
+                    "after training shifts every attention score, and long contexts past the draft's training "
+                    "length may accept less. Keep the trained values.",
+                )
+            )
+        d_maxpos = draft.max_position_embeddings
+        if d_maxpos is not None and t_maxpos is not None and d_maxpos < t_maxpos:
+            findings.append(
+                Finding(
+                    "warning",
+                    "max-position-mismatch",
+                    f"The draft's max_position_embeddings is {draft.max_position_embeddings} but the target serves up "
+                    f"to {t_maxpos} positions; beyond the draft's range some engines cap the context or the draft "
+                    "degrades. Raise it to match the target if the draft was trained for long contexts.",
+                )
+            )
+    return rank(findings)
+
+
+def rank(findings: Sequence[Finding]) -> list[Finding]:
+    """Errors first, then warnings, then infos; within each, what to act on before the known-harmless."""
+    marked = [
+        f if f.harmless or f.code not in HARMLESS_CODES else Finding(f.severity, f.code, f.message, True)
+        for f in findings
+    ]
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    return sorted(marked, key=lambda f: (f.harmless, order.get(f.severity, len(order))))
+
+
+def headline(findings: Sequence[Finding]) -> str:
+    """One sentence saying what to act on first (the top-ranked finding that is not known-harmless)."""
+    ranked = rank(findings)
+    act = [f for f in ranked if not f.harmless and f.severity != "info"]
+    harmless = sum(f.harmless for f in ranked)
+    if act:
+        first = act[0]
+        more = f" ({len(act) - 1} more to check below)" if len(act) > 1 else ""
+        return f"Act on this first [{first.severity}, {first.code}]{more}: {first.message}"
+    tail = f" {harmless} known-harmless note(s) are collapsed below." if harmless else ""
+    return "Nothing to act on: the wiring matches what the engines will do." + tail
+
+
+def _norm_findings(draft: ModelSpec) -> list[Finding]:
+    out: list[Finding] = []
+    raw = draft.raw_config or {}
+    ec = _eagle_config(draft)
+    if (
+        "norm_before_fc" in raw
+        and "norm_before_fc" in ec
+        and bool(raw["norm_before_fc"]) != bool(ec["norm_before_fc"])
+    ):
+        out.append(
+            Finding(
+                "warning",
+                "norm-before-fc",
+                f"norm_before_fc is {raw['norm_before_fc']} at the top level but {ec['norm_before_fc']} inside "
+                "eagle_config; both engines read the eagle_config value (sglang srt/models/llama_eagle3.py line 173, "
+                "vllm model_executor/models/llama_eagle3.py line 184). Keep one, equal to how the draft was trained.",
+            )
+        )
+    if raw.get("use_aux_norm") and not raw.get("fc_norm"):
+        out.append(
+            Finding(
+                "warning",
+                "aux-norm-legacy",
+                "use_aux_norm is SGLang's legacy name for fc_norm: SGLang builds the per-state norms (srt/models/"
+                "llama_eagle3.py line 185), vLLM 0.33.0 reads only fc_norm (model_executor/models/llama_eagle3.py "
+                "line 231) and would find fc_norm weights it did not build. Write fc_norm: true as well.",
+            )
+        )
+    return out

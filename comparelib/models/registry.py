@@ -1,0 +1,369 @@
+"""The built-in registry of published drafts and the results their publishers reported.
+
+Shipped as ``data/registry.json`` so the app opens offline with real numbers to compare against.
+Values are copied from cards, papers and dashboards as printed; where a source gave no number
+the field is None rather than an estimate, and the raw wording is kept next to parsed counts.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from comparelib.errors import DataError, InputError
+from comparelib.settings import BUILTIN_DIR
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+REGISTRY_PATH: Path = BUILTIN_DIR / "registry.json"
+EXAMPLE_OWN_DRAFT: Path = BUILTIN_DIR / "examples" / "kimi-k25-own-draft"
+
+# The compare page opens on these (all carry a config, so parameter counts work offline).
+DEFAULT_COMPARISON: tuple[str, ...] = (
+    "AQ-MedAI/Kimi-K2-Instruct-eagle3",
+    "AQ-MedAI/Kimi-K25-eagle3",
+    "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
+    "lmsys/SGLang-EAGLE3-Qwen3-30B-A3B-Instruct-2507-SpecForge-Nex",
+)
+
+ENGINES: tuple[str, ...] = ("sglang", "vllm", "eagle", "trt-llm")
+
+# Spellings seen in cards and papers -> one lowercase name per benchmark.
+_BENCHMARK_ALIASES: dict[str, str] = {
+    "mtbench": "mtbench",
+    "gsm8k": "gsm8k",
+    "humaneval": "humaneval",
+    "math500": "math500",
+    "alpaca": "alpaca",
+    "cnndm": "cnn_dm",
+    "cnndailymail": "cnn_dm",
+    "livecodebench": "livecodebench",
+    "financeqa": "financeqa",
+    "gpqa": "gpqa",
+    "ceval": "ceval",
+    "mmstar": "mmstar",
+    "aime": "aime",
+    "swebenchverified": "swebench_verified",
+    "bfclv3simple": "bfcl_v3_simple",
+    "bfclv3multiple": "bfcl_v3_multiple",
+    "bfclv3parallel": "bfcl_v3_parallel",
+    "speedbench": "speed_bench",
+    "speedbenchqualitativesubset": "speed_bench",
+    "mean": "mean",
+    "unspecified": "unspecified",
+}
+
+_COUNT_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(k|thousand|m|million|b|billion|t|trillion)?\b", re.IGNORECASE)
+_MULTIPLIERS = {
+    "": 1,
+    "k": 1_000,
+    "thousand": 1_000,
+    "m": 1_000_000,
+    "million": 1_000_000,
+    "b": 1_000_000_000,
+    "billion": 1_000_000_000,
+    "t": 1_000_000_000_000,
+    "trillion": 1_000_000_000_000,
+}
+
+
+def normalize_benchmark(name: str) -> str:
+    """One name per benchmark, so 'MT-Bench', 'MT-bench' and 'mtbench' group together."""
+    key = re.sub(r"[^a-z0-9]", "", name.lower())
+    if key in _BENCHMARK_ALIASES:
+        return _BENCHMARK_ALIASES[key]
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "unspecified"
+
+
+def parse_count(text: str | int | None) -> int | None:
+    """Read '1.4 million', '~532K', '600K samples' as an int; None when absent or not one number.
+
+    A text with two different quantities ('~300K per phase, ~600K total', '532K + more') is
+    ambiguous and gives None: the caller decides which one is meant.
+    """
+    if text is None:
+        return None
+    if isinstance(text, int):
+        return text
+    outside = re.sub(r"\([^)]*\)", " ", text)  # parentheses hold commentary, not the count
+    matches = _COUNT_RE.findall(outside)
+    values = {round(float(num) * _MULTIPLIERS[(unit or "").lower()]) for num, unit in matches}
+    if len(values) != 1 or "+" in outside:
+        return None
+    return values.pop()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How a result was measured; fields the source did not state are None."""
+
+    engine: str | None = None
+    batch_size: int | None = None
+    num_steps: int | None = None
+    topk: int | None = None
+    num_draft_tokens: int | None = None
+    temperature: float | None = None
+    tree: str | None = None
+    hardware: str | None = None
+
+    @property
+    def chain(self) -> str | None:
+        """'(steps,topk,draft)' as SGLang users write it; None when none of the three is known."""
+        parts = (self.num_steps, self.topk, self.num_draft_tokens)
+        if all(p is None for p in parts):
+            return None
+        return "(" + ",".join("?" if p is None else str(p) for p in parts) + ")"
+
+    @property
+    def key(self) -> str:
+        """A comparable string: results with the same key were measured the same way."""
+        parts: list[str] = []
+        for label, value in (
+            ("steps", self.num_steps),
+            ("topk", self.topk),
+            ("draft", self.num_draft_tokens),
+            ("bs", self.batch_size),
+        ):
+            if value is not None:
+                parts.append(f"{label}={value}")
+        if self.temperature is not None:
+            parts.append(f"T={self.temperature:g}")
+        if isinstance(self.tree, str) and self.tree:
+            parts.append(self.tree)
+        elif self.tree is True:  # callers that only know "a tree, not a chain"
+            parts.append("tree")
+        if self.engine:
+            parts.append(self.engine)
+        return ",".join(parts) or "unspecified"
+
+
+@dataclass(frozen=True)
+class ReportedResult:
+    """One number a publisher (or a third party, see note) reported for a draft."""
+
+    benchmark: str
+    accept_length: float | None
+    throughput_tok_s: float | None
+    baseline_tok_s: float | None
+    speedup: float | None
+    setting: Setting
+    source: str
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class PublishedDraft:
+    """A published draft model, its target, its config (when known) and its reported results."""
+
+    hub_id: str
+    method: str
+    publisher: str
+    official: bool
+    target_model: str
+    target_layers: int | None
+    target_hidden_size: int | None
+    target_vocab_size: int | None
+    config: dict[str, Any] | None
+    config_confidence: str
+    train_samples: int | None
+    train_tokens: int | None
+    datasets: tuple[str, ...]
+    results: tuple[ReportedResult, ...]
+    source_url: str
+    notes: str
+    train_samples_text: str | None = None
+    train_tokens_text: str | None = None
+    architecture: str = ""
+    config_source: str | None = None
+    aux_layer_ids: tuple[int, ...] | None = None
+    references: tuple[str, ...] = ()
+
+
+def _opt_int(d: dict[str, Any], key: str, where: str) -> int | None:
+    value = d.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DataError(f"{where}: {key} must be an integer or null, got {value!r}; fix {REGISTRY_PATH.name}.")
+    return value
+
+
+def _opt_float(d: dict[str, Any], key: str, where: str) -> float | None:
+    value = d.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataError(f"{where}: {key} must be a number or null, got {value!r}; fix {REGISTRY_PATH.name}.")
+    return float(value)
+
+
+def _setting(d: dict[str, Any], where: str) -> Setting:
+    engine = d.get("engine")
+    if engine is not None and engine not in ENGINES:
+        raise DataError(f"{where}: unknown engine {engine!r}; use one of {', '.join(ENGINES)} or null.")
+    return Setting(
+        engine=engine,
+        batch_size=_opt_int(d, "batch_size", where),
+        num_steps=_opt_int(d, "num_steps", where),
+        topk=_opt_int(d, "topk", where),
+        num_draft_tokens=_opt_int(d, "num_draft_tokens", where),
+        temperature=_opt_float(d, "temperature", where),
+        tree=d.get("tree"),
+        hardware=d.get("hardware"),
+    )
+
+
+def _result(d: dict[str, Any], where: str) -> ReportedResult:
+    bench = d.get("benchmark")
+    if not isinstance(bench, str) or normalize_benchmark(bench) != bench:
+        raise DataError(f"{where}: benchmark {bench!r} is not a normalised name.")
+    res = ReportedResult(
+        benchmark=bench,
+        accept_length=_opt_float(d, "accept_length", where),
+        throughput_tok_s=_opt_float(d, "throughput_tok_s", where),
+        baseline_tok_s=_opt_float(d, "baseline_tok_s", where),
+        speedup=_opt_float(d, "speedup", where),
+        setting=_setting(d.get("setting") or {}, where),
+        source=str(d.get("source") or ""),
+        note=d.get("note"),
+    )
+    if all(v is None for v in (res.accept_length, res.throughput_tok_s, res.speedup)):
+        raise DataError(f"{where}: a result needs an acceptance length, a throughput or a speedup.")
+    return res
+
+
+def _draft(d: dict[str, Any]) -> PublishedDraft:
+    hub_id = d.get("hub_id")
+    if not isinstance(hub_id, str) or not re.fullmatch(r"[\w.-]+/[\w.-]+", hub_id):
+        raise DataError(f"registry entry has a malformed hub_id {hub_id!r}; it must look like owner/name.")
+    config = d.get("config")
+    if config is not None and not isinstance(config, dict):
+        raise DataError(f"{hub_id}: config must be an object or null.")
+    aux = d.get("aux_layer_ids")
+    return PublishedDraft(
+        hub_id=hub_id,
+        method=str(d["method"]),
+        publisher=str(d["publisher"]),
+        official=bool(d["official"]),
+        target_model=str(d["target_model"]),
+        target_layers=_opt_int(d, "target_layers", hub_id),
+        target_hidden_size=_opt_int(d, "target_hidden_size", hub_id),
+        target_vocab_size=_opt_int(d, "target_vocab_size", hub_id),
+        config=config,
+        config_confidence=str(d.get("config_confidence") or "unknown"),
+        train_samples=_opt_int(d, "train_samples", hub_id),
+        train_tokens=_opt_int(d, "train_tokens", hub_id),
+        datasets=tuple(d.get("datasets") or ()),
+        results=tuple(_result(r, f"{hub_id} result {i}") for i, r in enumerate(d.get("results") or ())),
+        source_url=str(d["source_url"]),
+        notes=str(d.get("notes") or ""),
+        train_samples_text=d.get("train_samples_text"),
+        train_tokens_text=d.get("train_tokens_text"),
+        architecture=str(d.get("architecture") or ""),
+        config_source=d.get("config_source"),
+        aux_layer_ids=tuple(aux) if aux is not None else None,
+        references=tuple(d.get("references") or ()),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _load() -> tuple[PublishedDraft, ...]:
+    try:
+        doc = json.loads(REGISTRY_PATH.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read the built-in registry {REGISTRY_PATH}: {exc}; reinstall the package.") from exc
+    drafts = tuple(_draft(d) for d in doc.get("drafts", ()))
+    seen: set[str] = set()
+    for draft in drafts:
+        if draft.hub_id in seen:
+            raise DataError(f"the registry lists {draft.hub_id} twice; keep one entry.")
+        seen.add(draft.hub_id)
+    return drafts
+
+
+def load_registry() -> list[PublishedDraft]:
+    """Every registry entry, in the registry's order (parsed once per process)."""
+    return list(_load())
+
+
+def get_draft(hub_id: str) -> PublishedDraft:
+    """The entry for a hub id (case-insensitive); InputError naming close matches otherwise."""
+    wanted = hub_id.strip().strip("/")
+    drafts = _load()
+    for draft in drafts:
+        if draft.hub_id.lower() == wanted.lower():
+            return draft
+    ids = [d.hub_id for d in drafts]
+    lowered = {i.lower(): i for i in ids}
+    close = [lowered[m] for m in difflib.get_close_matches(wanted.lower(), list(lowered), n=5, cutoff=0.5)]
+    if not close:
+        tail = wanted.lower().rsplit("/", 1)[-1]
+        close = [i for i in ids if tail and tail in i.lower()][:5]
+    if close:
+        hint = f" Did you mean: {', '.join(close)}?"
+    else:
+        hint = " Load its config from the Hub (or a local config.json) instead."
+    raise InputError(f"{hub_id!r} is not in the built-in registry of published drafts.{hint}")
+
+
+RESULT_COLUMNS: tuple[str, ...] = (
+    "hub_id",
+    "target_model",
+    "method",
+    "benchmark",
+    "accept_length",
+    "throughput_tok_s",
+    "baseline_tok_s",
+    "speedup",
+    "setting_key",
+    "chain",
+    "batch_size",
+    "engine",
+    "train_samples",
+    "train_tokens",
+    "source",
+)
+
+
+def results_frame() -> pd.DataFrame:
+    """One row per (draft, reported result), for tables and the acceptance-vs-data chart."""
+    import pandas as pd
+
+    rows = [
+        {
+            "hub_id": d.hub_id,
+            "target_model": d.target_model,
+            "method": d.method,
+            "benchmark": r.benchmark,
+            "accept_length": r.accept_length,
+            "throughput_tok_s": r.throughput_tok_s,
+            "baseline_tok_s": r.baseline_tok_s,
+            "speedup": r.speedup,
+            "setting_key": r.setting.key,
+            "chain": r.setting.chain,
+            "batch_size": r.setting.batch_size,
+            "engine": r.setting.engine,
+            "train_samples": d.train_samples,
+            "train_tokens": d.train_tokens,
+            "source": r.source,
+        }
+        for d in _load()
+        for r in d.results
+    ]
+    frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    for col in ("accept_length", "throughput_tok_s", "baseline_tok_s", "speedup"):
+        frame[col] = frame[col].astype("float64")
+    for col in ("batch_size", "train_samples", "train_tokens"):
+        frame[col] = frame[col].astype("Int64")
+    return frame
+
+
+def example_own_draft_volume() -> dict[str, Any]:
+    """Training volume of the example own draft, for the acceptance-vs-data chart."""
+    return {"samples": 37_000, "note": "example: the team's training set"}
