@@ -1226,6 +1226,8 @@ def build(
                 own_al_k = speedup.geometric_accept(alpha, steps)
             except DataError:
                 own_al_k = None
+        if inputs.lint_errors:
+            own_al_k = None  # measured through broken wiring: not evidence of what the data supports
         if inputs.own_samples and own_al_k is not None:
             xs.append(float(inputs.own_samples))
             ys.append(float(own_al_k))
@@ -1388,7 +1390,8 @@ def build(
         ns.al = Band(speed.al_at(best_k[str(rank_batch)], inputs.offline), None, None)
         ns.al = Band(ns.al.value, ns.al.value, ns.al.value)
         missing = speedup.missing_evidence(speed.model)
-        al_src = inputs.offline.source if inputs.offline and inputs.offline.al_by_steps else model_src
+        off_steps = inputs.offline is not None and bool(inputs.offline.al_by_steps)
+        al_src = _source(sources, "measured", inputs.offline.source) if inputs.offline and off_steps else model_src
         ns.note = (
             "Best num_steps: "
             + ", ".join(f"batch {b}: {k}" for b, k in best_k.items())
@@ -1396,7 +1399,7 @@ def build(
         )
         ns.evidence = [
             _ev("best num_steps per batch", best_k, model_src),
-            _ev("AL per num_steps", "offline al_replay" if al_src != model_src else "speedup model", al_src),
+            _ev("AL per num_steps", "offline al_replay" if off_steps else "speedup model", al_src),
         ]
         options.append(ns)
 
