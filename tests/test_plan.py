@@ -290,6 +290,7 @@ def test_cli_curve_and_wiring_error(tmp_path: Path) -> None:
     [
         (["--gpu", "X100"], "unknown GPU"),
         (["--target-al", "4.5"], "below 4"),
+        (["--target-al", "inf"], "finite"),
         (["--target-al", "0.5"], "above 1"),
         (["--samples", "-3"], "--samples"),
         (["--offline", "/nonexistent/eval.json"], "cannot read"),
@@ -299,3 +300,24 @@ def test_cli_bad_input_exits_2(args: list[str], message: str, capsys: pytest.Cap
     assert cli.main(["plan", "example", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_curve_without_samples_seen_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "steps_only.csv"
+    log.write_text(
+        "step,acc_0,acc_1\n" + "".join(f"{i},{0.5 + i / 100:.3f},{0.4 + i / 100:.3f}\n" for i in range(1, 20))
+    )
+    assert cli.main(["plan", "example", "--curve", str(log)]) == 2
+    assert "--batch-size" in capsys.readouterr().err
+
+
+def test_curve_with_more_positions_takes_its_own_ceiling(example_inputs: plan.Inputs) -> None:
+    """A 7-position log: the target may exceed 4 (K + 1 of the default 3 steps) up to 8."""
+    x = np.linspace(5e3, 2e5, 30)
+    inputs = replace(example_inputs, curve_x=tuple(x), curve_al=tuple(logistic(x, 6.0, 5e4, 1.0)), curve_steps=7)
+    p = plan.build(inputs, target_al=5.5)
+    more = next(o for o in p.options if o.kind == "more-data")
+    assert p.steps == 7 and more.samples_needed is not None and more.samples_needed.value is not None
+    assert more.samples_needed.value == pytest.approx(5e4 * (5 / 4.5 - 1) ** -1, rel=0.1)
+    with pytest.raises(InputError, match="impossible"):
+        plan.build(inputs, target_al=8.5)

@@ -1580,6 +1580,11 @@ def inputs_for(
         split = curve.evidence.get("split") if isinstance(curve.evidence, Mapping) else None
         if split in ("train", "eval"):
             pts = [p for p in pts if p.split == split] or pts
+        if not pts:
+            raise InputError(
+                "the learning curve has no samples seen (its x axis is steps or epochs): give --batch-size "
+                "(samples per logged step) or --epoch-samples, so the plan can count samples"
+            )
         cx = tuple(float(p.samples_seen) for p in pts)
         cy = tuple(float(p.tau_sim) for p in pts)
         csteps = max((len(p.acc) for p in pts), default=0) or None

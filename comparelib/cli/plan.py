@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
         _positive("--" + name.replace("_", "-"), getattr(args, name))
     if args.gpus < 1:
         raise InputError(f"--gpus must be at least 1, got {args.gpus}")
-    if args.target_al is not None and not 1.0 < args.target_al < args.steps + 1:
+    if args.target_al is not None and not 1.0 < args.target_al < math.inf:
+        raise InputError(f"--target-al must be a finite number above 1, got {args.target_al:g}")
+    if args.target_al is not None and not args.curve and args.target_al >= args.steps + 1:
         raise InputError(
             f"--target-al must be above 1 and below {args.steps + 1} (a chain of --steps {args.steps} accepts "
             f"at most {args.steps + 1} tokens a cycle), got {args.target_al:g}"
