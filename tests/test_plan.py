@@ -321,3 +321,30 @@ def test_curve_with_more_positions_takes_its_own_ceiling(example_inputs: plan.In
     assert more.samples_needed.value == pytest.approx(5e4 * (5 / 4.5 - 1) ** -1, rel=0.1)
     with pytest.raises(InputError, match="impossible"):
         plan.build(inputs, target_al=8.5)
+
+
+@pytest.mark.parametrize(
+    ("lines", "batch", "expected"),
+    [
+        # SpecForge console lines behind a logging prefix: 900 steps x 64 samples in 1,800 s
+        (
+            ["2026-01-01 10:00:00,000 INFO step 100: {'acc_0': 0.5}", "2026-01-01 10:30:00,000 INFO step 1000: {}"],
+            64,
+            32.0,
+        ),
+        # speculators records with global_step and an ISO timestamp
+        (["2026-01-01T00:00:00 train/cond_acc_0=0.4 global_step=0", "2026-01-01T01:00:00 global_step=3600"], 2, 2.0),
+        # no timestamps: no rate
+        (["step 1: {}", "step 2: {}"], 8, None),
+    ],
+)
+def test_training_rate_from_log_timestamps(
+    tmp_path: Path, lines: list[str], batch: float, expected: float | None
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    got = plan.rate_from_log(log, batch)
+    if expected is None:
+        assert got is None
+    else:
+        assert got is not None and got[0] == pytest.approx(expected)

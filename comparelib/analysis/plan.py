@@ -31,8 +31,10 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -794,6 +796,54 @@ def read_offline(path: str | Path) -> Offline:
 
 
 # ---------------------------------------------------------------------------------------------
+# A user's own training rate, from the timestamps in their console log
+
+_STAMP = re.compile(rb"(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[.,](\d+))?")
+_STEP = re.compile(rb"(?:global_step\s*[=:]\s*|\bstep\s*[=:]?\s*)(\d+)", re.IGNORECASE)
+RATE_WINDOW = 1024 * 1024  # bytes read at each end of a log for its first and last timestamped step
+
+
+def _stamped_steps(block: bytes) -> list[tuple[float, int]]:
+    out = []
+    for line in block.splitlines():
+        m, k = _STAMP.search(line), _STEP.search(line)
+        if not m or not k:
+            continue
+        try:
+            t = datetime.strptime(f"{m.group(1).decode()} {m.group(2).decode()}", "%Y-%m-%d %H:%M:%S")
+        except ValueError:
+            continue
+        frac = float("0." + m.group(3).decode()) if m.group(3) else 0.0
+        out.append((t.replace(tzinfo=UTC).timestamp() + frac, int(k.group(1))))
+    return out
+
+
+def rate_from_log(path: str | Path, batch_size: float) -> tuple[float, str] | None:
+    """Training samples/s from a console log's timestamps: the first and the last line that carry both a
+    timestamp (``YYYY-MM-DD HH:MM:SS``, as logging and torchrun prefixes write it) and a step (``step N``,
+    ``global_step=N``), times ``batch_size`` samples per step. Reads at most 1 MiB at each end. None when the
+    log has no such lines (TensorBoard event files are not read here)."""
+    p = Path(path)
+    if not p.is_file() or batch_size <= 0:
+        return None
+    size = p.stat().st_size
+    with p.open("rb") as fh:
+        head = fh.read(RATE_WINDOW)
+        fh.seek(max(0, size - RATE_WINDOW))
+        tail = fh.read(RATE_WINDOW)
+    first, last = _stamped_steps(head), _stamped_steps(tail)
+    if not first or not last:
+        return None
+    (t0, s0), (t1, s1) = first[0], last[-1]
+    if t1 <= t0 or s1 <= s0:
+        return None
+    rate = (s1 - s0) * batch_size / (t1 - t0)
+    return rate, (
+        f"{p.name}: steps {s0:,}..{s1:,} in {t1 - t0:,.0f} s at {batch_size:g} samples per step = {rate:.2f} samples/s"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # Speed: tok/s at a batch size from the speedup model and the measured draft step
 
 
@@ -1064,6 +1114,7 @@ def build(
     gen_samples_per_s: float | None = None,
     train_samples_per_s: float | None = None,
     user_gpus: int = 1,
+    rate_source: str = "",
     draws: int = DRAWS,
     seed: int = 0,
 ) -> Plan:
@@ -1101,7 +1152,11 @@ def build(
     gen_s = train_s = None
     user_src = ""
     if gen_samples_per_s is not None or train_samples_per_s is not None:
-        user_src = _source(sources, "user", f"your own run's samples/s on {user_gpus} GPU(s)")
+        user_src = _source(
+            sources,
+            "user",
+            f"your own run's samples/s on {user_gpus} GPU(s)" + (f": {rate_source}" if rate_source else ""),
+        )
         if gen_samples_per_s:
             gen_s = user_gpus / gen_samples_per_s
         if train_samples_per_s:

@@ -83,6 +83,13 @@ def run(args: argparse.Namespace) -> int:
         curve = curves.curve(args.curve, batch_size=args.batch_size, epoch_samples=args.epoch_samples)
         curve_src = ", ".join(args.curve)
     offline = plan.read_offline(args.offline) if args.offline else None
+    train_rate, rate_src = args.train_samples_per_s, ""
+    if train_rate is None and args.curve and args.batch_size:
+        for path in args.curve:
+            found = plan.rate_from_log(path, args.batch_size)
+            if found:
+                train_rate, rate_src = found[0], f"training rate from the log's timestamps, {found[1]}"
+                break
     inputs = plan.inputs_for(
         entry,
         runs=runs,
@@ -104,8 +111,9 @@ def run(args: argparse.Namespace) -> int:
         tokens_per_sample=args.tokens_per_sample,
         rank_batch=args.rank_batch,
         gen_samples_per_s=args.gen_samples_per_s,
-        train_samples_per_s=args.train_samples_per_s,
+        train_samples_per_s=train_rate,
         user_gpus=args.gpus,
+        rate_source=rate_src,
     )
     if args.json:
         print_json(result.to_json())
