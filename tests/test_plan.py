@@ -348,3 +348,14 @@ def test_training_rate_from_log_timestamps(
         assert got is None
     else:
         assert got is not None and got[0] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("d1", "d2", "expected"), [(1, 27, 4.2100), (3, 27, 2.9604), (2, 10, 4.1028), (3, 100, 2.6955)]
+)
+def test_f_quantile_matches_tables(d1: int, d2: int, expected: float) -> None:
+    from comparelib.analysis.stats import f_quantile, t_two_sided
+
+    assert f_quantile(0.95, d1, d2) == pytest.approx(expected, abs=2e-4)
+    if d1 == 1:
+        assert f_quantile(0.95, 1, d2) == pytest.approx(t_two_sided(0.95, d2) ** 2, rel=1e-8)

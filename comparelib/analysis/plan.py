@@ -921,6 +921,7 @@ class Option:
     evidence: list[dict[str, Any]] = field(default_factory=list)
     note: str = ""
     blocking: bool = False  # a wiring error: nothing else is worth measuring first
+    al_steps: int | None = None  # the num_steps ``al`` is stated at
 
     @property
     def total(self) -> Band:
@@ -950,6 +951,7 @@ class Option:
             "kind": self.kind,
             "title": self.title,
             "al": None if self.al is None else self.al.to_json(),
+            "al_steps": self.al_steps,
             "samples_needed": None if self.samples_needed is None else self.samples_needed.to_json(),
             "gpu_hours": {
                 "generation": self.generation.to_json(),
@@ -1384,11 +1386,13 @@ def build(
             n_new = need.value
             md.samples_needed = need
             md.al = fit.al(n_new)
+            md.al_steps = fit.steps
             reach = f"reaches the target {target_al:g} at {n_new:,.0f} samples"
         else:
             n_new = max(own_now or fit.x_max, fit.x_max) * 10
             md.samples_needed = need
             md.al = fit.al(n_new)
+            md.al_steps = fit.steps
             reach = (
                 f"does not reach the target {target_al:g} (plateau {fit.plateau:.2f}); "
                 f"shown at 10x, {n_new:,.0f} samples"
@@ -1444,6 +1448,7 @@ def build(
         ns.gain = gain_of(tok)
         ns.al = Band(speed.al_at(best_k[str(rank_batch)], inputs.offline), None, None)
         ns.al = Band(ns.al.value, ns.al.value, ns.al.value)
+        ns.al_steps = best_k[str(rank_batch)]
         missing = speedup.missing_evidence(speed.model)
         off_steps = inputs.offline is not None and bool(inputs.offline.al_by_steps)
         al_src = _source(sources, "measured", inputs.offline.source) if inputs.offline and off_steps else model_src
@@ -1481,6 +1486,7 @@ def build(
             ds.gain = Band(ds.gain.value, None, ds.gain.value)
         al_now = speed.al_at(speed.served_steps)
         ds.al = Band(al_now, al_now, al_now)
+        ds.al_steps = speed.served_steps
         have = inputs.own_samples or 0.0
         ds.training = Band(*([cost.training_hours(have, params_c)] * 3))
         ds.generation = Band(*([cost.generation_hours(have)] * 3))
@@ -1523,6 +1529,7 @@ def build(
             fw.tok_s = tok_band(ratio)
             fw.gain = gain_of(fw.tok_s)
             fw.al = fixed_al
+            fw.al_steps = fit.steps if fit is not None else None
             fw.note = (
                 "Error-level wiring findings: the served AL is not what the training reached. Expected AL once "
                 "fixed: what the fit says your data supports."
@@ -1550,6 +1557,7 @@ def build(
             fv.gain = gain_of(fv.tok_s)
             al_now = speed.al_at(k)
             fv.al = Band(al_now * ratio_v, al_now, al_now * ratio_v)
+            fv.al_steps = k
         fv.note = (
             "Offline evaluation flags the vocabulary: ceiling "
             + (f"{off.vocab_ceiling:.3f}" if off.vocab_ceiling is not None else "unknown")
