@@ -52,7 +52,7 @@ BATCHES: tuple[int, ...] = (1, 8, 64)
 LEVEL = 0.95
 DRAWS = 400
 MIN_NOISE = 0.01  # AL: the smallest residual SE a curve's band assumes
-MAX_BINS = 48  # a curve's points are averaged into at most this many log-spaced bins before fitting
+MAX_BINS = 160  # a curve's points are averaged into at most this many log-spaced bins before fitting
 MAX_OFFLINE_BYTES = 16 * 1024**2
 NOISE = speedup.TIE_TOLERANCE  # a tok/s gain below this share of the current figure is within run-to-run noise
 
@@ -574,29 +574,33 @@ def _region(
 
 
 def _refined(
-    form: Form, x: np.ndarray, y: np.ndarray, w: np.ndarray, ceiling: float, loose: float
+    form: Form, x: np.ndarray, y: np.ndarray, w: np.ndarray, ceiling: float, loose: float, rounds: int = 2
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """A coarse grid, then a fine one over the box of coarse points within ``loose`` x the best SSE."""
+    """A coarse grid, then ``rounds`` finer ones, each over the box of the points so far within ``loose`` x
+    the best SSE (a long curve's region is a narrow valley a coarse grid steps over)."""
     lx = np.log(x)
+    p_lo = max(float(y.min()), 1.0 + 1e-6)  # a noisy curve's plateau can sit below its highest points
     if form == "power":
         g1 = np.geomspace(0.02, 3.0, 60)
-        g2 = np.linspace(max(float(y.max()), 1.0 + 1e-6), ceiling, 60)
+        g2 = np.linspace(p_lo, ceiling, 80)
     else:
         span = max(float(lx.max() - lx.min()), math.log(2))
         g1 = np.geomspace(0.08, 4.0, 48)
         g2 = np.linspace(lx.min() - 3 * span - 2, lx.max() + 4 * span + 4, 96)
     params, sse, curv, lin = _region(form, x, y, w, ceiling, g1, g2)
-    near = sse <= float(sse.min()) * loose + 1e-12
-    b_in = params[near, 2]
-    v_in = params[near, 0] if form == "power" else np.log(params[near, 1])
-    step1 = g1[1] / g1[0]
-    step2 = g2[1] - g2[0]
-    f1 = np.geomspace(max(b_in.min() / step1, 1e-3), b_in.max() * step1, 90)
-    f2 = np.linspace(v_in.min() - step2, v_in.max() + step2, 90)
-    if form == "power":
-        f2 = np.clip(f2, max(float(y.max()), 1.0 + 1e-6), ceiling)
-    p2, s2, c2, _ = _region(form, x, y, w, ceiling, f1, f2)
-    return np.vstack([params, p2]), np.concatenate([sse, s2]), np.concatenate([curv, c2]), lin
+    step1, step2 = g1[1] / g1[0], g2[1] - g2[0]
+    for _ in range(rounds):
+        near = sse <= float(sse.min()) * loose + 1e-12
+        b_in = params[near, 2]
+        v_in = params[near, 0] if form == "power" else np.log(params[near, 1])
+        f1 = np.geomspace(max(b_in.min() / step1, 1e-3), b_in.max() * step1, 80)
+        f2 = np.linspace(v_in.min() - step2, v_in.max() + step2, 80)
+        if form == "power":
+            f2 = np.clip(f2, p_lo, ceiling)
+        p2, s2, c2, _ = _region(form, x, y, w, ceiling, f1, f2)
+        params, sse, curv = np.vstack([params, p2]), np.concatenate([sse, s2]), np.concatenate([curv, c2])
+        step1, step2 = f1[1] / f1[0], f2[1] - f2[0]
+    return params, sse, curv, lin
 
 
 def fit_curve_bounded(
