@@ -178,9 +178,10 @@ def test_every_number_names_a_source(example_inputs: plan.Inputs) -> None:
         assert o["evidence"], o["kind"]
         for ev in o["evidence"]:
             srcs = [s.strip() for s in str(ev["source"]).split(",")]
-            assert all(s in ids or s in ("none known", "example audit") for s in srcs), ev
+            assert all(s in ids or s == "none known" for s in srcs), ev
     assert data["target_al_source"] in ids
     assert data["cost_model"]["utilisation"]["source"] in ids
+    assert data["current"]["source"] in ids and data["current"]["samples_source"] in ids
 
 
 def test_json_shape_is_the_issue_s(example_inputs: plan.Inputs) -> None:

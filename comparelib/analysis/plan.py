@@ -1142,6 +1142,12 @@ def build(
     pubs = {k: _source(sources, "publication", s.text) for k, s in PUBLICATIONS.items() if k != "speculators-storage"}
     pubs["speculators-storage"] = _source(sources, "publication", PUBLICATIONS["speculators-storage"].text)
 
+    samples_src = ""
+    if inputs.own_samples:
+        text = inputs.own_samples_source or "given"
+        kind: SourceKind = "user" if text in ("typed in", "--samples", "given") else "measured"
+        samples_src = _source(sources, kind, f"your training samples: {inputs.own_samples:,.0f} ({text})")
+
     # ---- tokens per sample and the cost model
     if tokens_per_sample is not None:
         tps, tps_src = tokens_per_sample, _source(sources, "user", f"--tokens-per-sample {tokens_per_sample:g}")
@@ -1224,16 +1230,15 @@ def build(
         try:
             model = speedup.model_from_runs(list(inputs.runs))
             step_fn, step_note = step_function(model, inputs.step_record)
-            served = int(spec_runs[-1].num_steps)
             best = max(spec_runs, key=lambda r: r.output_tokens_per_s or 0)
             served = int(best.num_steps)
             speed = Speed(model, step_fn, served, step_note)
-            kind = "example" if getattr(best, "kind", "") == "example" else "measured"
+            run_kind = "example" if getattr(best, "kind", "") == "example" else "measured"
             model_src = _source(
                 sources,
                 "measured",
                 f"speedup model ({model.method}) from store runs {', '.join(str(r.id) for r in inputs.runs)} "
-                f"({kind}); {step_note}; verify cost per cycle assumed the same at every batch size",
+                f"({run_kind}); {step_note}; verify cost per cycle assumed the same at every batch size",
             )
             current_al_k = float(best.accept_length if best.accept_length is not None else best.accept_length_mean)
         except (DataError, InputError) as exc:
@@ -1347,7 +1352,7 @@ def build(
         now = fit.al(own_now)
         current["al_fit"] = now.to_json()
         current["samples"] = own_now
-        current["samples_source"] = inputs.own_samples_source if fit.scope == "pooled" else inputs.curve_source
+        current["samples_source"] = samples_src if fit.scope == "pooled" else fit_src
 
     def tok_band(
         al_ratio: Band | None, *, k: int | None = None, step_ms: Callable[[int], float] | None = None
@@ -1422,7 +1427,7 @@ def build(
         md.evidence = [
             _ev("acceptance fit", fit.summary(), fit_src),
             _ev("target AL", target_al, t_src),
-            _ev("samples now", own_now, inputs.own_samples_source or inputs.curve_source),
+            _ev("samples now", own_now, samples_src if fit.scope == "pooled" else fit_src),
             _ev("tokens per sample", tps, tps_src),
             _ev("GPU-hours: generation of the new samples, training on all of them", formulas, cal_src),
             _ev("storage, offline hidden states", formulas["storage"], pubs["speculators-storage"]),
@@ -1504,7 +1509,7 @@ def build(
         ds.evidence = [
             _ev("draft step", note, _source(sources, "measured", f"draft-cost figures: {note}")),
             _ev("AL change", None, "none known"),
-            _ev("training samples", have, inputs.own_samples_source),
+            _ev("training samples", have, samples_src or "none given"),
         ]
         options.append(ds)
 
