@@ -360,3 +360,13 @@ def test_f_quantile_matches_tables(d1: int, d2: int, expected: float) -> None:
     assert f_quantile(0.95, d1, d2) == pytest.approx(expected, abs=2e-4)
     if d1 == 1:
         assert f_quantile(0.95, 1, d2) == pytest.approx(t_two_sided(0.95, d2) ** 2, rel=1e-8)
+
+
+def test_unknown_target_still_plans_samples_without_generation_cost(example_inputs: plan.Inputs) -> None:
+    p = plan.build(replace(example_inputs, target_active=None, target_label=None))
+    more = next(o for o in p.options if o.kind == "more-data")
+    assert more.samples_needed is not None and more.samples_needed.value is not None
+    data = more.to_json()
+    assert data["gpu_hours"]["generation"]["value"] is None and data["gpu_hours"]["total"]["value"] is None
+    assert data["gpu_hours"]["training"]["value"] > 0
+    assert "--target" in more.note and p.cost["note"]

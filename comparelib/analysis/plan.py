@@ -1156,11 +1156,12 @@ def build(
         tps_src = _source(sources, "measured", f"audit attached to the draft ({inputs.own_samples_source})")
     else:
         tps, tps_src = 2048.0, pubs["specforge-defaults"]
-    if inputs.target_active is None:
-        raise DataError(
-            f"{inputs.draft_label}: the target's parameter count is unknown, so generation cannot be costed; "
-            "give --target (a Hub id or folder of the target model)"
-        )
+    no_target = (
+        f"the target's parameter count is unknown ({inputs.target_label or 'no target named'}), so hidden-state "
+        "generation is not costed; give --target (a Hub id or folder of the target model)"
+        if inputs.target_active is None
+        else ""
+    )
     gen_s = train_s = None
     user_src = ""
     if gen_samples_per_s is not None or train_samples_per_s is not None:
@@ -1175,7 +1176,7 @@ def build(
             train_s = user_gpus / train_samples_per_s
     cost = CostModel(
         gpu=g,
-        target_active=inputs.target_active,
+        target_active=inputs.target_active or 0.0,
         target_lm_head=inputs.target_lm_head,
         target_hidden=inputs.target_hidden,
         num_aux=inputs.num_aux,
@@ -1218,6 +1219,7 @@ def build(
         "target_hidden": inputs.target_hidden,
         "user_rates": {"generation_gpu_s_per_sample": gen_s, "training_gpu_s_per_sample": train_s},
         "formulas": formulas,
+        "note": no_target or None,
     }
 
     # ---- the speed model
@@ -1416,6 +1418,8 @@ def build(
 
         band_n = md.samples_needed if md.samples_needed is not None else Band(n_new, n_new, n_new)
         md.generation = band_n.map(lambda n: cost.generation_hours(max(n / epochs_div - have / epochs_div, 0.0)))
+        if no_target and gen_s is None:
+            md.generation = Band(None, None, None)
         md.training = band_n.map(lambda n: cost.training_hours(n / epochs_div))
         md.storage = band_n.map(lambda n: cost.storage_tb(n / epochs_div))
         _ = new_unique
@@ -1423,7 +1427,11 @@ def build(
             ratio = md.al.map(lambda v: v / base_al)
             md.tok_s = tok_band(ratio)
             md.gain = gain_of(md.tok_s)
-        md.note = f"The fit {reach}." + (" " + speed_note if speed is None else "")
+        md.note = (
+            f"The fit {reach}."
+            + (" " + speed_note if speed is None else "")
+            + (f" Note: {no_target}." if no_target else "")
+        )
         md.evidence = [
             _ev("acceptance fit", fit.summary(), fit_src),
             _ev("target AL", target_al, t_src),
@@ -1499,6 +1507,8 @@ def build(
         have = inputs.own_samples or 0.0
         ds.training = Band(*([cost.training_hours(have, params_c)] * 3))
         ds.generation = Band(*([cost.generation_hours(have)] * 3))
+        if no_target and gen_s is None:
+            ds.generation = Band(None, None, None)
         ds.storage = Band(*([cost.storage_tb(have)] * 3))
         ds.note = (
             f"Same AL assumed: no published pair of drafts that differ only in size is known, so no AL change is "
