@@ -442,6 +442,140 @@ def curve_chart(
     )
 
 
+def plan_curve_chart(
+    band: pd.DataFrame,
+    points: pd.DataFrame,
+    *,
+    target_al: float | None = None,
+    samples_needed: tuple[float | None, float | None, float | None] | None = None,
+    steps: int | None = None,
+    title: str = "Acceptance length vs training samples: the plan's fit",
+) -> alt.LayerChart:
+    """The plan's bounded fit (``band``: samples, al, low, high) with its band, the points it was fitted on
+    (``points``: samples, al, kind, label), the target AL (dashed) and the samples it needs (a rule and
+    the band of that figure)."""
+    x = alt.X("samples:Q", title=X_TITLES["samples"], scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
+    y_title = "acceptance length" + (f" at {steps} steps" if steps else "")
+    layers: list[alt.Chart] = []
+    if len(band):
+        bdf = band[["samples", "al", "low", "high"]].astype(float)
+        layers.append(alt.Chart(bdf).mark_area(opacity=0.18, color="#4c78a8").encode(x=x, y="low:Q", y2="high:Q"))
+        layers.append(
+            alt.Chart(bdf)
+            .mark_line(color="#4c78a8")
+            .encode(
+                x=x,
+                y=alt.Y("al:Q", title=y_title, scale=alt.Scale(zero=False)),
+                tooltip=[
+                    alt.Tooltip("samples:Q", format=","),
+                    alt.Tooltip("al:Q", title="fit", format=".2f"),
+                    alt.Tooltip("low:Q", format=".2f"),
+                    alt.Tooltip("high:Q", format=".2f"),
+                ],
+            )
+        )
+    if len(points):
+        pdf = points[["samples", "al", "kind", "label"]].copy()
+        pdf["label"] = pdf["label"].astype("string")
+        layers.append(
+            alt.Chart(pdf)
+            .mark_point(filled=True, opacity=0.85, size=55)
+            .encode(
+                x=x,
+                y=alt.Y("al:Q", title=y_title, scale=alt.Scale(zero=False)),
+                color=alt.Color("kind:N", title="points"),
+                shape=alt.Shape(
+                    "kind:N",
+                    scale=alt.Scale(
+                        domain=["published", "yours", "your curve"], range=[PUBLISHED_SHAPE, OWN_SHAPE, "circle"]
+                    ),
+                    legend=None,
+                ),
+                tooltip=[
+                    alt.Tooltip("label:N", title="draft"),
+                    alt.Tooltip("samples:Q", format=","),
+                    alt.Tooltip("al:Q", format=".2f"),
+                ],
+            )
+        )
+    if target_al is not None:
+        tdf = pd.DataFrame({"al": [float(target_al)], "label": [f"target AL {target_al:.2f}"]})
+        layers.append(
+            alt.Chart(tdf).mark_rule(strokeDash=[6, 3], color="#e45756").encode(y="al:Q", tooltip=["label:N"])
+        )
+    if samples_needed is not None and samples_needed[0]:
+        value, low, high = samples_needed
+        ndf = pd.DataFrame(
+            {
+                "samples": [float(value)],  # type: ignore[arg-type]
+                "low": [float(low) if low else float(value)],  # type: ignore[arg-type]
+                "high": [float(high) if high else float(value)],  # type: ignore[arg-type]
+                "label": [
+                    f"samples needed {value:,.0f} ({low or 0:,.0f}..{'unbounded' if high is None else f'{high:,.0f}'})"
+                ],
+            }
+        )
+        layers.append(
+            alt.Chart(ndf)
+            .mark_rule(strokeDash=[2, 2], color="#e45756")
+            .encode(x=alt.X("samples:Q", scale=alt.Scale(type="log")), tooltip=["label:N"])
+        )
+        layers.append(
+            alt.Chart(ndf)
+            .mark_rect(opacity=0.08, color="#e45756")
+            .encode(x=alt.X("low:Q", scale=alt.Scale(type="log")), x2="high:Q", tooltip=["label:N"])
+        )
+    if not layers:
+        layers.append(alt.Chart(pd.DataFrame({"samples": [], "al": []})).mark_point().encode(x=x, y="al:Q"))
+    subtitle = ["line and band: bounded fit (AL at most K + 1), 95% band", "dashed: target AL; dotted: samples needed"]
+    return _layer(*layers).properties(
+        title=alt.TitleParams(title, subtitle=subtitle, subtitleColor=NEUTRAL), width="container", height=340
+    )
+
+
+def plan_cost_chart(frame: pd.DataFrame, *, rank_batch: int = 1) -> alt.LayerChart:
+    """Cost (GPU-hours, symlog: free changes sit at 0) against tok/s gained at the ranking batch size, one
+    point per option with its GPU-hours band; ``frame`` is ``Plan.frame()``."""
+    cols = ["option", "kind", "rank", "gpu_hours", "gpu_hours_low", "gpu_hours_high", "gain_tok_s"]
+    df = frame[[c for c in cols if c in frame.columns]].copy()
+    df = df[pd.to_numeric(df["gain_tok_s"], errors="coerce").notna()] if len(df) else df
+    for c in ("gpu_hours", "gpu_hours_low", "gpu_hours_high", "gain_tok_s"):
+        if c in df:
+            df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
+    if len(df):
+        df["gpu_hours_high"] = df["gpu_hours_high"].fillna(df["gpu_hours"])
+        df["gpu_hours_low"] = df["gpu_hours_low"].fillna(df["gpu_hours"])
+    x = alt.X("gpu_hours:Q", title="GPU-hours (symlog; 0 = a free change)", scale=alt.Scale(type="symlog", constant=1))
+    y = alt.Y("gain_tok_s:Q", title=f"tok/s gained at batch {rank_batch}")
+    tooltip = [
+        alt.Tooltip("rank:Q"),
+        alt.Tooltip("option:N"),
+        alt.Tooltip("gpu_hours:Q", title="GPU-hours", format=",.1f"),
+        alt.Tooltip("gpu_hours_low:Q", title="low", format=",.1f"),
+        alt.Tooltip("gpu_hours_high:Q", title="high", format=",.1f"),
+        alt.Tooltip("gain_tok_s:Q", title="tok/s gained", format=",.1f"),
+    ]
+    base = alt.Chart(df)
+    bars = base.mark_rule(opacity=0.6).encode(
+        x=alt.X("gpu_hours_low:Q", scale=alt.Scale(type="symlog", constant=1)),
+        x2="gpu_hours_high:Q",
+        y=y,
+        color=alt.Color("kind:N", title="option"),
+    )
+    pts = base.mark_point(filled=True, size=110).encode(
+        x=x, y=y, color=alt.Color("kind:N", title="option"), tooltip=tooltip
+    )
+    return _layer(bars, pts).properties(
+        title=alt.TitleParams(
+            "Cost against gain per option",
+            subtitle=["up and to the left is better; ranking: tok/s gained per GPU-hour"],
+            subtitleColor=NEUTRAL,
+        ),
+        width="container",
+        height=300,
+    )
+
+
 def params_chart(components: pd.DataFrame, order: Sequence[str]) -> alt.Chart:
     """Stacked parameters per draft by component; opacity says trained, mixed or frozen (Compare page)."""
     return (

@@ -8,10 +8,11 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import app
-from comparelib import settings
-from comparelib.analysis import overview, scaling, verdicts
+from comparelib import charts, export, settings, tables
+from comparelib.analysis import overview, plan, scaling, verdicts
 from comparelib.errors import CompareError
 from comparelib.models import comparison
+from comparelib.models.draft import OwnDraft
 
 app.ensure_routed()
 
@@ -46,6 +47,86 @@ def _link(text: str, page: str, query: list[tuple[str, str]] | None = None) -> s
     q = list(query or []) + list(draft.to_query().items())
     url = f"/{page}" + (f"?{urlencode(q)}" if q else "")
     return f"[{text}]({url})"
+
+
+def plan_section(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list) -> None:  # type: ignore[type-arg]
+    """What closes the gap, and what it costs: the plan for this draft (``comparelib.analysis.plan``).
+
+    Self-contained: reads only its arguments, its own widgets and the cached published points, so the
+    answer above can change freely."""
+    st.subheader("What closes the gap, and what it costs")
+    c1, c2, c3 = st.columns(3)
+    target_al = c1.number_input(
+        "Target AL (at 3 steps)",
+        min_value=1.01,
+        max_value=3.99,
+        value=None,
+        step=0.05,
+        key="plan_target",
+        placeholder="published reference",
+        help="Empty: the acceptance of the published draft of the same target family with the most data.",
+    )
+    gpu_name = c2.selectbox("GPU", list(plan.GPUS), index=list(plan.GPUS).index("H200"), key="plan_gpu")
+    rank_batch = c3.selectbox("Rank at batch size", list(plan.BATCHES), key="plan_batch")
+    try:
+        own_volume, vol_src = own.training_samples(volumes)
+        row = own.volume_row(volumes)
+        inputs = plan.inputs_for(
+            entry,
+            runs=runs,
+            own_samples=own_volume,
+            own_samples_source=vol_src if own_volume else "",
+            own_tokens=float(row["tokens"]) if row and row.get("tokens") else None,
+            published=_published_points(),
+        )
+        result = plan.build(inputs, target_al=target_al, gpu_name=gpu_name, rank_batch=int(rank_batch))
+    except CompareError as exc:
+        st.info(f"No plan for this draft: {exc}")
+        return
+    first = result.options[0] if result.options else None
+    if first is not None:
+        lead = f"**Ranked first: {first.title}.** {first.note}"
+        if first.samples_needed is not None and first.samples_needed.value:
+            n, tot, tb = first.samples_needed, first.total, first.storage
+            hi = "unbounded" if n.high is None else f"{n.high:,.0f}"
+            hi_h = "unbounded" if tot.high is None else f"{tot.high:,.0f}"
+            hi_tb = "unbounded" if tb.high is None else f"{tb.high:,.1f}"
+            lead += (
+                f" Samples: {n.value:,.0f} ({n.low or 0:,.0f}..{hi}); GPU-hours on {result.gpu}: "
+                f"{tot.value or 0:,.0f} ({tot.low or 0:,.0f}..{hi_h}); "
+                f"offline storage {tb.value or 0:,.1f} TB ({tb.low or 0:,.1f}..{hi_tb})."
+            )
+        st.markdown(lead)
+    frame = result.frame()
+    app.show_table(frame, tables.PLAN, key="plan_table")
+    cols = st.columns(len(export.FORMATS))
+    for col, fmt in zip(cols, export.FORMATS, strict=False):
+        col.download_button(
+            f"Plan as {fmt.upper()}",
+            data=export.render(frame, fmt, table=tables.PLAN),
+            file_name=f"plan.{export.EXTENSION[fmt]}",
+            mime=export.MIME[fmt],
+            key=f"plan_dl_{fmt}",
+        )
+    more = next((o for o in result.options if o.kind == "more-data"), None)
+    needed = None
+    if more is not None and more.samples_needed is not None:
+        needed = (more.samples_needed.value, more.samples_needed.low, more.samples_needed.high)
+    left, right = st.columns(2)
+    left.altair_chart(
+        charts.plan_curve_chart(
+            result.curve_frame(), result.points, target_al=result.target_al, samples_needed=needed, steps=result.steps
+        ),
+        width="stretch",
+    )
+    right.altair_chart(charts.plan_cost_chart(frame, rank_batch=result.rank_batch), width="stretch")
+    with st.expander("Where every number comes from"):
+        st.caption(result.fit_note)
+        st.markdown("\n".join(f"- `{s.id}` ({s.kind}): {s.text}" for s in result.sources))
+        st.caption(
+            "The same plan from the command line: `python -m comparelib plan DRAFT --json` "
+            "(add `--curve LOG` for your own learning curve, `--offline FILE` for eval-draft output)."
+        )
 
 
 try:
@@ -177,6 +258,9 @@ elif own_volume and ref_volume:
         )
     except CompareError as exc:
         st.error(str(exc))
+
+st.divider()
+plan_section(draft, own_entry, runs, volumes)
 
 if draft.uses_example_data:
     st.caption(

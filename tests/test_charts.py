@@ -181,3 +181,36 @@ def test_domain_and_params_charts_keep_their_order() -> None:
     assert spec["encoding"]["opacity"]["scale"]["domain"] == ["trainable", "mixed", "frozen"]
     assert spec["encoding"]["opacity"]["legend"]["symbolFillColor"] == charts.NEUTRAL  # not black on a dark page
     assert spec["height"] >= 300  # both legends fit, even for one draft
+
+
+def test_plan_charts_band_target_and_symlog_cost() -> None:
+    band = pd.DataFrame(
+        {"samples": [1e4, 1e5, 1e6], "al": [2.0, 2.6, 3.1], "low": [1.8, 2.4, 2.8], "high": [2.2, 2.8, 3.3]}
+    )
+    points = pd.DataFrame(
+        {"samples": [3e4, 1e6], "al": [2.3, 3.2], "kind": ["yours", "published"], "label": ["a", "b"]}
+    )
+    spec = json.loads(
+        charts.chart_to_vegalite_json(
+            charts.plan_curve_chart(band, points, target_al=3.0, samples_needed=(6e5, 3e5, None), steps=3)
+        )
+    )
+    marks = [_mark(layer) for layer in _layers(spec)]
+    assert marks[:3] == ["area", "line", "point"] and marks.count("rule") == 2 and "rect" in marks
+    assert spec["layer"][1]["encoding"]["x"]["scale"]["type"] == "log"
+    assert charts.text_colours(spec) == [charts.NEUTRAL]
+    frame = pd.DataFrame(
+        {
+            "rank": [1, 2],
+            "option": ["more data", "num_steps"],
+            "kind": ["more-data", "num-steps"],
+            "gpu_hours": [400.0, 0.0],
+            "gpu_hours_low": [200.0, 0.0],
+            "gpu_hours_high": [None, 0.0],
+            "gain_tok_s": [30.0, 1.0],
+        }
+    )
+    cost = json.loads(charts.chart_to_vegalite_json(charts.plan_cost_chart(frame, rank_batch=8)))
+    assert cost["layer"][1]["encoding"]["x"]["scale"]["type"] == "symlog"  # a free change sits at 0
+    assert cost["layer"][1]["encoding"]["y"]["title"] == "tok/s gained at batch 8"
+    assert charts.text_colours(cost) == [charts.NEUTRAL]

@@ -161,3 +161,24 @@ def test_a_speedup_against_another_model_is_refused() -> None:
         "no speedup: no comparable baseline in this group: different target model: acme/target against "
         "other/model" in md
     )
+
+
+def test_plan_for_the_example_ranks_more_data_first() -> None:
+    at = _run()
+    assert any(h.value == "What closes the gap, and what it costs" for h in at.subheader)
+    md = _md(at)
+    assert "**Ranked first: More training data (same draft, same recipe).**" in md
+    assert "GPU-hours on H200:" in md and "offline storage" in md and "TB (" in md
+    table = next(df.value for df in at.dataframe if "option" in df.value.columns)
+    assert table["kind"].iloc[0] == "more-data"
+    assert {"samples_needed", "samples_low", "samples_high", "gpu_hours", "storage_tb"} <= set(table.columns)
+    first_samples = float(table["samples_needed"].iloc[0])
+    charts = list(at.get("arrow_vega_lite_chart")) + list(at.get("vega_lite_chart"))
+    titles = " ".join(str(c.proto.spec) for c in charts)
+    assert "the plan's fit" in titles and "Cost against gain per option" in titles
+    # a lower target needs fewer samples
+    at.number_input(key="plan_target").set_value(3.0).run()
+    assert not at.exception, at.exception
+    table = next(df.value for df in at.dataframe if "option" in df.value.columns)
+    lower = float(table.loc[table["kind"] == "more-data", "samples_needed"].iloc[0])
+    assert lower < first_samples

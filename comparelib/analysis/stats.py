@@ -96,3 +96,34 @@ def t_quantile(p: float, df: float) -> float:
 def t_two_sided(level: float, df: float) -> float:
     """The t multiplier of a two-sided ``level`` interval (0.95 -> the 0.975 quantile), cached."""
     return t_quantile(0.5 + level / 2.0, df)
+
+
+def f_cdf(x: float, d1: float, d2: float) -> float:
+    """P(F <= x) for Fisher's F with (d1, d2) degrees of freedom."""
+    if d1 <= 0 or d2 <= 0:
+        raise InputError("degrees of freedom must be positive")
+    if x <= 0:
+        return 0.0
+    return _betainc(d1 / 2.0, d2 / 2.0, d1 * x / (d1 * x + d2))
+
+
+@functools.lru_cache(maxsize=256)
+def f_quantile(p: float, d1: float, d2: float) -> float:
+    """The F value with P(F <= f) = p (bisection on ``f_cdf``), cached: the joint confidence region of a
+    nonlinear fit with d1 parameters (the learning-curve plan) uses it."""
+    if not 0.0 < p < 1.0:
+        raise InputError(f"probability must be strictly between 0 and 1, got {p}")
+    lo, hi = 0.0, 1.0
+    while f_cdf(hi, d1, d2) < p:
+        hi *= 2.0
+        if hi > 1e12:
+            return math.inf
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if f_cdf(mid, d1, d2) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+    return 0.5 * (lo + hi)

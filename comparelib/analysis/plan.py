@@ -1,0 +1,1718 @@
+"""The plan: which change closes a draft's acceptance gap, and what it costs in GPU-hours and terabytes.
+
+Maintainers answer "more data, a bigger draft, other num_steps or a wiring fix?" by rule of thumb
+("~500K samples for 2-3 epochs": speculators #751, SpecForge #128). This module puts the measured
+inputs together instead: the acceptance-vs-data fit (``scaling``) or the draft's own learning curve
+(``curves``), the speedup model of the step sweep (``speedup``), the measured draft step
+(``draftcost``), the audit's tokens per sample, the wiring lint, and, when given, offline evaluation
+(``eval-draft --json``: AL by num_steps and the draft-vocabulary ceiling).
+
+Acceptance against samples is a **bounded logistic in log N**:
+``AL(N) = 1 + (P - 1) / (1 + (N0 / N) ** b)`` with ``1 < P <= K + 1``. Why this form: in its middle
+it is linear in log N, the log-linear law of Scylla (arXiv 2505.07858) and of EAGLE-3's scaling
+figure; it can never pass the chain's hard ceiling K + 1 and may plateau below it, as SFT does
+(Draft-OPD, arXiv 2605.29343); and it approaches the plateau as a power law, like the learning
+curves (``curves``). On a draft's own curve all three parameters are fitted (least squares, a grid
+over b and N0 with the plateau solved exactly) and the band is a residual bootstrap. On published
+points P is fixed at K + 1 and the fit is a straight line in ``logit((AL - 1) / K)`` against log N
+(few points; the band draws the line's coefficients from their Student t distribution). Every
+prediction (AL, samples needed, GPU-hours, TB, tok/s) is read off the same draws, so the band is
+carried through the whole chain.
+
+Cost of N samples: hidden-state generation ``2 x target active params x tokens`` (a target
+forward), training ``(6 x draft params x TTT steps + 2 x target lm_head) x tokens x epochs``
+(forward and backward of the draft per TTT step, the teacher's logits once), storage offline
+``tokens x (num_aux + 1) x hidden x 2 B``; GPU-hours at a nominal bf16 peak and a utilisation
+calibrated on published runs (``calibration``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from comparelib.analysis import draftcost, scaling, speedup
+from comparelib.analysis.stats import f_quantile
+from comparelib.errors import DataError, InputError
+from comparelib.values import number
+
+Kind = Literal["more-data", "draft-size", "num-steps", "fix-wiring", "fix-vocab"]
+KINDS: tuple[Kind, ...] = ("more-data", "draft-size", "num-steps", "fix-wiring", "fix-vocab")
+BATCHES: tuple[int, ...] = (1, 8, 64)
+LEVEL = 0.95
+DRAWS = 400
+MIN_NOISE = 0.01  # AL: the smallest residual SE a curve's band assumes
+MAX_BINS = 160  # a curve's points are averaged into at most this many log-spaced bins before fitting
+MAX_OFFLINE_BYTES = 16 * 1024**2
+NOISE = speedup.TIE_TOLERANCE  # a tok/s gain below this share of the current figure is within run-to-run noise
+
+# ---------------------------------------------------------------------------------------------
+# Sources: every number on a plan names one
+
+
+SourceKind = Literal["measured", "user", "publication", "assumption"]
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    kind: SourceKind
+    text: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "kind": self.kind, "text": self.text}
+
+
+PUBLICATIONS: dict[str, Source] = {
+    s.id: s
+    for s in (
+        Source(
+            "torchspec",
+            "publication",
+            "TorchSpec (PyTorch blog, pytorch.org/blog/torchspec-speculative-decoding-training-at-scale): "
+            "Kimi-K2.5 EAGLE-3 draft, 1,500 H200 GPU-hours for 600,000 samples / 6 billion tokens",
+        ),
+        Source(
+            "speculators-llama8b",
+            "publication",
+            "vllm-project/speculators examples/train/eagle3_llama3_8b_ultrachat_offline_5k.sh: Llama-3.1-8B, "
+            "5K UltraChat samples on 2 x H100, hidden states 143 s, training 5 epochs 327 s (ttt_steps 3)",
+        ),
+        Source(
+            "scylla",
+            "publication",
+            "Scylla, Scaling Laws for Speculative Decoding (arXiv 2505.07858): acceptance log-linear in data",
+        ),
+        Source(
+            "draft-opd",
+            "publication",
+            "Draft-OPD (arXiv 2605.29343): SFT acceptance length plateaus with more training",
+        ),
+        Source(
+            "nvidia-datasheets",
+            "publication",
+            "NVIDIA datasheets, dense bf16 tensor peak: A100 312 TFLOPS, H100 SXM and H200 989 TFLOPS, "
+            "B200 2,250 TFLOPS",
+        ),
+        Source(
+            "specforge-defaults",
+            "publication",
+            "SpecForge 0.2.0 specforge/config/schema.py defaults: max_length 2048, ttt_length 7, num_epochs 1",
+        ),
+        Source(
+            "speculators-storage",
+            "publication",
+            "speculators docs/user_guide/tutorials/train.md, disk space: seq_len x layers x hidden x dtype bytes",
+        ),
+    )
+}
+
+# ---------------------------------------------------------------------------------------------
+# GPUs
+
+
+@dataclass(frozen=True)
+class Gpu:
+    name: str
+    bf16_tflops: float  # dense (no sparsity) tensor-core peak
+
+
+GPUS: dict[str, Gpu] = {
+    "A100": Gpu("A100", 312.0),  # A100 SXM datasheet, BF16 tensor core
+    "H100": Gpu("H100", 989.0),  # H100 SXM datasheet, 1,979 with sparsity
+    "H200": Gpu("H200", 989.0),  # H200 datasheet: the H100's compute, more memory
+    "B200": Gpu("B200", 2250.0),  # B200 (HGX B200) datasheet, 4.5 PFLOPS with sparsity
+}
+
+
+def gpu(name: str) -> Gpu:
+    key = (name or "").strip().upper().replace("NVIDIA ", "")
+    for k, g in GPUS.items():
+        if key.startswith(k):
+            return g
+    raise InputError(f"unknown GPU {name!r}; choose one of {', '.join(GPUS)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The cost model
+
+
+def generation_flops(target_active: float, tokens: float) -> float:
+    """A target forward over every token: ~2 x active params x tokens."""
+    return 2.0 * target_active * tokens
+
+
+def training_flops(draft_params: float, target_lm_head: float, tokens: float, ttt: int, epochs: float) -> float:
+    """Draft forward + backward (6 x params) per TTT step, the teacher's logits once, per epoch."""
+    return (6.0 * draft_params * ttt + 2.0 * target_lm_head) * tokens * epochs
+
+
+def storage_bytes(tokens: float, num_aux: int, hidden: int, dtype_bytes: int = 2) -> float:
+    """Offline hidden states: the aux layers plus the last layer, per token."""
+    return tokens * (num_aux + 1) * hidden * dtype_bytes
+
+
+def gpu_hours(flops: float, g: Gpu, utilisation: float) -> float:
+    return flops / (g.bf16_tflops * 1e12 * utilisation) / 3600.0
+
+
+@dataclass(frozen=True)
+class CalibrationRun:
+    """A published run: what it did and how many GPU-hours it took (one phase, or both)."""
+
+    label: str
+    source: str
+    phase: Literal["generation", "training", "both"]
+    gpu: str
+    gpu_hours: float
+    tokens: float
+    target_active: float
+    target_lm_head: float
+    draft_params: float
+    ttt: int
+    epochs: float
+    assumptions: tuple[str, ...] = ()
+
+
+# Parameter counts from ``models.params`` over the registry's configs (checked by tests/test_plan.py):
+# lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge (a 32K-vocabulary EAGLE-3 draft of Llama-3.1-8B,
+# the shape speculators' example trains), its target meta-llama/Llama-3.1-8B-Instruct; Kimi-K2.5's
+# active parameters and AQ-MedAI/Kimi-K25-eagle3 (a 32K-vocabulary Kimi-K2.5 draft, the shape of
+# TorchSpec's lightseekorg/kimi-k2.5-eagle3, whose config the registry does not hold).
+LLAMA8B_DRAFT = 424_689_664
+LLAMA8B_TARGET = 8_030_261_248
+LLAMA8B_LM_HEAD = 525_336_576
+KIMI_DRAFT_32K = 1_190_948_864
+KIMI_ACTIVE = 32_861_500_928
+KIMI_LM_HEAD = 1_174_405_120
+ULTRACHAT_TOKENS_PER_SAMPLE = 1300.0  # assumption: UltraChat-200k conversations, Llama-3 tokenizer
+
+CALIBRATION_RUNS: tuple[CalibrationRun, ...] = (
+    CalibrationRun(
+        "speculators Llama-3.1-8B: hidden states, 5K samples, 2 x H100, 143 s",
+        "speculators-llama8b",
+        "generation",
+        "H100",
+        143.0 * 2 / 3600,
+        5000 * ULTRACHAT_TOKENS_PER_SAMPLE,
+        LLAMA8B_TARGET,
+        LLAMA8B_LM_HEAD,
+        LLAMA8B_DRAFT,
+        3,
+        5,
+        (f"{ULTRACHAT_TOKENS_PER_SAMPLE:,.0f} tokens per UltraChat sample (not stated by the script)",),
+    ),
+    CalibrationRun(
+        "speculators Llama-3.1-8B: training, 5 epochs, 2 x H100, 327 s",
+        "speculators-llama8b",
+        "training",
+        "H100",
+        327.0 * 2 / 3600,
+        5000 * ULTRACHAT_TOKENS_PER_SAMPLE,
+        LLAMA8B_TARGET,
+        LLAMA8B_LM_HEAD,
+        LLAMA8B_DRAFT,
+        3,
+        5,
+        (f"{ULTRACHAT_TOKENS_PER_SAMPLE:,.0f} tokens per UltraChat sample (not stated by the script)",),
+    ),
+    CalibrationRun(
+        "TorchSpec Kimi-K2.5: 600K samples / 6B tokens, 1,500 H200-hours",
+        "torchspec",
+        "both",
+        "H200",
+        1500.0,
+        6e9,
+        KIMI_ACTIVE,
+        KIMI_LM_HEAD,
+        KIMI_DRAFT_32K,
+        7,
+        1,
+        ("1 epoch and ttt_length 7 (SpecForge's defaults; the blog states neither)",),
+    ),
+)
+
+
+def _run_hours(run: CalibrationRun, u_gen: float, u_train: float) -> float:
+    g = GPUS[run.gpu]
+    gen = gpu_hours(generation_flops(run.target_active, run.tokens), g, u_gen)
+    train = gpu_hours(
+        training_flops(run.draft_params, run.target_lm_head, run.tokens, run.ttt, run.epochs), g, u_train
+    )
+    return {"generation": gen, "training": train, "both": gen + train}[run.phase]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    u_generation: float
+    u_training: float
+    rows: tuple[dict[str, Any], ...]  # per run: label, source, published and modelled GPU-hours, ratio
+
+
+@functools.lru_cache(maxsize=1)
+def calibration() -> Calibration:
+    """Utilisations of generation and training that keep every published run closest: the pair that
+    minimises the largest |log(model / published)| (a least-squares pair lets one run drift further)."""
+    grid = np.geomspace(0.02, 1.0, 400)
+    gen = np.array([_run_hours(r, 1.0, math.inf) if r.phase != "training" else 0.0 for r in CALIBRATION_RUNS])
+    train = np.array([_run_hours(r, math.inf, 1.0) if r.phase != "generation" else 0.0 for r in CALIBRATION_RUNS])
+    published = np.array([r.gpu_hours for r in CALIBRATION_RUNS])
+    ug, ut = np.meshgrid(grid, grid, indexing="ij")
+    model = gen[None, None, :] / ug[..., None] + train[None, None, :] / ut[..., None]
+    err = np.abs(np.log(model / published[None, None, :])).max(axis=2)
+    i, j = np.unravel_index(int(np.argmin(err)), err.shape)
+    u_gen, u_train = float(grid[i]), float(grid[j])
+    rows = tuple(
+        {
+            "run": r.label,
+            "source": r.source,
+            "published_gpu_hours": r.gpu_hours,
+            "model_gpu_hours": _run_hours(r, u_gen, u_train),
+            "ratio": _run_hours(r, u_gen, u_train) / r.gpu_hours,
+            "assumptions": list(r.assumptions),
+        }
+        for r in CALIBRATION_RUNS
+    )
+    return Calibration(u_gen, u_train, rows)
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """What N samples cost for one draft and target on one GPU."""
+
+    gpu: Gpu
+    target_active: float
+    target_lm_head: float
+    target_hidden: int
+    num_aux: int
+    draft_params: float
+    tokens_per_sample: float
+    tokens_source: str
+    ttt: int = 7
+    epochs: float = 1.0
+    u_generation: float = 0.0
+    u_training: float = 0.0
+    # a user's own run replaces the FLOP model: GPU-seconds per sample
+    gen_gpu_s_per_sample: float | None = None
+    train_gpu_s_per_sample: float | None = None  # per sample seen (one epoch of one sample)
+    user_source: str = ""
+
+    def generation_hours(self, samples: float) -> float:
+        if samples <= 0:
+            return 0.0
+        if self.gen_gpu_s_per_sample is not None:
+            return samples * self.gen_gpu_s_per_sample / 3600.0
+        return gpu_hours(
+            generation_flops(self.target_active, samples * self.tokens_per_sample), self.gpu, self.u_generation
+        )
+
+    def training_hours(self, samples: float, draft_params: float | None = None) -> float:
+        if samples <= 0:
+            return 0.0
+        params = self.draft_params if draft_params is None else draft_params
+        if self.train_gpu_s_per_sample is not None:
+            return samples * self.epochs * self.train_gpu_s_per_sample * params / self.draft_params / 3600.0
+        flops = training_flops(params, self.target_lm_head, samples * self.tokens_per_sample, self.ttt, self.epochs)
+        return gpu_hours(flops, self.gpu, self.u_training)
+
+    def storage_tb(self, samples: float) -> float:
+        return storage_bytes(samples * self.tokens_per_sample, self.num_aux, self.target_hidden) / 1e12
+
+
+# ---------------------------------------------------------------------------------------------
+# Acceptance against samples: the bounded fit
+
+
+Form = Literal["logistic", "weibull", "power"]
+FORMS: tuple[Form, ...] = ("logistic", "weibull", "power")
+
+
+def bounded_al(x: Any, plateau: Any, n0: Any, b: Any) -> Any:
+    """1 + (P - 1) / (1 + (N0 / N) ** b): works on numbers and numpy arrays."""
+    return 1.0 + (plateau - 1.0) / (1.0 + (n0 / x) ** b)
+
+
+def samples_at(target: float, plateau: Any, n0: Any, b: Any) -> Any:
+    """N where the curve reaches ``target`` (inf where its plateau does not; 0 at or below 1)."""
+    plateau, n0, b = np.asarray(plateau, float), np.asarray(n0, float), np.asarray(b, float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = (plateau - 1.0) / (target - 1.0) - 1.0
+        n = n0 * ratio ** (-1.0 / b)
+    out = np.where((target < plateau) & (ratio > 0) & (b > 0), n, np.inf)
+    return np.where(target <= 1.0, 0.0, out)
+
+
+@dataclass(frozen=True)
+class Band:
+    value: float | None
+    low: float | None
+    high: float | None  # None: unbounded on that side
+
+    def to_json(self) -> dict[str, float | None]:
+        return {"value": self.value, "low": self.low, "high": self.high}
+
+    def map(self, fn: Callable[[float], float]) -> Band:
+        return Band(*(None if v is None else fn(v) for v in (self.value, self.low, self.high)))
+
+
+def _finite(v: float) -> float | None:
+    return float(v) if math.isfinite(v) else None
+
+
+def form_samples(form: Form, target: float, p1: Any, p2: Any, p3: Any, x_ref: float = 1.0) -> Any:
+    """N where one form reaches ``target`` (inf where its plateau does not; 0 at or below 1)."""
+    p1, p2, p3 = np.asarray(p1, float), np.asarray(p2, float), np.asarray(p3, float)
+    if form == "logistic":
+        return samples_at(target, p1, p2, p3)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if form == "weibull":
+            frac = (target - 1.0) / (p1 - 1.0)
+            n = p2 * (-np.log1p(-frac)) ** (1.0 / p3)
+            ok = (frac > 0) & (frac < 1) & (p3 > 0)
+        else:
+            n = x_ref * (p2 / (p1 - target)) ** (1.0 / p3)
+            ok = (p1 > target) & (p2 > 0) & (p3 > 0)
+    out = np.where(ok & np.isfinite(n), n, np.inf)
+    return np.where(target <= 1.0, 0.0, out)
+
+
+@dataclass(frozen=True)
+class BoundedFit:
+    """A bounded fit of AL against samples, and the parameter sets its band is read from.
+
+    ``region``: the sets are every grid point inside the fit's likelihood-ratio confidence region, and
+    a band is the smallest and largest value over them (a profile band); otherwise they are random
+    draws of the parameters and a band is their 2.5-97.5% quantiles.
+    """
+
+    plateau: float
+    n0: float  # logistic / weibull: N0; power: a
+    b: float
+    ceiling: float  # K + 1
+    steps: int  # K
+    scope: Literal["curve", "pooled"]
+    n: int
+    x_min: float
+    x_max: float
+    residual_se: float
+    draws: np.ndarray = field(repr=False)  # (m, 3): the form's three parameters
+    label: str = ""
+    form: Form = "logistic"
+    draw_forms: tuple[Form, ...] = ()  # the form of each row of ``draws`` (empty: all ``form``)
+    x_ref: float = 1.0  # the power form's x unit
+    region: bool = False
+    threshold: float = 0.0  # the region's SSE bound
+
+    def _groups(self) -> list[tuple[Form, np.ndarray]]:
+        if not self.draw_forms:
+            return [(self.form, self.draws)]
+        forms = np.array(self.draw_forms)
+        return [(f, self.draws[forms == f]) for f in FORMS if (forms == f).any()]
+
+    def _al_draws(self, xs: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
+        """AL of the parameter sets ``rows`` at every x: (sets, len(xs))."""
+        out = []
+        forms = np.array(self.draw_forms) if self.draw_forms else None
+        for f in FORMS:
+            d = self.draws[rows] if forms is None else self.draws[rows][forms[rows] == f]
+            if forms is None and f != self.form or not len(d):
+                continue
+            xx = xs[None, :] / self.x_ref if f == "power" else xs[None, :]
+            out.append(form_al(f, xx, d[:, 0:1], d[:, 1:2], d[:, 2:3]))
+        return np.vstack(out) if out else np.empty((0, xs.size))
+
+    def _edges(self, xs: np.ndarray) -> tuple[Any, Any]:
+        """Lower and upper band edge at every x (a region's extremes in chunks: it can hold many sets)."""
+        if not self.region:
+            return tuple(np.quantile(self._al_draws(xs), [(1 - LEVEL) / 2, (1 + LEVEL) / 2], axis=0))
+        lo = np.full(xs.size, np.inf)
+        hi = np.full(xs.size, -np.inf)
+        step = max(1, 2_000_000 // max(xs.size, 1))
+        for start in range(0, self.draws.shape[0], step):
+            vals = self._al_draws(xs, slice(start, start + step))
+            if len(vals):
+                lo, hi = np.minimum(lo, vals.min(axis=0)), np.maximum(hi, vals.max(axis=0))
+        return lo, hi
+
+    def line(self, x: Any) -> Any:
+        xs = np.asarray(x, float)
+        return form_al(self.form, xs / self.x_ref if self.form == "power" else xs, self.plateau, self.n0, self.b)
+
+    def al(self, x: float) -> Band:
+        xs = np.array([max(float(x), 1e-12)])
+        mean = float(self.line(xs)[0])
+        lo, hi = self._edges(xs)
+        return Band(mean, float(min(lo[0], mean)), float(max(hi[0], mean)))
+
+    def samples_for(self, target: float) -> Band:
+        """Samples where the line reaches ``target``, with its band: for a curve fit the profile
+        likelihood interval (every N at which some curve of the three forms through (N, target) fits within
+        the region's SSE bound); for the pooled fit the range of N where the AL band contains the target (the
+        band inverted, as Fieller's interval inverts a line). An end is None (JSON null) when no bound
+        exists below 10,000 x the data: the band allows a plateau under the target."""
+        value = float(form_samples(self.form, target, self.plateau, self.n0, self.b, self.x_ref))
+        xs = np.geomspace(max(self.x_min / 100.0, 1.0), self.x_max * 1e4, 500)
+        lo: float | None
+        hi: float | None
+        lo_edge, hi_edge = self._edges(xs)
+
+        def first(edge: np.ndarray) -> float | None:
+            idx = np.nonzero(edge >= target)[0]
+            return float(xs[idx[0]]) if idx.size else None
+
+        lo, hi = first(hi_edge), first(lo_edge)
+        if math.isfinite(value):
+            lo = value if lo is None else min(lo, value)
+            hi = None if hi is None else max(hi, value)
+        return Band(_finite(value), lo, hi)
+
+    def band_frame(self, x_min: float, x_max: float, num: int = 60) -> pd.DataFrame:
+        xs = np.geomspace(max(x_min, 1.0), max(x_max, x_min * 1.01, 2.0), num)
+        lo, hi = self._edges(xs)
+        mean = self.line(xs)
+        return pd.DataFrame(
+            {"samples": xs, "al": mean, "low": np.minimum(lo, mean), "high": np.maximum(hi, mean)},
+            columns=["samples", "al", "low", "high"],
+        )
+
+    def summary(self) -> dict[str, Any]:
+        forms = {
+            "logistic": "AL(N) = 1 + (P - 1) / (1 + (N0 / N) ** b)",
+            "weibull": "AL(N) = 1 + (P - 1) * (1 - exp(-(N / N0) ** b))",
+            "power": "AL(N) = P - a * (N / x_ref) ** -b",
+        }
+        band_forms = sorted(set(self.draw_forms)) if self.draw_forms else [self.form]
+        return {
+            "form": forms[self.form] + ", 1 < P <= K + 1",
+            "form_name": self.form,
+            "band_forms": band_forms,
+            "band": "likelihood-ratio profile over the forms" if self.region else "Student t draws of the line",
+            "plateau": self.plateau,
+            ("a" if self.form == "power" else "n0"): self.n0,
+            "b": self.b,
+            "x_ref": self.x_ref if self.form == "power" else None,
+            "ceiling": self.ceiling,
+            "steps": self.steps,
+            "scope": self.scope,
+            "points": self.n,
+            "x_min": self.x_min,
+            "x_max": self.x_max,
+            "residual_se": self.residual_se,
+            "parameter_sets": int(self.draws.shape[0]),
+            "level": LEVEL,
+            "label": self.label,
+        }
+
+
+def _bins(x: np.ndarray, y: np.ndarray, max_bins: int = MAX_BINS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Average points into log-spaced bins (a training log can hold thousands of points); with the counts."""
+    if x.size <= max_bins:
+        return x, y, np.ones_like(x)
+    edges = np.geomspace(x.min(), x.max() * (1 + 1e-12), max_bins + 1)
+    idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, max_bins - 1)
+    xs, ys, ws = [], [], []
+    for i in range(max_bins):
+        m = idx == i
+        if m.any():
+            xs.append(float(np.exp(np.log(x[m]).mean())))
+            ys.append(float(y[m].mean()))
+            ws.append(float(m.sum()))
+    return np.array(xs), np.array(ys), np.array(ws)
+
+
+def form_al(form: Form, x: Any, p1: Any, p2: Any, p3: Any) -> Any:
+    """AL of one bounded form. logistic and weibull: (plateau, n0, b); power: (plateau, a, b), with x
+    already divided by the fit's ``x_ref``."""
+    if form == "logistic":
+        return bounded_al(x, p1, p2, p3)
+    if form == "weibull":
+        return 1.0 + (p1 - 1.0) * (1.0 - np.exp(-((x / p2) ** p3)))
+    return np.maximum(p1 - p2 * x ** (-p3), 1.0)
+
+
+def _region(
+    form: Form, x: np.ndarray, y: np.ndarray, w: np.ndarray, ceiling: float, g1: np.ndarray, g2: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """One form over a grid of its two nonlinear parameters (g1 = b; g2 = ln N0, or the power law's
+    plateau), its linear one solved: the SSE is a parabola in it, so the confidence region at each grid
+    point is an exact interval around the optimum.
+
+    Returns (params at the optimum (m, 3), their SSE (m,), the parabola's curvature (m,), the index of
+    the linear parameter in params)."""
+    lx = np.log(x)
+    bb, vv = np.meshgrid(g1, g2, indexing="ij")
+    bb, vv = bb.ravel(), vv.ravel()
+    if form == "power":  # y = P - a g: for fixed (b, P), linear in a
+        g = np.exp(-bb[:, None] * lx[None, :])
+        r = vv[:, None] - y[None, :]
+        gw = g * w[None, :]
+        gg = (gw * g).sum(axis=1)
+        rg = (r * gw).sum(axis=1)
+        rr = (r * r * w[None, :]).sum(axis=1)
+        a = np.maximum(rg / np.maximum(gg, 1e-300), 0.0)
+        sse = rr - 2 * a * rg + a * a * gg
+        return np.column_stack([vv, a, bb]), sse, gg, 1
+    yp = y - 1.0
+    z = bb[:, None] * (lx[None, :] - vv[:, None])
+    g = 1.0 / (1.0 + np.exp(-z)) if form == "logistic" else -np.expm1(-np.exp(np.minimum(z, 50.0)))
+    gw = g * w[None, :]
+    sy = gw @ yp
+    gg = (gw * g).sum(axis=1)
+    c = np.clip(sy / np.maximum(gg, 1e-300), 1e-9, ceiling - 1.0)
+    sse = float((w * yp) @ yp) - 2 * c * sy + c * c * gg
+    return np.column_stack([1.0 + c, np.exp(vv), bb]), sse, gg, 0
+
+
+def _refined(
+    form: Form, x: np.ndarray, y: np.ndarray, w: np.ndarray, ceiling: float, loose: float, rounds: int = 2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """A coarse grid, then ``rounds`` finer ones, each over the box of the points so far within ``loose`` x
+    the best SSE (a long curve's region is a narrow valley a coarse grid steps over)."""
+    lx = np.log(x)
+    p_lo = max(float(y.min()), 1.0 + 1e-6)  # a noisy curve's plateau can sit below its highest points
+    if form == "power":
+        g1 = np.geomspace(0.02, 3.0, 60)
+        g2 = np.linspace(p_lo, ceiling, 80)
+    else:
+        span = max(float(lx.max() - lx.min()), math.log(2))
+        g1 = np.geomspace(0.08, 4.0, 48)
+        g2 = np.linspace(lx.min() - 3 * span - 2, lx.max() + 4 * span + 4, 96)
+    params, sse, curv, lin = _region(form, x, y, w, ceiling, g1, g2)
+    step1, step2 = g1[1] / g1[0], g2[1] - g2[0]
+    for _ in range(rounds):
+        near = sse <= float(sse.min()) * loose + 1e-12
+        b_in = params[near, 2]
+        v_in = params[near, 0] if form == "power" else np.log(params[near, 1])
+        f1 = np.geomspace(max(b_in.min() / step1, 1e-3), b_in.max() * step1, 80)
+        f2 = np.linspace(v_in.min() - step2, v_in.max() + step2, 80)
+        if form == "power":
+            f2 = np.clip(f2, p_lo, ceiling)
+        p2, s2, c2, _ = _region(form, x, y, w, ceiling, f1, f2)
+        params, sse, curv = np.vstack([params, p2]), np.concatenate([sse, s2]), np.concatenate([curv, c2])
+        step1, step2 = f1[1] / f1[0], f2[1] - f2[0]
+    return params, sse, curv, lin
+
+
+def fit_curve_bounded(
+    xs: Sequence[float] | np.ndarray,
+    als: Sequence[float] | np.ndarray,
+    *,
+    steps: int,
+    label: str = "",
+    max_sets: int = 400_000,
+) -> BoundedFit:
+    """Fit a learning curve (x: samples seen) with three bounded forms: logistic in log N, Weibull and a
+    saturating power law, each 1 < P <= K + 1. The line is the best-fitting form. The band is the
+    likelihood-ratio confidence region over all three (every grid point whose weighted SSE is within
+    ``1 + t^2 / dof`` of the best, the 95% profile threshold for one quantity): half a learning curve
+    rarely tells the forms apart, and a bootstrap around one form's fit misses how differently they
+    extrapolate (tests/test_plan.py measures the coverage)."""
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(als, dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y) & (x > 0)
+    x, y = x[keep], y[keep]
+    if np.unique(x).size < 4:
+        raise DataError(f"a bounded curve fit needs at least 4 distinct sample counts, got {np.unique(x).size}")
+    if x.max() < 2 * x.min():
+        raise DataError("the curve's points span less than a doubling of samples: too short to extrapolate")
+    ceiling = float(steps + 1)
+    y = np.clip(y, 1.0, ceiling)
+    bx, by, bw = _bins(x, y)
+    x_ref = float(bx.max())
+    dof = max(1, bx.size - 3)
+    factor = 1.0 + 3.0 * f_quantile(LEVEL, 3, dof) / dof
+    regions = {f: _refined(f, bx / x_ref if f == "power" else bx, by, bw, ceiling, factor * 1.5) for f in FORMS}
+    best_form = min(FORMS, key=lambda f: float(regions[f][1].min()))
+    best_params, best_sse, _, _ = regions[best_form]
+    i = int(np.argmin(best_sse))
+    # a floor under the residual SE: logged accuracies are rounded (EAGLE's trainer prints two decimals)
+    # and the grid itself is not exact, so a near-perfect fit must not shrink the region to a point
+    sse_min = max(float(best_sse[i]), MIN_NOISE**2 * dof)
+    thr = sse_min * factor
+    rows, forms = [], []
+    for f in FORMS:
+        params, sse, curv, lin = regions[f]
+        inside = sse <= thr
+        if not inside.any():
+            continue
+        p_in, half = params[inside], np.sqrt(np.maximum(thr - sse[inside], 0.0) / np.maximum(curv[inside], 1e-300))
+        j = int(lin)
+        lo_, hi_ = p_in.copy(), p_in.copy()
+        if j == 0:  # the plateau: 1 < P <= K + 1
+            lo_[:, 0] = np.maximum(p_in[:, 0] - half, 1.0 + 1e-9)
+            hi_[:, 0] = np.minimum(p_in[:, 0] + half, ceiling)
+        else:  # the power law's a >= 0
+            lo_[:, 1] = np.maximum(p_in[:, 1] - half, 0.0)
+            hi_[:, 1] = p_in[:, 1] + half
+        inside_sets = np.vstack([p_in, lo_, hi_])
+        if inside_sets.shape[0] > max_sets // len(FORMS):
+            pick = np.random.default_rng(0).choice(inside_sets.shape[0], max_sets // len(FORMS), replace=False)
+            inside_sets = inside_sets[pick]
+        rows.append(inside_sets)
+        forms += [f] * inside_sets.shape[0]
+    draws = np.vstack(rows)
+    p1, p2, p3 = (float(v) for v in best_params[i])
+    return BoundedFit(
+        plateau=p1,
+        n0=p2,
+        b=p3,
+        ceiling=ceiling,
+        steps=steps,
+        scope="curve",
+        n=int(bx.size),
+        x_min=float(x.min()),
+        x_max=float(x.max()),
+        residual_se=math.sqrt(sse_min / max(1.0, float(bw.sum()) - 3)),
+        draws=draws,
+        label=label,
+        form=best_form,
+        draw_forms=tuple(forms),
+        x_ref=x_ref,
+        region=True,
+        threshold=thr,
+    )
+
+
+def fit_pooled_bounded(
+    xs: Sequence[float] | np.ndarray,
+    als: Sequence[float] | np.ndarray,
+    *,
+    steps: int,
+    draws: int = DRAWS,
+    seed: int = 0,
+    label: str = "",
+) -> BoundedFit:
+    """Published points (few, from different drafts): the plateau fixed at K + 1, a straight line in
+    logit((AL - 1) / K) against log N, coefficients drawn from their Student t distribution."""
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(als, dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y) & (x > 0)
+    x, y = x[keep], y[keep]
+    if np.unique(x).size < 3:
+        raise DataError(f"a pooled fit needs at least 3 distinct training volumes, got {np.unique(x).size}")
+    ceiling = float(steps + 1)
+    frac = np.clip((y - 1.0) / steps, 0.01, 0.99)
+    z = np.log(frac / (1 - frac))
+    lx = np.log(x)
+    design = np.column_stack([np.ones_like(lx), lx])
+    coef, *_ = np.linalg.lstsq(design, z, rcond=None)
+    resid = z - design @ coef
+    n = x.size
+    dof = n - 2
+    s2 = float((resid**2).sum() / max(dof, 1))
+    cov = s2 * np.linalg.inv(design.T @ design)
+    rng = np.random.default_rng(seed)
+    normal = rng.multivariate_normal(np.zeros(2), cov, size=draws)
+    scale = np.sqrt(max(dof, 1) / rng.chisquare(max(dof, 1), size=draws))
+    coefs = coef[None, :] + normal * scale[:, None]
+    out = np.empty((draws, 3))
+    out[:, 0] = ceiling
+    slope = coefs[:, 1]
+    out[:, 2] = np.where(slope > 0, slope, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out[:, 1] = np.exp(-coefs[:, 0] / slope)
+    # a non-positive slope: more data does not help in that draw (AL stays where it is at the data)
+    flat = ~(slope > 0)
+    out[flat, 2] = 1e-6
+    out[flat, 1] = 1.0
+    a, b = float(coef[0]), float(coef[1])
+    if b <= 0:
+        raise DataError("the pooled points do not rise with training volume: no samples can be named")
+    return BoundedFit(
+        plateau=ceiling,
+        n0=math.exp(-a / b),
+        b=b,
+        ceiling=ceiling,
+        steps=steps,
+        scope="pooled",
+        n=int(n),
+        x_min=float(x.min()),
+        x_max=float(x.max()),
+        residual_se=math.sqrt(s2),
+        draws=out,
+        label=label,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Offline evaluation (eval-draft --json), read defensively: it is another command's output
+
+
+@dataclass(frozen=True)
+class Offline:
+    al_by_steps: dict[int, float]
+    vocab_ceiling: float | None
+    vocab_flags: tuple[str, ...]
+    source: str
+
+
+def read_offline(path: str | Path) -> Offline:
+    """The parts of an ``eval-draft --json`` object a plan uses: AL by num_steps (``al_replay``, the
+    serving-like number), the draft-vocabulary ceiling and the mapping findings."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except OSError as exc:
+        raise InputError(f"cannot read {p}: {exc.strerror or exc}") from exc
+    if size > MAX_OFFLINE_BYTES:
+        raise DataError(f"{p.name} is {size:,} bytes; an eval-draft JSON file is at most {MAX_OFFLINE_BYTES:,}")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{p.name} is not JSON: {exc}") from exc
+    if not isinstance(data, Mapping) or not isinstance(data.get("by_steps"), list):
+        raise DataError(f"{p.name}: expected eval-draft --json output with a 'by_steps' list")
+    al: dict[int, float] = {}
+    for row in data["by_steps"]:
+        if not isinstance(row, Mapping):
+            continue
+        k, v = number(row.get("steps")), number(row.get("al_replay"))
+        if k is not None and v is not None and k >= 1 and 1.0 <= v <= k + 1:
+            al[int(k)] = float(v)
+    raw_vocab = data.get("vocab")
+    vocab: Mapping[str, Any] = raw_vocab if isinstance(raw_vocab, Mapping) else {}
+    ceiling = None
+    for key in ("ceiling", "coverage", "acc1_ceiling", "share_emittable"):
+        v = number(vocab.get(key))
+        if v is not None and 0 <= v <= 1:
+            ceiling = float(v)
+            break
+    flags: list[str] = []
+    for key in ("findings", "flags", "lint"):
+        for item in vocab.get(key) or []:
+            if isinstance(item, Mapping):
+                sev = str(item.get("severity") or "error").lower()
+                if sev in ("error", "warning"):
+                    flags.append(f"{item.get('code') or sev}: {item.get('message') or ''}".strip(": "))
+            elif isinstance(item, str):
+                flags.append(item)
+    return Offline(al, ceiling, tuple(flags), f"offline evaluation: {p.name}")
+
+
+# ---------------------------------------------------------------------------------------------
+# A user's own training rate, from the timestamps in their console log
+
+_STAMP = re.compile(rb"(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[.,](\d+))?")
+_STEP = re.compile(rb"(?:global_step\s*[=:]\s*|\bstep\s*[=:]?\s*)(\d+)", re.IGNORECASE)
+RATE_WINDOW = 1024 * 1024  # bytes read at each end of a log for its first and last timestamped step
+
+
+def _stamped_steps(block: bytes) -> list[tuple[float, int]]:
+    out = []
+    for line in block.splitlines():
+        m, k = _STAMP.search(line), _STEP.search(line)
+        if not m or not k:
+            continue
+        try:
+            t = datetime.strptime(f"{m.group(1).decode()} {m.group(2).decode()}", "%Y-%m-%d %H:%M:%S")
+        except ValueError:
+            continue
+        frac = float("0." + m.group(3).decode()) if m.group(3) else 0.0
+        out.append((t.replace(tzinfo=UTC).timestamp() + frac, int(k.group(1))))
+    return out
+
+
+def rate_from_log(path: str | Path, batch_size: float) -> tuple[float, str] | None:
+    """Training samples/s from a console log's timestamps: the first and the last line that carry both a
+    timestamp (``YYYY-MM-DD HH:MM:SS``, as logging and torchrun prefixes write it) and a step (``step N``,
+    ``global_step=N``), times ``batch_size`` samples per step. Reads at most 1 MiB at each end. None when the
+    log has no such lines (TensorBoard event files are not read here)."""
+    p = Path(path)
+    if not p.is_file() or batch_size <= 0:
+        return None
+    size = p.stat().st_size
+    with p.open("rb") as fh:
+        head = fh.read(RATE_WINDOW)
+        fh.seek(max(0, size - RATE_WINDOW))
+        tail = fh.read(RATE_WINDOW)
+    first, last = _stamped_steps(head), _stamped_steps(tail)
+    if not first or not last:
+        return None
+    (t0, s0), (t1, s1) = first[0], last[-1]
+    if t1 <= t0 or s1 <= s0:
+        return None
+    rate = (s1 - s0) * batch_size / (t1 - t0)
+    return rate, (
+        f"{p.name}: steps {s0:,}..{s1:,} in {t1 - t0:,.0f} s at {batch_size:g} samples per step = {rate:.2f} samples/s"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Speed: tok/s at a batch size from the speedup model and the measured draft step
+
+
+@dataclass(frozen=True)
+class Speed:
+    """The speedup model and a draft step per batch size (measured with torch, or flat)."""
+
+    model: speedup.SpeedupModel
+    step_ms: Callable[[int], float]  # drafting cost per step at a batch size
+    served_steps: int
+    step_source: str
+
+    def tok_s(
+        self, batch: int, al: float, k: int | None = None, step_ms: Callable[[int], float] | None = None
+    ) -> float:
+        k = self.served_steps if k is None else k
+        checking = max(self.model.t_step_ms - self.model.t_draft_ms, 0.0)
+        draft = (step_ms or self.step_ms)(batch)
+        cycle = self.model.t_verify_ms + k * (checking + draft)
+        return batch * al / cycle * 1000.0
+
+    def al_at(self, k: int, offline: Offline | None = None) -> float:
+        if offline is not None and k in offline.al_by_steps:
+            return offline.al_by_steps[k]
+        return self.model.accept_length(k)
+
+
+def _record_for(label: str) -> dict[str, Any] | None:
+    for path in draftcost.recorded_files():
+        try:
+            data = draftcost.load_recorded(path)
+        except Exception:  # a malformed recorded file: the flat assumption below says so
+            continue
+        for d in data.get("drafts") or []:
+            if str(d.get("draft")) == label:
+                return {**d, "_file": path.name, "_device": data.get("device_name")}
+    return None
+
+
+def step_function(model: speedup.SpeedupModel, record: Mapping[str, Any] | None) -> tuple[Callable[[int], float], str]:
+    """Drafting cost per step at each batch: the model's (at its concurrency) moved by what the recorded
+    draft-cost figures measured between that batch and the model's concurrency; flat without figures."""
+    if record is None:
+        return (lambda _b: model.t_draft_ms), (
+            f"draft step {model.t_draft_ms:.3f} ms ({model.method} at concurrency {model.concurrency}), "
+            "assumed equal at every batch size (no draft-cost figures recorded for this draft)"
+        )
+    base, _ = draftcost.step_ms_for_batch(record, model.concurrency)
+
+    def fn(b: int) -> float:
+        ms, _ = draftcost.step_ms_for_batch(record, b)
+        return max(model.t_draft_ms + ms - base, 0.0)
+
+    return fn, (
+        f"draft step per batch from draft-cost figures measured on {record.get('_device')} "
+        f"({record.get('_file')}), anchored at the sweep's concurrency {model.concurrency}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The plan
+
+
+@dataclass
+class Option:
+    kind: Kind
+    title: str
+    al: Band | None = None
+    samples_needed: Band | None = None
+    generation: Band = field(default_factory=lambda: Band(0.0, 0.0, 0.0))
+    training: Band = field(default_factory=lambda: Band(0.0, 0.0, 0.0))
+    storage: Band = field(default_factory=lambda: Band(0.0, 0.0, 0.0))
+    tok_s: dict[str, Band] = field(default_factory=dict)
+    gain: Band | None = None  # tok/s gained at the ranking batch size
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    note: str = ""
+    blocking: bool = False  # a wiring error: nothing else is worth measuring first
+    al_steps: int | None = None  # the num_steps ``al`` is stated at
+
+    @property
+    def total(self) -> Band:
+        parts = (self.generation, self.training)
+
+        def add(attr: str) -> float | None:
+            vals = [getattr(p, attr) for p in parts]
+            return None if any(v is None for v in vals) else float(sum(vals))
+
+        return Band(add("value"), add("low"), add("high"))
+
+    @property
+    def per_gpu_hour(self) -> float | None:
+        """tok/s gained per GPU-hour (inf for a free change that gains)."""
+        if self.gain is None or self.gain.value is None:
+            return None
+        cost = self.total.value
+        if cost is None:
+            return None
+        if cost <= 0:
+            return math.inf if self.gain.value > 0 else 0.0
+        return self.gain.value / cost
+
+    def to_json(self) -> dict[str, Any]:
+        ratio = self.per_gpu_hour
+        return {
+            "kind": self.kind,
+            "title": self.title,
+            "al": None if self.al is None else self.al.to_json(),
+            "al_steps": self.al_steps,
+            "samples_needed": None if self.samples_needed is None else self.samples_needed.to_json(),
+            "gpu_hours": {
+                "generation": self.generation.to_json(),
+                "training": self.training.to_json(),
+                "total": self.total.to_json(),
+            },
+            "storage_tb": self.storage.to_json(),
+            "tok_s": {k: v.to_json() for k, v in self.tok_s.items()},
+            "gain_tok_s": None if self.gain is None else self.gain.to_json(),
+            "tok_s_per_gpu_hour": None if ratio is None else (None if math.isinf(ratio) else ratio),
+            "free": self.total.value == 0,
+            "evidence": self.evidence,
+            "note": self.note,
+        }
+
+
+@dataclass
+class Plan:
+    draft: str
+    target_al: float | None
+    target_al_source: str
+    steps: int  # K of the acceptance figures (al, target_al)
+    served_steps: int | None
+    rank_batch: int
+    gpu: str
+    options: list[Option]
+    current: dict[str, Any]
+    fit: BoundedFit | None
+    fit_note: str
+    points: pd.DataFrame  # what the fit was made on (samples, al, kind)
+    sources: list[Source]
+    cost: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "draft": self.draft,
+            "options": [o.to_json() for o in self.options],
+            "target_al": self.target_al,
+            "target_al_source": self.target_al_source,
+            "steps": self.steps,
+            "served_steps": self.served_steps,
+            "rank_batch": self.rank_batch,
+            "gpu": self.gpu,
+            "current": self.current,
+            "fit": None if self.fit is None else self.fit.summary(),
+            "fit_note": self.fit_note,
+            "cost_model": self.cost,
+            "sources": [s.to_json() for s in self.sources],
+        }
+
+    def frame(self) -> pd.DataFrame:
+        """One row per option, ranked: the table the Overview shows and exports."""
+        rows = []
+        for i, o in enumerate(self.options, 1):
+            tot = o.total
+            row: dict[str, Any] = {
+                "rank": i,
+                "option": o.title,
+                "kind": o.kind,
+                "al": o.al.value if o.al else None,
+                "al_low": o.al.low if o.al else None,
+                "al_high": o.al.high if o.al else None,
+                "samples_needed": o.samples_needed.value if o.samples_needed else None,
+                "samples_low": o.samples_needed.low if o.samples_needed else None,
+                "samples_high": o.samples_needed.high if o.samples_needed else None,
+                "gpu_hours": tot.value,
+                "gpu_hours_low": tot.low,
+                "gpu_hours_high": tot.high,
+                "storage_tb": o.storage.value,
+            }
+            for b, band in o.tok_s.items():
+                row[f"tok_s_bs{b}"] = band.value
+            row["gain_tok_s"] = o.gain.value if o.gain else None
+            ratio = o.per_gpu_hour
+            row["per_gpu_hour"] = None if ratio is None or math.isinf(ratio) else ratio
+            row["note"] = o.note
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def curve_frame(self) -> pd.DataFrame:
+        """The fit's line and band over the plotted range (empty without a fit)."""
+        if self.fit is None:
+            return pd.DataFrame(columns=["samples", "al", "low", "high"])
+        xs = [self.fit.x_min, self.fit.x_max]
+        for o in self.options:
+            if o.samples_needed is not None:
+                xs += [v for v in (o.samples_needed.value, o.samples_needed.high) if v]
+        hi = min(max(xs) * 1.5, self.fit.x_max * 1000)
+        return self.fit.band_frame(self.fit.x_min / 1.5, hi)
+
+
+def _source(sources: list[Source], kind: SourceKind, text: str) -> str:
+    for s in sources:
+        if s.text == text:
+            return s.id
+    sid = f"{kind}-{sum(1 for s in sources if s.kind == kind) + 1}"
+    sources.append(Source(sid, kind, text))
+    return sid
+
+
+def _ev(what: str, value: Any, source: str) -> dict[str, Any]:
+    return {"what": what, "value": value, "source": source}
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a plan reads, gathered by the CLI or the page."""
+
+    draft_label: str
+    draft_params: float  # trainable parameters outside the embedding
+    target_label: str | None
+    target_active: float | None
+    target_lm_head: float
+    target_hidden: int
+    num_aux: int
+    lint_errors: tuple[str, ...] = ()
+    lint_warnings: tuple[str, ...] = ()
+    runs: tuple[Any, ...] = ()
+    own_samples: float | None = None
+    own_samples_source: str = ""
+    own_tokens: float | None = None  # total training tokens from the audit
+    curve_x: tuple[float, ...] = ()
+    curve_al: tuple[float, ...] = ()
+    curve_steps: int | None = None
+    curve_source: str = ""
+    published: pd.DataFrame | None = None  # scaling.published_points()
+    family: str | None = None
+    benchmark: str = "gsm8k"
+    offline: Offline | None = None
+    step_record: Mapping[str, Any] | None = None
+    candidates: tuple[tuple[str, float, Mapping[str, Any]], ...] = ()  # other drafts: label, params, draft-cost record
+
+
+def _published_target(
+    points: pd.DataFrame, family: str | None, benchmark: str, chain: str
+) -> tuple[float, str] | None:
+    sel = points[(points["benchmark"] == benchmark) & (points["chain"] == chain) & points["accept_length"].notna()]
+    if family:
+        fam = sel[sel["family"] == family]
+        if len(fam):
+            sel = fam
+    vol = pd.to_numeric(sel["samples"], errors="coerce")
+    sel = sel[vol.notna()]
+    if sel.empty:
+        return None
+    best = sel.loc[pd.to_numeric(sel["samples"]).idxmax()]
+    return float(best["accept_length"]), (
+        f"{best['draft']} at {chain} on {benchmark} (the {family or 'published'} draft with the most training data)"
+    )
+
+
+def build(
+    inputs: Inputs,
+    *,
+    target_al: float | None = None,
+    gpu_name: str = "H200",
+    steps: int = 3,
+    ttt: int = 7,
+    epochs: float = 1.0,
+    tokens_per_sample: float | None = None,
+    rank_batch: int = 1,
+    gen_samples_per_s: float | None = None,
+    train_samples_per_s: float | None = None,
+    user_gpus: int = 1,
+    rate_source: str = "",
+    draws: int = DRAWS,
+    seed: int = 0,
+) -> Plan:
+    """Rank the options for one draft: more data, draft size, num_steps, wiring and vocabulary fixes."""
+    if target_al is not None and not 1.0 < target_al < math.inf:
+        raise InputError(f"--target-al must be a finite number above 1, got {target_al:g}")
+    if not 1 <= steps <= 16:
+        raise InputError(f"--steps must be between 1 and 16, got {steps}")
+    if rank_batch not in BATCHES:
+        raise InputError(f"the ranking batch size must be one of {', '.join(map(str, BATCHES))}")
+    for name, v in (("tokens per sample", tokens_per_sample), ("epochs", epochs)):
+        if v is not None and not 0 < v < math.inf:
+            raise InputError(f"{name} must be a positive number, got {v:g}")
+    if not 1 <= ttt <= 64:
+        raise InputError(f"TTT steps must be between 1 and 64, got {ttt}")
+    g = gpu(gpu_name)
+    sources: list[Source] = []
+    cal = calibration()
+    pubs = {k: _source(sources, "publication", s.text) for k, s in PUBLICATIONS.items() if k != "speculators-storage"}
+    pubs["speculators-storage"] = _source(sources, "publication", PUBLICATIONS["speculators-storage"].text)
+
+    samples_src = ""
+    if inputs.own_samples:
+        text = inputs.own_samples_source or "given"
+        kind: SourceKind = "user" if text in ("typed in", "--samples", "given") else "measured"
+        samples_src = _source(sources, kind, f"your training samples: {inputs.own_samples:,.0f} ({text})")
+
+    # ---- tokens per sample and the cost model
+    if tokens_per_sample is not None:
+        tps, tps_src = tokens_per_sample, _source(sources, "user", f"--tokens-per-sample {tokens_per_sample:g}")
+    elif inputs.own_tokens and inputs.own_samples:
+        tps = inputs.own_tokens / inputs.own_samples
+        tps_src = _source(sources, "measured", f"audit attached to the draft ({inputs.own_samples_source})")
+    else:
+        tps, tps_src = 2048.0, pubs["specforge-defaults"]
+    no_target = (
+        f"the target's parameter count is unknown ({inputs.target_label or 'no target named'}), so hidden-state "
+        "generation is not costed; give --target (a Hub id or folder of the target model)"
+        if inputs.target_active is None
+        else ""
+    )
+    gen_s = train_s = None
+    user_src = ""
+    if gen_samples_per_s is not None or train_samples_per_s is not None:
+        user_src = _source(
+            sources,
+            "user",
+            f"your own run's samples/s on {user_gpus} GPU(s)" + (f": {rate_source}" if rate_source else ""),
+        )
+        if gen_samples_per_s:
+            gen_s = user_gpus / gen_samples_per_s
+        if train_samples_per_s:
+            train_s = user_gpus / train_samples_per_s
+    cost = CostModel(
+        gpu=g,
+        target_active=inputs.target_active or 0.0,
+        target_lm_head=inputs.target_lm_head,
+        target_hidden=inputs.target_hidden,
+        num_aux=inputs.num_aux,
+        draft_params=inputs.draft_params,
+        tokens_per_sample=tps,
+        tokens_source=tps_src,
+        ttt=ttt,
+        epochs=epochs,
+        u_generation=cal.u_generation,
+        u_training=cal.u_training,
+        gen_gpu_s_per_sample=gen_s,
+        train_gpu_s_per_sample=train_s,
+        user_source=user_src,
+    )
+    cal_src = _source(
+        sources,
+        "publication",
+        f"utilisation calibrated on TorchSpec and speculators' Llama-3.1-8B runs: generation "
+        f"{cal.u_generation:.0%}, training {cal.u_training:.0%} of the bf16 peak "
+        + "; ".join(f"{r['run']}: model/published {r['ratio']:.2f}" for r in cal.rows),
+    )
+    formulas = {
+        "generation": "2 x target active params x tokens",
+        "training": "(6 x draft params x TTT steps + 2 x target lm_head) x tokens x epochs",
+        "storage": "tokens x (num_aux + 1) x target hidden x 2 B (offline only; online holds target GPUs)",
+    }
+    cost_json: dict[str, Any] = {
+        "gpu": g.name,
+        "bf16_tflops": g.bf16_tflops,
+        "peak_source": pubs["nvidia-datasheets"],
+        "utilisation": {"generation": cal.u_generation, "training": cal.u_training, "source": cal_src},
+        "calibration": list(cal.rows),
+        "tokens_per_sample": tps,
+        "tokens_per_sample_source": tps_src,
+        "ttt_steps": ttt,
+        "epochs": epochs,
+        "target_active_params": inputs.target_active,
+        "draft_params": inputs.draft_params,
+        "num_aux": inputs.num_aux,
+        "target_hidden": inputs.target_hidden,
+        "user_rates": {"generation_gpu_s_per_sample": gen_s, "training_gpu_s_per_sample": train_s},
+        "formulas": formulas,
+        "note": no_target or None,
+    }
+
+    # ---- the speed model
+    speed: Speed | None = None
+    current_al_k: float | None = None
+    speed_note = ""
+    model_src = ""
+    spec_runs = [r for r in inputs.runs if not getattr(r, "is_baseline", False) and getattr(r, "num_steps", None)]
+    if spec_runs:
+        try:
+            model = speedup.model_from_runs(list(inputs.runs))
+            step_fn, step_note = step_function(model, inputs.step_record)
+            best = max(spec_runs, key=lambda r: r.output_tokens_per_s or 0)
+            served = int(best.num_steps)
+            speed = Speed(model, step_fn, served, step_note)
+            run_kind = "example" if getattr(best, "kind", "") == "example" else "measured"
+            model_src = _source(
+                sources,
+                "measured",
+                f"speedup model ({model.method}) from store runs {', '.join(str(r.id) for r in inputs.runs)} "
+                f"({run_kind}); {step_note}; verify cost per cycle assumed the same at every batch size",
+            )
+            current_al_k = float(best.accept_length if best.accept_length is not None else best.accept_length_mean)
+        except (DataError, InputError) as exc:
+            speed_note = f"no speed model: {exc}"
+    else:
+        speed_note = "no speculative benchmark run attached to the draft: tok/s cannot be predicted"
+
+    # ---- the acceptance fit
+    fit: BoundedFit | None = None
+    fit_note = ""
+    chain = f"({steps},1,{steps + 1})"
+    pts = pd.DataFrame(columns=["samples", "al", "kind", "label"])
+    own_now: float | None = None
+    if inputs.curve_x:
+        k = inputs.curve_steps or steps
+        steps = k
+        chain = f"({steps},1,{steps + 1})"
+        try:
+            fit = fit_curve_bounded(inputs.curve_x, inputs.curve_al, steps=k, label=inputs.curve_source)
+            own_now = float(max(inputs.curve_x))
+            fit_src = _source(sources, "user", f"your training log's learning curve: {inputs.curve_source}")
+            fit_note = (
+                f"fitted on your learning curve ({fit.n} points after binning, tau_sim over {k} positions), "
+                f"x = samples seen; best form: {fit.form}; band: the 95% joint confidence region of three "
+                "bounded forms (logistic in log N, Weibull, saturating power law)"
+            )
+            pts = pd.DataFrame(
+                {"samples": list(inputs.curve_x), "al": list(inputs.curve_al), "kind": "your curve", "label": ""}
+            )
+        except DataError as exc:
+            fit_note = f"your curve could not be fitted ({exc}); "
+    if fit is None and inputs.published is not None:
+        points = inputs.published
+        sel = points[
+            (points["benchmark"] == inputs.benchmark)
+            & (points["chain"] == chain)
+            & points["accept_length"].notna()
+            & pd.to_numeric(points["samples"], errors="coerce").gt(0)
+        ]
+        fam = sel[sel["family"] == inputs.family] if inputs.family else sel.iloc[0:0]
+        use = fam if fam["samples"].nunique() >= 2 else sel
+        scope = f"{inputs.family} drafts" if use is fam else "drafts of every target"
+        xs = [float(v) for v in use["samples"]]
+        ys = [float(v) for v in use["accept_length"]]
+        labels = [str(d) for d in use["draft"]]
+        own_al_k = None
+        if current_al_k is not None and speed is not None:
+            k0 = speed.served_steps
+            try:
+                alpha = speedup.alpha_for(current_al_k, k0)
+                own_al_k = speedup.geometric_accept(alpha, steps)
+            except DataError:
+                own_al_k = None
+        if inputs.lint_errors:
+            own_al_k = None  # measured through broken wiring: not evidence of what the data supports
+        if inputs.own_samples and own_al_k is not None:
+            xs.append(float(inputs.own_samples))
+            ys.append(float(own_al_k))
+            labels.append(f"{inputs.draft_label} (measured {current_al_k:g} at {speed.served_steps} steps)")  # type: ignore[union-attr]
+        own_now = inputs.own_samples
+        try:
+            fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
+            fit_src = _source(
+                sources,
+                "publication",
+                f"registry: published {inputs.benchmark} acceptance at chain {chain} of {scope} "
+                f"({len(use)} points: {', '.join(sorted(set(labels[: len(use)])))})",
+            )
+            fit_note += (
+                f"pooled fit over {scope} at chain {chain} on {inputs.benchmark}"
+                + (
+                    f", plus your measured point converted from {speed.served_steps} to {steps} steps "  # type: ignore[union-attr]
+                    "by geometric acceptance"
+                    if own_al_k is not None and inputs.own_samples
+                    else ""
+                )
+                + f"; plateau fixed at K + 1 = {steps + 1}; band: Student t draws of the line, {draws} draws"
+            )
+            kinds = ["published"] * len(use) + (["yours"] if len(xs) > len(use) else [])
+            pts = pd.DataFrame({"samples": xs, "al": ys, "kind": kinds, "label": labels})
+        except DataError as exc:
+            fit_note += f"no pooled fit: {exc}"
+    elif fit is None:
+        fit_note += "no fit: no learning curve and no published points given"
+
+    # ---- target AL
+    if target_al is not None:
+        t_src = _source(sources, "user", f"--target-al {target_al:g}")
+    elif inputs.published is not None and (
+        pub := _published_target(inputs.published, inputs.family, inputs.benchmark, chain)
+    ):
+        target_al, text = pub
+        t_src = _source(sources, "publication", f"registry: {text}")
+    else:
+        t_src = ""
+    if target_al is not None and target_al >= steps + 1:
+        raise InputError(f"a target AL of {target_al:g} is impossible at {steps} draft steps (at most {steps + 1})")
+
+    # ---- current figures
+    current: dict[str, Any] = {"al_served": current_al_k, "served_steps": speed.served_steps if speed else None}
+    cur_tok: dict[int, float] = {}
+    if speed is not None:
+        for b in BATCHES:
+            cur_tok[b] = speed.tok_s(b, speed.al_at(speed.served_steps))
+        current["tok_s"] = {str(b): v for b, v in cur_tok.items()}
+        current["source"] = model_src
+    else:
+        current["tok_s"] = None
+        current["note"] = speed_note
+    if fit is not None and own_now:
+        now = fit.al(own_now)
+        current["al_fit"] = now.to_json()
+        current["samples"] = own_now
+        current["samples_source"] = samples_src if fit.scope == "pooled" else fit_src
+
+    def tok_band(
+        al_ratio: Band | None, *, k: int | None = None, step_ms: Callable[[int], float] | None = None
+    ) -> dict[str, Band]:
+        if speed is None:
+            return {}
+        out = {}
+        kk = speed.served_steps if k is None else k
+        for b in BATCHES:
+            base_al = speed.al_at(kk)
+            if al_ratio is None:
+                out[str(b)] = Band(speed.tok_s(b, base_al, kk, step_ms), None, None)
+                v = out[str(b)].value
+                out[str(b)] = Band(v, v, v)
+                continue
+
+            def at(r: float | None, _b: int = b, _al: float = base_al) -> float | None:
+                if r is None:
+                    return None
+                return speed.tok_s(_b, min(_al * r, kk + 1.0), kk, step_ms)
+
+            out[str(b)] = Band(at(al_ratio.value), at(al_ratio.low), at(al_ratio.high))
+        return out
+
+    def gain_of(tok: dict[str, Band]) -> Band | None:
+        if not tok or rank_batch not in cur_tok:
+            return None
+        return tok[str(rank_batch)].map(lambda v: v - cur_tok[rank_batch])
+
+    options: list[Option] = []
+
+    # ---- more data
+    md = Option("more-data", "More training data (same draft, same recipe)")
+    if fit is None:
+        md.note = fit_note or "no acceptance fit"
+    else:
+        base_al = fit.al(own_now).value if own_now else None
+        need = fit.samples_for(target_al) if target_al is not None else None
+        if need is not None and need.value is not None:
+            n_new = need.value
+            md.samples_needed = need
+            md.al = fit.al(n_new)
+            md.al_steps = fit.steps
+            reach = f"reaches the target {target_al:g} at {n_new:,.0f} samples"
+        else:
+            n_new = max(own_now or fit.x_max, fit.x_max) * 10
+            md.samples_needed = need
+            md.al = fit.al(n_new)
+            md.al_steps = fit.steps
+            reach = (
+                f"does not reach the target {target_al:g} (plateau {fit.plateau:.2f}); "
+                f"shown at 10x, {n_new:,.0f} samples"
+                if target_al is not None
+                else f"no target AL; shown at 10x, {n_new:,.0f} samples"
+            )
+        have = own_now or 0.0
+        epochs_div = epochs if fit.scope == "curve" else 1.0
+
+        def new_unique(n: float | None) -> float | None:
+            return None if n is None else max(n / epochs_div - have / epochs_div, 0.0)
+
+        band_n = md.samples_needed if md.samples_needed is not None else Band(n_new, n_new, n_new)
+        md.generation = band_n.map(lambda n: cost.generation_hours(max(n / epochs_div - have / epochs_div, 0.0)))
+        if no_target and gen_s is None:
+            md.generation = Band(None, None, None)
+        md.training = band_n.map(lambda n: cost.training_hours(n / epochs_div))
+        md.storage = band_n.map(lambda n: cost.storage_tb(n / epochs_div))
+        _ = new_unique
+        if base_al and md.al is not None and md.al.value is not None:
+            ratio = md.al.map(lambda v: v / base_al)
+            md.tok_s = tok_band(ratio)
+            md.gain = gain_of(md.tok_s)
+        md.note = (
+            f"The fit {reach}."
+            + (" " + speed_note if speed is None else "")
+            + (f" Note: {no_target}." if no_target else "")
+        )
+        md.evidence = [
+            _ev("acceptance fit", fit.summary(), fit_src),
+            _ev("target AL", target_al, t_src),
+            _ev("samples now", own_now, samples_src if fit.scope == "pooled" else fit_src),
+            _ev("tokens per sample", tps, tps_src),
+            _ev("GPU-hours: generation of the new samples, training on all of them", formulas, cal_src),
+            _ev("storage, offline hidden states", formulas["storage"], pubs["speculators-storage"]),
+            _ev(
+                "bounded form",
+                "log-linear middle, plateau at or below K + 1",
+                f"{pubs['scylla']}, {pubs['draft-opd']}",
+            ),
+        ]
+        if speed is not None:
+            md.evidence.append(
+                _ev("tok/s", "served AL scaled by the fit's AL ratio, at the served num_steps", model_src)
+            )
+    options.append(md)
+
+    # ---- num_steps per batch
+    if speed is not None:
+        ns = Option("num-steps", "num_steps chosen per batch size")
+        best_k: dict[str, int] = {}
+        tok: dict[str, Band] = {}
+        for b in BATCHES:
+            vals = {k: speed.tok_s(b, speed.al_at(k, inputs.offline), k) for k in speedup.STEPS}
+            k_best = max(vals, key=lambda k: vals[k])
+            best_k[str(b)] = k_best
+            tok[str(b)] = Band(vals[k_best], vals[k_best], vals[k_best])
+        ns.tok_s = tok
+        ns.gain = gain_of(tok)
+        ns.al = Band(speed.al_at(best_k[str(rank_batch)], inputs.offline), None, None)
+        ns.al = Band(ns.al.value, ns.al.value, ns.al.value)
+        ns.al_steps = best_k[str(rank_batch)]
+        missing = speedup.missing_evidence(speed.model)
+        off_steps = inputs.offline is not None and bool(inputs.offline.al_by_steps)
+        al_src = _source(sources, "measured", inputs.offline.source) if inputs.offline and off_steps else model_src
+        ns.note = (
+            "Best num_steps: "
+            + ", ".join(f"batch {b}: {k}" for b, k in best_k.items())
+            + (f" (served: {speed.served_steps}). " + ("Still missing: " + "; ".join(missing) if missing else ""))
+        )
+        ns.evidence = [
+            _ev("best num_steps per batch", best_k, model_src),
+            _ev("AL per num_steps", "offline al_replay" if off_steps else "speedup model", al_src),
+        ]
+        options.append(ns)
+
+    # ---- draft size
+    for label, params_c, record in inputs.candidates:
+        if speed is None:
+            break
+        ds = Option("draft-size", f"Draft shaped like {label}")
+        fn, note = step_function(speed.model, None)
+        base_rec = inputs.step_record
+        if base_rec is not None:
+            own_base, _ = draftcost.step_ms_for_batch(base_rec, speed.model.concurrency)
+
+            def cand(b: int, _r: Mapping[str, Any] = record, _o: float = own_base) -> float:
+                ms, _ = draftcost.step_ms_for_batch(_r, b)
+                return max(speed.model.t_draft_ms + ms - _o, 0.0)
+
+            fn = cand
+            note = f"its draft step measured on {record.get('_device')} ({record.get('_file')})"
+        ds.tok_s = tok_band(None, step_ms=fn)
+        ds.gain = gain_of(ds.tok_s)
+        if ds.gain is not None:
+            # the step cost is measured, the AL change is not known: the gain has no lower bound
+            ds.gain = Band(ds.gain.value, None, ds.gain.value)
+        al_now = speed.al_at(speed.served_steps)
+        ds.al = Band(al_now, al_now, al_now)
+        ds.al_steps = speed.served_steps
+        have = inputs.own_samples or 0.0
+        ds.training = Band(*([cost.training_hours(have, params_c)] * 3))
+        ds.generation = Band(*([cost.generation_hours(have)] * 3))
+        if no_target and gen_s is None:
+            ds.generation = Band(None, None, None)
+        ds.storage = Band(*([cost.storage_tb(have)] * 3))
+        ds.note = (
+            f"Same AL assumed: no published pair of drafts that differ only in size is known, so no AL change is "
+            f"claimed. The tok/s change is the measured step cost ({params_c:,.0f} against "
+            f"{inputs.draft_params:,.0f} parameters outside the embedding); cost = retraining on your "
+            f"{have:,.0f} samples (online: generation again; offline with stored states: training only)."
+        )
+        ds.evidence = [
+            _ev("draft step", note, _source(sources, "measured", f"draft-cost figures: {note}")),
+            _ev("AL change", None, "none known"),
+            _ev("training samples", have, samples_src or "none given"),
+        ]
+        options.append(ds)
+
+    # ---- wiring and vocabulary
+    fixed_al = None
+    fixed_src = ""
+    if fit is not None and own_now:
+        fixed_al = fit.al(own_now)
+        fixed_src = fit_src
+    if inputs.lint_errors or inputs.lint_warnings:
+        fw = Option("fix-wiring", "Fix the wiring (aux layers, norms, config the engine reads)")
+        fw.blocking = bool(inputs.lint_errors)
+        lint_src = _source(sources, "measured", "wiring lint (models.lint) of the draft's config against its target")
+        if inputs.lint_errors and fixed_al is not None and speed is not None and current_al_k:
+            # a wiring error breaks serving, not training: the fit says what the data supports
+            conv = fixed_al
+            if fit is not None and fit.steps != speed.served_steps:
+                conv = fixed_al.map(
+                    lambda v: speedup.geometric_accept(
+                        speedup.alpha_for(min(v, fit.steps + 1), fit.steps),
+                        speed.served_steps,
+                    )
+                )
+            al_k = current_al_k
+            ratio = conv.map(lambda v: v / al_k)
+            fw.tok_s = tok_band(ratio)
+            fw.gain = gain_of(fw.tok_s)
+            fw.al = fixed_al
+            fw.al_steps = fit.steps if fit is not None else None
+            fw.note = (
+                "Error-level wiring findings: the served AL is not what the training reached. Expected AL once "
+                "fixed: what the fit says your data supports."
+            )
+        elif inputs.lint_errors:
+            fw.note = "Error-level wiring findings: fix them before measuring anything else (gain unknown: no fit)."
+        else:
+            fw.note = "Warnings only: check them; no AL gain is claimed."
+        fw.evidence = [_ev("lint", list(inputs.lint_errors or inputs.lint_warnings), lint_src)]
+        if fixed_src:
+            fw.evidence.append(_ev("AL once fixed", None if fixed_al is None else fixed_al.to_json(), fixed_src))
+        options.append(fw)
+    off = inputs.offline
+    if off is not None and (off.vocab_flags or (off.vocab_ceiling is not None and off.vocab_ceiling < 0.9)):
+        fv = Option("fix-vocab", "Fix the draft vocabulary / d2t mapping")
+        fv.blocking = bool(off.vocab_flags)
+        osrc = _source(sources, "measured", off.source)
+        if speed is not None and off.vocab_ceiling:
+            # acc_1 is capped by the share of target tokens the draft vocabulary can emit
+            alpha = speed.model.alpha
+            new_alpha = min(alpha / max(off.vocab_ceiling, 1e-6), 0.99)
+            k = speed.served_steps
+            ratio_v = speedup.geometric_accept(new_alpha, k) / speedup.geometric_accept(alpha, k)
+            fv.tok_s = tok_band(Band(ratio_v, 1.0, ratio_v))
+            fv.gain = gain_of(fv.tok_s)
+            al_now = speed.al_at(k)
+            fv.al = Band(al_now * ratio_v, al_now, al_now * ratio_v)
+            fv.al_steps = k
+        fv.note = (
+            "Offline evaluation flags the vocabulary: ceiling "
+            + (f"{off.vocab_ceiling:.3f}" if off.vocab_ceiling is not None else "unknown")
+            + (f"; {'; '.join(off.vocab_flags)}" if off.vocab_flags else "")
+            + ". Gain: the per-position acceptance freed of the ceiling (an upper bound)."
+        )
+        fv.evidence = [_ev("vocabulary", {"ceiling": off.vocab_ceiling, "flags": list(off.vocab_flags)}, osrc)]
+        options.append(fv)
+
+    # ---- rank
+    def key(o: Option) -> tuple[int, float]:
+        """Wiring errors first; then gains whose whole band clears run-to-run noise, by tok/s per GPU-hour;
+        then gains that only might (their band reaches below noise, or has no lower bound); then the rest."""
+        if o.blocking:
+            return (0, 0.0)
+        ratio = o.per_gpu_hour
+        noise = NOISE * cur_tok.get(rank_batch, 0.0)
+        if ratio is None or o.gain is None or o.gain.value is None or o.gain.value <= noise:
+            return (3, -(o.gain.value if o.gain and o.gain.value is not None else -math.inf))
+        if o.gain.low is None or o.gain.low <= noise:
+            return (2, -ratio)
+        return (1, -ratio)
+
+    options.sort(key=key)
+    return Plan(
+        draft=inputs.draft_label,
+        target_al=target_al,
+        target_al_source=t_src,
+        steps=steps,
+        served_steps=speed.served_steps if speed else None,
+        rank_batch=rank_batch,
+        gpu=g.name,
+        options=options,
+        current=current,
+        fit=fit,
+        fit_note=fit_note,
+        points=pts,
+        sources=sources,
+        cost=cost_json,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Gathering the inputs for a draft (shared by the CLI and the Overview page)
+
+
+def inputs_for(
+    entry: Any,
+    *,
+    runs: Sequence[Any] = (),
+    own_samples: float | None = None,
+    own_samples_source: str = "",
+    own_tokens: float | None = None,
+    curve: Any = None,
+    curve_source: str = "",
+    offline: Offline | None = None,
+    benchmark: str = "gsm8k",
+    published: pd.DataFrame | None = None,
+) -> Inputs:
+    """``Inputs`` from a ``comparison.Entry`` (the draft, counted and linted), its runs and its data."""
+    from comparelib.analysis.scaling import family_of
+    from comparelib.models import lint as lint_mod
+
+    spec = entry.spec
+    try:
+        shape = draftcost.shape_from_spec(spec)
+        num_aux, target_hidden = shape.num_aux, shape.target_hidden
+    except Exception:  # not an EAGLE-3 draft: the usual three aux layers, the draft's hidden size
+        num_aux, target_hidden = lint_mod.expected_aux_count(spec), spec.target_hidden_size or spec.hidden_size
+    tc = entry.target_count
+    target_active = None
+    target_lm_head = 0.0
+    if tc is not None:
+        target_active = float(tc.active or tc.total)
+        target_lm_head = float(tc.lm_head)
+    errors = tuple(f"{f.code}: {f.message}" for f in entry.findings if f.severity == "error" and not f.harmless)
+    warnings = tuple(f"{f.code}: {f.message}" for f in entry.findings if f.severity == "warning" and not f.harmless)
+    cx: tuple[float, ...] = ()
+    cy: tuple[float, ...] = ()
+    csteps = None
+    if curve is not None:
+        pts = [p for p in curve.points if p.samples_seen]
+        split = curve.evidence.get("split") if isinstance(curve.evidence, Mapping) else None
+        if split in ("train", "eval"):
+            pts = [p for p in pts if p.split == split] or pts
+        if not pts:
+            raise InputError(
+                "the learning curve has no samples seen (its x axis is steps or epochs): give --batch-size "
+                "(samples per logged step) or --epoch-samples, so the plan can count samples"
+            )
+        cx = tuple(float(p.samples_seen) for p in pts)
+        cy = tuple(float(p.tau_sim) for p in pts)
+        csteps = max((len(p.acc) for p in pts), default=0) or None
+        if cx and not csteps:
+            raise DataError("the learning curve has no per-position accuracies")
+    record = _record_for(entry.label)
+    candidates = []
+    if record is not None:
+        for path in draftcost.recorded_files():
+            try:
+                data = draftcost.load_recorded(path)
+            except Exception:
+                continue
+            for d in data.get("drafts") or []:
+                if str(d.get("draft")) == entry.label:
+                    continue
+                shape_d = d.get("shape") or {}
+                if shape_d.get("target_hidden") not in (None, target_hidden):
+                    continue
+                p = (d.get("params") or {}).get("excluding_embedding")
+                if isinstance(p, (int, float)):
+                    candidates.append(
+                        (str(d.get("draft")), float(p), {**d, "_file": path.name, "_device": data.get("device_name")})
+                    )
+    return Inputs(
+        draft_label=entry.label,
+        draft_params=float(entry.count.excluding_embedding),
+        target_label=entry.target_label,
+        target_active=target_active,
+        target_lm_head=target_lm_head,
+        target_hidden=int(target_hidden),
+        num_aux=int(num_aux),
+        lint_errors=errors,
+        lint_warnings=warnings,
+        runs=tuple(runs),
+        own_samples=own_samples,
+        own_samples_source=own_samples_source,
+        own_tokens=own_tokens,
+        curve_x=cx,
+        curve_al=cy,
+        curve_steps=csteps,
+        curve_source=curve_source,
+        published=published if published is not None else scaling.published_points(),
+        family=family_of(entry.target_label),
+        benchmark=benchmark.lower(),
+        offline=offline,
+        step_record=record,
+        candidates=tuple(candidates),
+    )

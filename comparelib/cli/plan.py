@@ -1,0 +1,154 @@
+"""``plan``: which change closes the draft's acceptance gap, ranked by tok/s gained per GPU-hour."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="rank more data, draft size, num_steps and wiring/vocab fixes by tok/s gained per GPU-hour",
+    )
+    p.add_argument("draft", metavar="DRAFT", help="Hub URL, org/name[@rev], local folder, registry:<id> or 'example'")
+    p.add_argument("--target", default=None, help="the target model (Hub id or folder) when the config does not say")
+    p.add_argument("--curve", nargs="+", metavar="LOG", default=None, help="the draft's training log(s) (see curve)")
+    p.add_argument("--batch-size", type=float, default=None, help="for --curve: global samples per logged step")
+    p.add_argument("--epoch-samples", type=float, default=None, help="for --curve: samples per epoch (EAGLE logs)")
+    p.add_argument("--target-al", type=float, default=None, help="acceptance length to reach (default: published)")
+    p.add_argument("--steps", type=int, default=3, help="num_steps K of the acceptance figures (chain K,1,K+1)")
+    p.add_argument("--benchmark", default="gsm8k", help="benchmark of the published points (pooled fit)")
+    p.add_argument("--gpu", default="H200", help="H100, H200, A100 or B200")
+    p.add_argument("--ttt", type=int, default=7, help="TTT steps of the training recipe (SpecForge default 7)")
+    p.add_argument("--epochs", type=float, default=1.0, help="epochs of the training recipe")
+    p.add_argument("--tokens-per-sample", type=float, default=None, help="default: the attached audit, else 2048")
+    p.add_argument("--samples", type=float, default=None, help="your training samples (default: attached audit)")
+    p.add_argument("--volume", default=None, help="the draft name its audited volume is stored under")
+    p.add_argument("--group", default=None, help="the run group of its benchmarks")
+    p.add_argument("--offline", default=None, metavar="FILE", help="eval-draft --json output (AL by steps, vocab)")
+    p.add_argument(
+        "--train-samples-per-s", type=float, default=None, help="your run's training samples/s (from its log)"
+    )
+    p.add_argument("--gen-samples-per-s", type=float, default=None, help="your run's hidden-state samples/s")
+    p.add_argument("--gpus", type=int, default=1, help="GPUs of the run those rates were measured on")
+    p.add_argument("--rank-batch", type=int, default=1, choices=(1, 8, 64), help="batch size the ranking uses")
+    p.add_argument("--db", default=None, help="results store URL (default: SPECDRAFT_DB or the local SQLite file)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _positive(name: str, value: float | None) -> None:
+    from comparelib.errors import InputError
+
+    if value is not None and not 0 < value < math.inf:
+        raise InputError(f"{name} must be a positive, finite number, got {value:g}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from comparelib.analysis import curves, plan
+    from comparelib.cli._util import print_json
+    from comparelib.errors import InputError
+    from comparelib.live.store import Store
+    from comparelib.models import comparison
+    from comparelib.models.draft import DEFAULT, OwnDraft
+
+    for name in ("samples", "tokens_per_sample", "train_samples_per_s", "gen_samples_per_s", "epochs"):
+        _positive("--" + name.replace("_", "-"), getattr(args, name))
+    if args.gpus < 1:
+        raise InputError(f"--gpus must be at least 1, got {args.gpus}")
+    if args.target_al is not None and not 1.0 < args.target_al < math.inf:
+        raise InputError(f"--target-al must be a finite number above 1, got {args.target_al:g}")
+    if args.target_al is not None and not args.curve and args.target_al >= args.steps + 1:
+        raise InputError(
+            f"--target-al must be above 1 and below {args.steps + 1} (a chain of --steps {args.steps} accepts "
+            f"at most {args.steps + 1} tokens a cycle), got {args.target_al:g}"
+        )
+    draft = OwnDraft.parse(args.draft, volume=args.volume, group=args.group)
+    if draft.is_example:
+        draft = draft.with_(volume=args.volume or DEFAULT.volume, group=args.group or DEFAULT.group)
+    plan.gpu(args.gpu)  # refuse an unknown GPU before anything is fetched
+    entry = comparison.load_entry(draft.source, target=args.target, with_header=False)
+    store = Store(args.db)
+    store.ensure_examples()
+    volumes = store.data_volumes()
+    runs = draft.runs(store)
+    own_samples, samples_src = (args.samples, "--samples") if args.samples else draft.training_samples(volumes)
+    row = draft.volume_row(volumes)
+    own_tokens = float(row["tokens"]) if row and row.get("tokens") and not args.samples else None
+    curve = None
+    curve_src = ""
+    if args.curve:
+        curve = curves.curve(args.curve, batch_size=args.batch_size, epoch_samples=args.epoch_samples)
+        curve_src = ", ".join(args.curve)
+    offline = plan.read_offline(args.offline) if args.offline else None
+    train_rate, rate_src = args.train_samples_per_s, ""
+    if train_rate is None and args.curve and args.batch_size:
+        for path in args.curve:
+            found = plan.rate_from_log(path, args.batch_size)
+            if found:
+                train_rate, rate_src = found[0], f"training rate from the log's timestamps, {found[1]}"
+                break
+    inputs = plan.inputs_for(
+        entry,
+        runs=runs,
+        own_samples=own_samples,
+        own_samples_source=samples_src if own_samples else "",
+        own_tokens=own_tokens,
+        curve=curve,
+        curve_source=curve_src,
+        offline=offline,
+        benchmark=args.benchmark,
+    )
+    result = plan.build(
+        inputs,
+        target_al=args.target_al,
+        gpu_name=args.gpu,
+        steps=args.steps,
+        ttt=args.ttt,
+        epochs=args.epochs,
+        tokens_per_sample=args.tokens_per_sample,
+        rank_batch=args.rank_batch,
+        gen_samples_per_s=args.gen_samples_per_s,
+        train_samples_per_s=train_rate,
+        user_gpus=args.gpus,
+        rate_source=rate_src,
+    )
+    if args.json:
+        print_json(result.to_json())
+        return 0
+    w = sys.stdout.write
+    w(f"plan for {result.draft} on {result.gpu}")
+    if result.target_al is not None:
+        w(f", target AL {result.target_al:g} at {result.steps} steps")
+    w(f"\n{result.fit_note}\n")
+    for i, o in enumerate(result.options, 1):
+        w(f"{i}. [{o.kind}] {o.title}\n")
+        if o.al is not None and o.al.value is not None:
+            w(f"   AL {_band(o.al, '.2f')}\n")
+        if o.samples_needed is not None:
+            w(f"   samples needed {_band(o.samples_needed, ',.0f')}\n")
+        tot = o.total
+        if tot.value:
+            w(
+                f"   GPU-hours {_band(tot, ',.0f')} (generation {_band(o.generation, ',.0f')}, "
+                f"training {_band(o.training, ',.0f')}); offline storage {_band(o.storage, ',.1f')} TB\n"
+            )
+        if o.tok_s:
+            w("   tok/s " + ", ".join(f"bs{b}: {v.value:,.1f}" for b, v in o.tok_s.items() if v.value) + "\n")
+        if o.note:
+            w(f"   {o.note}\n")
+    w("sources:\n")
+    for s in result.sources:
+        w(f"  {s.id}: {s.text}\n")
+    return 0
+
+
+def _band(b: object, fmt: str) -> str:
+    value, low, high = (getattr(b, k) for k in ("value", "low", "high"))
+    if value is None:
+        return "not reached"
+    lo = "?" if low is None else format(low, fmt)
+    hi = "unbounded" if high is None else format(high, fmt)
+    return f"{format(value, fmt)} ({lo}..{hi})"
