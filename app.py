@@ -197,6 +197,19 @@ def show_table(
 
 
 DRAFT_STATE = "own_draft"
+CURVE_STATE = "_own_curve"  # {draft source: the verdict of the training log loaded this session}
+
+
+def remember_curve_verdict(draft: OwnDraft, verdict: str) -> None:
+    """The Acceptance vs data page's learning-curve verdict for ``draft``, for Overview (this session only)."""
+    st.session_state.setdefault(CURVE_STATE, {})[draft.source] = verdict
+
+
+def own_curve_verdict(draft: OwnDraft) -> str | None:
+    """The verdict of the training log loaded for ``draft`` in this session, if any."""
+    return st.session_state.get(CURVE_STATE, {}).get(draft.source)
+
+
 TOKEN_STATE = "hub_token"
 _NONE = "(none)"
 

@@ -427,7 +427,12 @@ else:
     except CompareError as exc:
         st.error(str(exc))
     else:
-        badge = {"rising": "🟢 still rising", "plateau": "🟠 plateau", "too-few-points": "⚪ too few points"}
+        app.remember_curve_verdict(draft, lc.verdict)
+        badge = {
+            "rising": ":green[:material/trending_up: still rising]",
+            "plateau": ":orange[:material/trending_flat: plateau]",
+            "too-few-points": ":gray[:material/more_horiz: too few points]",
+        }
         st.markdown(f"**{badge[lc.verdict]}** — {lc.sentence}")
         if lc.evidence.get("note"):
             st.caption(lc.evidence["note"])

@@ -180,13 +180,13 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     assert f"ours {ROWS} samples" in answer  # the audit's count
     # acceptance and speed of the faster speculative run: 4 tokens per verify at num_steps=3, 3 at 2
     live = re.search(
-        r"Live speed: [\d.]+ tok/s with speculation \(num_steps=(\d)\) against [\d.]+ tok/s "
-        r"without: \+\d",
+        r"Live speed \(measured\): run #\d+ \(sglang, num_steps=(\d)\) [\d.]+ tok/s with speculation against "
+        r"baseline run #\d+ [\d.]+ tok/s without: [\d.]+x \(\+\d",
         answer,
     )
     (ARTIFACTS / "overview.txt").write_text(answer, encoding="utf-8")
     assert live, answer
-    assert f"ours ~{int(live.group(1)) + 1}.0" in answer, answer
+    assert f"ours {int(live.group(1)) + 1}.00 (measured, run #" in answer, answer
     assert "example data" not in answer.lower()
     assert page.get_by_test_id("stException").count() == 0
     _shoot(page, "4-overview-light")
