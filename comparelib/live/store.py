@@ -179,7 +179,8 @@ class RunRecord:
     @property
     def title(self) -> str:
         """A short human name for pickers: id, kind, spec config, labels."""
-        spec = "baseline" if self.is_baseline else (self.speculative_algorithm or "spec")
+        algo = self.speculative_algorithm
+        spec = "baseline" if self.is_baseline else (algo if algo and algo != "unknown" else "speculative")
         if self.num_steps is not None:
             spec += f" steps={self.num_steps}"
         if self.topk is not None:
