@@ -67,6 +67,12 @@ with st.form("compare_form"):
     layers_text = c2.text_input(
         "…or just its number of decoder layers", value=qp.get("layers", ""), key="compare_target_layers"
     )
+    to_published = st.checkbox(
+        "Use this target for the published drafts too",
+        value=qp.get("target_all") == "1",
+        key="compare_target_all",
+        help="Off: the target is your draft's; each published draft keeps the target it was trained for.",
+    )
     submitted = st.form_submit_button("Compare", type="primary")
 
 
@@ -88,6 +94,8 @@ if submitted:
         st.query_params["target"] = target.strip()
     if target_layers:
         st.query_params["layers"] = str(target_layers)
+    if to_published:
+        st.query_params["target_all"] = "1"
 
 if not sources:
     st.info("Pick a published draft or paste a URL to start.")
@@ -98,7 +106,15 @@ with st.spinner("Reading configs and checkpoint headers…"):
     for src in sources:
         try:
             with settings.session_token(app.hub_token()):
-                entries.append(_load(src, target.strip() or None, target_layers, settings.token_fingerprint()))
+                mine = comparison.target_applies(src, draft.source, to_published=to_published)
+                entries.append(
+                    _load(
+                        src,
+                        (target.strip() or None) if mine else None,
+                        target_layers if mine else None,
+                        settings.token_fingerprint(),
+                    )
+                )
         except CompareError as exc:
             st.error(f"**{src}**: {exc}")
 if not entries:

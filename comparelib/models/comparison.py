@@ -250,6 +250,21 @@ def _repo_id_or_none(text: str) -> str | None:
         return None
 
 
+def target_applies(source: str, own_source: str | None = None, *, to_published: bool = False) -> bool:
+    """Whether a target typed on Compare is this source's target.
+
+    The field names the user's draft's target. A published draft (picked from the registry, or its Hub
+    repo pasted) keeps the target it was trained for, unless the user asks (``to_published``): giving a
+    Llama-3.1-8B draft a Kimi target would only produce hidden-size mismatches that are not there.
+    """
+    if to_published or source == own_source:
+        return True
+    if source.startswith(REGISTRY_PREFIX):
+        return False
+    repo = _repo_id_or_none(source) if not source.startswith(EXAMPLE_PREFIX) else None
+    return not (repo and _in_registry(repo))
+
+
 def _in_registry(hub_id: str) -> bool:
     return any(d.hub_id == hub_id for d in registry.load_registry())
 
