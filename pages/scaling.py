@@ -267,9 +267,9 @@ with live_col:
 
 
 # --- draft cost: two candidate drafts side by side ----------------------------------------------
-@st.cache_data(show_spinner=False)
-def _draft_figures() -> list[tuple[str, dict]]:
-    return draftcost.figure_sources()
+@st.cache_data(show_spinner=False, ttl=3600)
+def _draft_figures(own: str, token_tag: str) -> list[tuple[str, dict]]:  # token_tag: a fingerprint, never the token
+    return draftcost.figure_sources(own)
 
 
 st.subheader("Draft cost: is a bigger draft worth its step?")
@@ -282,13 +282,18 @@ if group is None:
     st.caption("Pick a run group above: the candidates share its verify costs.")
 else:
     try:
-        figures = _draft_figures()
+        try:
+            with settings.session_token(app.hub_token()):
+                figures = _draft_figures(draft.source, settings.token_fingerprint())
+        except CompareError as exc:  # your draft cannot be read: the built-in pair still shows
+            st.caption(f"Your draft is not in the step-cost estimate: {exc}")
+            figures = _draft_figures("", "")
         pick = st.selectbox("Step costs", [label for label, _ in figures], key="sc_dc_source")
         record = dict(figures)[pick]
         drafts = [d["draft"] for d in record["drafts"]]
         model_dc = speedup.model_from_runs(store.runs(group=group))
         k_dc = model_dc.measured[0].num_steps
-        own = next((i for i, d in enumerate(drafts) if "own" in d), 0)
+        own = draftcost.own_index(record, draft.source)
         first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
         order = [first] + [d for d in drafts if d != first]
         cols = st.columns(len(order))
@@ -305,7 +310,7 @@ else:
                 key=f"sc_dc_acc_{drafts.index(name)}",
             )
             col.caption(
-                f"step {ms:.3f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
+                f"step {ms:.2f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
             )
             candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
         side = speedup.compare_drafts(model_dc, candidates)
