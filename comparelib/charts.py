@@ -17,6 +17,12 @@ import pandas as pd
 from comparelib.errors import InputError
 from comparelib.values import plain
 
+# Altair validates every chart part against the Vega-Lite schema as it is built, and again when the
+# whole chart is serialised: building the Acceptance vs data page's charts took ~0.8 s of jsonschema
+# per run. The charts here are fixed code (test_charts validates each one in full), so the per-part
+# check is off; the final ``to_dict`` still validates the whole spec.
+alt.utils.schemapi.disable_debug_mode()
+
 PUBLISHED_SHAPE = "circle"
 OWN_SHAPE = "diamond"
 GREY = "#b8b8b8"  # marks only (points at other settings), never text

@@ -182,8 +182,12 @@ if not harmless.empty:
         harmless = harmless.drop(columns="harmless")
         app.show_table(harmless, tables.FINDINGS, "compare_findings_harmless", row_height=64, ordered=False)
 
-for e in entries:
-    with st.expander(f"{e.label}: tensors, checkpoint, capture layers"):
+# One draft's details at a time: a tensor table per draft in the browser is what made this page slow.
+st.subheader("Details")
+_names = [e.label for e in entries]
+_shown = st.selectbox("Tensors, checkpoint and capture layers of", _names, index=len(_names) - 1, key="compare_detail")
+for e in [e for e in entries if e.label == _shown][:1]:
+    with st.container():
         meta = [f"architecture `{e.spec.architecture}` · dialect `{e.spec.dialect}`"]
         if e.commit_sha:
             meta.append(f"commit `{e.commit_sha}`")

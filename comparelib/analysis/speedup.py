@@ -105,7 +105,11 @@ def _fit_alpha(points: Sequence[SweepPoint]) -> float:
     def sse(al: float) -> float:
         return sum((geometric_accept(al, k) - accept) ** 2 for k, accept in pts)
 
-    errs = [sse(g) for g in grid]
+    # the grid at once: L(k) = (1 - a^(k+1)) / (1 - a) for every grid value and point (a < 1 on the grid)
+    ks = np.array([k for k, _ in pts], dtype=float)
+    target = np.array([accept for _, accept in pts], dtype=float)
+    model = (1.0 - grid[:, None] ** (ks[None, :] + 1.0)) / (1.0 - grid[:, None])
+    errs = ((model - target[None, :]) ** 2).sum(axis=1)
     i = int(np.argmin(errs))
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
     # golden-section refinement inside the bracketing grid cells

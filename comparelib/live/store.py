@@ -608,15 +608,14 @@ class Store:
     # -- reading runs
 
     def _records(self, where: Any = None) -> list[RunRecord]:
-        counts = (
-            sa.select(
-                requests_table.c.run_id,
-                sa.func.count().label("n"),
-                sa.func.sum(sa.case((requests_table.c.ok.is_(False), 1), else_=0)).label("n_err"),
-            )
-            .group_by(requests_table.c.run_id)
-            .subquery()
+        counts_q = sa.select(
+            requests_table.c.run_id,
+            sa.func.count().label("n"),
+            sa.func.sum(sa.case((requests_table.c.ok.is_(False), 1), else_=0)).label("n_err"),
         )
+        if where is not None:  # count only the chosen runs' requests (run_id is indexed), not the whole table
+            counts_q = counts_q.where(requests_table.c.run_id.in_(sa.select(runs_table.c.id).where(where)))
+        counts = counts_q.group_by(requests_table.c.run_id).subquery()
         # Timestamps come back as the driver gives them and are parsed here, so one unreadable value
         # (a row written by another tool) cannot fail the whole query.
         cols = [
