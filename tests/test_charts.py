@@ -200,8 +200,8 @@ def test_sweep_charts_split_engines_and_do_not_zoom_into_noise() -> None:
 
     def run(i: int, engine: str, acc: float) -> SimpleNamespace:
         return SimpleNamespace(
-            id=i, num_steps=3 + i % 2, output_tokens_per_s=700.0 + i, accept_length=acc, title=f"#{i}", kind="measured",
-            engine=engine, is_baseline=False,
+            id=i, num_steps=3 + i % 2, output_tokens_per_s=700.0 + i, accept_length=acc, title=f"#{i}",
+            kind="measured", engine=engine, is_baseline=False,
         )  # fmt: skip
 
     speed, accept = charts.run_sweep_charts([run(1, "sglang", 2.50), run(2, "vllm", 2.51), run(3, "sglang", 2.505)])
