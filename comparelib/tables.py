@@ -37,13 +37,18 @@ class Column:
             return f"%.{self.decimals if self.decimals is not None else 2}f{_unit_suffix(self.unit)}"
         return None
 
-    def text(self, value: float) -> str:
-        """The number as Markdown and LaTeX show it."""
+    def text(self, value: float, *, unit: bool = True) -> str:
+        """The number as Markdown shows it (LaTeX: ``unit=False``, the unit is in the header once)."""
         if self.kind == "int":
             out = f"{int(value):,}"
         else:
             out = f"{float(value):,.{self.decimals if self.decimals is not None else 2}f}"
-        return out + _unit_suffix(self.unit)
+        return out + (_unit_suffix(self.unit) if unit else "")
+
+    @property
+    def header(self) -> str:
+        """A LaTeX column header: the label with its unit once, e.g. "bf16 (GiB)"."""
+        return f"{self.title} ({self.unit})" if self.unit else self.name
 
 
 def _unit_suffix(unit: str | None) -> str:
@@ -90,7 +95,7 @@ DRAFT_PARAMS = Table(
             width=None,
         ),
         Column(
-            "bf16_GiB", "float", label="bf16", decimals=2, unit="GiB", help="memory of what must be loaded, at bf16"
+            "bf16_GiB", "float", label="bf16", decimals=3, unit="GiB", help="memory of what must be loaded, at bf16"
         ),
         *_ints("train_samples", "train_tokens", width=None),
         Column(

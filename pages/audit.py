@@ -44,16 +44,20 @@ def _run_audit(
         frac, text = progress_text(rows, rate, eta)
         bar.progress(frac, text=text)
 
-    result = audit(
-        source,
-        tokenizer=tokenizer or None,
-        max_length=max_length,
-        fmt=fmt,
-        sample=sample,
-        config=config or None,
-        split=split or None,
-        progress=progress,
-    )
+    try:
+        result = audit(
+            source,
+            tokenizer=tokenizer or None,
+            max_length=max_length,
+            fmt=fmt,
+            sample=sample,
+            config=config or None,
+            split=split or None,
+            progress=progress,
+        )
+    except BaseException:
+        bar.empty()  # no stale "Starting…" bar above the error
+        raise
     bar.progress(1.0, text=f"{result.rows_read:,} rows read in {result.elapsed_s:,.1f} s")
     return result
 
@@ -158,7 +162,7 @@ def _show_result(result: AuditResult) -> None:
         "acceptance-vs-data chart picks them up."
     )
     if "audit_attach_draft" not in st.session_state and not own.is_example:
-        st.session_state["audit_attach_draft"] = own.volume or own.short  # your draft, from the sidebar
+        st.session_state["audit_attach_draft"] = own.volume or own.name  # your draft's name, not the pasted URL
     draft = st.text_input(
         "Draft name (as it appears in the comparison)",
         key="audit_attach_draft",

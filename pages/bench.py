@@ -276,7 +276,7 @@ try:
     groups = store.groups()
     c1, c2 = st.columns([2, 1])
     group_filter = c1.selectbox("Group", [ALL_GROUPS, *groups], key="runs_group")
-    with_examples = c2.checkbox("Include example data", value=True, key="runs_examples")
+    with_examples = c2.checkbox("Include example data", value=draft.uses_example_data, key="runs_examples")
     records = store.runs(group=None if group_filter == ALL_GROUPS else group_filter, include_examples=with_examples)
     table = runs_to_frame(records)
     app.show_table(table, tables.RUNS, "runs_table")

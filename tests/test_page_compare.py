@@ -143,7 +143,7 @@ def test_the_sidebar_draft_starts_the_comparison_and_a_session_token_opens_a_gat
     # numbers formatted by the shared column description: the name pinned, counts localized
     cfg = json.loads(at.dataframe[0].proto.columns)
     assert cfg["draft"]["pinned"] is True and cfg["excluding_embedding"]["type_config"]["format"] == "localized"
-    assert cfg["bf16_GiB"]["type_config"]["format"] == "%.2f GiB"
+    assert cfg["bf16_GiB"]["type_config"]["format"] == "%.3f GiB"
 
 
 def test_two_drafts_with_the_same_name_get_distinct_chart_labels(tmp_path: Path) -> None:

@@ -964,7 +964,11 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     for rec in records:
         row = {c: getattr(rec, c) for c in FRAME_COLUMNS}
         row["labels"] = ", ".join(rec.labels)
-        row["created_at"] = _aware(rec.created_at) if isinstance(rec.created_at, datetime) else None
+        # a built-in example was measured by hand on a day not recorded: its row's insertion time is not a
+        # run date, so none is shown (never "today")
+        row["created_at"] = (
+            _aware(rec.created_at) if isinstance(rec.created_at, datetime) and rec.kind != "example" else None
+        )
         rows.append(row)
     frame = pd.DataFrame(rows, columns=FRAME_COLUMNS)
     # a real time (UTC), not text or epoch seconds: tables show it as a date, exports as ISO 8601

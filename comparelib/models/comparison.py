@@ -432,7 +432,7 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
                 "active": c.active,
                 "vocab": e.spec.vocab_size,
                 "draft_vocab": e.spec.draft_vocab_size,
-                "bf16_GiB": round(e.memory.get("bf16", 0) / 2**30, 2),
+                "bf16_GiB": round(e.memory.get("bf16", 0) / 2**30, 3),
                 "target": e.target_label,
                 "draft_to_target": None if e.ratio is None else round(e.ratio, 5),
                 "train_samples": samples,

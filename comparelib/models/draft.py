@@ -70,6 +70,17 @@ class OwnDraft:
         return self.source
 
     @property
+    def name(self) -> str:
+        """The draft's name for stored attachments: the Hub repo id (not the pasted URL), a folder's name."""
+        if self.kind == "hub":
+            repo = _repo_id(self.source)
+            if repo:
+                return repo
+        if self.kind == "local":
+            return self.source.rstrip("/").rsplit("/", 1)[-1] or self.source
+        return self.short
+
+    @property
     def uses_example_data(self) -> bool:
         """Any of its attachments is the built-in example's."""
         return self.is_example or self.group == EXAMPLE_GROUP or self.volume == EXAMPLE_VOLUME
