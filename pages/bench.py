@@ -346,7 +346,7 @@ try:
                 key="compare_baseline",
             )
             cmp = speedup.comparison_frame(picked_runs, baseline=by_title[base_title])
-            app.show_table(cmp, tables.RUN_COMPARISON, "compare_table", row_height=56, ordered=False)
+            app.show_table(cmp, tables.RUN_COMPARISON, "compare_table", row_height=56, ordered=True)
             st.caption(
                 "speedup = output tok/s of the run / output tok/s of the baseline run, only against a "
                 "baseline of the same target model, engine and settings; otherwise the last column says why "

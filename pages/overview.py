@@ -195,10 +195,8 @@ if own_volume and ref_volume and reference not in published_refs:
 elif own_volume and ref_volume:
     try:
         verdict = verdicts.gap_verdict(own_volume, reference, points=_published_points())
-        st.markdown(
-            f"**What the published data predicts for the volume gap** ({_link('chart', 'scaling')}; a fit over "
-            f"published drafts, not your measurement): {verdict.sentence}"
-        )
+        with st.expander("What the published data predicts for the volume gap (a fit, not your measurement)"):
+            st.markdown(f"{verdict.sentence} ({_link('chart', 'scaling')})")
     except CompareError as exc:
         st.error(str(exc))
 

@@ -133,40 +133,47 @@ except CompareError as exc:
     st.stop()
 
 st.subheader("What more data would buy")
+# The answer in one line; the fit, your prediction and the volume gap (long coloured blocks that pushed
+# the chart below the fold) are in one expander, the chart comes next.
 if fit is not None:
     st.markdown(f"**{verdicts.target_sentence(fit, float(target))}**", help="95% confidence band of the fitted mean.")
-    st.caption(
-        f"Fit: acceptance = {fit.a:.2f} (±{fit.se_a:.2f}) + {fit.b:.2f} (±{fit.se_b:.2f}) · log10({x}); "
-        f"n = {fit.n} points, {fit.distinct} volumes, R² = {fit.r2:.2f}, residual SE {fit.residual_se:.2f}."
-    )
-    if own_volume:
-        mean, lo, hi, clipped = scaling.predict_bounded(fit, own_volume)
-        st.markdown(
-            f"At your {verdicts.human(own_volume)} {x} the fit predicts **{mean:.2f}** (95% band {lo:.2f}..{hi:.2f})"
-            + (", an extrapolation" if fit.extrapolates(own_volume) else "")
-            + ("; clipped to the possible range" if clipped else "")
-            + "."
-        )
-        # your own measured acceptance next to the fit, and why they may disagree
-        against = verdicts.measured_against_fit(fit, own_volume, own_pts)
-        if against is not None:
-            agrees, sentence = against
-            (st.success if agrees else st.warning)(sentence)
-        else:
-            st.caption(
-                "No acceptance measured for your draft yet (attach a run group in the sidebar) to set against the fit."
-            )
 elif setting_key is not None:
     st.warning(
         f"No fit for {verdicts.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "
         "more volumes, or add points."
     )
-if own_samples and x == "samples":
-    try:
-        verdict = verdicts.gap_verdict(own_samples, reference, benchmark=bench, points=points, x=x)
-        st.info(verdict.sentence)
-    except CompareError as exc:
-        st.error(str(exc))
+if fit is not None or (own_samples and x == "samples"):
+    with st.expander("The fit, its prediction at your volume, and the volume gap (predictions)", expanded=False):
+        if fit is not None:
+            st.caption(
+                f"Fit: acceptance = {fit.a:.2f} (±{fit.se_a:.2f}) + {fit.b:.2f} (±{fit.se_b:.2f}) · log10({x}); "
+                f"n = {fit.n} points, {fit.distinct} volumes, R² = {fit.r2:.2f}, residual SE {fit.residual_se:.2f}."
+            )
+            if own_volume:
+                mean, lo, hi, clipped = scaling.predict_bounded(fit, own_volume)
+                st.markdown(
+                    f"At your {verdicts.human(own_volume)} {x} the fit predicts **{mean:.2f}** "
+                    f"(95% band {lo:.2f}..{hi:.2f})"
+                    + (", an extrapolation" if fit.extrapolates(own_volume) else "")
+                    + ("; clipped to the possible range" if clipped else "")
+                    + "."
+                )
+                # your own measured acceptance next to the fit, and why they may disagree
+                against = verdicts.measured_against_fit(fit, own_volume, own_pts)
+                if against is not None:
+                    agrees, sentence = against
+                    (st.success if agrees else st.warning)(sentence)
+                else:
+                    st.caption(
+                        "No acceptance measured for your draft yet (attach a run group in the sidebar) to set "
+                        "against the fit."
+                    )
+        if own_samples and x == "samples":
+            try:
+                verdict = verdicts.gap_verdict(own_samples, reference, benchmark=bench, points=points, x=x)
+                st.info(verdict.sentence)
+            except CompareError as exc:
+                st.error(str(exc))
 
 # --- chart and tables ----------------------------------------------------------------------------
 chart_col, live_col = st.columns([3, 2])

@@ -272,3 +272,11 @@ def test_with_your_own_draft_example_runs_are_off_and_never_dated_today() -> Non
     table = runs_table(at)
     example = table[table["kind"] == "example"]
     assert len(example) and example["created_at"].isna().all()  # measured on a day not recorded: no date
+
+
+def test_the_speedup_and_why_not_come_first_on_screen() -> None:
+    at = page().run()
+    assert not at.exception, at.exception
+    el = next(d for d in at.dataframe if "speedup" in d.value.columns)
+    order = list(el.proto.column_order)
+    assert order[:5] == ["run", "num_steps", "output tok/s", "speedup", "speedup_note"], order

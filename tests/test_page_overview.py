@@ -243,3 +243,10 @@ def test_a_plateaued_training_log_outweighs_the_data_gap() -> None:
     assert not head.startswith("The largest gap is training data"), head
     assert "Your training log has plateaued" in head
     assert any("plateaued" in w.value for w in at.warning)
+
+
+def test_overview_leads_with_the_answer_and_folds_the_fit() -> None:
+    at = _run()
+    assert at.subheader and at.subheader[0].value.startswith("The largest gap is")
+    (fold,) = [e for e in at.expander if e.label.startswith("What the published data predicts")]
+    assert "38x fewer" in " ".join(m.value for m in fold.markdown)
