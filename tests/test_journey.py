@@ -142,7 +142,7 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     _settle(page)
     page.get_by_text("Attach to a draft as training volume").first.wait_for()
     name_box = _input(page, "Draft name (as it appears in the comparison)")
-    expect(name_box).to_have_value(own_url)  # your draft is the default
+    expect(name_box).to_have_value("acme/kimi-k2-eagle3")  # your draft's name is the default, not the pasted URL
     page.get_by_role("button", name="Attach to a draft as training volume").click()
     _settle(page)
     page.get_by_text(f"Saved {ROWS} samples").wait_for()
