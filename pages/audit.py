@@ -86,7 +86,11 @@ def _show_result(result: AuditResult) -> None:
     )
     if result.estimate:
         st.dataframe(
-            pd.DataFrame(result.estimate_rows()), width="stretch", hide_index=True, key="audit_estimate_table"
+            pd.DataFrame(result.estimate_rows()),
+            width="stretch",
+            hide_index=True,
+            key="audit_estimate_table",
+            placeholder=app.MISSING,
         )
     hub_rows = result.hub_rows_sentence()
     if hub_rows:
@@ -106,7 +110,13 @@ def _show_result(result: AuditResult) -> None:
         st.altair_chart(charts.domain_chart(result.domains), width="stretch")
     with right:
         st.subheader("Responses")
-        st.dataframe(pd.DataFrame(result.response_rows()), width="stretch", hide_index=True, key="audit_regen_table")
+        st.dataframe(
+            pd.DataFrame(result.response_rows()),
+            width="stretch",
+            hide_index=True,
+            key="audit_regen_table",
+            placeholder=app.MISSING,
+        )
 
     st.subheader("Anomalies")
     c = st.columns(5)
@@ -126,22 +136,30 @@ def _show_result(result: AuditResult) -> None:
             width="stretch",
             hide_index=True,
             key="audit_malformed_table",
+            placeholder=app.MISSING,
         )
     if result.anomalies:
         st.markdown("**Role order**")
         st.dataframe(
-            pd.DataFrame(result.anomaly_count_rows()), width="stretch", hide_index=True, key="audit_anomaly_counts"
+            pd.DataFrame(result.anomaly_count_rows()),
+            width="stretch",
+            hide_index=True,
+            key="audit_anomaly_counts",
+            placeholder=app.MISSING,
         )
         st.dataframe(
             pd.DataFrame(result.anomaly_example_rows()).astype(str),
             width="stretch",
             hide_index=True,
             key="audit_anomaly_examples",
+            placeholder=app.MISSING,
         )
     dup_rows = result.duplicate_rows()
     if dup_rows:
         st.markdown("**Duplicates (first examples)**")
-        st.dataframe(pd.DataFrame(dup_rows), width="stretch", hide_index=True, key="audit_dup_examples")
+        st.dataframe(
+            pd.DataFrame(dup_rows), width="stretch", hide_index=True, key="audit_dup_examples", placeholder=app.MISSING
+        )
 
     st.subheader("Export")
     table = result.summary_table()
@@ -299,10 +317,20 @@ with dump_tab:
                 else:
                     st.success("No problems found.")
                 if findings:
-                    st.dataframe(pd.DataFrame(findings), width="stretch", hide_index=True, key="dumps_findings")
+                    st.dataframe(
+                        pd.DataFrame(findings),
+                        width="stretch",
+                        hide_index=True,
+                        key="dumps_findings",
+                        placeholder=app.MISSING,
+                    )
                 if report.files:
                     st.dataframe(
-                        pd.DataFrame(report.files).astype(str), width="stretch", hide_index=True, key="dumps_files"
+                        pd.DataFrame(report.files).astype(str),
+                        width="stretch",
+                        hide_index=True,
+                        key="dumps_files",
+                        placeholder=app.MISSING,
                     )
                 if report.summary:
                     st.json(report.summary)

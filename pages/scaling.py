@@ -322,7 +322,7 @@ else:
             candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
         side = speedup.compare_drafts(model_dc, candidates)
         table = draftcost.side_by_side(side, order)
-        st.dataframe(table, width="stretch", key="sc_dc_table")
+        st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
         missing_dc = speedup.missing_evidence(model_dc)
         if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
             st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
@@ -331,7 +331,13 @@ else:
                 opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
                 st.markdown(f"**{name}**: {opt.sentence}")
         with st.expander("Step-cost figures"):
-            st.dataframe(draftcost.figures_frame(record), width="stretch", hide_index=True, key="sc_dc_figures")
+            st.dataframe(
+                draftcost.figures_frame(record),
+                width="stretch",
+                hide_index=True,
+                key="sc_dc_figures",
+                placeholder=app.MISSING,
+            )
             if record.get("estimate"):
                 st.caption(
                     "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding rows, "
@@ -454,7 +460,7 @@ else:
         with side_col:
             st.markdown("**Live acceptance length (stored runs)**")
             if len(lc_live):
-                st.dataframe(lc_live, width="stretch", hide_index=True, key="lc_live_table")
+                st.dataframe(lc_live, width="stretch", hide_index=True, key="lc_live_table", placeholder=app.MISSING)
                 st.caption(
                     "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
                     "below it usually means the served prompts differ from the training data, or the wiring does."
@@ -465,7 +471,7 @@ else:
                 )
             st.markdown(f"**Published drafts at {verdicts.bench_label(bench)}, {setting_key or 'no setting'}**")
             if len(lc_pub):
-                st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table")
+                st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table", placeholder=app.MISSING)
             else:
                 st.caption("No published draft reports this benchmark at this setting.")
         with st.expander("Evidence and fit"):
@@ -478,7 +484,7 @@ else:
             st.json(lc.evidence, expanded=False)
             st.json(lc.stats, expanded=False)
         lc_frame = lc.frame()
-        st.dataframe(lc_frame, width="stretch", hide_index=True, key="lc_points_table")
+        st.dataframe(lc_frame, width="stretch", hide_index=True, key="lc_points_table", placeholder=app.MISSING)
         st.download_button(
             "Curve points CSV",
             data=export.render(lc_frame, "csv"),
