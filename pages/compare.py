@@ -8,6 +8,7 @@ import app
 from comparelib import charts, export, redact, settings, tables
 from comparelib.errors import CompareError
 from comparelib.models import comparison, engines, lint, registry
+from comparelib.models import draft as own_draft
 
 app.ensure_routed()
 
@@ -121,6 +122,10 @@ if not entries:
     st.stop()
 
 # --- the answer first -----------------------------------------------------------------------
+for e in entries:  # a target model pasted where a draft belongs: say so, and what to do
+    notice = own_draft.target_notice(e)
+    if notice is not None:
+        st.warning(notice.sentence, icon=":material/warning:")
 for sentence in comparison.headlines(entries):
     st.info(sentence, icon=":material/lightbulb:")
 

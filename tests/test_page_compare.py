@@ -215,3 +215,20 @@ def test_the_session_token_survives_page_switches_and_stays_in_the_session(hub: 
     other.run()
     assert other.sidebar.text_input(key="hub_token").value in ("", None)
     assert app.TOKEN_KEPT not in other.session_state
+
+
+def test_a_target_pasted_among_drafts_is_called_a_target(hub: HubEmulator) -> None:
+    import json
+
+    from comparelib.models import architectures
+
+    cfg = json.loads(json.dumps(architectures.known_target("moonshotai/Kimi-K2-Instruct")))
+    hub.add_model("moonshotai/Kimi-K2-Instruct", cfg)
+    at = page_app(PAGE, timeout=120).run()
+    at.multiselect(key="compare_picks").set_value([AQ])
+    at.text_area(key="compare_urls").set_value("moonshotai/Kimi-K2-Instruct")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    warned = " ".join(w.value for w in at.warning)
+    assert "moonshotai/Kimi-K2-Instruct is a target model" in warned and AQ in warned
+    assert not [i.value for i in at.info if "Kimi-K2-Instruct@" in i.value or "moonshotai" in i.value]

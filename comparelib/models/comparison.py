@@ -551,6 +551,7 @@ def _same_family(a: Entry, b: Entry) -> bool:
 def headlines(entries: Sequence[Entry]) -> list[str]:
     """The sentences that answer "why is ours bigger": each own draft against a published one of its shape."""
     pairs: list[tuple[Entry, Entry]] = []
+    entries = [e for e in entries if e.spec.role == "draft"]  # a target pasted among drafts is no draft to size
     published = [e for e in entries if e.kind == "registry"]
     for own in (e for e in entries if e.kind != "registry"):
         match = next((r for r in published if _same_family(own, r)), None)
