@@ -207,6 +207,7 @@ def test_a_target_pasted_as_your_draft_is_called_a_target(hub) -> None:
     assert not at.exception, at.exception
     warned = " ".join(w.value for w in at.warning)
     assert "moonshotai/Kimi-K2-Instruct is a target model" in warned and "not a draft" in warned
+    assert "1.03 trillion parameters" in warned
     assert "AQ-MedAI/Kimi-K2-Instruct-eagle3" in warned  # drafts known for it
     assert not at.subheader  # no "largest gap is size: a factor of 860.9"
     md = _md(at)
@@ -250,3 +251,14 @@ def test_overview_leads_with_the_answer_and_folds_the_fit() -> None:
     assert at.subheader and at.subheader[0].value.startswith("The largest gap is")
     (fold,) = [e for e in at.expander if e.label.startswith("What the published data predicts")]
     assert "38x fewer" in " ".join(m.value for m in fold.markdown)
+
+
+def test_acceptance_at_another_setting_is_no_headline() -> None:
+    from comparelib.analysis import overview
+
+    name, sentence = overview.largest_gap(
+        data_ratio=None, size_ratio=1.0, accept_ratio=1.13, accept_same_setting=False
+    )
+    assert name == "" and "different settings (not like for like)" in sentence and "size (within 0%)" in sentence
+    name, sentence = overview.largest_gap(data_ratio=None, size_ratio=1.0, accept_ratio=1.3, accept_same_setting=True)
+    assert name == "acceptance length" and "Alike: size." in sentence

@@ -228,6 +228,13 @@ def drafts_for_target(hub_id: str | None) -> tuple[str, ...]:
     return tuple(d.hub_id for d in registry.load_registry() if d.target_model.lower() == wanted)
 
 
+def _count_words(n: int) -> str:
+    for div, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if n >= div:
+            return f"{n / div:.3g} {word}"
+    return f"{n:,}"
+
+
 def target_notice(entry: comparison.Entry) -> TargetNotice | None:
     """Say so when "your draft" is a target model (its config describes a full model, not a draft head).
 
@@ -241,7 +248,7 @@ def target_notice(entry: comparison.Entry) -> TargetNotice | None:
     name = hub_id or entry.label
     sentence = (
         f"{name} is a target model ({entry.spec.architecture}, {entry.spec.num_hidden_layers} layers, "
-        f"{entry.count.total / 1e9:.3g} billion parameters), not a draft: it is what a draft speculates for. "
+        f"{_count_words(entry.count.total)} parameters), not a draft: it is what a draft speculates for. "
         + (
             f"Published drafts for it: {', '.join(drafts)}."
             if drafts
