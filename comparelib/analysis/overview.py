@@ -341,11 +341,11 @@ def largest_gap(
     else:
         lead = f"The largest gap is {name}: {_factor_words(name, real[name], size_ratio, accept_ratio)}."
     others = [f"{k} {v:.1f}x" for k, v in real.items() if k != name]
-    alike = [k for k, v in factors.items() if v < GAP_MIN[k]]
+    alike_names = [k for k, v in factors.items() if v < GAP_MIN[k]]
     if others:
         lead += f" The others are smaller ({', '.join(others)})."
-    if alike:
-        lead += f" Alike: {', '.join(alike)}."
+    if alike_names:
+        lead += f" Alike: {', '.join(alike_names)}."
     lead += unlike
     if name == "training data" and curve_verdict == "rising":
         lead += " Your training log is still rising, which agrees: more data should help."
