@@ -197,14 +197,32 @@ def show_table(
 
 
 DRAFT_STATE = "own_draft"
-TOKEN_STATE = "hub_token"
+CURVE_STATE = "_own_curve"  # {draft source: the verdict of the training log loaded this session}
+
+
+def remember_curve_verdict(draft: OwnDraft, verdict: str) -> None:
+    """The Acceptance vs data page's learning-curve verdict for ``draft``, for Overview (this session only)."""
+    st.session_state.setdefault(CURVE_STATE, {})[draft.source] = verdict
+
+
+def own_curve_verdict(draft: OwnDraft) -> str | None:
+    """The verdict of the training log loaded for ``draft`` in this session, if any."""
+    return st.session_state.get(CURVE_STATE, {}).get(draft.source)
+
+
+TOKEN_STATE = "hub_token"  # the sidebar field (a widget: Streamlit drops its state when another page runs)
+TOKEN_KEPT = "_hub_token_kept"  # the token itself, kept for this browser session across page switches
 _NONE = "(none)"
 
 
 def hub_token() -> str | None:
     """The Hub token typed in the sidebar for this session only (st.session_state; never stored elsewhere)."""
-    token = st.session_state.get(TOKEN_STATE)
+    token = st.session_state.get(TOKEN_STATE) or st.session_state.get(TOKEN_KEPT)
     return str(token).strip() or None if token else None
+
+
+def _keep_token() -> None:
+    st.session_state[TOKEN_KEPT] = str(st.session_state.get(TOKEN_STATE) or "")
 
 
 def _sync_url(draft: OwnDraft) -> None:
@@ -256,6 +274,10 @@ def own_draft() -> OwnDraft:
     here = (st.session_state.get(PAGE_STATE, ""), draft)
     # the widgets show the current draft after a link, a reset, another page's change, or a page switch
     # (each page has its own widgets); values typed but not yet sent stay
+    if st.session_state.get("_token_shown") != here[0]:
+        # a widget's state belongs to its page: the field on this page starts from the session's token
+        st.session_state[TOKEN_STATE] = st.session_state.get(TOKEN_KEPT, "")
+        st.session_state["_token_shown"] = here[0]
     if st.session_state.get("_draft_shown") != here:
         st.session_state["draft_source"] = draft.source
         st.session_state["draft_volume"] = draft.volume if draft.volume in volumes else _NONE
@@ -319,6 +341,7 @@ def own_draft() -> OwnDraft:
             "Hub token (this session only)",
             type="password",
             key=TOKEN_STATE,
+            on_change=_keep_token,
             placeholder="for gated or private repos",
             help="Kept in this browser session's memory only: never stored, logged, exported or put in a link. "
             "HF_TOKEN in the server's environment is used when this is empty.",

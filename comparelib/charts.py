@@ -17,6 +17,12 @@ import pandas as pd
 from comparelib.errors import InputError
 from comparelib.values import plain
 
+# Altair validates every chart part against the Vega-Lite schema as it is built, and again when the
+# whole chart is serialised: building the Acceptance vs data page's charts took ~0.8 s of jsonschema
+# per run. The charts here are fixed code (test_charts validates each one in full), so the per-part
+# check is off; the final ``to_dict`` still validates the whole spec.
+alt.utils.schemapi.disable_debug_mode()
+
 PUBLISHED_SHAPE = "circle"
 OWN_SHAPE = "diamond"
 GREY = "#b8b8b8"  # marks only (points at other settings), never text
@@ -25,6 +31,25 @@ GREY = "#b8b8b8"  # marks only (points at other settings), never text
 # legends) carries no colour at all, so the app's theme sets it.
 NEUTRAL = "#7a7a7a"
 THEME_BACKGROUNDS = {"light": "#ffffff", "dark": "#0e1117"}
+# Marks that must be seen on both themes (>= 3:1 against each background): train light blue was
+# fine, eval navy (#1f4e79) vanished on the dark one.
+SPLIT_COLOURS = ("#6baed6", "#e6851e")  # train, eval
+LIVE_COLOUR = "#e45756"
+LIVE_SERIES = "live acceptance length"
+MIN_ACCEPT_SPAN = 0.5  # an acceptance axis spans at least this much: 2.50 to 2.51 is noise, not a trend
+
+
+def padded_domain(values: Sequence[float], min_span: float = MIN_ACCEPT_SPAN, floor: float = 1.0) -> list[float]:
+    """An axis domain around ``values`` at least ``min_span`` wide (never below ``floor``)."""
+    vals = [float(v) for v in values if v is not None and not pd.isna(v)]
+    if not vals:
+        return [floor, floor + min_span]
+    lo, hi = min(vals), max(vals)
+    if hi - lo >= min_span:
+        return [lo, hi]
+    mid = (lo + hi) / 2
+    lo = max(floor, mid - min_span / 2)
+    return [round(lo, 2), round(lo + max(min_span, hi - lo), 2)]
 
 
 def _luminance(hex_colour: str) -> float:
@@ -281,6 +306,7 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
                 "accept length": r.accept_length,
                 "run": r.title,
                 "kind": r.kind,
+                "engine": str(getattr(r, "engine", None) or "unknown"),
             }
             for r in records
             if not r.is_baseline and r.num_steps is not None
@@ -306,7 +332,8 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
             .encode(
                 x=x,
                 y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
-                tooltip=["run", "num_steps", "output tok/s", "accept length", "kind"],
+                color=alt.Color("engine:N", title="engine"),  # SGLang and vLLM runs are separate series
+                tooltip=["run", "engine", "num_steps", "output tok/s", "accept length", "kind"],
             )
         )
     if not base.empty:
@@ -334,10 +361,11 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
             y=alt.Y(
                 "accept length:Q",
                 title="acceptance length (tokens per verify)",
-                scale=alt.Scale(zero=False),
+                scale=alt.Scale(domain=padded_domain(list(spec["accept length"].dropna())), zero=False),
                 axis=alt.Axis(format=".2f"),
             ),
-            tooltip=["run", "num_steps", "accept length"],
+            color=alt.Color("engine:N", title="engine"),
+            tooltip=["run", "engine", "num_steps", "accept length"],
         )
         .properties(title="Acceptance length vs num_steps", height=320)
     )
@@ -394,7 +422,7 @@ def curve_chart(
             x=x_enc,
             y=y_enc,
             color=alt.Color(
-                "split:N", title="logged", scale=alt.Scale(domain=["train", "eval"], range=["#9ecae9", "#1f4e79"])
+                "split:N", title="logged", scale=alt.Scale(domain=["train", "eval"], range=list(SPLIT_COLOURS))
             ),
             tooltip=[
                 alt.Tooltip("step:Q"),
@@ -424,19 +452,35 @@ def curve_chart(
     if live is not None and len(live):
         ldf = live[["run", "accept_length"]].rename(columns={"accept_length": "tau_sim"}).copy()
         ldf["run"] = ldf["run"].astype("string")
+        ldf["series"] = LIVE_SERIES
         layers.append(
             alt.Chart(ldf)
-            .mark_rule(strokeDash=[2, 2], color="#e45756")
-            .encode(y=y_enc, tooltip=[alt.Tooltip("run:N", title="live run"), alt.Tooltip("tau_sim:Q", format=".2f")])
+            .mark_rule(strokeDash=[2, 2], color=LIVE_COLOUR)
+            .encode(
+                y=y_enc,
+                # a legend entry of its own (the symbol in the rule's colour: a default black one vanishes in dark)
+                strokeDash=alt.StrokeDash(
+                    "series:N",
+                    title="live",
+                    scale=alt.Scale(domain=[LIVE_SERIES], range=[[2, 2]]),
+                    legend=alt.Legend(symbolStrokeColor=LIVE_COLOUR, symbolType="stroke", orient="bottom"),
+                ),
+                tooltip=[alt.Tooltip("run:N", title="live run"), alt.Tooltip("tau_sim:Q", format=".2f")],
+            )
         )
-    subtitle = (
-        f"tau_sim = 1 + sum_k prod_i<=k acc_i per logged point; fit on {curve.evidence.get('split')} points"
-        + ("; dashed: fit, 95% band of the mean" if curve.band else "")
-        + ("; grey diamonds: published drafts at this setting" if published is not None and len(published) else "")
-        + ("; dotted rules: live acceptance length" if live is not None and len(live) else "")
-    )
+    # one short line per statement, in the neutral grey: one long subtitle is cut with "..." and the
+    # theme's default subtitle colour is black, unseen on the dark theme
+    subtitle = [f"tau_sim per logged point; fit on {curve.evidence.get('split')} points"]
+    if curve.band:
+        subtitle.append("dashed: fit, with the 95% band of the mean")
+    if published is not None and len(published):
+        subtitle.append("grey diamonds: published drafts at this setting")
+    if live is not None and len(live):
+        subtitle.append("dotted red rules: live acceptance length")
     return _layer(*layers).properties(
-        title=alt.TitleParams(title or "Learning curve: simulated acceptance length vs data seen", subtitle=subtitle),
+        title=alt.TitleParams(
+            title or "Learning curve: acceptance length vs data seen", subtitle=subtitle, subtitleColor=NEUTRAL
+        ),
         width="container",
         height=360,
     )

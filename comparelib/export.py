@@ -114,7 +114,7 @@ def prepare(df: pd.DataFrame, table: Table | None, fmt: str) -> pd.DataFrame:
         if spec.kind == "float" and spec.decimals is not None:
             values = values.round(spec.decimals)
         if fmt in ("md", "latex"):
-            out[col] = [None if pd.isna(v) else spec.text(v) for v in values]
+            out[col] = [None if pd.isna(v) else spec.text(v, unit=fmt == "md") for v in values]
         elif spec.kind == "int":
             out[col] = values.round().astype("Int64")
         else:
@@ -131,5 +131,10 @@ def render(df: pd.DataFrame, fmt: str, *, table: Table | None = None) -> str:
         raise InputError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     if fmt == "latex":
         numeric = {str(c) for c in df.columns if pd.api.types.is_numeric_dtype(df[c])}
-        return to_latex(prepare(df, table, fmt), numeric)
+        out = prepare(df, table, fmt)
+        if table is not None:  # units once, in the header ("bf16 (GiB)"), not in every cell
+            names = {str(c): spec.header for c in out.columns if (spec := table.get(str(c))) and spec.unit}
+            out = out.rename(columns=names)
+            numeric = {names.get(c, c) for c in numeric}
+        return to_latex(out, numeric)
     return writers[fmt](prepare(df, table, fmt))

@@ -37,13 +37,18 @@ class Column:
             return f"%.{self.decimals if self.decimals is not None else 2}f{_unit_suffix(self.unit)}"
         return None
 
-    def text(self, value: float) -> str:
-        """The number as Markdown and LaTeX show it."""
+    def text(self, value: float, *, unit: bool = True) -> str:
+        """The number as Markdown shows it (LaTeX: ``unit=False``, the unit is in the header once)."""
         if self.kind == "int":
             out = f"{int(value):,}"
         else:
             out = f"{float(value):,.{self.decimals if self.decimals is not None else 2}f}"
-        return out + _unit_suffix(self.unit)
+        return out + (_unit_suffix(self.unit) if unit else "")
+
+    @property
+    def header(self) -> str:
+        """A LaTeX column header: the label with its unit once, e.g. "bf16 (GiB)"."""
+        return f"{self.title} ({self.unit})" if self.unit else self.name
 
 
 def _unit_suffix(unit: str | None) -> str:
@@ -90,7 +95,7 @@ DRAFT_PARAMS = Table(
             width=None,
         ),
         Column(
-            "bf16_GiB", "float", label="bf16", decimals=2, unit="GiB", help="memory of what must be loaded, at bf16"
+            "bf16_GiB", "float", label="bf16", decimals=3, unit="GiB", help="memory of what must be loaded, at bf16"
         ),
         *_ints("train_samples", "train_tokens", width=None),
         Column(
@@ -168,18 +173,9 @@ RUNS = Table(
 RUN_COMPARISON = Table(
     columns=(
         Column("run", "text", width="large", pinned=True),
-        Column("kind", "text", width="small"),
-        Column("status", "text", width="small"),
-        Column("model", "text", width="medium"),
         Column("num_steps", "int", width="small"),
         Column("output tok/s", "float", decimals=1, width="small"),
-        Column("accept length (pooled)", "float", decimals=2, width="small"),
-        Column("accept length (mean)", "float", decimals=2, width="small"),
-        Column("TTFT p50 ms", "float", decimals=1, width="small"),
-        Column("TTFT p99 ms", "float", decimals=1, width="small"),
-        Column("TPOT p50 ms", "float", decimals=1, width="small"),
-        Column("TPOT p99 ms", "float", decimals=1, width="small"),
-        *_ints("requests", "errors", width="small"),
+        # what the user came for, on screen at 1400 px without scrolling sideways
         Column(
             "speedup",
             "float",
@@ -189,6 +185,16 @@ RUN_COMPARISON = Table(
             help="output tok/s over the baseline's; only against the same model, engine and settings",
         ),
         Column("speedup_note", "text", label="why no speedup", width="large"),
+        Column("accept length (pooled)", "float", decimals=2, width="small"),
+        Column("accept length (mean)", "float", decimals=2, width="small"),
+        Column("TTFT p50 ms", "float", decimals=1, width="small"),
+        Column("TTFT p99 ms", "float", decimals=1, width="small"),
+        Column("TPOT p50 ms", "float", decimals=1, width="small"),
+        Column("TPOT p99 ms", "float", decimals=1, width="small"),
+        *_ints("requests", "errors", width="small"),
+        Column("kind", "text", width="small"),
+        Column("status", "text", width="small"),
+        Column("model", "text", width="medium"),
     ),
 )
 

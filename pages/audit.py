@@ -44,16 +44,20 @@ def _run_audit(
         frac, text = progress_text(rows, rate, eta)
         bar.progress(frac, text=text)
 
-    result = audit(
-        source,
-        tokenizer=tokenizer or None,
-        max_length=max_length,
-        fmt=fmt,
-        sample=sample,
-        config=config or None,
-        split=split or None,
-        progress=progress,
-    )
+    try:
+        result = audit(
+            source,
+            tokenizer=tokenizer or None,
+            max_length=max_length,
+            fmt=fmt,
+            sample=sample,
+            config=config or None,
+            split=split or None,
+            progress=progress,
+        )
+    except BaseException:
+        bar.empty()  # no stale "Starting…" bar above the error
+        raise
     bar.progress(1.0, text=f"{result.rows_read:,} rows read in {result.elapsed_s:,.1f} s")
     return result
 
@@ -82,7 +86,11 @@ def _show_result(result: AuditResult) -> None:
     )
     if result.estimate:
         st.dataframe(
-            pd.DataFrame(result.estimate_rows()), width="stretch", hide_index=True, key="audit_estimate_table"
+            pd.DataFrame(result.estimate_rows()),
+            width="stretch",
+            hide_index=True,
+            key="audit_estimate_table",
+            placeholder=app.MISSING,
         )
     hub_rows = result.hub_rows_sentence()
     if hub_rows:
@@ -102,7 +110,13 @@ def _show_result(result: AuditResult) -> None:
         st.altair_chart(charts.domain_chart(result.domains), width="stretch")
     with right:
         st.subheader("Responses")
-        st.dataframe(pd.DataFrame(result.response_rows()), width="stretch", hide_index=True, key="audit_regen_table")
+        st.dataframe(
+            pd.DataFrame(result.response_rows()),
+            width="stretch",
+            hide_index=True,
+            key="audit_regen_table",
+            placeholder=app.MISSING,
+        )
 
     st.subheader("Anomalies")
     c = st.columns(5)
@@ -122,22 +136,30 @@ def _show_result(result: AuditResult) -> None:
             width="stretch",
             hide_index=True,
             key="audit_malformed_table",
+            placeholder=app.MISSING,
         )
     if result.anomalies:
         st.markdown("**Role order**")
         st.dataframe(
-            pd.DataFrame(result.anomaly_count_rows()), width="stretch", hide_index=True, key="audit_anomaly_counts"
+            pd.DataFrame(result.anomaly_count_rows()),
+            width="stretch",
+            hide_index=True,
+            key="audit_anomaly_counts",
+            placeholder=app.MISSING,
         )
         st.dataframe(
             pd.DataFrame(result.anomaly_example_rows()).astype(str),
             width="stretch",
             hide_index=True,
             key="audit_anomaly_examples",
+            placeholder=app.MISSING,
         )
     dup_rows = result.duplicate_rows()
     if dup_rows:
         st.markdown("**Duplicates (first examples)**")
-        st.dataframe(pd.DataFrame(dup_rows), width="stretch", hide_index=True, key="audit_dup_examples")
+        st.dataframe(
+            pd.DataFrame(dup_rows), width="stretch", hide_index=True, key="audit_dup_examples", placeholder=app.MISSING
+        )
 
     st.subheader("Export")
     table = result.summary_table()
@@ -158,7 +180,7 @@ def _show_result(result: AuditResult) -> None:
         "acceptance-vs-data chart picks them up."
     )
     if "audit_attach_draft" not in st.session_state and not own.is_example:
-        st.session_state["audit_attach_draft"] = own.volume or own.short  # your draft, from the sidebar
+        st.session_state["audit_attach_draft"] = own.volume or own.name  # your draft's name, not the pasted URL
     draft = st.text_input(
         "Draft name (as it appears in the comparison)",
         key="audit_attach_draft",
@@ -295,10 +317,20 @@ with dump_tab:
                 else:
                     st.success("No problems found.")
                 if findings:
-                    st.dataframe(pd.DataFrame(findings), width="stretch", hide_index=True, key="dumps_findings")
+                    st.dataframe(
+                        pd.DataFrame(findings),
+                        width="stretch",
+                        hide_index=True,
+                        key="dumps_findings",
+                        placeholder=app.MISSING,
+                    )
                 if report.files:
                     st.dataframe(
-                        pd.DataFrame(report.files).astype(str), width="stretch", hide_index=True, key="dumps_files"
+                        pd.DataFrame(report.files).astype(str),
+                        width="stretch",
+                        hide_index=True,
+                        key="dumps_files",
+                        placeholder=app.MISSING,
                     )
                 if report.summary:
                     st.json(report.summary)

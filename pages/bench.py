@@ -276,7 +276,7 @@ try:
     groups = store.groups()
     c1, c2 = st.columns([2, 1])
     group_filter = c1.selectbox("Group", [ALL_GROUPS, *groups], key="runs_group")
-    with_examples = c2.checkbox("Include example data", value=True, key="runs_examples")
+    with_examples = c2.checkbox("Include example data", value=draft.uses_example_data, key="runs_examples")
     records = store.runs(group=None if group_filter == ALL_GROUPS else group_filter, include_examples=with_examples)
     table = runs_to_frame(records)
     app.show_table(table, tables.RUNS, "runs_table")
@@ -346,7 +346,7 @@ try:
                 key="compare_baseline",
             )
             cmp = speedup.comparison_frame(picked_runs, baseline=by_title[base_title])
-            app.show_table(cmp, tables.RUN_COMPARISON, "compare_table", row_height=56, ordered=False)
+            app.show_table(cmp, tables.RUN_COMPARISON, "compare_table", row_height=56, ordered=True)
             st.caption(
                 "speedup = output tok/s of the run / output tok/s of the baseline run, only against a "
                 "baseline of the same target model, engine and settings; otherwise the last column says why "

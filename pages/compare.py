@@ -8,6 +8,7 @@ import app
 from comparelib import charts, export, redact, settings, tables
 from comparelib.errors import CompareError
 from comparelib.models import comparison, engines, lint, registry
+from comparelib.models import draft as own_draft
 
 app.ensure_routed()
 
@@ -67,6 +68,12 @@ with st.form("compare_form"):
     layers_text = c2.text_input(
         "…or just its number of decoder layers", value=qp.get("layers", ""), key="compare_target_layers"
     )
+    to_published = st.checkbox(
+        "Use this target for the published drafts too",
+        value=qp.get("target_all") == "1",
+        key="compare_target_all",
+        help="Off: the target is your draft's; each published draft keeps the target it was trained for.",
+    )
     submitted = st.form_submit_button("Compare", type="primary")
 
 
@@ -88,6 +95,8 @@ if submitted:
         st.query_params["target"] = target.strip()
     if target_layers:
         st.query_params["layers"] = str(target_layers)
+    if to_published:
+        st.query_params["target_all"] = "1"
 
 if not sources:
     st.info("Pick a published draft or paste a URL to start.")
@@ -98,13 +107,25 @@ with st.spinner("Reading configs and checkpoint headers…"):
     for src in sources:
         try:
             with settings.session_token(app.hub_token()):
-                entries.append(_load(src, target.strip() or None, target_layers, settings.token_fingerprint()))
+                mine = comparison.target_applies(src, draft.source, to_published=to_published)
+                entries.append(
+                    _load(
+                        src,
+                        (target.strip() or None) if mine else None,
+                        target_layers if mine else None,
+                        settings.token_fingerprint(),
+                    )
+                )
         except CompareError as exc:
             st.error(f"**{src}**: {exc}")
 if not entries:
     st.stop()
 
 # --- the answer first -----------------------------------------------------------------------
+for e in entries:  # a target model pasted where a draft belongs: say so, and what to do
+    notice = own_draft.target_notice(e)
+    if notice is not None:
+        st.warning(notice.sentence, icon=":material/warning:")
 for sentence in comparison.headlines(entries):
     st.info(sentence, icon=":material/lightbulb:")
 
@@ -166,8 +187,12 @@ if not harmless.empty:
         harmless = harmless.drop(columns="harmless")
         app.show_table(harmless, tables.FINDINGS, "compare_findings_harmless", row_height=64, ordered=False)
 
-for e in entries:
-    with st.expander(f"{e.label}: tensors, checkpoint, capture layers"):
+# One draft's details at a time: a tensor table per draft in the browser is what made this page slow.
+st.subheader("Details")
+_names = [e.label for e in entries]
+_shown = st.selectbox("Tensors, checkpoint and capture layers of", _names, index=len(_names) - 1, key="compare_detail")
+for e in [e for e in entries if e.label == _shown][:1]:
+    with st.container():
         meta = [f"architecture `{e.spec.architecture}` · dialect `{e.spec.dialect}`"]
         if e.commit_sha:
             meta.append(f"commit `{e.commit_sha}`")

@@ -154,7 +154,8 @@ try:
     ref_entry = _entry(comparison.registry_source(reference), "")  # a registry pick needs no token
     own_volume, vol_src = draft.training_samples(volumes)
     runs = draft.runs(store)
-    answer = overview.answer(own_entry, ref_entry, runs, own_volume)
+    curve_verdict = app.own_curve_verdict(draft)
+    answer = overview.answer(own_entry, ref_entry, runs, own_volume, curve_verdict=curve_verdict)
     size, acc, live, best = answer.size, answer.accept, answer.live, answer.best_run
     own_accept, own_key, ref_volume, data_ratio = (
         answer.own_accept,
@@ -169,22 +170,39 @@ except CompareError as exc:
 # --- the answer -----------------------------------------------------------------------------------
 # Every figure below comes from the one draft in the sidebar (its config, its attached audit, its run
 # group) or says it is missing: nothing falls back to the built-in example.
-st.subheader(answer.gap_sentence)
+if answer.target is not None:
+    st.warning(answer.gap_sentence, icon=":material/warning:")
+    target_q = [("target", answer.target.hub_id or draft.source)] + [
+        ("m", comparison.registry_source(d)) for d in answer.target.drafts
+    ]
+    st.markdown(
+        _link("Use it as the target on Compare drafts", "compare", target_q)
+        + (" (with the published drafts known for it)" if answer.target.drafts else "")
+    )
+    st.stop()
+if answer.headline:
+    st.subheader(answer.gap_sentence)
+else:
+    st.info(answer.gap_sentence, icon=":material/info:")
+if answer.curve_note:
+    (st.warning if answer.curve_verdict == "plateau" else st.caption)(answer.curve_note)
 compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
 lines = [
     f"- **Your draft:** {own_entry.label}"
     + (f" (commit `{own_entry.commit_sha[:7]}`)" if own_entry.commit_sha else "")
     + f" · architecture `{own_entry.spec.architecture}`.",
-    f"- **Size outside the embedding:** ours {_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
-    f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}. "
-    f"**With the embedding:** {_link(f'{size.own_total:,}', 'compare', compare_q)} against "
+    f"- **Size outside the embedding** (counted from the configs): ours "
+    f"{_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
+    f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}"
+    + (f": ours is {overview.size_words(answer.size_ratio)} the reference. " if answer.size_ratio else ". ")
+    + f"**With the embedding:** {_link(f'{size.own_total:,}', 'compare', compare_q)} against "
     f"{_link(f'{size.ref_total:,}', 'compare', compare_q)}.",
     f"- **Why they differ:** {size.sentence}",
 ]
 if data_ratio:
     lines.append(
         f"- **Training volume:** ours {_link(f'{verdicts.human(own_volume)} samples', 'audit')} ({vol_src}), "
-        f"{reference} {_link(verdicts.human(ref_volume), 'scaling')}: "
+        f"{reference} {_link(verdicts.human(ref_volume), 'scaling')} (published): "
         f"{_link(f'{data_ratio:.0f}x' if data_ratio >= 2 else f'{data_ratio:.2f}x', 'scaling')} "
         + ("less data." if data_ratio > 1 else "more data.")
     )
@@ -196,8 +214,8 @@ else:
         f"{reference} does not report its own."
     )
 acc_link = (
-    _link(f"~{own_accept:.1f}", "bench")
-    if own_accept
+    _link(f"{own_accept:.2f}", "bench") + f" (measured, run #{best.id})"
+    if own_accept and best is not None
     else (
         "missing ("
         + (
@@ -210,7 +228,7 @@ acc_link = (
 )
 ref_acc = acc.ref_range or "not published"
 lines.append(
-    f"- **Acceptance length:** ours {acc_link}, {reference} {_link(ref_acc, 'scaling')} on "
+    f"- **Acceptance length:** ours {acc_link}, {reference} {_link(ref_acc, 'scaling')} (published) on "
     f"{'/'.join(verdicts.bench_label(b) for b in overview.HEADLINE_BENCHMARKS)}. "
     + (
         ""
@@ -223,15 +241,20 @@ lines.append(
 )
 if live is not None:
     lines.append(
-        f"- **Live speed:** {_link(f'{live.spec_tok_s:.1f} tok/s', 'bench')} with speculation "
-        f"(num_steps={live.num_steps}) against {_link(f'{live.baseline_tok_s:.1f} tok/s', 'bench')} without: "
-        f"{_link(f'{live.gain * 100:+.1f}%', 'bench')}" + (" (example data)." if live.kind == "example" else ".")
+        f"- **Live speed** (measured): run #{live.run_id} ({live.engine}, num_steps={live.num_steps}) "
+        f"{_link(f'{live.spec_tok_s:.1f} tok/s', 'bench')} with speculation against baseline run "
+        f"#{live.baseline_run_id} {_link(f'{live.baseline_tok_s:.1f} tok/s', 'bench')} without: "
+        f"{_link(f'{live.speedup:.2f}x', 'bench')} ({live.gain * 100:+.1f}%)"
+        + (" (example data)." if live.kind == "example" else ".")
     )
+    for note in live.unpaired:
+        lines.append(f"  - {note}")
 elif best is not None:
     from comparelib.analysis import speedup
 
     lines.append(
-        f"- **Live speed:** {_link(f'{best.output_tokens_per_s:.1f} tok/s', 'bench')} with speculation "
+        f"- **Live speed** (measured): run #{best.id} ({best.engine}) "
+        f"{_link(f'{best.output_tokens_per_s:.1f} tok/s', 'bench')} with speculation "
         f"(num_steps={best.num_steps}); no speedup: {speedup.no_baseline_reason(runs, [best])}."
     )
 else:
@@ -253,9 +276,8 @@ if own_volume and ref_volume and reference not in published_refs:
 elif own_volume and ref_volume:
     try:
         verdict = verdicts.gap_verdict(own_volume, reference, points=_published_points())
-        st.markdown(
-            f"**What the published data says about the volume gap** ({_link('chart', 'scaling')}): {verdict.sentence}"
-        )
+        with st.expander("What the published data predicts for the volume gap (a fit, not your measurement)"):
+            st.markdown(f"{verdict.sentence} ({_link('chart', 'scaling')})")
     except CompareError as exc:
         st.error(str(exc))
 

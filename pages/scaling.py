@@ -133,40 +133,47 @@ except CompareError as exc:
     st.stop()
 
 st.subheader("What more data would buy")
+# The answer in one line; the fit, your prediction and the volume gap (long coloured blocks that pushed
+# the chart below the fold) are in one expander, the chart comes next.
 if fit is not None:
     st.markdown(f"**{verdicts.target_sentence(fit, float(target))}**", help="95% confidence band of the fitted mean.")
-    st.caption(
-        f"Fit: acceptance = {fit.a:.2f} (±{fit.se_a:.2f}) + {fit.b:.2f} (±{fit.se_b:.2f}) · log10({x}); "
-        f"n = {fit.n} points, {fit.distinct} volumes, R² = {fit.r2:.2f}, residual SE {fit.residual_se:.2f}."
-    )
-    if own_volume:
-        mean, lo, hi, clipped = scaling.predict_bounded(fit, own_volume)
-        st.markdown(
-            f"At your {verdicts.human(own_volume)} {x} the fit predicts **{mean:.2f}** (95% band {lo:.2f}..{hi:.2f})"
-            + (", an extrapolation" if fit.extrapolates(own_volume) else "")
-            + ("; clipped to the possible range" if clipped else "")
-            + "."
-        )
-        # your own measured acceptance next to the fit, and why they may disagree
-        against = verdicts.measured_against_fit(fit, own_volume, own_pts)
-        if against is not None:
-            agrees, sentence = against
-            (st.success if agrees else st.warning)(sentence)
-        else:
-            st.caption(
-                "No acceptance measured for your draft yet (attach a run group in the sidebar) to set against the fit."
-            )
 elif setting_key is not None:
     st.warning(
         f"No fit for {verdicts.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "
         "more volumes, or add points."
     )
-if own_samples and x == "samples":
-    try:
-        verdict = verdicts.gap_verdict(own_samples, reference, benchmark=bench, points=points, x=x)
-        st.info(verdict.sentence)
-    except CompareError as exc:
-        st.error(str(exc))
+if fit is not None or (own_samples and x == "samples"):
+    with st.expander("The fit, its prediction at your volume, and the volume gap (predictions)", expanded=False):
+        if fit is not None:
+            st.caption(
+                f"Fit: acceptance = {fit.a:.2f} (±{fit.se_a:.2f}) + {fit.b:.2f} (±{fit.se_b:.2f}) · log10({x}); "
+                f"n = {fit.n} points, {fit.distinct} volumes, R² = {fit.r2:.2f}, residual SE {fit.residual_se:.2f}."
+            )
+            if own_volume:
+                mean, lo, hi, clipped = scaling.predict_bounded(fit, own_volume)
+                st.markdown(
+                    f"At your {verdicts.human(own_volume)} {x} the fit predicts **{mean:.2f}** "
+                    f"(95% band {lo:.2f}..{hi:.2f})"
+                    + (", an extrapolation" if fit.extrapolates(own_volume) else "")
+                    + ("; clipped to the possible range" if clipped else "")
+                    + "."
+                )
+                # your own measured acceptance next to the fit, and why they may disagree
+                against = verdicts.measured_against_fit(fit, own_volume, own_pts)
+                if against is not None:
+                    agrees, sentence = against
+                    (st.success if agrees else st.warning)(sentence)
+                else:
+                    st.caption(
+                        "No acceptance measured for your draft yet (attach a run group in the sidebar) to set "
+                        "against the fit."
+                    )
+        if own_samples and x == "samples":
+            try:
+                verdict = verdicts.gap_verdict(own_samples, reference, benchmark=bench, points=points, x=x)
+                st.info(verdict.sentence)
+            except CompareError as exc:
+                st.error(str(exc))
 
 # --- chart and tables ----------------------------------------------------------------------------
 chart_col, live_col = st.columns([3, 2])
@@ -243,7 +250,7 @@ with live_col:
             if look.best is None:
                 st.warning("No prediction of the best num_steps yet. Missing: " + "; ".join(look.missing) + ".")
             else:
-                st.markdown(look.best.sentence)
+                (st.warning if look.best.measured_faster else st.markdown)(look.best.sentence)
                 if look.missing:
                     st.caption("Missing: " + "; ".join(look.missing) + ".")
                 if look.best_with_more_data is not None:
@@ -267,9 +274,9 @@ with live_col:
 
 
 # --- draft cost: two candidate drafts side by side ----------------------------------------------
-@st.cache_data(show_spinner=False)
-def _draft_figures() -> list[tuple[str, dict]]:
-    return draftcost.figure_sources()
+@st.cache_data(show_spinner=False, ttl=3600)
+def _draft_figures(own: str, token_tag: str) -> list[tuple[str, dict]]:  # token_tag: a fingerprint, never the token
+    return draftcost.figure_sources(own)
 
 
 st.subheader("Draft cost: is a bigger draft worth its step?")
@@ -282,13 +289,18 @@ if group is None:
     st.caption("Pick a run group above: the candidates share its verify costs.")
 else:
     try:
-        figures = _draft_figures()
+        try:
+            with settings.session_token(app.hub_token()):
+                figures = _draft_figures(draft.source, settings.token_fingerprint())
+        except CompareError as exc:  # your draft cannot be read: the built-in pair still shows
+            st.caption(f"Your draft is not in the step-cost estimate: {exc}")
+            figures = _draft_figures("", "")
         pick = st.selectbox("Step costs", [label for label, _ in figures], key="sc_dc_source")
         record = dict(figures)[pick]
         drafts = [d["draft"] for d in record["drafts"]]
         model_dc = speedup.model_from_runs(store.runs(group=group))
         k_dc = model_dc.measured[0].num_steps
-        own = next((i for i, d in enumerate(drafts) if "own" in d), 0)
+        own = draftcost.own_index(record, draft.source)
         first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
         order = [first] + [d for d in drafts if d != first]
         cols = st.columns(len(order))
@@ -305,12 +317,12 @@ else:
                 key=f"sc_dc_acc_{drafts.index(name)}",
             )
             col.caption(
-                f"step {ms:.3f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
+                f"step {ms:.2f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
             )
             candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
         side = speedup.compare_drafts(model_dc, candidates)
         table = draftcost.side_by_side(side, order)
-        st.dataframe(table, width="stretch", key="sc_dc_table")
+        st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
         missing_dc = speedup.missing_evidence(model_dc)
         if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
             st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
@@ -319,7 +331,13 @@ else:
                 opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
                 st.markdown(f"**{name}**: {opt.sentence}")
         with st.expander("Step-cost figures"):
-            st.dataframe(draftcost.figures_frame(record), width="stretch", hide_index=True, key="sc_dc_figures")
+            st.dataframe(
+                draftcost.figures_frame(record),
+                width="stretch",
+                hide_index=True,
+                key="sc_dc_figures",
+                placeholder=app.MISSING,
+            )
             if record.get("estimate"):
                 st.caption(
                     "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding rows, "
@@ -427,7 +445,12 @@ else:
     except CompareError as exc:
         st.error(str(exc))
     else:
-        badge = {"rising": "🟢 still rising", "plateau": "🟠 plateau", "too-few-points": "⚪ too few points"}
+        app.remember_curve_verdict(draft, lc.verdict)
+        badge = {
+            "rising": ":green[:material/trending_up: still rising]",
+            "plateau": ":orange[:material/trending_flat: plateau]",
+            "too-few-points": ":gray[:material/more_horiz: too few points]",
+        }
         st.markdown(f"**{badge[lc.verdict]}** — {lc.sentence}")
         if lc.evidence.get("note"):
             st.caption(lc.evidence["note"])
@@ -437,7 +460,7 @@ else:
         with side_col:
             st.markdown("**Live acceptance length (stored runs)**")
             if len(lc_live):
-                st.dataframe(lc_live, width="stretch", hide_index=True, key="lc_live_table")
+                st.dataframe(lc_live, width="stretch", hide_index=True, key="lc_live_table", placeholder=app.MISSING)
                 st.caption(
                     "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
                     "below it usually means the served prompts differ from the training data, or the wiring does."
@@ -448,7 +471,7 @@ else:
                 )
             st.markdown(f"**Published drafts at {verdicts.bench_label(bench)}, {setting_key or 'no setting'}**")
             if len(lc_pub):
-                st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table")
+                st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table", placeholder=app.MISSING)
             else:
                 st.caption("No published draft reports this benchmark at this setting.")
         with st.expander("Evidence and fit"):
@@ -461,7 +484,7 @@ else:
             st.json(lc.evidence, expanded=False)
             st.json(lc.stats, expanded=False)
         lc_frame = lc.frame()
-        st.dataframe(lc_frame, width="stretch", hide_index=True, key="lc_points_table")
+        st.dataframe(lc_frame, width="stretch", hide_index=True, key="lc_points_table", placeholder=app.MISSING)
         st.download_button(
             "Curve points CSV",
             data=export.render(lc_frame, "csv"),

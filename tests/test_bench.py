@@ -630,3 +630,42 @@ def test_options_are_frozen_and_keep_the_key_out_of_repr() -> None:
         options.concurrency = 2  # type: ignore[misc]
     with pytest.raises(BenchError, match="not an http"):
         bench.BenchOptions(endpoint="ftp://h")
+
+
+@pytest.mark.parametrize("engine", ["sglang", "vllm"])
+def test_a_baseline_server_stays_a_baseline_whatever_the_form_states(fake_server, tmp_path, engine) -> None:
+    """num_steps=4 left in the form from the run before must not make a run without speculation a spec run."""
+    from comparelib.live.store import Store
+
+    server = fake_server(engine, ttft_s=0.0, chunk_delay_s=0.0, speculative_algorithm=None, output_tokens=8)
+    store = Store(f"sqlite:///{tmp_path / 'runs.db'}")
+    run = bench.benchmark(
+        bench.BenchOptions(
+            endpoint=server.url, concurrency=2, requests=4, warmup=0, max_tokens=8, spec_override={"num_steps": 4}
+        ),
+        prompts=prompts.load_prompts(),
+        recorder=store,
+    )
+    c = run.server_config
+    assert c.speculative_algorithm is None and c.num_steps is None
+    assert c.raw["stated_spec_config_ignored"] == {"num_steps": 4}
+    assert servers.IGNORED_SPEC_NOTE in run.summary.notes
+    record = store.runs()[-1]
+    assert record.is_baseline and record.num_steps is None and "baseline" in record.title
+
+
+def test_a_stated_num_steps_on_vllm_reads_speculative_not_unknown(fake_server, tmp_path) -> None:
+    from comparelib.live.store import Store
+
+    server = fake_server("vllm", ttft_s=0.0, chunk_delay_s=0.0, tokens_per_chunk=2, num_steps=4, output_tokens=8)
+    store = Store(f"sqlite:///{tmp_path / 'runs.db'}")
+    bench.benchmark(
+        bench.BenchOptions(
+            endpoint=server.url, concurrency=2, requests=4, warmup=0, max_tokens=8, spec_override={"num_steps": 4}
+        ),
+        prompts=prompts.load_prompts(),
+        recorder=store,
+    )
+    record = store.runs()[-1]
+    assert not record.is_baseline and record.num_steps == 4
+    assert "unknown" not in record.title and "speculative steps=4" in record.title

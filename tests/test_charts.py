@@ -214,3 +214,55 @@ def test_plan_charts_band_target_and_symlog_cost() -> None:
     assert cost["layer"][1]["encoding"]["x"]["scale"]["type"] == "symlog"  # a free change sits at 0
     assert cost["layer"][1]["encoding"]["y"]["title"] == "tok/s gained at batch 8"
     assert charts.text_colours(cost) == [charts.NEUTRAL]
+
+
+def _all_nodes(spec: dict) -> list[dict]:
+    out = []
+
+    def walk(node: dict) -> None:
+        out.append(node)
+        for child in node.get("layer", []) + node.get("vconcat", []) + node.get("hconcat", []):
+            walk(child)
+
+    walk(spec)
+    return out
+
+
+def test_sweep_charts_split_engines_and_do_not_zoom_into_noise() -> None:
+    from types import SimpleNamespace
+
+    def run(i: int, engine: str, acc: float) -> SimpleNamespace:
+        return SimpleNamespace(
+            id=i, num_steps=3 + i % 2, output_tokens_per_s=700.0 + i, accept_length=acc, title=f"#{i}",
+            kind="measured", engine=engine, is_baseline=False,
+        )  # fmt: skip
+
+    speed, accept = charts.run_sweep_charts([run(1, "sglang", 2.50), run(2, "vllm", 2.51), run(3, "sglang", 2.505)])
+    assert accept is not None
+    spec = accept.to_dict()
+    assert spec["encoding"]["color"]["field"] == "engine"
+    domain = spec["encoding"]["y"]["scale"]["domain"]
+    assert domain[1] - domain[0] >= charts.MIN_ACCEPT_SPAN  # 2.50 to 2.51 does not fill the height
+    assert domain[0] <= 2.50 and domain[1] >= 2.51
+    line = [n for n in _all_nodes(speed.to_dict()) if n.get("encoding", {}).get("color")]
+    assert line and line[0]["encoding"]["color"]["field"] == "engine"
+
+
+def test_learning_curve_reads_on_the_dark_theme_and_names_the_live_line() -> None:
+    from comparelib.analysis import curves
+
+    pts = [curves.CurvePoint(step=i, samples_seen=1000.0 * i, split="eval" if i % 2 else "train",
+                             acc=(0.8, 0.6, 0.4), tau_sim=1.0 + 0.1 * i) for i in range(1, 12)]  # fmt: skip
+    curve = curves.analyse(pts)
+    live = pd.DataFrame({"run": ["#1 EAGLE3 steps=3"], "accept_length": [2.1]})
+    spec = charts.curve_chart(curve, live=live).to_dict()
+    title = spec["title"]
+    assert isinstance(title["subtitle"], list) and all(len(line) < 60 for line in title["subtitle"])
+    for bg in charts.THEME_BACKGROUNDS.values():
+        assert charts.contrast(title["subtitleColor"], bg) >= 3.0
+        for colour in charts.SPLIT_COLOURS:
+            assert charts.contrast(colour, bg) >= 2.0, (colour, bg)
+    dashed = [n for n in _all_nodes(spec) if "strokeDash" in n.get("encoding", {})]
+    assert dashed, "the live line has a legend entry"
+    legend = dashed[0]["encoding"]["strokeDash"]["legend"]
+    assert legend["symbolStrokeColor"] == charts.LIVE_COLOUR

@@ -122,3 +122,27 @@ def test_dumps_tab_reports_bad_folder(tmp_path: Path) -> None:
     at.button(key="dumps_run").click().run()
     assert not at.exception
     assert at.error
+
+
+def test_an_empty_file_leaves_no_stale_progress_bar(data: tuple[Path, Path], tmp_path: Path) -> None:
+    _, tok = data
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    at = page_app(PAGE, timeout=60).run()
+    run_audit(at, str(empty), str(tok))
+    assert not at.exception, at.exception
+    assert at.error, "an empty file is an error the user reads"
+    assert not [p for p in at.get("progress") if "Starting" in str(p.proto.text)]
+
+
+def test_the_volume_is_attached_under_the_drafts_name_not_the_pasted_url(data: tuple[Path, Path], hub) -> None:
+    from tests.fixtures import aq_config, aq_tensors
+
+    path, tok = data
+    hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    at = page_app(PAGE, timeout=60)
+    at.query_params["draft"] = f"{hub.url}/acme/kimi-draft/tree/main"
+    at.run()
+    run_audit(at, str(path), str(tok))
+    assert not at.exception, at.exception
+    assert at.text_input(key="audit_attach_draft").value == "acme/kimi-draft"

@@ -260,3 +260,23 @@ def test_after_three_runs_the_page_follows_them_not_the_example() -> None:
     cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns)
     assert cmp["speedup"].isna().iloc[0]
     assert "different target model: fake/target-model against Kimi-K2.5" in cmp["speedup_note"].iloc[0]
+
+
+def test_with_your_own_draft_example_runs_are_off_and_never_dated_today() -> None:
+    at = page()
+    at.query_params["draft"] = "registry:AQ-MedAI/Kimi-K2-Instruct-eagle3"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.checkbox(key="runs_examples").value is False  # your draft: your runs, not the example's
+    at.checkbox(key="runs_examples").check().run()
+    table = runs_table(at)
+    example = table[table["kind"] == "example"]
+    assert len(example) and example["created_at"].isna().all()  # measured on a day not recorded: no date
+
+
+def test_the_speedup_and_why_not_come_first_on_screen() -> None:
+    at = page().run()
+    assert not at.exception, at.exception
+    el = next(d for d in at.dataframe if "speedup" in d.value.columns)
+    order = list(el.proto.column_order)
+    assert order[:5] == ["run", "num_steps", "output tok/s", "speedup", "speedup_note"], order

@@ -143,7 +143,7 @@ def test_the_sidebar_draft_starts_the_comparison_and_a_session_token_opens_a_gat
     # numbers formatted by the shared column description: the name pinned, counts localized
     cfg = json.loads(at.dataframe[0].proto.columns)
     assert cfg["draft"]["pinned"] is True and cfg["excluding_embedding"]["type_config"]["format"] == "localized"
-    assert cfg["bf16_GiB"]["type_config"]["format"] == "%.2f GiB"
+    assert cfg["bf16_GiB"]["type_config"]["format"] == "%.3f GiB"
 
 
 def test_two_drafts_with_the_same_name_get_distinct_chart_labels(tmp_path: Path) -> None:
@@ -169,3 +169,66 @@ def test_two_drafts_with_the_same_name_get_distinct_chart_labels(tmp_path: Path)
     names = comparison.display_names(entries)
     assert names == [str(tmp_path / "run1" / "checkpoint"), str(tmp_path / "run2" / "checkpoint")]
     assert set(comparison.components_frame(entries)["draft"]) == set(names)
+
+
+def test_the_target_field_is_your_drafts_published_drafts_keep_theirs() -> None:
+    llama = "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"
+    at = page_app(PAGE, timeout=120).run()
+    at.multiselect(key="compare_picks").set_value([AQ, llama])
+    at.text_area(key="compare_urls").set_value("example:own-kimi-k2.5-draft")
+    at.text_input(key="compare_target").set_value("moonshotai/Kimi-K2.5")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    df = at.dataframe[0].value.set_index("draft")
+    assert df.loc["example: own Kimi-K2.5 draft", "target"] == "moonshotai/Kimi-K2.5"
+    assert df.loc[llama, "target"] != "moonshotai/Kimi-K2.5"  # its own target, not the field's
+    llama_errors = [e.value for e in at.error if llama in e.value]
+    assert not llama_errors, llama_errors
+    # asked for explicitly, the field applies to the published drafts too
+    at.checkbox(key="compare_target_all").check()
+    at.button[0].click().run()
+    df = at.dataframe[0].value.set_index("draft")
+    assert df.loc[llama, "target"] == "moonshotai/Kimi-K2.5"
+    assert at.query_params["target_all"] == "1"
+
+
+def test_the_session_token_survives_page_switches_and_stays_in_the_session(hub: HubEmulator) -> None:
+    import json
+
+    import app
+
+    hub.add_model("acme/gated-draft", aq_config(), tensors=aq_tensors(), gated=True)
+    at = page_app(PAGE, timeout=120)
+    at.query_params["draft"] = "acme/gated-draft"
+    at.run()
+    at.sidebar.text_input(key="hub_token").set_value(hub.token).run()
+    assert not at.error, [e.value for e in at.error]
+    for page in ("overview.py", "compare.py", "overview.py"):
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        assert at.sidebar.text_input(key="hub_token").value == hub.token, page
+        assert not [e.value for e in at.error if "gated" in e.value], page  # the gated draft still opens
+    assert hub.token not in json.dumps(dict(at.query_params))
+    # another browser session starts without it
+    other = page_app(PAGE, timeout=120)
+    other.query_params["draft"] = "acme/gated-draft"
+    other.run()
+    assert other.sidebar.text_input(key="hub_token").value in ("", None)
+    assert app.TOKEN_KEPT not in other.session_state
+
+
+def test_a_target_pasted_among_drafts_is_called_a_target(hub: HubEmulator) -> None:
+    import json
+
+    from comparelib.models import architectures
+
+    cfg = json.loads(json.dumps(architectures.known_target("moonshotai/Kimi-K2-Instruct")))
+    hub.add_model("moonshotai/Kimi-K2-Instruct", cfg)
+    at = page_app(PAGE, timeout=120).run()
+    at.multiselect(key="compare_picks").set_value([AQ])
+    at.text_area(key="compare_urls").set_value("moonshotai/Kimi-K2-Instruct")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    warned = " ".join(w.value for w in at.warning)
+    assert "moonshotai/Kimi-K2-Instruct is a target model" in warned and AQ in warned
+    assert not [i.value for i in at.info if "Kimi-K2-Instruct@" in i.value or "moonshotai" in i.value]

@@ -32,8 +32,9 @@ def test_answer_first_for_the_example() -> None:
     assert "1,174,405,120-parameter embedding (163,840 x 7,168), frozen and shared with the target" in md
     # data volume ratio, acceptance at (not) the same setting, live speed
     assert "[37K samples](/audit)" in md and "[38x](/scaling) less data." in md
-    assert "[~2.1](/bench)" in md and "[3.17-3.49](/scaling)" in md and "**Settings differ:**" in md
-    assert "[94.0 tok/s](/bench)" in md and "[88.8 tok/s](/bench)" in md and "[+5.9%](/bench)" in md
+    assert "(measured, run #" in md and "[3.17-3.49](/scaling) (published)" in md and "**Settings differ:**" in md
+    assert "[94.0 tok/s](/bench)" in md and "[88.8 tok/s](/bench)" in md and "[1.06x](/bench) (+5.9%)" in md
+    assert "**Live speed** (measured): run #" in md
     assert "(example data)" in md
     # the volume gap in the published data, and links to every page
     assert "38x fewer" in md and "[chart](/scaling)" in md
@@ -120,7 +121,7 @@ def test_a_hub_draft_with_its_own_audit_and_runs_never_mixes_in_the_example(hub)
     assert "acme/kimi-draft@" in md
     assert "[1,190,948,864](/compare?" in md  # its own size outside the embedding
     assert "[12K samples](/audit?" in md  # its own audit
-    assert "[~2.5](/bench" in md  # its own acceptance
+    assert "[2.50](/bench" in md and "(measured, run #" in md  # its own acceptance, named as measured
     assert "[61.2 tok/s](/bench" in md and "[40.0 tok/s](/bench" in md and "+53.0%" in md
     assert at.query_params["draft_group"] == "acme-sweep"
 
@@ -182,3 +183,103 @@ def test_plan_for_the_example_ranks_more_data_first() -> None:
     table = next(df.value for df in at.dataframe if "option" in df.value.columns)
     lower = float(table.loc[table["kind"] == "more-data", "samples_needed"].iloc[0])
     assert lower < first_samples
+
+
+def _run_of(store, group: str, engine: str, tok_s: float, spec: str | None, steps: int | None, acc=None) -> int:
+    cfg = {"engine": engine, "model": "acme/target", "speculative_algorithm": spec, "num_steps": steps}
+    rid = store.start_run(
+        endpoint="http://127.0.0.1:30000", server_config=cfg, group=group, params={"concurrency": 8, "max_tokens": 256}
+    )
+    store.finish_run(rid, {"requests": 8, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": acc})
+    return rid
+
+
+def test_the_best_comparable_pair_of_the_group_answers_and_is_named() -> None:
+    """SGLang speculative + SGLang baseline, then a newer vLLM speculative run: the SGLang pair answers."""
+    from comparelib import settings
+    from comparelib.live.store import Store
+
+    store = Store(settings.database_url())
+    spec = _run_of(store, "kimi", "sglang", 730.0, "EAGLE3", 4, 3.1)
+    base = _run_of(store, "kimi", "sglang", 299.5, None, None)
+    other = _run_of(store, "kimi", "vllm", 800.0, "eagle3", 4, 3.0)
+    at = page_app("../pages/overview.py", timeout=60)
+    at.query_params["draft"] = "registry:" + REF
+    at.query_params["draft_group"] = "kimi"
+    at.run()
+    assert not at.exception, at.exception
+    md = _md(at)
+    assert f"**Live speed** (measured): run #{spec} (sglang, num_steps=4)" in md
+    assert f"against baseline run #{base}" in md and "[2.44x](/bench" in md
+    assert f"run #{other} (vllm): no comparable baseline in this group: different engine: vllm against sglang" in md
+    assert "no comparable baseline: different engine" not in at.subheader[0].value if at.subheader else True
+
+
+def test_a_target_pasted_as_your_draft_is_called_a_target(hub) -> None:
+    import json
+
+    from comparelib.models import architectures
+
+    cfg = architectures.known_target("moonshotai/Kimi-K2-Instruct")
+    hub.add_model("moonshotai/Kimi-K2-Instruct", json.loads(json.dumps(cfg)))
+    at = page_app("../pages/overview.py", timeout=60)
+    at.query_params["draft"] = "moonshotai/Kimi-K2-Instruct"
+    at.run()
+    assert not at.exception, at.exception
+    warned = " ".join(w.value for w in at.warning)
+    assert "moonshotai/Kimi-K2-Instruct is a target model" in warned and "not a draft" in warned
+    assert "1.03 trillion parameters" in warned
+    assert "AQ-MedAI/Kimi-K2-Instruct-eagle3" in warned  # drafts known for it
+    assert not at.subheader  # no "largest gap is size: a factor of 860.9"
+    md = _md(at)
+    assert "Use it as the target on Compare drafts" in md and "target=moonshotai%2FKimi-K2-Instruct" in md
+    assert "factor of" not in md + warned
+
+
+def test_no_headline_without_a_real_gap() -> None:
+    at = _run()
+    _use(at, f"registry:{REF}")
+    assert not at.subheader, [h.value for h in at.subheader]
+    info = " ".join(i.value for i in at.info)
+    assert "No real gap to the reference" in info and "size (within 0%)" in info
+
+
+def test_differences_are_words_not_signed_counts() -> None:
+    from comparelib.analysis import overview
+
+    assert overview.count_words(1_190_859_520) == "1.19 billion"
+    assert overview.count_words(52_000) == "52,000"
+    assert overview.size_words(1.02) == "about the same size as"
+    assert overview.size_words(0.5) == "50% the size of"
+    assert overview.size_words(860.9) == "861 times the size of"
+    name, sentence = overview.largest_gap(data_ratio=None, size_ratio=1.0, accept_ratio=None)
+    assert name == "" and "factor" not in sentence
+
+
+def test_a_plateaued_training_log_outweighs_the_data_gap() -> None:
+    at = page_app("../pages/overview.py", timeout=60)
+    at.session_state["_own_curve"] = {"example:own-kimi-k2.5-draft": "plateau"}
+    at.run()
+    assert not at.exception, at.exception
+    head = at.subheader[0].value if at.subheader else ""
+    assert not head.startswith("The largest gap is training data"), head
+    assert "Your training log has plateaued" in head
+    assert any("plateaued" in w.value for w in at.warning)
+
+
+def test_overview_leads_with_the_answer_and_folds_the_fit() -> None:
+    at = _run()
+    assert at.subheader and at.subheader[0].value.startswith("The largest gap is")
+    (fold,) = [e for e in at.expander if e.label.startswith("What the published data predicts")]
+    assert "38x fewer" in " ".join(m.value for m in fold.markdown)
+
+
+def test_acceptance_at_another_setting_is_no_headline() -> None:
+    from comparelib.analysis import overview
+
+    name, sentence = overview.largest_gap(
+        data_ratio=None, size_ratio=1.0, accept_ratio=1.13, accept_same_setting=False
+    )
+    assert name == "" and "different settings (not like for like)" in sentence and "size (within 0%)" in sentence
+    name, sentence = overview.largest_gap(data_ratio=None, size_ratio=1.0, accept_ratio=1.3, accept_same_setting=True)
+    assert name == "acceptance length" and "Alike: size." in sentence

@@ -146,3 +146,25 @@ def test_own_measured_acceptance_next_to_the_fit_and_why_they_disagree() -> None
     assert "Your measurement is higher (1.50 from the fit's value). Why they can disagree:" in text
     assert "the band spans every possible value (1..4)" in text and "an extrapolation" in text
     assert "Trust the measurement for your draft" in text
+
+
+def test_the_answer_and_a_chart_lead_the_page_derivations_fold_away() -> None:
+    """Acceptance vs data: no long coloured blocks stacked above the first chart."""
+    from tests.fixtures import page_app
+
+    at = page_app("../pages/scaling.py", timeout=60).run()
+    assert not at.exception, at.exception
+    kinds = []
+
+    def walk(node) -> None:  # type: ignore[no-untyped-def]
+        kinds.append(node.type)
+        if node.type == "expander":
+            return  # folded: not on screen until opened
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at.main)
+    first_chart = next(i for i, k in enumerate(kinds) if k == "vega_lite_chart")
+    blocks = [k for k in kinds[:first_chart] if k in ("success", "warning", "info", "error")]
+    assert len(blocks) <= 1, kinds[:first_chart]
+    assert any(e.label.startswith("The fit, its prediction") for e in at.expander)

@@ -382,4 +382,7 @@ def test_live_outlook_adds_a_more_data_scenario_only_when_the_fit_beats_the_draf
         assert look.best_with_more_data.tok_s > look.best.tok_s
     assert (look.no_scenario is not None) is refused
     if refused:
-        assert 'No "more data" scenario: the fit\'s 1.50' in look.no_scenario
+        assert 'No "more data" scenario: the fit\'s prediction of 1.50' in look.no_scenario
+        # the example measured num_steps=2 only: 3 steps is the model's extrapolation, and says so
+        assert "the model predicts for your draft at 3 steps" in look.no_scenario
+        assert "extrapolated from the runs at num_steps=2; not measured" in look.no_scenario

@@ -234,3 +234,19 @@ def test_the_example_session_has_enough_evidence(tmp_path) -> None:  # type: ign
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     store.ensure_examples()
     assert speedup.missing_evidence(speedup.model_from_runs(store.runs())) == []
+
+
+def test_a_prediction_below_a_measured_point_says_so() -> None:
+    """A fit whose best predicted num_steps is slower than a measured run must not pass silently."""
+    points = [
+        speedup.SweepPoint(2, 600.0, 2.4, run_id=11),
+        speedup.SweepPoint(4, 1057.0, 3.1, run_id=12),
+    ]
+    m = speedup.fit_sweep(points, concurrency=8)
+    frame = speedup.predict_frame(m)
+    frame["tok_s"] = frame["tok_s"].clip(upper=771.6)  # a model that underestimates, as the user saw
+    opt = speedup.optimum(m, frame=frame)
+    assert opt.measured_faster == 1057.0
+    assert "Measured faster than this prediction: 1057.0 tok/s at num_steps=4 (run #12)" in opt.sentence
+    honest = speedup.optimum(m)
+    assert honest.measured_faster is None or honest.measured_faster > honest.tok_s

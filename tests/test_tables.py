@@ -27,7 +27,14 @@ def test_latex_keeps_the_columns_that_matter(params_frame: pd.DataFrame) -> None
     header = tex.splitlines()[0]
     assert header == "\\begin{tabular}{lrrrrrrr}"  # 8 columns, not 22
     assert "excluding\\_embedding" in tex and "lint\\_warnings" not in tex and "1,190,948,864" in tex
-    assert "GiB" in tex
+    assert "bf16 (GiB)" in tex  # the unit once, in the header
+    body = tex.split("\\midrule", 1)[1]
+    assert "GiB" not in body  # not repeated in every cell
+
+
+def test_a_small_drafts_memory_is_not_zero() -> None:
+    col = tables.DRAFT_PARAMS.get("bf16_GiB")
+    assert col is not None and col.text(0.0093) == "0.009 GiB"
 
 
 def test_json_and_csv_keep_numbers_as_numbers(params_frame: pd.DataFrame) -> None:

@@ -933,6 +933,7 @@ def floor_record(
         drafts.append(
             {
                 "draft": entry.label,
+                "source": source,
                 "device": "cuda",
                 "device_name": device_name,
                 "dtype": dtype,
@@ -950,16 +951,32 @@ def floor_record(
     return {"device_name": device_name, "dtype": dtype, "context": context, "estimate": True, "drafts": drafts}
 
 
-def figure_sources() -> list[tuple[str, dict[str, Any]]]:
-    """Recorded files (measured), then the bandwidth-floor estimate at H200 peak: (label, record)."""
+def figure_sources(own: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """(label, record): recorded files (measured), then the bandwidth-floor estimate at H200 peak.
+
+    With the user's draft (``own``, a source as the sidebar holds it) not among the built-in pair, the
+    estimate covers it too and comes first: the section starts from the user's draft, not the example.
+    """
     out: list[tuple[str, dict[str, Any]]] = []
     for path in recorded_files():
         data = load_recorded(path)
         out.append(
             (f"measured: {data.get('device_name') or 'device?'}, {data.get('dtype') or ''} ({path.name})", data)
         )
+    if own and own not in KIMI_PAIR:
+        estimate = floor_record((own, *KIMI_PAIR))
+        return [("estimate: bandwidth floor at H200 peak, with your draft (not measured)", estimate), *out]
     out.append(("estimate: bandwidth floor at H200 peak (not measured)", floor_record()))
     return out
+
+
+def own_index(record: Mapping[str, Any], own: str | None) -> int:
+    """Which of a record's drafts is the user's: by source, else the built-in example ("own"), else the first."""
+    drafts = list(record.get("drafts") or [])
+    for i, d in enumerate(drafts):
+        if own and d.get("source") == own:
+            return i
+    return next((i for i, d in enumerate(drafts) if "own" in str(d.get("draft"))), 0)
 
 
 def figures_frame(record: Mapping[str, Any]) -> Any:
@@ -997,4 +1014,5 @@ def side_by_side(side: Any, order: Sequence[str]) -> Any:
     rest = side[side["scenario"] != order[0]].set_index("num_steps")
     for name in order[1:]:
         table[f"acceptance {name} needs to match"] = rest[rest["scenario"] == name]["accept_to_match"]
-    return table
+    # what a reader compares: tok/s to 0.1, acceptance lengths to 0.01 (not 490.8296 and 4.2425)
+    return table.round({c: (1 if c.startswith("tok/s") else 2) for c in table.columns})

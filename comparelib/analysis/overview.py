@@ -19,6 +19,7 @@ from comparelib.analysis.verdicts import bench_label, human
 from comparelib.errors import CompareError
 from comparelib.models import architectures, registry
 from comparelib.models.comparison import Entry
+from comparelib.models.draft import TargetNotice, target_notice
 
 
 def reference_choices() -> list[str]:
@@ -95,8 +96,13 @@ def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: st
         )
     else:
         why = (
-            f"{own_name} is {diff:+,} parameters outside the embedding against {ref_name}, "
-            f"of which the lm_head accounts for {lm_diff:+,}."
+            f"{own_name} has {count_words(abs(diff))} {'more' if diff > 0 else 'fewer'} parameters than {ref_name} "
+            "outside the embedding"
+            + (
+                f"; the lm_head accounts for {count_words(abs(lm_diff))} of them."
+                if lm_diff and (lm_diff > 0) == (diff > 0)
+                else "."
+            )
         )
     return SizeFacts(
         own_excluding_embedding=a.excluding_embedding,
@@ -115,6 +121,24 @@ def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: st
     )
 
 
+def count_words(n: float) -> str:
+    """A parameter count for sentences: 1190859520 -> "1.19 billion", 52000 -> "52,000"."""
+    n = abs(n)
+    for div, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if n >= div:
+            return f"{n / div:.3g} {word}"
+    return f"{n:,.0f}"
+
+
+def size_words(ratio: float) -> str:
+    """own/reference as words: "2.1 times the size of", "about the same size as", "a third the size of"."""
+    if 1 / SAME_SIZE <= ratio <= SAME_SIZE:
+        return "about the same size as"
+    if ratio > 1:
+        return f"{ratio:.3g} times the size of"
+    return f"{ratio * 100:.0f}% the size of"
+
+
 def setting_label(key: str | None) -> str:
     """A setting key for sentences: the registry's "unspecified" reads as what it means."""
     if not key or key == "unspecified":
@@ -123,6 +147,10 @@ def setting_label(key: str | None) -> str:
 
 
 HEADLINE_BENCHMARKS: tuple[str, ...] = ("gsm8k", "humaneval", "math500")
+# A gap is a headline only when it is real: sizes within 10%, acceptance within 10% and data within 1.5x
+# of the reference are "alike", not "the largest gap".
+SAME_SIZE = 1.1
+GAP_MIN: dict[str, float] = {"size": 1.1, "acceptance length": 1.1, "training data": 1.5}
 
 
 @dataclass(frozen=True)
@@ -194,6 +222,8 @@ def accept_facts(
 
 @dataclass(frozen=True)
 class LiveFacts:
+    """The group's best comparable pair: a speculative run and its baseline, both measured, named by id."""
+
     spec_tok_s: float
     baseline_tok_s: float
     gain: float  # spec / baseline - 1
@@ -202,24 +232,40 @@ class LiveFacts:
     run_id: int
     baseline_run_id: int
     kind: str
+    engine: str
+    unpaired: tuple[str, ...]  # other speculative runs of the group without a comparable baseline, and why
     sentence: str
+
+    @property
+    def speedup(self) -> float:
+        return self.gain + 1.0
+
+
+def _steps_text(run: Any) -> str:
+    return f"num_steps={run.num_steps}" if run.num_steps is not None else "num_steps not reported"
 
 
 def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
-    """Best speculative run of a group against the baseline measured under the same conditions."""
-    spec = [r for r in runs if not r.is_baseline and r.output_tokens_per_s]
-    if not spec:
+    """The fastest speculative run of a group that has a comparable baseline, against that baseline.
+
+    Every pair of the group is tried: a newer run on another engine does not hide an older comparable pair.
+    """
+    pair = speedup.best_pair(runs)
+    if pair is None:
         return None
-    best = max(spec, key=lambda r: r.output_tokens_per_s)
-    base = speedup.choose_baseline(runs, [best])
-    if base is None:
-        return None
-    gain = best.output_tokens_per_s / base.output_tokens_per_s - 1.0
+    best, base = pair.spec, pair.baseline
+    gain = pair.speedup - 1.0
     kind = "example" if "example" in (best.kind, base.kind) else best.kind
+    unpaired = []
+    for r in runs:
+        if r.is_baseline or not r.output_tokens_per_s or r.id == best.id:
+            continue
+        if speedup.choose_baseline(runs, [r]) is None:
+            unpaired.append(f"run #{r.id} ({r.engine}): {speedup.no_baseline_reason(runs, [r])}")
     sentence = (
-        f"Live: {best.output_tokens_per_s:g} tok/s with speculation (num_steps={best.num_steps}, "
-        f"{best.num_draft_tokens} draft tokens) against {base.output_tokens_per_s:g} tok/s without: {gain * 100:+.1f}%"
-        + (" (example data)." if kind == "example" else ".")
+        f"Measured: run #{best.id} ({best.engine}, {_steps_text(best)}) at {best.output_tokens_per_s:.1f} tok/s "
+        f"with speculation against baseline run #{base.id} ({base.engine}) at {base.output_tokens_per_s:.1f} "
+        f"tok/s without: {pair.speedup:.2f}x ({gain * 100:+.1f}%)" + (" (example data)." if kind == "example" else ".")
     )
     return LiveFacts(
         float(best.output_tokens_per_s),
@@ -230,6 +276,8 @@ def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
         best.id,
         base.id,
         kind,
+        str(best.engine),
+        tuple(unpaired),
         sentence,
     )
 
@@ -242,8 +290,14 @@ def largest_gap(
     accept_same_setting: bool = False,
     own_volume: float | None = None,
     ref_volume: float | None = None,
+    curve_verdict: str | None = None,
 ) -> tuple[str, str]:
-    """(name, sentence) of the largest of the gaps, each as a factor >= 1 against the reference."""
+    """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
+
+    A factor under ``GAP_MIN`` is no gap: a draft the size of the reference gets no "largest gap is
+    size" headline. A training curve that has plateaued (``curve_verdict``) contradicts "the gap is
+    training data": more of the same data is not what the user's own log says will help.
+    """
     factors: dict[str, float] = {}
     if data_ratio:
         factors["training data"] = max(data_ratio, 1 / data_ratio)
@@ -252,27 +306,60 @@ def largest_gap(
     if accept_ratio:
         factors["acceptance length"] = max(accept_ratio, 1 / accept_ratio)
     if not factors:
-        return "", "Not enough facts to name the largest gap."
-    name = max(factors, key=lambda k: factors[k])
-    others = ", ".join(f"{k} {v:.1f}x" for k, v in factors.items() if k != name)
+        return "", "Not enough evidence yet to name a gap: attach training data or benchmark runs in the sidebar."
+    real = {k: v for k, v in factors.items() if v >= GAP_MIN[k]}
+    unlike = ""
+    if "acceptance length" in real and not accept_same_setting:
+        # measured at another num_steps than the published figures: a difference, but no headline
+        unlike = (
+            f" Acceptance differs by a factor of {real.pop('acceptance length'):.2f}, but at different settings "
+            "(not like for like)."
+        )
+    if not real:
+        alike = ", ".join(f"{k} (within {(v - 1) * 100:.0f}%)" for k, v in factors.items() if v < GAP_MIN[k])
+        return "", (f"No real gap to the reference in what is known so far: {alike}." if alike else "") + unlike
+    name = max(real, key=lambda k: real[k])
+    plateau = curve_verdict == "plateau"
+    if name == "training data" and plateau:
+        rest = {k: v for k, v in real.items() if k != "training data"}
+        data_text = (
+            f"{human(own_volume)} samples against {human(ref_volume)}" if own_volume and ref_volume else "less data"
+        )
+        lead = (
+            f"Your training log has plateaued, so more of the same data is unlikely to close the gap, although "
+            f"the reference used more ({data_text}). Look at the data's mix and the wiring before adding volume."
+        )
+        if rest:
+            other = max(rest, key=lambda k: rest[k])
+            lead += f" The next gap is {other}: {_factor_words(other, rest[other], size_ratio, accept_ratio)}."
+        return "training data (contradicted by your training log)", lead
     if name == "training data" and own_volume and ref_volume:
         lead = (
             f"The largest gap is training data: {human(own_volume)} samples against {human(ref_volume)} "
-            f"({factors[name]:.0f}x {'fewer' if own_volume < ref_volume else 'more'})."
+            f"({real[name]:.0f}x {'fewer' if own_volume < ref_volume else 'more'})."
         )
     else:
-        lead = f"The largest gap is {name}: a factor of {factors[name]:.1f}."
+        lead = f"The largest gap is {name}: {_factor_words(name, real[name], size_ratio, accept_ratio)}."
+    others = [f"{k} {v:.1f}x" for k, v in real.items() if k != name]
+    alike_names = [k for k, v in factors.items() if v < GAP_MIN[k]]
     if others:
-        lead += (
-            f" The others are smaller ({others}"
-            + (
-                "; acceptance compared across different settings"
-                if "acceptance length" in factors and not accept_same_setting
-                else ""
-            )
-            + ")."
-        )
+        lead += f" The others are smaller ({', '.join(others)})."
+    if alike_names:
+        lead += f" Alike: {', '.join(alike_names)}."
+    lead += unlike
+    if name == "training data" and curve_verdict == "rising":
+        lead += " Your training log is still rising, which agrees: more data should help."
     return name, lead
+
+
+def _factor_words(name: str, factor: float, size_ratio: float | None, accept_ratio: float | None) -> str:
+    if name == "size" and size_ratio:
+        return f"your draft is {size_words(size_ratio)} the reference outside the embedding"
+    if name == "acceptance length" and accept_ratio:
+        if accept_ratio > 1:
+            return f"the reference's published acceptance is {factor:.2f} times your measured one"
+        return f"your measured acceptance is {factor:.2f} times the reference's published one"
+    return f"{factor:.1f} times"
 
 
 @dataclass(frozen=True)
@@ -283,7 +370,7 @@ class Answer:
     size: SizeFacts
     accept: AcceptFacts
     live: LiveFacts | None
-    best_run: Any | None  # the fastest speculative run of the group (store.RunRecord); None without one
+    best_run: Any | None  # the run the acceptance comes from (the best pair's, else the fastest speculative run)
     own_accept: float | None  # its acceptance length
     own_setting: str | None  # its setting key
     own_volume: float | None
@@ -293,6 +380,22 @@ class Answer:
     accept_ratio: float | None  # reference's highest acceptance / own
     gap: str  # the largest gap's name; "" when none can be named
     gap_sentence: str
+    target: TargetNotice | None = None  # "your draft" is a target model: no gap is named
+    curve_verdict: str | None = None  # the user's own training log ("rising" | "plateau" | ...), when loaded
+    curve_note: str | None = None  # what the log says against the published evidence
+
+    @property
+    def headline(self) -> bool:
+        """True when the answer names a real gap (the page's title); False: a plain statement instead."""
+        return bool(self.gap) and self.target is None
+
+
+CURVE_NOTES = {
+    "plateau": "Your training log (Acceptance vs data) has plateaued: by your own evidence, more of the same data "
+    "is unlikely to raise acceptance, whatever the published drafts' trend says.",
+    "rising": "Your training log (Acceptance vs data) is still rising: more training or data should still help.",
+    "too-few-points": "Your training log (Acceptance vs data) has too few points to say whether it still rises.",
+}
 
 
 def answer(
@@ -303,15 +406,21 @@ def answer(
     *,
     own_name: str = "our draft",
     results: pd.DataFrame | None = None,
+    curve_verdict: str | None = None,
 ) -> Answer:
     """The Overview's answer for ``own`` against the published draft ``ref`` (both from ``load_entry``),
-    the draft's run group ``runs`` and its training volume (None when not measured)."""
+    the draft's run group ``runs``, its training volume (None when not measured) and the verdict of its
+    own training log (``curves``), which outweighs the published trend where they disagree."""
     reference = ref.published.hub_id if ref.published is not None else ref.label
     size = size_facts(own, ref, own_name, reference)
     ref_volume = float(ref.published.train_samples) if ref.published and ref.published.train_samples else None
     live = live_facts(runs)
     spec_runs = [r for r in runs if not r.is_baseline and r.output_tokens_per_s]
-    best = max(spec_runs, key=lambda r: r.output_tokens_per_s) if spec_runs else None
+    best = None
+    if live is not None:
+        best = next((r for r in spec_runs if r.id == live.run_id), None)
+    if best is None and spec_runs:
+        best = max(spec_runs, key=lambda r: r.output_tokens_per_s)
     own_accept = None
     own_key = None
     if best is not None:
@@ -321,14 +430,19 @@ def answer(
     data_ratio = (ref_volume / own_volume) if ref_volume and own_volume else None
     size_ratio = size.own_excluding_embedding / size.ref_excluding_embedding if size.ref_excluding_embedding else None
     acc_ratio = (acc.ref_hi / own_accept) if own_accept and acc.ref_hi else None
-    gap, sentence = largest_gap(
-        data_ratio=data_ratio,
-        size_ratio=size_ratio,
-        accept_ratio=acc_ratio,
-        accept_same_setting=acc.same_setting,
-        own_volume=own_volume,
-        ref_volume=ref_volume,
-    )
+    target = target_notice(own)
+    if target is not None:
+        gap, sentence = "", target.sentence
+    else:
+        gap, sentence = largest_gap(
+            data_ratio=data_ratio,
+            size_ratio=size_ratio,
+            accept_ratio=acc_ratio,
+            accept_same_setting=acc.same_setting,
+            own_volume=own_volume,
+            ref_volume=ref_volume,
+            curve_verdict=curve_verdict,
+        )
     return Answer(
         reference=reference,
         size=size,
@@ -344,4 +458,7 @@ def answer(
         accept_ratio=acc_ratio,
         gap=gap,
         gap_sentence=sentence,
+        target=target,
+        curve_verdict=curve_verdict,
+        curve_note=CURVE_NOTES.get(curve_verdict or ""),
     )

@@ -105,7 +105,11 @@ def _fit_alpha(points: Sequence[SweepPoint]) -> float:
     def sse(al: float) -> float:
         return sum((geometric_accept(al, k) - accept) ** 2 for k, accept in pts)
 
-    errs = [sse(g) for g in grid]
+    # the grid at once: L(k) = (1 - a^(k+1)) / (1 - a) for every grid value and point (a < 1 on the grid)
+    ks = np.array([k for k, _ in pts], dtype=float)
+    target = np.array([accept for _, accept in pts], dtype=float)
+    model = (1.0 - grid[:, None] ** (ks[None, :] + 1.0)) / (1.0 - grid[:, None])
+    errs = ((model - target[None, :]) ** 2).sum(axis=1)
     i = int(np.argmin(errs))
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
     # golden-section refinement inside the bracketing grid cells
@@ -332,6 +336,7 @@ class Optimum:
     runner_up_tok_s: float | None
     tie: bool  # the runner-up is within TIE_TOLERANCE
     sentence: str
+    measured_faster: float | None = None  # a measured tok/s above the predicted best: the prediction is too low
 
 
 def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFrame | None = None) -> Optimum:
@@ -360,6 +365,15 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
             parts.append(
                 f"Next best num_steps={int(second['num_steps'])} at {second['tok_s']:.1f} tok/s ({gap:.1f}% lower)."
             )
+    faster = [p for p in model.measured if p.tok_s > best["tok_s"]]
+    if faster:
+        top = max(faster, key=lambda p: p.tok_s)
+        parts.append(
+            f"Measured faster than this prediction: {top.tok_s:.1f} tok/s at num_steps={top.num_steps}"
+            + (f" (run #{top.run_id})" if top.run_id is not None else "")
+            + ". The model underestimates this group; trust the measurement, and check that every run of the "
+            "sweep used the same server and settings."
+        )
     return Optimum(
         num_steps=k,
         tok_s=float(best["tok_s"]),
@@ -369,6 +383,7 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
         runner_up_tok_s=float(second["tok_s"]) if second is not None else None,
         tie=tie,
         sentence=" ".join(parts),
+        measured_faster=max(p.tok_s for p in faster) if faster else None,
     )
 
 
@@ -608,6 +623,36 @@ def choose_baseline(runs: Sequence[Any], spec_runs: Sequence[Any]) -> Any | None
     for r in spec_runs:
         spec_labels.update(r.labels or [])
     return max(bases, key=lambda r: (len(spec_labels & set(r.labels or [])), r.created_at))
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A speculative run and the baseline measured under the same conditions, with the speedup they give."""
+
+    spec: Any
+    baseline: Any
+    speedup: float
+
+
+def best_pair(runs: Sequence[Any]) -> Pair | None:
+    """The fastest speculative run of ``runs`` that has a comparable baseline, and that baseline.
+
+    Every speculative run is tried (not only the newest or the fastest): a group may hold SGLang runs
+    with their baseline and a vLLM run without one, and the SGLang pair still answers.
+    """
+    spec = sorted(
+        (r for r in runs if not r.is_baseline and r.output_tokens_per_s),
+        key=lambda r: r.output_tokens_per_s,
+        reverse=True,
+    )
+    for s in spec:
+        base = choose_baseline(runs, [s])
+        if base is None:
+            continue
+        ratio, _ = speedup_against(s, base)
+        if ratio is not None:
+            return Pair(s, base, ratio)
+    return None
 
 
 def model_from_runs(

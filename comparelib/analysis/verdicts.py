@@ -431,11 +431,19 @@ def live_outlook(
         improved, k_imp, ref_vol = at_reference
         label = f"fit at {human(ref_vol)} {x}: {improved:.2f} at {k_imp} steps"
         reached = model.accept_length(k_imp)
+        at_k = [p for p in model.measured if p.num_steps == k_imp and p.accept_length is not None]
+        if at_k:
+            where = f"your draft measured at {k_imp} steps ({at_k[0].accept_length:.2f}, run #{at_k[0].run_id})"
+        else:
+            steps = ", ".join(str(k) for k in sorted({p.num_steps for p in model.measured}))
+            where = (
+                f"the model predicts for your draft at {k_imp} steps ({reached:.2f}, extrapolated from the "
+                f"runs at num_steps={steps}; not measured)"
+            )
         if improved <= reached:
             no_scenario = (
-                f"No \"more data\" scenario: the fit's {improved:.2f} at {reference}'s volume is not above what "
-                f"your draft already reaches at {k_imp} steps ({reached:.2f}), so the "
-                "published trend says nothing about more data for your draft."
+                f"No \"more data\" scenario: the fit's prediction of {improved:.2f} at {reference}'s volume is not "
+                f"above what {where}, so the published trend says nothing about more data for your draft."
             )
             improved, label = None, None
     missing = missing_evidence(model)

@@ -32,6 +32,7 @@ from comparelib.live.endpoints import BenchLimits, EndpointPolicy, RunSlots, Ses
 from comparelib.live.prompts import Prompt, as_messages, as_text
 from comparelib.live.servers import (
     BODY_LIMITS,
+    IGNORED_SPEC_NOTE,
     Acceptance,
     Engine,
     OptionsError,
@@ -827,6 +828,8 @@ def _run_summary(
         elif config.engine == "sglang":
             sgl = sglang_counter_acceptance(before["metrics"], after["metrics"])
     summary = summarize(results, duration, vllm=vllm, sglang_counters=sgl)
+    if "stated_spec_config_ignored" in (config.raw or {}):
+        summary.notes.append(IGNORED_SPEC_NOTE)
     if config.engine == "openai":
         summary.notes.append("generic OpenAI-compatible server: no acceptance data")
     elif summary.accept_length is None and config.speculative_algorithm is not None:

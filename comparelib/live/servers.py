@@ -426,10 +426,37 @@ async def snapshot(session: Any, base: str, probe: Probe, timeout_s: float) -> d
     return payload
 
 
+IGNORED_SPEC_NOTE = (
+    "the server reports no speculation, so this run is a baseline; the speculative settings stated in the form "
+    "were set aside"
+)
+
+
+def reports_no_speculation(config: ServerConfig, metrics: Mapping[str, Any] | None) -> bool:
+    """The server itself says it runs without a draft (not merely: it did not say)."""
+    if config.speculative_algorithm is not None:
+        return False
+    if config.engine == "sglang" and config.config_source == "server":
+        return True  # server_info was read and names no speculative_algorithm
+    if config.engine == "vllm" and metrics and metrics.get("counters"):
+        return not any(str(k).startswith("vllm:spec_decode") for k in metrics["counters"])
+    return False
+
+
 def finish_config(
     config: ServerConfig, metrics: Mapping[str, Any] | None, spec_override: Mapping[str, Any] | None
 ) -> ServerConfig:
-    """vLLM: spec on iff spec-decode series exist; k from the number of positions; stated config wins."""
+    """vLLM: spec on iff spec-decode series exist; k from the number of positions; stated config wins.
+
+    Except against the server's own word: a server that reports no speculation (SGLang's server_info
+    without a speculative_algorithm, vLLM's /metrics without spec-decode counters) is a baseline, and a
+    num_steps left in the form from the run before is set aside (kept under ``raw``, and said in a note)
+    instead of turning the baseline into an "unknown steps=4" speculative run.
+    """
+    if spec_override and reports_no_speculation(config, metrics):
+        config.raw = dict(config.raw)
+        config.raw["stated_spec_config_ignored"] = _redact.redact(dict(spec_override))
+        return config
     if config.engine == "vllm" and metrics:
         positions = metrics.get("accepted_per_pos") or {}
         has_spec = "vllm:spec_decode_num_drafts_total" in (metrics.get("counters") or {})

@@ -179,7 +179,8 @@ class RunRecord:
     @property
     def title(self) -> str:
         """A short human name for pickers: id, kind, spec config, labels."""
-        spec = "baseline" if self.is_baseline else (self.speculative_algorithm or "spec")
+        algo = self.speculative_algorithm
+        spec = "baseline" if self.is_baseline else (algo if algo and algo != "unknown" else "speculative")
         if self.num_steps is not None:
             spec += f" steps={self.num_steps}"
         if self.topk is not None:
@@ -607,15 +608,14 @@ class Store:
     # -- reading runs
 
     def _records(self, where: Any = None) -> list[RunRecord]:
-        counts = (
-            sa.select(
-                requests_table.c.run_id,
-                sa.func.count().label("n"),
-                sa.func.sum(sa.case((requests_table.c.ok.is_(False), 1), else_=0)).label("n_err"),
-            )
-            .group_by(requests_table.c.run_id)
-            .subquery()
+        counts_q = sa.select(
+            requests_table.c.run_id,
+            sa.func.count().label("n"),
+            sa.func.sum(sa.case((requests_table.c.ok.is_(False), 1), else_=0)).label("n_err"),
         )
+        if where is not None:  # count only the chosen runs' requests (run_id is indexed), not the whole table
+            counts_q = counts_q.where(requests_table.c.run_id.in_(sa.select(runs_table.c.id).where(where)))
+        counts = counts_q.group_by(requests_table.c.run_id).subquery()
         # Timestamps come back as the driver gives them and are parsed here, so one unreadable value
         # (a row written by another tool) cannot fail the whole query.
         cols = [
@@ -964,7 +964,11 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     for rec in records:
         row = {c: getattr(rec, c) for c in FRAME_COLUMNS}
         row["labels"] = ", ".join(rec.labels)
-        row["created_at"] = _aware(rec.created_at) if isinstance(rec.created_at, datetime) else None
+        # a built-in example was measured by hand on a day not recorded: its row's insertion time is not a
+        # run date, so none is shown (never "today")
+        row["created_at"] = (
+            _aware(rec.created_at) if isinstance(rec.created_at, datetime) and rec.kind != "example" else None
+        )
         rows.append(row)
     frame = pd.DataFrame(rows, columns=FRAME_COLUMNS)
     # a real time (UTC), not text or epoch seconds: tables show it as a date, exports as ISO 8601

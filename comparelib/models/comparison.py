@@ -250,6 +250,21 @@ def _repo_id_or_none(text: str) -> str | None:
         return None
 
 
+def target_applies(source: str, own_source: str | None = None, *, to_published: bool = False) -> bool:
+    """Whether a target typed on Compare is this source's target.
+
+    The field names the user's draft's target. A published draft (picked from the registry, or its Hub
+    repo pasted) keeps the target it was trained for, unless the user asks (``to_published``): giving a
+    Llama-3.1-8B draft a Kimi target would only produce hidden-size mismatches that are not there.
+    """
+    if to_published or source == own_source:
+        return True
+    if source.startswith(REGISTRY_PREFIX):
+        return False
+    repo = _repo_id_or_none(source) if not source.startswith(EXAMPLE_PREFIX) else None
+    return not (repo and _in_registry(repo))
+
+
 def _in_registry(hub_id: str) -> bool:
     return any(d.hub_id == hub_id for d in registry.load_registry())
 
@@ -417,7 +432,7 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
                 "active": c.active,
                 "vocab": e.spec.vocab_size,
                 "draft_vocab": e.spec.draft_vocab_size,
-                "bf16_GiB": round(e.memory.get("bf16", 0) / 2**30, 2),
+                "bf16_GiB": round(e.memory.get("bf16", 0) / 2**30, 3),
                 "target": e.target_label,
                 "draft_to_target": None if e.ratio is None else round(e.ratio, 5),
                 "train_samples": samples,
@@ -536,6 +551,7 @@ def _same_family(a: Entry, b: Entry) -> bool:
 def headlines(entries: Sequence[Entry]) -> list[str]:
     """The sentences that answer "why is ours bigger": each own draft against a published one of its shape."""
     pairs: list[tuple[Entry, Entry]] = []
+    entries = [e for e in entries if e.spec.role == "draft"]  # a target pasted among drafts is no draft to size
     published = [e for e in entries if e.kind == "registry"]
     for own in (e for e in entries if e.kind != "registry"):
         match = next((r for r in published if _same_family(own, r)), None)

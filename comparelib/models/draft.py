@@ -25,8 +25,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from comparelib import redact
-from comparelib.errors import InputError
-from comparelib.models import comparison, registry
+from comparelib.errors import CompareError, InputError
+from comparelib.models import comparison, hub, registry
 
 EXAMPLE_SOURCE = comparison.EXAMPLE_OWN
 EXAMPLE_GROUP = "example-kimi-k2.5"
@@ -68,6 +68,17 @@ class OwnDraft:
         if self.kind == "registry":
             return self.source[len(comparison.REGISTRY_PREFIX) :]
         return self.source
+
+    @property
+    def name(self) -> str:
+        """The draft's name for stored attachments: the Hub repo id (not the pasted URL), a folder's name."""
+        if self.kind == "hub":
+            repo = _repo_id(self.source)
+            if repo:
+                return repo
+        if self.kind == "local":
+            return self.source.rstrip("/").rsplit("/", 1)[-1] or self.source
+        return self.short
 
     @property
     def uses_example_data(self) -> bool:
@@ -189,3 +200,60 @@ def default_runs(all_runs: Sequence[Any], draft: OwnDraft, *, limit: int = 6) ->
     if own:
         return own[-limit:]
     return [r for r in all_runs if r.group == EXAMPLE_GROUP][-limit:]
+
+
+@dataclass(frozen=True)
+class TargetNotice:
+    """A target model pasted where a draft belongs: what it is and which published drafts serve it."""
+
+    hub_id: str | None  # the target's repo id, when the source names one
+    architecture: str
+    layers: int
+    drafts: tuple[str, ...]  # published drafts (registry ids) trained for this target
+    sentence: str
+
+
+def _repo_id(source: str) -> str | None:
+    try:
+        return hub.parse_ref(source).repo_id
+    except CompareError:
+        return None
+
+
+def drafts_for_target(hub_id: str | None) -> tuple[str, ...]:
+    """Published drafts whose target is ``hub_id`` (case-insensitive); none for an unknown id."""
+    if not hub_id:
+        return ()
+    wanted = hub_id.strip().strip("/").lower()
+    return tuple(d.hub_id for d in registry.load_registry() if d.target_model.lower() == wanted)
+
+
+def _count_words(n: int) -> str:
+    for div, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if n >= div:
+            return f"{n / div:.3g} {word}"
+    return f"{n:,}"
+
+
+def target_notice(entry: comparison.Entry) -> TargetNotice | None:
+    """Say so when "your draft" is a target model (its config describes a full model, not a draft head).
+
+    Counting it as a draft makes every comparison meaningless (a 1T target is "860 times the size of"
+    a draft), so the pages stop there and offer to use it as the target instead.
+    """
+    if entry.spec.role != "target":
+        return None
+    hub_id = None if entry.kind == "local" else _repo_id(entry.source)
+    drafts = drafts_for_target(hub_id)
+    name = hub_id or entry.label
+    sentence = (
+        f"{name} is a target model ({entry.spec.architecture}, {entry.spec.num_hidden_layers} layers, "
+        f"{_count_words(entry.count.total)} parameters), not a draft: it is what a draft speculates for. "
+        + (
+            f"Published drafts for it: {', '.join(drafts)}."
+            if drafts
+            else "No published draft for it is known to this app."
+        )
+        + " Paste your draft in the sidebar, and use this model as the target on Compare drafts."
+    )
+    return TargetNotice(hub_id, entry.spec.architecture, entry.spec.num_hidden_layers, drafts, sentence)

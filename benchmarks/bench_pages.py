@@ -1,0 +1,240 @@
+"""How fast each page settles in Chromium: cold (first visit after ``streamlit run``) and warm (the
+sidebar link again), with the user's own draft (served by the local Hub emulator) and a results
+database of 100 runs.
+
+The reference, measured in the same run on the same machine: a bare Streamlit page (a title and one
+line, the ``hello`` app's weight) served by its own ``streamlit run``. Ratios are page / reference,
+so a slow or busy machine moves both.
+
+    python benchmarks/bench_pages.py            # a table
+    python benchmarks/bench_pages.py --json     # one JSON object
+    python benchmarks/bench_pages.py --runs 100 --repeats 3
+
+Needs Playwright and Debian's chromium (tests/run.sh installs both), like the browser tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import urllib.request
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+
+from tests.fixtures import aq_config, aq_tensors  # noqa: E402
+from tests.hub_emulator import HubEmulator  # noqa: E402
+from tests.streamlit_server import CHROMIUM_ARGS, chromium_path, running_app, wait_for_script  # noqa: E402
+
+# (url path, the page's heading)
+PAGES = [
+    ("", "Overview"),
+    ("compare", "Compare drafts"),
+    ("audit", "Dataset audit"),
+    ("bench", "Live benchmark"),
+    ("scaling", "Acceptance vs data"),
+]
+NAV = {"": "Overview", "compare": "Compare drafts", "audit": "Dataset audit", "bench": "Live benchmark"}
+NAV["scaling"] = "Acceptance vs data"
+GROUP = "bench-sweep"
+BARE = 'import streamlit as st\nst.title("Hello")\nst.write("A bare page: the reference.")\n'
+
+
+def seed(db_url: str, runs: int) -> None:
+    """``runs`` stored runs: a sweep group of the user's (spec at 1..4 steps and a baseline), the rest spread
+    over other groups and engines, as a team's database grows."""
+    from comparelib.live.store import Store
+
+    store = Store(db_url)
+    store.ensure_examples()
+    start = datetime.now(UTC) - timedelta(days=30)
+    for i in range(runs):
+        group = GROUP if i < 10 else f"team-{i % 9}"
+        engine = "vllm" if i % 3 == 2 else "sglang"
+        steps = None if i % 5 == 0 else 1 + i % 4
+        cfg = {
+            "engine": engine,
+            "model": "acme/target",
+            "speculative_algorithm": "EAGLE3" if steps else None,
+            "num_steps": steps,
+            "num_draft_tokens": steps + 1 if steps else None,
+        }
+        rid = store.start_run(
+            endpoint="http://127.0.0.1:30000",
+            server_config=cfg,
+            group=group,
+            params={"concurrency": 8, "max_tokens": 256},
+            created_at=start + timedelta(hours=i),
+        )
+        tok = 300.0 if not steps else 300.0 * (1 + 0.35 * steps - 0.04 * steps * steps)
+        acc = None if not steps else 1 + 0.7 * steps - 0.05 * steps * steps
+        store.finish_run(rid, {"requests": 64, "errors": 0, "output_tokens_per_s": tok, "accept_length": acc})
+    store.save_data_volume(draft="acme/kimi-draft", samples=120_000, tokens=90_000_000, source="audit")
+
+
+def settle(page: Any, heading: str, timeout_ms: int = 120_000) -> None:
+    page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=timeout_ms)
+    wait_for_script(page, timeout_ms)
+
+
+def measure(runs: int, repeats: int) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    path = chromium_path()
+    if not path:
+        raise SystemExit("Debian's chromium is not installed (tests/run.sh installs it)")
+    tmp = Path(tempfile.mkdtemp(prefix="bench-pages-"))
+    hub = HubEmulator().start()
+    try:
+        hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+        db = f"sqlite:///{tmp / 'runs.db'}"
+        seed(db, runs)
+        env = {
+            "HF_ENDPOINT": hub.url,
+            "SPECDRAFT_HOME": str(tmp / "home"),
+            "HF_HOME": str(tmp / "hf"),
+            "SPECDRAFT_DB": db,
+        }
+        query = urlencode(
+            {"draft": f"{hub.url}/acme/kimi-draft", "draft_vol": "acme/kimi-draft", "draft_group": GROUP}
+        )
+        bare = tmp / "bare.py"
+        bare.write_text(BARE, encoding="utf-8")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+            try:
+                return _measure(browser, env, query, bare, repeats)
+            finally:
+                browser.close()
+    finally:
+        hub.stop()
+
+
+def _serve(env: dict[str, str], script: Path | None = None) -> Any:
+    """running_app for app.py, or for a bare script (the reference)."""
+    if script is None:
+        return running_app(env)
+    import contextlib
+    import subprocess
+
+    from tests.streamlit_server import free_port
+
+    @contextlib.contextmanager
+    def bare() -> Any:
+        port = free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), f"--server.port={port}",
+             "--server.address=127.0.0.1", "--server.headless=true", "--browser.gatherUsageStats=false"],
+            cwd=script.parent, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(400):
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                        if r.read() == b"ok":
+                            break
+                except OSError:
+                    time.sleep(0.1)
+            yield url
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+    return bare()
+
+
+def _measure(browser: Any, env: dict[str, str], query: str, bare: Path, repeats: int) -> dict[str, Any]:
+    ref_cold: list[float] = []
+    ref_warm: list[float] = []
+    for _ in range(repeats):
+        with _serve(env, bare) as url:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            t = time.perf_counter()
+            page.goto(url)
+            settle(page, "Hello")
+            ref_cold.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            page.reload()
+            settle(page, "Hello")
+            ref_warm.append(time.perf_counter() - t)
+            page.close()
+    cold: dict[str, list[float]] = {p: [] for p, _ in PAGES}
+    warm: dict[str, list[float]] = {p: [] for p, _ in PAGES}
+    first_page: list[float] = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        with _serve(env) as url:
+            healthy = time.perf_counter() - t0
+            for i, (path, heading) in enumerate(PAGES):  # cold: each page's first visit on this server
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                t = time.perf_counter()
+                page.goto(f"{url}/{path}?{query}")
+                settle(page, heading)
+                cold[path].append(time.perf_counter() - t)
+                if i == 0:
+                    first_page.append(healthy + cold[path][-1])
+                page.close()
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{url}/?{query}")
+            settle(page, "Overview")
+            for path, heading in [*PAGES[1:], PAGES[0]]:  # warm: the sidebar link, in one session
+                link = page.get_by_test_id("stSidebarNav").get_by_text(NAV[path], exact=True)
+                t = time.perf_counter()
+                link.click()
+                settle(page, heading)
+                warm[path].append(time.perf_counter() - t)
+            page.close()
+    med = statistics.median
+    ref_c, ref_w = med(ref_cold), med(ref_warm)
+    rows = [
+        {
+            "page": NAV[path],
+            "cold_s": round(med(cold[path]), 2),
+            "warm_s": round(med(warm[path]), 2),
+            "cold_ratio": round(med(cold[path]) / ref_c, 1),
+            "warm_ratio": round(med(warm[path]) / ref_w, 1),
+        }
+        for path, _ in PAGES
+    ]
+    return {
+        "reference": {"page": "bare Streamlit page", "cold_s": round(ref_c, 2), "warm_s": round(ref_w, 2)},
+        "first_page_after_start_s": round(med(first_page), 2),
+        "pages": rows,
+        "repeats": repeats,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", type=int, default=100, help="runs in the seeded database (default 100)")
+    p.add_argument("--repeats", type=int, default=1, help="fresh servers per figure (median; default 1)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    args = p.parse_args(argv)
+    out = measure(args.runs, args.repeats)
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    ref = out["reference"]
+    print(f"reference (bare Streamlit page): cold {ref['cold_s']:.2f} s, warm {ref['warm_s']:.2f} s")
+    print(f"first page usable after `streamlit run`: {out['first_page_after_start_s']:.2f} s")
+    print(f"{'page':<20} {'cold s':>7} {'x ref':>6} {'warm s':>7} {'x ref':>6}")
+    for r in out["pages"]:
+        print(
+            f"{r['page']:<20} {r['cold_s']:>7.2f} {r['cold_ratio']:>6.1f} {r['warm_s']:>7.2f} {r['warm_ratio']:>6.1f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
