@@ -1,0 +1,380 @@
+"""Offline acceptance against a real greedy speculative-decoding loop.
+
+A tiny transformers Llama is the target; its greedy continuations are the data; a tiny EAGLE-3 draft
+is trained on them here, on CPU. The dumps are written in SpecForge's layout and ``eval-draft`` must
+give, for every num_steps, exactly the AL of a chain spec-decoding loop (draft proposes K, target
+verifies) written below independently of the evaluator: per-cycle incremental drafting with
+``scaled_dot_product_attention`` and HF-style RoPE.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from safetensors.torch import save_file
+from torch.nn import functional as F
+
+from comparelib import cli
+from comparelib.analysis import draftcost, offline
+from comparelib.errors import CompareError
+
+VOCAB, DRAFT_VOCAB, HIDDEN, LAYERS, AUX = 64, 48, 32, 4, (0, 1, 2)  # aux: outputs of layers 1, 2, 3
+PROMPT, NEW, SEQS = 6, 32, 6
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _threads() -> Any:
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # the CI box is shared: tiny ops are far steadier on one thread
+    yield
+    torch.set_num_threads(before)
+
+
+# ------------------------------------------------------------------ the target and its greedy data
+
+
+def _target() -> Any:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(
+        vocab_size=VOCAB,
+        hidden_size=HIDDEN,
+        intermediate_size=64,
+        num_hidden_layers=LAYERS,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        initializer_range=0.3,
+        tie_word_embeddings=False,
+        rms_norm_eps=1e-6,
+    )
+    model = LlamaForCausalLM(cfg).eval()
+    return model
+
+
+def _states(model: Any, seq: list[int]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(logits [L, V], aux [L, 3H] from layers 1..3, final state before the norm [L, H]), in one forward."""
+    captured: dict[str, torch.Tensor] = {}
+
+    def grab(_m: Any, _i: Any, o: Any) -> None:
+        captured["h"] = o[0] if isinstance(o, tuple) else o
+
+    handle = model.model.layers[-1].register_forward_hook(grab)
+    try:
+        out = model(torch.tensor([seq]), output_hidden_states=True)
+    finally:
+        handle.remove()
+    aux = torch.cat([out.hidden_states[1 + i][0] for i in AUX], dim=-1)
+    return out.logits[0], aux, captured["h"].reshape(len(seq), HIDDEN)
+
+
+def _greedy(model: Any, prompts: torch.Tensor, n: int) -> list[list[int]]:
+    seqs = prompts.clone()
+    for _ in range(n):  # full recompute, all prompts at once (same length, no padding)
+        seqs = torch.cat([seqs, model(seqs).logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+    return seqs.tolist()
+
+
+# ------------------------------------------------------------------ the draft, trained here
+
+
+def _shape() -> Any:
+    return draftcost.DraftShape(
+        hidden=HIDDEN,
+        intermediate=64,
+        heads=4,
+        kv_heads=2,
+        head_dim=8,
+        vocab=VOCAB,
+        draft_vocab=DRAFT_VOCAB,
+        target_hidden=HIDDEN,
+        num_aux=3,
+        layers=1,
+        with_d2t=True,
+        with_t2d=True,
+        rms_eps=1e-6,
+        rope_theta=10000.0,
+    )
+
+
+def _train(model: Any, seqs: list[list[int]], shape: Any) -> tuple[Any, torch.Tensor, torch.Tensor]:
+    counts = torch.zeros(VOCAB)
+    for s in seqs:
+        counts += torch.bincount(torch.tensor(s[PROMPT:]), minlength=VOCAB)
+    used = sorted(torch.argsort(counts, descending=True)[:DRAFT_VOCAB].tolist())
+    d2t = torch.tensor(used) - torch.arange(DRAFT_VOCAB)
+    t2d = torch.zeros(VOCAB, dtype=torch.bool)
+    t2d[used] = True
+    to_draft = torch.full((VOCAB,), -100)
+    to_draft[used] = torch.arange(DRAFT_VOCAB)
+
+    draft = draftcost.build_draft(shape, device="cpu", dtype="fp32", seed=1)
+    with torch.no_grad():
+        draft.embed_tokens.weight.copy_(model.model.embed_tokens.weight)
+        draft.get_buffer("d2t").copy_(d2t)
+        draft.get_buffer("t2d").copy_(t2d)
+    loaded = offline.LoadedDraft("trained", {}, shape, draft, d2t, t2d, "target", None)
+    fwd = offline.Forward(loaded)
+    data = []
+    with torch.no_grad():
+        for s in seqs:
+            logits, aux, _ = _states(model, s)
+            data.append((torch.tensor(s), aux, logits.argmax(-1)))
+    params = [p for n, p in draft.named_parameters() if n != "embed_tokens.weight"]
+    opt = torch.optim.Adam(params, lr=1e-2)
+    for _ in range(60):
+        for ids, aux, g in data:
+            n = ids.shape[0]
+            rows = torch.arange(n)
+            nxt = torch.cat([ids[1:], ids.new_zeros(1)])
+            h1, cache = fwd.run(draft.embed_tokens(nxt), aux, rows, rows, None, None)
+            want1 = torch.cat([to_draft[g[1:]], torch.tensor([-100])])  # step 1 at row t: token t+2 = G[t+1]
+            loss = F.cross_entropy(fwd.logits(h1), want1, ignore_index=-100)
+            nxt2 = torch.cat([ids[2:], ids.new_zeros(2)])
+            h2, _ = fwd.run(draft.embed_tokens(nxt2), h1, rows + 1, rows, cache, [([], [])])
+            want2 = torch.cat([to_draft[g[2:]], torch.tensor([-100, -100])])
+            loss = loss + F.cross_entropy(fwd.logits(h2), want2, ignore_index=-100)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    draft.requires_grad_(False)
+    return draft, d2t, t2d
+
+
+# ------------------------------------------------------------------ a real greedy chain spec-decoding loop
+
+
+def _rot(x: torch.Tensor, pos: torch.Tensor, theta: float) -> torch.Tensor:
+    d = x.shape[-1]
+    inv = 1.0 / (theta ** (torch.arange(0, d, 2).float() / d))
+    ang = pos.float()[:, None] * inv[None, :]
+    cos, sin = torch.cat([ang, ang], -1).cos(), torch.cat([ang, ang], -1).sin()
+    x1, x2 = x[..., : d // 2], x[..., d // 2 :]
+    return x * cos[None] + torch.cat([-x2, x1], -1) * sin[None]
+
+
+def _draft_layer(d: Any, emb: torch.Tensor, hid: torch.Tensor, pos: torch.Tensor, kv: dict[str, torch.Tensor]):
+    """One decoder pass over new rows (hid already projected); appends their K/V to ``kv``; causal over the cache."""
+    lay = d.layers[0]
+    x = torch.cat([lay.input_layernorm(emb), lay.hidden_norm(hid)], -1)
+    n = x.shape[0]
+    q = _rot(lay.q_proj(x).view(n, 4, 8).transpose(0, 1), pos, 10000.0)
+    k = _rot(lay.k_proj(x).view(n, 2, 8).transpose(0, 1), pos, 10000.0)
+    v = lay.v_proj(x).view(n, 2, 8).transpose(0, 1)
+    kv["k"] = torch.cat([kv["k"], k], 1) if "k" in kv else k
+    kv["v"] = torch.cat([kv["v"], v], 1) if "v" in kv else v
+    total = kv["k"].shape[1]
+    mask = torch.arange(total)[None, :] <= (total - n + torch.arange(n))[:, None]
+    keys, vals = kv["k"].repeat_interleave(2, 0), kv["v"].repeat_interleave(2, 0)
+    att = F.scaled_dot_product_attention(q, keys, vals, attn_mask=mask)
+    h = lay.o_proj(att.transpose(0, 1).reshape(n, 32))
+    res = h + hid
+    h = lay.down_proj(
+        F.silu(lay.gate_proj(lay.post_attention_layernorm(res))) * lay.up_proj(lay.post_attention_layernorm(res))
+    )
+    out = h + res
+    return out, d.lm_head(d.norm(out)).argmax(-1)
+
+
+def _spec_decode(model: Any, d: Any, prompt: list[int], n: int, k: int) -> tuple[int, int]:
+    """(cycle tokens, cycles) of greedy chain speculative decoding: the draft proposes k, the target verifies."""
+    hot = d.get_buffer("d2t") + torch.arange(DRAFT_VOCAB)
+    seq = list(prompt)
+    seq.append(int(model(torch.tensor([seq])).logits[0, -1].argmax()))  # prefill token: in no cycle
+    tokens = cycles = 0
+    while len(seq) - len(prompt) < n:
+        _, aux, _ = _states(model, seq)
+        ctx = len(seq) - 1  # rows 0..ctx-1: aux of verified positions with the next token's embedding
+        kv: dict[str, torch.Tensor] = {}
+        emb = d.embed_tokens(torch.tensor(seq[1:]))
+        hid, tok = _draft_layer(d, emb, d.fc(aux[:ctx]), torch.arange(ctx), kv)
+        hid, tok = hid[-1:], hot[tok[-1:]]
+        props = [int(tok)]
+        for i in range(1, k):
+            hid, tok = _draft_layer(d, d.embed_tokens(tok), hid, torch.tensor([ctx - 1 + i]), kv)
+            tok = hot[tok]
+            props.append(int(tok))
+        logits = model(torch.tensor([seq + props])).logits[0]
+        verify = logits[len(seq) - 1 :].argmax(-1).tolist()
+        a = 0
+        while a < k and props[a] == verify[a]:
+            a += 1
+        emitted = (props[:a] + [verify[a]])[: n - (len(seq) - len(prompt))]
+        seq += emitted
+        tokens += len(emitted)
+        cycles += 1
+    return tokens, cycles
+
+
+# ------------------------------------------------------------------ the pair, once per module
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("offline")
+    with torch.no_grad():
+        model = _target()
+        gen = torch.Generator().manual_seed(3)
+        seqs = _greedy(model, torch.randint(0, VOCAB, (SEQS, PROMPT), generator=gen), NEW)
+    shape = _shape()
+    draft, d2t, t2d = _train(model, seqs, shape)
+    model.save_pretrained(root / "target")
+    names = {
+        "q_proj": "self_attn.q_proj", "k_proj": "self_attn.k_proj", "v_proj": "self_attn.v_proj",
+        "o_proj": "self_attn.o_proj", "gate_proj": "mlp.gate_proj", "up_proj": "mlp.up_proj",
+        "down_proj": "mlp.down_proj",
+    }  # fmt: skip
+    state = {}
+    for n, p in draft.state_dict().items():
+        if n == "embed_tokens.weight":
+            continue
+        if n.startswith("layers.0."):
+            part = n[len("layers.0.") :].split(".", 1)
+            n = "midlayer." + names.get(part[0], part[0]) + "." + part[1]
+        state[n] = p.contiguous().clone()
+    (root / "draft").mkdir()
+    save_file(state, str(root / "draft" / "model.safetensors"))
+    (root / "draft" / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["LlamaForCausalLMEagle3"],
+                "hidden_size": HIDDEN,
+                "intermediate_size": 64,
+                "num_attention_heads": 4,
+                "num_key_value_heads": 2,
+                "num_hidden_layers": 1,
+                "vocab_size": VOCAB,
+                "draft_vocab_size": DRAFT_VOCAB,
+                "rms_norm_eps": 1e-6,
+                "rope_theta": 10000.0,
+                "max_position_embeddings": 256,
+            }
+        )
+    )
+    dumps = root / "dumps" / "rows_0-2000"
+    dumps.mkdir(parents=True)
+    with torch.no_grad():
+        for i, s in enumerate(seqs):
+            logits, aux, final = _states(model, s)
+            # the oracle needs the data to be the target's own greedy output, one sequence at a time
+            assert logits[PROMPT - 1 : -1].argmax(-1).tolist() == s[PROMPT:]
+            mask = torch.zeros(len(s), dtype=torch.long)
+            mask[PROMPT:] = 1
+            torch.save(
+                {
+                    "input_ids": torch.tensor(s),
+                    "loss_mask": mask,
+                    "hidden_state": final[None].clone(),
+                    "aux_hidden_state": aux[None].clone(),
+                },
+                dumps / f"data_{i}.ckpt",
+            )
+    with torch.no_grad():
+        real = {}
+        for k in range(1, 6):
+            tok = cyc = 0
+            for s in seqs:
+                t, c = _spec_decode(model, draft, s[:PROMPT], NEW, k)
+                tok, cyc = tok + t, cyc + c
+            real[k] = tok / cyc
+    return {"root": root, "seqs": seqs, "real": real, "d2t": d2t, "t2d": t2d}
+
+
+def _eval_json(pair: dict[str, Any], capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
+    root = pair["root"]
+    rc = cli.main(["eval-draft", str(root / "draft"), "--dumps", str(root / "dumps"), "--target",
+                   str(root / "target"), "--json", *extra])  # fmt: skip
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    return json.loads(out.out)
+
+
+def test_replay_equals_a_real_greedy_speculative_decoding_loop(pair: dict[str, Any], capsys: Any) -> None:
+    data = _eval_json(pair, capsys, "--steps", "5")
+    assert data["samples"] == SEQS
+    got = {b["steps"]: b["al_replay"] for b in data["by_steps"]}
+    assert data["acc"][0] > 0.3, data["acc"]  # the draft learned something: acceptance is not trivial
+    for k in range(1, 6):
+        assert got[k] == pytest.approx(pair["real"][k], abs=1e-12), (k, got, pair["real"])
+    assert len({round(v, 6) for v in pair["real"].values()}) > 1  # K matters: the test can tell steps apart
+    assert "final norm applied" in data["labels_from"]  # the dump holds the pre-norm state here
+
+
+def test_positions_and_specforge_figures_follow_their_definitions(pair: dict[str, Any], capsys: Any) -> None:
+    data = _eval_json(pair, capsys, "--steps", "4")
+    acc = data["acc"]
+    for b in data["by_steps"]:
+        k = b["steps"]
+        assert b["al_positions"] == pytest.approx(1 + sum(math.prod(acc[: i + 1]) for i in range(k)))
+        assert b["al_positions"] >= b["al_replay"] - 1e-9  # runs of good rows: positions reads high
+        per = data["acc_unconditional"][:k]
+        cum, total = 1.0, 0.0
+        for a in per:  # SpecForge Evaluator._simulated_acc_len, transcribed
+            cum *= a
+            total += cum
+        assert b["simulated_acc_len"] == pytest.approx(total)
+    assert (
+        data["by_steps"][0]["al_replay_ci"][0]
+        <= data["by_steps"][0]["al_replay"]
+        <= data["by_steps"][0]["al_replay_ci"][1]
+    )
+
+
+def test_vocabulary_ceiling_counts_the_target_tokens_the_draft_can_emit(pair: dict[str, Any], capsys: Any) -> None:
+    data = _eval_json(pair, capsys, "--steps", "1")
+    used = set((pair["d2t"] + torch.arange(DRAFT_VOCAB)).tolist())
+    toks = [t for s in pair["seqs"] for t in s[PROMPT + 1 :]]
+    assert data["vocab"]["ceiling"] == pytest.approx(sum(t in used for t in toks) / len(toks))
+    assert data["vocab"]["findings"] == []
+
+
+D2T = torch.tensor([0, 2, 4, 5]) - torch.arange(4)  # draft ids 0..3 -> target ids 0, 2, 4, 5
+T2D = torch.zeros(8, dtype=torch.bool)
+T2D[[0, 2, 4, 5]] = True
+T2D_BAD = T2D.clone()
+T2D_BAD[[5, 6]] = torch.tensor([False, True])
+
+# (case, d2t, t2d, draft vocab, target vocab, expected codes)
+LINT_CASES: list[tuple[str, Any, Any, int, int, set[str]]] = [
+    ("consistent pruned mapping", D2T, T2D, 4, 8, set()),
+    ("full vocabulary, no d2t", None, None, 8, 8, set()),
+    ("pruned, d2t missing", None, None, 4, 8, {"d2t_missing"}),
+    ("pruned, all-zero d2t", torch.zeros(4, dtype=torch.long), None, 4, 8, {"d2t_identity", "t2d_missing"}),
+    ("out of range", torch.tensor([0, 0, 0, 9]), None, 4, 8, {"d2t_range", "t2d_missing"}),
+    ("duplicates", torch.tensor([0, 1, 1, 2]) - torch.arange(4), None, 4, 8, {"d2t_duplicates", "t2d_missing"}),
+    ("t2d regenerated on resume", D2T, T2D_BAD, 4, 8, {"t2d_inconsistent"}),
+    ("t2d wrong length", D2T, torch.ones(7, dtype=torch.bool), 4, 8, {"t2d_shape"}),
+]
+
+
+@pytest.mark.parametrize(("case", "d2t", "t2d", "dv", "v", "codes"), LINT_CASES, ids=[c[0] for c in LINT_CASES])
+def test_mapping_lint(case: str, d2t: Any, t2d: Any, dv: int, v: int, codes: set[str]) -> None:
+    found = offline.mapping_findings(d2t, t2d, draft_vocab=dv, vocab=v)
+    assert {f["code"] for f in found} == codes
+
+
+def test_replay_schedule_by_hand() -> None:
+    # rows 0..9, span [2, 10): prefill token 2, cycles start at row 1; run lengths per row
+    run = [0, 2, 0, 0, 1, 0, 3, 0, 0, 0]
+    # K=2: row1 a=2 -> 3 tokens, row4 a=1 -> 2, row6 a=2 -> left 2 -> 2 tokens: 7 tokens / 3 cycles
+    assert offline.replay_counts(run, [(2, 10)], 2) == (7, 3)
+    # K=1: row1 a=1 ->2, row3 a=0 ->1, row4 a=1 ->2, row6 a=1 ->2 (left 2): 7 / 4
+    assert offline.replay_counts(run, [(2, 10)], 1) == (7, 4)
+
+
+def test_bad_input_is_one_line_and_exit_2(pair: dict[str, Any], capsys: Any, tmp_path: Path) -> None:
+    root = pair["root"]
+    rc = cli.main(["eval-draft", str(root / "draft"), "--dumps", str(tmp_path), "--target", str(root / "target")])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "no hidden-state dump files" in err
+    rc = cli.main(["eval-draft", str(root / "draft"), "--dumps", str(root / "dumps"), "--steps", "9"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--steps must be 1..8" in err
+    with pytest.raises(CompareError):
+        offline.evaluate(str(root / "target"), root / "dumps")  # a target is not a draft: no fc
