@@ -378,3 +378,32 @@ def test_bad_input_is_one_line_and_exit_2(pair: dict[str, Any], capsys: Any, tmp
     assert rc == 2 and "--steps must be 1..8" in err
     with pytest.raises(CompareError):
         offline.evaluate(str(root / "target"), root / "dumps")  # a target is not a draft: no fc
+
+
+def test_offline_al_and_a_measured_step_pick_num_steps_per_batch(
+    pair: dict[str, Any], capsys: Any, tmp_path: Path
+) -> None:
+    cost = {
+        "draft": "trained",
+        "device_name": "cpu",
+        "dtype": "fp32",
+        "context": 64,
+        "results": [
+            {"batch": 1, "step_ms": 0.5, "bytes_per_step": 1, "first_step_ms": 0.6},
+            {"batch": 64, "step_ms": 30.0, "bytes_per_step": 1, "first_step_ms": 30.0},
+        ],
+    }
+    path = tmp_path / "cost.json"
+    path.write_text(json.dumps(cost))
+    data = _eval_json(pair, capsys, "--steps", "5", "--draft-cost", str(path), "--verify-ms", "10")
+    rows = data["best_steps"]["rows"]
+    al = {b["steps"]: b["al_replay"] for b in data["by_steps"]}
+    for row in rows:  # tok/s = batch x AL / (verify + proposal)
+        draft = (0.6 if row["batch"] == 1 else 30.0) + (row["num_steps"] - 1) * (0.5 if row["batch"] == 1 else 30.0)
+        assert row["tok_s"] == pytest.approx(row["batch"] * al[row["num_steps"]] / (10 + draft) * 1000)
+    best = {r["batch"]: r["num_steps"] for r in rows if r["best"]}
+    assert best[64] < best[1]  # an expensive step favours short proposals
+    assert any("measured with torch on cpu" in e for e in data["best_steps"]["evidence"])
+    rc = cli.main(["eval-draft", str(pair["root"] / "draft"), "--dumps", str(pair["root"] / "dumps"), "--draft-cost",
+                   str(path)])  # fmt: skip
+    assert rc == 2 and "--verify-ms" in capsys.readouterr().err

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from comparelib.analysis import offline
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,6 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dtype", default="fp32", choices=["fp32", "bf16"], help="compute dtype (default fp32)")
     p.add_argument("--max-samples", type=int, default=None, help="evaluate at most N dump files (sorted order)")
     p.add_argument("--data", help="the prepared JSONL the dump was made from: row domains give by_domain")
+    p.add_argument(
+        "--draft-cost", help="a draft-cost --json file of this draft: predicts the best num_steps per batch size"
+    )
+    p.add_argument("--verify-ms", type=float, help="with --draft-cost: the target's verify forward time per cycle, ms")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -28,7 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from comparelib.analysis import offline
     from comparelib.cli._util import print_json
+    from comparelib.errors import InputError
 
+    if args.draft_cost and args.verify_ms is None:
+        raise InputError("--draft-cost needs --verify-ms: the target's verify forward per cycle, in ms")
     domains = offline.domain_map(args.data) if args.data else None
     progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
     ev = offline.evaluate(
@@ -42,8 +53,14 @@ def run(args: argparse.Namespace) -> int:
         domains=domains,
         progress=progress,
     )
+    best = None
+    if args.draft_cost and args.verify_ms is not None:
+        best = _best_steps(ev, args.draft_cost, args.verify_ms)
     if args.json:
-        print_json(ev.to_json())
+        out = ev.to_json()
+        if best is not None:
+            out["best_steps"] = best
+        print_json(out)
         return 0
     w = sys.stdout.write
     w(f"{ev.draft} on {ev.samples} samples ({ev.tokens:,} tokens, {ev.format}), {ev.device} {ev.dtype}\n")
@@ -69,5 +86,27 @@ def run(args: argparse.Namespace) -> int:
     w(f"* {offline.POSITIONS_NOTE}\n** {offline.SPECFORGE_NOTE}\n")
     for s in ev.skipped:
         w(f"skipped {s}\n")
+    if best is not None:
+        for row in best["rows"]:
+            if row["best"]:
+                w(f"batch {row['batch']}: best num_steps {row['num_steps']} ({row['tok_s']:.0f} tok/s predicted)\n")
+        for line in best["evidence"]:
+            w(f"  {line}\n")
     w(f"{ev.seconds:.1f} s\n")
     return 0
+
+
+def _best_steps(ev: offline.Evaluation, path: str, verify_ms: float) -> dict[str, Any]:
+    from comparelib.analysis import draftcost, speedup
+
+    record = draftcost.load_recorded(path)
+    cost = record["drafts"][0]
+    al = {b["steps"]: b["al_replay"] for b in ev.by_steps}
+    frame, evidence = speedup.offline_best_steps(
+        al,
+        cost,
+        verify_ms=verify_ms,
+        al_source=f"eval-draft on {ev.dumps}",
+        verify_source="given (--verify-ms)",
+    )
+    return {"rows": frame.to_dict(orient="records"), "evidence": evidence}
