@@ -407,3 +407,63 @@ def test_offline_al_and_a_measured_step_pick_num_steps_per_batch(
     rc = cli.main(["eval-draft", str(pair["root"] / "draft"), "--dumps", str(pair["root"] / "dumps"), "--draft-cost",
                    str(path)])  # fmt: skip
     assert rc == 2 and "--verify-ms" in capsys.readouterr().err
+
+
+def _run(run_id: int, draft: str, steps: int, al: float, **kw: Any) -> Any:
+    from datetime import datetime
+
+    from comparelib.live.store import RunRecord
+
+    fields = dict(
+        id=run_id, created_at=datetime(2026, 12, 3), endpoint="http://x", engine="sglang", kind="live", group="g",
+        labels=[], status="done", speculative_algorithm="EAGLE3", draft_model=draft, model="t", num_steps=steps,
+        topk=1, num_draft_tokens=steps + 1, is_baseline=False, requests=8, errors=0, output_tokens_per_s=100.0,
+        accept_length=al, accept_length_mean=None, ttft_p50_ms=None, ttft_p99_ms=None, tpot_p50_ms=None,
+        tpot_p99_ms=None, summary={}, server_config={}, params={}, notes={},
+    )  # fmt: skip
+    fields.update(kw)
+    return RunRecord(**fields)
+
+
+def test_train_serve_gap_names_likely_causes() -> None:
+    ev = {
+        "draft": "org/my-draft",
+        "by_steps": [{"steps": 3, "al_replay": 2.5, "al_replay_ci": [2.4, 2.6]}],
+    }
+    runs = [
+        _run(1, "org/my-draft", 3, 2.5),
+        _run(2, "/models/my-draft", 3, 1.2, params={"temperature": 0.7}),
+        _run(3, "org/other-draft", 3, 1.0),
+        _run(4, "org/my-draft", 5, 1.0),  # no offline figure at 5 steps
+        _run(5, "org/my-draft", 3, 3.1, topk=4),
+    ]
+    gap = {g["run_id"]: g for g in offline.serve_gap(ev, runs)}
+    assert set(gap) == {1, 2, 5}
+    assert gap[1]["verdict"] == "within the offline interval" and gap[1]["likely_causes"] == []
+    assert gap[2]["verdict"] == "live accepts less than offline"
+    assert gap[2]["likely_causes"][0].startswith("this run sampled at temperature 0.7")
+    assert any("vocabulary mapping" in c for c in gap[2]["likely_causes"])
+    assert gap[5]["verdict"] == "live accepts more than offline" and any(
+        "topk=4" in c for c in gap[5]["likely_causes"]
+    )
+
+
+def test_page_section_evaluates_a_dump_folder(pair: dict[str, Any], capsys: Any) -> None:
+    from tests.fixtures import page_app
+
+    expect = _eval_json(pair, capsys, "--steps", "3", "--max-samples", "2")
+    root = pair["root"]
+    at = page_app("pages/scaling.py", timeout=120).run()
+    assert not at.exception, at.exception
+    at.text_input(key="od_draft").set_value(str(root / "draft"))
+    at.text_input(key="od_dumps").set_value(str(root / "dumps"))
+    at.text_input(key="od_target").set_value(str(root / "target"))
+    at.number_input(key="od_steps").set_value(3)
+    at.number_input(key="od_max").set_value(2).run()
+    at.button(key="od_run").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    table = next(d.value for d in at.dataframe if "al_replay_ci" in d.value.columns)
+    assert list(table["al_replay"]) == pytest.approx([b["al_replay"] for b in expect["by_steps"]])
+    text = "\n".join(m.value for m in at.markdown)
+    assert "can emit" in text and "acc_k" in text

@@ -924,3 +924,70 @@ def _specforge_counts(sample: Any, teach: Any, g: Any, steps: int) -> tuple[list
         correct.append(int((ok.long() * m).sum()))
         denom.append(int(m.sum()))
     return correct, denom
+
+
+# --------------------------------------------------------------------------------------------
+# Train/serve gap: offline AL next to live runs of the same draft
+
+GAP_CAUSES_LOW = (
+    "wiring (the engine captures other aux layers than the dump did)",
+    "vocabulary mapping (d2t missing or regenerated: see the vocab findings)",
+    "chat template (served prompts rendered unlike the dump's data)",
+    "sampling (temperature > 0 accepts less than greedy)",
+)
+GAP_CAUSES_HIGH = (
+    "served prompts easier or more repetitive than the dump's data",
+    "a tree (topk > 1) or more draft tokens than the chain replayed here",
+)
+
+
+def _same_draft(run_draft: str | None, label: str) -> bool:
+    if not run_draft:
+        return False
+    a = run_draft.rstrip("/").split("@")[0].rsplit("/", 1)[-1].lower()
+    b = label.rstrip("/").split("@")[0].rsplit("/", 1)[-1].lower()
+    return a == b
+
+
+def serve_gap(evaluation: Mapping[str, Any], runs: Iterable[Any]) -> list[dict[str, Any]]:
+    """Live runs of the same draft (by name) next to the offline replay AL at their num_steps.
+
+    A gap outside the bootstrap interval gets the causes that usually explain it; live runs are
+    measured, the offline figure is a replay on the dump, and neither is adjusted.
+    """
+    by_k = {b["steps"]: b for b in evaluation.get("by_steps") or []}
+    out = []
+    for r in runs:
+        if r.is_baseline or not _same_draft(r.draft_model, str(evaluation.get("draft") or "")):
+            continue
+        live = r.accept_length if r.accept_length is not None else r.accept_length_mean
+        k = r.num_steps
+        if live is None or k is None or k not in by_k or by_k[k]["al_replay"] is None:
+            continue
+        off = float(by_k[k]["al_replay"])
+        ci = by_k[k].get("al_replay_ci") or [off, off]
+        temp = (r.params or {}).get("temperature")
+        if ci[0] <= live <= ci[1]:
+            verdict, causes = "within the offline interval", []
+        elif live < ci[0]:
+            verdict, causes = "live accepts less than offline", list(GAP_CAUSES_LOW)
+            if isinstance(temp, (int, float)) and temp > 0:
+                causes.insert(0, f"this run sampled at temperature {temp:g}; the replay is greedy")
+        else:
+            verdict, causes = "live accepts more than offline", list(GAP_CAUSES_HIGH)
+        if r.topk not in (None, 1):
+            causes.append(f"the run used topk={r.topk} (a tree); the replay is a chain")
+        out.append(
+            {
+                "run_id": r.id,
+                "engine": r.engine,
+                "num_steps": k,
+                "live_al": float(live),
+                "offline_al": off,
+                "offline_ci": ci,
+                "gap": float(live) - off,
+                "verdict": verdict,
+                "likely_causes": causes,
+            }
+        )
+    return out
