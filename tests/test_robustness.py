@@ -828,6 +828,18 @@ CLI_CASES = [
     ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "cpu", "--context", "-1"]),
     ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "tpu"]),
     ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "cpu", "--batch", "4096", "--context", "1048576"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{missing}"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{dir}"]),
+    ("eval-draft", ["eval-draft", "{missing}", "--dumps", "{odd}/dumps/specforge"]),
+    ("eval-draft", ["eval-draft", "{bad_cfg}", "--dumps", "{odd}/dumps/specforge"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge"]),
+    ("eval-draft", ["eval-draft", "{list_cfg}", "--dumps", "{odd}/dumps/modelopt"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--steps", "0"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--device", "tpu"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--dtype", "fp16"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--data", "{rand_jsonl}"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--draft-cost", "{rand}"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--max-samples", "0"]),
 ]
 
 

@@ -749,7 +749,6 @@ def evaluate(
         ld, head = loaded
     else:
         head = load_target_head(target) if target else None
-        say(f"loading {draft}")
         ld = load_draft(draft, target=head, device=device, dtype=dtype)
     fwd = Forward(ld)
     s = ld.shape
