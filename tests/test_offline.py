@@ -329,7 +329,7 @@ def test_positions_and_specforge_figures_follow_their_definitions(pair: dict[str
 def test_vocabulary_ceiling_counts_the_target_tokens_the_draft_can_emit(pair: dict[str, Any], capsys: Any) -> None:
     data = _eval_json(pair, capsys, "--steps", "1")
     used = set((pair["d2t"] + torch.arange(DRAFT_VOCAB)).tolist())
-    toks = [t for s in pair["seqs"] for t in s[PROMPT + 1 :]]
+    toks = [t for s in pair["seqs"] for t in s[PROMPT:]]  # the generated (loss-masked) tokens
     assert data["vocab"]["ceiling"] == pytest.approx(sum(t in used for t in toks) / len(toks))
     assert data["vocab"]["findings"] == []
 

@@ -500,8 +500,8 @@ class _SampleStats:
     tokens: int
     rows: int
     replay: list[tuple[int, int]]  # per K (1..MAX): (cycle tokens, cycles)
-    cond_num: list[int]  # per k: rows with >= k consecutive teacher-forced correct (and k tokens left)
-    cond_den: list[int]  # per k: rows with >= k-1 of them and k tokens left
+    cond_num: list[int]  # per k: rows with >= k consecutive teacher-forced correct
+    cond_den: list[int]  # per k: rows with >= k-1 of them
     sf_correct: list[int]  # SpecForge per-position correct, unconditional
     sf_denom: list[int]
     ceiling_hits: int = 0
@@ -801,15 +801,13 @@ def evaluate(
             for st, e in sp:
                 for t in range(st - 1, e - 2):
                     rows += 1
-                    left = e - t - 2
-                    r = min(trun[t], left)
-                    for k in range(1, min(steps, left) + 1):
-                        if r >= k - 1:
-                            den[k - 1] += 1
-                            if r >= k:
-                                num[k - 1] += 1
-                for j in range(st, e - 1):
-                    tok = int(g[j])
+                    r = min(trun[t], e - t - 2)  # a step past the span's last token is not correct
+                    for k in range(1, min(r + 1, steps) + 1):
+                        den[k - 1] += 1  # rows with >= k-1 consecutive correct
+                        if r >= k:
+                            num[k - 1] += 1
+                for j in range(st, e):  # the span's tokens: what the target emits there
+                    tok = int(g[j - 1])
                     if tok >= 0:
                         tot += 1
                         hits += int(emit[min(tok, s.vocab)])
