@@ -467,3 +467,63 @@ def test_page_section_evaluates_a_dump_folder(pair: dict[str, Any], capsys: Any)
     assert list(table["al_replay"]) == pytest.approx([b["al_replay"] for b in expect["by_steps"]])
     text = "\n".join(m.value for m in at.markdown)
     assert "can emit" in text and "acc_k" in text
+
+
+def test_every_dump_layout_reads_the_same_samples(pair: dict[str, Any], capsys: Any, tmp_path: Path) -> None:
+    """ModelOpt .pt (with its loss mask) gives SpecForge's figures exactly; speculators hs_*.safetensors
+    (no loss mask: one span after the first token) is evaluated from the same tensors."""
+    src = sorted((pair["root"] / "dumps" / "rows_0-2000").glob("data_*.ckpt"))
+    (tmp_path / "modelopt").mkdir()
+    (tmp_path / "speculators").mkdir()
+    for i, f in enumerate(src):
+        d = torch.load(f, weights_only=True)
+        final, aux = d["hidden_state"][0], d["aux_hidden_state"][0]
+        torch.save(
+            {"input_ids": d["input_ids"], "loss_mask": d["loss_mask"], "hidden_states": final,
+             "aux_hidden_states": aux, "conversation_id": f"c{i}"},
+            tmp_path / "modelopt" / f"c{i}.pt",
+        )  # fmt: skip
+        hs = torch.cat([aux.view(len(final), 3, HIDDEN), final[:, None]], dim=1).contiguous()
+        save_file(
+            {"token_ids": d["input_ids"], "hidden_states": hs}, str(tmp_path / "speculators" / f"hs_{i}.safetensors")
+        )
+    base = _eval_json(pair, capsys, "--steps", "3")
+    root = pair["root"]
+    for layout in ("modelopt", "speculators"):
+        rc = cli.main(["eval-draft", str(root / "draft"), "--dumps", str(tmp_path / layout), "--target",
+                       str(root / "target"), "--steps", "3", "--json"])  # fmt: skip
+        got = json.loads(capsys.readouterr().out)
+        assert rc == 0 and got["format"] == layout and got["samples"] == SEQS
+        if layout == "modelopt":
+            assert got["by_steps"] == base["by_steps"] and got["acc"] == base["acc"]
+        else:  # the prompt is evaluated too: more cycles than the masked spans give
+            assert got["by_steps"][0]["cycles"] > base["by_steps"][0]["cycles"]
+
+
+def test_by_domain_from_the_prepared_data(pair: dict[str, Any], capsys: Any, tmp_path: Path) -> None:
+    data = tmp_path / "train.jsonl"
+    data.write_text(
+        "".join(json.dumps({"id": str(i), "source": "code" if i % 2 else "chat"}) + "\n" for i in range(SEQS))
+    )
+    got = _eval_json(pair, capsys, "--steps", "2", "--data", str(data))
+    assert set(got["by_domain"]) == {"chat", "code"}
+    assert sum(d["samples"] for d in got["by_domain"].values()) == SEQS
+    cyc = sum(d["by_steps"][1]["cycles"] for d in got["by_domain"].values())
+    assert cyc == got["by_steps"][1]["cycles"]
+
+
+def test_target_and_draft_by_range_reads_from_the_hub(pair: dict[str, Any], hub: Any, capsys: Any) -> None:
+    root = pair["root"]
+    for repo, folder in (("org/tiny-target", root / "target"), ("org/tiny-draft", root / "draft")):
+        hub.add_repo(repo, {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()})
+    hub.clear_requests()
+    head = offline.load_target_head("org/tiny-target")
+    assert sorted(head.read) == ["lm_head.weight", "model.embed_tokens.weight", "model.norm.weight"]
+    wanted = sum(t.numel() * t.element_size() for t in (head.embedding, head.norm, head.lm_head))
+    size = (root / "target" / "model.safetensors").stat().st_size
+    assert hub.bytes_served() < wanted + 110_000 < size  # the three tensors and the header range, not the file
+    local = _eval_json(pair, capsys, "--steps", "2")
+    rc = cli.main(["eval-draft", "org/tiny-draft", "--dumps", str(root / "dumps"), "--target", "org/tiny-target",
+                   "--steps", "2", "--json"])  # fmt: skip
+    remote = json.loads(capsys.readouterr().out)
+    assert rc == 0 and remote["by_steps"] == local["by_steps"]
