@@ -527,3 +527,36 @@ def test_target_and_draft_by_range_reads_from_the_hub(pair: dict[str, Any], hub:
                    "--steps", "2", "--json"])  # fmt: skip
     remote = json.loads(capsys.readouterr().out)
     assert rc == 0 and remote["by_steps"] == local["by_steps"]
+
+
+# (checkpoint name, dialect) -> draftcost's module name
+NAME_CASES = [
+    ("midlayer.self_attn.q_proj.weight", "layers.0.q_proj.weight"),  # SpecForge / EAGLE authors
+    ("midlayer.mlp.down_proj.weight", "layers.0.down_proj.weight"),
+    ("midlayer.hidden_norm.weight", "layers.0.hidden_norm.weight"),
+    ("layers.0.self_attn.k_proj.weight", "layers.0.k_proj.weight"),  # speculators
+    ("model.layers.0.mlp.gate_proj.weight", "layers.0.gate_proj.weight"),
+    ("eagle_module.layers.0.self_attn.o_proj.weight", "layers.0.o_proj.weight"),  # ModelOpt
+    ("eagle_module.fc.weight", "fc.weight"),
+    ("aux_norm_mid.weight", "fc_norm.1.weight"),  # SGLang's legacy names
+    ("d2t", "d2t"),
+    ("lm_head.weight", "lm_head.weight"),
+]
+
+
+@pytest.mark.parametrize(("name", "want"), NAME_CASES)
+def test_checkpoint_names_map_to_the_module(name: str, want: str) -> None:
+    assert offline.module_name(name) == want
+
+
+def test_only_the_target_head_tensors_are_picked() -> None:
+    names = [
+        "model.embed_tokens.weight",
+        "model.layers.0.input_layernorm.weight",
+        "model.layers.0.self_attn.q_proj.weight",
+        "model.norm.weight",
+        "lm_head.weight",
+        "model.mtp.embed_tokens.weight",
+        "model.vision_tower.norm.weight",
+    ]
+    assert sorted(offline._pick_target(names)) == ["lm_head.weight", "model.embed_tokens.weight", "model.norm.weight"]
