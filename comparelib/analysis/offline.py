@@ -409,24 +409,39 @@ class Forward:
 
     def chains(self, ids: Any, aux: Any, steps: int, *, teacher: bool) -> Any:
         """Draft tokens (target ids) [L, steps] for every row: own tokens fed back, or the dump's (``teacher``)."""
+        own, teach = self.both_chains(ids, aux, steps, own=not teacher, teacher=teacher)
+        return teach if teacher else own
+
+    def both_chains(
+        self, ids: Any, aux: Any, steps: int, *, own: bool = True, teacher: bool = True
+    ) -> tuple[Any, Any]:
+        """The replay chain (own tokens) and the teacher-forced one, sharing the extend (step 1) over the rows."""
         torch, m = self.torch, self.m
         length = ids.shape[0]
         dev = self._device()
         rows = torch.arange(length, device=dev)
         nxt = torch.cat([ids[1:], ids.new_zeros(1)]).to(dev)  # embedding of token t+1 (0 past the end)
-        hidden, cache = self.run(m.embed_tokens(nxt), aux, rows, rows, None, None)
-        out = torch.empty(length, steps, dtype=torch.long, device=dev)
-        out[:, 0] = self.to_target(self.logits(hidden).argmax(-1))
-        diag: list[tuple[list[Any], list[Any]]] = [([], []) for _ in m.layers]
+        hidden0, cache = self.run(m.embed_tokens(nxt), aux, rows, rows, None, None)
+        first = self.to_target(self.logits(hidden0).argmax(-1))
         padded = torch.cat([ids.to(dev), ids.new_zeros(steps + 1).to(dev)])
-        for k in range(2, steps + 1):
-            tok = padded[rows + k] if teacher else out[:, k - 2]
-            hidden, new = self.run(m.embed_tokens(tok), hidden, rows + k - 1, rows, cache, diag)
-            for i, (kk, vv) in enumerate(new):
-                diag[i][0].append(kk)
-                diag[i][1].append(vv)
-            out[:, k - 1] = self.to_target(self.logits(hidden).argmax(-1))
-        return out
+        outs: list[Any] = []
+        for mode, wanted in (("own", own), ("teacher", teacher)):
+            if not wanted:
+                outs.append(None)
+                continue
+            out = torch.empty(length, steps, dtype=torch.long, device=dev)
+            out[:, 0] = first
+            hidden = hidden0
+            diag: list[tuple[list[Any], list[Any]]] = [([], []) for _ in m.layers]
+            for k in range(2, steps + 1):
+                tok = padded[rows + k] if mode == "teacher" else out[:, k - 2]
+                hidden, new = self.run(m.embed_tokens(tok), hidden, rows + k - 1, rows, cache, diag)
+                for i, (kk, vv) in enumerate(new):
+                    diag[i][0].append(kk)
+                    diag[i][1].append(vv)
+                out[:, k - 1] = self.to_target(self.logits(hidden).argmax(-1))
+            outs.append(out)
+        return outs[0], outs[1]
 
 
 # --------------------------------------------------------------------------------------------
@@ -790,8 +805,7 @@ def evaluate(
                 continue
             aux = sample.aux.to(device=device, dtype=tdtype)
             ids = sample.input_ids.to(device)
-            chain = fwd.chains(ids, aux, steps, teacher=False).cpu()
-            teach = fwd.chains(ids, aux, steps, teacher=True).cpu()
+            chain, teach = (c.cpu() for c in fwd.both_chains(ids, aux, steps))
             run = run_lengths(chain, g, steps)
             trun = run_lengths(teach, g, steps)
             replay = [replay_counts(run, sp, k) for k in range(1, steps + 1)]
