@@ -493,3 +493,85 @@ else:
             key="lc_dl_csv",
             on_click="ignore",
         )
+
+
+# --- acceptance before serving: a trained checkpoint on hidden-state dumps -----------------------
+def _offline_section() -> None:
+    """Self-contained: inputs, one evaluation on click, its figures, and the gap to live runs of that draft."""
+    from comparelib.analysis import offline
+
+    st.divider()
+    with st.expander("Acceptance before serving: evaluate a trained draft on hidden-state dumps"):
+        st.caption(
+            "Replays the engines' greedy chain schedule on your dumps with the draft's real weights (`python -m "
+            "comparelib eval-draft`). al_replay is the serving figure; al_positions reads high and is not one; "
+            "SpecForge's simulated_acc_len is shown only to explain a training log."
+        )
+        c1, c2, c3 = st.columns(3)
+        draft_in = c1.text_input("Draft (folder or Hub repo)", key="od_draft")
+        dumps_in = c2.text_input("Dumps folder (inside the data root)", key="od_dumps")
+        target_in = c3.text_input(
+            "Target (folder or Hub repo; only embedding, norm, lm_head are read)", key="od_target"
+        )
+        c4, c5 = st.columns(2)
+        steps_in = int(c4.number_input("Largest num_steps", 1, offline.MAX_STEPS, 5, key="od_steps"))
+        max_in = int(c5.number_input("At most this many dump files", 1, 10_000, 16, key="od_max"))
+        if st.button("Evaluate", key="od_run", disabled=not (draft_in and dumps_in)):
+            try:
+                paths.resolve_user_path(dumps_in, "dump folder")
+                with st.spinner("Evaluating on CPU..."):
+                    ev = offline.evaluate(
+                        draft_in, dumps_in, target=target_in or None, steps=steps_in, max_samples=max_in
+                    )
+                st.session_state["od_result"] = ev.to_json()
+            except CompareError as exc:
+                st.session_state.pop("od_result", None)
+                st.error(str(exc))
+        res = st.session_state.get("od_result")
+        if not res:
+            return
+        st.markdown(
+            f"**{res['draft']}** on {res['samples']} samples ({res['tokens']:,} tokens, {res['format']}); "
+            f"target tokens: {res['labels_from']}."
+        )
+        frame = pd.DataFrame(res["by_steps"])
+        st.dataframe(frame, width="stretch", hide_index=True, key="od_by_steps")
+        acc = ", ".join("-" if a is None else f"{a:.3f}" for a in res["acc"])
+        st.markdown(f"Conditional acceptance per position (acc_k): {acc}")
+        v = res["vocab"]
+        if v["ceiling"] is not None:
+            st.markdown(
+                f"Draft vocabulary {v['draft_vocab']:,} of {v['target_vocab']:,}: it can emit "
+                f"{v['ceiling'] * 100:.1f}% of the target's tokens here, which caps acc_1."
+            )
+        for f in v["findings"]:
+            (st.error if f["severity"] == "error" else st.info)(f"{f['code']}: {f['message']}")
+        if res["by_domain"]:
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {"domain": d, "samples": x["samples"], "al_replay": x["by_steps"][-1]["al_replay"]}
+                        for d, x in res["by_domain"].items()
+                    ]
+                ),
+                hide_index=True,
+                key="od_domains",
+            )
+        try:
+            gap = offline.serve_gap(res, _store(settings.database_url()).runs())
+        except CompareError as exc:
+            gap = []
+            st.caption(f"Live runs not read: {exc}")
+        if gap:
+            st.markdown("**Offline against live runs of the same draft** (train/serve gap)")
+            st.dataframe(pd.DataFrame(gap), width="stretch", hide_index=True, key="od_gap")
+            for g in gap:
+                if g["likely_causes"]:
+                    st.markdown(f"Run {g['run_id']}: {g['verdict']}; usually: " + "; ".join(g["likely_causes"]) + ".")
+        else:
+            st.caption("No stored live run of this draft at these num_steps: nothing to compare yet.")
+        for note in res["notes"]:
+            st.caption(note)
+
+
+_offline_section()

@@ -828,6 +828,18 @@ CLI_CASES = [
     ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "cpu", "--context", "-1"]),
     ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "tpu"]),
     ("draft-cost", ["draft-cost", f"registry:{AQ}", "--device", "cpu", "--batch", "4096", "--context", "1048576"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{missing}"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{dir}"]),
+    ("eval-draft", ["eval-draft", "{missing}", "--dumps", "{odd}/dumps/specforge"]),
+    ("eval-draft", ["eval-draft", "{bad_cfg}", "--dumps", "{odd}/dumps/specforge"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge"]),
+    ("eval-draft", ["eval-draft", "{list_cfg}", "--dumps", "{odd}/dumps/modelopt"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--steps", "0"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--device", "tpu"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--dtype", "fp16"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--data", "{rand_jsonl}"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--draft-cost", "{rand}"]),
+    ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{odd}/dumps/specforge", "--max-samples", "0"]),
 ]
 
 
@@ -870,3 +882,29 @@ def test_cli_corrupt_dump_files_are_findings_not_tracebacks(files: dict[str, str
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "[error] unreadable" in proc.stdout and "verdict: broken" in proc.stdout
+
+
+OFFLINE_CASES = [
+    # (draft, dumps, confine to the data root): each is refused with a message after "Evaluate"
+    ("{empty_cfg}", "{missing}", False),
+    ("{rand}", "{odd}/dumps/specforge", False),
+    ("{empty_cfg}", "{odd}/dumps/specforge", False),
+    ("{empty_cfg}", "/etc", True),
+]
+
+
+@pytest.mark.parametrize(("draft", "dumps", "confine"), OFFLINE_CASES)
+def test_offline_section_hostile_input(
+    files: dict[str, str], monkeypatch: pytest.MonkeyPatch, draft: str, dumps: str, confine: bool
+) -> None:
+    if confine:
+        monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(Path(files["dir"]).parent))
+    at = page("scaling").run()
+    assert not at.exception
+    at.text_input(key="od_draft").set_value(fill(draft, files))
+    at.text_input(key="od_dumps").set_value(fill(dumps, files)).run()
+    at.button(key="od_run").click().run()
+    assert not at.exception, at.exception
+    assert at.error, messages(at)
+    if confine:
+        assert any("outside the data root" in e.value for e in at.error)

@@ -4,4 +4,15 @@ Acceptance against training-data volume and its fit, learning curves from traini
 speedup model of the step sweep, draft step cost, verdicts in sentences and the Overview's answer.
 """
 
-__all__ = ["curves", "draftcost", "overview", "plan", "scaling", "speedup", "stats", "traininglogs", "verdicts"]
+__all__ = [
+    "curves",
+    "draftcost",
+    "offline",
+    "overview",
+    "plan",
+    "scaling",
+    "speedup",
+    "stats",
+    "traininglogs",
+    "verdicts",
+]

@@ -833,3 +833,75 @@ def comparison_frame(records: Sequence[RunRecord], baseline: RunRecord | None = 
         frame["num_steps"] = frame["num_steps"].astype("Int64")
         frame["speedup"] = pd.to_numeric(frame["speedup"], errors="coerce").astype("float64")
     return frame
+
+
+# ---------------------------------------------------------------------------------------------
+# Before serving: offline AL (eval-draft) + a measured draft step (draft-cost)
+
+OFFLINE_COLUMNS = ("batch", "num_steps", "accept_length", "draft_ms", "verify_ms", "cycle_ms", "tok_s", "best")
+
+
+def offline_best_steps(
+    al_by_steps: Mapping[int, float],
+    cost: Mapping[str, Any],
+    *,
+    verify_ms: float | Mapping[int, float],
+    al_source: str,
+    verify_source: str,
+) -> tuple[pd.DataFrame, list[str]]:
+    """Predicted tok/s per batch size and num_steps from offline AL and a draft-cost record; the best per batch.
+
+    ``cost`` is one draft's ``draft-cost --json`` object (measured, or the bandwidth-floor estimate:
+    it says which). The cycle is ``verify_ms + proposal(k)``: the proposal as measured when the record
+    has it for ``k`` steps, else its first forward plus ``k - 1`` measured steps. Checking more tokens in
+    the verify forward is taken as free, which favours long proposals on large targets. Returns the
+    frame and the evidence: what each input is and whether it was measured.
+    """
+    from comparelib.analysis import draftcost
+
+    ks = sorted(int(k) for k, v in al_by_steps.items() if isinstance(v, (int, float)) and math.isfinite(v))
+    if not ks:
+        raise DataError("no offline acceptance length to predict from (run eval-draft first)")
+    results = cost.get("results") or []
+    if not results:
+        raise DataError("the draft-cost record has no measured batch size")
+    rows = []
+    for r in sorted(results, key=lambda r: r["batch"]):
+        b = int(r["batch"])
+        v = float(verify_ms if isinstance(verify_ms, (int, float)) else verify_ms.get(b, math.nan))
+        if not math.isfinite(v) or v < 0:
+            raise InputError(f"no verify time for batch {b}: give one per measured batch size, in ms")
+        step, _how = draftcost.step_ms_for_batch(cost, b)
+        by_steps = r.get("proposal_ms_by_steps") or []
+        first = float(r.get("first_step_ms") or step)
+        for k in ks:
+            draft = float(by_steps[k - 1]) if k <= len(by_steps) else first + (k - 1) * step
+            cycle = v + draft
+            rows.append(
+                {
+                    "batch": b,
+                    "num_steps": k,
+                    "accept_length": float(al_by_steps[k]),
+                    "draft_ms": draft,
+                    "verify_ms": v,
+                    "cycle_ms": cycle,
+                    "tok_s": b * float(al_by_steps[k]) / cycle * 1000.0,
+                    "best": False,
+                }
+            )
+    frame = pd.DataFrame(rows, columns=list(OFFLINE_COLUMNS))
+    best = frame.groupby("batch")["tok_s"].idxmax()
+    frame.loc[best.to_numpy(), "best"] = True
+    measured = not cost.get("estimate") and not (cost.get("results") or [{}])[0].get("fraction_of_peak") == 1.0
+    evidence = [
+        f"acceptance: offline replay AL ({al_source}); not measured on a server",
+        (
+            f"draft step: measured with torch on {cost.get('device_name') or cost.get('device')} "
+            f"({cost.get('dtype')}, context {cost.get('context')})"
+            if measured
+            else "draft step: bandwidth-floor estimate (not measured)"
+        ),
+        f"verify: {verify_source}; checking more tokens taken as free",
+        "predicted, not measured: confirm the best num_steps with a live sweep",
+    ]
+    return frame, evidence

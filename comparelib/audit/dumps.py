@@ -34,10 +34,12 @@ if TYPE_CHECKING:  # torch is heavy; imported lazily where tensors are touched
 __all__ = [
     "FORMATS",
     "DumpFinding",
+    "DumpSample",
     "DumpReport",
     "audit_dumps",
     "discover_dump_files",
     "draft_config_fields",
+    "iter_samples",
     "load_embedding",
     "read_draft_config",
 ]
@@ -951,6 +953,81 @@ def audit_dumps(
         files=rows,
         summary=summary,
     )
+
+
+@dataclass
+class DumpSample:
+    """One dump file as the tensors an evaluator needs, whatever the layout: ``[L]`` ids, ``[L, H]`` final
+    state, ``[L, n*H]`` aux states (low, mid, high), the loss mask and stored labels where the layout has them."""
+
+    name: str
+    format: DumpFormat
+    input_ids: Any
+    loss_mask: Any | None
+    final: Any | None
+    aux: Any | None
+    labels: Any | None = None
+    conversation_id: str | None = None
+    index: int | None = None  # data_<index>.ckpt / hs_<index>.safetensors: the row of the prepared dataset
+
+
+_INDEX_RE = re.compile(r"_(\d+)\.")
+
+
+def iter_samples(folder: str | Path, *, max_files: int | None = None, skipped: list[str] | None = None) -> Any:
+    """The dump's files as ``DumpSample``s in sorted order, one file in memory at a time.
+
+    Files that cannot be read safely are not loaded another way: their names (and why) go to ``skipped``.
+    """
+    groups = discover_dump_files(folder)
+    root = resolve_user_path(folder, "dump folder")
+    if not groups:
+        raise DataError(
+            f"no hidden-state dump files in {root}: expected SpecForge rows_*/data_*.ckpt[.gz], ModelOpt "
+            "<conversation_id>.pt or speculators hs_*.safetensors."
+        )
+    family = max(groups, key=lambda k: (len(groups[k]), k))
+    paths = groups[family]
+    if max_files is not None:
+        paths = paths[:max_files]
+    base = root if root.is_dir() else root.parent
+    for path in paths:
+        name = path.relative_to(base).as_posix()
+        try:
+            data = _load_file(path, family)
+        except _Refused:
+            if skipped is not None:
+                skipped.append(f"{name}: refused (needs arbitrary unpickling)")
+            continue
+        except Exception as exc:  # noqa: BLE001 - corrupt/truncated files raise many types
+            if skipped is not None:
+                skipped.append(f"{name}: unreadable ({' '.join(str(exc).split())[:120]})")
+            continue
+        fmt = _detect_by_keys(set(data)) or _name_format(path, family)
+        audit = _FileAudit(name, fmt, _Context(None, None, None))
+        missing = [k for k in FORMATS[fmt] if k not in data or not _is_tensor(data[k])]
+        parts = (None, None, None, None) if missing else audit._normalise(data)
+        ids, mask, final, aux = parts
+        if ids is None or (aux is None and final is None):
+            if skipped is not None:
+                why = f"missing {', '.join(missing)}" if missing else "; ".join(f.message for f in audit.findings)
+                skipped.append(f"{name}: {why or 'unusable layout'}")
+            continue
+        labels = next((data[k] for k in ("labels", "target_ids") if _is_tensor(data.get(k))), None)
+        match = _INDEX_RE.search(path.name)
+        cid = data.get("conversation_id")
+        yield DumpSample(
+            name=name,
+            format=fmt,
+            input_ids=ids.long(),
+            loss_mask=mask,
+            final=final,
+            aux=aux,
+            labels=_flat_1d(labels) if labels is not None else None,
+            conversation_id=None if cid is None else str(cid),
+            index=int(match.group(1)) if match and fmt != "modelopt" else None,
+        )
+        del data
 
 
 def read_draft_config(path: str | Path) -> dict[str, Any]:

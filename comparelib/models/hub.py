@@ -872,3 +872,143 @@ def fetch_model(text: str | ModelRef, *, with_card: bool = True, with_header: bo
         files=files,
         source_label=label,
     )
+
+
+# --------------------------------------------------------------------------------------------------
+# a few named tensors, without the rest of the checkpoint
+
+_ST_DTYPES = {
+    "BF16": "bfloat16",
+    "F16": "float16",
+    "F32": "float32",
+    "F64": "float64",
+    "I64": "int64",
+    "I32": "int32",
+    "I16": "int16",
+    "I8": "int8",
+    "U8": "uint8",
+    "BOOL": "bool",
+}
+_ST_SIZES = {"BF16": 2, "F16": 2, "F32": 4, "F64": 8, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
+
+
+def _tensor_from_bytes(raw: bytes, dtype: str, shape: tuple[int, ...], shown: str) -> Any:
+    import torch
+
+    name = _ST_DTYPES.get(dtype)
+    if name is None:
+        raise ConfigError(f"{shown}: safetensors dtype {dtype} is not supported here")
+    tdtype = getattr(torch, name)
+    count = 1
+    for d in shape:
+        count *= d
+    if len(raw) != count * torch.empty((), dtype=tdtype).element_size():
+        raise ConfigError(f"{shown}: got {len(raw):,} bytes for a {dtype} tensor of shape {list(shape)}")
+    if not raw:
+        return torch.empty(shape, dtype=tdtype)
+    return torch.frombuffer(bytearray(raw), dtype=tdtype).reshape(shape).clone()
+
+
+def _remote_raw_header(url: str, shown: str) -> tuple[dict[str, Any], int]:
+    """(header JSON, byte offset of the data section) of a remote safetensors file, by range requests."""
+    first, _ = _get_range(url, 0, _FIRST_RANGE, shown)
+    if len(first) < 8:
+        raise ConfigError(f"{shown} is too small to be a safetensors file")
+    (length,) = struct.unpack("<Q", first[:8])
+    cap = limits.SAFETENSORS_HEADER_BYTES
+    if length > cap.value():
+        raise cap.refuse(f"the safetensors header of {shown}", seen=limits.human_bytes(length))
+    raw = first[8 : 8 + length] if 8 + length <= len(first) else _get_range(url, 8, 8 + length - 1, shown)[0]
+    try:
+        header = limits.loads(raw.decode("utf-8"), f"the safetensors header of {shown}")
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ConfigError(f"{shown} does not start with a JSON safetensors header") from None
+    if not isinstance(header, dict):
+        raise ConfigError(f"{shown} has a safetensors header that is not a JSON object")
+    safetensors_entries(header, shown, None)
+    return header, 8 + length
+
+
+def read_tensors(
+    text: str | ModelRef, pick: Callable[[list[str]], list[str]], *, max_bytes: int | None = None
+) -> tuple[FetchedModel, dict[str, Any]]:
+    """Only the tensors ``pick`` chooses from a model's safetensors names, and the model's config.
+
+    Local folders are read lazily with safetensors; Hub models by HTTP range requests of exactly
+    those tensors' bytes (the rest of the checkpoint is never downloaded). ``max_bytes`` caps the
+    total read.
+    """
+    model = fetch_model(text, with_card=False, with_header=False)
+    out: dict[str, Any] = {}
+    total = 0
+
+    def charge(n: int, name: str) -> None:
+        nonlocal total
+        total += n
+        if max_bytes is not None and total > max_bytes:
+            raise InputError(
+                f"reading {name} would take {limits.human_bytes(total)} from {model.source_label}, over the "
+                f"{limits.human_bytes(max_bytes)} allowed for this read"
+            )
+
+    if model.ref.local_path is not None:
+        from safetensors import safe_open
+
+        folder = model.ref.local_path
+        files = sorted(p.name for p in folder.iterdir() if p.is_file())
+        targets, index = _safetensors_targets(files, "")
+        if index is not None:
+            weight_map = _read_config(folder / index, str(folder / index)).get("weight_map") or {}
+            targets = sorted(set(weight_map.values()))
+        if not targets:
+            raise ConfigError(f"{folder} holds no .safetensors weights")
+        for name in targets:
+            path = folder / name
+            header = read_safetensors_header(path)
+            wanted = [k for k in pick(sorted(header)) if k in header]
+            for k in wanted:
+                shape, dtype = header[k]
+                size = 1
+                for d in shape:
+                    size *= d
+                charge(size * _ST_SIZES.get(dtype, 8), k)
+            if wanted:
+                try:
+                    with safe_open(str(path), framework="pt") as f:
+                        for k in wanted:
+                            out[k] = f.get_tensor(k)
+                except Exception as exc:  # noqa: BLE001 - safetensors raises several types
+                    raise ConfigError(f"cannot read {path.name} as safetensors: {exc}") from None
+        return model, out
+
+    from huggingface_hub import hf_hub_url
+
+    assert model.repo_id is not None
+    pinned = model.commit_sha or model.revision
+    prefix = (model.ref.subfolder.strip("/") + "/") if model.ref.subfolder else ""
+    targets, index = (
+        _safetensors_targets(model.files, prefix) if model.files else ([f"{prefix}model.safetensors"], None)
+    )
+    try:
+        if index is not None:
+            path = download(model.repo_id, index, revision=pinned, repo_type="model", local_only=False)
+            weight_map = _read_config(path, f"{_label(model.repo_id, pinned)}: {index}").get("weight_map") or {}
+            targets = sorted({f"{prefix}{name}" for name in weight_map.values()})
+        for name in targets:
+            url = hf_hub_url(model.repo_id, name, revision=pinned, endpoint=settings.hf_endpoint())
+            shown = f"{_label(model.repo_id, pinned)}: {name}"
+            header, base = _remote_raw_header(url, shown)
+            names = sorted(k for k in header if k != "__metadata__")
+            for k in pick(names):
+                info = header.get(k)
+                if not isinstance(info, dict):
+                    continue
+                start, end = info.get("data_offsets") or (0, 0)
+                charge(end - start, k)
+                raw = _get_range(url, base + start, base + end - 1, shown)[0] if end > start else b""
+                out[k] = _tensor_from_bytes(raw, info["dtype"], tuple(info["shape"]), f"{shown} {k}")
+    except CompareError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise map_error(exc, repo_id=model.repo_id, revision=pinned, filename="safetensors tensors") from None
+    return model, out
