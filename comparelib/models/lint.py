@@ -150,7 +150,8 @@ def _scaling_equal(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
     return a_norm == b_norm
 
 
-def _fc_in_features(draft: ModelSpec) -> int | None:
+def fc_in_features(draft: ModelSpec) -> int | None:
+    """In-features of the checkpoint's fc.weight (from the safetensors header), or None."""
     for t in draft.tensors:
         if t.name.split(".")[-2:] == ["fc", "weight"] and len(t.shape) == 2:
             return t.shape[1]
@@ -487,7 +488,7 @@ def lint(
     # Hidden size: EAGLE-3's fc takes target hidden x number of aux states; other drafts read it directly.
     if t_hidden is not None:
         expected = draft.target_hidden_size or draft.hidden_size
-        fc_in = _fc_in_features(draft)
+        fc_in = fc_in_features(draft)
         k = expected_aux_count(draft)
         if fc_in is not None and is_eagle3 and fc_in != k * t_hidden:
             findings.append(

@@ -13,6 +13,7 @@ layer). Nothing here imports torch or an engine: inputs are the draft's raw conf
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -876,6 +877,39 @@ def target_class(*names: str | None) -> str | None:
             return _ALIASES[name] or None
         if name in _MODEL_TYPES:
             return _MODEL_TYPES[name]
+    return None
+
+
+_NAME_HINTS: tuple[tuple[str, str], ...] = (  # a hub id's words -> class, first hit wins (most specific first)
+    (r"distill-(llama|qwen)", ""),  # DeepSeek-R1 distills: Llama / Qwen2 models, say unknown rather than guess
+    (r"kimi-k2\.5|kimi-k25", "KimiK25ForConditionalGeneration"),
+    (r"kimi|deepseek-(v3|r1)", "DeepseekV3ForCausalLM"),
+    (r"deepseek-v3\.2", "GlmMoeDsaForCausalLM"),
+    (r"gpt-oss", "GptOssForCausalLM"),
+    (r"qwen3-next", "Qwen3NextForCausalLM"),
+    (r"qwen3.*-a\d+(\.\d+)?b", "Qwen3MoeForCausalLM"),
+    (r"qwen(1\.5|2)-moe|qwen2-.*-a\d+b", "Qwen2MoeForCausalLM"),
+    (r"qwen3", "Qwen3ForCausalLM"),
+    (r"qwen2", "Qwen2ForCausalLM"),
+    (r"llama-4", "Llama4ForConditionalGeneration"),
+    (r"llama", "LlamaForCausalLM"),
+    (r"mixtral", "MixtralForCausalLM"),
+    (r"mistral", "MistralForCausalLM"),
+    (r"glm-5", "GlmMoeDsaForCausalLM"),
+    (r"glm-4\.[56]", "Glm4MoeForCausalLM"),
+    (r"gemma-3", "Gemma3ForConditionalGeneration"),
+    (r"minimax-m2", "MiniMaxM2ForCausalLM"),
+    (r"phi-3", "Phi3ForCausalLM"),
+)
+
+
+def target_class_from_name(hub_id: str | None) -> str | None:
+    """The target class a hub id names (\"moonshotai/Kimi-K2.5\" -> KimiK25ForConditionalGeneration); None if
+    the name does not say. Used only when no target config is at hand."""
+    low = (hub_id or "").lower()
+    for pattern, cls in _NAME_HINTS:
+        if re.search(pattern, low):
+            return cls or None
     return None
 
 
