@@ -209,6 +209,8 @@ def _serving_args(
     raw = dict(spec.raw_config or (published.config if published and published.config else {}))
     if spec.role != "draft" or not is_eagle3 or not raw:
         return {}
+    n: int | None
+    hidden: int | None
     if target_spec is not None:
         cls = serving_model.target_class(
             target_spec.architecture, (target_spec.raw_config or {}).get("model_type"), target_spec.dialect
