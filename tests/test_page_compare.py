@@ -169,3 +169,30 @@ def test_two_drafts_with_the_same_name_get_distinct_chart_labels(tmp_path: Path)
     names = comparison.display_names(entries)
     assert names == [str(tmp_path / "run1" / "checkpoint"), str(tmp_path / "run2" / "checkpoint")]
     assert set(comparison.components_frame(entries)["draft"]) == set(names)
+
+
+def test_will_it_serve_has_one_row_per_engine_and_runner_and_names_the_change() -> None:
+    # the built-in Kimi-K2.5 draft ([1, 29, 57] in eagle_config) against Kimi-K2.5
+    at = page_app(PAGE, timeout=120)
+    at.query_params["m"] = ["example:own-kimi-k2.5-draft"]
+    at.query_params["target"] = "moonshotai/Kimi-K2.5"
+    at.run()
+    assert not at.exception
+    assert "Will it serve?" in [s.value for s in at.subheader]
+    frames = [d.value for d in at.dataframe if "starts?" in d.value.columns]
+    assert len(frames) == 1
+    df = frames[0]
+    assert list(df["engine"]) == [
+        "SGLang 0.5.23",
+        "SGLang 0.5.1",
+        "vLLM 0.33.0 (v2, default)",
+        "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0)",
+    ]
+    assert list(df["same as trained?"]) == ["yes", "unknown", "yes", "no"]
+    assert df["starts?"][1].startswith("unsupported")
+    (head,) = [w.value for w in at.warning if "Will it serve" not in w.value and "VLLM_USE_V2" in w.value]
+    assert '{"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}' in head
+    at.selectbox(key="compare_engine").set_value("vLLM 0.33.0").run()
+    assert not at.exception
+    df = next(d.value for d in at.dataframe if "starts?" in d.value.columns)
+    assert len(df) == 2 and df["ids read from"][0] == "default"

@@ -13,6 +13,7 @@ layer). Nothing here imports torch or an engine: inputs are the draft's raw conf
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1542,3 +1543,80 @@ def advice(
         "both vLLM runners read the top level first and use it as given; SGLang reads only eagle_config; "
         "both size the fc from the eagle_config count (num_aux_hidden_states overrides it)",
     )
+
+
+# ---- "Will it serve?": rows and one headline -------------------------------------------------------------------
+def describe(boundaries: Sequence[int] | None) -> str:
+    """'the embedding output, outputs of blocks 29, 57' for boundaries [0, 30, 58]; '' for None."""
+    if boundaries is None:
+        return ""
+    parts: list[str] = []
+    if 0 in boundaries:
+        parts.append("the embedding output")
+    blocks = [b - 1 for b in boundaries if b >= 1]
+    if blocks:
+        parts.append(("output of block " if len(blocks) == 1 else "outputs of blocks ") + ", ".join(map(str, blocks)))
+    return ", ".join(parts) or "nothing"
+
+
+def change_for(v: Verdict, adv: Advice) -> str:
+    """The one change that makes this row serve the trained blocks; '' when it already does."""
+    if v.status == "ok" and v.same_as_trained is not False:
+        return ""
+    if v.status == "unsupported":
+        return "serve it with another engine: this one has no EAGLE-3 path for it (" + v.reason + ")"
+    if not adv.possible:
+        return "no config can: " + "; ".join(adv.why)
+    if v.engine == "vLLM":
+        keys = {k: val for k, val in adv.config.items() if k != "eagle_config"}
+        return "add at the top level: " + json.dumps(keys)
+    if v.version != "0.5.23":
+        return f"use SGLang 0.5.23 (SGLang {v.version} builds the fc for 3 states and lacks paths 0.5.23 has)"
+    ec = adv.config.get("eagle_config")
+    return "set " + json.dumps({"eagle_config": ec}) if ec else "SGLang reads no speculators-format draft"
+
+
+def table_rows(verdicts: Sequence[Verdict], adv: Advice) -> list[dict[str, Any]]:
+    """One row per engine version and runner: starts?, blocks captured, same as trained?, what to change."""
+    rows = []
+    for v in verdicts:
+        starts = {"ok": "yes", "fails": "no: ", "unsupported": "unsupported: "}[v.status] + (v.reason or "")
+        rows.append(
+            {
+                "engine": v.label,
+                "starts?": starts,
+                "blocks captured": describe(v.captured) if v.captured is not None else "",
+                "ids read from": v.ids_from or "",
+                "same as trained?": {True: "yes", False: "no", None: "unknown"}[v.same_as_trained],
+                "what to change": change_for(v, adv) or "nothing",
+                "source": "; ".join(v.cite),
+            }
+        )
+    return rows
+
+
+def headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
+    """The engine to act on and the one change, or that every engine serves the trained blocks."""
+    order = {("SGLang", "0.5.23"): 0, ("vLLM", "0.33.0"): 1, ("SGLang", "0.5.1"): 2}
+    if verdicts and all(v.status == "unsupported" for v in verdicts):
+        return (
+            "No engine serves an EAGLE-3 draft on this target: unsupported on "
+            + ", ".join(v.label for v in verdicts)
+            + f" ({verdicts[0].reason})."
+        )
+    todo = [v for v in verdicts if change_for(v, adv)]
+    todo.sort(key=lambda v: (v.status == "unsupported", order.get((v.engine, v.version), 9), v.runner != "v2"))
+    if not todo:
+        return "Serves the trained blocks on " + ", ".join(v.label for v in verdicts) + "."
+    first = todo[0]
+    what = (
+        "does not start"
+        if first.status == "fails"
+        else (
+            "cannot serve this target"
+            if first.status == "unsupported"
+            else "feeds the draft other blocks than trained"
+        )
+    )
+    more = f" ({len(todo) - 1} more row(s) below)" if len(todo) > 1 else ""
+    return f"{first.label} {what}: {change_for(first, adv)}{more}"
