@@ -160,6 +160,7 @@ def load_entry(
     family = _family(spec, target_spec, published, target)
     findings: list[lint.Finding] = []
     lint_args: dict[str, Any] = {}
+    serving_args = _serving_args(spec, target_spec, published, target, target_layers)
     if spec.role == "draft":
         lint_args = dict(
             target=_slim(target_spec),
@@ -167,10 +168,9 @@ def load_entry(
             target_hidden_size=published.target_hidden_size if published and target_spec is None else None,
             target_vocab_size=published.target_vocab_size if published and target_spec is None else None,
             checkpoint_tensors=list(header) if header else None,
-            target_family=family,
+            target_family=serving_args.get("target_arch") or family,  # the engines' class when known
         )
         findings = lint.lint(spec, **lint_args, serving=engine_pair)
-    serving_args = _serving_args(spec, target_spec, published, target, target_layers)
     verdicts = serving_model.serve(**serving_args, rows=serving_model.parse_rows(serving)) if serving_args else []
     return Entry(
         source=text,

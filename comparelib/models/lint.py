@@ -685,7 +685,8 @@ def lint(
 ) -> list[Finding]:
     """Every wiring problem visible from the draft config, the target and (optionally) tensor names.
 
-    Explicit ``target_*`` numbers win over the ``target`` spec. ``target_family`` (an engines.FAMILIES key)
+    Explicit ``target_*`` numbers win over the ``target`` spec. ``target_family`` (a serving.target_class() name,
+    or an engines.FAMILIES key)
     picks the engines' per-family capture rule; by default it comes from the target spec. ``serving`` lists
     the (engine, version) pairs to check; default: the newest rules of SGLang and vLLM. Errors mean the
     draft will not work as configured; warnings mean it may silently accept less; infos explain what
