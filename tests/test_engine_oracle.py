@@ -195,3 +195,33 @@ def test_live_oracle_reproduces_the_recording(tmp_path: Path) -> None:
     live = json.loads(out.read_text())
     assert not live["citation_drift"]
     assert [c["serving"] for c in live["cases"]] == [c["serving"] for c in CASES]
+
+
+def test_mixtral_target_reads_unsupported_on_both_engines_through_params(tmp_path: Path) -> None:
+    from comparelib.models import comparison, registry
+
+    target_dir, draft_dir = tmp_path / "mixtral", tmp_path / "draft"
+    target_dir.mkdir()
+    draft_dir.mkdir()
+    mixtral = {
+        "architectures": ["MixtralForCausalLM"],
+        "model_type": "mixtral",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "num_local_experts": 8,
+        "num_experts_per_tok": 2,
+        "vocab_size": 32000,
+    }
+    (target_dir / "config.json").write_text(json.dumps(mixtral))
+    draft = json.loads((registry.EXAMPLE_OWN_DRAFT / "config.json").read_text())
+    draft.update(hidden_size=4096, vocab_size=32000, draft_vocab_size=32000)
+    (draft_dir / "config.json").write_text(json.dumps(draft))
+    entry = comparison.load_entry(str(draft_dir), target=str(target_dir), with_header=False)
+    rows = comparison.entry_json(entry)["serving"]
+    assert [r["status"] for r in rows] == ["unsupported"] * 4
+    assert {r["engine"] for r in rows} == {"SGLang", "vLLM"}
+    codes = {(f.severity, f.code) for f in entry.findings}
+    assert ("error", "engine-unsupported") in codes

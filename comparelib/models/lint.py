@@ -487,9 +487,10 @@ def _aux_findings(
     verdicts = _verdicts(draft, n_layers, family, serving, target_hidden)
     if verdicts is not None:
         checks = _id_checks(draft, verdicts[0], verdicts[2], n_layers)
-        if any(f.code in ("aux-negative", "aux-range") for f in checks):
-            return out + checks  # those findings already say what each engine does
-        return out + checks + _serving_findings(draft, verdicts[0], verdicts[1], n_layers)
+        found = _serving_findings(draft, verdicts[0], verdicts[1], n_layers)
+        if any(f.code in ("aux-negative", "aux-range") for f in checks):  # they already say what each row does
+            return out + checks + [f for f in found if f.code in ("engine-unsupported", "engine-not-read")]
+        return out + checks + found
     caps = _captures(draft, n_layers, family, serving)
     serving_caps = [c for c in caps if c.rule.role == engines.SERVING]
     trainers = {c.rule.engine: c for c in caps if c.rule.role == engines.TRAINING}
