@@ -144,8 +144,9 @@ _choice = st.selectbox(
     [_NEWEST] + engines.serving_choices(),
     index=0,
     key="compare_engine",
-    help="Capture rules differ by engine, version and target family (comparelib/models/engines.py cites the engine "
-    "code each rule comes from). Default: the newest rules known for SGLang and vLLM.",
+    help="Capture rules differ by engine, version, vLLM runner and target class (comparelib/models/serving.py cites "
+    "the engine code each rule comes from). Default: SGLang 0.5.23 and both vLLM 0.33.0 runners; 'vLLM 0.33.0' "
+    "shows its V2 (default) and V1 runners.",
 )
 serving = None if _choice == _NEWEST else _choice
 entries = [comparison.relint(e, serving) for e in entries]
