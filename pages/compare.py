@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 import app
@@ -9,6 +11,7 @@ from comparelib import charts, export, redact, settings, tables
 from comparelib.errors import CompareError
 from comparelib.models import comparison, engines, lint, registry
 from comparelib.models import draft as own_draft
+from comparelib.models import serving as engine_model
 
 app.ensure_routed()
 
@@ -162,8 +165,9 @@ _choice = st.selectbox(
     [_NEWEST] + engines.serving_choices(),
     index=0,
     key="compare_engine",
-    help="Capture rules differ by engine, version and target family (comparelib/models/engines.py cites the engine "
-    "code each rule comes from). Default: the newest rules known for SGLang and vLLM.",
+    help="Capture rules differ by engine, version, vLLM runner and target class (comparelib/models/serving.py cites "
+    "the engine code each rule comes from). Default: SGLang 0.5.23 and both vLLM 0.33.0 runners; 'vLLM 0.33.0' "
+    "shows its V2 (default) and V1 runners.",
 )
 serving = None if _choice == _NEWEST else _choice
 entries = [comparison.relint(e, serving) for e in entries]
@@ -187,10 +191,38 @@ if not harmless.empty:
         harmless = harmless.drop(columns="harmless")
         app.show_table(harmless, tables.FINDINGS, "compare_findings_harmless", row_height=64, ordered=False)
 
+# --- Will it serve? One row per engine version and runner, from the engines' own rules (serving.py) -----------
+_drafts = [e for e in entries if e.spec.role == "draft"]
+if _drafts:
+    st.subheader("Will it serve?")
+    st.caption(
+        "What SGLang 0.5.23, SGLang 0.5.1 and vLLM 0.33.0 (Model Runner V2, its default, and V1 under "
+        "VLLM_USE_V2_MODEL_RUNNER=0) do with each draft's config on its target: whether it starts, which target "
+        "blocks feed the draft, and whether they are the ones it was trained on. Every row cites the wheel lines."
+    )
+for e in _drafts:
+    if not e.serving:
+        st.info(
+            f"**{e.label}**: give the target (its config, or a hub id whose family the engines know) to see "
+            "whether each engine serves this draft."
+        )
+        continue
+    _advice = engine_model.advice(**e.serving_args)
+    _ok = all(not engine_model.change_for(v, _advice) for v in e.serving)
+    (st.success if _ok else st.warning)(f"**{e.label}**: {engine_model.headline(e.serving, _advice)}")
+    st.dataframe(
+        engine_model.table_rows(e.serving, _advice), width="stretch", hide_index=True, placeholder=app.MISSING
+    )
+    if _advice.possible and _advice.config:
+        st.markdown(f"Config that serves the trained blocks on {', '.join(_advice.engines)}:")
+        st.code(json.dumps(_advice.config, indent=2), language="json")
+    elif not _advice.possible:
+        st.markdown("No config serves the trained blocks everywhere: " + "; ".join(_advice.why))
+
 # One draft's details at a time: a tensor table per draft in the browser is what made this page slow.
 st.subheader("Details")
 _names = [e.label for e in entries]
-_shown = st.selectbox("Tensors, checkpoint and capture layers of", _names, index=len(_names) - 1, key="compare_detail")
+_shown = st.selectbox("Tensors and checkpoint of", _names, index=len(_names) - 1, key="compare_detail")
 for e in [e for e in entries if e.label == _shown][:1]:
     with st.container():
         meta = [f"architecture `{e.spec.architecture}` · dialect `{e.spec.dialect}`"]
@@ -214,21 +246,6 @@ for e in [e for e in entries if e.label == _shown][:1]:
                 st.markdown(f"- unexpected `{name}`: {why}")
             for name, want, got in ck.shape_mismatches:
                 st.markdown(f"- `{name}`: config says {list(want)}, checkpoint has {list(got)}")
-        layers = e.target_layers
-        if e.spec.role == "draft" and layers:
-            st.markdown(f"**Which target layers each engine captures** (target with {layers} layers)")
-            st.dataframe(
-                lint.capture_table(
-                    e.spec.aux_layer_ids,
-                    layers,
-                    family=e.target_family,
-                    dialect=e.spec.dialect,
-                    serving=[engines.parse_choice(serving)] if serving else None,
-                ),
-                width="stretch",
-                hide_index=True,
-                placeholder=app.MISSING,
-            )
         if e.published is not None:
             p = e.published
             vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"

@@ -128,3 +128,50 @@ def test_registry_draft_counts_match_upstream(published: registry.PublishedDraft
             pytest.skip(f"{published.hub_id}: Medusa-1 config without sizes; no upstream class builds it")
         pytest.skip(_draft_reason(published))
     pytest.fail("speculators became importable: add the meta-build comparison for its Eagle3DraftModel here")
+
+
+# Families the engines serve that no shipped target config covers: small configs of each class (the counting
+# rule is what is checked, so the sizes need not be a real model's; no real config is shipped for them).
+NEW_FAMILY_CONFIGS: dict[str, dict[str, Any]] = {
+    "phi3": {
+        "architectures": ["Phi3ForCausalLM"],
+        "model_type": "phi3",
+        "hidden_size": 256,
+        "intermediate_size": 688,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "vocab_size": 1000,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "pad_token_id": 0,
+    },
+    "mixtral": {
+        "architectures": ["MixtralForCausalLM"],
+        "model_type": "mixtral",
+        "hidden_size": 256,
+        "intermediate_size": 512,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 2,
+        "vocab_size": 1000,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+    },
+}
+
+
+@pytest.mark.parametrize("family", sorted(NEW_FAMILY_CONFIGS))
+def test_new_family_counts_match_transformers_meta_build(family: str) -> None:
+    config = NEW_FAMILY_CONFIGS[family]
+    spec = architectures.parse_config(config, source=family)
+    assert spec.dialect == family
+    ours = params.count(spec)
+    upstream = _meta_counts(json.dumps(config, sort_keys=True))
+    assert (ours.total, ours.embedding, ours.lm_head) == (
+        upstream["total"],
+        upstream["embedding"],
+        upstream["lm_head"],
+    )

@@ -80,9 +80,10 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = 
         {("info", "aux-default")},
     ),
     ("ids-absent-no-target", {"aux_layer_ids": None}, {}, {("info", "target-unknown"), ("info", "aux-default")}),
-    # Engines size fc as hidden x len(ids): a two-id draft serves (both agree); SpecForge refuses it.
-    ("two-ids", {"aux_layer_ids": (2, 30)}, K61, {("warning", "aux-count"), ("info", "aux-agree")}),
-    ("four-ids", {"aux_layer_ids": (2, 16, 30, 58)}, K61, {("warning", "aux-count"), ("info", "aux-agree")}),
+    # SGLang 0.5.23 sizes fc as hidden x len(ids) and serves it, but vLLM 0.33.0's default runner (V2) never reads
+    # eagle_config ids: it captures its 3 default states into a 2H (4H) fc and fails; SpecForge refuses the count.
+    ("two-ids", {"aux_layer_ids": (2, 30)}, K61, {("warning", "aux-count"), ("error", "aux-capture")}),
+    ("four-ids", {"aux_layer_ids": (2, 16, 30, 58)}, K61, {("warning", "aux-count"), ("error", "aux-capture")}),
     # Order: SGLang captures in layer order, vLLM sorts; both feed [2, 30, 58] low to high.
     ("not-increasing", {"aux_layer_ids": (30, 2, 58)}, K61, {("warning", "aux-order"), ("info", "aux-agree")}),
     # A repeat: the DeepSeek packer raises "captured 2 of 3", vLLM captures two states.
@@ -95,8 +96,14 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = 
         {**K61, "target_family": "llama"},
         {("error", "aux-negative")},
     ),
-    # 0 is the embedding output for vLLM and (as given) for SGLang on a Kimi target: they agree.
-    ("zero-on-kimi", {"aux_layer_ids": (0, 29, 57)}, K61, {("warning", "aux-embedding"), ("info", "aux-agree")}),
+    # 0 on a Kimi target: SGLang 0.5.23 captures the embedding output (as given); vLLM V1 adds residual=None at
+    # boundary 0 (deepseek_v2.py:1562, a crash) and V2 reads no eagle_config ids (its default: other blocks).
+    (
+        "zero-on-kimi",
+        {"aux_layer_ids": (0, 29, 57)},
+        K61,
+        {("warning", "aux-embedding"), ("error", "aux-capture"), ("warning", "aux-convention")},
+    ),
     (
         "zero-on-llama-family",
         {"aux_layer_ids": (0, 29, 57)},
@@ -108,14 +115,14 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = 
         "boundary-n-gpt-oss",
         {"aux_layer_ids": (24, 30, 36), "hidden_size": 2880, "vocab_size": 201088},
         dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="gpt-oss"),
-        {("info", "aux-agree")},
+        {("warning", "aux-convention")},  # vLLM V2 ignores eagle_config ids: its default (2, 18, 33)
     ),
     # The same ids on a Llama-family target: SGLang adds 1 and cannot reach boundary 37.
     (
         "boundary-n-llama-family",
         {"aux_layer_ids": (24, 30, 36), "hidden_size": 2880, "vocab_size": 201088},
         dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="llama"),
-        {("error", "aux-capture"), ("info", "aux-agree")},
+        {("error", "aux-capture")},  # no trainer produces these ids, so no engine "agrees" with a trained reading
     ),
     # gpt-oss, last block's output: SGLang +1 = boundary 36 = N, reachable there (final norm) ...
     (
@@ -129,7 +136,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = 
         "last-block-output-llama-short",
         {"aux_layer_ids": (1, 17, 35), "hidden_size": 2880, "vocab_size": 201088},
         dict(target_layers=36, target_hidden_size=2880, target_vocab_size=201088, target_family="llama"),
-        {("error", "aux-capture"), ("info", "aux-agree")},
+        {("error", "aux-capture")},
     ),
     (
         "unknown-reading",
@@ -141,7 +148,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = 
         "hidden-mismatch",
         {"hidden_size": 4096, "aux_layer_ids": (2, 30, 58)},
         K61,
-        {("error", "hidden-mismatch"), ("info", "aux-agree")},
+        {("error", "hidden-mismatch"), ("error", "aux-capture")},
     ),
     (
         "target-hidden-size-set",
@@ -153,13 +160,13 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = 
         "target-hidden-size-wrong",
         {"hidden_size": 4096, "target_hidden_size": 5120, "aux_layer_ids": (2, 30, 58)},
         K61,
-        {("error", "hidden-mismatch"), ("info", "aux-agree")},
+        {("error", "hidden-mismatch"), ("error", "aux-capture")},
     ),
     (
         "fc-shape-says-other-target",
         {"aux_layer_ids": (2, 30, 58), "tensors": FC_4096},
         K61,
-        {("error", "hidden-mismatch"), ("info", "aux-agree")},
+        {("error", "hidden-mismatch"), ("error", "aux-capture")},
     ),
     (
         "vocab-mismatch",
@@ -281,40 +288,38 @@ def test_headline_when_only_harmless_findings() -> None:
     )
 
 
-def test_convention_message_names_both_readings_and_the_fix() -> None:
+def test_convention_message_names_the_runner_and_the_fix() -> None:
+    # [1, 29, 57] on Kimi: SpecForge trained through SGLang (first id 1: +1) on boundaries [2, 30, 58]. SGLang 0.5.23
+    # and vLLM's default runner (which never reads eagle_config ids; its default is [2, 30, 58]) serve those; only
+    # V1 reads the ids as boundaries and is one block early.
     (conv,) = [f for f in lint.lint(draft(aux_layer_ids=(1, 29, 57)), **K61) if f.code == "aux-convention"]
-    assert "SGLang 0.5.23 captures outputs of blocks 1, 29, 57" in conv.message  # first id 1: +1
-    assert "vLLM 0.33.0 captures the embedding output, outputs of blocks 28, 56" not in conv.message
-    assert "vLLM 0.33.0 captures outputs of blocks 0, 28, 56" in conv.message
-    # Trained with SpecForge (through SGLang): vLLM needs the boundaries SGLang captured.
-    assert (
-        "if it was trained with SpecForge, for SGLang 0.5.23 write [2, 30, 58]; for vLLM 0.33.0 write [2, 30, 58]"
-        in conv.message
-    )
-    # Boundary 1 first: SGLang's DeepSeek path adds 1 exactly when the first id is 1, so nothing maps there.
-    assert "if it was trained with speculators, SGLang 0.5.23 cannot capture exactly these layers" in conv.message
+    assert conv.message.startswith("vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0) reads [1, 29, 57] from eagle_config")
+    assert "outputs of blocks 0, 28, 56" in conv.message
+    assert 'add at the top level: {"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}' in conv.message
 
 
-def test_kimi_ids_on_kimi_target_are_not_one_layer_apart() -> None:
+def test_kimi_ids_on_kimi_target_agree_because_they_are_vllm_default() -> None:
     findings = lint.lint(draft(), **K61)
     assert [f.code for f in findings] == ["aux-agree"]
-    assert "one layer" not in findings[0].message and "[3, 31, 59]" not in findings[0].message
+    assert "SGLang 0.5.23 captures outputs of blocks 1, 29, 57" in findings[0].message
     assert (
-        "SGLang 0.5.23 captures outputs of blocks 1, 29, 57; vLLM 0.33.0 captures outputs of blocks 1, 29, 57"
-        in findings[0].message
+        "vLLM 0.33.0 (v2, default) uses its default (2, N//2, N-3) = [2, 30, 58], which happens to be what the draft "
+        "was trained on; it does not read eagle_config ids" in findings[0].message
     )
 
 
 def test_minus_one_says_what_each_engine_does_and_what_to_write() -> None:
     (kimi,) = lint.lint(draft(aux_layer_ids=(-1, 29, 57)), **K61)
-    assert kimi.severity == "error"
+    assert kimi.severity == "error" and kimi.code == "aux-negative"
     assert "captured 2 of 3 aux hidden states" in kimi.message  # SGLang's DeepSeek packer
-    assert "vLLM 0.33.0: boundary -1 is never reached" in kimi.message and "only 2 of the 3 states" in kimi.message
+    assert "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0): 2 captured states" in kimi.message  # -1 never reached
+    assert "vLLM 0.33.0 (v2, default) runs on outputs of blocks 1, 29, 57" in kimi.message  # ids not read
     assert "SpecForge 0.2.0 refuses them" in kimi.message and "speculators 0.9.0 refuses them" in kimi.message
-    assert "for SGLang 0.5.23 write [2, 30, 58]; for vLLM 0.33.0 write [2, 30, 58]" in kimi.message
+    # SGLang's DeepSeek path adds 1 when the first id is 1, so [1, 29, 57] there; vLLM reads the top level as given
+    assert "for SGLang 0.5.23 write [1, 29, 57] into eagle_config; for vLLM 0.33.0 write [2, 30, 58]" in kimi.message
     (llama,) = lint.lint(draft(aux_layer_ids=(-1, 29, 57)), **{**K61, "target_family": "llama"})
-    assert "SGLang 0.5.23 reads -1 as boundary 0 and feeds the draft the embedding output" in llama.message
-    assert "for SGLang 0.5.23 write [1, 29, 57]; for vLLM 0.33.0 write [2, 30, 58]" in llama.message
+    assert "SGLang 0.5.23 runs on the embedding output, outputs of blocks 29, 57" in llama.message
+    assert "for SGLang 0.5.23 write [1, 29, 57] into eagle_config; for vLLM 0.33.0 write [2, 30, 58]" in llama.message
 
 
 def test_minus_one_without_target_is_still_an_error() -> None:
@@ -324,19 +329,19 @@ def test_minus_one_without_target_is_still_an_error() -> None:
 
 def test_missing_ids_explain_defaults_for_this_n() -> None:
     (f,) = lint.lint(draft(aux_layer_ids=None), **K61)
-    assert f.harmless and "outputs of blocks 1, 29, 57" in f.message and "SpecForge 0.2.0" in f.message
+    assert f.harmless and f.code == "aux-default" and "outputs of blocks 1, 29, 57" in f.message
+    assert "vLLM 0.33.0 (v2, default)" in f.message and "vLLM 0.33.0 (v1" in f.message
 
 
 def test_one_engine_version_selected() -> None:
     old = lint.lint(draft(), **K61, serving=[("SGLang", "0.5.1")])
     assert [(f.severity, f.code) for f in old] == [("error", "engine-unsupported")]
-    assert "srt/models/deepseek_v2.py" in old[0].message
+    assert "sglang 0.5.1 sglang/srt/model_executor/model_runner.py:380" in old[0].message
     new = lint.lint(draft(), **K61, serving=[("vLLM", "0.33.0")])
     assert [(f.severity, f.code) for f in new] == [("info", "aux-agree")]
-    # One engine, but the trainers disagree: a SpecForge-trained [1, 29, 57] draft learned SGLang's reading.
+    # vLLM alone gives both runners: a SpecForge-trained [1, 29, 57] draft is right on V2 (default), off on V1
     (own,) = lint.lint(draft(aux_layer_ids=(1, 29, 57)), **K61, serving=[("vLLM", "0.33.0")])
-    assert (own.severity, own.code) == ("warning", "aux-convention")
-    assert "if it was trained with SpecForge, for vLLM 0.33.0 write [2, 30, 58]" in own.message
+    assert (own.severity, own.code) == ("warning", "aux-convention") and "(v1," in own.message
 
 
 def test_speculators_config_is_not_read_by_sglang() -> None:
@@ -345,13 +350,20 @@ def test_speculators_config_is_not_read_by_sglang() -> None:
     assert ("warning", "engine-not-read") in {(f.severity, f.code) for f in both}
     only = lint.lint(spec, **K61, serving=[("SGLang", "0.5.23")])
     assert [(f.severity, f.code) for f in only] == [("error", "engine-not-read")]
-    assert "does not read speculators-format configs" in only[0].message
+    assert "SGLang has no such model class" in only[0].message
 
 
-def test_top_level_ids_are_not_read_by_sglang() -> None:
+def test_top_level_ids_are_read_by_vllm_and_not_by_sglang() -> None:
     config = {"architectures": ["LlamaForCausalLMEagle3"], "eagle_aux_hidden_state_layer_ids": [1, 29, 57]}
-    codes = {f.code: f for f in lint.lint(draft(aux_layer_ids=(1, 29, 57), raw_config=config), **K61)}
-    assert "aux-location" in codes and "reads them only from eagle_config" in codes["aux-location"].message
+    findings = lint.lint(draft(aux_layer_ids=(1, 29, 57), raw_config=config), **K61)
+    # SGLang reads only eagle_config (its default [2, 30, 58] is what SpecForge's default trains on for no ids);
+    # both vLLM runners read the top level as given: boundaries [1, 29, 57], one block early.
+    conv = [f for f in findings if f.code == "aux-convention"]
+    assert [f.message.split(" reads")[0] for f in conv] == [
+        "vLLM 0.33.0 (v2, default)",
+        "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0)",
+    ]
+    assert all("from top-level" in f.message for f in conv)
 
 
 def test_fc_width_follows_number_of_ids() -> None:

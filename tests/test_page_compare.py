@@ -119,7 +119,9 @@ def test_minus_one_draft_is_counted_and_its_lint_says_what_each_engine_does(tmp_
     assert table_values(at) == [2_135_977_984]  # counted like the same draft with valid ids
     (head,) = [e.value for e in at.error if "aux-negative" in e.value]
     assert "captured 2 of 3 aux hidden states" in head and "SpecForge 0.2.0 refuses them" in head
-    assert "vLLM 0.33.0" in head and "for SGLang 0.5.23 write [2, 30, 58]" in head
+    # SGLang's DeepSeek path adds 1 when the first id is 1 ([1, 29, 57] -> boundaries 2, 30, 58; writing [2, 30, 58]
+    # also works, as given); vLLM reads the top level as given
+    assert "for SGLang 0.5.23 write [1, 29, 57] into eagle_config; for vLLM 0.33.0 write [2, 30, 58]" in head
 
 
 def test_the_sidebar_draft_starts_the_comparison_and_a_session_token_opens_a_gated_repo(hub: HubEmulator) -> None:
@@ -232,3 +234,31 @@ def test_a_target_pasted_among_drafts_is_called_a_target(hub: HubEmulator) -> No
     warned = " ".join(w.value for w in at.warning)
     assert "moonshotai/Kimi-K2-Instruct is a target model" in warned and AQ in warned
     assert not [i.value for i in at.info if "Kimi-K2-Instruct@" in i.value or "moonshotai" in i.value]
+
+
+def test_will_it_serve_has_one_row_per_engine_and_runner_and_names_the_change() -> None:
+    # the built-in Kimi-K2.5 draft ([1, 29, 57] in eagle_config) against Kimi-K2.5
+    at = page_app(PAGE, timeout=120)
+    at.query_params["m"] = ["example:own-kimi-k2.5-draft"]
+    at.query_params["target"] = "moonshotai/Kimi-K2.5"
+    at.run()
+    assert not at.exception
+    assert "Will it serve?" in [s.value for s in at.subheader]
+    frames = [d.value for d in at.dataframe if "starts?" in d.value.columns]
+    assert len(frames) == 1
+    df = frames[0]
+    assert list(df["engine"]) == [
+        "SGLang 0.5.23",
+        "SGLang 0.5.1",
+        "vLLM 0.33.0 (v2, default)",
+        "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0)",
+    ]
+    assert list(df["same as trained?"]) == ["yes", "unknown", "yes", "no"]
+    assert df["starts?"][1].startswith("unsupported")
+    heads = [w.value for w in at.warning if w.value.startswith("**example") and "feeds the draft other" in w.value]
+    assert len(heads) == 1 and "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0)" in heads[0]
+    assert '{"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}' in heads[0]
+    at.selectbox(key="compare_engine").set_value("vLLM 0.33.0").run()
+    assert not at.exception
+    df = next(d.value for d in at.dataframe if "starts?" in d.value.columns)
+    assert len(df) == 2 and df["ids read from"][0] == "default"

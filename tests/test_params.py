@@ -395,3 +395,28 @@ def test_cli_minus_one_draft_exits_0_with_error_lint(tmp_path: Path) -> None:
     assert neg["severity"] == "error" and data["lint"][0] == neg and neg["harmless"] is False
     bad = _cli(str(tmp_path), "--engine", "TGI 1.0", "--no-header")
     assert bad.returncode == 2 and "unknown engine" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_cli_params_json_serving_one_row_per_engine_and_runner(tmp_path: Path) -> None:
+    from comparelib.models import comparison
+
+    config = json.loads(json.dumps(KIMI_EAGLE3))
+    config["eagle_config"] = {"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    rows = comparison.entry_json(
+        comparison.load_entry(str(tmp_path), target="moonshotai/Kimi-K2-Instruct", with_header=False)
+    )["serving"]
+    assert [(r["engine"], r["version"], r["runner"]) for r in rows] == [
+        ("SGLang", "0.5.23", None),
+        ("SGLang", "0.5.1", None),
+        ("vLLM", "0.33.0", "v2"),
+        ("vLLM", "0.33.0", "v1"),
+    ]
+    keys = {"engine", "version", "runner", "status", "reason", "ids_read", "ids_from", "captured", "fc_in"}
+    assert keys | {"fc_in_checkpoint", "cite"} <= set(rows[0])
+    assert [r["status"] for r in rows] == ["ok", "unsupported", "ok", "ok"]  # 0.5.1: DeepSeek has no hook
+    assert (rows[2]["ids_from"], rows[2]["captured"]) == ("default", [2, 30, 58])  # V2 never read the ids
+    assert rows[3]["ids_from"] == "eagle_config" and all(r["cite"] for r in rows)
+    proc = _cli(str(tmp_path), "--target", "moonshotai/Kimi-K2-Instruct", "--engine", "vLLM 0.33.0", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert [r["runner"] for r in json.loads(proc.stdout)["serving"]] == ["v2", "v1"]

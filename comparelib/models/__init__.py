@@ -4,4 +4,4 @@ The Hub fetch, config dialects to named tensors, parameter counts, engine captur
 lint, the published-draft registry, one comparison row per draft, and the user's own draft.
 """
 
-__all__ = ["architectures", "comparison", "draft", "engines", "hub", "lint", "params", "registry"]
+__all__ = ["architectures", "comparison", "draft", "engines", "hub", "lint", "params", "registry", "serving"]

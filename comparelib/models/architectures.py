@@ -96,6 +96,8 @@ DIALECTS: tuple[str, ...] = (
     "qwen3-moe",
     "deepseek-v3",
     "gpt-oss",
+    "phi3",
+    "mixtral",
 )
 
 _DIM_MAX = 10_000_000
@@ -132,6 +134,8 @@ _MODEL_TYPES: dict[str, str] = {
     "deepseek_v2": "deepseek-v3",
     "kimi_k2": "deepseek-v3",
     "gpt_oss": "gpt-oss",
+    "phi3": "phi3",
+    "mixtral": "mixtral",
 }
 
 _ARCHITECTURES: dict[str, str] = {
@@ -143,6 +147,8 @@ _ARCHITECTURES: dict[str, str] = {
     "DeepseekV3ForCausalLM": "deepseek-v3",
     "DeepseekV2ForCausalLM": "deepseek-v3",
     "GptOssForCausalLM": "gpt-oss",
+    "Phi3ForCausalLM": "phi3",
+    "MixtralForCausalLM": "mixtral",
 }
 
 _MODELOPT_KEYS = frozenset(
@@ -862,6 +868,12 @@ def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str)
     experts = per_tok = moe_inter = 0
     sparse_step = 1
     mlp_only: set[int] = set()
+    if dialect == "mixtral":  # block_sparse_moe: a router and num_local_experts SwiGLU experts (w1, w3 in; w2 out)
+        r.need("num_local_experts", "num_experts_per_tok")
+        experts = r.integer("num_local_experts")
+        per_tok = r.integer("num_experts_per_tok")
+        if per_tok > experts:
+            raise _fail(arch, f"num_experts_per_tok {per_tok} exceeds num_local_experts {experts}")
     if dialect == "qwen3-moe":
         r.need("num_experts", "num_experts_per_tok", "moe_intermediate_size")
         experts = r.integer("num_experts")
@@ -879,20 +891,35 @@ def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str)
     for i in range(layers):
         p = f"model.layers.{i}."
         t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
-        _attention(
-            t,
-            p,
-            hidden=hidden,
-            heads=heads,
-            kv_heads=kv_heads,
-            head_dim=head_dim,
-            in_dim=hidden,
-            qkv_bias=qkv_bias,
-            o_bias=o_bias,
-            qk_norm=qk_norm,
-        )
+        if dialect == "phi3":  # fused qkv_proj and gate_up_proj, no biases
+            t.linear(f"{p}self_attn.qkv_proj", (heads + 2 * kv_heads) * head_dim, hidden, "attention")
+            t.linear(f"{p}self_attn.o_proj", hidden, heads * head_dim, "attention")
+        else:
+            _attention(
+                t,
+                p,
+                hidden=hidden,
+                heads=heads,
+                kv_heads=kv_heads,
+                head_dim=head_dim,
+                in_dim=hidden,
+                qkv_bias=qkv_bias,
+                o_bias=o_bias,
+                qk_norm=qk_norm,
+            )
         t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
-        if experts and i not in mlp_only and (i + 1) % sparse_step == 0:
+        if dialect == "phi3":
+            t.linear(f"{p}mlp.gate_up_proj", 2 * inter, hidden, "mlp")
+            t.linear(f"{p}mlp.down_proj", hidden, inter, "mlp")
+        elif dialect == "mixtral":
+            t.add(f"{p}block_sparse_moe.gate.weight", (experts, hidden), "router")
+            for e in range(experts):
+                q = f"{p}block_sparse_moe.experts.{e}."
+                frac = per_tok / experts
+                t.linear(f"{q}w1", inter, hidden, "experts", active_fraction=frac)
+                t.linear(f"{q}w2", hidden, inter, "experts", active_fraction=frac)
+                t.linear(f"{q}w3", inter, hidden, "experts", active_fraction=frac)
+        elif experts and i not in mlp_only and (i + 1) % sparse_step == 0:
             t.add(f"{p}mlp.gate.weight", (experts, hidden), "router")
             for e in range(experts):
                 _mlp(

@@ -16,6 +16,7 @@ import pandas as pd
 
 from comparelib.errors import CompareError, HubError, InputError
 from comparelib.models import architectures, engines, hub, lint, params, registry
+from comparelib.models import serving as serving_model
 from comparelib.models.architectures import ModelSpec
 
 REGISTRY_PREFIX = "registry:"
@@ -46,6 +47,8 @@ class Entry:
     card: str | None = None
     target_family: str | None = None  # engines.FAMILIES key the capture rules were applied for
     lint_args: dict[str, Any] = field(default_factory=dict)  # what lint was given, to re-check for another engine
+    serving: list[serving_model.Verdict] = field(default_factory=list)  # one per engine version and runner
+    serving_args: dict[str, Any] = field(default_factory=dict)  # what serve() was given, to re-run for an engine
 
     @property
     def ratio(self) -> float | None:
@@ -157,6 +160,7 @@ def load_entry(
     family = _family(spec, target_spec, published, target)
     findings: list[lint.Finding] = []
     lint_args: dict[str, Any] = {}
+    serving_args = _serving_args(spec, target_spec, published, target, target_layers)
     if spec.role == "draft":
         lint_args = dict(
             target=_slim(target_spec),
@@ -164,9 +168,10 @@ def load_entry(
             target_hidden_size=published.target_hidden_size if published and target_spec is None else None,
             target_vocab_size=published.target_vocab_size if published and target_spec is None else None,
             checkpoint_tensors=list(header) if header else None,
-            target_family=family,
+            target_family=serving_args.get("target_arch") or family,  # the engines' class when known
         )
         findings = lint.lint(spec, **lint_args, serving=engine_pair)
+    verdicts = serving_model.serve(**serving_args, rows=serving_model.parse_rows(serving)) if serving_args else []
     return Entry(
         source=text,
         label=label,
@@ -186,7 +191,52 @@ def load_entry(
         card=card,
         target_family=family,
         lint_args=lint_args,
+        serving=verdicts,
+        serving_args=serving_args,
     )
+
+
+def _serving_args(
+    spec: ModelSpec,
+    target_spec: ModelSpec | None,
+    published: registry.PublishedDraft | None,
+    target_text: str | None,
+    target_layers: int | None,
+) -> dict[str, Any]:
+    """serve()'s inputs for an EAGLE-3 draft: the target's class, N and hidden size, the checkpoint's fc width
+    (its safetensors header, else what the draft's trainer builds). Empty when any is unknown."""
+    is_eagle3 = spec.aux_layer_ids is not None or "eagle3" in f"{spec.dialect} {spec.architecture}".lower()
+    raw = dict(spec.raw_config or (published.config if published and published.config else {}))
+    if spec.role != "draft" or not is_eagle3 or not raw:
+        return {}
+    n: int | None
+    hidden: int | None
+    if target_spec is not None:
+        cls = serving_model.target_class(
+            target_spec.architecture, (target_spec.raw_config or {}).get("model_type"), target_spec.dialect
+        )
+        n, hidden = target_spec.num_hidden_layers, target_spec.hidden_size
+    else:
+        cls = None
+        for name in (
+            target_text,
+            published.target_model if published else None,
+            spec.target_model,
+            _verifier_name(spec.raw_config),
+        ):
+            cls = cls or serving_model.target_class_from_name(name)
+        n = target_layers
+        hidden = (published.target_hidden_size if published else None) or spec.target_hidden_size or spec.hidden_size
+    if cls is None or not n or not hidden:
+        return {}
+    fc_in = lint.fc_in_features(spec)
+    return {
+        "draft": raw,
+        "target_arch": cls,
+        "n_layers": int(n),
+        "target_hidden": int(hidden),
+        "fc_in_checkpoint": fc_in if fc_in is not None else serving_model.checkpoint_fc_default(raw),
+    }
 
 
 def _slim(target: ModelSpec | None) -> ModelSpec | None:
@@ -206,7 +256,10 @@ def relint(entry: Entry, serving: str | None) -> Entry:
     if entry.spec.role != "draft":
         return entry
     pair = [engines.parse_choice(serving)] if serving else None
-    return replace(entry, findings=lint.lint(entry.spec, **entry.lint_args, serving=pair))
+    verdicts = (
+        serving_model.serve(**entry.serving_args, rows=serving_model.parse_rows(serving)) if entry.serving_args else []
+    )
+    return replace(entry, findings=lint.lint(entry.spec, **entry.lint_args, serving=pair), serving=verdicts)
 
 
 def _family(
@@ -334,6 +387,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             {"severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
             for f in lint.rank(entry.findings)
         ],
+        "serving": [v.to_json() for v in entry.serving],
     }
 
 

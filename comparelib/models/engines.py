@@ -1,8 +1,10 @@
 """Which target layers an EAGLE-3 draft is fed, per engine, engine version and target family.
 
 Every rule below was read from the engine's released code (the wheel on the package index), and each
-row names the file and function it comes from. Nothing else in the library states a capture rule:
-``lint`` derives every statement about aux layers from this table.
+row names the file and function it comes from. These per-family rows predate ``serving``, which models each
+engine version and vLLM runner per target class and is what ``lint`` and ``params --json`` use; this table
+serves only the engine choices and the lint's fallback when the target's class is unknown. Its vLLM rows
+describe Model Runner V1 (``VLLM_USE_V2_MODEL_RUNNER=0``), not vLLM 0.33.0's default.
 
 Numbering used throughout: boundary ``b`` is the input of block ``b`` (0 = the embedding output,
 ``N`` = after the last of ``N`` blocks), i.e. HF ``output_hidden_states[b]``; "output of block k"

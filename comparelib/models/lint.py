@@ -20,6 +20,7 @@ from typing import Any
 
 from comparelib.errors import InputError, Severity
 from comparelib.models import engines
+from comparelib.models import serving as engine_model
 from comparelib.models.architectures import ModelSpec
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
@@ -150,7 +151,8 @@ def _scaling_equal(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
     return a_norm == b_norm
 
 
-def _fc_in_features(draft: ModelSpec) -> int | None:
+def fc_in_features(draft: ModelSpec) -> int | None:
+    """In-features of the checkpoint's fc.weight (from the safetensors header), or None."""
     for t in draft.tensors:
         if t.name.split(".")[-2:] == ["fc", "weight"] and len(t.shape) == 2:
             return t.shape[1]
@@ -223,8 +225,231 @@ def _fix_text(serving_caps: Sequence[engines.Capture], boundaries: Sequence[int]
     return "; ".join(fixes)
 
 
+# engines.FAMILIES keys (the old per-family rules) -> the target class that stands for the family
+_FAMILY_CLASS = {
+    "llama": "LlamaForCausalLM",
+    "qwen-moe": "Qwen3MoeForCausalLM",
+    "deepseek": "DeepseekV3ForCausalLM",
+    "gpt-oss": "GptOssForCausalLM",
+}
+
+
+def _draft_config(draft: ModelSpec) -> dict[str, Any]:
+    """The raw config serve() reads; rebuilt from the spec when it was made without one."""
+    if draft.raw_config:
+        given = dict(draft.raw_config)
+        given.setdefault("hidden_size", draft.hidden_size)
+        if draft.target_hidden_size:
+            given.setdefault("target_hidden_size", draft.target_hidden_size)
+        return given
+    ids = None if draft.aux_layer_ids is None else list(draft.aux_layer_ids)
+    cfg: dict[str, Any] = {"hidden_size": draft.hidden_size}
+    if draft.target_hidden_size:
+        cfg["target_hidden_size"] = draft.target_hidden_size
+    if draft.dialect == "speculators-eagle3":
+        cfg.update(
+            speculators_model_type="eagle3",
+            transformer_layer_config={"model_type": "llama", "hidden_size": draft.hidden_size},
+        )
+        if ids is not None:
+            cfg["eagle_aux_hidden_state_layer_ids"] = ids
+    else:
+        cfg["eagle_config"] = {} if ids is None else {"eagle_aux_hidden_state_layer_ids": ids}
+    return cfg
+
+
+def _verdicts(
+    draft: ModelSpec,
+    n_layers: int,
+    family: str | None,
+    serving: Sequence[tuple[str, str]] | None,
+    target_hidden: int | None,
+) -> tuple[list[engine_model.Verdict], engine_model.Advice, str] | None:
+    """The one call into the serving model: verdicts for the chosen engine rows, and the advice."""
+    cls = engine_model.target_class(_FAMILY_CLASS.get(family or "", family))
+    if cls is None:
+        return None
+    raw = _draft_config(draft)
+    hidden = target_hidden or draft.target_hidden_size or draft.hidden_size
+    fc = fc_in_features(draft)
+    args: dict[str, Any] = dict(
+        draft=raw,
+        target_arch=cls,
+        n_layers=n_layers,
+        target_hidden=hidden,
+        fc_in_checkpoint=fc if fc is not None else engine_model.checkpoint_fc_default(raw),
+    )
+    chosen = set(serving) if serving else {(e, engines.newest(e)) for e in engines.SERVING_ENGINES}
+    rows = [r for r in engine_model.ENGINE_ROWS if (r[0], r[1]) in chosen]
+    return engine_model.serve(**args, rows=rows), engine_model.advice(**args), cls
+
+
+def _what_each_does(verdicts: Sequence[engine_model.Verdict]) -> str:
+    return "; ".join(
+        f"{v.label}: {v.reason}" if v.status != "ok" else f"{v.label} runs on {engine_model.describe(v.captured)}"
+        for v in verdicts
+    )
+
+
+def _id_checks(draft: ModelSpec, verdicts: Sequence[engine_model.Verdict], cls: str, n: int) -> list[Finding]:
+    """What the ids themselves say (order, count, sign, range), each with what every engine row does with them."""
+    out: list[Finding] = []
+    ids = None if draft.aux_layer_ids is None else list(draft.aux_layer_ids)
+    if ids is None:
+        return out
+    if len(ids) != 3 and draft.dialect != "speculators-eagle3":
+        out.append(
+            Finding(
+                "warning",
+                "aux-count",
+                f"eagle_aux_hidden_state_layer_ids has {len(ids)} ids ({ids}); SpecForge 0.2.0 refuses any count "
+                "other than three (algorithms/model_providers.py:206), SGLang 0.5.1 always builds the fc for 3 "
+                "states, and "
+                "vLLM 0.33.0's default runner does not read eagle_config ids at all. "
+                + _what_each_does(verdicts)
+                + ".",
+            )
+        )
+    if any(b <= a for a, b in itertools.pairwise(ids)) and len(set(ids)) == len(ids):
+        out.append(
+            Finding(
+                "warning",
+                "aux-order",
+                f"Aux layer ids {ids} are not in increasing order. SGLang captures in layer order and vLLM sorts "
+                "them (interfaces.py:1617), so the draft receives them low to high; write them sorted so the config "
+                "says what the engines do.",
+            )
+        )
+    negative = [i for i in ids if i < 0]
+    default = engine_model.default_ids(n)
+    if negative:
+        fixes = [v for v in verdicts if v.status != "unsupported"]
+        out.append(
+            Finding(
+                "error",
+                "aux-negative",
+                f"Aux layer ids {negative} are negative: SpecForge 0.2.0 refuses them and speculators 0.9.0 refuses "
+                f"them. {_what_each_does(verdicts)}. Acceptance collapses (a real session read 19% until this was "
+                f"fixed). Write the ids the draft was trained with; for this target's default layers "
+                f"({engine_model.describe(default)}): "
+                + _default_fix(verdicts[0] if fixes else None, draft, cls, n, default)
+                + ".",
+            )
+        )
+    too_big = [i for i in ids if i > n]
+    if too_big:
+        out.append(
+            Finding(
+                "error",
+                "aux-range",
+                f"Aux layer ids {too_big} are beyond the target's {n} layers (the highest boundary any engine "
+                f"captures is {n}, after the last block): {_what_each_does(verdicts)}. Is this the right target? "
+                "Otherwise use the trained ids.",
+            )
+        )
+    return out
+
+
+def _default_fix(v: engine_model.Verdict | None, draft: ModelSpec, cls: str, n: int, default: list[int]) -> str:
+    if v is None:
+        return "no engine in the set serves this target"
+    hidden = draft.target_hidden_size or draft.hidden_size
+    adv = engine_model.advice(
+        _draft_config(draft),
+        target_arch=cls,
+        n_layers=n,
+        target_hidden=hidden,
+        boundaries=default,
+    )
+    if not adv.possible:
+        return "no config captures them on every engine (" + "; ".join(adv.why) + ")"
+    ec = adv.config.get("eagle_config", {}).get("eagle_aux_hidden_state_layer_ids")
+    return (
+        f"for SGLang 0.5.23 write {ec} into eagle_config; for vLLM 0.33.0 write "
+        f"{adv.config['eagle_aux_hidden_state_layer_ids']} at the top level"
+    )
+
+
+def _serving_findings(
+    draft: ModelSpec, verdicts: Sequence[engine_model.Verdict], adv: engine_model.Advice, n_layers: int
+) -> list[Finding]:
+    """Ranked findings from the verdicts: what does not start, what runs on other blocks, what agrees."""
+    out: list[Finding] = []
+    ids = None if draft.aux_layer_ids is None else list(draft.aux_layer_ids)
+    said = f"ids {ids}" if ids is not None else "no ids (each engine's default)"
+    unsupported = [v for v in verdicts if v.status == "unsupported"]
+    if unsupported:
+        alone = len(unsupported) == len(verdicts)
+        code = (
+            "engine-not-read" if all("speculators-format" in v.reason for v in unsupported) else "engine-unsupported"
+        )
+        out.append(
+            Finding(
+                "error" if alone else "warning",
+                code,
+                "Unsupported on "
+                + "; ".join(f"{v.label} ({v.reason}; {v.cite[0] if v.cite else ''})" for v in unsupported)
+                + (". No engine in the set serves it." if alone else "."),
+            )
+        )
+    for v in verdicts:
+        change = engine_model.change_for(v, adv)
+        if v.status == "fails":
+            out.append(
+                Finding(
+                    "error",
+                    "aux-capture",
+                    f"{v.label} does not serve this draft ({said}, {n_layers} target layers): {v.reason}. "
+                    f"Fix: {change}. Source: {'; '.join(v.cite)}.",
+                )
+            )
+        elif v.status == "ok" and v.same_as_trained is False:
+            out.append(
+                Finding(
+                    "warning",
+                    "aux-convention",
+                    f"{v.label} reads {v.ids_read} from {v.ids_from} and feeds the draft "
+                    f"{engine_model.describe(v.captured)}, not the blocks it was trained on. Fix: {change}.",
+                )
+            )
+    good = [v for v in verdicts if v.status == "ok" and v.same_as_trained is not False]
+    if good and not [f for f in out if f.severity == "error" or f.code == "aux-convention"]:
+        parts = []
+        for v in good:
+            how = (
+                f"uses its default (2, N//2, N-3) = {v.ids_read}, which happens to be what the draft was trained "
+                "on; it does not read eagle_config ids"
+                if v.ids_from == "default" and ids is not None
+                else f"captures {engine_model.describe(v.captured)}"
+            )
+            parts.append(f"{v.label} {how}")
+        out.append(
+            Finding(
+                "info",
+                "aux-default" if ids is None else "aux-agree",
+                f"With {said}: " + "; ".join(parts) + ".",
+                harmless=True,
+            )
+        )
+    embedding = [v.label for v in verdicts if v.status == "ok" and v.captured and 0 in v.captured]
+    if embedding:
+        out.append(
+            Finding(
+                "warning",
+                "aux-embedding",
+                f"{' and '.join(embedding)} feed the draft the embedding output (boundary 0) as one of its states, "
+                "not a decoder layer. Keep it only if the draft was trained that way.",
+            )
+        )
+    return out
+
+
 def _aux_findings(
-    draft: ModelSpec, n_layers: int | None, family: str | None, serving: Sequence[tuple[str, str]] | None
+    draft: ModelSpec,
+    n_layers: int | None,
+    family: str | None,
+    serving: Sequence[tuple[str, str]] | None,
+    target_hidden: int | None = None,
 ) -> list[Finding]:
     out: list[Finding] = []
     ids = list(draft.aux_layer_ids) if draft.aux_layer_ids is not None else None
@@ -259,6 +484,13 @@ def _aux_findings(
                 )
             )
         return out
+    verdicts = _verdicts(draft, n_layers, family, serving, target_hidden)
+    if verdicts is not None:
+        checks = _id_checks(draft, verdicts[0], verdicts[2], n_layers)
+        found = _serving_findings(draft, verdicts[0], verdicts[1], n_layers)
+        if any(f.code in ("aux-negative", "aux-range") for f in checks):  # they already say what each row does
+            return out + checks + [f for f in found if f.code in ("engine-unsupported", "engine-not-read")]
+        return out + checks + found
     caps = _captures(draft, n_layers, family, serving)
     serving_caps = [c for c in caps if c.rule.role == engines.SERVING]
     trainers = {c.rule.engine: c for c in caps if c.rule.role == engines.TRAINING}
@@ -454,7 +686,8 @@ def lint(
 ) -> list[Finding]:
     """Every wiring problem visible from the draft config, the target and (optionally) tensor names.
 
-    Explicit ``target_*`` numbers win over the ``target`` spec. ``target_family`` (an engines.FAMILIES key)
+    Explicit ``target_*`` numbers win over the ``target`` spec. ``target_family`` (a serving.target_class() name,
+    or an engines.FAMILIES key)
     picks the engines' per-family capture rule; by default it comes from the target spec. ``serving`` lists
     the (engine, version) pairs to check; default: the newest rules of SGLang and vLLM. Errors mean the
     draft will not work as configured; warnings mean it may silently accept less; infos explain what
@@ -481,13 +714,13 @@ def lint(
     )
     family = target_family or (engines.family_of(target.dialect) if target is not None else None)
     if is_eagle3:
-        findings.extend(_aux_findings(draft, n_layers, family, serving))
+        findings.extend(_aux_findings(draft, n_layers, family, serving, t_hidden))
         findings.extend(_norm_findings(draft))
 
     # Hidden size: EAGLE-3's fc takes target hidden x number of aux states; other drafts read it directly.
     if t_hidden is not None:
         expected = draft.target_hidden_size or draft.hidden_size
-        fc_in = _fc_in_features(draft)
+        fc_in = fc_in_features(draft)
         k = expected_aux_count(draft)
         if fc_in is not None and is_eagle3 and fc_in != k * t_hidden:
             findings.append(

@@ -1,0 +1,1622 @@
+"""Will it serve? One verdict per engine version and runner, computed the way each engine's own code does.
+
+The id lookup, the capture hook, the forward loop's reach and the fc sizing of SGLang 0.5.23, SGLang 0.5.1 and
+vLLM 0.33.0 (Model Runner V2, its default, and V1 under ``VLLM_USE_V2_MODEL_RUNNER=0``) are re-stated here in a
+few lines each, and every branch names the wheel line it was read from (``CITES``). tools/engine_oracle.py runs
+the engines' own functions, pulled out of the wheels with ``ast``, on a case table and records what they do
+(tests/data/engine_cases.json); the tests hold this module to that recording case by case, and the tool checks
+that each cited line still holds the named code.
+
+Boundary ``b`` is the hidden state entering decoder layer ``b`` (0 = the embedding output, N = after the last
+layer). Nothing here imports torch or an engine: inputs are the draft's raw config and three target numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Status = Literal["ok", "fails", "unsupported"]
+
+
+@dataclass(frozen=True)
+class Cite:
+    """One line of a released wheel, and text that must be on it (tools/engine_oracle.py checks)."""
+
+    package: str
+    version: str
+    path: str
+    line: int
+    needle: str
+
+    def __str__(self) -> str:
+        return f"{self.package} {self.version} {self.path}:{self.line}"
+
+
+CITES: dict[str, Cite] = {
+    "vl.v2_default": Cite("vllm", "0.33.0", "vllm/config/vllm.py", 731, "def use_v2_model_runner(self) -> bool:"),
+    "vl.v2_env": Cite(
+        "vllm", "0.33.0", "vllm/config/vllm.py", 748, "use_v2_model_runner = envs.VLLM_USE_V2_MODEL_RUNNER"
+    ),
+    "vl.v2_true": Cite("vllm", "0.33.0", "vllm/config/vllm.py", 767, "return True"),
+    "vl.v2_notriton": Cite(
+        "vllm", "0.33.0", "vllm/config/vllm.py", 752, "if not HAS_TRITON and not current_platform.is_unspecified():"
+    ),
+    "vl.v2_unsupported": Cite(
+        "vllm", "0.33.0", "vllm/config/vllm.py", 758, "unsupported = self._get_v2_model_runner_unsupported_features()"
+    ),
+    "vl.env": Cite("vllm", "0.33.0", "vllm/envs.py", 2150, 'os.getenv("VLLM_USE_V2_MODEL_RUNNER", None)'),
+    "vl.v2_call": Cite(
+        "vllm", "0.33.0", "vllm/v1/worker/gpu/model_runner.py", 414, "set_eagle3_aux_hidden_state_layers("
+    ),
+    "vl.v2_nosupport": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+        29,
+        'raise RuntimeError("Model does not support EAGLE3 interface")',
+    ),
+    "vl.v2_lookup": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+        113,
+        "def get_eagle3_aux_layers_from_config(",
+    ),
+    "vl.v2_top": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+        119,
+        'layer_ids = getattr(hf_config, "eagle_aux_hidden_state_layer_ids", None)',
+    ),
+    "vl.v2_layer_ids": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+        145,
+        'layer_ids = drafter_config.get("layer_ids")',
+    ),
+    "vl.v2_default_call": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+        38,
+        "aux_layers = eagle3_model.get_eagle3_default_aux_hidden_state_layers()",
+    ),
+    "vl.v1_nosupport": Cite(
+        "vllm", "0.33.0", "vllm/v1/worker/gpu_model_runner.py", 5173, "if not supports_eagle3(self.get_model()):"
+    ),
+    "vl.v1_lookup": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/v1/worker/gpu_model_runner.py",
+        5190,
+        "def _get_eagle3_aux_layers_from_config(self) -> tuple[int, ...] | None:",
+    ),
+    "vl.v1_top": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/v1/worker/gpu_model_runner.py",
+        5207,
+        'layer_ids = getattr(hf_config, "eagle_aux_hidden_state_layer_ids", None)',
+    ),
+    "vl.v1_eagle_config": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/v1/worker/gpu_model_runner.py",
+        5219,
+        'layer_ids = eagle_config.get("eagle_aux_hidden_state_layer_ids")',
+    ),
+    "vl.v1_default_call": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/v1/worker/gpu_model_runner.py",
+        5186,
+        "aux_layers = self.model.get_eagle3_default_aux_hidden_state_layers()",
+    ),
+    "vl.mixin_sort": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/interfaces.py",
+        1617,
+        "self.aux_hidden_state_layers = tuple(sorted(set(layers)))",
+    ),
+    "vl.mixin_guard": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/interfaces.py",
+        1648,
+        "value = hidden_states + residual if residual is not None else hidden_states",
+    ),
+    "vl.default": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/interfaces.py",
+        1772,
+        "return (2, num_layers // 2, num_layers - 3)",
+    ),
+    "vl.eagleconfig_wrap": Cite("vllm", "0.33.0", "vllm/config/speculative.py", 1526, "eagle_config = EAGLEConfig("),
+    "vl.eagleconfig_copy": Cite(
+        "vllm", "0.33.0", "vllm/transformers_utils/configs/eagle.py", 86, "for k, v in self.model.to_dict().items():"
+    ),
+    "vl.spec_model_type": Cite("vllm", "0.33.0", "vllm/transformers_utils/config.py", 364, '"speculators"'),
+    "vl.algos_arch": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/transformers_utils/configs/speculators/algos.py",
+        45,
+        'raise ValueError(f"Unsupported model_type {model_type} for Eagle3 speculator")',
+    ),
+    "vl.algos_ids": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/transformers_utils/configs/speculators/algos.py",
+        48,
+        'pre_trained_config["eagle_aux_hidden_state_layer_ids"] = config_dict[',
+    ),
+    "vl.fc_llama": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/llama_eagle3.py",
+        215,
+        'layer_ids = eagle_config.get("eagle_aux_hidden_state_layer_ids")',
+    ),
+    "vl.fc_llama_n": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/llama_eagle3.py",
+        221,
+        "self.fc_input_size = target_hidden_size * self.num_aux_hidden_states",
+    ),
+    "vl.fc_qwen3": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/qwen3_eagle3.py",
+        207,
+        'self.config, "eagle_aux_hidden_state_layer_ids", None',
+    ),
+    "vl.fc_qwen3_n": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/qwen3_eagle3.py",
+        214,
+        "self.fc_input_size = target_hidden_size * num_aux_features",
+    ),
+    "vl.fc_load": Cite(
+        "vllm", "0.33.0", "vllm/model_executor/layers/linear.py", 408, "assert param.size() == loaded_weight.size(), ("
+    ),
+    "vl.llama_b0": Cite("vllm", "0.33.0", "vllm/model_executor/models/llama.py", 429, "self._maybe_add_hidden_state("),
+    "vl.llama_bi": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/llama.py",
+        440,
+        "aux_hidden_states, idx + 1, hidden_states, residual",
+    ),
+    "vl.qwen2_bi": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/qwen2.py",
+        433,
+        "aux_hidden_states, idx + 1, hidden_states, residual",
+    ),
+    "vl.qwen3_model": Cite(
+        "vllm", "0.33.0", "vllm/model_executor/models/qwen3.py", 269, "class Qwen3Model(Qwen2Model):"
+    ),
+    "vl.qwen3moe_bi": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/qwen3_moe.py",
+        514,
+        "aux_hidden_states, layer_idx + 1, hidden_states, residual",
+    ),
+    "vl.qwen3next_b0": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/qwen3_next.py",
+        721,
+        "aux_hidden_states = self._maybe_add_hidden_state([], 0, hidden_states, residual)",
+    ),
+    "vl.gptoss_bi": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/gpt_oss.py",
+        532,
+        "self._maybe_add_hidden_state(aux_hidden_states, i + 1, x, residual)",
+    ),
+    "vl.minimax_b0": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/minimax_m2.py",
+        403,
+        "aux_hidden_states = self._maybe_add_hidden_state([], 0, hidden_states, residual)",
+    ),
+    "vl.llama4_cls": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/llama4.py",
+        708,
+        "class Llama4ForCausalLM(LlamaForCausalLM, MixtureOfExperts):",
+    ),
+    "vl.mllama4_set": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/mllama4.py",
+        806,
+        "self.language_model.set_aux_hidden_state_layers(layers)",
+    ),
+    "vl.phi3_cls": Cite(
+        "vllm", "0.33.0", "vllm/model_executor/models/phi3.py", 10, "class Phi3ForCausalLM(LlamaForCausalLM):"
+    ),
+    "vl.ds_set": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/deepseek_v2.py",
+        1956,
+        "self.model.aux_hidden_state_layers = layers",
+    ),
+    "vl.ds_res_none": Cite("vllm", "0.33.0", "vllm/model_executor/models/deepseek_v2.py", 1525, "residual = None"),
+    "vl.ds_bi": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/deepseek_v2.py",
+        1562,
+        "aux_hidden_state = hidden_states + residual",
+    ),
+    "vl.ds_bN": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/deepseek_v2.py",
+        1586,
+        "if self.end_layer in self.aux_hidden_state_layers:",
+    ),
+    "vl.ds_v3": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/deepseek_v2.py",
+        2005,
+        "class DeepseekV3ForCausalLM(DeepseekV2ForCausalLM):",
+    ),
+    "vl.kimi_set": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/kimi_k25.py",
+        471,
+        "self.language_model.set_aux_hidden_state_layers(layers)",
+    ),
+    "vl.dsa_route": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/models/deepseek_v32/__init__.py",
+        21,
+        "from .nvidia.model import DeepseekV32ForCausalLM as GlmMoeDsaForCausalLM",
+    ),
+    "vl.dsa_bi": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/models/deepseek_v32/nvidia/model.py",
+        291,
+        "hidden_states if residual is None else hidden_states + residual",
+    ),
+    "vl.registry_dsa": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/registry.py",
+        126,
+        '"GlmMoeDsaForCausalLM": ("vllm.models.deepseek_v32", "GlmMoeDsaForCausalLM"),',
+    ),
+    "vl.mixtral_cls": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/mixtral.py",
+        375,
+        "class MixtralForCausalLM(nn.Module, SupportsLoRA, SupportsPP, MixtureOfExperts):",
+    ),
+    "vl.glm4moe_cls": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/glm4_moe.py",
+        534,
+        "class Glm4MoeForCausalLM(nn.Module, SupportsPP, SupportsLoRA, Glm4MixtureOfExperts):",
+    ),
+    "vl.gemma3_cls": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/gemma3.py",
+        367,
+        "class Gemma3ForCausalLM(nn.Module, SupportsLoRA, SupportsPP):",
+    ),
+    "vl.qwen2moe_cls": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/qwen2_moe.py",
+        423,
+        "class Qwen2MoeForCausalLM(nn.Module, SupportsPP, SupportsLoRA):",
+    ),
+    "sg23.lookup": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/model_executor/model_runner_components/spec_aux_hidden_state.py",
+        192,
+        "config.eagle_aux_hidden_state_layer_ids = eagle_config[",
+    ),
+    "sg23.lookup_none": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/model_executor/model_runner_components/spec_aux_hidden_state.py",
+        196,
+        "config.eagle_aux_hidden_state_layer_ids = None",
+    ),
+    "sg23.nohook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/model_executor/model_runner_components/attention_backend_setup.py",
+        55,
+        'if not hasattr(model, "set_eagle3_layers_to_capture"):',
+    ),
+    "sg23.registry": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/registry.py",
+        64,
+        'f"Model architectures {architectures} are not supported for now. "',
+    ),
+    "sg23.fc_count": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/llama_eagle3.py",
+        160,
+        'layer_ids = eagle_config.get("eagle_aux_hidden_state_layer_ids")',
+    ),
+    "sg23.fc": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/llama_eagle3.py",
+        164,
+        "self.hidden_size_in * self.num_aux_hidden_states,",
+    ),
+    "sg23.fc_load": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/model_loader/weight_utils.py",
+        1582,
+        "assert param.size() == loaded_weight.size(), (",
+    ),
+    "sg23.stage_b0": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/layers/layer_boundary/stage.py",
+        422,
+        "(stream.residual is None and stream.pending is None)",
+    ),
+    "sg23.llama_hook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/llama.py",
+        941,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg23.llama_default": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/llama.py",
+        936,
+        "self.model.layers_to_capture = [2, num_layers // 2, num_layers - 3]",
+    ),
+    "sg23.llama_loop": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/llama.py", 486, "for i in range(self.start_layer, self.end_layer):"
+    ),
+    "sg23.llama_cap": Cite("sglang", "0.5.23", "sglang/srt/models/llama.py", 492, "if i in self.layers_to_capture"),
+    "sg23.phi3": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/llama.py", 956, "class Phi3ForCausalLM(LlamaForCausalLM):"
+    ),
+    "sg23.mistral": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/mistral.py", 33, "class MistralForCausalLM(LlamaForCausalLM):"
+    ),
+    "sg23.qwen2_hook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/qwen2.py",
+        794,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg23.qwen2_cap": Cite("sglang", "0.5.23", "sglang/srt/models/qwen2.py", 462, "if i in self.layers_to_capture"),
+    "sg23.qwen3_hook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/qwen3.py",
+        791,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg23.qwen3_cap": Cite("sglang", "0.5.23", "sglang/srt/models/qwen3.py", 530, "if i in self.layers_to_capture"),
+    "sg23.qwen2moe_hook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/qwen2_moe.py",
+        1433,
+        "self.model.set_eagle3_layers_to_capture([val + 1 for val in layer_ids])",
+    ),
+    "sg23.qwen2moe_index": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/qwen2_moe.py",
+        1156,
+        'setattr(self.layers[layer_id], "_is_layer_to_capture", True)',
+    ),
+    "sg23.qwen2moe_cap": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/qwen2_moe.py", 1201, 'if getattr(layer, "_is_layer_to_capture", False)'
+    ),
+    "sg23.qwen3moe_hook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/qwen3_moe.py",
+        1143,
+        "self.model.set_eagle3_layers_to_capture([val + 1 for val in layer_ids])",
+    ),
+    "sg23.qwen3moe_model": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/qwen3_moe.py", 970, "class Qwen3MoeModel(Qwen2MoeModel):"
+    ),
+    "sg23.qwen3next_hook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/qwen3_next.py",
+        1301,
+        "self.model.set_eagle3_layers_to_capture([val + 1 for val in layer_ids])",
+    ),
+    "sg23.qwen3next_index": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/qwen3_next.py",
+        957,
+        'setattr(self.layers[layer_id], "_is_layer_to_capture", True)',
+    ),
+    "sg23.ds_hook": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/deepseek_v2.py", 3470, "if layer_ids and layer_ids[0] == 1:"
+    ),
+    "sg23.ds_packer": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/deepseek_v2.py",
+        3175,
+        "aux_hidden_states = AuxHiddenStatePacker(len(self.layers_to_capture))",
+    ),
+    "sg23.ds_cap": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/deepseek_v2.py", 3194, "if i in self.layers_to_capture"
+    ),
+    "sg23.ds_finalize": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/deepseek_v2.py",
+        3245,
+        "return hidden_states, aux_hidden_states.finalize()",
+    ),
+    "sg23.packer_raise": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/layers/aux_hidden_states.py",
+        88,
+        'f"captured {self._idx} of {self._num_captures} aux hidden states"',
+    ),
+    "sg23.kimi": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/kimi_k25.py",
+        939,
+        "self.language_model.set_eagle3_layers_to_capture(layer_ids)",
+    ),
+    "sg23.glm5": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/glm4_moe.py", 1284, "class GlmMoeDsaForCausalLM(DeepseekV2ForCausalLM):"
+    ),
+    "sg23.gptoss_hook": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/gpt_oss.py", 1349, "if layer_ids and max(layer_ids) == num_layers:"
+    ),
+    "sg23.gptoss_cap": Cite("sglang", "0.5.23", "sglang/srt/models/gpt_oss.py", 719, "if i in self.layers_to_capture"),
+    "sg23.gptoss_bN": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/gpt_oss.py", 732, "if self.end_layer in self.layers_to_capture"
+    ),
+    "sg23.glm4moe_hook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/glm4_moe.py",
+        1281,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg23.glm4moe_cap": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/glm4_moe.py", 957, "if i in self.layers_to_capture"
+    ),
+    "sg23.gemma3_hook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/gemma3_causal.py",
+        926,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg23.gemma3_cap": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/gemma3_causal.py", 657, "aux_hidden_states.append(hidden_states)"
+    ),
+    "sg23.gemma3_bN": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/gemma3_causal.py", 671, "if num_layers in self.layers_to_capture:"
+    ),
+    "sg23.gemma3_unsummed": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/gemma3_causal.py", 410, "outputs = (hidden_states, residual)"
+    ),
+    "sg23.gemma3mm": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/gemma3_mm.py",
+        545,
+        "self.language_model.set_eagle3_layers_to_capture(layer_ids)",
+    ),
+    "sg23.llama4_cap": Cite("sglang", "0.5.23", "sglang/srt/models/llama4.py", 530, "if i in self.layers_to_capture"),
+    "sg23.llama4_cls": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/llama4.py", 546, "class Llama4ForCausalLM(LlamaForCausalLM):"
+    ),
+    "sg23.mllama4": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/mllama4.py",
+        973,
+        "self.language_model.set_eagle3_layers_to_capture(layer_ids)",
+    ),
+    "sg23.minimax_hook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/minimax_m2.py",
+        1080,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg23.minimax_cap": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/minimax_m2.py", 1003, "if i in self.layers_to_capture"
+    ),
+    "sg51.lookup": Cite(
+        "sglang",
+        "0.5.1",
+        "sglang/srt/model_executor/model_runner.py",
+        373,
+        "eagle_aux_hidden_state_layer_ids = eagle_config[",
+    ),
+    "sg51.nohook": Cite(
+        "sglang",
+        "0.5.1",
+        "sglang/srt/model_executor/model_runner.py",
+        380,
+        "self.model.set_eagle3_layers_to_capture(eagle_aux_hidden_state_layer_ids)",
+    ),
+    "sg51.registry": Cite(
+        "sglang",
+        "0.5.1",
+        "sglang/srt/models/registry.py",
+        33,
+        'f"Model architectures {architectures} are not supported for now. "',
+    ),
+    "sg51.fc": Cite("sglang", "0.5.1", "sglang/srt/models/llama_eagle3.py", 125, "self.hidden_size_in * 3,"),
+    "sg51.llama_hook": Cite(
+        "sglang",
+        "0.5.1",
+        "sglang/srt/models/llama.py",
+        738,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg51.llama_cap": Cite(
+        "sglang", "0.5.1", "sglang/srt/models/llama.py", 340, "aux_hidden_states.append(hidden_states + residual)"
+    ),
+    "sg51.llama_res_none": Cite("sglang", "0.5.1", "sglang/srt/models/llama.py", 329, "residual = None"),
+    "sg51.qwen3_hook": Cite(
+        "sglang",
+        "0.5.1",
+        "sglang/srt/models/qwen3.py",
+        514,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg51.qwen2_cap": Cite(
+        "sglang",
+        "0.5.1",
+        "sglang/srt/models/qwen2.py",
+        337,
+        "hidden_states + residual if residual is not None else hidden_states",
+    ),
+    "sg51.qwen3moe_hook": Cite(
+        "sglang",
+        "0.5.1",
+        "sglang/srt/models/qwen3_moe.py",
+        740,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg51.qwen2moe_cap": Cite("sglang", "0.5.1", "sglang/srt/models/qwen2_moe.py", 486, "hidden_states + residual"),
+    "sg51.gptoss_hook": Cite(
+        "sglang",
+        "0.5.1",
+        "sglang/srt/models/gpt_oss.py",
+        1147,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg51.gptoss_cap": Cite(
+        "sglang", "0.5.1", "sglang/srt/models/gpt_oss.py", 570, "aux_hidden_states.append(hidden_states + residual)"
+    ),
+    "sg51.llama4_cap": Cite(
+        "sglang", "0.5.1", "sglang/srt/models/llama4.py", 509, "aux_hidden_states.append(hidden_states + residual)"
+    ),
+    "sg51.mllama4": Cite(
+        "sglang",
+        "0.5.1",
+        "sglang/srt/models/mllama4.py",
+        937,
+        "self.language_model.set_eagle3_layers_to_capture(layer_ids)",
+    ),
+    "sf.resolve": Cite(
+        "specforge",
+        "0.2.0",
+        "specforge/algorithms/model_providers.py",
+        204,
+        "layers = [1, num_layers // 2 - 1, num_layers - 4]",
+    ),
+    "sf.refuse": Cite(
+        "specforge",
+        "0.2.0",
+        "specforge/algorithms/model_providers.py",
+        206,
+        "if len(layers) != 3 or any(not isinstance(i, int) or i < 0 for i in layers):",
+    ),
+    "sf.offline": Cite(
+        "specforge", "0.2.0", "specforge/application/composition.py", 111, "if isinstance(target_layers, int) and any("
+    ),
+    "sf.fc": Cite(
+        "specforge", "0.2.0", "specforge/modeling/draft/llama3_eagle.py", 1675, "self.target_hidden_size * 3,"
+    ),
+    "sf.via_sglang": Cite(
+        "specforge",
+        "0.2.0",
+        "specforge/offline_capture/sglang_backend/capture.py",
+        87,
+        "self.model_runner.model.set_eagle3_layers_to_capture(layer_ids)",
+    ),
+    "sp.resolve": Cite(
+        "speculators",
+        "0.9.0",
+        "speculators/models/utils.py",
+        111,
+        "target_layer_ids = [2, num_layers // 2, num_layers - 3]",
+    ),
+    "sp.refuse": Cite(
+        "speculators",
+        "0.9.0",
+        "speculators/models/utils.py",
+        121,
+        "or len(set(target_layer_ids)) != len(target_layer_ids)",
+    ),
+    "sp.fc": Cite(
+        "speculators", "0.9.0", "speculators/models/eagle3/core.py", 72, "len(config.eagle_aux_hidden_state_layer_ids)"
+    ),
+    "sp.default_layer_cfg": Cite(
+        "speculators", "0.9.0", "speculators/models/eagle3/config.py", 34, "default_factory=Qwen3Config,"
+    ),
+}
+
+
+def cite(key: str) -> str:
+    return str(CITES[key])
+
+
+# The rows every verdict list has, in this order: (engine, version, runner).
+ENGINE_ROWS: tuple[tuple[str, str, str | None], ...] = (
+    ("SGLang", "0.5.23", None),
+    ("SGLang", "0.5.1", None),
+    ("vLLM", "0.33.0", "v2"),
+    ("vLLM", "0.33.0", "v1"),
+)
+RUNNER_NOTE: dict[str | None, str] = {
+    None: "",
+    "v2": "Model Runner V2, vLLM 0.33.0's default",
+    "v1": "Model Runner V1, only with VLLM_USE_V2_MODEL_RUNNER=0 (or a feature V2 lacks, e.g. P-EAGLE)",
+}
+
+
+def row_label(engine: str, version: str, runner: str | None) -> str:
+    """'vLLM 0.33.0 (v2, default)', 'SGLang 0.5.23'."""
+    if runner is None:
+        return f"{engine} {version}"
+    return f"{engine} {version} ({runner}{', default' if runner == 'v2' else ', VLLM_USE_V2_MODEL_RUNNER=0'})"
+
+
+# ---- SGLang ---------------------------------------------------------------------------------------------------
+# hook rule: how set_eagle3_layers_to_capture turns configured ids into layers_to_capture
+PLUS1 = "plus1"  # [v + 1 for v in ids]
+PLUS1_IF_FIRST_1 = "plus1_if_first_1"  # +1 only when ids[0] == 1, else as given (DeepSeek path)
+AS_GIVEN_IF_MAX_N = "as_given_if_max_N"  # as given when max(ids) == N, else +1 (gpt-oss, 0.5.23)
+
+
+@dataclass(frozen=True)
+class SgTarget:
+    """One SGLang target class: its hook rule and how its forward loop captures."""
+
+    kind: str  # "list" (i in layers_to_capture) | "flag" (self.layers[id] marked) | "packer" | "none" (no hook)
+    rule: str = PLUS1
+    end: bool = False  # also captures boundary N (after the last layer)
+    guarded: bool = True  # boundary 0 is safe (False: adds residual=None)
+    registered: bool = True
+    cites: tuple[str, ...] = ()
+
+
+SG23: dict[str, SgTarget] = {
+    "LlamaForCausalLM": SgTarget(
+        "list", cites=("sg23.llama_hook", "sg23.llama_loop", "sg23.llama_cap", "sg23.stage_b0")
+    ),
+    "MistralForCausalLM": SgTarget("list", cites=("sg23.mistral", "sg23.llama_hook", "sg23.llama_cap")),
+    "Phi3ForCausalLM": SgTarget("list", cites=("sg23.phi3", "sg23.llama_hook", "sg23.llama_cap")),
+    "Qwen2ForCausalLM": SgTarget("list", cites=("sg23.qwen2_hook", "sg23.qwen2_cap")),
+    "Qwen3ForCausalLM": SgTarget("list", cites=("sg23.qwen3_hook", "sg23.qwen3_cap")),
+    "Qwen2MoeForCausalLM": SgTarget("flag", cites=("sg23.qwen2moe_hook", "sg23.qwen2moe_index", "sg23.qwen2moe_cap")),
+    "Qwen3MoeForCausalLM": SgTarget(
+        "flag", cites=("sg23.qwen3moe_hook", "sg23.qwen3moe_model", "sg23.qwen2moe_index", "sg23.qwen2moe_cap")
+    ),
+    "Qwen3NextForCausalLM": SgTarget("flag", cites=("sg23.qwen3next_hook", "sg23.qwen3next_index")),
+    "DeepseekV3ForCausalLM": SgTarget(
+        "packer",
+        PLUS1_IF_FIRST_1,
+        cites=("sg23.ds_hook", "sg23.ds_packer", "sg23.ds_cap", "sg23.ds_finalize", "sg23.packer_raise"),
+    ),
+    "KimiK25ForConditionalGeneration": SgTarget(
+        "packer",
+        PLUS1_IF_FIRST_1,
+        cites=("sg23.kimi", "sg23.ds_hook", "sg23.ds_packer", "sg23.ds_cap", "sg23.packer_raise"),
+    ),
+    "GlmMoeDsaForCausalLM": SgTarget(
+        "packer", PLUS1_IF_FIRST_1, cites=("sg23.glm5", "sg23.ds_hook", "sg23.ds_packer", "sg23.packer_raise")
+    ),
+    "GptOssForCausalLM": SgTarget(
+        "list", AS_GIVEN_IF_MAX_N, end=True, cites=("sg23.gptoss_hook", "sg23.gptoss_cap", "sg23.gptoss_bN")
+    ),
+    "Glm4MoeForCausalLM": SgTarget("list", cites=("sg23.glm4moe_hook", "sg23.glm4moe_cap")),
+    "Gemma3ForConditionalGeneration": SgTarget(
+        "list",
+        end=True,
+        cites=("sg23.gemma3mm", "sg23.gemma3_hook", "sg23.gemma3_cap", "sg23.gemma3_bN", "sg23.gemma3_unsummed"),
+    ),
+    "Llama4ForConditionalGeneration": SgTarget(
+        "list", cites=("sg23.mllama4", "sg23.llama4_cls", "sg23.llama_hook", "sg23.llama4_cap")
+    ),
+    "MiniMaxM2ForCausalLM": SgTarget("list", cites=("sg23.minimax_hook", "sg23.minimax_cap")),
+    "MixtralForCausalLM": SgTarget("none", cites=("sg23.nohook",)),
+}
+
+SG51: dict[str, SgTarget] = {
+    "LlamaForCausalLM": SgTarget(
+        "list", guarded=False, cites=("sg51.llama_hook", "sg51.llama_res_none", "sg51.llama_cap")
+    ),
+    "MistralForCausalLM": SgTarget("list", guarded=False, cites=("sg51.llama_hook", "sg51.llama_cap")),
+    "Phi3ForCausalLM": SgTarget("list", guarded=False, cites=("sg51.llama_hook", "sg51.llama_cap")),
+    "Qwen3ForCausalLM": SgTarget("list", cites=("sg51.qwen3_hook", "sg51.qwen2_cap")),
+    "Qwen3MoeForCausalLM": SgTarget("list", cites=("sg51.qwen3moe_hook", "sg51.qwen2moe_cap")),
+    "GptOssForCausalLM": SgTarget("list", guarded=False, cites=("sg51.gptoss_hook", "sg51.gptoss_cap")),
+    "Llama4ForConditionalGeneration": SgTarget(
+        "list", guarded=False, cites=("sg51.mllama4", "sg51.llama_hook", "sg51.llama4_cap")
+    ),
+    "Qwen2ForCausalLM": SgTarget("none", cites=("sg51.nohook",)),
+    "Qwen2MoeForCausalLM": SgTarget("none", cites=("sg51.nohook",)),
+    "DeepseekV3ForCausalLM": SgTarget("none", cites=("sg51.nohook",)),
+    "Glm4MoeForCausalLM": SgTarget("none", cites=("sg51.nohook",)),
+    "Gemma3ForConditionalGeneration": SgTarget("none", cites=("sg51.nohook",)),
+    "MixtralForCausalLM": SgTarget("none", cites=("sg51.nohook",)),
+    "KimiK25ForConditionalGeneration": SgTarget("none", registered=False, cites=("sg51.registry",)),
+    "GlmMoeDsaForCausalLM": SgTarget("none", registered=False, cites=("sg51.registry",)),
+    "Qwen3NextForCausalLM": SgTarget("none", registered=False, cites=("sg51.registry",)),
+    "MiniMaxM2ForCausalLM": SgTarget("none", registered=False, cites=("sg51.registry",)),
+}
+
+# ---- vLLM 0.33.0: arch -> (SupportsEagle3, capture kind, cites) -------------------------------------------------
+# kind: "mixin" (EagleModelMixin: sorted set, boundaries 0..N, guarded), "deepseek" (as given, 1..N, boundary 0
+# adds residual=None), "dsa-cuda" (GLM-5 / DeepSeek-V3.2 on CUDA: 0..N-1, guarded)
+VLLM: dict[str, tuple[bool, str, tuple[str, ...]]] = {
+    "LlamaForCausalLM": (True, "mixin", ("vl.mixin_sort", "vl.llama_b0", "vl.llama_bi", "vl.mixin_guard")),
+    "MistralForCausalLM": (True, "mixin", ("vl.llama_bi",)),
+    "Phi3ForCausalLM": (True, "mixin", ("vl.phi3_cls", "vl.llama_bi")),
+    "Qwen2ForCausalLM": (True, "mixin", ("vl.qwen2_bi", "vl.mixin_sort")),
+    "Qwen3ForCausalLM": (True, "mixin", ("vl.qwen3_model", "vl.qwen2_bi", "vl.mixin_sort")),
+    "Qwen3MoeForCausalLM": (True, "mixin", ("vl.qwen3moe_bi", "vl.mixin_sort")),
+    "Qwen3NextForCausalLM": (True, "mixin", ("vl.qwen3next_b0", "vl.mixin_sort")),
+    "GptOssForCausalLM": (True, "mixin", ("vl.gptoss_bi", "vl.mixin_sort")),
+    "MiniMaxM2ForCausalLM": (True, "mixin", ("vl.minimax_b0", "vl.mixin_sort")),
+    "Llama4ForConditionalGeneration": (True, "mixin", ("vl.mllama4_set", "vl.llama4_cls", "vl.llama_bi")),
+    "DeepseekV3ForCausalLM": (True, "deepseek", ("vl.ds_v3", "vl.ds_set", "vl.ds_res_none", "vl.ds_bi", "vl.ds_bN")),
+    "KimiK25ForConditionalGeneration": (True, "deepseek", ("vl.kimi_set", "vl.ds_set", "vl.ds_bi", "vl.ds_bN")),
+    "GlmMoeDsaForCausalLM": (True, "dsa-cuda", ("vl.registry_dsa", "vl.dsa_route", "vl.dsa_bi", "vl.ds_set")),
+    "MixtralForCausalLM": (False, "", ("vl.mixtral_cls",)),
+    "Glm4MoeForCausalLM": (False, "", ("vl.glm4moe_cls",)),
+    "Gemma3ForConditionalGeneration": (False, "", ("vl.gemma3_cls",)),
+    "Qwen2MoeForCausalLM": (False, "", ("vl.qwen2moe_cls",)),
+}
+
+# Target classes the tables above know, and the names that share a class's rules.
+TARGET_CLASSES: tuple[str, ...] = tuple(SG23)
+_ALIASES: dict[str, str] = {
+    "DeepseekV2ForCausalLM": "DeepseekV3ForCausalLM",  # same hook and loop in both engines
+    "Gemma3ForCausalLM": "Gemma3ForConditionalGeneration",  # the text model the multimodal class delegates to
+    "Llama4ForCausalLM": "Llama4ForConditionalGeneration",
+    "Glm4MoeLiteForCausalLM": "",  # not modelled (SGLang uses the DeepSeek first-id rule); unknown, not guessed
+}
+# model_type / our dialect -> class
+_MODEL_TYPES: dict[str, str] = {
+    "llama": "LlamaForCausalLM",
+    "mistral": "MistralForCausalLM",
+    "phi3": "Phi3ForCausalLM",
+    "qwen2": "Qwen2ForCausalLM",
+    "qwen3": "Qwen3ForCausalLM",
+    "qwen2_moe": "Qwen2MoeForCausalLM",
+    "qwen3_moe": "Qwen3MoeForCausalLM",
+    "qwen3-moe": "Qwen3MoeForCausalLM",
+    "qwen3_next": "Qwen3NextForCausalLM",
+    "deepseek_v2": "DeepseekV3ForCausalLM",
+    "deepseek_v3": "DeepseekV3ForCausalLM",
+    "deepseek-v3": "DeepseekV3ForCausalLM",
+    "kimi_k2": "DeepseekV3ForCausalLM",
+    "kimi_k25": "KimiK25ForConditionalGeneration",
+    "glm_moe_dsa": "GlmMoeDsaForCausalLM",
+    "glm4_moe": "Glm4MoeForCausalLM",
+    "gemma3": "Gemma3ForConditionalGeneration",
+    "gemma3_text": "Gemma3ForConditionalGeneration",
+    "llama4": "Llama4ForConditionalGeneration",
+    "minimax_m2": "MiniMaxM2ForCausalLM",
+    "mixtral": "MixtralForCausalLM",
+    "gpt_oss": "GptOssForCausalLM",
+    "gpt-oss": "GptOssForCausalLM",
+}
+
+
+def target_class(*names: str | None) -> str | None:
+    """The engines' target class for the first name that identifies one (an architecture, a model_type or one of
+    our dialects); None when none does: then no rules apply, rather than another family's."""
+    for name in names:
+        if not name:
+            continue
+        if name in SG23:
+            return name
+        if name in _ALIASES:
+            return _ALIASES[name] or None
+        if name in _MODEL_TYPES:
+            return _MODEL_TYPES[name]
+    return None
+
+
+_NAME_HINTS: tuple[tuple[str, str], ...] = (  # a hub id's words -> class, first hit wins (most specific first)
+    (r"distill-(llama|qwen)", ""),  # DeepSeek-R1 distills: Llama / Qwen2 models, say unknown rather than guess
+    (r"kimi-k2\.5|kimi-k25", "KimiK25ForConditionalGeneration"),
+    (r"kimi|deepseek-(v3|r1)", "DeepseekV3ForCausalLM"),
+    (r"deepseek-v3\.2", "GlmMoeDsaForCausalLM"),
+    (r"gpt-oss", "GptOssForCausalLM"),
+    (r"qwen3-next", "Qwen3NextForCausalLM"),
+    (r"qwen3.*-a\d+(\.\d+)?b", "Qwen3MoeForCausalLM"),
+    (r"qwen(1\.5|2)-moe|qwen2-.*-a\d+b", "Qwen2MoeForCausalLM"),
+    (r"qwen3", "Qwen3ForCausalLM"),
+    (r"qwen2", "Qwen2ForCausalLM"),
+    (r"llama-4", "Llama4ForConditionalGeneration"),
+    (r"llama", "LlamaForCausalLM"),
+    (r"mixtral", "MixtralForCausalLM"),
+    (r"mistral", "MistralForCausalLM"),
+    (r"glm-5", "GlmMoeDsaForCausalLM"),
+    (r"glm-4\.[56]", "Glm4MoeForCausalLM"),
+    (r"gemma-3", "Gemma3ForConditionalGeneration"),
+    (r"minimax-m2", "MiniMaxM2ForCausalLM"),
+    (r"phi-3", "Phi3ForCausalLM"),
+)
+
+
+def target_class_from_name(hub_id: str | None) -> str | None:
+    """The target class a hub id names (\"moonshotai/Kimi-K2.5\" -> KimiK25ForConditionalGeneration); None if
+    the name does not say. Used only when no target config is at hand."""
+    low = (hub_id or "").lower()
+    for pattern, cls in _NAME_HINTS:
+        if re.search(pattern, low):
+            return cls or None
+    return None
+
+
+def default_ids(n: int) -> list[int]:
+    """(2, N//2, N-3): every engine's default (vLLM interfaces.py:1772, SGLang llama.py:936)."""
+    return [2, n // 2, n - 3]
+
+
+def sglang_hook(rule: str, ids: Sequence[int] | None, n: int) -> list[int]:
+    """layers_to_capture as the class's set_eagle3_layers_to_capture sets it."""
+    if ids is None:
+        return default_ids(n)
+    ids = list(ids)
+    if rule == PLUS1_IF_FIRST_1:
+        return [v + 1 for v in ids] if ids and ids[0] == 1 else ids
+    if rule == AS_GIVEN_IF_MAX_N:
+        return ids if ids and max(ids) == n else [v + 1 for v in ids]
+    return [v + 1 for v in ids]
+
+
+def sglang_capture(t: SgTarget, ltc: Sequence[int], n: int) -> list[int]:
+    """Boundaries the target's forward loop appends, in order. IndexError like ``self.layers[id]`` (flag kind)."""
+    if t.kind == "flag":
+        for b in ltc:
+            if not -n <= b < n:
+                raise IndexError(f"self.layers[{b}] with {n} layers: list index out of range")
+        return sorted({b % n for b in ltc})
+    return [b for b in range(n) if b in ltc] + ([n] if t.end and n in ltc else [])
+
+
+def _ints(value: Any) -> list[int] | None:
+    if isinstance(value, (list, tuple)):
+        return [int(v) for v in value]
+    return None
+
+
+def sglang_ids(draft: Mapping[str, Any]) -> list[int] | None:
+    """eagle_config["eagle_aux_hidden_state_layer_ids"], or None on any miss (both versions' try/except)."""
+    ec = draft.get("eagle_config")
+    if not isinstance(ec, Mapping):
+        return None
+    return _ints(ec.get("eagle_aux_hidden_state_layer_ids"))
+
+
+def _hidden_in(draft: Mapping[str, Any]) -> int:
+    v = draft.get("target_hidden_size")
+    return int(v) if isinstance(v, int) and v > 0 else int(draft.get("hidden_size") or 0)
+
+
+def sglang_fc(draft: Mapping[str, Any], version: str) -> tuple[int, int]:
+    """(states, fc in-features) SGLang's llama_eagle3 builds: 0.5.1 always 3; 0.5.23 num_aux_hidden_states, else
+    the eagle_config id count, else 3."""
+    if version == "0.5.1":
+        return 3, _hidden_in(draft) * 3
+    k = draft.get("num_aux_hidden_states")
+    if not isinstance(k, int) or k <= 0:
+        ids = sglang_ids(draft)
+        k = len(ids) if ids else 3
+    return k, _hidden_in(draft) * k
+
+
+# ---- vLLM -----------------------------------------------------------------------------------------------------
+class DraftRejected(ValueError):
+    """vLLM refuses the draft config before any capture (speculators algos.py:45)."""
+
+
+def vllm_hf_config(draft: Mapping[str, Any]) -> dict[str, Any]:
+    """The draft config as vLLM holds it: an eagle-format draft keeps every key (eagle.py:86); a speculators
+    draft becomes its transformer_layer_config plus update_eagle3's keys (algos.py:15-50)."""
+    if draft.get("speculators_model_type") is None:
+        return dict(draft)
+    pre = dict(draft.get("transformer_layer_config") or {})
+    if draft.get("target_hidden_size") is not None:
+        pre["target_hidden_size"] = draft["target_hidden_size"]
+    model_type = pre.get("model_type", "llama")
+    arch = {"qwen3": "Eagle3Qwen3ForCausalLM", "llama": "Eagle3LlamaForCausalLM"}.get(model_type)
+    if arch is None:
+        raise DraftRejected(f"Unsupported model_type {model_type} for Eagle3 speculator")
+    pre["architectures"] = [arch]
+    if draft.get("eagle_aux_hidden_state_layer_ids"):
+        pre["eagle_aux_hidden_state_layer_ids"] = draft["eagle_aux_hidden_state_layer_ids"]
+    return pre
+
+
+def vllm_ids(hf: Mapping[str, Any], runner: str) -> list[int] | None:
+    """The runner's own lookup: V2 eagle3_utils.py:113-150, V1 gpu_model_runner.py:5190-5223."""
+    ids: Any = hf.get("eagle_aux_hidden_state_layer_ids")
+    dflash = hf.get("dflash_config")
+    ec = hf.get("eagle_config")
+    if runner == "v1":
+        if not ids:
+            if dflash and isinstance(dflash, Mapping):
+                ids = [i + 1 for i in (dflash.get("target_layer_ids") or [])]
+            if ec and isinstance(ec, Mapping):
+                ids = ec.get("eagle_aux_hidden_state_layer_ids")
+        return list(ids) if ids and isinstance(ids, (list, tuple)) else None
+    if not ids and dflash and isinstance(dflash, Mapping):
+        ids = [i + 1 for i in (dflash.get("target_layer_ids") or [])]
+    if not ids and hf.get("dspark_target_layer_ids"):
+        ds = hf["dspark_target_layer_ids"]
+        ids = list(ds) if hf.get("model_type") == "deepseek_v41" else [i + 1 for i in ds]
+    if not ids and hf.get("target_layer_ids"):
+        ids = [i + 1 for i in hf["target_layer_ids"]]
+    if not ids:
+        for name in ("dflash_config", "eagle_config"):
+            sub = hf.get(name)
+            if sub and isinstance(sub, Mapping):
+                ids = sub.get("layer_ids")
+                if ids:
+                    break
+    return list(ids) if ids and isinstance(ids, (list, tuple)) else None
+
+
+def vllm_capture(kind: str, ids: Sequence[int], n: int) -> tuple[list[int] | None, str]:
+    """Boundaries the target's forward appends; (None, why) when the forward raises."""
+    if kind == "mixin":
+        layers = set(ids)
+        return [b for b in range(n + 1) if b in layers], ""
+    if kind == "deepseek":
+        if 0 in ids:
+            return None, (
+                "boundary 0 adds residual=None to the embedding output: TypeError in the first forward "
+                f"({cite('vl.ds_res_none')}, {cite('vl.ds_bi')})"
+            )
+        return [b for b in range(n) if b in ids] + ([n] if n in ids else []), ""
+    return [b for b in range(n) if b in ids], ""  # dsa-cuda: before each block only
+
+
+def vllm_fc(hf: Mapping[str, Any]) -> tuple[int, int, str]:
+    """(states, fc in-features, cite) as the draft class vLLM picks sizes them."""
+    arch = (hf.get("architectures") or ["LlamaForCausalLMEagle3"])[0]
+    raw_ec = hf.get("eagle_config")
+    ec: Mapping[str, Any] = raw_ec if isinstance(raw_ec, Mapping) else {}
+    th = hf.get("target_hidden_size", hf.get("hidden_size")) or 0
+    if arch in ("Eagle3Qwen3ForCausalLM", "PeagleQwen3ForCausalLM"):
+        k = hf.get("num_aux_layers")
+        if k is None:
+            k = hf.get("num_aux_hidden_states")
+        if k is None:
+            aux = hf.get("eagle_aux_hidden_state_layer_ids") or ec.get("eagle_aux_hidden_state_layer_ids")
+            k = len(aux) if aux else 3
+        return int(k), int(th) * int(k), cite("vl.fc_qwen3")
+    k = hf.get("num_aux_hidden_states")
+    if k is None:
+        aux = ec.get("eagle_aux_hidden_state_layer_ids")
+        k = len(aux) if aux else 3
+    return int(k), int(th) * int(k), cite("vl.fc_llama")
+
+
+# ---- verdicts -------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Verdict:
+    """What one engine version (and runner) does with one draft on one target."""
+
+    engine: str
+    version: str
+    runner: str | None
+    status: Status
+    reason: str
+    ids_read: list[int] | None  # the ids the engine ends up using (its default when ids_from == "default")
+    ids_from: str | None  # "eagle_config" | "top-level" | "eagle_config.layer_ids" | "default" | None
+    captured: list[int] | None  # boundaries the draft is fed; None when the engine fails before the draft's fc
+    fc_in: int | None  # in-features of the fc the engine builds
+    fc_in_checkpoint: int | None
+    cite: list[str] = field(default_factory=list)
+    same_as_trained: bool | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return row_label(self.engine, self.version, self.runner)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "version": self.version,
+            "runner": self.runner,
+            "status": self.status,
+            "reason": self.reason,
+            "ids_read": self.ids_read,
+            "ids_from": self.ids_from,
+            "captured": self.captured,
+            "fc_in": self.fc_in,
+            "fc_in_checkpoint": self.fc_in_checkpoint,
+            "cite": list(self.cite),
+            "same_as_trained": self.same_as_trained,
+            "note": self.note,
+        }
+
+
+def _finish(
+    base: dict[str, Any], crash: str, k: int, fc_in: int, captured: list[int] | None, h: int, load_cite: str
+) -> Verdict:
+    ck = base["fc_in_checkpoint"]
+    if crash:
+        return Verdict(**{**base, "captured": None}, status="fails", reason=crash, fc_in=fc_in)
+    if ck is not None and ck != fc_in:
+        return Verdict(
+            **{**base, "captured": None, "cite": [*base["cite"], load_cite]},
+            status="fails",
+            fc_in=fc_in,
+            reason=f"the checkpoint's fc takes {ck} features but the engine builds it for {fc_in} ({k} states x "
+            f"{fc_in // max(k, 1)}): the weight load asserts on the shape",
+        )
+    got = len(captured or []) * h
+    if got != fc_in:
+        return Verdict(
+            **base,
+            status="fails",
+            fc_in=fc_in,
+            reason=f"{len(captured or [])} captured states x target hidden {h} = {got} features reach an fc built "
+            f"for {fc_in} ({k} x {fc_in // max(k, 1)}): shape error in the first draft forward",
+        )
+    return Verdict(**base, status="ok", reason="", fc_in=fc_in)
+
+
+def _blank(engine: str, version: str, runner: str | None, ck: int | None) -> dict[str, Any]:
+    return {"engine": engine, "version": version, "runner": runner, "fc_in_checkpoint": ck}
+
+
+def _sglang(draft: Mapping[str, Any], arch: str, n: int, h: int, ck: int | None, version: str) -> Verdict:
+    key = "sg23" if version == "0.5.23" else "sg51"
+    base = _blank("SGLang", version, None, ck)
+    none: dict[str, Any] = {"ids_read": None, "ids_from": None, "captured": None, "fc_in": None}
+    if draft.get("speculators_model_type") is not None:
+        return Verdict(
+            **base,
+            **none,
+            status="unsupported",
+            reason="speculators-format draft (architecture Eagle3Speculator): SGLang has no such model class",
+            cite=[cite(f"{key}.registry")],
+        )
+    t = (SG23 if version == "0.5.23" else SG51)[arch]
+    if not t.registered:
+        return Verdict(
+            **base,
+            **none,
+            status="unsupported",
+            reason=f"SGLang {version} does not register {arch}",
+            cite=[cite(k) for k in t.cites],
+        )
+    if t.kind == "none":
+        msg = (
+            "ValueError: does not implement set_eagle3_layers_to_capture"
+            if version == "0.5.23"
+            else "AttributeError: no attribute 'set_eagle3_layers_to_capture'"
+        )
+        return Verdict(
+            **base,
+            **none,
+            status="unsupported",
+            reason=f"{arch} has no EAGLE-3 hook ({msg})",
+            cite=[cite(k) for k in t.cites],
+        )
+    ids = sglang_ids(draft)
+    ids_from = "eagle_config" if ids is not None else "default"
+    cites = [cite(f"{key}.lookup")]
+    ltc = sglang_hook(t.rule, ids, n)
+    try:
+        captured = sglang_capture(t, ltc, n)
+    except IndexError as exc:
+        return Verdict(
+            **base,
+            ids_read=ids,
+            ids_from=ids_from,
+            captured=None,
+            fc_in=None,
+            status="fails",
+            reason=f"IndexError while marking layers at start-up ({exc})",
+            cite=cites + [cite(k) for k in t.cites],
+        )
+    cites += [cite(k) for k in t.cites]
+    crash = ""
+    if t.kind == "packer" and len(captured) != len(ltc):
+        crash = f"AuxHiddenStatePacker.finalize: 'captured {len(captured)} of {len(ltc)} aux hidden states'"
+    if not t.guarded and 0 in captured:
+        crash = "boundary 0 adds residual=None to the embedding output (TypeError in the first forward)"
+    k, fc_in = sglang_fc(draft, version)
+    cites.append(cite("sg23.fc_count" if version == "0.5.23" else "sg51.fc"))
+    out = _finish(
+        {**base, "ids_read": ids, "ids_from": ids_from, "captured": captured, "cite": cites},
+        crash,
+        k,
+        fc_in,
+        captured,
+        h,
+        cite("sg23.fc_load"),
+    )
+    if arch == "Gemma3ForConditionalGeneration" and out.status == "ok":
+        out = Verdict(
+            **{
+                **out.__dict__,
+                "note": (
+                    "captures `hidden_states` before the residual add (gemma3_causal.py:657, the layer returns "
+                    "(hidden_states, residual) unsummed, :410): for b>=1 this is block b-1's branch output, not the "
+                    "residual stream HF reports; a draft trained through SGLang sees the same"
+                ),
+            }
+        )
+    return out
+
+
+def _vllm(draft: Mapping[str, Any], arch: str, n: int, h: int, ck: int | None, runner: str) -> Verdict:
+    base = _blank("vLLM", "0.33.0", runner, ck)
+    none: dict[str, Any] = {"ids_read": None, "ids_from": None, "captured": None, "fc_in": None}
+    cites = [cite("vl.v2_env" if runner == "v2" else "vl.env")]
+    try:
+        hf = vllm_hf_config(draft)
+    except DraftRejected as exc:
+        return Verdict(
+            **base,
+            **none,
+            status="fails",
+            reason=f"draft config rejected: {exc}",
+            cite=cites + [cite("vl.algos_arch")],
+        )
+    supported, kind, tcites = VLLM[arch]
+    if not supported:
+        return Verdict(
+            **base,
+            **none,
+            status="unsupported",
+            reason=f"{arch} does not implement SupportsEagle3: 'Model does not support EAGLE3 interface'",
+            cite=cites
+            + [cite("vl.v2_nosupport" if runner == "v2" else "vl.v1_nosupport")]
+            + [cite(k) for k in tcites],
+        )
+    ids = vllm_ids(hf, runner)
+    cites.append(cite("vl.v2_lookup" if runner == "v2" else "vl.v1_lookup"))
+    if ids:
+        top = hf.get("eagle_aux_hidden_state_layer_ids")
+        ids_from = "top-level" if top else ("eagle_config.layer_ids" if runner == "v2" else "eagle_config")
+    else:
+        ids = default_ids(n)
+        ids_from = "default"
+        cites += [cite("vl.v2_default_call" if runner == "v2" else "vl.v1_default_call"), cite("vl.default")]
+    ids = [int(i) for i in ids]
+    cites += [cite(k) for k in tcites]
+    captured, crash = vllm_capture(kind, ids, n)
+    k, fc_in, fc_cite = vllm_fc(hf)
+    cites.append(fc_cite)
+    return _finish(
+        {**base, "ids_read": ids, "ids_from": ids_from, "captured": captured, "cite": cites},
+        crash,
+        k,
+        fc_in,
+        captured,
+        h,
+        cite("vl.fc_load"),
+    )
+
+
+def checkpoint_fc_default(draft: Mapping[str, Any]) -> int | None:
+    """The fc width the draft's trainer built, when the checkpoint's own header is not at hand: speculators
+    len(ids) (core.py:72), otherwise num_aux_hidden_states or the eagle_config id count, else 3, times the
+    draft's target width."""
+    h = _hidden_in(draft) or _hidden_in(draft.get("transformer_layer_config") or {})
+    if not h:
+        return None
+    if draft.get("speculators_model_type") is not None:
+        ids = _ints(draft.get("eagle_aux_hidden_state_layer_ids"))
+        return h * (len(ids) if ids else 3)
+    k = draft.get("num_aux_hidden_states")
+    if isinstance(k, int) and k > 0:
+        return h * k
+    ids = sglang_ids(draft)
+    return h * (len(ids) if ids else 3)
+
+
+def parse_rows(choice: str | None) -> list[tuple[str, str, str | None]]:
+    """ENGINE_ROWS for one choice: 'vLLM 0.33.0' gives both runners, 'vLLM 0.33.0 v1' one, 'SGLang' the newest;
+    None gives all rows."""
+    if not choice:
+        return list(ENGINE_ROWS)
+    parts = choice.replace("(", " ").replace(")", " ").replace(",", " ").split()
+    engine = parts[0].lower()
+    version = parts[1] if len(parts) > 1 and parts[1][:1].isdigit() else None
+    runner = next((p.lower() for p in parts[1:] if p.lower() in ("v1", "v2")), None)
+    rows = [r for r in ENGINE_ROWS if r[0].lower() == engine]
+    if version is None and rows:
+        version = rows[0][1]
+    return [r for r in rows if r[1] == version and (runner is None or r[2] == runner)]
+
+
+def serve(
+    draft: Mapping[str, Any],
+    *,
+    target_arch: str,
+    n_layers: int,
+    target_hidden: int,
+    fc_in_checkpoint: int | None = None,
+    rows: Sequence[tuple[str, str, str | None]] | None = None,
+) -> list[Verdict]:
+    """One verdict per engine row (default: all of ENGINE_ROWS) for ``draft`` (its raw config.json) on a target
+    of class ``target_arch`` (target_class()), ``n_layers`` decoder layers and hidden size ``target_hidden``.
+
+    ``fc_in_checkpoint``: in-features of the checkpoint's fc.weight (None: not known, not checked)."""
+    out: list[Verdict] = []
+    for engine, version, runner in rows or ENGINE_ROWS:
+        if engine == "SGLang":
+            out.append(_sglang(draft, target_arch, n_layers, target_hidden, fc_in_checkpoint, version))
+        else:
+            out.append(_vllm(draft, target_arch, n_layers, target_hidden, fc_in_checkpoint, runner or "v2"))
+    tr = trained(draft, target_arch=target_arch, n_layers=n_layers, target_hidden=target_hidden)
+    b = tr.boundaries
+    if b is None and draft.get("speculators_model_type") is None:
+        sg = (
+            out[0]
+            if out and out[0].version == "0.5.23"
+            else _sglang(draft, target_arch, n_layers, target_hidden, fc_in_checkpoint, "0.5.23")
+        )
+        if sg.status == "ok":
+            b = sg.captured
+    return [
+        Verdict(
+            **{
+                **v.__dict__,
+                "same_as_trained": None if (b is None or v.captured is None) else sorted(v.captured) == sorted(b),
+            }
+        )
+        for v in out
+    ]
+
+
+# ---- trainers -------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Trained:
+    """The boundaries a draft was trained on, as far as its format's trainer tells."""
+
+    trainer: str
+    status: str  # "ok" | "refused" | "refused-offline" | "short"
+    boundaries: list[int] | None
+    assumed: bool  # boundaries are what SGLang 0.5.23 captures, because no known trainer produced the config
+    reason: str
+    cite: list[str]
+
+
+def trained(draft: Mapping[str, Any], *, target_arch: str, n_layers: int, target_hidden: int) -> Trained:
+    """Speculators 0.9.0 for a speculators-format draft (ids are vLLM boundaries); SpecForge 0.2.0 otherwise
+    (ids through SGLang 0.5.14's hook, the version it pins; for every id SpecForge accepts it equals 0.5.23's).
+    When neither trainer could have produced the config, assume the ids were written for SGLang 0.5.23."""
+    n = n_layers
+    if draft.get("speculators_model_type") is not None:
+        ids = _ints(draft.get("eagle_aux_hidden_state_layer_ids"))
+        got = default_ids(n) if ids is None else ids
+        if not got or min(got) < 0 or max(got) > n or len(set(got)) != len(got):
+            return Trained(
+                "speculators 0.9.0",
+                "refused",
+                None,
+                False,
+                f"target_layer_ids must be distinct and within [0, {n}]",
+                [cite("sp.refuse")],
+            )
+        return Trained("speculators 0.9.0", "ok", got, False, "", [cite("sp.resolve"), cite("sp.fc")])
+    raw_ec = draft.get("eagle_config")
+    ec: Mapping[str, Any] = raw_ec if isinstance(raw_ec, Mapping) else {}
+    raw = ec.get("eagle_aux_hidden_state_layer_ids")
+    layers = [1, n // 2 - 1, n - 4] if raw is None else list(raw)
+    sf = "SpecForge 0.2.0"
+    tr: Trained | None = None
+    if len(layers) != 3 or any(not isinstance(i, int) or isinstance(i, bool) or i < 0 for i in layers):
+        tr = Trained(
+            sf,
+            "refused",
+            None,
+            False,
+            f"resolved EAGLE capture layers must contain exactly three non-negative integers, got {layers!r}",
+            [cite("sf.refuse")],
+        )
+    elif len(set(layers)) != len(layers) or any(i >= n for i in layers):
+        tr = Trained(
+            sf, "refused-offline", None, False, "offline capture refuses repeats and ids >= N", [cite("sf.offline")]
+        )
+    else:
+        t = SG23[target_arch]
+        reason = ""
+        bounds: list[int] | None = None
+        if t.kind == "none":
+            reason = f"SGLang (SpecForge's capture engine) has no EAGLE-3 hook for {target_arch}"
+        else:
+            ltc = sglang_hook(PLUS1 if t.rule == AS_GIVEN_IF_MAX_N else t.rule, layers, n)  # 0.5.14: gpt-oss +1
+            try:
+                cap = sglang_capture(t, ltc, n)
+            except IndexError as exc:
+                cap, reason = None, f"SGLang IndexError: {exc}"
+            if cap is not None and len(cap) != len(ltc):
+                reason = f"SGLang captures only {cap} for {ltc}: SpecForge's capture would be short"
+            elif cap is not None:
+                bounds = cap
+        if bounds is not None:
+            return Trained(sf, "ok", bounds, False, "", [cite("sf.resolve"), cite("sf.via_sglang")])
+        tr = Trained(sf, "short", None, False, reason, [cite("sf.via_sglang")])
+    return tr
+
+
+# ---- advice ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Advice:
+    """The config that makes SGLang 0.5.23 and both vLLM runners capture the trained blocks, or why none can."""
+
+    possible: bool
+    config: dict[str, Any]
+    why: list[str]
+    engines: list[str]
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "possible": self.possible,
+            "config": self.config,
+            "why": self.why,
+            "engines": self.engines,
+            "note": self.note,
+        }
+
+
+_VLLM_REACH = {
+    "mixin": lambda n: set(range(n + 1)),
+    "deepseek": lambda n: set(range(1, n + 1)),
+    "dsa-cuda": lambda n: set(range(n)),
+}
+
+
+def advice(
+    draft: Mapping[str, Any],
+    *,
+    target_arch: str,
+    n_layers: int,
+    target_hidden: int,
+    fc_in_checkpoint: int | None = None,
+    boundaries: Sequence[int] | None = None,
+) -> Advice:
+    """The exact keys to write (top-level and eagle_config), for the trained boundaries (default: trained(),
+    else what SGLang 0.5.23 captures when no known trainer produced the config)."""
+    n, arch = n_layers, target_arch
+    every = ["SGLang 0.5.23", "vLLM 0.33.0 (v2)", "vLLM 0.33.0 (v1)"]
+    vl_ok, kind, _ = VLLM[arch]
+    sg_t = SG23[arch]
+    if not vl_ok and sg_t.kind == "none":
+        return Advice(
+            False,
+            {},
+            [
+                f"vLLM 0.33.0 has no EAGLE-3 support for {arch} (no SupportsEagle3)",
+                f"SGLang 0.5.23 has no EAGLE-3 hook for {arch}",
+            ],
+            [],
+        )
+    if boundaries is None:
+        tr = trained(draft, target_arch=arch, n_layers=n, target_hidden=target_hidden)
+        boundaries = tr.boundaries
+        if boundaries is None and draft.get("speculators_model_type") is None:
+            sg = _sglang(draft, arch, n, target_hidden, fc_in_checkpoint, "0.5.23")
+            boundaries = sg.captured if sg.status == "ok" else None
+    if not boundaries:
+        return Advice(
+            False,
+            {},
+            [
+                "the trained boundaries are unknown: neither SpecForge 0.2.0 nor speculators "
+                "0.9.0 produces this config, and SGLang 0.5.23 does not serve it either"
+            ],
+            [],
+        )
+    b = sorted(boundaries)
+    if fc_in_checkpoint is not None and fc_in_checkpoint != len(b) * target_hidden:
+        return Advice(
+            False,
+            {},
+            [
+                f"the checkpoint's fc takes {fc_in_checkpoint} features but {len(b)} states of this target give "
+                f"{len(b) * target_hidden}: the draft was built for a target of another width; no config fixes it"
+            ],
+            [],
+        )
+    if draft.get("speculators_model_type") is not None:
+        if not vl_ok or not set(b) <= _VLLM_REACH[kind](n):
+            return Advice(
+                False,
+                {},
+                [f"vLLM 0.33.0 cannot capture {b} on {arch}", "SGLang does not read speculators-format drafts"],
+                [],
+            )
+        cfg: dict[str, Any] = {"eagle_aux_hidden_state_layer_ids": b}
+        layer_type = (draft.get("transformer_layer_config") or {}).get("model_type", "llama")
+        if layer_type == "llama" and len(b) != 3:
+            cfg["transformer_layer_config"] = {"num_aux_hidden_states": len(b)}
+        return Advice(
+            True,
+            cfg,
+            [
+                "SGLang reads no speculators-format draft: convert it to an eagle_config-style "
+                "config (LlamaForCausalLMEagle3) to serve it there"
+            ],
+            every[1:],
+            "vLLM builds Eagle3LlamaForCausalLM for a llama layer config and sizes its fc from "
+            "num_aux_hidden_states, else 3 (llama_eagle3.py:210-216)",
+        )
+    why = []
+    if not vl_ok:
+        why.append(f"vLLM 0.33.0 has no EAGLE-3 support for {arch} (no SupportsEagle3)")
+    elif not set(b) <= _VLLM_REACH[kind](n):
+        why.append(
+            f"vLLM 0.33.0 cannot capture {sorted(set(b) - _VLLM_REACH[kind](n))} on {arch} (boundary 0 "
+            "crashes on the DeepSeek path; N is unreachable on the DSA path)"
+        )
+    sg_ids = None
+    if sg_t.kind == "none":
+        why.append(f"SGLang 0.5.23 has no EAGLE-3 hook for {arch}")
+    else:
+        for cand in ([x - 1 for x in b], list(b)):
+            ltc = sglang_hook(sg_t.rule, cand, n)
+            try:
+                cap = sglang_capture(sg_t, ltc, n)
+            except IndexError:
+                continue
+            if cap == b and (sg_t.kind != "packer" or len(ltc) == len(cap)):
+                sg_ids = cand
+                break
+        if sg_ids is None:
+            why.append(f"no eagle_config ids make SGLang 0.5.23 capture exactly {b} on {arch}")
+    if why:
+        return Advice(False, {}, why, [])
+    return Advice(
+        True,
+        {"eagle_aux_hidden_state_layer_ids": b, "eagle_config": {"eagle_aux_hidden_state_layer_ids": sg_ids}},
+        [],
+        every,
+        "both vLLM runners read the top level first and use it as given; SGLang reads only eagle_config; "
+        "both size the fc from the eagle_config count (num_aux_hidden_states overrides it)",
+    )
+
+
+# ---- "Will it serve?": rows and one headline -------------------------------------------------------------------
+def describe(boundaries: Sequence[int] | None) -> str:
+    """'the embedding output, outputs of blocks 29, 57' for boundaries [0, 30, 58]; '' for None."""
+    if boundaries is None:
+        return ""
+    parts: list[str] = []
+    if 0 in boundaries:
+        parts.append("the embedding output")
+    blocks = [b - 1 for b in boundaries if b >= 1]
+    if blocks:
+        parts.append(("output of block " if len(blocks) == 1 else "outputs of blocks ") + ", ".join(map(str, blocks)))
+    return ", ".join(parts) or "nothing"
+
+
+def change_for(v: Verdict, adv: Advice) -> str:
+    """The one change that makes this row serve the trained blocks; '' when it already does."""
+    if v.status == "ok" and v.same_as_trained is not False:
+        return ""
+    if v.status == "unsupported":
+        return "serve it with another engine: this one has no EAGLE-3 path for it (" + v.reason + ")"
+    if not adv.possible:
+        return "no config can: " + "; ".join(adv.why)
+    if v.engine == "vLLM":
+        keys = {k: val for k, val in adv.config.items() if k != "eagle_config"}
+        return "add at the top level: " + json.dumps(keys)
+    if v.version != "0.5.23":
+        return f"use SGLang 0.5.23 (SGLang {v.version} builds the fc for 3 states and lacks paths 0.5.23 has)"
+    ec = adv.config.get("eagle_config")
+    return "set " + json.dumps({"eagle_config": ec}) if ec else "SGLang reads no speculators-format draft"
+
+
+def table_rows(verdicts: Sequence[Verdict], adv: Advice) -> list[dict[str, Any]]:
+    """One row per engine version and runner: starts?, blocks captured, same as trained?, what to change."""
+    rows = []
+    for v in verdicts:
+        starts = {"ok": "yes", "fails": "no: ", "unsupported": "unsupported: "}[v.status] + (v.reason or "")
+        rows.append(
+            {
+                "engine": v.label,
+                "starts?": starts,
+                "blocks captured": describe(v.captured) if v.captured is not None else "",
+                "ids read from": v.ids_from or "",
+                "same as trained?": {True: "yes", False: "no", None: "unknown"}[v.same_as_trained],
+                "what to change": change_for(v, adv) or "nothing",
+                "source": "; ".join(v.cite),
+            }
+        )
+    return rows
+
+
+def headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
+    """The engine to act on and the one change, or that every engine serves the trained blocks."""
+    order = {("SGLang", "0.5.23"): 0, ("vLLM", "0.33.0"): 1, ("SGLang", "0.5.1"): 2}
+    if verdicts and all(v.status == "unsupported" for v in verdicts):
+        return (
+            "No engine serves an EAGLE-3 draft on this target: unsupported on "
+            + ", ".join(v.label for v in verdicts)
+            + f" ({verdicts[0].reason})."
+        )
+    todo = [v for v in verdicts if change_for(v, adv)]
+    todo.sort(key=lambda v: (v.status == "unsupported", order.get((v.engine, v.version), 9), v.runner != "v2"))
+    if not todo:
+        return "Serves the trained blocks on " + ", ".join(v.label for v in verdicts) + "."
+    first = todo[0]
+    what = (
+        "does not start"
+        if first.status == "fails"
+        else (
+            "cannot serve this target"
+            if first.status == "unsupported"
+            else "feeds the draft other blocks than trained"
+        )
+    )
+    more = f" ({len(todo) - 1} more row(s) below)" if len(todo) > 1 else ""
+    return f"{first.label} {what}: {change_for(first, adv)}{more}"
