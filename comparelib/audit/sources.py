@@ -36,6 +36,7 @@ class Source:
     kind: SourceKind = "local"
     sample_hub: Callable[[int, int], Iterator[tuple[int, Any]]] | None = None
     locate: Callable[[int], Any] = lambda code: code
+    files: list[Path] = field(default_factory=list)  # local sources: the files, in the order rows are read
     _bytes_done: list[int] = field(default_factory=lambda: [0])
 
     def fraction(self) -> float | None:
@@ -182,9 +183,7 @@ def _local_source(path: Path) -> Source:
     def iterate() -> Iterator[tuple[int, Any]]:
         counter[0] = 0
         for k, f in enumerate(files):
-            rows = _table_rows(f, counter) if f.suffix in (".parquet", ".arrow") else _json_rows(f, counter)
-            for line, row in rows:
-                yield k * _FILE_STRIDE + line, row
+            yield from file_rows(f, k, counter)
 
     def locate(code: int) -> Any:
         if not multi:
@@ -193,13 +192,26 @@ def _local_source(path: Path) -> Source:
         return f"{files[k].relative_to(path)}:{line}"
 
     src = Source(
-        name=str(path), iterate=iterate, total_rows=total_rows or None, total_bytes=total_bytes, locate=locate
+        name=str(path),
+        iterate=iterate,
+        total_rows=total_rows or None,
+        total_bytes=total_bytes,
+        locate=locate,
+        files=files,
     )
     src._bytes_done = counter
     return src
 
 
 _FILE_STRIDE = 1 << 40
+
+
+def file_rows(path: Path, k: int, counter: list[int] | None = None) -> Iterator[tuple[int, Any]]:
+    """Rows of the ``k``-th file of a local source, with the location codes the whole source gives them."""
+    counter = counter if counter is not None else [0]
+    rows = _table_rows(path, counter) if path.suffix in (".parquet", ".arrow") else _json_rows(path, counter)
+    for line, row in rows:
+        yield k * _FILE_STRIDE + line, row
 
 
 def _looks_like_hub(text: str) -> bool:
