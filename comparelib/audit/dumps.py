@@ -820,6 +820,12 @@ class FileCheck:
     embedding_mismatch: bool = False
     layers: list[dict[str, Any]] = field(default_factory=list)
 
+    @classmethod
+    def failed(cls, name: str, error: str) -> FileCheck:
+        """A file whose check raised (on a Ray worker): an unreadable row and an error finding on it."""
+        msg = f"cannot check the file: {' '.join(error.split())[:200]}"
+        return cls(_row(name, "unreadable", None, msg), [DumpFinding("error", "unreadable", msg, name)])
+
 
 def plan_dumps(
     folder: str | Path,

@@ -209,6 +209,7 @@ _FILE_STRIDE = 1 << 40
 def file_rows(path: Path, k: int, counter: list[int] | None = None) -> Iterator[tuple[int, Any]]:
     """Rows of the ``k``-th file of a local source, with the location codes the whole source gives them."""
     counter = counter if counter is not None else [0]
+    path = paths.resolve_user_path(path, "dataset file")  # a link inside the folder may lead out of the data root
     rows = _table_rows(path, counter) if path.suffix in (".parquet", ".arrow") else _json_rows(path, counter)
     for line, row in rows:
         yield k * _FILE_STRIDE + line, row
