@@ -163,3 +163,20 @@ def test_speculators_sample_is_the_same_on_ray(tmp_path: Path) -> None:
     _same_report(one, many)
     assert one.summary["files_sampled"] == 3 and one.format == "speculators"
     assert many.runner is not None and many.runner["workers"] == 1
+
+
+def test_the_page_runs_on_the_cluster_named_in_the_environment(
+    tmp_path: Path, tok_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fixtures import page_app
+
+    data = _dataset(tmp_path / "set")
+    expected = audit.audit(str(data), tokenizer=str(tok_dir))
+    monkeypatch.setenv(cluster.ENV_ADDRESS, "local")
+    at = page_app(str(Path(__file__).resolve().parents[1] / "pages" / "audit.py"), timeout=120).run()
+    at.text_input(key="audit_source").set_value(str(data))
+    at.text_input(key="audit_tokenizer").set_value(str(tok_dir))
+    at.button(key="audit_run").click().run()
+    assert not at.exception and not at.error
+    assert next(m.value for m in at.metric if m.label == "Tokens") == f"{expected.tokens:,}"
+    assert any("Ran on Ray (local, 2 workers)" in c.value for c in at.caption)

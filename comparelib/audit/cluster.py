@@ -51,6 +51,14 @@ def address_from_env() -> str | None:
     return (os.environ.get(ENV_ADDRESS) or "").strip() or None
 
 
+def is_local(source: str) -> bool:
+    """Whether ``source`` is a local file or folder (what the Ray path reads); no network is touched."""
+    try:
+        return paths.resolve_user_path(str(source).strip(), "dataset").exists()
+    except CompareError:
+        return False
+
+
 def _job_env() -> dict[str, str]:
     """The settings a worker must read the way the driver does: data root and byte caps (never tokens)."""
     return {
