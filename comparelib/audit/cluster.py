@@ -115,7 +115,18 @@ def _worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _runner(ray: Any, address: str, workers: int, processes: set[str], retried: int, blocks: int) -> dict[str, Any]:
+def _peak_rss_kb() -> int:
+    """This worker's peak resident memory (Linux VmHWM; 0 where /proc is absent)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return next((int(line.split()[1]) for line in fh if line.startswith("VmHWM:")), 0)
+    except OSError:
+        return 0
+
+
+def _runner(
+    ray: Any, address: str, workers: int, processes: set[str], retried: int, blocks: int, rss_kb: int = 0
+) -> dict[str, Any]:
     note = None
     if retried or len(processes) > workers:
         note = (
@@ -131,6 +142,7 @@ def _runner(ray: Any, address: str, workers: int, processes: set[str], retried: 
         "blocks": blocks,
         "retried_blocks": retried,
         "retry_note": note,
+        "worker_peak_rss_mb": round(rss_kb / 1024, 1) if rss_kb else None,
         "sketches": [LENGTH_BOUND, NEAR_DUP_BOUND],
     }
 
@@ -162,6 +174,7 @@ class _ScanWorker:
             "done": np.array([done]),
             "tally": np.array([pickle.dumps(tally)], dtype=object),
             "worker": np.array([self.worker], dtype=object),
+            "rss_kb": np.array([_peak_rss_kb()]),
         }
 
     def _file(self, k: int, path: str, name: str) -> Iterator[dict[str, Any]]:
@@ -251,11 +264,12 @@ def audit(
     total = scan.Tally(near_dup_cap, seed)
     seen: set[tuple[int, int]] = set()
     processes: set[str] = set()
-    retried = files_done = 0
+    retried = files_done = rss_kb = 0
     last = 0.0
     for row in ds.iter_rows():
         key = (int(row["k"]), int(row["part"]))
         processes.add(str(row["worker"]))
+        rss_kb = max(rss_kb, int(row["rss_kb"]))
         if key in seen:  # a restarted worker sent a block again: counted once
             retried += 1
             continue
@@ -273,7 +287,7 @@ def audit(
     if progress is not None:
         progress(total.rows_read, total.rows_read / max(1e-9, elapsed), 0.0)
     result = scan.finish(total, src, bundle, detected, int(max_length), notes=[], elapsed=elapsed, seed=seed)
-    result.runner = _runner(ray, address, pool, processes, retried, len(seen))
+    result.runner = _runner(ray, address, pool, processes, retried, len(seen), rss_kb)
     return result
 
 
