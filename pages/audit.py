@@ -45,7 +45,7 @@ def _run_audit(
         bar.progress(frac, text=text)
 
     address = cluster.address_from_env()
-    if address and sample is None and not config and not split and cluster.is_local(source):
+    if address and sample is None and not config and not split and cluster.scannable(source):
         bar.progress(0.0, text=f"Starting on the Ray cluster at {address}…")
         result = cluster.audit(
             source, address=address, tokenizer=tokenizer or None, max_length=max_length, fmt=fmt, progress=progress

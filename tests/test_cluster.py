@@ -180,3 +180,13 @@ def test_the_page_runs_on_the_cluster_named_in_the_environment(
     assert not at.exception and not at.error
     assert next(m.value for m in at.metric if m.label == "Tokens") == f"{expected.tokens:,}"
     assert any("Ran on Ray (local, 2 workers)" in c.value for c in at.caption)
+
+
+def test_a_uri_is_read_by_the_workers(tmp_path: Path, tok_dir: Path) -> None:
+    """s3:// and gs:// are read through pyarrow's filesystems on the workers; file:// takes the same path offline."""
+    data = _dataset(tmp_path / "set")
+    uri = data.as_uri()
+    one = audit.audit(uri, tokenizer=str(tok_dir))
+    many = cluster.audit(uri, address="local", tokenizer=str(tok_dir), workers=1)
+    assert _exact(many.to_dict()) == _exact(one.to_dict())
+    assert many.source == uri and many.runner is not None and many.runner["blocks"] == 3

@@ -28,7 +28,7 @@ from comparelib.audit import conversations as conv_mod
 from comparelib.audit import dumps as dumps_mod
 from comparelib.audit import scan
 from comparelib.audit.result import AuditResult
-from comparelib.audit.sources import file_rows, open_source
+from comparelib.audit.sources import REMOTE_SCHEMES, file_rows, open_source
 from comparelib.audit.tokens import TokenizerBundle, count_prepared, load_tokenizer
 from comparelib.errors import CompareError, ConfigError, InputError
 
@@ -51,10 +51,13 @@ def address_from_env() -> str | None:
     return (os.environ.get(ENV_ADDRESS) or "").strip() or None
 
 
-def is_local(source: str) -> bool:
-    """Whether ``source`` is a local file or folder (what the Ray path reads); no network is touched."""
+def scannable(source: str) -> bool:
+    """Whether the Ray path reads ``source``: a local file or folder, or an s3:// / gs:// URI (no network used)."""
+    text = str(source).strip()
+    if text.startswith(REMOTE_SCHEMES):
+        return True
     try:
-        return paths.resolve_user_path(str(source).strip(), "dataset").exists()
+        return paths.resolve_user_path(text, "dataset").exists()
     except CompareError:
         return False
 
@@ -163,7 +166,7 @@ class _ScanWorker:
 
     def __call__(self, batch: dict[str, Any]) -> Iterator[dict[str, Any]]:
         for k, path, name in zip(batch["k"], batch["path"], batch["name"], strict=True):
-            yield from self._file(int(k), str(path), str(name))
+            yield from self._file(int(k), str(path), str(name))  # a local path or a remote URI
 
     def _out(self, k: int, part: int, tally: scan.Tally, done: bool) -> dict[str, Any]:
         import numpy as np
@@ -184,8 +187,7 @@ class _ScanWorker:
         items: list[Any] = []
         n_texts = 0
         try:
-            real = paths.resolve_user_path(path, "dataset file")  # the data root holds on the worker
-            for line, raw in file_rows(real, k):
+            for line, raw in file_rows(path, k):  # the data root (and the caps) hold on the worker
                 prepared = tally.check(line, raw, self.fmt, self.bundle, load)
                 if prepared is not None:
                     items.append(prepared)
@@ -208,7 +210,7 @@ class _ScanWorker:
         yield self._out(k, part, tally, True)
 
 
-def _readable_rows(files: list[Path]) -> Iterator[tuple[int, Any]]:
+def _readable_rows(files: list[str]) -> Iterator[tuple[int, Any]]:
     """Rows for format detection on the driver; a file that fails here is left to its worker to report."""
     for k, f in enumerate(files):
         try:
@@ -234,18 +236,20 @@ def audit(
         raise InputError("max_length must be a positive number of tokens")
     fmt = conv_mod.check_format(fmt or "auto")
     src = open_source(str(source))
-    if src.kind != "local" or not src.files:
+    if src.kind == "hub" or not src.files:
         raise InputError(
-            "--ray reads local files and folders (shared storage mounted on every node); "
-            "audit a Hub dataset without --ray, or download it first"
+            "--ray reads local files and folders (shared storage mounted on every node) and s3:// / gs:// "
+            "URIs; audit a Hub dataset without --ray, or download it first"
         )
     bundle = load_tokenizer(tokenizer)  # on the driver: workers get it pickled, and need no Hub access
     detected, _rows = scan.detect(itertools.islice(_readable_rows(src.files), 2000), fmt)
     ray = connect(address)
     pool = _pool(ray, workers)
     t0 = time.perf_counter()
-    root = Path(src.name)
-    names = [f.relative_to(root).as_posix() if f != root else f.name for f in src.files]
+    names = [
+        f[len(src.name) :].lstrip("/") if f.startswith(src.name) and f != src.name else f.rsplit("/", 1)[-1]
+        for f in src.files
+    ]
     items = [{"k": k, "path": str(f), "name": n} for k, (f, n) in enumerate(zip(src.files, names, strict=True))]
     ds = ray.data.from_items(items, override_num_blocks=len(items)).map_batches(
         _ScanWorker,
