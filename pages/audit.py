@@ -11,7 +11,7 @@ import streamlit as st
 
 import app
 from comparelib import charts, export, paths, settings
-from comparelib.audit import dumps
+from comparelib.audit import cluster, dumps
 from comparelib.audit.conversations import FORMATS
 from comparelib.audit.result import AuditResult
 from comparelib.audit.scan import audit, progress_text
@@ -45,16 +45,23 @@ def _run_audit(
         bar.progress(frac, text=text)
 
     try:
-        result = audit(
-            source,
-            tokenizer=tokenizer or None,
-            max_length=max_length,
-            fmt=fmt,
-            sample=sample,
-            config=config or None,
-            split=split or None,
-            progress=progress,
-        )
+        address = cluster.address_from_env()
+        if address and sample is None and not config and not split and cluster.scannable(source):
+            bar.progress(0.0, text=f"Starting on the Ray cluster at {address}…")
+            result = cluster.audit(
+                source, address=address, tokenizer=tokenizer or None, max_length=max_length, fmt=fmt, progress=progress
+            )
+        else:
+            result = audit(
+                source,
+                tokenizer=tokenizer or None,
+                max_length=max_length,
+                fmt=fmt,
+                sample=sample,
+                config=config or None,
+                split=split or None,
+                progress=progress,
+            )
     except BaseException:
         bar.empty()  # no stale "Starting…" bar above the error
         raise
@@ -66,6 +73,14 @@ def _show_result(result: AuditResult) -> None:
     warning = result.estimate_warning()
     if warning:
         st.warning(warning)
+    if result.file_errors:
+        st.error(f"{len(result.file_errors)} file(s) could not be read; the totals leave them out.")
+        st.dataframe(pd.DataFrame(result.file_errors), width="stretch", hide_index=True, key="audit_file_errors")
+    if result.runner:
+        st.caption(
+            f"Ran on Ray ({result.runner['address']}, {result.runner['workers']} workers)."
+            + (f" {result.runner['retry_note']}." if result.runner.get("retry_note") else "")
+        )
     c = st.columns(4)
     c[0].metric("Samples", _fmt_int(result.samples))
     c[1].metric("Tokens", _fmt_int(result.tokens))
@@ -289,6 +304,14 @@ with dump_tab:
             "Target hidden size (0 = from the config)", min_value=0, value=0, step=256, key="dumps_hidden"
         )
         max_files = c[2].number_input("Files to read", min_value=1, max_value=1000, value=8, key="dumps_max_files")
+        full = st.checkbox(
+            "Every file, with per-layer mean/std/norm and drift across files",
+            key="dumps_full",
+            help="A capture-layer mix-up shows as a jump in a layer's norm from file to file.",
+        )
+        ray_address = cluster.address_from_env()
+        if ray_address:
+            st.caption(f"Files are checked on the Ray cluster at `{ray_address}` (SPECDRAFT_RAY_ADDRESS).")
         run_dumps = st.form_submit_button("Audit dumps", type="primary", key="dumps_run")
     if run_dumps:
         if not folder.strip():
@@ -296,13 +319,22 @@ with dump_tab:
         else:
             try:
                 started = time.perf_counter()
-                with st.spinner("Reading dump files…"):
-                    report = dumps.audit_dumps(
-                        folder.strip(),
-                        draft_config=dumps.read_draft_config(cfg_text.strip()) if cfg_text.strip() else None,
-                        target_hidden_size=int(hidden) or None,
-                        max_files=int(max_files),
-                    )
+                common: dict[str, Any] = {
+                    "draft_config": dumps.read_draft_config(cfg_text.strip()) if cfg_text.strip() else None,
+                    "target_hidden_size": int(hidden) or None,
+                    "max_files": int(max_files),
+                    "full": bool(full),
+                }
+                if ray_address:
+                    dump_bar = st.progress(0.0, text=f"Starting on the Ray cluster at {ray_address}…")
+
+                    def dump_progress(done: int, total: int) -> None:
+                        dump_bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} files checked")
+
+                    report = cluster.audit_dumps(folder.strip(), address=ray_address, progress=dump_progress, **common)
+                else:
+                    with st.spinner("Reading dump files…"):
+                        report = dumps.audit_dumps(folder.strip(), **common)
             except CompareError as exc:
                 st.error(str(exc))
             except (OSError, ValueError) as exc:
@@ -330,6 +362,15 @@ with dump_tab:
                         width="stretch",
                         hide_index=True,
                         key="dumps_files",
+                        placeholder=app.MISSING,
+                    )
+                if report.layer_stats:
+                    st.markdown("**Per-layer statistics by file** (a jump in a layer's norm: a capture mix-up)")
+                    st.dataframe(
+                        pd.DataFrame(report.layer_stats),
+                        width="stretch",
+                        hide_index=True,
+                        key="dumps_layers",
                         placeholder=app.MISSING,
                     )
                 if report.summary:

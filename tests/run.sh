@@ -7,6 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -r requirements-dev.txt
+# Ray (optional) only when asked: the CI runner sets CI=true; locally SPECDRAFT_TEST_RAY=1. Without it
+# tests/test_cluster.py skips itself.
+if [ "${CI:-}" = "true" ] || [ "${SPECDRAFT_TEST_RAY:-}" = "1" ]; then
+  python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -r requirements-ray.txt
+fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 need_apt=()

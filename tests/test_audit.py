@@ -555,3 +555,44 @@ PROGRESS_CASES = [
 def test_progress_text_agrees_with_the_bar(rows: int, rate: float, eta: float | None, frac: float, text: str) -> None:
     got_frac, got_text = audit.progress_text(rows, rate, eta)
     assert got_frac == pytest.approx(frac, abs=0.005) and got_text == text
+
+
+def test_a_plain_audit_imports_no_ray(tmp_path: Path) -> None:
+    """Without --ray nothing changes: one process, and Ray is never imported (it is optional)."""
+    import subprocess
+    import sys
+
+    path = write_jsonl(tmp_path / "d.jsonl", [sf(i, TRICKY[i % len(TRICKY)]) for i in range(20)])
+    code = (
+        "import sys\n"
+        "from comparelib.cli import main\n"
+        f"assert main(['audit', {str(path)!r}, '--json']) == 0\n"
+        "import comparelib.audit.cluster\n"  # the module itself imports Ray only when a pipeline runs
+        "assert not [m for m in sys.modules if m == 'ray' or m.startswith('ray.')], 'ray imported'\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent.parent
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["samples"] == 20
+
+
+def test_a_uri_source_reads_like_the_local_folder(
+    tmp_path: Path, tok_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """s3:// / gs:// go through pyarrow's filesystems; file:// is the same code path without a network."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    write_jsonl(folder / "a.jsonl", [sf(i, TRICKY[i % len(TRICKY)]) for i in range(15)] + ["{bad"])
+    pq.write_table(pa.Table.from_pylist([sf(i, TRICKY[i % 5]) for i in range(9)]), folder / "b.parquet")
+    local = audit.audit(str(folder), tokenizer=str(tok_dir))
+    remote = audit.audit(folder.as_uri(), tokenizer=str(tok_dir))
+    same = {k: v for k, v in local.to_dict().items() if k not in ("source", "elapsed_s")}
+    assert {k: v for k, v in remote.to_dict().items() if k not in ("source", "elapsed_s")} == same
+    assert remote.malformed_examples[0]["line"] == "a.jsonl:16" and remote.samples == 24
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(tmp_path))
+    with pytest.raises(InputError, match="not read on this server"):
+        audit.audit(folder.as_uri())

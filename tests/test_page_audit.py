@@ -146,3 +146,16 @@ def test_the_volume_is_attached_under_the_drafts_name_not_the_pasted_url(data: t
     run_audit(at, str(path), str(tok))
     assert not at.exception, at.exception
     assert at.text_input(key="audit_attach_draft").value == "acme/kimi-draft"
+
+
+def test_dumps_tab_full_scan_shows_layer_statistics(tmp_path: Path) -> None:
+    from tests import dump_fixtures as fx
+
+    root = fx.build_dump(tmp_path / "dump", "specforge", n_files=3)
+    at = page_app(PAGE, timeout=60).run()
+    at.text_input(key="dumps_folder").set_value(str(root))
+    at.checkbox(key="dumps_full").check()
+    at.button(key="dumps_run").click().run()
+    assert not at.exception and not at.error
+    layers = next(d.value for d in at.dataframe if "layer" in d.value.columns)
+    assert len(layers) == 3 * 4 and set(layers["layer"]) == {"low", "mid", "high", "final"}

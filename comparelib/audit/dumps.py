@@ -34,9 +34,14 @@ if TYPE_CHECKING:  # torch is heavy; imported lazily where tensors are touched
 __all__ = [
     "FORMATS",
     "DumpFinding",
+    "DumpPlan",
     "DumpSample",
     "DumpReport",
+    "FileCheck",
     "audit_dumps",
+    "check_file",
+    "plan_dumps",
+    "report_dumps",
     "discover_dump_files",
     "draft_config_fields",
     "iter_samples",
@@ -81,6 +86,8 @@ _EMBEDDING_COS = 0.99  # mean cosine to embedding[input_ids] above this: the emb
 _NEAR_EMBEDDING_COS = 0.9
 _MAX_POSITIONS = 1024  # positions sampled per file for norms and cosines
 _MAX_PAIRS = 256  # repeated-token position pairs per file for the context-free test
+_DRIFT_RATIO = 1.5  # --all: a layer's mean norm this far from its median over files is a jump
+LAYERS = ("low", "mid", "high", "final")
 
 
 @dataclass
@@ -104,6 +111,8 @@ class DumpReport:
     findings: list[DumpFinding] = field(default_factory=list)
     files: list[dict[str, Any]] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
+    layer_stats: list[dict[str, Any]] = field(default_factory=list)  # --all: per file and layer
+    runner: dict[str, Any] | None = None  # Ray path: how the pipeline ran
 
     @property
     def verdict(self) -> str:
@@ -366,6 +375,7 @@ class _FileAudit:
         self.row = _row(name, "ok", fmt)
         self.row.update(nan=0, inf=0)
         self.finite_rows: torch.Tensor | None = None  # positions where every state value is finite
+        self.layers: list[dict[str, Any]] = []
 
     def add(self, severity: Severity, code: str, message: str) -> None:
         self.findings.append(DumpFinding(severity, code, message, self.name))
@@ -455,8 +465,37 @@ class _FileAudit:
 
         hidden, wiring_ok = self._check_widths(final, aux)
         self.row["hidden"] = hidden
+        if self.ctx.full:
+            self._layer_stats(final, aux if wiring_ok else None, hidden)
         if aux is not None and hidden is not None and wiring_ok:
             self._check_wiring(ids, final, aux, hidden)
+
+    def _layer_stats(self, final: torch.Tensor | None, aux: torch.Tensor | None, hidden: int | None) -> None:
+        """Full scan: mean, std and mean per-token L2 norm of every captured layer, over finite positions."""
+        import torch
+
+        parts: list[tuple[str, torch.Tensor]] = []
+        if aux is not None and hidden:
+            parts += [(LAYERS[k], aux[:, k * hidden : (k + 1) * hidden]) for k in range(3)]
+        if final is not None:
+            parts.append(("final", final))
+        for layer, t in parts:
+            if not t.is_floating_point():
+                continue
+            x = t[self.finite_rows] if self.finite_rows is not None else t
+            if x.shape[0] == 0:
+                continue
+            x = x.double()
+            self.layers.append(
+                {
+                    "file": self.name,
+                    "layer": layer,
+                    "tokens": int(x.shape[0]),
+                    "mean": float(x.mean()),
+                    "std": float(x.std()) if x.numel() > 1 else 0.0,
+                    "norm": float(torch.linalg.vector_norm(x, dim=1).mean()),
+                }
+            )
 
     def _normalise(self, data: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
         ids_key = "token_ids" if self.fmt == "speculators" else "input_ids"
@@ -713,6 +752,7 @@ class _Context:
     max_token_id: int = -1
     last_position_ones: int = 0
     embedding_mismatch: bool = False
+    full: bool = False
 
 
 def _merge(findings: list[DumpFinding], files_sampled: int) -> list[DumpFinding]:
@@ -748,7 +788,48 @@ def _positive(name: str, value: int | None) -> int | None:
     return value
 
 
-def audit_dumps(
+@dataclass
+class DumpPlan:
+    """What to read and what to check it against: decided once, then handed to every file check."""
+
+    root: Path
+    base: Path
+    family: Family
+    paths: list[Path]
+    chosen: list[Path]
+    target_hidden_size: int | None
+    vocab_size: int | None
+    embedding: Any
+    aux_layer_ids: list[int] | None
+    seed: int
+    full: bool = False
+    findings: list[DumpFinding] = field(default_factory=list)
+
+    def name(self, path: Path) -> str:
+        return path.relative_to(self.base).as_posix()
+
+
+@dataclass
+class FileCheck:
+    """One file's row, raw findings and share of the folder-wide counters; ``report_dumps`` merges them."""
+
+    row: dict[str, Any]
+    findings: list[DumpFinding]
+    fmt: DumpFormat | None = None
+    read: bool = False
+    max_token_id: int = -1
+    last_position_ones: int = 0
+    embedding_mismatch: bool = False
+    layers: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def failed(cls, name: str, error: str) -> FileCheck:
+        """A file whose check raised (on a Ray worker): an unreadable row and an error finding on it."""
+        msg = f"cannot check the file: {' '.join(error.split())[:200]}"
+        return cls(_row(name, "unreadable", None, msg), [DumpFinding("error", "unreadable", msg, name)])
+
+
+def plan_dumps(
     folder: str | Path,
     *,
     draft_config: Mapping[str, Any] | None = None,
@@ -757,8 +838,9 @@ def audit_dumps(
     embedding: torch.Tensor | None = None,
     max_files: int = 8,
     seed: int = 0,
-) -> DumpReport:
-    """Audit a seeded random sample of the dump files in ``folder`` (one file in memory at a time)."""
+    full: bool = False,
+) -> DumpPlan:
+    """Find the dump files and pick the seeded sample (every file with ``full``)."""
     if isinstance(max_files, bool) or not isinstance(max_files, int) or max_files < 1:
         raise InputError(f"max_files must be at least 1, got {max_files!r}.")
     target_hidden_size = _positive("target hidden size", target_hidden_size)
@@ -802,57 +884,150 @@ def audit_dumps(
             )
         )
     paths = groups[family]
-    k = min(max_files, len(paths))
-    chosen = sorted(random.Random(seed).sample(paths, k))
-    base = root if root.is_dir() else root.parent
+    chosen = list(paths) if full else sorted(random.Random(seed).sample(paths, min(max_files, len(paths))))
+    return DumpPlan(
+        root=root,
+        base=root if root.is_dir() else root.parent,
+        family=family,
+        paths=paths,
+        chosen=chosen,
+        target_hidden_size=target_hidden_size,
+        vocab_size=vocab_size,
+        embedding=embedding,
+        aux_layer_ids=ids_cfg,
+        seed=seed,
+        full=full,
+        findings=findings,
+    )
 
-    ctx = _Context(target_hidden_size, vocab_size, embedding)
-    rows: list[dict[str, Any]] = []
-    formats: Counter[DumpFormat] = Counter()
-    raw: list[DumpFinding] = []
-    files_read = 0
-    for path in chosen:
-        name = path.relative_to(base).as_posix()
-        name_fmt = _name_format(path, family)
-        try:
-            data = _load_file(path, family)
-        except _Refused:
-            msg = (
-                "refused: needs arbitrary unpickling (it holds Python objects, not just tensors); "
-                "re-save it with plain tensors (torch.save of a dict of tensors)."
-            )
-            raw.append(DumpFinding("error", "unsafe_pickle", msg, name))
-            rows.append(_row(name, "refused", None, msg))
-            continue
-        except Exception as exc:  # noqa: BLE001 - corrupt/truncated files raise many types
-            detail = " ".join(str(exc).split())[:200]
-            msg = (
-                f"cannot read the file: {detail}"
-                if detail
-                else f"cannot read the file: empty or truncated ({type(exc).__name__})"
-            )
-            raw.append(DumpFinding("error", "unreadable", msg, name))
-            rows.append(_row(name, "unreadable", None, msg))
-            continue
-        files_read += 1
-        detected = _detect_by_keys(set(data))
-        fmt = detected or name_fmt
-        fits_name = fmt == name_fmt or (family == "ckpt" and fmt in ("specforge", "eagle12"))
-        audit = _FileAudit(name, fmt, ctx)
-        if not fits_name:
-            audit.add(
-                "warning",
-                "format_mismatch",
-                f"file name looks like {FORMAT_LABELS[name_fmt]} but its keys look like {FORMAT_LABELS[fmt]}.",
-            )
-        audit.run(data)
-        del data
-        formats[fmt] += 1
-        raw.extend(audit.findings)
-        rows.append(audit.row)
 
+def check_file(path: Path, plan: DumpPlan) -> FileCheck:
+    """Load and check one file; a file that cannot be read is a finding on it, never an exception."""
+    name = plan.name(path)
+    name_fmt = _name_format(path, plan.family)
+    try:
+        real = resolve_user_path(path, "dump file")  # the data root holds on a Ray worker too
+        data = _load_file(real, plan.family)
+    except _Refused:
+        msg = (
+            "refused: needs arbitrary unpickling (it holds Python objects, not just tensors); "
+            "re-save it with plain tensors (torch.save of a dict of tensors)."
+        )
+        return FileCheck(_row(name, "refused", None, msg), [DumpFinding("error", "unsafe_pickle", msg, name)])
+    except Exception as exc:  # noqa: BLE001 - corrupt/truncated files raise many types
+        detail = " ".join(str(exc).split())[:200]
+        msg = (
+            f"cannot read the file: {detail}"
+            if detail
+            else f"cannot read the file: empty or truncated ({type(exc).__name__})"
+        )
+        return FileCheck(_row(name, "unreadable", None, msg), [DumpFinding("error", "unreadable", msg, name)])
+    detected = _detect_by_keys(set(data))
+    fmt = detected or name_fmt
+    fits_name = fmt == name_fmt or (plan.family == "ckpt" and fmt in ("specforge", "eagle12"))
+    ctx = _Context(plan.target_hidden_size, plan.vocab_size, plan.embedding, full=plan.full)
+    audit = _FileAudit(name, fmt, ctx)
+    if not fits_name:
+        audit.add(
+            "warning",
+            "format_mismatch",
+            f"file name looks like {FORMAT_LABELS[name_fmt]} but its keys look like {FORMAT_LABELS[fmt]}.",
+        )
+    audit.run(data)
+    del data
+    return FileCheck(
+        row=audit.row,
+        findings=audit.findings,
+        fmt=fmt,
+        read=True,
+        max_token_id=ctx.max_token_id,
+        last_position_ones=ctx.last_position_ones,
+        embedding_mismatch=ctx.embedding_mismatch,
+        layers=audit.layers,
+    )
+
+
+def audit_dumps(
+    folder: str | Path,
+    *,
+    draft_config: Mapping[str, Any] | None = None,
+    target_hidden_size: int | None = None,
+    vocab_size: int | None = None,
+    embedding: torch.Tensor | None = None,
+    max_files: int = 8,
+    seed: int = 0,
+    full: bool = False,
+) -> DumpReport:
+    """Audit a seeded random sample of the dump files in ``folder`` (every file with ``full``), one at a time."""
+    plan = plan_dumps(
+        folder,
+        draft_config=draft_config,
+        target_hidden_size=target_hidden_size,
+        vocab_size=vocab_size,
+        embedding=embedding,
+        max_files=max_files,
+        seed=seed,
+        full=full,
+    )
+    return report_dumps(plan, [check_file(path, plan) for path in plan.chosen])
+
+
+def _drift(layers: list[dict[str, Any]]) -> tuple[list[DumpFinding], dict[str, Any]]:
+    """Per layer: files whose mean norm is over _DRIFT_RATIO x off the median over files (a jump)."""
+    import statistics
+
+    findings: list[DumpFinding] = []
+    summary: dict[str, Any] = {}
+    for layer in LAYERS:
+        rows = [r for r in layers if r["layer"] == layer]
+        if not rows:
+            continue
+        norms = [r["norm"] for r in rows]
+        median = statistics.median(norms)
+        jumps = [max(b, a) / max(min(a, b), 1e-12) for a, b in zip(norms, norms[1:], strict=False)]
+        summary[layer] = {
+            "files": len(rows),
+            "median_norm": median,
+            "min_norm": min(norms),
+            "max_norm": max(norms),
+            "max_jump": max(jumps) if jumps else 1.0,
+        }
+        if len(rows) < 3 or median <= 0:
+            continue
+        for r in rows:
+            ratio = r["norm"] / median
+            if ratio > _DRIFT_RATIO or ratio < 1 / _DRIFT_RATIO:
+                findings.append(
+                    DumpFinding(
+                        "warning",
+                        "layer_drift",
+                        f"{layer} layer mean norm {r['norm']:.4g} is {ratio:.2f}x its median over "
+                        f"{len(rows)} files ({median:.4g}): captured from another layer (or another model)?",
+                        r["file"],
+                    )
+                )
+    return findings, summary
+
+
+def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
+    """Merge the per-file checks (in ``plan.chosen`` order) into the report."""
+    findings: list[DumpFinding] = list(plan.findings)
+    rows = [c.row for c in checks]
+    raw = [f for c in checks for f in c.findings]
+    formats: Counter[DumpFormat] = Counter(c.fmt for c in checks if c.read and c.fmt is not None)
+    files_read = sum(1 for c in checks if c.read)
+    max_token_id = max((c.max_token_id for c in checks), default=-1)
+    last_position_ones = sum(c.last_position_ones for c in checks)
+    embedding_mismatch = any(c.embedding_mismatch for c in checks)
+    layers = [r for c in checks for r in c.layers]
+    chosen, paths = plan.chosen, plan.paths
+    target_hidden_size, vocab_size, embedding = plan.target_hidden_size, plan.vocab_size, plan.embedding
+    ids_cfg, seed, root = plan.aux_layer_ids, plan.seed, plan.root
+    if plan.full:
+        drift_findings, drift = _drift(layers)
+        raw.extend(drift_findings)
     findings.extend(_merge(raw, len(chosen)))
-    fmt = formats.most_common(1)[0][0] if formats else _name_format(paths[0], family)
+    fmt = formats.most_common(1)[0][0] if formats else _name_format(paths[0], plan.family)
     ok_rows = [r for r in rows if r.get("status") == "ok"]
     if fmt == "eagle12":
         findings.append(
@@ -881,7 +1056,7 @@ def audit_dumps(
                 "against each file's own final hidden state only.",
             )
         )
-    if ctx.embedding_mismatch and embedding is not None:  # set only when an embedding was given
+    if embedding_mismatch and embedding is not None:  # set only when an embedding was given
         findings.append(
             DumpFinding(
                 "warning",
@@ -901,12 +1076,12 @@ def audit_dumps(
                 "trained. Check the chat template used when the dump was made.",
             )
         )
-    if ctx.last_position_ones:
+    if last_position_ones:
         findings.append(
             DumpFinding(
                 "info",
                 "loss_mask_last",
-                f"{ctx.last_position_ones} of {len(masked)} files have loss_mask[-1] = 1; SpecForge "
+                f"{last_position_ones} of {len(masked)} files have loss_mask[-1] = 1; SpecForge "
                 "zeroes the last position at load time, so it is not supervised.",
             )
         )
@@ -939,11 +1114,14 @@ def audit_dumps(
         "hidden_size": hiddens[0] if len(hiddens) == 1 else (hiddens or None),
         "target_hidden_size": target_hidden_size,
         "vocab_size": vocab_size,
-        "max_token_id": ctx.max_token_id if ctx.max_token_id >= 0 else None,
+        "max_token_id": max_token_id if max_token_id >= 0 else None,
         "aux_layer_ids": ids_cfg,
         "dtypes": sorted({r["dtype"] for r in ok_rows if r.get("dtype")}),
         "seed": seed,
+        "full_scan": plan.full,
     }
+    if plan.full:
+        summary["layer_drift"] = drift
     return DumpReport(
         format=fmt,
         folder=str(root),
@@ -952,6 +1130,7 @@ def audit_dumps(
         findings=findings,
         files=rows,
         summary=summary,
+        layer_stats=layers,
     )
 
 

@@ -60,6 +60,9 @@ class AuditResult:
     hub_rows_note: str | None = None
     elapsed_s: float = 0.0
     notes: list[str] = field(default_factory=list)
+    # Ray path only: files a worker could not read (path and why), and how the pipeline ran.
+    file_errors: list[dict[str, str]] = field(default_factory=list)
+    runner: dict[str, Any] | None = None
 
     def estimate_warning(self) -> str | None:
         """The sentence that says totals are estimated from a sample (None for a full scan)."""

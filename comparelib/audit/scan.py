@@ -112,8 +112,25 @@ def domain_of(text: str) -> Domain:
 # The scan
 
 
-class _Stats:
-    """Running totals; written by the reader thread (row checks) and the main thread (tokens)."""
+def _perms(num_perm: int = 64) -> tuple[Any, Any]:
+    """The MinHash permutations (seeded: every process, and every Ray worker, draws the same ones)."""
+    import numpy as np
+
+    gen = np.random.RandomState(1)
+    a = gen.randint(1, 1 << 62, size=num_perm, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    b = gen.randint(0, 1 << 62, size=num_perm, dtype=np.uint64)
+    return a, b
+
+
+class Tally:
+    """Running totals of a scan, or of one block of it: ``merge`` adds blocks exactly.
+
+    One process keeps one Tally (written by the reader thread for row checks and by the main
+    thread for tokens); a Ray worker keeps one per block and the driver merges them. Counts, sums,
+    the length Counter (so the percentiles) and the duplicate hashes merge exactly; the
+    near-duplicate reservoir is a uniform sample of each block, merged by sampling without
+    replacement in proportion to the rows each block saw (exact while the rows fit in the cap).
+    """
 
     def __init__(self, near_dup_cap: int, seed: int) -> None:
         self.rows_read = 0
@@ -130,10 +147,11 @@ class _Stats:
         self.regenerated = 0
         self.status: Counter[str] = Counter()
         self.domains: Counter[str] = Counter({d: 0 for d in DOMAINS})
-        self.reservoir: list[tuple[Any, int, str]] = []
+        self.reservoir: list[tuple[Any, int, Any]] = []  # (line, exact hash, MinHash signature)
         self.near_cap = near_dup_cap
         self.valid_seen = 0
         self.rng = random.Random(seed)
+        self.file_errors: list[dict[str, str]] = []  # Ray workers: a file that could not be read
         # token side
         self.tokens = 0
         self.assistant = 0
@@ -142,6 +160,12 @@ class _Stats:
         self.zero_sup = 0
         self.with_offsets = 0
         self.per_row: list[tuple[int, int, int]] | None = None  # estimate mode: (tokens, assistant, over)
+        self._perm: tuple[Any, Any] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_perm"] = None  # drawn again where it is needed
+        return state
 
     def malformed_row(self, line: Any, reason: str, raw: Any) -> None:
         self.malformed += 1
@@ -153,6 +177,141 @@ class _Stats:
             )
             self.malformed_examples.append({"line": line, "reason": reason, "row": snippet.strip()[:200]})
 
+    def check(
+        self, line: Any, raw: Any, fmt: str, bundle: TokenizerBundle, load: Callable[[Any], Any]
+    ) -> Prepared | None:
+        """Parse, normalise, check and render one row; its Prepared form to count, or None if unusable."""
+        self.rows_read += 1
+        try:
+            row = _parse(raw, load)
+        except ValueError as exc:
+            self.malformed_row(line, f"invalid JSON: {exc}", raw)
+            return None
+        try:
+            conv = conv_mod.normalize(row, fmt)
+        except conv_mod.RowError as exc:
+            self.malformed_row(line, str(exc), raw)
+            return None
+        if conv_mod.is_empty(conv):
+            self.empty += 1
+            if len(self.malformed_examples) < _EXAMPLES:
+                self.malformed_examples.append({"line": line, "reason": "empty conversation", "row": ""})
+            return None
+        if conv.pretemplated:
+            kept, anomalies = conv.turns, list(conv.anomalies)
+        else:
+            kept, anomalies = conv_mod.trainable_turns(conv.turns)
+            anomalies = conv.anomalies + anomalies
+        try:
+            prepared = prepare(bundle, conv, kept)
+        except limits.LimitError:
+            raise  # a template over its time/size budget fails every row alike: stop with the cap's message
+        except DataError as exc:
+            self.malformed_row(line, str(exc), raw)
+            return None
+        self.samples += 1
+        self.turns += len(conv.turns)
+        if anomalies:
+            self.anomaly_rows += 1
+            self.anomalies.update(set(anomalies))
+            if len(self.anomaly_examples) < _EXAMPLES:
+                self.anomaly_examples.append(
+                    {"line": line, "anomalies": sorted(set(anomalies)), "roles": [r for r, _ in conv.turns][:12]}
+                )
+        canon = conv_mod.joined_text(conv.turns)
+        h = int.from_bytes(hashlib.blake2b(canon.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+        self.hashes.append(h)
+        self.hash_lines.append(line)
+        content = "\n".join(c for _r, c in conv.turns)
+        self.domains[domain_of(content)] += 1
+        if conv.regenerated:
+            self.regenerated += 1
+        if conv.status:
+            self.status[conv.status] += 1
+        # Near-duplicate reservoir (Algorithm R over valid rows); the signature is taken on entry.
+        self.valid_seen += 1
+        if len(self.reservoir) < self.near_cap:
+            self.reservoir.append((line, h, self._sign(content)))
+        else:
+            j = self.rng.randrange(self.valid_seen)
+            if j < self.near_cap:
+                self.reservoir[j] = (line, h, self._sign(content))
+        return prepared
+
+    def _sign(self, content: str) -> Any:
+        if self._perm is None:
+            self._perm = _perms()
+        return _signature(content[:_NEAR_DUP_CHARS], *self._perm).astype("uint32")  # top 32 bits only
+
+    def count(self, items: Sequence[Prepared], counts: Sequence[tuple[int, int]], max_len: int) -> None:
+        """Add the token counts of rows that ``check`` passed."""
+        lengths = self.lengths
+        for prepared, (n_tok, n_sup) in zip(items, counts, strict=False):
+            self.tokens += n_tok
+            self.assistant += n_sup
+            lengths[n_tok] += 1
+            over = n_tok > max_len
+            if over:
+                self.over += 1
+            if n_sup == 0:
+                self.zero_sup += 1
+            if prepared.segments is None:
+                self.with_offsets += 1
+            if self.per_row is not None:
+                self.per_row.append((n_tok, n_sup, int(over)))
+
+    def merge(self, other: Tally) -> None:
+        """Add another block's totals (blocks may arrive in any order; examples keep the first rows)."""
+        for name in (
+            "rows_read",
+            "samples",
+            "turns",
+            "empty",
+            "malformed",
+            "anomaly_rows",
+            "regenerated",
+            "tokens",
+            "assistant",
+            "over",
+            "zero_sup",
+            "with_offsets",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("anomalies", "status", "domains", "lengths"):
+            getattr(self, name).update(getattr(other, name))
+        key = _line_key
+        self.malformed_examples = sorted(self.malformed_examples + other.malformed_examples, key=key)[:_EXAMPLES]
+        self.anomaly_examples = sorted(self.anomaly_examples + other.anomaly_examples, key=key)[:_EXAMPLES]
+        self.hashes.extend(other.hashes)
+        self.hash_lines.extend(other.hash_lines)
+        self.file_errors.extend(other.file_errors)
+        self._merge_reservoir(other)
+        self.valid_seen += other.valid_seen
+
+    def _merge_reservoir(self, other: Tally) -> None:
+        both = self.reservoir + other.reservoir
+        if len(both) <= self.near_cap:  # both blocks kept every row: the union is every row
+            self.reservoir = both
+            return
+        mine, theirs = list(self.reservoir), list(other.reservoir)
+        self.rng.shuffle(mine)
+        self.rng.shuffle(theirs)
+        left_mine, left_theirs = self.valid_seen, other.valid_seen
+        out: list[tuple[Any, int, Any]] = []
+        while len(out) < self.near_cap and (mine or theirs):
+            if mine and (not theirs or self.rng.random() * (left_mine + left_theirs) < left_mine):
+                out.append(mine.pop())
+                left_mine -= 1
+            else:
+                out.append(theirs.pop())
+                left_theirs -= 1
+        self.reservoir = out
+
+
+def _line_key(example: dict[str, Any]) -> Any:
+    line = example.get("line")
+    return (0, line) if isinstance(line, int) else (1, str(line))
+
 
 def _parse(raw: Any, load: Callable[[Any], Any] | None = None) -> Any:
     if isinstance(raw, (bytes, str)):
@@ -160,110 +319,57 @@ def _parse(raw: Any, load: Callable[[Any], Any] | None = None) -> Any:
     return raw
 
 
+def detect(rows: Iterator[tuple[int, Any]], fmt: str) -> tuple[str, list[tuple[int, Any]]]:
+    """The data format (``fmt`` unless "auto": read from the first rows) and the rows read to find it."""
+    pending: list[tuple[int, Any]] = []
+    if fmt != "auto":
+        return fmt, pending
+    load = limits.json_loader("a row")
+    parsed_sample: list[Any] = []
+    for line, raw in rows:
+        pending.append((line, raw))
+        try:
+            parsed_sample.append(_parse(raw, load))
+        except ValueError:
+            continue
+        if len(parsed_sample) >= _DETECT_ROWS:
+            break
+    detected = conv_mod.detect_format(parsed_sample)
+    if detected is None:
+        if not pending:
+            raise DataError("the dataset has no rows")
+        if not parsed_sample:
+            raise DataError("no row parses as JSON: is this a JSON Lines / JSON / Parquet dataset?")
+        keys = sorted({k for r in parsed_sample if isinstance(r, dict) for k in r})[:12]
+        raise DataError(
+            f"unknown data format (fields seen: {', '.join(keys) or 'none'}); expected "
+            f"conversations, messages, text or prompt/response; pass --format"
+        )
+    return detected, pending
+
+
 def _reader(
     source_rows: Iterator[tuple[int, Any]],
     fmt: str,
     bundle: TokenizerBundle,
-    stats: _Stats,
+    stats: Tally,
     out: queue.Queue[Any],
     stop: threading.Event,
 ) -> None:
-    """Parse, normalise, check and render rows; hand ~2K-text batches to the tokenising thread."""
+    """Check and render rows (``Tally.check``); hand ~2K-text batches to the tokenising thread."""
     try:
         load = limits.json_loader("a row")  # the depth cap read once, not per row
-        pending: list[tuple[Any, Any]] = []
         it = iter(source_rows)
-        if fmt == "auto":
-            parsed_sample: list[Any] = []
-            for line, raw in it:
-                pending.append((line, raw))
-                try:
-                    parsed_sample.append(_parse(raw, load))
-                except ValueError:
-                    continue
-                if len(parsed_sample) >= _DETECT_ROWS:
-                    break
-            detected = conv_mod.detect_format(parsed_sample)
-            if detected is None:
-                if not pending:
-                    raise DataError("the dataset has no rows")
-                if not parsed_sample:
-                    raise DataError("no row parses as JSON: is this a JSON Lines / JSON / Parquet dataset?")
-                keys = sorted({k for r in parsed_sample if isinstance(r, dict) for k in r})[:12]
-                raise DataError(
-                    f"unknown data format (fields seen: {', '.join(keys) or 'none'}); expected "
-                    f"conversations, messages, text or prompt/response; pass --format"
-                )
-            fmt = detected
+        fmt, pending = detect(it, fmt)
         out.put(("format", fmt))
-
-        def rows() -> Iterator[tuple[Any, Any]]:
-            yield from pending
-            yield from it
-
         batch: list[Prepared] = []
         n_texts = 0
-        for line, raw in rows():
+        for line, raw in itertools.chain(pending, it):
             if stop.is_set():
                 return
-            stats.rows_read += 1
-            try:
-                row = _parse(raw, load)
-            except ValueError as exc:
-                stats.malformed_row(line, f"invalid JSON: {exc}", raw)
+            prepared = stats.check(line, raw, fmt, bundle, load)
+            if prepared is None:
                 continue
-            try:
-                conv = conv_mod.normalize(row, fmt)
-            except conv_mod.RowError as exc:
-                stats.malformed_row(line, str(exc), raw)
-                continue
-            if conv_mod.is_empty(conv):
-                stats.empty += 1
-                if len(stats.malformed_examples) < _EXAMPLES:
-                    stats.malformed_examples.append({"line": line, "reason": "empty conversation", "row": ""})
-                continue
-            if conv.pretemplated:
-                kept, anomalies = conv.turns, list(conv.anomalies)
-            else:
-                kept, anomalies = conv_mod.trainable_turns(conv.turns)
-                anomalies = conv.anomalies + anomalies
-            try:
-                prepared = prepare(bundle, conv, kept)
-            except limits.LimitError:
-                raise  # a template over its time/size budget fails every row alike: stop with the cap's message
-            except DataError as exc:
-                stats.malformed_row(line, str(exc), raw)
-                continue
-            # Row-level checks (reader thread only).
-            stats.samples += 1
-            stats.turns += len(conv.turns)
-            if anomalies:
-                stats.anomaly_rows += 1
-                stats.anomalies.update(set(anomalies))
-                if len(stats.anomaly_examples) < _EXAMPLES:
-                    stats.anomaly_examples.append(
-                        {"line": line, "anomalies": sorted(set(anomalies)), "roles": [r for r, _ in conv.turns][:12]}
-                    )
-            canon = conv_mod.joined_text(conv.turns)
-            h = int.from_bytes(
-                hashlib.blake2b(canon.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
-            )
-            stats.hashes.append(h)
-            stats.hash_lines.append(line)
-            content = "\n".join(c for _r, c in conv.turns)
-            stats.domains[domain_of(content)] += 1
-            if conv.regenerated:
-                stats.regenerated += 1
-            if conv.status:
-                stats.status[conv.status] += 1
-            # Near-duplicate reservoir (Algorithm R over valid rows).
-            stats.valid_seen += 1
-            if len(stats.reservoir) < stats.near_cap:
-                stats.reservoir.append((line, h, content[:_NEAR_DUP_CHARS]))
-            else:
-                j = stats.rng.randrange(stats.valid_seen)
-                if j < stats.near_cap:
-                    stats.reservoir[j] = (line, h, content[:_NEAR_DUP_CHARS])
             batch.append(prepared)
             n_texts += len(prepared.segments) if prepared.segments is not None else 4
             if n_texts >= CHUNK_TEXTS:
@@ -297,23 +403,20 @@ def _signature(text: str, a: Any, b: Any) -> Any:
     return ((np.unique(sh)[:, None] * a + b) >> np.uint64(32)).min(axis=0)
 
 
-def _near_duplicates(stats: _Stats, threshold: float = 0.8, num_perm: int = 64) -> tuple[int, list[dict[str, Any]]]:
+def _near_duplicates(stats: Tally, threshold: float = 0.8, num_perm: int = 64) -> tuple[int, list[dict[str, Any]]]:
     """Rows in the reservoir whose word-3-gram Jaccard with an earlier row is >= threshold (MinHash LSH)."""
     import numpy as np
     from datasketch import LeanMinHash, MinHashLSH
 
     if len(stats.reservoir) < 2:
         return 0, []
-    gen = np.random.RandomState(1)
-    a = gen.randint(1, 1 << 62, size=num_perm, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-    b = gen.randint(0, 1 << 62, size=num_perm, dtype=np.uint64)
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
     found = 0
     examples: list[dict[str, Any]] = []
     items = sorted(stats.reservoir, key=lambda r: r[0])
     meta: dict[int, tuple[Any, int]] = {}
-    for key, (line, h, text) in enumerate(items):
-        m = LeanMinHash(seed=1, hashvalues=_signature(text, a, b), scheme="legacy")
+    for key, (line, h, sig) in enumerate(items):
+        m = LeanMinHash(seed=1, hashvalues=np.asarray(sig, dtype=np.uint64), scheme="legacy")
         hits = [k for k in lsh.query(m) if meta[k][1] != h]
         if hits:
             found += 1
@@ -324,21 +427,25 @@ def _near_duplicates(stats: _Stats, threshold: float = 0.8, num_perm: int = 64) 
     return found, examples
 
 
-def _duplicates(stats: _Stats) -> tuple[int, list[dict[str, Any]]]:
+def _duplicates(stats: Tally) -> tuple[int, list[dict[str, Any]]]:
+    """Exact duplicates: every row after the first (in row order) whose canonical hash repeats."""
     import numpy as np
 
     if not len(stats.hashes):
         return 0, []
-    arr = np.frombuffer(stats.hashes, dtype=np.uint64)
+    lines_arr = np.frombuffer(stats.hash_lines, dtype=np.int64)
+    order = np.argsort(lines_arr, kind="stable")  # merged blocks arrive in any order; one process: already sorted
+    arr = np.frombuffer(stats.hashes, dtype=np.uint64)[order]
+    lines = lines_arr[order].tolist()
     _uniq, first, counts = np.unique(arr, return_index=True, return_counts=True)
     dups = int(len(arr) - len(first))
     examples: list[dict[str, Any]] = []
     if dups:
         first_set = set(first.tolist())
-        seen_first = {int(arr[i]): stats.hash_lines[i] for i in first.tolist()}
+        seen_first = {int(arr[i]): lines[i] for i in first.tolist()}
         for i in range(len(arr)):
             if i not in first_set:
-                examples.append({"line": stats.hash_lines[i], "same_as": seen_first[int(arr[i])]})
+                examples.append({"line": lines[i], "same_as": seen_first[int(arr[i])]})
                 if len(examples) >= _EXAMPLES:
                     break
     return dups, examples
@@ -380,7 +487,7 @@ def audit(
     src = source if isinstance(source, Source) else open_source(str(source), config=config, split=split)
     bundle = tokenizer if isinstance(tokenizer, TokenizerBundle) else load_tokenizer(tokenizer)
     t0 = time.perf_counter()
-    stats = _Stats(near_dup_cap, seed)
+    stats = Tally(near_dup_cap, seed)
     notes: list[str] = []
     population: int | None = None
     total_hint = src.total_rows
@@ -412,20 +519,7 @@ def audit(
     last_report = [0.0]
 
     def absorb(items: list[Prepared], counts: list[tuple[int, int]]) -> None:
-        lengths = stats.lengths
-        for prepared, (n_tok, n_sup) in zip(items, counts, strict=False):
-            stats.tokens += n_tok
-            stats.assistant += n_sup
-            lengths[n_tok] += 1
-            over = n_tok > max_len
-            if over:
-                stats.over += 1
-            if n_sup == 0:
-                stats.zero_sup += 1
-            if prepared.segments is None:
-                stats.with_offsets += 1
-            if stats.per_row is not None:
-                stats.per_row.append((n_tok, n_sup, int(over)))
+        stats.count(items, counts, max_len)
         now = time.perf_counter()
         if progress is not None and now - last_report[0] >= 0.25:
             last_report[0] = now
@@ -460,6 +554,39 @@ def audit(
                 pass
         reader.join()
         pool.shutdown(wait=True, cancel_futures=True)
+    if progress is not None:
+        progress(stats.rows_read, stats.rows_read / max(1e-9, time.perf_counter() - t0), 0.0)
+    return finish(
+        stats,
+        src,
+        bundle,
+        detected,
+        max_len,
+        notes=notes,
+        elapsed=time.perf_counter() - t0,
+        sample=sample,
+        population=population,
+        seed=seed,
+    )
+
+
+def finish(
+    stats: Tally,
+    src: Source,
+    bundle: TokenizerBundle,
+    detected: str,
+    max_len: int,
+    *,
+    notes: list[str],
+    elapsed: float,
+    sample: int | None = None,
+    population: int | None = None,
+    seed: int = 0,
+) -> AuditResult:
+    """The AuditResult of a finished (or merged) Tally; one process and the Ray path both end here."""
+    if stats.file_errors and stats.rows_read == 0:
+        first_error = stats.file_errors[0]
+        raise DataError(f"no file of {src.name} could be read ({first_error['file']}: {first_error['error']})")
     if stats.rows_read == 0 and stats.samples == 0:
         raise DataError(f"{src.name} has no rows")
     if stats.samples == 0 and stats.rows_read > 0 and stats.malformed == stats.rows_read:
@@ -470,8 +597,6 @@ def audit(
             f"no row of {src.name} could be used as {detected} data (row {src.locate(first['line'])}: "
             f"{first['reason']}); check the file or pass the right --format"
         )
-    if progress is not None:
-        progress(stats.rows_read, stats.rows_read / max(1e-9, time.perf_counter() - t0), 0.0)
     dups, dup_examples = _duplicates(stats)
     near, near_examples = _near_duplicates(stats)
     if stats.valid_seen > stats.near_cap:
@@ -551,8 +676,9 @@ def audit(
         population=population,
         hub_rows=src.hub_rows,
         hub_rows_note=src.hub_rows_note,
-        elapsed_s=round(time.perf_counter() - t0, 3),
+        elapsed_s=round(elapsed, 3),
         notes=notes,
+        file_errors=sorted(stats.file_errors, key=lambda e: e["file"]),
     )
 
 

@@ -20,7 +20,9 @@ from comparelib import limits, paths, redact
 from comparelib.errors import CompareError, DataError, HubError, InputError
 
 FILE_EXTENSIONS = (".jsonl", ".json", ".parquet", ".arrow", ".jsonl.gz", ".jsonl.bz2", ".jsonl.xz", ".jsonl.zst")
-SourceKind = Literal["local", "hub"]
+SourceKind = Literal["local", "hub", "remote"]
+# Object stores and other filesystems pyarrow reads (credentials from the usual environment of each node).
+REMOTE_SCHEMES = ("s3://", "gs://", "gcs://", "file://")
 
 
 @dataclass
@@ -36,6 +38,7 @@ class Source:
     kind: SourceKind = "local"
     sample_hub: Callable[[int, int], Iterator[tuple[int, Any]]] | None = None
     locate: Callable[[int], Any] = lambda code: code
+    files: list[str] = field(default_factory=list)  # local paths or remote URIs, in the order rows are read
     _bytes_done: list[int] = field(default_factory=lambda: [0])
 
     def fraction(self) -> float | None:
@@ -182,9 +185,7 @@ def _local_source(path: Path) -> Source:
     def iterate() -> Iterator[tuple[int, Any]]:
         counter[0] = 0
         for k, f in enumerate(files):
-            rows = _table_rows(f, counter) if f.suffix in (".parquet", ".arrow") else _json_rows(f, counter)
-            for line, row in rows:
-                yield k * _FILE_STRIDE + line, row
+            yield from file_rows(f, k, counter)
 
     def locate(code: int) -> Any:
         if not multi:
@@ -193,13 +194,105 @@ def _local_source(path: Path) -> Source:
         return f"{files[k].relative_to(path)}:{line}"
 
     src = Source(
-        name=str(path), iterate=iterate, total_rows=total_rows or None, total_bytes=total_bytes, locate=locate
+        name=str(path),
+        iterate=iterate,
+        total_rows=total_rows or None,
+        total_bytes=total_bytes,
+        locate=locate,
+        files=[str(f) for f in files],
     )
     src._bytes_done = counter
     return src
 
 
 _FILE_STRIDE = 1 << 40
+
+
+def file_rows(file: str | Path, k: int, counter: list[int] | None = None) -> Iterator[tuple[int, Any]]:
+    """Rows of the ``k``-th file of a source (local path or remote URI), with the source's location codes."""
+    counter = counter if counter is not None else [0]
+    if str(file).startswith(REMOTE_SCHEMES):
+        fs, where = _remote_fs(str(file))
+        name = where.rsplit("/", 1)[-1]
+        remote = _hub_parquet_rows(fs, where, name) if name.endswith(".parquet") else _hub_json_rows(fs, where, name)
+        for line, row in remote:
+            yield k * _FILE_STRIDE + line, row
+        return
+    path = paths.resolve_user_path(file, "dataset file")  # a link inside the folder may lead out of the data root
+    rows = _table_rows(path, counter) if path.suffix in (".parquet", ".arrow") else _json_rows(path, counter)
+    for line, row in rows:
+        yield k * _FILE_STRIDE + line, row
+
+
+class _ArrowFiles:
+    """A pyarrow filesystem with the two calls the bounded remote readers make (``open``, ``size``)."""
+
+    def __init__(self, fs: Any) -> None:
+        self.fs = fs
+
+    def open(self, path: str, mode: str = "rb", block_size: int = 0) -> Any:
+        return self.fs.open_input_file(path)
+
+    def size(self, path: str) -> int:
+        return int(self.fs.get_file_info(path).size or 0)
+
+
+def _remote_fs(uri: str) -> tuple[_ArrowFiles, str]:
+    """The pyarrow filesystem for ``uri`` and the path in it; refused while a data root confines paths."""
+    import pyarrow as pa
+    import pyarrow.fs as pafs
+
+    if paths.is_confined():
+        raise InputError(
+            f"{uri.split('://', 1)[0]}:// URIs are not read on this server (SPECDRAFT_DATA_ROOT confines reads "
+            "to its folder); copy the data under it"
+        )
+    try:
+        fs, where = pafs.FileSystem.from_uri(uri)
+    except (pa.ArrowException, ValueError, OSError) as exc:
+        raise InputError(f"cannot open {uri}: {' '.join(str(exc).split())[:300]}") from None
+    return _ArrowFiles(fs), where
+
+
+def _remote_source(uri: str) -> Source:
+    """Files under a remote URI (s3://, gs://, file://) read through pyarrow's filesystems, with the caps."""
+    import pyarrow as pa
+    import pyarrow.fs as pafs
+
+    files_fs, where = _remote_fs(uri)
+    fs = files_fs.fs
+    try:
+        info = fs.get_file_info(where)
+        if info.type == pafs.FileType.NotFound:
+            raise InputError(f"{uri}: no such file or folder")
+        if info.type == pafs.FileType.File:
+            found = [where]
+        else:
+            listed = fs.get_file_info(pafs.FileSelector(where, recursive=True))
+            found = sorted(
+                i.path
+                for i in listed
+                if i.type == pafs.FileType.File and i.path.endswith(FILE_EXTENSIONS) and not i.path.endswith(".arrow")
+            )
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"cannot list {uri}: {' '.join(str(exc).split())[:300]}") from None
+    if not found:
+        raise InputError(f"{uri} holds no .jsonl, .json or .parquet files (.arrow is read from local paths only)")
+    scheme = uri.split("://", 1)[0] + "://"
+    files = [scheme + f for f in found]
+    base = where.rstrip("/") + "/"
+
+    def iterate() -> Iterator[tuple[int, Any]]:
+        for k, f in enumerate(files):
+            yield from file_rows(f, k)
+
+    def locate(code: int) -> Any:
+        if len(files) == 1:
+            return code
+        k, line = divmod(int(code), _FILE_STRIDE)
+        return f"{found[k].removeprefix(base)}:{line}"
+
+    return Source(name=uri, iterate=iterate, kind="remote", locate=locate, files=files)
 
 
 def _looks_like_hub(text: str) -> bool:
@@ -215,6 +308,8 @@ def open_source(ref: str, *, config: str | None = None, split: str | None = None
     text = str(ref or "").strip().strip("\"'")
     if not text:
         raise InputError("no dataset given: a .jsonl/.json/.parquet/.arrow file, a folder, or a Hub dataset id")
+    if text.startswith(REMOTE_SCHEMES):
+        return _remote_source(text)
     try:
         path = paths.resolve_user_path(text, "dataset")
     except InputError:

@@ -24,6 +24,13 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--config", default=None, help="Hub dataset config name")
     p.add_argument("--split", default=None, help="Hub dataset split (default train)")
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default=None,
+        help="run as a Ray Data pipeline on this cluster (local: start one here; needs requirements-ray.txt)",
+    )
+    p.add_argument("--ray-workers", type=int, default=None, metavar="N", help="Ray workers (default: cluster CPUs)")
     p.add_argument("--export", choices=("csv", "md", "json"), default=None, help="print the summary table instead")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
     p.set_defaults(func=run)
@@ -45,19 +52,36 @@ def _stderr_progress() -> Any:
 def run(args: argparse.Namespace) -> int:
     from comparelib.audit.scan import audit
     from comparelib.cli._util import print_json
+    from comparelib.errors import InputError
 
     progress = _stderr_progress()
-    result = audit(
-        args.source,
-        tokenizer=args.tokenizer,
-        max_length=args.max_length,
-        fmt=args.format,
-        sample=args.sample,
-        seed=args.seed,
-        config=args.config,
-        split=args.split,
-        progress=progress,
-    )
+    if args.ray:
+        if args.sample is not None or args.config or args.split:
+            raise InputError("--ray scans every row of local files: leave out --sample, --config and --split")
+        from comparelib.audit import cluster
+
+        result = cluster.audit(
+            args.source,
+            address=args.ray,
+            tokenizer=args.tokenizer,
+            max_length=args.max_length,
+            fmt=args.format,
+            seed=args.seed,
+            workers=args.ray_workers,
+            progress=progress,
+        )
+    else:
+        result = audit(
+            args.source,
+            tokenizer=args.tokenizer,
+            max_length=args.max_length,
+            fmt=args.format,
+            sample=args.sample,
+            seed=args.seed,
+            config=args.config,
+            split=args.split,
+            progress=progress,
+        )
     if progress is not None:
         sys.stderr.write("\n")
     if args.json:
@@ -71,4 +95,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{key:<{width}}  {shown}")
         for note in result.notes:
             print(f"note: {note}")
+        for err in result.file_errors:
+            print(f"file not read: {err['file']}: {err['error']}")
+        if result.runner and result.runner.get("retry_note"):
+            print(f"note: {result.runner['retry_note']}")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from comparelib.cli._util import print_json
 
@@ -21,6 +22,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--max-files", type=int, default=8, metavar="N", help="files to sample (default 8)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument(
+        "--all",
+        dest="full",
+        action="store_true",
+        help="check every file, with per-layer mean/std/norm per file and drift across files",
+    )
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default=None,
+        help="check files on a Ray cluster (local: start one here; needs requirements-ray.txt)",
+    )
+    p.add_argument("--ray-workers", type=int, default=None, metavar="N", help="Ray workers (default: cluster CPUs)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -40,15 +54,32 @@ def run(args: argparse.Namespace) -> int:
 
     config = dumps.read_draft_config(args.config) if args.config else None
     embedding = dumps.load_embedding(args.embedding) if args.embedding else None
-    report = dumps.audit_dumps(
-        args.folder,
-        draft_config=config,
-        target_hidden_size=args.target_hidden,
-        vocab_size=args.vocab,
-        embedding=embedding,
-        max_files=args.max_files,
-        seed=args.seed,
-    )
+    common: dict[str, Any] = {
+        "draft_config": config,
+        "target_hidden_size": args.target_hidden,
+        "vocab_size": args.vocab,
+        "embedding": embedding,
+        "max_files": args.max_files,
+        "seed": args.seed,
+        "full": args.full,
+    }
+    if args.ray:
+        from comparelib.audit import cluster
+
+        progress = None
+        if sys.stderr.isatty():
+
+            def progress(done: int, total: int) -> None:
+                sys.stderr.write(f"\r{done:,} of {total:,} files checked   ")
+                sys.stderr.flush()
+
+        report = cluster.audit_dumps(
+            args.folder, address=args.ray, workers=args.ray_workers, progress=progress, **common
+        )
+        if progress is not None:
+            sys.stderr.write("\n")
+    else:
+        report = dumps.audit_dumps(args.folder, **common)
     if args.json:
         print_json(
             {
@@ -60,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
                 "findings": report.findings,
                 "summary": report.summary,
                 "files": report.files,
+                "layer_stats": report.layer_stats,
+                "runner": report.runner,
             }
         )
         return 0
@@ -86,5 +119,10 @@ def run(args: argparse.Namespace) -> int:
     for f in report.findings:
         where = f" ({f.file})" if f.file else ""
         out.write(f"[{f.severity}] {f.code}{where}: {f.message}\n")
+    for layer, d in (s.get("layer_drift") or {}).items():
+        out.write(
+            f"layer {layer}: mean norm {d['min_norm']:.4g}..{d['max_norm']:.4g} over {d['files']} files "
+            f"(median {d['median_norm']:.4g}, largest jump between files {d['max_jump']:.2f}x)\n"
+        )
     out.write(f"verdict: {s['verdict']}\n")
     return 0
