@@ -351,6 +351,21 @@ def test_training_rate_from_log_timestamps(
         assert got is not None and got[0] == pytest.approx(expected)
 
 
+def test_training_rate_from_tensorboard_wall_times(tmp_path: Path) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+
+    w = SummaryWriter(log_dir=str(tmp_path / "run"))
+    w.add_scalar("train/acc_0", 0.4, global_step=100, walltime=1_000.0)
+    w.add_scalar("train/acc_0", 0.5, global_step=550, walltime=1_300.0)
+    w.add_scalar("train/acc_0", 0.6, global_step=1_000, walltime=1_600.0)
+    w.close()
+    got = plan.rate_from_log(tmp_path / "run", 64)  # 900 steps x 64 samples in 600 s
+    assert got is not None and got[0] == pytest.approx(96.0) and "TensorBoard wall times" in got[1]
+    empty = SummaryWriter(log_dir=str(tmp_path / "empty"))
+    empty.close()
+    assert plan.rate_from_log(tmp_path / "empty", 64) is None
+
+
 @pytest.mark.parametrize(
     ("d1", "d2", "expected"), [(1, 27, 4.2100), (3, 27, 2.9604), (2, 10, 4.1028), (3, 100, 2.6955)]
 )

@@ -41,7 +41,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from comparelib.analysis import draftcost, scaling, speedup
+from comparelib.analysis import draftcost, scaling, speedup, traininglogs
 from comparelib.analysis.stats import f_quantile
 from comparelib.errors import DataError, InputError
 from comparelib.values import number
@@ -825,10 +825,25 @@ def _stamped_steps(block: bytes) -> list[tuple[float, int]]:
 def rate_from_log(path: str | Path, batch_size: float) -> tuple[float, str] | None:
     """Training samples/s from a console log's timestamps: the first and the last line that carry both a
     timestamp (``YYYY-MM-DD HH:MM:SS``, as logging and torchrun prefixes write it) and a step (``step N``,
-    ``global_step=N``), times ``batch_size`` samples per step. Reads at most 1 MiB at each end. None when the
-    log has no such lines (TensorBoard event files are not read here)."""
+    ``global_step=N``), times ``batch_size`` samples per step. Reads at most 1 MiB at each end. TensorBoard
+    event files (a run directory or a ``*tfevents*`` file) give the same from their events' wall times. None when
+    the log has no such lines."""
     p = Path(path)
-    if not p.is_file() or batch_size <= 0:
+    if batch_size <= 0:
+        return None
+    if p.is_dir() or "tfevents" in p.name:
+        span = traininglogs.event_span(p)
+        if span is None:
+            return None
+        (t0, s0), (t1, s1) = span
+        if t1 <= t0 or s1 <= s0:
+            return None
+        rate = (s1 - s0) * batch_size / (t1 - t0)
+        return rate, (
+            f"{p.name} (TensorBoard wall times): steps {s0:,}..{s1:,} in {t1 - t0:,.0f} s at {batch_size:g} "
+            f"samples per step = {rate:.2f} samples/s"
+        )
+    if not p.is_file():
         return None
     size = p.stat().st_size
     with p.open("rb") as fh:

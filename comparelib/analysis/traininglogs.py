@@ -538,6 +538,33 @@ def read_tensorboard(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
         yield from pending.values()
 
 
+def event_span(path: Path) -> tuple[tuple[float, int], tuple[float, int]] | None:
+    """(wall time, step) of the earliest and the latest step in TensorBoard event files; None without steps.
+
+    Every event carries the writer's wall clock, so a run's own training rate needs no console log.
+    """
+    try:
+        from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+    except ImportError:  # pragma: no cover - tensorboard is in requirements.txt
+        return None
+    first: tuple[float, int] | None = None
+    last: tuple[float, int] | None = None
+    for file in event_files(path):
+        _check_file(file, MAX_EVENT_FILE_BYTES)
+        try:
+            for event in EventFileLoader(str(file)).Load():
+                if not event.HasField("summary") or event.step <= 0:
+                    continue
+                point = (float(event.wall_time), int(event.step))
+                if first is None or point[1] < first[1]:
+                    first = point
+                if last is None or point[1] > last[1]:
+                    last = point
+        except Exception as exc:  # noqa: BLE001 - a truncated or foreign file: say which, never a traceback
+            raise DataError(f"{file}: not a readable TensorBoard event file ({type(exc).__name__})") from None
+    return (first, last) if first is not None and last is not None else None
+
+
 # ---------------------------------------------------------------- entry point
 
 
