@@ -75,7 +75,13 @@ def _show_result(result: AuditResult) -> None:
         st.warning(warning)
     if result.file_errors:
         st.error(f"{len(result.file_errors)} file(s) could not be read; the totals leave them out.")
-        st.dataframe(pd.DataFrame(result.file_errors), width="stretch", hide_index=True, key="audit_file_errors")
+        st.dataframe(
+            pd.DataFrame(result.file_errors),
+            width="stretch",
+            hide_index=True,
+            key="audit_file_errors",
+            placeholder=app.MISSING,
+        )
     if result.runner:
         st.caption(
             f"Ran on Ray ({result.runner['address']}, {result.runner['workers']} workers)."

@@ -535,7 +535,7 @@ def _offline_section() -> None:
             f"target tokens: {res['labels_from']}."
         )
         frame = pd.DataFrame(res["by_steps"])
-        st.dataframe(frame, width="stretch", hide_index=True, key="od_by_steps")
+        st.dataframe(frame, width="stretch", hide_index=True, key="od_by_steps", placeholder=app.MISSING)
         acc = ", ".join("-" if a is None else f"{a:.3f}" for a in res["acc"])
         st.markdown(f"Conditional acceptance per position (acc_k): {acc}")
         v = res["vocab"]
@@ -556,6 +556,7 @@ def _offline_section() -> None:
                 ),
                 hide_index=True,
                 key="od_domains",
+                placeholder=app.MISSING,
             )
         try:
             gap = offline.serve_gap(res, _store(settings.database_url()).runs())
@@ -564,7 +565,7 @@ def _offline_section() -> None:
             st.caption(f"Live runs not read: {exc}")
         if gap:
             st.markdown("**Offline against live runs of the same draft** (train/serve gap)")
-            st.dataframe(pd.DataFrame(gap), width="stretch", hide_index=True, key="od_gap")
+            st.dataframe(pd.DataFrame(gap), width="stretch", hide_index=True, key="od_gap", placeholder=app.MISSING)
             for g in gap:
                 if g["likely_causes"]:
                     st.markdown(f"Run {g['run_id']}: {g['verdict']}; usually: " + "; ".join(g["likely_causes"]) + ".")
