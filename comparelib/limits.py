@@ -99,6 +99,8 @@ CONFIG_BYTES = Cap("SPECDRAFT_MAX_CONFIG_BYTES", 64 * MiB, "config file size")
 TEMPLATE_BYTES = Cap("SPECDRAFT_MAX_TEMPLATE_BYTES", 1 * MiB, "chat template size")
 RENDER_BYTES = Cap("SPECDRAFT_MAX_RENDER_BYTES", 64 * MiB, "rendered conversation size")
 RENDER_SECONDS = Cap("SPECDRAFT_MAX_RENDER_SECONDS", 10, "chat template render time", unit="seconds")
+RENDER_MEMORY_BYTES = Cap("SPECDRAFT_MAX_RENDER_MEMORY_BYTES", 512 * MiB, "chat template worker memory")
+"""RLIMIT_AS of the worker process that compiles and renders a chat template the project does not ship."""
 DECOMPRESSED_BYTES = Cap("SPECDRAFT_MAX_DECOMPRESSED_BYTES", 64 * GiB, "decompressed size")
 COMPRESSION_RATIO = Cap("SPECDRAFT_MAX_COMPRESSION_RATIO", 200, "compression ratio", unit="x")
 JSON_DEPTH = Cap("SPECDRAFT_MAX_JSON_DEPTH", 128, "JSON nesting depth", unit="levels")
@@ -119,6 +121,7 @@ ALL: tuple[Cap, ...] = (
     TEMPLATE_BYTES,
     RENDER_BYTES,
     RENDER_SECONDS,
+    RENDER_MEMORY_BYTES,
     DECOMPRESSED_BYTES,
     COMPRESSION_RATIO,
     JSON_DEPTH,

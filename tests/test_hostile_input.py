@@ -63,9 +63,11 @@ try:  # reset the peak (VmHWM) so the imports' own peak does not hide or inflate
 except OSError:
     pass
 base = status("VmRSS:")
+import time
+started = time.monotonic()
 if sys.argv[1] == "cli":
     code = comparelib.cli.main(sys.argv[2:])
-    out = {"code": code}
+    out = {"code": code, "elapsed_s": time.monotonic() - started}
 else:
     for key, value in json.loads(sys.argv[3]).items():
         if key.startswith("tab:"):
@@ -75,6 +77,11 @@ else:
     out = {"exception": [str(e.value) for e in at.exception], "error": [e.value for e in at.error]}
 peak = status("VmHWM:")
 out["growth_mb"] = (peak - base) / 1024
+out["rss_mb"] = peak / 1024
+import resource
+from comparelib.audit import sandbox
+sandbox.pool().close()  # the template workers' own peak (RLIMIT_AS bounds it)
+out["children_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print("PROBE " + json.dumps(out))
 """
 
@@ -86,6 +93,9 @@ class Probe:
     growth_mb: float
     errors: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    rss_mb: float = 0.0
+    children_mb: float = 0.0
 
 
 def probe(args: list[str], env: dict[str, str] | None = None, *, datasets: bool = False) -> Probe:
@@ -104,7 +114,16 @@ def probe(args: list[str], env: dict[str, str] | None = None, *, datasets: bool 
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("PROBE ")), None)
     assert line is not None, (proc.returncode, proc.stdout[-2000:], proc.stderr[-4000:])
     out = json.loads(line[len("PROBE ") :])
-    return Probe(out.get("code"), proc.stderr, out["growth_mb"], out.get("error", []), out.get("exception", []))
+    return Probe(
+        out.get("code"),
+        proc.stderr,
+        out["growth_mb"],
+        out.get("error", []),
+        out.get("exception", []),
+        out.get("elapsed_s", 0.0),
+        out["rss_mb"],
+        out["children_mb"],
+    )
 
 
 def assert_one_error_line(result: Probe, *needles: str) -> None:
@@ -428,6 +447,49 @@ def test_cli_refuses_hostile_input_in_bounded_memory(
     result = probe(["cli", *argv], env)
     assert_one_error_line(result, *needles)
     assert result.growth_mb < bound_mb, f"{name}: peak RSS grew {result.growth_mb:.0f} MB (bound {bound_mb} MB)"
+
+
+# ---------------------------------------------------------------------------------------------- untrusted templates
+
+STRING_LOOP = "{% set s='a'*100000 %}{% for c in s %}{% for d in s %}{% endfor %}{% endfor %}"
+TEMPLATE_CASES = [
+    # (id, template, env, needles, seconds the whole command may take)
+    ("string-loop", STRING_LOOP, {"SPECDRAFT_MAX_RENDER_SECONDS": "2"}, ("SPECDRAFT_MAX_RENDER_SECONDS",), 2 + 2),
+    ("format-width", "{{ '%0999999999d' % 1 }}", {}, ("SPECDRAFT_MAX_RENDER_BYTES",), 5),
+    ("format-width-11", "{{ '%09999999999d' % 1 }}", {}, ("SPECDRAFT_MAX_RENDER_BYTES",), 5),
+    ("format-method", "{{ '{:0999999999}'.format(1) }}", {}, ("SPECDRAFT_MAX_RENDER",), 5),
+    ("center", "{{ 'x'.center(999999999) }}", {}, ("SPECDRAFT_MAX_RENDER",), 5),
+    (
+        "list-doubling",
+        "{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}",
+        {},
+        ("SPECDRAFT_MAX_RENDER",),
+        6,
+    ),
+    ("compile-1MiB", "{{ a }}" * 149796, {"SPECDRAFT_MAX_RENDER_SECONDS": "2"}, ("SPECDRAFT_MAX_RENDER",), 2 + 3),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "template", "env", "needles", "seconds"), TEMPLATE_CASES, ids=[c[0] for c in TEMPLATE_CASES]
+)
+def test_untrusted_templates_stop_in_time_and_memory(
+    tmp_path: Path, name: str, template: str, env: dict[str, str], needles: tuple[str, ...], seconds: float
+) -> None:
+    """Issue 23: a Hub template runs in an rlimited worker; the server neither waits nor grows."""
+    argv = [
+        "audit",
+        str(good_rows(tmp_path / "g.jsonl")),
+        "--tokenizer",
+        str(tokenizer_with(tmp_path / "tok", template=template)),
+    ]
+    result = probe(["cli", *argv], env)
+    assert_one_error_line(result, *needles)
+    assert result.elapsed_s < seconds, f"{name}: took {result.elapsed_s:.1f} s (bound {seconds} s)"
+    assert result.rss_mb < 300, f"{name}: server process peak {result.rss_mb:.0f} MB"
+    if name != "compile-1MiB":  # reading and hashing the 1 MiB source costs the parent ~120 MB of peak
+        assert result.growth_mb < 60, f"{name}: server peak grew {result.growth_mb:.0f} MB"
+    assert result.children_mb < limits.RENDER_MEMORY_BYTES.default / MB + 16, result.children_mb
 
 
 # ---------------------------------------------------------------------------------------------- data root

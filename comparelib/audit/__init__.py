@@ -4,4 +4,4 @@ Sources (files and Hub datasets) as rows, chat templates, token counts, the scan
 and the hidden-state dump audit.
 """
 
-__all__ = ["conversations", "dumps", "hubdata", "result", "scan", "sources", "templates", "tokens"]
+__all__ = ["conversations", "dumps", "hubdata", "result", "sandbox", "scan", "sources", "templates", "tokens"]
