@@ -685,6 +685,84 @@ def test_other_text_is_cleaned_and_secrets_masked(tmp_path: Path) -> None:
         store.close()
 
 
+def test_secrets_typed_into_labels_are_masked_on_the_way_in(tmp_path: Path) -> None:
+    """Issue 23 item 5: a label or group holding a credential reaches neither the DB nor any export."""
+    for url in _stores(tmp_path):
+        store = Store(url)
+        rid = store.start_run(
+            endpoint="http://127.0.0.1:1",
+            server_config=Cfg(),
+            labels=[f"--api-key sk-{SENTINEL}", f"HF_TOKEN=hf_{SENTINEL}", "eagle3 k=4"],
+            group=f"token hf_{SENTINEL}",
+        )
+        rec = store.run(rid)
+        assert rec.labels == ["--api-key ***", "HF_TOKEN=***", "eagle3 k=4"], rec.labels
+        frame = runs_to_frame(store.runs())
+        for fmt in export.FORMATS:
+            rendered = export.render(frame, fmt)
+            assert SENTINEL not in (rendered.decode() if isinstance(rendered, bytes) else rendered)
+        with store.engine.connect() as conn:
+            dump = json.dumps([[str(v) for v in row] for row in conn.execute(sa.text("SELECT * FROM runs")).all()])
+        assert SENTINEL not in dump
+        store.close()
+
+
+BAD_LABELS = [
+    ("escape", {"labels": ["a\x1b[31mred"]}, "control characters"),
+    ("bidi", {"labels": ["a\u202eb"]}, "control characters"),
+    ("newline", {"labels": ["a\nb"]}, "control characters"),
+    ("group-escape", {"group": "g\x1b]0;x\x07"}, "control characters"),
+    ("long", {"labels": ["x" * 101]}, "the limit is 100"),
+    ("megabyte", {"labels": ["x" * (1 << 20)]}, "the limit is 100"),
+    ("many", {"labels": [f"l{i}" for i in range(33)]}, "the limit is 32"),
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs", "needle"), BAD_LABELS, ids=[c[0] for c in BAD_LABELS])
+def test_labels_with_controls_or_over_the_length_cap_are_refused(
+    tmp_path: Path, name: str, kwargs: dict[str, Any], needle: str
+) -> None:
+    """Issue 23 item 7: nothing that moves a terminal's cursor, and no 1 MB label in every visitor's CSV."""
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    with pytest.raises(StoreError, match=needle) as err:
+        store.start_run(endpoint="http://127.0.0.1:1", server_config=Cfg(), **kwargs)
+    assert str(err.value).isascii() and len(str(err.value)) < 300
+    assert store.runs() == []
+    store.close()
+
+
+def test_cli_refuses_a_label_with_an_escape_sequence(tmp_path: Path) -> None:
+    done = run_cli(
+        "bench",
+        "--endpoint",
+        "http://127.0.0.1:1",
+        "--label",
+        "x\x1b[2J",
+        env={"SPECDRAFT_DB": f"sqlite:///{tmp_path}/r.db"},
+    )
+    assert done.returncode == 2, done.stderr
+    assert "\x1b" not in done.stderr and "Traceback" not in done.stderr
+    assert len([ln for ln in done.stderr.splitlines() if ln.strip()]) == 1
+
+
+def test_old_rows_with_raw_labels_are_shown_cleaned(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    Store(f"sqlite:///{path}").close()
+    con = sqlite3.connect(path)
+    labels = json.dumps(["a\x1b[31mred", "y" * (1 << 20), f"--api-key sk-{SENTINEL}"])
+    con.execute(
+        "INSERT INTO runs (created_at, endpoint, engine, kind, status, labels, server_config, params, summary, notes)"
+        " VALUES ('2026-01-01 00:00:00', 'http://h', 'vllm', 'measured', 'finished', ?, '{}', '{}', '{}', '{}')",
+        (labels,),
+    )
+    con.commit()
+    con.close()
+    done = run_cli("runs", "--format", "csv", env={"SPECDRAFT_DB": f"sqlite:///{path}"})
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and SENTINEL not in done.stdout
+    assert len(done.stdout) < 10_000
+
+
 def _plant_bad_rows(path: Path) -> None:
     """Rows another tool (or an older version) could have written: bytes that are not UTF-8, corrupt JSON."""
     Store(f"sqlite:///{path}").close()
