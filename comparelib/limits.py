@@ -414,3 +414,16 @@ def loads(raw: bytes | str, subject: str) -> Any:
         return json.loads(raw)
     except RecursionError:
         raise JSON_DEPTH.refuse(subject, value=limit, seen="deeper than Python can parse") from None
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise
+        raise _too_many_digits(subject) from None
+
+
+def _too_many_digits(subject: str) -> LimitError:
+    import sys
+
+    return LimitError(
+        f"{subject} holds an integer with more than {sys.get_int_max_str_digits():,} digits (Python's limit, "
+        "PYTHONINTMAXSTRDIGITS); no config or dataset field needs one"
+    )

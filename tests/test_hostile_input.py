@@ -394,6 +394,12 @@ CLI_CASES: list[Case] = [
         60,
     ),
     (
+        "config-int-5000-digits",
+        lambda t: (["params", str(_int_config(t / "model"))], {}),
+        ("4,300 digits", "config.json"),
+        60,
+    ),
+    (
         "prompt-file-300MB-line",
         lambda t: (
             [
@@ -431,6 +437,12 @@ CLI_CASES: list[Case] = [
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def _int_config(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "config.json").write_text('{"architectures": ["LlamaForCausalLM"], "hidden_size": ' + "9" * 5000 + "}")
+    return folder
 
 
 def _sparse_config(folder: Path) -> Path:

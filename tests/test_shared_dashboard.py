@@ -307,14 +307,46 @@ def test_a_name_is_judged_by_every_address_it_resolves_to(spec: str, addresses: 
     if allowed:
         policy.check("inference.example", 30000, resolve=_resolving_to(*addresses))
     else:
-        with pytest.raises(EndpointRefusedError, match="resolves to an address outside"):
+        with pytest.raises(EndpointRefusedError, match="is not allowed on this server"):
             policy.check("inference.example", 30000, resolve=_resolving_to(*addresses))
+
+
+def _not_resolving(*_a: Any, **_k: Any) -> Any:
+    raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+
+def _bad_idna(*_a: Any, **_k: Any) -> Any:
+    raise UnicodeError("label too long")
+
+
+def test_a_name_that_does_not_resolve_reads_like_a_disallowed_one() -> None:
+    """Issue 23 item 8: one message, so visitors cannot tell which internal names exist."""
+    policy = EndpointPolicy.parse("loopback")
+    seen = set()
+    for resolve in (
+        _not_resolving,
+        _bad_idna,
+        _resolving_to("10.0.0.1"),
+        _resolving_to("169.254.169.254"),
+        _resolving_to("127.0.0.1", "10.0.0.1"),
+    ):
+        with pytest.raises(EndpointRefusedError) as info:
+            policy.check("internal-a", 30000, resolve=resolve)
+        seen.add((type(info.value), str(info.value)))
+    assert len(seen) == 1, seen
+
+
+def test_plain_postgresql_url_uses_the_pinned_driver() -> None:
+    """Issue 23 item 11: postgresql:// means psycopg2 (pinned), not psycopg 3 (not installed)."""
+    with pytest.raises(StoreError) as info:
+        Store(f"postgresql://u:{SENTINEL}@127.0.0.1:1/db")
+    assert "No module named" not in str(info.value) and SENTINEL not in str(info.value)
 
 
 def test_real_dns_name_to_a_forbidden_address_is_refused_before_connecting(monkeypatch, listener: Listener) -> None:
     # "localhost" really resolves (to loopback); a policy without loopback must refuse the name
     monkeypatch.setenv("SPECDRAFT_BENCH_ALLOW", "10.0.0.0/8")
-    with pytest.raises(EndpointRefusedError, match="resolves to an address outside"):
+    with pytest.raises(EndpointRefusedError, match="is not allowed on this server"):
         run_benchmark(f"http://localhost:{listener.port}", prompts=PROMPTS, requests=1, warmup=0)
     assert listener.connections() == 0
 

@@ -341,6 +341,9 @@ class Store:
                 f"not a database URL: {redact.database_url(raw)!s}; use e.g. sqlite:///path/results.sqlite or "
                 "postgresql+psycopg2://user@host/db"
             ) from None
+        if parsed.drivername in ("postgresql", "postgres"):
+            # SQLAlchemy 2.1 picks psycopg 3 for the plain scheme; the pinned driver is psycopg2
+            parsed = parsed.set(drivername="postgresql+psycopg2")
         self.url = parsed
         self.display_url = redact.database_url(parsed)
         self._secrets = redact.url_secrets(parsed)
