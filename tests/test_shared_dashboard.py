@@ -1178,3 +1178,70 @@ def test_closing_the_browser_tab_ends_its_run(fake_server, tmp_path: Path) -> No
         assert 0 < run.requests < 100_000
         assert any("browser session" in n for n in run.summary.get("notes", []))
         store.close()
+
+
+def test_anonymous_upload_flood_leaves_server_memory_flat(tmp_path: Path) -> None:
+    """Issue 23 item 3: with sign-in required, six 100 MB uploads from a visitor who never signed in are
+    refused before any body byte (400) and the real server's RSS stays within 50 MB; a signed-in session
+    on the same server still uploads (proves the test reaches the real upload path)."""
+    import aiohttp
+
+    from tests.streamlit_client import open_session, put_upload, rss_mb, signed_cookie
+    from tests.streamlit_server import running_server
+
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text("[auth]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in AUTH.items()), encoding="utf-8")
+    env = {"SPECDRAFT_REQUIRE_LOGIN": "1", "SPECDRAFT_HOME": str(tmp_path / "home")}
+
+    async def flood(url: str, pid: int) -> tuple[list[Any], float, Any]:
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            session, xsrf = await open_session(http, url)
+            before = rss_mb(pid)
+            body = b"x" * (100 << 20)
+            codes = [await put_upload(http, url, session, xsrf, body) for _ in range(6)]
+            del body
+            await asyncio.sleep(1.0)
+            growth = rss_mb(pid) - before
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            http.cookie_jar.update_cookies(
+                {"_streamlit_user": signed_cookie(AUTH["cookie_secret"], url, "alice@example.com")},
+                response_url=aiohttp.client.URL(url),
+            )
+            session, xsrf = await open_session(http, url)
+            signed = await put_upload(http, url, session, xsrf, b"y" * (1 << 20))
+        return codes, growth, signed
+
+    with running_server(env, [f"--secrets.files={secrets}"]) as (url, pid):
+        codes, growth, signed = asyncio.run(flood(url, pid))
+    assert all(code != 204 for code in codes), codes
+    assert growth < 50, f"server RSS grew {growth:.0f} MB"
+    assert signed == 204, signed
+
+
+def test_upload_gate_drops_files_of_sessions_not_signed_in(monkeypatch) -> None:
+    import uploadgate
+
+    class Manager:
+        def __init__(self) -> None:
+            self.files: list[tuple[str, str]] = []
+
+        def add_file(self, session_id: str, file: str) -> None:
+            self.files.append((session_id, file))
+
+    class Runtime:
+        def __init__(self) -> None:
+            self.uploaded_file_mgr = Manager()
+
+        def is_active_session(self, session_id: str) -> bool:
+            return True
+
+    runtime = Runtime()
+    uploadgate.gate(runtime)
+    monkeypatch.setenv("SPECDRAFT_REQUIRE_LOGIN", "1")
+    monkeypatch.setattr(uploadgate, "_SIGNED", {"alice"})
+    assert runtime.is_active_session("alice") and not runtime.is_active_session("anon")
+    runtime.uploaded_file_mgr.add_file("anon", "a")
+    runtime.uploaded_file_mgr.add_file("alice", "b")
+    assert runtime.uploaded_file_mgr.files == [("alice", "b")]
+    monkeypatch.setenv("SPECDRAFT_REQUIRE_LOGIN", "0")
+    assert runtime.is_active_session("anon")
