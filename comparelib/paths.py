@@ -47,6 +47,30 @@ def resolve_user_path(text: str | os.PathLike[str], what: str = "path") -> Path:
     )
 
 
+def member(path: str | os.PathLike[str], what: str = "file") -> Path:
+    """THE check for a file found or named under a folder (a dataset member, a model's config.json, a
+    tokenizer's files, a dump shard): its real path must stay inside the data root, the shipped data or
+    the Hub cache (a Hub snapshot's files are symlinks into its blobs). A symlink planted inside the root
+    is followed and then refused, with the same words as a typed path. Unconfined: ``path`` unchanged."""
+    root = settings.data_root()
+    if root is None:
+        return Path(path)
+    real = os.path.realpath(path)
+    allowed = [os.path.realpath(root), os.path.realpath(settings.BUILTIN_DIR)]
+    try:
+        from huggingface_hub import constants
+
+        allowed.append(os.path.realpath(constants.HF_HUB_CACHE))
+    except ImportError:  # pragma: no cover - a pinned dependency
+        pass
+    if any(_inside(real, a) for a in allowed):
+        return Path(real)
+    raise OutsideDataRootError(
+        f"{what} {os.fspath(path)!r} leads outside the data root {root} (SPECDRAFT_DATA_ROOT), through a symbolic "
+        "link: on this server only files under it can be read; copy the file there instead of linking it"
+    )
+
+
 def is_confined() -> bool:
     """Whether user paths are confined (SPECDRAFT_DATA_ROOT set)."""
     return settings.data_root() is not None

@@ -520,6 +520,11 @@ ROOT_CASES = [
     ("curve-log", lambda r, o: ["curve", str(o / "secret.jsonl")]),
     ("curve-symlink", lambda r, o: ["curve", str(r / "link.jsonl")]),
     ("curve-tensorboard-link", lambda r, o: ["curve", str(r / "tbrun")]),
+    # issue 23 item 4: a symlink planted *inside* the root, met while reading a folder
+    ("dataset-folder-member-link", lambda r, o: ["audit", str(r / "ds")]),
+    ("model-config-link", lambda r, o: ["params", str(r / "model")]),
+    ("tokenizer-json-link", lambda r, o: ["audit", str(r / "ok.jsonl"), "--tokenizer", str(r / "tok")]),
+    ("tokenizer-config-link", lambda r, o: ["audit", str(r / "ok.jsonl"), "--tokenizer", str(r / "tok2")]),
     (
         "bench-prompts",
         lambda r, o: ["bench", "--endpoint", "http://127.0.0.1:1", "--no-store", "--prompts", str(o / "secret.jsonl")],
@@ -545,6 +550,17 @@ def rooted(tmp_path: Path) -> tuple[Path, Path]:
     (root / "tbrun" / "events.out.tfevents.1").symlink_to(outside / "events.out.tfevents.1")
     model_folder(outside / "model")
     build_tokenizer(outside / "tok")
+    (root / "ds").mkdir()
+    good_rows(root / "ds" / "a.jsonl")
+    (root / "ds" / "member.jsonl").symlink_to(outside / "secret.jsonl")
+    (root / "model").mkdir()
+    (root / "model" / "config.json").symlink_to(outside / "model" / "config.json")
+    (root / "tok").mkdir()
+    (root / "tok" / "tokenizer.json").symlink_to(outside / "tok" / "tokenizer.json")
+    build_tokenizer(root / "tok2")
+    (outside / "tcfg.json").write_text(json.dumps({"chat_template": "hello there"}), encoding="utf-8")
+    (root / "tok2" / "tokenizer_config.json").unlink(missing_ok=True)
+    (root / "tok2" / "tokenizer_config.json").symlink_to(outside / "tcfg.json")
     return root, outside
 
 

@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from comparelib import limits
+from comparelib import limits, paths
 from comparelib.errors import ConfigError, DataError
 
 Turn = tuple[str, str]
@@ -297,6 +297,7 @@ def load_template(folder: str | Path) -> ChatTemplate | None:
     config: dict[str, Any] = {}
     cfg_path = folder / "tokenizer_config.json"
     if cfg_path.is_file():
+        cfg_path = paths.member(cfg_path, "tokenizer config")
         try:
             config = limits.loads(limits.read_text_capped(cfg_path, str(cfg_path), limits.CONFIG_BYTES), str(cfg_path))
         except (OSError, ValueError) as exc:
@@ -305,6 +306,7 @@ def load_template(folder: str | Path) -> ChatTemplate | None:
             raise ConfigError(f"{cfg_path} is not a JSON object")
     jinja_path = folder / "chat_template.jinja"
     if jinja_path.is_file():
+        jinja_path = paths.member(jinja_path, "chat template file")
         try:
             source = limits.read_text_capped(jinja_path, str(jinja_path), limits.TEMPLATE_BYTES)
         except (OSError, UnicodeDecodeError) as exc:

@@ -121,6 +121,7 @@ def load_tokenizer(ref: str | None) -> TokenizerBundle:
     folder, name = _tokenizer_folder(str(ref).strip())
     named = Path(name)
     file = named if named.is_file() and named.parent.resolve() == folder.resolve() else folder / "tokenizer.json"
+    file = paths.member(file, "tokenizer file")
     cap = limits.CONFIG_BYTES
     if file.is_file() and file.stat().st_size > cap.value():
         raise cap.refuse(f"tokenizer file {file.name}", seen=limits.human_bytes(file.stat().st_size))

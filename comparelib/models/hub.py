@@ -645,7 +645,7 @@ def _local_header(folder: Path) -> SafetensorsHeader | None:
     files = sorted(p.name for p in folder.iterdir() if p.is_file())
     targets, index = _safetensors_targets(files, "")
     if index is not None:
-        weight_map = _read_config(folder / index, str(folder / index)).get("weight_map") or {}
+        weight_map = _read_config(paths.member(folder / index), str(folder / index)).get("weight_map") or {}
         targets = sorted(set(weight_map.values()))
         missing = [t for t in targets if not (folder / t).is_file()]
         if missing:
@@ -654,7 +654,7 @@ def _local_header(folder: Path) -> SafetensorsHeader | None:
         return None
     header: SafetensorsHeader = {}
     for name in targets:
-        header.update(read_safetensors_header(folder / name))
+        header.update(read_safetensors_header(paths.member(folder / name, "weights file")))
     return header
 
 
@@ -662,11 +662,13 @@ def _fetch_local(ref: ModelRef, *, with_card: bool, with_header: bool) -> Fetche
     assert ref.local_path is not None
     folder = ref.local_path
     config_path = folder / (ref.filename or "config.json")
-    config = _read_config(config_path, str(config_path))
+    config = _read_config(paths.member(config_path, "config file"), str(config_path))
     card = None
     readme = folder / "README.md"
     if with_card and readme.is_file():
-        card = limits.read_file_capped(readme, str(readme), limits.CONFIG_BYTES).decode("utf-8", "replace")
+        card = limits.read_file_capped(paths.member(readme), str(readme), limits.CONFIG_BYTES).decode(
+            "utf-8", "replace"
+        )
     header = _local_header(folder) if with_header else None
     files = sorted(
         p.relative_to(folder).as_posix()
