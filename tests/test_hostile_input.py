@@ -339,6 +339,111 @@ CLI_CASES: list[Case] = [
         60,
     ),
     (
+        "safetensors-overlap",
+        lambda t: (
+            [
+                "params",
+                str(
+                    model_folder(
+                        t / "m",
+                        {
+                            "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                            "b": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                        },
+                        b"\0" * 8,
+                    )
+                ),
+            ],
+            {},
+        ),
+        ("overlaps the previous tensor",),
+        60,
+    ),
+    (
+        "safetensors-gap",
+        lambda t: (
+            [
+                "params",
+                str(model_folder(t / "m", {"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}, b"\0" * 8)),
+            ],
+            {},
+        ),
+        ("leaves a gap",),
+        60,
+    ),
+    (
+        "safetensors-size-mismatch",
+        lambda t: (
+            [
+                "params",
+                str(
+                    model_folder(t / "m", {"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 8]}}, b"\0" * 8)
+                ),
+            ],
+            {},
+        ),
+        ("= 16 bytes but its data_offsets span 8",),
+        60,
+    ),
+    (
+        "safetensors-huge-shape",
+        lambda t: (
+            [
+                "params",
+                str(
+                    model_folder(
+                        t / "m", {"w": {"dtype": "F32", "shape": [2**62, 2**62], "data_offsets": [0, 32]}}, b"\0" * 32
+                    )
+                ),
+            ],
+            {},
+        ),
+        ("data_offsets span 32",),
+        60,
+    ),
+    (
+        "safetensors-trailing-bytes",
+        lambda t: (
+            [
+                "params",
+                str(model_folder(t / "m", {"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 8)),
+            ],
+            {},
+        ),
+        ("the tensors cover 4",),
+        60,
+    ),
+    (
+        "safetensors-unknown-dtype",
+        lambda t: (
+            [
+                "params",
+                str(model_folder(t / "m", {"w": {"dtype": "Q4", "shape": [1], "data_offsets": [0, 1]}}, b"\0" * 1)),
+            ],
+            {},
+        ),
+        ("does not define",),
+        60,
+    ),
+    (
+        "safetensors-missing-offsets",
+        lambda t: (["params", str(model_folder(t / "m", {"w": {"dtype": "F32", "shape": [1]}}, b"\0" * 4))], {}),
+        ("data_offsets",),
+        60,
+    ),
+    (
+        "safetensors-f4-odd",
+        lambda t: (
+            [
+                "params",
+                str(model_folder(t / "m", {"w": {"dtype": "F4", "shape": [3], "data_offsets": [0, 2]}}, b"\0" * 2)),
+            ],
+            {},
+        ),
+        ("not a valid safetensors file",),
+        60,
+    ),
+    (
         "safetensors-header-over-cap",
         lambda t: (
             [
@@ -821,7 +926,8 @@ def hub_mod_check(card: dict[str, Any]) -> None:
     [
         ({"w": {"dtype": "F32", "shape": ["x"], "data_offsets": [0, 4]}}, "non-negative integers"),
         ({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 1 << 40]}}, "outside the file"),
-        ({"w": {"dtype": "F32", "shape": [10**15, 10**15]}}, None),  # absurd but well-formed: counted, not a crash
+        ({"w": {"dtype": "F32", "shape": [10**15, 10**15]}}, "data_offsets"),  # no offsets: not safetensors
+        ({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, None),
     ],
 )
 def test_remote_safetensors_headers_are_validated(
@@ -832,11 +938,28 @@ def test_remote_safetensors_headers_are_validated(
         {"config.json": json.dumps(aq_config()).encode(), "model.safetensors": safetensors_bytes(header, b"\0" * 4)},
     )
     if needle is None:
-        assert hublib.fetch_model("acme/bad-header").safetensors_header == {"w": ((10**15, 10**15), "F32")}
+        assert hublib.fetch_model("acme/bad-header").safetensors_header == {"w": ((1,), "F32")}
         return
     with pytest.raises(Exception) as info:
         hublib.fetch_model("acme/bad-header")
     assert needle in str(info.value)
+
+
+def test_valid_safetensors_files_still_count(tmp_path: Path) -> None:
+    """Zero-size tensors, scalars, packed F4 and a file written by safetensors itself pass the stricter checks."""
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    header = {
+        "__metadata__": {"format": "pt"},
+        "empty": {"dtype": "F32", "shape": [0, 4], "data_offsets": [0, 0]},
+        "scalar": {"dtype": "F32", "shape": [], "data_offsets": [0, 4]},
+        "packed": {"dtype": "F4", "shape": [4], "data_offsets": [4, 6]},
+    }
+    folder = model_folder(tmp_path / "m", header, b"\0" * 6)
+    assert set(hublib.read_safetensors_header(folder / "model.safetensors")) == {"empty", "scalar", "packed"}
+    save_file({"a": np.zeros((3, 5), np.float16), "b": np.ones(7, np.int64)}, str(tmp_path / "real.safetensors"))
+    assert hublib.read_safetensors_header(tmp_path / "real.safetensors") == {"a": ((3, 5), "F16"), "b": ((7,), "I64")}
 
 
 def test_hub_config_over_the_cap_is_refused_before_download(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
