@@ -108,6 +108,9 @@ SAFETENSORS_HEADER_BYTES = Cap("SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES", 25_000_
 """Same default as huggingface_hub's SAFETENSORS_MAX_HEADER_LENGTH."""
 UPLOAD_BYTES = Cap("SPECDRAFT_MAX_UPLOAD_BYTES", 512 * MiB, "upload size")
 """Also set Streamlit's server.maxUploadSize (MB) at least as high: Streamlit refuses bigger uploads first."""
+UPLOADS_BYTES = Cap("SPECDRAFT_MAX_UPLOADS_BYTES", 4 * GiB, "upload folder size")
+"""All uploads held at once (``uploads/`` under the data root); folders older than UPLOAD_TTL are swept first."""
+UPLOAD_TTL = Cap("SPECDRAFT_UPLOAD_TTL_SECONDS", 6 * 3600, "upload lifetime", unit="seconds")
 RESPONSE_BYTES = Cap("SPECDRAFT_BENCH_MAX_BODY_BYTES", 16 * MiB, "HTTP response size")
 """A whole (non-streamed) HTTP body such as /v1/models or /get_server_info; a run reads it through
 ``endpoints.BenchLimits.from_settings``."""
@@ -127,6 +130,8 @@ ALL: tuple[Cap, ...] = (
     JSON_DEPTH,
     SAFETENSORS_HEADER_BYTES,
     UPLOAD_BYTES,
+    UPLOADS_BYTES,
+    UPLOAD_TTL,
     RESPONSE_BYTES,
     SSE_LINE_BYTES,
 )

@@ -723,6 +723,43 @@ def test_kept_uploads_are_one_file_per_content_under_the_root(tmp_path: Path, mo
         paths.keep_upload(b"x" * 2000, "big.csv")
 
 
+def test_upload_folder_total_is_capped_and_stale_uploads_swept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 item 6: uploads are deleted after use, stale ones swept, and the folder's total capped."""
+    root = tmp_path / "root"
+    root.mkdir()
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(root))
+    monkeypatch.setenv("SPECDRAFT_MAX_UPLOADS_BYTES", "2KiB")
+    first = paths.keep_upload(b"a" * 1000, "a.csv")
+    second = paths.save_upload(io.BytesIO(b"b" * 1000), "b.jsonl")
+    with pytest.raises(LimitError, match="SPECDRAFT_MAX_UPLOADS_BYTES"):
+        paths.keep_upload(b"c" * 1000, "c.csv")
+    paths.discard_upload(second)  # a finished run deletes its upload and folder
+    assert not second.exists() and not second.parent.exists()
+    third = paths.keep_upload(b"c" * 1000, "c.csv")
+    assert third.exists()
+    os.utime(first.parent, (1, 1))  # a closed session's upload, older than the TTL
+    paths.keep_upload(b"d" * 1000, "d.csv")  # over the cap: the stale one is swept to make room
+    assert not first.exists() and third.exists()
+    paths.discard_upload(str(tmp_path / "root" / "elsewhere" / "x.csv"))  # not an upload folder: untouched
+    paths.discard_upload(None)
+
+
+def test_scaling_page_deletes_a_cleared_upload(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fixtures import page_app
+
+    root = tmp_path / "root"
+    root.mkdir()
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(root))
+    at = page_app("../pages/scaling.py", timeout=60).run()
+    at.file_uploader(key="lc_upload").set_value(("train.csv", b"step,acc_0\n1,0.5\n2,0.6\n", "text/csv")).run()
+    held = [p for p in (root / "uploads").rglob("*") if p.is_file()]
+    assert len(held) == 1, held
+    at.file_uploader(key="lc_upload").set_value(None).run()
+    assert [p for p in (root / "uploads").rglob("*") if p.is_file()] == []
+
+
 # ---------------------------------------------------------------------------------------------- pages
 
 PAGE_CASES = [
