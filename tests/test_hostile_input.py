@@ -1063,3 +1063,32 @@ def test_bench_byte_caps_are_read_once_by_limits(monkeypatch: pytest.MonkeyPatch
     bench_caps = BenchLimits.from_settings()
     assert (bench_caps.max_body_bytes, bench_caps.max_chunk_bytes) == (64 * 1024, 2 * MB)
     assert (limits.RESPONSE_BYTES.value(), limits.SSE_LINE_BYTES.value()) == (64 * 1024, 2 * MB)
+
+
+@pytest.mark.parametrize("template", ["chatml", "llama3"])
+def test_sandboxed_and_in_process_renders_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: str
+) -> None:
+    """The worker path gives the audit the same numbers as the in-process one (same texts, same spans)."""
+    from comparelib.audit import scan
+    from tests.tokenizer_fixture import CHATML_TEMPLATE, LLAMA3_TEMPLATE
+
+    tok = build_tokenizer(tmp_path / "tok", template=CHATML_TEMPLATE if template == "chatml" else LLAMA3_TEMPLATE)
+    rows = tmp_path / "rows.jsonl"
+    with rows.open("w", encoding="utf-8") as fh:
+        for i in range(300):  # more than one render batch
+            turns = [
+                {"from": "human", "value": f"question {i} " * (i % 7 + 1)},
+                {"from": "gpt", "value": f"answer {i}"},
+            ]
+            if i % 5 == 0:
+                turns += [{"from": "human", "value": "and?"}, {"from": "gpt", "value": "more\nlines " * i}]
+            fh.write(json.dumps({"conversations": turns}) + "\n")
+        fh.write("not json\n")
+    results = {}
+    for mode in ("off", "always"):
+        monkeypatch.setenv("SPECDRAFT_RENDER_SANDBOX", mode)
+        r = scan.audit(str(rows), tokenizer=str(tok))
+        results[mode] = (r.samples, r.tokens, r.assistant_tokens, r.malformed, r.duplicates, r.max_length)
+    assert results["off"] == results["always"], results
+    assert results["off"][0] == 300

@@ -43,7 +43,14 @@ from comparelib import limits
 from comparelib.audit import conversations as conv_mod
 from comparelib.audit.result import AuditResult, histogram, percentiles
 from comparelib.audit.sources import Source, open_source, reservoir
-from comparelib.audit.tokens import FALLBACK_METHOD, Prepared, TokenizerBundle, count_prepared, load_tokenizer, prepare
+from comparelib.audit.tokens import (
+    FALLBACK_METHOD,
+    Prepared,
+    TokenizerBundle,
+    count_prepared,
+    load_tokenizer,
+    prepare_many,
+)
 from comparelib.errors import DataError, InputError
 
 ProgressFn = Callable[[int, float, "float | None"], None]
@@ -160,6 +167,41 @@ def _parse(raw: Any, load: Callable[[Any], Any] | None = None) -> Any:
     return raw
 
 
+_RENDER_ROWS = 256
+"""Rows rendered per call: an untrusted template renders a whole batch in one worker round trip."""
+
+
+def _keep_row(stats: _Stats, line: int, conv: conv_mod.Conversation, anomalies: list[str]) -> None:
+    """Row-level checks of a rendered row (reader thread only)."""
+    stats.samples += 1
+    stats.turns += len(conv.turns)
+    if anomalies:
+        stats.anomaly_rows += 1
+        stats.anomalies.update(set(anomalies))
+        if len(stats.anomaly_examples) < _EXAMPLES:
+            stats.anomaly_examples.append(
+                {"line": line, "anomalies": sorted(set(anomalies)), "roles": [r for r, _ in conv.turns][:12]}
+            )
+    canon = conv_mod.joined_text(conv.turns)
+    h = int.from_bytes(hashlib.blake2b(canon.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+    stats.hashes.append(h)
+    stats.hash_lines.append(line)
+    content = "\n".join(c for _r, c in conv.turns)
+    stats.domains[domain_of(content)] += 1
+    if conv.regenerated:
+        stats.regenerated += 1
+    if conv.status:
+        stats.status[conv.status] += 1
+    # Near-duplicate reservoir (Algorithm R over valid rows).
+    stats.valid_seen += 1
+    if len(stats.reservoir) < stats.near_cap:
+        stats.reservoir.append((line, h, content[:_NEAR_DUP_CHARS]))
+    else:
+        j = stats.rng.randrange(stats.valid_seen)
+        if j < stats.near_cap:
+            stats.reservoir[j] = (line, h, content[:_NEAR_DUP_CHARS])
+
+
 def _reader(
     source_rows: Iterator[tuple[int, Any]],
     fmt: str,
@@ -203,6 +245,24 @@ def _reader(
 
         batch: list[Prepared] = []
         n_texts = 0
+        todo: list[tuple[int, Any, conv_mod.Conversation, list[str], Any]] = []
+
+        def flush() -> None:
+            """Render the queued rows in one call (one worker round trip for an untrusted template)."""
+            nonlocal batch, n_texts
+            done = prepare_many(bundle, [(conv, kept) for _l, _r, conv, _a, kept in todo], cancel=stop.is_set)
+            for (line, raw, conv, anomalies, _kept), prepared in zip(todo, done, strict=True):
+                if isinstance(prepared, DataError):
+                    stats.malformed_row(line, str(prepared), raw)
+                    continue
+                _keep_row(stats, line, conv, anomalies)
+                batch.append(prepared)
+                n_texts += len(prepared.segments) if prepared.segments is not None else 4
+                if n_texts >= CHUNK_TEXTS:
+                    out.put(("batch", batch))
+                    batch, n_texts = [], 0
+            todo.clear()
+
         for line, raw in rows():
             if stop.is_set():
                 return
@@ -227,48 +287,10 @@ def _reader(
             else:
                 kept, anomalies = conv_mod.trainable_turns(conv.turns)
                 anomalies = conv.anomalies + anomalies
-            try:
-                prepared = prepare(bundle, conv, kept)
-            except limits.LimitError:
-                raise  # a template over its time/size budget fails every row alike: stop with the cap's message
-            except DataError as exc:
-                stats.malformed_row(line, str(exc), raw)
-                continue
-            # Row-level checks (reader thread only).
-            stats.samples += 1
-            stats.turns += len(conv.turns)
-            if anomalies:
-                stats.anomaly_rows += 1
-                stats.anomalies.update(set(anomalies))
-                if len(stats.anomaly_examples) < _EXAMPLES:
-                    stats.anomaly_examples.append(
-                        {"line": line, "anomalies": sorted(set(anomalies)), "roles": [r for r, _ in conv.turns][:12]}
-                    )
-            canon = conv_mod.joined_text(conv.turns)
-            h = int.from_bytes(
-                hashlib.blake2b(canon.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
-            )
-            stats.hashes.append(h)
-            stats.hash_lines.append(line)
-            content = "\n".join(c for _r, c in conv.turns)
-            stats.domains[domain_of(content)] += 1
-            if conv.regenerated:
-                stats.regenerated += 1
-            if conv.status:
-                stats.status[conv.status] += 1
-            # Near-duplicate reservoir (Algorithm R over valid rows).
-            stats.valid_seen += 1
-            if len(stats.reservoir) < stats.near_cap:
-                stats.reservoir.append((line, h, content[:_NEAR_DUP_CHARS]))
-            else:
-                j = stats.rng.randrange(stats.valid_seen)
-                if j < stats.near_cap:
-                    stats.reservoir[j] = (line, h, content[:_NEAR_DUP_CHARS])
-            batch.append(prepared)
-            n_texts += len(prepared.segments) if prepared.segments is not None else 4
-            if n_texts >= CHUNK_TEXTS:
-                out.put(("batch", batch))
-                batch, n_texts = [], 0
+            todo.append((line, raw, conv, anomalies, kept))
+            if len(todo) >= _RENDER_ROWS:
+                flush()  # a cap refusal (LimitError) fails every row alike: it stops the audit with its message
+        flush()
         if batch:
             out.put(("batch", batch))
         out.put(("done", None))
