@@ -1092,3 +1092,25 @@ def test_sandboxed_and_in_process_renders_agree(
         results[mode] = (r.samples, r.tokens, r.assistant_tokens, r.malformed, r.duplicates, r.max_length)
     assert results["off"] == results["always"], results
     assert results["off"][0] == 300
+
+
+def test_render_stops_when_the_session_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A closed tab (keep_running false) kills the worker mid-render instead of letting it run to the cap."""
+    import time
+
+    from comparelib.audit import sandbox, scan
+
+    monkeypatch.setenv("SPECDRAFT_MAX_RENDER_SECONDS", "30")
+    slow_on_rows = (
+        "{% if messages[0]['content'] == 'hi' %}" + STRING_LOOP + "{% endif %}"
+        "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+    )
+    tok = tokenizer_with(tmp_path / "tok", template=slow_on_rows)
+    t0 = time.monotonic()
+    with pytest.raises(sandbox.RenderCancelled, match="session ended"):
+        scan.audit(
+            str(good_rows(tmp_path / "g.jsonl")), tokenizer=str(tok), keep_running=lambda: time.monotonic() < t0 + 1
+        )
+    assert time.monotonic() - t0 < 4
+    for pid in sandbox.pool().pids():  # the busy worker was killed, not returned to the pool
+        assert open(f"/proc/{pid}/stat").read().split()[2] != "R"

@@ -209,6 +209,7 @@ def _reader(
     stats: _Stats,
     out: queue.Queue[Any],
     stop: threading.Event,
+    keep_running: Callable[[], bool] | None = None,
 ) -> None:
     """Parse, normalise, check and render rows; hand ~2K-text batches to the tokenising thread."""
     try:
@@ -247,10 +248,13 @@ def _reader(
         n_texts = 0
         todo: list[tuple[int, Any, conv_mod.Conversation, list[str], Any]] = []
 
+        def cancel() -> bool:
+            return stop.is_set() or (keep_running is not None and not keep_running())
+
         def flush() -> None:
             """Render the queued rows in one call (one worker round trip for an untrusted template)."""
             nonlocal batch, n_texts
-            done = prepare_many(bundle, [(conv, kept) for _l, _r, conv, _a, kept in todo], cancel=stop.is_set)
+            done = prepare_many(bundle, [(conv, kept) for _l, _r, conv, _a, kept in todo], cancel=cancel)
             for (line, raw, conv, anomalies, _kept), prepared in zip(todo, done, strict=True):
                 if isinstance(prepared, DataError):
                     stats.malformed_row(line, str(prepared), raw)
@@ -392,8 +396,13 @@ def audit(
     progress: ProgressFn | None = None,
     near_dup_cap: int = 10_000,
     max_rows: int | None = None,
+    keep_running: Callable[[], bool] | None = None,
 ) -> AuditResult:
-    """Scan a dataset (or a random sample of ``sample`` rows) and report what training will see."""
+    """Scan a dataset (or a random sample of ``sample`` rows) and report what training will see.
+
+    ``keep_running`` (a page passes "its browser session is still there") turning false kills a chat
+    template worker mid-render and ends the audit with RenderCancelled.
+    """
     if max_length is None or int(max_length) < 1:
         raise InputError("max_length must be a positive number of tokens")
     if sample is not None and int(sample) < 1:
@@ -426,7 +435,10 @@ def audit(
     q: queue.Queue[Any] = queue.Queue(maxsize=_QUEUE_BATCHES)
     stop = threading.Event()
     reader = threading.Thread(
-        target=_reader, args=(rows_iter, fmt, bundle, stats, q, stop), name="audit-reader", daemon=True
+        target=_reader,
+        args=(rows_iter, fmt, bundle, stats, q, stop, keep_running),
+        name="audit-reader",
+        daemon=True,
     )
     reader.start()
     detected = fmt
