@@ -1114,3 +1114,38 @@ def test_render_stops_when_the_session_ends(tmp_path: Path, monkeypatch: pytest.
     assert time.monotonic() - t0 < 4
     for pid in sandbox.pool().pids():  # the busy worker was killed, not returned to the pool
         assert open(f"/proc/{pid}/stat").read().split()[2] != "R"
+
+
+def test_abandoned_hostile_renders_do_not_hold_the_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Five visitors naming the same hostile template cost one kill, not five: the next clean render waits
+    at most the cap + 2 s, and afterwards no worker is left burning CPU."""
+    import threading
+    import time
+
+    from comparelib.audit import sandbox, templates
+
+    monkeypatch.setenv("SPECDRAFT_MAX_RENDER_SECONDS", "2")
+    monkeypatch.setenv("SPECDRAFT_RENDER_SANDBOX", "always")
+    hostile = templates.ChatTemplate("{% if messages %}" + STRING_LOOP + "{% endif %}x")
+    errors: list[str] = []
+
+    def visit() -> None:
+        try:
+            hostile.render([{"role": "user", "content": "hi"}])
+        except LimitError as exc:
+            errors.append(str(exc))
+
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=visit) for _ in range(5)]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    assert (
+        templates.fallback_template().render([{"role": "user", "content": "ok"}]) == "<|im_start|>user\nok<|im_end|>\n"
+    )
+    assert time.monotonic() - t0 < 2 + 2 + 1  # cap + 2 s, plus the worker start
+    for t in threads:
+        t.join(10)
+    assert len(errors) == 5 and all("SPECDRAFT_MAX_RENDER_SECONDS" in e for e in errors)
+    busy = [p for p in sandbox.pool().pids() if open(f"/proc/{p}/stat").read().split()[2] == "R"]
+    assert busy == []

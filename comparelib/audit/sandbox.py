@@ -317,6 +317,11 @@ class TemplatePool:
         w = self._take()
         ok = False
         try:
+            with self._lock:  # again: it may have been killed while this call waited for a worker
+                bad = self._bad.get(key)
+            if bad is not None and time.monotonic() - bad[0] < 3600:
+                ok = w.alive()
+                raise LimitError(bad[1])
             if not w.ready:
                 msg = w.frame(time.monotonic() + _START_S, cancel, cap)
                 if not msg or "ready" not in msg:
