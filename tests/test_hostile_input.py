@@ -1143,7 +1143,7 @@ def test_abandoned_hostile_renders_do_not_hold_the_pool(monkeypatch: pytest.Monk
     assert (
         templates.fallback_template().render([{"role": "user", "content": "ok"}]) == "<|im_start|>user\nok<|im_end|>\n"
     )
-    assert time.monotonic() - t0 < 2 + 2 + 1  # cap + 2 s, plus the worker start
+    assert time.monotonic() - t0 < 2 + 2 + 2  # cap + 2 s, plus a worker start (slow on a loaded 2-core box)
     for t in threads:
         t.join(10)
     assert len(errors) == 5 and all("SPECDRAFT_MAX_RENDER_SECONDS" in e for e in errors)
