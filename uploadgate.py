@@ -20,6 +20,7 @@ from comparelib import settings
 _SIGNED: set[str] = set()
 _LOCK = threading.Lock()
 _INSTALLED = False
+_CONNECTED: list[Any] = []  # the runtime's own is_active_session, to prune ids of sessions gone
 
 
 def allowed(session_id: str) -> bool:
@@ -48,6 +49,7 @@ def install() -> bool:
 def gate(runtime: Any) -> None:
     """Wrap ``runtime.is_active_session`` and its upload manager's ``add_file`` with ``allowed``."""
     active = runtime.is_active_session
+    _CONNECTED[:] = [active]
     runtime.is_active_session = lambda session_id: active(session_id) and allowed(session_id)
     mgr = runtime.uploaded_file_mgr
     add = mgr.add_file
@@ -69,6 +71,8 @@ def mark(signed_in: bool) -> None:
         return
     with _LOCK:
         if signed_in:
+            if len(_SIGNED) >= 1024 and _CONNECTED:  # keep the set to the sessions still connected
+                _SIGNED.intersection_update({sid for sid in _SIGNED if _CONNECTED[0](sid)})
             _SIGNED.add(ctx.session_id)
         else:
             _SIGNED.discard(ctx.session_id)
