@@ -208,7 +208,7 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\
 """C0/C1 controls (ESC sequences reach terminals), bidi overrides and isolates, line separators."""
 MAX_LABEL_CHARS = 100
 MAX_LABELS = 32
-_MAX_CHARS = {"label": MAX_LABEL_CHARS, "group": 200, "draft name": 200, "source": 2000, "attached by": 320}
+_MAX_CHARS = {"label": MAX_LABEL_CHARS, "group": 200}  # the column is String(200); PostgreSQL would refuse more
 
 
 def shown_label(value: Any) -> str:
@@ -222,8 +222,8 @@ def shown_label(value: Any) -> str:
 def checked_text(value: Any, what: str) -> str:
     """A user-given name (label, group, draft, source) refused unless it is short, plain UTF-8 text."""
     text = str(value)
-    limit = _MAX_CHARS.get(what, 2000)
-    if len(text) > limit:
+    limit = _MAX_CHARS.get(what)
+    if limit is not None and len(text) > limit:
         raise StoreError(f"{what} is {len(text):,} characters long; the limit is {limit:,}: shorten it")
     if _CONTROL.search(text.replace("\x00", "")):
         raise StoreError(f"{what} {ascii(text[:80])} holds control characters; retype it with plain characters")
