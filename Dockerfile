@@ -34,7 +34,7 @@ COPY requirements.txt .
 # The CPU build of torch first, so the pinned requirement does not pull a CUDA build.
 RUN pip install --index-url "$TORCH_INDEX" torch==2.13.0 && pip install -r requirements.txt
 
-COPY app.py ./
+COPY app.py uploadgate.py ./
 COPY assets ./assets
 COPY pages ./pages
 COPY comparelib ./comparelib

@@ -109,7 +109,12 @@ def _logged_in() -> bool:
 def run() -> None:
     """The router: every page runs through here (``st.navigation``), also when a link opens it directly."""
     st.set_page_config(page_title="specdraft compare", page_icon=str(ICON), layout="wide")
-    if not signed_in():
+    import uploadgate
+
+    uploadgate.install()  # Streamlit's upload endpoint is outside this script: gate it too
+    allowed = signed_in()
+    uploadgate.mark(allowed)
+    if not allowed:
         return
     nav = st.navigation(
         {

@@ -99,6 +99,8 @@ CONFIG_BYTES = Cap("SPECDRAFT_MAX_CONFIG_BYTES", 64 * MiB, "config file size")
 TEMPLATE_BYTES = Cap("SPECDRAFT_MAX_TEMPLATE_BYTES", 1 * MiB, "chat template size")
 RENDER_BYTES = Cap("SPECDRAFT_MAX_RENDER_BYTES", 64 * MiB, "rendered conversation size")
 RENDER_SECONDS = Cap("SPECDRAFT_MAX_RENDER_SECONDS", 10, "chat template render time", unit="seconds")
+RENDER_MEMORY_BYTES = Cap("SPECDRAFT_MAX_RENDER_MEMORY_BYTES", 512 * MiB, "chat template worker memory")
+"""RLIMIT_AS of the worker process that compiles and renders a chat template the project does not ship."""
 DECOMPRESSED_BYTES = Cap("SPECDRAFT_MAX_DECOMPRESSED_BYTES", 64 * GiB, "decompressed size")
 COMPRESSION_RATIO = Cap("SPECDRAFT_MAX_COMPRESSION_RATIO", 200, "compression ratio", unit="x")
 JSON_DEPTH = Cap("SPECDRAFT_MAX_JSON_DEPTH", 128, "JSON nesting depth", unit="levels")
@@ -106,6 +108,9 @@ SAFETENSORS_HEADER_BYTES = Cap("SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES", 25_000_
 """Same default as huggingface_hub's SAFETENSORS_MAX_HEADER_LENGTH."""
 UPLOAD_BYTES = Cap("SPECDRAFT_MAX_UPLOAD_BYTES", 512 * MiB, "upload size")
 """Also set Streamlit's server.maxUploadSize (MB) at least as high: Streamlit refuses bigger uploads first."""
+UPLOADS_BYTES = Cap("SPECDRAFT_MAX_UPLOADS_BYTES", 4 * GiB, "upload folder size")
+"""All uploads held at once (``uploads/`` under the data root); folders older than UPLOAD_TTL are swept first."""
+UPLOAD_TTL = Cap("SPECDRAFT_UPLOAD_TTL_SECONDS", 6 * 3600, "upload lifetime", unit="seconds")
 RESPONSE_BYTES = Cap("SPECDRAFT_BENCH_MAX_BODY_BYTES", 16 * MiB, "HTTP response size")
 """A whole (non-streamed) HTTP body such as /v1/models or /get_server_info; a run reads it through
 ``endpoints.BenchLimits.from_settings``."""
@@ -119,11 +124,14 @@ ALL: tuple[Cap, ...] = (
     TEMPLATE_BYTES,
     RENDER_BYTES,
     RENDER_SECONDS,
+    RENDER_MEMORY_BYTES,
     DECOMPRESSED_BYTES,
     COMPRESSION_RATIO,
     JSON_DEPTH,
     SAFETENSORS_HEADER_BYTES,
     UPLOAD_BYTES,
+    UPLOADS_BYTES,
+    UPLOAD_TTL,
     RESPONSE_BYTES,
     SSE_LINE_BYTES,
 )
@@ -411,3 +419,16 @@ def loads(raw: bytes | str, subject: str) -> Any:
         return json.loads(raw)
     except RecursionError:
         raise JSON_DEPTH.refuse(subject, value=limit, seen="deeper than Python can parse") from None
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise
+        raise _too_many_digits(subject) from None
+
+
+def _too_many_digits(subject: str) -> LimitError:
+    import sys
+
+    return LimitError(
+        f"{subject} holds an integer with more than {sys.get_int_max_str_digits():,} digits (Python's limit, "
+        "PYTHONINTMAXSTRDIGITS); no config or dataset field needs one"
+    )

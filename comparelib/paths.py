@@ -10,6 +10,7 @@ as given (a local single user).
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from comparelib import settings
@@ -47,6 +48,30 @@ def resolve_user_path(text: str | os.PathLike[str], what: str = "path") -> Path:
     )
 
 
+def member(path: str | os.PathLike[str], what: str = "file") -> Path:
+    """THE check for a file found or named under a folder (a dataset member, a model's config.json, a
+    tokenizer's files, a dump shard): its real path must stay inside the data root, the shipped data or
+    the Hub cache (a Hub snapshot's files are symlinks into its blobs). A symlink planted inside the root
+    is followed and then refused, with the same words as a typed path. Unconfined: ``path`` unchanged."""
+    root = settings.data_root()
+    if root is None:
+        return Path(path)
+    real = os.path.realpath(path)
+    allowed = [os.path.realpath(root), os.path.realpath(settings.BUILTIN_DIR)]
+    try:
+        from huggingface_hub import constants
+
+        allowed.append(os.path.realpath(constants.HF_HUB_CACHE))
+    except ImportError:  # pragma: no cover - a pinned dependency
+        pass
+    if any(_inside(real, a) for a in allowed):
+        return Path(real)
+    raise OutsideDataRootError(
+        f"{what} {os.fspath(path)!r} leads outside the data root {root} (SPECDRAFT_DATA_ROOT), through a symbolic "
+        "link: on this server only files under it can be read; copy the file there instead of linking it"
+    )
+
+
 def is_confined() -> bool:
     """Whether user paths are confined (SPECDRAFT_DATA_ROOT set)."""
     return settings.data_root() is not None
@@ -59,6 +84,60 @@ def upload_dir() -> Path:
     folder = base / "uploads"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+_UPLOADS_LOCK = threading.Lock()
+
+
+def _folder_bytes(folder: Path) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def sweep_uploads(now: float | None = None) -> None:
+    """Remove upload folders older than SPECDRAFT_UPLOAD_TTL_SECONDS (a closed session's leftovers)."""
+    import shutil
+    import time
+
+    from comparelib import limits
+
+    cutoff = (time.time() if now is None else now) - limits.UPLOAD_TTL.value()
+    for entry in os.scandir(upload_dir()):
+        try:
+            if entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def _make_room(incoming: int, subject: str) -> None:
+    """Refuse an upload that would take the upload folder over SPECDRAFT_MAX_UPLOADS_BYTES (after a sweep)."""
+    from comparelib import limits
+
+    cap = limits.UPLOADS_BYTES
+    if _folder_bytes(upload_dir()) + incoming <= cap.value():
+        return
+    sweep_uploads()
+    held = _folder_bytes(upload_dir())
+    if held + incoming > cap.value():
+        raise cap.refuse(subject, seen=f"{limits.human_bytes(held)} held, {limits.human_bytes(incoming)} more")
+
+
+def discard_upload(path: str | os.PathLike[str] | None) -> None:
+    """Delete an upload this server saved (``save_upload`` / ``keep_upload``) and its folder, once used."""
+    import shutil
+
+    if not path:
+        return
+    folder = Path(os.path.realpath(os.path.dirname(os.fspath(path))))
+    if folder.parent == Path(os.path.realpath(upload_dir())):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 _SAFE_NAME = "".join(chr(c) for c in range(128) if chr(c).isalnum()) + "._-"
@@ -86,7 +165,9 @@ def save_upload(fileobj: object, name: str) -> Path:
     size = getattr(fileobj, "size", None)
     if isinstance(size, int) and size > limit:
         raise cap.refuse(f"upload {clean}", value=limit, seen=limits.human_bytes(size))
-    folder = Path(tempfile.mkdtemp(prefix="upload-", dir=upload_dir()))
+    with _UPLOADS_LOCK:
+        _make_room(size if isinstance(size, int) else 0, f"upload {clean}")
+        folder = Path(tempfile.mkdtemp(prefix="upload-", dir=upload_dir()))
     target = folder / clean
     done = 0
     try:
@@ -118,8 +199,12 @@ def keep_upload(data: bytes, name: str) -> Path:
     if len(data) > cap.value():
         raise cap.refuse(f"upload {clean}", value=cap.value(), seen=limits.human_bytes(len(data)))
     folder = upload_dir() / hashlib.sha256(data).hexdigest()[:16]
-    folder.mkdir(parents=True, exist_ok=True)
     target = folder / clean
-    if not target.exists():
-        target.write_bytes(data)
+    with _UPLOADS_LOCK:
+        if not target.exists():
+            _make_room(len(data), f"upload {clean}")
+            folder.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        else:
+            os.utime(folder)  # still in use: not swept as stale
     return target

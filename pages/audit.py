@@ -35,6 +35,20 @@ def _fmt_int(value: Any) -> str:
     return f"{int(value):,}"
 
 
+def _session_watch() -> Any:
+    """Ends the audit (and kills a chat template worker) once this browser session is gone (closed tab)."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from comparelib.live.endpoints import SessionWatch
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():
+        return None
+    runtime, session_id = Runtime.instance(), ctx.session_id
+    return SessionWatch(lambda: runtime.is_active_session(session_id), grace_s=2.0)
+
+
 def _run_audit(
     source: str, tokenizer: str, max_length: int, fmt: str, sample: int | None, config: str, split: str
 ) -> AuditResult:
@@ -61,6 +75,7 @@ def _run_audit(
                 config=config or None,
                 split=split or None,
                 progress=progress,
+                keep_running=_session_watch(),
             )
     except BaseException:
         bar.empty()  # no stale "Starting…" bar above the error

@@ -59,7 +59,9 @@ def _run_job(
     prompt_path: str | None,
     watch: SessionWatch | None,
     budget: SessionBudget,
+    upload: str | None = None,
 ) -> None:
+    from comparelib import paths
     from comparelib.live.prompts import load_prompts
 
     try:  # options are built here, so a bad endpoint or label is reported like a failed run
@@ -80,6 +82,7 @@ def _run_job(
         logging.getLogger(__name__).error("benchmark thread failed:\n%s", redact.traceback_text())
         job.error, job.status = "the benchmark stopped unexpectedly; the server log has the details", "failed"
     finally:
+        paths.discard_upload(upload)  # an uploaded prompt file lives only as long as its run
         job.done.set()
 
 
@@ -186,11 +189,12 @@ if start and not running:
     bench_group = group.strip() or None
     prompt_file = (prompt_path.strip() or None) if prompt_source == "dataset file" else None
     upload_error = None
+    uploaded: str | None = None
     if prompt_source == "dataset file" and prompt_upload is not None:
         from comparelib import paths
 
         try:  # streamed under the data root with the upload cap, then read like a path
-            prompt_file = str(paths.save_upload(prompt_upload, prompt_upload.name))
+            prompt_file = uploaded = str(paths.save_upload(prompt_upload, prompt_upload.name))
         except CompareError as exc:
             upload_error = str(exc)
     if upload_error:
@@ -219,7 +223,7 @@ if start and not running:
         st.session_state["bench_job"] = job
         threading.Thread(
             target=_run_job,
-            args=(job, store, options, prompt_file, _session_watch(), _budget()),
+            args=(job, store, options, prompt_file, _session_watch(), _budget(), uploaded),
             name="bench-page",
             daemon=True,
         ).start()

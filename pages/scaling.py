@@ -427,6 +427,11 @@ if lc_upload is not None:
         st.error(str(exc))
 elif lc_path.strip():
     lc_paths = (os.path.expanduser(lc_path.strip()),)
+# a replaced or cleared upload is deleted now; one left by a closed tab is swept after SPECDRAFT_UPLOAD_TTL_SECONDS
+_kept = lc_paths[0] if lc_upload is not None and lc_paths else None
+if st.session_state.get("lc_upload_path") not in (None, _kept):
+    paths.discard_upload(st.session_state["lc_upload_path"])
+st.session_state["lc_upload_path"] = _kept
 
 if not lc_paths:
     st.caption("Upload a training log or give a path to see its learning curve and a verdict.")

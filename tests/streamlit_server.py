@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +55,15 @@ def free_port() -> int:
 @contextmanager
 def running_app(env: Mapping[str, str], deadline_s: float = 90.0) -> Iterator[str]:
     """Start ``streamlit run app.py`` on a free loopback port; yield its base URL."""
+    with running_server(env, deadline_s=deadline_s) as (url, _pid):
+        yield url
+
+
+@contextmanager
+def running_server(
+    env: Mapping[str, str], extra_args: Sequence[str] = (), deadline_s: float = 90.0
+) -> Iterator[tuple[str, int]]:
+    """``running_app`` with more command-line options; yields (base URL, server pid)."""
     import time
 
     port = free_port()
@@ -68,6 +77,7 @@ def running_app(env: Mapping[str, str], deadline_s: float = 90.0) -> Iterator[st
         "--server.address=127.0.0.1",
         "--server.headless=true",
         "--browser.gatherUsageStats=false",
+        *extra_args,
     ]
     proc = subprocess.Popen(
         cmd, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -89,7 +99,7 @@ def running_app(env: Mapping[str, str], deadline_s: float = 90.0) -> Iterator[st
                     proc.wait(timeout=0.25)
                 except subprocess.TimeoutExpired:
                     pass
-        yield url
+        yield url, proc.pid
     finally:
         proc.terminate()
         try:

@@ -63,9 +63,11 @@ try:  # reset the peak (VmHWM) so the imports' own peak does not hide or inflate
 except OSError:
     pass
 base = status("VmRSS:")
+import time
+started = time.monotonic()
 if sys.argv[1] == "cli":
     code = comparelib.cli.main(sys.argv[2:])
-    out = {"code": code}
+    out = {"code": code, "elapsed_s": time.monotonic() - started}
 else:
     for key, value in json.loads(sys.argv[3]).items():
         if key.startswith("tab:"):
@@ -75,6 +77,11 @@ else:
     out = {"exception": [str(e.value) for e in at.exception], "error": [e.value for e in at.error]}
 peak = status("VmHWM:")
 out["growth_mb"] = (peak - base) / 1024
+out["rss_mb"] = peak / 1024
+import resource
+from comparelib.audit import sandbox
+sandbox.pool().close()  # the template workers' own peak (RLIMIT_AS bounds it)
+out["children_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print("PROBE " + json.dumps(out))
 """
 
@@ -86,6 +93,9 @@ class Probe:
     growth_mb: float
     errors: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    rss_mb: float = 0.0
+    children_mb: float = 0.0
 
 
 def probe(args: list[str], env: dict[str, str] | None = None, *, datasets: bool = False) -> Probe:
@@ -104,7 +114,16 @@ def probe(args: list[str], env: dict[str, str] | None = None, *, datasets: bool 
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("PROBE ")), None)
     assert line is not None, (proc.returncode, proc.stdout[-2000:], proc.stderr[-4000:])
     out = json.loads(line[len("PROBE ") :])
-    return Probe(out.get("code"), proc.stderr, out["growth_mb"], out.get("error", []), out.get("exception", []))
+    return Probe(
+        out.get("code"),
+        proc.stderr,
+        out["growth_mb"],
+        out.get("error", []),
+        out.get("exception", []),
+        out.get("elapsed_s", 0.0),
+        out["rss_mb"],
+        out["children_mb"],
+    )
 
 
 def assert_one_error_line(result: Probe, *needles: str) -> None:
@@ -320,6 +339,111 @@ CLI_CASES: list[Case] = [
         60,
     ),
     (
+        "safetensors-overlap",
+        lambda t: (
+            [
+                "params",
+                str(
+                    model_folder(
+                        t / "m",
+                        {
+                            "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                            "b": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                        },
+                        b"\0" * 8,
+                    )
+                ),
+            ],
+            {},
+        ),
+        ("overlaps the previous tensor",),
+        60,
+    ),
+    (
+        "safetensors-gap",
+        lambda t: (
+            [
+                "params",
+                str(model_folder(t / "m", {"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}, b"\0" * 8)),
+            ],
+            {},
+        ),
+        ("leaves a gap",),
+        60,
+    ),
+    (
+        "safetensors-size-mismatch",
+        lambda t: (
+            [
+                "params",
+                str(
+                    model_folder(t / "m", {"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 8]}}, b"\0" * 8)
+                ),
+            ],
+            {},
+        ),
+        ("= 16 bytes but its data_offsets span 8",),
+        60,
+    ),
+    (
+        "safetensors-huge-shape",
+        lambda t: (
+            [
+                "params",
+                str(
+                    model_folder(
+                        t / "m", {"w": {"dtype": "F32", "shape": [2**62, 2**62], "data_offsets": [0, 32]}}, b"\0" * 32
+                    )
+                ),
+            ],
+            {},
+        ),
+        ("data_offsets span 32",),
+        60,
+    ),
+    (
+        "safetensors-trailing-bytes",
+        lambda t: (
+            [
+                "params",
+                str(model_folder(t / "m", {"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 8)),
+            ],
+            {},
+        ),
+        ("the tensors cover 4",),
+        60,
+    ),
+    (
+        "safetensors-unknown-dtype",
+        lambda t: (
+            [
+                "params",
+                str(model_folder(t / "m", {"w": {"dtype": "Q4", "shape": [1], "data_offsets": [0, 1]}}, b"\0" * 1)),
+            ],
+            {},
+        ),
+        ("does not define",),
+        60,
+    ),
+    (
+        "safetensors-missing-offsets",
+        lambda t: (["params", str(model_folder(t / "m", {"w": {"dtype": "F32", "shape": [1]}}, b"\0" * 4))], {}),
+        ("data_offsets",),
+        60,
+    ),
+    (
+        "safetensors-f4-odd",
+        lambda t: (
+            [
+                "params",
+                str(model_folder(t / "m", {"w": {"dtype": "F4", "shape": [3], "data_offsets": [0, 2]}}, b"\0" * 2)),
+            ],
+            {},
+        ),
+        ("not a valid safetensors file",),
+        60,
+    ),
+    (
         "safetensors-header-over-cap",
         lambda t: (
             [
@@ -375,6 +499,12 @@ CLI_CASES: list[Case] = [
         60,
     ),
     (
+        "config-int-5000-digits",
+        lambda t: (["params", str(_int_config(t / "model"))], {}),
+        ("4,300 digits", "config.json"),
+        60,
+    ),
+    (
         "prompt-file-300MB-line",
         lambda t: (
             [
@@ -414,6 +544,12 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
+def _int_config(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "config.json").write_text('{"architectures": ["LlamaForCausalLM"], "hidden_size": ' + "9" * 5000 + "}")
+    return folder
+
+
 def _sparse_config(folder: Path) -> Path:
     folder.mkdir()
     sparse(folder / "config.json", 3 << 30)
@@ -428,6 +564,49 @@ def test_cli_refuses_hostile_input_in_bounded_memory(
     result = probe(["cli", *argv], env)
     assert_one_error_line(result, *needles)
     assert result.growth_mb < bound_mb, f"{name}: peak RSS grew {result.growth_mb:.0f} MB (bound {bound_mb} MB)"
+
+
+# ---------------------------------------------------------------------------------------------- untrusted templates
+
+STRING_LOOP = "{% set s='a'*100000 %}{% for c in s %}{% for d in s %}{% endfor %}{% endfor %}"
+TEMPLATE_CASES = [
+    # (id, template, env, needles, seconds the whole command may take)
+    ("string-loop", STRING_LOOP, {"SPECDRAFT_MAX_RENDER_SECONDS": "2"}, ("SPECDRAFT_MAX_RENDER_SECONDS",), 2 + 2),
+    ("format-width", "{{ '%0999999999d' % 1 }}", {}, ("SPECDRAFT_MAX_RENDER_BYTES",), 5),
+    ("format-width-11", "{{ '%09999999999d' % 1 }}", {}, ("SPECDRAFT_MAX_RENDER_BYTES",), 5),
+    ("format-method", "{{ '{:0999999999}'.format(1) }}", {}, ("SPECDRAFT_MAX_RENDER",), 5),
+    ("center", "{{ 'x'.center(999999999) }}", {}, ("SPECDRAFT_MAX_RENDER",), 5),
+    (
+        "list-doubling",
+        "{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}",
+        {},
+        ("SPECDRAFT_MAX_RENDER",),
+        6,
+    ),
+    ("compile-1MiB", "{{ a }}" * 149796, {"SPECDRAFT_MAX_RENDER_SECONDS": "2"}, ("SPECDRAFT_MAX_RENDER",), 2 + 3),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "template", "env", "needles", "seconds"), TEMPLATE_CASES, ids=[c[0] for c in TEMPLATE_CASES]
+)
+def test_untrusted_templates_stop_in_time_and_memory(
+    tmp_path: Path, name: str, template: str, env: dict[str, str], needles: tuple[str, ...], seconds: float
+) -> None:
+    """Issue 23: a Hub template runs in an rlimited worker; the server neither waits nor grows."""
+    argv = [
+        "audit",
+        str(good_rows(tmp_path / "g.jsonl")),
+        "--tokenizer",
+        str(tokenizer_with(tmp_path / "tok", template=template)),
+    ]
+    result = probe(["cli", *argv], env)
+    assert_one_error_line(result, *needles)
+    assert result.elapsed_s < seconds, f"{name}: took {result.elapsed_s:.1f} s (bound {seconds} s)"
+    assert result.rss_mb < 300, f"{name}: server process peak {result.rss_mb:.0f} MB"
+    if name != "compile-1MiB":  # reading and hashing the 1 MiB source costs the parent ~120 MB of peak
+        assert result.growth_mb < 60, f"{name}: server peak grew {result.growth_mb:.0f} MB"
+    assert result.children_mb < limits.RENDER_MEMORY_BYTES.default / MB + 16, result.children_mb
 
 
 # ---------------------------------------------------------------------------------------------- data root
@@ -446,6 +625,11 @@ ROOT_CASES = [
     ("curve-log", lambda r, o: ["curve", str(o / "secret.jsonl")]),
     ("curve-symlink", lambda r, o: ["curve", str(r / "link.jsonl")]),
     ("curve-tensorboard-link", lambda r, o: ["curve", str(r / "tbrun")]),
+    # issue 23 item 4: a symlink planted *inside* the root, met while reading a folder
+    ("dataset-folder-member-link", lambda r, o: ["audit", str(r / "ds")]),
+    ("model-config-link", lambda r, o: ["params", str(r / "model")]),
+    ("tokenizer-json-link", lambda r, o: ["audit", str(r / "ok.jsonl"), "--tokenizer", str(r / "tok")]),
+    ("tokenizer-config-link", lambda r, o: ["audit", str(r / "ok.jsonl"), "--tokenizer", str(r / "tok2")]),
     (
         "bench-prompts",
         lambda r, o: ["bench", "--endpoint", "http://127.0.0.1:1", "--no-store", "--prompts", str(o / "secret.jsonl")],
@@ -471,6 +655,17 @@ def rooted(tmp_path: Path) -> tuple[Path, Path]:
     (root / "tbrun" / "events.out.tfevents.1").symlink_to(outside / "events.out.tfevents.1")
     model_folder(outside / "model")
     build_tokenizer(outside / "tok")
+    (root / "ds").mkdir()
+    good_rows(root / "ds" / "a.jsonl")
+    (root / "ds" / "member.jsonl").symlink_to(outside / "secret.jsonl")
+    (root / "model").mkdir()
+    (root / "model" / "config.json").symlink_to(outside / "model" / "config.json")
+    (root / "tok").mkdir()
+    (root / "tok" / "tokenizer.json").symlink_to(outside / "tok" / "tokenizer.json")
+    build_tokenizer(root / "tok2")
+    (outside / "tcfg.json").write_text(json.dumps({"chat_template": "hello there"}), encoding="utf-8")
+    (root / "tok2" / "tokenizer_config.json").unlink(missing_ok=True)
+    (root / "tok2" / "tokenizer_config.json").symlink_to(outside / "tcfg.json")
     return root, outside
 
 
@@ -526,6 +721,43 @@ def test_kept_uploads_are_one_file_per_content_under_the_root(tmp_path: Path, mo
     assert paths.keep_upload(b"step,acc_1\n", "train log.csv") != kept
     with pytest.raises(LimitError, match="SPECDRAFT_MAX_UPLOAD_BYTES"):
         paths.keep_upload(b"x" * 2000, "big.csv")
+
+
+def test_upload_folder_total_is_capped_and_stale_uploads_swept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 item 6: uploads are deleted after use, stale ones swept, and the folder's total capped."""
+    root = tmp_path / "root"
+    root.mkdir()
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(root))
+    monkeypatch.setenv("SPECDRAFT_MAX_UPLOADS_BYTES", "2KiB")
+    first = paths.keep_upload(b"a" * 1000, "a.csv")
+    second = paths.save_upload(io.BytesIO(b"b" * 1000), "b.jsonl")
+    with pytest.raises(LimitError, match="SPECDRAFT_MAX_UPLOADS_BYTES"):
+        paths.keep_upload(b"c" * 1000, "c.csv")
+    paths.discard_upload(second)  # a finished run deletes its upload and folder
+    assert not second.exists() and not second.parent.exists()
+    third = paths.keep_upload(b"c" * 1000, "c.csv")
+    assert third.exists()
+    os.utime(first.parent, (1, 1))  # a closed session's upload, older than the TTL
+    paths.keep_upload(b"d" * 1000, "d.csv")  # over the cap: the stale one is swept to make room
+    assert not first.exists() and third.exists()
+    paths.discard_upload(str(tmp_path / "root" / "elsewhere" / "x.csv"))  # not an upload folder: untouched
+    paths.discard_upload(None)
+
+
+def test_scaling_page_deletes_a_cleared_upload(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fixtures import page_app
+
+    root = tmp_path / "root"
+    root.mkdir()
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(root))
+    at = page_app("../pages/scaling.py", timeout=60).run()
+    at.file_uploader(key="lc_upload").set_value(("train.csv", b"step,acc_0\n1,0.5\n2,0.6\n", "text/csv")).run()
+    held = [p for p in (root / "uploads").rglob("*") if p.is_file()]
+    assert len(held) == 1, held
+    at.file_uploader(key="lc_upload").set_value(None).run()
+    assert [p for p in (root / "uploads").rglob("*") if p.is_file()] == []
 
 
 # ---------------------------------------------------------------------------------------------- pages
@@ -731,7 +963,8 @@ def hub_mod_check(card: dict[str, Any]) -> None:
     [
         ({"w": {"dtype": "F32", "shape": ["x"], "data_offsets": [0, 4]}}, "non-negative integers"),
         ({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 1 << 40]}}, "outside the file"),
-        ({"w": {"dtype": "F32", "shape": [10**15, 10**15]}}, None),  # absurd but well-formed: counted, not a crash
+        ({"w": {"dtype": "F32", "shape": [10**15, 10**15]}}, "data_offsets"),  # no offsets: not safetensors
+        ({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, None),
     ],
 )
 def test_remote_safetensors_headers_are_validated(
@@ -742,11 +975,28 @@ def test_remote_safetensors_headers_are_validated(
         {"config.json": json.dumps(aq_config()).encode(), "model.safetensors": safetensors_bytes(header, b"\0" * 4)},
     )
     if needle is None:
-        assert hublib.fetch_model("acme/bad-header").safetensors_header == {"w": ((10**15, 10**15), "F32")}
+        assert hublib.fetch_model("acme/bad-header").safetensors_header == {"w": ((1,), "F32")}
         return
     with pytest.raises(Exception) as info:
         hublib.fetch_model("acme/bad-header")
     assert needle in str(info.value)
+
+
+def test_valid_safetensors_files_still_count(tmp_path: Path) -> None:
+    """Zero-size tensors, scalars, packed F4 and a file written by safetensors itself pass the stricter checks."""
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    header = {
+        "__metadata__": {"format": "pt"},
+        "empty": {"dtype": "F32", "shape": [0, 4], "data_offsets": [0, 0]},
+        "scalar": {"dtype": "F32", "shape": [], "data_offsets": [0, 4]},
+        "packed": {"dtype": "F4", "shape": [4], "data_offsets": [4, 6]},
+    }
+    folder = model_folder(tmp_path / "m", header, b"\0" * 6)
+    assert set(hublib.read_safetensors_header(folder / "model.safetensors")) == {"empty", "scalar", "packed"}
+    save_file({"a": np.zeros((3, 5), np.float16), "b": np.ones(7, np.int64)}, str(tmp_path / "real.safetensors"))
+    assert hublib.read_safetensors_header(tmp_path / "real.safetensors") == {"a": ((3, 5), "F16"), "b": ((7,), "I64")}
 
 
 def test_hub_config_over_the_cap_is_refused_before_download(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -813,3 +1063,89 @@ def test_bench_byte_caps_are_read_once_by_limits(monkeypatch: pytest.MonkeyPatch
     bench_caps = BenchLimits.from_settings()
     assert (bench_caps.max_body_bytes, bench_caps.max_chunk_bytes) == (64 * 1024, 2 * MB)
     assert (limits.RESPONSE_BYTES.value(), limits.SSE_LINE_BYTES.value()) == (64 * 1024, 2 * MB)
+
+
+@pytest.mark.parametrize("template", ["chatml", "llama3"])
+def test_sandboxed_and_in_process_renders_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: str
+) -> None:
+    """The worker path gives the audit the same numbers as the in-process one (same texts, same spans)."""
+    from comparelib.audit import scan
+    from tests.tokenizer_fixture import CHATML_TEMPLATE, LLAMA3_TEMPLATE
+
+    tok = build_tokenizer(tmp_path / "tok", template=CHATML_TEMPLATE if template == "chatml" else LLAMA3_TEMPLATE)
+    rows = tmp_path / "rows.jsonl"
+    with rows.open("w", encoding="utf-8") as fh:
+        for i in range(300):  # more than one render batch
+            turns = [
+                {"from": "human", "value": f"question {i} " * (i % 7 + 1)},
+                {"from": "gpt", "value": f"answer {i}"},
+            ]
+            if i % 5 == 0:
+                turns += [{"from": "human", "value": "and?"}, {"from": "gpt", "value": "more\nlines " * i}]
+            fh.write(json.dumps({"conversations": turns}) + "\n")
+        fh.write("not json\n")
+    results = {}
+    for mode in ("off", "always"):
+        monkeypatch.setenv("SPECDRAFT_RENDER_SANDBOX", mode)
+        r = scan.audit(str(rows), tokenizer=str(tok))
+        results[mode] = (r.samples, r.tokens, r.assistant_tokens, r.malformed, r.duplicates, r.max_length)
+    assert results["off"] == results["always"], results
+    assert results["off"][0] == 300
+
+
+def test_render_stops_when_the_session_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A closed tab (keep_running false) kills the worker mid-render instead of letting it run to the cap."""
+    import time
+
+    from comparelib.audit import sandbox, scan
+
+    monkeypatch.setenv("SPECDRAFT_MAX_RENDER_SECONDS", "30")
+    slow_on_rows = (
+        "{% if messages[0]['content'] == 'hi' %}" + STRING_LOOP + "{% endif %}"
+        "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+    )
+    tok = tokenizer_with(tmp_path / "tok", template=slow_on_rows)
+    t0 = time.monotonic()
+    with pytest.raises(sandbox.RenderCancelled, match="session ended"):
+        scan.audit(
+            str(good_rows(tmp_path / "g.jsonl")), tokenizer=str(tok), keep_running=lambda: time.monotonic() < t0 + 1
+        )
+    assert time.monotonic() - t0 < 4
+    for pid in sandbox.pool().pids():  # the busy worker was killed, not returned to the pool
+        assert open(f"/proc/{pid}/stat").read().split()[2] != "R"
+
+
+def test_abandoned_hostile_renders_do_not_hold_the_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Five visitors naming the same hostile template cost one kill, not five: the next clean render waits
+    at most the cap + 2 s, and afterwards no worker is left burning CPU."""
+    import threading
+    import time
+
+    from comparelib.audit import sandbox, templates
+
+    monkeypatch.setenv("SPECDRAFT_MAX_RENDER_SECONDS", "2")
+    monkeypatch.setenv("SPECDRAFT_RENDER_SANDBOX", "always")
+    hostile = templates.ChatTemplate("{% if messages %}" + STRING_LOOP + "{% endif %}x")
+    errors: list[str] = []
+
+    def visit() -> None:
+        try:
+            hostile.render([{"role": "user", "content": "hi"}])
+        except LimitError as exc:
+            errors.append(str(exc))
+
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=visit) for _ in range(5)]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    assert (
+        templates.fallback_template().render([{"role": "user", "content": "ok"}]) == "<|im_start|>user\nok<|im_end|>\n"
+    )
+    assert time.monotonic() - t0 < 2 + 2 + 2  # cap + 2 s, plus a worker start (slow on a loaded 2-core box)
+    for t in threads:
+        t.join(10)
+    assert len(errors) == 5 and all("SPECDRAFT_MAX_RENDER_SECONDS" in e for e in errors)
+    busy = [p for p in sandbox.pool().pids() if open(f"/proc/{p}/stat").read().split()[2] == "R"]
+    assert busy == []

@@ -307,14 +307,46 @@ def test_a_name_is_judged_by_every_address_it_resolves_to(spec: str, addresses: 
     if allowed:
         policy.check("inference.example", 30000, resolve=_resolving_to(*addresses))
     else:
-        with pytest.raises(EndpointRefusedError, match="resolves to an address outside"):
+        with pytest.raises(EndpointRefusedError, match="is not allowed on this server"):
             policy.check("inference.example", 30000, resolve=_resolving_to(*addresses))
+
+
+def _not_resolving(*_a: Any, **_k: Any) -> Any:
+    raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+
+def _bad_idna(*_a: Any, **_k: Any) -> Any:
+    raise UnicodeError("label too long")
+
+
+def test_a_name_that_does_not_resolve_reads_like_a_disallowed_one() -> None:
+    """Issue 23 item 8: one message, so visitors cannot tell which internal names exist."""
+    policy = EndpointPolicy.parse("loopback")
+    seen = set()
+    for resolve in (
+        _not_resolving,
+        _bad_idna,
+        _resolving_to("10.0.0.1"),
+        _resolving_to("169.254.169.254"),
+        _resolving_to("127.0.0.1", "10.0.0.1"),
+    ):
+        with pytest.raises(EndpointRefusedError) as info:
+            policy.check("internal-a", 30000, resolve=resolve)
+        seen.add((type(info.value), str(info.value)))
+    assert len(seen) == 1, seen
+
+
+def test_plain_postgresql_url_uses_the_pinned_driver() -> None:
+    """Issue 23 item 11: postgresql:// means psycopg2 (pinned), not psycopg 3 (not installed)."""
+    with pytest.raises(StoreError) as info:
+        Store(f"postgresql://u:{SENTINEL}@127.0.0.1:1/db")
+    assert "No module named" not in str(info.value) and SENTINEL not in str(info.value)
 
 
 def test_real_dns_name_to_a_forbidden_address_is_refused_before_connecting(monkeypatch, listener: Listener) -> None:
     # "localhost" really resolves (to loopback); a policy without loopback must refuse the name
     monkeypatch.setenv("SPECDRAFT_BENCH_ALLOW", "10.0.0.0/8")
-    with pytest.raises(EndpointRefusedError, match="resolves to an address outside"):
+    with pytest.raises(EndpointRefusedError, match="is not allowed on this server"):
         run_benchmark(f"http://localhost:{listener.port}", prompts=PROMPTS, requests=1, warmup=0)
     assert listener.connections() == 0
 
@@ -683,6 +715,84 @@ def test_other_text_is_cleaned_and_secrets_masked(tmp_path: Path) -> None:
             )
         assert SENTINEL not in dump
         store.close()
+
+
+def test_secrets_typed_into_labels_are_masked_on_the_way_in(tmp_path: Path) -> None:
+    """Issue 23 item 5: a label or group holding a credential reaches neither the DB nor any export."""
+    for url in _stores(tmp_path):
+        store = Store(url)
+        rid = store.start_run(
+            endpoint="http://127.0.0.1:1",
+            server_config=Cfg(),
+            labels=[f"--api-key sk-{SENTINEL}", f"HF_TOKEN=hf_{SENTINEL}", "eagle3 k=4"],
+            group=f"token hf_{SENTINEL}",
+        )
+        rec = store.run(rid)
+        assert rec.labels == ["--api-key ***", "HF_TOKEN=***", "eagle3 k=4"], rec.labels
+        frame = runs_to_frame(store.runs())
+        for fmt in export.FORMATS:
+            rendered = export.render(frame, fmt)
+            assert SENTINEL not in (rendered.decode() if isinstance(rendered, bytes) else rendered)
+        with store.engine.connect() as conn:
+            dump = json.dumps([[str(v) for v in row] for row in conn.execute(sa.text("SELECT * FROM runs")).all()])
+        assert SENTINEL not in dump
+        store.close()
+
+
+BAD_LABELS = [
+    ("escape", {"labels": ["a\x1b[31mred"]}, "control characters"),
+    ("bidi", {"labels": ["a\u202eb"]}, "control characters"),
+    ("newline", {"labels": ["a\nb"]}, "control characters"),
+    ("group-escape", {"group": "g\x1b]0;x\x07"}, "control characters"),
+    ("long", {"labels": ["x" * 101]}, "the limit is 100"),
+    ("megabyte", {"labels": ["x" * (1 << 20)]}, "the limit is 100"),
+    ("many", {"labels": [f"l{i}" for i in range(33)]}, "the limit is 32"),
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs", "needle"), BAD_LABELS, ids=[c[0] for c in BAD_LABELS])
+def test_labels_with_controls_or_over_the_length_cap_are_refused(
+    tmp_path: Path, name: str, kwargs: dict[str, Any], needle: str
+) -> None:
+    """Issue 23 item 7: nothing that moves a terminal's cursor, and no 1 MB label in every visitor's CSV."""
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    with pytest.raises(StoreError, match=needle) as err:
+        store.start_run(endpoint="http://127.0.0.1:1", server_config=Cfg(), **kwargs)
+    assert str(err.value).isascii() and len(str(err.value)) < 300
+    assert store.runs() == []
+    store.close()
+
+
+def test_cli_refuses_a_label_with_an_escape_sequence(tmp_path: Path) -> None:
+    done = run_cli(
+        "bench",
+        "--endpoint",
+        "http://127.0.0.1:1",
+        "--label",
+        "x\x1b[2J",
+        env={"SPECDRAFT_DB": f"sqlite:///{tmp_path}/r.db"},
+    )
+    assert done.returncode == 2, done.stderr
+    assert "\x1b" not in done.stderr and "Traceback" not in done.stderr
+    assert len([ln for ln in done.stderr.splitlines() if ln.strip()]) == 1
+
+
+def test_old_rows_with_raw_labels_are_shown_cleaned(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    Store(f"sqlite:///{path}").close()
+    con = sqlite3.connect(path)
+    labels = json.dumps(["a\x1b[31mred", "y" * (1 << 20), f"--api-key sk-{SENTINEL}"])
+    con.execute(
+        "INSERT INTO runs (created_at, endpoint, engine, kind, status, labels, server_config, params, summary, notes)"
+        " VALUES ('2026-01-01 00:00:00', 'http://h', 'vllm', 'measured', 'finished', ?, '{}', '{}', '{}', '{}')",
+        (labels,),
+    )
+    con.commit()
+    con.close()
+    done = run_cli("runs", "--format", "csv", env={"SPECDRAFT_DB": f"sqlite:///{path}"})
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and SENTINEL not in done.stdout
+    assert len(done.stdout) < 10_000
 
 
 def _plant_bad_rows(path: Path) -> None:
@@ -1068,3 +1178,70 @@ def test_closing_the_browser_tab_ends_its_run(fake_server, tmp_path: Path) -> No
         assert 0 < run.requests < 100_000
         assert any("browser session" in n for n in run.summary.get("notes", []))
         store.close()
+
+
+def test_anonymous_upload_flood_leaves_server_memory_flat(tmp_path: Path) -> None:
+    """Issue 23 item 3: with sign-in required, six 100 MB uploads from a visitor who never signed in are
+    refused before any body byte (400) and the real server's RSS stays within 50 MB; a signed-in session
+    on the same server still uploads (proves the test reaches the real upload path)."""
+    import aiohttp
+
+    from tests.streamlit_client import open_session, put_upload, rss_mb, signed_cookie
+    from tests.streamlit_server import running_server
+
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text("[auth]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in AUTH.items()), encoding="utf-8")
+    env = {"SPECDRAFT_REQUIRE_LOGIN": "1", "SPECDRAFT_HOME": str(tmp_path / "home")}
+
+    async def flood(url: str, pid: int) -> tuple[list[Any], float, Any]:
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            session, xsrf = await open_session(http, url)
+            before = rss_mb(pid)
+            body = b"x" * (100 << 20)
+            codes = [await put_upload(http, url, session, xsrf, body) for _ in range(6)]
+            del body
+            await asyncio.sleep(1.0)
+            growth = rss_mb(pid) - before
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            http.cookie_jar.update_cookies(
+                {"_streamlit_user": signed_cookie(AUTH["cookie_secret"], url, "alice@example.com")},
+                response_url=aiohttp.client.URL(url),
+            )
+            session, xsrf = await open_session(http, url)
+            signed = await put_upload(http, url, session, xsrf, b"y" * (1 << 20))
+        return codes, growth, signed
+
+    with running_server(env, [f"--secrets.files={secrets}"]) as (url, pid):
+        codes, growth, signed = asyncio.run(flood(url, pid))
+    assert all(code != 204 for code in codes), codes
+    assert growth < 50, f"server RSS grew {growth:.0f} MB"
+    assert signed == 204, signed
+
+
+def test_upload_gate_drops_files_of_sessions_not_signed_in(monkeypatch) -> None:
+    import uploadgate
+
+    class Manager:
+        def __init__(self) -> None:
+            self.files: list[tuple[str, str]] = []
+
+        def add_file(self, session_id: str, file: str) -> None:
+            self.files.append((session_id, file))
+
+    class Runtime:
+        def __init__(self) -> None:
+            self.uploaded_file_mgr = Manager()
+
+        def is_active_session(self, session_id: str) -> bool:
+            return True
+
+    runtime = Runtime()
+    uploadgate.gate(runtime)
+    monkeypatch.setenv("SPECDRAFT_REQUIRE_LOGIN", "1")
+    monkeypatch.setattr(uploadgate, "_SIGNED", {"alice"})
+    assert runtime.is_active_session("alice") and not runtime.is_active_session("anon")
+    runtime.uploaded_file_mgr.add_file("anon", "a")
+    runtime.uploaded_file_mgr.add_file("alice", "b")
+    assert runtime.uploaded_file_mgr.files == [("alice", "b")]
+    monkeypatch.setenv("SPECDRAFT_REQUIRE_LOGIN", "0")
+    assert runtime.is_active_session("anon")

@@ -4,4 +4,15 @@ Sources (files and Hub datasets) as rows, chat templates, token counts, the scan
 the hidden-state dump audit, and both audits as Ray Data pipelines (``cluster``, Ray imported there only).
 """
 
-__all__ = ["cluster", "conversations", "dumps", "hubdata", "result", "scan", "sources", "templates", "tokens"]
+__all__ = [
+    "cluster",
+    "conversations",
+    "dumps",
+    "hubdata",
+    "result",
+    "sandbox",
+    "scan",
+    "sources",
+    "templates",
+    "tokens",
+]

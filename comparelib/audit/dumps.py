@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from comparelib import limits
 from comparelib.errors import ConfigError, DataError, InputError, Severity
-from comparelib.paths import resolve_user_path
+from comparelib.paths import member, resolve_user_path
 
 if TYPE_CHECKING:  # torch is heavy; imported lazily where tensors are touched
     import torch
@@ -174,7 +174,7 @@ def discover_dump_files(folder: str | Path) -> dict[Family, list[Path]]:
             path = base / name
             fam = _family(path)
             if fam is not None:
-                groups.setdefault(fam, []).append(path)
+                groups.setdefault(fam, []).append(member(path, "dump file"))
     for paths in groups.values():
         paths.sort()
     return groups
@@ -220,7 +220,7 @@ def load_embedding(path: str | Path) -> torch.Tensor:
     p = resolve_user_path(path, "embedding file")
     if not p.exists():
         raise InputError(f"embedding file not found: {p}. Give a .safetensors file or a folder holding them.")
-    candidates = sorted(p.glob("*.safetensors")) if p.is_dir() else [p]
+    candidates = sorted(member(x, "weights file") for x in p.glob("*.safetensors")) if p.is_dir() else [p]
     if not candidates:
         raise DataError(f"no .safetensors files in {p}; point --embedding at the target checkpoint.")
     seen: list[str] = []

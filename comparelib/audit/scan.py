@@ -43,7 +43,15 @@ from comparelib import limits
 from comparelib.audit import conversations as conv_mod
 from comparelib.audit.result import AuditResult, histogram, percentiles
 from comparelib.audit.sources import Source, open_source, reservoir
-from comparelib.audit.tokens import FALLBACK_METHOD, Prepared, TokenizerBundle, count_prepared, load_tokenizer, prepare
+from comparelib.audit.tokens import (
+    FALLBACK_METHOD,
+    Prepared,
+    TokenizerBundle,
+    count_prepared,
+    load_tokenizer,
+    prepare,
+    prepare_many,
+)
 from comparelib.errors import DataError, InputError
 
 ProgressFn = Callable[[int, float, "float | None"], None]
@@ -177,10 +185,10 @@ class Tally:
             )
             self.malformed_examples.append({"line": line, "reason": reason, "row": snippet.strip()[:200]})
 
-    def check(
-        self, line: Any, raw: Any, fmt: str, bundle: TokenizerBundle, load: Callable[[Any], Any]
-    ) -> Prepared | None:
-        """Parse, normalise, check and render one row; its Prepared form to count, or None if unusable."""
+    def admit(
+        self, line: Any, raw: Any, fmt: str, load: Callable[[Any], Any]
+    ) -> tuple[conv_mod.Conversation, Sequence[tuple[str, str]], list[str]] | None:
+        """Parse, normalise and check one row: (conversation, turns to render, anomalies), or None if unusable."""
         self.rows_read += 1
         try:
             row = _parse(raw, load)
@@ -202,13 +210,10 @@ class Tally:
         else:
             kept, anomalies = conv_mod.trainable_turns(conv.turns)
             anomalies = conv.anomalies + anomalies
-        try:
-            prepared = prepare(bundle, conv, kept)
-        except limits.LimitError:
-            raise  # a template over its time/size budget fails every row alike: stop with the cap's message
-        except DataError as exc:
-            self.malformed_row(line, str(exc), raw)
-            return None
+        return conv, kept, anomalies
+
+    def keep(self, line: Any, conv: conv_mod.Conversation, anomalies: list[str]) -> None:
+        """Row-level totals of a row that rendered: samples, anomalies, duplicates, domains, the near-dup sample."""
         self.samples += 1
         self.turns += len(conv.turns)
         if anomalies:
@@ -236,6 +241,23 @@ class Tally:
             j = self.rng.randrange(self.valid_seen)
             if j < self.near_cap:
                 self.reservoir[j] = (line, h, self._sign(content))
+
+    def check(
+        self, line: Any, raw: Any, fmt: str, bundle: TokenizerBundle, load: Callable[[Any], Any]
+    ) -> Prepared | None:
+        """Parse, normalise, check and render one row; its Prepared form to count, or None if unusable."""
+        admitted = self.admit(line, raw, fmt, load)
+        if admitted is None:
+            return None
+        conv, kept, anomalies = admitted
+        try:
+            prepared = prepare(bundle, conv, kept)
+        except limits.LimitError:
+            raise  # a template over its time/size budget fails every row alike: stop with the cap's message
+        except DataError as exc:
+            self.malformed_row(line, str(exc), raw)
+            return None
+        self.keep(line, conv, anomalies)
         return prepared
 
     def _sign(self, content: str) -> Any:
@@ -348,6 +370,10 @@ def detect(rows: Iterator[tuple[int, Any]], fmt: str) -> tuple[str, list[tuple[i
     return detected, pending
 
 
+_RENDER_ROWS = 256
+"""Rows rendered per call: an untrusted template renders a whole batch in one worker round trip."""
+
+
 def _reader(
     source_rows: Iterator[tuple[int, Any]],
     fmt: str,
@@ -355,8 +381,10 @@ def _reader(
     stats: Tally,
     out: queue.Queue[Any],
     stop: threading.Event,
+    keep_running: Callable[[], bool] | None = None,
 ) -> None:
-    """Check and render rows (``Tally.check``); hand ~2K-text batches to the tokenising thread."""
+    """Check rows (``Tally.admit``), render them 256 at a time, keep their totals (``Tally.keep``); hand ~2K-text
+    batches to the tokenising thread."""
     try:
         load = limits.json_loader("a row")  # the depth cap read once, not per row
         it = iter(source_rows)
@@ -364,17 +392,38 @@ def _reader(
         out.put(("format", fmt))
         batch: list[Prepared] = []
         n_texts = 0
+        todo: list[tuple[int, Any, conv_mod.Conversation, list[str], Any]] = []
+
+        def cancel() -> bool:
+            return stop.is_set() or (keep_running is not None and not keep_running())
+
+        def flush() -> None:
+            """Render the queued rows in one call (one worker round trip for an untrusted template)."""
+            nonlocal batch, n_texts
+            done = prepare_many(bundle, [(conv, kept) for _l, _r, conv, _a, kept in todo], cancel=cancel)
+            for (line, raw, conv, anomalies, _kept), prepared in zip(todo, done, strict=True):
+                if isinstance(prepared, DataError):
+                    stats.malformed_row(line, str(prepared), raw)
+                    continue
+                stats.keep(line, conv, anomalies)
+                batch.append(prepared)
+                n_texts += len(prepared.segments) if prepared.segments is not None else 4
+                if n_texts >= CHUNK_TEXTS:
+                    out.put(("batch", batch))
+                    batch, n_texts = [], 0
+            todo.clear()
+
         for line, raw in itertools.chain(pending, it):
             if stop.is_set():
                 return
-            prepared = stats.check(line, raw, fmt, bundle, load)
-            if prepared is None:
+            admitted = stats.admit(line, raw, fmt, load)
+            if admitted is None:
                 continue
-            batch.append(prepared)
-            n_texts += len(prepared.segments) if prepared.segments is not None else 4
-            if n_texts >= CHUNK_TEXTS:
-                out.put(("batch", batch))
-                batch, n_texts = [], 0
+            conv, kept, anomalies = admitted
+            todo.append((line, raw, conv, anomalies, kept))
+            if len(todo) >= _RENDER_ROWS:
+                flush()  # a cap refusal (LimitError) fails every row alike: it stops the audit with its message
+        flush()
         if batch:
             out.put(("batch", batch))
         out.put(("done", None))
@@ -477,8 +526,13 @@ def audit(
     progress: ProgressFn | None = None,
     near_dup_cap: int = 10_000,
     max_rows: int | None = None,
+    keep_running: Callable[[], bool] | None = None,
 ) -> AuditResult:
-    """Scan a dataset (or a random sample of ``sample`` rows) and report what training will see."""
+    """Scan a dataset (or a random sample of ``sample`` rows) and report what training will see.
+
+    ``keep_running`` (a page passes "its browser session is still there") turning false kills a chat
+    template worker mid-render and ends the audit with RenderCancelled.
+    """
     if max_length is None or int(max_length) < 1:
         raise InputError("max_length must be a positive number of tokens")
     if sample is not None and int(sample) < 1:
@@ -511,7 +565,10 @@ def audit(
     q: queue.Queue[Any] = queue.Queue(maxsize=_QUEUE_BATCHES)
     stop = threading.Event()
     reader = threading.Thread(
-        target=_reader, args=(rows_iter, fmt, bundle, stats, q, stop), name="audit-reader", daemon=True
+        target=_reader,
+        args=(rows_iter, fmt, bundle, stats, q, stop, keep_running),
+        name="audit-reader",
+        daemon=True,
     )
     reader.start()
     detected = fmt

@@ -50,7 +50,11 @@ class Source:
 def _files_in(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(FILE_EXTENSIONS))
+    files = sorted(
+        paths.member(p, "dataset file")
+        for p in sorted(path.rglob("*"))
+        if p.is_file() and p.name.endswith(FILE_EXTENSIONS)
+    )
     if not files:
         raise InputError(f"{path} holds no .jsonl, .json, .parquet or .arrow files")
     return files

@@ -10,7 +10,9 @@ turn".
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -20,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from comparelib import limits
+from comparelib import limits, paths
 from comparelib.errors import ConfigError, DataError
 
 Turn = tuple[str, str]
@@ -32,6 +34,9 @@ FALLBACK_TEMPLATE = (
     "{% endfor %}"
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
+
+SHIPPED_DIGESTS = frozenset({hashlib.sha256(FALLBACK_TEMPLATE.encode("utf-8")).hexdigest()})
+"""Templates the project ships: the only ones rendered in-process (same bytes, same behaviour)."""
 
 _SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token")
 
@@ -84,6 +89,9 @@ def _bounded_range(*args: int) -> Any:
     return gen()
 
 
+_FORMAT_WIDTH = re.compile(r"%[-#0 +]*(\d+)|\.(\d+)")
+
+
 @lru_cache(maxsize=16)
 def _compile(source: str) -> Any:
     from jinja2 import nodes
@@ -115,7 +123,7 @@ def _compile(source: str) -> Any:
     class _Bounded(ImmutableSandboxedEnvironment):
         """The HF sandbox plus time and size budgets checked on every call, operator and attribute."""
 
-        intercepted_binops = frozenset({"*", "**", "+"})
+        intercepted_binops = frozenset({"*", "**", "+", "%"})
 
         def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
             _check_budget()
@@ -129,6 +137,10 @@ def _compile(source: str) -> Any:
                 and abs(left) > 1
             ):
                 raise limits.RENDER_BYTES.refuse(f"{left} ** {right} in the chat template", value=cap)
+            if operator == "%" and isinstance(left, str) and _FORMAT_WIDTH.search(left):
+                wide = max(int(x or 0) for m in _FORMAT_WIDTH.findall(left) for x in m)
+                if wide > cap:
+                    raise limits.RENDER_BYTES.refuse("a format width in the chat template", value=cap)
             if operator == "*":
                 for seq, n in ((left, right), (right, left)):
                     if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > cap:
@@ -193,9 +205,24 @@ class ChatTemplate:
     name: str = "tokenizer_config.json"
     is_fallback: bool = False
 
+    @property
+    def trusted(self) -> bool:
+        """Rendered in-process: a template the project ships (by content), unless the sandbox is forced."""
+        from comparelib.audit import sandbox
+
+        how = sandbox.mode()
+        return how == "off" or (how == "auto" and _digest(self.source) in SHIPPED_DIGESTS)
+
     def render(self, messages: Sequence[dict[str, Any]], add_generation_prompt: bool = False) -> str:
         from jinja2.exceptions import TemplateError
 
+        if not self.trusted:
+            from comparelib.audit import sandbox
+
+            ((status, text),) = sandbox.pool().call(self, "render", [[list(messages), add_generation_prompt]])
+            if status != "ok":
+                raise DataError(text)
+            return str(text)
         template = _compile(self.source)
         try:
             return _render_bounded(
@@ -217,6 +244,11 @@ class ChatTemplate:
 
     def render_turns(self, turns: Sequence[Turn], add_generation_prompt: bool = False) -> str:
         return self.render(as_messages(turns), add_generation_prompt)
+
+
+@lru_cache(maxsize=64)
+def _digest(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def fallback_template() -> ChatTemplate:
@@ -249,8 +281,14 @@ def template_from_config(config: dict[str, Any], name: str = "tokenizer_config.j
     if len(raw) > cap.value() or len(raw.encode("utf-8", "surrogatepass")) > cap.value():
         raise cap.refuse(f"the chat template in {name}", seen=limits.human_bytes(len(raw.encode("utf-8", "replace"))))
     special = {key: _token_text(config.get(key)) for key in _SPECIAL_KEYS}
-    _compile(raw)
-    return ChatTemplate(raw, special, name=name)
+    template = ChatTemplate(raw, special, name=name)
+    if template.trusted:
+        _compile(raw)
+    else:  # compiling is running code too (a 1 MiB template took 46 s and 1.3 GB in-process)
+        from comparelib.audit import sandbox
+
+        sandbox.pool().shape(template)
+    return template
 
 
 def load_template(folder: str | Path) -> ChatTemplate | None:
@@ -259,6 +297,7 @@ def load_template(folder: str | Path) -> ChatTemplate | None:
     config: dict[str, Any] = {}
     cfg_path = folder / "tokenizer_config.json"
     if cfg_path.is_file():
+        cfg_path = paths.member(cfg_path, "tokenizer config")
         try:
             config = limits.loads(limits.read_text_capped(cfg_path, str(cfg_path), limits.CONFIG_BYTES), str(cfg_path))
         except (OSError, ValueError) as exc:
@@ -267,6 +306,7 @@ def load_template(folder: str | Path) -> ChatTemplate | None:
             raise ConfigError(f"{cfg_path} is not a JSON object")
     jinja_path = folder / "chat_template.jinja"
     if jinja_path.is_file():
+        jinja_path = paths.member(jinja_path, "chat template file")
         try:
             source = limits.read_text_capped(jinja_path, str(jinja_path), limits.TEMPLATE_BYTES)
         except (OSError, UnicodeDecodeError) as exc:
@@ -344,11 +384,18 @@ _PROBE_ASSISTANT = "\ue001probe answer\ue001"
 
 def probe_shape(template: ChatTemplate) -> TemplateShape | None:
     """The assistant-turn framing of ``template``, or None if it is not a plain prefix template."""
+    if not template.trusted:
+        from comparelib.audit import sandbox
+
+        learnt = sandbox.pool().shape(template)
+        return TemplateShape(*learnt) if learnt else None
     try:
         user_only = template.render_turns([("user", _PROBE_USER)])
         with_prompt = template.render_turns([("user", _PROBE_USER)], add_generation_prompt=True)
         full = template.render_turns([("user", _PROBE_USER), ("assistant", _PROBE_ASSISTANT)])
         second = template.render_turns([("user", _PROBE_USER), ("assistant", _PROBE_ASSISTANT), ("user", _PROBE_USER)])
+    except limits.LimitError:
+        raise  # a cap refusal is not "no shape": every row would pay the cap again
     except DataError:
         return None
     if not (with_prompt.startswith(user_only) and full.startswith(with_prompt) and second.startswith(full)):

@@ -10,7 +10,7 @@ them row by row). Without a tokenizer the count is a byte estimate (``FALLBACK_M
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,6 +121,7 @@ def load_tokenizer(ref: str | None) -> TokenizerBundle:
     folder, name = _tokenizer_folder(str(ref).strip())
     named = Path(name)
     file = named if named.is_file() and named.parent.resolve() == folder.resolve() else folder / "tokenizer.json"
+    file = paths.member(file, "tokenizer file")
     cap = limits.CONFIG_BYTES
     if file.is_file() and file.stat().st_size > cap.value():
         raise cap.refuse(f"tokenizer file {file.name}", seen=limits.human_bytes(file.stat().st_size))
@@ -170,27 +171,7 @@ def _clean_cut(bundle: TokenizerBundle, text: str, p: int) -> bool:
     return False
 
 
-def prepare(bundle: TokenizerBundle, conv: conv_mod.Conversation, turns: Sequence[tuple[str, str]]) -> Prepared:
-    """Render ``turns`` once and cut the text at its assistant spans (see module docstring)."""
-    if conv.pretemplated:
-        text = conv.text or ""
-        spans = templates.pretemplated_spans(text, bundle.shape) if bundle.shape else []
-    else:
-        text = bundle.template.render_turns(turns)
-        fast = templates.fast_spans(text, turns, bundle.shape) if bundle.shape else None
-        if fast is not None:
-            spans = fast
-        else:
-            try:
-                text, spans = templates.reference_spans(bundle.template, turns)
-            except limits.LimitError:
-                raise
-            except DataError:
-                # Templates that rewrite earlier turns (e.g. drop old reasoning) have no prefix
-                # spans; fall back to SpecForge's rule: assistant header ... end of turn.
-                if bundle.shape is None:
-                    raise
-                spans = templates.pretemplated_spans(text, bundle.shape)
+def _cut(bundle: TokenizerBundle, text: str, spans: list[tuple[int, int]]) -> Prepared:
     if bundle.tokenizer is not None and not bundle.segment_safe:
         return Prepared(None, text, spans)
     segments: list[str] = []
@@ -203,6 +184,70 @@ def prepare(bundle: TokenizerBundle, conv: conv_mod.Conversation, turns: Sequenc
         pos = end
     segments.append(text[pos:])
     return Prepared(segments)
+
+
+def _spans_in_process(bundle: TokenizerBundle, turns: Sequence[tuple[str, str]]) -> tuple[str, list[tuple[int, int]]]:
+    text = bundle.template.render_turns(turns)
+    fast = templates.fast_spans(text, turns, bundle.shape) if bundle.shape else None
+    if fast is not None:
+        return text, fast
+    try:
+        return templates.reference_spans(bundle.template, turns)
+    except limits.LimitError:
+        raise
+    except DataError:
+        # Templates that rewrite earlier turns (e.g. drop old reasoning) have no prefix
+        # spans; fall back to SpecForge's rule: assistant header ... end of turn.
+        if bundle.shape is None:
+            raise
+        return text, templates.pretemplated_spans(text, bundle.shape)
+
+
+def prepare_many(
+    bundle: TokenizerBundle,
+    rows: Sequence[tuple[conv_mod.Conversation, Sequence[tuple[str, str]]]],
+    *,
+    cancel: Callable[[], bool] | None = None,
+) -> list[Prepared | DataError]:
+    """``prepare`` for a batch: an untrusted template renders the whole batch in one worker call.
+
+    A row the template refuses comes back as its DataError; a cap refusal (LimitError) aborts the batch.
+    """
+    out: list[Prepared | DataError | None] = [None] * len(rows)
+    remote: list[int] = []
+    for i, (conv, turns) in enumerate(rows):
+        if conv.pretemplated:
+            text = conv.text or ""
+            out[i] = _cut(bundle, text, templates.pretemplated_spans(text, bundle.shape) if bundle.shape else [])
+        elif bundle.template.trusted:
+            try:
+                out[i] = _cut(bundle, *_spans_in_process(bundle, turns))
+            except limits.LimitError:
+                raise
+            except DataError as exc:
+                out[i] = exc
+        else:
+            remote.append(i)
+    if remote:
+        from comparelib.audit import sandbox
+
+        answers = sandbox.pool().call(
+            bundle.template, "spans", [[list(t) for t in rows[i][1]] for i in remote], cancel=cancel
+        )
+        for i, answer in zip(remote, answers, strict=True):
+            if answer[0] != "ok":
+                out[i] = DataError(answer[1])
+            else:
+                out[i] = _cut(bundle, answer[1], [(int(a), int(b)) for a, b in answer[2]])
+    return [item for item in out if item is not None]
+
+
+def prepare(bundle: TokenizerBundle, conv: conv_mod.Conversation, turns: Sequence[tuple[str, str]]) -> Prepared:
+    """Render ``turns`` once and cut the text at its assistant spans (see module docstring)."""
+    (item,) = prepare_many(bundle, [(conv, turns)])
+    if isinstance(item, DataError):
+        raise item
+    return item
 
 
 def count_prepared(bundle: TokenizerBundle, items: Sequence[Prepared]) -> list[tuple[int, int]]:
@@ -241,8 +286,13 @@ def count_prepared(bundle: TokenizerBundle, items: Sequence[Prepared]) -> list[t
 
 def count_turns(bundle: TokenizerBundle, turn_lists: Sequence[Sequence[tuple[str, str]]]) -> list[tuple[int, int]]:
     """(tokens, supervised tokens) for conversations given as turn lists (library and test helper)."""
-    prepared = []
+    rows = []
     for turns in turn_lists:
         kept, _ = conv_mod.trainable_turns(turns)
-        prepared.append(prepare(bundle, conv_mod.Conversation(turns=list(kept)), kept))
+        rows.append((conv_mod.Conversation(turns=list(kept)), kept))
+    prepared = []
+    for item in prepare_many(bundle, rows):
+        if isinstance(item, DataError):
+            raise item
+        prepared.append(item)
     return count_prepared(bundle, prepared)

@@ -158,7 +158,8 @@ class EndpointPolicy:
 
     def _refused(self, host: str, port: int, why: str = "") -> EndpointRefusedError:
         return EndpointRefusedError(
-            f"endpoint {host}:{port} is not allowed on this server{why}; nothing was sent to it. The operator "
+            f"endpoint {host}:{port} is not allowed on this server, or its name does not resolve{why}; nothing was "
+            "sent to it. The operator "
             f"can allow it in {ALLOW_VAR} (hosts, CIDRs, host:port, comma-separated)"
         )
 
@@ -179,10 +180,11 @@ class EndpointPolicy:
         try:
             infos = resolve(host, port, type=socket.SOCK_STREAM)
         except (OSError, UnicodeError):
-            raise BenchError(f"cannot reach {host}:{port}: the name does not resolve; check the URL") from None
+            # the same words as a disallowed address: a different one would tell visitors which names exist
+            raise self._refused(host, port) from None
         addresses = {info[4][0] for info in infos}
         if not addresses or not all(self.address_allowed(a, port) for a in addresses):
-            raise self._refused(host, port, " (the name resolves to an address outside the allowed list)")
+            raise self._refused(host, port)
 
     def resolver(self) -> Any:
         """An aiohttp resolver that re-checks every resolution against this policy (no DNS re-binding)."""

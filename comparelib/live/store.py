@@ -205,9 +205,29 @@ def valid_text(value: str) -> str:
     return value.replace("\x00", "") if "\x00" in value else value
 
 
-def checked_text(value: Any, what: str) -> str:
-    """A user-given name (label, group, draft, source) refused unless it is valid UTF-8 text."""
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""C0/C1 controls (ESC sequences reach terminals), bidi overrides and isolates, line separators."""
+MAX_LABEL_CHARS = 100
+MAX_LABELS = 32
+_MAX_CHARS = {"label": MAX_LABEL_CHARS, "group": 200}  # the column is String(200); PostgreSQL would refuse more
+
+
+def shown_label(value: Any) -> str:
+    """A stored label as printed and exported: cut (old rows), controls replaced, secrets masked."""
     text = str(value)
+    cut = len(text) > 4 * MAX_LABEL_CHARS
+    text = redact.mask_text(_CONTROL.sub("\ufffd", valid_text(text[: 4 * MAX_LABEL_CHARS])))
+    return text + "\u2026" if cut else text
+
+
+def checked_text(value: Any, what: str) -> str:
+    """A user-given name (label, group, draft, source) refused unless it is short, plain UTF-8 text."""
+    text = str(value)
+    limit = _MAX_CHARS.get(what)
+    if limit is not None and len(text) > limit:
+        raise StoreError(f"{what} is {len(text):,} characters long; the limit is {limit:,}: shorten it")
+    if _CONTROL.search(text.replace("\x00", "")):
+        raise StoreError(f"{what} {ascii(text[:80])} holds control characters; retype it with plain characters")
     bad = _SURROGATES.search(text)
     if bad is not None or "\x00" in text:
         shown = valid_text(text).replace("\ufffd", "?")[:80]
@@ -322,6 +342,9 @@ class Store:
                 f"not a database URL: {redact.database_url(raw)!s}; use e.g. sqlite:///path/results.sqlite or "
                 "postgresql+psycopg2://user@host/db"
             ) from None
+        if parsed.drivername in ("postgresql", "postgres"):
+            # SQLAlchemy 2.1 picks psycopg 3 for the plain scheme; the pinned driver is psycopg2
+            parsed = parsed.set(drivername="postgresql+psycopg2")
         self.url = parsed
         self.display_url = redact.database_url(parsed)
         self._secrets = redact.url_secrets(parsed)
@@ -470,9 +493,12 @@ class Store:
         if kind not in KINDS:
             raise StoreError(f"unknown run kind {kind!r}; use one of {', '.join(KINDS)}")
         cfg = clean(_as_dict(server_config))
-        label_list = [checked_text(x, "label").strip() for x in labels if str(x).strip()]
+        # secrets typed into a label (--api-key sk-..., HF_TOKEN=hf_...) are masked like server_info
+        label_list = [redact.mask_text(checked_text(x, "label").strip()) for x in labels if str(x).strip()]
+        if len(label_list) > MAX_LABELS:
+            raise StoreError(f"{len(label_list)} labels given; the limit is {MAX_LABELS}")
         if group is not None:
-            group = checked_text(group, "group")
+            group = redact.mask_text(checked_text(group, "group"))
         if kind == "example" and "example" not in label_list:
             label_list.insert(0, "example")
         spec = cfg.get("speculative_algorithm") or None
@@ -646,9 +672,9 @@ class Store:
         errors = stored_errors if stored_errors is not None else int(r["n_err"] or 0)
         raw_labels = r["labels"]
         labels = (
-            [valid_text(str(x)) for x in raw_labels]
+            [shown_label(x) for x in raw_labels[:MAX_LABELS]]
             if isinstance(raw_labels, list)
-            else [valid_text(raw_labels)]
+            else [shown_label(raw_labels)]
             if isinstance(raw_labels, str)
             else []
         )
@@ -663,7 +689,7 @@ class Store:
             endpoint=_text_or_none(r["endpoint"]) or "",
             engine=_text_or_none(r["engine"]) or "unknown",
             kind=_text_or_none(r["kind"]) or "measured",
-            group=_text_or_none(r["run_group"]),
+            group=shown_label(r["run_group"]) if _text_or_none(r["run_group"]) else None,
             labels=labels,
             status=_text_or_none(r["status"]) or "running",
             speculative_algorithm=algo,

@@ -537,33 +537,81 @@ def _dims(shape: Any, name: str, shown: str) -> tuple[int, ...]:
     return tuple(shape)
 
 
+_DTYPE_BITS = {
+    **dict.fromkeys(("BOOL", "U8", "I8", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ"), 8),
+    "F4": 4,
+    "F6_E2M3": 6,
+    "F6_E3M2": 6,
+    **dict.fromkeys(("I16", "U16", "F16", "BF16"), 16),
+    **dict.fromkeys(("I32", "U32", "F32"), 32),
+    **dict.fromkeys(("I64", "U64", "F64", "C64"), 64),
+}
+"""Bits per element of every dtype safetensors 0.8 defines."""
+_U64 = 1 << 64
+
+
 def safetensors_entries(header: dict[str, Any], shown: str, data_size: int | None) -> SafetensorsHeader:
-    """Validated tensor entries of a parsed header: shapes, dtype, and data_offsets inside the data section."""
+    """Validated tensor entries of a parsed header, by safetensors' own rules.
+
+    Known dtype; data_offsets present, inside the data section and exactly dtype x shape bytes long;
+    tensors contiguous from 0 (no overlap, no gap) and covering the whole data section when its size is
+    known. So a shape can never claim more elements than the file holds ([2^62, 2^62] in 32 bytes).
+    """
     out: SafetensorsHeader = {}
+    spans: list[tuple[int, int, str]] = []
+    meta = header.get("__metadata__")
+    if meta is not None and not (isinstance(meta, dict) and all(isinstance(v, str) for v in meta.values())):
+        raise ConfigError(f"{shown}: __metadata__ is not a map of strings, so this is not a valid safetensors file")
     for name, info in header.items():
         if name == "__metadata__":
             continue
         if not isinstance(info, dict) or "shape" not in info or "dtype" not in info:
             raise ConfigError(f"{shown}: tensor {name!r} has no shape/dtype in the safetensors header")
         dims = _dims(info["shape"], name, shown)
-        if not isinstance(info["dtype"], str):
+        dtype = info["dtype"]
+        if not isinstance(dtype, str):
             raise ConfigError(f"{shown}: tensor {name!r} has a dtype that is not a string")
+        bits = _DTYPE_BITS.get(dtype)
+        if bits is None:
+            raise ConfigError(f"{shown}: tensor {name!r} has dtype {dtype[:40]!r}, which safetensors does not define")
         offsets = info.get("data_offsets")
-        if (
-            data_size is not None
-            and offsets is not None
-            and not (
-                isinstance(offsets, (list, tuple))
-                and len(offsets) == 2
-                and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
-                and 0 <= offsets[0] <= offsets[1] <= data_size
-            )
+        if not (
+            isinstance(offsets, (list, tuple))
+            and len(offsets) == 2
+            and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+            and 0 <= offsets[0] <= offsets[1] < _U64
+            and (data_size is None or offsets[1] <= data_size)
         ):
+            where = f"the file's {data_size:,}-byte data section" if data_size is not None else "the file"
             raise ConfigError(
-                f"{shown}: tensor {name!r} has data_offsets {str(offsets)[:80]} outside the file's "
-                f"{data_size:,}-byte data section; the file is truncated or not safetensors"
+                f"{shown}: tensor {name!r} has data_offsets {str(offsets)[:80]} outside {where}; the file is "
+                "truncated or not safetensors"
             )
-        out[name] = (dims, info["dtype"])
+        n = 1
+        for d in dims:
+            n *= d
+            if n >= _U64 and 0 not in dims:
+                break
+        nbits = n * bits
+        if nbits % 8 or nbits // 8 != offsets[1] - offsets[0]:
+            raise ConfigError(
+                f"{shown}: tensor {name!r} is {dtype} {list(dims)[:8]} = "
+                f"{'over 2^64' if n >= _U64 else f'{nbits / 8:,g}'} bytes but its data_offsets span "
+                f"{offsets[1] - offsets[0]:,}; not a valid safetensors file"
+            )
+        spans.append((offsets[0], offsets[1], name))
+        out[name] = (dims, dtype)
+    pos = 0
+    for begin, end, name in sorted(spans):
+        if begin != pos:
+            how = "overlaps the previous tensor" if begin < pos else "leaves a gap before it"
+            raise ConfigError(f"{shown}: tensor {name!r} {how} (data_offsets start {begin:,}, expected {pos:,})")
+        pos = end
+    if data_size is not None and pos != data_size:
+        raise ConfigError(
+            f"{shown}: the data section is {data_size:,} bytes but the tensors cover {pos:,}; not a valid "
+            "safetensors file"
+        )
     return out
 
 
@@ -645,7 +693,7 @@ def _local_header(folder: Path) -> SafetensorsHeader | None:
     files = sorted(p.name for p in folder.iterdir() if p.is_file())
     targets, index = _safetensors_targets(files, "")
     if index is not None:
-        weight_map = _read_config(folder / index, str(folder / index)).get("weight_map") or {}
+        weight_map = _read_config(paths.member(folder / index), str(folder / index)).get("weight_map") or {}
         targets = sorted(set(weight_map.values()))
         missing = [t for t in targets if not (folder / t).is_file()]
         if missing:
@@ -654,7 +702,7 @@ def _local_header(folder: Path) -> SafetensorsHeader | None:
         return None
     header: SafetensorsHeader = {}
     for name in targets:
-        header.update(read_safetensors_header(folder / name))
+        header.update(read_safetensors_header(paths.member(folder / name, "weights file")))
     return header
 
 
@@ -662,11 +710,13 @@ def _fetch_local(ref: ModelRef, *, with_card: bool, with_header: bool) -> Fetche
     assert ref.local_path is not None
     folder = ref.local_path
     config_path = folder / (ref.filename or "config.json")
-    config = _read_config(config_path, str(config_path))
+    config = _read_config(paths.member(config_path, "config file"), str(config_path))
     card = None
     readme = folder / "README.md"
     if with_card and readme.is_file():
-        card = limits.read_file_capped(readme, str(readme), limits.CONFIG_BYTES).decode("utf-8", "replace")
+        card = limits.read_file_capped(paths.member(readme), str(readme), limits.CONFIG_BYTES).decode(
+            "utf-8", "replace"
+        )
     header = _local_header(folder) if with_header else None
     files = sorted(
         p.relative_to(folder).as_posix()

@@ -1,0 +1,80 @@
+"""Sign-in before any upload byte: with SPECDRAFT_REQUIRE_LOGIN, only signed-in sessions may upload.
+
+Streamlit's ``PUT /_stcore/upload_file/...`` is served outside the script, so the sign-in
+gate in ``app.py`` never sees it: an anonymous visitor could make the server hold six 100 MB uploads.
+``install()`` wraps two things of the one Runtime: ``is_active_session`` (in Streamlit 1.67 only the
+upload route calls it, before reading any body byte, so an anonymous PUT gets 400 at once) and the
+upload manager's ``add_file`` (drops a file of a session not signed in, should a later Streamlit stop
+asking). ``mark()`` records on every run whether the session is signed in; a session that is not also
+has any file it holds removed. The state lives here, not in app.py, because the main script is
+re-executed in a fresh namespace on every run.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from comparelib import settings
+
+_SIGNED: set[str] = set()
+_LOCK = threading.Lock()
+_INSTALLED = False
+_CONNECTED: list[Any] = []  # the runtime's own is_active_session, to prune ids of sessions gone
+
+
+def allowed(session_id: str) -> bool:
+    """Whether this session may upload: always without required sign-in, else only once signed in."""
+    if not settings.require_login():
+        return True
+    with _LOCK:
+        return session_id in _SIGNED
+
+
+def install() -> bool:
+    """Wrap the running server's upload checks once; False where there is no Streamlit runtime (AppTest)."""
+    global _INSTALLED
+    from streamlit.runtime import Runtime
+
+    if _INSTALLED or not Runtime.exists():
+        return _INSTALLED
+    with _LOCK:
+        if _INSTALLED:
+            return True
+        gate(Runtime.instance())
+        _INSTALLED = True
+    return True
+
+
+def gate(runtime: Any) -> None:
+    """Wrap ``runtime.is_active_session`` and its upload manager's ``add_file`` with ``allowed``."""
+    active = runtime.is_active_session
+    _CONNECTED[:] = [active]
+    runtime.is_active_session = lambda session_id: active(session_id) and allowed(session_id)
+    mgr = runtime.uploaded_file_mgr
+    add = mgr.add_file
+
+    def add_file(session_id: str, file: Any) -> None:
+        if allowed(session_id):
+            add(session_id, file)
+
+    mgr.add_file = add_file
+
+
+def mark(signed_in: bool) -> None:
+    """Record the running session as signed in or not; drop what a session not signed in holds."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    with _LOCK:
+        if signed_in:
+            if len(_SIGNED) >= 1024 and _CONNECTED:  # keep the set to the sessions still connected
+                _SIGNED.intersection_update({sid for sid in _SIGNED if _CONNECTED[0](sid)})
+            _SIGNED.add(ctx.session_id)
+        else:
+            _SIGNED.discard(ctx.session_id)
+    if not signed_in and Runtime.exists():
+        Runtime.instance().uploaded_file_mgr.remove_session_files(ctx.session_id)
