@@ -235,7 +235,7 @@ def audit(
     if max_length is None or int(max_length) < 1:
         raise InputError("max_length must be a positive number of tokens")
     fmt = conv_mod.check_format(fmt or "auto")
-    src = open_source(str(source))
+    src = open_source(str(source), lenient=True)
     if src.kind == "hub" or not src.files:
         raise InputError(
             "--ray reads local files and folders (shared storage mounted on every node) and s3:// / gs:// "
@@ -290,6 +290,7 @@ def audit(
     elapsed = time.perf_counter() - t0
     if progress is not None:
         progress(total.rows_read, total.rows_read / max(1e-9, elapsed), 0.0)
+    total.file_errors.extend({"file": name, "error": " ".join(why.split())[:300]} for name, why in src.refused)
     result = scan.finish(total, src, bundle, detected, int(max_length), notes=[], elapsed=elapsed, seed=seed)
     result.runner = _runner(ray, address, pool, processes, retried, len(seen), rss_kb)
     return result

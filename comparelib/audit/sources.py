@@ -39,6 +39,7 @@ class Source:
     sample_hub: Callable[[int, int], Iterator[tuple[int, Any]]] | None = None
     locate: Callable[[int], Any] = lambda code: code
     files: list[str] = field(default_factory=list)  # local paths or remote URIs, in the order rows are read
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (file, why): members never read (lenient)
     _bytes_done: list[int] = field(default_factory=lambda: [0])
 
     def fraction(self) -> float | None:
@@ -47,15 +48,23 @@ class Source:
         return None
 
 
-def _files_in(path: Path) -> list[Path]:
+def _files_in(path: Path, refused: list[tuple[str, str]] | None = None) -> list[Path]:
+    """The data files under ``path``, each through ``paths.member``; a member that leads out of the data root
+    stops the listing, or with ``refused`` given is set aside there (never read) and the rest is listed."""
     if path.is_file():
         return [path]
-    files = sorted(
-        paths.member(p, "dataset file")
-        for p in sorted(path.rglob("*"))
-        if p.is_file() and p.name.endswith(FILE_EXTENSIONS)
-    )
-    if not files:
+    files = []
+    for p in sorted(path.rglob("*")):
+        if not (p.is_file() and p.name.endswith(FILE_EXTENSIONS)):
+            continue
+        try:
+            files.append(paths.member(p, "dataset file"))
+        except InputError as exc:
+            if refused is None:
+                raise
+            refused.append((str(p.relative_to(path)), str(exc)))
+    files.sort()
+    if not files and not refused:
         raise InputError(f"{path} holds no .jsonl, .json, .parquet or .arrow files")
     return files
 
@@ -173,8 +182,9 @@ def table_row_count(path: Path) -> int | None:
     return None
 
 
-def _local_source(path: Path) -> Source:
-    files = _files_in(path)
+def _local_source(path: Path, lenient: bool = False) -> Source:
+    refused: list[tuple[str, str]] = []
+    files = _files_in(path, refused if lenient else None)
     counter = [0]
     total_rows: int | None = 0
     for f in files:
@@ -204,6 +214,7 @@ def _local_source(path: Path) -> Source:
         total_bytes=total_bytes,
         locate=locate,
         files=[str(f) for f in files],
+        refused=refused,
     )
     src._bytes_done = counter
     return src
@@ -307,8 +318,11 @@ def _looks_like_hub(text: str) -> bool:
     )
 
 
-def open_source(ref: str, *, config: str | None = None, split: str | None = None) -> Source:
-    """A local file/folder, or a Hub dataset (``org/name`` or its URL) streamed with ``datasets``."""
+def open_source(ref: str, *, config: str | None = None, split: str | None = None, lenient: bool = False) -> Source:
+    """A local file/folder, or a Hub dataset (``org/name`` or its URL) streamed with ``datasets``.
+
+    ``lenient``: a folder member refused by the data root is listed in ``Source.refused`` instead of stopping
+    (the Ray path reports it as a finding on that file)."""
     text = str(ref or "").strip().strip("\"'")
     if not text:
         raise InputError("no dataset given: a .jsonl/.json/.parquet/.arrow file, a folder, or a Hub dataset id")
@@ -321,7 +335,7 @@ def open_source(ref: str, *, config: str | None = None, split: str | None = None
             return _hub_source(text, config=config, split=split)
         raise
     if path.exists():
-        return _local_source(path)
+        return _local_source(path, lenient)
     if not _looks_like_hub(text):
         raise InputError(f"{text}: no such file or folder (and not a Hub dataset id like org/name)")
     return _hub_source(text, config=config, split=split)
