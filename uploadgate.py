@@ -13,14 +13,16 @@ re-executed in a fresh namespace on every run.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
-from comparelib import settings
+from comparelib import paths, settings
 
 _SIGNED: set[str] = set()
 _LOCK = threading.Lock()
 _INSTALLED = False
 _CONNECTED: list[Any] = []  # the runtime's own is_active_session, to prune ids of sessions gone
+_HELD: dict[str, set[str]] = {}  # upload path -> the sessions holding it (uploads are kept once per content)
 
 
 def allowed(session_id: str) -> bool:
@@ -78,3 +80,47 @@ def mark(signed_in: bool) -> None:
             _SIGNED.discard(ctx.session_id)
     if not signed_in and Runtime.exists():
         Runtime.instance().uploaded_file_mgr.remove_session_files(ctx.session_id)
+    if _CONNECTED:
+        release_gone(_CONNECTED[0])
+
+
+def _session_id() -> str | None:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else None
+
+
+def hold(path: str | None, previous: str | None) -> None:
+    """The running session now holds the upload at ``path`` instead of ``previous``.
+
+    Uploads are kept once per content, so two sessions can hold one file: a file is deleted only when no
+    session holds it any more (replaced, cleared, or every holder's browser session gone: ``release_gone``).
+    """
+    sid = _session_id() or "-"
+    orphan = False
+    with _LOCK:
+        if path:
+            _HELD.setdefault(path, set()).add(sid)
+        if previous and previous != path:
+            holders = _HELD.get(previous, set())
+            holders.discard(sid)
+            orphan = not holders
+            if orphan:
+                _HELD.pop(previous, None)
+    if orphan:
+        paths.discard_upload(previous)
+
+
+def release_gone(is_active: Callable[[str], bool]) -> list[str]:
+    """Delete the uploads whose holding sessions have all ended (``is_active``: is this session connected)."""
+    gone: list[str] = []
+    with _LOCK:
+        for path, holders in list(_HELD.items()):
+            holders.intersection_update({sid for sid in holders if sid == "-" or is_active(sid)})
+            if not holders:
+                gone.append(path)
+                del _HELD[path]
+    for path in gone:
+        paths.discard_upload(path)
+    return gone

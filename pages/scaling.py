@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import app
+import uploadgate
 from comparelib import charts, export, paths, settings
 from comparelib.analysis import curves, draftcost, scaling, speedup, verdicts
 from comparelib.errors import CompareError
@@ -427,10 +428,9 @@ if lc_upload is not None:
         st.error(str(exc))
 elif lc_path.strip():
     lc_paths = (os.path.expanduser(lc_path.strip()),)
-# a replaced or cleared upload is deleted now; one left by a closed tab is swept after SPECDRAFT_UPLOAD_TTL_SECONDS
+# a replaced or cleared upload is deleted once no session holds it; a closed tab's when its session ends
 _kept = lc_paths[0] if lc_upload is not None and lc_paths else None
-if st.session_state.get("lc_upload_path") not in (None, _kept):
-    paths.discard_upload(st.session_state["lc_upload_path"])
+uploadgate.hold(_kept, st.session_state.get("lc_upload_path"))
 st.session_state["lc_upload_path"] = _kept
 
 if not lc_paths:

@@ -1245,3 +1245,26 @@ def test_upload_gate_drops_files_of_sessions_not_signed_in(monkeypatch) -> None:
     assert runtime.uploaded_file_mgr.files == [("alice", "b")]
     monkeypatch.setenv("SPECDRAFT_REQUIRE_LOGIN", "0")
     assert runtime.is_active_session("anon")
+
+
+def test_a_kept_upload_goes_when_no_session_holds_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Uploads are kept once per content: a file is deleted when its last holder replaces it or its session ends."""
+    import uploadgate
+    from comparelib import paths
+
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(tmp_path))
+    monkeypatch.setattr(uploadgate, "_HELD", {})
+    log = str(paths.keep_upload(b"step 1: {}\n", "train.log"))
+    other = str(paths.keep_upload(b"step 2: {}\n", "train.log"))
+    sessions = iter(["alice", "bob", "alice"])
+    monkeypatch.setattr(uploadgate, "_session_id", lambda: next(sessions))
+    uploadgate.hold(log, None)  # alice
+    uploadgate.hold(log, None)  # bob, same bytes: same file
+    uploadgate.hold(other, log)  # alice replaces hers: bob still holds the file
+    assert Path(log).exists() and Path(other).exists()
+    connected = {"alice"}
+    assert uploadgate.release_gone(lambda sid: sid in connected) == [log]  # bob's tab closed
+    assert not Path(log).exists() and Path(other).exists()
+    connected.clear()
+    assert uploadgate.release_gone(lambda sid: sid in connected) == [other]
+    assert not Path(other).exists() and uploadgate._HELD == {}
