@@ -225,6 +225,7 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     dark.get_by_role("button", name="Run audit").click()
     _settle(dark)
     dark.get_by_text("Token length per sample").first.wait_for()
+    dark.get_by_test_id("stVegaLiteChart").nth(1).wait_for()  # the page renders its charts one after the other
     assert dark.get_by_test_id("stVegaLiteChart").count() >= 2  # length histogram and domain mix
     _shoot(dark, "2-audit-dark")
     _shoot_charts(dark, "2-audit-dark")
