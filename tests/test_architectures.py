@@ -70,6 +70,66 @@ TINY_QWEN3_SPECULATORS["transformer_layer_config"].update({"model_type": "qwen3"
 TINY_QWEN3_SPECULATORS.update({"fc_norm": True, "norm_before_fc": True})
 TINY_EAGLE3_2LAYER = {**TINY_EAGLE3, "num_hidden_layers": 2, "target_hidden_size": 48}
 
+# Tiny GLM-4.5-style, GLM-5 (DSA) and MiniMax-M2 targets, small enough to count by hand (HAND_COUNTS below).
+TINY_GLM4_MOE: dict[str, Any] = {
+    "architectures": ["Glm4MoeForCausalLM"],
+    "model_type": "glm4_moe",
+    "hidden_size": 8,
+    "intermediate_size": 16,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "head_dim": 4,
+    "vocab_size": 10,
+    "num_hidden_layers": 2,
+    "n_routed_experts": 4,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 4,
+    "n_shared_experts": 1,
+    "first_k_dense_replace": 1,
+    "num_nextn_predict_layers": 1,
+    "attention_bias": True,
+    "use_qk_norm": True,
+    "partial_rotary_factor": 0.5,
+}
+TINY_GLM_DSA: dict[str, Any] = {
+    "architectures": ["GlmMoeDsaForCausalLM"],
+    "model_type": "glm_moe_dsa",
+    "hidden_size": 8,
+    "intermediate_size": 16,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 2,
+    "vocab_size": 10,
+    "num_hidden_layers": 3,
+    "q_lora_rank": 4,
+    "kv_lora_rank": 4,
+    "qk_nope_head_dim": 2,
+    "qk_rope_head_dim": 2,
+    "v_head_dim": 2,
+    "n_routed_experts": 4,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 4,
+    "n_shared_experts": 1,
+    "first_k_dense_replace": 1,
+    "index_n_heads": 2,
+    "index_head_dim": 4,
+    "index_topk_pattern": "FSF",
+}
+TINY_MINIMAX_M2: dict[str, Any] = {
+    "architectures": ["MiniMaxM2ForCausalLM"],
+    "model_type": "minimax_m2",
+    "hidden_size": 8,
+    "intermediate_size": 4,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "head_dim": 4,
+    "vocab_size": 10,
+    "num_hidden_layers": 2,
+    "num_local_experts": 4,
+    "num_experts_per_tok": 1,
+    "use_mtp": True,
+    "num_mtp_modules": 3,
+}
+
 
 def target(hub_id: str) -> dict[str, Any]:
     cfg = A.known_target(hub_id)
@@ -97,6 +157,23 @@ DETECTION = [
     ("DeepSeek-V3", TINY_DEEPSEEK, "deepseek-v3", "target"),
     ("Kimi-K2.5 nested text_config", "moonshotai/Kimi-K2.5", "deepseek-v3", "target"),
     ("gpt-oss", "openai/gpt-oss-20b", "gpt-oss", "target"),
+    ("GLM-4.6", "zai-org/GLM-4.6", "glm4-moe", "target"),
+    ("GLM-4.5-Air", "zai-org/GLM-4.5-Air", "glm4-moe", "target"),
+    ("GLM-5", "zai-org/GLM-5", "glm-moe-dsa", "target"),
+    ("MiniMax-M2", "MiniMaxAI/MiniMax-M2", "minimax-m2", "target"),
+    ("glm4_moe by model_type", {k: v for k, v in TINY_GLM4_MOE.items() if k != "architectures"}, "glm4-moe", "target"),
+    (
+        "glm_moe_dsa by model_type",
+        {k: v for k, v in TINY_GLM_DSA.items() if k != "architectures"},
+        "glm-moe-dsa",
+        "target",
+    ),
+    (
+        "minimax_m2 by model_type",
+        {k: v for k, v in TINY_MINIMAX_M2.items() if k != "architectures"},
+        "minimax-m2",
+        "target",
+    ),
     (
         "no architectures, model_type only",
         {k: v for k, v in TINY_LLAMA.items() if k != "architectures"},
@@ -732,6 +809,22 @@ ERRORS = [
     ),
     ("bad mlp_only_layers", {**target("Qwen/Qwen3-30B-A3B"), "mlp_only_layers": "none"}, "mlp_only_layers"),
     ("bad flag", {**TINY_LLAMA, "tie_word_embeddings": "maybe"}, "tie_word_embeddings must be true or false"),
+    ("glm4 top-k above experts", {**TINY_GLM4_MOE, "num_experts_per_tok": 5}, "num_experts_per_tok 5 exceeds"),
+    (
+        "glm4 no expert width",
+        {k: v for k, v in TINY_GLM4_MOE.items() if k != "moe_intermediate_size"},
+        "moe_intermediate",
+    ),
+    ("glm5 no indexer heads", {k: v for k, v in TINY_GLM_DSA.items() if k != "index_n_heads"}, "index_n_heads"),
+    ("glm5 no q lora", {k: v for k, v in TINY_GLM_DSA.items() if k != "q_lora_rank"}, "q_lora_rank"),
+    ("glm5 bad indexer pattern", {**TINY_GLM_DSA, "index_topk_pattern": "FXF"}, "index_topk_pattern"),
+    ("glm5 short indexer_types", {**TINY_GLM_DSA, "indexer_types": ["full"]}, "indexer_types lists 1 layers"),
+    ("glm5 bad mlp_layer_types", {**TINY_GLM_DSA, "mlp_layer_types": ["dense", "moe", "sparse"]}, "mlp_layer_types"),
+    (
+        "minimax no experts",
+        {k: v for k, v in TINY_MINIMAX_M2.items() if k != "num_local_experts"},
+        "num_local_experts",
+    ),
 ]
 
 
@@ -745,6 +838,88 @@ def test_bad_configs_raise_config_error(label: str, config: Any, message: str) -
 def test_unknown_dialect_name_is_config_error() -> None:
     with pytest.raises(ConfigError, match="unknown dialect"):
         parse_config(TINY_LLAMA, dialect="eagle9")
+
+
+# (config, count field, exact value), counted by hand from the tiny configs above:
+# GLM4: attention q 64+8, k 32+4, v 32+4, o 64 = 208; q/k norms 8; layer norms 16; dense MLP 3*16*8 = 384;
+#   MoE: router 32 + correction bias 4 + 4 experts * 3*4*8 = 384 + shared 96 = 516. Layer 0 = 616, layer 1 = 748;
+#   MTP = embed 80 + enorm/hnorm 16 + eh_proj 128 + one MoE layer 748 + shared_head norm 8 + head 80 = 1060;
+#   total = embed 80 + 616 + 748 + norm 8 + lm_head 80 + 1060 = 2592; active drops half the main experts (192).
+# GLM-5: MLA q_a 32 + q_a norm 4 + q_b 32 + kv_a 48 + kv_a norm 4 + kv_b 32 + o 32 = 184; indexer wq_b 32 + wk 32 +
+#   k_norm 8 + weights_proj 16 = 88 (layers 0 and 2, pattern FSF); layers 672, 716, 804; total 2360; active drops
+#   half of two layers' experts (384).
+# MiniMax-M2: attention 192 + q_norm 8 + k_norm 4 + norms 16 + router 32 + bias 4 + experts 384 = 640 per layer;
+#   total 80 + 1280 + 8 + 80 = 1448; one of four experts per token: active drops 2 * 288.
+HAND_COUNTS = [
+    ("glm4", TINY_GLM4_MOE, "total", 2592),
+    ("glm4", TINY_GLM4_MOE, "mtp", 1060),
+    ("glm4", TINY_GLM4_MOE, "embedding", 80),
+    ("glm4", TINY_GLM4_MOE, "lm_head", 80),
+    ("glm4", TINY_GLM4_MOE, "active", 2592 - 1060 - 192),
+    ("glm4", TINY_GLM4_MOE, "trainable", 2592 - 8),
+    ("glm4", TINY_GLM4_MOE, "frozen", 8),
+    ("glm4", TINY_GLM4_MOE, "stored", 2592),
+    ("glm4 no MTP", {**TINY_GLM4_MOE, "num_nextn_predict_layers": 0}, "total", 2592 - 1060),
+    ("glm4 tied", {**TINY_GLM4_MOE, "tie_word_embeddings": True}, "lm_head", 0),
+    ("glm4 no qk norm/bias", {**TINY_GLM4_MOE, "use_qk_norm": False, "attention_bias": False}, "total", 2592 - 3 * 24),
+    ("glm4 two shared", {**TINY_GLM4_MOE, "n_shared_experts": 2}, "total", 2592 + 2 * 96),
+    ("glm4 no dense", {**TINY_GLM4_MOE, "first_k_dense_replace": 0}, "total", 2592 + 516 - 384),
+    ("glm5", TINY_GLM_DSA, "total", 2360),
+    ("glm5", TINY_GLM_DSA, "active", 2360 - 384),
+    ("glm5", TINY_GLM_DSA, "trainable", 2360 - 8),
+    ("glm5 every layer indexed", {k: v for k, v in TINY_GLM_DSA.items() if k != "index_topk_pattern"}, "total", 2448),
+    (
+        "glm5 freq 2 offset 1",
+        {**TINY_GLM_DSA, "index_topk_pattern": None, "index_topk_freq": 2, "index_skip_topk_offset": 1},
+        "total",
+        2360,
+    ),
+    ("glm5 all dense", {**TINY_GLM_DSA, "mlp_layer_types": ["dense"] * 3}, "total", 2360 + 2 * (384 - 516)),
+    ("glm5 + MTP", {**TINY_GLM_DSA, "num_nextn_predict_layers": 1}, "mtp", 80 + 16 + 128 + 804 + 8 + 80),
+    ("minimax", TINY_MINIMAX_M2, "total", 1448),
+    ("minimax", TINY_MINIMAX_M2, "active", 1448 - 576),
+    ("minimax", TINY_MINIMAX_M2, "mtp", 0),
+    ("minimax", TINY_MINIMAX_M2, "trainable", 1440),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "config", "field", "value"), HAND_COUNTS, ids=[f"{c[0]}-{c[2]}" for c in HAND_COUNTS]
+)
+def test_new_family_counts_by_hand(label: str, config: dict[str, Any], field: str, value: int) -> None:
+    from comparelib.models import params
+
+    assert getattr(params.count(parse_config(config)), field) == value
+
+
+def test_glm4_moe_checkpoint_names_and_components() -> None:
+    t = names(parse_config(TINY_GLM4_MOE))
+    assert t["model.layers.1.mlp.gate.e_score_correction_bias"].component == "router"
+    assert not t["model.layers.1.mlp.gate.e_score_correction_bias"].trainable
+    assert t["model.layers.1.mlp.experts.3.down_proj.weight"].shape == (8, 4)
+    assert t["model.layers.1.mlp.shared_experts.gate_proj.weight"].component == "mlp"
+    assert t["model.layers.0.self_attn.q_proj.bias"].shape == (8,)
+    assert "model.layers.0.self_attn.o_proj.bias" not in t
+    assert t["model.layers.0.self_attn.k_norm.weight"].component == "norm"
+    assert "model.layers.0.mlp.gate.weight" not in t  # first_k_dense_replace
+    assert t["model.layers.2.eh_proj.weight"].shape == (8, 16)
+    mtp = [x for x in t.values() if x.name.startswith("model.layers.2.")]
+    assert mtp and all(x.component == "mtp" for x in mtp)
+
+
+def test_glm5_indexer_only_on_full_layers_and_minimax_names() -> None:
+    t = names(parse_config(TINY_GLM_DSA))
+    assert t["model.layers.0.self_attn.indexer.wq_b.weight"].shape == (8, 4)
+    assert t["model.layers.2.self_attn.indexer.k_norm.bias"].shape == (4,)
+    assert not any(n.startswith("model.layers.1.self_attn.indexer.") for n in t)
+    assert t["model.layers.1.mlp.gate.e_score_correction_bias"].component == "router"
+    m = parse_config(TINY_MINIMAX_M2)
+    mt = names(m)
+    assert mt["model.layers.0.self_attn.q_norm.weight"].shape == (8,)
+    assert mt["model.layers.0.self_attn.k_norm.weight"].shape == (4,)
+    assert mt["model.layers.1.block_sparse_moe.experts.3.w2.weight"].shape == (8, 4)
+    assert not mt["model.layers.1.block_sparse_moe.e_score_correction_bias"].trainable
+    assert any("3 MTP module" in n for n in m.notes)
 
 
 # --------------------------------------------------------------------------------------------
@@ -764,6 +939,11 @@ def test_known_targets_listing_and_lookup() -> None:
             "Qwen/Qwen3-30B-A3B",
             "openai/gpt-oss-20b",
             "deepseek-ai/DeepSeek-V3",
+            "zai-org/GLM-4.5",
+            "zai-org/GLM-4.5-Air",
+            "zai-org/GLM-4.6",
+            "zai-org/GLM-5",
+            "MiniMaxAI/MiniMax-M2",
         ]
     )
     assert A.known_target("qwen/qwen3-8b") == A.known_target("Qwen/Qwen3-8B")
@@ -831,6 +1011,9 @@ CORRUPTIBLE = [
     ("medusa", {"medusa_num_heads": 2, "hidden_size": 64, "vocab_size": 256}),
     ("eagle1", {**TINY_LLAMA, "num_hidden_layers": 1}),
     ("llama", TINY_LLAMA),
+    ("glm4-moe", TINY_GLM4_MOE),
+    ("glm-moe-dsa", TINY_GLM_DSA),
+    ("minimax-m2", TINY_MINIMAX_M2),
 ]
 WEIRD_VALUES: list[Any] = [None, -1, 0, "x", [], {}, 1e20, True, 3.5, float("inf"), [1, "a"], {"a": 1}]
 

@@ -98,6 +98,9 @@ DIALECTS: tuple[str, ...] = (
     "gpt-oss",
     "phi3",
     "mixtral",
+    "glm4-moe",
+    "glm-moe-dsa",
+    "minimax-m2",
 )
 
 _DIM_MAX = 10_000_000
@@ -136,6 +139,9 @@ _MODEL_TYPES: dict[str, str] = {
     "gpt_oss": "gpt-oss",
     "phi3": "phi3",
     "mixtral": "mixtral",
+    "glm4_moe": "glm4-moe",
+    "glm_moe_dsa": "glm-moe-dsa",
+    "minimax_m2": "minimax-m2",
 }
 
 _ARCHITECTURES: dict[str, str] = {
@@ -149,6 +155,9 @@ _ARCHITECTURES: dict[str, str] = {
     "GptOssForCausalLM": "gpt-oss",
     "Phi3ForCausalLM": "phi3",
     "MixtralForCausalLM": "mixtral",
+    "Glm4MoeForCausalLM": "glm4-moe",
+    "GlmMoeDsaForCausalLM": "glm-moe-dsa",
+    "MiniMaxM2ForCausalLM": "minimax-m2",
 }
 
 _MODELOPT_KEYS = frozenset(
@@ -1016,6 +1025,289 @@ def _gpt_oss(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     )
 
 
+# ---- GLM-4.5 / 4.6 MoE, GLM-5 (DSA), MiniMax-M2 ------------------------------------------------
+
+
+def _glm4_moe_layer(
+    t: _Tensors,
+    r: _Reader,
+    idx: int,
+    prefix: str,
+    sizes: Mapping[str, int],
+    only: str | None = None,
+) -> None:
+    """One Glm4Moe decoder layer as the checkpoint names it (per-expert tensors, as SGLang and vLLM load them);
+    ``only`` forces every tensor into one component (the MTP layer)."""
+
+    def c(name: str) -> str:
+        return only or name
+
+    h = sizes["hidden"]
+    t.add(f"{prefix}input_layernorm.weight", (h,), c("norm"))
+    _attention(
+        t,
+        prefix,
+        hidden=h,
+        heads=sizes["heads"],
+        kv_heads=sizes["kv_heads"],
+        head_dim=sizes["head_dim"],
+        in_dim=h,
+        qkv_bias=r.flag("attention_bias"),
+        qk_norm=r.flag("use_qk_norm"),
+        component=c("attention"),
+    )
+    t.add(f"{prefix}post_attention_layernorm.weight", (h,), c("norm"))
+    m = f"{prefix}mlp."
+    if idx < sizes["first_dense"]:
+        _mlp(t, m, h, sizes["inter"], component=c("mlp"))
+        return
+    experts = sizes["experts"]
+    t.add(f"{m}gate.weight", (experts, h), c("router"))
+    # a float32 buffer in transformers, a stored tensor in the checkpoint (set during training, not learned)
+    t.add(f"{m}gate.e_score_correction_bias", (experts,), c("router"), trainable=False)
+    frac = sizes["per_tok"] / experts
+    for e in range(experts):
+        _mlp(t, f"{m}experts.{e}.", h, sizes["moe_inter"], component=c("experts"), active_fraction=frac)
+    if sizes["shared"]:
+        _mlp(t, f"{m}shared_experts.", h, sizes["moe_inter"] * sizes["shared"], component=c("mlp"))
+
+
+def _glm4_moe(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    """GLM-4.5 / 4.6 / 4.5-Air: GQA with partial rope (rope changes no weight), optional q/k norms, qkv bias,
+    first_k_dense_replace dense layers, then sigmoid-routed experts plus shared experts; the MTP (NextN) layers
+    the checkpoint appends after the last decoder layer are counted as component 'mtp'."""
+    r = _Reader(config, arch)
+    r.need("num_hidden_layers", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size")
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
+    layers = r.integer("num_hidden_layers")
+    experts = r.integer("n_routed_experts")
+    per_tok = r.integer("num_experts_per_tok")
+    if per_tok > experts:
+        raise _fail(arch, f"num_experts_per_tok {per_tok} exceeds n_routed_experts {experts}")
+    sizes = {
+        "hidden": hidden,
+        "inter": inter,
+        "heads": heads,
+        "kv_heads": kv_heads,
+        "head_dim": head_dim,
+        "experts": experts,
+        "per_tok": per_tok,
+        "moe_inter": r.integer("moe_intermediate_size"),
+        "shared": r.integer("n_shared_experts", 1, minimum=0),  # transformers' default: one shared expert
+        "first_dense": r.integer("first_k_dense_replace", 1, minimum=0),  # transformers' default
+    }
+    mtp_layers = r.integer("num_nextn_predict_layers", 0, minimum=0)
+    tied = r.flag("tie_word_embeddings")
+    t = _Tensors()
+    t.add("model.embed_tokens.weight", (vocab, hidden), "embedding")
+    for i in range(layers):
+        _glm4_moe_layer(t, r, i, f"model.layers.{i}.", sizes)
+    t.add("model.norm.weight", (hidden,), "norm")
+    if not tied:
+        t.add("lm_head.weight", (vocab, hidden), "lm_head")
+    for k in range(mtp_layers):
+        p = f"model.layers.{layers + k}."
+        t.add(f"{p}embed_tokens.weight", (vocab, hidden), "mtp")
+        t.add(f"{p}enorm.weight", (hidden,), "mtp")
+        t.add(f"{p}hnorm.weight", (hidden,), "mtp")
+        t.add(f"{p}eh_proj.weight", (hidden, 2 * hidden), "mtp")
+        _glm4_moe_layer(t, r, layers + k, p, sizes, only="mtp")
+        t.add(f"{p}shared_head.norm.weight", (hidden,), "mtp")
+        t.add(f"{p}shared_head.head.weight", (vocab, hidden), "mtp")
+    notes = []
+    if mtp_layers:
+        notes.append(
+            f"{mtp_layers} MTP layer(s) (model.layers.{layers}+) counted under component 'mtp', with their own "
+            "embed_tokens and shared_head.head as GLM-4.5 and GLM-4.5-Air store them; GLM-4.6 checkpoints leave "
+            "those two out (the engines reuse the main model's), which a header check shows as absent."
+        )
+    if tied:
+        notes.append("lm_head is tied to the embedding (not stored separately).")
+    return ModelSpec(
+        source=source,
+        architecture=arch or "Glm4MoeForCausalLM",
+        dialect="glm4-moe",
+        role="target",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=tuple(notes),
+        num_experts=experts,
+        experts_per_token=per_tok,
+        **_common(config),
+    )
+
+
+def _indexer_types(config: Mapping[str, Any], arch: str, layers: int) -> list[str]:
+    """Which layers run their own DSA indexer ("full") and which reuse the previous one's top-k ("shared"), read
+    the way transformers 5.23.0 GlmMoeDsaConfig.__post_init__ reads it: indexer_types, else index_topk_pattern,
+    else every index_topk_freq-th layer from index_skip_topk_offset (defaults: every layer)."""
+    given = config.get("indexer_types")
+    if given is None and config.get("index_topk_pattern") is not None:
+        pattern = config.get("index_topk_pattern")
+        if isinstance(pattern, str):
+            if set(pattern) - {"F", "S"}:
+                raise _fail(arch, f"index_topk_pattern must use only F and S, got {pattern[:40]!r}")
+            given = [{"F": "full", "S": "shared"}[ch] for ch in pattern]
+        else:
+            given = pattern
+    if given is not None:
+        if not isinstance(given, (list, tuple)) or any(v not in ("full", "shared") for v in given):
+            raise _fail(arch, "indexer_types must be a list of 'full' / 'shared'")
+        if len(given) < layers:
+            raise _fail(arch, f"indexer_types lists {len(given)} layers, the model has {layers}")
+        return list(given)
+    r = _Reader(config, arch)
+    freq = r.integer("index_topk_freq", 1)
+    offset = r.integer("index_skip_topk_offset", 2, minimum=0)
+    return ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(layers)]
+
+
+class _GlmDsa(_DeepSeek):
+    """GLM-5: DeepSeek-V3.2 layers (MLA with q LoRA, a DSA indexer per 'full' layer), its MoE always with the
+    router correction bias; dense layers from mlp_layer_types, else first_k_dense_replace."""
+
+    def __init__(self, config: Mapping[str, Any], arch: str) -> None:
+        super().__init__(config, arch)
+        self.r.need("q_lora_rank", "n_routed_experts", "index_n_heads", "index_head_dim")
+        self.correction_bias = True
+        self.index_heads = self.r.integer("index_n_heads")
+        self.index_dim = self.r.integer("index_head_dim")
+        self.indexers = _indexer_types(config, arch, self.layers)
+        raw = config.get("mlp_layer_types")
+        if raw is not None and (
+            not isinstance(raw, (list, tuple))
+            or len(raw) < self.layers
+            or any(v not in ("dense", "sparse") for v in raw)
+        ):
+            raise _fail(arch, f"mlp_layer_types must list 'dense' / 'sparse' for each of the {self.layers} layers")
+        self.mlp_types: list[str] | None = list(raw) if raw is not None else None
+
+    def is_moe(self, idx: int) -> bool:
+        if self.mlp_types is not None and idx < len(self.mlp_types):
+            return self.mlp_types[idx] == "sparse"
+        return super().is_moe(idx)
+
+    def layer(self, t: _Tensors, idx: int, prefix: str, only: str | None = None, **kw: Any) -> None:
+        super().layer(t, idx, prefix, only=only, **kw)
+        # MTP layers (idx past the decoder) have no previous layer to share with: their own indexer
+        if idx < self.layers and self.indexers[idx] != "full":
+            return
+        assert self.q_lora
+        comp = only or "attention"
+        x = f"{prefix}self_attn.indexer."
+        t.linear(f"{x}wq_b", self.index_heads * self.index_dim, self.q_lora, comp, **kw)
+        t.linear(f"{x}wk", self.index_dim, self.hidden, comp, **kw)
+        t.add(f"{x}k_norm.weight", (self.index_dim,), comp, **kw)  # a LayerNorm: weight and bias
+        t.add(f"{x}k_norm.bias", (self.index_dim,), comp, **kw)
+        t.linear(f"{x}weights_proj", self.index_heads, self.hidden, comp, **kw)
+
+
+def _glm_moe_dsa(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    d = _GlmDsa(config, arch)
+    t = _Tensors()
+    t.add("model.embed_tokens.weight", (d.vocab, d.hidden), "embedding")
+    for i in range(d.layers):
+        d.layer(t, i, f"model.layers.{i}.")
+    t.add("model.norm.weight", (d.hidden,), "norm")
+    tied = d.r.flag("tie_word_embeddings")
+    if not tied:
+        t.add("lm_head.weight", (d.vocab, d.hidden), "lm_head")
+    for k in range(d.mtp_layers):
+        idx = d.layers + k
+        d.mtp_block(t, idx, f"model.layers.{idx}.", as_draft=False)
+    shared = d.indexers[: d.layers].count("shared")
+    notes = []
+    if d.mtp_layers:
+        notes.append(
+            f"{d.mtp_layers} MTP layer(s) (model.layers.{d.layers}+) counted under component 'mtp', each with its "
+            "own DSA indexer and, as DeepSeek-V3.2 stores them, its own embed_tokens and shared_head.head; a release "
+            "that leaves those two out (the engines then reuse the main model's) shows them absent in a header check."
+        )
+    if shared:
+        notes.append(f"{shared} layer(s) reuse the previous layer's DSA top-k and have no indexer weights.")
+    return ModelSpec(
+        source=source,
+        architecture=arch or "GlmMoeDsaForCausalLM",
+        dialect="glm-moe-dsa",
+        role="target",
+        hidden_size=d.hidden,
+        vocab_size=d.vocab,
+        num_hidden_layers=d.layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=tuple(notes),
+        num_experts=d.experts,
+        experts_per_token=d.per_tok or None,
+        **_common(config),
+    )
+
+
+def _minimax_m2(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    """MiniMax-M2: GQA with q/k RMSNorms over all heads at once (sizes heads x head_dim), every layer a
+    block_sparse_moe of w1/w3/w2 experts (intermediate_size is the expert width) with a sigmoid router and its
+    e_score_correction_bias; no shared experts, no dense layers."""
+    r = _Reader(config, arch)
+    r.need("num_hidden_layers", "num_local_experts", "num_experts_per_tok")
+    hidden, inter, heads, kv_heads, head_dim, vocab = _dense_sizes(r)
+    layers = r.integer("num_hidden_layers")
+    experts = r.integer("num_local_experts")
+    per_tok = r.integer("num_experts_per_tok")
+    if per_tok > experts:
+        raise _fail(arch, f"num_experts_per_tok {per_tok} exceeds num_local_experts {experts}")
+    tied = r.flag("tie_word_embeddings")
+    frac = per_tok / experts
+    t = _Tensors()
+    t.add("model.embed_tokens.weight", (vocab, hidden), "embedding")
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
+        _attention(t, p, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim, in_dim=hidden)
+        t.add(f"{p}self_attn.q_norm.weight", (heads * head_dim,), "norm")
+        t.add(f"{p}self_attn.k_norm.weight", (kv_heads * head_dim,), "norm")
+        t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
+        m = f"{p}block_sparse_moe."
+        t.add(f"{m}gate.weight", (experts, hidden), "router")
+        t.add(f"{m}e_score_correction_bias", (experts,), "router", trainable=False)
+        for e in range(experts):
+            q = f"{m}experts.{e}."
+            t.linear(f"{q}w1", inter, hidden, "experts", active_fraction=frac)
+            t.linear(f"{q}w2", hidden, inter, "experts", active_fraction=frac)
+            t.linear(f"{q}w3", inter, hidden, "experts", active_fraction=frac)
+    t.add("model.norm.weight", (hidden,), "norm")
+    if not tied:
+        t.add("lm_head.weight", (vocab, hidden), "lm_head")
+    notes = []
+    mtp_modules = config.get("num_mtp_modules")  # read for the note only: a bad value changes no count
+    if config.get("use_mtp") is True and isinstance(mtp_modules, int) and mtp_modules > 0:
+        notes.append(
+            f"the config declares {mtp_modules} MTP module(s), but the published checkpoint has no MTP weights "
+            "(both engines skip model.layers.N+ when loading): they are not counted."
+        )
+    if tied:
+        notes.append("lm_head is tied to the embedding (not stored separately).")
+    return ModelSpec(
+        source=source,
+        architecture=arch or "MiniMaxM2ForCausalLM",
+        dialect="minimax-m2",
+        role="target",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=tuple(notes),
+        num_experts=experts,
+        experts_per_token=per_tok,
+        **_common(config),
+    )
+
+
 # ---- dispatch ---------------------------------------------------------------------------------
 
 
@@ -1123,6 +1415,12 @@ def parse_config(
             spec = _deepseek_target(inner, source, arch)
         elif chosen == "gpt-oss":
             spec = _gpt_oss(inner, source, arch)
+        elif chosen == "glm4-moe":
+            spec = _glm4_moe(inner, source, arch)
+        elif chosen == "glm-moe-dsa":
+            spec = _glm_moe_dsa(inner, source, arch)
+        elif chosen == "minimax-m2":
+            spec = _minimax_m2(inner, source, arch)
         else:
             spec = _llama_like(inner, source, arch, chosen)
     except (TypeError, ValueError, AttributeError, KeyError) as exc:  # malformed nested values
