@@ -1,9 +1,9 @@
 """Our counts against upstream code: every shipped target and registry draft built on the meta device.
 
 The oracle is transformers 5.23.0 (requirements-dev.txt): each model is instantiated on ``meta`` (no
-memory, no weights) and its parameters summed. Buffers that checkpoints store as weights
-(DeepSeek's ``e_score_correction_bias``) are added back, and the MTP module, which transformers does
-not build, is compared through ``params.mtp``. Drafts are built where an installed package defines
+memory, no weights) and its parameters summed. Buffers that checkpoints store as weights (the router
+``e_score_correction_bias`` of DeepSeek, GLM and MiniMax-M2) are added back, and the MTP module, which
+transformers does not build, is compared through ``params.mtp``. Drafts are built where an installed package defines
 the architecture; otherwise the case is skipped with the reason.
 """
 
@@ -66,7 +66,7 @@ TARGETS = architectures.known_targets()
 
 
 def test_every_shipped_target_is_covered() -> None:
-    assert len(TARGETS) >= 8
+    assert len(TARGETS) >= 13
 
 
 @pytest.mark.parametrize("hub_id", TARGETS)
@@ -175,3 +175,122 @@ def test_new_family_counts_match_transformers_meta_build(family: str) -> None:
         upstream["embedding"],
         upstream["lm_head"],
     )
+
+
+# Variants of the GLM / MiniMax classes the shipped configs do not exercise: no q/k norm or qkv bias, two shared
+# experts, no dense layer, tied embeddings; GLM-5 layers that reuse the previous layer's DSA top-k (no indexer)
+# and an explicit mlp_layer_types. Small sizes: the counting rule is what is checked.
+_TINY_GLM4 = {
+    "architectures": ["Glm4MoeForCausalLM"],
+    "model_type": "glm4_moe",
+    "hidden_size": 64,
+    "intermediate_size": 96,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "vocab_size": 500,
+    "num_hidden_layers": 3,
+    "n_routed_experts": 8,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 32,
+    "num_nextn_predict_layers": 1,
+}
+_TINY_DSA = {
+    "architectures": ["GlmMoeDsaForCausalLM"],
+    "model_type": "glm_moe_dsa",
+    "hidden_size": 64,
+    "intermediate_size": 96,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 4,
+    "vocab_size": 500,
+    "num_hidden_layers": 5,
+    "q_lora_rank": 32,
+    "kv_lora_rank": 16,
+    "qk_nope_head_dim": 8,
+    "qk_rope_head_dim": 8,
+    "v_head_dim": 8,
+    "n_routed_experts": 8,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 32,
+    "index_n_heads": 4,
+    "index_head_dim": 16,
+}
+VARIANT_CONFIGS: dict[str, dict[str, Any]] = {
+    "glm4-moe: transformers defaults": _TINY_GLM4,
+    "glm4-moe: q/k norm, bias, 2 shared, no dense, tied": {
+        **_TINY_GLM4,
+        "use_qk_norm": True,
+        "attention_bias": True,
+        "n_shared_experts": 2,
+        "first_k_dense_replace": 0,
+        "tie_word_embeddings": True,
+    },
+    "glm-moe-dsa: every 2nd layer from layer 1 indexed": {
+        **_TINY_DSA,
+        "index_topk_freq": 2,
+        "index_skip_topk_offset": 1,
+    },
+    "glm-moe-dsa: pattern and mlp_layer_types": {
+        **_TINY_DSA,
+        "index_topk_pattern": "FSSFS",
+        "mlp_layer_types": ["dense", "sparse", "dense", "sparse", "sparse"],
+        "n_shared_experts": 2,
+    },
+    "minimax-m2": {
+        "architectures": ["MiniMaxM2ForCausalLM"],
+        "model_type": "minimax_m2",
+        "hidden_size": 64,
+        "intermediate_size": 32,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 24,
+        "vocab_size": 500,
+        "num_hidden_layers": 3,
+        "num_local_experts": 8,
+        "num_experts_per_tok": 2,
+    },
+}
+
+
+@pytest.mark.parametrize("label", sorted(VARIANT_CONFIGS))
+def test_glm_and_minimax_variants_match_transformers_meta_build(label: str) -> None:
+    config = VARIANT_CONFIGS[label]
+    spec = architectures.parse_config(config, source=label)
+    assert spec.dialect == label.split(":")[0]
+    ours = params.count(spec)
+    upstream = _meta_counts(json.dumps(config, sort_keys=True))
+    assert (ours.total - ours.mtp, ours.embedding, ours.lm_head) == (
+        upstream["total"],
+        upstream["embedding"],
+        upstream["lm_head"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("hub_id", "module", "layer_class"),
+    [
+        ("zai-org/GLM-4.5", "glm4_moe", "Glm4MoeDecoderLayer"),
+        ("zai-org/GLM-4.5-Air", "glm4_moe", "Glm4MoeDecoderLayer"),
+        ("zai-org/GLM-5", "glm_moe_dsa", "GlmMoeDsaDecoderLayer"),
+    ],
+)
+def test_glm_mtp_layer_is_a_transformers_decoder_layer_plus_nextn_parts(
+    hub_id: str, module: str, layer_class: str
+) -> None:
+    """transformers skips the NextN layer on load; its decoder block is the class's own last (MoE, indexed) layer,
+    and the rest is the NextN wrapper: embed_tokens, enorm, hnorm, eh_proj, shared_head norm and head."""
+    import importlib
+
+    config = architectures.known_target(hub_id)
+    assert config is not None
+    ours = params.count(architectures.parse_config(config)).mtp
+    kwargs = {k: v for k, v in config.items() if k not in _NOT_CONFIG_KWARGS}
+    hf_config = transformers.AutoConfig.for_model(str(config["model_type"]), **kwargs)
+    cls = getattr(importlib.import_module(f"transformers.models.{module}.modeling_{module}"), layer_class)
+    with torch.device("meta"):
+        block = cls(hf_config, hf_config.num_hidden_layers - 1)
+    block_params = sum(p.numel() for p in block.parameters()) + sum(
+        b.numel() for n, b in block.named_buffers() if n.endswith(_STORED_BUFFERS)
+    )
+    h, v = int(config["hidden_size"]), int(config["vocab_size"])
+    assert ours == block_params + 2 * v * h + 3 * h + 2 * h * h

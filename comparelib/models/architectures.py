@@ -1174,6 +1174,11 @@ class _GlmDsa(_DeepSeek):
         super().__init__(config, arch)
         self.r.need("q_lora_rank", "n_routed_experts", "index_n_heads", "index_head_dim")
         self.correction_bias = True
+        # transformers 5.23.0 GlmMoeDsaConfig's defaults where DeepSeek's differ
+        if config.get("first_k_dense_replace") is None:
+            self.first_dense = 3
+        if config.get("n_shared_experts") is None:
+            self.shared = 1
         self.index_heads = self.r.integer("index_n_heads")
         self.index_dim = self.r.integer("index_head_dim")
         self.indexers = _indexer_types(config, arch, self.layers)
