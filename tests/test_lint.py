@@ -488,3 +488,36 @@ def test_parse_target_layers(value: Any, expected: Any) -> None:
             lint.parse_target_layers(value, name="--target-layers")
     else:
         assert lint.parse_target_layers(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("hub_id", "unsupported_on_vllm"),
+    [("zai-org/GLM-4.6", True), ("zai-org/GLM-5", False), ("MiniMaxAI/MiniMax-M2", False)],
+)
+def test_glm_and_minimax_targets_lint_with_their_engine_class(hub_id: str, unsupported_on_vllm: bool) -> None:
+    """Given only the target's spec (no target_family), lint finds the engines' class from its architecture."""
+    config = architectures.known_target(hub_id)
+    assert config is not None
+    target = architectures.parse_config(config, source=hub_id)
+    n = target.num_hidden_layers
+    head = architectures.parse_config(
+        {
+            "architectures": ["LlamaForCausalLMEagle3"],
+            "hidden_size": target.hidden_size,
+            "intermediate_size": 4 * target.hidden_size,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 8,
+            "vocab_size": target.vocab_size,
+            "draft_vocab_size": 32000,
+            "rope_theta": target.rope_theta,
+            "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, n // 2 - 1, n - 4]},
+        }
+    )
+    findings = lint.lint(head, target=target)
+    assert findings and not any("target family unknown" in f.message for f in findings)
+    unsupported = [f for f in findings if f.code == "engine-unsupported"]
+    assert bool(unsupported) == unsupported_on_vllm
+    if unsupported_on_vllm:  # GLM-4.5/4.6's own rule; the Llama rules would have said vLLM serves it
+        assert "Glm4MoeForCausalLM does not implement SupportsEagle3" in unsupported[0].message
+        llama = lint.lint(head, target=target, target_family="llama")
+        assert not any(f.code == "engine-unsupported" for f in llama)

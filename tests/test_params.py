@@ -420,3 +420,46 @@ def test_cli_params_json_serving_one_row_per_engine_and_runner(tmp_path: Path) -
     proc = _cli(str(tmp_path), "--target", "moonshotai/Kimi-K2-Instruct", "--engine", "vLLM 0.33.0", "--json")
     assert proc.returncode == 0, proc.stderr
     assert [r["runner"] for r in json.loads(proc.stdout)["serving"]] == ["v2", "v1"]
+
+
+# GLM-4.6, GLM-5 (DSA) and MiniMax-M2 targets: counted exactly (test_conformance.py checks against transformers),
+# so params --target gives the draft's counts, the ratio to the target, and each engine row for the target's class.
+NEW_TARGET_CASES = [
+    # hub id, target total (MTP included), statuses (SGLang 0.5.23, 0.5.1, vLLM v2, v1), engine file the rows cite
+    ("zai-org/GLM-4.6", 358_337_791_296, ["ok", "unsupported", "unsupported", "unsupported"], "models/glm4_moe.py"),
+    ("zai-org/GLM-5", 755_767_304_448, ["ok", "unsupported", "ok", "ok"], "deepseek_v32"),
+    ("MiniMaxAI/MiniMax-M2", 228_689_764_864, ["ok", "unsupported", "ok", "ok"], "models/minimax_m2.py"),
+]
+
+
+@pytest.mark.parametrize(
+    ("hub_id", "total", "statuses", "cited"), NEW_TARGET_CASES, ids=[c[0] for c in NEW_TARGET_CASES]
+)
+def test_cli_params_with_glm_and_minimax_targets(
+    tmp_path: Path, hub_id: str, total: int, statuses: list[str], cited: str
+) -> None:
+    target_cfg = A.known_target(hub_id)
+    assert target_cfg is not None
+    assert P.count(parse_config(target_cfg)).total == total
+    n = int(target_cfg["num_hidden_layers"])
+    draft = {
+        **LLAMA31_8B_EAGLE3,
+        "hidden_size": target_cfg["hidden_size"],
+        "vocab_size": target_cfg["vocab_size"],
+        "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, n // 2 - 1, n - 4]},
+    }
+    (tmp_path / "config.json").write_text(json.dumps(draft))
+    proc = _cli(str(tmp_path), "--target", hub_id, "--json", "--no-header")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    p = data["params"]
+    assert p["total"] == P.count(parse_config(draft)).total
+    assert data["target"] == hub_id
+    assert data["draft_to_target_ratio"] == pytest.approx(p["excluding_embedding"] / total, rel=1e-12)
+    rows = data["serving"]
+    assert [r["status"] for r in rows] == statuses
+    assert any(cited in c for r in rows for c in r["cite"])
+    # lint takes the target's class from its config: the engines' own rules, never the Llama/Qwen fallback
+    assert not any("target family unknown" in f["message"] for f in data["lint"])
+    unsupported = [f for f in data["lint"] if f["code"] == "engine-unsupported"]
+    assert bool(unsupported) == (statuses[2] == "unsupported")

@@ -712,7 +712,12 @@ def lint(
         or draft.draft_vocab_size is not None
         or "eagle3" in (f"{draft.dialect} {draft.architecture}".lower())
     )
-    family = target_family or (engines.family_of(target.dialect) if target is not None else None)
+    # the old family key where one covers the target; else the engines' class (GLM, MiniMax-M2, Phi-3, Mixtral, ...)
+    family = target_family or (
+        engines.family_of(target.dialect) or engine_model.target_class(target.architecture, target.dialect)
+        if target is not None
+        else None
+    )
     if is_eagle3:
         findings.extend(_aux_findings(draft, n_layers, family, serving, t_hidden))
         findings.extend(_norm_findings(draft))
