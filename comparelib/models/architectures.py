@@ -1229,7 +1229,7 @@ def _glm_moe_dsa(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec
     if d.mtp_layers:
         notes.append(
             f"{d.mtp_layers} MTP layer(s) (model.layers.{d.layers}+) counted under component 'mtp', each with its "
-            "own DSA indexer and, as DeepSeek-V3.2 stores them, its own embed_tokens and shared_head.head; a release "
+            "own DSA indexer and, as DeepSeek-V3 stores them, its own embed_tokens and shared_head.head; a release "
             "that leaves those two out (the engines then reuse the main model's) shows them absent in a header check."
         )
     if shared:
