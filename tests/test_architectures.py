@@ -764,6 +764,11 @@ def test_known_targets_listing_and_lookup() -> None:
             "Qwen/Qwen3-30B-A3B",
             "openai/gpt-oss-20b",
             "deepseek-ai/DeepSeek-V3",
+            "google/gemma-3-1b-it",
+            "google/gemma-3-27b-it",
+            "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+            "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+            "Qwen/Qwen3-Next-80B-A3B-Instruct",
         ]
     )
     assert A.known_target("qwen/qwen3-8b") == A.known_target("Qwen/Qwen3-8B")

@@ -66,7 +66,18 @@ TARGETS = architectures.known_targets()
 
 
 def test_every_shipped_target_is_covered() -> None:
-    assert len(TARGETS) >= 8
+    assert len(TARGETS) >= 13
+
+
+@functools.cache
+def _meta_total(config_json: str) -> int:
+    """Parameters of the class the config names (a multimodal one: vision tower, projector and language model)."""
+    config = json.loads(config_json)
+    kwargs = {k: v for k, v in config.items() if k not in _NOT_CONFIG_KWARGS}
+    hf_config = transformers.AutoConfig.for_model(str(config["model_type"]), **kwargs)
+    with torch.device("meta"):
+        model = getattr(transformers, config["architectures"][0])(hf_config)
+    return sum(p.numel() for p in model.parameters())
 
 
 @pytest.mark.parametrize("hub_id", TARGETS)
@@ -75,11 +86,15 @@ def test_target_counts_match_transformers_meta_build(hub_id: str) -> None:
     assert config is not None
     ours = params.count(architectures.parse_config(config, source=hub_id))
     upstream = _meta_counts(json.dumps(config, sort_keys=True))
-    # transformers builds the main model only; the MTP module is reported apart (params.mtp)
-    assert ours.total - ours.mtp == upstream["total"]
+    # transformers builds the main model only; the MTP module is reported apart (params.mtp), and so is a
+    # multimodal target's vision tower (params.vision): the language model is compared here ...
+    assert ours.total - ours.mtp - ours.vision == upstream["total"]
     assert ours.embedding == upstream["embedding"]
     assert ours.lm_head == upstream["lm_head"]
     assert architectures.parse_config(config).num_hidden_layers == upstream["layers"]
+    if "vision_config" in config:  # ... and the whole stored checkpoint against the multimodal class
+        assert ours.vision > 0
+        assert ours.total - ours.mtp == _meta_total(json.dumps(config, sort_keys=True))
 
 
 def test_deepseek_v3_mtp_is_what_transformers_leaves_out() -> None:

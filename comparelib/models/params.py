@@ -55,6 +55,8 @@ class ParamCount:
     shared_with_target: int = 0  # parameters that are the target's own weights (not extra memory)
     # parameters of a target's MTP module(s): included in total (the checkpoint stores them), not in active
     mtp: int = 0
+    # parameters of a multimodal target's vision tower and projector: in total (stored), not in active
+    vision: int = 0
 
 
 # The counts every model is shown with, in the order the CLI and the comparison table print them.
@@ -84,7 +86,7 @@ def _params(spec: ModelSpec) -> list[TensorSpec]:
 
 def count(spec: ModelSpec) -> ParamCount:
     """Exact counts; ``total`` includes a frozen shared embedding even when the checkpoint omits it."""
-    total = embedding = lm_head = trainable = buffers = stored = shared = mtp = 0
+    total = embedding = lm_head = trainable = buffers = stored = shared = mtp = vision = 0
     routed: dict[float, int] = {}  # active_fraction -> elements (one Fraction per group keeps this exact)
     for t in spec.tensors:
         n = t.numel
@@ -98,6 +100,8 @@ def count(spec: ModelSpec) -> ParamCount:
             lm_head += n
         elif t.component == "mtp":
             mtp += n
+        elif t.component == "vision":
+            vision += n
         if t.trainable:
             trainable += n
         if t.stored:
@@ -112,7 +116,8 @@ def count(spec: ModelSpec) -> ParamCount:
         # is served as one (SGLang/vLLM load it as the MTP draft), so neither its weights nor its routed
         # experts are part of a main-model token's path.
         inactive = sum(n * (1 - Fraction(f).limit_denominator(1_000_000)) for f, n in routed.items())
-        active = total - mtp - int(round(inactive))
+        # Likewise the vision tower: a text token never passes through it.
+        active = total - mtp - vision - int(round(inactive))
     return ParamCount(
         total=total,
         excluding_embedding=total - embedding,
@@ -125,6 +130,7 @@ def count(spec: ModelSpec) -> ParamCount:
         stored=stored,
         shared_with_target=shared,
         mtp=mtp,
+        vision=vision,
     )
 
 
