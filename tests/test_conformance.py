@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from comparelib.models import architectures, params, registry
+from tests.fixtures import TINY_GEMMA3, TINY_GEMMA3_TEXT, TINY_LLAMA4, TINY_QWEN3_NEXT
 
 transformers = pytest.importorskip("transformers", reason="transformers is a test requirement (requirements-dev.txt)")
 torch = pytest.importorskip("torch")
@@ -190,3 +191,34 @@ def test_new_family_counts_match_transformers_meta_build(family: str) -> None:
         upstream["embedding"],
         upstream["lm_head"],
     )
+
+
+# The hand-counted tiny configs of test_architectures.py, and variants that flip what the counters branch on.
+TINY_TARGETS: dict[str, dict[str, Any]] = {
+    "gemma3-text": TINY_GEMMA3_TEXT,
+    "gemma3-text-untied": {**TINY_GEMMA3_TEXT, "tie_word_embeddings": False, "attention_bias": True},
+    "gemma3-multimodal": TINY_GEMMA3,
+    "gemma3-siglip-head": {
+        **TINY_GEMMA3,
+        "vision_config": {k: v for k, v in TINY_GEMMA3["vision_config"].items() if k != "vision_use_head"},
+    },
+    "llama4": TINY_LLAMA4,
+    "llama4-text-only": {**TINY_LLAMA4["text_config"], "architectures": ["Llama4ForCausalLM"]},
+    "llama4-moe-list": {**TINY_LLAMA4, "text_config": {**TINY_LLAMA4["text_config"], "moe_layers": [0, 3]}},
+    "qwen3-next": TINY_QWEN3_NEXT,
+    "qwen3-next-dense-first": {**TINY_QWEN3_NEXT, "mlp_only_layers": [0], "full_attention_interval": 2},
+}
+
+
+@pytest.mark.parametrize("name", sorted(TINY_TARGETS))
+def test_tiny_new_targets_match_transformers_meta_build(name: str) -> None:
+    config = TINY_TARGETS[name]
+    ours = params.count(architectures.parse_config(config, source=name))
+    upstream = _meta_counts(json.dumps(config, sort_keys=True))
+    assert (ours.total - ours.mtp - ours.vision, ours.embedding, ours.lm_head) == (
+        upstream["total"],
+        upstream["embedding"],
+        upstream["lm_head"],
+    )
+    if "vision_config" in config:
+        assert ours.vision > 0 and ours.total - ours.mtp == _meta_total(json.dumps(config, sort_keys=True))

@@ -1365,7 +1365,8 @@ class _Qwen3Next:
         t.add(f"{m}gate.weight", (self.experts, h), c("router"))
         for e in range(self.experts):
             _mlp(t, f"{m}experts.{e}.", h, self.moe_inter, component=c("experts"), active_fraction=frac)
-        _mlp(t, f"{m}shared_expert.", h, self.shared_inter, component=c("mlp"))
+        if self.shared_inter:  # 0 builds empty shared-expert weights: nothing stored
+            _mlp(t, f"{m}shared_expert.", h, self.shared_inter, component=c("mlp"))
         t.add(f"{m}shared_expert_gate.weight", (1, h), c("router"))
 
 
