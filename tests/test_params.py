@@ -15,7 +15,17 @@ from comparelib.models import architectures as A
 from comparelib.models import params as P
 from comparelib.models.architectures import ModelSpec, parse_config
 from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, TINY_SPECULATORS, read_header, write_checkpoint
-from tests.fixtures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK, TINY_NESTED, run_cli
+from tests.fixtures import (
+    EAGLE1_VICUNA,
+    KIMI_EAGLE3,
+    MEDUSA_VICUNA,
+    TINY_DEEPSEEK,
+    TINY_GEMMA3,
+    TINY_LLAMA4,
+    TINY_NESTED,
+    TINY_QWEN3_NEXT,
+    run_cli,
+)
 
 # SpecForge configs/llama3-8B-eagle3.json (lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge)
 LLAMA31_8B_EAGLE3: dict[str, Any] = {
@@ -378,6 +388,49 @@ def test_multimodal_prefix_and_vision_tensors(tmp_path: Path) -> None:
     assert report.missing == [] and report.shape_mismatches == []
     assert report.unexpected == [("vision_tower.patch_embed.weight", "not implied by the config")]
     assert report.renamed["language_model.model.norm.weight"] == "model.norm.weight"
+
+
+def _released_gemma3(name: str) -> str:
+    return "language_model." + name if name.startswith("model.") else name
+
+
+def _transformers5_gemma3(name: str) -> str:
+    for ours, saved in (
+        ("model.", "model.language_model."),
+        ("vision_tower.vision_model.", "model.vision_tower."),
+        ("multi_modal_projector.", "model.multi_modal_projector."),
+    ):
+        if name.startswith(ours):
+            return saved + name[len(ours) :]
+    return name
+
+
+def _released_llama4(name: str) -> str:
+    return "language_model." + name if name.startswith(("model.", "lm_head.")) else name
+
+
+@pytest.mark.parametrize(
+    ("label", "config", "rename"),
+    [
+        ("gemma3 release layout", TINY_GEMMA3, _released_gemma3),
+        ("gemma3 re-saved by transformers 5", TINY_GEMMA3, _transformers5_gemma3),
+        ("llama4 release layout", TINY_LLAMA4, _released_llama4),
+        ("qwen3-next", TINY_QWEN3_NEXT, lambda n: n),
+    ],
+)
+def test_new_target_checkpoint_layouts_reconcile(tmp_path: Path, label: str, config: Any, rename: Any) -> None:
+    spec = parse_config(config)
+    report = reconcile_folder(spec, write_checkpoint(spec, tmp_path / "ckpt", rename=rename))
+    assert (report.missing, report.unexpected, report.shape_mismatches) == ([], [], [])
+    assert report.matches_config and report.param_elements == P.count(spec).total
+
+
+def test_qwen3_next_checkpoint_without_mtp_says_why(tmp_path: Path) -> None:
+    spec = parse_config(TINY_QWEN3_NEXT)
+    mtp = [t.name for t in spec.tensors if t.component == "mtp"]
+    report = reconcile_folder(spec, write_checkpoint(spec, tmp_path / "resaved", exclude=mtp))
+    assert sorted(m[0] for m in report.missing) == sorted(mtp) and not report.matches_config
+    assert any("whole MTP module is absent" in n for n in report.notes)
 
 
 # ---- the params command: JSON contract (README) with params.mtp, broken wiring exits 0 -------------

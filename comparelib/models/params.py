@@ -202,6 +202,10 @@ _PREFIX_REWRITES: tuple[tuple[str, str], ...] = (
     ("", "model."),
     ("language_model.", ""),
     ("language_model.model.", "model."),
+    # Gemma-3 re-saved by transformers 5 (the release uses language_model.model. / vision_tower.vision_model.)
+    ("model.language_model.", "model."),
+    ("model.vision_tower.", "vision_tower.vision_model."),
+    ("model.multi_modal_projector.", "multi_modal_projector."),
     ("midlayer.", "layers.0."),
     ("layers.0.", "midlayer."),
     ("model.midlayer.", "midlayer."),
@@ -332,6 +336,12 @@ def reconcile(spec: ModelSpec, header: Header) -> CheckpointReport:
             missing.append((t.name, "expected by the config but absent from the checkpoint"))
     design = set(by_design)
     gaps = [m for m in missing if m[0] not in design]
+    mtp = {t.name for t in spec.tensors if t.component == "mtp"}
+    if mtp and mtp <= {m[0] for m in missing}:
+        notes.append(
+            "the whole MTP module is absent: the release stores it, a checkpoint re-saved by transformers drops it "
+            "(Qwen3-Next: _keys_to_ignore_on_load_unexpected = [r'^mtp.*']); serve MTP drafts from the release"
+        )
     return CheckpointReport(
         param_elements=param_elements,
         buffer_elements=buffer_elements,
