@@ -1113,9 +1113,8 @@ def _gemma3(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     head_dim = r.integer("head_dim", 256)
     vocab = r.integer("vocab_size", 262_208)
     bias = r.flag("attention_bias")
-    tied = r.flag("tie_word_embeddings", True)
-    if multimodal:  # the multimodal class ties its lm_head by the top-level flag
-        tied = _Reader(config, arch).flag("tie_word_embeddings", tied)
+    # the multimodal class ties its lm_head by the top-level flag alone (default true), whatever text_config says
+    tied = (_Reader(config, arch) if multimodal else r).flag("tie_word_embeddings", True)
     t = _Tensors()
     notes: list[str] = []
     if multimodal:
@@ -1226,7 +1225,7 @@ def _llama4(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
         step = r.integer("interleave_moe_layer_step", 1)
         moe_layers = list(range(step - 1, layers, step))
     moe = set(moe_layers)
-    tied = (_Reader(config, arch) if multimodal else r).flag("tie_word_embeddings")
+    tied = r.flag("tie_word_embeddings")  # the language model's own flag: transformers ignores the top-level one
     t = _Tensors()
     notes: list[str] = []
     if multimodal:
