@@ -215,6 +215,27 @@ TINY_TARGETS: dict[str, dict[str, Any]] = {
     "llama4-moe-list": {**TINY_LLAMA4, "text_config": {**TINY_LLAMA4["text_config"], "moe_layers": [0, 3]}},
     "qwen3-next": TINY_QWEN3_NEXT,
     "qwen3-next-dense-first": {**TINY_QWEN3_NEXT, "mlp_only_layers": [0], "full_attention_interval": 2},
+    # absent vision_config: transformers' default towers (SigLIP with its pooling head; Llama-4's 34 layers)
+    "gemma3-default-vision": {k: v for k, v in TINY_GEMMA3.items() if k != "vision_config"},
+    "llama4-default-vision": {k: v for k, v in TINY_LLAMA4.items() if k != "vision_config"},
+    "gemma3-bias-default-heads": {
+        **TINY_GEMMA3,
+        "text_config": {
+            **{k: v for k, v in TINY_GEMMA3["text_config"].items() if k not in {"num_key_value_heads", "head_dim"}},
+            "attention_bias": True,
+        },
+    },
+    "llama4-bias-top2": {
+        **TINY_LLAMA4,
+        "text_config": {**TINY_LLAMA4["text_config"], "attention_bias": True, "num_experts_per_tok": 2},
+    },
+    "qwen3-next-layer-types-step2-bias": {
+        **TINY_QWEN3_NEXT,
+        "decoder_sparse_step": 2,
+        "attention_bias": True,
+        "layer_types": ["full_attention", "linear_attention", "full_attention", "linear_attention"],
+    },
+    "qwen3-next-dense": {**TINY_QWEN3_NEXT, "num_experts": 0},
 }
 
 
@@ -229,5 +250,5 @@ def test_tiny_new_targets_match_transformers_meta_build(name: str) -> None:
             upstream["embedding"],
             upstream["lm_head"],
         )
-    if "vision_config" in config:
+    if "text_config" in config:  # a multimodal class, with or without a vision_config
         assert ours.vision > 0 and ours.total - ours.mtp == _meta_total(json.dumps(config, sort_keys=True))
