@@ -1123,8 +1123,8 @@ def _gemma3(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
         t.add("multi_modal_projector.mm_input_projection_weight", (v_hidden, hidden), "vision")
         t.add("multi_modal_projector.mm_soft_emb_norm.weight", (v_hidden,), "vision")
         notes.append(
-            "vision tower (SigLIP) and projector are counted under component 'vision'; an EAGLE-3 draft shares only "
-            "the language model's embedding (and, tied, its output head), never the vision tower."
+            "vision tower (SigLIP) and projector are counted under component 'vision'; a draft shares only the "
+            "language model's embedding (an EAGLE-3 head keeps its own lm_head), never the vision tower."
         )
     t.add("model.embed_tokens.weight", (vocab, hidden), "embedding")
     for i in range(layers):
@@ -1231,8 +1231,8 @@ def _llama4(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     if multimodal:
         _llama4_vision(t, _sub_reader(config, "vision_config", arch), hidden)
         notes.append(
-            "vision encoder, adapter and projector are counted under component 'vision'; an EAGLE-3 draft shares "
-            "only the language model's embedding, never the vision tower."
+            "vision encoder, adapter and projector are counted under component 'vision'; a draft shares only the "
+            "language model's embedding (an EAGLE-3 head keeps its own lm_head), never the vision tower."
         )
     t.add("model.embed_tokens.weight", (vocab, hidden), "embedding")
     frac = per_tok / experts
