@@ -775,6 +775,11 @@ ERRORS = [
         "layer_types must list 4 entries",
     ),
     (
+        "qwen3-next expert list too long to build",
+        {**TINY_QWEN3_NEXT, "num_hidden_layers": 1000, "num_experts": 100_000, "layer_types": None},
+        "expert MLPs is implausibly large",
+    ),
+    (
         "qwen3-next unknown layer type",
         {**TINY_QWEN3_NEXT, "layer_types": ["mamba"] * 4},
         "'linear_attention' / 'full_attention'",

@@ -1282,6 +1282,9 @@ def _llama4(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     )
 
 
+_QWEN3_NEXT_EXPERT_MLPS_MAX = 1_000_000
+
+
 class _Qwen3Next:
     """Qwen3-Next sizes (transformers 5.23.0's Qwen3NextConfig defaults) and one decoder layer."""
 
@@ -1330,6 +1333,14 @@ class _Qwen3Next:
         if explicit is None:
             explicit = r.opt_integer("mtp_num_hidden_layers", minimum=0)
         self.mtp_layers = 1 if explicit is None else explicit
+        # experts are stored one by one: bound the tensor list before building it (the release has 49 x 512)
+        slots = (self.layers + self.mtp_layers) * self.experts
+        if slots > _QWEN3_NEXT_EXPERT_MLPS_MAX:
+            raise _fail(
+                arch,
+                f"(num_hidden_layers + MTP layers) x num_experts = {slots:,} expert MLPs is implausibly large "
+                f"(limit {_QWEN3_NEXT_EXPERT_MLPS_MAX:,}); check the config",
+            )
 
     def layer(self, t: _Tensors, idx: int, prefix: str, kind: str, only: str | None = None) -> None:
         def c(name: str) -> str:
