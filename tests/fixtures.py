@@ -118,6 +118,88 @@ TINY_NESTED = {
 }
 
 
+# --- tiny Gemma-3 / Llama-4 / Qwen3-Next targets: sizes small enough to count by hand (test_architectures)
+# and to build with transformers on the meta device (test_conformance)
+
+TINY_GEMMA3_TEXT: dict[str, Any] = {
+    "architectures": ["Gemma3ForCausalLM"],
+    "model_type": "gemma3_text",
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "vocab_size": 300,
+}
+_TINY_SIGLIP = {
+    "model_type": "siglip_vision_model",
+    "hidden_size": 32,
+    "intermediate_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "image_size": 28,
+    "patch_size": 14,
+    "vision_use_head": False,
+}
+TINY_GEMMA3: dict[str, Any] = {
+    "architectures": ["Gemma3ForConditionalGeneration"],
+    "model_type": "gemma3",
+    "mm_tokens_per_image": 4,
+    "text_config": {k: v for k, v in TINY_GEMMA3_TEXT.items() if k != "architectures"},
+    "vision_config": _TINY_SIGLIP,
+}
+TINY_LLAMA4: dict[str, Any] = {
+    "architectures": ["Llama4ForConditionalGeneration"],
+    "model_type": "llama4",
+    "text_config": {
+        "model_type": "llama4_text",
+        "hidden_size": 64,
+        "intermediate_size": 32,
+        "intermediate_size_mlp": 96,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "vocab_size": 300,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 1,
+        "interleave_moe_layer_step": 2,
+    },
+    "vision_config": {
+        "model_type": "llama4_vision_model",
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "image_size": 28,
+        "patch_size": 14,
+        "vision_output_dim": 48,
+        "projector_input_dim": 48,
+        "projector_output_dim": 48,
+    },
+}
+TINY_QWEN3_NEXT: dict[str, Any] = {
+    "architectures": ["Qwen3NextForCausalLM"],
+    "model_type": "qwen3_next",
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "vocab_size": 300,
+    "num_experts": 4,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 32,
+    "shared_expert_intermediate_size": 48,
+    "linear_num_key_heads": 2,
+    "linear_num_value_heads": 4,
+    "linear_key_head_dim": 8,
+    "linear_value_head_dim": 12,
+    "linear_conv_kernel_dim": 4,
+}
+
 # --- the AQ-MedAI Kimi-K2 EAGLE-3 draft: registry config and the tensors a SpecForge checkpoint stores
 
 AQ = "AQ-MedAI/Kimi-K2-Instruct-eagle3"

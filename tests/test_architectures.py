@@ -13,7 +13,17 @@ from comparelib.errors import ConfigError
 from comparelib.models import architectures as A
 from comparelib.models.architectures import ModelSpec, parse_config
 from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, TINY_SPECULATORS
-from tests.fixtures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK, TINY_NESTED
+from tests.fixtures import (
+    EAGLE1_VICUNA,
+    KIMI_EAGLE3,
+    MEDUSA_VICUNA,
+    TINY_DEEPSEEK,
+    TINY_GEMMA3,
+    TINY_GEMMA3_TEXT,
+    TINY_LLAMA4,
+    TINY_NESTED,
+    TINY_QWEN3_NEXT,
+)
 
 # yuhuili/EAGLE3-LLaMA3.1-Instruct-8B: the authors' format (LlamaForCausalLM, 1 layer, draft vocab)
 EAGLE3_AUTHORS_8B: dict[str, Any] = {
@@ -157,6 +167,17 @@ DETECTION = [
     ("DeepSeek-V3", TINY_DEEPSEEK, "deepseek-v3", "target"),
     ("Kimi-K2.5 nested text_config", "moonshotai/Kimi-K2.5", "deepseek-v3", "target"),
     ("gpt-oss", "openai/gpt-oss-20b", "gpt-oss", "target"),
+    ("Gemma-3 1B (text only)", TINY_GEMMA3_TEXT, "gemma3", "target"),
+    ("Gemma-3 multimodal", TINY_GEMMA3, "gemma3", "target"),
+    ("Gemma-3 by model_type", {k: v for k, v in TINY_GEMMA3.items() if k != "architectures"}, "gemma3", "target"),
+    ("Llama-4 multimodal", TINY_LLAMA4, "llama4", "target"),
+    (
+        "Llama-4 text-only class",
+        {**TINY_LLAMA4["text_config"], "architectures": ["Llama4ForCausalLM"]},
+        "llama4",
+        "target",
+    ),
+    ("Qwen3-Next", TINY_QWEN3_NEXT, "qwen3-next", "target"),
     ("GLM-4.6", "zai-org/GLM-4.6", "glm4-moe", "target"),
     ("GLM-4.5-Air", "zai-org/GLM-4.5-Air", "glm4-moe", "target"),
     ("GLM-5", "zai-org/GLM-5", "glm-moe-dsa", "target"),
@@ -809,6 +830,37 @@ ERRORS = [
     ),
     ("bad mlp_only_layers", {**target("Qwen/Qwen3-30B-A3B"), "mlp_only_layers": "none"}, "mlp_only_layers"),
     ("bad flag", {**TINY_LLAMA, "tie_word_embeddings": "maybe"}, "tie_word_embeddings must be true or false"),
+    ("gemma3 vision not an object", {**TINY_GEMMA3, "vision_config": [1]}, "vision_config must be an object"),
+    (
+        "gemma3 image smaller than a patch",
+        {**TINY_GEMMA3, "vision_config": {**TINY_GEMMA3["vision_config"], "image_size": 7}},
+        "vision_config.image_size 7 is smaller than vision_config.patch_size 14",
+    ),
+    (
+        "llama4 moe_layers not integers",
+        {**TINY_LLAMA4, "text_config": {**TINY_LLAMA4["text_config"], "moe_layers": ["1"]}},
+        "moe_layers must be a list of integers",
+    ),
+    (
+        "llama4 top-k above experts",
+        {**TINY_LLAMA4, "text_config": {**TINY_LLAMA4["text_config"], "num_experts_per_tok": 5}},
+        "num_experts_per_tok 5 exceeds num_local_experts 4",
+    ),
+    (
+        "qwen3-next layer_types of the wrong length",
+        {**TINY_QWEN3_NEXT, "layer_types": ["full_attention"]},
+        "layer_types must list 4 entries",
+    ),
+    (
+        "qwen3-next expert list too long to build",
+        {**TINY_QWEN3_NEXT, "num_hidden_layers": 1000, "num_experts": 100_000, "layer_types": None},
+        "expert MLPs is implausibly large",
+    ),
+    (
+        "qwen3-next unknown layer type",
+        {**TINY_QWEN3_NEXT, "layer_types": ["mamba"] * 4},
+        "'linear_attention' / 'full_attention'",
+    ),
     ("glm4 top-k above experts", {**TINY_GLM4_MOE, "num_experts_per_tok": 5}, "num_experts_per_tok 5 exceeds"),
     (
         "glm4 no expert width",
@@ -923,6 +975,112 @@ def test_glm5_indexer_only_on_full_layers_and_minimax_names() -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# Gemma-3, Llama-4, Qwen3-Next: hand-counted tiny configs (the same configs are built by transformers on
+# the meta device in test_conformance.py)
+# --------------------------------------------------------------------------------------------
+
+
+def _variant(base: dict[str, Any], where: str | None = None, **changes: Any) -> dict[str, Any]:
+    cfg = copy.deepcopy(base)
+    node = cfg[where] if where else cfg
+    for key, value in changes.items():
+        if value is None:
+            node.pop(key, None)
+        else:
+            node[key] = value
+    return cfg
+
+
+# Derivations (h = hidden 64, vocab 300: embedding 19,200):
+# Gemma-3 text layer: q 4096 + k 2048 + v 2048 + o 4096 + q/k norm 32 + four norms 256 + mlp 3*128*64 = 24,576
+#   -> 37,152; 2 layers + embedding + final norm 64 = 93,568 (lm_head tied: not stored, not counted twice).
+# SigLIP tower (32 wide, 2 layers, 28px / 14px patches): patch conv 18,816 + bias 32, positions 4*32 = 128,
+#   layer (2 LayerNorms 128, q/k/v/out with bias 4,224, fc1 2,112, fc2 2,080) 8,544 x 2, post-LN 64 -> 36,128;
+#   projector 32*64 + norm 32 = 2,080 -> vision 38,208. SigLIP's default pooling head adds 8,512.
+# Llama-4 text (4 layers, MoE on 1 and 3): attention 12,288 + norms 128; dense FF 3*96*64 = 18,432; MoE FF:
+#   experts gate_up 4*64*64 + down 4*32*64 = 24,576, router 256, shared expert 3*32*64 = 6,144
+#   -> 2*(30,848 + 43,392) + embedding + norm + lm_head = 186,944; active drops 3/4 of the experts (36,864).
+#   Vision: class 32 + positions 5*32 + patch 32*588 + pre/post LN 128 + 2 layers of 8,544 + adapter
+#   48*64 + 48*48 + projector 64*48 = 44,672.
+# Qwen3-Next (4 layers: 3 DeltaNet, 1 full, every MLP MoE): DeltaNet 4 + 4 + conv 80*4 + qkvz 128*64 + ba 8*64
+#   + norm 12 + out 64*48 = 12,116; gated attention q 128*64 + k/v 2*2,048 + o 4,096 + norms 32 = 16,416;
+#   MoE router 256 + experts 4*6,144 + shared 3*48*64 + gate 64 = 34,112 -> main 228,188; MTP: fc 64*128,
+#   two pre-norms 128, one full layer 50,656, norm 64 = 59,040; active drops half of the main experts (49,152).
+COUNT_CASES: list[tuple[str, dict[str, Any], dict[str, int | None]]] = [
+    ("gemma3 1B-style text", TINY_GEMMA3_TEXT, {"total": 93_568, "lm_head": 0, "vision": 0, "active": None}),
+    (
+        "gemma3 untied",
+        _variant(TINY_GEMMA3_TEXT, tie_word_embeddings=False),
+        {"total": 93_568 + 19_200, "lm_head": 19_200},
+    ),
+    ("gemma3 multimodal", TINY_GEMMA3, {"total": 131_776, "embedding": 19_200, "lm_head": 0, "vision": 38_208}),
+    (
+        "gemma3 SigLIP default head",
+        _variant(TINY_GEMMA3, "vision_config", vision_use_head=None),
+        {"total": 131_776 + 8_512, "vision": 38_208 + 8_512},
+    ),
+    (
+        "llama4 interleaved MoE + vision",
+        TINY_LLAMA4,
+        {"total": 231_616, "lm_head": 19_200, "vision": 44_672, "active": 150_080},
+    ),
+    (
+        "llama4 every layer MoE (moe_layers wins over the step)",
+        _variant(TINY_LLAMA4, "text_config", moe_layers=[0, 1, 2, 3]),
+        {"total": 231_616 + 2 * (43_392 - 30_848), "active": 150_080 + 2 * (43_392 - 30_848) - 2 * 18_432},
+    ),
+    (
+        "qwen3-next hybrid + MTP",
+        TINY_QWEN3_NEXT,
+        {"total": 287_228, "mtp": 59_040, "active": 179_036, "lm_head": 19_200},
+    ),
+    (
+        "qwen3-next without MTP",
+        _variant(TINY_QWEN3_NEXT, num_nextn_predict_layers=0),
+        {"total": 228_188, "mtp": 0, "active": 179_036},
+    ),
+    (
+        "qwen3-next dense first layer",
+        _variant(TINY_QWEN3_NEXT, mlp_only_layers=[0]),
+        {"total": 287_228 - 34_112 + 3 * 128 * 64, "active": 179_036 - 34_112 + 3 * 128 * 64 + 12_288},
+    ),
+]
+
+
+@pytest.mark.parametrize(("label", "config", "expected"), COUNT_CASES, ids=[c[0] for c in COUNT_CASES])
+def test_new_target_counts_by_hand(label: str, config: dict[str, Any], expected: dict[str, int | None]) -> None:
+    from comparelib.models import params
+
+    counted = params.count(parse_config(config, source=label))
+    assert {k: getattr(counted, k) for k in expected} == expected
+
+
+def test_gemma3_tied_embedding_is_counted_once_and_the_scale_is_no_weight() -> None:
+    spec = parse_config(TINY_GEMMA3)
+    names = [t.name for t in spec.tensors]
+    assert names.count("model.embed_tokens.weight") == 1 and "lm_head.weight" not in names
+    assert not any("embed_scale" in n for n in names)
+    assert spec.tie_word_embeddings and any("tied" in n for n in spec.notes)
+    assert any("never the vision tower" in n for n in spec.notes)
+    vision = {t.name.split(".")[0] for t in spec.tensors if t.component == "vision"}
+    assert vision == {"vision_tower", "multi_modal_projector"}  # the released checkpoints' prefixes
+
+
+def test_llama4_no_rope_layers_hold_no_weights() -> None:
+    with_nope = _variant(TINY_LLAMA4, "text_config", no_rope_layers=[0, 0, 0, 0], use_qk_norm=True)
+    assert [t.shape for t in parse_config(with_nope).tensors] == [t.shape for t in parse_config(TINY_LLAMA4).tensors]
+
+
+def test_qwen3_next_layer_kinds_follow_the_interval() -> None:
+    spec = parse_config(_variant(TINY_QWEN3_NEXT, full_attention_interval=2))
+    full = sorted(
+        {int(t.name.split(".")[2]) for t in spec.tensors if ".self_attn." in t.name and t.name.startswith("model.")}
+    )
+    assert full == [1, 3] and any("2 gated full-attention and 2 gated DeltaNet" in n for n in spec.notes)
+    assert all(t.component == "mtp" for t in spec.tensors if t.name.startswith("mtp."))
+
+
+# --------------------------------------------------------------------------------------------
 # Shipped targets
 # --------------------------------------------------------------------------------------------
 
@@ -939,6 +1097,11 @@ def test_known_targets_listing_and_lookup() -> None:
             "Qwen/Qwen3-30B-A3B",
             "openai/gpt-oss-20b",
             "deepseek-ai/DeepSeek-V3",
+            "google/gemma-3-1b-it",
+            "google/gemma-3-27b-it",
+            "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+            "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+            "Qwen/Qwen3-Next-80B-A3B-Instruct",
             "zai-org/GLM-4.5",
             "zai-org/GLM-4.5-Air",
             "zai-org/GLM-4.6",
@@ -1011,6 +1174,9 @@ CORRUPTIBLE = [
     ("medusa", {"medusa_num_heads": 2, "hidden_size": 64, "vocab_size": 256}),
     ("eagle1", {**TINY_LLAMA, "num_hidden_layers": 1}),
     ("llama", TINY_LLAMA),
+    ("gemma3", TINY_GEMMA3),
+    ("llama4", TINY_LLAMA4),
+    ("qwen3-next", TINY_QWEN3_NEXT),
     ("glm4-moe", TINY_GLM4_MOE),
     ("glm-moe-dsa", TINY_GLM_DSA),
     ("minimax-m2", TINY_MINIMAX_M2),

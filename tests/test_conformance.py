@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from comparelib.models import architectures, params, registry
+from tests.fixtures import TINY_GEMMA3, TINY_GEMMA3_TEXT, TINY_LLAMA4, TINY_QWEN3_NEXT
 
 transformers = pytest.importorskip("transformers", reason="transformers is a test requirement (requirements-dev.txt)")
 torch = pytest.importorskip("torch")
@@ -66,7 +67,18 @@ TARGETS = architectures.known_targets()
 
 
 def test_every_shipped_target_is_covered() -> None:
-    assert len(TARGETS) >= 13
+    assert len(TARGETS) >= 18
+
+
+@functools.cache
+def _meta_total(config_json: str) -> int:
+    """Parameters of the class the config names (a multimodal one: vision tower, projector and language model)."""
+    config = json.loads(config_json)
+    kwargs = {k: v for k, v in config.items() if k not in _NOT_CONFIG_KWARGS}
+    hf_config = transformers.AutoConfig.for_model(str(config["model_type"]), **kwargs)
+    with torch.device("meta"):
+        model = getattr(transformers, config["architectures"][0])(hf_config)
+    return sum(p.numel() for p in model.parameters())
 
 
 @pytest.mark.parametrize("hub_id", TARGETS)
@@ -75,11 +87,15 @@ def test_target_counts_match_transformers_meta_build(hub_id: str) -> None:
     assert config is not None
     ours = params.count(architectures.parse_config(config, source=hub_id))
     upstream = _meta_counts(json.dumps(config, sort_keys=True))
-    # transformers builds the main model only; the MTP module is reported apart (params.mtp)
-    assert ours.total - ours.mtp == upstream["total"]
+    # transformers builds the main model only; the MTP module is reported apart (params.mtp), and so is a
+    # multimodal target's vision tower (params.vision): the language model is compared here ...
+    assert ours.total - ours.mtp - ours.vision == upstream["total"]
     assert ours.embedding == upstream["embedding"]
     assert ours.lm_head == upstream["lm_head"]
     assert architectures.parse_config(config).num_hidden_layers == upstream["layers"]
+    if "vision_config" in config:  # ... and the whole stored checkpoint against the multimodal class
+        assert ours.vision > 0
+        assert ours.total - ours.mtp == _meta_total(json.dumps(config, sort_keys=True))
 
 
 def test_deepseek_v3_mtp_is_what_transformers_leaves_out() -> None:
@@ -294,3 +310,64 @@ def test_glm_mtp_layer_is_a_transformers_decoder_layer_plus_nextn_parts(
     )
     h, v = int(config["hidden_size"]), int(config["vocab_size"])
     assert ours == block_params + 2 * v * h + 3 * h + 2 * h * h
+
+
+# The hand-counted tiny configs of test_architectures.py, and variants that flip what the counters branch on.
+TINY_TARGETS: dict[str, dict[str, Any]] = {
+    "gemma3-text": TINY_GEMMA3_TEXT,
+    "gemma3-text-untied": {**TINY_GEMMA3_TEXT, "tie_word_embeddings": False, "attention_bias": True},
+    "gemma3-multimodal": TINY_GEMMA3,
+    "gemma3-siglip-head": {
+        **TINY_GEMMA3,
+        "vision_config": {k: v for k, v in TINY_GEMMA3["vision_config"].items() if k != "vision_use_head"},
+    },
+    "gemma3-tie-flag-in-text-config-only": {
+        **TINY_GEMMA3,
+        "text_config": {**TINY_GEMMA3["text_config"], "tie_word_embeddings": False},
+    },
+    "llama4": TINY_LLAMA4,
+    "llama4-tie-flag-in-text-config-only": {  # Llama-4 reads its text_config's flag, Gemma-3 the top-level one
+        **TINY_LLAMA4,
+        "text_config": {**TINY_LLAMA4["text_config"], "tie_word_embeddings": True},
+    },
+    "llama4-text-only": {**TINY_LLAMA4["text_config"], "architectures": ["Llama4ForCausalLM"]},
+    "llama4-moe-list": {**TINY_LLAMA4, "text_config": {**TINY_LLAMA4["text_config"], "moe_layers": [0, 3]}},
+    "qwen3-next": TINY_QWEN3_NEXT,
+    "qwen3-next-dense-first": {**TINY_QWEN3_NEXT, "mlp_only_layers": [0], "full_attention_interval": 2},
+    # absent vision_config: transformers' default towers (SigLIP with its pooling head; Llama-4's 34 layers)
+    "gemma3-default-vision": {k: v for k, v in TINY_GEMMA3.items() if k != "vision_config"},
+    "llama4-default-vision": {k: v for k, v in TINY_LLAMA4.items() if k != "vision_config"},
+    "gemma3-bias-default-heads": {
+        **TINY_GEMMA3,
+        "text_config": {
+            **{k: v for k, v in TINY_GEMMA3["text_config"].items() if k not in {"num_key_value_heads", "head_dim"}},
+            "attention_bias": True,
+        },
+    },
+    "llama4-bias-top2": {
+        **TINY_LLAMA4,
+        "text_config": {**TINY_LLAMA4["text_config"], "attention_bias": True, "num_experts_per_tok": 2},
+    },
+    "qwen3-next-layer-types-step2-bias": {
+        **TINY_QWEN3_NEXT,
+        "decoder_sparse_step": 2,
+        "attention_bias": True,
+        "layer_types": ["full_attention", "linear_attention", "full_attention", "linear_attention"],
+    },
+    "qwen3-next-dense": {**TINY_QWEN3_NEXT, "num_experts": 0},
+}
+
+
+@pytest.mark.parametrize("name", sorted(TINY_TARGETS))
+def test_tiny_new_targets_match_transformers_meta_build(name: str) -> None:
+    config = TINY_TARGETS[name]
+    ours = params.count(architectures.parse_config(config, source=name))
+    if name != "gemma3-tie-flag-in-text-config-only":  # text_config alone would tie otherwise than the class
+        upstream = _meta_counts(json.dumps(config, sort_keys=True))
+        assert (ours.total - ours.mtp - ours.vision, ours.embedding, ours.lm_head) == (
+            upstream["total"],
+            upstream["embedding"],
+            upstream["lm_head"],
+        )
+    if "text_config" in config:  # a multimodal class, with or without a vision_config
+        assert ours.vision > 0 and ours.total - ours.mtp == _meta_total(json.dumps(config, sort_keys=True))

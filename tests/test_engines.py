@@ -399,6 +399,9 @@ def test_read_ids_follows_each_engine_lookup() -> None:
         ("Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen-moe"),
         ("Qwen/Qwen3-Next-80B-A3B-Instruct", "qwen-moe"),
         ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama"),
+        ("llama4", "llama"),  # our dialects for the new targets
+        ("qwen3-next", "qwen-moe"),
+        ("gemma3", None),  # no old-table family: the serving model's Gemma3ForConditionalGeneration rules apply
     ],
 )
 def test_family_of(name: str | None, family: str | None) -> None:

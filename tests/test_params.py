@@ -15,7 +15,17 @@ from comparelib.models import architectures as A
 from comparelib.models import params as P
 from comparelib.models.architectures import ModelSpec, parse_config
 from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, TINY_SPECULATORS, read_header, write_checkpoint
-from tests.fixtures import EAGLE1_VICUNA, KIMI_EAGLE3, MEDUSA_VICUNA, TINY_DEEPSEEK, TINY_NESTED, run_cli
+from tests.fixtures import (
+    EAGLE1_VICUNA,
+    KIMI_EAGLE3,
+    MEDUSA_VICUNA,
+    TINY_DEEPSEEK,
+    TINY_GEMMA3,
+    TINY_LLAMA4,
+    TINY_NESTED,
+    TINY_QWEN3_NEXT,
+    run_cli,
+)
 
 # SpecForge configs/llama3-8B-eagle3.json (lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge)
 LLAMA31_8B_EAGLE3: dict[str, Any] = {
@@ -128,6 +138,20 @@ GOLDEN = [
     # active is the main model's (published "37B active"); was 40,092,... with the MTP module's experts in.
     ("deepseek-ai/DeepSeek-V3", "active", 37_552_297_472),
     ("moonshotai/Kimi-K2-Instruct", "mtp", 0),
+    # Gemma-3 / Llama-4 / Qwen3-Next: equal to transformers' meta builds (test_conformance.py); published
+    # "27.4B", "109B total / 17B active", "400B / 17B active", "80B total / 3B active" (+ the stored MTP module)
+    ("google/gemma-3-1b-it", "total", 999_885_952),
+    ("google/gemma-3-27b-it", "total", 27_432_406_640),
+    ("google/gemma-3-27b-it", "vision", 423_060_336),
+    ("google/gemma-3-27b-it", "lm_head", 0),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "total", 108_641_793_536),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "vision", 871_932_416),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "active", 17_172_894_720),
+    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "total", 401_583_781_376),
+    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "active", 17_184_691_200),
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "total", 81_324_862_720),
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "mtp", 1_650_471_424),
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "active", 3_874_929_408),
     ("deepseek-v3-mtp", "total", 13_463_426_304),
     ("deepseek-v3-mtp", "shared_with_target", 2 * 129_280 * 7168),
 ]
@@ -378,6 +402,49 @@ def test_multimodal_prefix_and_vision_tensors(tmp_path: Path) -> None:
     assert report.renamed["language_model.model.norm.weight"] == "model.norm.weight"
 
 
+def _released_gemma3(name: str) -> str:
+    return "language_model." + name if name.startswith("model.") else name
+
+
+def _transformers5_gemma3(name: str) -> str:
+    for ours, saved in (
+        ("model.", "model.language_model."),
+        ("vision_tower.vision_model.", "model.vision_tower."),
+        ("multi_modal_projector.", "model.multi_modal_projector."),
+    ):
+        if name.startswith(ours):
+            return saved + name[len(ours) :]
+    return name
+
+
+def _released_llama4(name: str) -> str:
+    return "language_model." + name if name.startswith(("model.", "lm_head.")) else name
+
+
+@pytest.mark.parametrize(
+    ("label", "config", "rename"),
+    [
+        ("gemma3 release layout", TINY_GEMMA3, _released_gemma3),
+        ("gemma3 re-saved by transformers 5", TINY_GEMMA3, _transformers5_gemma3),
+        ("llama4 release layout", TINY_LLAMA4, _released_llama4),
+        ("qwen3-next", TINY_QWEN3_NEXT, lambda n: n),
+    ],
+)
+def test_new_target_checkpoint_layouts_reconcile(tmp_path: Path, label: str, config: Any, rename: Any) -> None:
+    spec = parse_config(config)
+    report = reconcile_folder(spec, write_checkpoint(spec, tmp_path / "ckpt", rename=rename))
+    assert (report.missing, report.unexpected, report.shape_mismatches) == ([], [], [])
+    assert report.matches_config and report.param_elements == P.count(spec).total
+
+
+def test_qwen3_next_checkpoint_without_mtp_says_why(tmp_path: Path) -> None:
+    spec = parse_config(TINY_QWEN3_NEXT)
+    mtp = [t.name for t in spec.tensors if t.component == "mtp"]
+    report = reconcile_folder(spec, write_checkpoint(spec, tmp_path / "resaved", exclude=mtp))
+    assert sorted(m[0] for m in report.missing) == sorted(mtp) and not report.matches_config
+    assert any("whole MTP module is absent" in n for n in report.notes)
+
+
 # ---- the params command: JSON contract (README) with params.mtp, broken wiring exits 0 -------------
 
 
@@ -432,6 +499,99 @@ def test_cli_params_json_serving_one_row_per_engine_and_runner(tmp_path: Path) -
     proc = _cli(str(tmp_path), "--target", "moonshotai/Kimi-K2-Instruct", "--engine", "vLLM 0.33.0", "--json")
     assert proc.returncode == 0, proc.stderr
     assert [r["runner"] for r in json.loads(proc.stdout)["serving"]] == ["v2", "v1"]
+
+
+# ---- params <draft> --target <Gemma-3 | Llama-4 | Qwen3-Next>: counts, serving rows, the family's capture rule ------
+
+# (target, target hidden, vocab, ids, serving statuses per row, a lint finding only that family's rule gives)
+NEW_FAMILY_DRAFTS = [
+    (
+        "google/gemma-3-27b-it",
+        5376,
+        262_208,
+        [2, 31, 61],  # SGLang's Gemma-3 hook: +1, boundary N reachable
+        ["ok", "unsupported", "unsupported", "unsupported"],
+        ("warning", "engine-unsupported", "Gemma3ForConditionalGeneration does not implement SupportsEagle3"),
+    ),
+    (
+        "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+        5120,
+        202_048,
+        [2, 24, 47],  # the Llama rule: boundary 48 is out of reach, two states reach a 3-state fc
+        ["fails", "fails", "ok", "ok"],
+        ("error", "aux-capture", "2 captured states x target hidden 5120"),
+    ),
+    (
+        "Qwen/Qwen3-Next-80B-A3B-Instruct",
+        2048,
+        151_936,
+        [2, 24, 47],  # Qwen3-Next indexes self.layers[id + 1]: start-up IndexError
+        ["fails", "unsupported", "ok", "ok"],
+        ("error", "aux-capture", "IndexError while marking layers"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("target", "hidden", "vocab", "ids", "statuses", "finding"),
+    NEW_FAMILY_DRAFTS,
+    ids=[c[0] for c in NEW_FAMILY_DRAFTS],
+)
+def test_cli_params_draft_on_new_family_target(
+    tmp_path: Path,
+    target: str,
+    hidden: int,
+    vocab: int,
+    ids: list[int],
+    statuses: list[str],
+    finding: tuple[str, str, str],
+) -> None:
+    config = {
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "hidden_size": hidden,
+        "intermediate_size": 4 * hidden,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "num_hidden_layers": 1,
+        "vocab_size": vocab,
+        "draft_vocab_size": 32_000,
+        "max_position_embeddings": 262_144,
+        "eagle_config": {"eagle_aux_hidden_state_layer_ids": ids},
+    }
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    proc = _cli(str(tmp_path), "--target", target, "--json", "--no-header")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    draft = P.count(parse_config(config))
+    target_count = P.count(parse_config(A.known_target(target) or {}))
+    assert data["target"] == target and data["params"]["excluding_embedding"] == draft.excluding_embedding
+    assert data["draft_to_target_ratio"] == pytest.approx(draft.excluding_embedding / target_count.total, rel=1e-12)
+    assert [(r["engine"], r["version"], r["runner"], r["status"]) for r in data["serving"]] == [
+        ("SGLang", "0.5.23", None, statuses[0]),
+        ("SGLang", "0.5.1", None, statuses[1]),
+        ("vLLM", "0.33.0", "v2", statuses[2]),
+        ("vLLM", "0.33.0", "v1", statuses[3]),
+    ]
+    severity, code, words = finding
+    assert any(f["severity"] == severity and f["code"] == code and words in f["message"] for f in data["lint"]), data[
+        "lint"
+    ]
+    assert not any(f["code"] == "hidden-mismatch" or f["code"] == "vocab-mismatch" for f in data["lint"])
+
+
+def test_cli_params_json_reports_vision_apart(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text(json.dumps(A.known_target("meta-llama/Llama-4-Scout-17B-16E-Instruct")))
+    proc = _cli(str(tmp_path), "--json", "--no-header")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    p = data["params"]
+    assert (p["total"], p["vision"], p["active"], p["mtp"]) == (108_641_793_536, 871_932_416, 17_172_894_720, 0)
+    assert (data["dialect"], data["architecture"]) == ("llama4", "Llama4ForConditionalGeneration")
+    assert [c["params"] for c in data["components"] if c["name"] == "vision"] == [871_932_416]
+    text = _cli(str(tmp_path), "--no-header")
+    assert text.returncode == 0 and "vision" in text.stdout and "871,932,416" in text.stdout
 
 
 # GLM-4.6, GLM-5 (DSA) and MiniMax-M2 targets: counted exactly (test_conformance.py checks against transformers),

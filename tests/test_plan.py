@@ -132,6 +132,23 @@ def test_calibration_counts_are_the_params_module_s(source: str, attr: str, expe
     assert got == expected
 
 
+def test_generation_cost_leaves_out_a_multimodal_target_s_vision_tower(tmp_path: Path) -> None:
+    draft = {
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "hidden_size": 5376,
+        "intermediate_size": 21504,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "vocab_size": 262_208,
+        "draft_vocab_size": 32_000,
+    }
+    (tmp_path / "config.json").write_text(json.dumps(draft))
+    e = comparison.load_entry(str(tmp_path), target="google/gemma-3-27b-it", with_header=False)
+    assert e.target_count is not None and e.target_count.vision == 423_060_336
+    assert plan.inputs_for(e).target_active == 27_432_406_640 - 423_060_336  # dense: the language model
+
+
 def test_cost_formulas() -> None:
     assert plan.generation_flops(1e9, 1e6) == 2e15
     assert plan.training_flops(1e8, 5e8, 1e6, ttt=7, epochs=2) == (6 * 1e8 * 7 + 2 * 5e8) * 1e6 * 2

@@ -1664,8 +1664,8 @@ def inputs_for(
     tc = entry.target_count
     target_active = None
     target_lm_head = 0.0
-    if tc is not None:
-        target_active = float(tc.active or tc.total)
+    if tc is not None:  # what one generated token runs through: no MTP module, no vision tower
+        target_active = float(tc.active if tc.active is not None else tc.total - tc.mtp - tc.vision)
         target_lm_head = float(tc.lm_head)
     errors = tuple(f"{f.code}: {f.message}" for f in entry.findings if f.severity == "error" and not f.harmless)
     warnings = tuple(f"{f.code}: {f.message}" for f in entry.findings if f.severity == "warning" and not f.harmless)

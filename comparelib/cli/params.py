@@ -44,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
     out.write(f"{entry.label}  ({entry.spec.architecture}, {entry.spec.dialect})\n")
     if entry.commit_sha:
         out.write(f"commit {entry.commit_sha}\n")
-    for key in (*params.HEADLINE, "mtp"):
-        if p[key] is not None and not (key == "mtp" and not p[key]):
+    for key in (*params.HEADLINE, "mtp", "vision"):
+        if p[key] is not None and not (key in {"mtp", "vision"} and not p[key]):
             out.write(f"  {key:<20} {p[key]:>18,}\n")
     out.write("components:\n")
     for comp in data["components"]:

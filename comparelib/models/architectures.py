@@ -28,6 +28,7 @@ COMPONENTS: tuple[str, ...] = (
     "mtp",
     "heads",
     "lm_head",
+    "vision",
     "buffer",
 )
 
@@ -101,6 +102,9 @@ DIALECTS: tuple[str, ...] = (
     "glm4-moe",
     "glm-moe-dsa",
     "minimax-m2",
+    "gemma3",
+    "llama4",
+    "qwen3-next",
 )
 
 _DIM_MAX = 10_000_000
@@ -142,6 +146,11 @@ _MODEL_TYPES: dict[str, str] = {
     "glm4_moe": "glm4-moe",
     "glm_moe_dsa": "glm-moe-dsa",
     "minimax_m2": "minimax-m2",
+    "gemma3": "gemma3",
+    "gemma3_text": "gemma3",
+    "llama4": "llama4",
+    "llama4_text": "llama4",
+    "qwen3_next": "qwen3-next",
 }
 
 _ARCHITECTURES: dict[str, str] = {
@@ -158,6 +167,11 @@ _ARCHITECTURES: dict[str, str] = {
     "Glm4MoeForCausalLM": "glm4-moe",
     "GlmMoeDsaForCausalLM": "glm-moe-dsa",
     "MiniMaxM2ForCausalLM": "minimax-m2",
+    "Gemma3ForCausalLM": "gemma3",
+    "Gemma3ForConditionalGeneration": "gemma3",
+    "Llama4ForCausalLM": "llama4",
+    "Llama4ForConditionalGeneration": "llama4",
+    "Qwen3NextForCausalLM": "qwen3-next",
 }
 
 _MODELOPT_KEYS = frozenset(
@@ -1313,6 +1327,409 @@ def _minimax_m2(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     )
 
 
+# ---- Gemma-3, Llama-4, Qwen3-Next (read the whole config: text_config and vision_config) ------
+
+
+def _sub_reader(config: Mapping[str, Any], key: str, arch: str) -> _Reader:
+    """A reader over ``config[key]`` (an absent one reads as {} so transformers' defaults apply)."""
+    value = config.get(key)
+    if value is not None and not isinstance(value, Mapping):
+        raise _fail(arch, f"{key} must be an object, got {type(value).__name__}")
+    return _Reader(value or {}, arch, f"{key}.")
+
+
+def _int_list(config: Mapping[str, Any], name: str, arch: str) -> list[int] | None:
+    raw = config.get(name)
+    if raw is None:
+        return None
+    if not isinstance(raw, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool) for v in raw):
+        raise _fail(arch, f"{name} must be a list of integers, got {str(raw)[:80]}")
+    return list(raw)
+
+
+def _patches(r: _Reader) -> tuple[int, int]:
+    """Patch side and patch count per image side of a vision config (square images only, as shipped)."""
+    image, patch = r.integer("image_size"), r.integer("patch_size")
+    if image < patch:
+        raise _fail(r.arch, f"{r.where}image_size {image} is smaller than {r.where}patch_size {patch}")
+    return patch, image // patch
+
+
+def _siglip_tower(t: _Tensors, r: _Reader, prefix: str) -> int:
+    """Gemma-3's SigLIP vision tower as the released checkpoints name it; returns its width.
+    Defaults are transformers' SiglipVisionConfig (Gemma3Config builds one when vision_config is absent)."""
+    h = r.integer("hidden_size", 768)
+    inter = r.integer("intermediate_size", 3072)
+    layers = r.integer("num_hidden_layers", 12)
+    channels = r.integer("num_channels", 3)
+    defaults = {"image_size": 224, "patch_size": 16}
+    patch, side = _patches(
+        _Reader({**defaults, **{k: v for k, v in r.data.items() if v is not None}}, r.arch, r.where)
+    )
+    v = "vision"
+    e = f"{prefix}embeddings."
+    t.add(f"{e}patch_embedding.weight", (h, channels, patch, patch), v)
+    t.add(f"{e}patch_embedding.bias", (h,), v)
+    t.add(f"{e}position_embedding.weight", (side * side, h), v)
+    for i in range(layers):
+        p = f"{prefix}encoder.layers.{i}."
+        t.add(f"{p}layer_norm1.weight", (h,), v)
+        t.add(f"{p}layer_norm1.bias", (h,), v)
+        for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            t.linear(f"{p}self_attn.{proj}", h, h, v, bias=True)
+        t.add(f"{p}layer_norm2.weight", (h,), v)
+        t.add(f"{p}layer_norm2.bias", (h,), v)
+        t.linear(f"{p}mlp.fc1", inter, h, v, bias=True)
+        t.linear(f"{p}mlp.fc2", h, inter, v, bias=True)
+    t.add(f"{prefix}post_layernorm.weight", (h,), v)
+    t.add(f"{prefix}post_layernorm.bias", (h,), v)
+    if r.flag("vision_use_head", True):  # Gemma-3 releases set it false; SigLIP's default builds the pooling head
+        q = f"{prefix}head."
+        t.add(f"{q}probe", (1, 1, h), v)
+        t.add(f"{q}attention.in_proj_weight", (3 * h, h), v)
+        t.add(f"{q}attention.in_proj_bias", (3 * h,), v)
+        t.linear(f"{q}attention.out_proj", h, h, v, bias=True)
+        t.add(f"{q}layernorm.weight", (h,), v)
+        t.add(f"{q}layernorm.bias", (h,), v)
+        t.linear(f"{q}mlp.fc1", inter, h, v, bias=True)
+        t.linear(f"{q}mlp.fc2", h, inter, v, bias=True)
+    return h
+
+
+def _gemma3(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    """Gemma-3: text-only (1B, Gemma3ForCausalLM) or with a SigLIP tower and projector (4B-27B). Defaults are
+    transformers 5.23.0's Gemma3TextConfig, so a release config that leaves fields out counts as it loads."""
+    inner, multimodal = _text_config(config)
+    arch = arch or ("Gemma3ForConditionalGeneration" if multimodal else "Gemma3ForCausalLM")
+    r = _Reader(inner, arch, "text_config." if multimodal else "")
+    hidden = r.integer("hidden_size", 2304)
+    inter = r.integer("intermediate_size", 9216)
+    layers = r.integer("num_hidden_layers", 26)
+    heads = r.integer("num_attention_heads", 8)
+    kv_heads = r.integer("num_key_value_heads", 4)
+    head_dim = r.integer("head_dim", 256)
+    vocab = r.integer("vocab_size", 262_208)
+    bias = r.flag("attention_bias")
+    # the multimodal class ties its lm_head by the top-level flag alone (default true), whatever text_config says
+    tied = (_Reader(config, arch) if multimodal else r).flag("tie_word_embeddings", True)
+    t = _Tensors()
+    notes: list[str] = []
+    if multimodal:
+        vr = _sub_reader(config, "vision_config", arch)
+        v_hidden = _siglip_tower(t, vr, "vision_tower.vision_model.")
+        t.add("multi_modal_projector.mm_input_projection_weight", (v_hidden, hidden), "vision")
+        t.add("multi_modal_projector.mm_soft_emb_norm.weight", (v_hidden,), "vision")
+        notes.append(
+            "vision tower (SigLIP) and projector are counted under component 'vision'; a draft shares only the "
+            "language model's embedding (an EAGLE-3 head keeps its own lm_head), never the vision tower."
+        )
+    t.add("model.embed_tokens.weight", (vocab, hidden), "embedding")
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
+        _attention(
+            t,
+            p,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            in_dim=hidden,
+            qkv_bias=bias,
+            o_bias=bias,
+            qk_norm=True,
+        )
+        t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
+        t.add(f"{p}pre_feedforward_layernorm.weight", (hidden,), "norm")
+        t.add(f"{p}post_feedforward_layernorm.weight", (hidden,), "norm")
+        _mlp(t, f"{p}mlp.", hidden, inter)
+    t.add("model.norm.weight", (hidden,), "norm")
+    if tied:
+        notes.append("lm_head is tied to the embedding (not stored separately); the embedding scale is not a weight.")
+    else:
+        t.add("lm_head.weight", (vocab, hidden), "lm_head")
+    return ModelSpec(
+        source=source,
+        architecture=arch,
+        dialect="gemma3",
+        role="target",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=tuple(notes),
+        **_common(inner),
+    )
+
+
+def _llama4_vision(t: _Tensors, r: _Reader, text_hidden: int) -> None:
+    """Llama-4's vision encoder, pixel-shuffle adapter and projector (transformers' Llama4VisionConfig defaults)."""
+    h = r.integer("hidden_size", 768)
+    inter = r.integer("intermediate_size", 5632)
+    layers = r.integer("num_hidden_layers", 34)
+    channels = r.integer("num_channels", 3)
+    defaults = {"image_size": 448, "patch_size": 14}
+    r = _Reader({**defaults, **{k: v for k, v in r.data.items() if v is not None}}, r.arch, r.where)
+    patch, side = _patches(r)
+    v = "vision"
+    x = "vision_model."
+    t.add(f"{x}class_embedding", (h,), v)
+    t.add(f"{x}positional_embedding_vlm", (side * side + 1, h), v)
+    t.linear(f"{x}patch_embedding.linear", h, channels * patch * patch, v)
+    for norm in ("layernorm_pre", "layernorm_post"):
+        t.add(f"{x}{norm}.weight", (h,), v)
+        t.add(f"{x}{norm}.bias", (h,), v)
+    for i in range(layers):
+        p = f"{x}model.layers.{i}."
+        for proj in ("q_proj", "k_proj", "v_proj", "o_proj"):
+            t.linear(f"{p}self_attn.{proj}", h, h, v, bias=True)
+        t.linear(f"{p}mlp.fc1", inter, h, v, bias=True)
+        t.linear(f"{p}mlp.fc2", h, inter, v, bias=True)
+        for norm in ("input_layernorm", "post_attention_layernorm"):
+            t.add(f"{p}{norm}.weight", (h,), v)
+            t.add(f"{p}{norm}.bias", (h,), v)
+    proj_in = r.integer("projector_input_dim", 4096)
+    proj_out = r.integer("projector_output_dim", 4096)
+    t.linear(f"{x}vision_adapter.mlp.fc1", proj_in, inter, v)
+    t.linear(f"{x}vision_adapter.mlp.fc2", proj_out, proj_out, v)
+    t.linear("multi_modal_projector.linear_1", text_hidden, r.integer("vision_output_dim", 7680), v)
+
+
+def _llama4(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    """Llama-4 Scout / Maverick: MoE layers (fused routed experts + a shared expert) interleaved with dense
+    ones (``moe_layers``, else every ``interleave_moe_layer_step``-th); NoPE layers and the L2 qk-norm hold no
+    weights. Defaults are transformers 5.23.0's Llama4TextConfig / Llama4VisionConfig."""
+    inner, multimodal = _text_config(config)
+    arch = arch or ("Llama4ForConditionalGeneration" if multimodal else "Llama4ForCausalLM")
+    r = _Reader(inner, arch, "text_config." if multimodal else "")
+    hidden = r.integer("hidden_size", 5120)
+    inter = r.integer("intermediate_size", 8192)  # routed and shared experts
+    inter_mlp = r.integer("intermediate_size_mlp", 16384)  # dense layers
+    layers = r.integer("num_hidden_layers", 48)
+    heads = r.integer("num_attention_heads", 40)
+    kv_heads = r.integer("num_key_value_heads", heads)
+    head_dim = _head_dim(r, hidden, heads)
+    vocab = r.integer("vocab_size", 202_048)
+    experts = r.integer("num_local_experts", 16)
+    per_tok = r.integer("num_experts_per_tok", 1)
+    if per_tok > experts:
+        raise _fail(arch, f"num_experts_per_tok {per_tok} exceeds num_local_experts {experts}")
+    bias = r.flag("attention_bias")
+    moe_layers = _int_list(inner, "moe_layers", arch)
+    if moe_layers is None:
+        step = r.integer("interleave_moe_layer_step", 1)
+        moe_layers = list(range(step - 1, layers, step))
+    moe = set(moe_layers)
+    tied = r.flag("tie_word_embeddings")  # the language model's own flag: transformers ignores the top-level one
+    t = _Tensors()
+    notes: list[str] = []
+    if multimodal:
+        _llama4_vision(t, _sub_reader(config, "vision_config", arch), hidden)
+        notes.append(
+            "vision encoder, adapter and projector are counted under component 'vision'; a draft shares only the "
+            "language model's embedding (an EAGLE-3 head keeps its own lm_head), never the vision tower."
+        )
+    t.add("model.embed_tokens.weight", (vocab, hidden), "embedding")
+    frac = per_tok / experts
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        _attention(
+            t,
+            p,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=head_dim,
+            in_dim=hidden,
+            qkv_bias=bias,
+            o_bias=bias,
+        )
+        f = f"{p}feed_forward."
+        if i in moe:
+            t.add(f"{f}experts.gate_up_proj", (experts, hidden, 2 * inter), "experts", active_fraction=frac)
+            t.add(f"{f}experts.down_proj", (experts, inter, hidden), "experts", active_fraction=frac)
+            t.linear(f"{f}router", experts, hidden, "router")
+            _mlp(t, f"{f}shared_expert.", hidden, inter)
+        else:
+            _mlp(t, f, hidden, inter_mlp)
+        t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
+        t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
+    t.add("model.norm.weight", (hidden,), "norm")
+    if tied:
+        notes.append("lm_head is tied to the embedding (not stored separately).")
+    else:
+        t.add("lm_head.weight", (vocab, hidden), "lm_head")
+    return ModelSpec(
+        source=source,
+        architecture=arch,
+        dialect="llama4",
+        role="target",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=tuple(notes),
+        num_experts=experts,
+        experts_per_token=per_tok,
+        **_common(inner),
+    )
+
+
+_QWEN3_NEXT_EXPERT_MLPS_MAX = 1_000_000
+
+
+class _Qwen3Next:
+    """Qwen3-Next sizes (transformers 5.23.0's Qwen3NextConfig defaults) and one decoder layer."""
+
+    def __init__(self, config: Mapping[str, Any], arch: str) -> None:
+        r = _Reader(config, arch)
+        self.r, self.arch = r, arch
+        self.hidden = r.integer("hidden_size", 2048)
+        self.inter = r.integer("intermediate_size", 5632)
+        self.layers = r.integer("num_hidden_layers", 48)
+        self.heads = r.integer("num_attention_heads", 16)
+        self.kv_heads = r.integer("num_key_value_heads", 2)
+        self.head_dim = r.integer("head_dim", 256)
+        self.vocab = r.integer("vocab_size", 151_936)
+        self.bias = r.flag("attention_bias")
+        self.k_heads = r.integer("linear_num_key_heads", 16)
+        self.v_heads = r.integer("linear_num_value_heads", 32)
+        self.k_dim = r.integer("linear_key_head_dim", 128)
+        self.v_dim = r.integer("linear_value_head_dim", 128)
+        self.kernel = r.integer("linear_conv_kernel_dim", 4)
+        self.experts = r.integer("num_experts", 512, minimum=0)
+        self.per_tok = r.integer("num_experts_per_tok", 10)
+        if self.experts and self.per_tok > self.experts:
+            raise _fail(arch, f"num_experts_per_tok {self.per_tok} exceeds num_experts {self.experts}")
+        self.moe_inter = r.integer("moe_intermediate_size", 512)
+        self.shared_inter = r.integer("shared_expert_intermediate_size", 512, minimum=0)
+        self.step = r.integer("decoder_sparse_step", 1)
+        self.mlp_only = set(_int_list(config, "mlp_only_layers", arch) or [])
+        types = config.get("layer_types")
+        if types is None:
+            interval = r.integer("full_attention_interval", 4)
+            types = ["linear_attention" if (i + 1) % interval else "full_attention" for i in range(self.layers)]
+        if (
+            not isinstance(types, (list, tuple))
+            or len(types) != self.layers
+            or not set(types) <= {"linear_attention", "full_attention"}
+        ):
+            raise _fail(
+                arch,
+                f"layer_types must list {self.layers} entries of 'linear_attention' / 'full_attention', "
+                f"got {str(types)[:80]}",
+            )
+        self.types = list(types)
+        # The release stores one MTP layer (mtp.*) that transformers skips on load (modeling_qwen3_next.py:947,
+        # _keys_to_ignore_on_load_unexpected = [r"^mtp.*"]); the config does not always say so.
+        explicit = r.opt_integer("num_nextn_predict_layers", minimum=0)
+        if explicit is None:
+            explicit = r.opt_integer("mtp_num_hidden_layers", minimum=0)
+        self.mtp_layers = 1 if explicit is None else explicit
+        # experts are stored one by one: bound the tensor list before building it (the release has 49 x 512)
+        slots = (self.layers + self.mtp_layers) * self.experts
+        if slots > _QWEN3_NEXT_EXPERT_MLPS_MAX:
+            raise _fail(
+                arch,
+                f"(num_hidden_layers + MTP layers) x num_experts = {slots:,} expert MLPs is implausibly large "
+                f"(limit {_QWEN3_NEXT_EXPERT_MLPS_MAX:,}); check the config",
+            )
+
+    def layer(self, t: _Tensors, idx: int, prefix: str, kind: str, only: str | None = None) -> None:
+        def c(name: str) -> str:
+            return only or name
+
+        h = self.hidden
+        t.add(f"{prefix}input_layernorm.weight", (h,), c("norm"))
+        if kind == "linear_attention":  # gated DeltaNet
+            a = f"{prefix}linear_attn."
+            key, value = self.k_heads * self.k_dim, self.v_heads * self.v_dim
+            t.add(f"{a}dt_bias", (self.v_heads,), c("attention"))
+            t.add(f"{a}A_log", (self.v_heads,), c("attention"))
+            t.add(f"{a}conv1d.weight", (2 * key + value, 1, self.kernel), c("attention"))
+            t.linear(f"{a}in_proj_qkvz", 2 * key + 2 * value, h, c("attention"))
+            t.linear(f"{a}in_proj_ba", 2 * self.v_heads, h, c("attention"))
+            t.add(f"{a}norm.weight", (self.v_dim,), c("norm"))
+            t.linear(f"{a}out_proj", h, value, c("attention"))
+        else:  # gated full attention: q_proj also yields the output gate
+            a = f"{prefix}self_attn."
+            t.linear(f"{a}q_proj", 2 * self.heads * self.head_dim, h, c("attention"), bias=self.bias)
+            t.linear(f"{a}k_proj", self.kv_heads * self.head_dim, h, c("attention"), bias=self.bias)
+            t.linear(f"{a}v_proj", self.kv_heads * self.head_dim, h, c("attention"), bias=self.bias)
+            t.linear(f"{a}o_proj", h, self.heads * self.head_dim, c("attention"), bias=self.bias)
+            t.add(f"{a}q_norm.weight", (self.head_dim,), c("norm"))
+            t.add(f"{a}k_norm.weight", (self.head_dim,), c("norm"))
+        t.add(f"{prefix}post_attention_layernorm.weight", (h,), c("norm"))
+        m = f"{prefix}mlp."
+        if idx in self.mlp_only or not self.experts or (idx + 1) % self.step:
+            _mlp(t, m, h, self.inter, component=c("mlp"))
+            return
+        frac = self.per_tok / self.experts
+        t.add(f"{m}gate.weight", (self.experts, h), c("router"))
+        for e in range(self.experts):
+            _mlp(t, f"{m}experts.{e}.", h, self.moe_inter, component=c("experts"), active_fraction=frac)
+        if self.shared_inter:  # 0 builds empty shared-expert weights: nothing stored
+            _mlp(t, f"{m}shared_expert.", h, self.shared_inter, component=c("mlp"))
+        t.add(f"{m}shared_expert_gate.weight", (1, h), c("router"))
+
+
+def _qwen3_next(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    """Qwen3-Next: gated-DeltaNet linear-attention layers with a gated full-attention layer every
+    ``full_attention_interval``, sparse MoE with a gated shared expert, and the stored MTP module."""
+    inner, _ = _text_config(config)
+    arch = arch or "Qwen3NextForCausalLM"
+    q = _Qwen3Next(inner, arch)
+    h = q.hidden
+    t = _Tensors()
+    t.add("model.embed_tokens.weight", (q.vocab, h), "embedding")
+    for i in range(q.layers):
+        q.layer(t, i, f"model.layers.{i}.", q.types[i])
+    t.add("model.norm.weight", (h,), "norm")
+    tied = q.r.flag("tie_word_embeddings")
+    if not tied:
+        t.add("lm_head.weight", (q.vocab, h), "lm_head")
+    if q.mtp_layers:
+        t.add("mtp.fc.weight", (h, 2 * h), "mtp")
+        t.add("mtp.pre_fc_norm_embedding.weight", (h,), "mtp")
+        t.add("mtp.pre_fc_norm_hidden.weight", (h,), "mtp")
+        for k in range(q.mtp_layers):
+            q.layer(t, q.layers + k, f"mtp.layers.{k}.", "full_attention", only="mtp")
+        t.add("mtp.norm.weight", (h,), "mtp")
+    notes = [
+        f"{q.types.count('full_attention')} gated full-attention and {q.types.count('linear_attention')} gated "
+        "DeltaNet (linear attention) layers."
+    ]
+    if q.mtp_layers:
+        notes.append(
+            f"{q.mtp_layers} MTP layer(s) (mtp.*, sharing the embedding and lm_head) counted under component 'mtp'; "
+            "the Qwen release stores them, a checkpoint saved by transformers does not."
+        )
+    return ModelSpec(
+        source=source,
+        architecture=arch,
+        dialect="qwen3-next",
+        role="target",
+        hidden_size=h,
+        vocab_size=q.vocab,
+        num_hidden_layers=q.layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=tuple(notes),
+        num_experts=q.experts or None,
+        experts_per_token=q.per_tok if q.experts else None,
+        **_common(inner),
+    )
+
+
+# dialects whose counter reads the whole config (text_config and vision_config) itself
+_WHOLE_CONFIG_COUNTERS = {"gemma3": _gemma3, "llama4": _llama4, "qwen3-next": _qwen3_next}
+
+
 # ---- dispatch ---------------------------------------------------------------------------------
 
 
@@ -1416,6 +1833,8 @@ def parse_config(
             return _eagle1(inner, source, arch)
         if chosen == "mtp":
             return _mtp_draft(inner, source, arch)
+        if chosen in _WHOLE_CONFIG_COUNTERS:
+            return _WHOLE_CONFIG_COUNTERS[chosen](config, source, arch)
         if chosen == "deepseek-v3":
             spec = _deepseek_target(inner, source, arch)
         elif chosen == "gpt-oss":

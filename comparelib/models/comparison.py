@@ -347,6 +347,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "frozen": c.frozen,
             "active": c.active,
             "mtp": c.mtp,
+            "vision": c.vision,
             "buffers": c.buffers,
             "stored": c.stored,
         },

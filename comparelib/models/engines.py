@@ -34,6 +34,8 @@ _DIALECT_FAMILY: dict[str, str] = {
     "qwen2": "llama",
     "qwen3": "llama",
     "qwen3-moe": "qwen-moe",
+    "qwen3-next": "qwen-moe",
+    "llama4": "llama",
     "deepseek-v3": "deepseek",
     "gpt-oss": "gpt-oss",
 }

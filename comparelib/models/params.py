@@ -55,6 +55,8 @@ class ParamCount:
     shared_with_target: int = 0  # parameters that are the target's own weights (not extra memory)
     # parameters of a target's MTP module(s): included in total (the checkpoint stores them), not in active
     mtp: int = 0
+    # parameters of a multimodal target's vision tower and projector: in total (stored), not in active
+    vision: int = 0
 
 
 # The counts every model is shown with, in the order the CLI and the comparison table print them.
@@ -84,7 +86,7 @@ def _params(spec: ModelSpec) -> list[TensorSpec]:
 
 def count(spec: ModelSpec) -> ParamCount:
     """Exact counts; ``total`` includes a frozen shared embedding even when the checkpoint omits it."""
-    total = embedding = lm_head = trainable = buffers = stored = shared = mtp = 0
+    total = embedding = lm_head = trainable = buffers = stored = shared = mtp = vision = 0
     routed: dict[float, int] = {}  # active_fraction -> elements (one Fraction per group keeps this exact)
     for t in spec.tensors:
         n = t.numel
@@ -98,6 +100,8 @@ def count(spec: ModelSpec) -> ParamCount:
             lm_head += n
         elif t.component == "mtp":
             mtp += n
+        elif t.component == "vision":
+            vision += n
         if t.trainable:
             trainable += n
         if t.stored:
@@ -112,7 +116,8 @@ def count(spec: ModelSpec) -> ParamCount:
         # is served as one (SGLang/vLLM load it as the MTP draft), so neither its weights nor its routed
         # experts are part of a main-model token's path.
         inactive = sum(n * (1 - Fraction(f).limit_denominator(1_000_000)) for f, n in routed.items())
-        active = total - mtp - int(round(inactive))
+        # Likewise the vision tower: a text token never passes through it.
+        active = total - mtp - vision - int(round(inactive))
     return ParamCount(
         total=total,
         excluding_embedding=total - embedding,
@@ -125,6 +130,7 @@ def count(spec: ModelSpec) -> ParamCount:
         stored=stored,
         shared_with_target=shared,
         mtp=mtp,
+        vision=vision,
     )
 
 
@@ -196,6 +202,10 @@ _PREFIX_REWRITES: tuple[tuple[str, str], ...] = (
     ("", "model."),
     ("language_model.", ""),
     ("language_model.model.", "model."),
+    # Gemma-3 re-saved by transformers 5 (the release uses language_model.model. / vision_tower.vision_model.)
+    ("model.language_model.", "model."),
+    ("model.vision_tower.", "vision_tower.vision_model."),
+    ("model.multi_modal_projector.", "multi_modal_projector."),
     ("midlayer.", "layers.0."),
     ("layers.0.", "midlayer."),
     ("model.midlayer.", "midlayer."),
@@ -326,6 +336,12 @@ def reconcile(spec: ModelSpec, header: Header) -> CheckpointReport:
             missing.append((t.name, "expected by the config but absent from the checkpoint"))
     design = set(by_design)
     gaps = [m for m in missing if m[0] not in design]
+    mtp = {t.name for t in spec.tensors if t.component == "mtp"}
+    if mtp and mtp <= {m[0] for m in missing}:
+        notes.append(
+            "the whole MTP module is absent: the release stores it, a checkpoint re-saved by transformers drops it "
+            "(Qwen3-Next: _keys_to_ignore_on_load_unexpected = [r'^mtp.*']); serve MTP drafts from the release"
+        )
     return CheckpointReport(
         param_elements=param_elements,
         buffer_elements=buffer_elements,
