@@ -690,3 +690,16 @@ def test_teacher_target_skips_the_dump_chain_and_says_so(pair: dict[str, Any], c
     assert target["acc"] == dump["acc"]
     assert target["acc_unconditional"] != dump["acc_unconditional"]
     assert target["teacher"] == "target" and any("--teacher target" in n for n in target["notes"])
+
+
+def test_mapped_dump_files_read_the_same_samples(pair: dict[str, Any]) -> None:
+    """The evaluator maps torch.save files on a GPU run (read once, into page-locked memory, off the main
+    thread); a mapped read gives the same tensors as a plain one."""
+    from comparelib.audit import dumps
+
+    plain = list(dumps.iter_samples(pair["root"] / "dumps"))
+    mapped = list(dumps.iter_samples(pair["root"] / "dumps", mmap=True))
+    assert [s.name for s in mapped] == [s.name for s in plain] and len(plain) == SEQS
+    for a, b in zip(plain, mapped, strict=True):
+        for name in ("input_ids", "loss_mask", "final", "aux"):
+            assert torch.equal(getattr(a, name), getattr(b, name))

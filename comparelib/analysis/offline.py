@@ -293,12 +293,14 @@ def inv_freq(shape: Any, scaling: Mapping[str, Any] | None, device: str) -> Any:
 class Forward:
     """The draft's forward over one sequence, as SpecForge's TTT and SGLang's chain draft compute it."""
 
-    def __init__(self, draft: LoadedDraft, *, rope: Any | None = None) -> None:
+    def __init__(self, draft: LoadedDraft, *, rope: Any | None = None, fused: bool = True) -> None:
         self.torch = draftcost._torch()
         self.m, self.s = draft.model, draft.shape
         self.inv = rope if rope is not None else inv_freq(draft.shape, draft.rope_scaling, str(self._device()))
         self.hot = None
-        self._use_flash = True
+        self._use_flash = fused  # False: the chunked attention everywhere (the reference the fused one matches)
+        self.fused = 0  # attention calls that ran torch's fused flash kernel
+        self.teacher_rows = 0  # rows whose dump-token chain was recomputed
         if draft.d2t is not None:
             d2t = draft.d2t.to(self._device()).long()
             self.hot = d2t + self.torch.arange(d2t.shape[0], device=d2t.device)
@@ -355,6 +357,7 @@ class Forward:
         except (RuntimeError, TypeError):  # an older/newer op signature or an unsupported shape
             self._use_flash = False
             return None
+        self.fused += 1
         return res[0][0].transpose(0, 1), res[1][0].transpose(0, 1).float()
 
     def _context(self, q: Any, ctx_k: Any, ctx_v: Any, rows: Any, all_rows: bool) -> tuple[Any, Any]:
@@ -483,7 +486,7 @@ class Forward:
         length = ids.shape[0]
         dev = self._device()
         rows = torch.arange(length, device=dev)
-        ids = ids.to(dev)
+        ids = ids.to(dev, non_blocking=True)
         nxt = torch.cat([ids[1:], ids.new_zeros(1)])  # embedding of token t+1 (0 past the end)
         hidden0, cache = self.run(m.embed_tokens(nxt), aux, rows, rows, None, None, all_rows=True)
         first = self.to_target(self.logits(hidden0).argmax(-1))
@@ -498,22 +501,33 @@ class Forward:
         # the dump-token chain leaves this one from a row's first differing fed token on; it matters only where
         # a figure reads the step: step k at row t where loss_mask[t+k-1] (SpecForge's rule, last zeroed), which
         # also holds every step the conditional acc reads (they lie inside a generated span)
-        counted = torch.ones(length, dtype=torch.long, device=dev) if mask is None else mask.to(dev).long().clone()
+        if mask is None:
+            counted = torch.ones(length, dtype=torch.long, device=dev)
+        else:
+            counted = mask.to(dev, non_blocking=True).long().clone()
         counted[-1] = 0
         counted = torch.cat([counted, counted.new_zeros(steps + 1)])
         left = (fed[at] != dump[at]).int().cumsum(dim=1) > 0
         differ = (left & (counted[at - 1] > 0)).any(dim=1)
         return ChainState(hidden0, cache, first, dump[at], rows, chain, run, differ)
 
-    def teacher(self, st: ChainState, steps: int) -> Any:
+    def teacher(self, st: ChainState, steps: int, differ: Any | None = None) -> Any | None:
         """The dump-token (teacher-forced) chain [L, steps]: the target-token chain's tokens, recomputed only
-        for the rows where a dump token fed at some step differs from the target's (one host sync)."""
-        need = st.differ.nonzero().flatten()
+        for the rows where a dump token fed at some step differs from the target's; None where no row does.
+        ``differ``: ``st.differ`` already on the host (else one host sync here)."""
+        if differ is None:
+            need = st.differ.nonzero().flatten()
+        else:
+            need = differ.nonzero().flatten()
+            if need.numel() and need.device != st.rows.device:
+                need = need.pin_memory().to(st.rows.device, non_blocking=True) if _cuda(st.rows) else need
         n = int(need.shape[0])
         if n == 0 or steps == 1:
-            return st.chain
+            return None
         if 2 * n > st.rows.shape[0]:  # most rows: one fused pass over all (the others' extra steps are unused)
+            self.teacher_rows += int(st.rows.shape[0])
             return self._chain(st.hidden0, st.cache, st.first, st.dump_fed, st.rows, steps, True)
+        self.teacher_rows += n
         sub = self._chain(st.hidden0[need], st.cache, st.first[need], st.dump_fed[need], need, steps, False)
         out = st.chain.clone()
         out[need] = sub
@@ -523,7 +537,33 @@ class Forward:
         """(replay run lengths [L], teacher-forced chain tokens [L, steps]) of one sequence, on the device; the
         teacher-forced tokens are exact where a figure reads them (``mask``: the dump's loss mask)."""
         st = self.launch(ids, aux, g, steps, mask)
-        return st.run, self.teacher(st, steps)
+        teach = self.teacher(st, steps)
+        return st.run, st.chain if teach is None else teach
+
+
+def _cuda(t: Any) -> bool:
+    return bool(t.device.type == "cuda")
+
+
+class _Copy:
+    """Device tensors copied to the host without a sync now: ``get()`` waits for just this copy."""
+
+    def __init__(self, **tensors: Any) -> None:
+        torch = draftcost._torch()
+        first = next(iter(tensors.values()))
+        self.event = None
+        if _cuda(first):
+            self.host = {k: v.to("cpu", non_blocking=True) for k, v in tensors.items()}
+            self.event = torch.cuda.Event()
+            self.event.record()
+        else:
+            self.host = dict(tensors)
+
+    def get(self) -> dict[str, Any]:
+        if self.event is not None:
+            self.event.synchronize()
+            self.event = None
+        return self.host
 
 
 @dataclass
@@ -566,7 +606,7 @@ def target_tokens(
         got = sample.labels.long()
     else:
         got = torch.cat([ids[1:], ids.new_full((1,), -1)])
-    return got.to(device) if on_device else got
+    return got.to(device, non_blocking=True) if on_device else got
 
 
 def spans(sample: Any) -> list[tuple[int, int]]:
@@ -754,6 +794,8 @@ class Evaluation:
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     teacher: str = "dump"
+    teacher_rows: int = 0  # rows whose dump-token chain was recomputed (the rest share the target-token chain)
+    attention: str = "chunked"  # or "fused": torch's flash kernel for the context part
 
     def to_json(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -836,17 +878,30 @@ class _Pending:
     length: int
     g: Any  # on the device
     chain: ChainState
+    copied: _Copy  # g, run, differ, chain on the host once the target-token chain is done
+    teach: _Copy | None = None  # the dump-token chain's tokens on the host
 
 
-def _prefetch(samples: Iterable[Any], pin: bool, depth: int = 1) -> Iterable[Any]:
-    """``samples`` read one ahead on a thread (the next file loads while the device works on this one);
-    at most ``depth`` + 2 files in memory. ``pin``: their tensors in page-locked memory, for async copies."""
+def _prefetch(samples: Iterable[Any], pin: bool, workers: int = 4) -> Iterable[Any]:
+    """``samples`` read ahead on a thread, in order, at most ``workers`` + 2 in memory (flat in the number
+    of files). ``pin``: each (but the first, which nothing waits behind) is copied into page-locked memory
+    by a pool of ``workers`` threads, so its copy to the device is asynchronous and reading several mapped
+    files overlaps the device's work."""
     import queue
     import threading
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     done = object()
-    q: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    q: queue.Queue[Any] = queue.Queue(maxsize=workers)
     stop = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dump-pin") if pin else None
+
+    def ready(sample: Any) -> Any:
+        for name in ("aux", "final", "input_ids", "loss_mask", "labels"):
+            t = getattr(sample, name)
+            if t is not None:
+                setattr(sample, name, t.pin_memory())
+        return sample
 
     def put(item: Any) -> bool:
         while not stop.is_set():
@@ -859,13 +914,8 @@ def _prefetch(samples: Iterable[Any], pin: bool, depth: int = 1) -> Iterable[Any
 
     def work() -> None:
         try:
-            for sample in samples:
-                if pin:
-                    for name in ("aux", "final"):
-                        t = getattr(sample, name)
-                        if t is not None:
-                            setattr(sample, name, t.pin_memory())
-                if not put(sample):
+            for i, sample in enumerate(samples):
+                if not put(pool.submit(ready, sample) if pool is not None and i else sample):
                     return
             put(done)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
@@ -880,10 +930,12 @@ def _prefetch(samples: Iterable[Any], pin: bool, depth: int = 1) -> Iterable[Any
                 return
             if isinstance(item, BaseException):
                 raise item
-            yield item
+            yield item.result() if isinstance(item, Future) else item
     finally:
         stop.set()
         thread.join(timeout=5)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _resolve_dtype(name: str) -> Any:
@@ -984,15 +1036,23 @@ def evaluate(
             state["labels_from"] = _labels_from(sample, head, state["normed"])
         aux = sample.aux.to(device=device, non_blocking=True).to(tdtype)
         chain = fwd.launch(sample.input_ids, aux, g, steps, sample.loss_mask)
-        return _Pending(sample, sp, length, g, chain)
+        copied = _Copy(g=g, run=chain.run, differ=chain.differ, chain=chain.chain)
+        sample.aux = sample.final = None  # queued copies keep their page-locked blocks; nothing else needs them
+        return _Pending(sample, sp, length, g, chain, copied)
+
+    def second(p: _Pending) -> None:
+        """Queue the dump-token chain where rows need it (waits only for this sample's target-token chain)."""
+        if teacher == "dump":
+            got = fwd.teacher(p.chain, steps, p.copied.get()["differ"])
+            if got is not None:
+                p.teach = _Copy(teach=got)
 
     def finish(p: _Pending) -> None:
-        """Count one launched sample (waits for its GPU work; the next sample's is queued behind it)."""
-        g = p.g.cpu()
-        run = p.chain.run.cpu().tolist()
-        teach = fwd.teacher(p.chain, steps) if teacher == "dump" else p.chain.chain
-        teach = teach.cpu()
-        trun = torch.tensor(run_lengths(teach, g, steps)) if teacher == "dump" else torch.tensor(run)
+        """Count one sample on the host (its GPU work done; later samples' queued behind it)."""
+        host = p.copied.get()
+        g, run = host["g"], host["run"].tolist()
+        teach = host["chain"] if p.teach is None else p.teach.get()["teach"]
+        trun = torch.tensor(run_lengths(teach, g, steps)) if teacher == "dump" else host["run"]
         replay = [replay_counts(run, p.spans, k) for k in range(1, steps + 1)]
         num, den = [0] * steps, [0] * steps
         rows = hits = tot = 0
@@ -1025,18 +1085,25 @@ def evaluate(
         )
         say(f"  {p.sample.name}: {p.length} tokens")
 
+    # a three-stage pipeline: queue sample i's chain, then sample i-1's dump-token rows, then count sample
+    # i-2 on the host, so the device always has queued work while the host waits or counts
     pin = device.startswith("cuda")
     with torch.inference_mode():
-        pending: _Pending | None = None
-        for sample in _prefetch(dumps.iter_samples(dumps_dir, max_files=max_samples, skipped=skipped), pin):
+        queued: list[_Pending] = []
+        files = dumps.iter_samples(dumps_dir, max_files=max_samples, skipped=skipped, mmap=pin)
+        for sample in _prefetch(files, pin):
             launched = launch(sample)
             if launched is None:
                 continue
-            if pending is not None:
-                finish(pending)
-            pending = launched
-        if pending is not None:
-            finish(pending)
+            queued.append(launched)
+            if len(queued) >= 2:
+                second(queued[-2])
+            if len(queued) >= 3:
+                finish(queued.pop(0))
+        if len(queued) >= 1:
+            second(queued[-1])
+        for p in queued:
+            finish(p)
     fmt, labels_from, total_tokens = state["fmt"], state["labels_from"], state["tokens"]
     if not stats:
         why = "; ".join(skipped[:3]) or "no samples"
@@ -1097,6 +1164,8 @@ def evaluate(
         skipped=skipped,
         notes=notes,
         teacher=teacher,
+        teacher_rows=fwd.teacher_rows,
+        attention="fused" if fwd.fused else "chunked",
     )
 
 
