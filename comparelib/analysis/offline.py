@@ -395,12 +395,11 @@ class Forward:
         out, lse = self._context(q, ctx_k, ctx_v, rows, all_rows)
         if not diag_k:
             return out
-        rep = s.heads // s.kv_heads
         scale = 1.0 / math.sqrt(s.head_dim)
         qf = q.float()
 
         def heads(x: Any) -> Any:
-            return (x.repeat_interleave(rep, dim=1) if rep > 1 else x).float()
+            return x if x.dtype == torch.float32 and x.shape[1] == s.heads else self.widen(x)
 
         own = torch.stack([(qf * heads(dk)).sum(-1) * scale for dk in diag_k], dim=-1)  # [N, heads, m]
         top = torch.maximum(lse, own.amax(-1))
@@ -410,6 +409,11 @@ class Forward:
         for i, dv in enumerate(diag_v):
             num = num + w_own[..., i, None] * heads(dv)
         return (num / (w_ctx + w_own.sum(-1))[..., None]).to(q.dtype)
+
+    def widen(self, x: Any) -> Any:
+        """A chain key or value [N, kv_heads, d] as fp32 with every query head's copy (kept so, once a step)."""
+        rep = self.s.heads // self.s.kv_heads
+        return (x.repeat_interleave(rep, dim=1) if rep > 1 else x).float()
 
     def run(
         self,
@@ -469,8 +473,8 @@ class Forward:
                 m.embed_tokens(inputs[:, k - 2]), hidden, rows + k - 1, rows, cache, diag, all_rows=all_rows
             )
             for i, (kk, vv) in enumerate(new):
-                diag[i][0].append(kk)
-                diag[i][1].append(vv)
+                diag[i][0].append(self.widen(kk))
+                diag[i][1].append(self.widen(vv))
             out[:, k - 1] = self.to_target(self.logits(hidden).argmax(-1))
         return out
 
@@ -897,10 +901,11 @@ def _prefetch(samples: Iterable[Any], pin: bool, workers: int = 4) -> Iterable[A
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dump-pin") if pin else None
 
     def ready(sample: Any) -> Any:
+        torch = draftcost._torch()
         for name in ("aux", "final", "input_ids", "loss_mask", "labels"):
             t = getattr(sample, name)
-            if t is not None:
-                setattr(sample, name, t.pin_memory())
+            if t is not None:  # empty + copy_ (not pin_memory()): ATen ops that let go of the GIL while copying
+                setattr(sample, name, torch.empty(t.shape, dtype=t.dtype, pin_memory=True).copy_(t))
         return sample
 
     def put(item: Any) -> bool:
