@@ -886,27 +886,34 @@ class _Pending:
     teach: _Copy | None = None  # the dump-token chain's tokens on the host
 
 
-def _prefetch(samples: Iterable[Any], pin: bool, workers: int = 4) -> Iterable[Any]:
+_ON_DEVICE = ("aux", "final", "input_ids", "loss_mask", "labels")
+
+
+def _prefetch(samples: Iterable[Any], device: str, workers: int = 4) -> Iterable[tuple[Any, Any]]:
     """``samples`` read ahead on a thread, in order, at most ``workers`` + 2 in memory (flat in the number
-    of files). ``pin``: each (but the first, which nothing waits behind) is copied into page-locked memory
-    by a pool of ``workers`` threads, so its copy to the device is asynchronous and reading several mapped
-    files overlaps the device's work."""
+    of files), each as (host sample, the same on ``device``). On CUDA a pool of ``workers`` threads copies
+    each (memory-mapped) file to the device on side streams: the copies overlap the compute stream's
+    work and never wait for it (a copy from pageable memory on the compute stream would), and no
+    page-locked memory is allocated (its allocation stalls the launching thread)."""
+    import dataclasses
     import queue
     import threading
     from concurrent.futures import Future, ThreadPoolExecutor
 
+    torch = draftcost._torch()
+    cuda = device.startswith("cuda")
     done = object()
     q: queue.Queue[Any] = queue.Queue(maxsize=workers)
     stop = threading.Event()
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dump-pin") if pin else None
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dump-copy") if cuda else None
+    local = threading.local()
 
-    def ready(sample: Any) -> Any:
-        torch = draftcost._torch()
-        for name in ("aux", "final", "input_ids", "loss_mask", "labels"):
-            t = getattr(sample, name)
-            if t is not None:  # empty + copy_ (not pin_memory()): ATen ops that let go of the GIL while copying
-                setattr(sample, name, torch.empty(t.shape, dtype=t.dtype, pin_memory=True).copy_(t))
-        return sample
+    def ready(sample: Any) -> tuple[Any, Any]:
+        if not hasattr(local, "stream"):
+            local.stream = torch.cuda.Stream(device=device)
+        with torch.cuda.stream(local.stream):  # ATen copies let go of the GIL; blocking on this stream only
+            moved = {n: getattr(sample, n).to(device) for n in _ON_DEVICE if getattr(sample, n) is not None}
+        return sample, dataclasses.replace(sample, **moved)
 
     def put(item: Any) -> bool:
         while not stop.is_set():
@@ -919,8 +926,8 @@ def _prefetch(samples: Iterable[Any], pin: bool, workers: int = 4) -> Iterable[A
 
     def work() -> None:
         try:
-            for i, sample in enumerate(samples):
-                if not put(pool.submit(ready, sample) if pool is not None and i else sample):
+            for sample in samples:
+                if not put(pool.submit(ready, sample) if pool is not None else (sample, sample)):
                     return
             put(done)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
@@ -935,7 +942,13 @@ def _prefetch(samples: Iterable[Any], pin: bool, workers: int = 4) -> Iterable[A
                 return
             if isinstance(item, BaseException):
                 raise item
-            yield item.result() if isinstance(item, Future) else item
+            host, dev = item.result() if isinstance(item, Future) else item
+            if cuda:  # the compute stream uses them now: their blocks wait for it before reuse
+                for n in _ON_DEVICE:
+                    t = getattr(dev, n)
+                    if t is not None:
+                        t.record_stream(torch.cuda.current_stream())
+            yield host, dev
     finally:
         stop.set()
         thread.join(timeout=5)
@@ -1013,8 +1026,9 @@ def evaluate(
             read=head.read,
         )
 
-    def launch(sample: Any) -> _Pending | None:
-        """Check one sample and queue its GPU work; no host sync after the first file."""
+    def launch(sample: Any, dev: Any) -> _Pending | None:
+        """Check one sample (host) and queue its GPU work (``dev``: the same on the device); no host sync
+        after the first file."""
         state["fmt"] = state["fmt"] or sample.format
         if sample.aux is None:
             skipped.append(f"{sample.name}: no aux hidden states (EAGLE-1/2 dump): EAGLE-3 cannot be evaluated")
@@ -1034,15 +1048,14 @@ def evaluate(
             return None
         g = None
         if head is not None and head.lm_head is not None and sample.final is not None and state["normed"] is None:
-            state["normed"], g = _stored_state_is_normed(sample, head, device, tdtype)
+            state["normed"], g = _stored_state_is_normed(dev, head, device, tdtype)
         if g is None:
-            g = target_tokens(sample, head, device, tdtype, normed=state["normed"], on_device=True)
+            g = target_tokens(dev, head, device, tdtype, normed=state["normed"], on_device=True)
         if not state["labels_from"]:
             state["labels_from"] = _labels_from(sample, head, state["normed"])
-        aux = sample.aux.to(device=device, non_blocking=True).to(tdtype)
-        chain = fwd.launch(sample.input_ids, aux, g, steps, sample.loss_mask)
+        chain = fwd.launch(dev.input_ids, dev.aux.to(tdtype), g, steps, dev.loss_mask)
         copied = _Copy(g=g, run=chain.run, differ=chain.differ, chain=chain.chain)
-        sample.aux = sample.final = None  # queued copies keep their page-locked blocks; nothing else needs them
+        sample.aux = sample.final = None  # the host side needs neither any more
         return _Pending(sample, sp, length, g, chain, copied)
 
     def second(p: _Pending) -> None:
@@ -1092,12 +1105,11 @@ def evaluate(
 
     # a three-stage pipeline: queue sample i's chain, then sample i-1's dump-token rows, then count sample
     # i-2 on the host, so the device always has queued work while the host waits or counts
-    pin = device.startswith("cuda")
     with torch.inference_mode():
         queued: list[_Pending] = []
-        files = dumps.iter_samples(dumps_dir, max_files=max_samples, skipped=skipped, mmap=pin)
-        for sample in _prefetch(files, pin):
-            launched = launch(sample)
+        files = dumps.iter_samples(dumps_dir, max_files=max_samples, skipped=skipped, mmap=device.startswith("cuda"))
+        for sample, dev in _prefetch(files, device):
+            launched = launch(sample, dev)
             if launched is None:
                 continue
             queued.append(launched)
