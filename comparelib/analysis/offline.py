@@ -393,7 +393,7 @@ class Forward:
         """
         torch, s = self.torch, self.s
         out, lse = self._context(q, ctx_k, ctx_v, rows, all_rows)
-        if not diag_k:
+        if isinstance(diag_k, list) and not diag_k:
             return out
         scale = 1.0 / math.sqrt(s.head_dim)
         qf = q.float()
@@ -401,13 +401,20 @@ class Forward:
         def heads(x: Any) -> Any:
             return x if x.dtype == torch.float32 and x.shape[1] == s.heads else self.widen(x)
 
-        own = torch.stack([(qf * heads(dk)).sum(-1) * scale for dk in diag_k], dim=-1)  # [N, heads, m]
+        stacked = not isinstance(diag_k, list)  # [N, heads, m, d] fp32 (a chain's buffer) or a list of [N, kvh, d]
+        if stacked:
+            own = torch.einsum("nhd,nhmd->nhm", qf, diag_k) * scale
+        else:
+            own = torch.stack([(qf * heads(dk)).sum(-1) * scale for dk in diag_k], dim=-1)  # [N, heads, m]
         top = torch.maximum(lse, own.amax(-1))
         w_ctx = torch.exp(lse - top)
         w_own = torch.exp(own - top[..., None])
         num = out.float() * w_ctx[..., None]
-        for i, dv in enumerate(diag_v):
-            num = num + w_own[..., i, None] * heads(dv)
+        if stacked:
+            num = num + torch.einsum("nhm,nhmd->nhd", w_own, diag_v)
+        else:
+            for i, dv in enumerate(diag_v):
+                num = num + w_own[..., i, None] * heads(dv)
         return (num / (w_ctx + w_own.sum(-1))[..., None]).to(q.dtype)
 
     def widen(self, x: Any) -> Any:
@@ -422,7 +429,7 @@ class Forward:
         pos: Any,
         rows: Any,
         cache: list[tuple[Any, Any]] | None,
-        diag: list[tuple[list[Any], list[Any]]] | None,
+        diag: list[Any] | None,
         *,
         all_rows: bool = False,
     ) -> tuple[Any, list[tuple[Any, Any]]]:
@@ -452,6 +459,9 @@ class Forward:
             new.append((k, v))
             if cache is None:
                 attn = self._attend(q, k, v, rows, [], [], all_rows)
+            elif diag and isinstance(diag[i], _ChainKV):
+                dk, dv = diag[i].add(k, v)
+                attn = self._attend(q, cache[i][0], cache[i][1], rows, dk, dv, all_rows)
             else:
                 dk, dv = diag[i] if diag else ([], [])
                 attn = self._attend(q, cache[i][0], cache[i][1], rows, [*dk, k], [*dv, v], all_rows)
@@ -467,14 +477,11 @@ class Forward:
         out = torch.empty(rows.shape[0], steps, dtype=torch.long, device=first.device)
         out[:, 0] = first
         hidden = hidden0
-        diag: list[tuple[list[Any], list[Any]]] = [([], []) for _ in m.layers]
+        diag = [_ChainKV(self, rows.shape[0], steps - 1) for _ in m.layers]
         for k in range(2, steps + 1):
-            hidden, new = self.run(
+            hidden, _new = self.run(
                 m.embed_tokens(inputs[:, k - 2]), hidden, rows + k - 1, rows, cache, diag, all_rows=all_rows
             )
-            for i, (kk, vv) in enumerate(new):
-                diag[i][0].append(self.widen(kk))
-                diag[i][1].append(self.widen(vv))
             out[:, k - 1] = self.to_target(self.logits(hidden).argmax(-1))
         return out
 
@@ -509,8 +516,7 @@ class Forward:
             counted = torch.ones(length, dtype=torch.long, device=dev)
         else:
             counted = mask.to(dev, non_blocking=True).long().clone()
-        counted[-1] = 0
-        counted = torch.cat([counted, counted.new_zeros(steps + 1)])
+        counted = torch.cat([counted[:-1], counted.new_zeros(steps + 2)])  # last position zeroed, no host sync
         left = (fed[at] != dump[at]).int().cumsum(dim=1) > 0
         differ = (left & (counted[at - 1] > 0)).any(dim=1)
         return ChainState(hidden0, cache, first, dump[at], rows, chain, run, differ)
@@ -543,6 +549,26 @@ class Forward:
         st = self.launch(ids, aux, g, steps, mask)
         teach = self.teacher(st, steps)
         return st.run, st.chain if teach is None else teach
+
+
+class _ChainKV:
+    """One layer's chain keys and values of every row, [N, heads, steps-1, d] fp32, filled a step at a time:
+    a step attends to them with two batched products instead of a pass per earlier step."""
+
+    def __init__(self, fwd: Forward, n: int, slots: int) -> None:
+        torch, s = fwd.torch, fwd.s
+        dev = fwd._device()
+        self.fwd = fwd
+        self.k = torch.empty(n, s.heads, max(slots, 1), s.head_dim, dtype=torch.float32, device=dev)
+        self.v = torch.empty_like(self.k)
+        self.m = 0
+
+    def add(self, k: Any, v: Any) -> tuple[Any, Any]:
+        """Store this step's [N, kv_heads, d] key and value; all so far as [N, heads, m, d] views."""
+        self.k[:, :, self.m] = self.fwd.widen(k)
+        self.v[:, :, self.m] = self.fwd.widen(v)
+        self.m += 1
+        return self.k[:, :, : self.m], self.v[:, :, : self.m]
 
 
 def _cuda(t: Any) -> bool:
