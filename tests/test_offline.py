@@ -703,3 +703,10 @@ def test_mapped_dump_files_read_the_same_samples(pair: dict[str, Any]) -> None:
     for a, b in zip(plain, mapped, strict=True):
         for name in ("input_ids", "loss_mask", "final", "aux"):
             assert torch.equal(getattr(a, name), getattr(b, name))
+
+
+def test_an_unknown_teacher_is_refused_before_any_work(tmp_path: Path) -> None:
+    from comparelib.errors import InputError
+
+    with pytest.raises(InputError, match="--teacher must be one of dump, target"):
+        offline.evaluate("nowhere", tmp_path, teacher="labels")

@@ -2,8 +2,12 @@
 
 The draft's real weights go into the module ``draftcost`` builds (laid out as SGLang 0.5.23's
 ``llama_eagle3.py``); the token embedding, final norm and lm_head come from the target, read
-tensor by tensor (range reads on the Hub), never the whole target. Dump files are streamed one
-at a time.
+tensor by tensor (range reads on the Hub), never the whole target. Dump files are streamed with
+a bounded read-ahead (a few files, whatever the dump's size), so reading overlaps the device.
+
+One draft chain per row does the work of two: fed the target's greedy tokens, it is the replay's
+own-token chain up to each row's first miss (all the replay reads), and SpecForge's dump-token
+chain is recomputed only for rows that feed a differing dump token into a counted step.
 
 Index conventions (SpecForge's ``TargetHead.preprocess`` shift and TTT loop; SGLang's chain draft):
 
