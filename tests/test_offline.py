@@ -560,3 +560,153 @@ def test_only_the_target_head_tensors_are_picked() -> None:
         "model.vision_tower.norm.weight",
     ]
     assert sorted(offline._pick_target(names)) == ["lm_head.weight", "model.embed_tokens.weight", "model.norm.weight"]
+
+
+# ------------------------------------------------------------------ the evaluator before the one-chain change
+# Its two chains per row (own tokens, dump tokens) and einsum attention over one softmax, kept verbatim as
+# the reference the faster path must reproduce token for token.
+
+
+def _old_attend(f: Any, q: Any, ctx_k: Any, ctx_v: Any, rows: Any, diag_k: list[Any], diag_v: list[Any]) -> Any:
+    s = f.s
+    rep = s.heads // s.kv_heads
+    scale = 1.0 / math.sqrt(s.head_dim)
+    total = ctx_k.shape[0]
+    keys = ctx_k.repeat_interleave(rep, dim=1) if rep > 1 else ctx_k
+    vals = ctx_v.repeat_interleave(rep, dim=1) if rep > 1 else ctx_v
+    cols = torch.arange(total)
+    sc = torch.einsum("nhd,lhd->nhl", q.float(), keys.float()) * scale
+    sc = sc.masked_fill((cols[None, :] > rows[:, None])[:, None, :], float("-inf"))
+    parts = [sc]
+    if diag_k:
+        dk, dv = torch.stack(diag_k, dim=1), torch.stack(diag_v, dim=1)
+        if rep > 1:
+            dk, dv = dk.repeat_interleave(rep, dim=2), dv.repeat_interleave(rep, dim=2)
+        parts.append(torch.einsum("nhd,nmhd->nhm", q.float(), dk.float()) * scale)
+    w = torch.softmax(torch.cat(parts, dim=-1), dim=-1)
+    o = torch.einsum("nhl,lhd->nhd", w[..., :total], vals.float())
+    if diag_k:
+        o = o + torch.einsum("nhm,nmhd->nhd", w[..., total:], dv.float())
+    return o.to(q.dtype)
+
+
+def _old_run(f: Any, embeds: Any, hidden: Any, pos: Any, rows: Any, cache: Any, diag: Any) -> tuple[Any, Any]:
+    m, s = f.m, f.s
+    n = embeds.shape[0]
+    cos, sin = f._cos_sin(pos)
+    h = f.project(hidden) if cache is None else hidden
+    new = []
+    residual = h
+    for i, layer in enumerate(m.layers):
+        if layer.first:
+            residual = h
+            x = torch.cat([layer.input_layernorm(embeds), layer.hidden_norm(h)], dim=-1)
+        else:
+            residual = h + residual
+            x = layer.input_layernorm(residual)
+        q = f._rope(layer.q_proj(x).view(n, s.heads, s.head_dim), cos, sin)
+        k = f._rope(layer.k_proj(x).view(n, s.kv_heads, s.head_dim), cos, sin)
+        v = layer.v_proj(x).view(n, s.kv_heads, s.head_dim)
+        new.append((k, v))
+        if cache is None:
+            attn = _old_attend(f, q, k, v, rows, [], [])
+        else:
+            dk, dv = diag[i]
+            attn = _old_attend(f, q, cache[i][0], cache[i][1], rows, [*dk, k], [*dv, v])
+        h = layer.o_proj(attn.reshape(n, s.heads * s.head_dim))
+        residual = h + residual
+        x = layer.post_attention_layernorm(residual)
+        h = layer.down_proj(F.silu(layer.gate_proj(x)) * layer.up_proj(x))
+    return h + residual, new
+
+
+def _old_both_chains(f: Any, ids: Any, aux: Any, steps: int) -> tuple[Any, Any]:
+    m = f.m
+    length = ids.shape[0]
+    rows = torch.arange(length)
+    nxt = torch.cat([ids[1:], ids.new_zeros(1)])
+    hidden0, cache = _old_run(f, m.embed_tokens(nxt), aux, rows, rows, None, None)
+    first = f.to_target(f.logits(hidden0).argmax(-1))
+    padded = torch.cat([ids, ids.new_zeros(steps + 1)])
+    outs = []
+    for mode in ("own", "teacher"):
+        out = torch.empty(length, steps, dtype=torch.long)
+        out[:, 0] = first
+        hidden, diag = hidden0, [([], []) for _ in m.layers]
+        for k in range(2, steps + 1):
+            tok = padded[rows + k] if mode == "teacher" else out[:, k - 2]
+            hidden, new = _old_run(f, m.embed_tokens(tok), hidden, rows + k - 1, rows, cache, diag)
+            for i, (kk, vv) in enumerate(new):
+                diag[i][0].append(kk)
+                diag[i][1].append(vv)
+            out[:, k - 1] = f.to_target(f.logits(hidden).argmax(-1))
+        outs.append(out)
+    return outs[0], outs[1]
+
+
+@pytest.mark.parametrize("edits", ["none", "few", "most"])
+def test_one_target_token_chain_reproduces_both_old_chains(pair: dict[str, Any], edits: str) -> None:
+    """Replay's run lengths from the target-token chain, and the teacher-forced (dump-token) tokens
+    recomputed only where needed, equal the old own-token and dump-token chains exactly (fp32), also on
+    dumps whose tokens are not the target's (a few edited: a subset of rows; most: all rows again)."""
+    from comparelib.audit import dumps
+
+    root = pair["root"]
+    head = offline.load_target_head(str(root / "target"))
+    ld = offline.load_draft(str(root / "draft"), target=head)
+    f = offline.Forward(ld)
+    steps, gen, checked = 5, torch.Generator().manual_seed(7), 0
+    with torch.inference_mode():
+        for sample in dumps.iter_samples(root / "dumps"):
+            ids = sample.input_ids.clone()
+            n = ids.shape[0]
+            if edits != "none":
+                where = torch.randperm(n - PROMPT, generator=gen)[: 2 if edits == "few" else n - PROMPT] + PROMPT
+                ids[where] = (ids[where] + 1 + torch.randint(0, VOCAB - 1, where.shape, generator=gen)) % VOCAB
+            g = offline.target_tokens(sample, head, "cpu", torch.float32, normed=False)
+            own, teach = _old_both_chains(f, ids, sample.aux.float(), steps)
+            run, new_teach = f.both_chains(ids, sample.aux.float(), g, steps, sample.loss_mask)
+            assert run.tolist() == offline.run_lengths(own, g, steps)
+            counted = torch.cat([sample.loss_mask[:-1], torch.zeros(steps + 1, dtype=torch.long)])
+            read = counted[torch.arange(n)[:, None] + torch.arange(steps)[None, :]] > 0  # step k at t: mask[t+k-1]
+            assert torch.equal(new_teach[read], teach[read])
+            st = f.launch(ids, sample.aux.float(), g, steps, sample.loss_mask)
+            rows = st.differ.nonzero().flatten().tolist()
+            if edits == "none":  # only rows that feed prompt tokens (not the target's) into counted steps
+                assert rows and max(rows) < PROMPT - 2, rows
+            else:
+                assert len(rows) > (PROMPT - 2 if edits == "few" else n // 2), rows
+            checked += 1
+    assert checked == SEQS
+
+
+def test_teacher_target_skips_the_dump_chain_and_says_so(pair: dict[str, Any], capsys: Any) -> None:
+    """On the target's own greedy output the replay and the conditional acc are the same either way; only
+    SpecForge's figure moves (rows before a span feed the prompt's tokens into counted steps)."""
+    dump = _eval_json(pair, capsys, "--steps", "4")
+    target = _eval_json(pair, capsys, "--steps", "4", "--teacher", "target")
+    for key in ("al_replay", "al_positions", "cycles"):
+        assert [b[key] for b in target["by_steps"]] == [b[key] for b in dump["by_steps"]]
+    assert target["acc"] == dump["acc"]
+    assert target["acc_unconditional"] != dump["acc_unconditional"]
+    assert target["teacher"] == "target" and any("--teacher target" in n for n in target["notes"])
+
+
+def test_mapped_dump_files_read_the_same_samples(pair: dict[str, Any]) -> None:
+    """The evaluator maps torch.save files on a GPU run (read once, into page-locked memory, off the main
+    thread); a mapped read gives the same tensors as a plain one."""
+    from comparelib.audit import dumps
+
+    plain = list(dumps.iter_samples(pair["root"] / "dumps"))
+    mapped = list(dumps.iter_samples(pair["root"] / "dumps", mmap=True))
+    assert [s.name for s in mapped] == [s.name for s in plain] and len(plain) == SEQS
+    for a, b in zip(plain, mapped, strict=True):
+        for name in ("input_ids", "loss_mask", "final", "aux"):
+            assert torch.equal(getattr(a, name), getattr(b, name))
+
+
+def test_an_unknown_teacher_is_refused_before_any_work(tmp_path: Path) -> None:
+    from comparelib.errors import InputError
+
+    with pytest.raises(InputError, match="--teacher must be one of dump, target"):
+        offline.evaluate("nowhere", tmp_path, teacher="labels")

@@ -2,8 +2,12 @@
 
 The draft's real weights go into the module ``draftcost`` builds (laid out as SGLang 0.5.23's
 ``llama_eagle3.py``); the token embedding, final norm and lm_head come from the target, read
-tensor by tensor (range reads on the Hub), never the whole target. Dump files are streamed one
-at a time.
+tensor by tensor (range reads on the Hub), never the whole target. Dump files are streamed with
+a bounded read-ahead (a few files, whatever the dump's size), so reading overlaps the device.
+
+One draft chain per row does the work of two: fed the target's greedy tokens, it is the replay's
+own-token chain up to each row's first miss (all the replay reads), and SpecForge's dump-token
+chain is recomputed only for rows that feed a differing dump token into a counted step.
 
 Index conventions (SpecForge's ``TargetHead.preprocess`` shift and TTT loop; SGLang's chain draft):
 
@@ -38,6 +42,7 @@ from comparelib.paths import resolve_user_path
 MAX_STEPS = 8
 BOOTSTRAP = 200
 TARGET_READ_BYTES = 8 * 1024**3  # embedding + norm + lm_head of the largest targets fit
+TEACHERS = ("dump", "target")
 DRAFT_READ_BYTES = 16 * 1024**3
 _ATTN_BUDGET = 64 * 1024**2  # floats per attention chunk (rows x heads x keys)
 
@@ -292,11 +297,14 @@ def inv_freq(shape: Any, scaling: Mapping[str, Any] | None, device: str) -> Any:
 class Forward:
     """The draft's forward over one sequence, as SpecForge's TTT and SGLang's chain draft compute it."""
 
-    def __init__(self, draft: LoadedDraft, *, rope: Any | None = None) -> None:
+    def __init__(self, draft: LoadedDraft, *, rope: Any | None = None, fused: bool = True) -> None:
         self.torch = draftcost._torch()
         self.m, self.s = draft.model, draft.shape
         self.inv = rope if rope is not None else inv_freq(draft.shape, draft.rope_scaling, str(self._device()))
         self.hot = None
+        self._use_flash = fused  # False: the chunked attention everywhere (the reference the fused one matches)
+        self.fused = 0  # attention calls that ran torch's fused flash kernel
+        self.teacher_rows = 0  # rows whose dump-token chain was recomputed
         if draft.d2t is not None:
             d2t = draft.d2t.to(self._device()).long()
             self.hot = d2t + self.torch.arange(d2t.shape[0], device=d2t.device)
@@ -334,35 +342,89 @@ class Forward:
             h = torch.cat([n(c) for n, c in zip(m.fc_norm, h.chunk(s.num_aux, dim=-1), strict=False)], dim=-1)
         return m.fc(h)
 
-    def _attend(self, q: Any, ctx_k: Any, ctx_v: Any, rows: Any, diag_k: list[Any], diag_v: list[Any]) -> Any:
-        """q [N, heads, d] for rows ``rows`` against context keys ``0..row`` and the row's own chain keys."""
+    def _flash(self, q: Any, k: Any, v: Any) -> tuple[Any, Any] | None:
+        """Causal attention of all rows over all rows with its log-sum-exp, from torch's fused flash kernel
+        (CUDA, half precision); None where that kernel does not apply, and the chunked path runs instead."""
         torch, s = self.torch, self.s
+        if not self._use_flash or q.device.type != "cuda" or q.dtype not in (torch.bfloat16, torch.float16):
+            return None
+        op = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention", None)
+        if op is None or s.head_dim > 256 or s.head_dim % 8:
+            self._use_flash = False
+            return None
+        rep = s.heads // s.kv_heads
+        kk = k.repeat_interleave(rep, dim=1) if rep > 1 else k
+        vv = v.repeat_interleave(rep, dim=1) if rep > 1 else v
+        try:
+            res = op(q.transpose(0, 1)[None], kk.transpose(0, 1)[None], vv.transpose(0, 1)[None], 0.0, True, False,
+                     scale=1.0 / math.sqrt(s.head_dim))  # fmt: skip
+        except (RuntimeError, TypeError):  # an older/newer op signature or an unsupported shape
+            self._use_flash = False
+            return None
+        self.fused += 1
+        return res[0][0].transpose(0, 1), res[1][0].transpose(0, 1).float()
+
+    def _context(self, q: Any, ctx_k: Any, ctx_v: Any, rows: Any, all_rows: bool) -> tuple[Any, Any]:
+        """q [N, heads, d] (rows ``rows``) over context keys ``0..row``: (output, log-sum-exp [N, heads])."""
+        torch, s = self.torch, self.s
+        if all_rows:
+            got = self._flash(q, ctx_k, ctx_v)
+            if got is not None:
+                return got
         rep = s.heads // s.kv_heads
         scale = 1.0 / math.sqrt(s.head_dim)
         n, total = q.shape[0], ctx_k.shape[0]
-        chunk = max(1, _ATTN_BUDGET // max(1, s.heads * (total + len(diag_k))))
-        outs = []
-        keys = ctx_k.repeat_interleave(rep, dim=1) if rep > 1 else ctx_k
-        vals = ctx_v.repeat_interleave(rep, dim=1) if rep > 1 else ctx_v
+        chunk = max(1, _ATTN_BUDGET // max(1, s.heads * total))
+        keys = (ctx_k.repeat_interleave(rep, dim=1) if rep > 1 else ctx_k).float()
+        vals = (ctx_v.repeat_interleave(rep, dim=1) if rep > 1 else ctx_v).float()
         cols = torch.arange(total, device=q.device)
+        outs, lses = [], []
         for a in range(0, n, chunk):
-            qa = q[a : a + chunk]
-            sc = torch.einsum("nhd,lhd->nhl", qa.float(), keys.float()) * scale
-            mask = cols[None, :] > rows[a : a + chunk, None]
-            sc = sc.masked_fill(mask[:, None, :], float("-inf"))
-            parts = [sc]
-            if diag_k:
-                dk = torch.stack([d[a : a + chunk] for d in diag_k], dim=1)  # [n, m, kvh, d]
-                dv = torch.stack([d[a : a + chunk] for d in diag_v], dim=1)
-                if rep > 1:
-                    dk, dv = dk.repeat_interleave(rep, dim=2), dv.repeat_interleave(rep, dim=2)
-                parts.append(torch.einsum("nhd,nmhd->nhm", qa.float(), dk.float()) * scale)
-            w = torch.softmax(torch.cat(parts, dim=-1), dim=-1)
-            o = torch.einsum("nhl,lhd->nhd", w[..., :total], vals.float())
-            if diag_k:
-                o = o + torch.einsum("nhm,nmhd->nhd", w[..., total:], dv.float())
-            outs.append(o.to(q.dtype))
-        return torch.cat(outs, dim=0)
+            sc = torch.einsum("nhd,lhd->nhl", q[a : a + chunk].float(), keys) * scale
+            sc = sc.masked_fill((cols[None, :] > rows[a : a + chunk, None])[:, None, :], float("-inf"))
+            lse = torch.logsumexp(sc, dim=-1)
+            outs.append(torch.einsum("nhl,lhd->nhd", torch.exp(sc - lse[..., None]), vals).to(q.dtype))
+            lses.append(lse)
+        return torch.cat(outs, dim=0), torch.cat(lses, dim=0)
+
+    def _attend(
+        self, q: Any, ctx_k: Any, ctx_v: Any, rows: Any, diag_k: list[Any], diag_v: list[Any], all_rows: bool
+    ) -> Any:
+        """q [N, heads, d] for rows ``rows`` against context keys ``0..row`` and the row's own chain keys.
+
+        The context part and its log-sum-exp come first (a fused kernel where it applies); each row's own
+        earlier chain keys are a few dot products merged in by log-sum-exp, as SpecForge's flash backend does.
+        """
+        torch, s = self.torch, self.s
+        out, lse = self._context(q, ctx_k, ctx_v, rows, all_rows)
+        if isinstance(diag_k, list) and not diag_k:
+            return out
+        scale = 1.0 / math.sqrt(s.head_dim)
+        qf = q.float()
+
+        def heads(x: Any) -> Any:
+            return x if x.dtype == torch.float32 and x.shape[1] == s.heads else self.widen(x)
+
+        stacked = not isinstance(diag_k, list)  # [N, heads, m, d] fp32 (a chain's buffer) or a list of [N, kvh, d]
+        if stacked:
+            own = torch.einsum("nhd,nhmd->nhm", qf, diag_k) * scale
+        else:
+            own = torch.stack([(qf * heads(dk)).sum(-1) * scale for dk in diag_k], dim=-1)  # [N, heads, m]
+        top = torch.maximum(lse, own.amax(-1))
+        w_ctx = torch.exp(lse - top)
+        w_own = torch.exp(own - top[..., None])
+        num = out.float() * w_ctx[..., None]
+        if stacked:
+            num = num + torch.einsum("nhm,nhmd->nhd", w_own, diag_v)
+        else:
+            for i, dv in enumerate(diag_v):
+                num = num + w_own[..., i, None] * heads(dv)
+        return (num / (w_ctx + w_own.sum(-1))[..., None]).to(q.dtype)
+
+    def widen(self, x: Any) -> Any:
+        """A chain key or value [N, kv_heads, d] as fp32 with every query head's copy (kept so, once a step)."""
+        rep = self.s.heads // self.s.kv_heads
+        return (x.repeat_interleave(rep, dim=1) if rep > 1 else x).float()
 
     def run(
         self,
@@ -371,10 +433,13 @@ class Forward:
         pos: Any,
         rows: Any,
         cache: list[tuple[Any, Any]] | None,
-        diag: list[tuple[list[Any], list[Any]]] | None,
+        diag: list[Any] | None,
+        *,
+        all_rows: bool = False,
     ) -> tuple[Any, list[tuple[Any, Any]]]:
         """One forward for N rows. ``cache`` None: the extend (causal over these rows, which become the cache).
 
+        ``all_rows``: the rows are exactly 0..N-1 of the cache, so the context part is plain causal attention.
         Returns the pre-norm hidden (the next step's input) and each layer's new (k, v) [N, kv_heads, d].
         """
         torch, m, s = self.torch, self.m, self.s
@@ -397,74 +462,185 @@ class Forward:
             v = layer.v_proj(x).view(n, s.kv_heads, s.head_dim)
             new.append((k, v))
             if cache is None:
-                attn = self._attend(q, k, v, rows, [], [])
+                attn = self._attend(q, k, v, rows, [], [], all_rows)
+            elif diag and isinstance(diag[i], _ChainKV):
+                dk, dv = diag[i].add(k, v)
+                attn = self._attend(q, cache[i][0], cache[i][1], rows, dk, dv, all_rows)
             else:
                 dk, dv = diag[i] if diag else ([], [])
-                attn = self._attend(q, cache[i][0], cache[i][1], rows, [*dk, k], [*dv, v])
+                attn = self._attend(q, cache[i][0], cache[i][1], rows, [*dk, k], [*dv, v], all_rows)
             h = layer.o_proj(attn.reshape(n, s.heads * s.head_dim))
             residual = h + residual
             x = layer.post_attention_layernorm(residual)
             h = layer.down_proj(F.silu(layer.gate_proj(x)) * layer.up_proj(x))
         return h + residual, new
 
-    def chains(self, ids: Any, aux: Any, steps: int, *, teacher: bool) -> Any:
-        """Draft tokens (target ids) [L, steps] for every row: own tokens fed back, or the dump's (``teacher``)."""
-        own, teach = self.both_chains(ids, aux, steps, own=not teacher, teacher=teacher)
-        return teach if teacher else own
+    def _chain(self, hidden0: Any, cache: Any, first: Any, inputs: Any, rows: Any, steps: int, all_rows: bool) -> Any:
+        """Draft tokens [N, steps] of rows ``rows``: step 1 given, step k fed ``inputs[:, k-2]`` (target ids)."""
+        torch, m = self.torch, self.m
+        out = torch.empty(rows.shape[0], steps, dtype=torch.long, device=first.device)
+        out[:, 0] = first
+        hidden = hidden0
+        diag = [_ChainKV(self, rows.shape[0], steps - 1) for _ in m.layers]
+        for k in range(2, steps + 1):
+            hidden, _new = self.run(
+                m.embed_tokens(inputs[:, k - 2]), hidden, rows + k - 1, rows, cache, diag, all_rows=all_rows
+            )
+            out[:, k - 1] = self.to_target(self.logits(hidden).argmax(-1))
+        return out
 
-    def both_chains(
-        self, ids: Any, aux: Any, steps: int, *, own: bool = True, teacher: bool = True
-    ) -> tuple[Any, Any]:
-        """The replay chain (own tokens) and the teacher-forced one, sharing the extend (step 1) over the rows."""
+    def launch(self, ids: Any, aux: Any, g: Any, steps: int, mask: Any | None = None) -> ChainState:
+        """Queue the target-token chain for every row of one sequence (no host sync).
+
+        ``g`` [L] on the device: G[j], the target's greedy token at position j+1 (-1 unknown). Step k at row
+        t is fed G[t+k-1], the target's token at position t+k. Up to a row's first miss that is exactly the
+        token the draft fed itself (replay), so this one chain gives the replay's run lengths; the dump's
+        token is fed where G is unknown (the run has ended there already). ``mask``: the dump's loss mask.
+        """
         torch, m = self.torch, self.m
         length = ids.shape[0]
         dev = self._device()
         rows = torch.arange(length, device=dev)
-        nxt = torch.cat([ids[1:], ids.new_zeros(1)]).to(dev)  # embedding of token t+1 (0 past the end)
-        hidden0, cache = self.run(m.embed_tokens(nxt), aux, rows, rows, None, None)
+        ids = ids.to(dev, non_blocking=True)
+        nxt = torch.cat([ids[1:], ids.new_zeros(1)])  # embedding of token t+1 (0 past the end)
+        hidden0, cache = self.run(m.embed_tokens(nxt), aux, rows, rows, None, None, all_rows=True)
         first = self.to_target(self.logits(hidden0).argmax(-1))
-        padded = torch.cat([ids.to(dev), ids.new_zeros(steps + 1).to(dev)])
-        outs: list[Any] = []
-        for mode, wanted in (("own", own), ("teacher", teacher)):
-            if not wanted:
-                outs.append(None)
-                continue
-            out = torch.empty(length, steps, dtype=torch.long, device=dev)
-            out[:, 0] = first
-            hidden = hidden0
-            diag: list[tuple[list[Any], list[Any]]] = [([], []) for _ in m.layers]
-            for k in range(2, steps + 1):
-                tok = padded[rows + k] if mode == "teacher" else out[:, k - 2]
-                hidden, new = self.run(m.embed_tokens(tok), hidden, rows + k - 1, rows, cache, diag)
-                for i, (kk, vv) in enumerate(new):
-                    diag[i][0].append(kk)
-                    diag[i][1].append(vv)
-                out[:, k - 1] = self.to_target(self.logits(hidden).argmax(-1))
-            outs.append(out)
-        return outs[0], outs[1]
+        dump = torch.cat([ids, ids.new_zeros(steps + 1)])  # the dump's token at each position
+        gp = torch.cat([g.to(dev), g.new_full((steps + 1,), -1).to(dev)])
+        prev = torch.cat([gp.new_full((1,), -1), gp[:-1]])  # G[j-1]: the target's token at position j
+        fed = torch.where(prev >= 0, prev, dump)
+        at = rows[:, None] + torch.arange(2, steps + 1, device=dev)[None, :]  # positions fed at steps 2..K
+        chain = self._chain(hidden0, cache, first, fed[at], rows, steps, True)
+        want = gp[rows[:, None] + torch.arange(1, steps + 1, device=dev)[None, :]]
+        run = ((chain == want) & (want >= 0)).int().cumprod(dim=1).sum(dim=1)
+        # the dump-token chain leaves this one from a row's first differing fed token on; it matters only where
+        # a figure reads the step: step k at row t where loss_mask[t+k-1] (SpecForge's rule, last zeroed), which
+        # also holds every step the conditional acc reads (they lie inside a generated span)
+        if mask is None:
+            counted = torch.ones(length, dtype=torch.long, device=dev)
+        else:
+            counted = mask.to(dev, non_blocking=True).long().clone()
+        counted = torch.cat([counted[:-1], counted.new_zeros(steps + 2)])  # last position zeroed, no host sync
+        left = (fed[at] != dump[at]).int().cumsum(dim=1) > 0
+        differ = (left & (counted[at - 1] > 0)).any(dim=1)
+        return ChainState(hidden0, cache, first, dump[at], rows, chain, run, differ)
+
+    def teacher(self, st: ChainState, steps: int, differ: Any | None = None) -> Any | None:
+        """The dump-token (teacher-forced) chain [L, steps]: the target-token chain's tokens, recomputed only
+        for the rows where a dump token fed at some step differs from the target's; None where no row does.
+        ``differ``: ``st.differ`` already on the host (else one host sync here)."""
+        if differ is None:
+            need = st.differ.nonzero().flatten()
+        else:
+            need = differ.nonzero().flatten()
+            if need.numel() and need.device != st.rows.device:
+                need = need.pin_memory().to(st.rows.device, non_blocking=True) if _cuda(st.rows) else need
+        n = int(need.shape[0])
+        if n == 0 or steps == 1:
+            return None
+        if 2 * n > st.rows.shape[0]:  # most rows: one fused pass over all (the others' extra steps are unused)
+            self.teacher_rows += int(st.rows.shape[0])
+            return self._chain(st.hidden0, st.cache, st.first, st.dump_fed, st.rows, steps, True)
+        self.teacher_rows += n
+        sub = self._chain(st.hidden0[need], st.cache, st.first[need], st.dump_fed[need], need, steps, False)
+        out = st.chain.clone()
+        out[need] = sub
+        return out
+
+    def both_chains(self, ids: Any, aux: Any, g: Any, steps: int, mask: Any | None = None) -> tuple[Any, Any]:
+        """(replay run lengths [L], teacher-forced chain tokens [L, steps]) of one sequence, on the device; the
+        teacher-forced tokens are exact where a figure reads them (``mask``: the dump's loss mask)."""
+        st = self.launch(ids, aux, g, steps, mask)
+        teach = self.teacher(st, steps)
+        return st.run, st.chain if teach is None else teach
+
+
+class _ChainKV:
+    """One layer's chain keys and values of every row, [N, heads, steps-1, d] fp32, filled a step at a time:
+    a step attends to them with two batched products instead of a pass per earlier step."""
+
+    def __init__(self, fwd: Forward, n: int, slots: int) -> None:
+        torch, s = fwd.torch, fwd.s
+        dev = fwd._device()
+        self.fwd = fwd
+        self.k = torch.empty(n, s.heads, max(slots, 1), s.head_dim, dtype=torch.float32, device=dev)
+        self.v = torch.empty_like(self.k)
+        self.m = 0
+
+    def add(self, k: Any, v: Any) -> tuple[Any, Any]:
+        """Store this step's [N, kv_heads, d] key and value; all so far as [N, heads, m, d] views."""
+        self.k[:, :, self.m] = self.fwd.widen(k)
+        self.v[:, :, self.m] = self.fwd.widen(v)
+        self.m += 1
+        return self.k[:, :, : self.m], self.v[:, :, : self.m]
+
+
+def _cuda(t: Any) -> bool:
+    return bool(t.device.type == "cuda")
+
+
+class _Copy:
+    """Device tensors copied to the host without a sync now: ``get()`` waits for just this copy."""
+
+    def __init__(self, **tensors: Any) -> None:
+        torch = draftcost._torch()
+        first = next(iter(tensors.values()))
+        self.event = None
+        if _cuda(first):
+            self.host = {k: v.to("cpu", non_blocking=True) for k, v in tensors.items()}
+            self.event = torch.cuda.Event()
+            self.event.record()
+        else:
+            self.host = dict(tensors)
+
+    def get(self) -> dict[str, Any]:
+        if self.event is not None:
+            self.event.synchronize()
+            self.event = None
+        return self.host
+
+
+@dataclass
+class ChainState:
+    """One sequence's queued chain: what the teacher-forced recompute and the counting need."""
+
+    hidden0: Any
+    cache: Any
+    first: Any
+    dump_fed: Any  # [L, steps-1]: the dump's token fed at steps 2..K
+    rows: Any
+    chain: Any  # [L, steps]: target-token chain
+    run: Any  # [L]: consecutive correct steps (replay's run lengths)
+    differ: Any  # [L] bool: rows whose dump-token chain leaves this one
 
 
 # --------------------------------------------------------------------------------------------
 # Target tokens, spans, counting
 
 
-def target_tokens(sample: Any, head: TargetHead | None, device: str, dtype: Any, *, normed: bool | None) -> Any:
-    """G[j]: the target's greedy token at position j+1 (-1 where unknown)."""
+def target_tokens(
+    sample: Any, head: TargetHead | None, device: str, dtype: Any, *, normed: bool | None, on_device: bool = False
+) -> Any:
+    """G[j]: the target's greedy token at position j+1 (-1 where unknown); on the host unless ``on_device``."""
     torch = draftcost._torch()
     ids = sample.input_ids
     if head is not None and head.lm_head is not None and sample.final is not None:
         w = head.lm_head.to(device=device, dtype=dtype)
         nw = head.norm.to(device=device, dtype=dtype) if head.norm is not None and normed is False else None
+        final = sample.final.to(device=device, non_blocking=True)
         out = []
-        for a in range(0, sample.final.shape[0], 512):
-            h = sample.final[a : a + 512].to(device=device, dtype=dtype)
+        for a in range(0, final.shape[0], 512):
+            h = final[a : a + 512].to(dtype=dtype)
             if nw is not None:
                 h = torch.nn.functional.rms_norm(h.float(), (h.shape[-1],), nw.float(), head.eps).to(dtype)
             out.append((h @ w.T).argmax(-1))
-        return torch.cat(out).cpu()
+        got = torch.cat(out)
+        return got if on_device else got.cpu()
     if sample.labels is not None and sample.labels.shape[0] == ids.shape[0]:
-        return sample.labels.long()
-    return torch.cat([ids[1:], ids.new_full((1,), -1)])
+        got = sample.labels.long()
+    else:
+        got = torch.cat([ids[1:], ids.new_full((1,), -1)])
+    return got.to(device, non_blocking=True) if on_device else got
 
 
 def spans(sample: Any) -> list[tuple[int, int]]:
@@ -651,6 +827,9 @@ class Evaluation:
     seconds: float
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    teacher: str = "dump"
+    teacher_rows: int = 0  # rows whose dump-token chain was recomputed (the rest share the target-token chain)
+    attention: str = "chunked"  # or "fused": torch's flash kernel for the context part
 
     def to_json(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -726,6 +905,87 @@ def _summarise(stats: list[_SampleStats], steps: int, *, bootstrap: int, seed: i
     return {"by_steps": by_steps, "acc": fig["acc"], "acc_unconditional": fig["sf_acc"]}
 
 
+@dataclass
+class _Pending:
+    sample: Any
+    spans: list[tuple[int, int]]
+    length: int
+    g: Any  # on the device
+    chain: ChainState
+    copied: _Copy  # g, run, differ, chain on the host once the target-token chain is done
+    teach: _Copy | None = None  # the dump-token chain's tokens on the host
+
+
+_ON_DEVICE = ("aux", "final", "input_ids", "loss_mask", "labels")
+
+
+def _prefetch(samples: Iterable[Any], device: str, workers: int = 4) -> Iterable[tuple[Any, Any]]:
+    """``samples`` read ahead on a thread, in order, at most ``workers`` + 2 in memory (flat in the number
+    of files), each as (host sample, the same on ``device``). On CUDA a pool of ``workers`` threads copies
+    each (memory-mapped) file to the device on side streams: the copies overlap the compute stream's
+    work and never wait for it (a copy from pageable memory on the compute stream would), and no
+    page-locked memory is allocated (its allocation stalls the launching thread)."""
+    import dataclasses
+    import queue
+    import threading
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    torch = draftcost._torch()
+    cuda = device.startswith("cuda")
+    done = object()
+    q: queue.Queue[Any] = queue.Queue(maxsize=workers)
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dump-copy") if cuda else None
+    local = threading.local()
+
+    def ready(sample: Any) -> tuple[Any, Any]:
+        if not hasattr(local, "stream"):
+            local.stream = torch.cuda.Stream(device=device)
+        with torch.cuda.stream(local.stream):  # ATen copies let go of the GIL; blocking on this stream only
+            moved = {n: getattr(sample, n).to(device) for n in _ON_DEVICE if getattr(sample, n) is not None}
+        return sample, dataclasses.replace(sample, **moved)
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for sample in samples:
+                if not put(pool.submit(ready, sample) if pool is not None else (sample, sample)):
+                    return
+            put(done)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
+            put(exc)
+
+    thread = threading.Thread(target=work, name="dump-prefetch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = q.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            host, dev = item.result() if isinstance(item, Future) else item
+            if cuda:  # the compute stream uses them now: their blocks wait for it before reuse
+                for n in _ON_DEVICE:
+                    t = getattr(dev, n)
+                    if t is not None:
+                        t.record_stream(torch.cuda.current_stream())
+            yield host, dev
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _resolve_dtype(name: str) -> Any:
     return draftcost._torch_dtype(name)
 
@@ -744,9 +1004,19 @@ def evaluate(
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
     loaded: tuple[LoadedDraft, TargetHead | None] | None = None,
+    teacher: str = "dump",
 ) -> Evaluation:
-    """Evaluate ``draft`` on the dumps in ``dumps_dir`` for 1..steps draft tokens per cycle, in one pass."""
+    """Evaluate ``draft`` on the dumps in ``dumps_dir`` for 1..steps draft tokens per cycle, in one pass.
+
+    ``teacher``: the tokens the teacher-forced figures (acc, al_positions, simulated_acc_len) feed at steps
+    2..K: ``dump`` (SpecForge's way; a second chain only for rows where the dump's token is not the
+    target's) or ``target`` (the target's greedy tokens; no second chain). al_replay never depends on it;
+    acc and al_positions do not either where the generated spans are the target's own greedy output;
+    simulated_acc_len moves a little even then (rows just before a span feed the prompt's tokens).
+    """
     torch = draftcost._torch()
+    if teacher not in TEACHERS:
+        raise InputError(f"--teacher must be one of {', '.join(TEACHERS)}, got {teacher!r}")
     if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
         raise InputError(f"--steps must be 1..{MAX_STEPS}, got {steps!r}")
     if max_samples is not None and (isinstance(max_samples, bool) or max_samples < 1):
@@ -775,73 +1045,113 @@ def evaluate(
 
     skipped: list[str] = []
     stats: list[_SampleStats] = []
-    fmt = None
-    normed: bool | None = None
-    labels_from = ""
-    total_tokens = 0
-    with torch.inference_mode():
-        for sample in dumps.iter_samples(dumps_dir, max_files=max_samples, skipped=skipped):
-            fmt = fmt or sample.format
-            if sample.aux is None:
-                skipped.append(f"{sample.name}: no aux hidden states (EAGLE-1/2 dump): EAGLE-3 cannot be evaluated")
-                continue
-            if sample.aux.shape[-1] != s.num_aux * s.target_hidden:
-                raise DataError(
-                    f"{sample.name}: aux states are {sample.aux.shape[-1]} wide but the draft's fc takes "
-                    f"{s.num_aux} x {s.target_hidden} = {s.num_aux * s.target_hidden}: another target or capture"
-                )
-            if int(sample.input_ids.max()) >= s.vocab or int(sample.input_ids.min()) < 0:
-                raise DataError(f"{sample.name}: token ids outside the target vocabulary 0..{s.vocab - 1}")
-            if head is not None and head.lm_head is not None and sample.final is not None and normed is None:
-                normed = _stored_state_is_normed(sample, head, device, tdtype)
-            g = target_tokens(sample, head, device, tdtype, normed=normed)
-            if not labels_from:
-                labels_from = _labels_from(sample, head, normed)
-            sp = spans(sample)
-            length = int(sample.input_ids.shape[0])
-            total_tokens += length
-            if not sp:
-                skipped.append(f"{sample.name}: no generated span of 2 or more tokens")
-                continue
-            aux = sample.aux.to(device=device, dtype=tdtype)
-            ids = sample.input_ids.to(device)
-            chain, teach = (c.cpu() for c in fwd.both_chains(ids, aux, steps))
-            run = run_lengths(chain, g, steps)
-            trun = run_lengths(teach, g, steps)
-            replay = [replay_counts(run, sp, k) for k in range(1, steps + 1)]
-            num, den = [0] * steps, [0] * steps
-            rows = 0
-            hits = tot = 0
-            for st, e in sp:
-                for t in range(st - 1, e - 2):
-                    rows += 1
-                    r = min(trun[t], e - t - 2)  # a step past the span's last token is not correct
-                    for k in range(1, min(r + 1, steps) + 1):
-                        den[k - 1] += 1  # rows with >= k-1 consecutive correct
-                        if r >= k:
-                            num[k - 1] += 1
-                for j in range(st, e):  # the span's tokens: what the target emits there
-                    tok = int(g[j - 1])
-                    if tok >= 0:
-                        tot += 1
-                        hits += int(emit[min(tok, s.vocab)])
-            sf_c, sf_d = _specforge_counts(sample, teach, g, steps)
-            stats.append(
-                _SampleStats(
-                    name=sample.name,
-                    domain=_domain_of(sample, domains),
-                    tokens=length,
-                    rows=rows,
-                    replay=replay,
-                    cond_num=num,
-                    cond_den=den,
-                    sf_correct=sf_c,
-                    sf_denom=sf_d,
-                    ceiling_hits=hits,
-                    ceiling_total=tot,
-                )
+    state: dict[str, Any] = {"fmt": None, "normed": None, "labels_from": "", "tokens": 0}
+    if head is not None:  # on the device once, not once a file
+        head = TargetHead(
+            embedding=head.embedding,
+            norm=head.norm.to(device=device, dtype=tdtype) if head.norm is not None else None,
+            lm_head=head.lm_head.to(device=device, dtype=tdtype) if head.lm_head is not None else None,
+            eps=head.eps,
+            label=head.label,
+            read=head.read,
+        )
+
+    def launch(sample: Any, dev: Any) -> _Pending | None:
+        """Check one sample (host) and queue its GPU work (``dev``: the same on the device); no host sync
+        after the first file."""
+        state["fmt"] = state["fmt"] or sample.format
+        if sample.aux is None:
+            skipped.append(f"{sample.name}: no aux hidden states (EAGLE-1/2 dump): EAGLE-3 cannot be evaluated")
+            return None
+        if sample.aux.shape[-1] != s.num_aux * s.target_hidden:
+            raise DataError(
+                f"{sample.name}: aux states are {sample.aux.shape[-1]} wide but the draft's fc takes "
+                f"{s.num_aux} x {s.target_hidden} = {s.num_aux * s.target_hidden}: another target or capture"
             )
-            say(f"  {sample.name}: {length} tokens")
+        if int(sample.input_ids.max()) >= s.vocab or int(sample.input_ids.min()) < 0:
+            raise DataError(f"{sample.name}: token ids outside the target vocabulary 0..{s.vocab - 1}")
+        length = int(sample.input_ids.shape[0])
+        state["tokens"] += length
+        sp = spans(sample)
+        if not sp:
+            skipped.append(f"{sample.name}: no generated span of 2 or more tokens")
+            return None
+        g = None
+        if head is not None and head.lm_head is not None and sample.final is not None and state["normed"] is None:
+            state["normed"], g = _stored_state_is_normed(dev, head, device, tdtype)
+        if g is None:
+            g = target_tokens(dev, head, device, tdtype, normed=state["normed"], on_device=True)
+        if not state["labels_from"]:
+            state["labels_from"] = _labels_from(sample, head, state["normed"])
+        chain = fwd.launch(dev.input_ids, dev.aux.to(tdtype), g, steps, dev.loss_mask)
+        copied = _Copy(g=g, run=chain.run, differ=chain.differ, chain=chain.chain)
+        sample.aux = sample.final = None  # the host side needs neither any more
+        return _Pending(sample, sp, length, g, chain, copied)
+
+    def second(p: _Pending) -> None:
+        """Queue the dump-token chain where rows need it (waits only for this sample's target-token chain)."""
+        if teacher == "dump":
+            got = fwd.teacher(p.chain, steps, p.copied.get()["differ"])
+            if got is not None:
+                p.teach = _Copy(teach=got)
+
+    def finish(p: _Pending) -> None:
+        """Count one sample on the host (its GPU work done; later samples' queued behind it)."""
+        host = p.copied.get()
+        g, run = host["g"], host["run"].tolist()
+        teach = host["chain"] if p.teach is None else p.teach.get()["teach"]
+        trun = torch.tensor(run_lengths(teach, g, steps)) if teacher == "dump" else host["run"]
+        replay = [replay_counts(run, p.spans, k) for k in range(1, steps + 1)]
+        num, den = [0] * steps, [0] * steps
+        rows = hits = tot = 0
+        for st, e in p.spans:
+            t = torch.arange(st - 1, e - 2)
+            rows += int(t.shape[0])
+            r = torch.minimum(trun[t], e - t - 2)  # a step past the span's last token is not correct
+            for k in range(1, steps + 1):
+                den[k - 1] += int((r >= k - 1).sum())  # rows with >= k-1 consecutive correct
+                num[k - 1] += int((r >= k).sum())
+            tok = g[st - 1 : e - 1]  # the span's tokens: what the target emits there
+            tok = tok[tok >= 0]
+            tot += int(tok.shape[0])
+            hits += int(emit[tok.clamp(max=s.vocab)].sum())
+        sf_c, sf_d = _specforge_counts(p.sample, teach, g, steps)
+        stats.append(
+            _SampleStats(
+                name=p.sample.name,
+                domain=_domain_of(p.sample, domains),
+                tokens=p.length,
+                rows=rows,
+                replay=replay,
+                cond_num=num,
+                cond_den=den,
+                sf_correct=sf_c,
+                sf_denom=sf_d,
+                ceiling_hits=hits,
+                ceiling_total=tot,
+            )
+        )
+        say(f"  {p.sample.name}: {p.length} tokens")
+
+    # a three-stage pipeline: queue sample i's chain, then sample i-1's dump-token rows, then count sample
+    # i-2 on the host, so the device always has queued work while the host waits or counts
+    with torch.inference_mode():
+        queued: list[_Pending] = []
+        files = dumps.iter_samples(dumps_dir, max_files=max_samples, skipped=skipped, mmap=device.startswith("cuda"))
+        for sample, dev in _prefetch(files, device):
+            launched = launch(sample, dev)
+            if launched is None:
+                continue
+            queued.append(launched)
+            if len(queued) >= 2:
+                second(queued[-2])
+            if len(queued) >= 3:
+                finish(queued.pop(0))
+        if len(queued) >= 1:
+            second(queued[-1])
+        for p in queued:
+            finish(p)
+    fmt, labels_from, total_tokens = state["fmt"], state["labels_from"], state["tokens"]
     if not stats:
         why = "; ".join(skipped[:3]) or "no samples"
         raise DataError(f"nothing in {dumps_dir} could be evaluated: {why}")
@@ -871,6 +1181,12 @@ def evaluate(
         "findings": findings,
     }
     notes = [POSITIONS_NOTE, SPECFORGE_NOTE, f"target tokens: {labels_from}", f"embedding: {ld.embedding_from}"]
+    if teacher == "target":
+        notes.append(
+            "teacher-forced figures (acc, al_positions, simulated_acc_len) fed the target's greedy tokens, not "
+            "the dump's (--teacher target): simulated_acc_len is then not SpecForge's exactly, and acc differs "
+            "too where the dump's answers are not the target's own greedy output"
+        )
     if not domains:
         notes.append("by_domain is empty: no data file maps the dump's rows to sources (--data)")
     if ld.rope_scaling and (ld.rope_scaling.get("rope_type") or ld.rope_scaling.get("type")) not in (None, "llama3"):
@@ -894,19 +1210,23 @@ def evaluate(
         seconds=time.perf_counter() - started,
         skipped=skipped,
         notes=notes,
+        teacher=teacher,
+        teacher_rows=fwd.teacher_rows,
+        attention="fused" if fwd.fused else "chunked",
     )
 
 
-def _stored_state_is_normed(sample: Any, head: TargetHead, device: str, dtype: Any) -> bool:
+def _stored_state_is_normed(sample: Any, head: TargetHead, device: str, dtype: Any) -> tuple[bool, Any]:
     """SGLang's capture stores the state after the final norm (SpecForge applies only lm_head); other tools
-    store it before. Whichever reading agrees more with the dump's next tokens is taken."""
+    store it before. Whichever reading agrees more with the dump's next tokens is taken; its G (on the
+    device) comes back with it, so the first file's lm_head runs twice, not three times."""
     if head.norm is None:
-        return True
-    ids = sample.input_ids
-    nxt = ids[1:]
-    raw = target_tokens(sample, head, device, dtype, normed=True)[:-1]
-    normed = target_tokens(sample, head, device, dtype, normed=False)[:-1]
-    return bool(int((raw == nxt).sum()) > int((normed == nxt).sum()))  # a tie (unit norm weight): apply it
+        return True, None
+    nxt = sample.input_ids[1:].to(device)
+    raw = target_tokens(sample, head, device, dtype, normed=True, on_device=True)
+    normed = target_tokens(sample, head, device, dtype, normed=False, on_device=True)
+    is_normed = bool(int((raw[:-1] == nxt).sum()) > int((normed[:-1] == nxt).sum()))  # a tie: apply the norm
+    return is_normed, raw if is_normed else normed
 
 
 def _labels_from(sample: Any, head: TargetHead | None, normed: bool | None) -> str:

@@ -255,8 +255,12 @@ class _Refused(Exception):
     """Internal: the file would need arbitrary unpickling."""
 
 
-def _load_file(path: Path, family: Family) -> dict[str, Any]:
-    """One dump file as a dict, safely; raises _Refused or another exception for bad files."""
+def _load_file(path: Path, family: Family, *, mmap: bool = False) -> dict[str, Any]:
+    """One dump file as a dict, safely; raises _Refused or another exception for bad files.
+
+    ``mmap``: tensors of an uncompressed torch.save file stay in the page cache until touched (a reader
+    that copies them once, e.g. into page-locked memory, then reads the file once, on its own thread).
+    """
     import torch
 
     if family == "speculators":
@@ -269,6 +273,11 @@ def _load_file(path: Path, family: Family) -> dict[str, Any]:
             with limits.DecompressionGuard(gzip.open(path, "rb"), path.name, path.stat().st_size) as fh:
                 buf = io.BytesIO(fh.read())
             obj = torch.load(buf, map_location="cpu", weights_only=True)
+        elif mmap:
+            try:
+                obj = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+            except RuntimeError:  # the legacy (non-zip) format cannot be mapped
+                obj = torch.load(path, map_location="cpu", weights_only=True)
         else:
             obj = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
@@ -1153,10 +1162,13 @@ class DumpSample:
 _INDEX_RE = re.compile(r"_(\d+)\.")
 
 
-def iter_samples(folder: str | Path, *, max_files: int | None = None, skipped: list[str] | None = None) -> Any:
+def iter_samples(
+    folder: str | Path, *, max_files: int | None = None, skipped: list[str] | None = None, mmap: bool = False
+) -> Any:
     """The dump's files as ``DumpSample``s in sorted order, one file in memory at a time.
 
     Files that cannot be read safely are not loaded another way: their names (and why) go to ``skipped``.
+    ``mmap``: torch.save files are mapped, not read, until their tensors are touched.
     """
     groups = discover_dump_files(folder)
     root = resolve_user_path(folder, "dump folder")
@@ -1173,7 +1185,7 @@ def iter_samples(folder: str | Path, *, max_files: int | None = None, skipped: l
     for path in paths:
         name = path.relative_to(base).as_posix()
         try:
-            data = _load_file(path, family)
+            data = _load_file(path, family, mmap=mmap)
         except _Refused:
             if skipped is not None:
                 skipped.append(f"{name}: refused (needs arbitrary unpickling)")

@@ -24,6 +24,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
     p.add_argument("--dtype", default="fp32", choices=["fp32", "bf16"], help="compute dtype (default fp32)")
     p.add_argument("--max-samples", type=int, default=None, help="evaluate at most N dump files (sorted order)")
+    p.add_argument(
+        "--teacher",
+        default="dump",
+        choices=["dump", "target"],
+        help="tokens the teacher-forced figures (acc, al_positions, simulated_acc_len) feed: the dump's, as SpecForge "
+        "does (default), or the target's greedy tokens (faster: no second chain; al_replay is the same either way)",
+    )
     p.add_argument("--data", help="the prepared JSONL the dump was made from: row domains give by_domain")
     p.add_argument(
         "--draft-cost", help="a draft-cost --json file of this draft: predicts the best num_steps per batch size"
@@ -52,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         max_samples=args.max_samples,
         domains=domains,
         progress=progress,
+        teacher=args.teacher,
     )
     best = None
     if args.draft_cost and args.verify_ms is not None:
