@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import streamlit as st
@@ -147,7 +148,7 @@ cols = st.columns(len(export.FORMATS))
 for col, fmt in zip(cols, export.FORMATS, strict=False):
     col.download_button(
         f"Download {fmt.upper() if fmt != 'latex' else 'LaTeX'}",
-        data=export.render(df, fmt, table=tables.DRAFT_PARAMS),
+        data=functools.partial(export.render, df, fmt, table=tables.DRAFT_PARAMS),  # made when clicked
         file_name=f"draft-comparison.{export.EXTENSION[fmt]}",
         mime=export.MIME[fmt],
         key=f"compare_download_{fmt}",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import app
-from comparelib import charts, export, settings, tables
+from comparelib import export, settings, tables
 from comparelib.analysis import overview, plan, scaling, verdicts
 from comparelib.errors import CompareError
 from comparelib.models import comparison
@@ -53,7 +54,9 @@ def plan_section(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: li
     """What closes the gap, and what it costs: the plan for this draft (``comparelib.analysis.plan``).
 
     Self-contained: reads only its arguments, its own widgets and the cached published points, so the
-    answer above can change freely."""
+    answer above can change freely. Altair loads here, after the answer is on screen."""
+    from comparelib import charts
+
     st.subheader("What closes the gap, and what it costs")
     c1, c2, c3 = st.columns(3)
     target_al = c1.number_input(
@@ -103,7 +106,7 @@ def plan_section(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: li
     for col, fmt in zip(cols, export.FORMATS, strict=False):
         col.download_button(
             f"Plan as {fmt.upper()}",
-            data=export.render(frame, fmt, table=tables.PLAN),
+            data=functools.partial(export.render, frame, fmt, table=tables.PLAN),  # made when clicked
             file_name=f"plan.{export.EXTENSION[fmt]}",
             mime=export.MIME[fmt],
             key=f"plan_dl_{fmt}",

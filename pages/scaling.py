@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 
 import pandas as pd
@@ -212,7 +213,7 @@ with chart_col:
         t1, t2 = st.columns(2)
         t1.download_button(
             "Points CSV",
-            data=export.render(table, "csv"),
+            data=functools.partial(export.render, table, "csv"),
             file_name=f"{stem}-points.csv",
             mime=export.MIME["csv"],
             key="sc_dl_csv",
@@ -220,7 +221,7 @@ with chart_col:
         )
         t2.download_button(
             "Points Markdown",
-            data=export.render(table, "md"),
+            data=functools.partial(export.render, table, "md"),
             file_name=f"{stem}-points.md",
             mime=export.MIME["md"],
             key="sc_dl_md",
@@ -492,7 +493,7 @@ else:
         st.dataframe(lc_frame, width="stretch", hide_index=True, key="lc_points_table", placeholder=app.MISSING)
         st.download_button(
             "Curve points CSV",
-            data=export.render(lc_frame, "csv"),
+            data=functools.partial(export.render, lc_frame, "csv"),
             file_name="learning-curve.csv",
             mime=export.MIME["csv"],
             key="lc_dl_csv",
