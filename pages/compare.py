@@ -201,6 +201,7 @@ if _drafts:
         "VLLM_USE_V2_MODEL_RUNNER=0) do with each draft's config on its target: whether it starts, which target "
         "blocks feed the draft, and whether they are the ones it was trained on. Every row cites the wheel lines."
     )
+_verdicts = []  # (entry, advice) of drafts the engines' rules apply to
 for e in _drafts:
     if not e.serving:
         st.info(
@@ -211,6 +212,21 @@ for e in _drafts:
     _advice = engine_model.advice(**e.serving_args)
     _ok = all(not engine_model.change_for(v, _advice) for v in e.serving)
     (st.success if _ok else st.warning)(f"**{e.label}**: {engine_model.headline(e.serving, _advice)}")
+    _verdicts.append((e, _advice, _ok))
+if _verdicts:
+    # one draft's engine rows at a time (a grid per draft was most of this page's time in the browser):
+    # the first that needs a change, else your draft, else the last
+    _labels = [e.label for e, _, _ in _verdicts]
+    _first = next((i for i, (_, _, ok) in enumerate(_verdicts) if not ok), None)
+    _mine = next((i for i, (e, _, _) in enumerate(_verdicts) if e.source == draft.source), len(_verdicts) - 1)
+    _pick = st.selectbox(
+        "Engine rows and the config that serves",
+        range(len(_labels)),
+        index=_first if _first is not None else _mine,
+        format_func=_labels.__getitem__,
+        key="compare_serve_detail",
+    )
+    e, _advice, _ = _verdicts[_pick]
     st.dataframe(
         engine_model.table_rows(e.serving, _advice), width="stretch", hide_index=True, placeholder=app.MISSING
     )
