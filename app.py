@@ -138,7 +138,8 @@ def run() -> None:
     warm_up()
 
 
-_WARMED = threading.Event()
+_WARM_LOCK = threading.Lock()
+_warm_started = False
 
 
 def warm_up() -> None:
@@ -148,9 +149,12 @@ def warm_up() -> None:
 
     Nothing here touches a session: no token, no session state, only modules and counts of shipped configs.
     """
-    if _WARMED.is_set():
-        return
-    _WARMED.set()
+    import app as kept  # this file also runs as __main__, afresh each run; the imported module persists
+
+    with kept._WARM_LOCK:
+        if kept._warm_started:
+            return
+        kept._warm_started = True
     threading.Thread(target=_warm, name="specdraft-warm-up", daemon=True).start()
 
 
