@@ -84,8 +84,11 @@ def seed(db_url: str, runs: int) -> None:
 
 
 def settle(page: Any, heading: str, timeout_ms: int = 120_000) -> None:
+    """The page's heading is shown, its script has finished, and the browser has drawn what it sent: two
+    animation frames, so grids and charts still mounting count for this page, not for the next one."""
     page.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=timeout_ms)
     wait_for_script(page, timeout_ms)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
 def measure(runs: int, repeats: int) -> dict[str, Any]:
