@@ -236,36 +236,43 @@ if _verdicts:
     elif not _advice.possible:
         st.markdown("No config serves the trained blocks everywhere: " + "; ".join(_advice.why))
 
-# One draft's details at a time: a tensor table per draft in the browser is what made this page slow.
+# One draft's details at a time, and only when asked: a tensor table per draft in the browser is what made
+# this page slow.
 st.subheader("Details")
-_names = [e.label for e in entries]
-_shown = st.selectbox("Tensors and checkpoint of", _names, index=len(_names) - 1, key="compare_detail")
-for e in [e for e in entries if e.label == _shown][:1]:
-    with st.container():
-        meta = [f"architecture `{e.spec.architecture}` · dialect `{e.spec.dialect}`"]
-        if e.commit_sha:
-            meta.append(f"commit `{e.commit_sha}`")
-        if e.target_label:
-            meta.append(f"target `{e.target_label}`")
-        st.markdown(" · ".join(meta))
-        mem = " · ".join(f"{k}: {v / 2**30:.2f} GiB" for k, v in e.memory.items())
-        st.caption(f"Memory for what must be loaded: {mem}")
-        st.dataframe(comparison.tensors_frame(e), width="stretch", hide_index=True, placeholder=app.MISSING)
-        if e.checkpoint is not None:
-            ck = e.checkpoint
-            st.markdown(
-                f"**Checkpoint header**: {ck.param_elements:,} parameter elements, {ck.buffer_elements:,} buffer "
-                f"elements; {'matches the config' if ck.matches_config else 'does not match the config'}."
-            )
-            for name, why in ck.missing:
-                st.markdown(f"- missing `{name}`: {why}")
-            for name, why in ck.unexpected:
-                st.markdown(f"- unexpected `{name}`: {why}")
-            for name, want, got in ck.shape_mismatches:
-                st.markdown(f"- `{name}`: config says {list(want)}, checkpoint has {list(got)}")
-        if e.published is not None:
-            p = e.published
-            vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"
-            st.markdown(
-                f"**Published**: {p.method} for `{p.target_model}`, trained on {vol}. [source]({p.source_url})"
-            )
+_details = st.expander(
+    "Tensors, checkpoint header and source of one draft", key="compare_details_open", on_change="rerun"
+)
+if _details.open:
+    with _details:
+        _names = [e.label for e in entries]
+        _shown = st.selectbox("Tensors and checkpoint of", _names, index=len(_names) - 1, key="compare_detail")
+        for e in [e for e in entries if e.label == _shown][:1]:
+            with st.container():
+                meta = [f"architecture `{e.spec.architecture}` · dialect `{e.spec.dialect}`"]
+                if e.commit_sha:
+                    meta.append(f"commit `{e.commit_sha}`")
+                if e.target_label:
+                    meta.append(f"target `{e.target_label}`")
+                st.markdown(" · ".join(meta))
+                mem = " · ".join(f"{k}: {v / 2**30:.2f} GiB" for k, v in e.memory.items())
+                st.caption(f"Memory for what must be loaded: {mem}")
+                st.dataframe(comparison.tensors_frame(e), width="stretch", hide_index=True, placeholder=app.MISSING)
+                if e.checkpoint is not None:
+                    ck = e.checkpoint
+                    st.markdown(
+                        f"**Checkpoint header**: {ck.param_elements:,} parameter elements, "
+                        f"{ck.buffer_elements:,} buffer elements; "
+                        f"{'matches the config' if ck.matches_config else 'does not match the config'}."
+                    )
+                    for name, why in ck.missing:
+                        st.markdown(f"- missing `{name}`: {why}")
+                    for name, why in ck.unexpected:
+                        st.markdown(f"- unexpected `{name}`: {why}")
+                    for name, want, got in ck.shape_mismatches:
+                        st.markdown(f"- `{name}`: config says {list(want)}, checkpoint has {list(got)}")
+                if e.published is not None:
+                    p = e.published
+                    vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"
+                    st.markdown(
+                        f"**Published**: {p.method} for `{p.target_model}`, trained on {vol}. [source]({p.source_url})"
+                    )
