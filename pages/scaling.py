@@ -239,14 +239,18 @@ with tab_points:
             key="sc_dl_md",
             on_click="ignore",
         )
-        with st.expander(f"Excluded points ({len(sel.excluded)}) and why"):
-            ex = sel.excluded[["draft", "kind", "benchmark", "setting_key", "accept_length", "reason"]]
-            ex = (
-                ex[ex["benchmark"] == bench]
-                if st.checkbox("only this benchmark", value=True, key="sc_ex_bench")
-                else ex
-            )
-            st.dataframe(ex, width="stretch", hide_index=True, placeholder=app.MISSING, key="sc_excluded_table")
+        _fold_sc_excluded_open = st.expander(
+            f"Excluded points ({len(sel.excluded)}) and why", key="sc_excluded_open", on_change="rerun"
+        )  # built only when opened
+        if _fold_sc_excluded_open.open:
+            with _fold_sc_excluded_open:
+                ex = sel.excluded[["draft", "kind", "benchmark", "setting_key", "accept_length", "reason"]]
+                ex = (
+                    ex[ex["benchmark"] == bench]
+                    if st.checkbox("only this benchmark", value=True, key="sc_ex_bench")
+                    else ex
+                )
+                st.dataframe(ex, width="stretch", hide_index=True, placeholder=app.MISSING, key="sc_excluded_table")
 
 
 with tab_live:
@@ -346,26 +350,30 @@ with tab_cost:
                 for name in order:
                     opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
                     st.markdown(f"**{name}**: {opt.sentence}")
-            with st.expander("Step-cost figures"):
-                st.dataframe(
-                    draftcost.figures_frame(record),
-                    width="stretch",
-                    hide_index=True,
-                    key="sc_dc_figures",
-                    placeholder=app.MISSING,
-                )
-                if record.get("estimate"):
-                    st.caption(
-                        "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding rows, "
-                        "KV cache of 2048 tokens) at the GPU's nominal peak bandwidth, a lower bound on the step "
-                        "time. Record real figures with `python benchmarks/bench_draftcost.py --device cuda --out "
-                        "comparelib/builtin/draftcost/<gpu>.json`."
+            _fold_sc_dc_figures_open = st.expander(
+                "Step-cost figures", key="sc_dc_figures_open", on_change="rerun"
+            )  # built only when opened
+            if _fold_sc_dc_figures_open.open:
+                with _fold_sc_dc_figures_open:
+                    st.dataframe(
+                        draftcost.figures_frame(record),
+                        width="stretch",
+                        hide_index=True,
+                        key="sc_dc_figures",
+                        placeholder=app.MISSING,
                     )
-                st.caption(
-                    "One GPU, no tensor parallelism or CUDA graphs; an engine serving a large target may shard the "
-                    f"draft across its GPUs. The sweep's fitted drafting cost was {model_dc.t_draft_ms:.2f} ms per "
-                    "step."
-                )
+                    if record.get("estimate"):
+                        st.caption(
+                            "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding "
+                            "rows, KV cache of 2048 tokens) at the GPU's nominal peak bandwidth, a lower bound on the "
+                            "step time. Record real figures with `python benchmarks/bench_draftcost.py --device cuda "
+                            "--out comparelib/builtin/draftcost/<gpu>.json`."
+                        )
+                    st.caption(
+                        "One GPU, no tensor parallelism or CUDA graphs; an engine serving a large target may shard "
+                        "the draft across its GPUs. The sweep's fitted drafting cost was "
+                        f"{model_dc.t_draft_ms:.2f} ms per step."
+                    )
         except CompareError as exc:
             st.error(str(exc))
 
@@ -504,28 +512,32 @@ with tab_curve:
                     st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table", placeholder=app.MISSING)
                 else:
                     st.caption("No published draft reports this benchmark at this setting.")
-            with st.expander("Evidence, fit and the curve's points"):
-                if lc.fit is not None:
-                    f = lc.fit
-                    st.markdown(
-                        f"Fit on {f.n} {f.split} points: tau = {f.tau_inf:.3f} − {f.a:.3f} · "
-                        f"(x / {verdicts.human(f.x_ref)})^−{f.b:.3f}; R² = {f.r2:.2f}, "
-                        f"residual SE {f.residual_se:.3f}."
+            _fold_lc_evidence_open = st.expander(
+                "Evidence, fit and the curve's points", key="lc_evidence_open", on_change="rerun"
+            )  # built only when opened
+            if _fold_lc_evidence_open.open:
+                with _fold_lc_evidence_open:
+                    if lc.fit is not None:
+                        f = lc.fit
+                        st.markdown(
+                            f"Fit on {f.n} {f.split} points: tau = {f.tau_inf:.3f} − {f.a:.3f} · "
+                            f"(x / {verdicts.human(f.x_ref)})^−{f.b:.3f}; R² = {f.r2:.2f}, "
+                            f"residual SE {f.residual_se:.3f}."
+                        )
+                    st.json(lc.evidence, expanded=False)
+                    st.json(lc.stats, expanded=False)
+                    lc_frame = lc.frame()
+                    st.dataframe(
+                        lc_frame, width="stretch", hide_index=True, key="lc_points_table", placeholder=app.MISSING
                     )
-                st.json(lc.evidence, expanded=False)
-                st.json(lc.stats, expanded=False)
-                lc_frame = lc.frame()
-                st.dataframe(
-                    lc_frame, width="stretch", hide_index=True, key="lc_points_table", placeholder=app.MISSING
-                )
-                st.download_button(
-                    "Curve points CSV",
-                    data=functools.partial(export.render, lc_frame, "csv"),
-                    file_name="learning-curve.csv",
-                    mime=export.MIME["csv"],
-                    key="lc_dl_csv",
-                    on_click="ignore",
-                )
+                    st.download_button(
+                        "Curve points CSV",
+                        data=functools.partial(export.render, lc_frame, "csv"),
+                        file_name="learning-curve.csv",
+                        mime=export.MIME["csv"],
+                        key="lc_dl_csv",
+                        on_click="ignore",
+                    )
 
 
 # --- acceptance before serving: a trained checkpoint on hidden-state dumps -----------------------
