@@ -7,6 +7,7 @@ traceback) and the optional sign-in gate (SPECDRAFT_REQUIRE_LOGIN, Streamlit's b
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -134,6 +135,56 @@ def run() -> None:
     st.session_state[ROUTED] = True
     st.session_state[PAGE_STATE] = nav.url_path  # which page this run shows (the sidebar form is per page)
     page_boundary(nav.run)
+    warm_up()
+
+
+_WARM_LOCK = threading.Lock()
+_warm_started = False
+
+
+def warm_up() -> None:
+    """Once per server, after the first page has shown its answer: load in a background thread what the
+    other pages need first (Altair and the charts, the engine rules, the benchmark and audit modules, the
+    default comparison's target counts), so the next page a user opens does not pay for it.
+
+    Nothing here touches a session: no token, no session state, only modules and counts of shipped configs.
+    """
+    import app as kept  # this file also runs as __main__, afresh each run; the imported module persists
+
+    with kept._WARM_LOCK:
+        if kept._warm_started:
+            return
+        kept._warm_started = True
+    threading.Thread(target=_warm, name="specdraft-warm-up", daemon=True).start()
+
+
+def _warm() -> None:
+    import importlib
+
+    try:
+        for name in (
+            "comparelib.charts",
+            "comparelib.analysis.plan",
+            "comparelib.models.comparison",
+            "comparelib.models.serving",
+            "comparelib.live.bench",
+            "comparelib.live.store",
+            "comparelib.audit.scan",
+            "comparelib.analysis.curves",
+            "comparelib.analysis.draftcost",
+        ):
+            importlib.import_module(name)
+        from comparelib.models import comparison
+
+        comparison.prepare_targets()
+    except Exception:  # noqa: BLE001 - a warm-up failure only means the page that needs it does the work
+        LOG.warning("warm-up failed:\n%s", _traceback())
+
+
+def _traceback() -> str:
+    from comparelib import redact
+
+    return redact.traceback_text()
 
 
 def ensure_routed() -> None:

@@ -21,7 +21,7 @@ class Column:
     label: str | None = None
     decimals: int | None = None
     unit: str | None = None
-    width: str | None = None  # "small" | "medium" | "large" (Streamlit's widths)
+    width: str | int | None = None  # "small" | "medium" | "large" (Streamlit's), pixels, or None: fit the content
     pinned: bool = False
     help: str | None = None
 
@@ -172,19 +172,20 @@ RUNS = Table(
 
 RUN_COMPARISON = Table(
     columns=(
-        Column("run", "text", width="large", pinned=True),
-        Column("num_steps", "int", width="small"),
-        Column("output tok/s", "float", decimals=1, width="small"),
-        # what the user came for, on screen at 1400 px without scrolling sideways
+        # What the user came for, on screen at 1400 px (a 940 px grid beside the sidebar) without scrolling
+        # sideways: the run's name as wide as its longest (the grid measures it), then 578 px of key columns.
+        Column("run", "text", width=None, pinned=True),
+        Column("num_steps", "int", width=80),
+        Column("output tok/s", "float", decimals=1, width=96),
         Column(
             "speedup",
             "float",
             decimals=2,
             unit="x",
-            width="small",
+            width=72,
             help="output tok/s over the baseline's; only against the same model, engine and settings",
         ),
-        Column("speedup_note", "text", label="why no speedup", width="large"),
+        Column("speedup_note", "text", label="why no speedup", width=330),
         Column("accept length (pooled)", "float", decimals=2, width="small"),
         Column("accept length (mean)", "float", decimals=2, width="small"),
         Column("TTFT p50 ms", "float", decimals=1, width="small"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 import time
 from typing import Any
@@ -203,7 +204,7 @@ def _show_result(result: AuditResult) -> None:
     for col, fmt in zip(c, ("csv", "json", "md"), strict=False):
         col.download_button(
             f"Download {fmt.upper()}",
-            data=export.render(table, fmt),
+            data=functools.partial(export.render, table, fmt),  # made when clicked
             mime=export.MIME[fmt],
             file_name=f"dataset_audit.{export.EXTENSION[fmt]}",
             key=f"audit_download_{fmt}",

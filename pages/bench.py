@@ -294,7 +294,7 @@ try:
     fmt = c1.selectbox("Export format", list(export.FORMATS), key="runs_export_format")
     c2.download_button(
         f"Download runs table ({fmt})",
-        data=export.render(table, fmt, table=tables.RUNS),
+        data=functools.partial(export.render, table, fmt, table=tables.RUNS),  # made when clicked
         mime=export.MIME[fmt],
         file_name=f"runs.{export.EXTENSION[fmt]}",
         key="runs_export",

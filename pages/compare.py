@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import streamlit as st
@@ -147,7 +148,7 @@ cols = st.columns(len(export.FORMATS))
 for col, fmt in zip(cols, export.FORMATS, strict=False):
     col.download_button(
         f"Download {fmt.upper() if fmt != 'latex' else 'LaTeX'}",
-        data=export.render(df, fmt, table=tables.DRAFT_PARAMS),
+        data=functools.partial(export.render, df, fmt, table=tables.DRAFT_PARAMS),  # made when clicked
         file_name=f"draft-comparison.{export.EXTENSION[fmt]}",
         mime=export.MIME[fmt],
         key=f"compare_download_{fmt}",
@@ -200,6 +201,7 @@ if _drafts:
         "VLLM_USE_V2_MODEL_RUNNER=0) do with each draft's config on its target: whether it starts, which target "
         "blocks feed the draft, and whether they are the ones it was trained on. Every row cites the wheel lines."
     )
+_verdicts = []  # (entry, advice) of drafts the engines' rules apply to
 for e in _drafts:
     if not e.serving:
         st.info(
@@ -210,6 +212,21 @@ for e in _drafts:
     _advice = engine_model.advice(**e.serving_args)
     _ok = all(not engine_model.change_for(v, _advice) for v in e.serving)
     (st.success if _ok else st.warning)(f"**{e.label}**: {engine_model.headline(e.serving, _advice)}")
+    _verdicts.append((e, _advice, _ok))
+if _verdicts:
+    # one draft's engine rows at a time (a grid per draft was most of this page's time in the browser):
+    # the first that needs a change, else your draft, else the last
+    _labels = [e.label for e, _, _ in _verdicts]
+    _first = next((i for i, (_, _, ok) in enumerate(_verdicts) if not ok), None)
+    _mine = next((i for i, (e, _, _) in enumerate(_verdicts) if e.source == draft.source), len(_verdicts) - 1)
+    _pick = st.selectbox(
+        "Engine rows and the config that serves",
+        range(len(_labels)),
+        index=_first if _first is not None else _mine,
+        format_func=_labels.__getitem__,
+        key="compare_serve_detail",
+    )
+    e, _advice, _ = _verdicts[_pick]
     st.dataframe(
         engine_model.table_rows(e.serving, _advice), width="stretch", hide_index=True, placeholder=app.MISSING
     )
@@ -219,36 +236,43 @@ for e in _drafts:
     elif not _advice.possible:
         st.markdown("No config serves the trained blocks everywhere: " + "; ".join(_advice.why))
 
-# One draft's details at a time: a tensor table per draft in the browser is what made this page slow.
+# One draft's details at a time, and only when asked: a tensor table per draft in the browser is what made
+# this page slow.
 st.subheader("Details")
-_names = [e.label for e in entries]
-_shown = st.selectbox("Tensors and checkpoint of", _names, index=len(_names) - 1, key="compare_detail")
-for e in [e for e in entries if e.label == _shown][:1]:
-    with st.container():
-        meta = [f"architecture `{e.spec.architecture}` · dialect `{e.spec.dialect}`"]
-        if e.commit_sha:
-            meta.append(f"commit `{e.commit_sha}`")
-        if e.target_label:
-            meta.append(f"target `{e.target_label}`")
-        st.markdown(" · ".join(meta))
-        mem = " · ".join(f"{k}: {v / 2**30:.2f} GiB" for k, v in e.memory.items())
-        st.caption(f"Memory for what must be loaded: {mem}")
-        st.dataframe(comparison.tensors_frame(e), width="stretch", hide_index=True, placeholder=app.MISSING)
-        if e.checkpoint is not None:
-            ck = e.checkpoint
-            st.markdown(
-                f"**Checkpoint header**: {ck.param_elements:,} parameter elements, {ck.buffer_elements:,} buffer "
-                f"elements; {'matches the config' if ck.matches_config else 'does not match the config'}."
-            )
-            for name, why in ck.missing:
-                st.markdown(f"- missing `{name}`: {why}")
-            for name, why in ck.unexpected:
-                st.markdown(f"- unexpected `{name}`: {why}")
-            for name, want, got in ck.shape_mismatches:
-                st.markdown(f"- `{name}`: config says {list(want)}, checkpoint has {list(got)}")
-        if e.published is not None:
-            p = e.published
-            vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"
-            st.markdown(
-                f"**Published**: {p.method} for `{p.target_model}`, trained on {vol}. [source]({p.source_url})"
-            )
+_details = st.expander(
+    "Tensors, checkpoint header and source of one draft", key="compare_details_open", on_change="rerun"
+)
+if _details.open:
+    with _details:
+        _names = [e.label for e in entries]
+        _shown = st.selectbox("Tensors and checkpoint of", _names, index=len(_names) - 1, key="compare_detail")
+        for e in [e for e in entries if e.label == _shown][:1]:
+            with st.container():
+                meta = [f"architecture `{e.spec.architecture}` · dialect `{e.spec.dialect}`"]
+                if e.commit_sha:
+                    meta.append(f"commit `{e.commit_sha}`")
+                if e.target_label:
+                    meta.append(f"target `{e.target_label}`")
+                st.markdown(" · ".join(meta))
+                mem = " · ".join(f"{k}: {v / 2**30:.2f} GiB" for k, v in e.memory.items())
+                st.caption(f"Memory for what must be loaded: {mem}")
+                st.dataframe(comparison.tensors_frame(e), width="stretch", hide_index=True, placeholder=app.MISSING)
+                if e.checkpoint is not None:
+                    ck = e.checkpoint
+                    st.markdown(
+                        f"**Checkpoint header**: {ck.param_elements:,} parameter elements, "
+                        f"{ck.buffer_elements:,} buffer elements; "
+                        f"{'matches the config' if ck.matches_config else 'does not match the config'}."
+                    )
+                    for name, why in ck.missing:
+                        st.markdown(f"- missing `{name}`: {why}")
+                    for name, why in ck.unexpected:
+                        st.markdown(f"- unexpected `{name}`: {why}")
+                    for name, want, got in ck.shape_mismatches:
+                        st.markdown(f"- `{name}`: config says {list(want)}, checkpoint has {list(got)}")
+                if e.published is not None:
+                    p = e.published
+                    vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"
+                    st.markdown(
+                        f"**Published**: {p.method} for `{p.target_model}`, trained on {vol}. [source]({p.source_url})"
+                    )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import app
-from comparelib import charts, export, settings, tables
+from comparelib import export, settings, tables
 from comparelib.analysis import overview, plan, scaling, verdicts
 from comparelib.errors import CompareError
 from comparelib.models import comparison
@@ -53,21 +54,34 @@ def plan_section(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: li
     """What closes the gap, and what it costs: the plan for this draft (``comparelib.analysis.plan``).
 
     Self-contained: reads only its arguments, its own widgets and the cached published points, so the
-    answer above can change freely."""
+    answer above can change freely. Closed, it shows the option ranked first (at the default inputs); the
+    table, the charts (and Altair) and the sources are built only when a user opens it."""
     st.subheader("What closes the gap, and what it costs")
-    c1, c2, c3 = st.columns(3)
-    target_al = c1.number_input(
-        "Target AL (at 3 steps)",
-        min_value=1.01,
-        max_value=3.99,
-        value=None,
-        step=0.05,
-        key="plan_target",
-        placeholder="published reference",
-        help="Empty: the acceptance of the published draft of the same target family with the most data.",
+    lead_slot = st.container()  # the ranked-first line goes above the fold-out
+    box = st.expander(
+        "The plan: every option ranked, its cost, the fit behind it, and exports", key="ov_plan", on_change="rerun"
     )
-    gpu_name = c2.selectbox("GPU", list(plan.GPUS), index=list(plan.GPUS).index("H200"), key="plan_gpu")
-    rank_batch = c3.selectbox("Rank at batch size", list(plan.BATCHES), key="plan_batch")
+    if not box.open:  # the ranked-first line only; the table, charts and sources are built when opened
+        defaults = (None, "H200", plan.BATCHES[0])
+        result = _plan(own, entry, runs, volumes, *defaults)
+        if result is not None:
+            with lead_slot:
+                _plan_lead(result)
+        return
+    with box:
+        _plan_body(own, entry, runs, volumes)
+
+
+def _plan(
+    own: OwnDraft,
+    entry: comparison.Entry,
+    runs: list,  # type: ignore[type-arg]
+    volumes: list,  # type: ignore[type-arg]
+    target_al: float | None,
+    gpu_name: str,
+    rank_batch: int,
+) -> plan.Plan | None:
+    """The plan for these inputs, or None after saying why there is none."""
     try:
         own_volume, vol_src = own.training_samples(volumes)
         row = own.volume_row(volumes)
@@ -79,10 +93,13 @@ def plan_section(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: li
             own_tokens=float(row["tokens"]) if row and row.get("tokens") else None,
             published=_published_points(),
         )
-        result = plan.build(inputs, target_al=target_al, gpu_name=gpu_name, rank_batch=int(rank_batch))
+        return plan.build(inputs, target_al=target_al, gpu_name=gpu_name, rank_batch=int(rank_batch))
     except CompareError as exc:
         st.info(f"No plan for this draft: {exc}")
-        return
+        return None
+
+
+def _plan_lead(result: plan.Plan) -> None:
     first = result.options[0] if result.options else None
     if first is not None:
         lead = f"**Ranked first: {first.title}.** {first.note}"
@@ -97,13 +114,36 @@ def plan_section(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: li
                 f"offline storage {tb.value or 0:,.1f} TB ({tb.low or 0:,.1f}..{hi_tb})."
             )
         st.markdown(lead)
+
+
+def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list) -> None:  # type: ignore[type-arg]
+    """The opened plan: its inputs, the ranked table, exports, the fit and cost charts and the sources."""
+    from comparelib import charts  # Altair loads only for an opened plan
+
+    c1, c2, c3 = st.columns(3)
+    target_al = c1.number_input(
+        "Target AL (at 3 steps)",
+        min_value=1.01,
+        max_value=3.99,
+        value=None,
+        step=0.05,
+        key="plan_target",
+        placeholder="published reference",
+        help="Empty: the acceptance of the published draft of the same target family with the most data.",
+    )
+    gpu_name = c2.selectbox("GPU", list(plan.GPUS), index=list(plan.GPUS).index("H200"), key="plan_gpu")
+    rank_batch = c3.selectbox("Rank at batch size", list(plan.BATCHES), key="plan_batch")
+    result = _plan(own, entry, runs, volumes, target_al, gpu_name, int(rank_batch))
+    if result is None:
+        return
+    _plan_lead(result)
     frame = result.frame()
     app.show_table(frame, tables.PLAN, key="plan_table")
     cols = st.columns(len(export.FORMATS))
     for col, fmt in zip(cols, export.FORMATS, strict=False):
         col.download_button(
             f"Plan as {fmt.upper()}",
-            data=export.render(frame, fmt, table=tables.PLAN),
+            data=functools.partial(export.render, frame, fmt, table=tables.PLAN),  # made when clicked
             file_name=f"plan.{export.EXTENSION[fmt]}",
             mime=export.MIME[fmt],
             key=f"plan_dl_{fmt}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 
 import pandas as pd
@@ -52,68 +53,69 @@ except CompareError as exc:
     st.stop()
 
 # --- inputs -------------------------------------------------------------------------------------
-left, right = st.columns([1, 1])
-with left:
-    bench_options = scaling.benchmarks(published)
-    bench = st.selectbox(
-        "Benchmark",
-        bench_options,
-        index=bench_options.index("gsm8k") if "gsm8k" in bench_options else 0,
-        format_func=verdicts.bench_label,
-        key="sc_bench",
-    )
-    x = st.radio("Volume axis", ["samples", "tokens"], horizontal=True, key="sc_x")
-    opts = scaling.settings_for(published, bench, x)
-    if opts.empty:
-        st.warning(f"No published draft with known training {x} reports {verdicts.bench_label(bench)}.")
-        setting_key = None
-    else:
-        labels = {
-            r.setting_key: f"{r.setting_key} — {r.points} points, {r.distinct_volumes} volumes"
-            + ("" if r.fittable else " (too few to fit)")
-            for r in opts.itertuples()
-        }
-        setting_key = st.selectbox("Setting", list(labels), format_func=labels.get, key="sc_setting")
-    target = st.number_input(
-        "Target acceptance length", min_value=1.05, max_value=20.0, value=3.0, step=0.1, key="sc_target"
-    )
-with right:
-    vol_choices = ["typed in"] + [f"{v['draft']} ({v['samples']:,} samples, {v['kind']})" for v in volumes]
-    # your draft's attached audit (the latest stored under its name), else typed in
-    mine = [i for i, v in enumerate(volumes) if draft.volume and v["draft"] == draft.volume]
-    default_choice = mine[-1] + 1 if mine else 0
-    vol_pick = st.selectbox(
-        "Own draft training volume",
-        vol_choices,
-        index=default_choice,
-        key="sc_vol_pick",
-        help="From stored dataset audits, or typed in.",
-    )
-    if vol_pick == "typed in":
-        typed = st.number_input(
-            "Own training samples",
-            min_value=1,
-            value=draft.samples,
-            step=1000,
-            key="sc_vol_typed",
-            placeholder="not measured: type a number or attach an audit",
+# The inputs fold away: the page leads with its answer and one chart (the caption under it names the choice).
+with st.expander("Benchmark, setting, your training volume and run group", expanded=False):
+    left, right = st.columns([1, 1])
+    with left:
+        bench_options = scaling.benchmarks(published)
+        bench = st.selectbox(
+            "Benchmark",
+            bench_options,
+            index=bench_options.index("gsm8k") if "gsm8k" in bench_options else 0,
+            format_func=verdicts.bench_label,
+            key="sc_bench",
         )
-        own_samples = float(typed) if typed else None
-        own_tokens = None
-        own_name = draft.short
-    else:
-        vol = volumes[vol_choices.index(vol_pick) - 1]
-        own_samples = float(vol["samples"]) if vol.get("samples") else None
-        own_tokens = float(vol["tokens"]) if vol.get("tokens") else None
-        own_name = str(vol["draft"])
-    own_volume = own_samples if x == "samples" else own_tokens
-    group_options = ["(none)"] + groups
-    group_default = group_options.index(draft.group) if draft.group in group_options else 0
-    group = st.selectbox("Live results: run group", group_options, index=group_default, key="sc_group")
-    group = None if group == "(none)" else group
-    ref_options = sorted(published["draft"].dropna().unique())
-    ref_default = ref_options.index(verdicts.KIMI_REFERENCE) if verdicts.KIMI_REFERENCE in ref_options else 0
-    reference = st.selectbox("Reference draft", ref_options, index=ref_default, key="sc_ref")
+        x = st.radio("Volume axis", ["samples", "tokens"], horizontal=True, key="sc_x")
+        opts = scaling.settings_for(published, bench, x)
+        if opts.empty:  # said under the answer heading, where it is seen
+            setting_key = None
+        else:
+            labels = {
+                r.setting_key: f"{r.setting_key} — {r.points} points, {r.distinct_volumes} volumes"
+                + ("" if r.fittable else " (too few to fit)")
+                for r in opts.itertuples()
+            }
+            setting_key = st.selectbox("Setting", list(labels), format_func=labels.get, key="sc_setting")
+        target = st.number_input(
+            "Target acceptance length", min_value=1.05, max_value=20.0, value=3.0, step=0.1, key="sc_target"
+        )
+    with right:
+        vol_choices = ["typed in"] + [f"{v['draft']} ({v['samples']:,} samples, {v['kind']})" for v in volumes]
+        # your draft's attached audit (the latest stored under its name), else typed in
+        mine = [i for i, v in enumerate(volumes) if draft.volume and v["draft"] == draft.volume]
+        default_choice = mine[-1] + 1 if mine else 0
+        vol_pick = st.selectbox(
+            "Own draft training volume",
+            vol_choices,
+            index=default_choice,
+            key="sc_vol_pick",
+            help="From stored dataset audits, or typed in.",
+        )
+        if vol_pick == "typed in":
+            typed = st.number_input(
+                "Own training samples",
+                min_value=1,
+                value=draft.samples,
+                step=1000,
+                key="sc_vol_typed",
+                placeholder="not measured: type a number or attach an audit",
+            )
+            own_samples = float(typed) if typed else None
+            own_tokens = None
+            own_name = draft.short
+        else:
+            vol = volumes[vol_choices.index(vol_pick) - 1]
+            own_samples = float(vol["samples"]) if vol.get("samples") else None
+            own_tokens = float(vol["tokens"]) if vol.get("tokens") else None
+            own_name = str(vol["draft"])
+        own_volume = own_samples if x == "samples" else own_tokens
+        group_options = ["(none)"] + groups
+        group_default = group_options.index(draft.group) if draft.group in group_options else 0
+        group = st.selectbox("Live results: run group", group_options, index=group_default, key="sc_group")
+        group = None if group == "(none)" else group
+        ref_options = sorted(published["draft"].dropna().unique())
+        ref_default = ref_options.index(verdicts.KIMI_REFERENCE) if verdicts.KIMI_REFERENCE in ref_options else 0
+        reference = st.selectbox("Reference draft", ref_options, index=ref_default, key="sc_ref")
 
 # --- fit and sentences ---------------------------------------------------------------------------
 try:
@@ -143,6 +145,14 @@ elif setting_key is not None:
         f"No fit for {verdicts.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "
         "more volumes, or add points."
     )
+else:
+    st.warning(f"No published draft with known training {x} reports {verdicts.bench_label(bench)}.")
+st.caption(
+    f"{verdicts.bench_label(bench)} at {setting_key or 'no setting'}, x axis: {x}; your volume: "
+    + (f"{verdicts.human(own_volume)} {x} ({own_name})" if own_volume else "not given")
+    + f"; run group: {group or 'none'}; reference: {reference}. Change them under "
+    "'Benchmark, setting, your training volume and run group' above."
+)
 if fit is not None or (own_samples and x == "samples"):
     with st.expander("The fit, its prediction at your volume, and the volume gap (predictions)", expanded=False):
         if fit is not None:
@@ -177,32 +187,35 @@ if fit is not None or (own_samples and x == "samples"):
                 st.error(str(exc))
 
 # --- chart and tables ----------------------------------------------------------------------------
-chart_col, live_col = st.columns([3, 2])
-with chart_col:
-    try:
-        band = scaling.band(fit, clip=True) if fit is not None else None
-        chart = charts.scaling_chart(
-            points, benchmark=bench, setting_key=setting_key, x=x, band=band, own_volume=own_volume
+try:
+    band = scaling.band(fit, clip=True) if fit is not None else None
+    chart = charts.scaling_chart(
+        points, benchmark=bench, setting_key=setting_key, x=x, band=band, own_volume=own_volume
+    )
+    st.altair_chart(chart, width="stretch")
+    stem = f"acceptance-vs-{x}-{bench}"
+    chart_exports = [
+        ("PNG", charts.chart_to_png, "png", "image/png", "sc_dl_png"),
+        ("SVG", charts.chart_to_svg, "svg", "image/svg+xml", "sc_dl_svg"),
+        ("Vega-Lite JSON", charts.chart_to_vegalite_json, "vl.json", "application/json", "sc_dl_vl"),
+    ]
+    for col, (label, render, ext, mime, key) in zip(st.columns(3), chart_exports, strict=False):
+        # rendered only when clicked: PNG/SVG go through vl-convert
+        col.download_button(
+            label,
+            data=lambda render=render: render(chart),
+            file_name=f"{stem}.{ext}",
+            mime=mime,
+            key=key,
+            on_click="ignore",
         )
-        st.altair_chart(chart, width="stretch")
-        stem = f"acceptance-vs-{x}-{bench}"
-        chart_exports = [
-            ("PNG", charts.chart_to_png, "png", "image/png", "sc_dl_png"),
-            ("SVG", charts.chart_to_svg, "svg", "image/svg+xml", "sc_dl_svg"),
-            ("Vega-Lite JSON", charts.chart_to_vegalite_json, "vl.json", "application/json", "sc_dl_vl"),
-        ]
-        for col, (label, render, ext, mime, key) in zip(st.columns(3), chart_exports, strict=False):
-            # rendered only when clicked: PNG/SVG go through vl-convert
-            col.download_button(
-                label,
-                data=lambda render=render: render(chart),
-                file_name=f"{stem}.{ext}",
-                mime=mime,
-                key=key,
-                on_click="ignore",
-            )
-    except CompareError as exc:
-        st.error(str(exc))
+except CompareError as exc:
+    st.error(str(exc))
+# The rest, one tab at a time: the page is as tall as the tab shown, not the sum of every section.
+tab_live, tab_curve, tab_cost, tab_points, tab_offline = st.tabs(
+    ["Live results", "Learning curve", "Draft cost", "Points in the fit", "Before serving"]
+)
+with tab_points:
     if sel is not None:
         table = sel.points[
             ["draft", "kind", "benchmark", "setting_key", "samples", "tokens", "accept_length", "source"]
@@ -212,7 +225,7 @@ with chart_col:
         t1, t2 = st.columns(2)
         t1.download_button(
             "Points CSV",
-            data=export.render(table, "csv"),
+            data=functools.partial(export.render, table, "csv"),
             file_name=f"{stem}-points.csv",
             mime=export.MIME["csv"],
             key="sc_dl_csv",
@@ -220,22 +233,27 @@ with chart_col:
         )
         t2.download_button(
             "Points Markdown",
-            data=export.render(table, "md"),
+            data=functools.partial(export.render, table, "md"),
             file_name=f"{stem}-points.md",
             mime=export.MIME["md"],
             key="sc_dl_md",
             on_click="ignore",
         )
-        with st.expander(f"Excluded points ({len(sel.excluded)}) and why"):
-            ex = sel.excluded[["draft", "kind", "benchmark", "setting_key", "accept_length", "reason"]]
-            ex = (
-                ex[ex["benchmark"] == bench]
-                if st.checkbox("only this benchmark", value=True, key="sc_ex_bench")
-                else ex
-            )
-            st.dataframe(ex, width="stretch", hide_index=True, placeholder=app.MISSING, key="sc_excluded_table")
+        _fold_sc_excluded_open = st.expander(
+            f"Excluded points ({len(sel.excluded)}) and why", key="sc_excluded_open", on_change="rerun"
+        )  # built only when opened
+        if _fold_sc_excluded_open.open:
+            with _fold_sc_excluded_open:
+                ex = sel.excluded[["draft", "kind", "benchmark", "setting_key", "accept_length", "reason"]]
+                ex = (
+                    ex[ex["benchmark"] == bench]
+                    if st.checkbox("only this benchmark", value=True, key="sc_ex_bench")
+                    else ex
+                )
+                st.dataframe(ex, width="stretch", hide_index=True, placeholder=app.MISSING, key="sc_excluded_table")
 
-with live_col:
+
+with tab_live:
     st.markdown("**Live results for the draft**")
     if group is None:
         st.caption("Pick a run group to see measured throughput and acceptance against num_steps.")
@@ -280,89 +298,87 @@ def _draft_figures(own: str, token_tag: str) -> list[tuple[str, dict]]:  # token
     return draftcost.figure_sources(own)
 
 
-st.subheader("Draft cost: is a bigger draft worth its step?")
-st.caption(
-    "A draft step's cost measured with torch (`python -m comparelib draft-cost`, `benchmarks/bench_draftcost.py`) "
-    "replaces the fitted drafting cost; tok/s per num_steps is predicted for each draft. This page shows recorded "
-    "figures only: it cannot run a GPU benchmark for you."
-)
-if group is None:
-    st.caption("Pick a run group above: the candidates share its verify costs.")
-else:
-    try:
+with tab_cost:
+    st.subheader("Draft cost: is a bigger draft worth its step?")
+    st.caption(
+        "A draft step's cost measured with torch (`python -m comparelib draft-cost`, `benchmarks/bench_draftcost.py`) "
+        "replaces the fitted drafting cost; tok/s per num_steps is predicted for each draft. This page shows recorded "
+        "figures only: it cannot run a GPU benchmark for you."
+    )
+    if group is None:
+        st.caption("Pick a run group above: the candidates share its verify costs.")
+    else:
         try:
-            with settings.session_token(app.hub_token()):
-                figures = _draft_figures(draft.source, settings.token_fingerprint())
-        except CompareError as exc:  # your draft cannot be read: the built-in pair still shows
-            st.caption(f"Your draft is not in the step-cost estimate: {exc}")
-            figures = _draft_figures("", "")
-        pick = st.selectbox("Step costs", [label for label, _ in figures], key="sc_dc_source")
-        record = dict(figures)[pick]
-        drafts = [d["draft"] for d in record["drafts"]]
-        model_dc = speedup.model_from_runs(store.runs(group=group))
-        k_dc = model_dc.measured[0].num_steps
-        own = draftcost.own_index(record, draft.source)
-        first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
-        order = [first] + [d for d in drafts if d != first]
-        cols = st.columns(len(order))
-        candidates = []
-        for col, name in zip(cols, order, strict=False):
-            d = record["drafts"][drafts.index(name)]
-            ms, how = draftcost.step_ms_for_batch(d, model_dc.concurrency)
-            acc = col.number_input(
-                f"Acceptance of {name} at {k_dc} steps",
-                min_value=1.0,
-                max_value=float(k_dc + 1),
-                value=float(model_dc.measured[0].accept_length or 1.0),
-                step=0.05,
-                key=f"sc_dc_acc_{drafts.index(name)}",
-            )
-            col.caption(
-                f"step {ms:.2f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
-            )
-            candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
-        side = speedup.compare_drafts(model_dc, candidates)
-        table = draftcost.side_by_side(side, order)
-        st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
-        missing_dc = speedup.missing_evidence(model_dc)
-        if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
-            st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
-        else:
-            for name in order:
-                opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
-                st.markdown(f"**{name}**: {opt.sentence}")
-        with st.expander("Step-cost figures"):
-            st.dataframe(
-                draftcost.figures_frame(record),
-                width="stretch",
-                hide_index=True,
-                key="sc_dc_figures",
-                placeholder=app.MISSING,
-            )
-            if record.get("estimate"):
-                st.caption(
-                    "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding rows, "
-                    "KV cache of 2048 tokens) at the GPU's nominal peak bandwidth, a lower bound on the step time. "
-                    "Record real figures with `python benchmarks/bench_draftcost.py --device cuda --out "
-                    "comparelib/builtin/draftcost/<gpu>.json`."
+            try:
+                with settings.session_token(app.hub_token()):
+                    figures = _draft_figures(draft.source, settings.token_fingerprint())
+            except CompareError as exc:  # your draft cannot be read: the built-in pair still shows
+                st.caption(f"Your draft is not in the step-cost estimate: {exc}")
+                figures = _draft_figures("", "")
+            pick = st.selectbox("Step costs", [label for label, _ in figures], key="sc_dc_source")
+            record = dict(figures)[pick]
+            drafts = [d["draft"] for d in record["drafts"]]
+            model_dc = speedup.model_from_runs(store.runs(group=group))
+            k_dc = model_dc.measured[0].num_steps
+            own = draftcost.own_index(record, draft.source)
+            first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
+            order = [first] + [d for d in drafts if d != first]
+            cols = st.columns(len(order))
+            candidates = []
+            for col, name in zip(cols, order, strict=False):
+                d = record["drafts"][drafts.index(name)]
+                ms, how = draftcost.step_ms_for_batch(d, model_dc.concurrency)
+                acc = col.number_input(
+                    f"Acceptance of {name} at {k_dc} steps",
+                    min_value=1.0,
+                    max_value=float(k_dc + 1),
+                    value=float(model_dc.measured[0].accept_length or 1.0),
+                    step=0.05,
+                    key=f"sc_dc_acc_{drafts.index(name)}",
                 )
-            st.caption(
-                "One GPU, no tensor parallelism or CUDA graphs; an engine serving a large target may shard the draft "
-                f"across its GPUs. The sweep's fitted drafting cost was {model_dc.t_draft_ms:.2f} ms per step."
-            )
-    except CompareError as exc:
-        st.error(str(exc))
+                col.caption(
+                    f"step {ms:.2f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
+                )
+                candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
+            side = speedup.compare_drafts(model_dc, candidates)
+            table = draftcost.side_by_side(side, order)
+            st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
+            missing_dc = speedup.missing_evidence(model_dc)
+            if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
+                st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
+            else:
+                for name in order:
+                    opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
+                    st.markdown(f"**{name}**: {opt.sentence}")
+            _fold_sc_dc_figures_open = st.expander(
+                "Step-cost figures", key="sc_dc_figures_open", on_change="rerun"
+            )  # built only when opened
+            if _fold_sc_dc_figures_open.open:
+                with _fold_sc_dc_figures_open:
+                    st.dataframe(
+                        draftcost.figures_frame(record),
+                        width="stretch",
+                        hide_index=True,
+                        key="sc_dc_figures",
+                        placeholder=app.MISSING,
+                    )
+                    if record.get("estimate"):
+                        st.caption(
+                            "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding "
+                            "rows, KV cache of 2048 tokens) at the GPU's nominal peak bandwidth, a lower bound on the "
+                            "step time. Record real figures with `python benchmarks/bench_draftcost.py --device cuda "
+                            "--out comparelib/builtin/draftcost/<gpu>.json`."
+                        )
+                    st.caption(
+                        "One GPU, no tensor parallelism or CUDA graphs; an engine serving a large target may shard "
+                        "the draft across its GPUs. The sweep's fitted drafting cost was "
+                        f"{model_dc.t_draft_ms:.2f} ms per step."
+                    )
+        except CompareError as exc:
+            st.error(str(exc))
+
+
 # --- learning curve from the training run's own logs ---------------------------------------------
-st.divider()
-st.subheader("Learning curve from your training log")
-st.caption(
-    "More data, or a different model? The draft's own training curve answers better than pooled published "
-    "drafts. Per logged point, tau_sim = 1 + Σₖ Πᵢ≤ₖ accᵢ (the engines' 1 + accepted/drafts) from the per-position "
-    "accuracies your trainer logs: SpecForge console or TensorBoard, speculators, the EAGLE authors' trainer, "
-    "or a CSV with step, samples_seen and acc_0..acc_K. Eval points are kept apart from train points."
-)
-
-
 @st.cache_data(show_spinner="Reading the training log…", max_entries=8)
 def _learning_curve(
     paths: tuple[str, ...], stamp: tuple, batch: float | None, per_epoch: float | None, steps: int | None, split: str
@@ -382,122 +398,146 @@ def _stamp(paths: tuple[str, ...]) -> tuple:
     return tuple(out)
 
 
-lc_in, lc_opts = st.columns([1, 1])
-with lc_in:
-    lc_upload = st.file_uploader(
-        "Training log (console log, CSV or a TensorBoard events file)", key="lc_upload", accept_multiple_files=False
-    )
-    lc_path = st.text_input(
-        "…or a path on this machine (file or TensorBoard run directory)", key="lc_path", placeholder="outputs/run/runs"
-    )
-with lc_opts:
-    lc_batch = st.number_input(
-        "Samples per logged step (global batch size)",
-        min_value=0,
-        value=0,
-        step=1,
-        key="lc_batch",
-        help="samples_seen = step × this, when the log does not record samples. 0: leave the x axis in steps.",
-    )
-    lc_epoch = st.number_input(
-        "Samples per epoch (per-epoch logs, EAGLE trainer)", min_value=0, value=0, step=1000, key="lc_epoch"
-    )
-    lc_steps_default = scaling.steps_of(setting_key) or 0
-    lc_steps = st.number_input(
-        "Draft positions used (chain steps)",
-        min_value=0,
-        max_value=64,
-        value=int(lc_steps_default),
-        key="lc_steps",
-        help="tau_sim over the first N positions, so it compares with live runs and published drafts at that "
-        "setting's num_steps. 0: every position the trainer logged.",
-    )
-    lc_split = st.radio(
-        "Fit on",
-        ["auto", "train", "eval"],
-        horizontal=True,
-        key="lc_split",
-        help="auto: eval points when there are 5 or more (held out), else train points.",
+with tab_curve:
+    st.subheader("Learning curve from your training log")
+    st.caption(
+        "More data, or a different model? The draft's own training curve answers better than pooled published "
+        "drafts. Per logged point, tau_sim = 1 + Σₖ Πᵢ≤ₖ accᵢ (the engines' 1 + accepted/drafts) from the "
+        "per-position accuracies your trainer logs: SpecForge console or TensorBoard, speculators, the EAGLE "
+        "authors' trainer, or a CSV with step, samples_seen and acc_0..acc_K. Eval points are kept apart from train "
+        "points."
     )
 
-lc_paths: tuple[str, ...] = ()
-if lc_upload is not None:
-    try:  # one file per content, the name kept (the reader picks TensorBoard / CSV by it)
-        lc_paths = (str(paths.keep_upload(lc_upload.getvalue(), lc_upload.name or "training.log")),)
-    except CompareError as exc:
-        st.error(str(exc))
-elif lc_path.strip():
-    lc_paths = (os.path.expanduser(lc_path.strip()),)
-# a replaced or cleared upload is deleted once no session holds it; a closed tab's when its session ends
-_kept = lc_paths[0] if lc_upload is not None and lc_paths else None
-uploadgate.hold(_kept, st.session_state.get("lc_upload_path"))
-st.session_state["lc_upload_path"] = _kept
-
-if not lc_paths:
-    st.caption("Upload a training log or give a path to see its learning curve and a verdict.")
-else:
-    try:
-        lc = _learning_curve(
-            lc_paths,
-            _stamp(lc_paths),
-            float(lc_batch) or None,
-            float(lc_epoch) or None,
-            int(lc_steps) or None,
-            lc_split,
+    lc_in, lc_opts = st.columns([1, 1])
+    lc_more = lc_opts.expander("How to read the log (batch size, epochs, positions, split)")
+    with lc_in:
+        lc_upload = st.file_uploader(
+            "Training log (console log, CSV or a TensorBoard events file)",
+            key="lc_upload",
+            accept_multiple_files=False,
         )
-        lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
-        lc_live = curves.live_frame(store.runs(group=group) if group else [], lc)
-    except CompareError as exc:
-        st.error(str(exc))
+        lc_path = st.text_input(
+            "…or a path on this machine (file or TensorBoard run directory)",
+            key="lc_path",
+            placeholder="outputs/run/runs",
+        )
+    with lc_more:
+        lc_batch = st.number_input(
+            "Samples per logged step (global batch size)",
+            min_value=0,
+            value=0,
+            step=1,
+            key="lc_batch",
+            help="samples_seen = step × this, when the log does not record samples. 0: leave the x axis in steps.",
+        )
+        lc_epoch = st.number_input(
+            "Samples per epoch (per-epoch logs, EAGLE trainer)", min_value=0, value=0, step=1000, key="lc_epoch"
+        )
+        lc_steps_default = scaling.steps_of(setting_key) or 0
+        lc_steps = st.number_input(
+            "Draft positions used (chain steps)",
+            min_value=0,
+            max_value=64,
+            value=int(lc_steps_default),
+            key="lc_steps",
+            help="tau_sim over the first N positions, so it compares with live runs and published drafts at that "
+            "setting's num_steps. 0: every position the trainer logged.",
+        )
+        lc_split = st.radio(
+            "Fit on",
+            ["auto", "train", "eval"],
+            horizontal=True,
+            key="lc_split",
+            help="auto: eval points when there are 5 or more (held out), else train points.",
+        )
+
+    lc_paths: tuple[str, ...] = ()
+    if lc_upload is not None:
+        try:  # one file per content, the name kept (the reader picks TensorBoard / CSV by it)
+            lc_paths = (str(paths.keep_upload(lc_upload.getvalue(), lc_upload.name or "training.log")),)
+        except CompareError as exc:
+            st.error(str(exc))
+    elif lc_path.strip():
+        lc_paths = (os.path.expanduser(lc_path.strip()),)
+    # a replaced or cleared upload is deleted once no session holds it; a closed tab's when its session ends
+    _kept = lc_paths[0] if lc_upload is not None and lc_paths else None
+    uploadgate.hold(_kept, st.session_state.get("lc_upload_path"))
+    st.session_state["lc_upload_path"] = _kept
+
+    if not lc_paths:
+        st.caption("Upload a training log or give a path to see its learning curve and a verdict.")
     else:
-        app.remember_curve_verdict(draft, lc.verdict)
-        badge = {
-            "rising": ":green[:material/trending_up: still rising]",
-            "plateau": ":orange[:material/trending_flat: plateau]",
-            "too-few-points": ":gray[:material/more_horiz: too few points]",
-        }
-        st.markdown(f"**{badge[lc.verdict]}** — {lc.sentence}")
-        if lc.evidence.get("note"):
-            st.caption(lc.evidence["note"])
-        curve_col, side_col = st.columns([3, 2])
-        with curve_col:
-            st.altair_chart(charts.curve_chart(lc, published=lc_pub, live=lc_live), width="stretch")
-        with side_col:
-            st.markdown("**Live acceptance length (stored runs)**")
-            if len(lc_live):
-                st.dataframe(lc_live, width="stretch", hide_index=True, key="lc_live_table", placeholder=app.MISSING)
-                st.caption(
-                    "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
-                    "below it usually means the served prompts differ from the training data, or the wiring does."
-                )
-            else:
-                st.caption(
-                    "No stored speculative run" + (f" in {group}" if group else "; pick a run group above") + "."
-                )
-            st.markdown(f"**Published drafts at {verdicts.bench_label(bench)}, {setting_key or 'no setting'}**")
-            if len(lc_pub):
-                st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table", placeholder=app.MISSING)
-            else:
-                st.caption("No published draft reports this benchmark at this setting.")
-        with st.expander("Evidence and fit"):
-            if lc.fit is not None:
-                f = lc.fit
-                st.markdown(
-                    f"Fit on {f.n} {f.split} points: tau = {f.tau_inf:.3f} − {f.a:.3f} · "
-                    f"(x / {verdicts.human(f.x_ref)})^−{f.b:.3f}; R² = {f.r2:.2f}, residual SE {f.residual_se:.3f}."
-                )
-            st.json(lc.evidence, expanded=False)
-            st.json(lc.stats, expanded=False)
-        lc_frame = lc.frame()
-        st.dataframe(lc_frame, width="stretch", hide_index=True, key="lc_points_table", placeholder=app.MISSING)
-        st.download_button(
-            "Curve points CSV",
-            data=export.render(lc_frame, "csv"),
-            file_name="learning-curve.csv",
-            mime=export.MIME["csv"],
-            key="lc_dl_csv",
-            on_click="ignore",
-        )
+        try:
+            lc = _learning_curve(
+                lc_paths,
+                _stamp(lc_paths),
+                float(lc_batch) or None,
+                float(lc_epoch) or None,
+                int(lc_steps) or None,
+                lc_split,
+            )
+            lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
+            lc_live = curves.live_frame(store.runs(group=group) if group else [], lc)
+        except CompareError as exc:
+            st.error(str(exc))
+        else:
+            app.remember_curve_verdict(draft, lc.verdict)
+            badge = {
+                "rising": ":green[:material/trending_up: still rising]",
+                "plateau": ":orange[:material/trending_flat: plateau]",
+                "too-few-points": ":gray[:material/more_horiz: too few points]",
+            }
+            st.markdown(f"**{badge[lc.verdict]}** — {lc.sentence}")
+            if lc.evidence.get("note"):
+                st.caption(lc.evidence["note"])
+            curve_col, side_col = st.columns([3, 2])
+            with curve_col:
+                st.altair_chart(charts.curve_chart(lc, published=lc_pub, live=lc_live), width="stretch")
+            with side_col:
+                st.markdown("**Live acceptance length (stored runs)**")
+                if len(lc_live):
+                    st.dataframe(
+                        lc_live, width="stretch", hide_index=True, key="lc_live_table", placeholder=app.MISSING
+                    )
+                    st.caption(
+                        "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
+                        "below it usually means the served prompts differ from the training data, or the wiring does."
+                    )
+                else:
+                    st.caption(
+                        "No stored speculative run" + (f" in {group}" if group else "; pick a run group above") + "."
+                    )
+                st.markdown(f"**Published drafts at {verdicts.bench_label(bench)}, {setting_key or 'no setting'}**")
+                if len(lc_pub):
+                    st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table", placeholder=app.MISSING)
+                else:
+                    st.caption("No published draft reports this benchmark at this setting.")
+            _fold_lc_evidence_open = st.expander(
+                "Evidence, fit and the curve's points", key="lc_evidence_open", on_change="rerun"
+            )  # built only when opened
+            if _fold_lc_evidence_open.open:
+                with _fold_lc_evidence_open:
+                    if lc.fit is not None:
+                        f = lc.fit
+                        st.markdown(
+                            f"Fit on {f.n} {f.split} points: tau = {f.tau_inf:.3f} − {f.a:.3f} · "
+                            f"(x / {verdicts.human(f.x_ref)})^−{f.b:.3f}; R² = {f.r2:.2f}, "
+                            f"residual SE {f.residual_se:.3f}."
+                        )
+                    st.json(lc.evidence, expanded=False)
+                    st.json(lc.stats, expanded=False)
+                    lc_frame = lc.frame()
+                    st.dataframe(
+                        lc_frame, width="stretch", hide_index=True, key="lc_points_table", placeholder=app.MISSING
+                    )
+                    st.download_button(
+                        "Curve points CSV",
+                        data=functools.partial(export.render, lc_frame, "csv"),
+                        file_name="learning-curve.csv",
+                        mime=export.MIME["csv"],
+                        key="lc_dl_csv",
+                        on_click="ignore",
+                    )
 
 
 # --- acceptance before serving: a trained checkpoint on hidden-state dumps -----------------------
@@ -505,79 +545,75 @@ def _offline_section() -> None:
     """Self-contained: inputs, one evaluation on click, its figures, and the gap to live runs of that draft."""
     from comparelib.analysis import offline
 
-    st.divider()
-    with st.expander("Acceptance before serving: evaluate a trained draft on hidden-state dumps"):
-        st.caption(
-            "Replays the engines' greedy chain schedule on your dumps with the draft's real weights (`python -m "
-            "comparelib eval-draft`). al_replay is the serving figure; al_positions reads high and is not one; "
-            "SpecForge's simulated_acc_len is shown only to explain a training log."
-        )
-        c1, c2, c3 = st.columns(3)
-        draft_in = c1.text_input("Draft (folder or Hub repo)", key="od_draft")
-        dumps_in = c2.text_input("Dumps folder (inside the data root)", key="od_dumps")
-        target_in = c3.text_input(
-            "Target (folder or Hub repo; only embedding, norm, lm_head are read)", key="od_target"
-        )
-        c4, c5 = st.columns(2)
-        steps_in = int(c4.number_input("Largest num_steps", 1, offline.MAX_STEPS, 5, key="od_steps"))
-        max_in = int(c5.number_input("At most this many dump files", 1, 10_000, 16, key="od_max"))
-        if st.button("Evaluate", key="od_run", disabled=not (draft_in and dumps_in)):
-            try:
-                paths.resolve_user_path(dumps_in, "dump folder")
-                with st.spinner("Evaluating on CPU..."):
-                    ev = offline.evaluate(
-                        draft_in, dumps_in, target=target_in or None, steps=steps_in, max_samples=max_in
-                    )
-                st.session_state["od_result"] = ev.to_json()
-            except CompareError as exc:
-                st.session_state.pop("od_result", None)
-                st.error(str(exc))
-        res = st.session_state.get("od_result")
-        if not res:
-            return
-        st.markdown(
-            f"**{res['draft']}** on {res['samples']} samples ({res['tokens']:,} tokens, {res['format']}); "
-            f"target tokens: {res['labels_from']}."
-        )
-        frame = pd.DataFrame(res["by_steps"])
-        st.dataframe(frame, width="stretch", hide_index=True, key="od_by_steps", placeholder=app.MISSING)
-        acc = ", ".join("-" if a is None else f"{a:.3f}" for a in res["acc"])
-        st.markdown(f"Conditional acceptance per position (acc_k): {acc}")
-        v = res["vocab"]
-        if v["ceiling"] is not None:
-            st.markdown(
-                f"Draft vocabulary {v['draft_vocab']:,} of {v['target_vocab']:,}: it can emit "
-                f"{v['ceiling'] * 100:.1f}% of the target's tokens here, which caps acc_1."
-            )
-        for f in v["findings"]:
-            (st.error if f["severity"] == "error" else st.info)(f"{f['code']}: {f['message']}")
-        if res["by_domain"]:
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {"domain": d, "samples": x["samples"], "al_replay": x["by_steps"][-1]["al_replay"]}
-                        for d, x in res["by_domain"].items()
-                    ]
-                ),
-                hide_index=True,
-                key="od_domains",
-                placeholder=app.MISSING,
-            )
+    st.markdown("**Acceptance before serving: evaluate a trained draft on hidden-state dumps**")
+    st.caption(
+        "Replays the engines' greedy chain schedule on your dumps with the draft's real weights (`python -m "
+        "comparelib eval-draft`). al_replay is the serving figure; al_positions reads high and is not one; "
+        "SpecForge's simulated_acc_len is shown only to explain a training log."
+    )
+    c1, c2, c3 = st.columns(3)
+    draft_in = c1.text_input("Draft (folder or Hub repo)", key="od_draft")
+    dumps_in = c2.text_input("Dumps folder (inside the data root)", key="od_dumps")
+    target_in = c3.text_input("Target (folder or Hub repo; only embedding, norm, lm_head are read)", key="od_target")
+    c4, c5 = st.columns(2)
+    steps_in = int(c4.number_input("Largest num_steps", 1, offline.MAX_STEPS, 5, key="od_steps"))
+    max_in = int(c5.number_input("At most this many dump files", 1, 10_000, 16, key="od_max"))
+    if st.button("Evaluate", key="od_run", disabled=not (draft_in and dumps_in)):
         try:
-            gap = offline.serve_gap(res, _store(settings.database_url()).runs())
+            paths.resolve_user_path(dumps_in, "dump folder")
+            with st.spinner("Evaluating on CPU..."):
+                ev = offline.evaluate(draft_in, dumps_in, target=target_in or None, steps=steps_in, max_samples=max_in)
+            st.session_state["od_result"] = ev.to_json()
         except CompareError as exc:
-            gap = []
-            st.caption(f"Live runs not read: {exc}")
-        if gap:
-            st.markdown("**Offline against live runs of the same draft** (train/serve gap)")
-            st.dataframe(pd.DataFrame(gap), width="stretch", hide_index=True, key="od_gap", placeholder=app.MISSING)
-            for g in gap:
-                if g["likely_causes"]:
-                    st.markdown(f"Run {g['run_id']}: {g['verdict']}; usually: " + "; ".join(g["likely_causes"]) + ".")
-        else:
-            st.caption("No stored live run of this draft at these num_steps: nothing to compare yet.")
-        for note in res["notes"]:
-            st.caption(note)
+            st.session_state.pop("od_result", None)
+            st.error(str(exc))
+    res = st.session_state.get("od_result")
+    if not res:
+        return
+    st.markdown(
+        f"**{res['draft']}** on {res['samples']} samples ({res['tokens']:,} tokens, {res['format']}); "
+        f"target tokens: {res['labels_from']}."
+    )
+    frame = pd.DataFrame(res["by_steps"])
+    st.dataframe(frame, width="stretch", hide_index=True, key="od_by_steps", placeholder=app.MISSING)
+    acc = ", ".join("-" if a is None else f"{a:.3f}" for a in res["acc"])
+    st.markdown(f"Conditional acceptance per position (acc_k): {acc}")
+    v = res["vocab"]
+    if v["ceiling"] is not None:
+        st.markdown(
+            f"Draft vocabulary {v['draft_vocab']:,} of {v['target_vocab']:,}: it can emit "
+            f"{v['ceiling'] * 100:.1f}% of the target's tokens here, which caps acc_1."
+        )
+    for f in v["findings"]:
+        (st.error if f["severity"] == "error" else st.info)(f"{f['code']}: {f['message']}")
+    if res["by_domain"]:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {"domain": d, "samples": x["samples"], "al_replay": x["by_steps"][-1]["al_replay"]}
+                    for d, x in res["by_domain"].items()
+                ]
+            ),
+            hide_index=True,
+            key="od_domains",
+            placeholder=app.MISSING,
+        )
+    try:
+        gap = offline.serve_gap(res, _store(settings.database_url()).runs())
+    except CompareError as exc:
+        gap = []
+        st.caption(f"Live runs not read: {exc}")
+    if gap:
+        st.markdown("**Offline against live runs of the same draft** (train/serve gap)")
+        st.dataframe(pd.DataFrame(gap), width="stretch", hide_index=True, key="od_gap", placeholder=app.MISSING)
+        for g in gap:
+            if g["likely_causes"]:
+                st.markdown(f"Run {g['run_id']}: {g['verdict']}; usually: " + "; ".join(g["likely_causes"]) + ".")
+    else:
+        st.caption("No stored live run of this draft at these num_steps: nothing to compare yet.")
+    for note in res["notes"]:
+        st.caption(note)
 
 
-_offline_section()
+with tab_offline:
+    _offline_section()

@@ -82,3 +82,31 @@ def test_dockerfile_runs_as_non_root_with_volume() -> None:
     assert re.search(r"^USER\s+(?!root)\w+", text, re.M)
     assert "HEALTHCHECK" in text and "/_stcore/health" in text
     assert re.search(r"^VOLUME", text, re.M) and "HF_HOME=/data" in text
+
+
+WARM_CHECK = """
+import sys, threading
+import app
+from comparelib.models import comparison
+assert "altair" not in sys.modules  # nothing heavy before the first page has run
+for _ in range(3):  # every script run calls it; only the first starts the thread
+    app.warm_up()
+started = [t for t in threading.enumerate() if t.name == "specdraft-warm-up"]
+assert len(started) == 1, started
+started[0].join(120)
+assert "altair" in sys.modules and "comparelib.charts" in sys.modules
+for hub_id in ("AQ-MedAI/Kimi-K2-Instruct-eagle3", "AQ-MedAI/Kimi-K25-eagle3"):  # counts from the warmed targets
+    entry = comparison.load_entry(comparison.registry_source(hub_id))
+    assert entry.target_count is not None and entry.target_count.total > 10**12
+app.warm_up()
+assert [t for t in threading.enumerate() if t.name == "specdraft-warm-up"] == []
+print("ok")
+"""
+
+
+def test_warm_up_starts_once_per_server_and_loads_what_other_pages_need() -> None:
+    """app.warm_up (called at the end of every script run) starts one background thread per server."""
+    out = subprocess.run(
+        [sys.executable, "-c", WARM_CHECK], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]

@@ -81,3 +81,90 @@ def test_paste_url_see_table_download_csv(browser, live_app: LiveApp, tmp_path) 
     assert rows[1]["revision"] == sha[:12]
     page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
     page.close()
+
+
+# --- the Live benchmark's comparison at 1400 px: what the user came for is on screen --------------------------
+
+KEY_COLUMNS = ["run", "num_steps", "output tok/s", "speedup", "why no speedup"]
+HEADER_PX = 35  # the grid's header row
+ROW_PX = 56  # compare_table's row height (pages/bench.py)
+
+
+def _column_at(page, grid, x: float) -> int:  # type: ignore[no-untyped-def]
+    """The column (aria-colindex) of the first row's cell ``x`` px right of the grid's left edge.
+
+    The grid draws on a canvas; a clicked cell is selected in its accessibility table, which says which
+    column it is: clicking across the first row reads the column bounds as drawn."""
+    box = grid.bounding_box()
+    page.keyboard.press("Escape")  # clear the last selection, so the next one is this click's
+    expect(grid.locator("[role=gridcell][aria-selected=true]")).to_have_count(0, timeout=10_000)
+    page.mouse.click(box["x"] + x, box["y"] + HEADER_PX + ROW_PX / 2)
+    cell = grid.locator("[role=gridcell][aria-selected=true]")
+    expect(cell).to_have_count(1, timeout=10_000)
+    return int(cell.get_attribute("aria-colindex") or 0)
+
+
+def _right_edge(page, grid, column: int, width: float) -> float:  # type: ignore[no-untyped-def]
+    """The smallest x (within 2 px) whose cell is right of ``column``: that column's right edge."""
+    lo, hi = 1.0, width - 2
+    if _column_at(page, grid, hi) <= column:
+        return float("inf")  # the column runs past the visible width
+    while hi - lo > 2:
+        mid = (lo + hi) / 2
+        if _column_at(page, grid, mid) > column:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def test_run_comparison_key_columns_fit_at_1400_px(browser, live_app: LiveApp, monkeypatch, tmp_path) -> None:
+    """Run name, tok/s, speedup and why there is none are on screen at 1400 px, no sideways scrolling, and
+    the run names are not cut (issue 19, item 10)."""
+    from comparelib import settings
+    from comparelib.live.store import Store
+
+    live_app.hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    monkeypatch.setenv("SPECDRAFT_HOME", str(tmp_path / "home"))  # the live app's database
+    store = Store(settings.database_url())
+    for engine, spec, steps, tok_s, labels in (
+        ("sglang", "EAGLE3", 3, 712.0, ["kimi-k2-instruct", "h200x8", "bs8"]),
+        ("sglang", None, None, 301.5, ["kimi-k2-instruct", "h200x8"]),
+        ("vllm", "eagle3", 4, 655.0, ["kimi-k2-instruct", "h200x8", "bs8"]),
+    ):
+        cfg = {"engine": engine, "model": "acme/target", "speculative_algorithm": spec, "num_steps": steps}
+        rid = store.start_run(
+            endpoint="http://127.0.0.1:30000",
+            server_config=cfg,
+            group="wide",
+            params={"concurrency": 8},
+            labels=labels,
+        )
+        store.finish_run(rid, {"requests": 8, "output_tokens_per_s": tok_s, "accept_length": 3.0 if spec else None})
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(120_000)
+    query = urlencode({"draft": f"{live_app.hub.url}/acme/kimi-draft", "draft_group": "wide"})
+    page.goto(f"{live_app.url}/bench?{query}")
+    wait_for_script(page)
+    grid = page.get_by_test_id("stDataFrame").filter(has_text="why no speedup").first
+    grid.scroll_into_view_if_needed()
+    expect(grid.locator("[role=columnheader]").first).to_have_text("run")
+    headers = [h.inner_text() for h in grid.locator("[role=columnheader]").all()]
+    assert headers[: len(KEY_COLUMNS)] == KEY_COLUMNS, headers
+    width = grid.bounding_box()["width"]
+    assert _right_edge(page, grid, len(KEY_COLUMNS), width) <= width, "why no speedup runs past the screen"
+    scroller = grid.locator(".dvn-scroller")
+    assert scroller.evaluate("el => el.scrollLeft") == 0  # nothing was scrolled to see it
+    # every run's name fits its column: the text as the grid's font draws it, plus the cell padding
+    names = [c.inner_text() for c in grid.locator("[role=gridcell][aria-colindex='1']").all()]
+    assert len(names) == 3 and any("(kimi-k2-instruct, h200x8, bs8)" in n for n in names), names
+    font = grid.evaluate("el => getComputedStyle(el).fontFamily")
+    widest = page.evaluate(
+        """([names, family]) => { const c = document.createElement('canvas').getContext('2d');
+           c.font = '14px ' + family; return Math.max(...names.map(n => c.measureText(n).width)); }""",
+        [names, font],
+    )
+    run_edge = _right_edge(page, grid, 1, width)
+    assert widest + 2 * 8 <= run_edge, f"run names need {widest + 16:.0f} px, the column is {run_edge:.0f} px"
+    page.close()

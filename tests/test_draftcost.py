@@ -456,8 +456,9 @@ def _side_table(at: Any) -> Any:
 
 
 def test_page_shows_the_pair_side_by_side() -> None:
-
-    at = page_app("../pages/scaling.py", timeout=60).run()
+    at = page_app("../pages/scaling.py", timeout=60)
+    at.session_state["sc_dc_figures_open"] = True  # the step-cost figures are built when opened
+    at.run()
     assert not at.exception, at.exception
     source = at.selectbox(key="sc_dc_source")
     # recorded (measured) figures come first; the estimate is always offered last

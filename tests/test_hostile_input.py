@@ -1128,18 +1128,33 @@ def test_abandoned_hostile_renders_do_not_hold_the_pool(monkeypatch: pytest.Monk
     monkeypatch.setenv("SPECDRAFT_RENDER_SANDBOX", "always")
     hostile = templates.ChatTemplate("{% if messages %}" + STRING_LOOP + "{% endif %}x")
     errors: list[str] = []
+    visiting = threading.Semaphore(0)
 
     def visit() -> None:
+        visiting.release()
         try:
             hostile.render([{"role": "user", "content": "hi"}])
         except LimitError as exc:
             errors.append(str(exc))
 
+    def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
+        deadline = time.monotonic() + seconds
+        while not condition():
+            assert time.monotonic() < deadline, f"not within {seconds} s: {what}"
+            time.sleep(0.01)
+
     t0 = time.monotonic()
     threads = [threading.Thread(target=visit) for _ in range(5)]
     for t in threads:
         t.start()
-    time.sleep(0.5)
+    for _ in threads:
+        assert visiting.acquire(timeout=5), "a visitor thread did not start"
+    # the clean render comes while the hostile ones hold every worker (or have already been refused)
+    wait_until(
+        lambda: len(errors) == 5 or len(sandbox.pool().pids()) >= sandbox.pool().size,
+        5,
+        "the hostile renders take the pool's workers",
+    )
     assert (
         templates.fallback_template().render([{"role": "user", "content": "ok"}]) == "<|im_start|>user\nok<|im_end|>\n"
     )
@@ -1159,8 +1174,5 @@ def test_abandoned_hostile_renders_do_not_hold_the_pool(monkeypatch: pytest.Monk
         return [p for p in sandbox.pool().pids() if running(p)]
 
     # A replacement worker is running while it boots (about a second on a loaded box); a hostile render left
-    # behind would still be running after 10 s (its loop takes minutes), so poll for that long.
-    deadline = time.monotonic() + 10
-    while busy() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert busy() == []
+    # behind would still be running after 10 s (its loop takes minutes), so that is the deadline.
+    wait_until(lambda: busy() == [], 10, "no template worker left running")

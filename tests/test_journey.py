@@ -70,6 +70,8 @@ def _shoot_charts(page, name: str) -> None:  # type: ignore[no-untyped-def]
     """Each chart on its own (a full-page screenshot stops at the viewport: Streamlit scrolls inside)."""
     charts = page.get_by_test_id("stVegaLiteChart")
     for i in range(charts.count()):
+        if not charts.nth(i).is_visible():  # in a tab not shown: shot when its tab is
+            continue
         for attempt in range(3):  # a rerun may replace the element mid-shot: wait for the run, then again
             _settle(page)
             try:
@@ -79,6 +81,32 @@ def _shoot_charts(page, name: str) -> None:  # type: ignore[no-untyped-def]
             except playwright_api.Error:
                 if attempt == 2:
                     raise
+
+
+def _plateau_log(path: Path) -> Path:
+    """A SpecForge console log whose acceptance has stopped rising (per-position accuracies flat after ~1K steps)."""
+    lines = []
+    for step in range(100, 5001, 100):
+        a = 0.80 - 0.45 * (step / 100) ** -1.5
+        d = {f"acc_{i}": round(a * 0.97**i, 6) for i in range(4)} | {"ploss_0": 1.0, "loss": 2.0, "lr": 1e-4}
+        lines.append(f"step {step}: {d}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+# the page's content height (Streamlit scrolls inside its own container, so the document's height says nothing)
+CONTENT_HEIGHT = "document.querySelector('[data-testid=stMainBlockContainer]').getBoundingClientRect().height"
+SCALING_MAX_PX = 3_000  # Acceptance vs data at 1400 px with a training log loaded (was 5,164 px)
+
+
+def _load_plateau(page, log: Path) -> None:  # type: ignore[no-untyped-def]
+    """On Acceptance vs data: open the Learning curve tab and upload ``log``; the verdict says plateau."""
+    page.get_by_role("tab", name="Learning curve").click()
+    page.locator("input[type=file]").first.set_input_files(str(log))
+    expect(page.locator("[data-testid='stMain']")).to_contain_text(
+        "More of the same data will not move acceptance much", timeout=60_000
+    )
+    _settle(page)
 
 
 def _nav(page, title: str) -> None:  # type: ignore[no-untyped-def]
@@ -247,7 +275,8 @@ def test_story_token_across_pages_best_pair_and_a_target_pasted_as_draft(  # typ
 ) -> None:
     """Issue 19's story: a gated draft opened with a session token that survives page switches; a group
     holding SGLang speculative, SGLang baseline and a newer vLLM speculative run answered from the SGLang
-    pair; a target pasted as the draft called a target, in the light and the dark theme."""
+    pair; a plateaued training log that Overview weighs against the data gap, on a page short enough to
+    read; a target pasted as the draft called a target, in the light and the dark theme."""
     from comparelib import settings
     from comparelib.live.store import Store
     from comparelib.models import architectures
@@ -281,7 +310,7 @@ def test_story_token_across_pages_best_pair_and_a_target_pasted_as_draft(  # typ
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(120_000)
-    page.goto(f"{live_app.url}/?draft=acme/gated-draft&draft_group=story")
+    page.goto(f"{live_app.url}/?draft=acme/gated-draft&draft_group=story&draft_samples=37000")
     _settle(page)
     assert "Hub token field" in page.locator("[data-testid='stMain']").inner_text()  # gated: asks for a token
     _fill(page, "Hub token (this session only)", hub.token)
@@ -296,7 +325,36 @@ def test_story_token_across_pages_best_pair_and_a_target_pasted_as_draft(  # typ
         expect(_input(page, "Hub token (this session only)")).to_have_value(hub.token)
         assert "Hub token field" not in page.locator("[data-testid='stMain']").inner_text(), title
     _shoot(page, "6-story-overview-light")
-    page.close()
+    head = page.get_by_test_id("stHeading").nth(1).inner_text()  # the answer, under the title
+    assert head.startswith("The largest gap is training data: 37K samples against 1.4M"), head
+
+    # a plateaued training log, loaded on Acceptance vs data: Overview then says the evidence disagrees
+    log = _plateau_log(tmp_path / "plateau.log")
+    for scheme, themed in (("light", page), ("dark", None)):
+        if themed is None:  # the dark theme is another browser session: token and log again
+            themed = browser.new_page(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+            themed.set_default_timeout(120_000)
+            themed.goto(f"{live_app.url}/scaling?draft=acme/gated-draft&draft_group=story&draft_samples=37000")
+            _settle(themed)
+            _fill(themed, "Hub token (this session only)", hub.token)
+        else:
+            _nav(themed, "Acceptance vs data")
+        _load_plateau(themed, log)
+        height = themed.evaluate(CONTENT_HEIGHT)
+        assert height < SCALING_MAX_PX, f"Acceptance vs data is {height:.0f} px tall at 1400 px ({scheme})"
+        _shoot(themed, f"8-plateau-scaling-{scheme}")
+        _shoot_charts(themed, f"8-plateau-scaling-{scheme}")
+        _nav(themed, "Overview")
+        main = themed.locator("[data-testid='stMain']")
+        expect(main).to_contain_text("Your training log has plateaued", timeout=60_000)
+        answer = themed.get_by_test_id("stHeading").nth(1).inner_text()
+        assert answer.startswith("Your training log has plateaued, so more of the same data is unlikely"), answer
+        assert "although the reference used more (37K samples against 1.4M)" in answer
+        assert "by your own evidence, more of the same data is unlikely to raise acceptance" in main.inner_text()
+        _shoot(themed, f"8-plateau-overview-{scheme}")
+        themed.close()
+    for name in ("8-plateau-scaling-light", "8-plateau-scaling-dark-chart1", "8-plateau-overview-dark"):
+        assert (ARTIFACTS / f"{name}.png").stat().st_size > 10_000
 
     for scheme in ("light", "dark"):
         themed = browser.new_page(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)

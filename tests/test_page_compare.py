@@ -262,3 +262,21 @@ def test_will_it_serve_has_one_row_per_engine_and_runner_and_names_the_change() 
     assert not at.exception
     df = next(d.value for d in at.dataframe if "starts?" in d.value.columns)
     assert len(df) == 2 and df["ids read from"][0] == "default"
+
+
+def test_details_are_built_only_when_opened_and_show_the_chosen_draft(hub) -> None:  # type: ignore[no-untyped-def]
+    """The tensor table and checkpoint header of one draft, built when the Details fold-out is opened."""
+    sha = hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    at = page_app(PAGE, timeout=120)
+    at.query_params["m"] = [f"registry:{AQ}", "acme/kimi-draft"]
+    at.run()
+    assert not at.exception, at.exception
+    assert not any("shape" in d.value.columns and "component" in d.value.columns for d in at.dataframe)
+    at.session_state["compare_details_open"] = True  # the user opens Details
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="compare_detail").value == f"acme/kimi-draft@{sha[:7]}"  # the last draft
+    text = " ".join(m.value for m in at.markdown)
+    assert f"commit `{sha}`" in text and "**Checkpoint header**:" in text and "matches the config" in text
+    tensors = next(d.value for d in at.dataframe if "component" in d.value.columns)
+    assert len(tensors) > 5

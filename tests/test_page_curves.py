@@ -37,7 +37,9 @@ def _frame(at: AppTest, column: str):  # type: ignore[no-untyped-def]
 
 @pytest.fixture()
 def at() -> AppTest:
-    app = page_app("../pages/scaling.py", timeout=120).run()
+    app = page_app("../pages/scaling.py", timeout=120)
+    app.session_state["lc_evidence_open"] = True  # the curve's points are built when this fold-out is opened
+    app.run()
     assert not app.exception, app.exception
     return app
 

@@ -170,6 +170,14 @@ def test_plan_for_the_example_ranks_more_data_first() -> None:
     md = _md(at)
     assert "**Ranked first: More training data (same draft, same recipe).**" in md
     assert "GPU-hours on H200:" in md and "offline storage" in md and "TB (" in md
+    # closed, the plan is its first line only: no table, no chart, no Altair work
+    assert not any("option" in df.value.columns for df in at.dataframe)
+    assert not list(at.get("arrow_vega_lite_chart")) + list(at.get("vega_lite_chart"))
+    at.session_state["ov_plan"] = True  # the user opens the plan
+    at.run()
+    assert not at.exception, at.exception
+    md = _md(at)
+    assert md.count("**Ranked first: More training data (same draft, same recipe).**") == 1
     table = next(df.value for df in at.dataframe if "option" in df.value.columns)
     assert table["kind"].iloc[0] == "more-data"
     assert {"samples_needed", "samples_low", "samples_high", "gpu_hours", "storage_tb"} <= set(table.columns)

@@ -168,3 +168,10 @@ def test_the_answer_and_a_chart_lead_the_page_derivations_fold_away() -> None:
     blocks = [k for k in kinds[:first_chart] if k in ("success", "warning", "info", "error")]
     assert len(blocks) <= 1, kinds[:first_chart]
     assert any(e.label.startswith("The fit, its prediction") for e in at.expander)
+    # derivations in fold-outs that are built when opened: the excluded points
+    assert not any("reason" in d.value.columns for d in at.dataframe)
+    at.session_state["sc_excluded_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    excluded = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert len(excluded) > 0 and set(excluded["benchmark"]) == {at.selectbox(key="sc_bench").value}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -282,6 +282,27 @@ class _Tensors:
         self.add(f"{name}.weight", (out, inp), component, **kw)
         if bias:
             self.add(f"{name}.bias", (out,), component, **kw)
+
+    def repeat(self, prefix: str, count: int, build: Callable[[str], None]) -> None:
+        """``build(prefix + "0.")`` once, then copies renamed ``prefix + "1."``... (identical MoE experts).
+
+        A 1T MoE target lists ~70K expert tensors: the copies skip the dataclass constructor, which is
+        most of the cost of a first count; the list is the same as ``count`` calls to ``build``.
+        """
+        if count <= 0:
+            return
+        start = len(self.items)
+        build(f"{prefix}0.")
+        first = self.items[start:]
+        cut = len(prefix) + 2  # "<prefix>0."
+        new = object.__new__
+        for e in range(1, count):
+            head = f"{prefix}{e}."
+            for src in first:
+                copy = new(TensorSpec)
+                copy.__dict__.update(src.__dict__)
+                copy.__dict__["name"] = head + src.name[cut:]
+                self.items.append(copy)
 
 
 def _aux_layer_ids(config: Mapping[str, Any], arch: str) -> tuple[int, ...] | None:
@@ -788,8 +809,11 @@ class _DeepSeek:
         if self.correction_bias:
             t.add(f"{m}gate.e_score_correction_bias", (self.experts,), c("router"), **{**kw, "trainable": False})
         frac = self.per_tok / self.experts
-        for e in range(self.experts):
-            _mlp(t, f"{m}experts.{e}.", h, self.moe_inter, component=c("experts"), active_fraction=frac, **kw)
+        t.repeat(
+            f"{m}experts.",
+            self.experts,
+            lambda q: _mlp(t, q, h, self.moe_inter, component=c("experts"), active_fraction=frac, **kw),
+        )
         if self.shared:
             _mlp(t, f"{m}shared_experts.", h, self.moe_inter * self.shared, component=c("mlp"), **kw)
 
@@ -936,23 +960,21 @@ def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str)
             t.linear(f"{p}mlp.down_proj", hidden, inter, "mlp")
         elif dialect == "mixtral":
             t.add(f"{p}block_sparse_moe.gate.weight", (experts, hidden), "router")
-            for e in range(experts):
-                q = f"{p}block_sparse_moe.experts.{e}."
-                frac = per_tok / experts
+            frac = per_tok / experts
+
+            def mixtral_expert(q: str, frac: float = frac) -> None:
                 t.linear(f"{q}w1", inter, hidden, "experts", active_fraction=frac)
                 t.linear(f"{q}w2", hidden, inter, "experts", active_fraction=frac)
                 t.linear(f"{q}w3", inter, hidden, "experts", active_fraction=frac)
+
+            t.repeat(f"{p}block_sparse_moe.experts.", experts, mixtral_expert)
         elif experts and i not in mlp_only and (i + 1) % sparse_step == 0:
             t.add(f"{p}mlp.gate.weight", (experts, hidden), "router")
-            for e in range(experts):
-                _mlp(
-                    t,
-                    f"{p}mlp.experts.{e}.",
-                    hidden,
-                    moe_inter,
-                    component="experts",
-                    active_fraction=per_tok / experts,
-                )
+            t.repeat(
+                f"{p}mlp.experts.",
+                experts,
+                lambda q: _mlp(t, q, hidden, moe_inter, component="experts", active_fraction=per_tok / experts),
+            )
         else:
             _mlp(t, f"{p}mlp.", hidden, inter, bias=mlp_bias)
     t.add("model.norm.weight", (hidden,), "norm")

@@ -8,6 +8,7 @@ the same numbers. Sources are Hub URLs, local folders, or picks from the built-i
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,27 +62,56 @@ def registry_source(hub_id: str) -> str:
     return f"{REGISTRY_PREFIX}{hub_id}"
 
 
+_TARGETS_LOCK = threading.Lock()  # one parse per target even when a warm-up thread and a page ask at once
+
+
+def _known_target(hub_id: str) -> tuple[ModelSpec, params.ParamCount] | None:
+    with _TARGETS_LOCK:
+        return _known_target_counted(hub_id)
+
+
 @functools.lru_cache(maxsize=32)
-def _known_target_spec(hub_id: str) -> ModelSpec | None:
-    """Shipped target configs, parsed once: a 1T MoE target lists ~70K tensors."""
+def _known_target_counted(hub_id: str) -> tuple[ModelSpec, params.ParamCount] | None:
+    """Shipped target configs, parsed and counted once per process, kept without their tensor list (a 1T
+    MoE target lists ~70K tensors; all a draft's entry reads of its target is sizes and the count)."""
     known = architectures.known_target(hub_id)
-    return None if known is None else architectures.parse_config(known, source=hub_id)
+    if known is None:
+        return None
+    from dataclasses import replace
+
+    spec = architectures.parse_config(known, source=hub_id)
+    return replace(spec, tensors=()), params.count(spec)
 
 
-def _target_from_text(text: str) -> tuple[ModelSpec, str]:
+def prepare_targets() -> None:
+    """Count the shipped targets of the default comparison ahead of the first page that needs them (the app
+    calls this from a background thread once its first page has run)."""
+    for hub_id in registry.DEFAULT_COMPARISON:
+        try:
+            published = registry.get_draft(hub_id)
+            if published.target_model:
+                _known_target(published.target_model)
+        except CompareError:  # a registry without this draft: the page that needs it says so
+            continue
+
+
+def _target_from_text(text: str) -> tuple[ModelSpec, params.ParamCount, str]:
     """A target given as a Hub URL / local folder, or a hub id the app ships a config for."""
-    known = _known_target_spec(text.strip())
+    known = _known_target(text.strip())
     if known is not None:
-        return known, text.strip()
+        return known[0], known[1], text.strip()
     fetched = hub.fetch_model(text, with_card=False, with_header=False)
-    return architectures.parse_config(fetched.config, source=fetched.source_label), fetched.source_label
+    spec = architectures.parse_config(fetched.config, source=fetched.source_label)
+    return spec, params.count(spec), fetched.source_label
 
 
-def _target_for_published(draft: registry.PublishedDraft) -> tuple[ModelSpec | None, str | None]:
+def _target_for_published(
+    draft: registry.PublishedDraft,
+) -> tuple[ModelSpec | None, params.ParamCount | None, str | None]:
     if not draft.target_model:
-        return None, None
-    known = _known_target_spec(draft.target_model)
-    return known, draft.target_model
+        return None, None, None
+    known = _known_target(draft.target_model)
+    return (known[0], known[1], draft.target_model) if known is not None else (None, None, draft.target_model)
 
 
 def load_entry(
@@ -144,15 +174,16 @@ def load_entry(
             published = registry.get_draft(fetched.repo_id)
 
     target_spec: ModelSpec | None = None
+    target_count: params.ParamCount | None = None
     target_label: str | None = None
     if target:
-        target_spec, target_label = _target_from_text(target)
+        target_spec, target_count, target_label = _target_from_text(target)
     elif published is not None:
-        target_spec, target_label = _target_for_published(published)
+        target_spec, target_count, target_label = _target_for_published(published)
     elif spec.role == "draft":
         verifier = _verifier_name(spec.raw_config)
         if verifier and architectures.known_target(verifier) is not None:
-            target_spec, target_label = _target_from_text(verifier)
+            target_spec, target_count, target_label = _target_from_text(verifier)
 
     if target_layers is None and target_spec is None and published is not None and published.target_layers:
         target_layers = published.target_layers
@@ -185,7 +216,7 @@ def load_entry(
         checkpoint=checkpoint,
         findings=findings,
         target_label=target_label,
-        target_count=params.count(target_spec) if target_spec is not None else None,
+        target_count=target_count,
         target_layers=target_spec.num_hidden_layers if target_spec is not None else target_layers,
         published=published,
         card=card,
