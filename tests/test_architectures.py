@@ -887,6 +887,39 @@ def test_bad_configs_raise_config_error(label: str, config: Any, message: str) -
     assert message in str(info.value)
 
 
+# A config whose every field is within its own cap but whose layers x experts would list ~10^8 tensors: refused as
+# soon as the list passes TENSORS_MAX, not built for minutes (a shared dashboard parses what visitors paste).
+HUGE_MOE = [
+    ("qwen3-moe", {**TINY_QWEN3_MOE, "num_hidden_layers": 1000, "num_experts": 100_000, "mlp_only_layers": []}),
+    ("deepseek-v3", {**TINY_DEEPSEEK, "num_hidden_layers": 1000, "n_routed_experts": 100_000}),
+    (
+        "mixtral",
+        {
+            **TINY_LLAMA,
+            "architectures": ["MixtralForCausalLM"],
+            "model_type": "mixtral",
+            "num_hidden_layers": 1000,
+            "num_local_experts": 100_000,
+            "num_experts_per_tok": 2,
+        },
+    ),
+    ("glm4-moe", {**TINY_GLM4_MOE, "num_hidden_layers": 1000, "n_routed_experts": 100_000}),
+    (
+        "glm-moe-dsa",
+        {**TINY_GLM_DSA, "num_hidden_layers": 1000, "n_routed_experts": 100_000, "index_topk_pattern": None},
+    ),
+    ("minimax-m2", {**TINY_MINIMAX_M2, "num_hidden_layers": 1000, "num_local_experts": 100_000}),
+]
+
+
+@pytest.mark.parametrize(("dialect", "config"), HUGE_MOE, ids=[c[0] for c in HUGE_MOE])
+def test_layers_times_experts_past_any_checkpoint_is_refused(dialect: str, config: dict[str, Any]) -> None:
+    config = {k: v for k, v in config.items() if v is not None}
+    with pytest.raises(ConfigError, match="more than any real checkpoint"):
+        parse_config(config)
+    assert A.TENSORS_MAX >= 10 * 76_000  # ten times the largest shipped target's list
+
+
 def test_unknown_dialect_name_is_config_error() -> None:
     with pytest.raises(ConfigError, match="unknown dialect"):
         parse_config(TINY_LLAMA, dialect="eagle9")

@@ -269,13 +269,27 @@ def _first_architecture(config: Mapping[str, Any]) -> str:
     return ""
 
 
+# The largest real checkpoints list ~76K tensors (Qwen3-Next-80B, Kimi-K2); each field has its own cap, but their
+# product (layers x experts, e.g. 1,000 x 100,000) could still make a shared dashboard build a list for minutes.
+TENSORS_MAX = 1_000_000
+
+
+def _too_many(count: int) -> ConfigError:
+    return ConfigError(
+        f"the config describes at least {count:,} tensors (layers x experts), more than any real checkpoint "
+        f"(limit {TENSORS_MAX:,}); check num_hidden_layers and the expert counts"
+    )
+
+
 class _Tensors:
-    """Collects TensorSpecs in checkpoint order."""
+    """Collects TensorSpecs in checkpoint order, refusing a list no real checkpoint has (TENSORS_MAX)."""
 
     def __init__(self) -> None:
         self.items: list[TensorSpec] = []
 
     def add(self, name: str, shape: tuple[int, ...], component: str, **kw: Any) -> None:
+        if len(self.items) >= TENSORS_MAX:
+            raise _too_many(len(self.items) + 1)
         self.items.append(TensorSpec(name=name, shape=tuple(int(d) for d in shape), component=component, **kw))
 
     def linear(self, name: str, out: int, inp: int, component: str, *, bias: bool = False, **kw: Any) -> None:
@@ -294,6 +308,8 @@ class _Tensors:
         start = len(self.items)
         build(f"{prefix}0.")
         first = self.items[start:]
+        if len(self.items) + (count - 1) * len(first) > TENSORS_MAX:
+            raise _too_many(len(self.items) + (count - 1) * len(first))
         cut = len(prefix) + 2  # "<prefix>0."
         new = object.__new__
         for e in range(1, count):
