@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import streamlit.testing.v1.app_test as app_test_mod
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
@@ -674,6 +675,15 @@ def test_hf_token_never_rendered_on_compare(hub: HubEmulator, monkeypatch: pytes
     monkeypatch.setenv("HF_TOKEN", SENTINEL)
     monkeypatch.setattr(app_test_mod, "MemoryMediaFileStorage", RecordingMediaStorage)
     RecordingMediaStorage.instances = []
+    # exports are made when their button is clicked (a deferred callable): record the callables to make them here
+    deferred: list[Any] = []
+    add_deferred = MediaFileManager.add_deferred
+
+    def recording(self: MediaFileManager, data_callable: Any, *args: Any, **kwargs: Any) -> str:
+        deferred.append(data_callable)
+        return add_deferred(self, data_callable, *args, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", recording)
     hub.add_model("acme/gated", aq_config(), gated=True)
     at = page("compare").run()
     at.multiselect(key="compare_picks").set_value([AQ])
@@ -699,6 +709,7 @@ def test_hf_token_never_rendered_on_compare(hub: HubEmulator, monkeypatch: pytes
         texts.append(df.value.to_csv())
         texts.extend(export.render(df.value, fmt) for fmt in export.FORMATS)
     served = [f.content for storage in RecordingMediaStorage.instances for f in storage._files_by_id.values()]
+    served += [make() for make in deferred]
     assert served, "the download buttons should have registered their data"
     texts.extend(b.decode("utf-8", "replace") if isinstance(b, bytes) else str(b) for b in served)
     texts.append(json.dumps({k: at.query_params[k] for k in at.query_params}))
