@@ -1137,24 +1137,15 @@ def test_abandoned_hostile_renders_do_not_hold_the_pool(monkeypatch: pytest.Monk
         except LimitError as exc:
             errors.append(str(exc))
 
-    def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
-        deadline = time.monotonic() + seconds
-        while not condition():
-            assert time.monotonic() < deadline, f"not within {seconds} s: {what}"
-            time.sleep(0.01)
-
     t0 = time.monotonic()
     threads = [threading.Thread(target=visit) for _ in range(5)]
     for t in threads:
         t.start()
     for _ in threads:
         assert visiting.acquire(timeout=5), "a visitor thread did not start"
-    # the clean render comes while the hostile ones hold every worker (or have already been refused)
-    wait_until(
-        lambda: len(errors) == 5 or len(sandbox.pool().pids()) >= sandbox.pool().size,
-        5,
-        "the hostile renders take the pool's workers",
-    )
+    # the clean render comes while the hostile ones hold every worker
+    hostile_pids = sandbox.pool().wait_busy(sandbox.pool().size, 5)
+    assert hostile_pids is not None, "the hostile renders did not take the pool's workers within 5 s"
     assert (
         templates.fallback_template().render([{"role": "user", "content": "ok"}]) == "<|im_start|>user\nok<|im_end|>\n"
     )
@@ -1167,12 +1158,10 @@ def test_abandoned_hostile_renders_do_not_hold_the_pool(monkeypatch: pytest.Monk
         try:
             with open(f"/proc/{pid}/stat") as fh:
                 return fh.read().split()[2] == "R"
-        except FileNotFoundError:  # a worker that has just been killed and reaped
+        except FileNotFoundError:  # a worker that has been killed and reaped
             return False
 
-    def busy() -> list[int]:
-        return [p for p in sandbox.pool().pids() if running(p)]
-
-    # A replacement worker is running while it boots (about a second on a loaded box); a hostile render left
-    # behind would still be running after 10 s (its loop takes minutes), so that is the deadline.
-    wait_until(lambda: busy() == [], 10, "no template worker left running")
+    # Every visitor has returned: a worker that rendered the hostile template was killed and reaped before its
+    # visitor got the error, and no render is still holding a worker (replacement workers sit idle).
+    assert not [p for p in hostile_pids if running(p)], "a hostile render's worker is still running"
+    assert sandbox.pool().wait_busy(1, 0) is None, "a template worker is still rendering"

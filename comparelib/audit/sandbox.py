@@ -263,6 +263,7 @@ class TemplatePool:
         self._idle: list[_Worker] = []
         self._busy: set[_Worker] = set()
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # a worker was taken or given back
         self._slots = threading.BoundedSemaphore(size)
         self._bad: OrderedDict[str, tuple[float, str]] = OrderedDict()
         self._shapes: dict[str, list[str] | None] = {}
@@ -271,6 +272,14 @@ class TemplatePool:
         with self._lock:
             return [w.proc.pid for w in [*self._idle, *self._busy]]
 
+    def wait_busy(self, count: int, timeout: float) -> list[int] | None:
+        """The pids of the busy workers once at least ``count`` are rendering; None if not within ``timeout`` s.
+        Lets a caller (a health check, a test) know renders hold the workers without polling."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: len(self._busy) >= count, timeout):
+                return None
+            return [w.proc.pid for w in self._busy]
+
     def _take(self) -> _Worker:
         self._slots.acquire()
         with self._lock:
@@ -278,6 +287,7 @@ class TemplatePool:
                 w = self._idle.pop()
                 if w.alive():
                     self._busy.add(w)
+                    self._changed.notify_all()
                     return w
                 w.kill()
         try:
@@ -287,6 +297,7 @@ class TemplatePool:
             raise
         with self._lock:
             self._busy.add(w)
+            self._changed.notify_all()
         return w
 
     def _give(self, w: _Worker, ok: bool) -> None:
@@ -294,6 +305,7 @@ class TemplatePool:
             self._busy.discard(w)
             if ok:
                 self._idle.append(w)
+            self._changed.notify_all()
         if not ok:
             w.kill()
         self._slots.release()
