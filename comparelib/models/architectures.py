@@ -846,8 +846,10 @@ class _DeepSeek:
         t.add(f"{prefix}shared_head.head.weight", (self.vocab, h), "lm_head" if as_draft else "mtp", **shared)
 
 
-def _deepseek_target(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
-    d = _DeepSeek(config, arch)
+def _mla_target(
+    d: _DeepSeek, config: Mapping[str, Any], source: str, arch: str, *, dialect: str, notes: list[str]
+) -> ModelSpec:
+    """A DeepSeek-layout target (DeepSeek-V3, Kimi, GLM-5): decoder layers, then its MTP layers after them."""
     t = _Tensors()
     t.add("model.embed_tokens.weight", (d.vocab, d.hidden), "embedding")
     for i in range(d.layers):
@@ -859,13 +861,10 @@ def _deepseek_target(config: Mapping[str, Any], source: str, arch: str) -> Model
     for k in range(d.mtp_layers):
         idx = d.layers + k
         d.mtp_block(t, idx, f"model.layers.{idx}.", as_draft=False)
-    notes = []
-    if d.mtp_layers:
-        notes.append(f"{d.mtp_layers} MTP layer(s) (model.layers.{d.layers}+) counted under component 'mtp'.")
     return ModelSpec(
         source=source,
-        architecture=arch or "DeepseekV3ForCausalLM",
-        dialect="deepseek-v3",
+        architecture=arch or _DEFAULT_ARCH[dialect],
+        dialect=dialect,
         role="target",
         hidden_size=d.hidden,
         vocab_size=d.vocab,
@@ -878,6 +877,17 @@ def _deepseek_target(config: Mapping[str, Any], source: str, arch: str) -> Model
         experts_per_token=d.per_tok or None,
         **_common(config),
     )
+
+
+_DEFAULT_ARCH = {"deepseek-v3": "DeepseekV3ForCausalLM", "glm-moe-dsa": "GlmMoeDsaForCausalLM"}
+
+
+def _deepseek_target(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    d = _DeepSeek(config, arch)
+    notes = []
+    if d.mtp_layers:
+        notes.append(f"{d.mtp_layers} MTP layer(s) (model.layers.{d.layers}+) counted under component 'mtp'.")
+    return _mla_target(d, config, source, arch, dialect="deepseek-v3", notes=notes)
 
 
 def _mtp_draft(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
@@ -1265,17 +1275,6 @@ class _GlmDsa(_DeepSeek):
 
 def _glm_moe_dsa(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     d = _GlmDsa(config, arch)
-    t = _Tensors()
-    t.add("model.embed_tokens.weight", (d.vocab, d.hidden), "embedding")
-    for i in range(d.layers):
-        d.layer(t, i, f"model.layers.{i}.")
-    t.add("model.norm.weight", (d.hidden,), "norm")
-    tied = d.r.flag("tie_word_embeddings")
-    if not tied:
-        t.add("lm_head.weight", (d.vocab, d.hidden), "lm_head")
-    for k in range(d.mtp_layers):
-        idx = d.layers + k
-        d.mtp_block(t, idx, f"model.layers.{idx}.", as_draft=False)
     shared = d.indexers[: d.layers].count("shared")
     notes = []
     if d.mtp_layers:
@@ -1286,22 +1285,7 @@ def _glm_moe_dsa(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec
         )
     if shared:
         notes.append(f"{shared} layer(s) reuse the previous layer's DSA top-k and have no indexer weights.")
-    return ModelSpec(
-        source=source,
-        architecture=arch or "GlmMoeDsaForCausalLM",
-        dialect="glm-moe-dsa",
-        role="target",
-        hidden_size=d.hidden,
-        vocab_size=d.vocab,
-        num_hidden_layers=d.layers,
-        tensors=tuple(t.items),
-        tie_word_embeddings=tied,
-        raw_config=dict(config),
-        notes=tuple(notes),
-        num_experts=d.experts,
-        experts_per_token=d.per_tok or None,
-        **_common(config),
-    )
+    return _mla_target(d, config, source, arch, dialect="glm-moe-dsa", notes=notes)
 
 
 def _minimax_m2(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
