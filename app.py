@@ -252,6 +252,11 @@ def show_table(
     )
 
 
+def show_frame(frame: Any, key: str | None = None) -> None:
+    """A plain table (no column descriptions): the same look as show_table, one missing mark."""
+    st.dataframe(frame, width="stretch", hide_index=True, placeholder=MISSING, key=key)
+
+
 DRAFT_STATE = "own_draft"
 CURVE_STATE = "_own_curve"  # {draft source: the verdict of the training log loaded this session}
 

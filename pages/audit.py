@@ -91,13 +91,7 @@ def _show_result(result: AuditResult) -> None:
         st.warning(warning)
     if result.file_errors:
         st.error(f"{len(result.file_errors)} file(s) could not be read; the totals leave them out.")
-        st.dataframe(
-            pd.DataFrame(result.file_errors),
-            width="stretch",
-            hide_index=True,
-            key="audit_file_errors",
-            placeholder=app.MISSING,
-        )
+        app.show_frame(pd.DataFrame(result.file_errors), key="audit_file_errors")
     if result.runner:
         st.caption(
             f"Ran on Ray ({result.runner['address']}, {result.runner['workers']} workers)."
@@ -122,13 +116,7 @@ def _show_result(result: AuditResult) -> None:
         f"{result.token_count_method} · template: {result.template}"
     )
     if result.estimate:
-        st.dataframe(
-            pd.DataFrame(result.estimate_rows()),
-            width="stretch",
-            hide_index=True,
-            key="audit_estimate_table",
-            placeholder=app.MISSING,
-        )
+        app.show_frame(pd.DataFrame(result.estimate_rows()), key="audit_estimate_table")
     hub_rows = result.hub_rows_sentence()
     if hub_rows:
         st.info(hub_rows)
@@ -147,13 +135,7 @@ def _show_result(result: AuditResult) -> None:
         st.altair_chart(charts.domain_chart(result.domains), width="stretch")
     with right:
         st.subheader("Responses")
-        st.dataframe(
-            pd.DataFrame(result.response_rows()),
-            width="stretch",
-            hide_index=True,
-            key="audit_regen_table",
-            placeholder=app.MISSING,
-        )
+        app.show_frame(pd.DataFrame(result.response_rows()), key="audit_regen_table")
 
     st.subheader("Anomalies")
     c = st.columns(5)
@@ -168,35 +150,15 @@ def _show_result(result: AuditResult) -> None:
     )
     if result.malformed_examples:
         st.markdown("**Set aside (first examples)**")
-        st.dataframe(
-            pd.DataFrame(result.malformed_examples).astype(str),
-            width="stretch",
-            hide_index=True,
-            key="audit_malformed_table",
-            placeholder=app.MISSING,
-        )
+        app.show_frame(pd.DataFrame(result.malformed_examples).astype(str), key="audit_malformed_table")
     if result.anomalies:
         st.markdown("**Role order**")
-        st.dataframe(
-            pd.DataFrame(result.anomaly_count_rows()),
-            width="stretch",
-            hide_index=True,
-            key="audit_anomaly_counts",
-            placeholder=app.MISSING,
-        )
-        st.dataframe(
-            pd.DataFrame(result.anomaly_example_rows()).astype(str),
-            width="stretch",
-            hide_index=True,
-            key="audit_anomaly_examples",
-            placeholder=app.MISSING,
-        )
+        app.show_frame(pd.DataFrame(result.anomaly_count_rows()), key="audit_anomaly_counts")
+        app.show_frame(pd.DataFrame(result.anomaly_example_rows()).astype(str), key="audit_anomaly_examples")
     dup_rows = result.duplicate_rows()
     if dup_rows:
         st.markdown("**Duplicates (first examples)**")
-        st.dataframe(
-            pd.DataFrame(dup_rows), width="stretch", hide_index=True, key="audit_dup_examples", placeholder=app.MISSING
-        )
+        app.show_frame(pd.DataFrame(dup_rows), key="audit_dup_examples")
 
     st.subheader("Export")
     table = result.summary_table()
@@ -371,29 +333,11 @@ with dump_tab:
                 else:
                     st.success("No problems found.")
                 if findings:
-                    st.dataframe(
-                        pd.DataFrame(findings),
-                        width="stretch",
-                        hide_index=True,
-                        key="dumps_findings",
-                        placeholder=app.MISSING,
-                    )
+                    app.show_frame(pd.DataFrame(findings), key="dumps_findings")
                 if report.files:
-                    st.dataframe(
-                        pd.DataFrame(report.files).astype(str),
-                        width="stretch",
-                        hide_index=True,
-                        key="dumps_files",
-                        placeholder=app.MISSING,
-                    )
+                    app.show_frame(pd.DataFrame(report.files).astype(str), key="dumps_files")
                 if report.layer_stats:
                     st.markdown("**Per-layer statistics by file** (a jump in a layer's norm: a capture mix-up)")
-                    st.dataframe(
-                        pd.DataFrame(report.layer_stats),
-                        width="stretch",
-                        hide_index=True,
-                        key="dumps_layers",
-                        placeholder=app.MISSING,
-                    )
+                    app.show_frame(pd.DataFrame(report.layer_stats), key="dumps_layers")
                 if report.summary:
                     st.json(report.summary)

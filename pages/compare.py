@@ -227,9 +227,7 @@ if _verdicts:
         key="compare_serve_detail",
     )
     e, _advice, _ = _verdicts[_pick]
-    st.dataframe(
-        engine_model.table_rows(e.serving, _advice), width="stretch", hide_index=True, placeholder=app.MISSING
-    )
+    app.show_frame(engine_model.table_rows(e.serving, _advice))
     if _advice.possible and _advice.config:
         st.markdown(f"Config that serves the trained blocks on {', '.join(_advice.engines)}:")
         st.code(json.dumps(_advice.config, indent=2), language="json")
@@ -256,7 +254,7 @@ if _details.open:
                 st.markdown(" · ".join(meta))
                 mem = " · ".join(f"{k}: {v / 2**30:.2f} GiB" for k, v in e.memory.items())
                 st.caption(f"Memory for what must be loaded: {mem}")
-                st.dataframe(comparison.tensors_frame(e), width="stretch", hide_index=True, placeholder=app.MISSING)
+                app.show_frame(comparison.tensors_frame(e))
                 if e.checkpoint is not None:
                     ck = e.checkpoint
                     st.markdown(

@@ -221,7 +221,7 @@ with tab_points:
             ["draft", "kind", "benchmark", "setting_key", "samples", "tokens", "accept_length", "source"]
         ]
         st.markdown(f"**Points in the fit and own points at this setting** ({len(table)})")
-        st.dataframe(table, width="stretch", hide_index=True, placeholder=app.MISSING, key="sc_points_table")
+        app.show_frame(table, key="sc_points_table")
         t1, t2 = st.columns(2)
         t1.download_button(
             "Points CSV",
@@ -250,7 +250,7 @@ with tab_points:
                     if st.checkbox("only this benchmark", value=True, key="sc_ex_bench")
                     else ex
                 )
-                st.dataframe(ex, width="stretch", hide_index=True, placeholder=app.MISSING, key="sc_excluded_table")
+                app.show_frame(ex, key="sc_excluded_table")
 
 
 with tab_live:
@@ -355,13 +355,7 @@ with tab_cost:
             )  # built only when opened
             if _fold_sc_dc_figures_open.open:
                 with _fold_sc_dc_figures_open:
-                    st.dataframe(
-                        draftcost.figures_frame(record),
-                        width="stretch",
-                        hide_index=True,
-                        key="sc_dc_figures",
-                        placeholder=app.MISSING,
-                    )
+                    app.show_frame(draftcost.figures_frame(record), key="sc_dc_figures")
                     if record.get("estimate"):
                         st.caption(
                             "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding "
@@ -496,9 +490,7 @@ with tab_curve:
             with side_col:
                 st.markdown("**Live acceptance length (stored runs)**")
                 if len(lc_live):
-                    st.dataframe(
-                        lc_live, width="stretch", hide_index=True, key="lc_live_table", placeholder=app.MISSING
-                    )
+                    app.show_frame(lc_live, key="lc_live_table")
                     st.caption(
                         "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
                         "below it usually means the served prompts differ from the training data, or the wiring does."
@@ -509,7 +501,7 @@ with tab_curve:
                     )
                 st.markdown(f"**Published drafts at {verdicts.bench_label(bench)}, {setting_key or 'no setting'}**")
                 if len(lc_pub):
-                    st.dataframe(lc_pub, width="stretch", hide_index=True, key="lc_pub_table", placeholder=app.MISSING)
+                    app.show_frame(lc_pub, key="lc_pub_table")
                 else:
                     st.caption("No published draft reports this benchmark at this setting.")
             _fold_lc_evidence_open = st.expander(
@@ -527,9 +519,7 @@ with tab_curve:
                     st.json(lc.evidence, expanded=False)
                     st.json(lc.stats, expanded=False)
                     lc_frame = lc.frame()
-                    st.dataframe(
-                        lc_frame, width="stretch", hide_index=True, key="lc_points_table", placeholder=app.MISSING
-                    )
+                    app.show_frame(lc_frame, key="lc_points_table")
                     st.download_button(
                         "Curve points CSV",
                         data=functools.partial(export.render, lc_frame, "csv"),
@@ -575,7 +565,7 @@ def _offline_section() -> None:
         f"target tokens: {res['labels_from']}."
     )
     frame = pd.DataFrame(res["by_steps"])
-    st.dataframe(frame, width="stretch", hide_index=True, key="od_by_steps", placeholder=app.MISSING)
+    app.show_frame(frame, key="od_by_steps")
     acc = ", ".join("-" if a is None else f"{a:.3f}" for a in res["acc"])
     st.markdown(f"Conditional acceptance per position (acc_k): {acc}")
     v = res["vocab"]
@@ -605,7 +595,7 @@ def _offline_section() -> None:
         st.caption(f"Live runs not read: {exc}")
     if gap:
         st.markdown("**Offline against live runs of the same draft** (train/serve gap)")
-        st.dataframe(pd.DataFrame(gap), width="stretch", hide_index=True, key="od_gap", placeholder=app.MISSING)
+        app.show_frame(pd.DataFrame(gap), key="od_gap")
         for g in gap:
             if g["likely_causes"]:
                 st.markdown(f"Run {g['run_id']}: {g['verdict']}; usually: " + "; ".join(g["likely_causes"]) + ".")
