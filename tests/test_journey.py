@@ -62,7 +62,10 @@ def _input(page, label: str):  # type: ignore[no-untyped-def]
 
 
 def _shoot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    """A full-page shot once the page is drawn: a page's first visit in a tab shows grey skeletons while the
+    frontend loads its widgets' code, after the script run has already finished."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_function("!document.querySelector(\"[data-testid='stSkeleton']\")", timeout=60_000)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
