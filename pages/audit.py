@@ -124,15 +124,12 @@ def _show_result(result: AuditResult) -> None:
         st.caption(f"Note: {note}")
 
     st.subheader("Token length per sample")
-    st.altair_chart(
-        charts.length_histogram(result.histogram["bins"], result.histogram["counts"], result.max_length),
-        width="stretch",
-    )
+    app.show_chart(charts.length_histogram, result.histogram["bins"], result.histogram["counts"], result.max_length)
 
     left, right = st.columns(2)
     with left:
         st.subheader("Domain mix")
-        st.altair_chart(charts.domain_chart(result.domains), width="stretch")
+        app.show_chart(charts.domain_chart, result.domains)
     with right:
         st.subheader("Responses")
         app.show_frame(pd.DataFrame(result.response_rows()), key="audit_regen_table")

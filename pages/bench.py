@@ -366,14 +366,16 @@ try:
             st.session_state["sweep_group"] = wanted
         sweep_group = st.selectbox("Group", groups, key="sweep_group")
         group_runs = store.runs(group=sweep_group)
-        charts = run_sweep_charts(group_runs)
-        if charts is None:
+        specs = app.chart_spec(run_sweep_charts, group_runs)
+        if specs is None:
             st.info("this group has no runs with a throughput to chart")
         else:
             left, right = st.columns(2)
-            left.altair_chart(charts[0], width="stretch", key="sweep_speed_chart")
-            if charts[1] is not None:
-                right.altair_chart(charts[1], width="stretch", key="sweep_accept_chart")
+            with left:
+                app.draw_chart(specs[0], key="sweep_speed_chart")
+            if specs[1] is not None:
+                with right:
+                    app.draw_chart(specs[1], key="sweep_accept_chart")
             else:
                 right.info("no acceptance lengths in this group (baselines and generic OpenAI servers have none)")
         st.caption("Dashed lines: the group's baseline runs (no speculation), labelled with run id and labels.")

@@ -156,8 +156,7 @@ for col, fmt in zip(cols, export.FORMATS, strict=False):
 
 st.subheader("Where the parameters are")
 comp_df = comparison.components_frame(entries)
-chart = charts.params_chart(comp_df, comparison.architectures.COMPONENTS)
-st.altair_chart(chart, width="stretch")
+app.show_chart(charts.params_chart, comp_df, comparison.architectures.COMPONENTS)
 
 st.subheader("Wiring lint")
 _NEWEST = "newest rules of every engine"

@@ -153,13 +153,17 @@ def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list
     if more is not None and more.samples_needed is not None:
         needed = (more.samples_needed.value, more.samples_needed.low, more.samples_needed.high)
     left, right = st.columns(2)
-    left.altair_chart(
-        charts.plan_curve_chart(
-            result.curve_frame(), result.points, target_al=result.target_al, samples_needed=needed, steps=result.steps
-        ),
-        width="stretch",
-    )
-    right.altair_chart(charts.plan_cost_chart(frame, rank_batch=result.rank_batch), width="stretch")
+    with left:
+        app.show_chart(
+            charts.plan_curve_chart,
+            result.curve_frame(),
+            result.points,
+            target_al=result.target_al,
+            samples_needed=needed,
+            steps=result.steps,
+        )
+    with right:
+        app.show_chart(charts.plan_cost_chart, frame, rank_batch=result.rank_batch)
     with st.expander("Where every number comes from"):
         st.caption(result.fit_note)
         st.markdown("\n".join(f"- `{s.id}` ({s.kind}): {s.text}" for s in result.sources))

@@ -189,10 +189,8 @@ if fit is not None or (own_samples and x == "samples"):
 # --- chart and tables ----------------------------------------------------------------------------
 try:
     band = scaling.band(fit, clip=True) if fit is not None else None
-    chart = charts.scaling_chart(
-        points, benchmark=bench, setting_key=setting_key, x=x, band=band, own_volume=own_volume
-    )
-    st.altair_chart(chart, width="stretch")
+    chart_kw = {"benchmark": bench, "setting_key": setting_key, "x": x, "band": band, "own_volume": own_volume}
+    app.show_chart(charts.scaling_chart, points, **chart_kw)
     stem = f"acceptance-vs-{x}-{bench}"
     chart_exports = [
         ("PNG", charts.chart_to_png, "png", "image/png", "sc_dl_png"),
@@ -203,7 +201,7 @@ try:
         # rendered only when clicked: PNG/SVG go through vl-convert
         col.download_button(
             label,
-            data=lambda render=render: render(chart),
+            data=lambda render=render: render(charts.scaling_chart(points, **chart_kw)),  # built when clicked
             file_name=f"{stem}.{ext}",
             mime=mime,
             key=key,
@@ -264,8 +262,8 @@ with tab_live:
             model, measured = look.model, look.measured
             if look.no_scenario:
                 st.caption(look.no_scenario)
-            for part in charts.sweep_chart_parts(measured, look.prediction, model.baseline_tok_s):  # fit the column
-                st.altair_chart(part, width="stretch")
+            for part in app.chart_spec(charts.sweep_chart_parts, measured, look.prediction, model.baseline_tok_s):
+                app.draw_chart(part)  # one chart per part: each fits the column
             if look.best is None:
                 st.warning("No prediction of the best num_steps yet. Missing: " + "; ".join(look.missing) + ".")
             else:
@@ -486,7 +484,7 @@ with tab_curve:
                 st.caption(lc.evidence["note"])
             curve_col, side_col = st.columns([3, 2])
             with curve_col:
-                st.altair_chart(charts.curve_chart(lc, published=lc_pub, live=lc_live), width="stretch")
+                app.show_chart(charts.curve_chart, lc, published=lc_pub, live=lc_live)
             with side_col:
                 st.markdown("**Live acceptance length (stored runs)**")
                 if len(lc_live):
