@@ -261,20 +261,27 @@ def show_frame(frame: Any, key: str | None = None) -> None:
 CHART_CACHE_ENTRIES = 256
 
 
-def chart_spec(build: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+def chart_spec(build: Callable[..., Any], *args: Any, inputs: Any = None, **kw: Any) -> Any:
     """``build(*args, **kw)`` as the Vega-Lite spec st.altair_chart would draw, cached per its inputs.
 
     Building an Altair chart and turning it into a spec (both validated by jsonschema) was ~40% of a warm
-    rerun; with the same inputs a rerun now does no Altair work. The inputs are hashed by st.cache_data
-    (DataFrames, dataclasses, tuples, ...). A builder that returns several charts (or None) gives their
+    rerun; with the same inputs a rerun now does no Altair work. The arguments are hashed by st.cache_data
+    (DataFrames, dataclasses, tuples, ...); where that is slow or impossible (a training curve of thousands
+    of points: hashing it took 4x its chart), ``inputs`` stands in for all of them: something small that
+    is equal exactly when the chart would be. A builder that returns several charts (or None) gives their
     specs in the same shape.
     """
-    return _chart_spec(f"{build.__module__}.{build.__qualname__}", build, args, kw)
+    name = f"{build.__module__}.{build.__qualname__}"
+    if inputs is None:
+        return _chart_spec(name, (args, kw), build, args, kw)
+    return _chart_spec(name, ("inputs", inputs), build, args, kw)
 
 
 @st.cache_data(show_spinner=False, max_entries=CHART_CACHE_ENTRIES)
-def _chart_spec(name: str, _build: Callable[..., Any], args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
-    built = _build(*args, **kw)
+def _chart_spec(
+    name: str, inputs: Any, _build: Callable[..., Any], _args: tuple[Any, ...], _kw: dict[str, Any]
+) -> Any:
+    built = _build(*_args, **_kw)
     if isinstance(built, tuple):
         return tuple(None if c is None else _to_spec(c) for c in built)
     return None if built is None else _to_spec(built)
@@ -294,9 +301,9 @@ def draw_chart(spec: dict[str, Any], key: str | None = None) -> None:
     st.vega_lite_chart(spec=spec, width="stretch", key=key)
 
 
-def show_chart(build: Callable[..., Any], *args: Any, key: str | None = None, **kw: Any) -> None:
+def show_chart(build: Callable[..., Any], *args: Any, key: str | None = None, inputs: Any = None, **kw: Any) -> None:
     """Draw ``build(*args, **kw)`` (one chart), built only when its inputs changed (``chart_spec``)."""
-    draw_chart(chart_spec(build, *args, **kw), key=key)
+    draw_chart(chart_spec(build, *args, inputs=inputs, **kw), key=key)
 
 
 DRAFT_STATE = "own_draft"

@@ -460,7 +460,7 @@ with tab_curve:
         st.caption("Upload a training log or give a path to see its learning curve and a verdict.")
     else:
         try:
-            lc = _learning_curve(
+            lc_args = (
                 lc_paths,
                 _stamp(lc_paths),
                 float(lc_batch) or None,
@@ -468,6 +468,7 @@ with tab_curve:
                 int(lc_steps) or None,
                 lc_split,
             )
+            lc = _learning_curve(*lc_args)
             lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
             lc_live = curves.live_frame(store.runs(group=group) if group else [], lc)
         except CompareError as exc:
@@ -484,7 +485,10 @@ with tab_curve:
                 st.caption(lc.evidence["note"])
             curve_col, side_col = st.columns([3, 2])
             with curve_col:
-                app.show_chart(charts.curve_chart, lc, published=lc_pub, live=lc_live)
+                # the curve is known by what it was read from: hashing its thousands of points is slower than its chart
+                app.show_chart(
+                    charts.curve_chart, lc, published=lc_pub, live=lc_live, inputs=(lc_args, lc_pub, lc_live)
+                )
             with side_col:
                 st.markdown("**Live acceptance length (stored runs)**")
                 if len(lc_live):

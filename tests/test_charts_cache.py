@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,15 @@ from streamlit.testing.v1 import AppTest
 from comparelib import charts
 from tests.fixtures import page_app
 
-BUILDERS = ("scaling_chart", "sweep_chart_parts", "run_sweep_charts")
+BUILDERS = (
+    "scaling_chart",
+    "sweep_chart_parts",
+    "run_sweep_charts",
+    "curve_chart",
+    "params_chart",
+    "plan_curve_chart",
+    "plan_cost_chart",
+)
 
 
 def _record(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple[tuple[Any, ...], dict[str, Any], Any]]]:
@@ -65,6 +74,26 @@ def test_a_rerun_with_the_same_inputs_builds_no_chart(monkeypatch: pytest.Monkey
     assert "training tokens" in _protos(at)[0].spec
 
 
+def test_the_learning_curve_is_known_by_its_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The curve's chart is keyed by what the curve was read from, not by hashing its points."""
+    from tests.test_page_curves import _specforge_log
+
+    calls = _record(monkeypatch)
+    at = page_app("../pages/scaling.py", timeout=120)
+    at.session_state["lc_path"] = str(_specforge_log(tmp_path / "train.log"))
+    at.run()
+    assert not at.exception, at.exception
+    assert len(calls["curve_chart"]) == 1 and len(_protos(at)) == 4
+    at.run()
+    assert not at.exception, at.exception
+    assert len(calls["curve_chart"]) == 1 and len(_protos(at)) == 4
+    direct = AppTest.from_function(_altair_page, args=([calls["curve_chart"][0][2]],), default_timeout=60).run()
+    _same(_protos(at)[-1], _protos(direct)[0])
+    at.radio(key="lc_split").set_value("train").run()  # another fit: another chart
+    assert not at.exception, at.exception
+    assert len(calls["curve_chart"]) == 2
+
+
 def _altair_page(built):  # type: ignore[no-untyped-def]  # its source is the script: no names from here
     import streamlit as st
 
@@ -73,18 +102,26 @@ def _altair_page(built):  # type: ignore[no-untyped-def]  # its source is the sc
 
 
 @pytest.mark.parametrize(
-    ("page", "builders"), [("../pages/scaling.py", ("scaling_chart", "sweep_chart_parts")), ("../pages/bench.py", ())]
+    ("page", "builders"),
+    [
+        ("../pages/scaling.py", ("scaling_chart", "sweep_chart_parts")),
+        ("../pages/bench.py", ("run_sweep_charts",)),
+        ("../pages/compare.py", ("params_chart",)),
+        ("../pages/overview.py", ("plan_curve_chart", "plan_cost_chart")),
+    ],
 )
 def test_the_cached_spec_is_what_altair_chart_sends(
     monkeypatch: pytest.MonkeyPatch, page: str, builders: tuple[str, ...]
 ) -> None:
     calls = _record(monkeypatch)
-    at = page_app(page, timeout=60).run()
+    at = page_app(page, timeout=60)
+    at.session_state["ov_plan"] = True  # Overview's plan, opened: its charts
+    at.run()
     assert not at.exception, at.exception
     at.run()  # the second run draws from the cache
     assert not at.exception, at.exception
     built: list[Any] = []
-    for name in builders or ("run_sweep_charts",):
+    for name in builders:
         (_args, _kw, out) = calls[name][0]
         built += [c for c in out if c is not None] if isinstance(out, tuple) else [out]
     assert built
