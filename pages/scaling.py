@@ -33,6 +33,37 @@ def _published() -> pd.DataFrame:
     return scaling.published_points()
 
 
+# A rerun (a tab, a widget elsewhere on the page) with the same inputs reads these from the cache: the
+# selection, fit, verdict and live outlook are pure functions of what is passed (the group's runs are read
+# from the store each run and are part of the key, so a new run is never missed).
+@st.cache_data(show_spinner=False, max_entries=32)
+def _select_fit(
+    points: pd.DataFrame, bench: str, setting_key: str, x: scaling.Axis
+) -> tuple[scaling.Selection, scaling.Fit | None, str | None]:
+    sel = scaling.select(points, benchmark=bench, setting_key=setting_key, x=x)
+    try:
+        return sel, scaling.fit_published(sel), None
+    except CompareError as exc:
+        return sel, None, str(exc)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _gap_verdict(
+    own_samples: float, reference: str, bench: str, points: pd.DataFrame, x: scaling.Axis
+) -> verdicts.GapVerdict:
+    return verdicts.gap_verdict(own_samples, reference, benchmark=bench, points=points, x=x)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _live_outlook(
+    runs: list,  # type: ignore[type-arg]
+    at_ref: tuple[float, int, float] | None,
+    reference: str,
+    x: scaling.Axis,
+) -> verdicts.LiveOutlook:
+    return verdicts.live_outlook(runs, at_ref, reference=reference, x=x)
+
+
 def _own_points(
     url: str, group: str | None, draft: str, samples: float | None, tokens: float | None, target_model: str | None
 ) -> pd.DataFrame:
@@ -124,11 +155,7 @@ try:
     fit = None
     fit_error = None
     if setting_key is not None:
-        sel = scaling.select(points, benchmark=bench, setting_key=setting_key, x=x)
-        try:
-            fit = scaling.fit_published(sel)
-        except CompareError as exc:
-            fit_error = str(exc)
+        sel, fit, fit_error = _select_fit(points, bench, setting_key, x)
     else:
         sel = None
 except CompareError as exc:
@@ -181,7 +208,7 @@ if fit is not None or (own_samples and x == "samples"):
                     )
         if own_samples and x == "samples":
             try:
-                verdict = verdicts.gap_verdict(own_samples, reference, benchmark=bench, points=points, x=x)
+                verdict = _gap_verdict(own_samples, reference, bench, points, x)
                 st.info(verdict.sentence)
             except CompareError as exc:
                 st.error(str(exc))
@@ -258,7 +285,7 @@ with tab_live:
     else:
         try:
             at_ref = scaling.fit_at_reference(fit, points, reference) if fit is not None else None
-            look = verdicts.live_outlook(store.runs(group=group), at_ref, reference=reference, x=x)
+            look = _live_outlook(store.runs(group=group), at_ref, reference, x)
             model, measured = look.model, look.measured
             if look.no_scenario:
                 st.caption(look.no_scenario)

@@ -175,3 +175,30 @@ def test_the_answer_and_a_chart_lead_the_page_derivations_fold_away() -> None:
     assert not at.exception, at.exception
     excluded = next(d.value for d in at.dataframe if "reason" in d.value.columns)
     assert len(excluded) > 0 and set(excluded["benchmark"]) == {at.selectbox(key="sc_bench").value}
+
+
+def test_a_run_stored_between_reruns_changes_the_answer() -> None:
+    """The page caches its selection, fit, verdict and live outlook by their inputs; the group's runs are
+    one of them, so a baseline stored after the first run shows on the next (no stale cache)."""
+    from comparelib import settings
+    from comparelib.live.store import Store
+
+    _one_point_no_baseline("grows")
+    app = page_app("../pages/scaling.py", timeout=60)
+    app.query_params["draft"] = "acme/kimi-draft"
+    app.query_params["draft_group"] = "grows"
+    app.run()
+    assert "a baseline run (the same model and server settings without speculation)" in _texts(app)
+    store = Store(settings.database_url())
+    rid = store.start_run(
+        endpoint="http://h:1",
+        group="grows",
+        params={"concurrency": 8, "prompt_set": "gsm8k"},
+        server_config={"engine": "sglang", "model": "acme/target", "speculative_algorithm": None},
+    )
+    store.finish_run(rid, {"requests": 16, "output_tokens_per_s": 1200.0})
+    app.run()
+    assert not app.exception, app.exception
+    text = _texts(app)
+    assert "a baseline run (the same model and server settings without speculation)" not in text
+    assert "only one num_steps was measured (3)" in text
