@@ -217,13 +217,18 @@ MISSING = "–"  # what a table shows for a missing value (never "None")
 
 def column_config(table: Table, frame: pd.DataFrame | None = None) -> dict[str, Any]:
     """st.column_config for a ``comparelib.tables.Table``: units, number formats, widths, pinned name column."""
+    from comparelib import tables
+
     cfg: dict[str, Any] = {}
     for c in table.columns:
         if frame is not None and c.name not in frame.columns:
             continue
+        width = c.width
+        if width is None and c.pinned and c.kind == "text" and frame is not None:
+            width = tables.fit_px(frame[c.name], c.title)  # every name whole, not only the rows the grid samples
         common: dict[str, Any] = {
             "label": c.title,
-            "width": c.width,
+            "width": width,
             "help": c.help,
             "pinned": True if c.pinned else None,
         }

@@ -8,7 +8,8 @@ the shown precision.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 
@@ -21,7 +22,9 @@ class Column:
     label: str | None = None
     decimals: int | None = None
     unit: str | None = None
-    width: str | int | None = None  # "small" | "medium" | "large" (Streamlit's), pixels, or None: fit the content
+    # "small" | "medium" | "large" (Streamlit's), pixels, or None: fit the content (a pinned text column: every
+    # row's value, see fit_px; any other: what Streamlit's grid samples)
+    width: str | int | None = None
     pinned: bool = False
     help: str | None = None
 
@@ -75,6 +78,91 @@ class Table:
         return wanted or list(available)
 
 
+# Advance widths (px) of printable ASCII in the data grid's font (Streamlit's "Source Sans" at 14 px), measured
+# in Chromium with a canvas; any other character counts as a full em. They size a pinned name column to its
+# longest name: Streamlit's own fit samples only the first ten rows and the last, and drops outliers.
+_GLYPH_GROUPS: tuple[tuple[str, float], ...] = (
+    (" ", 2.8),
+    ("|", 3.37),
+    ("i", 3.44),
+    ("j", 3.46),
+    ("',.:;", 3.49),
+    ("l", 3.57),
+    ("I", 3.68),
+    ("!", 4.05),
+    ("f", 4.09),
+    ("()[]{}", 4.24),
+    ("-", 4.35),
+    ("t", 4.73),
+    ("r", 4.86),
+    ("/\\", 4.9),
+    ("*", 5.85),
+    ("s", 5.87),
+    ("?z", 5.95),
+    ('"', 5.96),
+    ("x", 6.24),
+    ("c", 6.38),
+    ("vy", 6.54),
+    ("Y", 6.66),
+    ("J", 6.71),
+    ("L", 6.8),
+    ("F", 6.92),
+    ("k", 6.93),
+    ("e", 6.94),
+    ("#$+0123456789<=>^~", 6.96),
+    ("_", 7.0),
+    ("ag", 7.06),
+    ("X", 7.18),
+    ("V", 7.21),
+    ("E", 7.38),
+    ("S", 7.48),
+    ("T", 7.5),
+    ("Z", 7.55),
+    ("`o", 7.59),
+    ("A", 7.6),
+    ("hu", 7.62),
+    ("n", 7.66),
+    ("b", 7.74),
+    ("dpq", 7.77),
+    ("P", 7.92),
+    ("R", 7.97),
+    ("C", 7.99),
+    ("K", 8.11),
+    ("B", 8.23),
+    ("&", 8.53),
+    ("D", 8.61),
+    ("G", 8.64),
+    ("U", 9.03),
+    ("N", 9.06),
+    ("H", 9.13),
+    ("OQ", 9.3),
+    ("w", 10.07),
+    ("M", 10.18),
+    ("W", 11.0),
+    ("%", 11.54),
+    ("m", 11.61),
+    ("@", 11.86),
+)
+_GLYPH_PX = {ch: px for chars, px in _GLYPH_GROUPS for ch in chars}
+_EM_PX = 14.0
+CELL_PADDING_PX = 8  # each side of a grid cell's text
+MAX_FIT_PX = 500  # Streamlit's own cap on a column it fits to its content (31.25rem)
+
+
+def text_px(text: str) -> float:
+    """How wide ``text`` is drawn in the data grid (kerning aside), in px."""
+    return sum(_GLYPH_PX.get(ch, _EM_PX) for ch in text)
+
+
+def fit_px(values: Iterable[object], title: str = "") -> int:
+    """A column width (px) that shows every value and the title whole, up to Streamlit's cap on fitted columns.
+
+    Missing values are skipped; the header is bold, so its title counts a tenth wider."""
+    texts = [str(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    widest = max([text_px(t) for t in texts] + [text_px(title) * 1.1])
+    return min(MAX_FIT_PX, math.ceil(widest) + 2 * CELL_PADDING_PX + 2)  # 2: the grid's rounding and border
+
+
 def _ints(*names: str, width: str | None = "medium") -> tuple[Column, ...]:
     return tuple(Column(n, "int", width=width) for n in names)
 
@@ -82,7 +170,7 @@ def _ints(*names: str, width: str | None = "medium") -> tuple[Column, ...]:
 DRAFT_PARAMS = Table(
     # the counts first, so they are on screen without scrolling; descriptive columns after them
     columns=(
-        Column("draft", "text", width="medium", pinned=True, help="as pasted, with the commit it was read at"),
+        Column("draft", "text", width=None, pinned=True, help="as pasted, with the commit it was read at"),
         *_ints(
             "excluding_embedding",
             "total",
@@ -118,7 +206,7 @@ DRAFT_PARAMS = Table(
 
 FINDINGS = Table(
     columns=(
-        Column("draft", "text", width="medium", pinned=True),
+        Column("draft", "text", width=None, pinned=True),
         Column("severity", "text", width="small"),
         Column("code", "text", width="medium"),
         Column("message", "text", width="large"),
@@ -145,7 +233,7 @@ RUNS = Table(
     columns=(
         Column("id", "int", width="small", pinned=True),
         Column("kind", "text", width="small"),
-        Column("group", "text", width="medium"),
+        Column("group", "text", width=None),  # the user's names: whole
         Column("status", "text", width="small", help="interrupted: stopped before all requests finished"),
         Column("engine", "text", width="small"),
         Column("speculative_algorithm", "text", label="speculation"),
@@ -154,7 +242,7 @@ RUNS = Table(
         *_RUN_METRICS,
         *_ints("requests", "errors", width="small"),
         Column("labels", "text", width="medium"),
-        Column("model", "text", width="medium"),
+        Column("model", "text", width=None),
         Column("created_at", "datetime", label="started (UTC)", width="medium"),
     ),
     latex=(

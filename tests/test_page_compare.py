@@ -280,3 +280,22 @@ def test_details_are_built_only_when_opened_and_show_the_chosen_draft(hub) -> No
     assert f"commit `{sha}`" in text and "**Checkpoint header**:" in text and "matches the config" in text
     tensors = next(d.value for d in at.dataframe if "component" in d.value.columns)
     assert len(tensors) > 5
+
+
+def test_draft_name_columns_are_as_wide_as_their_longest_name() -> None:
+    """The pinned draft column of the parameters and findings tables is sized to every name, not a fixed width
+    that cuts "AQ-MedAI/Kimi-K2-Instruct-e…" (issue 19, item 10; the browser test measures it drawn)."""
+    import json
+
+    from comparelib import tables
+
+    at = page_app(PAGE, timeout=120)
+    at.query_params["m"] = [f"registry:{AQ}"]
+    at.run()
+    assert not at.exception
+    frames = [d for d in at.dataframe if "draft" in d.value.columns]
+    assert len(frames) >= 2  # the parameters and the (known-harmless) findings
+    for frame in frames:
+        config = json.loads(frame.proto.columns)["draft"]
+        assert config["pinned"] is True
+        assert config["width"] == tables.fit_px(frame.value["draft"], "draft") >= tables.text_px(AQ) + 16

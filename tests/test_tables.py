@@ -79,3 +79,40 @@ def test_streamlit_formats_come_from_the_same_description() -> None:
     assert tables.RUNS.get("ttft_p50_ms").printf() == "%.1f ms"
     assert tables.DRAFT_PARAMS.get("total").printf() == "localized"
     assert tables.DRAFT_PARAMS.get("draft").pinned
+
+
+def test_text_width_is_the_grids_font_never_less() -> None:
+    # 199.99 px as Chromium's canvas draws it in the grid's font (tests/test_browser.py measures the same way);
+    # kerning only narrows, so the sum of advances is an upper bound within a few px
+    assert 199.99 <= tables.text_px(AQ) <= 199.99 + 3
+    assert tables.text_px("m") > tables.text_px("i")
+    assert tables.text_px("漢") == 14.0  # outside the table: a full em
+
+
+@pytest.mark.parametrize(
+    ("values", "title", "expected"),
+    [
+        ([AQ, "acme/kimi-draft@82eefc8"], "draft", 202 + 16 + 2),  # the longest name, padding, rounding
+        ([AQ, None, float("nan")], "draft", 202 + 16 + 2),  # missing cells are skipped
+        ([], "draft", 32 + 16 + 2),  # no rows: the (bold) title fits
+        (["x" * 200], "draft", tables.MAX_FIT_PX),  # Streamlit's cap on a fitted column
+    ],
+)
+def test_fit_px(values: list[object], title: str, expected: int) -> None:
+    assert tables.fit_px(values, title) == expected
+
+
+@pytest.mark.parametrize(
+    ("table", "column"),
+    [
+        (tables.DRAFT_PARAMS, "draft"),
+        (tables.FINDINGS, "draft"),
+        (tables.RUN_COMPARISON, "run"),
+        (tables.RUNS, "group"),
+        (tables.RUNS, "model"),
+    ],
+)
+def test_user_named_key_columns_fit_their_content(table: tables.Table, column: str) -> None:
+    """No fixed width that cuts a user's names (issue 19, item 10): the page sizes them to their content."""
+    col = table.get(column)
+    assert col is not None and col.width is None
