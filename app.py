@@ -257,18 +257,6 @@ def show_table(
     )
 
 
-def keep_widget_state(*prefixes: str) -> None:
-    """Keep the values of widgets whose keys start with ``prefixes`` while they are not drawn.
-
-    Streamlit drops a widget's state on a run that does not draw it, so a tab built only while shown would
-    forget its choices each time another tab is opened. Writing each value back before any widget is drawn
-    makes it the session's own value, which the widget starts from when its tab is shown again.
-    """
-    for key in list(st.session_state.keys()):
-        if isinstance(key, str) and key.startswith(prefixes):
-            st.session_state[key] = st.session_state[key]
-
-
 def show_frame(frame: Any, key: str | None = None) -> None:
     """A plain table (no column descriptions): the same look as show_table, one missing mark."""
     st.dataframe(frame, width="stretch", hide_index=True, placeholder=MISSING, key=key)

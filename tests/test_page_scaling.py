@@ -214,27 +214,3 @@ def test_a_run_stored_between_reruns_changes_the_answer() -> None:
     text = _texts(app)
     assert "a baseline run (the same model and server settings without speculation)" not in text
     assert "only one num_steps was measured (3)" in text
-
-
-def test_tabs_keep_what_the_user_gave_while_another_tab_is_shown(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """Live results and Points are built only while shown; a choice made in Points (the excluded points
-    opened, all benchmarks) survives a visit to another tab, and the Learning curve tab's typed path is kept
-    (that tab is always built: it holds uploads and paths)."""
-    at = page_app("../pages/scaling.py", timeout=60, tab="Points in the fit")
-    at.session_state["sc_excluded_open"] = True
-    at.run()
-    at.checkbox(key="sc_ex_bench").uncheck().run()
-    at.text_input(key="lc_path").input(str(tmp_path / "nothing-here.log")).run()
-    benches = {b for d in at.dataframe if "reason" in d.value.columns for b in d.value["benchmark"]}
-    assert len(benches) > 1  # every benchmark's excluded points
-    at.session_state["sc_tab"] = "Live results"
-    at.run()
-    assert not at.exception, at.exception
-    assert not any("reason" in d.value.columns for d in at.dataframe)  # Points is not built meanwhile
-    at.session_state["sc_tab"] = "Points in the fit"
-    at.run()
-    assert not at.exception, at.exception
-    assert at.checkbox(key="sc_ex_bench").value is False
-    again = {b for d in at.dataframe if "reason" in d.value.columns for b in d.value["benchmark"]}
-    assert again == benches
-    assert at.text_input(key="lc_path").value == str(tmp_path / "nothing-here.log")
