@@ -236,89 +236,85 @@ try:
         )
 except CompareError as exc:
     st.error(str(exc))
-# The rest, one tab at a time: the page is as tall as the tab shown, not the sum of every section, and only
-# the shown tab is built (on_change="rerun": choosing a tab reruns the page; the others' grids, charts and
-# fits are neither computed nor sent to the browser).
-TABS = ["Live results", "Learning curve", "Draft cost", "Points in the fit", "Before serving"]
-tab_live, tab_curve, tab_cost, tab_points, tab_offline = st.tabs(TABS, key="sc_tab", on_change="rerun")
+# The rest, one tab at a time: the page is as tall as the tab shown, not the sum of every section.
+tab_live, tab_curve, tab_cost, tab_points, tab_offline = st.tabs(
+    ["Live results", "Learning curve", "Draft cost", "Points in the fit", "Before serving"]
+)
 with tab_points:
-    if tab_points.open:  # built only while its tab is shown
-        if sel is not None:
-            table = sel.points[
-                ["draft", "kind", "benchmark", "setting_key", "samples", "tokens", "accept_length", "source"]
-            ]
-            st.markdown(f"**Points in the fit and own points at this setting** ({len(table)})")
-            app.show_frame(table, key="sc_points_table")
-            t1, t2 = st.columns(2)
-            t1.download_button(
-                "Points CSV",
-                data=functools.partial(export.render, table, "csv"),
-                file_name=f"{stem}-points.csv",
-                mime=export.MIME["csv"],
-                key="sc_dl_csv",
-                on_click="ignore",
-            )
-            t2.download_button(
-                "Points Markdown",
-                data=functools.partial(export.render, table, "md"),
-                file_name=f"{stem}-points.md",
-                mime=export.MIME["md"],
-                key="sc_dl_md",
-                on_click="ignore",
-            )
-            _fold_sc_excluded_open = st.expander(
-                f"Excluded points ({len(sel.excluded)}) and why", key="sc_excluded_open", on_change="rerun"
-            )  # built only when opened
-            if _fold_sc_excluded_open.open:
-                with _fold_sc_excluded_open:
-                    ex = sel.excluded[["draft", "kind", "benchmark", "setting_key", "accept_length", "reason"]]
-                    ex = (
-                        ex[ex["benchmark"] == bench]
-                        if st.checkbox("only this benchmark", value=True, key="sc_ex_bench")
-                        else ex
-                    )
-                    app.show_frame(ex, key="sc_excluded_table")
+    if sel is not None:
+        table = sel.points[
+            ["draft", "kind", "benchmark", "setting_key", "samples", "tokens", "accept_length", "source"]
+        ]
+        st.markdown(f"**Points in the fit and own points at this setting** ({len(table)})")
+        app.show_frame(table, key="sc_points_table")
+        t1, t2 = st.columns(2)
+        t1.download_button(
+            "Points CSV",
+            data=functools.partial(export.render, table, "csv"),
+            file_name=f"{stem}-points.csv",
+            mime=export.MIME["csv"],
+            key="sc_dl_csv",
+            on_click="ignore",
+        )
+        t2.download_button(
+            "Points Markdown",
+            data=functools.partial(export.render, table, "md"),
+            file_name=f"{stem}-points.md",
+            mime=export.MIME["md"],
+            key="sc_dl_md",
+            on_click="ignore",
+        )
+        _fold_sc_excluded_open = st.expander(
+            f"Excluded points ({len(sel.excluded)}) and why", key="sc_excluded_open", on_change="rerun"
+        )  # built only when opened
+        if _fold_sc_excluded_open.open:
+            with _fold_sc_excluded_open:
+                ex = sel.excluded[["draft", "kind", "benchmark", "setting_key", "accept_length", "reason"]]
+                ex = (
+                    ex[ex["benchmark"] == bench]
+                    if st.checkbox("only this benchmark", value=True, key="sc_ex_bench")
+                    else ex
+                )
+                app.show_frame(ex, key="sc_excluded_table")
 
 
 with tab_live:
-    if tab_live.open:  # built only while its tab is shown
-        st.markdown("**Live results for the draft**")
-        if group is None:
-            st.caption("Pick a run group to see measured throughput and acceptance against num_steps.")
-        else:
-            try:
-                at_ref = scaling.fit_at_reference(fit, points, reference) if fit is not None else None
-                look = _live_outlook(store.runs(group=group), at_ref, reference, x)
-                model, measured = look.model, look.measured
-                if look.no_scenario:
-                    st.caption(look.no_scenario)
-                for part in app.chart_spec(charts.sweep_chart_parts, measured, look.prediction, model.baseline_tok_s):
-                    app.draw_chart(part)  # one chart per part: each fits the column
-                if look.best is None:
-                    st.warning("No prediction of the best num_steps yet. Missing: " + "; ".join(look.missing) + ".")
-                else:
-                    (st.warning if look.best.measured_faster else st.markdown)(look.best.sentence)
-                    if look.missing:
-                        st.caption("Missing: " + "; ".join(look.missing) + ".")
-                    if look.best_with_more_data is not None:
-                        st.markdown(
-                            f"With the acceptance the fit predicts for {reference}'s data volume: "
-                            f"{look.best_with_more_data.sentence}"
-                        )
-                with st.expander("How the speed model was identified"):
-                    for note in model.notes:
-                        st.markdown(f"- {note}")
-                    st.caption(
-                        "Dashed lines are predictions from the cycle-cost model (verify + steps × step cost, "
-                        "geometric acceptance); they are never stored as measurements."
+    st.markdown("**Live results for the draft**")
+    if group is None:
+        st.caption("Pick a run group to see measured throughput and acceptance against num_steps.")
+    else:
+        try:
+            at_ref = scaling.fit_at_reference(fit, points, reference) if fit is not None else None
+            look = _live_outlook(store.runs(group=group), at_ref, reference, x)
+            model, measured = look.model, look.measured
+            if look.no_scenario:
+                st.caption(look.no_scenario)
+            for part in app.chart_spec(charts.sweep_chart_parts, measured, look.prediction, model.baseline_tok_s):
+                app.draw_chart(part)  # one chart per part: each fits the column
+            if look.best is None:
+                st.warning("No prediction of the best num_steps yet. Missing: " + "; ".join(look.missing) + ".")
+            else:
+                (st.warning if look.best.measured_faster else st.markdown)(look.best.sentence)
+                if look.missing:
+                    st.caption("Missing: " + "; ".join(look.missing) + ".")
+                if look.best_with_more_data is not None:
+                    st.markdown(
+                        f"With the acceptance the fit predicts for {reference}'s data volume: "
+                        f"{look.best_with_more_data.sentence}"
                     )
-                if (measured["kind"] == "example").any():
-                    st.caption(
-                        "Example data: the team's Kimi-K2.5 session, measured by "
-                        "hand; only the stored points are real."
-                    )
-            except CompareError as exc:
-                st.error(str(exc))
+            with st.expander("How the speed model was identified"):
+                for note in model.notes:
+                    st.markdown(f"- {note}")
+                st.caption(
+                    "Dashed lines are predictions from the cycle-cost model (verify + steps × step cost, "
+                    "geometric acceptance); they are never stored as measurements."
+                )
+            if (measured["kind"] == "example").any():
+                st.caption(
+                    "Example data: the team's Kimi-K2.5 session, measured by hand; only the stored points are real."
+                )
+        except CompareError as exc:
+            st.error(str(exc))
 
 
 # --- draft cost: two candidate drafts side by side ----------------------------------------------
@@ -328,84 +324,77 @@ def _draft_figures(own: str, token_tag: str) -> list[tuple[str, dict]]:  # token
 
 
 with tab_cost:
-    if tab_cost.open:  # built only while its tab is shown
-        st.subheader("Draft cost: is a bigger draft worth its step?")
-        st.caption(
-            "A draft step's cost measured with torch (`python -m comparelib "
-            "draft-cost`, `benchmarks/bench_draftcost.py`) "
-            "replaces the fitted drafting cost; tok/s per num_steps is "
-            "predicted for each draft. This page shows recorded "
-            "figures only: it cannot run a GPU benchmark for you."
-        )
-        if group is None:
-            st.caption("Pick a run group above: the candidates share its verify costs.")
-        else:
+    st.subheader("Draft cost: is a bigger draft worth its step?")
+    st.caption(
+        "A draft step's cost measured with torch (`python -m comparelib draft-cost`, `benchmarks/bench_draftcost.py`) "
+        "replaces the fitted drafting cost; tok/s per num_steps is predicted for each draft. This page shows recorded "
+        "figures only: it cannot run a GPU benchmark for you."
+    )
+    if group is None:
+        st.caption("Pick a run group above: the candidates share its verify costs.")
+    else:
+        try:
             try:
-                try:
-                    with settings.session_token(app.hub_token()):
-                        figures = _draft_figures(draft.source, settings.token_fingerprint())
-                except CompareError as exc:  # your draft cannot be read: the built-in pair still shows
-                    st.caption(f"Your draft is not in the step-cost estimate: {exc}")
-                    figures = _draft_figures("", "")
-                pick = st.selectbox("Step costs", [label for label, _ in figures], key="sc_dc_source")
-                record = dict(figures)[pick]
-                drafts = [d["draft"] for d in record["drafts"]]
-                model_dc = speedup.model_from_runs(store.runs(group=group))
-                k_dc = model_dc.measured[0].num_steps
-                own = draftcost.own_index(record, draft.source)
-                first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
-                order = [first] + [d for d in drafts if d != first]
-                cols = st.columns(len(order))
-                candidates = []
-                for col, name in zip(cols, order, strict=False):
-                    d = record["drafts"][drafts.index(name)]
-                    ms, how = draftcost.step_ms_for_batch(d, model_dc.concurrency)
-                    acc = col.number_input(
-                        f"Acceptance of {name} at {k_dc} steps",
-                        min_value=1.0,
-                        max_value=float(k_dc + 1),
-                        value=float(model_dc.measured[0].accept_length or 1.0),
-                        step=0.05,
-                        key=f"sc_dc_acc_{drafts.index(name)}",
-                    )
-                    col.caption(
-                        f"step {ms:.2f} ms ({how}); "
-                        f"{d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
-                    )
-                    candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
-                side = speedup.compare_drafts(model_dc, candidates)
-                table = draftcost.side_by_side(side, order)
-                st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
-                missing_dc = speedup.missing_evidence(model_dc)
-                if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
-                    st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
-                else:
-                    for name in order:
-                        opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
-                        st.markdown(f"**{name}**: {opt.sentence}")
-                _fold_sc_dc_figures_open = st.expander(
-                    "Step-cost figures", key="sc_dc_figures_open", on_change="rerun"
-                )  # built only when opened
-                if _fold_sc_dc_figures_open.open:
-                    with _fold_sc_dc_figures_open:
-                        app.show_frame(draftcost.figures_frame(record), key="sc_dc_figures")
-                        if record.get("estimate"):
-                            st.caption(
-                                "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding "
-                                "rows, KV cache of 2048 tokens) at the GPU's nominal "
-                                "peak bandwidth, a lower bound on the "
-                                "step time. Record real figures with `python "
-                                "benchmarks/bench_draftcost.py --device cuda "
-                                "--out comparelib/builtin/draftcost/<gpu>.json`."
-                            )
+                with settings.session_token(app.hub_token()):
+                    figures = _draft_figures(draft.source, settings.token_fingerprint())
+            except CompareError as exc:  # your draft cannot be read: the built-in pair still shows
+                st.caption(f"Your draft is not in the step-cost estimate: {exc}")
+                figures = _draft_figures("", "")
+            pick = st.selectbox("Step costs", [label for label, _ in figures], key="sc_dc_source")
+            record = dict(figures)[pick]
+            drafts = [d["draft"] for d in record["drafts"]]
+            model_dc = speedup.model_from_runs(store.runs(group=group))
+            k_dc = model_dc.measured[0].num_steps
+            own = draftcost.own_index(record, draft.source)
+            first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
+            order = [first] + [d for d in drafts if d != first]
+            cols = st.columns(len(order))
+            candidates = []
+            for col, name in zip(cols, order, strict=False):
+                d = record["drafts"][drafts.index(name)]
+                ms, how = draftcost.step_ms_for_batch(d, model_dc.concurrency)
+                acc = col.number_input(
+                    f"Acceptance of {name} at {k_dc} steps",
+                    min_value=1.0,
+                    max_value=float(k_dc + 1),
+                    value=float(model_dc.measured[0].accept_length or 1.0),
+                    step=0.05,
+                    key=f"sc_dc_acc_{drafts.index(name)}",
+                )
+                col.caption(
+                    f"step {ms:.2f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
+                )
+                candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
+            side = speedup.compare_drafts(model_dc, candidates)
+            table = draftcost.side_by_side(side, order)
+            st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
+            missing_dc = speedup.missing_evidence(model_dc)
+            if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
+                st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
+            else:
+                for name in order:
+                    opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
+                    st.markdown(f"**{name}**: {opt.sentence}")
+            _fold_sc_dc_figures_open = st.expander(
+                "Step-cost figures", key="sc_dc_figures_open", on_change="rerun"
+            )  # built only when opened
+            if _fold_sc_dc_figures_open.open:
+                with _fold_sc_dc_figures_open:
+                    app.show_frame(draftcost.figures_frame(record), key="sc_dc_figures")
+                    if record.get("estimate"):
                         st.caption(
-                            "One GPU, no tensor parallelism or CUDA graphs; an "
-                            "engine serving a large target may shard "
-                            "the draft across its GPUs. The sweep's fitted drafting cost was "
-                            f"{model_dc.t_draft_ms:.2f} ms per step."
+                            "Estimate, not a measurement: the bytes each step reads (weights, gathered embedding "
+                            "rows, KV cache of 2048 tokens) at the GPU's nominal peak bandwidth, a lower bound on the "
+                            "step time. Record real figures with `python benchmarks/bench_draftcost.py --device cuda "
+                            "--out comparelib/builtin/draftcost/<gpu>.json`."
                         )
-            except CompareError as exc:
-                st.error(str(exc))
+                    st.caption(
+                        "One GPU, no tensor parallelism or CUDA graphs; an engine serving a large target may shard "
+                        "the draft across its GPUs. The sweep's fitted drafting cost was "
+                        f"{model_dc.t_draft_ms:.2f} ms per step."
+                    )
+        except CompareError as exc:
+            st.error(str(exc))
 
 
 # --- learning curve from the training run's own logs ---------------------------------------------
@@ -429,153 +418,145 @@ def _stamp(paths: tuple[str, ...]) -> tuple:
 
 
 with tab_curve:
-    if tab_curve.open:  # built only while its tab is shown
-        st.subheader("Learning curve from your training log")
-        st.caption(
-            "More data, or a different model? The draft's own training curve answers better than pooled published "
-            "drafts. Per logged point, tau_sim = 1 + Σₖ Πᵢ≤ₖ accᵢ (the engines' 1 + accepted/drafts) from the "
-            "per-position accuracies your trainer logs: SpecForge console or TensorBoard, speculators, the EAGLE "
-            "authors' trainer, or a CSV with step, samples_seen and "
-            "acc_0..acc_K. Eval points are kept apart from train "
-            "points."
+    st.subheader("Learning curve from your training log")
+    st.caption(
+        "More data, or a different model? The draft's own training curve answers better than pooled published "
+        "drafts. Per logged point, tau_sim = 1 + Σₖ Πᵢ≤ₖ accᵢ (the engines' 1 + accepted/drafts) from the "
+        "per-position accuracies your trainer logs: SpecForge console or TensorBoard, speculators, the EAGLE "
+        "authors' trainer, or a CSV with step, samples_seen and acc_0..acc_K. Eval points are kept apart from train "
+        "points."
+    )
+
+    lc_in, lc_opts = st.columns([1, 1])
+    lc_more = lc_opts.expander("How to read the log (batch size, epochs, positions, split)")
+    with lc_in:
+        lc_upload = st.file_uploader(
+            "Training log (console log, CSV or a TensorBoard events file)",
+            key="lc_upload",
+            accept_multiple_files=False,
+        )
+        lc_path = st.text_input(
+            "…or a path on this machine (file or TensorBoard run directory)",
+            key="lc_path",
+            placeholder="outputs/run/runs",
+        )
+    with lc_more:
+        lc_batch = st.number_input(
+            "Samples per logged step (global batch size)",
+            min_value=0,
+            value=0,
+            step=1,
+            key="lc_batch",
+            help="samples_seen = step × this, when the log does not record samples. 0: leave the x axis in steps.",
+        )
+        lc_epoch = st.number_input(
+            "Samples per epoch (per-epoch logs, EAGLE trainer)", min_value=0, value=0, step=1000, key="lc_epoch"
+        )
+        lc_steps_default = scaling.steps_of(setting_key) or 0
+        lc_steps = st.number_input(
+            "Draft positions used (chain steps)",
+            min_value=0,
+            max_value=64,
+            value=int(lc_steps_default),
+            key="lc_steps",
+            help="tau_sim over the first N positions, so it compares with live runs and published drafts at that "
+            "setting's num_steps. 0: every position the trainer logged.",
+        )
+        lc_split = st.radio(
+            "Fit on",
+            ["auto", "train", "eval"],
+            horizontal=True,
+            key="lc_split",
+            help="auto: eval points when there are 5 or more (held out), else train points.",
         )
 
-        lc_in, lc_opts = st.columns([1, 1])
-        lc_more = lc_opts.expander("How to read the log (batch size, epochs, positions, split)")
-        with lc_in:
-            lc_upload = st.file_uploader(
-                "Training log (console log, CSV or a TensorBoard events file)",
-                key="lc_upload",
-                accept_multiple_files=False,
-            )
-            lc_path = st.text_input(
-                "…or a path on this machine (file or TensorBoard run directory)",
-                key="lc_path",
-                placeholder="outputs/run/runs",
-            )
-        with lc_more:
-            lc_batch = st.number_input(
-                "Samples per logged step (global batch size)",
-                min_value=0,
-                value=0,
-                step=1,
-                key="lc_batch",
-                help="samples_seen = step × this, when the log does not record samples. 0: leave the x axis in steps.",
-            )
-            lc_epoch = st.number_input(
-                "Samples per epoch (per-epoch logs, EAGLE trainer)", min_value=0, value=0, step=1000, key="lc_epoch"
-            )
-            lc_steps_default = scaling.steps_of(setting_key) or 0
-            lc_steps = st.number_input(
-                "Draft positions used (chain steps)",
-                min_value=0,
-                max_value=64,
-                value=int(lc_steps_default),
-                key="lc_steps",
-                help="tau_sim over the first N positions, so it compares with live runs and published drafts at that "
-                "setting's num_steps. 0: every position the trainer logged.",
-            )
-            lc_split = st.radio(
-                "Fit on",
-                ["auto", "train", "eval"],
-                horizontal=True,
-                key="lc_split",
-                help="auto: eval points when there are 5 or more (held out), else train points.",
-            )
+    lc_paths: tuple[str, ...] = ()
+    if lc_upload is not None:
+        try:  # one file per content, the name kept (the reader picks TensorBoard / CSV by it)
+            lc_paths = (str(paths.keep_upload(lc_upload.getvalue(), lc_upload.name or "training.log")),)
+        except CompareError as exc:
+            st.error(str(exc))
+    elif lc_path.strip():
+        lc_paths = (os.path.expanduser(lc_path.strip()),)
+    # a replaced or cleared upload is deleted once no session holds it; a closed tab's when its session ends
+    _kept = lc_paths[0] if lc_upload is not None and lc_paths else None
+    uploadgate.hold(_kept, st.session_state.get("lc_upload_path"))
+    st.session_state["lc_upload_path"] = _kept
 
-        lc_paths: tuple[str, ...] = ()
-        if lc_upload is not None:
-            try:  # one file per content, the name kept (the reader picks TensorBoard / CSV by it)
-                lc_paths = (str(paths.keep_upload(lc_upload.getvalue(), lc_upload.name or "training.log")),)
-            except CompareError as exc:
-                st.error(str(exc))
-        elif lc_path.strip():
-            lc_paths = (os.path.expanduser(lc_path.strip()),)
-        # a replaced or cleared upload is deleted once no session holds it; a closed tab's when its session ends
-        _kept = lc_paths[0] if lc_upload is not None and lc_paths else None
-        uploadgate.hold(_kept, st.session_state.get("lc_upload_path"))
-        st.session_state["lc_upload_path"] = _kept
-
-        if not lc_paths:
-            st.caption("Upload a training log or give a path to see its learning curve and a verdict.")
+    if not lc_paths:
+        st.caption("Upload a training log or give a path to see its learning curve and a verdict.")
+    else:
+        try:
+            lc_args = (
+                lc_paths,
+                _stamp(lc_paths),
+                float(lc_batch) or None,
+                float(lc_epoch) or None,
+                int(lc_steps) or None,
+                lc_split,
+            )
+            lc = _learning_curve(*lc_args)
+            lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
+            lc_live = curves.live_frame(store.runs(group=group) if group else [], lc)
+        except CompareError as exc:
+            st.error(str(exc))
         else:
-            try:
-                lc_args = (
-                    lc_paths,
-                    _stamp(lc_paths),
-                    float(lc_batch) or None,
-                    float(lc_epoch) or None,
-                    int(lc_steps) or None,
-                    lc_split,
+            app.remember_curve_verdict(draft, lc.verdict)
+            badge = {
+                "rising": ":green[:material/trending_up: still rising]",
+                "plateau": ":orange[:material/trending_flat: plateau]",
+                "too-few-points": ":gray[:material/more_horiz: too few points]",
+            }
+            st.markdown(f"**{badge[lc.verdict]}** — {lc.sentence}")
+            if lc.evidence.get("note"):
+                st.caption(lc.evidence["note"])
+            curve_col, side_col = st.columns([3, 2])
+            with curve_col:
+                # the curve is known by what it was read from: hashing its thousands of points is slower than its chart
+                app.show_chart(
+                    charts.curve_chart, lc, published=lc_pub, live=lc_live, inputs=(lc_args, lc_pub, lc_live)
                 )
-                lc = _learning_curve(*lc_args)
-                lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
-                lc_live = curves.live_frame(store.runs(group=group) if group else [], lc)
-            except CompareError as exc:
-                st.error(str(exc))
-            else:
-                app.remember_curve_verdict(draft, lc.verdict)
-                badge = {
-                    "rising": ":green[:material/trending_up: still rising]",
-                    "plateau": ":orange[:material/trending_flat: plateau]",
-                    "too-few-points": ":gray[:material/more_horiz: too few points]",
-                }
-                st.markdown(f"**{badge[lc.verdict]}** — {lc.sentence}")
-                if lc.evidence.get("note"):
-                    st.caption(lc.evidence["note"])
-                curve_col, side_col = st.columns([3, 2])
-                with curve_col:
-                    # the curve is known by what it was read from: hashing its thousands of points is slower than its
-                    # chart
-                    app.show_chart(
-                        charts.curve_chart, lc, published=lc_pub, live=lc_live, inputs=(lc_args, lc_pub, lc_live)
+            with side_col:
+                st.markdown("**Live acceptance length (stored runs)**")
+                if len(lc_live):
+                    app.show_frame(lc_live, key="lc_live_table")
+                    st.caption(
+                        "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
+                        "below it usually means the served prompts differ from the training data, or the wiring does."
                     )
-                with side_col:
-                    st.markdown("**Live acceptance length (stored runs)**")
-                    if len(lc_live):
-                        app.show_frame(lc_live, key="lc_live_table")
-                        st.caption(
-                            "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
-                            "below it usually means the served prompts differ from "
-                            "the training data, or the wiring does."
-                        )
-                    else:
-                        st.caption(
-                            "No stored speculative run"
-                            + (f" in {group}" if group else "; pick a run group above")
-                            + "."
-                        )
-                    st.markdown(
-                        f"**Published drafts at {verdicts.bench_label(bench)}, {setting_key or 'no setting'}**"
+                else:
+                    st.caption(
+                        "No stored speculative run" + (f" in {group}" if group else "; pick a run group above") + "."
                     )
-                    if len(lc_pub):
-                        app.show_frame(lc_pub, key="lc_pub_table")
-                    else:
-                        st.caption("No published draft reports this benchmark at this setting.")
-                _fold_lc_evidence_open = st.expander(
-                    "Evidence, fit and the curve's points", key="lc_evidence_open", on_change="rerun"
-                )  # built only when opened
-                if _fold_lc_evidence_open.open:
-                    with _fold_lc_evidence_open:
-                        if lc.fit is not None:
-                            f = lc.fit
-                            st.markdown(
-                                f"Fit on {f.n} {f.split} points: tau = {f.tau_inf:.3f} − {f.a:.3f} · "
-                                f"(x / {verdicts.human(f.x_ref)})^−{f.b:.3f}; R² = {f.r2:.2f}, "
-                                f"residual SE {f.residual_se:.3f}."
-                            )
-                        st.json(lc.evidence, expanded=False)
-                        st.json(lc.stats, expanded=False)
-                        lc_frame = lc.frame()
-                        app.show_frame(lc_frame, key="lc_points_table")
-                        st.download_button(
-                            "Curve points CSV",
-                            data=functools.partial(export.render, lc_frame, "csv"),
-                            file_name="learning-curve.csv",
-                            mime=export.MIME["csv"],
-                            key="lc_dl_csv",
-                            on_click="ignore",
+                st.markdown(f"**Published drafts at {verdicts.bench_label(bench)}, {setting_key or 'no setting'}**")
+                if len(lc_pub):
+                    app.show_frame(lc_pub, key="lc_pub_table")
+                else:
+                    st.caption("No published draft reports this benchmark at this setting.")
+            _fold_lc_evidence_open = st.expander(
+                "Evidence, fit and the curve's points", key="lc_evidence_open", on_change="rerun"
+            )  # built only when opened
+            if _fold_lc_evidence_open.open:
+                with _fold_lc_evidence_open:
+                    if lc.fit is not None:
+                        f = lc.fit
+                        st.markdown(
+                            f"Fit on {f.n} {f.split} points: tau = {f.tau_inf:.3f} − {f.a:.3f} · "
+                            f"(x / {verdicts.human(f.x_ref)})^−{f.b:.3f}; R² = {f.r2:.2f}, "
+                            f"residual SE {f.residual_se:.3f}."
                         )
+                    st.json(lc.evidence, expanded=False)
+                    st.json(lc.stats, expanded=False)
+                    lc_frame = lc.frame()
+                    app.show_frame(lc_frame, key="lc_points_table")
+                    st.download_button(
+                        "Curve points CSV",
+                        data=functools.partial(export.render, lc_frame, "csv"),
+                        file_name="learning-curve.csv",
+                        mime=export.MIME["csv"],
+                        key="lc_dl_csv",
+                        on_click="ignore",
+                    )
 
 
 # --- acceptance before serving: a trained checkpoint on hidden-state dumps -----------------------
@@ -654,5 +635,4 @@ def _offline_section() -> None:
 
 
 with tab_offline:
-    if tab_offline.open:  # built only while its tab is shown
-        _offline_section()
+    _offline_section()

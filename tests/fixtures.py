@@ -20,10 +20,8 @@ if TYPE_CHECKING:
 TESTS = Path(__file__).resolve().parent
 
 
-def page_app(path: str | os.PathLike[str], timeout: float = 60, *, tab: str | None = None) -> AppTest:
+def page_app(path: str | os.PathLike[str], timeout: float = 60) -> AppTest:
     """AppTest of one page file as the router runs it: the session is marked routed (app.ensure_routed).
-
-    ``tab``: the Acceptance vs data tab shown (its tabs are built only while shown: ``sc_tab``).
 
     Without the mark a page run on its own routes through app.run() and shows the default page,
     which is what a fresh server's first deep link must do, and what the browser test checks.
@@ -37,8 +35,6 @@ def page_app(path: str | os.PathLike[str], timeout: float = 60, *, tab: str | No
         page = TESTS.parent / path
     at = AppTest.from_file(str(page), default_timeout=timeout)
     at.session_state[app.ROUTED] = True
-    if tab is not None:
-        at.session_state["sc_tab"] = tab
     return at
 
 

@@ -57,18 +57,7 @@ def test_chart_specs(at: AppTest) -> None:
     assert left[0]["encoding"]["strokeDash"]["field"] == "kind"
     assert left[-1]["mark"]["type"] == "rule"  # the baseline
     keys = [b.key for b in at.get("download_button")]
-    assert keys == ["sc_dl_png", "sc_dl_svg", "sc_dl_vl"]  # the points' exports are in their tab, built when shown
-    at.session_state["sc_tab"] = "Points in the fit"
-    at.run()
-    assert not at.exception, at.exception
-    assert [b.key for b in at.get("download_button")] == [
-        "sc_dl_png",
-        "sc_dl_svg",
-        "sc_dl_vl",
-        "sc_dl_csv",
-        "sc_dl_md",
-    ]
-    assert len(at.get("vega_lite_chart")) == 1  # the Live results tab's charts are not built while it is hidden
+    assert keys == ["sc_dl_png", "sc_dl_svg", "sc_dl_vl", "sc_dl_csv", "sc_dl_md"]
 
 
 def test_target_and_typed_volume(at: AppTest) -> None:
@@ -181,7 +170,6 @@ def test_the_answer_and_a_chart_lead_the_page_derivations_fold_away() -> None:
     assert any(e.label.startswith("The fit, its prediction") for e in at.expander)
     # derivations in fold-outs that are built when opened: the excluded points
     assert not any("reason" in d.value.columns for d in at.dataframe)
-    at.session_state["sc_tab"] = "Points in the fit"
     at.session_state["sc_excluded_open"] = True
     at.run()
     assert not at.exception, at.exception

@@ -114,8 +114,8 @@ def messages(at: AppTest) -> list[str]:
     return [e.value for e in at.error] + [w.value for w in at.warning] + [i.value for i in at.info]
 
 
-def page(name: str, tab: str | None = None) -> AppTest:
-    return page_app(str(PAGES / f"{name}.py"), timeout=60, tab=tab)
+def page(name: str) -> AppTest:
+    return page_app(str(PAGES / f"{name}.py"), timeout=60)
 
 
 # ------------------------------------------------------------------ Overview (no button: every change re-runs)
@@ -587,7 +587,7 @@ SCALING_CASES = [
 
 @pytest.mark.parametrize(("widgets", "refused"), SCALING_CASES)
 def test_scaling_hostile_input(files: dict[str, str], widgets: dict[str, tuple[str, Any]], refused: bool) -> None:
-    at = page("scaling", tab="Learning curve" if any(k.startswith("lc_") for k in widgets) else None).run()
+    at = page("scaling").run()
     assert not at.exception
     set_widgets(at, widgets, files)
     at.run()
@@ -920,7 +920,7 @@ def test_offline_section_hostile_input(
 ) -> None:
     if confine:
         monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(Path(files["dir"]).parent))
-    at = page("scaling", tab="Before serving").run()
+    at = page("scaling").run()
     assert not at.exception
     at.text_input(key="od_draft").set_value(fill(draft, files))
     at.text_input(key="od_dumps").set_value(fill(dumps, files)).run()
