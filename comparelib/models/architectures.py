@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -319,6 +319,47 @@ class _Tensors:
                 copy.__dict__.update(src.__dict__)
                 copy.__dict__["name"] = head + src.name[cut:]
                 self.items.append(copy)
+
+
+def _norm_and_head(t: _Tensors, hidden: int, vocab: int, tied: bool) -> None:
+    """A target's last two tensors: the final norm, then lm_head unless it is tied to the embedding."""
+    t.add("model.norm.weight", (hidden,), "norm")
+    if not tied:
+        t.add("lm_head.weight", (vocab, hidden), "lm_head")
+
+
+def _target_spec(
+    t: _Tensors,
+    config: Mapping[str, Any],
+    *,
+    source: str,
+    arch: str,
+    dialect: str,
+    hidden: int,
+    vocab: int,
+    layers: int,
+    tied: bool,
+    notes: Sequence[str],
+    common: Mapping[str, Any],
+    **extra: Any,
+) -> ModelSpec:
+    """A target's ModelSpec from its tensors: the fields every target family fills the same way; ``common`` is
+    the (text) config its rope, context and dtype are read from, ``extra`` the family's own fields (experts)."""
+    return ModelSpec(
+        source=source,
+        architecture=arch,
+        dialect=dialect,
+        role="target",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tuple(t.items),
+        tie_word_embeddings=tied,
+        raw_config=dict(config),
+        notes=tuple(notes),
+        **extra,
+        **_common(common),
+    )
 
 
 def _aux_layer_ids(config: Mapping[str, Any], arch: str) -> tuple[int, ...] | None:
@@ -854,28 +895,25 @@ def _mla_target(
     t.add("model.embed_tokens.weight", (d.vocab, d.hidden), "embedding")
     for i in range(d.layers):
         d.layer(t, i, f"model.layers.{i}.")
-    t.add("model.norm.weight", (d.hidden,), "norm")
     tied = d.r.flag("tie_word_embeddings")
-    if not tied:
-        t.add("lm_head.weight", (d.vocab, d.hidden), "lm_head")
+    _norm_and_head(t, d.hidden, d.vocab, tied)
     for k in range(d.mtp_layers):
         idx = d.layers + k
         d.mtp_block(t, idx, f"model.layers.{idx}.", as_draft=False)
-    return ModelSpec(
+    return _target_spec(
+        t,
+        config,
         source=source,
-        architecture=arch or _DEFAULT_ARCH[dialect],
+        arch=arch or _DEFAULT_ARCH[dialect],
         dialect=dialect,
-        role="target",
-        hidden_size=d.hidden,
-        vocab_size=d.vocab,
-        num_hidden_layers=d.layers,
-        tensors=tuple(t.items),
-        tie_word_embeddings=tied,
-        raw_config=dict(config),
-        notes=tuple(notes),
+        hidden=d.hidden,
+        vocab=d.vocab,
+        layers=d.layers,
+        tied=tied,
+        notes=notes,
         num_experts=d.experts,
         experts_per_token=d.per_tok or None,
-        **_common(config),
+        common=config,
     )
 
 
@@ -1003,25 +1041,22 @@ def _llama_like(config: Mapping[str, Any], source: str, arch: str, dialect: str)
             )
         else:
             _mlp(t, f"{p}mlp.", hidden, inter, bias=mlp_bias)
-    t.add("model.norm.weight", (hidden,), "norm")
-    if not tied:
-        t.add("lm_head.weight", (vocab, hidden), "lm_head")
+    _norm_and_head(t, hidden, vocab, tied)
     notes = ("lm_head is tied to the embedding (not stored separately).",) if tied else ()
-    return ModelSpec(
+    return _target_spec(
+        t,
+        config,
         source=source,
-        architecture=arch,
+        arch=arch,
         dialect=dialect,
-        role="target",
-        hidden_size=hidden,
-        vocab_size=vocab,
-        num_hidden_layers=layers,
-        tensors=tuple(t.items),
-        tie_word_embeddings=tied,
-        raw_config=dict(config),
+        hidden=hidden,
+        vocab=vocab,
+        layers=layers,
+        tied=tied,
         notes=notes,
         num_experts=experts or None,
         experts_per_token=per_tok or None,
-        **_common(config),
+        common=config,
     )
 
 
@@ -1063,27 +1098,24 @@ def _gpt_oss(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
         t.add(f"{x}gate_up_proj_bias", (experts, 2 * inter), "experts", active_fraction=frac)
         t.add(f"{x}down_proj", (experts, inter, hidden), "experts", active_fraction=frac)
         t.add(f"{x}down_proj_bias", (experts, hidden), "experts", active_fraction=frac)
-    t.add("model.norm.weight", (hidden,), "norm")
-    if not tied:
-        t.add("lm_head.weight", (vocab, hidden), "lm_head")
-    return ModelSpec(
+    _norm_and_head(t, hidden, vocab, tied)
+    return _target_spec(
+        t,
+        config,
         source=source,
-        architecture=arch or "GptOssForCausalLM",
+        arch=arch or "GptOssForCausalLM",
         dialect="gpt-oss",
-        role="target",
-        hidden_size=hidden,
-        vocab_size=vocab,
-        num_hidden_layers=layers,
-        tensors=tuple(t.items),
-        tie_word_embeddings=tied,
-        raw_config=dict(config),
+        hidden=hidden,
+        vocab=vocab,
+        layers=layers,
+        tied=tied,
         notes=(
             "expert weights are counted at their logical (dequantised) shapes; the published checkpoint "
             "stores them as MXFP4 *_blocks/*_scales.",
         ),
         num_experts=experts,
         experts_per_token=per_tok,
-        **_common(config),
+        common=config,
     )
 
 
@@ -1164,9 +1196,7 @@ def _glm4_moe(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     t.add("model.embed_tokens.weight", (vocab, hidden), "embedding")
     for i in range(layers):
         _glm4_moe_layer(t, r, i, f"model.layers.{i}.", sizes)
-    t.add("model.norm.weight", (hidden,), "norm")
-    if not tied:
-        t.add("lm_head.weight", (vocab, hidden), "lm_head")
+    _norm_and_head(t, hidden, vocab, tied)
     for k in range(mtp_layers):
         p = f"model.layers.{layers + k}."
         t.add(f"{p}embed_tokens.weight", (vocab, hidden), "mtp")
@@ -1185,21 +1215,20 @@ def _glm4_moe(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
         )
     if tied:
         notes.append("lm_head is tied to the embedding (not stored separately).")
-    return ModelSpec(
+    return _target_spec(
+        t,
+        config,
         source=source,
-        architecture=arch or "Glm4MoeForCausalLM",
+        arch=arch or "Glm4MoeForCausalLM",
         dialect="glm4-moe",
-        role="target",
-        hidden_size=hidden,
-        vocab_size=vocab,
-        num_hidden_layers=layers,
-        tensors=tuple(t.items),
-        tie_word_embeddings=tied,
-        raw_config=dict(config),
-        notes=tuple(notes),
+        hidden=hidden,
+        vocab=vocab,
+        layers=layers,
+        tied=tied,
+        notes=notes,
         num_experts=experts,
         experts_per_token=per_tok,
-        **_common(config),
+        common=config,
     )
 
 
@@ -1319,9 +1348,7 @@ def _minimax_m2(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
             t.linear(f"{q}w1", inter, hidden, "experts", active_fraction=frac)
             t.linear(f"{q}w2", hidden, inter, "experts", active_fraction=frac)
             t.linear(f"{q}w3", inter, hidden, "experts", active_fraction=frac)
-    t.add("model.norm.weight", (hidden,), "norm")
-    if not tied:
-        t.add("lm_head.weight", (vocab, hidden), "lm_head")
+    _norm_and_head(t, hidden, vocab, tied)
     notes = []
     mtp_modules = config.get("num_mtp_modules")  # read for the note only: a bad value changes no count
     if config.get("use_mtp") is True and isinstance(mtp_modules, int) and mtp_modules > 0:
@@ -1331,21 +1358,20 @@ def _minimax_m2(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
         )
     if tied:
         notes.append("lm_head is tied to the embedding (not stored separately).")
-    return ModelSpec(
+    return _target_spec(
+        t,
+        config,
         source=source,
-        architecture=arch or "MiniMaxM2ForCausalLM",
+        arch=arch or "MiniMaxM2ForCausalLM",
         dialect="minimax-m2",
-        role="target",
-        hidden_size=hidden,
-        vocab_size=vocab,
-        num_hidden_layers=layers,
-        tensors=tuple(t.items),
-        tie_word_embeddings=tied,
-        raw_config=dict(config),
-        notes=tuple(notes),
+        hidden=hidden,
+        vocab=vocab,
+        layers=layers,
+        tied=tied,
+        notes=notes,
         num_experts=experts,
         experts_per_token=per_tok,
-        **_common(config),
+        common=config,
     )
 
 
@@ -1465,24 +1491,21 @@ def _gemma3(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
         t.add(f"{p}pre_feedforward_layernorm.weight", (hidden,), "norm")
         t.add(f"{p}post_feedforward_layernorm.weight", (hidden,), "norm")
         _mlp(t, f"{p}mlp.", hidden, inter)
-    t.add("model.norm.weight", (hidden,), "norm")
+    _norm_and_head(t, hidden, vocab, tied)
     if tied:
         notes.append("lm_head is tied to the embedding (not stored separately); the embedding scale is not a weight.")
-    else:
-        t.add("lm_head.weight", (vocab, hidden), "lm_head")
-    return ModelSpec(
+    return _target_spec(
+        t,
+        config,
         source=source,
-        architecture=arch,
+        arch=arch,
         dialect="gemma3",
-        role="target",
-        hidden_size=hidden,
-        vocab_size=vocab,
-        num_hidden_layers=layers,
-        tensors=tuple(t.items),
-        tie_word_embeddings=tied,
-        raw_config=dict(config),
-        notes=tuple(notes),
-        **_common(inner),
+        hidden=hidden,
+        vocab=vocab,
+        layers=layers,
+        tied=tied,
+        notes=notes,
+        common=inner,
     )
 
 
@@ -1578,26 +1601,23 @@ def _llama4(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
             _mlp(t, f, hidden, inter_mlp)
         t.add(f"{p}input_layernorm.weight", (hidden,), "norm")
         t.add(f"{p}post_attention_layernorm.weight", (hidden,), "norm")
-    t.add("model.norm.weight", (hidden,), "norm")
+    _norm_and_head(t, hidden, vocab, tied)
     if tied:
         notes.append("lm_head is tied to the embedding (not stored separately).")
-    else:
-        t.add("lm_head.weight", (vocab, hidden), "lm_head")
-    return ModelSpec(
+    return _target_spec(
+        t,
+        config,
         source=source,
-        architecture=arch,
+        arch=arch,
         dialect="llama4",
-        role="target",
-        hidden_size=hidden,
-        vocab_size=vocab,
-        num_hidden_layers=layers,
-        tensors=tuple(t.items),
-        tie_word_embeddings=tied,
-        raw_config=dict(config),
-        notes=tuple(notes),
+        hidden=hidden,
+        vocab=vocab,
+        layers=layers,
+        tied=tied,
+        notes=notes,
         num_experts=experts,
         experts_per_token=per_tok,
-        **_common(inner),
+        common=inner,
     )
 
 
@@ -1710,10 +1730,8 @@ def _qwen3_next(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     t.add("model.embed_tokens.weight", (q.vocab, h), "embedding")
     for i in range(q.layers):
         q.layer(t, i, f"model.layers.{i}.", q.types[i])
-    t.add("model.norm.weight", (h,), "norm")
     tied = q.r.flag("tie_word_embeddings")
-    if not tied:
-        t.add("lm_head.weight", (q.vocab, h), "lm_head")
+    _norm_and_head(t, h, q.vocab, tied)
     if q.mtp_layers:
         t.add("mtp.fc.weight", (h, 2 * h), "mtp")
         t.add("mtp.pre_fc_norm_embedding.weight", (h,), "mtp")
@@ -1730,21 +1748,20 @@ def _qwen3_next(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
             f"{q.mtp_layers} MTP layer(s) (mtp.*, sharing the embedding and lm_head) counted under component 'mtp'; "
             "the Qwen release stores them, a checkpoint saved by transformers does not."
         )
-    return ModelSpec(
+    return _target_spec(
+        t,
+        config,
         source=source,
-        architecture=arch,
+        arch=arch,
         dialect="qwen3-next",
-        role="target",
-        hidden_size=h,
-        vocab_size=q.vocab,
-        num_hidden_layers=q.layers,
-        tensors=tuple(t.items),
-        tie_word_embeddings=tied,
-        raw_config=dict(config),
-        notes=tuple(notes),
+        hidden=h,
+        vocab=q.vocab,
+        layers=q.layers,
+        tied=tied,
+        notes=notes,
         num_experts=q.experts or None,
         experts_per_token=q.per_tok if q.experts else None,
-        **_common(inner),
+        common=inner,
     )
 
 
