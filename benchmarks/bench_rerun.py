@@ -49,21 +49,20 @@ def measure(runs: int, reruns: int) -> dict[str, Any]:
     from streamlit.testing.v1 import AppTest
 
     from benchmarks.bench_pages import GROUP, seed
+    from tests.fixtures import page_app
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-rerun-"))
     db = f"sqlite:///{tmp / 'runs.db'}"
     os.environ.update({"SPECDRAFT_HOME": str(tmp / "home"), "HF_HOME": str(tmp / "hf"), "SPECDRAFT_DB": db})
     os.environ.pop("HF_TOKEN", None)
     seed(db, runs)
-    import app
 
     bare = tmp / "bare.py"
     bare.write_text(BARE, encoding="utf-8")
     ref = _timed(AppTest.from_file(str(bare), default_timeout=120), reruns)
     out: dict[str, Any] = {"runs": runs, "reruns": reruns, "reference": ref, "pages": []}
     for name in PAGES:
-        at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=120)
-        at.session_state[app.ROUTED] = True
+        at = page_app(ROOT / "pages" / f"{name}.py", timeout=120)  # as the router runs it
         at.query_params["draft"] = "example"
         at.query_params["draft_group"] = GROUP
         row = _timed(at, reruns)
