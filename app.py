@@ -6,6 +6,7 @@ traceback) and the optional sign-in gate (SPECDRAFT_REQUIRE_LOGIN, Streamlit's b
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -136,6 +137,7 @@ def run() -> None:
     st.session_state[PAGE_STATE] = nav.url_path  # which page this run shows (the sidebar form is per page)
     page_boundary(nav.run)
     warm_up()
+    prefetch_browser_code()
 
 
 _WARM_LOCK = threading.Lock()
@@ -156,6 +158,75 @@ def warm_up() -> None:
             return
         kept._warm_started = True
     threading.Thread(target=_warm, name="specdraft-warm-up", daemon=True).start()
+
+
+# Streamlit's frontend loads each widget's code the first time a page shows one (React.lazy), which made a
+# page's first visit in a browser session 0.3-1 s slower than its revisit. These are the lazily loaded
+# modules the pages use (in the order a user meets them: Compare's grids, charts and code first), by the
+# stem of their hashed file names in Streamlit's build. vega's embed and interpreter are loaded by
+# loadVegaEmbed on demand, so they are named too; the others bring their own imports.
+BROWSER_CHUNKS = (
+    "DataFrame",
+    "ArrowVegaLiteChart",
+    "loadVegaEmbed",
+    "embed",
+    "vega-interpreter",
+    "Multiselect",
+    "TextArea",
+    "Checkbox",
+    "DownloadButton",
+    "StreamlitSyntaxHighlighter",
+    "NumberInput",
+    "Button",
+    "PageLink",
+    "Radio",
+    "FileUploader",
+)
+PREFETCHED = "_specdraft_prefetched"
+
+
+def prefetch_browser_code() -> None:
+    """Once per browser session, after its first page has run: the browser loads and runs, one module at a
+    time while it is idle, the frontend code of the widgets the other pages show, so that their first visit
+    costs what a revisit does. Only Streamlit's own files, named from its installed build."""
+    if st.session_state.get(PREFETCHED):
+        return
+    st.session_state[PREFETCHED] = True
+    names = browser_chunks()
+    if names:
+        st.html(prefetch_script(names), unsafe_allow_javascript=True, width=1)
+
+
+@functools.cache
+def browser_chunks() -> tuple[str, ...]:
+    """The file names of BROWSER_CHUNKS in the installed Streamlit (hashed: found, never written here); a stem
+    that an upgrade renamed or split is left out (tests/test_prefetch.py says which)."""
+    js = Path(st.__file__).parent / "static" / "static" / "js"
+    found = []
+    for stem in BROWSER_CHUNKS:
+        hits = [p.name for p in js.glob(f"{stem}.*.js") if p.name.count(".") == 2]
+        if len(hits) == 1:
+            found.append(hits[0])
+    return tuple(found)
+
+
+def prefetch_script(names: tuple[str, ...]) -> str:
+    """The script: each name resolved against the URL of Streamlit's own main module (so a base URL path
+    works), imported when the browser is idle; a failure only means that page loads it itself."""
+    import json
+
+    return (
+        "<script>(() => {"
+        'const main = document.querySelector(\'script[type="module"][src*="static/js/index."]\');'
+        "if (!main) return;"
+        f"const names = {json.dumps(list(names))};"
+        "const idle = window.requestIdleCallback || ((f) => setTimeout(f, 100));"
+        "const next = () => { const n = names.shift();"
+        " if (!n) { window.__specdraftPrefetched = true; return; }"
+        " import(new URL(n, main.src).href).catch(() => {}).finally(() => idle(next, {timeout: 1000})); };"
+        "idle(next, {timeout: 1000});"
+        "})();</script>"
+    )
 
 
 def _warm() -> None:
