@@ -220,6 +220,7 @@ def prefetch_script(names: tuple[str, ...]) -> str:
         'const main = document.querySelector(\'script[type="module"][src*="static/js/index."]\');'
         "if (!main) return;"
         f"const names = {json.dumps(list(names))};"
+        "window.__specdraftPrefetch = names.slice();"
         "const idle = window.requestIdleCallback || ((f) => setTimeout(f, 100));"
         "const next = () => { const n = names.shift();"
         " if (!n) { window.__specdraftPrefetched = true; return; }"

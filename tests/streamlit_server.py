@@ -53,20 +53,20 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(env: Mapping[str, str], deadline_s: float = 90.0) -> Iterator[str]:
-    """Start ``streamlit run app.py`` on a free loopback port; yield its base URL."""
-    with running_server(env, deadline_s=deadline_s) as (url, _pid):
+def running_app(env: Mapping[str, str], deadline_s: float = 90.0, port: int | None = None) -> Iterator[str]:
+    """Start ``streamlit run app.py`` on a loopback port (a free one unless given); yield its base URL."""
+    with running_server(env, deadline_s=deadline_s, port=port) as (url, _pid):
         yield url
 
 
 @contextmanager
 def running_server(
-    env: Mapping[str, str], extra_args: Sequence[str] = (), deadline_s: float = 90.0
+    env: Mapping[str, str], extra_args: Sequence[str] = (), deadline_s: float = 90.0, port: int | None = None
 ) -> Iterator[tuple[str, int]]:
     """``running_app`` with more command-line options; yields (base URL, server pid)."""
     import time
 
-    port = free_port()
+    port = port or free_port()
     cmd = [
         sys.executable,
         "-m",
