@@ -186,9 +186,10 @@ PREFETCHED = "_specdraft_prefetched"
 
 
 def prefetch_browser_code() -> None:
-    """Once per browser session, after its first page has run: the browser loads and runs, one module at a
-    time while it is idle, the frontend code of the widgets the other pages show, so that their first visit
-    costs what a revisit does. Only Streamlit's own files, named from its installed build."""
+    """Once per browser session, after its first page has run: a second later (that page's own drawing goes
+    first), the browser loads and runs, one module at a time while it is idle, the frontend code of the
+    widgets the other pages show, so that their first visit costs what a revisit does. Only Streamlit's own
+    files, named from its installed build."""
     if st.session_state.get(PREFETCHED):
         return
     st.session_state[PREFETCHED] = True
@@ -225,7 +226,7 @@ def prefetch_script(names: tuple[str, ...]) -> str:
         "const next = () => { const n = names.shift();"
         " if (!n) { window.__specdraftPrefetched = true; return; }"
         " import(new URL(n, main.src).href).catch(() => {}).finally(() => idle(next, {timeout: 1000})); };"
-        "idle(next, {timeout: 1000});"
+        "setTimeout(() => idle(next, {timeout: 1000}), 1000);"
         "})();</script>"
     )
 

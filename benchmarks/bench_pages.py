@@ -112,7 +112,12 @@ IDLE = """() => new Promise((done) => {
 
 
 # The same wait with every file counted: before a timed click, what the last page started while idle is done.
-QUIET = IDLE.replace("const ahead = new Set(window.__specdraftPrefetch || []);", "const ahead = new Set();")
+# The app's prefetch starts a second after its page; wait for it to end first.
+QUIET = IDLE.replace("const ahead = new Set(window.__specdraftPrefetch || []);", "const ahead = new Set();").replace(
+    "requestAnimationFrame(() => requestAnimationFrame(tick));",
+    "const wait = () => (window.__specdraftPrefetch && !window.__specdraftPrefetched ? setTimeout(wait, 50) : tick());"
+    " requestAnimationFrame(() => requestAnimationFrame(wait));",
+)
 
 
 def settle(page: Any, heading: str, timeout_ms: int = 120_000) -> None:
