@@ -216,11 +216,12 @@ def prefetch_script(names: tuple[str, ...]) -> str:
     works), imported when the browser is idle; a failure only means that page loads it itself."""
     import json
 
+    listed = json.dumps(list(names)).replace("<", "\\u003c")  # no "</script>" can come from a name
     return (
         "<script>(() => {"
         'const main = document.querySelector(\'script[type="module"][src*="static/js/index."]\');'
         "if (!main) return;"
-        f"const names = {json.dumps(list(names))};"
+        f"const names = {listed};"
         "window.__specdraftPrefetch = names.slice();"
         "const idle = window.requestIdleCallback || ((f) => setTimeout(f, 100));"
         "const next = () => { const n = names.shift();"

@@ -36,11 +36,12 @@ def test_every_named_module_is_in_this_streamlit_build() -> None:
     [
         (("DataFrame.abc.js",), ['"DataFrame.abc.js"']),
         (("embed.x-1.js", "Radio.Y_2.js"), ['["embed.x-1.js", "Radio.Y_2.js"]']),
+        (("a</script>.x.js",), ['"a\\u003c/script>.x.js"']),  # a name never ends the script early
     ],
 )
 def test_the_script_imports_each_name_against_streamlits_main_module(names, expected) -> None:
     script = app.prefetch_script(names)
-    assert script.startswith("<script>") and script.endswith("</script>")
+    assert script.startswith("<script>") and script.endswith("</script>") and script.count("</script>") == 1
     for part in expected:
         assert part in script
     assert "new URL(n, main.src)" in script  # relative to the app's own files: a base URL path still works
