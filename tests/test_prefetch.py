@@ -6,7 +6,6 @@ asks for it earlier, so a page's first visit in a session costs what its revisit
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -91,7 +90,20 @@ def test_a_pages_first_visit_finds_its_widget_code_loaded(browser, live_app: Liv
         wait_for_script(page)
         page.get_by_test_id("stDataFrame").first.wait_for(timeout=60_000)
         page.get_by_test_id("stVegaLiteChart").first.wait_for(timeout=60_000)
-        time.sleep(0.5)  # a lazy module asked for now would show up among the resources
+        # a lazy module asked for now would show up among the resources: wait until the browser is idle with
+        # no file requested since its last idle moment
+        page.evaluate(
+            """() => new Promise((done) => {
+                let last = -1;
+                const tick = () => {
+                    const n = performance.getEntriesByType("resource").length;
+                    if (n === last) { done(); return; }
+                    last = n;
+                    requestIdleCallback(() => setTimeout(tick, 50));
+                };
+                tick();
+            })"""
+        )
         after = page.evaluate(
             f"() => performance.getEntriesByType('resource').slice({before}).map(e => e.name.split('/').pop())"
         )
