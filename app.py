@@ -385,6 +385,19 @@ def show_chart(build: Callable[..., Any], *args: Any, key: str | None = None, in
     draw_chart(chart_spec(build, *args, inputs=inputs, **kw), key=key)
 
 
+def keep_values(*keys: str, prefixes: tuple[str, ...] = ()) -> None:
+    """Keep the values of widgets that are built only while their tab or fold-out is shown.
+
+    Streamlit forgets a widget's value after a run that does not draw it, so such a part would come back
+    reset. Writing each value back into session state before the widgets are built keeps it for the
+    session (Streamlit's documented way). Uploaders and buttons cannot be written: never name them here.
+    Call it at the top of the page, with every key the page's lazily built parts use.
+    """
+    for key in list(st.session_state):
+        if key in keys or (prefixes and key.startswith(prefixes)):
+            st.session_state[key] = st.session_state[key]
+
+
 DRAFT_STATE = "own_draft"
 CURVE_STATE = "_own_curve"  # {draft source: the verdict of the training log loaded this session}
 

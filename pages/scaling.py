@@ -16,6 +16,28 @@ from comparelib.errors import CompareError
 
 app.ensure_routed()
 
+TABS = ["Live results", "Learning curve", "Draft cost", "Points in the fit", "Before serving"]
+# the tabs' widgets whose values outlive a switch to another tab (not the uploader: see _curve_tab)
+KEPT = (
+    "sc_tab",
+    "sc_excluded_open",
+    "sc_ex_bench",
+    "sc_dc_source",
+    "sc_dc_first",
+    "sc_dc_figures_open",
+    "lc_path",
+    "lc_batch",
+    "lc_epoch",
+    "lc_steps",
+    "lc_split",
+    "lc_evidence_open",
+    "od_draft",
+    "od_dumps",
+    "od_target",
+    "od_steps",
+    "od_max",
+)
+
 st.title("Acceptance vs data")
 st.caption(
     "Acceptance length against training-data volume for published drafts and yours. Acceptance depends on the "
@@ -23,6 +45,8 @@ st.caption(
     "points from other settings are drawn grey and never enter the fit. Fits and speed curves are predictions."
 )
 draft = app.own_draft()
+# The tabs below are built only while shown; what was typed or picked in them is kept for the session.
+app.keep_values(*KEPT, prefixes=("sc_dc_acc_",))
 
 
 _store = app.open_store
@@ -236,11 +260,12 @@ try:
         )
 except CompareError as exc:
     st.error(str(exc))
-# The rest, one tab at a time: the page is as tall as the tab shown, not the sum of every section.
-tab_live, tab_curve, tab_cost, tab_points, tab_offline = st.tabs(
-    ["Live results", "Learning curve", "Draft cost", "Points in the fit", "Before serving"]
-)
-with tab_points:
+# The rest, one tab at a time: the page is as tall as the tab shown, not the sum of every section, and only
+# the tab shown is built (a switch reruns the page): each tab's grids, charts and inputs cost the browser.
+tab_live, tab_curve, tab_cost, tab_points, tab_offline = st.tabs(TABS, key="sc_tab", on_change="rerun")
+
+
+def _points_tab() -> None:
     if sel is not None:
         table = sel.points[
             ["draft", "kind", "benchmark", "setting_key", "samples", "tokens", "accept_length", "source"]
@@ -278,7 +303,7 @@ with tab_points:
                 app.show_frame(ex, key="sc_excluded_table")
 
 
-with tab_live:
+def _live_tab() -> None:
     st.markdown("**Live results for the draft**")
     if group is None:
         st.caption("Pick a run group to see measured throughput and acceptance against num_steps.")
@@ -323,7 +348,7 @@ def _draft_figures(own: str, token_tag: str) -> list[tuple[str, dict]]:  # token
     return draftcost.figure_sources(own)
 
 
-with tab_cost:
+def _cost_tab() -> None:
     st.subheader("Draft cost: is a bigger draft worth its step?")
     st.caption(
         "A draft step's cost measured with torch (`python -m comparelib draft-cost`, `benchmarks/bench_draftcost.py`) "
@@ -417,7 +442,9 @@ def _stamp(paths: tuple[str, ...]) -> tuple:
     return tuple(out)
 
 
-with tab_curve:
+def _curve_tab(shown: bool) -> None:
+    """Its inputs are also built while another tab is shown if a log was uploaded: an uploader that is not
+    drawn forgets its file. The curve and its tables only while shown."""
     st.subheader("Learning curve from your training log")
     st.caption(
         "More data, or a different model? The draft's own training curve answers better than pooled published "
@@ -483,6 +510,8 @@ with tab_curve:
     uploadgate.hold(_kept, st.session_state.get("lc_upload_path"))
     st.session_state["lc_upload_path"] = _kept
 
+    if not shown:
+        return
     if not lc_paths:
         st.caption("Upload a training log or give a path to see its learning curve and a verdict.")
     else:
@@ -634,5 +663,18 @@ def _offline_section() -> None:
         st.caption(note)
 
 
-with tab_offline:
-    _offline_section()
+if tab_live.open:
+    with tab_live:
+        _live_tab()
+if tab_curve.open or st.session_state.get("lc_upload") is not None:
+    with tab_curve:
+        _curve_tab(shown=bool(tab_curve.open))
+if tab_cost.open:
+    with tab_cost:
+        _cost_tab()
+if tab_points.open:
+    with tab_points:
+        _points_tab()
+if tab_offline.open:
+    with tab_offline:
+        _offline_section()

@@ -81,12 +81,13 @@ def test_the_learning_curve_is_known_by_its_log(monkeypatch: pytest.MonkeyPatch,
     calls = _record(monkeypatch)
     at = page_app("../pages/scaling.py", timeout=120)
     at.session_state["lc_path"] = str(_specforge_log(tmp_path / "train.log"))
+    at.session_state["sc_tab"] = "Learning curve"
     at.run()
     assert not at.exception, at.exception
-    assert len(calls["curve_chart"]) == 1 and len(_protos(at)) == 4
+    assert len(calls["curve_chart"]) == 1 and len(_protos(at)) == 2  # the fit's and the curve's
     at.run()
     assert not at.exception, at.exception
-    assert len(calls["curve_chart"]) == 1 and len(_protos(at)) == 4
+    assert len(calls["curve_chart"]) == 1 and len(_protos(at)) == 2
     direct = AppTest.from_function(_altair_page, args=([calls["curve_chart"][0][2]],), default_timeout=60).run()
     _same(_protos(at)[-1], _protos(direct)[0])
     at.radio(key="lc_split").set_value("train").run()  # another fit: another chart

@@ -457,6 +457,7 @@ def _side_table(at: Any) -> Any:
 
 def test_page_shows_the_pair_side_by_side() -> None:
     at = page_app("../pages/scaling.py", timeout=60)
+    at.session_state["sc_tab"] = "Draft cost"  # built only while shown
     at.session_state["sc_dc_figures_open"] = True  # the step-cost figures are built when opened
     at.run()
     assert not at.exception, at.exception
@@ -492,6 +493,7 @@ def test_the_draft_cost_section_starts_from_your_draft_with_rounded_numbers(hub:
     at = page_app("../pages/scaling.py", timeout=60)
     at.query_params["draft"] = "acme/kimi-draft"
     at.query_params["draft_group"] = "example-kimi-k2.5"
+    at.session_state["sc_tab"] = "Draft cost"
     at.run()
     assert not at.exception, at.exception
     assert at.selectbox(key="sc_dc_source").value == (

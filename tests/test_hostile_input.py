@@ -752,7 +752,9 @@ def test_scaling_page_deletes_a_cleared_upload(tmp_path: Path, monkeypatch: pyte
     root = tmp_path / "root"
     root.mkdir()
     monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(root))
-    at = page_app("../pages/scaling.py", timeout=60).run()
+    at = page_app("../pages/scaling.py", timeout=60)
+    at.session_state["sc_tab"] = "Learning curve"
+    at.run()
     at.file_uploader(key="lc_upload").set_value(("train.csv", b"step,acc_0\n1,0.5\n2,0.6\n", "text/csv")).run()
     held = [p for p in (root / "uploads").rglob("*") if p.is_file()]
     assert len(held) == 1, held

@@ -453,7 +453,9 @@ def test_page_section_evaluates_a_dump_folder(pair: dict[str, Any], capsys: Any)
 
     expect = _eval_json(pair, capsys, "--steps", "3", "--max-samples", "2")
     root = pair["root"]
-    at = page_app("pages/scaling.py", timeout=120).run()
+    at = page_app("pages/scaling.py", timeout=120)
+    at.session_state["sc_tab"] = "Before serving"  # built only while shown
+    at.run()
     assert not at.exception, at.exception
     at.text_input(key="od_draft").set_value(str(root / "draft"))
     at.text_input(key="od_dumps").set_value(str(root / "dumps"))

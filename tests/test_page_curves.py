@@ -38,6 +38,7 @@ def _frame(at: AppTest, column: str):  # type: ignore[no-untyped-def]
 @pytest.fixture()
 def at() -> AppTest:
     app = page_app("../pages/scaling.py", timeout=120)
+    app.session_state["sc_tab"] = "Learning curve"  # built only while shown
     app.session_state["lc_evidence_open"] = True  # the curve's points are built when this fold-out is opened
     app.run()
     assert not app.exception, app.exception
@@ -47,7 +48,7 @@ def at() -> AppTest:
 def test_no_log_no_chart(at: AppTest) -> None:
     assert "Upload a training log or give a path" in _texts(at)
     assert at.number_input(key="lc_steps").value == 3  # from the chosen setting's num_steps
-    assert len(at.get("vega_lite_chart")) == 3  # the page's own charts only (fit, and the two stacked sweep charts)
+    assert len(at.get("vega_lite_chart")) == 1  # the fit's only: the live tab is not shown, so not built
 
 
 def test_log_path_gives_verdict_chart_and_context(at: AppTest, tmp_path: Path) -> None:
@@ -61,7 +62,7 @@ def test_log_path_gives_verdict_chart_and_context(at: AppTest, tmp_path: Path) -
     assert "still rising" in text and "at 2x" in text and "at 10x" in text
     assert "eval tau_sim" in text  # 10 eval points: the held-out split is the one fitted
     charts = at.get("vega_lite_chart")
-    assert len(charts) == 4  # the page's three, plus the learning curve
+    assert len(charts) == 2  # the fit's, plus the learning curve (the live tab's are not built)
     spec = json.loads(charts[-1].proto.spec)
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
     assert marks[:3] == ["area", "line", "point"]  # band, fit, logged points

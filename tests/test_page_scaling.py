@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -57,7 +58,12 @@ def test_chart_specs(at: AppTest) -> None:
     assert left[0]["encoding"]["strokeDash"]["field"] == "kind"
     assert left[-1]["mark"]["type"] == "rule"  # the baseline
     keys = [b.key for b in at.get("download_button")]
+    assert keys == ["sc_dl_png", "sc_dl_svg", "sc_dl_vl"]  # the points' exports are in their own tab
+    at.session_state["sc_tab"] = "Points in the fit"
+    at.run()
+    keys = [b.key for b in at.get("download_button")]
     assert keys == ["sc_dl_png", "sc_dl_svg", "sc_dl_vl", "sc_dl_csv", "sc_dl_md"]
+    assert len(at.get("vega_lite_chart")) == 1  # the live tab's charts are not built while another is shown
 
 
 def test_target_and_typed_volume(at: AppTest) -> None:
@@ -170,6 +176,7 @@ def test_the_answer_and_a_chart_lead_the_page_derivations_fold_away() -> None:
     assert any(e.label.startswith("The fit, its prediction") for e in at.expander)
     # derivations in fold-outs that are built when opened: the excluded points
     assert not any("reason" in d.value.columns for d in at.dataframe)
+    at.session_state["sc_tab"] = "Points in the fit"
     at.session_state["sc_excluded_open"] = True
     at.run()
     assert not at.exception, at.exception
@@ -202,3 +209,66 @@ def test_a_run_stored_between_reruns_changes_the_answer() -> None:
     text = _texts(app)
     assert "a baseline run (the same model and server settings without speculation)" not in text
     assert "only one num_steps was measured (3)" in text
+
+
+def _keys(at: AppTest, kind: str) -> list[str]:
+    return [w.key for w in at.get(kind)]
+
+
+def test_only_the_tab_shown_is_built_and_what_was_typed_in_another_stays() -> None:
+    """The tabs are built only while shown (each one's grids, charts and inputs cost the browser); what the user
+    typed or picked in one is still there when they come back from another."""
+    at = page_app("../pages/scaling.py", timeout=60).run()
+    assert not at.exception, at.exception
+    assert "sc_dc_source" not in _keys(at, "selectbox") and "od_draft" not in _keys(at, "text_input")
+    assert len(at.get("vega_lite_chart")) == 3  # the fit's, and the live tab's two
+
+    at.session_state["sc_tab"] = "Draft cost"
+    at.run()
+    assert "sc_dc_source" in _keys(at, "selectbox") and len(at.get("vega_lite_chart")) == 1
+    at.number_input(key="sc_dc_acc_0").set_value(1.8).run()
+    at.session_state["sc_tab"] = "Before serving"
+    at.run()
+    at.text_input(key="od_draft").set_value("org/my-draft").run()
+    at.number_input(key="od_steps").set_value(3).run()
+    at.session_state["sc_tab"] = "Live results"
+    at.run()
+    assert not at.exception, at.exception
+    assert "sc_dc_acc_0" not in _keys(at, "number_input") and "od_draft" not in _keys(at, "text_input")
+
+    at.session_state["sc_tab"] = "Draft cost"
+    at.run()
+    assert at.number_input(key="sc_dc_acc_0").value == 1.8
+    at.session_state["sc_tab"] = "Before serving"
+    at.run()
+    assert at.text_input(key="od_draft").value == "org/my-draft" and at.number_input(key="od_steps").value == 3
+    assert not at.exception, at.exception
+
+
+def test_an_uploaded_log_stays_while_another_tab_is_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An uploader that is not drawn forgets its file: the learning curve's inputs stay built while a log is
+    uploaded, so switching tabs never loses it (its chart and tables wait until the tab is shown again)."""
+    root = tmp_path / "root"
+    root.mkdir()
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(root))
+    log = "step,acc_0,acc_1\n" + "".join(f"{s},{0.9 - 0.4 / s:.4f},0.6\n" for s in range(1, 13))
+    at = page_app("../pages/scaling.py", timeout=60)
+    at.session_state["sc_tab"] = "Learning curve"
+    at.run()
+    at.file_uploader(key="lc_upload").set_value(("train.csv", log.encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    assert len(at.get("vega_lite_chart")) == 2  # the fit's and the curve's
+    held = [p for p in (root / "uploads").rglob("*") if p.is_file()]
+    assert len(held) == 1, held
+
+    at.session_state["sc_tab"] = "Live results"
+    at.run()
+    assert not at.exception, at.exception
+    assert "lc_upload" in _keys(at, "file_uploader")  # still drawn (in the hidden tab), so it keeps the file
+    assert len(at.get("vega_lite_chart")) == 3  # the fit's and the live tab's: no curve while hidden
+    assert [p for p in (root / "uploads").rglob("*") if p.is_file()] == held
+
+    at.session_state["sc_tab"] = "Learning curve"
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.get("vega_lite_chart")) == 2 and not at.error
