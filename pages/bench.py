@@ -105,12 +105,38 @@ def _budget() -> SessionBudget:
     return st.session_state["bench_budget"]
 
 
+# the fold-outs' widgets whose values outlive closing them (not the uploaders, nor buttons)
+KEPT = (
+    "bench_form_open",
+    "bench_endpoint",
+    "bench_engine",
+    "bench_concurrency",
+    "bench_requests",
+    "bench_max_tokens",
+    "bench_temperature",
+    "bench_warmup",
+    "bench_timeout",
+    "bench_labels",
+    "bench_group",
+    "bench_spec_algorithm",
+    "bench_spec_steps",
+    "bench_spec_topk",
+    "bench_spec_ndt",
+    "bench_prompt_source",
+    "bench_prompt_path",
+    "import_open",
+    "import_labels",
+    "import_group",
+)
+
+
 def _labels(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
 st.title("Live benchmark")
 draft = app.own_draft()
+app.keep_values(*KEPT)
 st.caption(
     "Benchmark a running SGLang, vLLM or OpenAI-compatible server, keep every result, and compare baselines "
     "with speculative runs. Rows of kind **example** are built-in example data from a Kimi-K2.5 tuning session."
@@ -128,52 +154,61 @@ except CompareError as exc:
 job: BenchJob | None = st.session_state.get("bench_job")
 running = job is not None and not job.done.is_set()
 
-with st.expander("Run a benchmark", expanded=job is not None):
-    c1, c2 = st.columns([3, 1])
-    endpoint = c1.text_input("Endpoint URL", value="http://127.0.0.1:30000", key="bench_endpoint")
-    engine = c2.selectbox("Engine", ENGINES, key="bench_engine")
-    if settings.bench_allow() is not None:
-        st.caption(
-            f"This server benchmarks only the endpoints its operator allowed (SPECDRAFT_BENCH_ALLOW: "
-            f"`{settings.bench_allow() or 'none'}`)."
+# Its ~20 inputs are built only while it is open (or holds an uploaded prompt file: an uploader that is not
+# drawn forgets its file); their values are kept for the session (app.keep_values above).
+run_fold = st.expander("Run a benchmark", expanded=job is not None, key="bench_form_open", on_change="rerun")
+start = False
+if run_fold.open or st.session_state.get("bench_prompt_upload") is not None:
+    with run_fold:
+        c1, c2 = st.columns([3, 1])
+        endpoint = c1.text_input("Endpoint URL", value="http://127.0.0.1:30000", key="bench_endpoint")
+        engine = c2.selectbox("Engine", ENGINES, key="bench_engine")
+        if settings.bench_allow() is not None:
+            st.caption(
+                f"This server benchmarks only the endpoints its operator allowed (SPECDRAFT_BENCH_ALLOW: "
+                f"`{settings.bench_allow() or 'none'}`)."
+            )
+        c1, c2, c3, c4 = st.columns(4)
+        concurrency = c1.number_input("Concurrency", 1, 1024, 8, key="bench_concurrency")
+        n_requests = c2.number_input("Requests", 1, 100_000, 64, key="bench_requests")
+        max_tokens = c3.number_input("Max tokens", 1, 32_768, 256, key="bench_max_tokens")
+        temperature = c4.number_input("Temperature", 0.0, 2.0, 0.0, step=0.1, key="bench_temperature")
+        c1, c2, c3, c4 = st.columns(4)
+        warmup = c1.number_input("Warm-up requests", 0, 1000, 2, key="bench_warmup")
+        timeout_s = c2.number_input("Timeout per request (s)", 1.0, 3600.0, 120.0, key="bench_timeout")
+        labels_text = c3.text_input(
+            "Labels (comma-separated)", placeholder="optional, e.g. 2-step", key="bench_labels"
         )
-    c1, c2, c3, c4 = st.columns(4)
-    concurrency = c1.number_input("Concurrency", 1, 1024, 8, key="bench_concurrency")
-    n_requests = c2.number_input("Requests", 1, 100_000, 64, key="bench_requests")
-    max_tokens = c3.number_input("Max tokens", 1, 32_768, 256, key="bench_max_tokens")
-    temperature = c4.number_input("Temperature", 0.0, 2.0, 0.0, step=0.1, key="bench_temperature")
-    c1, c2, c3, c4 = st.columns(4)
-    warmup = c1.number_input("Warm-up requests", 0, 1000, 2, key="bench_warmup")
-    timeout_s = c2.number_input("Timeout per request (s)", 1.0, 3600.0, 120.0, key="bench_timeout")
-    labels_text = c3.text_input("Labels (comma-separated)", placeholder="optional, e.g. 2-step", key="bench_labels")
-    if "bench_group" not in st.session_state and draft.group and not draft.is_example:
-        st.session_state["bench_group"] = draft.group  # new runs join your draft's run group
-    group = c4.text_input(
-        "Group",
-        placeholder="optional, e.g. sweep name",
-        key="bench_group",
-        help="Runs of one group are charted together; your draft's group is the default.",
-    )
-    st.markdown("Stated speculative config (vLLM cannot report it; SGLang's is read from the server)")
-    c1, c2, c3, c4 = st.columns(4)
-    spec_algo = c1.text_input("Algorithm", placeholder="read from the server", key="bench_spec_algorithm")
-    spec_steps = c2.number_input("num_steps", 0, 64, value=None, key="bench_spec_steps", placeholder="not stated")
-    spec_topk = c3.number_input("topk", 0, 64, value=None, key="bench_spec_topk", placeholder="not stated")
-    spec_ndt = c4.number_input("num_draft_tokens", 0, 256, value=None, key="bench_spec_ndt", placeholder="not stated")
-    c1, c2 = st.columns([1, 3])
-    prompt_source = c1.radio("Prompts", ["bundled", "dataset file"], key="bench_prompt_source")
-    prompt_path = c2.text_input(
-        "Dataset path (JSONL with prompt / messages rows)",
-        key="bench_prompt_path",
-        disabled=prompt_source == "bundled",
-    )
-    prompt_upload = c2.file_uploader(
-        "…or upload one (used instead of the path)",
-        type=["jsonl", "json"],
-        key="bench_prompt_upload",
-        disabled=prompt_source == "bundled",
-    )
-    start = st.button("Run benchmark", key="bench_run", type="primary", disabled=running)
+        if "bench_group" not in st.session_state and draft.group and not draft.is_example:
+            st.session_state["bench_group"] = draft.group  # new runs join your draft's run group
+        group = c4.text_input(
+            "Group",
+            placeholder="optional, e.g. sweep name",
+            key="bench_group",
+            help="Runs of one group are charted together; your draft's group is the default.",
+        )
+        st.markdown("Stated speculative config (vLLM cannot report it; SGLang's is read from the server)")
+        c1, c2, c3, c4 = st.columns(4)
+        spec_algo = c1.text_input("Algorithm", placeholder="read from the server", key="bench_spec_algorithm")
+        spec_steps = c2.number_input("num_steps", 0, 64, value=None, key="bench_spec_steps", placeholder="not stated")
+        spec_topk = c3.number_input("topk", 0, 64, value=None, key="bench_spec_topk", placeholder="not stated")
+        spec_ndt = c4.number_input(
+            "num_draft_tokens", 0, 256, value=None, key="bench_spec_ndt", placeholder="not stated"
+        )
+        c1, c2 = st.columns([1, 3])
+        prompt_source = c1.radio("Prompts", ["bundled", "dataset file"], key="bench_prompt_source")
+        prompt_path = c2.text_input(
+            "Dataset path (JSONL with prompt / messages rows)",
+            key="bench_prompt_path",
+            disabled=prompt_source == "bundled",
+        )
+        prompt_upload = c2.file_uploader(
+            "…or upload one (used instead of the path)",
+            type=["jsonl", "json"],
+            key="bench_prompt_upload",
+            disabled=prompt_source == "bundled",
+        )
+        start = st.button("Run benchmark", key="bench_run", type="primary", disabled=running)
 
 if start and not running:
     spec = {
@@ -300,28 +335,35 @@ try:
         key="runs_export",
     )
 
-    with st.expander(
-        "Import sglang.bench_serving / vllm bench serve results", expanded="import_msg" in st.session_state
-    ):
-        upload = st.file_uploader("Result file (JSONL or JSON)", type=["jsonl", "json"], key="import_file")
-        c1, c2 = st.columns(2)
-        import_labels = c1.text_input("Labels (comma-separated)", key="import_labels")
-        import_group = c2.text_input("Group", key="import_group")
-        if st.button("Import", key="import_run", disabled=upload is None) and upload is not None:
-            from comparelib.live.importers import import_file
+    import_fold = st.expander(
+        "Import sglang.bench_serving / vllm bench serve results",
+        expanded="import_msg" in st.session_state,
+        key="import_open",
+        on_change="rerun",
+    )  # built only while open, or while it holds a file or a message
+    if import_fold.open or "import_msg" in st.session_state or st.session_state.get("import_file") is not None:
+        with import_fold:
+            upload = st.file_uploader("Result file (JSONL or JSON)", type=["jsonl", "json"], key="import_file")
+            c1, c2 = st.columns(2)
+            import_labels = c1.text_input("Labels (comma-separated)", key="import_labels")
+            import_group = c2.text_input("Group", key="import_group")
+            if st.button("Import", key="import_run", disabled=upload is None) and upload is not None:
+                from comparelib.live.importers import import_file
 
-            try:
-                with tempfile.TemporaryDirectory() as tmp:
-                    path = Path(tmp) / Path(upload.name).name
-                    path.write_bytes(upload.getvalue())
-                    ids = import_file(store, path, labels=_labels(import_labels), group=import_group.strip() or None)
-            except CompareError as exc:
-                st.error(str(exc))
-            else:
-                st.session_state["import_msg"] = f"imported run(s) {', '.join(map(str, ids))} from {upload.name}"
-                st.rerun()  # show them in the tables above
-        if "import_msg" in st.session_state:
-            st.success(st.session_state.pop("import_msg"))
+                try:
+                    with tempfile.TemporaryDirectory() as tmp:
+                        path = Path(tmp) / Path(upload.name).name
+                        path.write_bytes(upload.getvalue())
+                        ids = import_file(
+                            store, path, labels=_labels(import_labels), group=import_group.strip() or None
+                        )
+                except CompareError as exc:
+                    st.error(str(exc))
+                else:
+                    st.session_state["import_msg"] = f"imported run(s) {', '.join(map(str, ids))} from {upload.name}"
+                    st.rerun()  # show them in the tables above
+            if "import_msg" in st.session_state:
+                st.success(st.session_state.pop("import_msg"))
 
     all_runs = store.runs()
     by_title = {r.title: r for r in all_runs}

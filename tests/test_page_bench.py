@@ -16,8 +16,12 @@ from tests.fixtures import page_app, sglang_record
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "bench.py")
 
 
-def page() -> AppTest:
-    return page_app(PAGE, timeout=60)
+def page(run_form: bool = True) -> AppTest:
+    """The page, with "Run a benchmark" opened (its inputs are built only while it is open)."""
+    at = page_app(PAGE, timeout=60)
+    if run_form:
+        at.session_state["bench_form_open"] = True
+    return at
 
 
 def runs_table(at: AppTest):
@@ -230,7 +234,7 @@ def test_after_three_runs_the_page_follows_them_not_the_example() -> None:
     spec3 = fake.start_fake_server("sglang", num_steps=3, tokens_per_chunk=4, **opts)
     spec2 = fake.start_fake_server("sglang", num_steps=2, tokens_per_chunk=3, **opts)
     try:
-        at = page_app(PAGE, timeout=60)
+        at = page()
         at.query_params["draft"] = "acme/kimi-draft"
         at.run()
         for server in (base, spec3, spec2):
@@ -280,3 +284,35 @@ def test_the_speedup_and_why_not_come_first_on_screen() -> None:
     el = next(d for d in at.dataframe if "speedup" in d.value.columns)
     order = list(el.proto.column_order)
     assert order[:5] == ["run", "num_steps", "output tok/s", "speedup", "speedup_note"], order
+
+
+def test_run_a_benchmark_is_built_while_open_and_keeps_what_was_typed() -> None:
+    """Its ~20 inputs cost the browser on every visit: built only while the fold-out is open, with what was
+    typed kept when it is closed and opened again; an uploaded prompt file keeps it built while closed."""
+
+    def keys(at: AppTest) -> list[str]:
+        return [w.key for w in at.text_input] + [w.key for w in at.get("file_uploader")]
+
+    at = page(run_form=False).run()
+    assert not at.exception, at.exception
+    assert any(e.label == "Run a benchmark" for e in at.expander)
+    assert "bench_endpoint" not in keys(at)
+    at.session_state["bench_form_open"] = True
+    at.run()
+    at.text_input(key="bench_endpoint").set_value("http://10.1.2.3:30000")
+    at.number_input(key="bench_spec_steps").set_value(3).run()
+    at.session_state["bench_form_open"] = False
+    at.run()
+    assert "bench_endpoint" not in keys(at)
+    at.session_state["bench_form_open"] = True
+    at.run()
+    assert at.text_input(key="bench_endpoint").value == "http://10.1.2.3:30000"
+    assert at.number_input(key="bench_spec_steps").value == 3
+
+    at.radio(key="bench_prompt_source").set_value("dataset file").run()
+    prompts = ("prompts.jsonl", b'{"prompt": "hi"}\n', "application/json")
+    at.file_uploader(key="bench_prompt_upload").set_value(prompts).run()
+    at.session_state["bench_form_open"] = False
+    at.run()
+    assert not at.exception, at.exception
+    assert "bench_prompt_upload" in keys(at) and at.text_input(key="bench_endpoint").value == "http://10.1.2.3:30000"
