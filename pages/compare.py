@@ -187,9 +187,15 @@ if not act_on.empty:
     act_on = act_on.drop(columns="harmless")
     app.show_table(act_on, tables.FINDINGS, "compare_findings", row_height=64, ordered=False)  # messages wrap
 if not harmless.empty:
-    with st.expander(f"Known harmless ({len(harmless)}): published drafts work this way", expanded=False):
-        harmless = harmless.drop(columns="harmless")
-        app.show_table(harmless, tables.FINDINGS, "compare_findings_harmless", row_height=64, ordered=False)
+    _harmless = st.expander(
+        f"Known harmless ({len(harmless)}): published drafts work this way",
+        key="compare_harmless_open",
+        on_change="rerun",
+    )  # its grid is built only when opened
+    if _harmless.open:
+        with _harmless:
+            harmless = harmless.drop(columns="harmless")
+            app.show_table(harmless, tables.FINDINGS, "compare_findings_harmless", row_height=64, ordered=False)
 
 # --- Will it serve? One row per engine version and runner, from the engines' own rules (serving.py) -----------
 _drafts = [e for e in entries if e.spec.role == "draft"]
