@@ -106,8 +106,9 @@ COMPRESSION_RATIO = Cap("SPECDRAFT_MAX_COMPRESSION_RATIO", 200, "compression rat
 JSON_DEPTH = Cap("SPECDRAFT_MAX_JSON_DEPTH", 128, "JSON nesting depth", unit="levels")
 SAFETENSORS_HEADER_BYTES = Cap("SPECDRAFT_MAX_SAFETENSORS_HEADER_BYTES", 25_000_000, "safetensors header size")
 """Same default as huggingface_hub's SAFETENSORS_MAX_HEADER_LENGTH."""
-UPLOAD_BYTES = Cap("SPECDRAFT_MAX_UPLOAD_BYTES", 512 * MiB, "upload size")
-"""Also set Streamlit's server.maxUploadSize (MB) at least as high: Streamlit refuses bigger uploads first."""
+UPLOAD_BYTES = Cap("SPECDRAFT_MAX_UPLOAD_BYTES", 500 * MiB, "upload size")
+"""Also set Streamlit's server.maxUploadSize (MB) at least as high: Streamlit refuses bigger uploads first.
+500, not 512: the uploaders print the cap rounded to a whole unit of 1000, and 512 read "1GB per file"."""
 UPLOADS_BYTES = Cap("SPECDRAFT_MAX_UPLOADS_BYTES", 4 * GiB, "upload folder size")
 """All uploads held at once (``uploads/`` under the data root); folders older than UPLOAD_TTL are swept first."""
 UPLOAD_TTL = Cap("SPECDRAFT_UPLOAD_TTL_SECONDS", 6 * 3600, "upload lifetime", unit="seconds")

@@ -50,6 +50,9 @@ def test_deep_links_open_each_page_through_the_router(browser, live_app: LiveApp
             # retried: a page may rerun once after its first run (URL sync), replacing the sidebar widgets
             expect(source).to_have_value(draft, timeout=30_000)
             assert f"/{path}?" in page.url and "draft=" in page.url, page.url
+            if path == "audit":  # the cap the uploader prints is the one the server enforces (500 MiB)
+                hint = page.get_by_test_id("stFileUploaderDropzoneInstructions").first
+                expect(hint).to_contain_text("500MB per file")
             assert page.get_by_test_id("stException").count() == 0
         finally:
             context.close()

@@ -710,6 +710,20 @@ def test_uploads_stream_under_the_root_with_a_cap(tmp_path: Path, monkeypatch: p
     assert leftovers == [saved]  # the refused upload left nothing behind
 
 
+def test_streamlits_upload_cap_is_ours_and_reads_true_on_the_uploaders() -> None:
+    """Streamlit refuses an upload over server.maxUploadSize (MB, times 1024**2 on the server) before the page
+    sees it, and prints the cap on every uploader rounded to a whole unit of 1000: 512 read "1GB per file".
+    The browser test checks the printed wording."""
+    import tomllib
+
+    from comparelib import limits
+
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    mb = config["server"]["maxUploadSize"]
+    assert mb * 1024**2 == limits.UPLOAD_BYTES.default
+    assert mb <= 500  # over 500 the uploader rounds it up to "1GB"
+
+
 def test_kept_uploads_are_one_file_per_content_under_the_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "root"
     root.mkdir()
