@@ -396,7 +396,7 @@ def curve_chart(
     pts["x"] = pd.to_numeric(pts[xcol], errors="coerce")
     pts = pts[["x", "step", "split", "tau_sim"]]
     x_enc = alt.X("x:Q", title=f"{unit} seen (log scale)", scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
-    y_enc = alt.Y("tau_sim:Q", title="acceptance length (tokens per cycle)", scale=alt.Scale(zero=False))
+    y_enc = alt.Y("tau_sim:Q", title="acceptance length (tokens/cycle)", scale=alt.Scale(zero=False))
     layers: list[alt.Chart] = []
     if curve.band:
         bdf = pd.DataFrame(curve.band).rename(columns={"mean": "tau_sim"})
@@ -463,13 +463,14 @@ def curve_chart(
                     "series:N",
                     title="live",
                     scale=alt.Scale(domain=[LIVE_SERIES], range=[[2, 2]]),
-                    legend=alt.Legend(symbolStrokeColor=LIVE_COLOUR, symbolType="stroke", orient="bottom"),
+                    legend=alt.Legend(symbolStrokeColor=LIVE_COLOUR, symbolType="stroke"),
                 ),
                 tooltip=[alt.Tooltip("run:N", title="live run"), alt.Tooltip("tau_sim:Q", format=".2f")],
             )
         )
     # one short line per statement, in the neutral grey: one long subtitle is cut with "..." and the
-    # theme's default subtitle colour is black, unseen on the dark theme
+    # theme's default subtitle colour is black, unseen on the dark theme. Legends stay on the right: one
+    # below the plot took its height from the fixed total, squeezing the plot and clipping the title.
     subtitle = [f"tau_sim per logged point; fit on {curve.evidence.get('split')} points"]
     if curve.band:
         subtitle.append("dashed: fit, with the 95% band of the mean")
@@ -482,7 +483,7 @@ def curve_chart(
             title or "Learning curve: acceptance length vs data seen", subtitle=subtitle, subtitleColor=NEUTRAL
         ),
         width="container",
-        height=360,
+        height=440,  # the title block takes ~90 px of it: the plot keeps ~250
     )
 
 

@@ -539,13 +539,11 @@ def _curve_tab(shown: bool) -> None:
             st.markdown(f"**{badge[lc.verdict]}** — {lc.sentence}")
             if lc.evidence.get("note"):
                 st.caption(lc.evidence["note"])
-            curve_col, side_col = st.columns([3, 2])
-            with curve_col:
-                # the curve is known by what it was read from: hashing its thousands of points is slower than its chart
-                app.show_chart(
-                    charts.curve_chart, lc, published=lc_pub, live=lc_live, inputs=(lc_args, lc_pub, lc_live)
-                )
-            with side_col:
+            # the curve across the page (in a column its legends and subtitle lines left the plot ~100 px)
+            # the curve is known by what it was read from: hashing its thousands of points is slower than its chart
+            app.show_chart(charts.curve_chart, lc, published=lc_pub, live=lc_live, inputs=(lc_args, lc_pub, lc_live))
+            live_col, pub_col = st.columns(2)
+            with live_col:
                 st.markdown("**Live acceptance length (stored runs)**")
                 if len(lc_live):
                     app.show_frame(lc_live, key="lc_live_table")
@@ -557,6 +555,7 @@ def _curve_tab(shown: bool) -> None:
                     st.caption(
                         "No stored speculative run" + (f" in {group}" if group else "; pick a run group above") + "."
                     )
+            with pub_col:
                 st.markdown(f"**Published drafts at {verdicts.bench_label(bench)}, {setting_key or 'no setting'}**")
                 if len(lc_pub):
                     app.show_frame(lc_pub, key="lc_pub_table")

@@ -102,6 +102,31 @@ CONTENT_HEIGHT = "document.querySelector('[data-testid=stMainBlockContainer]').g
 SCALING_MAX_PX = 3_000  # Acceptance vs data at 1400 px with a training log loaded (was 5,164 px)
 
 
+# each drawn chart's title top and its plot's height (the span of its y-axis labels), in px from the chart's top
+CHART_FIT = """el => { const r = el.getBoundingClientRect();
+  const t = el.querySelector('.role-title-text');
+  const ys = [...el.querySelectorAll('g.role-axis[aria-label^="Y-axis"] .role-axis-label text')]
+    .map(d => d.getBoundingClientRect());
+  return {title_top: t ? t.getBoundingClientRect().top - r.top : 0, height: r.height,
+          plot: ys.length ? Math.max(...ys.map(b => b.bottom)) - Math.min(...ys.map(b => b.top)) : 0}; }"""
+
+
+def _assert_charts_fit(page, scheme: str) -> None:  # type: ignore[no-untyped-def]
+    """No visible chart's title is cut off at its top, and its plot keeps at least 40% of its height (the
+    learning curve's title was clipped 27 px and its plot squeezed to 45 of 360 px by a legend below it)."""
+    charts = page.get_by_test_id("stVegaLiteChart")
+    seen = 0
+    for i in range(charts.count()):
+        if not charts.nth(i).is_visible():
+            continue
+        charts.nth(i).scroll_into_view_if_needed()
+        fit = charts.nth(i).evaluate(CHART_FIT)
+        assert fit["title_top"] >= -5, f"chart {i + 1}'s title is cut at its top ({scheme}): {fit}"
+        assert fit["plot"] >= 0.4 * fit["height"], f"chart {i + 1}'s plot is squeezed ({scheme}): {fit}"
+        seen += 1
+    assert seen >= 2, seen  # the scaling chart and the learning curve
+
+
 def _load_plateau(page, log: Path) -> None:  # type: ignore[no-untyped-def]
     """On Acceptance vs data: open the Learning curve tab and upload ``log``; the verdict says plateau."""
     page.get_by_role("tab", name="Learning curve").click()
@@ -345,6 +370,7 @@ def test_story_token_across_pages_best_pair_and_a_target_pasted_as_draft(  # typ
         _load_plateau(themed, log)
         height = themed.evaluate(CONTENT_HEIGHT)
         assert height < SCALING_MAX_PX, f"Acceptance vs data is {height:.0f} px tall at 1400 px ({scheme})"
+        _assert_charts_fit(themed, scheme)
         _shoot(themed, f"8-plateau-scaling-{scheme}")
         _shoot_charts(themed, f"8-plateau-scaling-{scheme}")
         _nav(themed, "Overview")
