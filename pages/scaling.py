@@ -373,6 +373,8 @@ def _cost_tab() -> None:
             own = draftcost.own_index(record, draft.source)
             first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
             order = [first] + [d for d in drafts if d != first]
+            anchor = model_dc.measured[0]
+            anchor_run = f"run #{anchor.run_id}" if anchor.run_id is not None else "the sweep's run"
             cols = st.columns(len(order))
             candidates = []
             for col, name in zip(cols, order, strict=False):
@@ -382,17 +384,28 @@ def _cost_tab() -> None:
                     f"Acceptance of {name} at {k_dc} steps",
                     min_value=1.0,
                     max_value=float(k_dc + 1),
-                    value=float(model_dc.measured[0].accept_length or 1.0),
+                    value=float(anchor.accept_length or 1.0),
                     step=0.05,
                     key=f"sc_dc_acc_{drafts.index(name)}",
+                    help=f"Starts at {anchor_run}'s measured acceptance at {k_dc} steps. A draft that run did not "
+                    "serve has its own: type it.",
                 )
                 col.caption(
                     f"step {ms:.2f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
                 )
                 candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
             side = speedup.compare_drafts(model_dc, candidates)
-            table = draftcost.side_by_side(side, order)
+            table = draftcost.side_by_side(side, order, model_dc.measured)
+            st.caption(
+                f"Acceptances start at {anchor_run}'s measured "
+                + (f"{anchor.accept_length:.2f}" if anchor.accept_length else "acceptance")
+                + f" at {k_dc} steps. Measured: tok/s of the group's runs, named by run. Predicted: the sweep's "
+                "fit with each draft's step cost and the acceptance above."
+            )
             st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
+            gap = draftcost.prediction_gaps(table, first)
+            if gap:
+                st.warning(gap, icon=":material/compare_arrows:")
             missing_dc = speedup.missing_evidence(model_dc)
             if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
                 st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))

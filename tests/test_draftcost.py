@@ -345,10 +345,31 @@ def test_compare_drafts_side_by_side(kimi_model: speedup.SpeedupModel) -> None:
     # the page's table: one row per num_steps, the drafts in the chosen order, then what the others need
     table = draftcost.side_by_side(side, ["small", "big"])
     assert list(table.index) == [1, 2, 3, 4, 5]
-    assert list(table.columns) == ["tok/s: small", "tok/s: big", "acceptance big needs to match"]
-    assert list(table["tok/s: big"]) == pytest.approx(list(big["tok_s"]), abs=0.05)  # rounded to 0.1 tok/s
+    assert list(table.columns) == ["predicted tok/s: small", "predicted tok/s: big", "acceptance big needs to match"]
+    assert list(table["predicted tok/s: big"]) == pytest.approx(list(big["tok_s"]), abs=0.05)  # rounded to 0.1
     assert list(table["acceptance big needs to match"]) == pytest.approx(list(big["accept_to_match"]), abs=0.005)
-    assert all(round(v, 1) == v for v in table["tok/s: big"])
+    assert all(round(v, 1) == v for v in table["predicted tok/s: big"])
+    # with the sweep's measured points: measured tok/s and its run beside the predictions, fastest per num_steps
+    points = [
+        speedup.SweepPoint(2, 90.04, 2.1, run_id=7),
+        speedup.SweepPoint(2, 94.0, 2.1, run_id=9),
+        speedup.SweepPoint(4, 80.0, 2.5, run_id=8),
+        speedup.SweepPoint(12, 50.0, 3.0, run_id=10),  # outside the table's num_steps: left out
+    ]
+    table = draftcost.side_by_side(side, ["small", "big"], points)
+    assert list(table.columns[:3]) == ["measured tok/s", "measured in run", "predicted tok/s: small"]
+    assert table.loc[2, "measured tok/s"] == 94.0 and table.loc[2, "measured in run"] == "#9"
+    assert table.loc[4, "measured in run"] == "#8"
+    assert table["measured tok/s"].isna().sum() == 3 and table["measured in run"].isna().sum() == 3
+    # a prediction far from a measured point is said, with the run and by how much; a near one is not
+    near = table.copy()
+    near.loc[2, "predicted tok/s: small"], near.loc[4, "predicted tok/s: small"] = 99.0, 76.0  # +5%, -5%
+    assert draftcost.prediction_gaps(near, "small") is None
+    near.loc[4, "predicted tok/s: small"] = 100.0
+    assert draftcost.prediction_gaps(near, "small").startswith(
+        "The prediction for small is 25% above run #8 at 4 steps"
+    )
+    assert draftcost.prediction_gaps(draftcost.side_by_side(side, ["small", "big"]), "small") is None  # no runs
 
 
 @pytest.mark.parametrize(
@@ -450,7 +471,7 @@ def test_bench_script_tiny_runs_on_cpu(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def _side_table(at: Any) -> Any:
-    found = [d.value for d in at.dataframe if str(d.value.columns[0]).startswith("tok/s: ")]
+    found = [d.value for d in at.dataframe if "predicted tok/s: " in " ".join(map(str, d.value.columns))]
     assert len(found) == 1
     return found[0]
 
@@ -470,20 +491,34 @@ def test_page_shows_the_pair_side_by_side() -> None:
     assert at.selectbox(key="sc_dc_first").value == "example: own Kimi-K2.5 draft"
     table = _side_table(at)
     assert list(table.index) == list(range(1, 11))
-    assert list(table.columns[:2]) == [
-        "tok/s: example: own Kimi-K2.5 draft",
-        "tok/s: AQ-MedAI/Kimi-K2-Instruct-eagle3",
+    assert list(table.columns[:4]) == [
+        "measured tok/s",
+        "measured in run",
+        "predicted tok/s: example: own Kimi-K2.5 draft",
+        "predicted tok/s: AQ-MedAI/Kimi-K2-Instruct-eagle3",
     ]
+    # the example group's measured runs, each named, at the num_steps they ran
+    measured = table.dropna(subset=["measured tok/s"])
+    assert list(measured.index) == [2] and measured.loc[2, "measured tok/s"] == 94.0  # the story's 2-step run
+    assert str(measured.loc[2, "measured in run"]).startswith("#")
     # same acceptance, cheaper step: the 32K-vocabulary draft is faster at every num_steps
-    assert (table.iloc[:, 1] > table.iloc[:, 0]).all()
+    assert (table.iloc[:, 3] > table.iloc[:, 2]).all()
+    # the acceptances say which run they start from
+    acc = at.number_input(key="sc_dc_acc_0")
+    assert acc.help.startswith("Starts at run #") and "measured acceptance" in acc.help
+    assert any(c.value.startswith("Acceptances start at run #") for c in at.caption)
     texts = "\n".join(m.value for m in at.markdown)
     assert "**AQ-MedAI/Kimi-K2-Instruct-eagle3**: Predicted best: num_steps=2" in texts
     assert any("Estimate, not a measurement" in c.value for c in at.caption)
     # a lower acceptance for the small draft brings it down
-    before = float(table.iloc[1, 1])
+    before = float(table.iloc[1, 3])
     at.number_input(key="sc_dc_acc_0").set_value(1.8).run()
     assert not at.exception
-    assert float(_side_table(at).iloc[1, 1]) < before
+    assert float(_side_table(at).iloc[1, 3]) < before
+    # the measured draft typed far below what its run measured: its prediction leaves the run, and the page says so
+    at.number_input(key="sc_dc_acc_1").set_value(1.2).run()
+    gap = [w.value for w in at.warning if w.value.startswith("The prediction for example: own Kimi-K2.5 draft is ")]
+    assert len(gap) == 1 and "below run #" in gap[0] and "at 2 steps" in gap[0], [w.value for w in at.warning]
 
 
 def test_the_draft_cost_section_starts_from_your_draft_with_rounded_numbers(hub: Any) -> None:
@@ -501,7 +536,13 @@ def test_the_draft_cost_section_starts_from_your_draft_with_rounded_numbers(hub:
     )
     assert at.selectbox(key="sc_dc_first").value == f"acme/kimi-draft@{sha[:7]}"
     table = _side_table(at)
-    assert str(table.columns[0]) == f"tok/s: acme/kimi-draft@{sha[:7]}"
+    assert str(table.columns[2]) == f"predicted tok/s: acme/kimi-draft@{sha[:7]}"
+    # the measured 2-step run beside its prediction; within 10% of it here, so no warning
+    assert table.loc[2, "measured tok/s"] == 94.0
+    assert abs(table.loc[2, str(table.columns[2])] / 94.0 - 1) <= 0.10
+    assert not [w for w in at.warning if "The prediction for" in w.value]
     for col in table.columns:
-        digits = 1 if str(col).startswith("tok/s") else 2
+        if col == "measured in run":
+            continue
+        digits = 1 if "tok/s" in str(col) else 2
         assert all(pd.isna(v) or round(float(v), digits) == float(v) for v in table[col]), col

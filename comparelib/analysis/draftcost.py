@@ -1006,13 +1006,51 @@ def figures_frame(record: Mapping[str, Any]) -> Any:
     )
 
 
-def side_by_side(side: Any, order: Sequence[str]) -> Any:
-    """``speedup.compare_drafts``'s frame as one row per num_steps: tok/s of each draft in ``order``, then the
-    acceptance each later draft needs to match the first one's throughput."""
+def side_by_side(side: Any, order: Sequence[str], measured: Sequence[Any] = ()) -> Any:
+    """``speedup.compare_drafts``'s frame as one row per num_steps: what the sweep measured (``measured``:
+    its ``SweepPoint``s, with their runs), the predicted tok/s of each draft in ``order``, then the acceptance
+    each later draft needs to match the first one's predicted throughput. Every header says measured or
+    predicted: the two sit side by side and read alike."""
+    import pandas as pd
+
     table = side.pivot(index="num_steps", columns="scenario", values="tok_s")[list(order)]
-    table.columns = [f"tok/s: {c}" for c in table.columns]
+    table.columns = [f"predicted tok/s: {c}" for c in table.columns]
     rest = side[side["scenario"] != order[0]].set_index("num_steps")
     for name in order[1:]:
         table[f"acceptance {name} needs to match"] = rest[rest["scenario"] == name]["accept_to_match"]
     # what a reader compares: tok/s to 0.1, acceptance lengths to 0.01 (not 490.8296 and 4.2425)
-    return table.round({c: (1 if c.startswith("tok/s") else 2) for c in table.columns})
+    table = table.round({c: (1 if "tok/s" in c else 2) for c in table.columns})
+    if measured:
+        best: dict[int, Any] = {}
+        for p in measured:  # the fastest run per num_steps, as the sweep's optimum reads it
+            if p.num_steps in table.index and (p.num_steps not in best or p.tok_s > best[p.num_steps].tok_s):
+                best[p.num_steps] = p
+        tok = pd.Series({k: round(float(p.tok_s), 1) for k, p in best.items()}, dtype="float64")
+        run = pd.Series(
+            {k: (f"#{p.run_id}" if p.run_id is not None else None) for k, p in best.items()}, dtype="string"
+        )
+        table.insert(0, "measured in run", run.reindex(table.index))
+        table.insert(0, "measured tok/s", tok.reindex(table.index))
+    return table
+
+
+def prediction_gaps(table: Any, first: str, tolerance: float = 0.10) -> str | None:
+    """A sentence when the first draft's predicted tok/s misses what its runs measured by more than
+    ``tolerance`` at any measured num_steps (``side_by_side``'s table), else None. The prediction swaps in
+    a step cost the server did not pay, so it can sit far from the runs: say so where both are shown."""
+    if "measured tok/s" not in table.columns:
+        return None
+    col = f"predicted tok/s: {first}"
+    misses = []
+    for k, row in table.dropna(subset=["measured tok/s"]).iterrows():
+        measured, predicted = float(row["measured tok/s"]), float(row[col])
+        if measured > 0 and abs(predicted / measured - 1) > tolerance:
+            word = "above" if predicted > measured else "below"
+            misses.append(f"{abs(predicted / measured - 1):.0%} {word} run {row['measured in run']} at {k} steps")
+    if not misses:
+        return None
+    return (
+        f"The prediction for {first} is " + "; ".join(misses) + ": the step cost picked above is not what the "
+        "server paid (an estimate is a lower bound on the step). Read the predicted columns against each other, "
+        "not against the measured one."
+    )
