@@ -6,11 +6,10 @@ traceback) and the optional sign-in gate (SPECDRAFT_REQUIRE_LOGIN, Streamlit's b
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -111,12 +110,6 @@ def _logged_in() -> bool:
 
 def run() -> None:
     """The router: every page runs through here (``st.navigation``), also when a link opens it directly."""
-    # Streamlit's one-time "use streamlit run" check walks inspect.stack(), which resolves every loaded
-    # module's file: 0.46 s in the first page's run once pandas and the rest are loaded. This app only ever
-    # runs under `streamlit run`, so the check is marked done (streamlit is pinned; tests check the name).
-    from streamlit import delta_generator
-
-    delta_generator._use_warning_has_been_displayed = True
     st.set_page_config(page_title="specdraft compare", page_icon=str(ICON), layout="wide")
     import uploadgate
 
@@ -148,26 +141,23 @@ def run() -> None:
 
 
 _WARM_LOCK = threading.Lock()
-_warm_started: set[bool] = set()  # which of the two warm-ups (first page, the rest) has started
+_warm_started = False
 
 
-def warm_up(first_page: bool = False) -> None:
-    """Load in a background thread what pages need, once per server, so no page a user opens pays for it.
-
-    ``first_page`` (at server start, ``_serving``): what the first page (Overview) needs: pandas,
-    SQLAlchemy, huggingface_hub, the reference's target count. Otherwise (after a page has run): what the
-    other pages need first (Altair and the charts, the engine rules, the benchmark and audit modules); not
-    before, as it would compete with the first page's own run for the interpreter.
+def warm_up() -> None:
+    """Once per server, after the first page has shown its answer: load in a background thread what the
+    other pages need first (Altair and the charts, the engine rules, the benchmark and audit modules, the
+    default comparison's target counts), so the next page a user opens does not pay for it.
 
     Nothing here touches a session: no token, no session state, only modules and counts of shipped configs.
     """
     import app as kept  # this file also runs as __main__, afresh each run; the imported module persists
 
     with kept._WARM_LOCK:
-        if first_page in kept._warm_started:
+        if kept._warm_started:
             return
-        kept._warm_started.add(first_page)
-    threading.Thread(target=_warm, args=(first_page,), name="specdraft-warm-up", daemon=True).start()
+        kept._warm_started = True
+    threading.Thread(target=_warm, name="specdraft-warm-up", daemon=True).start()
 
 
 # Streamlit's frontend loads each widget's code the first time a page shows one (React.lazy), which made a
@@ -242,34 +232,10 @@ def prefetch_script(names: tuple[str, ...]) -> str:
     )
 
 
-def _warm(first_page: bool) -> None:
+def _warm() -> None:
     import importlib
-    import sys
 
-    # while it runs, hand the GIL back to the server's event loop 10x sooner than the default 5 ms: at server
-    # start that loop is sending Streamlit's frontend to the first browser, whose load would otherwise wait
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(switch / 10)
     try:
-        if first_page:
-            for name in (
-                "pandas",
-                "sqlalchemy",
-                "huggingface_hub.hf_api",
-                "huggingface_hub.file_download",
-                "comparelib.export",
-                "comparelib.live.store",
-                "comparelib.models.comparison",
-                "comparelib.analysis.overview",
-                "comparelib.analysis.plan",
-            ):
-                importlib.import_module(name)
-            from comparelib.analysis import plan
-            from comparelib.models import comparison
-
-            comparison.prepare_targets()  # the reference's 1T target, counted once (0.2-0.3 s)
-            plan.calibration()  # the cost model's fit to published runs (0.2 s), for Overview's plan
-            return
         for name in (
             "comparelib.charts",
             "comparelib.analysis.plan",
@@ -287,8 +253,6 @@ def _warm(first_page: bool) -> None:
         comparison.prepare_targets()
     except Exception:  # noqa: BLE001 - a warm-up failure only means the page that needs it does the work
         LOG.warning("warm-up failed:\n%s", _traceback())
-    finally:
-        sys.setswitchinterval(switch)
 
 
 def _traceback() -> str:
@@ -589,16 +553,5 @@ def own_draft() -> OwnDraft:
     return draft
 
 
-@contextlib.asynccontextmanager
-async def _serving(_: Any) -> AsyncIterator[None]:
-    """At server start, before any browser has connected: warm up in the background (``warm_up``), so the
-    first page's script finds its libraries loaded while the first browser is still loading Streamlit's
-    frontend (1.4-1.6 s on the reference box), instead of importing them after it connects."""
-    warm_up(first_page=True)
-    yield None
-
-
-if __name__ == "__main__":  # each script run: Streamlit runs this file as __main__
+if __name__ == "__main__":
     run()
-else:  # `streamlit run app.py` finds this st.App and serves it (uvicorn imports this module once, as "app")
-    server = st.App(HERE / "app.py", lifespan=_serving)
