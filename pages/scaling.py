@@ -379,7 +379,7 @@ def _cost_tab() -> None:
             candidates = []
             for col, name in zip(cols, order, strict=False):
                 d = record["drafts"][drafts.index(name)]
-                ms, how = draftcost.step_ms_for_batch(d, model_dc.concurrency)
+                ms, how = draftcost.step_ms_for_batch(d, model_dc.concurrency, estimate=bool(record.get("estimate")))
                 acc = col.number_input(
                     f"Acceptance of {name} at {k_dc} steps",
                     min_value=1.0,

@@ -381,6 +381,10 @@ def test_step_for_the_sweep_concurrency(batch: int, ms: float, how: str) -> None
     got, text = draftcost.step_ms_for_batch(record, batch)
     assert got == pytest.approx(ms if batch != 4 else 1.0 + 3 / 7)
     assert how in text
+    # a bandwidth floor is no measurement: its step is worded as estimated, by its flag or by the caller
+    for estimate, rec in ((None, {**record, "estimate": True}), (True, record)):
+        _, text = draftcost.step_ms_for_batch(rec, batch, estimate=estimate)
+        assert "measured" not in text and "estimated" in text, text
 
 
 def test_recorded_files_load_and_reject(tmp_path: Path) -> None:
@@ -510,6 +514,8 @@ def test_page_shows_the_pair_side_by_side() -> None:
     texts = "\n".join(m.value for m in at.markdown)
     assert "**AQ-MedAI/Kimi-K2-Instruct-eagle3**: Predicted best: num_steps=2" in texts
     assert any("Estimate, not a measurement" in c.value for c in at.caption)
+    steps = [c.value for c in at.caption if c.value.startswith("step ")]
+    assert len(steps) == 2 and all("(estimated at batch" in c for c in steps), steps
     # a lower acceptance for the small draft brings it down
     before = float(table.iloc[1, 3])
     at.number_input(key="sc_dc_acc_0").set_value(1.8).run()

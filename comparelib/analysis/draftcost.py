@@ -866,23 +866,28 @@ def floor_ms(bytes_per_step: int, bandwidth_gbs: float) -> float:
     return bytes_per_step / (bandwidth_gbs * 1e9) * 1000.0
 
 
-def step_ms_for_batch(cost: DraftCost | Mapping[str, Any], batch: int) -> tuple[float, str]:
-    """The measured step time at ``batch`` (linear between measured batch sizes), and how it was read."""
+def step_ms_for_batch(
+    cost: DraftCost | Mapping[str, Any], batch: int, *, estimate: bool | None = None
+) -> tuple[float, str]:
+    """The step time at ``batch`` (linear between recorded batch sizes), and how it was read. ``estimate``
+    (default: the record's own ``"estimate"`` flag) words it as estimated, not measured: a bandwidth
+    floor (``floor_record``) is no measurement, and the page shows this text beside the number."""
     data = cost.to_json() if isinstance(cost, DraftCost) else cost
+    word = "estimated" if (data.get("estimate") if estimate is None else estimate) else "measured"
     rows = sorted((r for r in data.get("results") or []), key=lambda r: r["batch"])
     if not rows:
-        raise DataError("the draft-cost figures have no measured batch size")
+        raise DataError(f"the draft-cost figures have no {word} batch size")
     for r in rows:
         if r["batch"] == batch:
-            return float(r["step_ms"]), f"measured at batch {batch}"
+            return float(r["step_ms"]), f"{word} at batch {batch}"
     if batch < rows[0]["batch"] or batch > rows[-1]["batch"]:
         near = rows[0] if batch < rows[0]["batch"] else rows[-1]
-        return float(near["step_ms"]), f"batch {batch} not measured; using batch {near['batch']}"
+        return float(near["step_ms"]), f"batch {batch} not {word}; using batch {near['batch']}"
     lo = max((r for r in rows if r["batch"] < batch), key=lambda r: r["batch"])
     hi = min((r for r in rows if r["batch"] > batch), key=lambda r: r["batch"])
     f = (batch - lo["batch"]) / (hi["batch"] - lo["batch"])
     ms = float(lo["step_ms"]) + f * (float(hi["step_ms"]) - float(lo["step_ms"]))
-    return ms, f"interpolated between batch {lo['batch']} and {hi['batch']}"
+    return ms, f"interpolated between {word} batch {lo['batch']} and {hi['batch']}"
 
 
 KIMI_PAIR: tuple[str, ...] = ("registry:AQ-MedAI/Kimi-K2-Instruct-eagle3", "example:own-kimi-k2.5-draft")

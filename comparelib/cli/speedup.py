@@ -114,6 +114,6 @@ def _candidates(files: list[str], batch: int) -> list:
     for path in files:
         data = draftcost.load_recorded(path)
         for d in data["drafts"]:
-            ms, how = draftcost.step_ms_for_batch(d, batch)
+            ms, how = draftcost.step_ms_for_batch(d, batch, estimate=bool(data.get("estimate")))
             out.append(speedup.DraftCandidate(label=f"{d.get('draft') or path} ({how})", step_ms=ms))
     return out
