@@ -370,6 +370,9 @@ def test_compare_drafts_side_by_side(kimi_model: speedup.SpeedupModel) -> None:
         "The prediction for small is 25% above run #8 at 4 steps"
     )
     assert draftcost.prediction_gaps(draftcost.side_by_side(side, ["small", "big"]), "small") is None  # no runs
+    unnamed = draftcost.side_by_side(side, ["small", "big"], [speedup.SweepPoint(4, 50.0, 2.5)])  # no run id
+    assert unnamed.loc[4, "measured tok/s"] == 50.0 and pd.isna(unnamed.loc[4, "measured in run"])
+    assert "above the measured run at 4 steps" in draftcost.prediction_gaps(unnamed, "small")
 
 
 @pytest.mark.parametrize(

@@ -1051,7 +1051,9 @@ def prediction_gaps(table: Any, first: str, tolerance: float = 0.10) -> str | No
         measured, predicted = float(row["measured tok/s"]), float(row[col])
         if measured > 0 and abs(predicted / measured - 1) > tolerance:
             word = "above" if predicted > measured else "below"
-            misses.append(f"{abs(predicted / measured - 1):.0%} {word} run {row['measured in run']} at {k} steps")
+            run = row["measured in run"]
+            where = f"run {run}" if isinstance(run, str) else "the measured run"
+            misses.append(f"{abs(predicted / measured - 1):.0%} {word} {where} at {k} steps")
     if not misses:
         return None
     return (
