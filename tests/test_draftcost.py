@@ -367,12 +367,12 @@ def test_compare_drafts_side_by_side(kimi_model: speedup.SpeedupModel) -> None:
     assert draftcost.prediction_gaps(near, "small") is None
     near.loc[4, "predicted tok/s: small"] = 100.0
     assert draftcost.prediction_gaps(near, "small").startswith(
-        "The prediction for small is 25% above run #8 at 4 steps"
+        "The prediction for small is 25% above run #8 at num_steps=4."
     )
     assert draftcost.prediction_gaps(draftcost.side_by_side(side, ["small", "big"]), "small") is None  # no runs
     unnamed = draftcost.side_by_side(side, ["small", "big"], [speedup.SweepPoint(4, 50.0, 2.5)])  # no run id
     assert unnamed.loc[4, "measured tok/s"] == 50.0 and pd.isna(unnamed.loc[4, "measured in run"])
-    assert "above the measured run at 4 steps" in draftcost.prediction_gaps(unnamed, "small")
+    assert "above the measured run at num_steps=4" in draftcost.prediction_gaps(unnamed, "small")
 
 
 @pytest.mark.parametrize(
@@ -527,7 +527,7 @@ def test_page_shows_the_pair_side_by_side() -> None:
     # the measured draft typed far below what its run measured: its prediction leaves the run, and the page says so
     at.number_input(key="sc_dc_acc_1").set_value(1.2).run()
     gap = [w.value for w in at.warning if w.value.startswith("The prediction for example: own Kimi-K2.5 draft is ")]
-    assert len(gap) == 1 and "below run #" in gap[0] and "at 2 steps" in gap[0], [w.value for w in at.warning]
+    assert len(gap) == 1 and "below run #" in gap[0] and "at num_steps=2" in gap[0], [w.value for w in at.warning]
 
 
 def test_the_draft_cost_section_starts_from_your_draft_with_rounded_numbers(hub: Any) -> None:

@@ -1053,11 +1053,11 @@ def prediction_gaps(table: Any, first: str, tolerance: float = 0.10) -> str | No
             word = "above" if predicted > measured else "below"
             run = row["measured in run"]
             where = f"run {run}" if isinstance(run, str) else "the measured run"
-            misses.append(f"{abs(predicted / measured - 1):.0%} {word} {where} at {k} steps")
+            misses.append(f"{abs(predicted / measured - 1):.0%} {word} {where} at num_steps={k}")
     if not misses:
         return None
     return (
-        f"The prediction for {first} is " + "; ".join(misses) + ": the step cost picked above is not what the "
-        "server paid (an estimate is a lower bound on the step). Read the predicted columns against each other, "
-        "not against the measured one."
+        f"The prediction for {first} is " + "; ".join(misses) + ". The step cost picked above, or the "
+        "acceptance typed for it, is not what those runs had (a bandwidth-floor estimate is a lower bound on "
+        "the step time). Compare the predicted columns with each other, not with the measured one."
     )
