@@ -135,6 +135,7 @@ def run() -> None:
     )
     st.session_state[ROUTED] = True
     st.session_state[PAGE_STATE] = nav.url_path  # which page this run shows (the sidebar form is per page)
+    keep_values(*KEPT, prefixes=KEPT_PREFIXES)  # on every page: what was typed on another is still there
     page_boundary(nav.run)
     warm_up()
     prefetch_browser_code()
@@ -385,17 +386,72 @@ def show_chart(build: Callable[..., Any], *args: Any, key: str | None = None, in
     draw_chart(chart_spec(build, *args, inputs=inputs, **kw), key=key)
 
 
+# Widgets whose values outlive runs that do not draw them (keep_values): those built only while their tab or
+# fold-out is shown (Acceptance vs data's tabs, Live benchmark's fold-outs), also across a visit to another
+# page. Never an uploader or a button (Streamlit refuses to have them written). tests/test_kept_values.py
+# finds any lazily built widget missing here.
+KEPT: tuple[str, ...] = (
+    "sc_tab",
+    "sc_excluded_open",
+    "sc_ex_bench",
+    "sc_dc_source",
+    "sc_dc_first",
+    "sc_dc_figures_open",
+    "lc_path",
+    "lc_batch",
+    "lc_epoch",
+    "lc_steps",
+    "lc_split",
+    "lc_evidence_open",
+    "od_draft",
+    "od_dumps",
+    "od_target",
+    "od_steps",
+    "od_max",
+    "bench_form_open",
+    "bench_endpoint",
+    "bench_engine",
+    "bench_concurrency",
+    "bench_requests",
+    "bench_max_tokens",
+    "bench_temperature",
+    "bench_warmup",
+    "bench_timeout",
+    "bench_labels",
+    "bench_group",
+    "bench_spec_algorithm",
+    "bench_spec_steps",
+    "bench_spec_topk",
+    "bench_spec_ndt",
+    "bench_prompt_source",
+    "bench_prompt_path",
+    "import_open",
+    "import_labels",
+    "import_group",
+)
+KEPT_SHADOW = "_kept:"  # keep_values' copy of each kept value, under a key no widget has
+KEPT_PREFIXES: tuple[str, ...] = ("sc_dc_acc_",)  # one acceptance input per draft in the step-cost figures
+
+
 def keep_values(*keys: str, prefixes: tuple[str, ...] = ()) -> None:
     """Keep the values of widgets that are built only while their tab or fold-out is shown.
 
-    Streamlit forgets a widget's value after a run that does not draw it, so such a part would come back
-    reset. Writing each value back into session state before the widgets are built keeps it for the
-    session (Streamlit's documented way). Uploaders and buttons cannot be written: never name them here.
-    Call it at the top of the page, with every key the page's lazily built parts use.
+    Streamlit forgets a widget's value after a run that does not draw it, and on a switch to another page
+    before that page runs, so such a part would come back reset. Each value is copied under a key of its
+    own (``KEPT_SHADOW`` + key), which is no widget's and so is never cleared, and written back when the
+    widget's own key is gone (Streamlit's documented way to keep a value through runs that do not draw the
+    widget). Uploaders and buttons cannot be written: never name them here. The router calls this on every
+    run with ``KEPT``; the pages that build parts lazily call it too, so a page run on its own (AppTest)
+    keeps them as well.
     """
-    for key in list(st.session_state):
-        if key in keys or (prefixes and key.startswith(prefixes)):
-            st.session_state[key] = st.session_state[key]
+    state = st.session_state
+    for key in list(state):
+        if isinstance(key, str) and (key in keys or (prefixes and key.startswith(prefixes))):
+            state[KEPT_SHADOW + key] = state[key]
+            state[key] = state[key]
+    for shadow in [k for k in list(state) if isinstance(k, str) and k.startswith(KEPT_SHADOW)]:
+        if shadow[len(KEPT_SHADOW) :] not in state:
+            state[shadow[len(KEPT_SHADOW) :]] = state[shadow]
 
 
 DRAFT_STATE = "own_draft"

@@ -105,38 +105,13 @@ def _budget() -> SessionBudget:
     return st.session_state["bench_budget"]
 
 
-# the fold-outs' widgets whose values outlive closing them (not the uploaders, nor buttons)
-KEPT = (
-    "bench_form_open",
-    "bench_endpoint",
-    "bench_engine",
-    "bench_concurrency",
-    "bench_requests",
-    "bench_max_tokens",
-    "bench_temperature",
-    "bench_warmup",
-    "bench_timeout",
-    "bench_labels",
-    "bench_group",
-    "bench_spec_algorithm",
-    "bench_spec_steps",
-    "bench_spec_topk",
-    "bench_spec_ndt",
-    "bench_prompt_source",
-    "bench_prompt_path",
-    "import_open",
-    "import_labels",
-    "import_group",
-)
-
-
 def _labels(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
 st.title("Live benchmark")
 draft = app.own_draft()
-app.keep_values(*KEPT)
+app.keep_values(*app.KEPT, prefixes=app.KEPT_PREFIXES)  # run on its own (AppTest) too
 st.caption(
     "Benchmark a running SGLang, vLLM or OpenAI-compatible server, keep every result, and compare baselines "
     "with speculative runs. Rows of kind **example** are built-in example data from a Kimi-K2.5 tuning session."

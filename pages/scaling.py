@@ -17,26 +17,6 @@ from comparelib.errors import CompareError
 app.ensure_routed()
 
 TABS = ["Live results", "Learning curve", "Draft cost", "Points in the fit", "Before serving"]
-# the tabs' widgets whose values outlive a switch to another tab (not the uploader: see _curve_tab)
-KEPT = (
-    "sc_tab",
-    "sc_excluded_open",
-    "sc_ex_bench",
-    "sc_dc_source",
-    "sc_dc_first",
-    "sc_dc_figures_open",
-    "lc_path",
-    "lc_batch",
-    "lc_epoch",
-    "lc_steps",
-    "lc_split",
-    "lc_evidence_open",
-    "od_draft",
-    "od_dumps",
-    "od_target",
-    "od_steps",
-    "od_max",
-)
 
 st.title("Acceptance vs data")
 st.caption(
@@ -46,7 +26,7 @@ st.caption(
 )
 draft = app.own_draft()
 # The tabs below are built only while shown; what was typed or picked in them is kept for the session.
-app.keep_values(*KEPT, prefixes=("sc_dc_acc_",))
+app.keep_values(*app.KEPT, prefixes=app.KEPT_PREFIXES)  # run on its own (AppTest) too
 
 
 _store = app.open_store
