@@ -135,7 +135,7 @@ def run() -> None:
     )
     st.session_state[ROUTED] = True
     st.session_state[PAGE_STATE] = nav.url_path  # which page this run shows (the sidebar form is per page)
-    keep_values(*KEPT, prefixes=KEPT_PREFIXES)  # on every page: what was typed on another is still there
+    keep_values()  # on every page: what was typed on another is still there
     page_boundary(nav.run)
     warm_up()
     prefetch_browser_code()
@@ -433,7 +433,7 @@ KEPT_SHADOW = "_kept:"  # keep_values' copy of each kept value, under a key no w
 KEPT_PREFIXES: tuple[str, ...] = ("sc_dc_acc_",)  # one acceptance input per draft in the step-cost figures
 
 
-def keep_values(*keys: str, prefixes: tuple[str, ...] = ()) -> None:
+def keep_values(keys: tuple[str, ...] = KEPT, prefixes: tuple[str, ...] = KEPT_PREFIXES) -> None:
     """Keep the values of widgets that are built only while their tab or fold-out is shown.
 
     Streamlit forgets a widget's value after a run that does not draw it, and on a switch to another page
@@ -441,8 +441,7 @@ def keep_values(*keys: str, prefixes: tuple[str, ...] = ()) -> None:
     own (``KEPT_SHADOW`` + key), which is no widget's and so is never cleared, and written back when the
     widget's own key is gone (Streamlit's documented way to keep a value through runs that do not draw the
     widget). Uploaders and buttons cannot be written: never name them here. The router calls this on every
-    run with ``KEPT``; the pages that build parts lazily call it too, so a page run on its own (AppTest)
-    keeps them as well.
+    run; the pages that build parts lazily call it too, so a page run on its own (AppTest) keeps them as well.
     """
     state = st.session_state
     for key in list(state):

@@ -111,7 +111,7 @@ def _labels(text: str) -> list[str]:
 
 st.title("Live benchmark")
 draft = app.own_draft()
-app.keep_values(*app.KEPT, prefixes=app.KEPT_PREFIXES)  # run on its own (AppTest) too
+app.keep_values()  # also when the page runs on its own (AppTest)
 st.caption(
     "Benchmark a running SGLang, vLLM or OpenAI-compatible server, keep every result, and compare baselines "
     "with speculative runs. Rows of kind **example** are built-in example data from a Kimi-K2.5 tuning session."

@@ -26,7 +26,7 @@ st.caption(
 )
 draft = app.own_draft()
 # The tabs below are built only while shown; what was typed or picked in them is kept for the session.
-app.keep_values(*app.KEPT, prefixes=app.KEPT_PREFIXES)  # run on its own (AppTest) too
+app.keep_values()  # also when the page runs on its own (AppTest)
 
 
 _store = app.open_store
@@ -349,11 +349,11 @@ def _cost_tab() -> None:
             record = dict(figures)[pick]
             drafts = [d["draft"] for d in record["drafts"]]
             model_dc = speedup.model_from_runs(store.runs(group=group))
-            k_dc = model_dc.measured[0].num_steps
+            anchor = model_dc.measured[0]  # the sweep's measured point the acceptances start from
+            k_dc = anchor.num_steps
             own = draftcost.own_index(record, draft.source)
             first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
             order = [first] + [d for d in drafts if d != first]
-            anchor = model_dc.measured[0]
             anchor_run = f"run #{anchor.run_id}" if anchor.run_id is not None else "the sweep's run"
             cols = st.columns(len(order))
             candidates = []

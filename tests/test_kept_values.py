@@ -1,8 +1,8 @@
 """Every widget a page builds only while its tab or fold-out is shown has its value kept (``app.keep_values``),
 through a tab switch, a fold-out closing and a visit to another page.
 
-A widget added to a lazily built part without its key in the page's KEPT list would come back reset after a
-tab switch or a fold-out closing: these tests find such widgets by building each part and diffing the keys.
+A widget added to a lazily built part without its key in app.KEPT would come back reset after a tab switch,
+a fold-out closing or a page switch: these tests find such widgets by building each part and diffing the keys.
 """
 
 from __future__ import annotations
