@@ -1026,6 +1026,36 @@ def test_hub_config_over_the_cap_is_refused_before_download(hub: HubEmulator, mo
     assert not any(r.method == "GET" and r.url_path.endswith("tokenizer.json") for r in hub.requests)
 
 
+@pytest.mark.parametrize(
+    ("name", "files", "fetch"),
+    [
+        ("config.json", {"config.json": b'{"a": "' + b"x" * 4096 + b'"}'}, {}),
+        ("config.json", {"config.json": b'{"a": "' + b"x" * 4096 + b'"}'}, {"with_files": False, "with_card": False}),
+        ("README.md", {"config.json": b'{"a": 1}', "README.md": b"#" * 4096}, {}),
+        (
+            "model.safetensors.index.json",
+            {
+                "config.json": b'{"a": 1}',
+                "model.safetensors.index.json": b'{"weight_map": {}, "x": "' + b"x" * 4096 + b'"}',
+            },
+            {},
+        ),
+    ],
+    ids=["config", "config-alone", "card", "shard-index"],
+)
+def test_a_pasted_repos_file_over_the_cap_is_refused_before_download(
+    hub: HubEmulator, monkeypatch: pytest.MonkeyPatch, name: str, files: dict[str, bytes], fetch: dict[str, bool]
+) -> None:
+    """A visitor's repo with a huge config.json, card or shard index: the server's HEAD sees the size and no
+    byte of that file is fetched (a shared dashboard's disk and bandwidth)."""
+    monkeypatch.setenv("SPECDRAFT_MAX_CONFIG_BYTES", "1KiB")
+    hub.add_repo("acme/fat", files)
+    hub.clear_requests()
+    with pytest.raises(LimitError, match=f"{name}.*SPECDRAFT_MAX_CONFIG_BYTES"):
+        hublib.fetch_model("acme/fat", **fetch)
+    assert not any(r.method == "GET" and r.url_path.endswith("/" + name) for r in hub.requests)
+
+
 # ---------------------------------------------------------------------------------------------- the helpers
 
 

@@ -267,6 +267,53 @@ def test_fetch_without_header_or_card_skips_those_requests(hub: HubEmulator) -> 
     assert not any(r.url_path.endswith((".safetensors", "README.md")) for r in hub.requests)
 
 
+CONFIG_ONLY = {"with_card": False, "with_header": False, "with_files": False}
+
+
+def test_config_only_fetch_asks_for_config_json_alone(hub: HubEmulator) -> None:
+    """What Overview fetches of a draft: no repo listing (no /api/models, so no HfApi), no card, no header."""
+    sha = hub.add_model("org/m", DRAFT_CONFIG, tensors=KIMI_TENSORS, card=CARD)
+    hub.clear_requests()
+    model = hublib.fetch_model("org/m", **CONFIG_ONLY)
+    assert model.config == DRAFT_CONFIG and model.commit_sha == sha and model.source_label == f"org/m@{sha[:7]}"
+    assert model.card is None and model.safetensors_header is None
+    assert {r.url_path for r in hub.requests} == {"/org/m/resolve/main/config.json"}
+
+
+def _failure(fetch: object) -> tuple[type, str]:
+    with pytest.raises(HubError) as info:
+        fetch()  # type: ignore[operator]
+    return type(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("case", ["missing", "private", "gated", "ungranted", "revision", "no-config", "bad-token"])
+def test_config_only_fetch_fails_like_the_full_one(
+    hub: HubEmulator, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """Without the listing, the config's own HEAD meets each Hub error: same type, same words."""
+    hub.add_model("org/m", {"a": 1})
+    hub.add_model("meta-llama/Gated", {"hidden_size": 8}, gated=True)
+    hub.add_model("me/secret", {"hidden_size": 16}, private=True)
+    hub.add_repo("org/weights-only", {"README.md": b"# nothing"})
+    text = {
+        "missing": "org/nope",
+        "private": "me/secret",
+        "gated": "meta-llama/Gated",
+        "ungranted": "meta-llama/Gated",
+        "revision": "org/m@nobranch",
+        "no-config": "org/weights-only",
+        "bad-token": "org/m",
+    }[case]
+    if case == "ungranted":
+        monkeypatch.setenv("HF_TOKEN", UNGRANTED_TOKEN)
+    if case == "bad-token":
+        monkeypatch.setenv("HF_TOKEN", "hf_thisTokenIsWrong1234567890")
+    full = _failure(lambda: hublib.fetch_model(text))
+    alone = _failure(lambda: hublib.fetch_model(text, **CONFIG_ONLY))
+    assert alone == full
+    assert "hf_thisTokenIsWrong" not in alone[1] and UNGRANTED_TOKEN not in alone[1]
+
+
 def test_fetch_subfolder(hub: HubEmulator) -> None:
     hub.add_repo(
         "org/multi",

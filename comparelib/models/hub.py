@@ -493,11 +493,17 @@ def download_file(
     if repo_type not in ("model", "dataset"):
         raise InputError(f"repo type must be 'model' or 'dataset', not {repo_type!r}")
     check_repo_id(repo_id, repo_id)
-    size = (
-        None
-        if settings.hf_offline()
-        else _reachable_metadata(repo_id, filename, revision=revision, repo_type=repo_type)
+    return _download_capped(
+        repo_id, filename, revision=revision, repo_type=repo_type, cap=cap, local_only=settings.hf_offline()
     )
+
+
+def _download_capped(
+    repo_id: str, filename: str, *, revision: str | None, repo_type: str, cap: limits.Cap | None, local_only: bool
+) -> Path:
+    """``download`` after one HEAD that refuses a file over ``cap`` before any of it is fetched (a pasted repo's
+    config.json could be gigabytes); a Hub that cannot be reached leaves the local cache, as offline."""
+    size = None if local_only else _reachable_metadata(repo_id, filename, revision=revision, repo_type=repo_type)
     if cap is not None and size and size > cap.value():
         raise cap.refuse(f"{filename} of {_label(repo_id, revision, repo_type)}", seen=limits.human_bytes(size))
     return download(repo_id, filename, revision=revision, repo_type=repo_type, local_only=size is None)
@@ -820,7 +826,9 @@ def _remote_header(
         targets, index = _safetensors_targets(files, prefix)
         if index is not None:
             try:
-                path = download(repo_id, index, revision=revision, repo_type="model", local_only=False)
+                path = _download_capped(
+                    repo_id, index, revision=revision, repo_type="model", cap=limits.CONFIG_BYTES, local_only=False
+                )
             except EntryNotFoundError:
                 return None
             weight_map = _read_config(path, f"{_label(repo_id, revision)}: {index}").get("weight_map") or {}
@@ -842,12 +850,17 @@ def _remote_header(
         raise map_error(exc, repo_id=repo_id, revision=revision, filename="safetensors header") from None
 
 
-def fetch_model(text: str | ModelRef, *, with_card: bool = True, with_header: bool = True) -> FetchedModel:
+def fetch_model(
+    text: str | ModelRef, *, with_card: bool = True, with_header: bool = True, with_files: bool = True
+) -> FetchedModel:
     """Config (+ README, + safetensors shapes) of a Hub model or local folder, without any weights.
 
     Remote fetches resolve the revision to one commit and read every file at that commit, so the
     config, card and header always belong together. Offline (HF_HUB_OFFLINE, or the Hub unreachable)
-    the local cache is used; a miss raises ``OfflineError``.
+    the local cache is used; a miss raises ``OfflineError``. Each file is refused over its size cap
+    before it is downloaded. ``with_files=False`` (and no card or header) skips the repo's file listing:
+    a config-only fetch then needs neither the Hub API's model info nor huggingface_hub's HfApi
+    (~0.2 s to import on a fresh server's first page).
     """
     ref = parse_ref(text) if isinstance(text, str) else text
     if ref.local_path is not None:
@@ -865,7 +878,7 @@ def fetch_model(text: str | ModelRef, *, with_card: bool = True, with_header: bo
 
     local_only = settings.hf_offline()
     info = None
-    if not local_only:
+    if not local_only and (with_files or with_card or with_header):
         from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
         from huggingface_hub.errors import RevisionNotFoundError as HfRev
 
@@ -883,7 +896,9 @@ def fetch_model(text: str | ModelRef, *, with_card: bool = True, with_header: bo
             local_only = True  # unreachable: the cache may still have it
 
     # The asked revision (not the sha) so the cache records the branch -> commit ref for offline use later.
-    config_path = download(repo_id, config_name, revision=ref.revision, repo_type="model", local_only=local_only)
+    config_path = _download_capped(
+        repo_id, config_name, revision=ref.revision, repo_type="model", cap=limits.CONFIG_BYTES, local_only=local_only
+    )
     commit = _commit_from_path(config_path) or (info.sha if info is not None else None)
     pinned = commit or ref.revision
     config = _read_config(config_path, f"{config_name} of {_label(repo_id, commit[:7] if commit else ref.revision)}")
@@ -900,7 +915,14 @@ def fetch_model(text: str | ModelRef, *, with_card: bool = True, with_header: bo
     card = None
     if with_card and (listing is None or "README.md" in listing):
         try:
-            readme = download(repo_id, "README.md", revision=pinned, repo_type="model", local_only=local_only)
+            readme = _download_capped(
+                repo_id,
+                "README.md",
+                revision=pinned,
+                repo_type="model",
+                cap=limits.CONFIG_BYTES,
+                local_only=local_only,
+            )
             card = limits.read_file_capped(
                 readme, f"README.md of {_label(repo_id, pinned)}", limits.CONFIG_BYTES
             ).decode("utf-8", "replace")
@@ -1041,7 +1063,9 @@ def read_tensors(
     )
     try:
         if index is not None:
-            path = download(model.repo_id, index, revision=pinned, repo_type="model", local_only=False)
+            path = _download_capped(
+                model.repo_id, index, revision=pinned, repo_type="model", cap=limits.CONFIG_BYTES, local_only=False
+            )
             weight_map = _read_config(path, f"{_label(model.repo_id, pinned)}: {index}").get("weight_map") or {}
             targets = sorted({f"{prefix}{name}" for name in weight_map.values()})
         for name in targets:
