@@ -162,6 +162,34 @@ def test_golden_counts(key: str, field: str, expected: int | None) -> None:
     assert getattr(P.count(spec_of(key)), field) == expected
 
 
+@pytest.mark.parametrize("hub_id", A.known_targets())
+def test_counts_only_parse_counts_the_same(hub_id: str) -> None:
+    """A shipped target parsed for its count only (repeated experts listed as one object each) counts exactly
+    what the named parse counts, field by field, from a list of the same length, shapes and flags."""
+    config = A.known_target(hub_id)
+    named = parse_config(config, source=hub_id)
+    with A.counts_only():
+        shared = parse_config(config, source=hub_id)
+    assert P.count(shared) == P.count(named)
+    assert len(shared.tensors) == len(named.tensors)
+
+    def look(t: A.TensorSpec) -> tuple[Any, ...]:
+        return (t.shape, t.component, t.trainable, t.is_buffer, t.shared_with_target, t.active_fraction, t.stored)
+
+    assert [look(t) for t in shared.tensors] == [look(t) for t in named.tensors]
+    assert shared.tensors[0].name == named.tensors[0].name
+    assert parse_config(config, source=hub_id).tensors == named.tensors  # the mode ends with its block
+
+
+def test_counts_only_lists_each_repeated_expert_once() -> None:
+    config = A.known_target("moonshotai/Kimi-K2-Instruct")
+    with A.counts_only():
+        spec = parse_config(config, source="k2")
+    distinct = {id(t) for t in spec.tensors}
+    assert len(spec.tensors) > 60_000 and len(distinct) < 2_000
+    assert not any(".experts.1." in t.name for t in spec.tensors)  # copies keep the first expert's names
+
+
 def test_deepseek_v3_main_model_is_671b() -> None:
     c = P.count(spec_of("deepseek-ai/DeepSeek-V3"))
     assert c.total - c.mtp == 671_026_419_200

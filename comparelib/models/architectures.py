@@ -7,9 +7,11 @@ it is also what a checkpoint header is reconciled against.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -274,6 +276,23 @@ def _first_architecture(config: Mapping[str, Any]) -> str:
 TENSORS_MAX = 1_000_000
 
 
+# False inside counts_only(): repeated blocks are listed as the same TensorSpec objects, not renamed copies.
+_NAMED_COPIES: ContextVar[bool] = ContextVar("specdraft_named_copies", default=True)
+
+
+@contextlib.contextmanager
+def counts_only() -> Iterator[None]:
+    """Parse for a count only: each copy of a repeated block (MoE experts) is the first block's TensorSpec
+    itself, not a renamed copy. The list has the same length, shapes and flags, so ``params.count`` gives the
+    same numbers, but the names repeat ``...experts.0...``: for callers that keep only the count (a shipped
+    target's). A 1T MoE target's ~70K specs then cost a list copy instead of ~70K new objects."""
+    token = _NAMED_COPIES.set(False)
+    try:
+        yield
+    finally:
+        _NAMED_COPIES.reset(token)
+
+
 def _too_many(count: int) -> ConfigError:
     return ConfigError(
         f"the config describes at least {count:,} tensors (layers x experts), more than any real checkpoint "
@@ -286,6 +305,7 @@ class _Tensors:
 
     def __init__(self) -> None:
         self.items: list[TensorSpec] = []
+        self.named_copies = _NAMED_COPIES.get()
 
     def add(self, name: str, shape: tuple[int, ...], component: str, **kw: Any) -> None:
         if len(self.items) >= TENSORS_MAX:
@@ -310,6 +330,9 @@ class _Tensors:
         first = self.items[start:]
         if len(self.items) + (count - 1) * len(first) > TENSORS_MAX:
             raise _too_many(len(self.items) + (count - 1) * len(first))
+        if not self.named_copies:  # counts_only(): the same objects, in the same order as the named copies
+            self.items.extend(first * (count - 1))
+            return
         cut = len(prefix) + 2  # "<prefix>0."
         new = object.__new__
         for e in range(1, count):

@@ -79,7 +79,8 @@ def _known_target_counted(hub_id: str) -> tuple[ModelSpec, params.ParamCount] | 
         return None
     from dataclasses import replace
 
-    spec = architectures.parse_config(known, source=hub_id)
+    with architectures.counts_only():  # the tensor list is dropped below: only its count is kept
+        spec = architectures.parse_config(known, source=hub_id)
     return replace(spec, tensors=()), params.count(spec)
 
 
@@ -100,7 +101,7 @@ def _target_from_text(text: str) -> tuple[ModelSpec, params.ParamCount, str]:
     known = _known_target(text.strip())
     if known is not None:
         return known[0], known[1], text.strip()
-    fetched = hub.fetch_model(text, with_card=False, with_header=False)
+    fetched = hub.fetch_model(text, with_card=False, with_header=False, with_files=False)
     spec = architectures.parse_config(fetched.config, source=fetched.source_label)
     return spec, params.count(spec), fetched.source_label
 
@@ -120,12 +121,14 @@ def load_entry(
     target: str | None = None,
     target_layers: int | None = None,
     with_header: bool = True,
+    with_card: bool = True,
     serving: str | None = None,
 ) -> Entry:
     """Fetch and analyse one source. Raises CompareError subclasses with user-facing text.
 
     ``serving`` is the engine the draft is served with ("SGLang 0.5.23", "vLLM", ...); None checks the
-    newest rules of every serving engine (engines.serving_choices()).
+    newest rules of every serving engine (engines.serving_choices()). Without the header and the card, a Hub
+    draft costs one config download (no repo listing: see ``hub.fetch_model``).
     """
     engine_pair = [engines.parse_choice(serving)] if serving else None
     text = (text or "").strip()
@@ -139,6 +142,7 @@ def load_entry(
             target=target or EXAMPLE_TARGET,
             target_layers=target_layers,
             with_header=with_header,
+            with_card=with_card,
             serving=serving,
         )
         entry.source, entry.label, entry.kind = EXAMPLE_OWN, "example: own Kimi-K2.5 draft", "example"
@@ -156,7 +160,7 @@ def load_entry(
         spec = architectures.parse_config(config, source=published.hub_id, target=_published_target_sizes(published))
     else:
         try:
-            fetched = hub.fetch_model(text, with_card=True, with_header=with_header)
+            fetched = hub.fetch_model(text, with_card=with_card, with_header=with_header, with_files=with_header)
         except HubError as exc:
             ref_id = _repo_id_or_none(text)
             if ref_id and _in_registry(ref_id):

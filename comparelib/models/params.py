@@ -7,6 +7,7 @@ target's (frozen, shared), and whether a producer stores it says nothing about t
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -84,12 +85,22 @@ def _params(spec: ModelSpec) -> list[TensorSpec]:
     return [t for t in spec.tensors if not t.is_buffer]
 
 
+def _distinct(tensors: tuple[TensorSpec, ...]) -> Iterable[tuple[TensorSpec, int]]:
+    """Each TensorSpec object once, with how often the list holds it: a spec parsed under
+    ``architectures.counts_only()`` lists a repeated block's tensors as the same objects."""
+    if len(set(map(id, tensors))) == len(tensors):  # no object listed twice: the usual, named list
+        return ((t, 1) for t in tensors)
+    times = Counter(map(id, tensors))
+    by_id = dict(zip(map(id, tensors), tensors, strict=True))
+    return ((by_id[i], n) for i, n in times.items())
+
+
 def count(spec: ModelSpec) -> ParamCount:
     """Exact counts; ``total`` includes a frozen shared embedding even when the checkpoint omits it."""
     total = embedding = lm_head = trainable = buffers = stored = shared = mtp = vision = 0
     routed: dict[float, int] = {}  # active_fraction -> elements (one Fraction per group keeps this exact)
-    for t in spec.tensors:
-        n = t.numel
+    for t, times in _distinct(spec.tensors):
+        n = t.numel * times
         if t.is_buffer:
             buffers += n
             continue
