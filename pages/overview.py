@@ -9,11 +9,6 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import app
-from comparelib import export, settings, tables
-from comparelib.analysis import overview, plan, scaling, verdicts
-from comparelib.errors import CompareError
-from comparelib.models import comparison
-from comparelib.models.draft import OwnDraft
 
 app.ensure_routed()
 
@@ -23,6 +18,14 @@ st.caption(
     "size, training data, acceptance and live speed, and which of these gaps is the largest. Each number links to "
     "the page that produced it."
 )
+
+# The page's own modules load after its heading is drawn: on a fresh server's first page they take ~0.5 s
+# (pandas, SQLAlchemy, the analysis), and the heading is on screen meanwhile.
+from comparelib import export, settings, tables
+from comparelib.analysis import overview, plan, scaling, verdicts
+from comparelib.errors import CompareError
+from comparelib.models import comparison
+from comparelib.models.draft import OwnDraft
 
 draft = app.own_draft()
 _store = app.open_store
@@ -40,7 +43,7 @@ def _published_points():  # type: ignore[no-untyped-def]
 
 @st.cache_data(show_spinner=False, ttl=3600)
 def _entry(source: str, token_tag: str) -> comparison.Entry:  # token_tag: a token's fingerprint, never the token
-    return comparison.load_entry(source, with_header=False)
+    return comparison.load_entry(source, with_header=False, with_card=False)  # sizes need the config only
 
 
 def _link(text: str, page: str, query: list[tuple[str, str]] | None = None) -> str:
