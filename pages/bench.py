@@ -13,6 +13,12 @@ from pathlib import Path
 import streamlit as st
 
 import app
+
+app.ensure_routed()
+
+st.title("Live benchmark")
+
+# The page's own modules load after its heading is drawn, which a fresh server's first page shows meanwhile.
 from comparelib import export, redact, settings, tables
 from comparelib.analysis import speedup
 from comparelib.charts import run_sweep_charts
@@ -21,8 +27,6 @@ from comparelib.live.bench import BenchOptions, benchmark
 from comparelib.live.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.live.store import Store, requests_to_frame, runs_to_frame
 from comparelib.models.draft import default_runs, latest_own_group
-
-app.ensure_routed()
 
 EXAMPLE_GROUP = "example-kimi-k2.5"
 ENGINES = ["auto", "sglang", "vllm", "openai"]
@@ -109,7 +113,6 @@ def _labels(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
-st.title("Live benchmark")
 draft = app.own_draft()
 app.keep_values()  # also when the page runs on its own (AppTest)
 st.caption(

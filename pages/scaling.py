@@ -5,14 +5,9 @@ from __future__ import annotations
 import functools
 import os
 
-import pandas as pd
 import streamlit as st
 
 import app
-import uploadgate
-from comparelib import charts, export, paths, settings
-from comparelib.analysis import curves, draftcost, scaling, speedup, verdicts
-from comparelib.errors import CompareError
 
 app.ensure_routed()
 
@@ -24,7 +19,18 @@ st.caption(
     "speculative setting (chain length, tree, batch size, engine), so each fit uses one benchmark at one setting; "
     "points from other settings are drawn grey and never enter the fit. Fits and speed curves are predictions."
 )
-draft = app.own_draft()
+
+draft = app.own_draft()  # the sidebar (where a user picks the draft) comes before the page's imports
+
+# The page's own modules load after its heading and the sidebar are drawn: a fresh server's first page shows
+# both while pandas and the analysis load (~0.4 s).
+import pandas as pd
+
+import uploadgate
+from comparelib import charts, export, paths, settings
+from comparelib.analysis import curves, draftcost, scaling, speedup, verdicts
+from comparelib.errors import CompareError
+
 # The tabs below are built only while shown; what was typed or picked in them is kept for the session.
 app.keep_values()  # also when the page runs on its own (AppTest)
 

@@ -11,14 +11,15 @@ import functools
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from comparelib.errors import CompareError, HubError, InputError
 from comparelib.models import architectures, engines, hub, lint, params, registry
 from comparelib.models import serving as serving_model
 from comparelib.models.architectures import ModelSpec
+
+if TYPE_CHECKING:  # loaded by the frame builders below: the sidebar's draft needs this module, not pandas
+    import pandas as pd
 
 REGISTRY_PREFIX = "registry:"
 EXAMPLE_PREFIX = "example:"
@@ -502,6 +503,8 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
     published drafts fall back to the volume their card reports. A volume attached under a published
     draft's own name never replaces its published figure: it is shown beside it (``attached_volume``).
     """
+    import pandas as pd
+
     rows = []
     for e in entries:
         c = e.count
@@ -558,6 +561,8 @@ def display_names(entries: Sequence[Entry]) -> list[str]:
 
 def components_frame(entries: Sequence[Entry]) -> pd.DataFrame:
     """Long format for the stacked component chart (drafts under their distinct display names)."""
+    import pandas as pd
+
     names = display_names(entries)
     rows = [
         {
@@ -574,6 +579,8 @@ def components_frame(entries: Sequence[Entry]) -> pd.DataFrame:
 
 
 def tensors_frame(entry: Entry) -> pd.DataFrame:
+    import pandas as pd
+
     rows = [
         {
             "tensor": t.name,
@@ -591,6 +598,8 @@ def tensors_frame(entry: Entry) -> pd.DataFrame:
 
 def findings_frame(entries: Sequence[Entry], *, harmless: bool | None = None) -> pd.DataFrame:
     """Findings of every entry, ranked (errors first, known-harmless last); ``harmless`` filters to one group."""
+    import pandas as pd
+
     rows = [
         {"draft": e.label, "severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
         for e in entries
