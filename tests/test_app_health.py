@@ -84,6 +84,37 @@ def test_dockerfile_runs_as_non_root_with_volume() -> None:
     assert re.search(r"^VOLUME", text, re.M) and "HF_HOME=/data" in text
 
 
+SIDEBAR_CHECK = """
+import sys, tempfile
+import app
+from comparelib import settings
+from comparelib.live.store import Store
+from comparelib.models.draft import DEFAULT, OwnDraft
+store = Store(f"sqlite:///{tempfile.mkdtemp()}/runs.db")
+store.ensure_examples()
+store.data_volumes(), store.groups()
+OwnDraft.parse("acme/kimi-draft", volume=None, samples=None, group=None), DEFAULT.to_query()
+heavy = sorted(m for m in ("pandas", "altair", "huggingface_hub.hf_api", "torch", "datasets") if m in sys.modules)
+assert not heavy, heavy
+print("ok")
+"""
+
+
+def test_the_sidebar_is_drawn_before_pandas_loads() -> None:
+    """What app.own_draft needs (the draft, the store's volumes and groups) loads no pandas: every page draws
+    its heading and the sidebar before its own imports, so a fresh server's first page is usable ~0.4 s sooner."""
+    out = subprocess.run(
+        [sys.executable, "-c", SIDEBAR_CHECK], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+    for page in sorted((ROOT / "pages").glob("*.py")):
+        text = page.read_text()
+        first_import = text.index("\nfrom comparelib")
+        assert text.index("st.title(") < first_import, page.name
+        if "own_draft()  #" in text:
+            assert text.index("app.own_draft()") < first_import, page.name
+
+
 WARM_CHECK = """
 import sys, threading
 import app
