@@ -94,6 +94,9 @@ ROW_BYTES = Cap("SPECDRAFT_MAX_ROW_BYTES", 16 * MiB, "row size")
 """One JSON Lines row, prompt line, or Hub dataset row."""
 DOCUMENT_BYTES = Cap("SPECDRAFT_MAX_DOCUMENT_BYTES", 512 * MiB, "whole-document size")
 """A .json dataset file read as one document (not JSON Lines)."""
+HUB_DATA_FILE_BYTES = Cap("SPECDRAFT_MAX_HUB_DATA_FILE_BYTES", 4 * GiB, "downloaded data file size")
+"""A Hub dataset file downloaded whole (the audit's fallback for a repo ``datasets`` cannot load), refused by
+the size the Hub states before any of it is fetched: on a shared server it lands on the server's disk."""
 CONFIG_BYTES = Cap("SPECDRAFT_MAX_CONFIG_BYTES", 64 * MiB, "config file size")
 """config.json, README.md, tokenizer_config.json, a shard index, tokenizer.json: local or from the Hub."""
 TEMPLATE_BYTES = Cap("SPECDRAFT_MAX_TEMPLATE_BYTES", 1 * MiB, "chat template size")
@@ -121,6 +124,7 @@ SSE_LINE_BYTES = Cap("SPECDRAFT_BENCH_MAX_CHUNK_BYTES", 4 * MiB, "streamed event
 ALL: tuple[Cap, ...] = (
     ROW_BYTES,
     DOCUMENT_BYTES,
+    HUB_DATA_FILE_BYTES,
     CONFIG_BYTES,
     TEMPLATE_BYTES,
     RENDER_BYTES,

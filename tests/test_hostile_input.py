@@ -1056,6 +1056,26 @@ def test_a_pasted_repos_file_over_the_cap_is_refused_before_download(
     assert not any(r.method == "GET" and r.url_path.endswith("/" + name) for r in hub.requests)
 
 
+def test_a_hub_data_file_the_audit_downloads_whole_is_capped_first(
+    hub: HubEmulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repo ``datasets`` cannot load (its card names files that do not exist) falls back to downloading the
+    split's files whole: each is refused by its stated size before any byte lands on the server's disk."""
+    from comparelib.audit import sources
+
+    turn = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
+    rows = b"".join(json.dumps({"messages": turn, "id": i}).encode() + b"\n" for i in range(50))
+    card = b"---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n    path: nothere/*.jsonl\n---\n"
+    hub.add_repo("acme/unloadable", {"README.md": card, "data/train.jsonl": rows}, repo_type="dataset")
+    monkeypatch.setenv("SPECDRAFT_MAX_HUB_DATA_FILE_BYTES", "1KiB")
+    with pytest.raises(LimitError, match="train.jsonl.*SPECDRAFT_MAX_HUB_DATA_FILE_BYTES"):
+        list(sources.open_source("acme/unloadable", split="train").iterate())
+    assert not any(r.method == "GET" and r.url_path.endswith("/train.jsonl") for r in hub.requests)
+    monkeypatch.delenv("SPECDRAFT_MAX_HUB_DATA_FILE_BYTES")
+    assert sum(1 for _ in sources.open_source("acme/unloadable", split="train").iterate()) == 50  # the fallback
+    assert any(r.method == "GET" and r.url_path.endswith("/train.jsonl") for r in hub.requests)
+
+
 # ---------------------------------------------------------------------------------------------- the helpers
 
 

@@ -555,7 +555,9 @@ def _hub_source(text: str, *, config: str | None, split: str | None) -> Source:
     def from_files(files: list[str]) -> Iterator[tuple[int, Any]]:
         counter = [0]
         for k, name in enumerate(files):
-            path = hub.download_file(repo_id, name, revision=mref.revision, repo_type="dataset", cap=None)
+            path = hub.download_file(
+                repo_id, name, revision=mref.revision, repo_type="dataset", cap=limits.HUB_DATA_FILE_BYTES
+            )
             rows = _table_rows(path, counter) if path.suffix in (".parquet", ".arrow") else _json_rows(path, counter)
             for line, row in rows:
                 yield k * _FILE_STRIDE + line, row
