@@ -108,16 +108,26 @@ def _plan_lead(result: plan.Plan) -> None:
     if first is not None:
         lead = f"**Ranked first: {first.title}.** {first.note}"
         if first.samples_needed is not None and first.samples_needed.value:
-            n, tot, tb = first.samples_needed, first.total, first.storage
-            hi = "unbounded" if n.high is None else f"{n.high:,.0f}"
-            hi_h = "unbounded" if tot.high is None else f"{tot.high:,.0f}"
-            hi_tb = "unbounded" if tb.high is None else f"{tb.high:,.1f}"
+            tot = first.total
+            hours = (
+                _band(tot, ",.0f")
+                if tot.value is not None  # no target count: generation is not costed, so there is no total
+                else f"training {_band(first.training, ',.0f')}, hidden-state generation not costed"
+            )
             lead += (
-                f" Samples: {n.value:,.0f} ({n.low or 0:,.0f}..{hi}); GPU-hours on {result.gpu}: "
-                f"{tot.value or 0:,.0f} ({tot.low or 0:,.0f}..{hi_h}); "
-                f"offline storage {tb.value or 0:,.1f} TB ({tb.low or 0:,.1f}..{hi_tb})."
+                f" Samples: {_band(first.samples_needed, ',.0f')}; GPU-hours on {result.gpu}: {hours}; "
+                f"offline storage {_band(first.storage, ',.1f', ' TB')}."
             )
         st.markdown(lead)
+
+
+def _band(band: plan.Band, fmt: str, unit: str = "") -> str:
+    """A band as "value (low..high)"; a missing bound reads "?" or "unbounded", never 0."""
+    if band.value is None:
+        return "not known"
+    low = "?" if band.low is None else format(band.low, fmt)
+    high = "unbounded" if band.high is None else format(band.high, fmt)
+    return f"{format(band.value, fmt)}{unit} ({low}..{high})"
 
 
 def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list) -> None:  # type: ignore[type-arg]

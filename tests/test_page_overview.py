@@ -126,6 +126,24 @@ def test_a_hub_draft_with_its_own_audit_and_runs_never_mixes_in_the_example(hub)
     assert at.query_params["draft_group"] == "acme-sweep"
 
 
+def test_the_plan_lead_never_prints_an_uncosted_total_as_zero(hub) -> None:
+    """A Hub draft whose target is unknown: generation is not costed, so there is no GPU-hour total. The lead
+    said "GPU-hours on H200: 0 (0..unbounded)"; it gives the training hours and says what is not costed."""
+    from tests.fixtures import aq_config, aq_tensors
+
+    hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    _own_runs("acme-sweep")  # stores the draft's audited volume too; its runs are not attached here
+    at = _run()
+    _use(at, f"{hub.url}/acme/kimi-draft", draft_volume="acme/kimi-draft")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    lead = next(m.value for m in at.markdown if m.value.startswith("**Ranked first:"))
+    assert "GPU-hours on H200: training " in lead and "hidden-state generation not costed" in lead, lead
+    assert ": 0 (0.." not in lead and "(0..unbounded)" not in lead, lead
+    assert "tok/s cannot be predicted. Note:" in lead, lead  # two clauses, two sentences
+    hours = float(lead.split("GPU-hours on H200: training ")[1].split(" ")[0].replace(",", ""))
+    assert hours > 0
+
+
 def test_missing_figures_say_they_are_missing(hub) -> None:
     from tests.fixtures import aq_config, aq_tensors
 

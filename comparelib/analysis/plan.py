@@ -902,6 +902,12 @@ def _record_for(label: str) -> dict[str, Any] | None:
     return None
 
 
+def _sentence(text: str) -> str:
+    """A clause as a sentence of its own: capital first letter, closing full stop."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
 def step_function(model: speedup.SpeedupModel, record: Mapping[str, Any] | None) -> tuple[Callable[[int], float], str]:
     """Drafting cost per step at each batch: the model's (at its concurrency) moved by what the recorded
     draft-cost figures measured between that batch and the model's concurrency; flat without figures."""
@@ -1444,7 +1450,7 @@ def build(
             md.gain = gain_of(md.tok_s)
         md.note = (
             f"The fit {reach}."
-            + (" " + speed_note if speed is None else "")
+            + (" " + _sentence(speed_note) if speed is None and speed_note else "")
             + (f" Note: {no_target}." if no_target else "")
         )
         md.evidence = [
