@@ -144,6 +144,21 @@ def test_the_plan_lead_never_prints_an_uncosted_total_as_zero(hub) -> None:
     assert hours > 0
 
 
+def test_a_num_steps_pick_from_one_measured_setting_is_called_a_prediction(hub) -> None:
+    """Item 7: runs at one num_steps only: the best num_steps per batch is the speedup model's prediction, and
+    the lead says so and what is missing, in whole sentences."""
+    from tests.fixtures import aq_config, aq_tensors
+
+    hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    _own_runs("acme-sweep")
+    at = _run()
+    _use(at, f"{hub.url}/acme/kimi-draft", draft_volume="acme/kimi-draft", draft_group="acme-sweep")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    lead = next(m.value for m in at.markdown if m.value.startswith("**Ranked first:"))
+    assert "Predicted best num_steps (the speedup model of the attached runs): batch 1:" in lead, lead
+    assert "Still missing: only one num_steps was measured" in lead and lead.endswith("rather than assumed."), lead
+
+
 def test_missing_figures_say_they_are_missing(hub) -> None:
     from tests.fixtures import aq_config, aq_tensors
 

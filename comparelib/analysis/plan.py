@@ -1491,9 +1491,10 @@ def build(
         off_steps = inputs.offline is not None and bool(inputs.offline.al_by_steps)
         al_src = _source(sources, "measured", inputs.offline.source) if inputs.offline and off_steps else model_src
         ns.note = (
-            "Best num_steps: "
+            "Predicted best num_steps (the speedup model of the attached runs): "
             + ", ".join(f"batch {b}: {k}" for b, k in best_k.items())
-            + (f" (served: {speed.served_steps}). " + ("Still missing: " + "; ".join(missing) if missing else ""))
+            + f" (served: {speed.served_steps})."
+            + (" " + _sentence("Still missing: " + "; ".join(missing)) if missing else "")
         )
         ns.evidence = [
             _ev("best num_steps per batch", best_k, model_src),
