@@ -196,17 +196,24 @@ except CompareError as exc:
     st.error(str(exc))
     st.stop()
 
-with st.expander("Reference draft", expanded=False):
-    ref_default = drafts.index(verdicts.KIMI_REFERENCE) if verdicts.KIMI_REFERENCE in drafts else 0
-    reference = st.selectbox("Reference (published)", drafts, index=ref_default, key="ov_ref")
-    st.caption("Your draft, its training data and its benchmark runs are chosen in the sidebar.")
-
 try:
     with settings.session_token(app.hub_token()):
         own_entry = _entry(draft.source, settings.token_fingerprint())
 except CompareError as exc:
     st.error(f"**Your draft ({draft.short})**: {exc}")
     st.stop()
+
+# The first reference is one for your draft's target (a Kimi target keeps the Kimi-K2 draft); a pick made here
+# holds until another draft is chosen.
+suggested = overview.default_reference(drafts, draft.name, own_entry.target_label)
+if st.session_state.get("_ov_ref_for") != draft.source or st.session_state.get("ov_ref") not in drafts:
+    st.session_state["ov_ref"] = suggested.hub_id if suggested.hub_id in drafts else drafts[0]
+    st.session_state["_ov_ref_for"] = draft.source
+with st.expander("Reference draft", expanded=False):
+    reference = st.selectbox("Reference (published)", drafts, key="ov_ref")
+    if reference == suggested.hub_id:
+        st.caption(suggested.why)
+    st.caption("Your draft, its training data and its benchmark runs are chosen in the sidebar.")
 
 try:
     ref_entry = _entry(comparison.registry_source(reference), "")  # a registry pick needs no token

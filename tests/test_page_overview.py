@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.fixtures import page_app
@@ -325,3 +326,45 @@ def test_acceptance_at_another_setting_is_no_headline() -> None:
     assert name == "" and "different settings (not like for like)" in sentence and "size (within 0%)" in sentence
     name, sentence = overview.largest_gap(data_ratio=None, size_ratio=1.0, accept_ratio=1.3, accept_same_setting=True)
     assert name == "acceptance length" and "Alike: size." in sentence
+
+
+LLAMA_REF = "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"  # 1.4M samples, against yuhuili's 532K
+
+
+@pytest.mark.parametrize(
+    ("own_repo", "own_target", "expected", "why"),
+    [
+        ("acme/x", "moonshotai/Kimi-K2.5", REF, "a Kimi target"),
+        ("acme/x", None, REF, "target is not known"),
+        ("acme/x", "meta-llama/Llama-3.1-8B-Instruct", LLAMA_REF, "trained on the most samples"),
+        (LLAMA_REF, "meta-llama/Llama-3.1-8B-Instruct", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "most samples"),
+        ("acme/x", "META-LLAMA/llama-3.1-8b-instruct", LLAMA_REF, "most samples"),  # ids are case-insensitive
+        ("acme/x", "openai/gpt-oss-20b", "zhuyksir/EAGLE3-gpt-oss-20b-bf16", "most samples"),
+        ("zhuyksir/EAGLE3-gpt-oss-20b-bf16", "openai/gpt-oss-20b", REF, "No other published draft"),
+        ("acme/x", "acme/private-70b", REF, "No other published draft for acme/private-70b"),
+    ],
+)
+def test_the_default_reference_is_a_draft_for_your_target(
+    own_repo: str, own_target: str | None, expected: str, why: str
+) -> None:
+    from comparelib.analysis import overview
+
+    pick = overview.default_reference(overview.reference_choices(), own_repo, own_target)
+    assert pick.hub_id == expected and why in pick.why, pick
+    assert pick.why.endswith(".") and pick.why[0].isupper()
+
+
+def test_a_llama_draft_is_compared_with_a_llama_draft_until_the_user_picks_another() -> None:
+    """A Llama-3.1-8B draft was compared with the Kimi-K2 draft: 28x less data than a draft for another target.
+    Now its reference is the published draft for its own target; a pick holds, and a new draft resets it."""
+    at = _run()
+    _use(at, "registry:yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", draft_samples=50_000)
+    assert at.selectbox(key="ov_ref").value == LLAMA_REF
+    assert any("your target (meta-llama/Llama-3.1-8B-Instruct)" in c.value for c in at.caption)
+    assert LLAMA_REF in _md(at) and REF not in _md(at)
+    at.selectbox(key="ov_ref").set_value("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").run()
+    assert not at.exception
+    at.run()
+    assert at.selectbox(key="ov_ref").value == "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"  # the user's pick holds
+    _use(at, "example:own-kimi-k2.5-draft")
+    assert at.selectbox(key="ov_ref").value == REF  # another draft: its own default again

@@ -38,6 +38,41 @@ def reference_choices() -> list[str]:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """The published draft Overview compares yours with first, and why that one (a sentence)."""
+
+    hub_id: str
+    why: str
+
+
+def default_reference(choices: Sequence[str], own_repo: str | None, own_target: str | None) -> Reference:
+    """A draft for your target is the fair first comparison: the same target's data and acceptance. The
+    Kimi-K2 draft stays the default for any Kimi (moonshotai) target, the app's own story, and wherever the
+    registry has no countable draft for your target; otherwise the one for your target trained on the most
+    samples (registry order breaks ties). Never your own draft, when it is published itself."""
+    from comparelib.analysis.scaling import family_of
+    from comparelib.analysis.verdicts import KIMI_REFERENCE
+
+    by_id = {d.hub_id: d for d in registry.load_registry()}
+    own = (own_repo or "").lower()
+    fallback = KIMI_REFERENCE if KIMI_REFERENCE in choices else (choices[0] if choices else KIMI_REFERENCE)
+    if not own_target:
+        return Reference(fallback, "Your draft's target is not known, so the default reference is shown.")
+    kimi_family = family_of(by_id[KIMI_REFERENCE].target_model) if KIMI_REFERENCE in by_id else "moonshotai"
+    if family_of(own_target) == kimi_family:
+        return Reference(fallback, f"Chosen as a published draft for a Kimi target, as yours is ({own_target}).")
+    wanted = own_target.strip().lower()
+    same = [h for h in choices if h in by_id and h.lower() != own and by_id[h].target_model.lower() == wanted]
+    if not same:
+        why = f"No other published draft for {own_target} has a config here, so the default reference is shown."
+        return Reference(fallback, why)
+    pick = max(same, key=lambda h: (by_id[h].train_samples or 0, -same.index(h)))
+    return Reference(
+        pick, f"Chosen as the published draft for your target ({own_target}) trained on the most samples."
+    )
+
+
+@dataclass(frozen=True)
 class SizeFacts:
     """Parameter counts of two drafts and the reason they differ."""
 
