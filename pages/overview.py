@@ -110,24 +110,15 @@ def _plan_lead(result: plan.Plan) -> None:
         if first.samples_needed is not None and first.samples_needed.value:
             tot = first.total
             hours = (
-                _band(tot, ",.0f")
+                tot.text(",.0f")
                 if tot.value is not None  # no target count: generation is not costed, so there is no total
-                else f"training {_band(first.training, ',.0f')}, hidden-state generation not costed"
+                else f"training {first.training.text(',.0f')}, hidden-state generation not costed"
             )
             lead += (
-                f" Samples: {_band(first.samples_needed, ',.0f')}; GPU-hours on {result.gpu}: {hours}; "
-                f"offline storage {_band(first.storage, ',.1f', ' TB')}."
+                f" Samples: {first.samples_needed.text(',.0f')}; GPU-hours on {result.gpu}: {hours}; "
+                f"offline storage {first.storage.text(',.1f', ' TB')}."
             )
         st.markdown(lead)
-
-
-def _band(band: plan.Band, fmt: str, unit: str = "") -> str:
-    """A band as "value (low..high)"; a missing bound reads "?" or "unbounded", never 0."""
-    if band.value is None:
-        return "not known"
-    low = "?" if band.low is None else format(band.low, fmt)
-    high = "unbounded" if band.high is None else format(band.high, fmt)
-    return f"{format(band.value, fmt)}{unit} ({low}..{high})"
 
 
 def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list) -> None:  # type: ignore[type-arg]

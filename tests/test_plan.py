@@ -275,6 +275,30 @@ def test_cli_json_for_the_example() -> None:
     assert data["options"][0]["samples_needed"]["value"] > 37000
 
 
+def test_cli_states_training_hours_when_generation_is_not_costed() -> None:
+    """The target of yuhuili/EAGLE-Vicuna-13B-v1.3 is not shipped: no GPU-hour total. The CLI left the whole
+    cost line out; it now gives the training hours and says what is not costed, as Overview does."""
+    r = run_cli("plan", "registry:yuhuili/EAGLE-Vicuna-13B-v1.3", "--samples", "50000")
+    assert r.returncode == 0, r.stderr
+    cost = next(line for line in r.stdout.splitlines() if "GPU-hours" in line)
+    assert cost.strip().startswith("GPU-hours: training ") and "hidden-state generation not costed" in cost, cost
+    assert " TB (" in cost and "0 (0.." not in cost
+
+
+@pytest.mark.parametrize(
+    ("band", "args", "text"),
+    [
+        (plan.Band(1234.5, 1000.0, 2000.0), (",.0f",), "1,234 (1,000..2,000)"),
+        (plan.Band(12.34, None, None), (",.1f", " TB"), "12.3 TB (?..unbounded)"),
+        (plan.Band(None, None, None), (",.0f",), "not known"),
+        (plan.Band(0.0, 0.0, 0.0), (",.0f",), "0 (0..0)"),  # a real zero stays a zero
+    ],
+)
+def test_band_text(band: plan.Band, args: tuple[str, ...], text: str) -> None:
+    assert band.text(*args) == text
+    assert plan.Band(None, 1.0, 2.0).text(",.0f", missing="not reached") == "not reached"
+
+
 def test_cli_curve_and_wiring_error(tmp_path: Path) -> None:
     """A local draft with a wiring error (aux id -1) and its own learning curve, given as a CSV log."""
     cfg = json.loads((Path(comparison.registry.EXAMPLE_OWN_DRAFT) / "config.json").read_text())

@@ -364,6 +364,15 @@ class Band:
     def map(self, fn: Callable[[float], float]) -> Band:
         return Band(*(None if v is None else fn(v) for v in (self.value, self.low, self.high)))
 
+    def text(self, fmt: str, unit: str = "", missing: str = "not known") -> str:
+        """ "value<unit> (low..high)", the way the page and the CLI state a band: a missing low bound reads "?",
+        a missing high one "unbounded", a missing value ``missing``; never 0 for a number that is not there."""
+        if self.value is None:
+            return missing
+        low = "?" if self.low is None else format(self.low, fmt)
+        high = "unbounded" if self.high is None else format(self.high, fmt)
+        return f"{format(self.value, fmt)}{unit} ({low}..{high})"
+
 
 def _finite(v: float) -> float | None:
     return float(v) if math.isfinite(v) else None

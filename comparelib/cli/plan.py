@@ -126,14 +126,19 @@ def run(args: argparse.Namespace) -> int:
     for i, o in enumerate(result.options, 1):
         w(f"{i}. [{o.kind}] {o.title}\n")
         if o.al is not None and o.al.value is not None:
-            w(f"   AL {_band(o.al, '.2f')}\n")
+            w(f"   AL {o.al.text('.2f')}\n")
         if o.samples_needed is not None:
-            w(f"   samples needed {_band(o.samples_needed, ',.0f')}\n")
+            w(f"   samples needed {o.samples_needed.text(',.0f', missing='not reached')}\n")
         tot = o.total
         if tot.value:
             w(
-                f"   GPU-hours {_band(tot, ',.0f')} (generation {_band(o.generation, ',.0f')}, "
-                f"training {_band(o.training, ',.0f')}); offline storage {_band(o.storage, ',.1f')} TB\n"
+                f"   GPU-hours {tot.text(',.0f')} (generation {o.generation.text(',.0f')}, "
+                f"training {o.training.text(',.0f')}); offline storage {o.storage.text(',.1f', ' TB')}\n"
+            )
+        elif tot.value is None and o.training.value:  # no target count: generation is not costed
+            w(
+                f"   GPU-hours: training {o.training.text(',.0f')}, hidden-state generation not costed; "
+                f"offline storage {o.storage.text(',.1f', ' TB')}\n"
             )
         if o.tok_s:
             w("   tok/s " + ", ".join(f"bs{b}: {v.value:,.1f}" for b, v in o.tok_s.items() if v.value) + "\n")
@@ -143,12 +148,3 @@ def run(args: argparse.Namespace) -> int:
     for s in result.sources:
         w(f"  {s.id}: {s.text}\n")
     return 0
-
-
-def _band(b: object, fmt: str) -> str:
-    value, low, high = (getattr(b, k) for k in ("value", "low", "high"))
-    if value is None:
-        return "not reached"
-    lo = "?" if low is None else format(low, fmt)
-    hi = "unbounded" if high is None else format(high, fmt)
-    return f"{format(value, fmt)} ({lo}..{hi})"
