@@ -556,7 +556,8 @@ def plan_curve_chart(
                 "low": [float(low) if low else float(value)],  # type: ignore[arg-type]
                 "high": [float(high) if high else float(value)],  # type: ignore[arg-type]
                 "label": [
-                    f"samples needed {value:,.0f} ({low or 0:,.0f}..{'unbounded' if high is None else f'{high:,.0f}'})"
+                    f"samples needed {value:,.0f} ({'?' if low is None else f'{low:,.0f}'}.."
+                    f"{'unbounded' if high is None else f'{high:,.0f}'})"
                 ],
             }
         )
