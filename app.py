@@ -18,7 +18,9 @@ import streamlit as st
 if TYPE_CHECKING:  # the pages import this module first: comparelib loads only when a function needs it
     import pandas as pd
 
+    from comparelib.analysis.overview import Reference
     from comparelib.live.store import Store
+    from comparelib.models.comparison import Entry
     from comparelib.models.draft import OwnDraft
     from comparelib.tables import Table
 
@@ -285,6 +287,39 @@ def open_store(url: str) -> Store:
     store = Store(url)
     store.ensure_examples()
     return store
+
+
+@st.cache_data(show_spinner=False, ttl=3600)
+def draft_entry(source: str, token_tag: str) -> Entry:
+    """A draft's sizes and target from its config alone (no card, no header), shared by the pages that answer
+    for it (Overview, Acceptance vs data's reference). ``token_tag`` is a token's fingerprint, never the token:
+    a gated draft read with one session's token is not served to a session without it."""
+    from comparelib.models import comparison
+
+    return comparison.load_entry(source, with_header=False, with_card=False)
+
+
+def own_draft_target(draft: OwnDraft) -> str | None:
+    """The target your draft names or was published for; None when it names none or cannot be read (the page
+    that shows the draft says why)."""
+    from comparelib import settings
+    from comparelib.errors import CompareError
+
+    try:
+        with settings.session_token(hub_token()):
+            return draft_entry(draft.source, settings.token_fingerprint()).target_label
+    except CompareError:
+        return None
+
+
+def pick_reference(key: str, choices: list[str], suggested: Reference, draft: OwnDraft) -> None:
+    """Preselect ``suggested`` in the reference selectbox ``key`` for this draft; a pick made there holds until
+    another draft is chosen (then that draft's suggestion is preselected)."""
+    state = st.session_state
+    owner = f"_{key}_for"
+    if choices and (state.get(owner) != draft.source or state.get(key) not in choices):
+        state[key] = suggested.hub_id if suggested.hub_id in choices else choices[0]
+        state[owner] = draft.source
 
 
 MISSING = "–"  # what a table shows for a missing value (never "None")

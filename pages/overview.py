@@ -42,9 +42,7 @@ def _published_points():  # type: ignore[no-untyped-def]
     return scaling.published_points()
 
 
-@st.cache_data(show_spinner=False, ttl=3600)
-def _entry(source: str, token_tag: str) -> comparison.Entry:  # token_tag: a token's fingerprint, never the token
-    return comparison.load_entry(source, with_header=False, with_card=False)  # sizes need the config only
+_entry = app.draft_entry  # sizes need the config only; shared with Acceptance vs data's reference
 
 
 def _link(text: str, page: str, query: list[tuple[str, str]] | None = None) -> str:
@@ -197,9 +195,7 @@ except CompareError as exc:
 # The first reference is one for your draft's target (a Kimi target keeps the Kimi-K2 draft); a pick made here
 # holds until another draft is chosen.
 suggested = overview.default_reference(drafts, draft.name, own_entry.target_label)
-if st.session_state.get("_ov_ref_for") != draft.source or st.session_state.get("ov_ref") not in drafts:
-    st.session_state["ov_ref"] = suggested.hub_id if suggested.hub_id in drafts else drafts[0]
-    st.session_state["_ov_ref_for"] = draft.source
+app.pick_reference("ov_ref", drafts, suggested, draft)
 with st.expander("Reference draft", expanded=False):
     reference = st.selectbox("Reference (published)", drafts, key="ov_ref")
     if reference == suggested.hub_id:

@@ -28,7 +28,7 @@ import pandas as pd
 
 import uploadgate
 from comparelib import charts, export, paths, settings
-from comparelib.analysis import curves, draftcost, scaling, speedup, verdicts
+from comparelib.analysis import curves, draftcost, overview, scaling, speedup, verdicts
 from comparelib.errors import CompareError
 
 # The tabs below are built only while shown; what was typed or picked in them is kept for the session.
@@ -155,8 +155,12 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         group = st.selectbox("Live results: run group", group_options, index=group_default, key="sc_group")
         group = None if group == "(none)" else group
         ref_options = sorted(published["draft"].dropna().unique())
-        ref_default = ref_options.index(verdicts.KIMI_REFERENCE) if verdicts.KIMI_REFERENCE in ref_options else 0
-        reference = st.selectbox("Reference draft", ref_options, index=ref_default, key="sc_ref")
+        # as on Overview: a published draft for your draft's target first (a Kimi target keeps the Kimi-K2 one)
+        suggested = overview.default_reference(ref_options, draft.name, app.own_draft_target(draft))
+        app.pick_reference("sc_ref", ref_options, suggested, draft)
+        reference = st.selectbox("Reference draft", ref_options, key="sc_ref")
+        if reference == suggested.hub_id:
+            st.caption(suggested.why)
 
 # --- fit and sentences ---------------------------------------------------------------------------
 try:

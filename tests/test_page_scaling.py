@@ -272,3 +272,16 @@ def test_an_uploaded_log_stays_while_another_tab_is_shown(tmp_path: Path, monkey
     at.run()
     assert not at.exception, at.exception
     assert len(at.get("vega_lite_chart")) == 2 and not at.error
+
+
+def test_the_reference_is_a_draft_for_your_target_as_on_overview() -> None:
+    """Acceptance vs data compared a Llama-3.1-8B draft with the Kimi-K2 draft; it now preselects the same
+    reference as Overview (a published draft for your target), and says why; the example keeps Kimi-K2."""
+    llama = page_app("../pages/scaling.py", timeout=60)
+    llama.query_params["draft"] = "registry:yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"
+    llama.run()
+    assert not llama.exception, llama.exception
+    assert llama.selectbox(key="sc_ref").value == "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"
+    assert any("your target (meta-llama/Llama-3.1-8B-Instruct)" in c.value for c in llama.caption)
+    example = page_app("../pages/scaling.py", timeout=60).run()
+    assert example.selectbox(key="sc_ref").value == "AQ-MedAI/Kimi-K2-Instruct-eagle3"
