@@ -18,13 +18,16 @@ from comparelib.models import architectures, engines, hub, lint, params, registr
 from comparelib.models import serving as serving_model
 from comparelib.models.architectures import ModelSpec
 
+# re-exported (``x as x``): callers name a draft's source kinds through this module
+from comparelib.models.sources import EXAMPLE_OWN as EXAMPLE_OWN
+from comparelib.models.sources import EXAMPLE_PREFIX as EXAMPLE_PREFIX
+from comparelib.models.sources import EXAMPLE_TARGET as EXAMPLE_TARGET
+from comparelib.models.sources import REGISTRY_PREFIX as REGISTRY_PREFIX
+from comparelib.models.sources import is_local_path as is_local_path
+from comparelib.models.sources import registry_source as registry_source
+
 if TYPE_CHECKING:  # loaded by the frame builders below: the sidebar's draft needs this module, not pandas
     import pandas as pd
-
-REGISTRY_PREFIX = "registry:"
-EXAMPLE_PREFIX = "example:"
-EXAMPLE_OWN = "example:own-kimi-k2.5-draft"
-EXAMPLE_TARGET = "moonshotai/Kimi-K2.5"
 
 
 @dataclass
@@ -57,10 +60,6 @@ class Entry:
         if self.target_count is None or not self.target_count.total:
             return None
         return self.count.excluding_embedding / self.target_count.total
-
-
-def registry_source(hub_id: str) -> str:
-    return f"{REGISTRY_PREFIX}{hub_id}"
 
 
 _TARGETS_LOCK = threading.Lock()  # one parse per target even when a warm-up thread and a page ask at once
@@ -688,13 +687,3 @@ def load_entries(sources: Sequence[str], **kwargs: Any) -> tuple[list[Entry], li
         except CompareError as exc:
             errors.append((src, str(exc)))
     return entries, errors
-
-
-def is_local_path(text: str) -> bool:
-    from comparelib import paths
-    from comparelib.errors import InputError
-
-    try:
-        return paths.resolve_user_path(text, "folder").exists()
-    except (InputError, OSError, ValueError):
-        return False

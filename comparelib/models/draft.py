@@ -22,13 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from comparelib import redact
 from comparelib.errors import CompareError, InputError
-from comparelib.models import comparison, hub, registry
+from comparelib.models import hub, registry, sources
 
-EXAMPLE_SOURCE = comparison.EXAMPLE_OWN
+if TYPE_CHECKING:  # the sidebar parses a draft's name before the page loads comparison (and what it loads)
+    from comparelib.models import comparison
+
+EXAMPLE_SOURCE = sources.EXAMPLE_OWN
 EXAMPLE_GROUP = "example-kimi-k2.5"
 EXAMPLE_VOLUME = "example: own Kimi-K2.5 draft"
 MAX_FIELD = 500  # characters in one URL parameter: a Hub URL with a revision fits easily
@@ -50,9 +53,9 @@ class OwnDraft:
         """example | registry | local | hub."""
         if self.source == EXAMPLE_SOURCE:
             return "example"
-        if self.source.startswith(comparison.REGISTRY_PREFIX):
+        if self.source.startswith(sources.REGISTRY_PREFIX):
             return "registry"
-        if self.source.startswith(("/", "~", "./", "../")) or comparison.is_local_path(self.source):
+        if self.source.startswith(("/", "~", "./", "../")) or sources.is_local_path(self.source):
             return "local"
         return "hub"
 
@@ -66,7 +69,7 @@ class OwnDraft:
         if self.is_example:
             return "example: own Kimi-K2.5 draft"
         if self.kind == "registry":
-            return self.source[len(comparison.REGISTRY_PREFIX) :]
+            return self.source[len(sources.REGISTRY_PREFIX) :]
         return self.source
 
     @property
@@ -137,10 +140,10 @@ class OwnDraft:
         text = redact.strip_userinfo(text)  # user:password@ never travels in a link
         if text.lower() in ("example", "example:", EXAMPLE_SOURCE):
             text = EXAMPLE_SOURCE
-        elif text.startswith(comparison.EXAMPLE_PREFIX):
+        elif text.startswith(sources.EXAMPLE_PREFIX):
             raise InputError(f"unknown example {text!r}; the built-in one is {EXAMPLE_SOURCE!r}")
-        elif text.startswith(comparison.REGISTRY_PREFIX):
-            registry.get_draft(text[len(comparison.REGISTRY_PREFIX) :].strip())  # raises for an unknown id
+        elif text.startswith(sources.REGISTRY_PREFIX):
+            registry.get_draft(text[len(sources.REGISTRY_PREFIX) :].strip())  # raises for an unknown id
         n: int | None = None
         if samples not in (None, ""):
             try:
@@ -157,6 +160,8 @@ class OwnDraft:
         """The stored training volume attached to this draft (latest audit under its name), if any."""
         if not self.volume:
             return None
+        from comparelib.models import comparison
+
         return comparison.volumes_by_draft(volumes).get(self.volume)
 
     def training_samples(self, volumes: Sequence[Mapping[str, Any]]) -> tuple[float | None, str]:
