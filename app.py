@@ -112,7 +112,9 @@ def _logged_in() -> bool:
 
 def run() -> None:
     """The router: every page runs through here (``st.navigation``), also when a link opens it directly."""
-    st.set_page_config(page_title="specdraft compare", page_icon=str(ICON), layout="wide")
+    # The icon comes after the page (finally, below): Streamlit loads numpy and PIL for an image icon, 0.1 s of
+    # a fresh server's first run, and the heading and sidebar go first. Later calls add to this one.
+    st.set_page_config(page_title="specdraft compare", layout="wide")
     import uploadgate
 
     uploadgate.install()  # Streamlit's upload endpoint is outside this script: gate it too
@@ -138,7 +140,10 @@ def run() -> None:
     st.session_state[ROUTED] = True
     st.session_state[PAGE_STATE] = nav.url_path  # which page this run shows (the sidebar form is per page)
     keep_values()  # on every page: what was typed on another is still there
-    page_boundary(nav.run)
+    try:
+        page_boundary(nav.run)
+    finally:  # also when the page stops early (st.stop)
+        st.set_page_config(page_icon=str(ICON))
     warm_up()
     prefetch_browser_code()
 
@@ -555,14 +560,6 @@ def own_draft() -> OwnDraft:
             problem = f"The link's draft is not usable: {exc}"
     set_own_draft(draft)
 
-    try:
-        store = open_store(settings.database_url())
-        volumes = sorted({str(v["draft"]) for v in store.data_volumes()})
-        groups = store.groups()
-    except CompareError as exc:
-        volumes, groups = [], []
-        problem = str(exc)
-
     here = (st.session_state.get(PAGE_STATE, ""), draft)
     # the widgets show the current draft after a link, a reset, another page's change, or a page switch
     # (each page has its own widgets); values typed but not yet sent stay
@@ -570,10 +567,9 @@ def own_draft() -> OwnDraft:
         # a widget's state belongs to its page: the field on this page starts from the session's token
         st.session_state[TOKEN_STATE] = st.session_state.get(TOKEN_KEPT, "")
         st.session_state["_token_shown"] = here[0]
-    if st.session_state.get("_draft_shown") != here:
+    shown = st.session_state.get("_draft_shown") == here
+    if not shown:
         st.session_state["draft_source"] = draft.source
-        st.session_state["draft_volume"] = draft.volume if draft.volume in volumes else _NONE
-        st.session_state["draft_group"] = draft.group if draft.group in groups else _NONE
         st.session_state["draft_samples"] = draft.samples
         st.session_state["_draft_shown"] = here
 
@@ -586,6 +582,18 @@ def own_draft() -> OwnDraft:
                 placeholder="paste a Hub URL or a folder path",
                 help="'example' is the built-in Kimi-K2.5 draft. Every page starts from this draft.",
             )
+            # The field is on screen before the results database is read for the lists below (its first
+            # read loads SQLAlchemy, 0.2 s): on a fresh server the browser fetches the field's code meanwhile.
+            try:
+                store = open_store(settings.database_url())
+                volumes = sorted({str(v["draft"]) for v in store.data_volumes()})
+                groups = store.groups()
+            except CompareError as exc:
+                volumes, groups = [], []
+                problem = str(exc)
+            if not shown:
+                st.session_state["draft_volume"] = draft.volume if draft.volume in volumes else _NONE
+                st.session_state["draft_group"] = draft.group if draft.group in groups else _NONE
             volume = st.selectbox(
                 "Training data (stored audit)",
                 [_NONE, *volumes],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from urllib.parse import urlencode
 
 import pytest
@@ -51,6 +52,10 @@ def test_deep_links_open_each_page_through_the_router(browser, live_app: LiveApp
             # retried: a page may rerun once after its first run (URL sync), replacing the sidebar widgets
             expect(source).to_have_value(draft, timeout=30_000)
             assert f"/{path}?" in page.url and "draft=" in page.url, page.url
+            # the app's own icon (set after the page has drawn), served by the app, not Streamlit's default
+            icon = page.locator("link[rel~='icon']").first
+            expect(icon).to_have_attribute("href", re.compile(r"/media/[0-9a-f]+\.png$"), timeout=30_000)
+            assert page.request.get(icon.get_attribute("href") or "").body().startswith(b"\x89PNG")
             if path == "audit":  # the cap the uploader prints is the one the server enforces (500 MiB)
                 hint = page.get_by_test_id("stFileUploaderDropzoneInstructions").first
                 expect(hint).to_contain_text("500MB per file")
