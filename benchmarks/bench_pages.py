@@ -8,7 +8,9 @@ line, the ``hello`` app's weight) served by its own ``streamlit run``. Ratios ar
 so a slow or busy machine moves both. The first page is timed from ``streamlit run``: the server's
 start (until /_stcore/health answers) plus Overview's cold visit, at four moments: its heading on screen,
 the sidebar's draft field there to type in, its answer (the first figure) on screen, and settled. The
-bare page's floor is the same sum for the reference. Both are measured twice: in a fresh browser
+bare page's floor is the same sum for the reference; the draft field's floor is a bare page with one text
+field in the sidebar (its widget code is fetched on first use, as the app's is), until that field is on
+screen. The first page and the bare page's floor are measured twice: in a fresh browser
 (nothing cached) and in a returning one (the same browser, the same address, after an earlier start of
 the same server: the usual case of a user who restarts ``streamlit run`` and reloads the tab, with
 Streamlit's own files in the browser's cache).
@@ -63,6 +65,9 @@ ANSWER = "Size outside the embedding"  # Overview's answer, the first page's (it
 DRAFT_FIELD = "Draft: Hub URL, org/name, folder or registry:org/name"  # the sidebar's field: the page is usable
 VIEW = {"width": 1400, "height": 1000}
 BARE = 'import streamlit as st\nst.title("Hello")\nst.write("A bare page: the reference.")\n'
+# The least a usable page can be: a heading and one text field in the sidebar, the field's widget code fetched
+# on first use as the app's is. Its field on screen after `streamlit run` is the floor for the draft field.
+BARE_FIELD = BARE + 'st.sidebar.text_input("Draft")\n'
 
 
 def seed(db_url: str, runs: int) -> None:
@@ -153,6 +158,7 @@ def measure(runs: int, repeats: int) -> dict[str, Any]:
         )
         bare = tmp / "bare.py"
         bare.write_text(BARE, encoding="utf-8")
+        (tmp / "bare_field.py").write_text(BARE_FIELD, encoding="utf-8")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
             try:
@@ -228,6 +234,7 @@ def _measure(browser: Any, env: dict[str, str], query: str, bare: Path, repeats:
     ref_warm: list[float] = []
     ref_healthy: list[float] = []
     ref_back: list[float] = []  # the bare page in a returning browser: healthy + cold visit
+    ref_field: list[float] = []  # a bare page with one sidebar field: healthy + the field on screen
     for _ in range(repeats):
         port = free_port()
         context = browser.new_context(viewport=VIEW)  # the returning browser: its cache outlives the first server
@@ -249,6 +256,17 @@ def _measure(browser: Any, env: dict[str, str], query: str, bare: Path, repeats:
             with _serve(env, bare, port) as url:
                 healthy = time.perf_counter() - t0
                 ref_back.append(healthy + _first_visit(context, url, "Hello")[3])
+            t0 = time.perf_counter()
+            with _serve(env, bare.with_name("bare_field.py"), port) as url:
+                healthy = time.perf_counter() - t0
+                page = browser.new_page(viewport=VIEW)  # a fresh browser, as the first page's own figure
+                try:
+                    t = time.perf_counter()
+                    page.goto(url)
+                    page.get_by_label("Draft").first.wait_for(timeout=120_000)
+                    ref_field.append(healthy + time.perf_counter() - t)
+                finally:
+                    page.close()
         finally:
             context.close()
     cold: dict[str, list[float]] = {p: [] for p, _ in PAGES}
@@ -323,6 +341,7 @@ def _measure(browser: Any, env: dict[str, str], query: str, bare: Path, repeats:
             "warm_s": round(ref_w, 2),
             "floor_s": round(med(ref_healthy) + ref_c, 2),
             "floor_returning_s": round(med(ref_back), 2),
+            "floor_field_s": round(med(ref_field), 2),
         },
         "server_healthy_after_start_s": round(med(healthy_s), 2),
         "first_page_after_start_s": round(med(first_page), 2),
@@ -353,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
         f"first page after `streamlit run`, fresh browser: heading {out['first_heading_after_start_s']:.2f} s, "
         f"draft field {out['first_draft_field_after_start_s']:.2f} s, "
         f"answer {out['first_answer_after_start_s']:.2f} s, settled {out['first_page_after_start_s']:.2f} s "
-        f"(a bare page's floor: {ref['floor_s']:.2f} s)"
+        f"(a bare page's floor: {ref['floor_s']:.2f} s; its field, with one in the sidebar: "
+        f"{ref['floor_field_s']:.2f} s)"
     )
     print(
         f"first page after `streamlit run`, returning browser: answer {out['first_answer_returning_s']:.2f} s,"
