@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -33,12 +32,6 @@ PAGE_STATE = "_specdraft_page"
 # Bundled: a ":material/...:" page icon makes the browser fetch the favicon from fonts.gstatic.com.
 ICON = HERE / "assets" / "favicon.png"
 LOG = logging.getLogger("specdraft.app")
-# Streamlit's event loop (the frontend's files, the websocket) takes turns on the GIL with the script threads.
-# At CPython's default 5 ms, a script that is importing or computing makes each of the loop's steps wait up to
-# 5 ms: on a fresh server the ~35 files of the sidebar's widget code reached the first browser ~0.3 s later
-# while the first page loaded pandas. A shorter turn serves them sooner, for a few more switches per second.
-SWITCH_INTERVAL_S = 0.0005
-sys.setswitchinterval(SWITCH_INTERVAL_S)
 UNEXPECTED = (
     "Something went wrong on this page. The details were logged on the server; try other input or reload the page."
 )
