@@ -58,3 +58,30 @@ def _is_missing(value: Any) -> bool:
     """pandas' NA/NaT without importing pandas for callers that never see a DataFrame."""
     name = type(value).__name__
     return name in {"NAType", "NaTType"}
+
+
+def human(n: float | None) -> str:
+    """37000 -> '37K', 1_400_000 -> '1.4M'."""
+    if n is None or not math.isfinite(n):
+        return "unbounded"
+    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(n) >= div:
+            val = n / div
+            text = f"{val:.2g}" if val < 10 else f"{val:.0f}"
+            if "e" in text:
+                text = f"{val:.0f}"
+            return f"{text}{suffix}"
+    return f"{n:.0f}"
+
+
+def bench_label(benchmark: str) -> str:
+    names = {
+        "gsm8k": "GSM8K",
+        "mtbench": "MT-Bench",
+        "humaneval": "HumanEval",
+        "math500": "MATH500",
+        "livecodebench": "LiveCodeBench",
+        "gpqa": "GPQA",
+        "financeqa": "FinanceQA",
+    }
+    return names.get(benchmark, benchmark)

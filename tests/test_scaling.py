@@ -12,6 +12,7 @@ import pytest
 from comparelib.analysis import overview, scaling, stats, verdicts
 from comparelib.errors import DataError, InputError
 from comparelib.live.store import Store
+from comparelib.models import registry
 from tests.fixtures import run_cli
 
 # Student t quantiles from printed tables (two-sided 95% -> p = 0.975; one-sided 95% -> 0.95).
@@ -264,6 +265,33 @@ def test_overview_facts_for_the_kimi_example() -> None:
     )
     assert name == "training data"
     assert sentence.startswith("The largest gap is training data: 37K samples against 1.4M (38x fewer).")
+
+
+def _published_for_overview() -> list[tuple[str, str | None]]:
+    """(draft, own setting) cases: every registry draft with no own setting, and at each setting it publishes."""
+    pts = scaling.published_points()
+    pts = pts[pts["accept_length"].notna() & pts["benchmark"].isin(overview.HEADLINE_BENCHMARKS)]
+    cases: list[tuple[str, str | None]] = []
+    for draft, rows in pts.groupby("draft"):
+        cases.append((str(draft), None))
+        cases += [(str(draft), str(k)) for k in sorted(set(rows["setting_key"].dropna()))]
+    return cases
+
+
+@pytest.mark.parametrize(("draft", "own_setting"), _published_for_overview())
+def test_overview_acceptance_range_agrees_with_the_scaling_points(draft: str, own_setting: str | None) -> None:
+    """Overview's published range is read without pandas (registry records); the scaling chart's points
+    (a pandas frame of the same registry) must give the same range, at the same setting or over all."""
+    pts = scaling.published_points()
+    rows = pts[
+        (pts["draft"] == draft) & pts["accept_length"].notna() & pts["benchmark"].isin(overview.HEADLINE_BENCHMARKS)
+    ]
+    if own_setting is not None:
+        rows = rows[rows["setting_key"] == own_setting]
+    acc = overview.accept_facts(2.0, own_setting, draft)
+    assert acc.same_setting is (own_setting is not None)
+    assert (acc.ref_lo, acc.ref_hi) == (rows["accept_length"].min(), rows["accept_length"].max())
+    assert acc == overview.accept_facts(2.0, own_setting, draft, results=registry.results_frame())
 
 
 def test_cli_scaling_json() -> None:

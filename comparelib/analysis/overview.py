@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from comparelib.analysis import speedup
-from comparelib.analysis.scaling import published_points, run_setting, steps_of
-from comparelib.analysis.verdicts import bench_label, human
 from comparelib.errors import CompareError
 from comparelib.models import architectures, registry
+from comparelib.models.registry import run_setting, steps_of
+from comparelib.values import bench_label, human, number
+
+if TYPE_CHECKING:  # the answer is computed without pandas: the first page shows it before pandas loads
+    import pandas as pd
 from comparelib.models.comparison import Entry
 from comparelib.models.draft import TargetNotice, target_notice
 
@@ -50,8 +51,7 @@ def default_reference(choices: Sequence[str], own_repo: str | None, own_target: 
     Kimi-K2 draft stays the default for any Kimi (moonshotai) target, the app's own story, and wherever the
     registry has no countable draft for your target; otherwise the one for your target trained on the most
     samples (registry order breaks ties). Never your own draft, when it is published itself."""
-    from comparelib.analysis.scaling import family_of
-    from comparelib.analysis.verdicts import KIMI_REFERENCE
+    from comparelib.models.registry import KIMI_REFERENCE, family_of
 
     by_id = {d.hub_id: d for d in registry.load_registry()}
     own = (own_repo or "").lower()
@@ -218,28 +218,35 @@ def accept_facts(
     benchmarks: Sequence[str] = HEADLINE_BENCHMARKS,
     results: pd.DataFrame | None = None,
 ) -> AcceptFacts:
-    """Our acceptance against the reference's at the same setting, or the nearest ones, saying which."""
-    pts = published_points(results)
-    ref = pts[(pts["draft"] == reference) & pts["accept_length"].notna()]
-    if benchmarks:
-        ref = ref[ref["benchmark"].isin([b.lower() for b in benchmarks])]
-    same = ref[ref["setting_key"] == own_setting] if own_setting else ref.iloc[0:0]
-    same_setting = not same.empty
+    """Our acceptance against the reference's at the same setting, or the nearest ones, saying which.
+
+    ``results``: the registry's results (``registry.results_frame()`` columns); None reads the registry."""
+    records = registry.results_records() if results is None else results.to_dict(orient="records")
+    wanted = {b.lower() for b in benchmarks}
+    ref = [  # (setting key, acceptance) of each published result of the reference on these benchmarks
+        (key if isinstance(key, str) and key else None, acc)  # a frame's missing key is NaN, not None
+        for rec in records
+        if rec.get("hub_id") == reference
+        and (acc := number(rec.get("accept_length"))) is not None
+        and (not benchmarks or str(rec.get("benchmark") or "").lower() in wanted)
+        for key in [rec.get("setting_key")]
+    ]
+    same = [r for r in ref if own_setting and r[0] == own_setting]
+    same_setting = bool(same)
     if same_setting:
         chosen = same
     else:
         own_steps = steps_of(own_setting)
         limit = (own_steps + 1) if own_steps is not None else None
-        steps = ref["setting_key"].map(steps_of)
         if limit is not None:
-            known = steps.dropna()
-            limit = max(limit, int(known.min())) if len(known) else limit
-            chosen = ref[steps.isna() | (steps <= limit)]
+            known = [n for k, _ in ref if (n := steps_of(k)) is not None]
+            limit = max(limit, min(known)) if known else limit
+            chosen = [r for r in ref if (n := steps_of(r[0])) is None or n <= limit]
         else:
             chosen = ref
-    settings = tuple(sorted({setting_label(str(k)) for k in chosen["setting_key"].dropna()}))
-    lo = float(chosen["accept_length"].min()) if len(chosen) else None
-    hi = float(chosen["accept_length"].max()) if len(chosen) else None
+    settings = tuple(sorted({setting_label(k) for k, _ in chosen if k is not None}))
+    lo = min((a for _, a in chosen), default=None)
+    hi = max((a for _, a in chosen), default=None)
     benches = "/".join(bench_label(b) for b in benchmarks) if benchmarks else "all benchmarks"
     ref_text = _range_text(lo, hi) or "no published acceptance"
     own_text = "not measured" if own_accept is None else f"~{own_accept:.1f}"

@@ -28,6 +28,9 @@ import pandas as pd
 
 from comparelib.analysis.stats import t_two_sided
 from comparelib.errors import DataError, InputError
+from comparelib.models.registry import family_of as family_of  # re-exported: callers name them here
+from comparelib.models.registry import run_setting as run_setting
+from comparelib.models.registry import steps_of as steps_of
 from comparelib.values import number
 
 MIN_DISTINCT_VOLUMES = 3
@@ -55,13 +58,6 @@ POINT_COLUMNS: tuple[str, ...] = (
 
 # ---------------------------------------------------------------------------------------------
 # Points
-
-
-def family_of(target_model: str | None) -> str:
-    """Model family = the organisation of the target (moonshotai, meta-llama, Qwen ...)."""
-    if not target_model:
-        return ""
-    return str(target_model).split("/")[0].strip().lower()
 
 
 def _empty_points() -> pd.DataFrame:
@@ -200,34 +196,6 @@ def own_points_from_runs(
     if not rows:
         return _empty_points()
     return pd.DataFrame(rows, columns=list(POINT_COLUMNS))
-
-
-def run_setting(run: Any) -> tuple[str, str | None]:
-    """(setting key, chain label) of a store run, in the registry's format when it is available."""
-    params = getattr(run, "params", {}) or {}
-    steps, topk, ndt = run.num_steps, run.topk, run.num_draft_tokens
-    if topk is None and steps is not None and ndt is not None and ndt == steps + 1:
-        topk = 1  # a chain: SGLang's num_draft_tokens = steps + 1 only makes sense with topk 1
-    chain = f"({steps},{topk},{ndt})" if steps is not None else "(none)"
-    try:
-        from comparelib.models.registry import Setting
-
-        temp = params.get("temperature")
-        setting = Setting(
-            engine=(str(run.engine).lower() or None) if run.engine else None,
-            batch_size=params.get("concurrency"),
-            num_steps=steps,
-            topk=topk,
-            num_draft_tokens=ndt,
-            # Published chain results rarely state a temperature; greedy own runs are keyed without
-            # it so they line up with them (an assumption, visible in the key when T is not 0).
-            temperature=None if temp in (None, 0, 0.0) else float(temp),
-            tree="tree" if topk and topk > 1 else None,
-            hardware=None,
-        )
-        return setting.key, setting.chain
-    except Exception:  # registry not importable or a different constructor: keep a readable key
-        return f"{run.engine or '?'} {chain} bs={params.get('concurrency')}", chain
 
 
 def scaling_points(
@@ -471,12 +439,6 @@ def volume_for(f: Fit, target_accept: float, level: float = LEVEL) -> tuple[floa
     else:
         lo, hi = None, None
     return 10.0**x_star, lo, hi
-
-
-def steps_of(key: str | None) -> int | None:
-    """num_steps written in a setting key ("steps=3,topk=1,..."), None when the key does not state it."""
-    m = re.search(r"steps=(\d+)", key or "")
-    return int(m.group(1)) if m else None
 
 
 def accept_bounds(setting_key: str | None) -> tuple[float, float]:

@@ -38,13 +38,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
 from comparelib.errors import DataError, InputError
 from comparelib.values import integer
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy and pandas load in the functions that fit or build frames: Overview's answer needs neither
+    import pandas as pd
+
     from comparelib.live.store import RunRecord
 
 STEPS = tuple(range(1, 11))
@@ -99,6 +98,8 @@ def accept_from_positions(rates: Sequence[float], k: int) -> float:
 
 def _fit_alpha(points: Sequence[SweepPoint]) -> float:
     """Least-squares geometric ``a`` over all points with a measured acceptance length."""
+    import numpy as np
+
     pts = [(p.num_steps, float(p.accept_length)) for p in points if p.accept_length is not None]
     grid = np.linspace(0.0, 0.999, 2000)
 
@@ -183,6 +184,8 @@ def fit_sweep(
     (lo, hi) range); ``verify_share_min`` the smallest share of the cycle it took; ``sweep_range``
     the num_steps range that was swept when only its best point was kept.
     """
+    import numpy as np
+
     usable = [p for p in points if p.accept_length is not None and p.tok_s and p.tok_s > 0 and p.num_steps >= 1]
     if not usable:
         raise DataError(
@@ -306,6 +309,8 @@ def predict_frame(
     model: SpeedupModel, steps: Iterable[int] = STEPS, *, scenario: str = "current draft", alpha: float | None = None
 ) -> pd.DataFrame:
     """Predicted throughput per num_steps (``kind='predicted'``); ``alpha`` overrides the acceptance."""
+    import pandas as pd
+
     rows = []
     for k in steps:
         acc = geometric_accept(alpha, k) if alpha is not None else model.accept_length(k)
@@ -341,6 +346,8 @@ class Optimum:
 
 def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFrame | None = None) -> Optimum:
     """The best predicted num_steps, and whether the next best is within noise of it."""
+    import pandas as pd
+
     df = predict_frame(model, steps) if frame is None else frame
     order = df.sort_values("tok_s", ascending=False).reset_index(drop=True)
     best = order.iloc[0]
@@ -401,6 +408,8 @@ def what_if(
     improvement is carried as a new geometric per-position acceptance; the cycle costs stay (a
     better-trained draft of the same shape costs the same to run).
     """
+    import pandas as pd
+
     if at_steps is None:
         if not model.measured:
             raise DataError("the model has no measured point to anchor the improved acceptance")
@@ -461,6 +470,8 @@ def compare_drafts(
     the first candidate, ``accept_to_match``: the acceptance length this candidate needs at that
     num_steps to equal the first one's throughput (it costs more or less per cycle).
     """
+    import pandas as pd
+
     if not candidates:
         raise InputError("give at least one draft to predict")
     labels = [c.label for c in candidates]
@@ -760,6 +771,8 @@ def missing_evidence(model: SpeedupModel) -> list[str]:
 
 def measured_frame(runs: Sequence[Any]) -> pd.DataFrame:
     """The group's runs as rows for the sweep chart (``kind`` as stored: measured / example / imported)."""
+    import pandas as pd
+
     rows = []
     for r in runs:
         rows.append(
@@ -812,6 +825,8 @@ COMPARE_METRICS = [
 
 def comparison_frame(records: Sequence[RunRecord], baseline: RunRecord | None = None) -> pd.DataFrame:
     """Runs side by side (one row per run) with the speedup of each over ``baseline``."""
+    import pandas as pd
+
     rows = []
     for rec in records:
         row: dict[str, Any] = {
@@ -857,6 +872,8 @@ def offline_best_steps(
     the verify forward is taken as free, which favours long proposals on large targets. Returns the
     frame and the evidence: what each input is and whether it was measured.
     """
+    import pandas as pd
+
     from comparelib.analysis import draftcost
 
     ks = sorted(int(k) for k, v in al_by_steps.items() if isinstance(v, (int, float)) and math.isfinite(v))

@@ -38,6 +38,9 @@ from comparelib.analysis.speedup import (
     what_if,
 )
 from comparelib.errors import DataError, InputError
+from comparelib.models.registry import KIMI_REFERENCE as KIMI_REFERENCE  # re-exported
+from comparelib.values import bench_label as bench_label  # re-exported: callers name them here
+from comparelib.values import human as human
 from comparelib.values import number
 
 FitScope = Literal["family", "pooled", "none"]  # which points a gap verdict's fit was made from
@@ -146,33 +149,6 @@ def fit_summary(f: Fit, *, target_accept: float | None = None, own_volume: float
             "extrapolated": f.extrapolates(own_volume),
         }
     return out
-
-
-def human(n: float | None) -> str:
-    """37000 -> '37K', 1_400_000 -> '1.4M'."""
-    if n is None or not math.isfinite(n):
-        return "unbounded"
-    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if abs(n) >= div:
-            val = n / div
-            text = f"{val:.2g}" if val < 10 else f"{val:.0f}"
-            if "e" in text:
-                text = f"{val:.0f}"
-            return f"{text}{suffix}"
-    return f"{n:.0f}"
-
-
-def bench_label(benchmark: str) -> str:
-    names = {
-        "gsm8k": "GSM8K",
-        "mtbench": "MT-Bench",
-        "humaneval": "HumanEval",
-        "math500": "MATH500",
-        "livecodebench": "LiveCodeBench",
-        "gpqa": "GPQA",
-        "financeqa": "FinanceQA",
-    }
-    return names.get(benchmark, benchmark)
 
 
 def target_sentence(f: Fit, target_accept: float) -> str:
@@ -387,9 +363,6 @@ def gap_verdict(
 
 def gap_sentence(own_volume: float, reference_draft: str, **kw: Any) -> str:
     return gap_verdict(own_volume, reference_draft, **kw).sentence
-
-
-KIMI_REFERENCE = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 
 
 def kimi_verdict(points: pd.DataFrame | None = None, *, benchmark: str = "gsm8k") -> GapVerdict:

@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Any
 from comparelib.errors import DataError, InputError
 from comparelib.settings import BUILTIN_DIR
 
+# The published draft the app compares yours with first when nothing closer is known (Kimi-K2, EAGLE-3).
+KIMI_REFERENCE = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -331,11 +334,10 @@ RESULT_COLUMNS: tuple[str, ...] = (
 )
 
 
-def results_frame() -> pd.DataFrame:
-    """One row per (draft, reported result), for tables and the acceptance-vs-data chart."""
-    import pandas as pd
-
-    rows = [
+def results_records() -> list[dict[str, Any]]:
+    """One record per (draft, reported result): ``results_frame``'s rows as plain dicts, for what needs no
+    pandas (Overview's answer, drawn before pandas loads)."""
+    return [
         {
             "hub_id": d.hub_id,
             "target_model": d.target_model,
@@ -356,12 +358,58 @@ def results_frame() -> pd.DataFrame:
         for d in _load()
         for r in d.results
     ]
-    frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+
+
+def results_frame() -> pd.DataFrame:
+    """One row per (draft, reported result), for tables and the acceptance-vs-data chart."""
+    import pandas as pd
+
+    frame = pd.DataFrame(results_records(), columns=list(RESULT_COLUMNS))
     for col in ("accept_length", "throughput_tok_s", "baseline_tok_s", "speedup"):
         frame[col] = frame[col].astype("float64")
     for col in ("batch_size", "train_samples", "train_tokens"):
         frame[col] = frame[col].astype("Int64")
     return frame
+
+
+def run_setting(run: Any) -> tuple[str, str | None]:
+    """(setting key, chain label) of a store run, in this registry's key format, so own runs line up with
+    published results."""
+    params = getattr(run, "params", {}) or {}
+    steps, topk, ndt = run.num_steps, run.topk, run.num_draft_tokens
+    if topk is None and steps is not None and ndt is not None and ndt == steps + 1:
+        topk = 1  # a chain: SGLang's num_draft_tokens = steps + 1 only makes sense with topk 1
+    chain = f"({steps},{topk},{ndt})" if steps is not None else "(none)"
+    try:
+        temp = params.get("temperature")
+        setting = Setting(
+            engine=(str(run.engine).lower() or None) if run.engine else None,
+            batch_size=params.get("concurrency"),
+            num_steps=steps,
+            topk=topk,
+            num_draft_tokens=ndt,
+            # Published chain results rarely state a temperature; greedy own runs are keyed without
+            # it so they line up with them (an assumption, visible in the key when T is not 0).
+            temperature=None if temp in (None, 0, 0.0) else float(temp),
+            tree="tree" if topk and topk > 1 else None,
+            hardware=None,
+        )
+        return setting.key, setting.chain
+    except Exception:  # noqa: BLE001 - a run whose fields a Setting refuses: keep a readable key
+        return f"{run.engine or '?'} {chain} bs={params.get('concurrency')}", chain
+
+
+def family_of(target_model: str | None) -> str:
+    """Model family = the organisation of the target (moonshotai, meta-llama, Qwen ...)."""
+    if not target_model:
+        return ""
+    return str(target_model).split("/")[0].strip().lower()
+
+
+def steps_of(key: str | None) -> int | None:
+    """num_steps written in a setting key ("steps=3,topk=1,..."), None when the key does not state it."""
+    m = re.search(r"steps=(\d+)", key or "")
+    return int(m.group(1)) if m else None
 
 
 def example_own_draft_volume() -> dict[str, Any]:
