@@ -21,10 +21,11 @@ st.caption(
 
 draft = app.own_draft()  # the sidebar (where a user picks the draft) comes before the page's imports
 
-# The page's own modules load after its heading and the sidebar are drawn: a fresh server's first page shows
-# both while pandas and the analysis load (~0.4 s).
-from comparelib import export, settings, tables
-from comparelib.analysis import overview, plan, scaling, verdicts
+# The page's own modules load after its heading and the sidebar are drawn, and in two steps: what the answer
+# needs (no pandas), then, once the answer is on screen, pandas and the rest (the published trend, the plan and
+# its exports, ~0.4 s on a fresh server).
+from comparelib import settings, values
+from comparelib.analysis import overview
 from comparelib.errors import CompareError
 from comparelib.models import comparison
 from comparelib.models.draft import OwnDraft
@@ -253,8 +254,8 @@ lines = [
 ]
 if data_ratio:
     lines.append(
-        f"- **Training volume:** ours {_link(f'{verdicts.human(own_volume)} samples', 'audit')} ({vol_src}), "
-        f"{reference} {_link(verdicts.human(ref_volume), 'scaling')} (published): "
+        f"- **Training volume:** ours {_link(f'{values.human(own_volume)} samples', 'audit')} ({vol_src}), "
+        f"{reference} {_link(values.human(ref_volume), 'scaling')} (published): "
         f"{_link(f'{data_ratio:.0f}x' if data_ratio >= 2 else f'{data_ratio:.2f}x', 'scaling')} "
         + ("less data." if data_ratio > 1 else "more data.")
     )
@@ -262,7 +263,7 @@ elif own_volume is None:
     lines.append(f"- **Training volume:** ours is missing ({vol_src}; {_link('Dataset audit', 'audit')}).")
 else:
     lines.append(
-        f"- **Training volume:** ours {verdicts.human(own_volume)} samples ({vol_src}); "
+        f"- **Training volume:** ours {values.human(own_volume)} samples ({vol_src}); "
         f"{reference} does not report its own."
     )
 acc_link = (
@@ -281,7 +282,7 @@ acc_link = (
 ref_acc = acc.ref_range or "not published"
 lines.append(
     f"- **Acceptance length:** ours {acc_link}, {reference} {_link(ref_acc, 'scaling')} (published) on "
-    f"{'/'.join(verdicts.bench_label(b) for b in overview.HEADLINE_BENCHMARKS)}. "
+    f"{'/'.join(values.bench_label(b) for b in overview.HEADLINE_BENCHMARKS)}. "
     + (
         ""
         if own_accept is None
@@ -318,6 +319,9 @@ else:
         + "."
     )
 st.markdown("\n".join(lines))
+
+from comparelib import export, tables  # noqa: I001 - after the answer: these load pandas
+from comparelib.analysis import plan, scaling, verdicts
 
 published_refs = set(_published_points()["draft"].dropna())
 if own_volume and ref_volume and reference not in published_refs:
