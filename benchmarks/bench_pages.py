@@ -48,7 +48,7 @@ os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
 
 from tests.fixtures import aq_config, aq_tensors  # noqa: E402
 from tests.hub_emulator import HubEmulator  # noqa: E402
-from tests.streamlit_server import CHROMIUM_ARGS, chromium_path, running_app, wait_for_script  # noqa: E402
+from tests.streamlit_server import CHROMIUM_ARGS, POLL_S, chromium_path, running_app, wait_for_script  # noqa: E402
 
 # (url path, the page's heading)
 PAGES = [
@@ -188,13 +188,13 @@ def _serve(env: dict[str, str], script: Path | None = None, port: int | None = N
         )  # fmt: skip
         url = f"http://127.0.0.1:{bare_port}"
         try:
-            for _ in range(400):
+            for _ in range(int(40 / POLL_S)):
                 try:
                     with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
                         if r.read() == b"ok":
                             break
                 except OSError:
-                    time.sleep(0.1)
+                    time.sleep(POLL_S)  # as running_app asks: both starts are timed to the same step
             yield url
         finally:
             proc.terminate()

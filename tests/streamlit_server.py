@@ -39,6 +39,10 @@ CHROMIUM_ARGS = [
 ]
 
 
+# How often a starting server's /_stcore/health is asked (benchmarks/bench_pages.py times the start with it).
+POLL_S = 0.02
+
+
 def chromium_path() -> str | None:
     """Debian's chromium (Playwright cannot download its own browser here)."""
     import shutil
@@ -95,8 +99,8 @@ def running_server(
             except OSError:
                 if time.monotonic() > end:
                     raise RuntimeError("streamlit did not become healthy") from None
-                try:
-                    proc.wait(timeout=0.25)
+                try:  # a refused connection fails at once: a fine step costs little, and bench_pages times it
+                    proc.wait(timeout=POLL_S)
                 except subprocess.TimeoutExpired:
                     pass
         yield url, proc.pid
