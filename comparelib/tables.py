@@ -187,6 +187,13 @@ DRAFT_PARAMS = Table(
         ),
         *_ints("train_samples", "train_tokens", width=None),
         Column(
+            "role",
+            "text",
+            width="small",
+            help="draft, or target: a target model pasted as a draft, counted as a target (no trainable split, "
+            "ratio or lint)",
+        ),
+        Column(
             "draft_to_target",
             "float",
             label="draft/target",

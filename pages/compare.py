@@ -95,16 +95,32 @@ except CompareError as exc:
     st.error(str(exc))
     st.stop()
 
-if submitted:
+
+def _to_link(sources: list[str], target: str, layers: int | None, to_published: bool) -> None:
+    """Put the comparison in the URL, its source of truth, so the link reproduces it."""
     st.query_params.clear()
     app.set_own_draft(draft)  # the draft stays in the link
     st.query_params["m"] = sources
     if target.strip():
         st.query_params["target"] = target.strip()
-    if target_layers:
-        st.query_params["layers"] = str(target_layers)
+    if layers:
+        st.query_params["layers"] = str(layers)
     if to_published:
         st.query_params["target_all"] = "1"
+
+
+def _use_as_target(sources: list[str], target: str, to_published: bool) -> None:
+    """Overview's "use it as the target", done here: the fields change before the rerun that reads them."""
+    prefix = comparison.REGISTRY_PREFIX
+    st.session_state["compare_picks"] = [s[len(prefix) :] for s in sources if s.startswith(prefix)]
+    st.session_state["compare_urls"] = "\n".join(s for s in sources if not s.startswith(prefix))
+    st.session_state["compare_target"] = target
+    st.session_state["compare_target_layers"] = ""  # the target's config gives its layers
+    _to_link(sources, target, None, to_published)
+
+
+if submitted:
+    _to_link(sources, target, target_layers, to_published)
 
 if not sources:
     st.info("Pick a published draft or paste a URL to start.")
@@ -130,10 +146,21 @@ if not entries:
     st.stop()
 
 # --- the answer first -----------------------------------------------------------------------
-for e in entries:  # a target model pasted where a draft belongs: say so, and what to do
+for i, e in enumerate(entries):  # a target model pasted where a draft belongs: say so, and offer what to do
     notice = own_draft.target_notice(e)
-    if notice is not None:
-        st.warning(notice.sentence, icon=":material/warning:")
+    if notice is None:
+        continue
+    st.warning(notice.sentence, icon=":material/warning:")
+    _kept, _as_target = comparison.use_as_target(sources, e, published)
+    st.button(
+        f"Use {notice.hub_id or e.label} as the target",
+        key=f"compare_use_target_{i}",
+        on_click=_use_as_target,
+        args=(_kept, _as_target, to_published),
+        help="Moves it from the drafts to the target field"
+        + (", and adds the published drafts known for it" if set(_kept) - set(sources) else "")
+        + ": your drafts are then sized and checked against it.",
+    )
 for sentence in comparison.headlines(entries):
     st.info(sentence, icon=":material/lightbulb:")
 
@@ -186,7 +213,10 @@ for e, top in sorted(_tops, key=lambda et: lint.SEVERITIES.index(et[1].severity)
 act_on = comparison.findings_frame(entries, harmless=False)
 harmless = comparison.findings_frame(entries, harmless=True)
 if act_on.empty and harmless.empty:
-    st.success("No findings.")
+    if any(e.spec.role == "draft" for e in entries):
+        st.success("No findings.")
+    else:  # a target's wiring is not linted: "no findings" would read as a clean draft
+        st.info("No draft to lint: every model here is a target. Paste a draft, or use the target above.")
 if not act_on.empty:
     act_on = act_on.drop(columns="harmless")
     app.show_table(act_on, tables.FINDINGS, "compare_findings", row_height=64, ordered=False)  # messages wrap

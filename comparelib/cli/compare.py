@@ -42,6 +42,13 @@ def run(args: argparse.Namespace) -> int:
     store.ensure_examples()
     volumes = comparison.volumes_by_draft(store.data_volumes())
     sys.stdout.write(export.render(comparison.table(entries, volumes), args.format, table=tables.DRAFT_PARAMS))
+    # a target model among the drafts: said under the table (md), else on stderr so csv/json/latex stay parseable
+    # (their rows carry "role": "target")
+    for note in filter(None, map(comparison.role_note, entries)):
+        if args.format == "md":
+            sys.stdout.write(f"\nNote: {note}\n")
+        else:
+            print(f"note: {note}", file=sys.stderr)
     if args.format == "md":
         for sentence in comparison.headlines(entries):
             sys.stdout.write(f"\n{sentence}\n")

@@ -41,10 +41,18 @@ def run(args: argparse.Namespace) -> int:
         return 0
     out = sys.stdout
     p = data["params"]
-    out.write(f"{entry.label}  ({entry.spec.architecture}, {entry.spec.dialect})\n")
+    note = comparison.role_note(entry)
+    role = "" if note is None else ", a target model"
+    out.write(f"{entry.label}  ({entry.spec.architecture}, {entry.spec.dialect}{role})\n")
+    if note is not None:  # said first: every count below is a target's, not a draft's
+        out.write(f"note: {note}\n")
     if entry.commit_sha:
         out.write(f"commit {entry.commit_sha}\n")
+    # a target's weights are no draft's trainable part: its trainable/frozen split is not shown as one
+    skipped = {"trainable", "frozen"} if note is not None else set()
     for key in (*params.HEADLINE, "mtp", "vision"):
+        if key in skipped:
+            continue
         if p[key] is not None and not (key in {"mtp", "vision"} and not p[key]):
             out.write(f"  {key:<20} {p[key]:>18,}\n")
     out.write("components:\n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from comparelib.errors import CompareError, HubError, InputError
 from comparelib.models import architectures, engines, hub, lint, params, registry
 from comparelib.models import serving as serving_model
 from comparelib.models.architectures import ModelSpec
+from comparelib.models.draft import target_notice
 
 # re-exported (``x as x``): callers name a draft's source kinds through this module
 from comparelib.models.sources import EXAMPLE_OWN as EXAMPLE_OWN
@@ -180,7 +181,9 @@ def load_entry(
     target_spec: ModelSpec | None = None
     target_count: params.ParamCount | None = None
     target_label: str | None = None
-    if target:
+    if spec.role != "draft":
+        pass  # a target model pasted as a draft has no target: its size over another model is no ratio
+    elif target:
         target_spec, target_count, target_label = _target_from_text(target)
     elif published is not None:
         target_spec, target_count, target_label = _target_for_published(published)
@@ -424,7 +427,52 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             for f in lint.rank(entry.findings)
         ],
         "serving": [v.to_json() for v in entry.serving],
+        "target_notice": _notice_json(entry),
     }
+
+
+def _notice_json(entry: Entry) -> dict[str, Any] | None:
+    """What Overview and Compare say of a target model pasted as a draft, for scripts: null for a draft."""
+    notice = target_notice(entry)
+    if notice is None:
+        return None
+    return {"hub_id": notice.hub_id, "drafts": list(notice.drafts), "note": role_note(entry)}
+
+
+def role_note(entry: Entry) -> str | None:
+    """One line for the CLI when a source is a target model, not a draft (None for a draft).
+
+    The facts are Overview's and Compare's (``draft.target_notice``); only the action is the CLI's own.
+    """
+    notice = target_notice(entry)
+    if notice is None:
+        return None
+    drafts = (
+        f"Published drafts for it: {', '.join(notice.drafts)}."
+        if notice.drafts
+        else "No published draft for it is known to this app."
+    )
+    as_target = notice.hub_id or entry.source
+    return (
+        f"{notice.hub_id or entry.label} is a target model ({notice.architecture}, {notice.layers} layers), "
+        "not a draft: its counts are a target's, with no trainable split, draft-to-target ratio or wiring lint. "
+        f"{drafts} Use it as the target: python -m comparelib params YOUR_DRAFT --target {as_target}"
+    )
+
+
+def use_as_target(sources: Sequence[str], entry: Entry, loadable: Collection[str] = ()) -> tuple[list[str], str]:
+    """Overview's "use it as the target" on Compare: (the sources without ``entry``, the target to type).
+
+    ``entry`` is a target model pasted as a draft. The published drafts known for it (``draft.target_notice``)
+    that can be read offline (``loadable``: registry ids with a config) join the comparison; the target is its
+    hub id, else the source as pasted (a local folder).
+    """
+    notice = target_notice(entry)
+    if notice is None:
+        raise InputError(f"{entry.label} is a draft, not a target model")
+    kept = [s for s in sources if s != entry.source]
+    added = [registry_source(d) for d in notice.drafts if d in loadable and registry_source(d) not in kept]
+    return kept + added, notice.hub_id or entry.source
 
 
 TABLE_COLUMNS: tuple[str, ...] = (
@@ -444,6 +492,7 @@ TABLE_COLUMNS: tuple[str, ...] = (
     "attached_volume",
     "lint_errors",
     "lint_warnings",
+    "role",  # last: the columns before it keep their places in CSV exports
 )
 
 
@@ -508,6 +557,9 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
     for e in entries:
         c = e.count
         samples, tokens, vol_source, attached = _volume(e, volumes or {})
+        # A target model pasted where a draft belongs keeps its counts, as a target's: nothing of it is a draft's
+        # trainable part, it has no target to be a fraction of, and lint (a draft's wiring) did not run on it.
+        draft = e.spec.role == "draft"
         rows.append(
             {
                 "draft": e.label,
@@ -518,26 +570,30 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
                 "excluding_embedding": c.excluding_embedding,
                 "embedding": c.embedding,
                 "lm_head": c.lm_head,
-                "trainable": c.trainable,
-                "frozen": c.frozen,
+                "trainable": c.trainable if draft else None,
+                "frozen": c.frozen if draft else None,
                 "stored": c.stored,
                 "active": c.active,
                 "vocab": e.spec.vocab_size,
                 "draft_vocab": e.spec.draft_vocab_size,
                 "bf16_GiB": round(e.memory.get("bf16", 0) / 2**30, 3),
-                "target": e.target_label,
-                "draft_to_target": None if e.ratio is None else round(e.ratio, 5),
+                "target": e.target_label if draft else None,
+                "draft_to_target": None if e.ratio is None or not draft else round(e.ratio, 5),
                 "train_samples": samples,
                 "train_tokens": tokens,
                 "train_source": vol_source,
                 "attached_volume": attached,
-                "lint_errors": sum(f.severity == "error" for f in e.findings),
+                "lint_errors": sum(f.severity == "error" for f in e.findings) if draft else None,
                 # warnings to act on; the known-harmless ones (lint.HARMLESS_CODES) are not counted
-                "lint_warnings": sum(f.severity == "warning" and not f.harmless for f in lint.rank(e.findings)),
+                "lint_warnings": sum(f.severity == "warning" and not f.harmless for f in lint.rank(e.findings))
+                if draft
+                else None,
+                "role": e.spec.role,
             }
         )
     df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    for col in ("active", "draft_vocab", "train_samples", "train_tokens"):
+    nullable = ("trainable", "frozen", "active", "draft_vocab", "train_samples", "train_tokens")
+    for col in (*nullable, "lint_errors", "lint_warnings"):
         df[col] = df[col].astype("Int64")
     return df
 
