@@ -327,6 +327,21 @@ def pick_reference(key: str, choices: list[str], suggested: Reference, draft: Ow
         state[owner] = draft.source
 
 
+def follow_draft(key: str, value: Any, draft: OwnDraft, choices: list[Any] | None = None) -> None:
+    """Preset widget ``key`` to ``value`` whenever the sidebar's draft (or its attached volume, samples or run
+    group) changes: a keyed widget ignores a new default, so without this a page kept showing the previous
+    draft's volume and runs. A pick made in the widget holds until the draft changes."""
+    state = st.session_state
+    owner = f"_{key}_for"
+    tag = repr(sorted(draft.to_query().items()))
+    if state.get(owner) != tag or (choices is not None and state.get(key) not in choices):
+        if value is None:
+            state.pop(key, None)
+        else:
+            state[key] = value
+        state[owner] = tag
+
+
 MISSING = "–"  # what a table shows for a missing value (never "None")
 
 
@@ -494,17 +509,24 @@ def keep_values(keys: tuple[str, ...] = KEPT, prefixes: tuple[str, ...] = KEPT_P
 
 
 DRAFT_STATE = "own_draft"
-CURVE_STATE = "_own_curve"  # {draft source: the verdict of the training log loaded this session}
+CURVE_STATE = "_own_curve"  # {draft source: the learning curve of the training log loaded this session}
 
 
-def remember_curve_verdict(draft: OwnDraft, verdict: str) -> None:
-    """The Acceptance vs data page's learning-curve verdict for ``draft``, for Overview (this session only)."""
-    st.session_state.setdefault(CURVE_STATE, {})[draft.source] = verdict
+def remember_curve(draft: OwnDraft, curve: Any) -> None:
+    """The Acceptance vs data page's learning curve for ``draft``, for Overview's answer and plan (this session
+    only): the answer weighs its verdict, the plan fits on it instead of the published trend."""
+    st.session_state.setdefault(CURVE_STATE, {})[draft.source] = curve
+
+
+def own_curve(draft: OwnDraft) -> Any:
+    """The learning curve of the training log loaded for ``draft`` in this session, if any."""
+    return st.session_state.get(CURVE_STATE, {}).get(draft.source)
 
 
 def own_curve_verdict(draft: OwnDraft) -> str | None:
     """The verdict of the training log loaded for ``draft`` in this session, if any."""
-    return st.session_state.get(CURVE_STATE, {}).get(draft.source)
+    curve = own_curve(draft)
+    return getattr(curve, "verdict", None) if curve is not None else None
 
 
 TOKEN_STATE = "hub_token"  # the sidebar field (a widget: Streamlit drops its state when another page runs)

@@ -74,6 +74,14 @@ def human(n: float | None) -> str:
     return f"{n:.0f}"
 
 
+def times(factor: float) -> str:
+    """A ratio as the pages print it: two decimals below 2x, one below 10x, whole above ("1.56x", "3.6x",
+    "38x"). One rule everywhere, so a headline and the line under it never round one ratio differently."""
+    if factor < 2:
+        return f"{factor:.2f}x"
+    return f"{factor:.1f}x" if factor < 10 else f"{factor:.0f}x"
+
+
 def bench_label(benchmark: str) -> str:
     names = {
         "gsm8k": "GSM8K",

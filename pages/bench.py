@@ -26,7 +26,7 @@ from comparelib.errors import CompareError
 from comparelib.live.bench import BenchOptions, benchmark
 from comparelib.live.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.live.store import Store, requests_to_frame, runs_to_frame
-from comparelib.models.draft import default_runs, latest_own_group
+from comparelib.models.draft import default_runs, latest_own_group, run_pool
 
 EXAMPLE_GROUP = "example-kimi-k2.5"
 ENGINES = ["auto", "sglang", "vllm", "openai"]
@@ -351,7 +351,9 @@ try:
     if all_runs:
         # start from your draft's runs (its group, else your latest runs), the example only when there are none;
         # when new runs arrive the selection follows them
-        default_pick = [r.title for r in default_runs(all_runs, draft)]
+        default_pick = [
+            r.title for r in speedup.with_baselines(run_pool(all_runs, draft), default_runs(all_runs, draft))
+        ]
         if st.session_state.get("_compare_default") != default_pick:
             st.session_state["_compare_default"] = default_pick
             st.session_state["compare_runs"] = default_pick
@@ -360,8 +362,9 @@ try:
         picked_runs = [by_title[t] for t in picked]
         spec_picked = [r for r in picked_runs if not r.is_baseline]
         fair = speedup.choose_baseline(picked_runs, spec_picked)
+        pair = speedup.best_pair(picked_runs) if fair is None else None  # runs of several settings: Overview's pair
         fallback = [r for r in picked_runs if r.is_baseline] or picked_runs
-        default_base = fair or (fallback[-1] if fallback else None)
+        default_base = fair or (pair.baseline if pair is not None else None) or (fallback[-1] if fallback else None)
         if picked:
             base_title = st.selectbox(
                 "Baseline run",

@@ -84,18 +84,28 @@ def _plan(
     gpu_name: str,
     rank_batch: int,
 ) -> plan.Plan | None:
-    """The plan for these inputs, or None after saying why there is none."""
+    """The plan for these inputs, or None after saying why there is none.
+
+    A training log loaded on Acceptance vs data is fitted instead of the published trend (as ``plan --curve``
+    does), so the plan cannot rank "more data" from the trend while the answer above says the log plateaued."""
+    curve = app.own_curve(own)
     try:
         own_volume, vol_src = own.training_samples(volumes)
         row = own.volume_row(volumes)
-        inputs = plan.inputs_for(
-            entry,
+        args = dict(
             runs=runs,
             own_samples=own_volume,
             own_samples_source=vol_src if own_volume else "",
             own_tokens=float(row["tokens"]) if row and row.get("tokens") else None,
             published=_published_points(),
         )
+        try:
+            inputs = plan.inputs_for(entry, **args, curve=curve, curve_source="your training log (Acceptance vs data)")
+        except CompareError as exc:
+            if curve is None:
+                raise
+            st.caption(f"The plan uses the published trend, not your training log: {exc}")
+            inputs = plan.inputs_for(entry, **args)
         return plan.build(inputs, target_al=target_al, gpu_name=gpu_name, rank_batch=int(rank_batch))
     except CompareError as exc:
         st.info(f"No plan for this draft: {exc}")
@@ -256,7 +266,7 @@ if data_ratio:
     lines.append(
         f"- **Training volume:** ours {_link(f'{values.human(own_volume)} samples', 'audit')} ({vol_src}), "
         f"{reference} {_link(values.human(ref_volume), 'scaling')} (published): "
-        f"{_link(f'{data_ratio:.0f}x' if data_ratio >= 2 else f'{data_ratio:.2f}x', 'scaling')} "
+        f"{_link(values.times(max(data_ratio, 1 / data_ratio)), 'scaling')} "
         + ("less data." if data_ratio > 1 else "more data.")
     )
 elif own_volume is None:

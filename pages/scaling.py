@@ -125,10 +125,11 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         # your draft's attached audit (the latest stored under its name), else typed in
         mine = [i for i, v in enumerate(volumes) if draft.volume and v["draft"] == draft.volume]
         default_choice = mine[-1] + 1 if mine else 0
+        app.follow_draft("sc_vol_pick", vol_choices[default_choice], draft, vol_choices)
+        app.follow_draft("sc_vol_typed", draft.samples, draft)
         vol_pick = st.selectbox(
             "Own draft training volume",
             vol_choices,
-            index=default_choice,
             key="sc_vol_pick",
             help="From stored dataset audits, or typed in.",
         )
@@ -152,7 +153,8 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         own_volume = own_samples if x == "samples" else own_tokens
         group_options = ["(none)"] + groups
         group_default = group_options.index(draft.group) if draft.group in group_options else 0
-        group = st.selectbox("Live results: run group", group_options, index=group_default, key="sc_group")
+        app.follow_draft("sc_group", group_options[group_default], draft, group_options)
+        group = st.selectbox("Live results: run group", group_options, key="sc_group")
         group = None if group == "(none)" else group
         ref_options = sorted(published["draft"].dropna().unique())
         # as on Overview: a published draft for your draft's target first (a Kimi target keeps the Kimi-K2 one)
@@ -396,7 +398,7 @@ def _cost_tab() -> None:
             gap = draftcost.prediction_gaps(table, first)
             if gap:
                 st.warning(gap, icon=":material/compare_arrows:")
-            missing_dc = speedup.missing_evidence(model_dc)
+            missing_dc = speedup.optimum_missing(model_dc)
             if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
                 st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
             else:
@@ -533,7 +535,7 @@ def _curve_tab(shown: bool) -> None:
         except CompareError as exc:
             st.error(str(exc))
         else:
-            app.remember_curve_verdict(draft, lc.verdict)
+            app.remember_curve(draft, lc)
             badge = {
                 "rising": ":green[:material/trending_up: still rising]",
                 "plateau": ":orange[:material/trending_flat: plateau]",

@@ -316,3 +316,42 @@ def test_run_a_benchmark_is_built_while_open_and_keeps_what_was_typed() -> None:
     at.run()
     assert not at.exception, at.exception
     assert "bench_prompt_upload" in keys(at) and at.text_input(key="bench_endpoint").value == "http://10.1.2.3:30000"
+
+
+def _stored(store: Store, group: str, engine: str, steps: int | None, tok_s: float, al: float | None) -> int:
+    """One finished run as the bench client stores it (``steps=None``: the target alone)."""
+    server = {"engine": engine, "model": "acme/target"}
+    if steps is not None:
+        server.update(speculative_algorithm="EAGLE3", num_steps=steps, topk=1, num_draft_tokens=steps + 1)
+    rid = store.start_run(
+        endpoint=f"http://{engine}:1", group=group, params={"concurrency": 4, "max_tokens": 64}, server_config=server
+    )
+    summary: dict[str, float] = {"requests": 32, "output_tokens_per_s": tok_s}
+    if al is not None:
+        summary["accept_length"] = al
+    store.finish_run(rid, summary)
+    return rid
+
+
+def test_a_group_measured_first_without_speculation_compares_against_its_baseline() -> None:
+    """The newest six runs of a group were all speculative: the comparison still starts with the baseline of the
+    pair Overview reports, never a speculative run offered as the baseline."""
+    store = Store(settings.database_url())
+    s_base = _stored(store, "mix", "sglang", None, 388.9, None)
+    v_base = _stored(store, "mix", "vllm", None, 390.0, None)
+    for k, tok in ((1, 600.0), (2, 700.0), (3, 760.0), (5, 770.0)):
+        _stored(store, "mix", "sglang", k, tok, 1.0 + 0.6 * k)
+    v_best = _stored(store, "mix", "vllm", 4, 1593.5, 3.4)
+    _stored(store, "mix", "vllm", 2, 1200.0, 2.3)
+    at = page(run_form=False)
+    at.query_params["draft"] = "acme/kimi-draft"
+    at.query_params["draft_group"] = "mix"
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    runs = {r.id: r for r in store.runs(group="mix")}
+    picked = at.multiselect(key="compare_runs").value
+    assert runs[s_base].title in picked and runs[v_base].title in picked
+    assert at.selectbox(key="compare_baseline").value == runs[v_base].title
+    cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns)
+    row = cmp[cmp["run"] == runs[v_best].title].iloc[0]
+    assert row["speedup"] == pytest.approx(1593.5 / 390.0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -146,8 +148,8 @@ def test_the_plan_lead_never_prints_an_uncosted_total_as_zero(hub) -> None:
 
 
 def test_a_num_steps_pick_from_one_measured_setting_is_called_a_prediction(hub) -> None:
-    """Item 7: runs at one num_steps only: the best num_steps per batch is the speedup model's prediction, and
-    the lead says so and what is missing, in whole sentences."""
+    """Item 7: runs at one num_steps only fix no per-step cost, so the plan names no best num_steps (it would be
+    the assumption's, not the server's); it says what is missing, in whole sentences."""
     from tests.fixtures import aq_config, aq_tensors
 
     hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
@@ -156,8 +158,14 @@ def test_a_num_steps_pick_from_one_measured_setting_is_called_a_prediction(hub) 
     _use(at, f"{hub.url}/acme/kimi-draft", draft_volume="acme/kimi-draft", draft_group="acme-sweep")
     assert not at.exception and not at.error, [e.value for e in at.error]
     lead = next(m.value for m in at.markdown if m.value.startswith("**Ranked first:"))
-    assert "Predicted best num_steps (the speedup model of the attached runs): batch 1:" in lead, lead
-    assert "Still missing: only one num_steps was measured" in lead and lead.endswith("rather than assumed."), lead
+    assert "Predicted best num_steps" not in lead and "batch 1:" not in lead, lead
+    at.session_state["ov_plan"] = True  # the user opens the plan: the num_steps row says why it has no pick
+    at.run()
+    table = next(df.value for df in at.dataframe if "kind" in df.value.columns)
+    row = table[table["kind"] == "num-steps"].iloc[0]
+    note = str(row["note"])
+    assert note.startswith("No best num_steps predicted yet (served: 3); still missing: only one num_steps"), note
+    assert note.endswith("rather than assumed."), note
 
 
 def test_missing_figures_say_they_are_missing(hub) -> None:
@@ -299,15 +307,36 @@ def test_differences_are_words_not_signed_counts() -> None:
     assert name == "" and "factor" not in sentence
 
 
+def _plateau_curve():  # type: ignore[no-untyped-def]
+    """A learning curve flat from ~100K samples on (tau_sim ~2.19 at 3 positions), as Acceptance vs data keeps it."""
+    from comparelib.analysis import curves
+
+    pts = []
+    for i in range(40):
+        seen = (i + 1) * 16_000
+        acc = (0.6 + 0.1 * (1 - math.exp(-seen / 40_000)), 0.5, 0.4)
+        pts.append(curves.CurvePoint(i + 1, float(seen), "train", acc, curves.tau_sim(acc)))
+    curve = curves.analyse(pts)
+    assert curve.verdict == "plateau"
+    return curve
+
+
 def test_a_plateaued_training_log_outweighs_the_data_gap() -> None:
+    """Item 8: the answer and the plan below it both weigh the log: no "more data reaches the target" from the
+    published trend under a headline that says the log plateaued."""
     at = page_app("../pages/overview.py", timeout=60)
-    at.session_state["_own_curve"] = {"example:own-kimi-k2.5-draft": "plateau"}
+    at.session_state["_own_curve"] = {"example:own-kimi-k2.5-draft": _plateau_curve()}
     at.run()
     assert not at.exception, at.exception
     head = at.subheader[0].value if at.subheader else ""
     assert not head.startswith("The largest gap is training data"), head
     assert "Your training log has plateaued" in head
     assert any("plateaued" in w.value for w in at.warning)
+    lead = next(m.value for m in at.markdown if m.value.startswith("**Ranked first:"))
+    assert "The fit reaches the target" not in lead, lead
+    at.session_state["ov_plan"] = True  # the user opens the plan: it names the curve it was fitted on
+    at.run()
+    assert "fitted on your learning curve" in " ".join(c.value for c in at.caption), [c.value for c in at.caption]
 
 
 def test_overview_leads_with_the_answer_and_folds_the_fit() -> None:

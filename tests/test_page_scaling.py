@@ -148,7 +148,8 @@ def test_own_measured_acceptance_next_to_the_fit_and_why_they_disagree() -> None
     assert app.selectbox(key="sc_vol_pick").value.startswith("acme/kimi-draft (12,000 samples")
     text = _texts(app)
     assert "At your 12K samples the fit predicts" in text
-    assert "You measured **2.50**; the fit predicts" in text
+    # named by its run and setting; the fit's own setting is the same, so it is not repeated
+    assert "You measured **2.50** (run #1, at steps=3,topk=1,draft=4,bs=8,sglang); the fit predicts" in text
     assert "Your measurement is higher (1.50 from the fit's value). Why they can disagree:" in text
     assert "the band spans every possible value (1..4)" in text and "an extrapolation" in text
     assert "Trust the measurement for your draft" in text
@@ -285,3 +286,23 @@ def test_the_reference_is_a_draft_for_your_target_as_on_overview() -> None:
     assert any("your target (meta-llama/Llama-3.1-8B-Instruct)" in c.value for c in llama.caption)
     example = page_app("../pages/scaling.py", timeout=60).run()
     assert example.selectbox(key="sc_ref").value == "AQ-MedAI/Kimi-K2-Instruct-eagle3"
+
+
+def test_a_new_draft_brings_its_own_volume_and_runs_not_the_examples() -> None:
+    """Opened on the example, then another draft chosen in the sidebar: the page's volume and run group follow
+    the new draft (keyed selectboxes ignore a new default, so they kept the example's 37K and its runs)."""
+    at = page_app("../pages/scaling.py", timeout=60).run()
+    assert at.selectbox(key="sc_group").value == "example-kimi-k2.5"
+    at.sidebar.text_input(key="draft_source").set_value("registry:yuhuili/EAGLE3-LLaMA3.1-Instruct-8B")
+    at.sidebar.selectbox(key="draft_volume").set_value("(none)")
+    at.sidebar.number_input(key="draft_samples").set_value(200_000)
+    at.sidebar.button[0].click().run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="sc_group").value == "(none)"
+    assert at.selectbox(key="sc_vol_pick").value == "typed in"
+    caption = " ".join(c.value for c in at.caption)
+    assert "your volume: 200K samples (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B); run group: none" in caption, caption
+    assert "37K" not in caption
+    # a pick made on the page holds while the draft stays
+    at.selectbox(key="sc_group").set_value("example-kimi-k2.5").run()
+    assert at.selectbox(key="sc_group").value == "example-kimi-k2.5"

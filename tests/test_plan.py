@@ -291,7 +291,9 @@ def test_cli_states_training_hours_when_generation_is_not_costed() -> None:
         (plan.Band(1234.5, 1000.0, 2000.0), (",.0f",), "1,234 (1,000..2,000)"),
         (plan.Band(12.34, None, None), (",.1f", " TB"), "12.3 TB (?..unbounded)"),
         (plan.Band(None, None, None), (",.0f",), "not known"),
-        (plan.Band(0.0, 0.0, 0.0), (",.0f",), "0 (0..0)"),  # a real zero stays a zero
+        (plan.Band(0.0, 0.0, 0.0), (",.0f",), "0"),  # a real zero stays a zero
+        (plan.Band(2.1, 2.1, 2.1), (".2f",), "2.10"),  # a point is no band: not "2.10 (2.10..2.10)"
+        (plan.Band(2.1, 2.1, None), (".2f",), "2.10 (2.10..unbounded)"),
     ],
 )
 def test_band_text(band: plan.Band, args: tuple[str, ...], text: str) -> None:

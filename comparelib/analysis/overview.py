@@ -15,7 +15,7 @@ from comparelib.analysis import speedup
 from comparelib.errors import CompareError
 from comparelib.models import architectures, registry
 from comparelib.models.registry import run_setting, steps_of
-from comparelib.values import bench_label, human, number
+from comparelib.values import bench_label, human, number, times
 
 if TYPE_CHECKING:  # the answer is computed without pandas: the first page shows it before pandas loads
     import pandas as pd
@@ -341,13 +341,22 @@ def largest_gap(
     training data": more of the same data is not what the user's own log says will help.
     """
     factors: dict[str, float] = {}
+    ahead: dict[str, float] = {}  # where your draft is past the reference: no gap to close there
     if data_ratio:
-        factors["training data"] = max(data_ratio, 1 / data_ratio)
+        (factors if data_ratio >= 1 else ahead)["training data"] = max(data_ratio, 1 / data_ratio)
     if size_ratio:
         factors["size"] = max(size_ratio, 1 / size_ratio)
     if accept_ratio:
-        factors["acceptance length"] = max(accept_ratio, 1 / accept_ratio)
+        (factors if accept_ratio >= 1 else ahead)["acceptance length"] = max(accept_ratio, 1 / accept_ratio)
+    ahead = {k: v for k, v in ahead.items() if v >= GAP_MIN[k]}
+    ahead_text = ""
+    if ahead:
+        words = {"training data": "more training data", "acceptance length": "a higher measured acceptance"}
+        parts = [f"{words[k]} ({times(v)} the reference's)" for k, v in ahead.items()]
+        ahead_text = f" Your draft is ahead in {' and '.join(parts)}, so neither is a gap."
     if not factors:
+        if ahead_text:
+            return "", "No real gap to the reference in what is known so far." + ahead_text
         return "", "Not enough evidence yet to name a gap: attach training data or benchmark runs in the sidebar."
     real = {k: v for k, v in factors.items() if v >= GAP_MIN[k]}
     unlike = ""
@@ -359,7 +368,9 @@ def largest_gap(
         )
     if not real:
         alike = ", ".join(f"{k} (within {(v - 1) * 100:.0f}%)" for k, v in factors.items() if v < GAP_MIN[k])
-        return "", (f"No real gap to the reference in what is known so far: {alike}." if alike else "") + unlike
+        return "", (f"No real gap to the reference in what is known so far: {alike}." if alike else "") + unlike + (
+            ahead_text
+        )
     name = max(real, key=lambda k: real[k])
     plateau = curve_verdict == "plateau"
     if name == "training data" and plateau:
@@ -374,24 +385,33 @@ def largest_gap(
         if rest:
             other = max(rest, key=lambda k: rest[k])
             lead += f" The next gap is {other}: {_factor_words(other, rest[other], size_ratio, accept_ratio)}."
-        return "training data (contradicted by your training log)", lead
+        return "training data (contradicted by your training log)", lead + ahead_text
     if name == "training data" and own_volume and ref_volume:
         lead = (
             f"The largest gap is training data: {human(own_volume)} samples against {human(ref_volume)} "
-            f"({real[name]:.0f}x {'fewer' if own_volume < ref_volume else 'more'})."
+            f"({times(real[name])} fewer)."
         )
     else:
         lead = f"The largest gap is {name}: {_factor_words(name, real[name], size_ratio, accept_ratio)}."
-    others = [f"{k} {v:.1f}x" for k, v in real.items() if k != name]
+    others = [_other_words(k, v, size_ratio) for k, v in real.items() if k != name]
     alike_names = [k for k, v in factors.items() if v < GAP_MIN[k]]
     if others:
         lead += f" The others are smaller ({', '.join(others)})."
     if alike_names:
         lead += f" Alike: {', '.join(alike_names)}."
-    lead += unlike
+    lead += unlike + ahead_text
     if name == "training data" and curve_verdict == "rising":
         lead += " Your training log is still rising, which agrees: more data should help."
     return name, lead
+
+
+def _other_words(name: str, factor: float, size_ratio: float | None) -> str:
+    """A smaller gap in a few words that say which way it goes."""
+    if name == "size" and size_ratio:
+        return f"your draft is {times(factor)} {'larger' if size_ratio > 1 else 'smaller'} outside the embedding"
+    if name == "training data":
+        return f"{times(factor)} less training data"
+    return f"the reference's acceptance is {times(factor)} yours"
 
 
 def _factor_words(name: str, factor: float, size_ratio: float | None, accept_ratio: float | None) -> str:

@@ -337,6 +337,9 @@ Form = Literal["logistic", "weibull", "power"]
 FORMS: tuple[Form, ...] = ("logistic", "weibull", "power")
 
 
+EXTRAPOLATION_MAX = 100.0  # a sample count past this multiple of the fit's largest x is not costed
+
+
 def bounded_al(x: Any, plateau: Any, n0: Any, b: Any) -> Any:
     """1 + (P - 1) / (1 + (N0 / N) ** b): works on numbers and numpy arrays."""
     return 1.0 + (plateau - 1.0) / (1.0 + (n0 / x) ** b)
@@ -371,7 +374,10 @@ class Band:
             return missing
         low = "?" if self.low is None else format(self.low, fmt)
         high = "unbounded" if self.high is None else format(self.high, fmt)
-        return f"{format(self.value, fmt)}{unit} ({low}..{high})"
+        value = format(self.value, fmt)
+        if low == high == value:  # a point, not a band (a measured or assumed value): no "(2.10..2.10)"
+            return f"{value}{unit}"
+        return f"{value}{unit} ({low}..{high})"
 
 
 def _finite(v: float) -> float | None:
@@ -894,6 +900,11 @@ class Speed:
         return batch * al / cycle * 1000.0
 
     def al_at(self, k: int, offline: Offline | None = None) -> float:
+        """AL at ``k`` steps: measured on the server at ``k`` (the sweep's runs), else offline replay, else the
+        model's. A model value below a measurement at the same num_steps would contradict the user's own run."""
+        served = [p.accept_length for p in self.model.measured if p.num_steps == k and p.accept_length is not None]
+        if served:
+            return float(sum(served) / len(served))
         if offline is not None and k in offline.al_by_steps:
             return offline.al_by_steps[k]
         return self.model.accept_length(k)
@@ -1262,15 +1273,22 @@ def build(
         try:
             model = speedup.model_from_runs(list(inputs.runs))
             step_fn, step_note = step_function(model, inputs.step_record)
-            best = max(spec_runs, key=lambda r: r.output_tokens_per_s or 0)
+            # what is served: the run the sweep stands for (Overview's measured pair when it is in the sweep)
+            best = next(
+                (r for r in spec_runs if r.id == model.served_run_id),
+                max(spec_runs, key=lambda r: r.output_tokens_per_s or 0),
+            )
             served = int(best.num_steps)
             speed = Speed(model, step_fn, served, step_note)
             run_kind = "example" if getattr(best, "kind", "") == "example" else "measured"
+            fitted = ", ".join(str(p.run_id) for p in model.measured if p.run_id is not None)
+            base_txt = f", baseline run {model.baseline_run_id}" if model.baseline_run_id is not None else ""
             model_src = _source(
                 sources,
                 "measured",
-                f"speedup model ({model.method}) from store runs {', '.join(str(r.id) for r in inputs.runs)} "
-                f"({run_kind}); {step_note}; verify cost per cycle assumed the same at every batch size",
+                f"speedup model ({model.method}) from store runs {fitted}{base_txt} ({run_kind}; served: run "
+                f"{best.id} at {served} steps); {step_note}; verify cost per cycle assumed the same at every "
+                "batch size",
             )
             current_al_k = float(best.accept_length if best.accept_length is not None else best.accept_length_mean)
         except (DataError, InputError) as exc:
@@ -1342,8 +1360,12 @@ def build(
             fit_note += (
                 f"pooled fit over {scope} at chain {chain} on {inputs.benchmark}"
                 + (
-                    f", plus your measured point converted from {speed.served_steps} to {steps} steps "  # type: ignore[union-attr]
-                    "by geometric acceptance"
+                    (
+                        f", plus your measured point at {steps} steps"
+                        if speed.served_steps == steps  # type: ignore[union-attr]
+                        else f", plus your measured point converted from {speed.served_steps} to {steps} steps "  # type: ignore[union-attr]
+                        "by geometric acceptance"
+                    )
                     if own_al_k is not None and inputs.own_samples
                     else ""
                 )
@@ -1423,7 +1445,19 @@ def build(
     else:
         base_al = fit.al(own_now).value if own_now else None
         need = fit.samples_for(target_al) if target_al is not None else None
-        if need is not None and need.value is not None:
+        far = need is not None and need.value is not None and need.value > fit.x_max * EXTRAPOLATION_MAX
+        if far and need is not None and need.value is not None:
+            # two orders of magnitude past the data: the bounded form's tail, not evidence; costed at 10x only
+            n_new = max(own_now or fit.x_max, fit.x_max) * 10
+            md.samples_needed = None
+            md.al = fit.al(n_new)
+            md.al_steps = fit.steps
+            reach = (
+                f"puts the target {target_al:g} at {need.value:,.0f} samples, over {EXTRAPOLATION_MAX:g}x the most it "
+                f"was fitted on ({fit.x_max:,.0f}): too far past the evidence to cost; shown at 10x, {n_new:,.0f} "
+                "samples"
+            )
+        elif need is not None and need.value is not None:
             n_new = need.value
             md.samples_needed = need
             md.al = fit.al(n_new)
@@ -1482,8 +1516,17 @@ def build(
     options.append(md)
 
     # ---- num_steps per batch
-    if speed is not None:
-        ns = Option("num-steps", "num_steps chosen per batch size")
+    ns = Option("num-steps", "num_steps chosen per batch size")
+    unidentified = speedup.optimum_missing(speed.model) if speed is not None else []
+    if speed is not None and unidentified:
+        # the per-step cost is a guess (one num_steps) or not physical: a "best num_steps" would be the guess's
+        ns.note = _sentence(
+            f"No best num_steps predicted yet (served: {speed.served_steps}); still missing: "
+            + "; ".join(unidentified)
+        )
+        ns.evidence = [_ev("per-step cost", None, model_src)]
+        options.append(ns)
+    elif speed is not None:
         best_k: dict[str, int] = {}
         tok: dict[str, Band] = {}
         for b in BATCHES:
@@ -1535,22 +1578,30 @@ def build(
         al_now = speed.al_at(speed.served_steps)
         ds.al = Band(al_now, al_now, al_now)
         ds.al_steps = speed.served_steps
-        have = inputs.own_samples or 0.0
-        ds.training = Band(*([cost.training_hours(have, params_c)] * 3))
-        ds.generation = Band(*([cost.generation_hours(have)] * 3))
-        if no_target and gen_s is None:
-            ds.generation = Band(None, None, None)
-        ds.storage = Band(*([cost.storage_tb(have)] * 3))
+        own_have = inputs.own_samples
+        if own_have:
+            have = float(own_have)
+            ds.training = Band(*([cost.training_hours(have, params_c)] * 3))
+            ds.generation = Band(*([cost.generation_hours(have)] * 3))
+            if no_target and gen_s is None:
+                ds.generation = Band(None, None, None)
+            ds.storage = Band(*([cost.storage_tb(have)] * 3))
+            retrain = (
+                f"cost = retraining on your {have:,.0f} samples (online: generation again; offline with stored "
+                "states: training only)."
+            )
+        else:  # retraining is not free: without the volume its cost is unknown, and the option is not ranked by it
+            ds.training = ds.generation = ds.storage = Band(None, None, None)
+            retrain = "cost unknown: retraining needs your training volume (attach it to the draft)."
         ds.note = (
             f"Same AL assumed: no published pair of drafts that differ only in size is known, so no AL change is "
             f"claimed. The tok/s change is the measured step cost ({params_c:,.0f} against "
-            f"{inputs.draft_params:,.0f} parameters outside the embedding); cost = retraining on your "
-            f"{have:,.0f} samples (online: generation again; offline with stored states: training only)."
+            f"{inputs.draft_params:,.0f} parameters outside the embedding); {retrain}"
         )
         ds.evidence = [
             _ev("draft step", note, _source(sources, "measured", f"draft-cost figures: {note}")),
             _ev("AL change", None, "none known"),
-            _ev("training samples", have, samples_src or "none given"),
+            _ev("training samples", own_have or None, samples_src or "none given"),
         ]
         options.append(ds)
 

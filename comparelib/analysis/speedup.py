@@ -139,6 +139,9 @@ class SpeedupModel:
     method: str = "fit"  # "fit" | "calibrated"
     measured: tuple[SweepPoint, ...] = field(default_factory=tuple)
     notes: tuple[str, ...] = field(default_factory=tuple)
+    baseline_run_id: int | None = None
+    served_run_id: int | None = None  # the measured run that stands for what is served (``Sweep.served``)
+    left_out: tuple[str, ...] = ()  # runs of the group measured under other conditions, and why
 
     def accept_length(self, k: int) -> float:
         if self.per_position:
@@ -273,7 +276,12 @@ def fit_sweep(
         else:
             notes.append("one run and no sweep: per-step cost assumed to be drafting only")
         t_verify = t_cycle - k0 * t_step
-    if t_verify <= 0:
+    if method == "fit" and (t_step <= 0 or t_verify <= 0):
+        notes.append(
+            f"the fitted costs are not physical (fixed {t_verify:.2f} ms, per step {t_step:.2f} ms a cycle): "
+            "the sweep is too noisy or its runs differ in more than num_steps; no best num_steps is predicted"
+        )
+    elif t_verify <= 0:
         notes.append("the fitted fixed cost is not positive: the sweep is too noisy or the model does not apply")
     if baseline_tok_s:
         base_ms = concurrency / baseline_tok_s * 1000.0
@@ -371,6 +379,18 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
         else:
             parts.append(
                 f"Next best num_steps={int(second['num_steps'])} at {second['tok_s']:.1f} tok/s ({gap:.1f}% lower)."
+            )
+    if model.baseline_tok_s and best["tok_s"] <= model.baseline_tok_s * (1 + TIE_TOLERANCE):
+        parts.append(
+            "That is within run-to-run noise of the baseline, or below it: speculation is not predicted to pay "
+            "at any num_steps here."
+        )
+        slower = sorted((p for p in model.measured if p.tok_s < model.baseline_tok_s), key=lambda p: p.num_steps)
+        if slower and len(slower) == len(model.measured):
+            parts.append(
+                "Every measured num_steps was slower than the baseline ("
+                + ", ".join(f"{p.num_steps}: {p.tok_s / model.baseline_tok_s:.2f}x" for p in slower)
+                + ")."
             )
     faster = [p for p in model.measured if p.tok_s > best["tok_s"]]
     if faster:
@@ -558,45 +578,66 @@ def _differs(a: Any, b: Any) -> bool:
     return _norm(a) != _norm(b)
 
 
-def baseline_mismatch(run: Any, baseline: Any) -> list[str]:
-    """Why ``baseline`` is not a fair baseline for ``run``; empty when it is.
+def settings_mismatch(run: Any, other: Any, *, model_required: bool = True) -> list[str]:
+    """Why two runs were not measured under the same conditions; empty when they were.
 
-    A speedup is only meaningful against a run of the same target model on the same engine with the
-    same benchmark parameters (concurrency, max_tokens, temperature, prompts) and the same server
-    arguments and environment where both runs recorded them; everything else changes throughput by
-    itself. The model must be known on both sides: an unknown model cannot be shown to be the same.
+    Same target model, engine, benchmark parameters (concurrency, max_tokens, temperature, prompts), server
+    arguments and environment, where both runs recorded them: everything else changes throughput by itself.
+    With ``model_required`` an unrecorded model counts against the pair (a speedup claims the same model).
     """
     reasons: list[str] = []
-    if run is baseline or getattr(run, "id", None) == getattr(baseline, "id", object()):
-        return reasons
-    if not getattr(baseline, "is_baseline", False):
-        reasons.append(f"run #{baseline.id} uses speculation ({baseline.speculative_algorithm}), so it is no baseline")
-    m_run, m_base = getattr(run, "model", None), getattr(baseline, "model", None)
-    if not m_run or not m_base:
-        missing = [f"#{r.id}" for r, m in ((run, m_run), (baseline, m_base)) if not m]
+    m_run, m_other = getattr(run, "model", None), getattr(other, "model", None)
+    if model_required and (not m_run or not m_other):
+        missing = [f"#{r.id}" for r, m in ((run, m_run), (other, m_other)) if not m]
         reasons.append(
             f"the target model of run {' and '.join(missing)} is not recorded, so it cannot be shown "
             "to be the same model"
         )
-    elif _differs(m_run, m_base):
-        reasons.append(f"different target model: {m_run} against {m_base}")
-    e_run, e_base = getattr(run, "engine", None), getattr(baseline, "engine", None)
-    if _differs(e_run, e_base):
-        reasons.append(f"different engine: {e_run} against {e_base}")
-    p_run, p_base = getattr(run, "params", None) or {}, getattr(baseline, "params", None) or {}
+    elif _differs(m_run, m_other):
+        reasons.append(f"different target model: {m_run} against {m_other}")
+    e_run, e_other = getattr(run, "engine", None), getattr(other, "engine", None)
+    if _differs(e_run, e_other):
+        reasons.append(f"different engine: {e_run} against {e_other}")
+    p_run, p_other = getattr(run, "params", None) or {}, getattr(other, "params", None) or {}
     for key in RUN_PARAMS_THAT_MATTER:
-        if _differs(p_run.get(key), p_base.get(key)):
-            reasons.append(f"different {key}: {p_run.get(key)} against {p_base.get(key)}")
+        if _differs(p_run.get(key), p_other.get(key)):
+            reasons.append(f"different {key}: {p_run.get(key)} against {p_other.get(key)}")
     raw_run = (getattr(run, "server_config", None) or {}).get("raw") or {}
-    raw_base = (getattr(baseline, "server_config", None) or {}).get("raw") or {}
-    if isinstance(raw_run, Mapping) and isinstance(raw_base, Mapping):
+    raw_other = (getattr(other, "server_config", None) or {}).get("raw") or {}
+    if isinstance(raw_run, Mapping) and isinstance(raw_other, Mapping):
         for key in SERVER_ARGS_THAT_MATTER:
-            if _differs(raw_run.get(key), raw_base.get(key)):
-                reasons.append(f"different server setting {key}: {raw_run.get(key)} against {raw_base.get(key)}")
+            if _differs(raw_run.get(key), raw_other.get(key)):
+                reasons.append(f"different server setting {key}: {raw_run.get(key)} against {raw_other.get(key)}")
     env_run = (getattr(run, "notes", None) or {}).get("environment")
-    env_base = (getattr(baseline, "notes", None) or {}).get("environment")
-    if _differs(env_run, env_base):
+    env_other = (getattr(other, "notes", None) or {}).get("environment")
+    if _differs(env_run, env_other):
         reasons.append("different server environment (e.g. NCCL variables) recorded for the two runs")
+    return reasons
+
+
+def baseline_mismatch(run: Any, baseline: Any) -> list[str]:
+    """Why ``baseline`` is not a fair baseline for ``run``; empty when it is.
+
+    A speedup is only meaningful against a run without speculation of the same target model, measured under
+    the same conditions (``settings_mismatch``). The model must be known on both sides: an unknown model
+    cannot be shown to be the same.
+    """
+    if run is baseline or getattr(run, "id", None) == getattr(baseline, "id", object()):
+        return []
+    reasons: list[str] = []
+    if not getattr(baseline, "is_baseline", False):
+        reasons.append(f"run #{baseline.id} uses speculation ({baseline.speculative_algorithm}), so it is no baseline")
+    return reasons + settings_mismatch(run, baseline)
+
+
+def sweep_mismatch(run: Any, other: Any) -> list[str]:
+    """Why two speculative runs do not belong to one num_steps sweep: conditions, or the drafting itself
+    (algorithm, draft model, topk) differ. A fit over such runs measures the difference, not num_steps."""
+    reasons = settings_mismatch(run, other, model_required=False)
+    for attr, name in (("speculative_algorithm", "algorithm"), ("draft_model", "draft model"), ("topk", "topk")):
+        a, b = (None if v == "unknown" else v for v in (getattr(run, attr, None), getattr(other, attr, None)))
+        if _differs(a, b):
+            reasons.append(f"different {name}: {a} against {b}")
     return reasons
 
 
@@ -666,30 +707,138 @@ def best_pair(runs: Sequence[Any]) -> Pair | None:
     return None
 
 
-def model_from_runs(
-    runs: Sequence[Any], *, baseline_run_id: int | None = None, draft_step_ms: float | None = None
-) -> SpeedupModel:
-    """Model from store ``RunRecord``s of one group: speculative runs plus a baseline run.
+def _run_text(run: Any) -> str:
+    steps = f"num_steps={run.num_steps}" if getattr(run, "num_steps", None) is not None else "num_steps not reported"
+    return f"run #{run.id} ({run.engine}, {steps})"
 
-    A measured draft step (``draft_step_ms``, or ``draft_step_ms`` in a run's notes) replaces the
-    fitted drafting cost (``with_draft_step``).
+
+@dataclass(frozen=True)
+class Sweep:
+    """The speculative runs of a group that one model may be fitted to, their baseline, and who was left out.
+
+    One engine, one draft, one set of benchmark and server settings: runs measured under other conditions
+    change throughput by themselves, and a fit across them reads that change as a cost of num_steps.
     """
-    spec = [r for r in runs if not r.is_baseline and r.status in ("finished", None, "") and r.num_steps]
-    spec = [r for r in spec if r.output_tokens_per_s]
+
+    runs: tuple[Any, ...]
+    baseline: Any | None
+    left_out: tuple[str, ...] = ()
+    served: Any | None = None  # the run that stands for what is served: the measured pair's, else the fastest
+
+
+def _speculative(runs: Sequence[Any]) -> list[Any]:
+    spec = [
+        r
+        for r in runs
+        if not r.is_baseline and r.status in ("finished", None, "") and r.num_steps and r.output_tokens_per_s
+    ]
+    return sorted(spec, key=lambda r: (-float(r.output_tokens_per_s), r.id))
+
+
+def _compatible(anchor: Any, candidates: Sequence[Any]) -> list[Any]:
+    """``anchor`` and every candidate that agrees with all runs already taken (fastest first)."""
+    members = [anchor]
+    for r in candidates:
+        if r is not anchor and all(not sweep_mismatch(r, m) for m in members):
+            members.append(r)
+    return members
+
+
+def _left_out(spec: Sequence[Any], members: Sequence[Any], baseline: Any | None) -> tuple[str, ...]:
+    out = []
+    for r in spec:
+        if any(r is m for m in members):
+            continue
+        reasons = next((why for m in members if (why := sweep_mismatch(r, m))), [])
+        if not reasons and baseline is not None:
+            reasons = baseline_mismatch(r, baseline)
+        out.append(f"{_run_text(r)} left out of the fit: {'; '.join(reasons) or 'measured under other conditions'}")
+    return tuple(out)
+
+
+def sweep_of(runs: Sequence[Any], *, baseline_run_id: int | None = None) -> Sweep:
+    """The runs of a group to fit: the comparable set with a baseline and the most num_steps.
+
+    Candidate sets start from each speculative run. They rank by: has a comparable baseline; measures two or
+    more num_steps; holds the pair Overview reports (``best_pair``); how many num_steps, then runs; newest.
+    A baseline given by id fixes the set to the runs comparable with it.
+    """
+    spec = _speculative(runs)
     if not spec:
         raise DataError("this run group has no finished speculative run with a throughput; record a sweep first")
+    pair = best_pair(runs)
     if baseline_run_id is not None:
         found = [r for r in runs if r.id == baseline_run_id]
         if not found or not found[0].is_baseline:
             raise InputError(f"run {baseline_run_id} is not a baseline run of this group")
         base = found[0]
-    else:
-        base = choose_baseline(runs, spec)
-    concs = {c for c in (_concurrency(r) for r in spec) if c is not None}
-    if len(concs) > 1:
-        raise DataError(
-            f"the speculative runs use different concurrency ({sorted(concs)}); a sweep must keep it fixed"
+        fair = [r for r in spec if not baseline_mismatch(r, base)]
+        if not fair:
+            why = sorted({w for r in spec for w in baseline_mismatch(r, base)})
+            raise DataError(
+                f"no speculative run of this group is comparable with baseline run #{base.id}: {'; '.join(why)}"
+            )
+        members = sorted(_compatible(fair[0], fair), key=lambda r: (int(r.num_steps), r.id))
+        served = pair.spec if pair is not None and any(pair.spec is m for m in members) else members[0]
+        return Sweep(tuple(members), base, _left_out(spec, members, base), served)
+    best_key: tuple | None = None
+    chosen: tuple[list[Any], Any | None] = ([spec[0]], None)
+    seen: set[frozenset[int]] = set()
+    for anchor in spec:
+        members = _compatible(anchor, spec)
+        ids = frozenset(id(m) for m in members)
+        if ids in seen:
+            continue
+        seen.add(ids)
+        base = choose_baseline(runs, members)
+        n_steps = len({int(m.num_steps) for m in members})
+        key = (
+            base is not None,
+            min(n_steps, 2),
+            pair is not None and any(pair.spec is m for m in members),
+            n_steps,
+            len(members),
+            max(m.id for m in members),
         )
+        if best_key is None or key > best_key:
+            best_key, chosen = key, (members, base)
+    members, base = chosen
+    members = sorted(members, key=lambda r: (int(r.num_steps), r.id))
+    if pair is not None and any(pair.spec is m for m in members):
+        served = pair.spec
+    else:
+        served = max(members, key=lambda r: float(r.output_tokens_per_s))
+    return Sweep(tuple(members), base, _left_out(spec, members, base), served)
+
+
+def with_baselines(pool: Sequence[Any], picked: Sequence[Any]) -> list[Any]:
+    """``picked`` (runs of ``pool``) plus the pair Overview reports (``best_pair``) and the baseline comparable
+    with each picked speculative run, in ``pool``'s order: a selection without its baselines (the newest runs
+    of a group measured baseline first) would offer a speculative run as the baseline, and every speedup
+    would read "no baseline"."""
+    extra: list[Any] = []
+    pair = best_pair(pool)
+    if pair is not None:
+        extra += [pair.spec, pair.baseline]
+    for run in (r for r in picked if not r.is_baseline):
+        base = choose_baseline(pool, [run])
+        if base is not None:
+            extra.append(base)
+    ids = {r.id for r in picked} | {r.id for r in extra}
+    return [r for r in pool if r.id in ids]
+
+
+def model_from_runs(
+    runs: Sequence[Any], *, baseline_run_id: int | None = None, draft_step_ms: float | None = None
+) -> SpeedupModel:
+    """Model from store ``RunRecord``s of one group, fitted to its comparable sweep (``sweep_of``).
+
+    A measured draft step (``draft_step_ms``, or ``draft_step_ms`` in a run's notes) replaces the
+    fitted drafting cost (``with_draft_step``).
+    """
+    sweep = sweep_of(runs, baseline_run_id=baseline_run_id)
+    spec, base = list(sweep.runs), sweep.baseline
+    concs = {c for c in (_concurrency(r) for r in spec) if c is not None}
     concurrency = concs.pop() if concs else 1
     points = []
     for r in spec:
@@ -700,7 +849,7 @@ def model_from_runs(
         )
     verify_ms = None
     share = None
-    sweep = None
+    sweep_range = None
     for r in spec:
         n = r.notes or {}
         if "verify_ms" in n and verify_ms is None:
@@ -708,15 +857,15 @@ def model_from_runs(
             verify_ms = (float(vm[0]), float(vm[-1])) if isinstance(vm, (list, tuple)) else float(vm)
         if "verify_share_min" in n and share is None:
             share = float(n["verify_share_min"])
-        if sweep is None:
-            sweep = _sweep_range(n)
+        if sweep_range is None:
+            sweep_range = _sweep_range(n)
     model = fit_sweep(
         points,
         baseline_tok_s=float(base.output_tokens_per_s) if base is not None else None,
         concurrency=concurrency,
         verify_ms=verify_ms,
         verify_share_min=share,
-        sweep_range=sweep if len({p.num_steps for p in points}) == 1 else None,
+        sweep_range=sweep_range if len({p.num_steps for p in points}) == 1 else None,
     )
     source = "given"
     if draft_step_ms is None:
@@ -727,9 +876,19 @@ def model_from_runs(
                 break
     if draft_step_ms is not None:
         model = with_draft_step(model, draft_step_ms, source=source)
-    if base is not None:
-        return SpeedupModel(**{**model.__dict__, "notes": model.notes + (f"baseline: run {base.id}",)})
-    return SpeedupModel(**{**model.__dict__, "notes": model.notes + (no_baseline_reason(runs, spec),)})
+    engines = sorted({str(r.engine) for r in spec if getattr(r, "engine", None)})
+    notes = [f"runs fitted: {', '.join(f'#{r.id}' for r in spec)}" + (f" ({', '.join(engines)})" if engines else "")]
+    notes += list(sweep.left_out)
+    notes.append(f"baseline: run {base.id}" if base is not None else no_baseline_reason(runs, spec))
+    return SpeedupModel(
+        **{
+            **model.__dict__,
+            "notes": model.notes + tuple(notes),
+            "baseline_run_id": base.id if base is not None else None,
+            "served_run_id": sweep.served.id if sweep.served is not None else None,
+            "left_out": sweep.left_out,
+        }
+    )
 
 
 def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any]) -> str:
@@ -744,26 +903,41 @@ def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any]) -> str:
     return "no comparable baseline in this group: " + "; ".join(reasons)
 
 
-def missing_evidence(model: SpeedupModel) -> list[str]:
-    """What must still be measured before the model may name a best num_steps or a speedup; empty when enough.
+def optimum_missing(model: SpeedupModel) -> list[str]:
+    """What must still be measured before the model may name a best num_steps; empty when enough.
 
-    Two or more num_steps with acceptance fix both cycle costs (``fit``). A single speculative point
-    fixes them only with the run's verify time and the sweep it was the best of (the built-in example's
-    notes); without those the per-step cost is a guess, and the "best num_steps" would be the guess's,
-    not the server's. A speedup also needs a comparable baseline run.
+    Two or more num_steps with acceptance fix both cycle costs (``fit``), when the fit is physical: a cycle
+    that gets cheaper with more draft steps (or a negative fixed cost) is noise or a changed setting, and its
+    "best" would be an artefact. A single speculative point fixes the costs only with the run's verify time and
+    the sweep it was the best of (the built-in example's notes); without those the per-step cost is a guess,
+    and the "best num_steps" would be the guess's, not the server's.
     """
     missing: list[str] = []
     steps = sorted({p.num_steps for p in model.measured})
     calibrated_enough = any("best of num_steps" in n for n in model.notes) and any(
         "(from the run's notes)" in n for n in model.notes
     )
-    if model.method != "fit" and not calibrated_enough:
+    if model.method == "fit" and (model.t_step_ms <= 0 or model.t_verify_ms <= 0):
+        runs = ", ".join(f"#{p.run_id}" for p in model.measured if p.run_id is not None)
+        missing.append(
+            f"a sweep whose cycle time grows with num_steps: the runs fitted ({runs or 'the sweep'}) give a per-step "
+            f"cost of {model.t_step_ms:.2f} ms and a fixed cost of {model.t_verify_ms:.2f} ms a cycle, which no "
+            "server has; repeat the sweep under one setting, with more requests per num_steps"
+        )
+    elif model.method != "fit" and not calibrated_enough:
         k0 = steps[0] if steps else None
         others = ", ".join(str(k) for k in (k0 - 1, k0 + 1) if k0 and 1 <= k <= 10) if k0 else "2 and 4"
         missing.append(
             f"only one num_steps was measured ({k0}): run the same server at another num_steps "
             f"(e.g. {others}) with acceptance recorded, so the draft-step cost can be measured rather than assumed"
         )
+    return missing
+
+
+def missing_evidence(model: SpeedupModel) -> list[str]:
+    """What must still be measured before the model may name a best num_steps (``optimum_missing``) or a
+    speedup (a comparable baseline run); empty when enough."""
+    missing = optimum_missing(model)
     if not model.baseline_tok_s:
         missing.append("a baseline run (the same model and server settings without speculation) to state a speedup")
     return missing

@@ -8,6 +8,7 @@ which fit a verdict may lean on (the reference's model family first, then pooled
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -34,6 +35,7 @@ from comparelib.analysis.speedup import (
     missing_evidence,
     model_from_runs,
     optimum,
+    optimum_missing,
     predict_frame,
     what_if,
 )
@@ -41,7 +43,7 @@ from comparelib.errors import DataError, InputError
 from comparelib.models.registry import KIMI_REFERENCE as KIMI_REFERENCE  # re-exported
 from comparelib.values import bench_label as bench_label  # re-exported: callers name them here
 from comparelib.values import human as human
-from comparelib.values import number
+from comparelib.values import number, times
 
 FitScope = Literal["family", "pooled", "none"]  # which points a gap verdict's fit was made from
 
@@ -53,21 +55,32 @@ def fit_vs_measured(
     *,
     measured_setting: str | None = None,
     measured_benchmark: str | None = None,
+    measured_source: str | None = None,
     level: float = LEVEL,
 ) -> tuple[bool, str]:
     """(agrees, sentence): the fit's prediction at ``volume`` next to an acceptance the user measured.
 
     A measurement outside the fit's band is explained rather than hidden: the fit is made of other
     drafts' published numbers at one benchmark and setting, so a different setting or prompt set, a
-    different target, or a volume outside the fitted range each make it a poor guide to this draft.
+    different target, or a volume outside the fitted range each make it a poor guide to this draft. A
+    measurement at another setting or on other prompts never "agrees": it is not the number the fit predicts.
     """
     mean, lo, hi, clipped = predict_bounded(f, volume, level)
     lo_b, hi_b = accept_bounds(f.setting_key)
     uninformative = lo <= lo_b + 0.01 and hi >= hi_b - 0.01  # the band is the whole possible range
-    agrees = lo <= measured <= hi and not uninformative and abs(measured - mean) <= 0.5
+    other_setting = bool(measured_setting) and measured_setting != f.setting_key
+    other_bench = bool(measured_benchmark) and measured_benchmark != f.benchmark
+    close = lo <= measured <= hi and not uninformative and abs(measured - mean) <= 0.5
+    agrees = close and not other_setting and not other_bench
+    where_measured = ", ".join(
+        x for x in (measured_source, f"at {measured_setting}" if measured_setting else None) if x
+    )
     text = (
-        f"You measured **{measured:.2f}**; the fit predicts **{mean:.2f}** ({level:.0%} band {lo:.2f}..{hi:.2f}) "
-        f"at {human(volume)}."
+        f"You measured **{measured:.2f}**"
+        + (f" ({where_measured})" if where_measured else "")
+        + f"; the fit predicts **{mean:.2f}** ({level:.0%} band {lo:.2f}..{hi:.2f}) at {human(volume)}"
+        + (f" for {f.setting_key}" if other_setting else "")
+        + "."
     )
     if agrees:
         return True, text + " Your measurement is close to the fit: the published drafts' trend agrees with it."
@@ -77,15 +90,17 @@ def fit_vs_measured(
             f"the band spans every possible value ({lo_b:.0f}..{hi_b:.0f}) there, so the fit can neither "
             "confirm nor contradict a measurement"
         )
-    if measured_setting and measured_setting != f.setting_key:
+    if other_setting:
         reasons.append(f"you measured at {measured_setting}, the fit is for {f.setting_key}")
-    if measured_benchmark and measured_benchmark != f.benchmark:
+    if other_bench:
         reasons.append(f"your prompts are {measured_benchmark!r}, the fit is {bench_label(f.benchmark)}")
     if f.extrapolates(volume):
         reasons.append("your volume is outside the published volumes the fit was made from (an extrapolation)")
     if clipped:
         reasons.append("the fitted line leaves the possible range there and was clipped")
     reasons.append("the fit is made of other drafts (other targets, recipes and data), not of yours")
+    if close:  # near the fit's value, but not like for like
+        return False, (text + " Not like for like, so no agreement is claimed: " + "; ".join(reasons) + ".")
     direction = "higher" if measured > mean else "lower"
     where = "outside the band" if not lo <= measured <= hi else f"{abs(measured - mean):.2f} from the fit's value"
     return False, (
@@ -97,17 +112,24 @@ def fit_vs_measured(
 
 
 def measured_against_fit(f: Fit, volume: float, own_points: pd.DataFrame) -> tuple[bool, str] | None:
-    """:func:`fit_vs_measured` for the highest acceptance among the user's own points; None when none was measured."""
+    """:func:`fit_vs_measured` for the user's own point most like the fit (same setting and benchmark, else same
+    setting, else any), the highest acceptance among those; named by its run. None when none was measured."""
     measured = own_points.dropna(subset=["accept_length"]) if len(own_points) else own_points
     if not len(measured):
         return None
-    best = measured.sort_values("accept_length").iloc[-1]
+    same_setting = measured[measured["setting_key"].astype(str) == str(f.setting_key)]
+    same_both = same_setting[same_setting["benchmark"].astype(str) == str(f.benchmark)]
+    pool = same_both if len(same_both) else same_setting if len(same_setting) else measured
+    best = pool.sort_values("accept_length").iloc[-1]
+    source = str(best.get("source") or "") if "source" in best.index else ""
+    run = re.match(r"store run (\d+)", source)
     return fit_vs_measured(
         f,
         volume,
         float(best["accept_length"]),
         measured_setting=str(best["setting_key"]),
         measured_benchmark=str(best["benchmark"]),
+        measured_source=f"run #{run.group(1)}" if run else source or None,
     )
 
 
@@ -299,12 +321,12 @@ def gap_verdict(
             far = "far below" if ratio >= 10 else "below"
             parts.append(
                 f"{human(own_volume)} training {x} sits {far} the {human(ref_vol)} of the published draft "
-                f"{reference} ({ratio:.0f}x fewer)."
+                f"{reference} ({times(ratio)} fewer)."
             )
         elif ratio <= 1 / 1.5:
             parts.append(
                 f"{human(own_volume)} training {x} is more than the {human(ref_vol)} of {reference} "
-                f"({1 / ratio:.1f}x more)."
+                f"({times(1 / ratio)} more)."
             )
         else:
             parts.append(f"{human(own_volume)} training {x} is close to the {human(ref_vol)} of {reference}.")
@@ -420,7 +442,7 @@ def live_outlook(
             )
             improved, label = None, None
     missing = missing_evidence(model)
-    if any("num_steps" in m for m in missing):
+    if optimum_missing(model):
         return LiveOutlook(measured, model, None, missing, None, no_scenario, None, None)
     if improved is not None and at_reference is not None:
         prediction = what_if(model, improved, at_steps=at_reference[1], label=label)

@@ -80,7 +80,10 @@ def run(args: argparse.Namespace) -> int:
     curve = None
     curve_src = ""
     if args.curve:
-        curve = curves.curve(args.curve, batch_size=args.batch_size, epoch_samples=args.epoch_samples)
+        # tau_sim over the plan's own --steps positions: a 7-position curve's gain is not the gain at 2 steps
+        curve = curves.curve(
+            args.curve, batch_size=args.batch_size, epoch_samples=args.epoch_samples, steps=args.steps
+        )
         curve_src = ", ".join(args.curve)
     offline = plan.read_offline(args.offline) if args.offline else None
     train_rate, rate_src = args.train_samples_per_s, ""

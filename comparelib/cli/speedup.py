@@ -88,13 +88,13 @@ def run(args: argparse.Namespace) -> int:
             f"{row['num_steps']:>9}  {row['accept_length']:6.2f}  {row['cycle_ms']:8.2f}"
             f"  {row['verify_share'] * 100:6.1f}  {row['tok_s']:8.1f}\n"
         )
-    if any("num_steps" in m for m in out["missing"]):
+    if speedup.optimum_missing(model):
         w("no prediction of the best num_steps yet; missing: " + "; ".join(out["missing"]) + "\n")
     else:
         w(out["optimum"]["sentence"] + "\n")
         for m in out["missing"]:
             w(f"missing: {m}\n")
-    if "what_if_optimum" in out:
+    if "what_if_optimum" in out and not speedup.optimum_missing(model):
         w("with the higher acceptance: " + out["what_if_optimum"]["sentence"] + "\n")
     if side is not None:
         w("side by side (same acceptance unless given; accept_to_match: what it needs to equal the first draft)\n")

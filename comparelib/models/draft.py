@@ -195,16 +195,21 @@ def latest_own_group(runs: Sequence[Any]) -> str | None:
     return max(mine, key=lambda r: (r.created_at, r.id)).group
 
 
-def default_runs(all_runs: Sequence[Any], draft: OwnDraft, *, limit: int = 6) -> list[Any]:
-    """The runs a comparison should start from: the draft's group, else the latest own runs, else the example."""
+def run_pool(all_runs: Sequence[Any], draft: OwnDraft) -> list[Any]:
+    """The runs a comparison starts from: the draft's group, else the latest own runs, else the example."""
     if draft.group:
         grouped = [r for r in all_runs if r.group == draft.group]
         if grouped:
-            return grouped[-limit:]
+            return grouped
     own = [r for r in all_runs if r.kind != "example"]
     if own:
-        return own[-limit:]
-    return [r for r in all_runs if r.group == EXAMPLE_GROUP][-limit:]
+        return own
+    return [r for r in all_runs if r.group == EXAMPLE_GROUP]
+
+
+def default_runs(all_runs: Sequence[Any], draft: OwnDraft, *, limit: int = 6) -> list[Any]:
+    """The newest ``limit`` runs of ``run_pool`` (``speedup.with_baselines`` adds the baselines they need)."""
+    return run_pool(all_runs, draft)[-limit:]
 
 
 @dataclass(frozen=True)

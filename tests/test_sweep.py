@@ -1,0 +1,285 @@
+"""Which runs of a group one speed model may be fitted to, and what the pages say from it.
+
+A group holds what a user measured: baselines on two engines, sweeps on each, a run at other max_tokens or on
+other prompts. The speed model is fitted to one comparable sweep with its own baseline; the rest is named and
+left out, never pooled (pooling read an engine's or a setting's speed as a cost of num_steps)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from comparelib.analysis import overview, plan, speedup, verdicts
+from comparelib.errors import InputError
+from comparelib.live.store import RunRecord
+from comparelib.models.draft import OwnDraft, default_runs, run_pool
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def rec(
+    id_: int,
+    steps: int | None,
+    tok_s: float,
+    al: float | None = None,
+    *,
+    engine: str = "sglang",
+    max_tokens: int = 64,
+    prompt_set: str = "bundled",
+    concurrency: int = 4,
+    algo: str | None = None,
+    group: str = "g",
+) -> RunRecord:
+    """One stored run; ``steps=None`` is a baseline (no speculation)."""
+    base = steps is None
+    return RunRecord(
+        id=id_,
+        created_at=T0 + timedelta(minutes=id_),
+        endpoint=f"http://{engine}:1",
+        engine=engine,
+        kind="measured",
+        group=group,
+        labels=[],
+        status="finished",
+        speculative_algorithm=None if base else (algo or ("EAGLE3" if engine == "sglang" else "unknown")),
+        draft_model=None,
+        model="acme/target",
+        num_steps=steps,
+        topk=None if base else 1,
+        num_draft_tokens=None if base else steps + 1,  # type: ignore[operator]
+        is_baseline=base,
+        requests=64,
+        errors=0,
+        output_tokens_per_s=tok_s,
+        accept_length=al,
+        accept_length_mean=al,
+        ttft_p50_ms=None,
+        ttft_p99_ms=None,
+        tpot_p50_ms=None,
+        tpot_p99_ms=None,
+        summary={},
+        server_config={},
+        params={"concurrency": concurrency, "max_tokens": max_tokens, "prompt_set": prompt_set},
+        notes={},
+    )
+
+
+def cycle_tok_s(k: int, al: float, verify: float = 10.0, step: float = 1.5, c: int = 4) -> float:
+    """tok/s of a server whose cycle costs ``verify + k * step`` ms per sequence."""
+    return c * al / (verify + k * step) * 1000.0
+
+
+AL = {1: 1.7, 2: 2.2, 3: 2.6, 4: 2.9, 5: 3.1}
+
+# Every group: (runs, fitted run ids, baseline id, left-out ids and a reason each must give)
+MIXED = [
+    rec(1, None, 388.9, engine="sglang"),
+    *(rec(1 + k, k, cycle_tok_s(k, AL[k]), AL[k], engine="sglang") for k in (1, 2, 3)),
+    rec(10, None, 388.9, engine="vllm"),
+    # vLLM's pair is the fastest: Overview reports it, so the fit is vLLM's sweep
+    *(rec(10 + k, k, cycle_tok_s(k, AL[k], verify=6.0, step=1.0), AL[k], engine="vllm") for k in (2, 4)),
+    rec(20, 4, 2500.0, 2.9, engine="sglang", max_tokens=32),
+]
+MAX_TOKENS = [
+    rec(1, None, 380.0),
+    rec(2, 2, cycle_tok_s(2, AL[2]), AL[2]),
+    rec(3, 3, cycle_tok_s(3, AL[3]), AL[3]),
+    rec(4, 5, 2370.0, AL[5], max_tokens=16),  # faster only because its answers are short
+]
+PROMPTS_AND_CONCURRENCY = [
+    rec(1, None, 380.0),
+    rec(2, 2, cycle_tok_s(2, AL[2]), AL[2]),
+    rec(3, 4, cycle_tok_s(4, AL[4]), AL[4]),
+    rec(4, 3, 900.0, AL[3], prompt_set="mine.jsonl"),
+    rec(5, 3, 1800.0, AL[3], concurrency=8),
+]
+SWEEP_CASES = [
+    (MIXED, [12, 14], 10, {2: "different engine", 3: "different engine", 20: "different max_tokens"}),
+    (MAX_TOKENS, [2, 3], 1, {4: "different max_tokens: 16 against 64"}),
+    (PROMPTS_AND_CONCURRENCY, [2, 3], 1, {4: "different prompt_set", 5: "different concurrency: 8 against 4"}),
+]
+
+
+@pytest.mark.parametrize(("runs", "fitted", "base", "left_out"), SWEEP_CASES)
+def test_the_fit_takes_one_comparable_sweep_and_names_the_rest(
+    runs: list[RunRecord], fitted: list[int], base: int, left_out: dict[int, str]
+) -> None:
+    sweep = speedup.sweep_of(runs)
+    assert [r.id for r in sweep.runs] == fitted
+    assert sweep.baseline is not None and sweep.baseline.id == base
+    model = speedup.model_from_runs(runs)
+    assert [p.run_id for p in model.measured] == fitted and model.baseline_run_id == base
+    assert model.t_step_ms > 0 and model.t_verify_ms > 0  # a physical cycle: pooling had given negative steps
+    for rid, why in left_out.items():
+        line = next((n for n in model.left_out if n.startswith(f"run #{rid} ")), None)
+        assert line is not None and why in line, (rid, model.left_out)
+    assert not speedup.optimum_missing(model)
+    # the prediction is the sweep's: no predicted tok/s above every measurement of it by the pooled artefact
+    best = speedup.optimum(model)
+    assert best.tok_s < 2 * max(r.output_tokens_per_s for r in sweep.runs)  # type: ignore[operator]
+
+
+def test_the_fit_holds_overviews_measured_pair() -> None:
+    pair = speedup.best_pair(MIXED)
+    assert pair is not None and (pair.spec.id, pair.baseline.id) == (14, 10)
+    assert speedup.sweep_of(MIXED).served.id == 14  # what the plan calls served is the run Overview reports
+
+
+def test_a_baseline_given_by_id_fixes_the_sweep() -> None:
+    sweep = speedup.sweep_of(MIXED, baseline_run_id=1)
+    assert [r.id for r in sweep.runs] == [2, 3, 4] and sweep.baseline.id == 1
+    with pytest.raises(InputError, match="not a baseline run"):
+        speedup.sweep_of(MIXED, baseline_run_id=12)
+
+
+# Sweeps whose cycle time does not grow with num_steps: the fitted costs are not a server's
+NON_PHYSICAL = [
+    [(2, 700.0, 2.2), (3, 1100.0, 2.6)],  # more steps, much faster: per-step cost negative
+    [(1, 2000.0, 1.7), (2, 600.0, 2.2), (3, 560.0, 2.6)],  # fixed cost negative
+]
+
+
+@pytest.mark.parametrize("points", NON_PHYSICAL)
+def test_a_non_physical_fit_names_no_best_num_steps(points: list[tuple[int, float, float]]) -> None:
+    m = speedup.fit_sweep([speedup.SweepPoint(k, t, a, run_id=i) for i, (k, t, a) in enumerate(points)])
+    assert m.t_step_ms <= 0 or m.t_verify_ms <= 0
+    missing = speedup.optimum_missing(m)
+    assert len(missing) == 1 and "a sweep whose cycle time grows with num_steps" in missing[0], missing
+    assert any("not physical" in n for n in m.notes)
+
+
+def test_a_sweep_slower_than_its_baseline_says_speculation_does_not_pay() -> None:
+    runs = [rec(1, None, 389.8), rec(2, 2, 300.0, 1.5), rec(3, 4, 250.0, 1.65)]
+    sentence = speedup.optimum(speedup.model_from_runs(runs)).sentence
+    assert "within run-to-run noise of the baseline, or below it" in sentence, sentence
+    assert "Every measured num_steps was slower than the baseline (2: 0.77x, 4: 0.64x)." in sentence
+    faster = [rec(1, None, 389.8), rec(2, 2, cycle_tok_s(2, AL[2]), AL[2]), rec(3, 4, cycle_tok_s(4, AL[4]), AL[4])]
+    assert "noise of the baseline" not in speedup.optimum(speedup.model_from_runs(faster)).sentence
+
+
+def test_live_comparison_starts_with_a_baseline() -> None:
+    """Live benchmark's default selection (the newest six) holds the baselines of the pair Overview reports."""
+    draft = OwnDraft.parse("acme/x", group="g")
+    bases_first = [r for r in MIXED if r.is_baseline] + [r for r in MIXED if not r.is_baseline]
+    assert not any(r.is_baseline for r in default_runs(bases_first, draft))  # the newest six: no baseline
+    picked = speedup.with_baselines(run_pool(bases_first, draft), default_runs(bases_first, draft))
+    assert [r.id for r in picked if r.is_baseline] == [1, 10]  # each engine's sweep gets its own baseline
+    pair = speedup.best_pair(MIXED)
+    assert pair is not None and {pair.spec.id, pair.baseline.id} <= {r.id for r in picked}
+
+
+# ---------------------------------------------------------------- the plan's reading of the sweep
+
+
+def _entry() -> Any:
+    from comparelib.models import comparison
+
+    return comparison.load_entry("example:own-kimi-k2.5-draft", with_header=False, with_card=False)
+
+
+def test_the_plan_serves_the_sweeps_run_and_names_no_best_from_one_num_steps() -> None:
+    single = [rec(1, None, 380.0), rec(2, 3, 789.9, 3.2)]
+    result = plan.build(plan.inputs_for(_entry(), runs=single, own_samples=37_000.0))
+    ns = next(o for o in result.options if o.kind == "num-steps")
+    assert ns.note.startswith("No best num_steps predicted yet (served: 3); still missing: only one num_steps")
+    assert not ns.tok_s and ns.gain is None
+    result = plan.build(plan.inputs_for(_entry(), runs=MIXED, own_samples=37_000.0))
+    assert result.served_steps == 4  # run #14, the vLLM pair; not the fastest run of the group (#20, 32 tokens)
+    ds = next((o for o in result.options if o.kind == "draft-size"), None)
+    if ds is not None:  # same AL assumed: the measured one at the served num_steps, not the model's lower value
+        assert ds.al is not None and ds.al.value == pytest.approx(AL[4])
+
+
+def test_retraining_without_a_known_volume_is_not_free() -> None:
+    result = plan.build(plan.inputs_for(_entry(), runs=MAX_TOKENS, own_samples=None))
+    ds = next((o for o in result.options if o.kind == "draft-size"), None)
+    if ds is None:
+        pytest.skip("no draft-cost candidates recorded for the example draft")
+    assert ds.total.value is None and ds.per_gpu_hour is None
+    assert "cost unknown: retraining needs your training volume" in ds.note and "0 samples" not in ds.note
+
+
+# ---------------------------------------------------------------- Overview's words for ratios
+
+
+GAP_CASES = [
+    # data_ratio (reference / yours), expected name, text that must appear, text that must not
+    (1 / 3.57, "", "Your draft is ahead in more training data (3.6x the reference's)", "gap is training data"),
+    (1.56, "training data", "(1.56x fewer)", "2x fewer"),
+    (2.26, "training data", "(2.3x fewer)", "2x fewer"),
+    (38.0, "training data", "(38x fewer)", "38.0x"),
+]
+
+
+@pytest.mark.parametrize(("ratio", "name", "has", "lacks"), GAP_CASES)
+def test_the_data_gap_is_a_gap_only_when_you_have_less(ratio: float, name: str, has: str, lacks: str) -> None:
+    got, sentence = overview.largest_gap(
+        data_ratio=ratio, size_ratio=1.0, accept_ratio=None, own_volume=1e6 / ratio, ref_volume=1e6
+    )
+    assert got == name and has in sentence and lacks not in sentence, sentence
+
+
+def test_more_data_than_the_reference_is_never_called_less_under_a_plateau() -> None:
+    name, sentence = overview.largest_gap(
+        data_ratio=1 / 3.57, size_ratio=1.3, accept_ratio=None, own_volume=5e6, ref_volume=1.4e6,
+        curve_verdict="plateau",
+    )  # fmt: skip
+    assert name == "size" and "the reference used more" not in sentence, sentence
+    assert "ahead in more training data" in sentence
+
+
+def test_the_smaller_gaps_say_which_way_they_go() -> None:
+    _, sentence = overview.largest_gap(
+        data_ratio=5.0, size_ratio=1 / 2.8, accept_ratio=None, own_volume=2e5, ref_volume=1e6
+    )
+    assert "your draft is 2.8x smaller outside the embedding" in sentence, sentence
+
+
+# ---------------------------------------------------------------- "You measured" on Acceptance vs data
+
+
+def test_the_measurement_set_against_the_fit_is_named_and_like_for_like() -> None:
+    import pandas as pd
+
+    from comparelib.analysis import scaling
+
+    runs = [rec(1, None, 380.0), rec(2, 3, 800.0, 2.6), rec(3, 6, 900.0, 6.0, prompt_set="mine.jsonl")]
+    pts = scaling.own_points_from_runs(runs, draft="acme/x", samples=200_000.0)
+    key, _ = scaling.run_setting(runs[1])
+    fit = _fit_at(key, pts["benchmark"].iloc[0])
+    agrees, text = verdicts.measured_against_fit(fit, 200_000.0, pts)  # type: ignore[misc]
+    assert text.startswith("You measured **2.60** (run #2, at "), text  # the run at the fit's setting, not #3's 6.00
+    other = pd.DataFrame([pts.iloc[1]])  # run #3 alone: another num_steps and other prompts
+    agrees, text = verdicts.measured_against_fit(fit, 200_000.0, other)  # type: ignore[misc]
+    assert not agrees and "(run #3, at " in text and f"for {key}" in text, text
+
+
+def _fit_at(setting_key: str, benchmark: str) -> Any:
+    """A fit at ``setting_key`` on ``benchmark`` from made-up published points (a straight line in log volume)."""
+    from comparelib.analysis import scaling
+
+    rows = [
+        scaling.own_point(
+            draft=f"pub/{i}",
+            benchmark=benchmark,
+            accept_length=2.0 + 0.3 * i,
+            setting_key=setting_key,
+            chain="(3,1,4)",
+            samples=10.0 ** (4 + i),
+            tokens=None,
+            target_model="acme/target",
+            batch_size=4,
+            engine="sglang",
+            source="test",
+        )
+        for i in range(4)
+    ]
+    import pandas as pd
+
+    published = pd.DataFrame(rows)
+    published["kind"] = "published"
+    points = scaling.scaling_points(published)
+    sel = scaling.select(points, benchmark=benchmark, setting_key=setting_key, x="samples")
+    return scaling.fit_published(sel)
