@@ -235,12 +235,15 @@ except CompareError as exc:
 # group) or says it is missing: nothing falls back to the built-in example.
 if answer.target is not None:
     st.warning(answer.gap_sentence, icon=":material/warning:")
+    # only the drafts Compare can read offline (a registry entry without a config is an error there)
+    _loadable = {d.hub_id for d in comparison.registry.load_registry() if d.config}
+    _with = [d for d in answer.target.drafts if d in _loadable]
     target_q = [("target", answer.target.hub_id or draft.source)] + [
-        ("m", comparison.registry_source(d)) for d in answer.target.drafts
+        ("m", comparison.registry_source(d)) for d in _with
     ]
     st.markdown(
         _link("Use it as the target on Compare drafts", "compare", target_q)
-        + (" (with the published drafts known for it)" if answer.target.drafts else "")
+        + (" (with the published drafts known for it)" if _with else "")
     )
     st.stop()
 if answer.headline:

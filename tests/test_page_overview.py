@@ -286,6 +286,24 @@ def test_a_target_pasted_as_your_draft_is_called_a_target(hub) -> None:
     assert "factor of" not in md + warned
 
 
+def test_the_target_link_takes_only_drafts_compare_can_read(hub) -> None:
+    """Llama-3.1-8B has three published drafts; one has no built-in config, and Compare would show an error
+    for it. The link takes the two that load offline."""
+    import json
+
+    from comparelib.models import architectures
+
+    cfg = architectures.known_target("meta-llama/Llama-3.1-8B-Instruct")
+    hub.add_model("meta-llama/Llama-3.1-8B-Instruct", json.loads(json.dumps(cfg)))
+    at = page_app("../pages/overview.py", timeout=60)
+    at.query_params["draft"] = "meta-llama/Llama-3.1-8B-Instruct"
+    at.run()
+    assert not at.exception, at.exception
+    md = _md(at)
+    assert "RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3" in " ".join(w.value for w in at.warning)
+    assert "yuhuili%2FEAGLE3-LLaMA3.1-Instruct-8B" in md and "RedHatAI" not in md, md
+
+
 def test_no_headline_without_a_real_gap() -> None:
     at = _run()
     _use(at, f"registry:{REF}")
