@@ -200,10 +200,8 @@ def test_a_speedup_against_another_model_is_refused() -> None:
     at.query_params["draft_group"] = "mixed"
     at.run()
     md = _md(at)
-    assert (
-        "no speedup: no comparable baseline in this group: different target model: acme/target against "
-        "other/model" in md
-    )
+    assert "no speedup: no comparable baseline in this group: the closest, run #" in md
+    assert "has different target model: acme/target against other/model" in md
 
 
 def test_plan_for_the_example_ranks_more_data_first() -> None:
@@ -261,7 +259,10 @@ def test_the_best_comparable_pair_of_the_group_answers_and_is_named() -> None:
     md = _md(at)
     assert f"**Live speed** (measured): run #{spec} (sglang, num_steps=4)" in md
     assert f"against baseline run #{base}" in md and "[2.44x](/bench" in md
-    assert f"run #{other} (vllm): no comparable baseline in this group: different engine: vllm against sglang" in md
+    assert (
+        f"run #{other} (vllm): no comparable baseline in this group: the closest, run #{base}, has different "
+        "engine: vllm against sglang" in md
+    )
     assert "no comparable baseline: different engine" not in at.subheader[0].value if at.subheader else True
 
 

@@ -283,3 +283,19 @@ def _fit_at(setting_key: str, benchmark: str) -> Any:
     points = scaling.scaling_points(published)
     sel = scaling.select(points, benchmark=benchmark, setting_key=setting_key, x="samples")
     return scaling.fit_published(sel)
+
+
+def test_an_unpaired_run_is_told_what_its_closest_baseline_lacks() -> None:
+    """An SGLang run at other max_tokens, beside an SGLang and a vLLM baseline: max_tokens is what differs, not
+    also "engine" (the reasons of every baseline were pooled)."""
+    run = rec(20, 4, 2500.0, 2.9, engine="sglang", max_tokens=32)
+    why = speedup.no_baseline_reason(MIXED, [run])
+    assert why.startswith("no comparable baseline in this group: the closest, run #1, has different max_tokens")
+    assert "engine" not in why, why
+
+
+def test_acceptance_at_another_setting_is_not_called_alike() -> None:
+    _, sentence = overview.largest_gap(data_ratio=None, size_ratio=1.0, accept_ratio=1.05, accept_same_setting=False)
+    assert "acceptance length (within" not in sentence and "Alike: acceptance" not in sentence, sentence
+    _, sentence = overview.largest_gap(data_ratio=None, size_ratio=1.0, accept_ratio=1.05, accept_same_setting=True)
+    assert "acceptance length (within 5%)" in sentence, sentence

@@ -367,7 +367,11 @@ def largest_gap(
             "(not like for like)."
         )
     if not real:
-        alike = ", ".join(f"{k} (within {(v - 1) * 100:.0f}%)" for k, v in factors.items() if v < GAP_MIN[k])
+        alike = ", ".join(
+            f"{k} (within {(v - 1) * 100:.0f}%)"
+            for k, v in factors.items()
+            if v < GAP_MIN[k] and (k != "acceptance length" or accept_same_setting)
+        )
         return "", (f"No real gap to the reference in what is known so far: {alike}." if alike else "") + unlike + (
             ahead_text
         )
@@ -394,7 +398,10 @@ def largest_gap(
     else:
         lead = f"The largest gap is {name}: {_factor_words(name, real[name], size_ratio, accept_ratio)}."
     others = [_other_words(k, v, size_ratio) for k, v in real.items() if k != name]
-    alike_names = [k for k, v in factors.items() if v < GAP_MIN[k]]
+    # acceptance measured at another setting is not "alike" either: it is not comparable (said in ``unlike``)
+    alike_names = [
+        k for k, v in factors.items() if v < GAP_MIN[k] and (k != "acceptance length" or accept_same_setting)
+    ]
     if others:
         lead += f" The others are smaller ({', '.join(others)})."
     if alike_names:

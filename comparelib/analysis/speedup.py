@@ -899,8 +899,11 @@ def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any]) -> str:
             "no baseline run (the same server without speculation) in this group: no speedup; "
             "benchmark the target alone with the same settings"
         )
-    reasons = sorted({why for b in bases for s in spec_runs for why in baseline_mismatch(s, b)})
-    return "no comparable baseline in this group: " + "; ".join(reasons)
+    # the closest baseline's reasons, not every baseline's: an SGLang run beside an SGLang baseline at other
+    # max_tokens differs in max_tokens, not also in "engine" because a vLLM baseline is in the group too
+    closest = min(bases, key=lambda b: (sum(len(baseline_mismatch(s, b)) for s in spec_runs), -b.id))
+    reasons = sorted({why for s in spec_runs for why in baseline_mismatch(s, closest)})
+    return f"no comparable baseline in this group: the closest, run #{closest.id}, has " + "; ".join(reasons)
 
 
 def optimum_missing(model: SpeedupModel) -> list[str]:
