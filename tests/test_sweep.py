@@ -251,6 +251,10 @@ def test_the_measurement_set_against_the_fit_is_named_and_like_for_like() -> Non
     fit = _fit_at(key, pts["benchmark"].iloc[0])
     agrees, text = verdicts.measured_against_fit(fit, 200_000.0, pts)  # type: ignore[misc]
     assert text.startswith("You measured **2.60** (run #2, at "), text  # the run at the fit's setting, not #3's 6.00
+    # the fit at another batch size: the run at the fit's num_steps still comes before a higher one at 6 steps
+    fit_bs = _fit_at(key.replace("bs=4", "bs=8"), pts["benchmark"].iloc[0])
+    agrees, text = verdicts.measured_against_fit(fit_bs, 200_000.0, pts)  # type: ignore[misc]
+    assert text.startswith("You measured **2.60** (run #2, at ") and not agrees, text
     other = pd.DataFrame([pts.iloc[1]])  # run #3 alone: another num_steps and other prompts
     agrees, text = verdicts.measured_against_fit(fit, 200_000.0, other)  # type: ignore[misc]
     assert not agrees and "(run #3, at " in text and f"for {key}" in text, text

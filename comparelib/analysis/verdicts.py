@@ -113,13 +113,18 @@ def fit_vs_measured(
 
 def measured_against_fit(f: Fit, volume: float, own_points: pd.DataFrame) -> tuple[bool, str] | None:
     """:func:`fit_vs_measured` for the user's own point most like the fit (same setting and benchmark, else same
-    setting, else any), the highest acceptance among those; named by its run. None when none was measured."""
+    setting, else same num_steps/topk/draft tokens, else any), the highest acceptance among those; named by its
+    run. None when none was measured."""
     measured = own_points.dropna(subset=["accept_length"]) if len(own_points) else own_points
     if not len(measured):
         return None
-    same_setting = measured[measured["setting_key"].astype(str) == str(f.setting_key)]
+    keys = measured["setting_key"].astype(str)
+    same_setting = measured[keys == str(f.setting_key)]
     same_both = same_setting[same_setting["benchmark"].astype(str) == str(f.benchmark)]
-    pool = same_both if len(same_both) else same_setting if len(same_setting) else measured
+    chain = ",".join(str(f.setting_key).split(",")[:3])  # steps, topk, draft tokens: batch size and engine aside
+    same_chain = measured[keys.map(lambda k: ",".join(k.split(",")[:3]) == chain)]
+    tiers = (same_both, same_setting, same_chain, measured)
+    pool = next(t for t in tiers if len(t))
     best = pool.sort_values("accept_length").iloc[-1]
     source = str(best.get("source") or "") if "source" in best.index else ""
     run = re.match(r"store run (\d+)", source)
