@@ -329,6 +329,27 @@ def test_cli_curve_and_wiring_error(tmp_path: Path) -> None:
     assert data["fit"]["scope"] == "curve"
 
 
+def test_cli_curve_is_read_over_the_plans_steps(tmp_path: Path) -> None:
+    """A 7-position SpecForge-style log with --steps 2: the curve, the target and the gain are all at 2 steps
+    (a 7-position AL ratio applied to the AL served at 2 steps overstated the gain)."""
+    x = np.linspace(5e3, 2e5, 30)
+    lines = ["step,samples_seen,split," + ",".join(f"acc_{i}" for i in range(7))]
+    for i, xx in enumerate(x):
+        a = 0.55 + 0.25 * xx / 2e5
+        lines.append(f"{i + 1},{xx:.0f},train," + ",".join(f"{a:.6f}" for _ in range(7)))
+    log = tmp_path / "train.csv"
+    log.write_text("\n".join(lines) + "\n")
+    r = run_cli(
+        "plan", "example", "--group", "example-kimi-k2.5", "--curve", str(log), "--steps", "2",
+        "--target-al", "2.7", "--json",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["steps"] == 2 and data["target_al"] == pytest.approx(2.7)
+    more = next(o for o in data["options"] if o["kind"] == "more-data")
+    assert more["al"]["value"] <= 3.0  # a chain of 2 steps emits at most 3 tokens a cycle
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
