@@ -51,6 +51,9 @@ class CurvePoint:
     acc: tuple[float, ...]
     tau_sim: float
     epoch: int | None = None
+    # positions its record reported, gaps included (more than len(acc) when one was NaN): how collect() tells
+    # an incomplete point; not part of the point's value
+    logged_positions: int = field(default=0, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -184,7 +187,8 @@ def chain_acc(rec: LogRecord) -> tuple[float, ...]:
     """Conditional per-position accuracy from 0 up to the first missing position.
 
     speculators' ``full_acc_i`` (all of 0..i right) is turned into conditional values when no
-    ``cond_acc`` was logged: cond_i = full_i / full_{i-1}.
+    ``cond_acc`` was logged: cond_i = full_i / full_{i-1}. A chain cut short by a missing (NaN) position
+    is not the point's acceptance: ``collect`` leaves such points out.
     """
     out: list[float] = []
     if rec.acc:
@@ -218,6 +222,7 @@ class Thinned:
         self.items: list[CurvePoint] = []
         self.stride = 1
         self.seen = 0
+        self.in_order = True  # items by ascending step, so dropping a tail needs no scan
 
     def offer(self) -> bool:
         keep = self.seen % self.stride == 0
@@ -225,14 +230,138 @@ class Thinned:
         return keep
 
     def keep(self, item: CurvePoint) -> None:
+        if self.items and item.step < self.items[-1].step:
+            self.in_order = False
         self.items.append(item)
         if len(self.items) > self.cap:
             self.items = self.items[::2]
             self.stride *= 2
 
+    def drop_from(self, step: int) -> list[int]:
+        """Drop the kept items at ``step`` or later (a restarted run replaces them); their steps.
+
+        Items normally arrive in step order (``collect`` places every record after the one before), so this
+        pops a tail: a log whose counter goes back on every other line costs no scan of the kept points.
+        """
+        gone: list[int] = []
+        if self.in_order:
+            while self.items and self.items[-1].step >= step:
+                gone.append(self.items.pop().step)
+            gone.reverse()
+        else:
+            gone = [p.step for p in self.items if p.step >= step]
+            self.items = [p for p in self.items if p.step < step]
+            self.in_order = all(a.step <= b.step for a, b in zip(self.items, self.items[1:], strict=False))
+        return gone
+
 
 def thinners(max_points: int = MAX_POINTS_PER_SPLIT) -> dict[str, Thinned]:
     return {"train": Thinned(max_points), "eval": Thinned(max_points)}
+
+
+@dataclass
+class _Counter:
+    """One split's step counter as its records arrive: where the last one was, and what was decided on the way."""
+
+    step: int | None = None
+    epoch: int | None = None
+    samples: float | None = None
+    offset: int = 0  # steps of the epochs before, in a log whose step counter restarts with each epoch
+    epoch_offsets: dict[int, int] = field(default_factory=dict)
+    new_epochs: int = 0  # times the counter restarted with a new epoch, and where first
+    first_new_epoch: str = ""
+    repeats: int = 0
+    first_repeat: str = ""
+
+
+_MAX_LISTED = 4  # restarts and steps spelled out in a note; the rest are counted
+
+
+@dataclass
+class _Restarts:
+    """Runs restarted in the log: how many, and the notes of the first few (a log may restart on every line)."""
+
+    count: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _points_text(n: int, what: str) -> str:
+    return f"{n} {what} point" if n == 1 else f"{n} {what} points"
+
+
+def _steps_text(steps: list[int]) -> str:
+    return f"step {steps[0]}" if len(steps) == 1 else f"steps {min(steps)}..{max(steps)}"
+
+
+def _place(
+    rec: LogRecord, split: str, counters: dict[str, _Counter], kept: dict[str, Thinned], restarts: _Restarts
+) -> int:
+    """The record's step counted from the start of training, after dealing with a counter that went back.
+
+    A step at or below the one before it in the same split is one of three things:
+
+    * a new epoch, when the log says so (a higher ``epoch`` field, as speculators and a CSV's ``epoch`` column
+      carry, or a larger ``samples_seen``): the counter restarts with each epoch, so the epochs before are
+      counted on (from the last step logged in the epoch before; steps after it that were not logged are not
+      seen);
+    * the same step again (and no new epoch): the later value replaces the earlier one, and a note says so;
+    * otherwise a restarted run, which a log cannot tell from a second run appended to the file (SpecForge's
+      ``step`` and TensorBoard's are global, restored on resume, and carry no epoch): the later run replaces
+      the earlier points of both splits from the step it restarted at, as TensorBoard itself does when a step
+      goes back. A resumed run so keeps its history before the checkpoint, and a run started over (at the
+      first step) replaces the whole earlier one, which is the run the user is looking at now. A note names
+      the line and what was dropped.
+    """
+    c = counters[split]
+    s, e = rec.step, rec.epoch
+    # the reader's last step when it thinned lines before this one; none after a restart in the other split
+    last = c.step if rec.prev_step is None or c.step is None else rec.prev_step
+    if last is not None and s <= last:
+        new_epoch = (e is not None and c.epoch is not None and e > c.epoch) or (
+            rec.samples_seen is not None and c.samples is not None and rec.samples_seen > c.samples
+        )
+        if new_epoch:
+            c.offset += last + (1 if s == 0 else 0)  # a counter from 0 had done step + 1 steps
+            c.new_epochs += 1
+            c.first_new_epoch = c.first_new_epoch or traininglogs.where(rec)
+        elif s == last:
+            c.repeats += 1
+            c.first_repeat = c.first_repeat or traininglogs.where(rec)
+        else:
+            offset = c.epoch_offsets.get(e, 0) if e is not None else 0
+            at = s + offset
+            gone = {name: th.drop_from(at) for name, th in kept.items()}
+            for name, other in counters.items():
+                if name != split:  # its own step will go back too: the same restart, noted once
+                    other.step = other.epoch = other.samples = None
+                    other.offset = other.epoch_offsets.get(e, 0) if e is not None else 0
+            restarts.count += 1
+            if len(restarts.notes) < _MAX_LISTED:
+                dropped = [f"{_points_text(len(v), name)} at {_steps_text(v)}" for name, v in gone.items() if v]
+                remaining = sum(len(th.items) for th in kept.values())
+                restarts.notes.append(
+                    f"The {split} step counter went back from {last} to {s} at {traininglogs.where(rec)}: read as a "
+                    "new run (or one resumed from an earlier checkpoint) appended to the log, so its points replace "
+                    + (f"the earlier {' and '.join(dropped)}" if dropped else "no earlier point (none at or after it)")
+                    + (
+                        f"; {_points_text(remaining, 'earlier')} before step {at} "
+                        + ("stays as its history" if remaining == 1 else "stay as its history")
+                        if remaining
+                        else ""
+                    )
+                    + "."
+                )
+            c.offset = offset
+    if e is not None and e != c.epoch:
+        c.epoch_offsets[e] = c.offset
+    c.step, c.epoch, c.samples = s, e, rec.samples_seen
+    return s + c.offset
+
+
+def _width(rec: LogRecord) -> int:
+    """How many positions the record reports (the highest position + 1, gaps included)."""
+    d = rec.acc or rec.full
+    return min(max(d) + 1, traininglogs.MAX_POSITIONS) if d else 0
 
 
 def collect(
@@ -244,14 +373,24 @@ def collect(
     max_points: int = MAX_POINTS_PER_SPLIT,
     kept: dict[str, Thinned] | None = None,
 ) -> tuple[list[CurvePoint], dict[str, Any]]:
-    """Points from records, memory bounded by ``max_points`` per split; duplicates of (split, step) keep the last.
+    """Points from records, memory bounded by ``max_points`` per split, in training order.
 
-    ``kept`` are the thinners a reader was given as its sampler (``sampled`` records were offered already).
+    A step counter that goes back is a new epoch, a repeat or a restarted run (``_place``); nothing is
+    overwritten without a note in ``info["notes"]``. A point missing a position the log reports elsewhere in
+    its split (a NaN the reader left out) is dropped and counted in ``info["incomplete_points"]``: its chain
+    would stop there, and a 1-position tau_sim fitted among 7-position ones is no learning curve.
+    ``kept`` are the thinners a reader was given as its sampler (``sampled`` records were offered already);
+    the SpecForge and speculators readers never thin away a record whose step is not above the one before, and
+    hand on that step (``prev_step``), so a restart is placed where it is in the file either way.
     """
     kept = kept if kept is not None else thinners(max_points)
+    counters = {split: _Counter() for split in kept}
+    restarts = _Restarts()
     invalid = 0
     for rec in records:
-        th = kept["eval" if rec.split == "eval" else "train"]
+        split = "eval" if rec.split == "eval" else "train"
+        th = kept[split]
+        step = _place(rec, split, counters, kept, restarts)
         if not rec.sampled and not th.offer():
             continue
         acc = chain_acc(rec)
@@ -269,18 +408,69 @@ def collect(
             if rec.epoch is not None and rec.step == rec.epoch and epoch_samples:
                 samples = rec.epoch * epoch_samples
             elif batch_size:
-                samples = rec.step * batch_size
+                samples = step * batch_size
         th.keep(
-            CurvePoint(step=rec.step, samples_seen=samples, split=rec.split, acc=acc, tau_sim=total, epoch=rec.epoch)
+            CurvePoint(
+                step=step,
+                samples_seen=samples,
+                split=rec.split,
+                acc=acc,
+                tau_sim=total,
+                epoch=rec.epoch,
+                logged_positions=_width(rec),
+            )
         )
     points: list[CurvePoint] = []
-    info: dict[str, Any] = {"invalid_points": invalid, "thinned": {}}
+    info: dict[str, Any] = {
+        "invalid_points": invalid,
+        "incomplete_points": 0,
+        "restarts": restarts.count,
+        "thinned": {},
+    }
+    notes = list(restarts.notes)
+    if restarts.count > len(restarts.notes):
+        notes.append(
+            f"{restarts.count - len(restarts.notes)} more restarts of the step counter were read the same way (a "
+            "counter that goes back this often may be several ranks or runs writing one file: keep one rank's lines)."
+        )
+    if restarts.count:
+        notes.append(
+            "If these are epochs of one run, the log does not say so (no epoch field): give the points as CSV with "
+            "an epoch or samples_seen column to have the epochs counted on."
+        )
     for split, th in kept.items():
+        c = counters[split]
+        width = max((p.logged_positions for p in th.items), default=0)  # of the points kept, not of a replaced run
+        need = min(width, steps) if steps is not None else width
         last: dict[int, CurvePoint] = {}
+        short: list[int] = []
         for p in th.items:
-            last[p.step] = p
+            if len(p.acc) < need:
+                short.append(p.step)
+            else:
+                last[p.step] = p
         points.extend(sorted(last.values(), key=lambda p: p.step))
         info["thinned"][split] = {"logged": th.seen, "kept": len(last), "every": th.stride}
+        if short:
+            info["incomplete_points"] += len(short)
+            listed = ", ".join(str(x) for x in short[:_MAX_LISTED]) + (", ..." if len(short) > _MAX_LISTED else "")
+            notes.append(
+                f"Left out {_points_text(len(short), split)} missing a position of the {need} this log reports (a "
+                f"NaN or empty value; step{'' if len(short) == 1 else 's'} {listed}): a chain cut short there would "
+                "understate tau_sim."
+            )
+        if c.new_epochs:
+            notes.append(
+                f"The {split} step counter restarts with each epoch in this log ({c.new_epochs} times, first "
+                f"at {c.first_new_epoch}): steps, and samples seen where the log does not give them, are counted on "
+                "across epochs."
+            )
+        if c.repeats:
+            notes.append(
+                (f"A {split} step" if c.repeats == 1 else f"{c.repeats} {split} steps")
+                + f" logged twice in a row (first at {c.first_repeat}): the later value of each is kept."
+            )
+    info["notes"] = notes
     return points, info
 
 
@@ -366,7 +556,15 @@ def _fmt_x(x: float, unit: XUnit) -> str:
 
 
 def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float | None = None) -> Curve:
-    """Fit and verdict for points (eval preferred when it has enough points, as it is held out)."""
+    """Fit and verdict for points (eval preferred when it has enough points, as it is held out).
+
+    ``rising`` needs two things to agree: the fit gains at least ``PLATEAU_GAIN`` at 2x the data, and the
+    curve's measured slope over its last doubling (model-free, when 3+ points lie in it) is at least that
+    much per doubling too. A saturating curve gains less over the next doubling than over the last one, so
+    a last doubling that moved less than the threshold says the next will as well, whatever the power law
+    extrapolates (a near-flat tail can still fit with a small b that keeps the extrapolation rising).
+    Otherwise ``plateau``, and the sentence says which of the two called it flat.
+    """
     if split not in ("auto", "train", "eval"):
         raise InputError(f"split must be auto, train or eval, got {split!r}")
     by_split = {s: [p for p in points if p.split == s] for s in ("train", "eval")}
@@ -447,7 +645,8 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     where = f"{split} tau_sim {ys[last_i]:.2f} at {_fmt_x(f.x_ref, unit)} (fit {now_mean:.2f})"
     measured = f"; measured over the last doubling: {slope[0]:+.3f} per doubling ({slope[1]} points)" if slope else ""
     verdict: Verdict
-    if g2 >= PLATEAU_GAIN:
+    flat_measured = slope is not None and slope[0] < PLATEAU_GAIN
+    if g2 >= PLATEAU_GAIN and not flat_measured:
         verdict = "rising"
         sentence = (
             f"Still rising: {where}. The fit predicts {at2[0]:.2f} ({at2[1]:.2f}..{at2[2]:.2f}) at 2x "
@@ -456,11 +655,21 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
         )
     else:
         verdict = "plateau"
+        if g2 >= PLATEAU_GAIN and slope is not None:  # the fit alone would say rising: the data say otherwise
+            why = (
+                f"over the last doubling of the {_unit_label(unit)} it moved only {slope[0]:+.3f} per doubling "
+                f"({slope[1]} points), under the {PLATEAU_GAIN:.2f} a rising curve needs, although the fitted "
+                f"power law extrapolates {g2:+.2f} at 2x and {g10:+.2f} at 10x (a model statement, not a measurement)"
+            )
+        else:
+            why = (
+                f"the fit predicts only {g2:+.2f} at 2x and {g10:+.2f} at 10x the {_unit_label(unit)} "
+                f"(ceiling {min(f.tau_inf, tmax):.2f}){measured}"
+            )
         sentence = (
-            f"Flat: {where}; the fit predicts only {g2:+.2f} at 2x and {g10:+.2f} at 10x the "
-            f"{_unit_label(unit)} (ceiling {min(f.tau_inf, tmax):.2f}){measured}. More of the same data will "
-            "not move acceptance much: look at capacity (layers, hidden size), wiring (which target layers are "
-            "captured) or how well the training data matches what you serve."
+            f"Flat: {where}; {why}. More of the same data will not move acceptance much: look at capacity "
+            "(layers, hidden size), wiring (which target layers are captured) or how well the training data "
+            "matches what you serve."
         )
     return Curve(
         points=points,
@@ -509,6 +718,10 @@ def curve(
         "bad_values": stats.bad_values,
         **info,
     }
+    if info["notes"]:  # the CLI and the page print evidence["note"]: what the reading dropped goes there too
+        out.evidence["note"] = " ".join(
+            [n if n.endswith(".") else n + "." for n in (out.evidence.get("note"), *info["notes"]) if n]
+        )
     if steps:
         out.evidence["steps"] = steps
     return out

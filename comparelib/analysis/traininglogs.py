@@ -74,6 +74,17 @@ class LogRecord:
     samples_seen: float | None = None
     epoch: int | None = None
     sampled: bool = False  # already offered to the caller's sampler (and kept)
+    source: str = ""  # the file's name and the record's line (event, for TensorBoard) in it: notes cite them
+    line: int = 0
+    line_kind: str = "line"
+    # the split's step logged just before, when this one is not higher: a reader that thins lines through its
+    # sampler never thins such a record away and says what came before it, so a restart is seen where it is
+    prev_step: int | None = None
+
+
+def where(rec: LogRecord) -> str:
+    """``train.log line 21``: where a record is in its file, for a note a user can check."""
+    return f"{rec.source} {rec.line_kind} {rec.line}" if rec.source else f"{rec.line_kind} {rec.line}"
 
 
 Sampler = Callable[[str], bool]
@@ -87,7 +98,7 @@ class ReadStats:
     format: str = ""
     lines: int = 0
     long_lines: int = 0
-    bad_values: int = 0
+    bad_values: int = 0  # NaN or unreadable accuracies (and CSV rows) left out
     files: int = 0
     bytes: int = 0
     notes: list[str] = field(default_factory=list)
@@ -153,10 +164,17 @@ _SF_LIST = re.compile(r"'eval/per_position_acc': \[([^\]]*)\]")
 _SF_TRAIN_PAIR = re.compile(r"'(?:train/)?acc_(\d+)': ([^,}]+)")
 
 
-def parse_specforge_line(line: str, sampler: Sampler | None = None) -> list[LogRecord]:
+def parse_specforge_line(
+    line: str, sampler: Sampler | None = None, stats: ReadStats | None = None, seen: dict[str, int] | None = None
+) -> list[LogRecord]:
     """Records in one SpecForge ``step N: {...}`` line (none when it carries no accuracies).
 
-    With a ``sampler``, a train line the caller would thin away is dropped before its numbers are parsed.
+    With a ``sampler``, a train line the caller would thin away is dropped before its numbers are parsed,
+    unless its step is not above the last train step in ``seen`` (updated here): a step counter that goes
+    back is always handed on, unsampled and with its ``prev_step``.
+    A NaN accuracy (a rank that saw no loss-masked position at that depth) is left out of the record and
+    counted in ``stats.bad_values``; the record then lacks that position, which the curve refuses to read
+    as a shorter chain.
     """
     head, sep, body = line.partition(": {")
     if sep and head.startswith("step ") and head[5:].isdigit():  # the plain print() line, no regex needed
@@ -173,14 +191,27 @@ def parse_specforge_line(line: str, sampler: Sampler | None = None) -> list[LogR
     if "eval/" not in body:  # the common case: a train line, one findall and one dict
         if "acc_" not in body:
             return []
-        if sampler is not None and not sampler("train"):
+        prev, back = None, False
+        if seen is not None:
+            prev = seen.get("train")
+            seen["train"] = step
+            back = prev is not None and step <= prev
+        if sampler is not None and not back and not sampler("train"):
             return []
+        pairs = _SF_TRAIN_PAIR.findall(body)
         try:
-            acc = {int(p): float(v) for p, v in _SF_TRAIN_PAIR.findall(body)}
-        except ValueError:
-            acc = {int(p): x for p, v in _SF_TRAIN_PAIR.findall(body) if (x := _value(v)) is not None}
-        acc = {k: v for k, v in acc.items() if not math.isnan(v)}
-        return [LogRecord(step=step, split="train", acc=acc, sampled=sampler is not None)] if acc else []
+            acc = {int(p): float(v) for p, v in pairs}
+        except ValueError:  # a value that is no number at all: counted with the NaNs below
+            acc = {int(p): x if (x := _value(v)) is not None else math.nan for p, v in pairs}
+        if any(math.isnan(v) for v in acc.values()):
+            if stats is not None:
+                stats.bad_values += sum(math.isnan(v) for v in acc.values())
+            acc = {k: v for k, v in acc.items() if not math.isnan(v)}
+        if not acc:
+            return []
+        if back:
+            return [LogRecord(step=step, split="train", acc=acc, prev_step=prev)]
+        return [LogRecord(step=step, split="train", acc=acc, sampled=sampler is not None)]
     out: dict[str, LogRecord] = {}
     for prefix, kind, pos, val in _SF_SCALAR.findall(body):
         split = "eval" if prefix == "eval" else "train"
@@ -188,6 +219,8 @@ def parse_specforge_line(line: str, sampler: Sampler | None = None) -> list[LogR
             continue
         v = _value(val)
         if v is None:
+            if stats is not None:
+                stats.bad_values += 1
             continue
         rec = out.setdefault(split, LogRecord(step=step, split=split))
         rec.acc[int(pos)] = v
@@ -198,6 +231,14 @@ def parse_specforge_line(line: str, sampler: Sampler | None = None) -> list[LogR
             v = _value(item.strip()) if item.strip() else None
             if v is not None:
                 rec.acc[i] = v
+            elif stats is not None:
+                stats.bad_values += 1
+    train = out.get("train")
+    if seen is not None and train is not None and train.acc:  # keep the fast path's last train step right
+        prev = seen.get("train")
+        if prev is not None and step <= prev:
+            train.prev_step = prev
+        seen["train"] = step
     return [r for r in out.values() if r.acc]
 
 
@@ -215,25 +256,30 @@ class SpeculatorsParser:
     """Stateful: a Rich-wrapped record may span lines; a train record ends at ``global_step=``,
     a val record at its ``epoch=`` (it has no step of its own: the last train step seen is used)."""
 
-    def __init__(self) -> None:
+    def __init__(self, stats: ReadStats | None = None) -> None:
         self.pending: LogRecord | None = None
         self.last_step = 0
+        self.seen_step: int | None = None  # the last global_step read, thinned lines included
         self.epoch: int | None = None
+        self.stats = stats  # NaN accuracies are counted in its bad_values
 
     def feed(self, line: str, sampler: Sampler | None = None) -> list[LogRecord]:
         """Records completed by this line; with a ``sampler``, a whole train record on one line that the
-        caller would thin away is skipped after reading only its ``global_step``."""
+        caller would thin away is skipped after reading only its ``global_step`` (never one whose step is not
+        above the last one read: a counter that goes back is handed on, unsampled)."""
         if sampler is not None and self.pending is None and "val/" not in line:
             at = line.rfind("global_step=")
             if at > 0 and "_acc_" in line:
                 m = _SPEC_STEP.match(line, at)
                 if m:
-                    if not sampler("train"):
-                        self.last_step = int(m.group(1))
+                    step = int(m.group(1))
+                    back = self.seen_step is not None and step <= self.seen_step
+                    if not back and not sampler("train"):
+                        self.last_step = self.seen_step = step
                         return []
                     out = self._tokens(line)
                     for rec in out:
-                        rec.sampled = rec.split == "train"
+                        rec.sampled = rec.split == "train" and not back
                     return out
         return self._tokens(line)
 
@@ -247,8 +293,11 @@ class SpeculatorsParser:
                 if self.pending is not None and self.pending.split == "train":
                     self.pending.step = self.last_step
                     self.pending.epoch = self.epoch
+                    if self.seen_step is not None and self.last_step <= self.seen_step:
+                        self.pending.prev_step = self.seen_step
                     out.append(self.pending)
                     self.pending = None
+                self.seen_step = self.last_step
                 continue
             if plain == "epoch":
                 v = _value(val)
@@ -266,6 +315,8 @@ class SpeculatorsParser:
                 self.pending = LogRecord(step=self.last_step, split=rec_split)
             v = _value(val)
             if v is None:
+                if self.stats is not None:
+                    self.stats.bad_values += 1
                 continue
             (self.pending.acc if kind == "cond" else self.pending.full)[int(pos)] = v
         return out
@@ -279,10 +330,13 @@ _EAGLE_LINE = re.compile(r"(Train|Test) Epoch \[(\d+)/(\d+)\], position (\d+),\s
 class EagleParser:
     """``Train/Test Epoch [e/N], position i,  Acc: x`` lines, grouped into one record per epoch and split."""
 
-    def __init__(self) -> None:
+    def __init__(self, stats: ReadStats | None = None) -> None:
         self.pending: LogRecord | None = None
+        self.stats = stats  # NaN accuracies are counted in its bad_values
 
-    def feed(self, line: str) -> list[LogRecord]:
+    def feed(self, line: str, line_no: int = 0) -> list[LogRecord]:
+        """Records completed by this line (a record is complete when the next one starts); ``line_no`` is
+        kept on a record started here, as the record is handed out a line or more later."""
         m = _EAGLE_LINE.search(line)
         if not m:
             return []
@@ -294,9 +348,11 @@ class EagleParser:
             out.append(p)
             p = self.pending = None
         if p is None:
-            p = self.pending = LogRecord(step=epoch, split=split, epoch=epoch)
+            p = self.pending = LogRecord(step=epoch, split=split, epoch=epoch, line=line_no)
         if v is not None:
             p.acc[pos] = v
+        elif self.stats is not None:
+            self.stats.bad_values += 1
         return out
 
     def finish(self) -> list[LogRecord]:
@@ -319,6 +375,7 @@ def read_text(path: Path, fmt: str, stats: ReadStats, sampler: Sampler | None = 
     format whose line shape appears (within the first ``SNIFF_LINES`` lines)."""
     stats.bytes += _check_file(path, MAX_TEXT_BYTES)
     stats.files += 1
+    first_line = stats.lines  # a record's line in this file is stats.lines - first_line when it is read
     lines = _plain(bounded_lines(path, stats))
     if fmt == "auto":
         buffered: list[str] = []
@@ -338,21 +395,33 @@ def read_text(path: Path, fmt: str, stats: ReadStats, sampler: Sampler | None = 
             )
         lines = _chain(buffered, lines)
     stats.format = stats.format or fmt
+    # the sniffed lines are replayed from a buffer, but only the last of them can hold a record (the first that
+    # matched), and stats.lines is that line's number then: the numbers below are the file's own
+    name = path.name
     if fmt == "specforge":
+        seen: dict[str, int] = {}
         for line in lines:
             if "acc" in line:
-                yield from parse_specforge_line(line, sampler)
+                for rec in parse_specforge_line(line, sampler, stats, seen):
+                    rec.source, rec.line = name, stats.lines - first_line
+                    yield rec
     elif fmt == "speculators":
-        sp = SpeculatorsParser()
+        sp = SpeculatorsParser(stats)
         for line in lines:
             if "=" in line:
-                yield from sp.feed(line, sampler)
+                for rec in sp.feed(line, sampler):
+                    rec.source, rec.line = name, stats.lines - first_line  # the line that completed it
+                    yield rec
     elif fmt == "eagle":
-        ep = EagleParser()
+        ep = EagleParser(stats)
         for line in lines:
             if "Acc:" in line:
-                yield from ep.feed(line)
-        yield from ep.finish()
+                for rec in ep.feed(line, stats.lines - first_line):
+                    rec.source = name
+                    yield rec
+        for rec in ep.finish():
+            rec.source = name
+            yield rec
     else:
         raise InputError(f"unknown text log format {fmt!r}; use one of {', '.join(FORMATS)}")
 
@@ -390,6 +459,7 @@ def read_csv(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
     stats.bytes += _check_file(path, MAX_TEXT_BYTES)
     stats.files += 1
     stats.format = stats.format or "csv"
+    first_line = stats.lines
     reader = csv.reader(bounded_lines(path, stats))
     try:
         header = [h.strip().lower() for h in next(reader)]
@@ -441,6 +511,8 @@ def read_csv(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
                         split=split,
                         samples_seen=samples,
                         epoch=int(epoch_v) if epoch_v is not None else None,
+                        source=path.name,
+                        line=stats.lines - first_line,
                     )
                 (rec.full if cumulative else rec.acc)[pos] = v
             yield from recs.values()
@@ -522,7 +594,13 @@ def read_tensorboard(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
                         yield rec
                         rec = None
                     if rec is None:
-                        rec = pending[split] = LogRecord(step=int(event.step), split=split)
+                        rec = pending[split] = LogRecord(
+                            step=int(event.step),
+                            split=split,
+                            source=file.name,
+                            line=stats.lines - events_before,
+                            line_kind="event",
+                        )
                     (rec.full if kind == "full" else rec.acc)[pos] = v
         except DataError:
             raise
