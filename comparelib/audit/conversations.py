@@ -103,6 +103,9 @@ def _messages(value: Any, role_key: str, content_key: str) -> tuple[list[tuple[s
         content = _content(msg.get(content_key))
         if msg.get("reasoning_content"):
             reasoning = True
+        if msg.get("tool_calls") or msg.get("function_call"):
+            # the audit renders role and content only: the call's arguments are not in the token counts
+            anomalies.append("tools_not_counted")
         turns.append((role, content))
     return turns, reasoning, anomalies
 
@@ -198,9 +201,15 @@ def normalize(row: Any, fmt: str) -> Conversation:
         turns = []
         if isinstance(row.get("system"), str) and row["system"]:
             turns.append(("system", row["system"]))
-        turns += [("user", _content(prompt)), ("assistant", _content(response))]
+        user = _content(prompt)
+        extra = row.get("input")
+        if "instruction" in row and isinstance(extra, str) and extra.strip():
+            user = f"{user}\n\n{extra}"  # Alpaca / CodeAlpaca: the instruction's context is part of the prompt
+        turns += [("user", user), ("assistant", _content(response))]
     else:
         raise InputError(f"unknown data format {fmt!r}")
+    if isinstance(row.get("tools"), list) and row["tools"]:
+        anomalies = [*anomalies, "tools_not_counted"]  # a template would render them into the prompt
     regenerated, status = _regenerated(row, reasoning)
     return Conversation(turns=turns, regenerated=regenerated, status=status, text=text, anomalies=anomalies)
 

@@ -148,6 +148,7 @@ class Tally:
         self.malformed = 0
         self.malformed_examples: list[dict[str, Any]] = []
         self.anomalies: Counter[str] = Counter()
+        self.other_layouts: Counter[str] = Counter()  # set-aside rows that are another supported layout
         self.anomaly_rows = 0
         self.anomaly_examples: list[dict[str, Any]] = []
         self.hashes = array("Q")
@@ -198,6 +199,11 @@ class Tally:
         try:
             conv = conv_mod.normalize(row, fmt)
         except conv_mod.RowError as exc:
+            # a folder mixing layouts (ShareGPT files beside OpenAI ones): the trainer, given one format, cannot
+            # read these rows either, so they stay set aside; the report says which layout they are in
+            other = conv_mod.detect_format([row])
+            if other is not None and other != fmt:
+                self.other_layouts[other] += 1
             self.malformed_row(line, str(exc), raw)
             return None
         if conv_mod.is_empty(conv):
@@ -299,7 +305,7 @@ class Tally:
             "with_offsets",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("anomalies", "status", "domains", "lengths"):
+        for name in ("anomalies", "other_layouts", "status", "domains", "lengths"):
             getattr(self, name).update(getattr(other, name))
         key = _line_key
         self.malformed_examples = sorted(self.malformed_examples + other.malformed_examples, key=key)[:_EXAMPLES]
@@ -667,6 +673,18 @@ def finish(
         notes.append("no chat template found: conversations rendered with a plain ChatML template")
     if bundle.shape is None:
         notes.append("the chat template's assistant framing could not be probed; spans found by prefix rendering")
+    tool_rows = stats.anomalies.get("tools_not_counted", 0)
+    if tool_rows:
+        notes.append(
+            f"{tool_rows:,} row(s) carry tool calls or tool schemas: the audit renders each message's role and "
+            "content only, so the calls' arguments and the schemas are not in the token counts (undercounted)"
+        )
+    for layout, n in sorted(stats.other_layouts.items()):
+        notes.append(
+            f"{n:,} of the malformed rows are {conv_mod.FORMAT_LABELS.get(layout, layout)} rows, not "
+            f"{conv_mod.FORMAT_LABELS.get(detected, detected)}: the source mixes layouts, and a trainer given one "
+            "format cannot read the others; convert them or audit those files on their own"
+        )
     tokens, assistant, samples, over = stats.tokens, stats.assistant, stats.samples, stats.over
     estimate: dict[str, dict[str, float]] | None = None
     if sample is not None and population is not None and stats.per_row is not None:

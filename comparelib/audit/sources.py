@@ -75,9 +75,13 @@ def _first_line_is_object(path: Path) -> bool:
             for line in limits.iter_lines(fh, path.name):
                 if line.strip():
                     try:
-                        return isinstance(limits.loads(line, f"{path.name} line 1"), dict)
+                        first = limits.loads(line, f"{path.name} line 1")
                     except ValueError:
                         return False
+                    # {"data": [...]} written on one line is a whole document holding its rows, not a JSONL row
+                    return isinstance(first, dict) and not any(
+                        isinstance(first.get(k), list) for k in ("data", "train", "rows")
+                    )
         except limits.LimitError:
             return True  # one huge line: read as JSON Lines, where the row cap refuses it with its line number
     return False
