@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -304,17 +304,19 @@ def draft_entry(source: str, token_tag: str) -> Entry:
     return comparison.load_entry(source, with_header=False, with_card=False)
 
 
-def own_draft_target(draft: OwnDraft) -> str | None:
-    """The target your draft names or was published for; None when it names none or cannot be read (the page
-    that shows the draft says why)."""
+def own_draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> str | None:
+    """The target your draft names or was published for, else the one its own ``runs`` were served with; None
+    when neither says (or the draft cannot be read: the page that shows the draft says why)."""
     from comparelib import settings
     from comparelib.errors import CompareError
+    from comparelib.models.draft import target_from_runs
 
     try:
         with settings.session_token(hub_token()):
-            return draft_entry(draft.source, settings.token_fingerprint()).target_label
+            named = draft_entry(draft.source, settings.token_fingerprint()).target_label
     except CompareError:
-        return None
+        named = None
+    return named or target_from_runs(runs)
 
 
 def pick_reference(key: str, choices: list[str], suggested: Reference, draft: OwnDraft) -> None:

@@ -79,7 +79,7 @@ def times(factor: float) -> str:
     "38x"). One rule everywhere, so a headline and the line under it never round one ratio differently."""
     if factor < 2:
         return f"{factor:.2f}x"
-    return f"{factor:.1f}x" if factor < 10 else f"{factor:.0f}x"
+    return f"{factor:.1f}x" if factor < 10 else f"{factor:,.0f}x"
 
 
 def bench_label(benchmark: str) -> str:

@@ -28,7 +28,7 @@ from comparelib import settings, values
 from comparelib.analysis import overview
 from comparelib.errors import CompareError
 from comparelib.models import comparison
-from comparelib.models.draft import OwnDraft
+from comparelib.models.draft import OwnDraft, target_from_runs
 
 _store = app.open_store
 
@@ -166,18 +166,28 @@ def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list
     needed = None
     if more is not None and more.samples_needed is not None:
         needed = (more.samples_needed.value, more.samples_needed.low, more.samples_needed.high)
+    # a chart only where there is something to draw: no fit, or no option with a gain, gave empty charts with
+    # "0.000000" axes
+    curve = result.curve_frame()
+    gained = frame["gain_tok_s"].notna().any() if "gain_tok_s" in frame.columns else False
     left, right = st.columns(2)
     with left:
-        app.show_chart(
-            charts.plan_curve_chart,
-            result.curve_frame(),
-            result.points,
-            target_al=result.target_al,
-            samples_needed=needed,
-            steps=result.steps,
-        )
+        if len(curve) or len(result.points):
+            app.show_chart(
+                charts.plan_curve_chart,
+                curve,
+                result.points,
+                target_al=result.target_al,
+                samples_needed=needed,
+                steps=result.steps,
+            )
+        else:
+            st.caption(f"No acceptance fit to draw: {result.fit_note or 'no published points for this target'}")
     with right:
-        app.show_chart(charts.plan_cost_chart, frame, rank_batch=result.rank_batch)
+        if gained:
+            app.show_chart(charts.plan_cost_chart, frame, rank_batch=result.rank_batch)
+        else:
+            st.caption("No option has a predicted gain yet, so there is no cost-against-gain chart.")
     with st.expander("Where every number comes from"):
         st.caption(result.fit_note)
         st.markdown("\n".join(f"- `{s.id}` ({s.kind}): {s.text}" for s in result.sources))
@@ -205,7 +215,14 @@ except CompareError as exc:
 
 # The first reference is one for your draft's target (a Kimi target keeps the Kimi-K2 draft); a pick made here
 # holds until another draft is chosen.
-suggested = overview.default_reference(drafts, draft.name, own_entry.target_label)
+try:
+    runs = draft.runs(store)
+except CompareError as exc:
+    st.error(str(exc))
+    st.stop()
+# a raw EAGLE-3 config names no target; the server its runs were measured on does
+own_target = own_entry.target_label or target_from_runs(runs)
+suggested = overview.default_reference(drafts, draft.name, own_target)
 app.pick_reference("ov_ref", drafts, suggested, draft)
 with st.expander("Reference draft", expanded=False):
     reference = st.selectbox("Reference (published)", drafts, key="ov_ref")
@@ -216,7 +233,6 @@ with st.expander("Reference draft", expanded=False):
 try:
     ref_entry = _entry(comparison.registry_source(reference), "")  # a registry pick needs no token
     own_volume, vol_src = draft.training_samples(volumes)
-    runs = draft.runs(store)
     curve_verdict = app.own_curve_verdict(draft)
     answer = overview.answer(own_entry, ref_entry, runs, own_volume, curve_verdict=curve_verdict)
     size, acc, live, best = answer.size, answer.accept, answer.live, answer.best_run
@@ -302,7 +318,7 @@ lines.append(
         else "Same setting."
         if acc.same_setting
         else f"**Settings differ:** ours {own_key or 'unknown'}, theirs {'; '.join(acc.ref_settings) or 'none'} "
-        "(more draft steps give longer acceptance, so this is not like for like)."
+        f"({overview.setting_difference(own_key, acc.ref_settings)})."
     )
 )
 if live is not None:

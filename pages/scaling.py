@@ -158,7 +158,8 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         group = None if group == "(none)" else group
         ref_options = sorted(published["draft"].dropna().unique())
         # as on Overview: a published draft for your draft's target first (a Kimi target keeps the Kimi-K2 one)
-        suggested = overview.default_reference(ref_options, draft.name, app.own_draft_target(draft))
+        own_runs = store.runs(group=draft.group) if draft.group else []
+        suggested = overview.default_reference(ref_options, draft.name, app.own_draft_target(draft, own_runs))
         app.pick_reference("sc_ref", ref_options, suggested, draft)
         reference = st.selectbox("Reference draft", ref_options, key="sc_ref")
         if reference == suggested.hub_id:
@@ -386,22 +387,29 @@ def _cost_tab() -> None:
                     f"step {ms:.2f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
                 )
                 candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
-            side = speedup.compare_drafts(model_dc, candidates)
-            table = draftcost.side_by_side(side, order, model_dc.measured)
-            st.caption(
-                f"Acceptances start at {anchor_run}'s measured "
-                + (f"{anchor.accept_length:.2f}" if anchor.accept_length else "acceptance")
-                + f" at {k_dc} steps. Measured: tok/s of the group's runs, named by run. Predicted: the sweep's "
-                "fit with each draft's step cost and the acceptance above."
-            )
-            st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
-            gap = draftcost.prediction_gaps(table, first)
-            if gap:
-                st.warning(gap, icon=":material/compare_arrows:")
             missing_dc = speedup.optimum_missing(model_dc)
-            if missing_dc:  # the same evidence rule as the sweep above: no "best num_steps" from a guess
-                st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
+            if speedup.unphysical(model_dc):  # tok/s rising without end from a cycle no server has: not shown
+                st.warning(
+                    "No predicted tok/s per draft: the sweep's fitted costs are not a server's. "
+                    + "; ".join(missing_dc),
+                    icon=":material/block:",
+                )
             else:
+                side = speedup.compare_drafts(model_dc, candidates)
+                table = draftcost.side_by_side(side, order, model_dc.measured)
+                st.caption(
+                    f"Acceptances start at {anchor_run}'s measured "
+                    + (f"{anchor.accept_length:.2f}" if anchor.accept_length else "acceptance")
+                    + f" at {k_dc} steps. Measured: tok/s of the group's runs, named by run. Predicted: the "
+                    "sweep's fit with each draft's step cost and the acceptance above."
+                )
+                st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
+                gap = draftcost.prediction_gaps(table, first)
+                if gap:
+                    st.warning(gap, icon=":material/compare_arrows:")
+            if missing_dc and not speedup.unphysical(model_dc):  # the sweep's rule: no "best" from a guess
+                st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
+            elif not missing_dc:
                 for name in order:
                     opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
                     st.markdown(f"**{name}**: {opt.sentence}")

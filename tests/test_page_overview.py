@@ -287,6 +287,28 @@ def test_a_target_pasted_as_your_draft_is_called_a_target(hub) -> None:
     assert "factor of" not in md + warned
 
 
+def test_a_draft_naming_no_target_takes_the_one_its_runs_were_served_with(hub) -> None:
+    """A raw EAGLE-3 config names no target, so a Llama-3.1-8B draft was set against the Kimi-K2 draft ("the
+    largest gap is size"). Its runs say what the server served: the reference is a Llama-3.1-8B draft."""
+    from comparelib.models import registry
+
+    cfg = dict(registry.get_draft("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").config or {})
+    hub.add_model("acme/llama-draft", cfg)
+    _own_runs("llama-runs", model="meta-llama/Llama-3.1-8B-Instruct")
+    at = page_app("../pages/overview.py", timeout=60)
+    at.query_params["draft"] = "acme/llama-draft"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="ov_ref").value == REF  # no runs attached: the target is not known
+    at = page_app("../pages/overview.py", timeout=60)
+    at.query_params["draft"] = "acme/llama-draft"
+    at.query_params["draft_group"] = "llama-runs"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="ov_ref").value == LLAMA_REF
+    assert any("your target (meta-llama/Llama-3.1-8B-Instruct)" in c.value for c in at.caption)
+
+
 def test_the_target_link_takes_only_drafts_compare_can_read(hub) -> None:
     """Llama-3.1-8B has three published drafts; one has no built-in config, and Compare would show an error
     for it. The link takes the two that load offline."""
@@ -416,3 +438,16 @@ def test_a_llama_draft_is_compared_with_a_llama_draft_until_the_user_picks_anoth
     assert at.selectbox(key="ov_ref").value == "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"  # the user's pick holds
     _use(at, "example:own-kimi-k2.5-draft")
     assert at.selectbox(key="ov_ref").value == REF  # another draft: its own default again
+
+
+def test_an_opened_plan_with_nothing_to_draw_says_so_instead_of_empty_charts() -> None:
+    """No fit and no gain (a draft whose target has no published points, no runs): the plan drew two empty
+    charts with "0.000000" axes."""
+    at = page_app("../pages/overview.py", timeout=60)
+    at.query_params["draft"] = "registry:yuhuili/EAGLE-Vicuna-13B-v1.3"
+    at.session_state["ov_plan"] = True
+    at.run()
+    assert not at.exception, at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "No option has a predicted gain yet" in captions, captions
+    assert not at.get("vega_lite_chart") or all("0.000000" not in str(c.proto) for c in at.get("vega_lite_chart"))

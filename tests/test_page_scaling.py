@@ -306,3 +306,37 @@ def test_a_new_draft_brings_its_own_volume_and_runs_not_the_examples() -> None:
     # a pick made on the page holds while the draft stays
     at.selectbox(key="sc_group").set_value("example-kimi-k2.5").run()
     assert at.selectbox(key="sc_group").value == "example-kimi-k2.5"
+
+
+def test_a_sweep_no_server_could_give_predicts_no_draft_costs() -> None:
+    """Two runs whose cycle got cheaper with more steps (noise or a changed setting): the Draft cost tab showed
+    predicted tok/s rising to num_steps=10 above its own note that the fit is no server's."""
+    from comparelib import settings
+    from comparelib.live.store import Store
+
+    store = Store(settings.database_url())
+    for steps, tok_s, acc in ((2, 700.0, 2.2), (3, 1100.0, 2.6)):
+        rid = store.start_run(
+            endpoint="http://h:1",
+            group="odd-sweep",
+            params={"concurrency": 4, "prompt_set": "gsm8k"},
+            server_config={
+                "engine": "sglang",
+                "model": "acme/target",
+                "speculative_algorithm": "EAGLE3",
+                "num_steps": steps,
+                "topk": 1,
+                "num_draft_tokens": steps + 1,
+            },
+        )
+        store.finish_run(rid, {"requests": 16, "output_tokens_per_s": tok_s, "accept_length": acc})
+    at = page_app("../pages/scaling.py", timeout=60)
+    at.query_params["draft"] = "example:own-kimi-k2.5-draft"
+    at.query_params["draft_group"] = "odd-sweep"
+    at.session_state["sc_tab"] = "Draft cost"
+    at.run()
+    assert not at.exception, at.exception
+    warned = " ".join(w.value for w in at.warning)
+    assert "No predicted tok/s per draft: the sweep's fitted costs are not a server's" in warned, warned
+    assert "a sweep whose cycle time grows with num_steps" in warned
+    assert not [df for df in at.dataframe if "num_steps" in df.value.columns and "tok_s" in " ".join(df.value.columns)]

@@ -210,6 +210,7 @@ GAP_CASES = [
     (1.56, "training data", "(1.56x fewer)", "2x fewer"),
     (2.26, "training data", "(2.3x fewer)", "2x fewer"),
     (38.0, "training data", "(38x fewer)", "38.0x"),
+    (34146.0, "training data", "(34,146x fewer)", "34146x"),
 ]
 
 
@@ -303,3 +304,31 @@ def test_acceptance_at_another_setting_is_not_called_alike() -> None:
     assert "acceptance length (within" not in sentence and "Alike: acceptance" not in sentence, sentence
     _, sentence = overview.largest_gap(data_ratio=None, size_ratio=1.0, accept_ratio=1.05, accept_same_setting=True)
     assert "acceptance length (within 5%)" in sentence, sentence
+
+
+DIFF_CASES = [
+    # ours, theirs, what the sentence must name, what it must not
+    (
+        "steps=3,topk=1,draft=4,bs=2,sglang",
+        ["steps=3,topk=1,draft=4,bs=8,sglang"],
+        "batch size differs",
+        "draft steps",
+    ),
+    (
+        "steps=2,topk=1,draft=3,bs=8,sglang",
+        ["steps=3,topk=1,draft=4,bs=8,sglang"],
+        "num_steps and draft tokens",
+        "batch",
+    ),
+    ("steps=3,topk=1,draft=4,bs=8,vllm", ["steps=3,topk=1,draft=4,bs=8,sglang"], "engine differs", "draft steps"),
+    (None, ["steps=3,topk=1,draft=4,bs=8,sglang"], "not like for like", "differ"),
+]
+
+
+@pytest.mark.parametrize(("ours", "theirs", "has", "lacks"), DIFF_CASES)
+def test_settings_differ_for_the_reason_that_differs(
+    ours: str | None, theirs: list[str], has: str, lacks: str
+) -> None:
+    """Overview gave "more draft steps give longer acceptance" when only the batch size differed."""
+    text = overview.setting_difference(ours, theirs)
+    assert has in text and lacks not in text, text

@@ -204,6 +204,49 @@ class AcceptFacts:
         return _range_text(self.ref_lo, self.ref_hi)
 
 
+def _setting_parts(key: str) -> dict[str, str]:
+    """ "steps=3,topk=1,draft=4,bs=8,sglang" as {"steps": "3", ..., "engine": "sglang"}."""
+    out: dict[str, str] = {}
+    for part in (key or "").split(","):
+        name, sep, value = part.strip().partition("=")
+        if sep:
+            out[name] = value
+        elif name:
+            out["engine"] = name
+    return out
+
+
+_WHY = {
+    "steps": "more draft steps give a longer acceptance",
+    "topk": "a wider draft tree accepts more",
+    "draft": "more draft tokens per cycle accept more",
+    "bs": "another batch size is another measurement",
+    "engine": "engines verify and sample differently",
+}
+
+
+def setting_difference(own: str | None, refs: Sequence[str]) -> str:
+    """What differs between the user's setting and the reference's, and why it matters, in words: a batch size
+    alone is not "more draft steps" (the page said so whatever differed)."""
+    if not own or not refs:
+        return "not like for like"
+    mine = _setting_parts(own)
+    differ: list[str] = []
+    for ref in refs:
+        theirs = _setting_parts(ref)
+        for name in _WHY:
+            if name in mine and name in theirs and mine[name] != theirs[name] and name not in differ:
+                differ.append(name)
+    if not differ:
+        return "not like for like"
+    names = {"steps": "num_steps", "topk": "topk", "draft": "draft tokens", "bs": "batch size", "engine": "engine"}
+    return (
+        f"{' and '.join(names[n] for n in differ)} differ{'s' if len(differ) == 1 else ''}: "
+        + "; ".join(_WHY[n] for n in differ)
+        + ", so this is not like for like"
+    )
+
+
 def _range_text(lo: float | None, hi: float | None) -> str | None:
     if lo is None or hi is None:
         return None

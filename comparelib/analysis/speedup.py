@@ -941,6 +941,12 @@ def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any]) -> str:
     return f"no comparable baseline in this group: the closest, run #{closest.id}, has " + "; ".join(reasons)
 
 
+def unphysical(model: SpeedupModel) -> bool:
+    """A fitted cycle that gets cheaper with more draft steps, or costs nothing fixed: no server's. Its
+    predictions (tok/s rising without end, or negative) are not shown as predictions."""
+    return model.method == "fit" and (model.t_step_ms <= 0 or model.t_verify_ms <= 0)
+
+
 def optimum_missing(model: SpeedupModel) -> list[str]:
     """What must still be measured before the model may name a best num_steps; empty when enough.
 
@@ -955,7 +961,7 @@ def optimum_missing(model: SpeedupModel) -> list[str]:
     calibrated_enough = any("best of num_steps" in n for n in model.notes) and any(
         "(from the run's notes)" in n for n in model.notes
     )
-    if model.method == "fit" and (model.t_step_ms <= 0 or model.t_verify_ms <= 0):
+    if unphysical(model):
         runs = ", ".join(f"#{p.run_id}" for p in model.measured if p.run_id is not None)
         missing.append(
             f"a sweep whose cycle time grows with num_steps: the runs fitted ({runs or 'the sweep'}) give a per-step "

@@ -195,6 +195,17 @@ def latest_own_group(runs: Sequence[Any]) -> str | None:
     return max(mine, key=lambda r: (r.created_at, r.id)).group
 
 
+def target_from_runs(runs: Sequence[Any]) -> str | None:
+    """The target model the draft's own runs were served with, when they name one and only one.
+
+    Raw EAGLE-3 configs do not name their target; the server does (it reports the model it serves), so a
+    draft benchmarked on Llama-3.1-8B is not compared with a Kimi draft for want of a target in its config."""
+    models = {
+        str(r.model).strip() for r in runs if getattr(r, "kind", None) != "example" and getattr(r, "model", None)
+    }
+    return models.pop() if len(models) == 1 else None
+
+
 def run_pool(all_runs: Sequence[Any], draft: OwnDraft) -> list[Any]:
     """The runs a comparison starts from: the draft's group, else the latest own runs, else the example."""
     if draft.group:
