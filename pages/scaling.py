@@ -184,6 +184,9 @@ st.subheader("What more data would buy")
 # the chart below the fold) are in one expander, the chart comes next.
 if fit is not None:
     st.markdown(f"**{verdicts.target_sentence(fit, float(target))}**", help="95% confidence band of the fitted mean.")
+    reached = verdicts.already_reached(fit, float(target), own_pts)
+    if reached:
+        st.markdown(reached)
 elif setting_key is not None:
     st.warning(
         f"No fit for {verdicts.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "

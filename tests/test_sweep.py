@@ -332,3 +332,15 @@ def test_settings_differ_for_the_reason_that_differs(
     """Overview gave "more draft steps give longer acceptance" when only the batch size differed."""
     text = overview.setting_difference(ours, theirs)
     assert has in text and lacks not in text, text
+
+
+def test_a_target_the_draft_already_measured_is_said_next_to_the_volume_needed() -> None:
+    from comparelib.analysis import scaling
+
+    runs = [rec(1, None, 380.0), rec(2, 3, 800.0, 3.1), rec(3, 2, 700.0, 2.9)]
+    pts = scaling.own_points_from_runs(runs, draft="acme/x", samples=41.0)
+    key, _ = scaling.run_setting(runs[1])
+    fit = _fit_at(key.replace("bs=4", "bs=8"), pts["benchmark"].iloc[0])
+    said = verdicts.already_reached(fit, 3.0, pts)
+    assert said is not None and said.startswith("Your draft already measured 3.10 (run #2, at "), said
+    assert verdicts.already_reached(fit, 3.2, pts) is None  # not reached: the volume sentence stands alone

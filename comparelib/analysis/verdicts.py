@@ -111,10 +111,9 @@ def fit_vs_measured(
     )
 
 
-def measured_against_fit(f: Fit, volume: float, own_points: pd.DataFrame) -> tuple[bool, str] | None:
-    """:func:`fit_vs_measured` for the user's own point most like the fit (same setting and benchmark, else same
-    setting, else same num_steps/topk/draft tokens, else any), the highest acceptance among those; named by its
-    run. None when none was measured."""
+def _most_like(f: Fit, own_points: pd.DataFrame) -> tuple[pd.Series, str | None] | None:
+    """The user's own point most like the fit (same setting and benchmark, else same setting, else same
+    num_steps/topk/draft tokens, else any), the highest acceptance among those, and its run ("run #N")."""
     measured = own_points.dropna(subset=["accept_length"]) if len(own_points) else own_points
     if not len(measured):
         return None
@@ -128,13 +127,41 @@ def measured_against_fit(f: Fit, volume: float, own_points: pd.DataFrame) -> tup
     best = pool.sort_values("accept_length").iloc[-1]
     source = str(best.get("source") or "") if "source" in best.index else ""
     run = re.match(r"store run (\d+)", source)
+    return best, (f"run #{run.group(1)}" if run else source or None)
+
+
+def measured_against_fit(f: Fit, volume: float, own_points: pd.DataFrame) -> tuple[bool, str] | None:
+    """:func:`fit_vs_measured` for the user's own point most like the fit (``_most_like``), named by its run.
+    None when none was measured."""
+    found = _most_like(f, own_points)
+    if found is None:
+        return None
+    best, source = found
     return fit_vs_measured(
         f,
         volume,
         float(best["accept_length"]),
         measured_setting=str(best["setting_key"]),
         measured_benchmark=str(best["benchmark"]),
-        measured_source=f"run #{run.group(1)}" if run else source or None,
+        measured_source=source,
+    )
+
+
+def already_reached(f: Fit, target: float, own_points: pd.DataFrame) -> str | None:
+    """A sentence when the user's own run at the fit's num_steps already measured ``target`` or more: "you need
+    about 2M samples to reach 3" reads wrong above a run that measured 3.00 (None otherwise)."""
+    found = _most_like(f, own_points)
+    if found is None:
+        return None
+    best, source = found
+    chain = ",".join(str(f.setting_key).split(",")[:3])
+    if ",".join(str(best["setting_key"]).split(",")[:3]) != chain or float(best["accept_length"]) < target:
+        return None
+    return (
+        f"Your draft already measured {float(best['accept_length']):.2f}"
+        + (f" ({source}, at {best['setting_key']})" if source else f" (at {best['setting_key']})")
+        + f": at or above the target {target:g}, on your own server rather than on the published drafts' "
+        f"{bench_label(f.benchmark)} prompts."
     )
 
 
