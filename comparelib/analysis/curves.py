@@ -604,7 +604,8 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     if unit != "samples_seen" and pts:
         ev["note"] = (
             f"no samples seen in the log; the x axis is {_unit_label(unit)} "
-            "(give --batch-size, or --epoch-samples for per-epoch logs, to put it in samples)"
+            "(give the samples per logged step, or per epoch for per-epoch logs, to put it in samples: "
+            "`--batch-size` / `--epoch-samples` on the CLI, the two fields beside the upload on the page)"
         )
     if not pts or distinct < MIN_FIT_POINTS or span < MIN_SPAN:
         need = f"at least {MIN_FIT_POINTS} {split} points with {_unit_label(unit)} > 0 spanning {MIN_SPAN:g}x"

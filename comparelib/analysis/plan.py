@@ -1199,7 +1199,8 @@ def build(
         tps, tps_src = 2048.0, pubs["specforge-defaults"]
     no_target = (
         f"the target's parameter count is unknown ({inputs.target_label or 'no target named'}), so hidden-state "
-        "generation is not costed; give --target (a Hub id or folder of the target model)"
+        "generation is not costed; name the target (`--target` on the CLI; the pages take it from the draft's "
+        "config or the model its runs were served with)"
         if inputs.target_active is None
         else ""
     )
@@ -1746,8 +1747,9 @@ def inputs_for(
             pts = [p for p in pts if p.split == split] or pts
         if not pts:
             raise InputError(
-                "the learning curve has no samples seen (its x axis is steps or epochs): give --batch-size "
-                "(samples per logged step) or --epoch-samples, so the plan can count samples"
+                "the learning curve has no samples seen (its x axis is steps or epochs): give the samples per "
+                "logged step (`--batch-size`; 'Samples per logged step' on Acceptance vs data) or per epoch "
+                "(`--epoch-samples`), so the plan can count samples"
             )
         cx = tuple(float(p.samples_seen) for p in pts)
         cy = tuple(float(p.tau_sim) for p in pts)

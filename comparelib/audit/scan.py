@@ -371,7 +371,8 @@ def detect(rows: Iterator[tuple[int, Any]], fmt: str) -> tuple[str, list[tuple[i
         keys = sorted({k for r in parsed_sample if isinstance(r, dict) for k in r})[:12]
         raise DataError(
             f"unknown data format (fields seen: {', '.join(keys) or 'none'}); expected "
-            f"conversations, messages, text or prompt/response; pass --format"
+            f"conversations, messages, text or prompt/response; pick the format (`--format` on the CLI, "
+            "'Format' on the page)"
         )
     return detected, pending
 
