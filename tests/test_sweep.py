@@ -344,3 +344,15 @@ def test_a_target_the_draft_already_measured_is_said_next_to_the_volume_needed()
     said = verdicts.already_reached(fit, 3.0, pts)
     assert said is not None and said.startswith("Your draft already measured 3.10 (run #2, at "), said
     assert verdicts.already_reached(fit, 3.2, pts) is None  # not reached: the volume sentence stands alone
+
+
+def test_a_measured_point_off_the_trend_is_left_out_of_the_plans_fit_not_the_whole_fit() -> None:
+    """41 samples measuring 3.30: the pooled fit failed ("the pooled points do not rise"), and the opened plan
+    had no fit while the fold-out above it showed the published trend."""
+    from comparelib.analysis import scaling
+
+    runs = [rec(1, None, 380.0), rec(2, 3, 900.0, 3.3), rec(3, 2, 800.0, 2.8)]
+    result = plan.build(plan.inputs_for(_entry(), runs=runs, own_samples=41.0, published=scaling.published_points()))
+    assert result.fit is not None
+    assert "your measured point (3.30 at 41 samples) does not lie on a rising trend" in result.fit_note
+    assert "plus your measured point" not in result.fit_note

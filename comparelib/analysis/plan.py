@@ -1350,8 +1350,21 @@ def build(
             ys.append(float(own_al_k))
             labels.append(f"{inputs.draft_label} (measured {current_al_k:g} at {speed.served_steps} steps)")  # type: ignore[union-attr]
         own_now = inputs.own_samples
+        own_left_out = ""
         try:
-            fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
+            try:
+                fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
+            except DataError:
+                if len(xs) == len(use):
+                    raise
+                # your point broke the trend (far more acceptance at far fewer samples): fit the published
+                # points alone and say why, rather than no fit beside a fold-out that shows the trend
+                own_left_out = (
+                    f"; your measured point ({ys[-1]:.2f} at {xs[-1]:,.0f} samples) does not lie on a rising "
+                    "trend with the published ones, so it was left out of the fit"
+                )
+                xs, ys, labels = xs[: len(use)], ys[: len(use)], labels[: len(use)]
+                fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
             fit_src = _source(
                 sources,
                 "publication",
@@ -1367,9 +1380,10 @@ def build(
                         else f", plus your measured point converted from {speed.served_steps} to {steps} steps "  # type: ignore[union-attr]
                         "by geometric acceptance"
                     )
-                    if own_al_k is not None and inputs.own_samples
+                    if own_al_k is not None and inputs.own_samples and not own_left_out
                     else ""
                 )
+                + own_left_out
                 + f"; plateau fixed at K + 1 = {steps + 1}; band: Student t draws of the line, {draws} draws"
             )
             kinds = ["published"] * len(use) + (["yours"] if len(xs) > len(use) else [])
