@@ -199,6 +199,8 @@ def test_retraining_without_a_known_volume_is_not_free() -> None:
         pytest.skip("no draft-cost candidates recorded for the example draft")
     assert ds.total.value is None and ds.per_gpu_hour is None
     assert "cost unknown: retraining needs your training volume" in ds.note and "0 samples" not in ds.note
+    ns = next(o for o in result.options if o.kind == "num-steps")
+    assert ns.gain is not None and result.options.index(ns) < result.options.index(ds)  # costed before uncosted
 
 
 # ---------------------------------------------------------------- Overview's words for ratios

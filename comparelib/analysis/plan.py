@@ -1684,18 +1684,22 @@ def build(
         options.append(fv)
 
     # ---- rank
-    def key(o: Option) -> tuple[int, float]:
+    def key(o: Option) -> tuple[int, int, int, float]:
         """Wiring errors first; then gains whose whole band clears run-to-run noise, by tok/s per GPU-hour;
-        then gains that only might (their band reaches below noise, or has no lower bound); then the rest."""
+        then gains that only might (their band reaches below noise, or has no lower bound); then the rest:
+        options with a gain before those without, a known cost before an unknown one (an uncosted option led
+        the plan), then by gain."""
         if o.blocking:
-            return (0, 0.0)
+            return (0, 0, 0, 0.0)
         ratio = o.per_gpu_hour
         noise = NOISE * cur_tok.get(rank_batch, 0.0)
         if ratio is None or o.gain is None or o.gain.value is None or o.gain.value <= noise:
-            return (3, -(o.gain.value if o.gain and o.gain.value is not None else -math.inf))
+            no_gain = int(o.gain is None or o.gain.value is None)
+            uncosted = int(o.total.value is None) if not no_gain else 0  # without a gain, the order as built
+            return (3, no_gain, uncosted, -(o.gain.value if o.gain and o.gain.value is not None else -math.inf))
         if o.gain.low is None or o.gain.low <= noise:
-            return (2, -ratio)
-        return (1, -ratio)
+            return (2, 0, 0, -ratio)
+        return (1, 0, 0, -ratio)
 
     options.sort(key=key)
     return Plan(
