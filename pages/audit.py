@@ -327,12 +327,9 @@ with dump_tab:
             else:
                 st.caption(f"Read in {time.perf_counter() - started:,.1f} s.")
                 findings = report.finding_rows()
-                if report.errors:
-                    st.error(f"{report.errors} problem(s) found.")
-                elif findings:
-                    st.warning(f"{len(findings)} finding(s).")
-                else:
-                    st.success("No problems found.")
+                # the CLI's verdict line; notes (info) alone leave it ok, so they are no warning here either
+                banner = {"broken": st.error, "suspect": st.warning}.get(report.verdict, st.success)
+                banner(report.headline())
                 if findings:
                     app.show_frame(pd.DataFrame(findings), key="dumps_findings")
                 if report.files:

@@ -919,12 +919,14 @@ class _Pending:
 _ON_DEVICE = ("aux", "final", "input_ids", "loss_mask", "labels")
 
 
-def _prefetch(samples: Iterable[Any], device: str, workers: int = 4) -> Iterable[tuple[Any, Any]]:
+def _prefetch(samples: Iterable[Any], device: str, workers: int = 4) -> Iterable[tuple[Any, Any, str | None]]:
     """``samples`` read ahead on a thread, in order, at most ``workers`` + 2 in memory (flat in the number
-    of files), each as (host sample, the same on ``device``). On CUDA a pool of ``workers`` threads copies
-    each (memory-mapped) file to the device on side streams: the copies overlap the compute stream's
-    work and never wait for it (a copy from pageable memory on the compute stream would), and no
-    page-locked memory is allocated (its allocation stalls the launching thread)."""
+    of files), each as (host sample, the same on ``device``, why it must be left out or None). On CUDA a
+    pool of ``workers`` threads copies each (memory-mapped) file to the device on side streams: the copies
+    overlap the compute stream's work and never wait for it (a copy from pageable memory on the compute
+    stream would), and no page-locked memory is allocated (its allocation stalls the launching thread).
+    The NaN/inf check runs where the copy does (on the device, syncing only that side stream), never on
+    the compute thread."""
     import dataclasses
     import queue
     import threading
@@ -938,12 +940,14 @@ def _prefetch(samples: Iterable[Any], device: str, workers: int = 4) -> Iterable
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dump-copy") if cuda else None
     local = threading.local()
 
-    def ready(sample: Any) -> tuple[Any, Any]:
+    def ready(sample: Any) -> tuple[Any, Any, str | None]:
         if not hasattr(local, "stream"):
             local.stream = torch.cuda.Stream(device=device)
         with torch.cuda.stream(local.stream):  # ATen copies let go of the GIL; blocking on this stream only
             moved = {n: getattr(sample, n).to(device) for n in _ON_DEVICE if getattr(sample, n) is not None}
-        return sample, dataclasses.replace(sample, **moved)
+            dev = dataclasses.replace(sample, **moved)
+            bad = dumps.nonfinite(dev)
+        return sample, dev, bad
 
     def put(item: Any) -> bool:
         while not stop.is_set():
@@ -957,7 +961,8 @@ def _prefetch(samples: Iterable[Any], device: str, workers: int = 4) -> Iterable
     def work() -> None:
         try:
             for sample in samples:
-                if not put(pool.submit(ready, sample) if pool is not None else (sample, sample)):
+                item = pool.submit(ready, sample) if pool is not None else (sample, sample, dumps.nonfinite(sample))
+                if not put(item):
                     return
             put(done)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
@@ -972,13 +977,13 @@ def _prefetch(samples: Iterable[Any], device: str, workers: int = 4) -> Iterable
                 return
             if isinstance(item, BaseException):
                 raise item
-            host, dev = item.result() if isinstance(item, Future) else item
+            host, dev, bad = item.result() if isinstance(item, Future) else item
             if cuda:  # the compute stream uses them now: their blocks wait for it before reuse
                 for n in _ON_DEVICE:
                     t = getattr(dev, n)
                     if t is not None:
                         t.record_stream(torch.cuda.current_stream())
-            yield host, dev
+            yield host, dev, bad
     finally:
         stop.set()
         thread.join(timeout=5)
@@ -1044,6 +1049,7 @@ def evaluate(
     emit[s.vocab] = False
 
     skipped: list[str] = []
+    nonfinite = 0  # files left out for NaN/inf hidden states
     stats: list[_SampleStats] = []
     state: dict[str, Any] = {"fmt": None, "normed": None, "labels_from": "", "tokens": 0}
     if head is not None:  # on the device once, not once a file
@@ -1138,7 +1144,11 @@ def evaluate(
     with torch.inference_mode():
         queued: list[_Pending] = []
         files = dumps.iter_samples(dumps_dir, max_files=max_samples, skipped=skipped, mmap=device.startswith("cuda"))
-        for sample, dev in _prefetch(files, device):
+        for sample, dev, bad in _prefetch(files, device):
+            if bad is not None:  # before anything is counted: SpecForge would not train on it either
+                skipped.append(f"{sample.name}: {bad}")
+                nonfinite += 1
+                continue
             launched = launch(sample, dev)
             if launched is None:
                 continue
@@ -1186,6 +1196,11 @@ def evaluate(
             "teacher-forced figures (acc, al_positions, simulated_acc_len) fed the target's greedy tokens, not "
             "the dump's (--teacher target): simulated_acc_len is then not SpecForge's exactly, and acc differs "
             "too where the dump's answers are not the target's own greedy output"
+        )
+    if nonfinite:
+        notes.append(
+            f"{nonfinite} dump file{'s' if nonfinite != 1 else ''} left out: NaN or inf in the hidden states "
+            "(SpecForge skips such records when it writes a dump; `skipped` lists them, audit-dump flags them)"
         )
     if not domains:
         notes.append("by_domain is empty: no data file maps the dump's rows to sources (--data)")

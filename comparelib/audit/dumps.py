@@ -46,10 +46,14 @@ __all__ = [
     "draft_config_fields",
     "iter_samples",
     "load_embedding",
+    "nonfinite",
     "read_draft_config",
 ]
 
 DumpFormat = Literal["specforge", "eagle12", "modelopt", "speculators"]
+# A file row's status: read files carry their worst finding's severity (info stays "ok"); the last two were not read.
+RowStatus = Literal["ok", "warning", "error", "refused", "unreadable"]
+_NOT_READ = ("refused", "unreadable")
 Family = Literal["ckpt", "modelopt", "speculators"]  # what a file name tells: ckpt is SpecForge or EAGLE-1/2
 
 # Required keys per dump layout (data_formats.md 1.1-1.4).
@@ -117,6 +121,22 @@ class DumpReport:
     @property
     def verdict(self) -> str:
         return str(self.summary.get("verdict", "ok"))
+
+    def headline(self) -> str:
+        """The verdict first, then what it rests on: the CLI's last line and the page's banner, so they agree."""
+        n = {sev: sum(1 for f in self.findings if f.severity == sev) for sev in ("error", "warning", "info")}
+
+        def count(k: int, word: str) -> str:
+            return f"{k} {word}{'s' if k != 1 else ''}"
+
+        if n["error"]:
+            what = count(n["error"], "error") + (f", {count(n['warning'], 'warning')}" if n["warning"] else "")
+        elif n["warning"]:
+            what = count(n["warning"], "warning") + ", no errors"
+        else:
+            what = "no problems found"
+        notes = f" ({count(n['info'], 'note')})" if n["info"] else ""
+        return f"verdict: {self.verdict} - {what}{notes}"
 
     def codes(self, severity: Severity | None = None) -> set[str]:
         return {f.code for f in self.findings if severity is None or f.severity == severity}
@@ -255,6 +275,12 @@ class _Refused(Exception):
     """Internal: the file would need arbitrary unpickling."""
 
 
+def _unreadable(exc: Exception, limit: int) -> str:
+    """Why a file could not be loaded, in words: an empty file raises an exception with no message at all."""
+    detail = " ".join(str(exc).split())[:limit]
+    return detail or f"empty or truncated ({type(exc).__name__})"
+
+
 def _load_file(path: Path, family: Family, *, mmap: bool = False) -> dict[str, Any]:
     """One dump file as a dict, safely; raises _Refused or another exception for bad files.
 
@@ -350,9 +376,30 @@ def _median_rms(x: torch.Tensor) -> float:
     return float(x.pow(2).mean(dim=-1).sqrt().median())
 
 
-def _row(
-    name: str, status: Literal["ok", "refused", "unreadable"], fmt: DumpFormat | None, error: str | None = None
-) -> dict[str, Any]:
+def _layer_count_message(n: int, hidden: int | None) -> str:
+    """A speculators file with the wrong number of layers per token: which one is missing (or extra).
+
+    The file stores no layer ids, so a missing layer cannot be named for sure; the likely one is.
+    """
+    shape = f"[L, {n}, {hidden if hidden is not None else 'H'}]"
+    head = (
+        f"hidden_states is {shape}: {n} captured layer{'s' if n != 1 else ''} per token, where speculators "
+        "writes 4 (the three aux layers, then the final layer boundary N, which the trainer reads as the "
+        "target's last hidden state)."
+    )
+    fix = "Re-capture with eagle_aux_hidden_state_layer_ids of four ids, e.g. [2, N//2, N-3, N]."
+    if n == 3:
+        return (
+            f"{head} One layer is missing, most likely the final one (the capture listed only the three aux "
+            "ids): the trainer would then take the high aux layer as the final state and see only two aux "
+            f"layers. {fix}"
+        )
+    if n < 3:
+        return f"{head} {4 - n} layers are missing: too few for EAGLE-3's three aux layers plus the final one. {fix}"
+    return f"{head} {n - 4} extra layer{'s' if n - 4 != 1 else ''}: the trainer would read {n - 1} aux layers. {fix}"
+
+
+def _row(name: str, status: RowStatus, fmt: DumpFormat | None, error: str | None = None) -> dict[str, Any]:
     """A per-file row; every row has the same keys so a page can tabulate them directly."""
     return {
         "name": name,
@@ -369,7 +416,7 @@ def _row(
         "aux_pairwise_cos": None,  # mean cosine (low,mid), (low,high), (mid,high)
         "aux_embedding_cos": None,  # mean cosine of each chunk to embedding[input_ids]
         "high_final_cos": None,  # mean cosine of the high chunk to the final hidden state
-        "error": error,
+        "error": error,  # why it was not read, or its first error finding
     }
 
 
@@ -385,6 +432,7 @@ class _FileAudit:
         self.row.update(nan=0, inf=0)
         self.finite_rows: torch.Tensor | None = None  # positions where every state value is finite
         self.layers: list[dict[str, Any]] = []
+        self.layers_per_token: int | None = None  # speculators: hidden_states.shape[1] (4 when right)
 
     def add(self, severity: Severity, code: str, message: str) -> None:
         self.findings.append(DumpFinding(severity, code, message, self.name))
@@ -528,6 +576,7 @@ class _FileAudit:
                     f"hidden_states has shape {list(hs.shape)}, expected [L, 4, H] (3 aux layers + final).",
                 )
                 return None, None, None, None
+            self.layers_per_token = int(hs.shape[1])
             final = hs[:, -1]
             aux = hs[:, :-1].reshape(hs.shape[0], -1)
             return ids, mask, final, aux
@@ -610,12 +659,16 @@ class _FileAudit:
                 return None, False
             return width // 3, True
         if width != 3 * expect_h:
-            self.add(
-                "error",
-                "aux_width",
-                f"aux width {width} != 3 x hidden {expect_h} (= {3 * expect_h}), i.e. {width / expect_h:g} "
-                "layers' worth; EAGLE-3 needs exactly three captured layers.",
-            )
+            n = self.layers_per_token
+            if n is not None and n != 4:
+                self.add("error", "aux_width", _layer_count_message(n, hidden))
+            else:
+                self.add(
+                    "error",
+                    "aux_width",
+                    f"aux width {width} != 3 x hidden {expect_h} (= {3 * expect_h}), i.e. {width / expect_h:g} "
+                    "layers' worth; EAGLE-3 needs exactly three captured layers.",
+                )
             return hidden if hidden is not None else expect_h, False
         return expect_h, True
 
@@ -924,12 +977,7 @@ def check_file(path: Path, plan: DumpPlan) -> FileCheck:
         )
         return FileCheck(_row(name, "refused", None, msg), [DumpFinding("error", "unsafe_pickle", msg, name)])
     except Exception as exc:  # noqa: BLE001 - corrupt/truncated files raise many types
-        detail = " ".join(str(exc).split())[:200]
-        msg = (
-            f"cannot read the file: {detail}"
-            if detail
-            else f"cannot read the file: empty or truncated ({type(exc).__name__})"
-        )
+        msg = f"cannot read the file: {_unreadable(exc, 200)}"
         return FileCheck(_row(name, "unreadable", None, msg), [DumpFinding("error", "unreadable", msg, name)])
     detected = _detect_by_keys(set(data))
     fmt = detected or name_fmt
@@ -1018,6 +1066,41 @@ def _drift(layers: list[dict[str, Any]]) -> tuple[list[DumpFinding], dict[str, A
     return findings, summary
 
 
+def _mark_rows(rows: list[dict[str, Any]], raw: list[DumpFinding]) -> None:
+    """A read file's status is its worst finding's severity, and its first error the row's ``error``: a file
+    table that says "ok" next to a file with a shape error hides the file to fix."""
+    worst: dict[str, DumpFinding] = {}
+    for f in raw:
+        if f.file is None or f.severity == "info":
+            continue
+        if f.file not in worst or _SEVERITY_RANK[f.severity] > _SEVERITY_RANK[worst[f.file].severity]:
+            worst[f.file] = f
+    for row in rows:
+        top = worst.get(row["name"])
+        if top is None or row["status"] in _NOT_READ:
+            continue
+        row["status"] = top.severity
+        if top.severity == "error" and not row.get("error"):
+            row["error"] = f"{top.code}: {top.message}"
+
+
+def _mixed_widths(widths: Counter[int], rows: list[dict[str, Any]], sampled: bool) -> DumpFinding:
+    """Files at two or more hidden sizes came from different targets: one draft cannot train on them all."""
+    ranked = widths.most_common()
+    counts = ", ".join(f"{n} file{'s' if n != 1 else ''} at {h}" for h, n in ranked)
+    odd = sorted(r["name"] for r in rows if r.get("hidden") is not None and r["hidden"] != ranked[0][0])
+    shown = ", ".join(odd[:3]) + (", ..." if len(odd) > 3 else "")
+    among = " among the files sampled (--all reads every file)" if sampled else ""
+    return DumpFinding(
+        "error",
+        "hidden_size_mixed",
+        f"the files hold hidden states of {len(ranked)} different sizes{among}: {counts} (not at "
+        f"{ranked[0][0]}: {shown}). They were captured from different targets, and one draft trains on one "
+        "target's states: remove or re-capture the files that are not from the draft's target, or pass "
+        "--config/--target-hidden to have each file checked against it.",
+    )
+
+
 def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
     """Merge the per-file checks (in ``plan.chosen`` order) into the report."""
     findings: list[DumpFinding] = list(plan.findings)
@@ -1035,9 +1118,13 @@ def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
     if plan.full:
         drift_findings, drift = _drift(layers)
         raw.extend(drift_findings)
+    _mark_rows(rows, raw)
     findings.extend(_merge(raw, len(chosen)))
     fmt = formats.most_common(1)[0][0] if formats else _name_format(paths[0], plan.family)
-    ok_rows = [r for r in rows if r.get("status") == "ok"]
+    ok_rows = [r for r in rows if r.get("status") not in _NOT_READ]  # every file read, whatever it holds
+    widths = Counter(r["hidden"] for r in ok_rows if r.get("hidden"))
+    if len(widths) > 1 and target_hidden_size is None:  # with a target, each odd file is a hidden_size error
+        findings.append(_mixed_widths(widths, ok_rows, len(chosen) < len(paths)))
     if fmt == "eagle12":
         findings.append(
             DumpFinding(
@@ -1102,9 +1189,13 @@ def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
     verdict = "broken" if "error" in severities else "suspect" if "warning" in severities else "ok"
     tokens = sum(r["seq_len"] for r in ok_rows if r.get("seq_len"))
     lens = [r["seq_len"] for r in ok_rows if r.get("seq_len")]
-    norm_rows = [r["aux_norms"] for r in ok_rows if r.get("aux_norms")]
+    # norms of two targets' states do not average: only files at the target's (or the one) width count
+    width = target_hidden_size
+    if width is None and len(widths) == 1:
+        (width,) = widths
+    norm_rows = [r["aux_norms"] for r in ok_rows if r.get("aux_norms") and r.get("hidden") == width]
     mean_norms = [sum(n[i] for n in norm_rows) / len(norm_rows) for i in range(3)] if norm_rows else None
-    hiddens = sorted({r["hidden"] for r in ok_rows if r.get("hidden")})
+    hiddens = sorted(widths)
     summary: dict[str, Any] = {
         "verdict": verdict,
         "format_label": FORMAT_LABELS.get(fmt, fmt),
@@ -1192,7 +1283,7 @@ def iter_samples(
             continue
         except Exception as exc:  # noqa: BLE001 - corrupt/truncated files raise many types
             if skipped is not None:
-                skipped.append(f"{name}: unreadable ({' '.join(str(exc).split())[:120]})")
+                skipped.append(f"{name}: unreadable: {_unreadable(exc, 120)}")
             continue
         fmt = _detect_by_keys(set(data)) or _name_format(path, family)
         audit = _FileAudit(name, fmt, _Context(None, None, None))
@@ -1219,6 +1310,41 @@ def iter_samples(
             index=int(match.group(1)) if match and fmt != "modelopt" else None,
         )
         del data
+
+
+def nonfinite(sample: DumpSample) -> str | None:
+    """Why ``sample`` must be left out (NaN or inf in its hidden states), or None when every value is finite.
+
+    SpecForge skips such records when it writes a dump; fed to a draft, a NaN row still gives a proposal
+    (its argmax lands on draft id 0), so an evaluation would count made-up tokens. One device sync when
+    all is well (the tensors may be on a GPU), counts only when something is off.
+    """
+    import torch
+
+    states: list[tuple[str, torch.Tensor]] = [
+        (label, t)
+        for label, t in (("aux", sample.aux), ("final", sample.final))
+        if isinstance(t, torch.Tensor) and t.is_floating_point()
+    ]
+    if not states:
+        return None
+    ok = torch.stack([torch.isfinite(t).all() for _, t in states]).all()
+    if bool(ok):
+        return None
+    parts = []
+    for label, t in states:
+        bad = ~torch.isfinite(t)
+        if not bool(bad.any()):
+            continue
+        nan = int(torch.isnan(t).sum())
+        inf = int(bad.sum()) - nan
+        rows = int(bad.reshape(t.shape[0], -1).any(dim=1).sum())
+        what = " and ".join(x for x in (f"{nan} NaN" if nan else "", f"{inf} inf" if inf else "") if x)
+        parts.append(f"{what} in {rows} of {t.shape[0]} positions of the {label} hidden states")
+    return (
+        f"non-finite hidden states ({'; '.join(parts)}): left out, as SpecForge leaves out such records; "
+        "audit-dump lists the files"
+    )
 
 
 def read_draft_config(path: str | Path) -> dict[str, Any]:

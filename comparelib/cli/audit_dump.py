@@ -106,13 +106,17 @@ def run(args: argparse.Namespace) -> int:
         f"tokens {s['tokens']}, supervised {_fmt(s['supervised_tokens'])}, "
         f"mean aux norms (low/mid/high) {_fmt(s['mean_aux_norms'])}\n"
     )
-    out.write(f"{'file':<40} {'len':>5} {'H':>6} {'dtype':<9} {'mask':>5} {'nan':>4} {'aux norms':<20} aux cos\n")
+    out.write(
+        f"{'file':<40} {'status':<10} {'len':>5} {'H':>6} {'dtype':<9} {'mask':>5} {'nan':>4} {'aux norms':<20} "
+        "aux cos\n"
+    )
     for row in report.files:
-        if row.get("status") != "ok":
+        if row.get("status") in ("refused", "unreadable"):
             out.write(f"{row['name']:<40} {row['status']}\n")
             continue
         out.write(
-            f"{row['name']:<40} {_fmt(row['seq_len']):>5} {_fmt(row['hidden']):>6} {_fmt(row['dtype']):<9} "
+            f"{row['name']:<40} {row['status']:<10} {_fmt(row['seq_len']):>5} {_fmt(row['hidden']):>6} "
+            f"{_fmt(row['dtype']):<9} "
             f"{_fmt(row['loss_mask_share']):>5} {row['nan']:>4} {_fmt(row['aux_norms']):<20} "
             f"{_fmt(row['aux_pairwise_cos'])}\n"
         )
@@ -124,5 +128,5 @@ def run(args: argparse.Namespace) -> int:
             f"layer {layer}: mean norm {d['min_norm']:.4g}..{d['max_norm']:.4g} over {d['files']} files "
             f"(median {d['median_norm']:.4g}, largest jump between files {d['max_jump']:.2f}x)\n"
         )
-    out.write(f"verdict: {s['verdict']}\n")
+    out.write(f"{report.headline()}\n")
     return 0

@@ -72,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     w = sys.stdout.write
     w(f"{ev.draft} on {ev.samples} samples ({ev.tokens:,} tokens, {ev.format}), {ev.device} {ev.dtype}\n")
+    if ev.skipped:  # said up front: the figures below leave these files out
+        n = len(ev.skipped)
+        w(f"{n} dump file{'s' if n != 1 else ''} left out (listed below, with why)\n")
     w(f"target tokens: {ev.labels_from}\n")
     w("steps  AL replay (95% CI)        AL positions*  SpecForge sim.**  cycles\n")
     for b in ev.by_steps:

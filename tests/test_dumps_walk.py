@@ -1,0 +1,222 @@
+"""Dump audit, as a tester walked it: mixed hidden sizes, the verdict the page and CLI lead with, file
+statuses, a speculators file with a layer missing, and an empty file's reason."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from comparelib.audit.dumps import DumpReport, audit_dumps, iter_samples
+from tests import dump_fixtures as fx
+from tests.fixtures import page_app
+from tests.fixtures import run_cli as _run_cli
+
+N = fx.N_LAYERS
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "audit.py")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread() -> Iterator[None]:
+    """Tiny tensors: torch's worker threads only fight over the 2 shared cores."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def run_cli(*args: str) -> Any:
+    return _run_cli("audit-dump", *args, env={"OMP_NUM_THREADS": "1"})
+
+
+def mixed_widths(root: Path, wide: tuple[int, ...] = (3, 4), n_files: int = 5) -> Path:
+    """A SpecForge dump whose files ``wide`` come from a target with hidden size 48, the rest from one at 32."""
+    fx.build_dump(root, n_files=n_files)
+    other = fx.build_dump(root.parent / f"{root.name}-48", n_files=n_files, target=fx.TinyTarget(hidden=48, seed=3))
+    for i in wide:
+        name = Path("rows_0-2000") / f"data_{i}.ckpt"
+        shutil.copy(other / name, root / name)
+    return root
+
+
+def errors(report: DumpReport) -> set[str]:
+    return {f.code for f in report.findings if f.severity == "error"}
+
+
+# --------------------------------------------------------------------------- 1. two hidden sizes in one dump
+
+
+# (case, audit kwargs, error codes)
+MIXED_CASES: list[tuple[str, dict[str, Any], set[str]]] = [
+    ("no target given", {}, {"hidden_size_mixed"}),
+    ("target hidden size given", {"target_hidden_size": 32}, {"hidden_size", "aux_width"}),
+    ("draft config given", {"draft_config": {"target_hidden_size": 32}}, {"hidden_size", "aux_width"}),
+]
+
+
+@pytest.mark.parametrize(("case", "kwargs", "codes"), MIXED_CASES, ids=[c[0] for c in MIXED_CASES])
+def test_files_of_two_hidden_sizes_are_broken(tmp_path: Path, case: str, kwargs: dict[str, Any], codes: set[str]):
+    report = audit_dumps(mixed_widths(tmp_path / "d"), **kwargs)
+    assert errors(report) == codes, [(f.code, f.message) for f in report.findings]
+    assert report.verdict == "broken"
+    assert report.summary["hidden_size"] == [32, 48]
+    narrow = [r["aux_norms"] for r in report.files if r["hidden"] == 32]
+    if kwargs:  # norms of the files at the target's width only: a 48-wide file's norms are another model's
+        assert report.summary["mean_aux_norms"] == pytest.approx([sum(n[i] for n in narrow) / 3 for i in range(3)])
+    else:  # no width to trust: no mean over two targets' states
+        assert report.summary["mean_aux_norms"] is None
+
+
+def test_the_mixed_size_finding_says_which_sizes_which_files_and_what_to_do(tmp_path: Path) -> None:
+    report = audit_dumps(mixed_widths(tmp_path / "d"))
+    (finding,) = [f for f in report.findings if f.code == "hidden_size_mixed"]
+    msg = finding.message
+    assert "3 files at 32" in msg and "2 files at 48" in msg
+    assert "rows_0-2000/data_3.ckpt" in msg and "rows_0-2000/data_4.ckpt" in msg and "data_0" not in msg
+    assert "--config" in msg and "re-capture" in msg
+    assert "sampled" not in msg  # every file was read
+    # 9 of 10 files: at least one of the two 48-wide files is drawn, and the finding says it saw a sample
+    part = audit_dumps(mixed_widths(tmp_path / "s", wide=(0, 1), n_files=10), max_files=9)
+    (finding,) = [f for f in part.findings if f.code == "hidden_size_mixed"]
+    assert "among the files sampled" in finding.message
+
+
+def test_one_hidden_size_is_not_flagged(tmp_path: Path) -> None:
+    report = audit_dumps(fx.build_dump(tmp_path / "d", n_files=4, target=fx.TinyTarget(hidden=48, seed=3)))
+    assert "hidden_size_mixed" not in report.codes() and report.verdict == "ok"
+    assert report.summary["hidden_size"] == 48 and len(report.summary["mean_aux_norms"]) == 3
+
+
+# --------------------------------------------------------------------------- 2. one verdict, page and CLI
+
+
+def batch_of_two(i: int, rec: dict[str, Any]) -> None:
+    rec["aux_hidden_state"] = rec["aux_hidden_state"].repeat(2, 1, 1)
+
+
+# (case, layout, build kwargs, verdict, headline, page banner)
+VERDICT_CASES: list[tuple[str, str, dict[str, Any], str, str, str]] = [
+    ("clean, two notes", "speculators", {}, "ok", "verdict: ok - no problems found (2 notes)", "success"),
+    (
+        "a warning",
+        "specforge",
+        {"mutate": fx.odd_dtypes},
+        "suspect",
+        "verdict: suspect - 1 warning, no errors",
+        "warning",
+    ),
+    ("an error", "specforge", {"mutate": batch_of_two}, "broken", "verdict: broken - 1 error", "error"),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "layout", "build", "verdict", "headline", "banner"), VERDICT_CASES, ids=[c[0] for c in VERDICT_CASES]
+)
+def test_page_and_cli_lead_with_the_same_verdict(
+    tmp_path: Path, case: str, layout: str, build: dict[str, Any], verdict: str, headline: str, banner: str
+) -> None:
+    root = fx.build_dump(tmp_path / "d", layout, n_files=3, **build)
+    report = audit_dumps(root)
+    assert report.verdict == verdict and report.headline().startswith(headline)
+    proc = run_cli(str(root))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().splitlines()[-1] == report.headline()
+    at = page_app(PAGE, timeout=60).run()
+    at.text_input(key="dumps_folder").set_value(str(root))
+    at = at.button(key="dumps_run").click().run()
+    assert not at.exception, at.exception
+    shown = {kind: [e.value for e in getattr(at, kind)] for kind in ("success", "warning", "error")}
+    assert shown[banner] == [report.headline()], shown  # the one banner, with the CLI's words
+    assert all(not v for k, v in shown.items() if k != banner), shown  # notes alone are no warning
+
+
+# --------------------------------------------------------------------------- 4b. a file's status
+
+
+# (case, build kwargs, expected status per file index, code in file 0's error column)
+STATUS_CASES: list[tuple[str, dict[str, Any], list[str], str | None]] = [
+    ("clean", {}, ["ok", "ok", "ok"], None),
+    ("batch of two", {"mutate": batch_of_two}, ["error", "error", "error"], "bad_shape"),
+    ("NaN in file 0", {"mutate": fx.nan_in_first}, ["error", "ok", "ok"], "nan"),
+    ("odd dtypes", {"mutate": fx.odd_dtypes}, ["warning", "warning", "warning"], None),
+    ("last position supervised (info)", {"mutate": fx.last_position_supervised}, ["ok", "ok", "ok"], None),
+]
+
+
+@pytest.mark.parametrize(("case", "build", "statuses", "code"), STATUS_CASES, ids=[c[0] for c in STATUS_CASES])
+def test_a_files_status_is_its_worst_finding(
+    tmp_path: Path, case: str, build: dict[str, Any], statuses: list[str], code: str | None
+) -> None:
+    clean = audit_dumps(fx.build_dump(tmp_path / "clean", n_files=3))
+    report = audit_dumps(fx.build_dump(tmp_path / "d", n_files=3, **build))
+    assert [r["status"] for r in report.files] == statuses
+    first = report.files[0]["error"]
+    if code is None:
+        assert first is None
+    else:
+        assert first is not None and first.startswith(f"{code}: ")
+    if case == "NaN in file 0":  # a file with an error is still read: its tokens and norms count
+        assert report.summary["tokens"] == clean.summary["tokens"] and report.files_read == 3
+        assert report.files[0]["aux_norms"] is not None
+
+
+def test_cli_rows_show_the_status(tmp_path: Path) -> None:
+    root = fx.build_dump(tmp_path / "d", n_files=2, mutate=fx.nan_in_first)
+    proc = run_cli(str(root))
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split()[0]: line.split()[1] for line in proc.stdout.splitlines() if line.startswith("rows_")}
+    assert rows == {"rows_0-2000/data_0.ckpt": "error", "rows_0-2000/data_1.ckpt": "ok"}
+
+
+# --------------------------------------------------------------------------- 4a. speculators layer count
+
+
+def keep_three_layers(i: int, rec: dict[str, Any]) -> None:
+    """The three aux layers stay, the final layer boundary N goes: the capture listed only the aux ids."""
+    rec["hidden_states"] = rec["hidden_states"][:, :3].contiguous()
+
+
+# (case, aux ids build_dump stacks before the final layer, mutator, words the message must hold)
+LAYER_CASES: list[tuple[str, list[int], Any, tuple[str, ...]]] = [
+    ("final missing", [2, N // 2, N - 3], keep_three_layers, ("[L, 3, 32]", "writes 4", "missing", "the final")),
+    ("one extra", [2, 4, N // 2, N - 3], None, ("[L, 5, 32]", "writes 4", "1 extra layer", "4 aux layers")),
+]
+
+
+@pytest.mark.parametrize(("case", "aux", "mutate", "words"), LAYER_CASES, ids=[c[0] for c in LAYER_CASES])
+def test_a_speculators_file_with_the_wrong_layer_count_says_what_is_wrong(
+    tmp_path: Path, case: str, aux: list[int], mutate: Any, words: tuple[str, ...]
+) -> None:
+    root = fx.build_dump(tmp_path / "d", "speculators", n_files=2, aux=aux, mutate=mutate)
+    report = audit_dumps(root)
+    (finding,) = [f for f in report.findings if f.code == "aux_width"]
+    for word in (*words, "eagle_aux_hidden_state_layer_ids"):
+        assert word in finding.message, finding.message
+    assert "layers' worth" not in finding.message  # not the width arithmetic that miscounted the aux layers
+    assert report.verdict == "broken" and report.files[0]["hidden"] == 32
+
+
+def test_a_width_mismatch_in_a_four_layer_file_keeps_the_width_message(tmp_path: Path) -> None:
+    report = audit_dumps(fx.build_dump(tmp_path / "d", "speculators", n_files=2), target_hidden_size=64)
+    (finding,) = [f for f in report.findings if f.code == "aux_width"]
+    assert "!= 3 x hidden 64" in finding.message
+
+
+# --------------------------------------------------------------------------- 4c. an empty file's reason
+
+
+def test_an_empty_file_is_skipped_with_a_reason_a_person_can_read(tmp_path: Path) -> None:
+    root = fx.build_dump(tmp_path / "d", n_files=2)
+    (root / "rows_0-2000" / "data_5.ckpt").write_bytes(b"")
+    skipped: list[str] = []
+    samples = list(iter_samples(root, skipped=skipped))
+    assert [s.name for s in samples] == ["rows_0-2000/data_0.ckpt", "rows_0-2000/data_1.ckpt"]
+    (line,) = skipped
+    assert line.startswith("rows_0-2000/data_5.ckpt: unreadable") and "empty or truncated" in line
+    assert "()" not in line
+    audited = audit_dumps(root)  # the audit words the same file the same way
+    assert "empty or truncated" in next(r["error"] for r in audited.files if r["name"].endswith("data_5.ckpt"))
