@@ -35,6 +35,11 @@ THEME_BACKGROUNDS = {"light": "#ffffff", "dark": "#0e1117"}
 # fine, eval navy (#1f4e79) vanished on the dark one.
 SPLIT_COLOURS = ("#6baed6", "#e6851e")  # train, eval
 LIVE_COLOUR = "#e45756"
+# The user's own measured points: a violet used by no other mark here (benchmark colours come from the theme's
+# palette, the volume rule is red), >= 3:1 against both backgrounds, drawn large so a point stands out.
+OWN_COLOUR = "#b040c8"
+OWN_SIZE = 220
+OWN_LABEL = "measured (any setting)"
 LIVE_SERIES = "live acceptance length"
 MIN_ACCEPT_SPAN = 0.5  # an acceptance axis spans at least this much: 2.50 to 2.51 is noise, not a trend
 
@@ -116,8 +121,10 @@ def scaling_chart(
     """Acceptance length against training volume.
 
     Points at the chosen setting are coloured by benchmark (the chosen benchmark drawn larger);
-    points measured at any other setting are grey and marked "not comparable" in the tooltip. The
-    fit line and its band (from ``scaling.band``) are drawn for the chosen benchmark and setting only.
+    published points measured at any other setting are grey and marked "not comparable" in the tooltip.
+    The user's own points are large violet diamonds at any setting (the tooltip still says whether they
+    are comparable): grey and small they vanished under the volume rule. The fit line and its band (from
+    ``scaling.band``) are drawn for the chosen benchmark and setting only.
     """
     if x not in X_TITLES:
         raise InputError(f"x must be samples or tokens, got {x!r}")
@@ -141,27 +148,48 @@ def scaling_chart(
     ]
     cols = ["draft", "benchmark", "setting_key", "accept_length", x, "kind", "comparable", "source", "chosen"]
     df = df[cols].astype({"source": "string", "draft": "string", "setting_key": "string"})
+    # own rows last: within a layer, later rows are drawn on top
+    df = df.sort_values("kind", key=lambda k: k.eq("own"), kind="stable")
+    has_own = bool(df["kind"].eq("own").any())
+    # the legend names only the user's points (violet diamonds); published points are the benchmark legend's
     shape = alt.Shape(
         "kind:N",
-        title="published / own",
+        title="your draft",
         scale=alt.Scale(domain=["published", "own"], range=[PUBLISHED_SHAPE, OWN_SHAPE]),
+        legend=alt.Legend(
+            values=["own"],
+            labelExpr=f"{OWN_LABEL!r}",
+            symbolFillColor=OWN_COLOUR,
+            symbolStrokeColor=OWN_COLOUR,
+            symbolSize=OWN_SIZE,
+        )
+        if has_own
+        else None,
     )
     y = alt.Y("accept_length:Q", title="acceptance length (tokens per cycle)", scale=alt.Scale(zero=False))
     base = alt.Chart(df)
+    own = alt.datum.kind == "own"
     grey = (
-        base.transform_filter(alt.datum.comparable != "same setting")
-        .mark_point(filled=True, opacity=0.25, color=GREY, size=40)
-        .encode(x=_volume_axis(x), y=y, shape=shape, tooltip=tooltip)
+        base.transform_filter((alt.datum.comparable != "same setting") & ~own)
+        .mark_point(filled=True, opacity=0.25, color=GREY, size=40, shape=PUBLISHED_SHAPE)  # published only
+        .encode(x=_volume_axis(x), y=y, tooltip=tooltip)
     )
     coloured = (
-        base.transform_filter(alt.datum.comparable == "same setting")
-        .mark_point(filled=True, opacity=0.9)
+        base.transform_filter((alt.datum.comparable == "same setting") | own)
+        .mark_point(filled=True)
         .encode(
             x=_volume_axis(x),
             y=y,
-            color=alt.Color("benchmark:N", title="benchmark"),
+            color=alt.condition(own, alt.value(OWN_COLOUR), alt.Color("benchmark:N", title="benchmark")),
             shape=shape,
-            size=alt.condition(alt.datum.chosen, alt.value(140), alt.value(45)),
+            size=alt.SizeValue(
+                45,
+                condition=[
+                    {"test": "datum.kind === 'own'", "value": OWN_SIZE},
+                    {"test": "datum.chosen", "value": 140},
+                ],
+            ),
+            opacity=alt.condition(own, alt.value(1.0), alt.value(0.9)),
             tooltip=tooltip,
         )
     )
@@ -187,15 +215,19 @@ def scaling_chart(
         )
     if own_volume is not None and own_volume > 0:
         rule_df = pd.DataFrame({"volume": [float(own_volume)], "label": [f"own draft: {own_volume:,.0f} {x}"]})
-        layers.append(
+        # under the points: the user's own diamonds sit at this volume and must not be crossed out by it
+        layers.insert(
+            next(i for i, layer in enumerate(layers) if layer is grey),  # by identity: Charts compare their data
             alt.Chart(rule_df)
             .mark_rule(strokeDash=[2, 2], color="#e45756")
-            .encode(x=alt.X("volume:Q", scale=alt.Scale(type="log")), tooltip=["label:N"])
+            .encode(x=alt.X("volume:Q", scale=alt.Scale(type="log")), tooltip=["label:N"]),
         )
     # one line per statement: a single long subtitle is cut off ("…") in a narrow column
-    subtitle = [f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable"] + (
-        ["line and band: fit a + b·log10(volume), 95% band of the mean"] if band is not None and len(band) else []
-    )
+    subtitle = [f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable"]
+    if has_own:
+        subtitle.append("violet diamonds: your draft's measured runs, at any setting")
+    if band is not None and len(band):
+        subtitle.append("line and band: fit a + b·log10(volume), 95% band of the mean")
     return _layer(*layers).properties(
         title=alt.TitleParams(
             title or f"Acceptance length vs training data: {benchmark}", subtitle=subtitle, subtitleColor=NEUTRAL
@@ -203,6 +235,11 @@ def scaling_chart(
         width="container",
         height=380,
     )
+
+
+SWEEP_PLOT_PX = 220  # the plot area's own height
+# Fit the width to the page column, keep ``height`` for the plot: titles, axes and legends add to it.
+FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 
 def sweep_chart(
@@ -226,18 +263,25 @@ def sweep_chart_parts(
     *,
     width: int | str = "container",
 ) -> tuple[alt.LayerChart, alt.LayerChart]:
-    """The two charts of ``sweep_chart`` on their own; ``width="container"`` fits any page column."""
+    """The two charts of ``sweep_chart`` on their own; ``width="container"`` fits any page column.
+
+    In a page column (``"container"``) the width is fitted and ``height`` is the plot's own: Streamlit's
+    default fits the whole chart, title and axes included, into the height, which left the plot ~85 of
+    240 px. The prediction legend sits below the plot, where it takes no width from it."""
     meas = measured[~measured["baseline"].astype(bool)].copy() if len(measured) else measured.copy()
     meas = meas[["num_steps", "tok_s", "accept_length", "kind"]].copy()
     meas["series"] = "measured"
     x = alt.X("num_steps:Q", title="num_steps", scale=alt.Scale(domain=[0, 10]), axis=alt.Axis(tickMinStep=1))
     tput: list[alt.Chart] = []
     acc: list[alt.Chart] = []
-    if predicted is not None and len(predicted):
+    has_pred = predicted is not None and len(predicted) > 0
+    if predicted is not None and has_pred:
         pred = predicted[["num_steps", "scenario", "tok_s", "accept_length", "kind"]].copy()
         # no legend of its own: the subtitle says dashed = predicted (its default black symbol vanished in dark mode)
         dash = alt.StrokeDash("kind:N", title="", scale=alt.Scale(domain=["predicted"], range=[[6, 4]]), legend=None)
-        color = alt.Color("scenario:N", title="prediction")
+        color = alt.Color(
+            "scenario:N", title="prediction", legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0)
+        )
         tip = [
             "scenario:N",
             "num_steps:Q",
@@ -278,22 +322,59 @@ def sweep_chart_parts(
             {"tok_s": [float(baseline_tok_s)], "label": [f"baseline (no speculation): {baseline_tok_s:g} tok/s"]}
         )
         tput.append(alt.Chart(bdf).mark_rule(color="#e45756").encode(y="tok_s:Q", tooltip=["label:N"]))
+    # only what is drawn (no prediction, no baseline: no line says so)
+    sweep_subtitle = ["grey diamonds: measured" + ("; dashed: predicted" if has_pred else "")]
+    if baseline_tok_s:
+        sweep_subtitle.append("red line: baseline")
     left = _layer(*tput).properties(
         title=alt.TitleParams(
             "Output tok/s vs num_steps",
-            subtitle=["grey diamonds: measured; dashed: predicted", "red line: baseline"],
+            subtitle=sweep_subtitle,
             subtitleColor=NEUTRAL,
         ),
         width=width,
-        height=240,
+        height=SWEEP_PLOT_PX,
     )
-    right = _layer(*acc).properties(title="Acceptance length vs num_steps", width=width, height=240)
+    right = _layer(*acc).properties(title="Acceptance length vs num_steps", width=width, height=SWEEP_PLOT_PX)
+    if width == "container":  # a top-level chart in a page column (sweep_chart stacks them, fixed width)
+        left, right = (part.properties(autosize=FIT_WIDTH) for part in (left, right))
     return left, right
 
 
-def _short_run(rec: Any) -> str:
-    labels = [x for x in rec.labels if x not in ("example", "baseline")]
-    return f"#{rec.id} " + (", ".join(labels) if labels else "baseline")
+def _baseline_name(rec: Any) -> str:
+    """A baseline run as its label names it: id, engine (the chart's series are engines) and the user's labels."""
+    labels = [x for x in getattr(rec, "labels", ()) if x not in ("example", "baseline")]
+    engine = str(getattr(rec, "engine", None) or "")
+    return " ".join([f"#{rec.id}", *([engine] if engine and engine != "unknown" else []), *labels])
+
+
+# Baseline labels closer than this share of the tok/s axis' data span are one label: a label is ~14 px of the
+# plot's ~220, so two at the same tok/s (an SGLang and a vLLM baseline) overprinted each other.
+LABEL_GAP = 0.08
+
+
+def baseline_labels(base: pd.DataFrame, span: float) -> pd.DataFrame:
+    """One label per cluster of baseline rules (``base``: "output tok/s", "baseline" name), at the cluster's top.
+
+    Rules closer than ``LABEL_GAP`` of ``span`` (the tok/s axis' data span) share one label naming them all,
+    "#4 sglang, #8 vllm baselines", so no two labels are drawn over each other."""
+    rows = base.assign(_at=range(len(base))).sort_values("output tok/s", kind="stable").to_dict("records")
+    gap = LABEL_GAP * span if span > 0 else 0.0  # one value: only equal ones merge
+    clusters: list[list[dict[str, Any]]] = []
+    for row in rows:
+        if clusters and float(row["output tok/s"]) - float(clusters[-1][-1]["output tok/s"]) <= gap:
+            clusters[-1].append(row)
+        else:
+            clusters.append([row])
+    out = [
+        {
+            "output tok/s": max(float(r["output tok/s"]) for r in cluster),
+            "baseline": ", ".join(str(r["baseline"]) for r in sorted(cluster, key=lambda r: r["_at"]))  # runs' order
+            + (" baselines" if len(cluster) > 1 else " baseline"),
+        }
+        for cluster in clusters
+    ]
+    return pd.DataFrame(out, columns=["output tok/s", "baseline"])
 
 
 def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
@@ -314,7 +395,7 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
     )
     base = pd.DataFrame(
         [
-            {"output tok/s": r.output_tokens_per_s, "baseline": _short_run(r), "run": r.title}
+            {"output tok/s": r.output_tokens_per_s, "baseline": _baseline_name(r), "run": r.title}
             for r in records
             if r.is_baseline and r.output_tokens_per_s is not None
         ]
@@ -345,8 +426,10 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
                 tooltip=["run", "output tok/s"],
             )
         )
+        tok_s = pd.concat([spec["output tok/s"] if not spec.empty else pd.Series(dtype=float), base["output tok/s"]])
+        span = float(tok_s.max() - tok_s.min()) if tok_s.notna().any() else 0.0
         layers.append(
-            alt.Chart(base)
+            alt.Chart(baseline_labels(base, span))
             .mark_text(align="left", dx=4, dy=-6, color=NEUTRAL)
             .encode(x=alt.value(4), y="output tok/s:Q", text=alt.Text("baseline:N"))
         )
@@ -432,10 +515,12 @@ def curve_chart(
             ],
         )
     )
-    if published is not None and len(published) and unit == "samples":
+    pub = pd.DataFrame()
+    if published is not None and len(published) and unit == "samples":  # published drafts have no steps axis
         pub = published[pd.to_numeric(published["samples"], errors="coerce").gt(0)].copy()
         pub = pub.rename(columns={"samples": "x", "accept_length": "tau_sim"})[["draft", "x", "tau_sim"]]
         pub["draft"] = pub["draft"].astype("string")
+    if len(pub):
         layers.append(
             alt.Chart(pub)
             .mark_point(shape=OWN_SHAPE, filled=True, size=90, color=GREY)
@@ -474,7 +559,7 @@ def curve_chart(
     subtitle = [f"tau_sim per logged point; fit on {curve.evidence.get('split')} points"]
     if curve.band:
         subtitle.append("dashed: fit, with the 95% band of the mean")
-    if published is not None and len(published):
+    if len(pub):  # only when drawn: on a steps or epochs axis they are not
         subtitle.append("grey diamonds: published drafts at this setting")
     if live is not None and len(live):
         subtitle.append("dotted red rules: live acceptance length")
@@ -622,32 +707,81 @@ def plan_cost_chart(frame: pd.DataFrame, *, rank_batch: int = 1) -> alt.LayerCha
     )
 
 
+# One fixed colour per component, the same on both themes (the theme's palette swapped attention and mlp
+# between light and dark) and >= 2:1 against both backgrounds; COMPONENTS order.
+COMPONENT_COLOURS: dict[str, str] = {
+    "embedding": "#4c78a8",
+    "fc": "#72b7b2",
+    "attention": "#e45756",
+    "mlp": "#f58518",
+    "experts": "#b279a2",
+    "router": "#9d755d",
+    "norm": "#54a24b",
+    "mtp": "#d6a20f",
+    "heads": "#e377c2",
+    "lm_head": "#8f6bd8",
+    "vision": "#6b9bd1",
+    "buffer": "#8c8c8c",
+}
+_SPARE_COLOURS = ("#bcbd22", "#17becf", "#8c564b", "#d35fb7")  # a component outside COMPONENTS
+# trained? as fill strength and outline together: three opacities alone read as one grey in the legend
+TRAINED = ("trainable", "mixed", "frozen")
+TRAINED_OPACITY = (1.0, 0.55, 0.2)
+TRAINED_DASH: tuple[list[int], ...] = ([1, 0], [6, 3], [2, 2])  # solid, dashed, dotted outline
+
+
+def component_scale(order: Sequence[str], present: Sequence[str] | None = None) -> alt.Scale:
+    """Each component's own colour (not the theme's palette), in ``order``; only those ``present`` (the legend
+    lists the domain), any unknown one after them in a spare colour."""
+    shown = [c for c in order if present is None or c in present]
+    shown += [c for c in dict.fromkeys(present or ()) if c not in shown]
+    spare = iter(_SPARE_COLOURS * (1 + len(shown)))
+    return alt.Scale(domain=shown, range=[COMPONENT_COLOURS.get(c) or next(spare) for c in shown])
+
+
 def params_chart(components: pd.DataFrame, order: Sequence[str]) -> alt.Chart:
-    """Stacked parameters per draft by component; opacity says trained, mixed or frozen (Compare page)."""
+    """Stacked parameters per draft by component (Compare page): a fixed colour per component; trained, mixed
+    or frozen as a solid, half or faint fill with a solid, dashed or dotted outline."""
+    scale = component_scale(order, [str(c) for c in components["component"]])
+    trained = alt.Scale(domain=list(TRAINED), range=list(TRAINED_OPACITY))
+    legend = alt.Legend(  # one legend for both channels, in the neutral grey seen on both themes
+        symbolFillColor=NEUTRAL, symbolStrokeColor=NEUTRAL, symbolType="square", symbolSize=200, symbolStrokeWidth=2
+    )
     return (
         alt.Chart(components)
-        .mark_bar()
+        .mark_bar(strokeWidth=2)
         .encode(
             x=alt.X("sum(params):Q", title="parameters"),
             y=alt.Y("draft:N", title=None, sort=None, axis=alt.Axis(labelLimit=480)),  # full names, never cut
-            color=alt.Color("component:N", sort=list(order)),
-            opacity=alt.Opacity(
+            color=alt.Color("component:N", sort=list(order), scale=scale),
+            stroke=alt.Stroke("component:N", sort=list(order), scale=scale),  # outline: merged into its legend
+            opacity=alt.Opacity("trainable:N", scale=trained, title="trained?", legend=legend),
+            strokeDash=alt.StrokeDash(
                 "trainable:N",
-                scale=alt.Scale(domain=["trainable", "mixed", "frozen"], range=[1, 0.75, 0.4]),
+                scale=alt.Scale(domain=list(TRAINED), range=list(TRAINED_DASH)),
                 title="trained?",
-                legend=alt.Legend(symbolFillColor=NEUTRAL, symbolStrokeColor=NEUTRAL),  # seen on both themes
+                legend=legend,
             ),
             tooltip=["draft", "component", alt.Tooltip("params:Q", format=","), "trainable"],
             order=alt.Order("component:N"),
         )
-        # tall enough for both legends (components, then trained?) even with a few drafts
-        .properties(height=max(300, 28 * components["draft"].nunique()))
+        # tall enough for both legends (up to 7 components, then trained?: Streamlit spaces entries ~30 px apart)
+        .properties(height=max(340, 28 * components["draft"].nunique()))
     )
 
 
+# max_length is drawn (and the axis stretched to it) only within this factor of the longest sample: at 2,048
+# against samples of 30-92 tokens the bars were a sliver at the left of an axis running to 2,200.
+NEAR_MAX_LENGTH = 1.5
+
+
 def length_histogram(bins: Sequence[float], counts: Sequence[int], max_length: int) -> alt.LayerChart:
-    """Tokens per sample as binned bars, with the training max_length as a rule (Dataset audit)."""
+    """Tokens per sample as binned bars, with the training max_length as a rule (Dataset audit).
+
+    The axis fits the data: a max_length far beyond the longest sample is said above the plot, not drawn."""
     df = pd.DataFrame({"start": list(bins[:-1]), "end": list(bins[1:]), "samples": list(counts)})
+    filled = df[df["samples"] > 0]
+    longest = float(filled["end"].max()) if len(filled) else None
     bars = (
         alt.Chart(df)
         .mark_bar()
@@ -658,6 +792,12 @@ def length_histogram(bins: Sequence[float], counts: Sequence[int], max_length: i
             tooltip=["start", "end", "samples"],
         )
     )
+    if longest is not None and max_length > NEAR_MAX_LENGTH * longest:
+        note = f"max_length {max_length:,} is off the axis: every sample is shorter than {longest:,.0f} tokens"
+        return _layer(bars).properties(
+            height=260,  # secondary text, as a subtitle would be (Vega draws no subtitle under an empty title)
+            title=alt.TitleParams(note, color=NEUTRAL, fontSize=12, fontWeight="normal", anchor="start"),
+        )
     rule = (
         alt.Chart(pd.DataFrame({"max_length": [max_length]}))
         .mark_rule(color="red")

@@ -147,6 +147,10 @@ _GLYPH_PX = {ch: px for chars, px in _GLYPH_GROUPS for ch in chars}
 _EM_PX = 14.0
 CELL_PADDING_PX = 8  # each side of a grid cell's text
 MAX_FIT_PX = 500  # Streamlit's own cap on a column it fits to its content (31.25rem)
+# A page's grid at a 1400 px window beside the sidebar: across the page, and in one of two columns. The key
+# columns of each table below fit in these without scrolling sideways (tests/test_charts_walk.py checks).
+GRID_PX = 940
+HALF_GRID_PX = 460
 
 
 def text_px(text: str) -> float:
@@ -212,24 +216,24 @@ DRAFT_PARAMS = Table(
 )
 
 FINDINGS = Table(
+    # severity and code as narrow as their longest values ("max-position-mismatch"), the rest for the message
     columns=(
         Column("draft", "text", width=None, pinned=True),
-        Column("severity", "text", width="small"),
-        Column("code", "text", width="medium"),
+        Column("severity", "text", width=70),
+        Column("code", "text", width=170),
         Column("message", "text", width="large"),
     ),
 )
 
+# Accept length, pooled and per-request mean: "accept length (pooled)" and "accept length (mean)" were both cut
+# to "accept leng..." in a narrow column. Short distinct labels; the full name is the header's help.
+AL_POOLED_HELP = "accept length, pooled: tokens per verify step over all requests together"
+AL_MEAN_HELP = "accept length, mean: the mean of each request's own tokens per verify step"
+
 _RUN_METRICS = (
     Column("output_tokens_per_s", "float", label="output tok/s", decimals=1),
-    Column(
-        "accept_length",
-        "float",
-        label="accept length",
-        decimals=2,
-        help="tokens per verify step, pooled over requests",
-    ),
-    Column("accept_length_mean", "float", label="accept length (mean)", decimals=2),
+    Column("accept_length", "float", label="AL pooled", decimals=2, help=AL_POOLED_HELP),
+    Column("accept_length_mean", "float", label="AL mean", decimals=2, help=AL_MEAN_HELP),
     Column("ttft_p50_ms", "float", label="TTFT p50", decimals=1, unit="ms"),
     Column("ttft_p99_ms", "float", label="TTFT p99", decimals=1, unit="ms"),
     Column("tpot_p50_ms", "float", label="TPOT p50", decimals=1, unit="ms"),
@@ -268,9 +272,9 @@ RUNS = Table(
 RUN_COMPARISON = Table(
     columns=(
         # What the user came for, on screen at 1400 px (a 940 px grid beside the sidebar) without scrolling
-        # sideways: the run's name as wide as its longest (the grid measures it), then 578 px of key columns.
+        # sideways: the run's name as wide as its longest (the grid measures it), then 728 px of key columns.
         Column("run", "text", width=None, pinned=True),
-        Column("num_steps", "int", width=80),
+        Column("num_steps", "int", width=84),
         Column("output tok/s", "float", decimals=1, width=96),
         Column(
             "speedup",
@@ -280,9 +284,9 @@ RUN_COMPARISON = Table(
             width=72,
             help="output tok/s over the baseline's; only against the same model, engine and settings",
         ),
-        Column("speedup_note", "text", label="why no speedup", width=330),
-        Column("accept length (pooled)", "float", decimals=2, width="small"),
-        Column("accept length (mean)", "float", decimals=2, width="small"),
+        Column("speedup_note", "text", label="why no speedup", width=316),
+        Column("accept length (pooled)", "float", label="AL pooled", decimals=2, width=84, help=AL_POOLED_HELP),
+        Column("accept length (mean)", "float", label="AL mean", decimals=2, width=76, help=AL_MEAN_HELP),
         Column("TTFT p50 ms", "float", decimals=1, width="small"),
         Column("TTFT p99 ms", "float", decimals=1, width="small"),
         Column("TPOT p50 ms", "float", decimals=1, width="small"),
@@ -333,4 +337,47 @@ PLAN = Table(
         Column("note", "text", width="large"),
     ),
     latex=("rank", "option", "al", "samples_needed", "gpu_hours", "storage_tb", "gain_tok_s"),
+)
+
+LIVE_ACCEPTANCE = Table(
+    # Acceptance vs data > Learning curve, "Live acceptance length (stored runs)" (curves.live_frame), in one
+    # of two columns: the run, then the two acceptance lengths to compare, then the setting (the widest).
+    columns=(
+        Column("run", "text", width=None, pinned=True),
+        Column(
+            "accept_length",
+            "float",
+            label="live AL",
+            decimals=2,
+            width=64,
+            help="measured on the served prompts: the pooled accept length (the per-request mean where no pooled "
+            "one was recorded)",
+        ),
+        Column(
+            "tau_sim_last",
+            "float",
+            decimals=2,
+            width=102,
+            help="the log's last point simulated at the run's own num_steps",
+        ),
+        Column("num_steps", "int", label="steps", width=56),
+        Column("setting_key", "text", label="setting", width=None),
+    ),
+)
+
+SERVING = Table(
+    # Compare > "Will it serve?" (serving.table_rows): the engine, whether it starts, the blocks it feeds the
+    # draft and whether they are the trained ones, then what to change; where ids come from and the cited
+    # engine lines after them. A long "starts?" reason is the headline above the grid too.
+    columns=(
+        Column("engine", "text", width=None, pinned=True),
+        Column("starts?", "text", width=130, help="yes; or no / unsupported, and why"),
+        Column("blocks captured", "text", width=190, help="the target's hidden states the engine feeds the draft"),
+        Column(
+            "same as trained?", "text", label="as trained?", width=90, help="same blocks as the draft was trained on"
+        ),
+        Column("what to change", "text", width="medium"),
+        Column("ids read from", "text", width="small"),
+        Column("source", "text", width="large", help="the engine's own lines each row is read from"),
+    ),
 )

@@ -219,7 +219,8 @@ if act_on.empty and harmless.empty:
         st.info("No draft to lint: every model here is a target. Paste a draft, or use the target above.")
 if not act_on.empty:
     act_on = act_on.drop(columns="harmless")
-    app.show_table(act_on, tables.FINDINGS, "compare_findings", row_height=64, ordered=False)  # messages wrap
+    # messages wrap only in rows taller than 64 px (Streamlit's grid): 72 shows a lint message on three lines
+    app.show_table(act_on, tables.FINDINGS, "compare_findings", row_height=72, ordered=False)
 if not harmless.empty:
     _harmless = st.expander(
         f"Known harmless ({len(harmless)}): published drafts work this way",
@@ -229,7 +230,7 @@ if not harmless.empty:
     if _harmless.open:
         with _harmless:
             harmless = harmless.drop(columns="harmless")
-            app.show_table(harmless, tables.FINDINGS, "compare_findings_harmless", row_height=64, ordered=False)
+            app.show_table(harmless, tables.FINDINGS, "compare_findings_harmless", row_height=72, ordered=False)
 
 # --- Will it serve? One row per engine version and runner, from the engines' own rules (serving.py) -----------
 _drafts = [e for e in entries if e.spec.role == "draft"]
@@ -266,7 +267,9 @@ if _verdicts:
         key="compare_serve_detail",
     )
     e, _advice, _ = _verdicts[_pick]
-    app.show_frame(engine_model.table_rows(e.serving, _advice))
+    import pandas as pd  # the rows as a frame: the table's widths and order put the key columns on screen
+
+    app.show_table(pd.DataFrame(engine_model.table_rows(e.serving, _advice)), tables.SERVING, "compare_serving")
     if _advice.possible and _advice.config:
         st.markdown(f"Config that serves the trained blocks on {', '.join(_advice.engines)}:")
         st.code(json.dumps(_advice.config, indent=2), language="json")

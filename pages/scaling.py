@@ -27,7 +27,7 @@ draft = app.own_draft()  # the sidebar (where a user picks the draft) comes befo
 import pandas as pd
 
 import uploadgate
-from comparelib import charts, export, paths, settings
+from comparelib import charts, export, paths, settings, tables
 from comparelib.analysis import curves, draftcost, overview, scaling, speedup, verdicts
 from comparelib.errors import CompareError
 
@@ -562,7 +562,7 @@ def _curve_tab(shown: bool) -> None:
             with live_col:
                 st.markdown("**Live acceptance length (stored runs)**")
                 if len(lc_live):
-                    app.show_frame(lc_live, key="lc_live_table")
+                    app.show_table(lc_live, tables.LIVE_ACCEPTANCE, "lc_live_table")
                     st.caption(
                         "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
                         "below it usually means the served prompts differ from the training data, or the wiring does."

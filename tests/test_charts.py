@@ -45,10 +45,10 @@ def scaling_spec() -> dict:
 
 def test_scaling_chart_layers_and_log_scale(scaling_spec: dict) -> None:
     layers = _layers(scaling_spec)
-    assert [_mark(layer) for layer in layers] == ["area", "line", "point", "point", "rule"]
-    for layer in layers[:4]:
+    assert [_mark(layer) for layer in layers] == ["area", "line", "rule", "point", "point"]  # points over the rule
+    for layer in layers:
         assert layer["encoding"]["x"]["scale"]["type"] == "log"
-    grey, coloured = layers[2], layers[3]
+    grey, coloured = layers[3], layers[4]
     assert grey["mark"]["color"] == charts.GREY
     assert coloured["encoding"]["color"]["field"] == "benchmark"
     assert coloured["encoding"]["shape"]["field"] == "kind"

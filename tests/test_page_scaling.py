@@ -47,11 +47,13 @@ def test_chart_specs(at: AppTest) -> None:
     assert len(charts) == 3  # the scaling chart, then throughput and acceptance each at the column's width
     spec = json.loads(charts[0].proto.spec)
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
-    assert marks == ["area", "line", "point", "point", "rule"]
-    assert spec["layer"][3]["encoding"]["x"]["scale"]["type"] == "log"
-    assert spec["layer"][3]["encoding"]["color"]["field"] == "benchmark"
-    assert spec["layer"][3]["encoding"]["shape"]["field"] == "kind"
-    assert spec["layer"][2]["mark"]["color"] == "#b8b8b8"  # other settings greyed out
+    assert marks == ["area", "line", "rule", "point", "point"]  # the user's points are drawn over the volume rule
+    assert spec["layer"][4]["encoding"]["x"]["scale"]["type"] == "log"
+    assert spec["layer"][4]["encoding"]["color"]["field"] == "benchmark" or "condition" in json.dumps(
+        spec["layer"][4]["encoding"]["color"]
+    )
+    assert spec["layer"][4]["encoding"]["shape"]["field"] == "kind"
+    assert spec["layer"][3]["mark"]["color"] == "#b8b8b8"  # other settings greyed out
     sweep = json.loads(charts[1].proto.spec)
     assert sweep["width"] == "container" and json.loads(charts[2].proto.spec)["width"] == "container"
     left = sweep["layer"]  # one chart per part: side by side the second chart was clipped
@@ -85,7 +87,7 @@ def test_setting_with_too_few_volumes_says_so(at: AppTest) -> None:
         "No fit for GSM8K at steps=3,topk=1,draft=4,bs=1,sglang" in w and "at least 3 distinct" in w for w in warnings
     )
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
-    assert [layer["mark"]["type"] for layer in spec["layer"]][:2] == ["point", "point"]  # no fit line, no band
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rule", "point", "point"]  # no fit line, no band
 
 
 def test_tokens_axis_without_data_warns(at: AppTest) -> None:
