@@ -324,6 +324,13 @@ DIFF_CASES = [
     ),
     ("steps=3,topk=1,draft=4,bs=8,vllm", ["steps=3,topk=1,draft=4,bs=8,sglang"], "engine differs", "draft steps"),
     (None, ["steps=3,topk=1,draft=4,bs=8,sglang"], "not like for like", "differ"),
+    # a reference whose setting the source does not state: no "engine differs" from its words
+    (
+        "steps=2,topk=1,draft=3,sglang",
+        ["setting not stated by the source", "steps=3,topk=1,draft=4,bs=8,sglang"],
+        "num_steps and draft tokens differ",
+        "engine",
+    ),
 ]
 
 

@@ -7,6 +7,7 @@ the registry's published points (``scaling``), live speed from a run group (``sp
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -211,7 +212,7 @@ def _setting_parts(key: str) -> dict[str, str]:
         name, sep, value = part.strip().partition("=")
         if sep:
             out[name] = value
-        elif name:
+        elif re.fullmatch(r"[a-z][a-z0-9_.-]*", name):  # "sglang"; not a phrase such as "setting not stated"
             out["engine"] = name
     return out
 
@@ -240,8 +241,10 @@ def setting_difference(own: str | None, refs: Sequence[str]) -> str:
     if not differ:
         return "not like for like"
     names = {"steps": "num_steps", "topk": "topk", "draft": "draft tokens", "bs": "batch size", "engine": "engine"}
+    listed = [names[n] for n in differ]
+    joined = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
     return (
-        f"{' and '.join(names[n] for n in differ)} differ{'s' if len(differ) == 1 else ''}: "
+        f"{joined} differ{'s' if len(differ) == 1 else ''}: "
         + "; ".join(_WHY[n] for n in differ)
         + ", so this is not like for like"
     )
