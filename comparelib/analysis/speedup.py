@@ -534,9 +534,28 @@ def _sweep_range(notes: Mapping[str, Any]) -> tuple[int, int] | None:
     return int(m.group(1)), int(m.group(2))
 
 
-def _concurrency(run: Any) -> int | None:
+# The same benchmark parameter under the names the app's client and the imported tools store it by
+# (sglang.bench_serving / vllm bench serve: max_concurrency, random_output_len, dataset_name).
+PARAM_ALIASES: dict[str, tuple[str, ...]] = {
+    "concurrency": ("concurrency", "max_concurrency"),
+    "max_tokens": ("max_tokens", "random_output_len"),
+    "prompt_set": ("prompt_set", "dataset_name"),
+}
+
+
+def run_param(run: Any, key: str) -> Any:
+    """A benchmark parameter of ``run`` by its name or an alias: imported runs at concurrency 1 and 32 were
+    compared because only "concurrency" was read (a 22x "speedup")."""
     params = getattr(run, "params", None) or {}
-    return integer(params.get("concurrency"))
+    for name in PARAM_ALIASES.get(key, (key,)):
+        value = params.get(name)
+        if value is not None and value != "":
+            return value
+    return None
+
+
+def _concurrency(run: Any) -> int | None:
+    return integer(run_param(run, "concurrency"))
 
 
 # Benchmark parameters that change throughput on their own: a speedup across different values of
@@ -598,10 +617,10 @@ def settings_mismatch(run: Any, other: Any, *, model_required: bool = True) -> l
     e_run, e_other = getattr(run, "engine", None), getattr(other, "engine", None)
     if _differs(e_run, e_other):
         reasons.append(f"different engine: {e_run} against {e_other}")
-    p_run, p_other = getattr(run, "params", None) or {}, getattr(other, "params", None) or {}
     for key in RUN_PARAMS_THAT_MATTER:
-        if _differs(p_run.get(key), p_other.get(key)):
-            reasons.append(f"different {key}: {p_run.get(key)} against {p_other.get(key)}")
+        a, b = run_param(run, key), run_param(other, key)
+        if _differs(a, b):
+            reasons.append(f"different {key}: {a} against {b}")
     raw_run = (getattr(run, "server_config", None) or {}).get("raw") or {}
     raw_other = (getattr(other, "server_config", None) or {}).get("raw") or {}
     if isinstance(raw_run, Mapping) and isinstance(raw_other, Mapping):
@@ -743,13 +762,12 @@ def _sweep_signature(run: Any) -> tuple[str, ...]:
         value = None if value == "unknown" or value == "" else value
         return repr(_norm(value))
 
-    params = getattr(run, "params", None) or {}
     raw = (getattr(run, "server_config", None) or {}).get("raw") or {}
     raw = raw if isinstance(raw, Mapping) else {}
     return (
         key(getattr(run, "model", None)),
         key(getattr(run, "engine", None)),
-        *(key(params.get(k)) for k in RUN_PARAMS_THAT_MATTER),
+        *(key(run_param(run, k)) for k in RUN_PARAMS_THAT_MATTER),
         *(key(raw.get(k)) for k in SERVER_ARGS_THAT_MATTER),
         key((getattr(run, "notes", None) or {}).get("environment")),
         key(getattr(run, "speculative_algorithm", None)),

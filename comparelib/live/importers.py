@@ -10,6 +10,7 @@ told apart by keys only one of them writes. Per-request arrays (``--output-detai
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,6 +126,37 @@ def detect_format(record: Mapping[str, Any]) -> str:
     raise DataError(f"cannot tell which tool wrote this result (keys: {', '.join(sorted(keys)[:12])}); {_EXPECTED}")
 
 
+def check_record(record: Mapping[str, Any]) -> str:
+    """``detect_format``, then the values the store and the answers read: a DataError naming the field when one
+    is unusable (a run with throughput "fast", negative, or an impossible acceptance was imported as measured;
+    a bad per-position rate was a traceback after the run had been written)."""
+    fmt = detect_format(record)
+    tps = record.get("output_throughput")
+    if isinstance(tps, bool) or not isinstance(tps, (int, float)) or not math.isfinite(tps) or tps < 0:
+        raise DataError(f"output_throughput is {tps!r}: expected a non-negative number of output tokens per second")
+    accept_key = "accept_length" if fmt == SGLANG else "spec_decode_acceptance_length"
+    acc = record.get(accept_key)
+    # 0 is what a server with nothing verified yet may report; below 1 otherwise is impossible (bonus token)
+    if acc is not None and (
+        isinstance(acc, bool) or not isinstance(acc, (int, float)) or not math.isfinite(acc) or (acc < 1 and acc != 0)
+    ):
+        raise DataError(
+            f"{accept_key} is {acc!r}: an acceptance length is a number of at least 1 (bonus token included)"
+        )
+    rates = record.get("spec_decode_per_position_acceptance_rates")
+    if rates is not None and not (
+        isinstance(rates, list)
+        and all(isinstance(r, (int, float)) and not isinstance(r, bool) and 0 <= r <= 1 for r in rates)
+    ):
+        raise DataError(
+            f"spec_decode_per_position_acceptance_rates is {str(rates)[:80]}: expected a list of rates between 0 and 1"
+        )
+    info = record.get("server_info")
+    if fmt == SGLANG and info is not None and not isinstance(info, Mapping):
+        raise DataError(f"server_info is {str(info)[:40]!r}: expected the object sglang.bench_serving saves")
+    return fmt
+
+
 def _percentiles(record: Mapping[str, Any], metric: str) -> dict[str, float]:
     out = {}
     for name, key in (
@@ -189,9 +221,13 @@ def _server_config(fmt: str, record: Mapping[str, Any], spec: Mapping[str, Any] 
             "num_draft_tokens": None,
             "raw": {},
         }
-    for key, value in (spec or {}).items():
-        if (value is not None and value != "") or key == "speculative_algorithm":
-            cfg[key] = value
+    # what the file says wins; a stated value fills a gap (vLLM does not record its speculative config), and
+    # never turns a run without speculation into a speculative one
+    speculative = bool(cfg.get("speculative_algorithm")) or (fmt == SGLANG and record.get("accept_length") is not None)
+    if speculative:
+        for key, value in (spec or {}).items():
+            if value is not None and value != "" and cfg.get(key) in (None, "", "unknown"):
+                cfg[key] = value
     return cfg
 
 
@@ -357,7 +393,7 @@ def import_file(
     records = read_records(path)
     for n, rec in enumerate(records, start=1):
         try:
-            detect_format(rec)
+            check_record(rec)
         except DataError as exc:
             where = f"{path} (record {n})" if len(records) > 1 else str(path)
             raise DataError(f"{where}: {exc}") from None
