@@ -721,6 +721,7 @@ def lint(
     if is_eagle3:
         findings.extend(_aux_findings(draft, n_layers, family, serving, t_hidden))
         findings.extend(_norm_findings(draft))
+        findings.extend(_tie_findings(draft))
 
     # Hidden size: EAGLE-3's fc takes target hidden x number of aux states; other drafts read it directly.
     if t_hidden is not None:
@@ -858,6 +859,31 @@ def headline(findings: Sequence[Finding]) -> str:
         return f"Act on this first [{first.severity}, {first.code}]{more}: {first.message}"
     tail = f" {harmless} known-harmless note(s) are collapsed below." if harmless else ""
     return "Nothing to act on: the wiring matches what the engines will do." + tail
+
+
+def _tie_findings(draft: ModelSpec) -> list[Finding]:
+    """``tie_word_embeddings: true`` on an EAGLE-3 head: SGLang 0.5.23 (models/llama_eagle3.py:303,
+    ``self.lm_head = self.model.embed_tokens``) then logits through the frozen embedding and never loads the
+    trained lm_head.weight, so the head the draft was trained with is not the one served."""
+    raw = draft.raw_config or {}
+    if raw.get("tie_word_embeddings") is not True or draft.dialect == "speculators-eagle3":
+        return []
+    dv = draft.draft_vocab_size
+    swap = (
+        f"; the {dv:,}-row head trained for the draft vocabulary is replaced by the {draft.vocab_size:,}-row "
+        "embedding, which no longer matches the draft's token ids"
+        if dv and dv != draft.vocab_size
+        else ""
+    )
+    return [
+        Finding(
+            "error",
+            "tied-lm-head",
+            "tie_word_embeddings is true: SGLang 0.5.23 then uses the embedding as the draft's lm_head "
+            "(models/llama_eagle3.py:303) and never loads the trained lm_head.weight" + swap + ". Set "
+            "tie_word_embeddings to false in the draft's config (EAGLE-3 drafts train their own head).",
+        )
+    ]
 
 
 def _norm_findings(draft: ModelSpec) -> list[Finding]:

@@ -1,0 +1,35 @@
+"""Wiring a fresh walk found unlinted: an EAGLE-3 head with tie_word_embeddings on."""
+
+from __future__ import annotations
+
+import pytest
+
+from comparelib.models import architectures, lint, registry
+
+BASE = "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"
+
+
+@pytest.mark.parametrize(
+    ("tie", "draft_vocab", "flagged", "says"),
+    [
+        (True, 32000, True, "the 32,000-row head trained for the draft vocabulary is replaced"),
+        (True, 128256, True, "never loads the trained lm_head.weight"),  # a full-vocabulary head
+        (False, 32000, False, ""),
+        (None, 32000, False, ""),  # not stated: transformers' LlamaConfig default is False
+    ],
+)
+def test_a_tied_eagle3_head_is_an_error(tie: bool | None, draft_vocab: int | None, flagged: bool, says: str) -> None:
+    cfg = dict(registry.get_draft(BASE).config or {})
+    cfg.pop("tie_word_embeddings", None)
+    if tie is not None:
+        cfg["tie_word_embeddings"] = tie
+    if draft_vocab is None:
+        cfg.pop("draft_vocab_size", None)
+    else:
+        cfg["draft_vocab_size"] = draft_vocab
+    spec = architectures.parse_config(cfg, source="walk")
+    found = [f for f in lint.lint(spec) if f.code == "tied-lm-head"]
+    assert bool(found) is flagged
+    if flagged:
+        assert found[0].severity == "error" and says in found[0].message, found[0].message
+        assert "llama_eagle3.py:303" in found[0].message
