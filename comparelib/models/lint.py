@@ -416,9 +416,16 @@ def _serving_findings(
     if good and not [f for f in out if f.severity == "error" or f.code == "aux-convention"]:
         parts = []
         for v in good:
+            where = (
+                "the top-level ids"
+                if "eagle_aux_hidden_state_layer_ids" in (draft.raw_config or {})
+                and "eagle_aux_hidden_state_layer_ids" not in _eagle_config(draft)
+                else "eagle_config ids"
+            )
+            read = v.ids_read if v.ids_read is not None else engine_model.default_ids(n_layers)
             how = (
-                f"uses its default (2, N//2, N-3) = {v.ids_read}, which happens to be what the draft was trained "
-                "on; it does not read eagle_config ids"
+                f"uses its default (2, N//2, N-3) = {list(read)}, which happens to be what the draft was trained "
+                f"on; it does not read {where}"
                 if v.ids_from == "default" and ids is not None
                 else f"captures {engine_model.describe(v.captured)}"
             )
