@@ -365,3 +365,41 @@ def test_a_measured_point_off_the_trend_is_left_out_of_the_plans_fit_not_the_who
     assert result.fit is not None
     assert "your measured point (3.30 at 41 samples) does not lie on a rising trend" in result.fit_note
     assert "plus your measured point" not in result.fit_note
+
+
+OFFLINE_CASES = [
+    # by_steps rows, AL kept by steps, what the source says was left out
+    (
+        [{"steps": 1, "al_replay": 1.6}, {"steps": 2, "al_replay": 9.0}, {"steps": 3, "al_replay": None}],
+        {1: 1.6},
+        ["steps=2: al_replay 9 is impossible (between 1 and 3)", "steps=3: al_replay None is not a number"],
+    ),
+    ([{"steps": "x", "al_replay": 2.0}, {"steps": 2, "al_replay": 2.2}], {2: 2.2}, ["row 1: steps 'x'"]),
+    ([{"steps": 2, "al_replay": 2.2}], {2: 2.2}, []),
+]
+
+
+@pytest.mark.parametrize(("rows", "kept", "said"), OFFLINE_CASES)
+def test_plan_offline_rows_left_out_are_named(tmp_path: Any, rows: list, kept: dict, said: list) -> None:
+    """An impossible AL or a null was dropped without a word, and the plan picked num_steps from what was left."""
+    import json
+
+    path = tmp_path / "eval.json"
+    path.write_text(json.dumps({"by_steps": rows}))
+    off = plan.read_offline(path)
+    assert off.al_by_steps == kept
+    for text in said:
+        assert text in off.source, off.source
+    assert ("left out" in off.source) is bool(said)
+
+
+@pytest.mark.parametrize("rows", [[], [{"steps": 2, "al_replay": 9.0}]])
+def test_plan_offline_with_no_usable_row_is_refused(tmp_path: Any, rows: list) -> None:
+    import json
+
+    from comparelib.errors import DataError
+
+    path = tmp_path / "eval.json"
+    path.write_text(json.dumps({"by_steps": rows}))
+    with pytest.raises(DataError, match="no usable acceptance length by num_steps"):
+        plan.read_offline(path)

@@ -788,12 +788,23 @@ def read_offline(path: str | Path) -> Offline:
     if not isinstance(data, Mapping) or not isinstance(data.get("by_steps"), list):
         raise DataError(f"{p.name}: expected eval-draft --json output with a 'by_steps' list")
     al: dict[int, float] = {}
-    for row in data["by_steps"]:
+    dropped: list[str] = []  # said, not dropped silently: an AL of 9.0 at 2 steps, a null, a step "x"
+    for i, row in enumerate(data["by_steps"], 1):
         if not isinstance(row, Mapping):
+            dropped.append(f"row {i} is not an object")
             continue
         k, v = number(row.get("steps")), number(row.get("al_replay"))
-        if k is not None and v is not None and k >= 1 and 1.0 <= v <= k + 1:
+        if k is None or k < 1 or k != int(k):
+            dropped.append(f"row {i}: steps {row.get('steps')!r} is not a number of steps")
+        elif v is None:
+            dropped.append(f"steps={int(k)}: al_replay {row.get('al_replay')!r} is not a number")
+        elif not 1.0 <= v <= k + 1:
+            dropped.append(f"steps={int(k)}: al_replay {v:g} is impossible (between 1 and {int(k) + 1})")
+        else:
             al[int(k)] = float(v)
+    if not al:
+        why = "; ".join(dropped[:4]) or "the list is empty"
+        raise DataError(f"{p.name}: no usable acceptance length by num_steps ({why})")
     raw_vocab = data.get("vocab")
     vocab: Mapping[str, Any] = raw_vocab if isinstance(raw_vocab, Mapping) else {}
     ceiling = None
@@ -811,7 +822,8 @@ def read_offline(path: str | Path) -> Offline:
                     flags.append(f"{item.get('code') or sev}: {item.get('message') or ''}".strip(": "))
             elif isinstance(item, str):
                 flags.append(item)
-    return Offline(al, ceiling, tuple(flags), f"offline evaluation: {p.name}")
+    left = f" (left out: {'; '.join(dropped[:4])}{'; ...' if len(dropped) > 4 else ''})" if dropped else ""
+    return Offline(al, ceiling, tuple(flags), f"offline evaluation: {p.name}{left}")
 
 
 # ---------------------------------------------------------------------------------------------

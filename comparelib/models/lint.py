@@ -444,7 +444,8 @@ def _serving_findings(
             Finding(
                 "warning",
                 "aux-embedding",
-                f"{' and '.join(embedding)} feed the draft the embedding output (boundary 0) as one of its states, "
+                f"{' and '.join(embedding)} {'feeds' if len(embedding) == 1 else 'feed'} the draft the embedding "
+                "output (boundary 0) as one of its states, "
                 "not a decoder layer. Keep it only if the draft was trained that way.",
             )
         )
