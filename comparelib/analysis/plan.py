@@ -1472,35 +1472,28 @@ def build(
     else:
         base_al = fit.al(own_now).value if own_now else None
         need = fit.samples_for(target_al) if target_al is not None else None
-        far = need is not None and need.value is not None and need.value > fit.x_max * EXTRAPOLATION_MAX
-        if far and need is not None and need.value is not None:
+        at_10x = max(own_now or fit.x_max, fit.x_max) * 10
+        if need is not None and need.value is not None and need.value > fit.x_max * EXTRAPOLATION_MAX:
             # two orders of magnitude past the data: the bounded form's tail, not evidence; costed at 10x only
-            n_new = max(own_now or fit.x_max, fit.x_max) * 10
-            md.samples_needed = None
-            md.al = fit.al(n_new)
-            md.al_steps = fit.steps
+            n_new, md.samples_needed = at_10x, None
             reach = (
                 f"puts the target {target_al:g} at {need.value:,.0f} samples, over {EXTRAPOLATION_MAX:g}x the most it "
                 f"was fitted on ({fit.x_max:,.0f}): too far past the evidence to cost; shown at 10x, {n_new:,.0f} "
                 "samples"
             )
         elif need is not None and need.value is not None:
-            n_new = need.value
-            md.samples_needed = need
-            md.al = fit.al(n_new)
-            md.al_steps = fit.steps
+            n_new, md.samples_needed = need.value, need
             reach = f"reaches the target {target_al:g} at {n_new:,.0f} samples"
         else:
-            n_new = max(own_now or fit.x_max, fit.x_max) * 10
-            md.samples_needed = need
-            md.al = fit.al(n_new)
-            md.al_steps = fit.steps
+            n_new, md.samples_needed = at_10x, need
             reach = (
                 f"does not reach the target {target_al:g} (plateau {fit.plateau:.2f}); "
                 f"shown at 10x, {n_new:,.0f} samples"
                 if target_al is not None
                 else f"no target AL; shown at 10x, {n_new:,.0f} samples"
             )
+        md.al = fit.al(n_new)
+        md.al_steps = fit.steps
         have = own_now or 0.0
         epochs_div = epochs if fit.scope == "curve" else 1.0
 
