@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 import torch
 from safetensors.torch import save_file
 
@@ -224,3 +225,13 @@ def blur_low_chunk(i: int, rec: dict[str, Any]) -> None:
     low = aux[..., :HIDDEN].float()
     noise = torch.randn(low.shape, generator=g) * low.pow(2).mean().sqrt() * 0.35
     aux[..., :HIDDEN] = (low + noise).to(aux.dtype)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread() -> Iterator[None]:
+    """The tensors in dump tests are tiny; torch's worker threads only fight over the 2 shared cores.
+    A module that imports this fixture gets it (autouse, once per module)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

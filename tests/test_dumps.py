@@ -6,7 +6,6 @@ import gzip
 import json
 import pickle
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from safetensors.torch import save_file
 from comparelib.audit.dumps import DumpReport, audit_dumps, discover_dump_files, load_embedding, read_draft_config
 from comparelib.errors import ConfigError, DataError, InputError, UnsafeFileError
 from tests import dump_fixtures as fx
+from tests.dump_fixtures import one_torch_thread  # noqa: F401 - autouse: one torch thread per module
 from tests.fixtures import run_cli as _run_cli
 
 TARGET = fx.TinyTarget()
@@ -25,15 +25,6 @@ N = fx.N_LAYERS
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return _run_cli("audit-dump", *args, env={"OMP_NUM_THREADS": "1"})
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread() -> Iterator[None]:
-    """The tensors here are tiny; torch's worker threads only fight over the 2 shared cores."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def problems(report: DumpReport) -> set[str]:

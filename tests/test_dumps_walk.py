@@ -4,29 +4,19 @@ statuses, a speculators file with a layer missing, and an empty file's reason.""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import torch
 
 from comparelib.audit.dumps import DumpReport, audit_dumps, iter_samples
 from tests import dump_fixtures as fx
+from tests.dump_fixtures import one_torch_thread  # noqa: F401 - autouse: one torch thread per module
 from tests.fixtures import page_app
 from tests.fixtures import run_cli as _run_cli
 
 N = fx.N_LAYERS
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "audit.py")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread() -> Iterator[None]:
-    """Tiny tensors: torch's worker threads only fight over the 2 shared cores."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def run_cli(*args: str) -> Any:

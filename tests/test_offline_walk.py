@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ import torch
 from safetensors.torch import save_file
 
 from comparelib import cli
+from tests.dump_fixtures import one_torch_thread  # noqa: F401 - autouse: one torch thread per module
 
 H, V, INTER = 32, 64, 64
 SEQS = [
@@ -24,14 +25,6 @@ SEQS = [
     [12, 13, 14, 15, 16, 17, 18, 19, 20, 21],
     [1, 2, 3, 4, 5, 5, 9, 9, 9, 1, 1, 20, 21, 5, 5, 5, 5, 9, 3],
 ]
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def _draft(folder: Path) -> Path:
