@@ -87,3 +87,16 @@ def test_imported_runs_at_different_concurrency_are_not_compared(store: Store, t
     ratio, why = speedup.speedup_against(s, b)
     assert ratio is None and why is not None and "different concurrency: 32 against 1" in why, why
     assert speedup.best_pair(runs) is None
+
+
+def test_an_imported_runs_setting_key_carries_its_batch_size(store: Store, tmp_path: Path) -> None:
+    """Imported runs state max_concurrency only: their setting key had no bs=, so a run at 32 was set against
+    published results at batch 1 on Acceptance vs data and Overview."""
+    from comparelib.models.registry import run_setting
+
+    spec = sglang_record()
+    spec.update(max_concurrency=32)
+    [rid] = import_file(store, _write(tmp_path / "s.json", spec), group="g")
+    [run] = [r for r in store.runs(group="g") if r.id == rid]
+    key, _ = run_setting(run)
+    assert "bs=32" in key.split(","), key

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from comparelib import values
 from comparelib.errors import DataError, InputError
 from comparelib.settings import BUILTIN_DIR
 
@@ -384,7 +385,8 @@ def run_setting(run: Any) -> tuple[str, str | None]:
         temp = params.get("temperature")
         setting = Setting(
             engine=(str(run.engine).lower() or None) if run.engine else None,
-            batch_size=params.get("concurrency"),
+            # imported runs state it as max_concurrency: keyed without it they lined up with any batch size
+            batch_size=values.integer(values.run_param(run, "concurrency")),
             num_steps=steps,
             topk=topk,
             num_draft_tokens=ndt,
@@ -396,7 +398,7 @@ def run_setting(run: Any) -> tuple[str, str | None]:
         )
         return setting.key, setting.chain
     except Exception:  # noqa: BLE001 - a run whose fields a Setting refuses: keep a readable key
-        return f"{run.engine or '?'} {chain} bs={params.get('concurrency')}", chain
+        return f"{run.engine or '?'} {chain} bs={values.run_param(run, 'concurrency')}", chain
 
 
 def family_of(target_model: str | None) -> str:
