@@ -75,6 +75,58 @@ def test_the_mixed_size_finding_says_which_sizes_which_files_and_what_to_do(tmp_
     assert "among the files sampled" in finding.message
 
 
+# (case, files at 48 of n_files (the rest at 32), n_files, status per file, each marked file's reason after
+# "hidden size H, ", words of the finding)
+MIXED_TABLE_CASES: list[tuple[str, tuple[int, ...], int, list[str], str, str]] = [
+    (
+        "2 of 5 at 48",
+        (3, 4),
+        5,
+        ["ok", "ok", "ok", "error", "error"],
+        "most files (3 of 5) are at 32",
+        "3 files at 32, 2 files at 48 (not at 32: rows_0-2000/data_3.ckpt, rows_0-2000/data_4.ckpt)",
+    ),
+    (
+        "4 of 5 at 48",
+        (0, 1, 2, 3),
+        5,
+        ["ok", "ok", "ok", "ok", "error"],
+        "most files (4 of 5) are at 48",
+        "4 files at 48, 1 file at 32 (not at 48: rows_0-2000/data_4.ckpt)",
+    ),
+    (  # the 48-wide files are read first: the tie must not make 48 the majority by order
+        "tie, 48 read first",
+        (0, 1),
+        4,
+        ["error", "error", "error", "error"],
+        "no one size holds most files (2 files at 32, 2 files at 48)",
+        "2 files at 32, 2 files at 48 (no one size holds most files)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "wide", "n_files", "statuses", "why", "words"), MIXED_TABLE_CASES, ids=[c[0] for c in MIXED_TABLE_CASES]
+)
+def test_the_file_table_marks_the_files_the_mixed_size_finding_names(
+    tmp_path: Path, case: str, wide: tuple[int, ...], n_files: int, statuses: list[str], why: str, words: str
+) -> None:
+    report = audit_dumps(mixed_widths(tmp_path / "d", wide=wide, n_files=n_files))
+    (finding,) = [f for f in report.findings if f.code == "hidden_size_mixed"]
+    assert words in finding.message, finding.message
+    assert [r["status"] for r in report.files] == statuses
+    for row in report.files:
+        expected = None if row["status"] == "ok" else f"hidden_size_mixed: hidden size {row['hidden']}, {why}"
+        assert row["error"] == expected, row["name"]
+
+
+def test_cli_marks_the_minority_files_and_exits_1(tmp_path: Path) -> None:
+    proc = run_cli(str(mixed_widths(tmp_path / "d")))
+    assert proc.returncode == 1, proc.stderr
+    rows = {line.split()[0]: line.split()[1] for line in proc.stdout.splitlines() if line.startswith("rows_")}
+    assert rows == {f"rows_0-2000/data_{i}.ckpt": "error" if i in (3, 4) else "ok" for i in range(5)}
+
+
 def test_one_hidden_size_is_not_flagged(tmp_path: Path) -> None:
     report = audit_dumps(fx.build_dump(tmp_path / "d", n_files=4, target=fx.TinyTarget(hidden=48, seed=3)))
     assert "hidden_size_mixed" not in report.codes() and report.verdict == "ok"
@@ -88,9 +140,9 @@ def batch_of_two(i: int, rec: dict[str, Any]) -> None:
     rec["aux_hidden_state"] = rec["aux_hidden_state"].repeat(2, 1, 1)
 
 
-# (case, layout, build kwargs, verdict, headline, page banner)
-VERDICT_CASES: list[tuple[str, str, dict[str, Any], str, str, str]] = [
-    ("clean, two notes", "speculators", {}, "ok", "verdict: ok - no problems found (2 notes)", "success"),
+# (case, layout, build kwargs, verdict, headline, page banner, CLI exit code)
+VERDICT_CASES: list[tuple[str, str, dict[str, Any], str, str, str, int]] = [
+    ("clean, two notes", "speculators", {}, "ok", "verdict: ok - no problems found (2 notes)", "success", 0),
     (
         "a warning",
         "specforge",
@@ -98,22 +150,32 @@ VERDICT_CASES: list[tuple[str, str, dict[str, Any], str, str, str]] = [
         "suspect",
         "verdict: suspect - 1 warning, no errors",
         "warning",
+        0,
     ),
-    ("an error", "specforge", {"mutate": batch_of_two}, "broken", "verdict: broken - 1 error", "error"),
+    ("an error", "specforge", {"mutate": batch_of_two}, "broken", "verdict: broken - 1 error", "error", 1),
 ]
 
 
 @pytest.mark.parametrize(
-    ("case", "layout", "build", "verdict", "headline", "banner"), VERDICT_CASES, ids=[c[0] for c in VERDICT_CASES]
+    ("case", "layout", "build", "verdict", "headline", "banner", "code"),
+    VERDICT_CASES,
+    ids=[c[0] for c in VERDICT_CASES],
 )
 def test_page_and_cli_lead_with_the_same_verdict(
-    tmp_path: Path, case: str, layout: str, build: dict[str, Any], verdict: str, headline: str, banner: str
+    tmp_path: Path,
+    case: str,
+    layout: str,
+    build: dict[str, Any],
+    verdict: str,
+    headline: str,
+    banner: str,
+    code: int,
 ) -> None:
     root = fx.build_dump(tmp_path / "d", layout, n_files=3, **build)
     report = audit_dumps(root)
     assert report.verdict == verdict and report.headline().startswith(headline)
     proc = run_cli(str(root))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == code, proc.stderr
     assert proc.stdout.rstrip().splitlines()[-1] == report.headline()
     at = page_app(PAGE, timeout=60).run()
     at.text_input(key="dumps_folder").set_value(str(root))
@@ -157,7 +219,7 @@ def test_a_files_status_is_its_worst_finding(
 def test_cli_rows_show_the_status(tmp_path: Path) -> None:
     root = fx.build_dump(tmp_path / "d", n_files=2, mutate=fx.nan_in_first)
     proc = run_cli(str(root))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # an error finding: the dump is broken
     rows = {line.split()[0]: line.split()[1] for line in proc.stdout.splitlines() if line.startswith("rows_")}
     assert rows == {"rows_0-2000/data_0.ckpt": "error", "rows_0-2000/data_1.ckpt": "ok"}
 

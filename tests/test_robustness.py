@@ -905,7 +905,7 @@ def test_cli_corrupt_dump_files_are_findings_not_tracebacks(files: dict[str, str
         timeout=120,
         cwd=ROOT,
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # 1: a broken dump, after the report (2 is unusable input)
     assert "Traceback" not in proc.stderr
     assert "[error] unreadable" in proc.stdout and "verdict: broken" in proc.stdout
 

@@ -1084,21 +1084,54 @@ def _mark_rows(rows: list[dict[str, Any]], raw: list[DumpFinding]) -> None:
             row["error"] = f"{top.code}: {top.message}"
 
 
+def _ranked_widths(widths: Counter[int]) -> tuple[list[tuple[int, int]], int | None]:
+    """Hidden sizes by file count (most first, then the smaller size), and the one most files hold: ``None``
+    on a tie, where the files alone cannot say which target's states they should be. Sorted, not
+    ``most_common``, so a tie reads the same whichever files the sample drew first."""
+    ranked = sorted(widths.items(), key=lambda hn: (-hn[1], hn[0]))
+    tied = len(ranked) > 1 and ranked[0][1] == ranked[1][1]
+    return ranked, None if tied else ranked[0][0]
+
+
+def _width_counts(ranked: list[tuple[int, int]]) -> str:
+    return ", ".join(f"{n} file{'s' if n != 1 else ''} at {h}" for h, n in ranked)
+
+
 def _mixed_widths(widths: Counter[int], rows: list[dict[str, Any]], sampled: bool) -> DumpFinding:
     """Files at two or more hidden sizes came from different targets: one draft cannot train on them all."""
-    ranked = widths.most_common()
-    counts = ", ".join(f"{n} file{'s' if n != 1 else ''} at {h}" for h, n in ranked)
-    odd = sorted(r["name"] for r in rows if r.get("hidden") is not None and r["hidden"] != ranked[0][0])
-    shown = ", ".join(odd[:3]) + (", ..." if len(odd) > 3 else "")
+    ranked, major = _ranked_widths(widths)
+    counts = _width_counts(ranked)
+    if major is None:
+        odd_part = "no one size holds most files"
+    else:
+        odd = sorted(r["name"] for r in rows if r.get("hidden") is not None and r["hidden"] != major)
+        odd_part = f"not at {major}: " + ", ".join(odd[:3]) + (", ..." if len(odd) > 3 else "")
     among = " among the files sampled (--all reads every file)" if sampled else ""
     return DumpFinding(
         "error",
         "hidden_size_mixed",
-        f"the files hold hidden states of {len(ranked)} different sizes{among}: {counts} (not at "
-        f"{ranked[0][0]}: {shown}). They were captured from different targets, and one draft trains on one "
+        f"the files hold hidden states of {len(ranked)} different sizes{among}: {counts} ({odd_part}). "
+        "They were captured from different targets, and one draft trains on one "
         "target's states: remove or re-capture the files that are not from the draft's target, or pass "
         "--config/--target-hidden to have each file checked against it.",
     )
+
+
+def _mark_mixed_widths(widths: Counter[int], rows: list[dict[str, Any]]) -> None:
+    """The files ``hidden_size_mixed`` names are errors in the file table too (on a tie, every file is):
+    a table that says "ok" next to a file from another target hides the file to remove."""
+    ranked, major = _ranked_widths(widths)
+    for row in rows:
+        hidden = row.get("hidden")
+        if hidden is None or hidden == major:
+            continue
+        row["status"] = "error"
+        if not row.get("error"):  # a file's first error stays its reason
+            if major is None:
+                why = f"no one size holds most files ({_width_counts(ranked)})"
+            else:
+                why = f"most files ({widths[major]} of {sum(widths.values())}) are at {major}"
+            row["error"] = f"hidden_size_mixed: hidden size {hidden}, {why}"
 
 
 def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
@@ -1125,6 +1158,7 @@ def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
     widths = Counter(r["hidden"] for r in ok_rows if r.get("hidden"))
     if len(widths) > 1 and target_hidden_size is None:  # with a target, each odd file is a hidden_size error
         findings.append(_mixed_widths(widths, ok_rows, len(chosen) < len(paths)))
+        _mark_mixed_widths(widths, ok_rows)
     if fmt == "eagle12":
         findings.append(
             DumpFinding(

@@ -8,9 +8,25 @@ from typing import Any
 
 from comparelib.cli._util import print_json
 
+# A script or CI step must be able to stop on a broken dump without parsing the report; 2 stays what every
+# command means by it (input it cannot use), so "the dump is broken" and "the audit could not run" differ.
+EXIT_BROKEN = 1
+
+_EPILOG = """\
+exit status:
+  0  verdict ok or suspect (warnings and notes do not fail the run)
+  1  verdict broken: at least one error finding (the report is still printed, --json too)
+  2  unusable input: no such folder, no dump files, a bad --config/--embedding or option
+"""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("audit-dump", help="audit a hidden-state dump (SpecForge, ModelOpt, speculators, EAGLE)")
+    p = sub.add_parser(
+        "audit-dump",
+        help="audit a hidden-state dump (SpecForge, ModelOpt, speculators, EAGLE)",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("folder", help="folder holding the dump files (or one dump file)")
     p.add_argument("--config", metavar="PATH", help="the draft's config.json, or the folder holding it")
     p.add_argument("--target-hidden", type=int, metavar="N", help="the target's hidden size (overrides --config)")
@@ -95,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
                 "runner": report.runner,
             }
         )
-        return 0
+        return _exit_code(report.verdict)
     out = sys.stdout
     s = report.summary
     out.write(f"{report.folder}: {s['format_label']}\n")
@@ -129,4 +145,8 @@ def run(args: argparse.Namespace) -> int:
             f"(median {d['median_norm']:.4g}, largest jump between files {d['max_jump']:.2f}x)\n"
         )
     out.write(f"{report.headline()}\n")
-    return 0
+    return _exit_code(report.verdict)
+
+
+def _exit_code(verdict: str) -> int:
+    return EXIT_BROKEN if verdict == "broken" else 0
