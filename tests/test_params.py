@@ -663,3 +663,157 @@ def test_cli_params_with_glm_and_minimax_targets(
     assert not any("target family unknown" in f["message"] for f in data["lint"])
     unsupported = [f for f in data["lint"] if f["code"] == "engine-unsupported"]
     assert bool(unsupported) == (statuses[2] == "unsupported")
+
+
+# ---- tie_word_embeddings on a draft: the lm_head is the embedding's storage, counted once -------------------------
+# SGLang 0.5.23 models/llama_eagle3.py:303 serves embed_tokens as the head and never loads lm_head.weight; vLLM 0.33.0
+# ignores the flag (llama_eagle3.py:329 builds its own head) and loads lm_head.weight only when the checkpoint has one.
+
+_TINY_HEAD = 96 * 64  # TINY_EAGLE3's lm_head: draft_vocab x hidden
+_TINY_EMB = 256 * 64
+_KIMI_HEAD = 32_000 * 7168
+
+# (case, config, expected ParamCount fields): the untied rows are the numbers the suite already pins, unchanged
+TIED_COUNTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    (
+        "kimi untied (unchanged)",
+        KIMI_EAGLE3,
+        {
+            "total": 2_365_353_984,
+            "excluding_embedding": 1_190_948_864,
+            "lm_head": _KIMI_HEAD,
+            "trainable": 1_190_948_864,
+            "frozen": 1_174_405_120,
+            "stored": 1_190_948_864,
+            "lm_head_tied": False,
+        },
+    ),
+    (
+        "kimi tied",
+        {**KIMI_EAGLE3, "tie_word_embeddings": True},
+        {
+            "total": 2_365_353_984 - _KIMI_HEAD,
+            "excluding_embedding": 1_190_948_864 - _KIMI_HEAD,
+            "embedding": 1_174_405_120,
+            "lm_head": 0,
+            "trainable": 1_190_948_864 - _KIMI_HEAD,
+            "frozen": 1_174_405_120,
+            "stored": 1_190_948_864 - _KIMI_HEAD,
+            "lm_head_tied": True,
+        },
+    ),
+    (
+        "tiny untied (unchanged)",
+        TINY_EAGLE3,
+        {"total": 80_128, "excluding_embedding": 63_744, "lm_head": _TINY_HEAD, "trainable": 63_744, "stored": 63_744},
+    ),
+    (
+        "tiny tied",
+        {**TINY_EAGLE3, "tie_word_embeddings": True},
+        {
+            "total": 80_128 - _TINY_HEAD,
+            "excluding_embedding": 63_744 - _TINY_HEAD,
+            "embedding": _TINY_EMB,
+            "lm_head": 0,
+            "trainable": 63_744 - _TINY_HEAD,
+            "frozen": _TINY_EMB,
+            "stored": 63_744 - _TINY_HEAD,
+            "lm_head_tied": True,
+        },
+    ),
+    (
+        # its own (stored) embedding is the head SGLang serves: stored keeps the embedding, not a second copy
+        "tiny tied, own embedding (target_hidden_size 128)",
+        {**TINY_EAGLE3, "tie_word_embeddings": True, "target_hidden_size": 128},
+        {
+            "total": 80_128 + 64 * 3 * 64 - _TINY_HEAD,  # fc takes 3 x 128 features
+            "embedding": _TINY_EMB,
+            "lm_head": 0,
+            "trainable": 63_744 + 64 * 3 * 64 - _TINY_HEAD,
+            "stored": 80_128 + 64 * 3 * 64 - _TINY_HEAD,
+            "lm_head_tied": True,
+        },
+    ),
+    (
+        # EAGLE-1 uses the target's lm_head: the flag has no head to discount
+        "eagle1 tied (no lm_head tensor)",
+        {**EAGLE1_LLAMA3_8B, "tie_word_embeddings": True},
+        {"excluding_embedding": 251_666_432, "lm_head": 0, "stored": 251_666_432 + 525_336_576, "lm_head_tied": False},
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "config", "expected"), TIED_COUNTS, ids=[c[0] for c in TIED_COUNTS])
+def test_tied_lm_head_is_counted_once(case: str, config: dict[str, Any], expected: dict[str, Any]) -> None:
+    spec = parse_config(config)
+    c = P.count(spec)
+    assert {k: getattr(c, k) for k in expected} == expected
+    comps = P.components(spec)
+    assert sum(x.params for x in comps if x.name != "buffer") == c.total
+    assert c.trainable + c.frozen == c.total and c.excluding_embedding + c.embedding == c.total
+    heads = [x for x in comps if x.name == "lm_head"]
+    tied = bool(expected.get("lm_head_tied"))
+    assert P.tied_lm_head(spec) is tied
+    if tied:
+        (head,) = heads
+        assert (head.params, head.trainable, head.tied_to) == (0, False, "embedding")
+        assert head.note.startswith("tied to the embedding") and "llama_eagle3.py:303" in head.note
+        assert [(t.name, t.stored, t.trainable) for t in head.tensors] == [("lm_head.weight", False, False)]
+    else:
+        assert all(x.tied_to is None and x.note == "" for x in comps)
+        assert P.tied_note(spec) is None
+
+
+def test_tied_lm_head_is_not_resident_twice() -> None:
+    untied, tied = parse_config(TINY_EAGLE3), parse_config({**TINY_EAGLE3, "tie_word_embeddings": True})
+    for dtype, size in P.MEMORY_DTYPES.items():
+        assert P.memory_table(untied)[dtype] - P.memory_table(tied)[dtype] == _TINY_HEAD * size
+    kimi = P.memory_table(parse_config({**KIMI_EAGLE3, "tie_word_embeddings": True}))
+    assert kimi["bf16"] == (1_190_948_864 - _KIMI_HEAD) * 2 + 32_000 * 8 + 163_840
+
+
+# (case, tie_word_embeddings, header holds lm_head.weight, matches_config, lm_head's "why" (None: not missing),
+#  header elements over count().stored, a note that must be there)
+TIED_HEADERS: list[tuple[str, bool, bool, bool, str | None, int, str | None]] = [
+    ("untied, head stored (unchanged)", False, True, True, None, 0, None),
+    ("untied, head missing (unchanged)", False, False, False, "expected by the config but absent", -_TINY_HEAD, None),
+    (
+        "tied, head stored anyway",
+        True,
+        True,
+        True,
+        None,
+        _TINY_HEAD,
+        "lm_head.weight is present although tie_word_embeddings is true",
+    ),
+    ("tied, no head stored", True, False, True, "lm_head not stored: tied to the embedding", 0, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "tie", "with_head", "matches", "why", "extra", "note"), TIED_HEADERS, ids=[c[0] for c in TIED_HEADERS]
+)
+def test_tied_lm_head_against_the_checkpoint_header(
+    tmp_path: Path,
+    case: str,
+    tie: bool,
+    with_head: bool,
+    matches: bool,
+    why: str | None,
+    extra: int,
+    note: str | None,
+) -> None:
+    spec = parse_config({**TINY_EAGLE3, "tie_word_embeddings": tie})
+    folder = write_checkpoint(spec, tmp_path / "d", exclude=[] if with_head else ["lm_head.weight"])
+    report = reconcile_folder(spec, folder)
+    assert report.matches_config is matches
+    assert report.param_elements == P.count(spec).stored + extra
+    missing = dict(report.missing)
+    assert "embed_tokens.weight" in report.by_design
+    if why is None:
+        assert "lm_head.weight" not in missing
+    else:
+        assert why in missing["lm_head.weight"]
+        assert ("lm_head.weight" in report.by_design) is tie
+    tie_notes = [n for n in report.notes if "tie_word_embeddings" in n]
+    assert [n[: len(note)] for n in tie_notes] == ([] if note is None else [note])

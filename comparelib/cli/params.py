@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, TextIO
 
 from comparelib.cli._util import print_json
+
+if TYPE_CHECKING:  # the command imports the library when it runs: --help stays quick
+    from comparelib.models.comparison import Entry
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,16 +52,84 @@ def run(args: argparse.Namespace) -> int:
         out.write(f"note: {note}\n")
     if entry.commit_sha:
         out.write(f"commit {entry.commit_sha}\n")
+    if entry.spec.role == "draft":  # a target has no target and no ratio (comparison.load_entry)
+        out.write(_target_line(entry) + "\n")
     # a target's weights are no draft's trainable part: its trainable/frozen split is not shown as one
     skipped = {"trainable", "frozen"} if note is not None else set()
     for key in (*params.HEADLINE, "mtp", "vision"):
         if key in skipped:
             continue
         if p[key] is not None and not (key in {"mtp", "vision"} and not p[key]):
-            out.write(f"  {key:<20} {p[key]:>18,}\n")
+            tied = "  (tied to the embedding)" if key == "lm_head" and p["lm_head_tied"] else ""
+            out.write(f"  {key:<20} {p[key]:>18,}{tied}\n")
+    mem = data["memory_bytes"]  # memory_table: a draft's weights shared with the target are not counted again
+    out.write("memory: " + " · ".join(f"{k} {v:,} bytes ({v / 2**30:.2f} GiB)" for k, v in mem.items()) + "\n")
     out.write("components:\n")
     for comp in data["components"]:
-        out.write(f"  {comp['name']:<12} {comp['params']:>18,}\n")
+        tied = f"  tied to the {comp['tied_to']}" if comp["tied_to"] else ""
+        out.write(f"  {comp['name']:<12} {comp['params']:>18,}{tied}\n")
+    for comp in data["components"]:
+        if comp["note"]:
+            out.write(f"note: {comp['name']} {comp['note']}\n")
+    _write_checkpoint(out, entry)
+    _write_serving(out, entry)
     for f in data["lint"]:
         out.write(f"[{f['severity']}] {f['code']}: {f['message']}\n")
     return 0
+
+
+def _target_line(entry: Entry) -> str:
+    """The target and the draft-to-target ratio (``target`` and ``draft_to_target_ratio`` of --json)."""
+    if entry.target_label is None:
+        layers = f" (N = {entry.target_layers} layers given)" if entry.target_layers else ""
+        return f"target: none known{layers}; give --target for the draft-to-target ratio"
+    if entry.ratio is None or entry.target_count is None:
+        return f"target {entry.target_label}; draft-to-target ratio unknown (its config is not known here)"
+    return (
+        f"target {entry.target_label} ({entry.target_count.total:,} parameters); draft-to-target ratio "
+        f"{entry.ratio:.6f} ({entry.ratio:.3%}: excluding embedding over the target's total)"
+    )
+
+
+def _write_checkpoint(out: TextIO, entry: Entry) -> None:
+    """The safetensors header against the config, as --json's ``checkpoint`` says it, plus its notes."""
+    ck = entry.checkpoint
+    if ck is None:
+        return
+    verdict = "matches the config" if ck.matches_config else "does not match the config"
+    out.write(
+        f"checkpoint: {ck.param_elements:,} parameter elements, {ck.buffer_elements:,} buffer elements; {verdict}\n"
+    )
+    design = set(ck.by_design)
+    for name, why in ck.missing:
+        out.write(f"  missing {name}{' (by design)' if name in design else ''}: {why}\n")
+    for name, why in ck.unexpected:
+        out.write(f"  unexpected {name}: {why}\n")
+    for name, want, got in ck.shape_mismatches:
+        out.write(f"  shape {name}: config {list(want)}, checkpoint {list(got)}\n")
+    for line in ck.notes:
+        out.write(f"  note: {line}\n")
+
+
+def _write_serving(out: TextIO, entry: Entry) -> None:
+    """Will it serve: one line per engine version and runner (--json's ``serving``), under the page's headline."""
+    from comparelib.models import serving
+
+    if entry.spec.role != "draft":
+        return
+    if not entry.serving:
+        out.write("will it serve: no verdict: the engines' rules need an EAGLE-3 draft and its target (--target)\n")
+        return
+    adv = serving.advice(**entry.serving_args)
+    out.write(f"will it serve: {serving.headline(entry.serving, adv)}\n")
+    for v, row in zip(entry.serving, serving.table_rows(entry.serving, adv), strict=True):
+        parts = [f"{v.status}" + (f": {v.reason}" if v.reason else "")]
+        if row["blocks captured"]:
+            parts.append(f"feeds {row['blocks captured']} (ids from {row['ids read from'] or 'none'})")
+        if v.same_as_trained is not None:
+            parts.append(f"same as trained: {row['same as trained?']}")
+        if v.status != "unsupported" and row["what to change"] != "nothing":  # unsupported: the reason says it
+            parts.append(f"change: {row['what to change']}")
+        if v.note:
+            parts.append(v.note)
+        out.write(f"  {v.label}: {'; '.join(parts)}\n")

@@ -388,6 +388,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "vision": c.vision,
             "buffers": c.buffers,
             "stored": c.stored,
+            "lm_head_tied": c.lm_head_tied,
         },
         "memory_bytes": dict(entry.memory),
         "components": [
@@ -395,6 +396,8 @@ def entry_json(entry: Entry) -> dict[str, Any]:
                 "name": comp.name,
                 "params": comp.params,
                 "trainable": comp.trainable,
+                "tied_to": comp.tied_to,
+                "note": comp.note,
                 "tensors": [
                     {
                         "name": t.name,
@@ -419,6 +422,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
                 {"name": n, "config": list(a), "checkpoint": list(b)} for n, a, b in ck.shape_mismatches
             ],
             "matches_config": ck.matches_config,
+            "notes": list(ck.notes),
         },
         "target": entry.target_label,
         "draft_to_target_ratio": entry.ratio,
@@ -634,8 +638,10 @@ def components_frame(entries: Sequence[Entry]) -> pd.DataFrame:
 
 
 def tensors_frame(entry: Entry) -> pd.DataFrame:
+    """The config's tensors, with a tied lm_head's flags as its component has them (the embedding's, not stored)."""
     import pandas as pd
 
+    tied = {t.name: t for comp in entry.components if comp.tied_to for t in comp.tensors}
     rows = [
         {
             "tensor": t.name,
@@ -646,7 +652,7 @@ def tensors_frame(entry: Entry) -> pd.DataFrame:
             "buffer": t.is_buffer,
             "stored": t.stored,
         }
-        for t in entry.spec.tensors
+        for t in (tied.get(x.name, x) for x in entry.spec.tensors)
     ]
     return pd.DataFrame(rows, columns=["tensor", "shape", "params", "component", "trainable", "buffer", "stored"])
 
@@ -684,7 +690,9 @@ def difference_sentence(a: Entry, b: Entry) -> str | None:
         f"{big.label} has {abs(gap):,} more parameters than {small.label} outside the embedding; "
         f"{diff:,} of them ({share:.0%}) are in the {name}"
     )
-    if name == "lm_head":
+    if name == "lm_head" and small.count.lm_head_tied:  # its head is its embedding: no output layer of its own
+        sentence += f": {small.label} ties its lm_head to the embedding (tie_word_embeddings true)"
+    elif name == "lm_head":
         vb = big.spec.draft_vocab_size or big.spec.vocab_size
         vs = small.spec.draft_vocab_size or small.spec.vocab_size
         sentence += f": an output layer over {vb:,} tokens against {vs:,}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -58,6 +58,8 @@ class ParamCount:
     mtp: int = 0
     # parameters of a multimodal target's vision tower and projector: in total (stored), not in active
     vision: int = 0
+    # a draft whose config ties lm_head to the embedding: the head is counted once, as the embedding (tied_lm_head)
+    lm_head_tied: bool = False
 
 
 # The counts every model is shown with, in the order the CLI and the comparison table print them.
@@ -79,6 +81,8 @@ class Component:
     params: int  # elements (for "buffer": buffer elements)
     trainable: bool | None  # None when the component mixes trained and frozen tensors
     tensors: list[TensorSpec]
+    tied_to: str | None = None  # "embedding" for a tied lm_head: its storage is that component's (params 0)
+    note: str = ""  # what the page and CLI print beside the row (tied_note)
 
 
 def _params(spec: ModelSpec) -> list[TensorSpec]:
@@ -95,15 +99,45 @@ def _distinct(tensors: tuple[TensorSpec, ...]) -> Iterable[tuple[TensorSpec, int
     return ((by_id[i], n) for i, n in times.items())
 
 
+def tied_lm_head(spec: ModelSpec) -> bool:
+    """Whether a draft's lm_head is its embedding's storage: ``tie_word_embeddings`` true on a draft listing both.
+
+    SGLang 0.5.23 then serves embed_tokens as the head (models/llama_eagle3.py:303; set_embed swaps in the target's
+    embedding when the hidden sizes match) and never loads lm_head.weight, and transformers' save_pretrained drops a
+    tied copy: the head is no separate trained, stored or served parameter. (A tied target lists no lm_head tensor.)
+    """
+    if spec.role != "draft" or not spec.tie_word_embeddings:
+        return False
+    names = {t.component for t in spec.tensors}
+    return "lm_head" in names and "embedding" in names
+
+
+def tied_note(spec: ModelSpec) -> str | None:
+    """One line on a tied draft's lm_head for the component table (None when it is not tied)."""
+    if not tied_lm_head(spec):
+        return None
+    rows = next(t.shape for t in spec.tensors if t.component == "lm_head")
+    head = " x ".join(f"{d:,}" for d in rows)
+    return (
+        "tied to the embedding (tie_word_embeddings true): counted once, as the embedding. SGLang 0.5.23 serves "
+        "embed_tokens as the head (models/llama_eagle3.py:303) and never loads lm_head.weight; vLLM 0.33.0 ignores "
+        f"the flag, loads a {head} lm_head.weight when the checkpoint has one (not in these counts), else uses the "
+        "target's lm_head."
+    )
+
+
 def count(spec: ModelSpec) -> ParamCount:
     """Exact counts; ``total`` includes a frozen shared embedding even when the checkpoint omits it."""
     total = embedding = lm_head = trainable = buffers = stored = shared = mtp = vision = 0
     routed: dict[float, int] = {}  # active_fraction -> elements (one Fraction per group keeps this exact)
+    tied = tied_lm_head(spec)
     for t, times in _distinct(spec.tensors):
         n = t.numel * times
         if t.is_buffer:
             buffers += n
             continue
+        if tied and t.component == "lm_head":
+            continue  # the embedding's storage: counted once, under embedding
         total += n
         if t.component == "embedding":
             embedding += n
@@ -142,15 +176,29 @@ def count(spec: ModelSpec) -> ParamCount:
         shared_with_target=shared,
         mtp=mtp,
         vision=vision,
+        lm_head_tied=tied,
     )
 
 
 def components(spec: ModelSpec) -> list[Component]:
-    """Per-component totals in COMPONENTS order; empty components are left out."""
+    """Per-component totals in COMPONENTS order; empty components are left out.
+
+    A tied lm_head (tied_lm_head) stays listed, with 0 parameters and ``tied_to``: its tensor is the embedding's,
+    trained and stored as that is.
+    """
     out: list[Component] = []
+    tied = tied_lm_head(spec)
     for name in COMPONENTS:
         tensors = [t for t in spec.tensors if t.component == name]
         if not tensors:
+            continue
+        if tied and name == "lm_head":
+            emb = next(t for t in spec.tensors if t.component == "embedding")
+            as_emb = [
+                replace(t, trainable=emb.trainable, stored=False, shared_with_target=emb.shared_with_target)
+                for t in tensors
+            ]
+            out.append(Component(name, 0, emb.trainable, as_emb, tied_to="embedding", note=tied_note(spec) or ""))
             continue
         flags = {t.trainable for t in tensors}
         out.append(
@@ -184,7 +232,12 @@ def memory_table(spec: ModelSpec) -> dict[str, int]:
     A draft's weights shared with the target (its embedding, an MTP head) are already resident with
     the target, so they are not counted again; buffers keep their own dtype (d2t int64, t2d bool).
     """
-    own = sum(t.numel for t in _params(spec) if not (spec.role == "draft" and t.shared_with_target))
+    tied = tied_lm_head(spec)  # a tied lm_head is the embedding's storage: resident once, as that is
+    own = sum(
+        t.numel
+        for t in _params(spec)
+        if not (spec.role == "draft" and t.shared_with_target) and not (tied and t.component == "lm_head")
+    )
     buffer_bytes = int(sum(t.numel * DTYPE_BYTES.get(t.dtype or "I64", 8) for t in spec.tensors if t.is_buffer))
     return {name: memory_bytes(own, name) + buffer_bytes for name in MEMORY_DTYPES}
 
@@ -257,6 +310,11 @@ def _candidates(name: str) -> Iterable[str]:
 
 def _why_absent(spec: ModelSpec, t: TensorSpec) -> str:
     short = t.name.rsplit(".weight", 1)[0].rsplit(".", 1)[-1] if "." in t.name else t.name
+    if t.component == "lm_head" and tied_lm_head(spec):
+        return (
+            f"{short} not stored: tied to the embedding (tie_word_embeddings true); "
+            "vLLM 0.33.0 then uses the target's lm_head"
+        )
     if t.shared_with_target and not t.trainable:
         return f"{short} not stored: shared with the target and frozen (loaded from the target at serving time)"
     return f"{short} not stored by {spec.dialect} checkpoints by design"
@@ -274,6 +332,7 @@ def reconcile(spec: ModelSpec, header: Header) -> CheckpointReport:
     notes: list[str] = []
     param_elements = 0
     buffer_elements = 0
+    tied = tied_lm_head(spec)
 
     for raw_name in sorted(header):
         entry = header[raw_name]
@@ -327,7 +386,13 @@ def reconcile(spec: ModelSpec, header: Header) -> CheckpointReport:
                 mismatches.append((hit, t.shape, shape))
         elif shape != t.shape:
             mismatches.append((hit, t.shape, shape))
-        if not t.stored:
+        if tied and t.component == "lm_head":
+            notes.append(
+                f"{hit} is present although tie_word_embeddings is true: SGLang 0.5.23 never loads it (it serves "
+                "the embedding as the head, models/llama_eagle3.py:303) while vLLM 0.33.0 ignores the tie and "
+                "loads it, so the two engines serve different heads"
+            )
+        elif not t.stored:
             notes.append(
                 f"{hit} is present although {spec.dialect} checkpoints usually leave it out; "
                 "check it is an exact copy of the target's"
@@ -340,7 +405,7 @@ def reconcile(spec: ModelSpec, header: Header) -> CheckpointReport:
     for t in spec.tensors:
         if t.name in present:
             continue
-        if not t.stored:
+        if not t.stored or (tied and t.component == "lm_head"):
             missing.append((t.name, _why_absent(spec, t)))
             by_design.append(t.name)
         else:
