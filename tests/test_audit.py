@@ -596,3 +596,116 @@ def test_a_uri_source_reads_like_the_local_folder(
     monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(tmp_path))
     with pytest.raises(InputError, match="not read on this server"):
         audit.audit(folder.as_uri())
+
+
+# ---------------------------------------------------------------------------------------------
+# Tool rows: with a template that reads tools / tool_calls, the calls and schemas are counted and a
+# call's turn is supervised; with one that does not, the row stays flagged and the note says so.
+
+from tests.test_templates import SCHEMA, SCHEMA_TEXT, TOOL_TEMPLATE  # noqa: E402
+
+TOOL_ROWS = [
+    {  # a call (compact string arguments: the trainer parses them, the template re-serialises), its result, answer
+        "messages": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}
+                ],
+            },
+            {"role": "tool", "content": "21 C", "tool_call_id": "c1"},
+            {"role": "assistant", "content": "It is 21 C."},
+        ],
+        "tools": [SCHEMA],
+    },
+    {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]},  # no tools
+    {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}], "tools": [SCHEMA]},
+]
+TOOLS_BLOCK = f"<|im_start|>system\n# Tools\n<tools>{SCHEMA_TEXT}</tools><|im_end|>\n"
+# each row as the trainer's text: (piece, supervised)
+TOOL_ROW_TEXTS = [
+    [
+        (TOOLS_BLOCK + "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n", False),
+        ('\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call><|im_end|>\n', True),
+        ("<|im_start|>user\n<tool_response>\n21 C\n</tool_response><|im_end|>\n<|im_start|>assistant\n", False),
+        ("It is 21 C.<|im_end|>\n", True),
+    ],
+    [("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", False), ("hello<|im_end|>\n", True)],
+    [(TOOLS_BLOCK + "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\n", False), ("a<|im_end|>\n", True)],
+]
+
+
+def expected_counts(tokenizer: object, pieces: list[tuple[str, bool]]) -> tuple[int, int]:
+    """(tokens, supervised tokens) of the text the pieces make, tokenised whole."""
+    text, spans, pos = "", [], 0
+    for piece, supervised in pieces:
+        if supervised:
+            spans.append((pos, pos + len(piece)))
+        text += piece
+        pos += len(piece)
+    enc = tokenizer.encode(text, add_special_tokens=False)  # type: ignore[attr-defined]
+    return len(enc.ids), sum(templates.mask_from_offsets(enc.offsets, spans))
+
+
+@pytest.fixture(scope="module")
+def tool_tok(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tokenizer(tmp_path_factory.mktemp("tok") / "tools", template=TOOL_TEMPLATE)
+
+
+# auto: the template renders in a worker (each prefix a render op); off: in-process; one-per-call: a worker
+# call per prefix render, so the answers of several rows are put back together across calls
+@pytest.mark.parametrize("mode", ["auto", "off", "one-per-call"])
+def test_tool_calls_and_schemas_are_counted(
+    tmp_path: Path, tool_tok: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    monkeypatch.setenv("SPECDRAFT_RENDER_SANDBOX", "off" if mode == "off" else "auto")
+    if mode == "one-per-call":
+        monkeypatch.setattr(tokens, "_TOOL_CALL_CHARS", 1)
+    res = audit.audit(str(write_jsonl(tmp_path / "t.jsonl", TOOL_ROWS)), tokenizer=str(tool_tok))
+    tok = tokens.load_tokenizer(str(tool_tok)).tokenizer
+    expected = [expected_counts(tok, pieces) for pieces in TOOL_ROW_TEXTS]
+    assert res.samples == 3 and res.malformed == 0
+    assert (res.tokens, res.assistant_tokens) == (sum(t for t, _ in expected), sum(s for _, s in expected))
+    assert res.anomalies == {}
+    assert not [n for n in res.notes if "tool" in n]
+
+
+def test_a_template_without_tools_keeps_the_flag(tmp_path: Path, tok_dir: Path) -> None:
+    res = audit.audit(str(write_jsonl(tmp_path / "t.jsonl", TOOL_ROWS)), tokenizer=str(tok_dir))
+    bundle = tokens.load_tokenizer(str(tok_dir))
+    plain = [
+        [(U, "Weather in Paris?"), (A, ""), ("tool", "21 C"), (A, "It is 21 C.")],
+        [(U, "hi"), (A, "hello")],
+        [(U, "q"), (A, "a")],
+    ]
+    ref = [reference(bundle, t) for t in plain]  # role and content only, as the template renders them
+    assert (res.tokens, res.assistant_tokens) == (sum(t for t, _ in ref), sum(s for _, s in ref))
+    assert res.anomalies == {"tools_not_counted": 2}
+    assert [ex["line"] for ex in res.anomaly_examples] == [1, 3]
+    assert any(
+        n.startswith("2 row(s) carry tool calls or tool schemas the chat template does not render") for n in res.notes
+    )
+
+
+@pytest.mark.parametrize("mode", ["off", "always"])
+def test_tool_schemas_render_under_the_size_cap(
+    tmp_path: Path, tool_tok: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """The schemas go through the same bounded render (and worker) as the messages: a row whose schemas
+    push the rendered text over SPECDRAFT_MAX_RENDER_BYTES stops the audit with that cap's message."""
+    from comparelib.audit import sandbox
+    from comparelib.errors import LimitError
+
+    monkeypatch.setenv("SPECDRAFT_RENDER_SANDBOX", mode)
+    monkeypatch.setenv("SPECDRAFT_MAX_RENDER_BYTES", "4KiB")
+    monkeypatch.setattr(sandbox, "_POOL", None)  # fresh workers, started under the cap set here
+    big = {"type": "function", "function": {"name": "f", "description": "x" * 8000}}
+    rows = [{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}], "tools": [big]}]
+    try:
+        with pytest.raises(LimitError, match="SPECDRAFT_MAX_RENDER_BYTES"):
+            audit.audit(str(write_jsonl(tmp_path / "t.jsonl", rows)), tokenizer=str(tool_tok))
+    finally:
+        if sandbox._POOL is not None:
+            sandbox._POOL.close()

@@ -46,8 +46,9 @@ TOOL_CASES = [
 
 @pytest.mark.parametrize(("messages", "extra", "flagged"), TOOL_CASES)
 def test_tool_calls_are_flagged_as_not_counted(tmp_path: Path, messages: list, extra: dict, flagged: bool) -> None:
-    """The audit renders role and content only: a row whose calls or schemas a template would render says its
-    tokens are undercounted (they were counted silently: 68 tokens against 166 for one tool-use row)."""
+    """Without a tokenizer the fallback ChatML template renders role and content only: a row whose calls or
+    schemas a target's template would render says its tokens are undercounted (they were counted silently: 68
+    tokens against 166 for one tool-use row)."""
     path = tmp_path / "tools.jsonl"
     path.write_text(json.dumps({"messages": messages, **extra}) + "\n")
     res = audit.audit(str(path))
@@ -82,3 +83,23 @@ def test_a_json_document_holding_its_rows_is_read_on_one_line_too(tmp_path: Path
     path.write_text(json.dumps({"data": rows}, indent=indent))
     res = audit.audit(str(path))
     assert res.samples == 4 and res.malformed == 0
+
+
+def test_rows_differing_only_in_a_tool_call_are_not_duplicates(tmp_path: Path) -> None:
+    """The duplicate hash read role and content only: two calls with different arguments were one row twice."""
+
+    def row(city: str) -> dict:
+        call = {"type": "function", "function": {"name": "weather", "arguments": json.dumps({"city": city})}}
+        return {
+            "messages": [
+                {"role": "user", "content": "What is the weather?"},
+                {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "content": "sunny"},
+                {"role": "assistant", "content": "It is sunny."},
+            ]
+        }
+
+    path = tmp_path / "calls.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (row("Paris"), row("Oslo"), row("Paris"))) + "\n")
+    res = audit.audit(str(path))
+    assert res.duplicates == 1 and res.duplicate_examples == [{"line": 3, "same_as": 1}], res.duplicate_examples

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from comparelib.audit import conversations as cm
+from comparelib.audit import templates
 from comparelib.errors import InputError
 
 U, A = "user", "assistant"
@@ -198,3 +199,188 @@ def test_empty_and_joined_text() -> None:
     assert not cm.is_empty(cm.Conversation(turns=[(U, "x")]))
     # the separator makes ("ab", "") and ("a", "b") different
     assert cm.joined_text([(U, "ab"), (A, "")]) != cm.joined_text([(U, "a"), (A, "b")])
+
+
+# ---------------------------------------------------------------------------------------------
+# Tool content: kept per turn the way SpecForge's parser cleans it, and handed to tool-aware templates
+
+SCHEMA = {"type": "function", "function": {"name": "f", "parameters": {}}}
+CLEAN_CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": {"x": 1}}}
+
+
+def _oa(*messages: dict, **extra: object) -> dict:
+    return {"messages": [{"role": "user", "content": "q"}, *messages], **extra}
+
+
+# (row, format, turns, fields, tools, anomalies)
+TOOL_ROWS = [
+    # OpenAI call with string arguments: parsed to a dict, extra keys dropped, content None is ""
+    (
+        _oa(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "index": 0, "function": {"name": "f", "arguments": '{"x": 1}'}}
+                ],
+            }
+        ),
+        "openai",
+        [(U, "q"), (A, "")],
+        {1: {"tool_calls": [CLEAN_CALL]}},
+        None,
+        [],
+    ),
+    # dict arguments kept; missing id/type filled like SpecForge; arguments that are not JSON become {}
+    (
+        _oa(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"function": {"name": "f", "arguments": {"x": 1}}},
+                    {"function": {"name": "g", "arguments": "not json"}},
+                    "not a call",
+                ],
+            }
+        ),
+        "openai",
+        [(U, "q"), (A, "")],
+        {
+            1: {
+                "tool_calls": [
+                    {"id": "", "type": "function", "function": {"name": "f", "arguments": {"x": 1}}},
+                    {"id": "", "type": "function", "function": {"name": "g", "arguments": {}}},
+                ]
+            }
+        },
+        None,
+        [],
+    ),
+    # tool_calls as a JSON string; the tool result keeps tool_call_id and name; tools as a JSON string
+    (
+        _oa(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": '[{"id": "c1", "function": {"name": "f", "arguments": {"x": 1}}}]',
+            },
+            {"role": "tool", "content": "42", "tool_call_id": "c1", "name": "f"},
+            {"role": "assistant", "content": "42."},
+            tools='[{"type": "function", "function": {"name": "f", "parameters": {}}}]',
+        ),
+        "openai",
+        [(U, "q"), (A, ""), ("tool", "42"), (A, "42.")],
+        {1: {"tool_calls": [CLEAN_CALL]}, 2: {"tool_call_id": "c1", "name": "f"}},
+        [SCHEMA],
+        [],
+    ),
+    # tool_calls that are not JSON are dropped (SpecForge does too); tools not JSON or empty: no tools
+    (
+        _oa({"role": "assistant", "content": "a", "tool_calls": "[oops"}, tools="{oops"),
+        "openai",
+        [(U, "q"), (A, "a")],
+        {},
+        None,
+        [],
+    ),
+    (_oa({"role": "assistant", "content": "a"}, tools=[]), "openai", [(U, "q"), (A, "a")], {}, None, []),
+    # the legacy function_call: no template reads it, so it stays flagged whatever the template
+    (
+        _oa({"role": "assistant", "content": "", "function_call": {"name": "f", "arguments": "{}"}}),
+        "openai",
+        [(U, "q"), (A, "")],
+        {},
+        None,
+        ["tools_not_counted"],
+    ),
+    # ShareGPT with a "function" result and row-level tools
+    (
+        {
+            "conversations": [
+                {"from": "human", "value": "q"},
+                {"from": "gpt", "value": "", "tool_calls": [CLEAN_CALL]},
+                {"from": "function", "value": "42"},
+                {"from": "gpt", "value": "42."},
+            ],
+            "tools": [SCHEMA],
+        },
+        "sharegpt",
+        [(U, "q"), (A, ""), ("tool", "42"), (A, "42.")],
+        {1: {"tool_calls": [CLEAN_CALL]}},
+        [SCHEMA],
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(("row", "fmt", "turns", "fields", "tools", "anomalies"), TOOL_ROWS)
+def test_tool_content_is_kept_per_turn(
+    row: dict, fmt: str, turns: list, fields: dict, tools: list | None, anomalies: list
+) -> None:
+    conv = cm.normalize(row, fmt)
+    assert conv.turns == turns
+    assert conv.fields == fields
+    assert conv.tools == tools
+    assert conv.anomalies == anomalies
+
+
+def test_tool_arguments_past_the_depth_cap_set_the_row_aside() -> None:
+    deep = "[" * 300 + "]" * 300
+    row = _oa({"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": deep}}]})
+    with pytest.raises(cm.RowError, match="SPECDRAFT_MAX_JSON_DEPTH"):
+        cm.normalize(row, "openai")
+
+
+TOOLS_AND_CALLS = "{{ tools }}{% for m in messages %}{{ m.tool_calls }}{% endfor %}"
+WITH_CALLS = cm.Conversation(
+    turns=[(A, "stray"), (U, "q"), (A, ""), ("tool", "42"), (A, "ok")],
+    tools=[SCHEMA],
+    fields={0: {"tool_calls": [CLEAN_CALL]}, 2: {"tool_calls": [CLEAN_CALL]}, 3: {"tool_call_id": "c1"}},
+)
+KEPT = [1, 2, 3, 4]  # the leading assistant turn is dropped: its fields go with it
+# (template source, conversation, expected context, left out)
+CONTEXT_CASES = [
+    (
+        TOOLS_AND_CALLS,
+        WITH_CALLS,
+        templates.ToolContext([SCHEMA], ({}, {"tool_calls": [CLEAN_CALL]}, {"tool_call_id": "c1"}, {})),
+        False,
+    ),
+    ("{{ tools }}", WITH_CALLS, templates.ToolContext([SCHEMA], ()), True),  # calls it cannot show
+    (
+        "{% for m in messages %}{{ m.tool_calls }}{% endfor %}",  # schemas it cannot show
+        WITH_CALLS,
+        templates.ToolContext(None, ({}, {"tool_calls": [CLEAN_CALL]}, {"tool_call_id": "c1"}, {})),
+        True,
+    ),
+    ("{% for m in messages %}{{ m.content }}{% endfor %}", WITH_CALLS, None, True),  # no tools support at all
+    (
+        TOOLS_AND_CALLS,
+        cm.Conversation(turns=[(A, "x"), (U, "q"), (A, "a"), (U, "q"), (A, "a")]),
+        None,
+        False,
+    ),  # no tools
+]
+
+
+@pytest.mark.parametrize(("source", "conv", "context", "left_out"), CONTEXT_CASES)
+def test_tool_context_follows_what_the_template_reads(
+    source: str, conv: cm.Conversation, context: object, left_out: bool
+) -> None:
+    assert cm.tool_context(conv, KEPT, templates.ChatTemplate(source)) == (context, left_out)
+
+
+POSITION_CASES = [
+    ([(U, "q"), (A, "a")], [0, 1]),
+    ([("system", "s"), (A, "x"), ("tool", "t"), (U, "q"), (A, "a")], [0, 3, 4]),
+    ([(A, "x"), (A, "y")], []),
+]
+
+
+@pytest.mark.parametrize(("turns", "positions"), POSITION_CASES)
+def test_trainable_positions_index_the_kept_turns(turns: list, positions: list) -> None:
+    found, anomalies = cm.trainable_positions(turns)
+    assert found == positions
+    assert anomalies == cm.trainable_turns(turns)[1]
+    assert [turns[i] for i in found] == cm.trainable_turns(turns)[0]

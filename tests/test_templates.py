@@ -173,3 +173,88 @@ MASK_CASES = [
 @pytest.mark.parametrize(("offsets", "spans", "mask"), MASK_CASES)
 def test_mask_from_offsets(offsets: list, spans: list, mask: list) -> None:
     assert templates.mask_from_offsets(offsets, spans) == mask
+
+
+# ---------------------------------------------------------------------------------------------
+# Tools: a template in the shape of Qwen 2.5's tools branch (schemas in a system block, each call
+# after the assistant content, tool results as user turns), and rows that carry tool content.
+
+TOOL_TEMPLATE = (
+    "{% if tools %}<|im_start|>system\n# Tools\n<tools>"
+    "{% for tool in tools %}\n{{ tool | tojson }}{% endfor %}\n</tools><|im_end|>\n{% endif %}"
+    "{% for message in messages %}"
+    "{% if message.role == 'assistant' %}"
+    "{{ '<|im_start|>assistant\n' + message.content }}"
+    "{% for call in message.tool_calls or [] %}"
+    "{% set fn = call.function if call.function is defined else call %}"
+    '{{ \'\n<tool_call>\n{"name": "\' + fn.name + \'", "arguments": \' }}'
+    "{{ fn.arguments if fn.arguments is string else fn.arguments | tojson }}{{ '}\n</tool_call>' }}"
+    "{% endfor %}"
+    "{{ '<|im_end|>\n' }}"
+    "{% elif message.role == 'tool' %}"
+    "{{ '<|im_start|>user\n<tool_response>\n' + message.content + '\n</tool_response><|im_end|>\n' }}"
+    "{% else %}{{ '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+TOOL = templates.ChatTemplate(TOOL_TEMPLATE)
+SCHEMA = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+SCHEMA_TEXT = '{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}'
+CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+CALL_TEXT = '\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+TOOL_TURNS = [(U, "Weather in Paris?"), (A, ""), ("tool", "21 C"), (A, "It is 21 C.")]
+TOOL_FIELDS = ({}, {"tool_calls": [CALL]}, {"tool_call_id": "c1"}, {})
+
+SUPPORT_CASES = [
+    (TOOL_TEMPLATE, (True, True)),
+    (CHATML_TEMPLATE, (False, False)),
+    (templates.FALLBACK_TEMPLATE, (False, False)),
+    ("{% for m in messages %}{{ m['tool_calls'] | tojson }}{% endfor %}", (False, True)),
+    ("{% if tools %}{{ tools | tojson }}{% endif %}", (True, False)),
+    ("{{ messages[0].my_tool_calls_x }}{{ toolset }}", (False, False)),  # whole words only
+]
+
+
+@pytest.mark.parametrize(("source", "support"), SUPPORT_CASES)
+def test_tool_support_is_read_from_the_source(source: str, support: tuple[bool, bool]) -> None:
+    tpl = templates.ChatTemplate(source)
+    assert (tpl.renders_tools, tpl.renders_tool_calls) == support
+
+
+TOOL_RENDER_CASES = [
+    # schemas only: rendered into the prompt
+    (
+        [(U, "q")],
+        templates.ToolContext(tools=[SCHEMA]),
+        f"<|im_start|>system\n# Tools\n<tools>{SCHEMA_TEXT}</tools><|im_end|>\n<|im_start|>user\nq<|im_end|>\n",
+    ),
+    # a call, its result and the answer
+    (
+        TOOL_TURNS,
+        templates.ToolContext(fields=TOOL_FIELDS),
+        "<|im_start|>user\nWeather in Paris?<|im_end|>\n"
+        f"<|im_start|>assistant\n{CALL_TEXT}<|im_end|>\n"
+        "<|im_start|>user\n<tool_response>\n21 C\n</tool_response><|im_end|>\n"
+        "<|im_start|>assistant\nIt is 21 C.<|im_end|>\n",
+    ),
+    # no context: role and content only, as before
+    ([(U, "q"), (A, "")], None, "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\n<|im_end|>\n"),
+    # an empty schema list is no tools (SpecForge passes None so the template stays out of tool mode)
+    ([(U, "q")], templates.ToolContext(tools=[]), "<|im_start|>user\nq<|im_end|>\n"),
+]
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])  # auto: the worker process renders it; off: in-process
+@pytest.mark.parametrize(("turns", "context", "expected"), TOOL_RENDER_CASES)
+def test_tool_context_reaches_the_template(
+    monkeypatch: pytest.MonkeyPatch, mode: str, turns: list, context: templates.ToolContext | None, expected: str
+) -> None:
+    monkeypatch.setenv("SPECDRAFT_RENDER_SANDBOX", mode)
+    assert TOOL.render_turns(turns, context=context) == expected
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_reference_span_of_a_tool_call_covers_the_call(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    monkeypatch.setenv("SPECDRAFT_RENDER_SANDBOX", mode)
+    text, spans = templates.reference_spans(TOOL, TOOL_TURNS, templates.ToolContext(fields=TOOL_FIELDS))
+    assert [text[s:e] for s, e in spans] == [f"{CALL_TEXT}<|im_end|>\n", "It is 21 C.<|im_end|>\n"]

@@ -1,4 +1,5 @@
-"""Training-data rows in any of the common layouts, turned into one list of (role, content) turns.
+"""Training-data rows in any of the common layouts, turned into one list of (role, content) turns
+(plus the tool schemas and per-message tool fields that tool-aware chat templates read).
 
 Drafts are trained from SpecForge, ShareGPT/EAGLE, OpenAI-messages, ModelOpt, pre-templated and
 prompt/response files; the audit must count them all the same way, so every layout is reduced
@@ -14,7 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from comparelib.errors import InputError
+from comparelib import limits
+from comparelib.audit import templates
+from comparelib.errors import InputError, LimitError
 
 FORMATS: tuple[str, ...] = ("specforge", "modelopt", "sharegpt", "openai", "text", "prompt_response")
 FORMAT_LABELS: dict[str, str] = {
@@ -59,6 +62,8 @@ class Conversation:
     status: str | None = None  # SpecForge regeneration status: success / error / skipped
     text: str | None = None  # pre-templated rows: the text as the trainer sees it
     anomalies: list[str] = field(default_factory=list)
+    tools: list[Any] | None = None  # the row's tool schemas, as the trainer hands them to the template
+    fields: dict[int, dict[str, Any]] = field(default_factory=dict)  # turn index -> tool_calls / tool_call_id / name
 
     @property
     def pretemplated(self) -> bool:
@@ -84,12 +89,59 @@ def _content(value: Any) -> str:
     raise RowError(f"message content is a {type(value).__name__}, not text")
 
 
-def _messages(value: Any, role_key: str, content_key: str) -> tuple[list[tuple[str, str]], bool, list[str]]:
+def _nested_json(raw: str, subject: str, default: Any) -> Any:
+    """A JSON string inside a row (SpecForge parses these); ``default`` if it is not JSON, RowError past a cap."""
+    try:
+        return limits.loads(raw, subject)
+    except LimitError as exc:
+        raise RowError(str(exc)) from None
+    except ValueError:
+        return default
+
+
+def _tool_calls(value: Any) -> list[dict[str, Any]]:
+    """``tool_calls`` cleaned the way SpecForge's trainer cleans them before the chat template sees them.
+
+    specforge 0.2.0 data/parse.py:40-101 (``Parser._sanitize_message``): a JSON string is parsed (dropped
+    if it is not JSON), only id/type/function(name, arguments) are kept, and string arguments are parsed
+    to a dict ({} if not JSON), so a template's ``arguments | tojson`` re-serialises them.
+    """
+    if isinstance(value, str):
+        value = _nested_json(value, "a tool_calls string", None)
+    if not isinstance(value, list):
+        return []
+    out: list[dict[str, Any]] = []
+    for call in value:
+        if not isinstance(call, Mapping):
+            continue
+        clean: dict[str, Any] = {"id": call.get("id", ""), "type": call.get("type", "function")}
+        func = call.get("function", {})
+        if isinstance(func, Mapping):
+            arguments = func.get("arguments", {})
+            if isinstance(arguments, str):
+                arguments = _nested_json(arguments, "a tool call's arguments", {})
+            clean["function"] = {"name": func.get("name", ""), "arguments": arguments}
+        out.append(clean)
+    return out
+
+
+def _tools(value: Any) -> list[Any] | None:
+    """The row's ``tools`` schemas as SpecForge reads them (data/preprocessing.py:261-283): a list, or a JSON
+    string of one; anything else is no tools (the trainer then renders with ``tools=None``, parse.py:141)."""
+    if isinstance(value, str):
+        value = _nested_json(value, "the tools string", None)
+    return value if isinstance(value, list) and value else None
+
+
+def _messages(
+    value: Any, role_key: str, content_key: str
+) -> tuple[list[tuple[str, str]], bool, list[str], dict[int, dict[str, Any]]]:
     if not isinstance(value, list):
         raise RowError(f"expected a list of messages, got {type(value).__name__}")
     turns: list[tuple[str, str]] = []
     reasoning = False
     anomalies: list[str] = []
+    fields: dict[int, dict[str, Any]] = {}
     for msg in value:
         if not isinstance(msg, Mapping):
             raise RowError("a message is not an object")
@@ -103,11 +155,21 @@ def _messages(value: Any, role_key: str, content_key: str) -> tuple[list[tuple[s
         content = _content(msg.get(content_key))
         if msg.get("reasoning_content"):
             reasoning = True
-        if msg.get("tool_calls") or msg.get("function_call"):
-            # the audit renders role and content only: the call's arguments are not in the token counts
+        extra: dict[str, Any] = {}
+        if msg.get("tool_calls"):
+            calls = _tool_calls(msg["tool_calls"])
+            if calls:
+                extra["tool_calls"] = calls
+        elif msg.get("function_call"):
+            # the legacy OpenAI field: SpecForge keeps only role/content/tool_calls (parse.py:24), templates
+            # read tool_calls, so no template renders it and its arguments are never in the counts
             anomalies.append("tools_not_counted")
+        if role == "tool":  # what HF templates read on a tool result (SpecForge's ThinkingParser keeps them)
+            extra.update({k: msg[k] for k in ("tool_call_id", "name") if isinstance(msg.get(k), str)})
+        if extra:
+            fields[len(turns)] = extra
         turns.append((role, content))
-    return turns, reasoning, anomalies
+    return turns, reasoning, anomalies, fields
 
 
 def _detect_one(row: Mapping[str, Any]) -> str | None:
@@ -174,19 +236,20 @@ def normalize(row: Any, fmt: str) -> Conversation:
         raise RowError(f"row is a JSON {type(row).__name__}, not an object")
     reasoning = False
     anomalies: list[str] = []
+    fields: dict[int, dict[str, Any]] = {}
     text: str | None = None
     if fmt in ("specforge", "modelopt"):
         if "conversations" not in row:
             raise RowError("no 'conversations' field")
-        turns, reasoning, anomalies = _messages(row["conversations"], "role", "content")
+        turns, reasoning, anomalies, fields = _messages(row["conversations"], "role", "content")
     elif fmt == "sharegpt":
         if "conversations" not in row:
             raise RowError("no 'conversations' field")
-        turns, reasoning, anomalies = _messages(row["conversations"], "from", "value")
+        turns, reasoning, anomalies, fields = _messages(row["conversations"], "from", "value")
     elif fmt == "openai":
         if "messages" not in row:
             raise RowError("no 'messages' field")
-        turns, reasoning, anomalies = _messages(row["messages"], "role", "content")
+        turns, reasoning, anomalies, fields = _messages(row["messages"], "role", "content")
     elif fmt == "text":
         raw = row.get("text")
         if not isinstance(raw, str):
@@ -208,46 +271,77 @@ def normalize(row: Any, fmt: str) -> Conversation:
         turns += [("user", user), ("assistant", _content(response))]
     else:
         raise InputError(f"unknown data format {fmt!r}")
-    if isinstance(row.get("tools"), list) and row["tools"]:
-        anomalies = [*anomalies, "tools_not_counted"]  # a template would render them into the prompt
+    tools = _tools(row.get("tools")) if text is None else None
     regenerated, status = _regenerated(row, reasoning)
-    return Conversation(turns=turns, regenerated=regenerated, status=status, text=text, anomalies=anomalies)
+    return Conversation(
+        turns=turns, regenerated=regenerated, status=status, text=text, anomalies=anomalies, tools=tools, fields=fields
+    )
+
+
+def tool_context(
+    conv: Conversation, positions: Sequence[int], template: templates.ChatTemplate
+) -> tuple[templates.ToolContext | None, bool]:
+    """The row's tool content the template can render, for the kept turns at ``positions``; and whether
+    some of it is left out (flagged ``tools_not_counted``: the count cannot include it honestly).
+
+    Like SpecForge (parse.py:136-143, ``tokenizer.apply_chat_template(messages, tools=tool or None)``) the
+    schemas go in as ``tools`` and each message keeps its tool_calls, so they are counted and the
+    assistant span holding a call is supervised. A template that never names ``tools`` / ``tool_calls``
+    (the fallback ChatML one included) renders role and content only, as before.
+    """
+    if conv.tools is None and not conv.fields:
+        return None, False
+    has_calls = any("tool_calls" in f for f in conv.fields.values())
+    tools = conv.tools if template.renders_tools else None
+    fields: tuple[dict[str, Any], ...] = ()
+    if template.renders_tool_calls and conv.fields:
+        fields = tuple(conv.fields.get(i, {}) for i in positions)
+    left_out = (conv.tools is not None and tools is None) or (has_calls and not fields)
+    if tools is None and not any(fields):
+        return None, left_out
+    return templates.ToolContext(tools, fields), left_out
 
 
 def is_empty(conv: Conversation) -> bool:
     return not conv.turns or all(not content.strip() for _role, content in conv.turns)
 
 
-def trainable_turns(turns: Sequence[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[str]]:
-    """The turns a trainer keeps, and the role-order anomalies found on the way.
+def trainable_positions(turns: Sequence[tuple[str, str]]) -> tuple[list[int], list[str]]:
+    """The indices of the turns a trainer keeps, and the role-order anomalies found on the way.
 
     Like SpecForge and EAGLE: an optional leading system message, then leading non-user
     messages are dropped; assistant must follow user or tool.
     """
     anomalies: list[str] = []
-    out: list[tuple[str, str]] = []
-    rest = list(turns)
-    if rest and rest[0][0] == "system":
-        out.append(rest.pop(0))
-    dropped = 0
-    while rest and rest[0][0] != "user":
-        rest.pop(0)
-        dropped += 1
-    if dropped:
+    out: list[int] = []
+    start = 0
+    if turns and turns[0][0] == "system":
+        out.append(0)
+        start = 1
+    first = next((i for i in range(start, len(turns)) if turns[i][0] == "user"), len(turns))
+    if first > start:
         anomalies.append("starts_without_user")
     prev = None
-    for role, content in rest:
+    for i in range(first, len(turns)):
+        role = turns[i][0]
         if role == "system":
             anomalies.append("system_in_middle")
         elif role == prev and role in ("user", "assistant"):
             anomalies.append(f"consecutive_{role}")
         prev = role
-        out.append((role, content))
-    if not any(role == "assistant" for role, _ in out):
+        out.append(i)
+    roles = [turns[i][0] for i in out]
+    if "assistant" not in roles:
         anomalies.append("no_assistant_turn")
-    elif out and out[-1][0] == "user":
+    elif roles[-1] == "user":
         anomalies.append("ends_with_user")
     return out, anomalies
+
+
+def trainable_turns(turns: Sequence[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The turns a trainer keeps (``trainable_positions``), and the role-order anomalies."""
+    positions, anomalies = trainable_positions(turns)
+    return [(turns[i][0], turns[i][1]) for i in positions], anomalies
 
 
 def joined_text(turns: Sequence[tuple[str, str]]) -> str:

@@ -43,6 +43,7 @@ from comparelib import limits
 from comparelib.audit import conversations as conv_mod
 from comparelib.audit.result import AuditResult, histogram, percentiles
 from comparelib.audit.sources import Source, open_source, reservoir
+from comparelib.audit.templates import ChatTemplate, ToolContext
 from comparelib.audit.tokens import (
     FALLBACK_METHOD,
     Prepared,
@@ -187,9 +188,10 @@ class Tally:
             self.malformed_examples.append({"line": line, "reason": reason, "row": snippet.strip()[:200]})
 
     def admit(
-        self, line: Any, raw: Any, fmt: str, load: Callable[[Any], Any]
-    ) -> tuple[conv_mod.Conversation, Sequence[tuple[str, str]], list[str]] | None:
-        """Parse, normalise and check one row: (conversation, turns to render, anomalies), or None if unusable."""
+        self, line: Any, raw: Any, fmt: str, load: Callable[[Any], Any], template: ChatTemplate
+    ) -> tuple[conv_mod.Conversation, Sequence[tuple[str, str]], list[str], ToolContext | None] | None:
+        """Parse, normalise and check one row: (conversation, turns to render, anomalies, the tool context
+        ``template`` can render), or None if unusable."""
         self.rows_read += 1
         try:
             row = _parse(raw, load)
@@ -212,11 +214,14 @@ class Tally:
                 self.malformed_examples.append({"line": line, "reason": "empty conversation", "row": ""})
             return None
         if conv.pretemplated:
-            kept, anomalies = conv.turns, list(conv.anomalies)
-        else:
-            kept, anomalies = conv_mod.trainable_turns(conv.turns)
-            anomalies = conv.anomalies + anomalies
-        return conv, kept, anomalies
+            return conv, conv.turns, list(conv.anomalies), None
+        positions, anomalies = conv_mod.trainable_positions(conv.turns)
+        kept = [conv.turns[i] for i in positions]
+        anomalies = conv.anomalies + anomalies
+        context, left_out = conv_mod.tool_context(conv, positions, template)
+        if left_out:
+            anomalies.append("tools_not_counted")
+        return conv, kept, anomalies, context
 
     def keep(self, line: Any, conv: conv_mod.Conversation, anomalies: list[str]) -> None:
         """Row-level totals of a row that rendered: samples, anomalies, duplicates, domains, the near-dup sample."""
@@ -230,6 +235,9 @@ class Tally:
                     {"line": line, "anomalies": sorted(set(anomalies)), "roles": [r for r, _ in conv.turns][:12]}
                 )
         canon = conv_mod.joined_text(conv.turns)
+        if conv.tools or conv.fields:  # rows differing only in a call's arguments or a schema are not duplicates
+            extra = [conv.tools, sorted(conv.fields.items())]
+            canon += "\x1e" + json.dumps(extra, sort_keys=True, default=str, ensure_ascii=False)
         h = int.from_bytes(hashlib.blake2b(canon.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
         self.hashes.append(h)
         self.hash_lines.append(line)
@@ -252,12 +260,12 @@ class Tally:
         self, line: Any, raw: Any, fmt: str, bundle: TokenizerBundle, load: Callable[[Any], Any]
     ) -> Prepared | None:
         """Parse, normalise, check and render one row; its Prepared form to count, or None if unusable."""
-        admitted = self.admit(line, raw, fmt, load)
+        admitted = self.admit(line, raw, fmt, load, bundle.template)
         if admitted is None:
             return None
-        conv, kept, anomalies = admitted
+        conv, kept, anomalies, context = admitted
         try:
-            prepared = prepare(bundle, conv, kept)
+            prepared = prepare(bundle, conv, kept, context)
         except limits.LimitError:
             raise  # a template over its time/size budget fails every row alike: stop with the cap's message
         except DataError as exc:
@@ -399,7 +407,7 @@ def _reader(
         out.put(("format", fmt))
         batch: list[Prepared] = []
         n_texts = 0
-        todo: list[tuple[int, Any, conv_mod.Conversation, list[str], Any]] = []
+        todo: list[tuple[int, Any, conv_mod.Conversation, list[str], Any, ToolContext | None]] = []
 
         def cancel() -> bool:
             return stop.is_set() or (keep_running is not None and not keep_running())
@@ -407,8 +415,8 @@ def _reader(
         def flush() -> None:
             """Render the queued rows in one call (one worker round trip for an untrusted template)."""
             nonlocal batch, n_texts
-            done = prepare_many(bundle, [(conv, kept) for _l, _r, conv, _a, kept in todo], cancel=cancel)
-            for (line, raw, conv, anomalies, _kept), prepared in zip(todo, done, strict=True):
+            done = prepare_many(bundle, [(conv, kept, ctx) for _l, _r, conv, _a, kept, ctx in todo], cancel=cancel)
+            for (line, raw, conv, anomalies, _kept, _ctx), prepared in zip(todo, done, strict=True):
                 if isinstance(prepared, DataError):
                     stats.malformed_row(line, str(prepared), raw)
                     continue
@@ -423,11 +431,11 @@ def _reader(
         for line, raw in itertools.chain(pending, it):
             if stop.is_set():
                 return
-            admitted = stats.admit(line, raw, fmt, load)
+            admitted = stats.admit(line, raw, fmt, load, bundle.template)
             if admitted is None:
                 continue
-            conv, kept, anomalies = admitted
-            todo.append((line, raw, conv, anomalies, kept))
+            conv, kept, anomalies, context = admitted
+            todo.append((line, raw, conv, anomalies, kept, context))
             if len(todo) >= _RENDER_ROWS:
                 flush()  # a cap refusal (LimitError) fails every row alike: it stops the audit with its message
         flush()
@@ -677,8 +685,9 @@ def finish(
     tool_rows = stats.anomalies.get("tools_not_counted", 0)
     if tool_rows:
         notes.append(
-            f"{tool_rows:,} row(s) carry tool calls or tool schemas: the audit renders each message's role and "
-            "content only, so the calls' arguments and the schemas are not in the token counts (undercounted)"
+            f"{tool_rows:,} row(s) carry tool calls or tool schemas the chat template does not render (it never "
+            "names tools / tool_calls, or a message uses the legacy function_call): their arguments and schemas "
+            "are not in the token counts (undercounted)"
         )
     for layout, n in sorted(stats.other_layouts.items()):
         notes.append(

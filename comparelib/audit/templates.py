@@ -213,23 +213,44 @@ class ChatTemplate:
         how = sandbox.mode()
         return how == "off" or (how == "auto" and _digest(self.source) in SHIPPED_DIGESTS)
 
-    def render(self, messages: Sequence[dict[str, Any]], add_generation_prompt: bool = False) -> str:
+    @property
+    def renders_tools(self) -> bool:
+        """Whether the template reads the ``tools`` schemas HF passes in (``tools=``)."""
+        return _tool_support(self.source)[0]
+
+    @property
+    def renders_tool_calls(self) -> bool:
+        """Whether the template reads ``message.tool_calls`` (and so the tool messages' fields)."""
+        return _tool_support(self.source)[1]
+
+    def render(
+        self,
+        messages: Sequence[dict[str, Any]] | dict[str, Any],
+        add_generation_prompt: bool = False,
+        tools: list[Any] | None = None,
+    ) -> str:
+        """The rendered text. ``messages`` may also be ``render_item``'s {"messages", "tools"} envelope: the
+        sandbox worker's render op hands its item on unchanged, so that is how tools reach a worker."""
         from jinja2.exceptions import TemplateError
 
+        if isinstance(messages, dict):
+            envelope = messages
+            messages, tools = envelope.get("messages") or [], envelope.get("tools")
         if not self.trusted:
             from comparelib.audit import sandbox
 
-            ((status, text),) = sandbox.pool().call(self, "render", [[list(messages), add_generation_prompt]])
+            item = render_item(messages, add_generation_prompt, tools)
+            ((status, text),) = sandbox.pool().call(self, "render", [item])
             if status != "ok":
                 raise DataError(text)
             return str(text)
         template = _compile(self.source)
         try:
-            return _render_bounded(
+            return _render_bounded(  # the extra context renders under the same time and size budget
                 template,
                 messages=list(messages),
                 add_generation_prompt=add_generation_prompt,
-                tools=None,
+                tools=tools or None,  # SpecForge passes None, not [], so templates stay out of tool mode
                 documents=None,
                 **self.special,
             )
@@ -242,8 +263,30 @@ class ChatTemplate:
         except (TypeError, KeyError, AttributeError, ValueError) as exc:
             raise DataError(f"the chat template failed on a conversation: {exc}") from None
 
-    def render_turns(self, turns: Sequence[Turn], add_generation_prompt: bool = False) -> str:
-        return self.render(as_messages(turns), add_generation_prompt)
+    def render_turns(
+        self, turns: Sequence[Turn], add_generation_prompt: bool = False, context: ToolContext | None = None
+    ) -> str:
+        return self.render(as_messages(turns, context), add_generation_prompt, context.tools if context else None)
+
+
+def render_item(messages: Sequence[dict[str, Any]], add_generation_prompt: bool, tools: list[Any] | None) -> list[Any]:
+    """One item of the sandbox worker's render op: the plain message list, or an envelope when there are tools."""
+    payload: Any = {"messages": list(messages), "tools": tools} if tools else list(messages)
+    return [payload, add_generation_prompt]
+
+
+_TOOLS_NAME = re.compile(r"\btools\b")
+_TOOL_CALLS = re.compile(r"\btool_calls\b")
+
+
+@lru_cache(maxsize=64)
+def _tool_support(source: str) -> tuple[bool, bool]:
+    """(names ``tools``, names ``tool_calls``): a plain word search, so no template code runs for it.
+
+    A template that names neither cannot show tool content; one that names them only in its text
+    renders what it renders, and the trainer sees that same text.
+    """
+    return bool(_TOOLS_NAME.search(source)), bool(_TOOL_CALLS.search(source))
 
 
 @lru_cache(maxsize=64)
@@ -257,8 +300,27 @@ def fallback_template() -> ChatTemplate:
     )
 
 
-def as_messages(turns: Sequence[Turn]) -> list[dict[str, str]]:
-    return [{"role": role, "content": content} for role, content in turns]
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool-aware template reads besides role and content, for the turns it renders.
+
+    ``tools`` is the row's schema list (HF's ``tools=``); ``fields`` holds, per turn, the message's
+    ``tool_calls`` / ``tool_call_id`` / ``name`` ({} for a plain turn). A prefix of the turns renders
+    with the same context: fields past its end are not read.
+    """
+
+    tools: list[Any] | None = None
+    fields: tuple[dict[str, Any], ...] = ()
+
+
+def as_messages(turns: Sequence[Turn], context: ToolContext | None = None) -> list[dict[str, Any]]:
+    fields = context.fields if context is not None else ()
+    if not fields:
+        return [{"role": role, "content": content} for role, content in turns]
+    return [
+        {"role": role, "content": content, **(fields[i] if i < len(fields) else {})}
+        for i, (role, content) in enumerate(turns)
+    ]
 
 
 def _token_text(value: Any) -> str:
@@ -320,19 +382,21 @@ def load_template(folder: str | Path) -> ChatTemplate | None:
 # Assistant spans
 
 
-def reference_spans(template: ChatTemplate, turns: Sequence[Turn]) -> tuple[str, list[tuple[int, int]]]:
-    """The rendered text and its assistant character spans, by rendering every prefix.
-
-    Straightforward and slow (two renders per assistant turn): the definition the fast path in
-    ``audit`` is tested against.
-    """
-    full = template.render_turns(turns)
-    spans: list[tuple[int, int]] = []
+def prefix_renders(turns: Sequence[Turn]) -> list[tuple[int, bool]]:
+    """The renders the prefix rule needs, as (turns in the prefix, add_generation_prompt): the whole
+    conversation, then for each assistant turn the prefix before it with the prompt, and the prefix with it."""
+    out = [(len(turns), False)]
     for i, (role, _content) in enumerate(turns):
-        if role != "assistant":
-            continue
-        before = template.render_turns(turns[:i], add_generation_prompt=True)
-        upto = template.render_turns(turns[: i + 1])
+        if role == "assistant":
+            out += [(i, True), (i + 1, False)]
+    return out
+
+
+def spans_from_renders(texts: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
+    """The rendered text and assistant spans from the texts of ``prefix_renders``, in that order."""
+    full = texts[0]
+    spans: list[tuple[int, int]] = []
+    for before, upto in zip(texts[1::2], texts[2::2], strict=True):
         if not (upto.startswith(before) and full.startswith(upto)):
             raise DataError(
                 "the chat template renders earlier turns differently once later turns are added; "
@@ -341,6 +405,18 @@ def reference_spans(template: ChatTemplate, turns: Sequence[Turn]) -> tuple[str,
         if len(upto) > len(before):
             spans.append((len(before), len(upto)))
     return full, spans
+
+
+def reference_spans(
+    template: ChatTemplate, turns: Sequence[Turn], context: ToolContext | None = None
+) -> tuple[str, list[tuple[int, int]]]:
+    """The rendered text and its assistant character spans, by rendering every prefix.
+
+    Straightforward and slow (two renders per assistant turn): the definition the fast path in
+    ``audit`` is tested against, and the rule for rows with tool context (a call follows the content).
+    """
+    texts = [template.render_turns(turns[:n], gen, context) for n, gen in prefix_renders(turns)]
+    return spans_from_renders(texts)
 
 
 def mask_from_offsets(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[int]:
@@ -357,9 +433,11 @@ def mask_from_offsets(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[
     return mask
 
 
-def reference_loss_mask(tokenizer: Any, template: ChatTemplate, turns: Sequence[Turn]) -> tuple[list[int], list[int]]:
+def reference_loss_mask(
+    tokenizer: Any, template: ChatTemplate, turns: Sequence[Turn], context: ToolContext | None = None
+) -> tuple[list[int], list[int]]:
     """(token ids, loss mask) for one conversation, the slow obvious way."""
-    text, spans = reference_spans(template, turns)
+    text, spans = reference_spans(template, turns, context)
     enc = tokenizer.encode(text, add_special_tokens=False)
     return list(enc.ids), mask_from_offsets(enc.offsets, spans)
 

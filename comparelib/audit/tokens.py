@@ -186,13 +186,17 @@ def _cut(bundle: TokenizerBundle, text: str, spans: list[tuple[int, int]]) -> Pr
     return Prepared(segments)
 
 
-def _spans_in_process(bundle: TokenizerBundle, turns: Sequence[tuple[str, str]]) -> tuple[str, list[tuple[int, int]]]:
-    text = bundle.template.render_turns(turns)
-    fast = templates.fast_spans(text, turns, bundle.shape) if bundle.shape else None
+def _spans_in_process(
+    bundle: TokenizerBundle, turns: Sequence[tuple[str, str]], context: templates.ToolContext | None = None
+) -> tuple[str, list[tuple[int, int]]]:
+    text = bundle.template.render_turns(turns, context=context)
+    # a tool call renders after the content, inside the turn: header+content+tail is not there, so rows with
+    # tool context take the prefix rule (the worker's spans op does the same for the rows it gets)
+    fast = templates.fast_spans(text, turns, bundle.shape) if bundle.shape and context is None else None
     if fast is not None:
         return text, fast
     try:
-        return templates.reference_spans(bundle.template, turns)
+        return templates.reference_spans(bundle.template, turns, context)
     except limits.LimitError:
         raise
     except DataError:
@@ -203,29 +207,95 @@ def _spans_in_process(bundle: TokenizerBundle, turns: Sequence[tuple[str, str]])
         return text, templates.pretemplated_spans(text, bundle.shape)
 
 
+_TOOL_CALL_CHARS = 8 << 20
+"""About how much message text one worker call for tool rows carries (a row's prefixes repeat its turns)."""
+
+Row = tuple[conv_mod.Conversation, Sequence[tuple[str, str]], templates.ToolContext | None]
+"""A row to render: the conversation, the turns the trainer keeps, and their tool context (None: none)."""
+
+
+def _tool_rows_remote(
+    bundle: TokenizerBundle,
+    rows: Sequence[Row],
+    todo: Sequence[int],
+    out: list[Prepared | DataError | None],
+    cancel: Callable[[], bool] | None,
+) -> None:
+    """Rows with tool context for an untrusted template: each prefix the prefix rule needs goes to the worker's
+    render op (``templates.render_item``; the worker's spans op takes role and content only), in calls of about
+    ``_TOOL_CALL_CHARS``, so each render keeps the worker's time and size caps; spans are put together here."""
+    from comparelib.audit import sandbox
+
+    items: list[list[Any]] = []
+    sizes: list[int] = []
+    owners: list[tuple[int, int]] = []  # (row, number of renders of that row)
+    for i in todo:
+        _conv, turns, context = rows[i]
+        messages = templates.as_messages(turns, context)
+        tools = context.tools if context is not None else None
+        extra = len(json.dumps(tools, default=str)) if tools else 0
+        upto = [0]
+        for m in messages:
+            upto.append(upto[-1] + len(m["content"]) + len(json.dumps(m.get("tool_calls"), default=str)) + 32)
+        plan = templates.prefix_renders(turns)
+        for n, gen in plan:
+            items.append(templates.render_item(messages[:n], gen, tools))
+            sizes.append(upto[n] + extra)
+        owners.append((i, len(plan)))
+    answers: list[Any] = []
+    start = 0
+    while start < len(items):
+        end, size = start + 1, sizes[start]
+        while end < len(items) and size + sizes[end] <= _TOOL_CALL_CHARS:
+            size += sizes[end]
+            end += 1
+        answers += sandbox.pool().call(bundle.template, "render", items[start:end], cancel=cancel)
+        start = end
+    at = 0
+    for i, count in owners:
+        got, at = answers[at : at + count], at + count
+        if got[0][0] != "ok":
+            out[i] = DataError(got[0][1])
+            continue
+        try:
+            if any(answer[0] != "ok" for answer in got):
+                raise DataError(next(answer[1] for answer in got if answer[0] != "ok"))
+            text, spans = templates.spans_from_renders([str(answer[1]) for answer in got])
+        except DataError as exc:
+            if bundle.shape is None:  # as in _spans_in_process: the header rule when prefixes do not hold
+                out[i] = exc
+                continue
+            text, spans = str(got[0][1]), templates.pretemplated_spans(str(got[0][1]), bundle.shape)
+        out[i] = _cut(bundle, text, spans)
+
+
 def prepare_many(
     bundle: TokenizerBundle,
-    rows: Sequence[tuple[conv_mod.Conversation, Sequence[tuple[str, str]]]],
+    rows: Sequence[Row],
     *,
     cancel: Callable[[], bool] | None = None,
 ) -> list[Prepared | DataError]:
-    """``prepare`` for a batch: an untrusted template renders the whole batch in one worker call.
+    """``prepare`` for a batch: an untrusted template renders the whole batch in one worker call (rows with
+    tool context in calls of their own).
 
     A row the template refuses comes back as its DataError; a cap refusal (LimitError) aborts the batch.
     """
     out: list[Prepared | DataError | None] = [None] * len(rows)
     remote: list[int] = []
-    for i, (conv, turns) in enumerate(rows):
+    remote_tools: list[int] = []
+    for i, (conv, turns, context) in enumerate(rows):
         if conv.pretemplated:
             text = conv.text or ""
             out[i] = _cut(bundle, text, templates.pretemplated_spans(text, bundle.shape) if bundle.shape else [])
         elif bundle.template.trusted:
             try:
-                out[i] = _cut(bundle, *_spans_in_process(bundle, turns))
+                out[i] = _cut(bundle, *_spans_in_process(bundle, turns, context))
             except limits.LimitError:
                 raise
             except DataError as exc:
                 out[i] = exc
+        elif context is not None:
+            remote_tools.append(i)
         else:
             remote.append(i)
     if remote:
@@ -239,12 +309,19 @@ def prepare_many(
                 out[i] = DataError(answer[1])
             else:
                 out[i] = _cut(bundle, answer[1], [(int(a), int(b)) for a, b in answer[2]])
+    if remote_tools:
+        _tool_rows_remote(bundle, rows, remote_tools, out, cancel)
     return [item for item in out if item is not None]
 
 
-def prepare(bundle: TokenizerBundle, conv: conv_mod.Conversation, turns: Sequence[tuple[str, str]]) -> Prepared:
+def prepare(
+    bundle: TokenizerBundle,
+    conv: conv_mod.Conversation,
+    turns: Sequence[tuple[str, str]],
+    context: templates.ToolContext | None = None,
+) -> Prepared:
     """Render ``turns`` once and cut the text at its assistant spans (see module docstring)."""
-    (item,) = prepare_many(bundle, [(conv, turns)])
+    (item,) = prepare_many(bundle, [(conv, turns, context)])
     if isinstance(item, DataError):
         raise item
     return item
@@ -286,10 +363,10 @@ def count_prepared(bundle: TokenizerBundle, items: Sequence[Prepared]) -> list[t
 
 def count_turns(bundle: TokenizerBundle, turn_lists: Sequence[Sequence[tuple[str, str]]]) -> list[tuple[int, int]]:
     """(tokens, supervised tokens) for conversations given as turn lists (library and test helper)."""
-    rows = []
+    rows: list[Row] = []
     for turns in turn_lists:
         kept, _ = conv_mod.trainable_turns(turns)
-        rows.append((conv_mod.Conversation(turns=list(kept)), kept))
+        rows.append((conv_mod.Conversation(turns=list(kept)), kept, None))
     prepared = []
     for item in prepare_many(bundle, rows):
         if isinstance(item, DataError):
