@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the pages import this module first: comparelib loads only w
     from comparelib.analysis.overview import Reference
     from comparelib.live.store import Store
     from comparelib.models.comparison import Entry
-    from comparelib.models.draft import OwnDraft
+    from comparelib.models.draft import DraftTarget, OwnDraft
     from comparelib.tables import Table
 
 HERE = Path(__file__).parent
@@ -295,28 +295,40 @@ def open_store(url: str) -> Store:
 
 
 @st.cache_data(show_spinner=False, ttl=3600)
-def draft_entry(source: str, token_tag: str) -> Entry:
+def draft_entry(source: str, token_tag: str, target: str | None = None) -> Entry:
     """A draft's sizes and target from its config alone (no card, no header), shared by the pages that answer
     for it (Overview, Acceptance vs data's reference). ``token_tag`` is a token's fingerprint, never the token:
     a gated draft read with one session's token is not served to a session without it."""
     from comparelib.models import comparison
 
-    return comparison.load_entry(source, with_header=False, with_card=False)
+    return comparison.load_entry(source, target=target, with_header=False, with_card=False)
+
+
+def draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> DraftTarget:
+    """The target your draft names or was published for, else the one its own ``runs`` were served with, else
+    the one set on Compare drafts in this session (``draft.target``), with the sentence a page shows about the
+    last (``models.draft.resolve_target``). A draft that cannot be read names none: the page shows why."""
+    from comparelib import settings
+    from comparelib.errors import CompareError
+    from comparelib.models.draft import resolve_target
+
+    named, named_by = None, "config"
+    try:
+        with settings.session_token(hub_token()):
+            entry = draft_entry(draft.source, settings.token_fingerprint())
+        named = entry.target_label
+        if entry.kind == "example":
+            named_by = "built-in example"
+        elif entry.published is not None:
+            named_by = "published entry"
+    except CompareError:
+        pass
+    return resolve_target(named, runs, draft.target, named_by=named_by)
 
 
 def own_draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> str | None:
-    """The target your draft names or was published for, else the one its own ``runs`` were served with; None
-    when neither says (or the draft cannot be read: the page that shows the draft says why)."""
-    from comparelib import settings
-    from comparelib.errors import CompareError
-    from comparelib.models.draft import target_from_runs
-
-    try:
-        with settings.session_token(hub_token()):
-            named = draft_entry(draft.source, settings.token_fingerprint()).target_label
-    except CompareError:
-        named = None
-    return named or target_from_runs(runs)
+    """The hub id of ``draft_target``: what a reference for your draft's target is chosen by."""
+    return draft_target(draft, runs).model
 
 
 def pick_reference(key: str, choices: list[str], suggested: Reference, draft: OwnDraft) -> None:
@@ -485,6 +497,17 @@ KEPT: tuple[str, ...] = (
     "import_open",
     "import_labels",
     "import_group",
+    "import_spec_algorithm",
+    "import_spec_steps",
+    # Live benchmark's picks, drawn on every run of the page but forgotten on a visit to another page (a revisit
+    # showed no runs to compare and the example's sweep)
+    "runs_group",
+    "runs_examples",
+    "runs_export_format",
+    "compare_runs",
+    "compare_baseline",
+    "sweep_group",
+    "requests_run",
 )
 KEPT_SHADOW = "_kept:"  # keep_values' copy of each kept value, under a key no widget has
 KEPT_PREFIXES: tuple[str, ...] = ("sc_dc_acc_",)  # one acceptance input per draft in the step-cost figures
@@ -642,6 +665,7 @@ def own_draft() -> OwnDraft:
                     volume=None if volume == _NONE else volume,
                     samples=samples,
                     group=None if group == _NONE else group,
+                    target=draft.target,  # set on Compare drafts for this session: it stays with the next draft
                 )
                 if new.source != draft.source:
                     # another draft: the previous one's audit and runs stay with it unless picked again
@@ -661,6 +685,11 @@ def own_draft() -> OwnDraft:
             st.rerun()
         if draft.uses_example_data:
             st.caption("Built-in example data is in use: paste your own draft above.")
+        if draft.target:
+            st.caption(
+                f"Target set on Compare drafts: {draft.target}. Used where your draft names none and its runs "
+                "name none; change it there."
+            )
         st.text_input(
             "Hub token (this session only)",
             type="password",

@@ -739,9 +739,14 @@ def component_scale(order: Sequence[str], present: Sequence[str] | None = None) 
     return alt.Scale(domain=shown, range=[COMPONENT_COLOURS.get(c) or next(spare) for c in shown])
 
 
-def params_chart(components: pd.DataFrame, order: Sequence[str]) -> alt.Chart:
+def params_chart(components: pd.DataFrame, order: Sequence[str], leave_out: Sequence[str] = ()) -> alt.Chart:
     """Stacked parameters per draft by component (Compare page): a fixed colour per component; trained, mixed
-    or frozen as a solid, half or faint fill with a solid, dashed or dotted outline."""
+    or frozen as a solid, half or faint fill with a solid, dashed or dotted outline.
+
+    ``leave_out`` names rows not drawn: a target model pasted among the drafts (its bar, 1T against 3B drafts,
+    left them slivers; the page says it is shown as the target)."""
+    if leave_out:
+        components = components[~components["draft"].isin(list(leave_out))]
     scale = component_scale(order, [str(c) for c in components["component"]])
     trained = alt.Scale(domain=list(TRAINED), range=list(TRAINED_OPACITY))
     legend = alt.Legend(  # one legend for both channels, in the neutral grey seen on both themes

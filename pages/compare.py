@@ -71,7 +71,10 @@ with st.form("compare_form"):
     )
     c1, c2 = st.columns(2)
     target = c1.text_input(
-        "Target model (optional: URL, folder, or a known hub id)", value=qp.get("target", ""), key="compare_target"
+        "Target model (optional: URL, folder, or a known hub id)",
+        value=qp.get("target", "") or (draft.target or ""),  # a link's, else the one set here this session
+        key="compare_target",
+        help="Your draft's target. Overview and Acceptance vs data use it too when your draft names none.",
     )
     layers_text = c2.text_input(
         "…or just its number of decoder layers", value=qp.get("layers", ""), key="compare_target_layers"
@@ -91,9 +94,13 @@ sources = [comparison.registry_source(p) for p in picks] + [
 target = redact.mask_url(target)
 try:
     target_layers = lint.parse_target_layers(layers_text)
+    typed_target = own_draft.clean_target(target)
 except CompareError as exc:
     st.error(str(exc))
     st.stop()
+if typed_target != draft.target:  # the field is your draft's target: the other pages take it from the draft
+    draft = draft.with_(target=typed_target)
+    app.set_own_draft(draft)
 
 
 def _to_link(sources: list[str], target: str, layers: int | None, to_published: bool) -> None:
@@ -187,7 +194,22 @@ for col, fmt in zip(cols, export.FORMATS, strict=False):
 
 st.subheader("Where the parameters are")
 comp_df = comparison.components_frame(entries)
-app.show_chart(charts.params_chart, comp_df, comparison.architectures.COMPONENTS)
+_as_targets = [
+    (e, n) for e, n in zip(entries, comparison.display_names(entries), strict=True) if e.spec.role != "draft"
+]
+if len(_as_targets) < len(entries):  # a target model's bar (a 1T target) would dwarf the drafts beside it
+    app.show_chart(
+        charts.params_chart, comp_df, comparison.architectures.COMPONENTS, leave_out=tuple(n for _, n in _as_targets)
+    )
+for e, name in _as_targets:
+    st.caption(
+        f"{name} is shown as the target (its role in the table above), not in this chart: its "
+        f"{e.count.total:,} parameters would dwarf the drafts."
+    )
+for e, name in zip(entries, comparison.display_names(entries), strict=True):
+    for comp in e.components:
+        if comp.note:  # a tied lm_head: counted once, as the embedding SGLang serves
+            st.caption(f"**{name}**: {comp.name} {comp.note}")
 
 st.subheader("Wiring lint")
 _NEWEST = "newest rules of every engine"
@@ -310,6 +332,8 @@ if _details.open:
                         st.markdown(f"- unexpected `{name}`: {why}")
                     for name, want, got in ck.shape_mismatches:
                         st.markdown(f"- `{name}`: config says {list(want)}, checkpoint has {list(got)}")
+                    for line in ck.notes:
+                        st.markdown(f"- note: {line}")
                 if e.published is not None:
                     p = e.published
                     vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"

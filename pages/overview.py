@@ -28,7 +28,7 @@ from comparelib import settings, values
 from comparelib.analysis import overview
 from comparelib.errors import CompareError
 from comparelib.models import comparison
-from comparelib.models.draft import OwnDraft, target_from_runs
+from comparelib.models.draft import OwnDraft
 
 _store = app.open_store
 
@@ -43,6 +43,11 @@ def _published_points():  # type: ignore[no-untyped-def]
     return scaling.published_points()
 
 
+_TARGET_FROM = {
+    "named": "named by the draft",
+    "runs": "the model its runs were served with",
+    "compare": "set on Compare",
+}
 _entry = app.draft_entry  # sizes need the config only; shared with Acceptance vs data's reference
 
 
@@ -220,10 +225,20 @@ try:
 except CompareError as exc:
     st.error(str(exc))
     st.stop()
-# a raw EAGLE-3 config names no target; the server its runs were measured on does
-own_target = own_entry.target_label or target_from_runs(runs)
+# a raw EAGLE-3 config names no target; the server its runs were measured on does, else the one set on Compare
+target_choice = app.draft_target(draft, runs)
+own_target = target_choice.model
 suggested = overview.default_reference(drafts, draft.name, own_target)
 app.pick_reference("ov_ref", drafts, suggested, draft)
+if target_choice.note:  # the target set on Compare drafts, used or set aside: said, never silent
+    st.caption(target_choice.note)
+if own_target and not own_entry.target_label:
+    # a config naming no target: the plan costed generation without the target and took another family's AL
+    try:
+        with settings.session_token(app.hub_token()):
+            own_entry = _entry(draft.source, settings.token_fingerprint(), own_target)
+    except CompareError as exc:
+        st.caption(f"Your draft's target {own_target} could not be read ({exc}); what needs its size is left out.")
 with st.expander("Reference draft", expanded=False):
     reference = st.selectbox("Reference (published)", drafts, key="ov_ref")
     if reference == suggested.hub_id:
@@ -234,7 +249,9 @@ try:
     ref_entry = _entry(comparison.registry_source(reference), "")  # a registry pick needs no token
     own_volume, vol_src = draft.training_samples(volumes)
     curve_verdict = app.own_curve_verdict(draft)
-    answer = overview.answer(own_entry, ref_entry, runs, own_volume, curve_verdict=curve_verdict)
+    answer = overview.answer(
+        own_entry, ref_entry, runs, own_volume, curve_verdict=curve_verdict, own_target=own_target
+    )
     size, acc, live, best = answer.size, answer.accept, answer.live, answer.best_run
     own_accept, own_key, ref_volume, data_ratio = (
         answer.own_accept,
@@ -268,11 +285,18 @@ else:
     st.info(answer.gap_sentence, icon=":material/info:")
 if answer.curve_note:
     (st.warning if answer.curve_verdict == "plateau" else st.caption)(answer.curve_note)
+if answer.runs_note:  # runs of the group served with another target: not in the answer, and named
+    st.warning(answer.runs_note, icon=":material/warning:")
 compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
 lines = [
     f"- **Your draft:** {own_entry.label}"
     + (f" (commit `{own_entry.commit_sha[:7]}`)" if own_entry.commit_sha else "")
-    + f" · architecture `{own_entry.spec.architecture}`.",
+    + f" · architecture `{own_entry.spec.architecture}`"
+    + (
+        f" · target `{own_target}` ({_TARGET_FROM.get(target_choice.origin, target_choice.origin)})."
+        if own_target
+        else " · target not known."
+    ),
     f"- **Size outside the embedding** (counted from the configs): ours "
     f"{_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
     f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}"
@@ -337,7 +361,7 @@ elif best is not None:
     lines.append(
         f"- **Live speed** (measured): run #{best.id} ({best.engine}) "
         f"{_link(f'{best.output_tokens_per_s:.1f} tok/s', 'bench')} with speculation "
-        f"(num_steps={best.num_steps}); no speedup: {speedup.no_baseline_reason(runs, [best])}."
+        f"(num_steps={best.num_steps}); no speedup: {speedup.no_baseline_reason(answer.runs, [best])}."
     )
 else:
     lines.append(

@@ -30,6 +30,7 @@ import uploadgate
 from comparelib import charts, export, paths, settings, tables
 from comparelib.analysis import curves, draftcost, overview, scaling, speedup, verdicts
 from comparelib.errors import CompareError
+from comparelib.models.draft import runs_for_target
 
 # The tabs below are built only while shown; what was typed or picked in them is kept for the session.
 app.keep_values()  # also when the page runs on its own (AppTest)
@@ -70,16 +71,20 @@ def _live_outlook(
     at_ref: tuple[float, int, float] | None,
     reference: str,
     x: scaling.Axis,
+    target: str | None,
 ) -> verdicts.LiveOutlook:
-    return verdicts.live_outlook(runs, at_ref, reference=reference, x=x)
+    return verdicts.live_outlook(runs, at_ref, reference=reference, x=x, target=target)
 
 
 def _own_points(
-    url: str, group: str | None, draft: str, samples: float | None, tokens: float | None, target_model: str | None
+    runs: list,  # type: ignore[type-arg]
+    draft: str,
+    samples: float | None,
+    tokens: float | None,
+    target_model: str | None,
 ) -> pd.DataFrame:
-    if not group:
+    if not runs:
         return scaling.empty_points()
-    runs = _store(url).runs(group=group)
     return scaling.own_points_from_runs(runs, draft=draft, samples=samples, tokens=tokens, target_model=target_model)
 
 
@@ -159,15 +164,22 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         ref_options = sorted(published["draft"].dropna().unique())
         # as on Overview: a published draft for your draft's target first (a Kimi target keeps the Kimi-K2 one)
         own_runs = store.runs(group=draft.group) if draft.group else []
-        suggested = overview.default_reference(ref_options, draft.name, app.own_draft_target(draft, own_runs))
+        target_choice = app.draft_target(draft, own_runs)  # its own, its runs', else the one set on Compare
+        own_target = target_choice.model
+        suggested = overview.default_reference(ref_options, draft.name, own_target)
         app.pick_reference("sc_ref", ref_options, suggested, draft)
         reference = st.selectbox("Reference draft", ref_options, key="sc_ref")
         if reference == suggested.hub_id:
             st.caption(suggested.why)
+        if target_choice.note:  # the target set on Compare drafts, used or set aside
+            st.caption(target_choice.note)
 
 # --- fit and sentences ---------------------------------------------------------------------------
 try:
-    own_pts = _own_points(url, group, own_name, own_samples, own_tokens, None)
+    group_runs = store.runs(group=group) if group else []
+    # runs served with another target than your draft's are another model's points: left out, and named
+    group_split = runs_for_target(group_runs, own_target)
+    own_pts = _own_points(list(group_split.kept), own_name, own_samples, own_tokens, None)
     points = scaling.scaling_points(published, own=own_pts)
     fit = None
     fit_error = None
@@ -200,6 +212,8 @@ st.caption(
     + f"; run group: {group or 'none'}; reference: {reference}. Change them under "
     "'Benchmark, setting, your training volume and run group' above."
 )
+if group_split.note:
+    st.warning(group_split.note, icon=":material/warning:")
 if fit is not None or (own_samples and x == "samples"):
     with st.expander("The fit, its prediction at your volume, and the volume gap (predictions)", expanded=False):
         if fit is not None:
@@ -306,7 +320,7 @@ def _live_tab() -> None:
     else:
         try:
             at_ref = scaling.fit_at_reference(fit, points, reference) if fit is not None else None
-            look = _live_outlook(store.runs(group=group), at_ref, reference, x)
+            look = _live_outlook(group_runs, at_ref, reference, x, own_target)
             model, measured = look.model, look.measured
             if look.no_scenario:
                 st.caption(look.no_scenario)
@@ -364,7 +378,7 @@ def _cost_tab() -> None:
             pick = st.selectbox("Step costs", [label for label, _ in figures], key="sc_dc_source")
             record = dict(figures)[pick]
             drafts = [d["draft"] for d in record["drafts"]]
-            model_dc = speedup.model_from_runs(store.runs(group=group))
+            model_dc = speedup.model_from_runs(group_runs, target=own_target)
             anchor = model_dc.measured[0]  # the sweep's measured point the acceptances start from
             k_dc = anchor.num_steps
             own = draftcost.own_index(record, draft.source)
@@ -542,7 +556,7 @@ def _curve_tab(shown: bool) -> None:
             )
             lc = _learning_curve(*lc_args)
             lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
-            lc_live = curves.live_frame(store.runs(group=group) if group else [], lc)
+            lc_live = curves.live_frame(list(group_split.kept), lc)
         except CompareError as exc:
             st.error(str(exc))
         else:

@@ -304,3 +304,24 @@ def test_draft_name_columns_are_as_wide_as_their_longest_name() -> None:
         config = json.loads(frame.proto.columns)["draft"]
         assert config["pinned"] is True
         assert config["width"] == tables.fit_px(frame.value["draft"], "draft") >= tables.text_px(AQ) + 16
+
+
+def test_a_tied_lm_head_is_said_under_the_chart_and_its_checkpoint_note_in_details(tmp_path: Path) -> None:
+    """tie_word_embeddings on an EAGLE-3 head: the page counted the trained lm_head as served and said nothing
+    of the head the checkpoint still stores (SGLang never loads it, vLLM does)."""
+    from tests.checkpoints import TINY_EAGLE3, TINY_LLAMA, write_checkpoint
+
+    draft = write_checkpoint({**TINY_EAGLE3, "tie_word_embeddings": True}, tmp_path / "tied")
+    target = write_checkpoint(TINY_LLAMA, tmp_path / "target")
+    at = page_app(PAGE, timeout=120)
+    at.query_params["m"] = [str(draft)]
+    at.query_params["target"] = str(target)
+    at.run()
+    assert not at.exception, at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "lm_head" in captions and "tied" in captions and "embedding" in captions, captions
+    at.session_state["compare_details_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    notes = [m.value for m in at.markdown if m.value.startswith("- note: ")]
+    assert notes and any("vLLM" in n for n in notes), notes

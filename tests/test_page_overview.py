@@ -309,6 +309,26 @@ def test_a_draft_naming_no_target_takes_the_one_its_runs_were_served_with(hub) -
     assert any("your target (meta-llama/Llama-3.1-8B-Instruct)" in c.value for c in at.caption)
 
 
+def test_the_plan_of_a_draft_naming_no_target_is_costed_for_the_target_its_runs_name(hub) -> None:
+    """The reference followed the runs' target, but the plan read only the config: "the target's parameter count
+    is unknown (no target named)", generation not costed, and the Kimi draft's AL as the target."""
+    from comparelib.models import registry
+
+    cfg = dict(registry.get_draft("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").config or {})
+    hub.add_model("acme/llama-draft", cfg)
+    _own_runs("llama-runs", model="meta-llama/Llama-3.1-8B-Instruct")
+    at = page_app("../pages/overview.py", timeout=60)
+    at.query_params["draft"] = "acme/llama-draft"
+    at.query_params["draft_group"] = "llama-runs"
+    at.query_params["draft_samples"] = "50000"
+    at.run()
+    assert not at.exception, at.exception
+    lead = next(m.value for m in at.markdown if m.value.startswith("**Ranked first:"))
+    assert "hidden-state generation not costed" not in lead and "no target named" not in lead, lead
+    text = " ".join(m.value for m in at.markdown)
+    assert "target `meta-llama/Llama-3.1-8B-Instruct` (the model its runs were served with)" in text, text
+
+
 def test_the_target_link_takes_only_drafts_compare_can_read(hub) -> None:
     """Llama-3.1-8B has three published drafts; one has no built-in config, and Compare would show an error
     for it. The link takes the two that load offline."""

@@ -21,7 +21,7 @@ from comparelib.values import bench_label, human, number, times
 if TYPE_CHECKING:  # the answer is computed without pandas: the first page shows it before pandas loads
     import pandas as pd
 from comparelib.models.comparison import Entry
-from comparelib.models.draft import TargetNotice, target_notice
+from comparelib.models.draft import TargetNotice, runs_for_target, target_from_runs, target_notice
 
 
 def reference_choices() -> list[str]:
@@ -498,6 +498,8 @@ class Answer:
     target: TargetNotice | None = None  # "your draft" is a target model: no gap is named
     curve_verdict: str | None = None  # the user's own training log ("rising" | "plateau" | ...), when loaded
     curve_note: str | None = None  # what the log says against the published evidence
+    runs: tuple[Any, ...] = ()  # the runs the answer read: the group less those served with another target
+    runs_note: str | None = None  # the runs left out (served with another target), or the targets a group mixes
 
     @property
     def headline(self) -> bool:
@@ -522,10 +524,16 @@ def answer(
     own_name: str = "our draft",
     results: pd.DataFrame | None = None,
     curve_verdict: str | None = None,
+    own_target: str | None = None,
 ) -> Answer:
     """The Overview's answer for ``own`` against the published draft ``ref`` (both from ``load_entry``),
     the draft's run group ``runs``, its training volume (None when not measured) and the verdict of its
-    own training log (``curves``), which outweighs the published trend where they disagree."""
+    own training log (``curves``), which outweighs the published trend where they disagree.
+
+    Runs served with another target model than the draft's (``own_target``; default: the one its config or the
+    registry names, else its runs') are left out and named in ``runs_note``: their pair is another model's."""
+    by_target = runs_for_target(runs, own_target or own.target_label or target_from_runs(runs))
+    runs = by_target.kept
     reference = ref.published.hub_id if ref.published is not None else ref.label
     size = size_facts(own, ref, own_name, reference)
     ref_volume = float(ref.published.train_samples) if ref.published and ref.published.train_samples else None
@@ -576,4 +584,6 @@ def answer(
         target=target,
         curve_verdict=curve_verdict,
         curve_note=CURVE_NOTES.get(curve_verdict or ""),
+        runs=tuple(runs),
+        runs_note=by_target.note,
     )

@@ -1140,6 +1140,7 @@ class Inputs:
     offline: Offline | None = None
     step_record: Mapping[str, Any] | None = None
     candidates: tuple[tuple[str, float, Mapping[str, Any]], ...] = ()  # other drafts: label, params, draft-cost record
+    runs_note: str = ""  # runs left out as served with another target, or the target models the runs mix
 
 
 def _published_target(
@@ -1281,6 +1282,8 @@ def build(
     current_al_k: float | None = None
     speed_note = ""
     model_src = ""
+    if inputs.runs_note:  # said with the sources (the CLI, the JSON and the page's fold-out list them)
+        _source(sources, "measured", f"benchmark runs: {inputs.runs_note}")
     spec_runs = [r for r in inputs.runs if not getattr(r, "is_baseline", False) and getattr(r, "num_steps", None)]
     if spec_runs:
         try:
@@ -1307,7 +1310,9 @@ def build(
         except (DataError, InputError) as exc:
             speed_note = f"no speed model: {exc}"
     else:
-        speed_note = "no speculative benchmark run attached to the draft: tok/s cannot be predicted"
+        speed_note = "no speculative benchmark run attached to the draft: tok/s cannot be predicted" + (
+            f" ({inputs.runs_note.rstrip('.')})" if inputs.runs_note else ""
+        )
 
     # ---- the acceptance fit
     fit: BoundedFit | None = None
@@ -1429,6 +1434,8 @@ def build(
     else:
         current["tok_s"] = None
         current["note"] = speed_note
+    if inputs.runs_note:
+        current["runs_note"] = inputs.runs_note
     if fit is not None and own_now:
         now = fit.al(own_now)
         current["al_fit"] = now.to_json()
@@ -1741,10 +1748,17 @@ def inputs_for(
     offline: Offline | None = None,
     benchmark: str = "gsm8k",
     published: pd.DataFrame | None = None,
+    target: str | None = None,
 ) -> Inputs:
-    """``Inputs`` from a ``comparison.Entry`` (the draft, counted and linted), its runs and its data."""
+    """``Inputs`` from a ``comparison.Entry`` (the draft, counted and linted), its runs and its data.
+
+    Runs served with another model than the draft's target (``target``; default: the entry's, else its runs')
+    are left out and named (``runs_note``): a plan from another model's speed is not this draft's."""
     from comparelib.analysis.scaling import family_of
     from comparelib.models import lint as lint_mod
+    from comparelib.models.draft import runs_for_target, target_from_runs
+
+    by_target = runs_for_target(runs, target or entry.target_label or target_from_runs(runs))
 
     spec = entry.spec
     try:
@@ -1808,7 +1822,8 @@ def inputs_for(
         num_aux=int(num_aux),
         lint_errors=errors,
         lint_warnings=warnings,
-        runs=tuple(runs),
+        runs=by_target.kept,
+        runs_note=by_target.note or "",
         own_samples=own_samples,
         own_samples_source=own_samples_source,
         own_tokens=own_tokens,

@@ -743,6 +743,8 @@ class Sweep:
     baseline: Any | None
     left_out: tuple[str, ...] = ()
     served: Any | None = None  # the run that stands for what is served: the measured pair's, else the fastest
+    pool: tuple[Any, ...] = ()  # the runs it was chosen from: the group less those served with another target
+    target_note: str | None = None  # runs left out as another target's, or the target models the group mixes
 
 
 def _speculative(runs: Sequence[Any]) -> list[Any]:
@@ -807,21 +809,32 @@ def _left_out(spec: Sequence[Any], members: Sequence[Any], baseline: Any | None)
     return tuple(out)
 
 
-def sweep_of(runs: Sequence[Any], *, baseline_run_id: int | None = None) -> Sweep:
+def sweep_of(runs: Sequence[Any], *, baseline_run_id: int | None = None, target: str | None = None) -> Sweep:
     """The runs of a group to fit: the comparable set with a baseline and the most num_steps.
 
     Candidate sets start from each speculative run. They rank by: has a comparable baseline; measures two or
     more num_steps; holds the pair Overview reports (``best_pair``); how many num_steps, then runs; newest.
-    A baseline given by id fixes the set to the runs comparable with it.
+    A baseline given by id fixes the set to the runs comparable with it. Runs served with another model than
+    the draft's ``target`` are left out first and named in ``target_note`` (``draft.runs_for_target``).
     """
+    from comparelib.models.draft import runs_for_target  # the Hub client with it: only when a sweep is fitted
+
+    split = runs_for_target(runs, target)
+    runs, note = list(split.kept), (split.note if split.target and split.left_out else None)
     spec = _speculative(runs)
     if not spec:
-        raise DataError("this run group has no finished speculative run with a throughput; record a sweep first")
+        raise DataError(
+            "this run group has no finished speculative run with a throughput; record a sweep first"
+            + (f" ({note})" if note else "")
+        )
     pair = best_pair(runs)
     if baseline_run_id is not None:
         found = [r for r in runs if r.id == baseline_run_id]
         if not found or not found[0].is_baseline:
-            raise InputError(f"run {baseline_run_id} is not a baseline run of this group")
+            raise InputError(
+                f"run {baseline_run_id} is not a baseline run of this group"
+                + (f" served with your draft's target ({note})" if note else "")
+            )
         base = found[0]
         fair = [r for r in spec if not baseline_mismatch(r, base)]
         if not fair:
@@ -832,7 +845,7 @@ def sweep_of(runs: Sequence[Any], *, baseline_run_id: int | None = None) -> Swee
         fair_classes = _classes(fair)
         members = sorted(_compatible(fair_classes[0], fair_classes), key=lambda r: (int(r.num_steps), r.id))
         served = pair.spec if pair is not None and any(pair.spec is m for m in members) else members[0]
-        return Sweep(tuple(members), base, _left_out(spec, members, base), served)
+        return Sweep(tuple(members), base, _left_out(spec, members, base), served, tuple(runs), split.note)
     best_key: tuple | None = None
     chosen: tuple[list[Any], Any | None] = ([spec[0]], None)
     seen: set[frozenset[int]] = set()
@@ -861,7 +874,7 @@ def sweep_of(runs: Sequence[Any], *, baseline_run_id: int | None = None) -> Swee
         served = pair.spec
     else:
         served = max(members, key=lambda r: float(r.output_tokens_per_s))
-    return Sweep(tuple(members), base, _left_out(spec, members, base), served)
+    return Sweep(tuple(members), base, _left_out(spec, members, base), served, tuple(runs), split.note)
 
 
 def with_baselines(pool: Sequence[Any], picked: Sequence[Any]) -> list[Any]:
@@ -882,14 +895,19 @@ def with_baselines(pool: Sequence[Any], picked: Sequence[Any]) -> list[Any]:
 
 
 def model_from_runs(
-    runs: Sequence[Any], *, baseline_run_id: int | None = None, draft_step_ms: float | None = None
+    runs: Sequence[Any],
+    *,
+    baseline_run_id: int | None = None,
+    draft_step_ms: float | None = None,
+    target: str | None = None,
 ) -> SpeedupModel:
     """Model from store ``RunRecord``s of one group, fitted to its comparable sweep (``sweep_of``).
 
     A measured draft step (``draft_step_ms``, or ``draft_step_ms`` in a run's notes) replaces the
-    fitted drafting cost (``with_draft_step``).
+    fitted drafting cost (``with_draft_step``). Runs served with another model than the draft's ``target``
+    are left out, and the notes say which.
     """
-    sweep = sweep_of(runs, baseline_run_id=baseline_run_id)
+    sweep = sweep_of(runs, baseline_run_id=baseline_run_id, target=target)
     spec, base = list(sweep.runs), sweep.baseline
     concs = {c for c in (_concurrency(r) for r in spec) if c is not None}
     concurrency = concs.pop() if concs else 1
@@ -931,8 +949,8 @@ def model_from_runs(
         model = with_draft_step(model, draft_step_ms, source=source)
     engines = sorted({str(r.engine) for r in spec if getattr(r, "engine", None)})
     notes = [f"runs fitted: {', '.join(f'#{r.id}' for r in spec)}" + (f" ({', '.join(engines)})" if engines else "")]
-    notes += list(sweep.left_out)
-    notes.append(f"baseline: run {base.id}" if base is not None else no_baseline_reason(runs, spec))
+    notes += ([sweep.target_note] if sweep.target_note else []) + list(sweep.left_out)
+    notes.append(f"baseline: run {base.id}" if base is not None else no_baseline_reason(sweep.pool, spec))
     return SpeedupModel(
         **{
             **model.__dict__,

@@ -439,18 +439,28 @@ class LiveOutlook:
     no_scenario: str | None  # why the fit adds no "more data" scenario, when it was asked for one
     best: Optimum | None  # None while the best num_steps cannot be predicted
     best_with_more_data: Optimum | None
+    runs_note: str | None = None  # runs left out as served with another target, or the targets the group mixes
 
 
 def live_outlook(
-    runs: Sequence[Any], at_reference: tuple[float, int, float] | None, *, reference: str, x: Axis
+    runs: Sequence[Any],
+    at_reference: tuple[float, int, float] | None,
+    *,
+    reference: str,
+    x: Axis,
+    target: str | None = None,
 ) -> LiveOutlook:
     """Speed predictions from a run group; ``at_reference`` is scaling.fit_at_reference's (accept, steps, volume).
 
     The "more data" scenario is shown only when the fit at the reference's volume beats what the draft
     already reaches at that num_steps; otherwise the published trend says nothing about more data for it.
+    Runs served with another model than the draft's ``target`` are neither drawn nor fitted (``runs_note``).
     """
-    measured = measured_frame(runs)
-    model = model_from_runs(runs)
+    from comparelib.models.draft import runs_for_target
+
+    split = runs_for_target(runs, target)
+    measured = measured_frame(split.kept)
+    model = model_from_runs(runs, target=target)
     improved: float | None = None
     label: str | None = None
     no_scenario: str | None = None
@@ -475,10 +485,10 @@ def live_outlook(
             improved, label = None, None
     missing = missing_evidence(model)
     if optimum_missing(model):
-        return LiveOutlook(measured, model, None, missing, None, no_scenario, None, None)
+        return LiveOutlook(measured, model, None, missing, None, no_scenario, None, None, split.note)
     if improved is not None and at_reference is not None:
         prediction = what_if(model, improved, at_steps=at_reference[1], label=label)
         better = optimum(model, frame=prediction[prediction["scenario"] == label])
     else:
         prediction, better = predict_frame(model), None
-    return LiveOutlook(measured, model, prediction, missing, label, no_scenario, optimum(model), better)
+    return LiveOutlook(measured, model, prediction, missing, label, no_scenario, optimum(model), better, split.note)

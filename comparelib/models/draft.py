@@ -16,10 +16,13 @@ URL parameters (all optional; none means the built-in example):
     training samples typed in, when no audit is stored
 ``draft_group``
     the run group of its live benchmarks
+``draft_target``
+    the target model set on Compare drafts, used where the draft names none (``resolve_target``)
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -36,7 +39,7 @@ EXAMPLE_GROUP = "example-kimi-k2.5"
 EXAMPLE_VOLUME = "example: own Kimi-K2.5 draft"
 MAX_FIELD = 500  # characters in one URL parameter: a Hub URL with a revision fits easily
 MAX_SAMPLES = 10**13
-PARAMS = ("draft", "draft_vol", "draft_samples", "draft_group")
+PARAMS = ("draft", "draft_vol", "draft_samples", "draft_group", "draft_target")
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class OwnDraft:
     volume: str | None = None  # the draft name its training volume is stored under
     samples: int | None = None  # training samples typed in (used when ``volume`` is not set)
     group: str | None = None  # the run group of its benchmarks
+    target: str | None = None  # the target model set on Compare drafts (its config's, published or runs' first)
 
     @property
     def kind(self) -> str:
@@ -105,6 +109,8 @@ class OwnDraft:
             out["draft_samples"] = str(self.samples)
         if self.group:
             out["draft_group"] = self.group
+        if self.target:
+            out["draft_target"] = self.target
         return out
 
     @classmethod
@@ -125,11 +131,23 @@ class OwnDraft:
         source = one("draft")
         if source is None:
             return DEFAULT
-        return cls.parse(source, volume=one("draft_vol"), samples=one("draft_samples"), group=one("draft_group"))
+        return cls.parse(
+            source,
+            volume=one("draft_vol"),
+            samples=one("draft_samples"),
+            group=one("draft_group"),
+            target=one("draft_target"),
+        )
 
     @classmethod
     def parse(
-        cls, source: str, *, volume: str | None = None, samples: int | str | None = None, group: str | None = None
+        cls,
+        source: str,
+        *,
+        volume: str | None = None,
+        samples: int | str | None = None,
+        group: str | None = None,
+        target: str | None = None,
     ) -> OwnDraft:
         """Check and normalise what a user typed: credentials masked, registry ids and example names recognised."""
         text = (source or "").strip()
@@ -152,7 +170,7 @@ class OwnDraft:
                 raise InputError(f"training samples must be a whole number, not {str(samples)[:40]!r}") from None
             if not 1 <= n <= MAX_SAMPLES:
                 raise InputError(f"training samples must be between 1 and {MAX_SAMPLES:,}")
-        return cls(source=text, volume=(volume or None), samples=n, group=(group or None))
+        return cls(source=text, volume=(volume or None), samples=n, group=(group or None), target=clean_target(target))
 
     # -- what is attached
 
@@ -199,11 +217,248 @@ def target_from_runs(runs: Sequence[Any]) -> str | None:
     """The target model the draft's own runs were served with, when they name one and only one.
 
     Raw EAGLE-3 configs do not name their target; the server does (it reports the model it serves), so a
-    draft benchmarked on Llama-3.1-8B is not compared with a Kimi draft for want of a target in its config."""
-    models = {
-        str(r.model).strip() for r in runs if getattr(r, "kind", None) != "example" and getattr(r, "model", None)
-    }
-    return models.pop() if len(models) == 1 else None
+    draft benchmarked on Llama-3.1-8B is not compared with a Kimi draft for want of a target in its config.
+    Names of one model (a Hub id, the local folder it was served from) count as one; the Hub id is returned."""
+    names = [str(r.model).strip() for r in runs if getattr(r, "kind", None) != "example" and _model_of(r)]
+    classes = _name_classes(names)
+    return _representative(classes[0]) if len(classes) == 1 else None
+
+
+# -- which runs were served with the draft's target
+#
+# Servers report the model as it was given to them: a Hub id (SGLang's model_path, vLLM's model id), a local
+# folder or the Hub cache's snapshot folder, or a --served-model-name alias. Names are compared by their last
+# part (case, separators and an @revision aside); two names are another model only when both name a known
+# model line and its version or size differs, so an alias or an unknown name is kept and said, never dropped.
+
+_LINEAGES = (
+    "codellama|llama|vicuna|qwq|qwen|kimi|deepseek|mixtral|ministral|magistral|devstral|codestral|mistral|gemma|"
+    "gpt-oss|phi|glm|minimax|internlm|baichuan|falcon|olmo|granite|nemotron|hunyuan|ernie|exaone|mimo|yi"
+)
+_LINEAGE = re.compile(rf"(?:^|[-_. ])({_LINEAGES})(?=$|[^a-z])")
+_VERSION = re.compile(r"[-_ ]?([a-z]?\d+(?:\.\d+)*)(?![0-9.]|[bmt](?![a-z]))")
+_SIZE = re.compile(r"(?:^|[-_. ])(\d+(?:\.\d+)?(?:x\d+(?:\.\d+)?)?[bmt])(?=$|[^a-z0-9])")
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+def _model_of(run: Any) -> str:
+    return str(getattr(run, "model", None) or "").strip()
+
+
+def _base(name: str) -> str:
+    """The model's own name in a Hub id, URL, local folder or Hub-cache path, lower case, revision dropped."""
+    text = str(name).strip()
+    cache = re.search(r"models--([^/\\]+?)--([^/\\]+)", text)
+    if cache:
+        return cache.group(2).lower()
+    text = re.sub(r"^(?:hf://|https?://[^/]+/)", "", text)
+    text = re.split(r"/(?:tree|resolve|blob)/", text)[0].rstrip("/\\")
+    base = re.split(r"[/\\]", text)[-1].split("@", 1)[0].lower()
+    return re.sub(r"^meta-?(?=llama)", "", base)  # Meta-Llama-3.1-8B is Llama-3.1-8B
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", _base(name))
+
+
+def _signature(name: str) -> tuple[str | None, str | None, frozenset[str]]:
+    """(model line, its version, parameter sizes) as far as the name says: ("llama", "3.1", {"8b"})."""
+    base = _base(name)
+    line = _LINEAGE.search(base)
+    version = None
+    if line:
+        m = _VERSION.match(base, line.end())
+        version = m.group(1) if m else None
+    return (line.group(1) if line else None), version, frozenset(_SIZE.findall(base))
+
+
+def model_match(served: str | None, target: str | None) -> str:
+    """ "same", "other" or "unsure": whether a run served as ``served`` ran the model named ``target``.
+
+    "other" only when both names say so (another model line, version or size); an alias, a renamed folder or
+    an unrecorded name is "unsure"."""
+    a, b = _key(served or ""), _key(target or "")
+    if not a or not b:
+        return "unsure"
+    if a == b:
+        return "same"
+    (line_a, ver_a, size_a), (line_b, ver_b, size_b) = _signature(served or ""), _signature(target or "")
+    if line_a and line_b:
+        if line_a != line_b or (ver_a and ver_b and ver_a != ver_b) or (size_a and size_b and size_a != size_b):
+            return "other"
+    short, long_ = sorted((a, b), key=len)
+    if long_.startswith(short):  # a quantised or renamed variant (-FP8, -Instruct-0905): the same when sized
+        shorter = served if len(a) <= len(b) else target
+        return "same" if _signature(shorter or "")[2] else "unsure"
+    return "unsure"
+
+
+def _name_classes(names: Sequence[str]) -> list[list[str]]:
+    """Distinct names grouped by ``model_match`` == "same", in order of first appearance."""
+    classes: list[list[str]] = []
+    for name in dict.fromkeys(names):
+        for c in classes:
+            if any(model_match(name, other) == "same" for other in c):
+                c.append(name)
+                break
+        else:
+            classes.append([name])
+    return classes
+
+
+def _representative(names: Sequence[str]) -> str:
+    """A class's name to show and match with: its Hub id when it has one."""
+    return next((n for n in names if _HUB_ID.fullmatch(n)), names[0])
+
+
+def _ids(runs: Sequence[Any]) -> str:
+    return ", ".join(f"#{r.id}" for r in runs)
+
+
+def _by_name(runs: Sequence[Any]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for r in runs:
+        out.setdefault(_model_of(r), []).append(r)
+    return out
+
+
+def _listed(groups: Mapping[str, Sequence[Any]], of_group: str, verb: str) -> str:
+    """ "2 runs of group g (#7, #9) were served with A and 1 (#11) with B" for ``verb`` "served with"."""
+    parts = []
+    for i, (name, rs) in enumerate(groups.items()):
+        n = len(rs)
+        if i == 0:
+            parts.append(
+                f"{n} run{'s' if n > 1 else ''}{of_group} ({_ids(rs)}) {'were' if n > 1 else 'was'} {verb} {name}"
+            )
+        else:
+            parts.append(f"{n} ({_ids(rs)}) {verb.split()[-1]} {name}")
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+@dataclass(frozen=True)
+class TargetSplit:
+    """A draft's runs split by the target model they were served with, and what to say about it."""
+
+    kept: tuple[Any, ...]  # served with the draft's target, or not shown to be another model
+    left_out: tuple[Any, ...]  # served with another target model
+    note: str | None  # the runs left out, kept unmatched, or the targets a group mixes; None: nothing to say
+    target: str | None  # the draft's target the runs were matched with
+
+
+def runs_for_target(runs: Sequence[Any], target: str | None) -> TargetSplit:
+    """Leave out the runs served with another target model than ``target`` (the draft's), naming them.
+
+    A draft's answers (the best pair, the sweep, its acceptance, the plan) measured on another target are
+    another model's numbers. Runs whose name cannot be matched, or that record none, are kept and said. With
+    no ``target`` nothing is left out, but runs of several target models are said to be mixed: which of them
+    are the draft's cannot be told."""
+    runs = list(runs)
+    groups = {r.group for r in runs if getattr(r, "group", None)}
+    group = groups.pop() if len(groups) == 1 else None
+    of_group = f" of group {group}" if group else ""
+    target = (target or "").strip() or None
+    if target is None:
+        classes = _name_classes([m for r in runs if (m := _model_of(r))])
+        if len(classes) < 2:
+            return TargetSplit(tuple(runs), (), None, None)
+        listed = [f"{_representative(c)} ({_ids([r for r in runs if _model_of(r) in c])})" for c in classes]
+        where = f"Group {group}" if group else "These runs"
+        mixed = (
+            f"{where} mix{'es' if group else ''} {len(classes)} target models: {', '.join(listed[:-1])} and "
+            f"{listed[-1]}. The draft's target is not known, so its runs cannot be told from the others': all are "
+            "used, and a speedup or a fit pairs runs of one model only. Keep one target model per run group."
+        )
+        return TargetSplit(tuple(runs), (), mixed, None)
+    kept: list[Any] = []
+    other: list[Any] = []
+    unsure: list[Any] = []
+    unnamed: list[Any] = []
+    for r in runs:
+        name = _model_of(r)
+        verdict = model_match(name, target) if name else "unsure"
+        (other if verdict == "other" else kept).append(r)
+        if not name:
+            unnamed.append(r)
+        elif verdict == "unsure":
+            unsure.append(r)
+    said = []
+    if other:
+        said.append(
+            f"{_listed(_by_name(other), of_group, 'served with')}, not your draft's target {target}; left out."
+        )
+    if unsure:
+        names = _by_name(unsure)
+        said.append(
+            f"{_listed(names, of_group, 'served as')}, {'a name' if len(names) == 1 else 'names'} this app cannot "
+            f"match to your draft's target {target}; kept."
+        )
+    if unnamed:
+        n = len(unnamed)
+        said.append(
+            f"{n} run{'s' if n > 1 else ''}{of_group} ({_ids(unnamed)}) "
+            + ("do not record their" if n > 1 else "does not record its")
+            + " target model; kept."
+        )
+    note = " ".join(s[0].upper() + s[1:] for s in said) or None
+    return TargetSplit(tuple(kept), tuple(other), note, target)
+
+
+def clean_target(text: str | None) -> str | None:
+    """A target typed on Compare drafts as the draft carries it (in the link too): stripped, no credentials;
+    None when empty. InputError when longer than a link's field."""
+    text = redact.strip_userinfo((text or "").strip())
+    if len(text) > MAX_FIELD:
+        raise InputError(f"the target model reference is longer than {MAX_FIELD} characters")
+    return text or None
+
+
+@dataclass(frozen=True)
+class DraftTarget:
+    """The target the pages use for your draft, where it comes from, and what they say about it."""
+
+    model: str | None  # a hub id where one can be read; None when nothing names a target
+    origin: str  # "named" (its config, published entry or the example), "runs", "compare" or "" (unknown)
+    note: str = ""  # said on the page whenever the target set on Compare drafts is used or set aside
+
+
+COMPARE_WORDS = "target from Compare drafts"
+
+
+def _target_key(text: str) -> str:
+    return (_repo_id(text) or text).strip().strip("/").lower()
+
+
+def resolve_target(
+    named: str | None, runs: Sequence[Any] = (), typed: str | None = None, *, named_by: str = "config"
+) -> DraftTarget:
+    """Your draft's target: the one it names (``named_by``: its config, published entry, ...), else the one its
+    own runs were served with, else ``typed``, the one set on Compare drafts in this session.
+
+    What the draft itself says comes first (a target typed for another draft must not override it), but a
+    Compare target set aside is said, so a page never silently answers for another target than the one typed."""
+    typed = (typed or "").strip() or None
+    typed_id = (_repo_id(typed) or typed) if typed else None
+    own, origin, by = (named, "named", f"your draft's {named_by}") if named else (None, "", "")
+    if own is None:
+        own = target_from_runs(runs)
+        origin, by = ("runs", "your draft's runs") if own else ("", "")
+    if own is not None:
+        if typed is None or _target_key(typed) == _target_key(own):
+            return DraftTarget(own, origin)
+        return DraftTarget(
+            own,
+            origin,
+            f"Target {own}, from {by}; {typed_id}, the target set on Compare drafts, is not used here "
+            "(what your draft says comes first).",
+        )
+    if typed_id is None:
+        return DraftTarget(None, "")
+    return DraftTarget(
+        typed_id,
+        "compare",
+        f"Target {typed_id}, the {COMPARE_WORDS}: your draft's config names none and no run of it names one.",
+    )
 
 
 def run_pool(all_runs: Sequence[Any], draft: OwnDraft) -> list[Any]:
