@@ -113,6 +113,12 @@ def _labels(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
+def _forget(key: str) -> None:
+    """Drop a kept widget value (and keep_values' copy, which would bring it back) so its default shows again."""
+    st.session_state.pop(key, None)
+    st.session_state.pop(app.KEPT_SHADOW + key, None)
+
+
 draft = app.own_draft()
 app.keep_values()  # also when the page runs on its own (AppTest)
 st.caption(
@@ -126,6 +132,9 @@ try:
 except CompareError as exc:
     st.error(str(exc))
     st.stop()
+
+# the group every group input starts from: your draft's, when one is attached (the example's runs are no user's)
+own_group = draft.group if draft.group and not draft.is_example else None
 
 # ---------------------------------------------------------------- run a benchmark
 
@@ -157,8 +166,7 @@ if run_fold.open or st.session_state.get("bench_prompt_upload") is not None:
         labels_text = c3.text_input(
             "Labels (comma-separated)", placeholder="optional, e.g. 2-step", key="bench_labels"
         )
-        if "bench_group" not in st.session_state and draft.group and not draft.is_example:
-            st.session_state["bench_group"] = draft.group  # new runs join your draft's run group
+        app.follow_draft("bench_group", own_group or "", draft)  # new runs join your draft's run group
         group = c4.text_input(
             "Group",
             placeholder="optional, e.g. sweep name",
@@ -231,6 +239,7 @@ if start and not running:
             spec_override=spec or None,
             group=bench_group,
             prompt_set=prompt_set_name(prompt_file),
+            spec_source="stated in the form",
         )
         job = BenchJob(endpoint=endpoint, total=int(n_requests), group=bench_group)
         st.session_state["bench_job"] = job
@@ -292,8 +301,11 @@ st.subheader("Stored runs")
 try:
     groups = store.groups()
     c1, c2 = st.columns([2, 1])
-    group_filter = c1.selectbox("Group", [ALL_GROUPS, *groups], key="runs_group")
-    with_examples = c2.checkbox("Include example data", value=draft.uses_example_data, key="runs_examples")
+    group_choices = [ALL_GROUPS, *groups]
+    app.follow_draft("runs_group", own_group if own_group in groups else ALL_GROUPS, draft, group_choices)
+    group_filter = c1.selectbox("Group", group_choices, key="runs_group")
+    app.follow_draft("runs_examples", draft.uses_example_data, draft)
+    with_examples = c2.checkbox("Include example data", key="runs_examples")
     records = store.runs(group=None if group_filter == ALL_GROUPS else group_filter, include_examples=with_examples)
     table = runs_to_frame(records)
     app.show_table(table, tables.RUNS, "runs_table")
@@ -322,23 +334,42 @@ try:
     if import_fold.open or "import_msg" in st.session_state or st.session_state.get("import_file") is not None:
         with import_fold:
             upload = st.file_uploader("Result file (JSONL or JSON)", type=["jsonl", "json"], key="import_file")
-            c1, c2 = st.columns(2)
+            c1, c2, c3, c4 = st.columns(4)
             import_labels = c1.text_input("Labels (comma-separated)", key="import_labels")
-            import_group = c2.text_input("Group", key="import_group")
+            app.follow_draft("import_group", own_group or "", draft)  # as for a run: your draft's group
+            import_group = c2.text_input(
+                "Group",
+                key="import_group",
+                help="Runs of one group are charted together; your draft's group is the default.",
+            )
+            import_algo = c3.text_input(
+                "Algorithm",
+                key="import_spec_algorithm",
+                placeholder="from the file",
+                help="Stated speculative config (as the CLI's --spec-algorithm / --num-steps): it only fills what "
+                "the file does not say (vLLM results do not carry it) and never makes a baseline speculative.",
+            )
+            import_steps = c4.number_input(
+                "num_steps", 0, 64, value=None, key="import_spec_steps", placeholder="from the file"
+            )
             if st.button("Import", key="import_run", disabled=upload is None) and upload is not None:
-                from comparelib.live.importers import import_file
+                from comparelib.live.importers import import_file, imported_text, stated_spec
 
                 try:
                     with tempfile.TemporaryDirectory() as tmp:
                         path = Path(tmp) / Path(upload.name).name
                         path.write_bytes(upload.getvalue())
                         ids = import_file(
-                            store, path, labels=_labels(import_labels), group=import_group.strip() or None
+                            store,
+                            path,
+                            labels=_labels(import_labels),
+                            group=import_group.strip() or None,
+                            spec=stated_spec(import_algo, num_steps=import_steps),
                         )
                 except CompareError as exc:
                     st.error(str(exc))
                 else:
-                    st.session_state["import_msg"] = f"imported run(s) {', '.join(map(str, ids))} from {upload.name}"
+                    st.session_state["import_msg"] = imported_text(ids, upload.name)
                     st.rerun()  # show them in the tables above
             if "import_msg" in st.session_state:
                 st.success(st.session_state.pop("import_msg"))
@@ -354,10 +385,10 @@ try:
         default_pick = [
             r.title for r in speedup.with_baselines(run_pool(all_runs, draft), default_runs(all_runs, draft))
         ]
-        if st.session_state.get("_compare_default") != default_pick:
+        if st.session_state.get("_compare_default") != default_pick or "compare_runs" not in st.session_state:
             st.session_state["_compare_default"] = default_pick
             st.session_state["compare_runs"] = default_pick
-            st.session_state.pop("compare_baseline", None)
+            _forget("compare_baseline")
         picked = st.multiselect("Runs", list(by_title), key="compare_runs")
         picked_runs = [by_title[t] for t in picked]
         spec_picked = [r for r in picked_runs if not r.is_baseline]
@@ -384,7 +415,9 @@ try:
     st.subheader("Sweep: num_steps")
     if groups:
         wanted = draft.group if draft.group in groups else (latest_own_group(all_runs) or EXAMPLE_GROUP)
-        if wanted in groups and st.session_state.get("_sweep_default") != wanted:  # follow your draft / latest runs
+        if wanted in groups and (  # follow your draft / latest runs
+            st.session_state.get("_sweep_default") != wanted or "sweep_group" not in st.session_state
+        ):
             st.session_state["_sweep_default"] = wanted
             st.session_state["sweep_group"] = wanted
         sweep_group = st.selectbox("Group", groups, key="sweep_group")
@@ -416,7 +449,7 @@ try:
     if all_runs:
         with_rows = [r for r in all_runs if r.kind != "example" and r.requests > 0]
         latest = (with_rows or all_runs)[-1].title
-        if st.session_state.get("_requests_default") != latest:  # a new run: show it
+        if st.session_state.get("_requests_default") != latest or "requests_run" not in st.session_state:  # a new run
             st.session_state["_requests_default"] = latest
             st.session_state["requests_run"] = latest
         req_title = st.selectbox("Run", list(by_title), key="requests_run")
@@ -425,6 +458,6 @@ try:
             st.info("no per-request rows for this run (example and summary-only imports have none)")
         else:
             view = requests_to_frame(reqs)
-            app.show_table(view, tables.REQUESTS, "requests_table", ordered=False)
+            app.show_table(view, tables.REQUESTS, "requests_table")  # the timings first, then the rest
 except CompareError as exc:
     st.error(str(exc))

@@ -355,3 +355,137 @@ def test_a_group_measured_first_without_speculation_compares_against_its_baselin
     cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns)
     row = cmp[cmp["run"] == runs[v_best].title].iloc[0]
     assert row["speedup"] == pytest.approx(1593.5 / 390.0)
+
+
+QWEN_GROUP = "qwen3-8b-sf250k"
+
+
+def _vllm_only_group(store: Store) -> dict[int, str]:
+    """A vLLM-only sweep as a new user stores it: one baseline and two speculative runs, the method not stated."""
+    ids = [
+        _stored(store, QWEN_GROUP, "vllm", steps, tok, al)
+        for steps, tok, al in ((None, 300.0, None), (1, 420.0, 1.8), (3, 510.0, 2.6))
+    ]
+    return {r.id: r.title for r in store.runs(group=QWEN_GROUP) if r.id in ids}
+
+
+def _draft_dir(tmp_path: Path) -> Path:
+    from comparelib.models import registry
+
+    folder = tmp_path / "qwen3-8b-draft"
+    folder.mkdir()
+    config = dict(registry.get_draft("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").config or {})
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder
+
+
+def test_a_revisit_keeps_the_runs_and_the_sweep_of_your_drafts_group(tmp_path: Path) -> None:
+    """Through the router: after Overview and Acceptance vs data, Live benchmark still compares your group's runs
+    and charts your group (Streamlit drops a widget's state on a page that does not draw it: the multiselect
+    came back empty and the sweep fell back to the first group, the example's)."""
+    store = Store(settings.database_url())
+    titles = _vllm_only_group(store)
+    at = AppTest.from_file(str(Path(PAGE).parents[1] / "app.py"), default_timeout=120)
+    at.query_params["draft"] = str(_draft_dir(tmp_path))
+    at.query_params["draft_group"] = QWEN_GROUP
+    at.run()
+    for visit in ("first", "revisit"):
+        at.switch_page("pages/bench.py").run()
+        assert not at.exception, (visit, at.exception)
+        assert at.multiselect(key="compare_runs").value == list(titles.values()), visit
+        assert at.selectbox(key="sweep_group").value == QWEN_GROUP, visit
+        assert not any("Example data" in c.value for c in at.caption), visit
+        assert at.selectbox(key="runs_group").value == QWEN_GROUP, visit  # "Stored runs" shows your group too
+        for page in ("pages/overview.py", "pages/compare.py", "pages/audit.py", "pages/scaling.py"):
+            at.switch_page(page).run()
+            assert not at.exception, (page, at.exception)
+    assert at.query_params["draft_group"] == QWEN_GROUP
+
+
+def test_picks_made_on_the_page_are_still_there_after_a_visit_to_another(tmp_path: Path) -> None:
+    """What the user picked (not only the defaults) comes back: runs compared, baseline, groups, the run's rows."""
+    store = Store(settings.database_url())
+    titles = list(_vllm_only_group(store).values())
+    at = AppTest.from_file(str(Path(PAGE).parents[1] / "app.py"), default_timeout=120)
+    at.query_params["draft"] = str(_draft_dir(tmp_path))
+    at.query_params["draft_group"] = QWEN_GROUP
+    at.run()
+    at.switch_page("pages/bench.py").run()
+    at.multiselect(key="compare_runs").set_value(titles[:2]).run()
+    at.selectbox(key="compare_baseline").set_value(titles[1]).run()
+    at.selectbox(key="sweep_group").set_value("example-kimi-k2.5").run()
+    at.selectbox(key="runs_group").set_value("(all groups)").run()
+    at.selectbox(key="requests_run").set_value(titles[0]).run()
+    assert not at.exception, at.exception
+    at.switch_page("pages/overview.py").run()
+    at.switch_page("pages/bench.py").run()
+    assert not at.exception, at.exception
+    assert at.multiselect(key="compare_runs").value == titles[:2]
+    assert at.selectbox(key="compare_baseline").value == titles[1]
+    assert at.selectbox(key="sweep_group").value == "example-kimi-k2.5"
+    assert at.selectbox(key="runs_group").value == "(all groups)"
+    assert at.selectbox(key="requests_run").value == titles[0]
+
+
+def _vllm_result(tmp_path: Path) -> Path:
+    """A `vllm bench serve --save-result` file of a speculative run whose method and num_steps it does not say."""
+    from tests.test_importers import vllm_record
+
+    record = vllm_record()
+    del record["spec_decode_per_position_acceptance_rates"]
+    path = tmp_path / "qwen3-k5.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    return path
+
+
+def test_every_group_input_starts_from_your_drafts_group_and_an_import_states_its_config(tmp_path: Path) -> None:
+    """Stored runs' filter, the run form's and the import's Group all start from the draft's group; the import's
+    stated algorithm and num_steps fill what a vLLM result does not say, as the CLI's --spec-algorithm/--num-steps."""
+    store = Store(settings.database_url())
+    _vllm_only_group(store)
+    at = page()
+    at.query_params["draft"] = str(_draft_dir(tmp_path))
+    at.query_params["draft_group"] = QWEN_GROUP
+    at.session_state["import_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="runs_group").value == QWEN_GROUP
+    assert at.text_input(key="bench_group").value == QWEN_GROUP
+    assert at.text_input(key="import_group").value == QWEN_GROUP
+    assert set(runs_table(at)["group"]) == {QWEN_GROUP}
+    path = _vllm_result(tmp_path)
+    at.file_uploader(key="import_file").set_value((path.name, path.read_bytes(), "application/json")).run()
+    at.text_input(key="import_spec_algorithm").set_value("EAGLE3")
+    at.number_input(key="import_spec_steps").set_value(5)
+    at.button(key="import_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    rec = store.runs(group=QWEN_GROUP)[-1]
+    assert rec.kind == "imported" and rec.speculative_algorithm == "EAGLE3" and rec.num_steps == 5
+    assert at.success[0].value == f"imported run #{rec.id} from {path.name}"
+
+
+def test_the_example_draft_leaves_the_group_inputs_to_you() -> None:
+    at = page()
+    at.session_state["import_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="runs_group").value == "(all groups)"  # every run, the example's among them
+    assert at.text_input(key="bench_group").value == "" and at.text_input(key="import_group").value == ""
+
+
+def test_per_request_results_show_the_timings_first_and_no_empty_error_column() -> None:
+    store = Store(settings.database_url())
+    rid = _stored(store, "rows", "vllm", 3, 500.0, 2.5)
+    row = {"ok": True, "error": None, "output_tokens": 8, "ttft_s": 0.02, "e2e_s": 0.1, "tpot_s": 0.01}
+    for i in range(3):
+        store.add_request(rid, {**row, "index": i, "chunk_gaps_s": [0.01]})
+    at = page(run_form=False).run()
+    assert not at.exception, at.exception
+    grid = next(d for d in at.dataframe if "ttft_ms" in d.value.columns)
+    order = list(grid.proto.column_order)
+    assert order[:4] == ["index", "ok", "ttft_ms", "tpot_ms"], order
+    assert "error" not in grid.value.columns  # no request failed: nothing to show
+    store.add_request(rid, {**row, "index": 3, "ok": False, "error": "timeout", "chunk_gaps_s": []})
+    at.run()
+    grid = next(d for d in at.dataframe if "ttft_ms" in d.value.columns)
+    assert list(grid.proto.column_order)[-1] == "error"

@@ -58,19 +58,17 @@ def _fmt(value: Any, digits: int = 2) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from comparelib.cli._util import print_json
-    from comparelib.live import bench, prompts
+    from comparelib.live import bench, prompts, servers
 
-    spec = {
-        k: v
-        for k, v in {
-            "speculative_algorithm": args.algorithm,
-            "draft_model": args.draft_model,
-            "num_steps": args.num_steps,
-            "topk": args.topk,
-            "num_draft_tokens": args.num_draft_tokens,
-        }.items()
-        if v is not None
+    stated = {
+        "speculative_algorithm": ("--algorithm", args.algorithm),
+        "draft_model": ("--draft-model", args.draft_model),
+        "num_steps": ("--num-steps", args.num_steps),
+        "topk": ("--topk", args.topk),
+        "num_draft_tokens": ("--num-draft-tokens", args.num_draft_tokens),
     }
+    spec = {k: v for k, (_, v) in stated.items() if v is not None}
+    flags = "/".join(flag for flag, v in stated.values() if v is not None)
     prompt_list = prompts.load_prompts(args.prompts)
     recorder = None
     stored_note = None
@@ -96,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         route=args.route,
         ignore_eos=args.ignore_eos,
         prompt_set=prompts.prompt_set_name(args.prompts),
+        spec_source=f"stated with {flags}" if flags else servers.STATED_FOR_THE_RUN,
     )
     result = bench.benchmark(options, prompts=prompt_list, recorder=recorder)
     s = result.summary
@@ -131,15 +130,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     c = result.server_config
-    spec_text = (
-        f"{c.speculative_algorithm} steps={_fmt(c.num_steps)} topk={_fmt(c.topk)} "
-        f"draft_tokens={_fmt(c.num_draft_tokens)}"
-        if c.speculative_algorithm
-        else "none (baseline)"
-    )
     lines = [
         f"endpoint      {result.endpoint}  ({c.engine} {c.version or ''}, model {c.model or '-'})",
-        f"speculation   {spec_text}",
+        f"speculation   {servers.spec_text(c)}",
         f"status        {result.status}; run id {_fmt(result.run_id)}",
         f"requests      {s.requests} ({s.errors} failed{': ' + str(s.error_kinds) if s.errors else ''})",
         f"output tok/s  {_fmt(s.output_tokens_per_s, 1)}   requests/s {_fmt(s.request_throughput, 2)}",

@@ -14,8 +14,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--label", action="append", default=[], metavar="L", help="label for the imported runs (repeat)")
     p.add_argument("--group", help="group the imported runs belong to (e.g. a sweep name)")
-    spec = p.add_argument_group("stated speculative config (vLLM results do not carry it)")
-    spec.add_argument("--spec-algorithm", help="e.g. EAGLE3; 'none' marks a baseline")
+    spec = p.add_argument_group(
+        "stated speculative config (vLLM results do not carry it): fills only what a file does not say, and never "
+        "makes a run without speculation speculative"
+    )
+    spec.add_argument("--spec-algorithm", help="e.g. EAGLE3 ('none' or 'baseline' states none)")
     spec.add_argument("--draft-model")
     spec.add_argument("--num-steps", type=int)
     spec.add_argument("--topk", type=int)
@@ -26,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from comparelib.cli._util import print_json
-    from comparelib.live.importers import detect_format, import_file, read_records
+    from comparelib.live.importers import detect_format, import_file, imported_text, read_records, stated_spec
     from comparelib.live.store import Store
     from comparelib.paths import resolve_user_path
 
@@ -35,16 +38,13 @@ def run(args: argparse.Namespace) -> int:
     for path in args.files:
         for record in read_records(path):
             detect_format(record)
-    spec: dict = {
-        "draft_model": args.draft_model,
-        "num_steps": args.num_steps,
-        "topk": args.topk,
-        "num_draft_tokens": args.num_draft_tokens,
-    }
-    if args.spec_algorithm:
-        spec["speculative_algorithm"] = (
-            None if args.spec_algorithm.lower() in {"none", "baseline"} else args.spec_algorithm
-        )
+    spec = stated_spec(
+        args.spec_algorithm,
+        draft_model=args.draft_model,
+        num_steps=args.num_steps,
+        topk=args.topk,
+        num_draft_tokens=args.num_draft_tokens,
+    )
     store = Store(args.db)
     try:
         imported: list[tuple[str, int]] = []
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             for path, i in imported:
                 rec = store.run(i)
                 tps = "-" if rec.output_tokens_per_s is None else f"{rec.output_tokens_per_s:.2f}"
-                print(f"imported run {i} from {path}: {rec.params.get('format')}, {tps} output tok/s")
+                print(f"{imported_text([i], path)}: {rec.params.get('format')}, {tps} output tok/s")
         return 0
     finally:
         store.close()

@@ -7,23 +7,27 @@ import sys
 
 FORMATS = ("csv", "md", "json", "latex")  # comparelib.export.FORMATS, without importing pandas for --help
 
-TABLE_COLUMNS = [
-    "id",
-    "kind",
-    "group",
-    "status",
-    "engine",
-    "speculative_algorithm",
-    "num_steps",
-    "topk",
-    "num_draft_tokens",
-    "requests",
-    "errors",
-    "output_tokens_per_s",
-    "accept_length",
-    "tpot_p50_ms",
-    "labels",
-]
+# The text table's columns and their short headers (--format and --json keep every column, named as stored).
+TABLE_COLUMNS = {
+    "id": "id",
+    "kind": "kind",
+    "group": "group",
+    "status": "status",
+    "engine": "engine",
+    "speculative_algorithm": "speculation",
+    "num_steps": "steps",
+    "topk": "topk",
+    "num_draft_tokens": "ndt",
+    "requests": "requests",
+    "errors": "errors",
+    "output_tokens_per_s": "tok/s",
+    "accept_length": "AL",
+    "tpot_p50_ms": "TPOT p50 ms",
+    "labels": "labels",
+}
+# the longest a text cell is shown (labels and group names are the user's, up to 200 characters each)
+TEXT_WIDTH = {"labels": 32, "group": 24}
+TEXT_WIDTH_DEFAULT = 24
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,22 +62,42 @@ def run(args: argparse.Namespace) -> int:
         if frame.empty:
             print(f"no runs stored in {store.display_url}")
             return 0
-        table = frame[TABLE_COLUMNS].copy()
+        table = frame[list(TABLE_COLUMNS)].copy()
         table["status"] = ["running (incomplete)" if s == "running" else s for s in table["status"]]
+        table["speculative_algorithm"] = [
+            "not stated" if a == "unknown" else a for a in table["speculative_algorithm"]
+        ]
         print(_text_table(table))
         print(f"\n{len(frame)} run(s) in {store.display_url}; kind=example rows are built-in example data")
+        if any(len(str(v)) > TEXT_WIDTH.get(c, TEXT_WIDTH_DEFAULT) for c in ("labels", "group") for v in table[c]):
+            print("long labels and groups are cut here (\u2026); --format or --json print them whole")
         return 0
     finally:
         store.close()
 
 
 def _text_table(frame: object) -> str:
-    """Plain text: missing values as "-", numbers with two decimals."""
+    """Plain text for a terminal: text left-aligned and cut with an ellipsis at TEXT_WIDTH, numbers
+    right-aligned with two decimals, missing values as "-"."""
     import pandas as pd
 
     assert isinstance(frame, pd.DataFrame)
-    out = frame.astype(object)
-    for col in out.columns:
-        is_float = frame[col].dtype.kind == "f"
-        out[col] = ["-" if pd.isna(v) else (f"{v:.2f}" if is_float else str(v)) for v in out[col]]
-    return out.to_string(index=False)
+    columns = []
+    for col in frame.columns:
+        kind = frame[col].dtype.kind
+        numeric = kind in "iuf"
+        width = TEXT_WIDTH.get(col, TEXT_WIDTH_DEFAULT)
+        cells = []
+        for v in frame[col]:
+            if pd.isna(v):
+                cells.append("-")
+            elif kind == "f":
+                cells.append(f"{v:.2f}")
+            else:
+                text = str(v)
+                cells.append(text if numeric or len(text) <= width else text[: width - 1] + "\u2026")
+        header = TABLE_COLUMNS.get(col, col)
+        size = max(len(header), *(len(c) for c in cells))
+        pad = str.rjust if numeric else str.ljust
+        columns.append([pad(header, size), *(pad(c, size) for c in cells)])
+    return "\n".join("  ".join(row).rstrip() for row in zip(*columns, strict=True))

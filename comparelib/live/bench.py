@@ -32,7 +32,7 @@ from comparelib.live.endpoints import BenchLimits, EndpointPolicy, RunSlots, Ses
 from comparelib.live.prompts import Prompt, as_messages, as_text
 from comparelib.live.servers import (
     BODY_LIMITS,
-    IGNORED_SPEC_NOTE,
+    STATED_FOR_THE_RUN,
     Acceptance,
     Engine,
     OptionsError,
@@ -42,6 +42,7 @@ from comparelib.live.servers import (
     check_engine,
     fetch_metrics,
     finish_config,
+    ignored_spec_note,
     mib,
     normalise_endpoint,
     probe_server,
@@ -537,6 +538,9 @@ class BenchOptions:
     ignore_eos: bool = False
     api_key: str | None = field(default=None, repr=False)  # never in a repr, a log or the stored params
     prompt_set: str = "bundled"
+    # where spec_override was stated, as a note names it when the server set it aside: "stated in the form" on
+    # the page, the flags given on the CLI
+    spec_source: str = STATED_FOR_THE_RUN
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "endpoint", normalise_endpoint(self.endpoint))
@@ -829,7 +833,7 @@ def _run_summary(
             sgl = sglang_counter_acceptance(before["metrics"], after["metrics"])
     summary = summarize(results, duration, vllm=vllm, sglang_counters=sgl)
     if "stated_spec_config_ignored" in (config.raw or {}):
-        summary.notes.append(IGNORED_SPEC_NOTE)
+        summary.notes.append(ignored_spec_note(options.spec_source))
     if config.engine == "openai":
         summary.notes.append("generic OpenAI-compatible server: no acceptance data")
     elif summary.accept_length is None and config.speculative_algorithm is not None:

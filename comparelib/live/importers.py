@@ -378,6 +378,37 @@ def import_record(
     return run_id
 
 
+def stated_spec(
+    algorithm: str | None = None,
+    *,
+    draft_model: str | None = None,
+    num_steps: int | None = None,
+    topk: int | None = None,
+    num_draft_tokens: int | None = None,
+) -> dict[str, Any]:
+    """The speculative config stated for an import (the CLI's flags, the page's fold-out), only what was given.
+
+    vLLM results do not carry it; ``import_record`` lets it fill gaps only. "none" or "baseline" as the
+    algorithm states none (a stated value never makes a run without speculation speculative)."""
+    algo = (algorithm or "").strip()
+    given: dict[str, Any] = {
+        "speculative_algorithm": None if algo.lower() in ("", "none", "baseline") else algo,
+        "draft_model": (draft_model or "").strip() or None,
+        "num_steps": None if num_steps is None else int(num_steps),
+        "topk": None if topk is None else int(topk),
+        "num_draft_tokens": None if num_draft_tokens is None else int(num_draft_tokens),
+    }
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def imported_text(ids: Sequence[int], source: str) -> str:
+    """What an import says it did: "imported run #10 from x.json", "imported runs #10, #11 from x.json"."""
+    if not ids:
+        return f"imported no runs from {source}"
+    numbers = ", ".join(f"#{i}" for i in ids)
+    return f"imported {'run' if len(ids) == 1 else 'runs'} {numbers} from {source}"
+
+
 def import_file(
     store: Store,
     path: str | Path,

@@ -426,10 +426,30 @@ async def snapshot(session: Any, base: str, probe: Probe, timeout_s: float) -> d
     return payload
 
 
-IGNORED_SPEC_NOTE = (
-    "the server reports no speculation, so this run is a baseline; the speculative settings stated in the form "
-    "were set aside"
-)
+STATED_FOR_THE_RUN = "stated for this run"
+
+
+def ignored_spec_note(stated: str = STATED_FOR_THE_RUN) -> str:
+    """The note on a baseline whose stated speculative settings were set aside; ``stated`` names where they were
+    stated (the page: "stated in the form"; the CLI: the flags given), as ``BenchOptions.spec_source`` says."""
+    return (
+        f"the server reports no speculation, so this run is a baseline; the speculative settings {stated} were "
+        "set aside"
+    )
+
+
+IGNORED_SPEC_NOTE = ignored_spec_note()
+
+
+def spec_text(config: ServerConfig) -> str:
+    """The speculative config in words: "EAGLE3, num_steps=3, topk=1, num_draft_tokens=4", "speculative (method
+    not stated), num_steps=1" (vLLM does not report its method), or "none (baseline)"; unstated numbers left out."""
+    algo = config.speculative_algorithm
+    if not algo:
+        return "none (baseline)"
+    name = algo if algo != "unknown" else "speculative (method not stated)"
+    numbers = (("num_steps", config.num_steps), ("topk", config.topk), ("num_draft_tokens", config.num_draft_tokens))
+    return ", ".join([name, *(f"{k}={v}" for k, v in numbers if v is not None)])
 
 
 def reports_no_speculation(config: ServerConfig, metrics: Mapping[str, Any] | None) -> bool:
@@ -451,7 +471,7 @@ def finish_config(
     Except against the server's own word: a server that reports no speculation (SGLang's server_info
     without a speculative_algorithm, vLLM's /metrics without spec-decode counters) is a baseline, and a
     num_steps left in the form from the run before is set aside (kept under ``raw``, and said in a note)
-    instead of turning the baseline into an "unknown steps=4" speculative run.
+    instead of turning the baseline into a speculative run of 4 steps, method not stated.
     """
     if spec_override and reports_no_speculation(config, metrics):
         config.raw = dict(config.raw)

@@ -969,10 +969,13 @@ FRAME_COLUMNS = [
 
 
 def requests_to_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """One run's stored requests in display units: UTC start times, milliseconds, the mean chunk gap."""
+    """One run's stored requests in display units: UTC start times, milliseconds, the mean chunk gap. A run
+    without a failed request has no error column (an empty one took the width the timings need)."""
     import pandas as pd
 
     out = frame.drop(columns=["chunk_gaps_s"]).copy()
+    if "error" in out and not out["error"].fillna("").astype(str).str.strip().any():
+        out = out.drop(columns=["error"])
     out["started_at"] = pd.to_datetime(pd.to_numeric(out["started_at"], errors="coerce"), unit="s", utc=True)
     for col in ("ttft_s", "e2e_s", "tpot_s"):
         out[col.replace("_s", "_ms")] = pd.to_numeric(out.pop(col), errors="coerce") * 1000.0
