@@ -560,9 +560,17 @@ _NONE = "(none)"
 
 
 def hub_token() -> str | None:
-    """The Hub token typed in the sidebar for this session only (st.session_state; never stored elsewhere)."""
+    """The Hub token typed in the sidebar for this session only (st.session_state; never stored elsewhere).
+
+    None when it is malformed: the sidebar says so once, and rows that need no token still work."""
+    from comparelib import settings
+    from comparelib.errors import InputError
+
     token = st.session_state.get(TOKEN_STATE) or st.session_state.get(TOKEN_KEPT)
-    return str(token).strip() or None if token else None
+    try:
+        return settings.check_token(str(token)) or None if token else None
+    except InputError:
+        return None
 
 
 def _keep_token() -> None:
@@ -633,10 +641,11 @@ def own_draft() -> OwnDraft:
             # read loads SQLAlchemy, 0.2 s): on a fresh server the browser fetches the field's code meanwhile.
             try:
                 store = open_store(settings.database_url())
-                volumes = sorted({str(v["draft"]) for v in store.data_volumes()})
+                volume_rows = store.data_volumes()
+                volumes = sorted({str(v["draft"]) for v in volume_rows})
                 groups = store.groups()
             except CompareError as exc:
-                volumes, groups = [], []
+                volume_rows, volumes, groups = [], [], []
                 problem = str(exc)
             if not shown:
                 st.session_state["draft_volume"] = draft.volume if draft.volume in volumes else _NONE
@@ -655,6 +664,7 @@ def own_draft() -> OwnDraft:
                 step=1000,
                 key="draft_samples",
                 placeholder="not given",
+                help="Used when no stored audit is picked above: an attached audit comes first.",
             )
             group = st.selectbox("Benchmark runs (run group)", [_NONE, *groups], key="draft_group")
             use = st.form_submit_button("Use this draft", type="primary")
@@ -680,6 +690,14 @@ def own_draft() -> OwnDraft:
                 set_own_draft(new)
                 st.session_state["_draft_shown"] = None
                 st.rerun()
+        if draft.volume or draft.samples:  # the volume every page uses, and a typed number an audit overrides
+            st.caption(f"Training data in use: {draft.volume_text(volume_rows)}.")
+        if draft.typed_unused:
+            st.caption(f"The {draft.typed_unused:,} samples typed in are not used while an audit is attached.")
+            if st.button(f"Use the {draft.typed_unused:,} typed in instead", key="draft_use_typed"):
+                set_own_draft(draft.with_(volume=None))
+                st.session_state["_draft_shown"] = None
+                st.rerun()
         if draft != DEFAULT and st.button("Back to the built-in example", key="draft_reset"):
             set_own_draft(DEFAULT)
             st.rerun()
@@ -699,6 +717,12 @@ def own_draft() -> OwnDraft:
             help="Kept in this browser session's memory only: never stored, logged, exported or put in a link. "
             "HF_TOKEN in the server's environment is used when this is empty.",
         )
+        typed = st.session_state.get(TOKEN_STATE)
+        if typed and hub_token() is None:
+            try:
+                settings.check_token(str(typed))
+            except CompareError as exc:
+                st.error(f"Hub token not used: {exc}. Paste the token alone (hf_…).")
         if problem:
             st.error(problem)
     return draft

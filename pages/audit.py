@@ -125,7 +125,8 @@ def _show_result(result: AuditResult) -> None:
     if hub_rows:
         st.info(hub_rows)
     for note in result.notes:
-        st.caption(f"Note: {note}")
+        if note != result.domain_note:  # said under the domain mix
+            st.caption(f"Note: {note}")
 
     st.subheader("Token length per sample")
     app.show_chart(charts.length_histogram, result.histogram["bins"], result.histogram["counts"], result.max_length)
@@ -134,6 +135,8 @@ def _show_result(result: AuditResult) -> None:
     with left:
         st.subheader("Domain mix")
         app.show_chart(charts.domain_chart, result.domains)
+        if result.domain_note:
+            st.caption(result.domain_note[:1].upper() + result.domain_note[1:] + ".")
     with right:
         st.subheader("Responses")
         app.show_frame(pd.DataFrame(result.response_rows()), key="audit_regen_table")

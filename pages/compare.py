@@ -54,6 +54,21 @@ else:
 initial_picks = [s[len(comparison.REGISTRY_PREFIX) :] for s in initial if s.startswith(comparison.REGISTRY_PREFIX)]
 initial_other = [s for s in initial if not s.startswith(comparison.REGISTRY_PREFIX)]
 
+
+def _runs_target() -> str | None:
+    """The target your draft's runs were served with (``app.draft_target``'s answer when your draft names none),
+    unless a target was set here: what an empty target field starts from, as Overview already answers for it."""
+    if not draft.group or draft.target:
+        return None
+    try:
+        runs = draft.runs(app.open_store(settings.database_url()))
+    except CompareError:
+        return None  # the sidebar says why the store cannot be read
+    found = app.draft_target(draft, runs)
+    return found.model if found.origin == "runs" else None
+
+
+from_runs = _runs_target()
 published = _published_ids()
 with st.form("compare_form"):
     picks = st.multiselect(
@@ -72,10 +87,13 @@ with st.form("compare_form"):
     c1, c2 = st.columns(2)
     target = c1.text_input(
         "Target model (optional: URL, folder, or a known hub id)",
-        value=qp.get("target", "") or (draft.target or ""),  # a link's, else the one set here this session
+        # a link's, else the one set here this session, else your runs' (what Overview answers for)
+        value=qp.get("target", "") or draft.target or from_runs or "",
         key="compare_target",
         help="Your draft's target. Overview and Acceptance vs data use it too when your draft names none.",
     )
+    if from_runs and target.strip() == from_runs:
+        c1.caption(f"From your runs' server (run group {draft.group}): the model they were served with.")
     layers_text = c2.text_input(
         "…or just its number of decoder layers", value=qp.get("layers", ""), key="compare_target_layers"
     )
@@ -98,7 +116,8 @@ try:
 except CompareError as exc:
     st.error(str(exc))
     st.stop()
-if typed_target != draft.target:  # the field is your draft's target: the other pages take it from the draft
+if typed_target != draft.target and not (from_runs and typed_target == from_runs):
+    # the field is your draft's target: the other pages take it from the draft (your runs' they know already)
     draft = draft.with_(target=typed_target)
     app.set_own_draft(draft)
 
@@ -139,14 +158,24 @@ with st.spinner("Reading configs and checkpoint headers…"):
         try:
             with settings.session_token(app.hub_token()):
                 mine = comparison.target_applies(src, draft.source, to_published=to_published)
-                entries.append(
-                    _load(
-                        src,
-                        (target.strip() or None) if mine else None,
-                        target_layers if mine else None,
-                        settings.token_fingerprint(),
+                try:
+                    entries.append(
+                        _load(
+                            src,
+                            (target.strip() or None) if mine else None,
+                            target_layers if mine else None,
+                            settings.token_fingerprint(),
+                        )
                     )
-                )
+                except CompareError as exc:
+                    if not (mine and from_runs and target.strip() == from_runs):
+                        raise
+                    # the name a server reported (a folder on its machine) may not be readable here
+                    st.warning(
+                        f"**{src}**: the target your runs were served with, {from_runs}, could not be read "
+                        f"({exc}); shown without it. Give the target in the field above."
+                    )
+                    entries.append(_load(src, None, target_layers, settings.token_fingerprint()))
         except CompareError as exc:
             st.error(f"**{src}**: {exc}")
 if not entries:

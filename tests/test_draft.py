@@ -75,7 +75,10 @@ def test_training_samples_come_from_the_attached_audit_or_say_why_not() -> None:
         {"id": 2, "draft": "acme/x", "samples": 250, "kind": "measured"},
         {"id": 3, "draft": "example: own Kimi-K2.5 draft", "samples": 37000, "kind": "example"},
     ]
-    assert OwnDraft.parse("acme/x", volume="acme/x").training_samples(vols) == (250.0, "acme/x")
+    assert OwnDraft.parse("acme/x", volume="acme/x").training_samples(vols) == (
+        250.0,
+        "attached from Dataset audit as acme/x",
+    )
     assert OwnDraft.parse("acme/x", samples=9).training_samples(vols) == (9.0, "typed in")
     n, why = OwnDraft.parse("acme/x").training_samples(vols)
     assert n is None and "not measured" in why

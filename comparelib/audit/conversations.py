@@ -47,6 +47,12 @@ ROLE_MAP: dict[str, str] = {
 _PROMPT_KEYS = ("prompt", "instruction", "question", "input", "query")
 _RESPONSE_KEYS = ("response", "completion", "output", "answer", "chosen")
 _GEN_ID = re.compile(r"_gen\d+$")
+# Row fields that state a sample's domain, in the order they are read: ``domain`` (OpenThoughts' metadata, a
+# team's own mix), ``category`` (OpenHermes-2.5, Llama-Nemotron post-training: "math", "code", "chat"),
+# ``task_category`` (Magpie). ``source``/``dataset``/``task`` name the sub-dataset or task a row came from
+# (hundreds of values in Tulu-3 or FLAN), not its domain, so they are not read as one.
+DOMAIN_FIELDS: tuple[str, ...] = ("domain", "category", "task_category")
+MAX_DOMAIN_CHARS = 40  # a stated label longer than this is cut: a hostile file cannot widen the table
 
 
 class RowError(ValueError):
@@ -64,6 +70,8 @@ class Conversation:
     anomalies: list[str] = field(default_factory=list)
     tools: list[Any] | None = None  # the row's tool schemas, as the trainer hands them to the template
     fields: dict[int, dict[str, Any]] = field(default_factory=dict)  # turn index -> tool_calls / tool_call_id / name
+    domain: str | None = None  # the domain the row states (``stated_domain``), normalised; None: not stated
+    domain_field: str | None = None  # the field that stated it
 
     @property
     def pretemplated(self) -> bool:
@@ -220,6 +228,23 @@ def check_format(fmt: str) -> str:
     return name
 
 
+def stated_domain(row: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(field, label) of the domain ``row`` states in one of ``DOMAIN_FIELDS``; None when it states none.
+
+    The label is lower-cased, its whitespace collapsed, unprintable characters dropped and cut at
+    ``MAX_DOMAIN_CHARS``, so "Math", " math " and "MATH\n" are one domain and no label carries a terminal escape.
+    An empty or non-text value (a list, a number, null) states nothing: the next field is read."""
+    for key in DOMAIN_FIELDS:
+        value = row.get(key)
+        if not isinstance(value, str):
+            continue
+        label = " ".join("".join(ch if ch.isprintable() else " " for ch in value[:1000]).split()).lower()
+        label = label[:MAX_DOMAIN_CHARS].strip()
+        if label:
+            return key, label
+    return None
+
+
 def _regenerated(row: Mapping[str, Any], reasoning: bool) -> tuple[bool, str | None]:
     status = row.get("status")
     status = str(status) if isinstance(status, str) else None
@@ -273,8 +298,17 @@ def normalize(row: Any, fmt: str) -> Conversation:
         raise InputError(f"unknown data format {fmt!r}")
     tools = _tools(row.get("tools")) if text is None else None
     regenerated, status = _regenerated(row, reasoning)
+    domain_field, domain = stated_domain(row) or (None, None)
     return Conversation(
-        turns=turns, regenerated=regenerated, status=status, text=text, anomalies=anomalies, tools=tools, fields=fields
+        turns=turns,
+        regenerated=regenerated,
+        status=status,
+        text=text,
+        anomalies=anomalies,
+        tools=tools,
+        fields=fields,
+        domain=domain,
+        domain_field=domain_field,
     )
 
 

@@ -53,6 +53,8 @@ class AuditResult:
     domains: dict[str, int]
     zero_supervised: int
     rows_with_offsets: int
+    domain_source: str = "guessed"  # "stated" (by the rows' domain/category field), "guessed" (from text), "mixed"
+    domain_note: str = ""  # the sentence that says so (also in ``notes``)
     estimated: bool = False
     estimate: dict[str, dict[str, float]] | None = None
     population: int | None = None
@@ -151,6 +153,7 @@ class AuditResult:
             ("original", self.original),
             ("zero supervised tokens", self.zero_supervised),
         ]
+        rows.append(("domain source", self.domain_source))
         rows += [(f"domain {k}", v) for k, v in self.domains.items()]
         rows += [(f"anomaly {k}", v) for k, v in sorted(self.anomalies.items())]
         if self.estimate:

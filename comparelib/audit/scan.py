@@ -88,6 +88,8 @@ _ARITH = re.compile(r"\d\s*[+\-*/^]\s*\d+\s*=|\d\s*=\s*\d")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 Domain = Literal["code", "math", "cjk", "other"]
 DOMAINS: tuple[Domain, ...] = ("code", "math", "cjk", "other")
+DOMAIN_LABELS = 12  # stated labels shown; the rest are one "other (N labels)" row
+DOMAIN_TRACKED = 1000  # distinct stated labels counted: a file with a label per row holds this many at most
 
 
 def _has_any(text: str, marks: Sequence[str]) -> bool:
@@ -115,6 +117,46 @@ def domain_of(text: str) -> Domain:
         if cjk and cjk * 10 >= len(head) - head.count(" "):  # >= 10% of non-space characters
             return "cjk"
     return "other"
+
+
+def domain_mix(
+    guessed: Counter[str], stated: Counter[str], untracked: int = 0, fields: Counter[str] | None = None
+) -> tuple[dict[str, int], str, str]:
+    """(samples per domain, where the labels come from, the sentence that says so) for the report.
+
+    Where they come from is "guessed" (no row states a domain: ``domain_of``'s labels, all four shown), "stated"
+    (every row does: its labels) or "mixed" (both, counted together). Stated labels are capped at
+    ``DOMAIN_LABELS`` rows, the most common first; the rest, and labels past ``DOMAIN_TRACKED``, are one
+    "other (N labels)" row, so a file with a new label per row cannot blow up the table."""
+    n_stated = sum(stated.values()) + untracked
+    n_guessed = sum(guessed.values())
+    markers = "code, math and CJK markers"
+    if n_stated == 0:
+        return (
+            dict(guessed),
+            "guessed",
+            f"domain mix guessed from the text ({markers}): no row states its domain in a "
+            f"{', '.join(conv_mod.DOMAIN_FIELDS[:-1])} or {conv_mod.DOMAIN_FIELDS[-1]} field",
+        )
+    combined = Counter(stated)
+    combined.update({k: v for k, v in guessed.items() if v})
+    ranked = sorted(combined.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = dict(ranked[:DOMAIN_LABELS])
+    rest = ranked[DOMAIN_LABELS:]
+    if rest or untracked:
+        label = f"other ({len(rest) + bool(untracked):,}{'+' if untracked else ''} labels)"
+        shown[label] = shown.get(label, 0) + sum(v for _k, v in rest) + untracked
+    used = [f for f in conv_mod.DOMAIN_FIELDS if fields and fields.get(f)] or ["domain"]
+    named = " / ".join(used) + (" field" if len(used) == 1 else " fields")
+    if n_guessed == 0:
+        return shown, "stated", f"domain mix as the rows state it (their {named}), not guessed from the text"
+    return (
+        shown,
+        "mixed",
+        f"domain mix partly stated, partly guessed: {n_stated:,} of {n_stated + n_guessed:,} rows state their "
+        f"domain (their {named}); "
+        f"the other {n_guessed:,} are guessed from the text ({markers})",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,7 +198,10 @@ class Tally:
         self.hash_lines = array("q")  # row location codes, parallel to hashes (for duplicate examples)
         self.regenerated = 0
         self.status: Counter[str] = Counter()
-        self.domains: Counter[str] = Counter({d: 0 for d in DOMAINS})
+        self.domains: Counter[str] = Counter({d: 0 for d in DOMAINS})  # guessed from the text (``domain_of``)
+        self.stated: Counter[str] = Counter()  # stated by the rows (conversations.stated_domain)
+        self.stated_fields: Counter[str] = Counter()  # the fields that stated them
+        self.stated_untracked = 0  # rows whose stated label came after DOMAIN_TRACKED others
         self.reservoir: list[tuple[Any, int, Any]] = []  # (line, exact hash, MinHash signature)
         self.near_cap = near_dup_cap
         self.valid_seen = 0
@@ -242,7 +287,14 @@ class Tally:
         self.hashes.append(h)
         self.hash_lines.append(line)
         content = "\n".join(c for _r, c in conv.turns)
-        self.domains[domain_of(content)] += 1
+        if conv.domain is not None:  # the row says what it is: its label, not a guess from its text
+            self.stated_fields[conv.domain_field or "domain"] += 1
+            if conv.domain in self.stated or len(self.stated) < DOMAIN_TRACKED:
+                self.stated[conv.domain] += 1
+            else:
+                self.stated_untracked += 1
+        else:
+            self.domains[domain_of(content)] += 1
         if conv.regenerated:
             self.regenerated += 1
         if conv.status:
@@ -311,10 +363,15 @@ class Tally:
             "over",
             "zero_sup",
             "with_offsets",
+            "stated_untracked",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("anomalies", "other_layouts", "status", "domains", "lengths"):
+        for name in ("anomalies", "other_layouts", "status", "domains", "lengths", "stated", "stated_fields"):
             getattr(self, name).update(getattr(other, name))
+        if len(self.stated) > DOMAIN_TRACKED:  # blocks with many labels each: the rarest become untracked rows
+            kept = dict(self.stated.most_common(DOMAIN_TRACKED))
+            self.stated_untracked += sum(self.stated.values()) - sum(kept.values())
+            self.stated = Counter(kept)
         key = _line_key
         self.malformed_examples = sorted(self.malformed_examples + other.malformed_examples, key=key)[:_EXAMPLES]
         self.anomaly_examples = sorted(self.anomaly_examples + other.anomaly_examples, key=key)[:_EXAMPLES]
@@ -695,6 +752,10 @@ def finish(
             f"{conv_mod.FORMAT_LABELS.get(detected, detected)}: the source mixes layouts, and a trainer given one "
             "format cannot read the others; convert them or audit those files on their own"
         )
+    domains, domain_source, domain_note = domain_mix(
+        stats.domains, stats.stated, stats.stated_untracked, stats.stated_fields
+    )
+    notes.append(domain_note)
     tokens, assistant, samples, over = stats.tokens, stats.assistant, stats.samples, stats.over
     estimate: dict[str, dict[str, float]] | None = None
     if sample is not None and population is not None and stats.per_row is not None:
@@ -753,7 +814,9 @@ def finish(
         regenerated=stats.regenerated,
         original=stats.samples - stats.regenerated,
         regeneration_status=dict(stats.status),
-        domains=dict(stats.domains),
+        domains=domains,
+        domain_source=domain_source,
+        domain_note=domain_note,
         zero_supervised=stats.zero_sup,
         rows_with_offsets=stats.with_offsets,
         estimated=estimate is not None,

@@ -185,15 +185,31 @@ class OwnDraft:
     def training_samples(self, volumes: Sequence[Mapping[str, Any]]) -> tuple[float | None, str]:
         """(samples, where the number comes from); (None, why not) when nothing is attached."""
         row = self.volume_row(volumes)
-        if row is not None and row.get("samples"):
+        if row is not None and row.get("samples"):  # an attached audit comes first, also over a number typed in
             kind = str(row.get("kind") or "measured")
-            named = kind == "measured" or str(self.volume).startswith(kind)
-            return float(row["samples"]), str(self.volume) if named else f"{self.volume} ({kind})"
+            if kind == "measured":
+                return float(row["samples"]), f"attached from Dataset audit as {self.volume}"
+            where = str(self.volume) if str(self.volume).startswith(kind) else f"{self.volume} ({kind})"
+            return float(row["samples"]), where
         if self.volume and row is None:
             return None, f"no training volume is stored under {self.volume!r}; audit the data and attach it"
         if self.samples:
             return float(self.samples), "typed in"
         return None, "not measured: audit the training data on the Dataset audit page and attach it to this draft"
+
+    def volume_text(self, volumes: Sequence[Mapping[str, Any]]) -> str:
+        """The training volume the pages use, as the sidebar says it: "310 samples, attached from Dataset audit as
+        acme/x" or "250,000 samples, typed in" (``training_samples``' rule and words)."""
+        n, where = self.training_samples(volumes)
+        return f"{n:,.0f} samples, {where}" if n else where
+
+    @property
+    def typed_unused(self) -> int | None:
+        """The samples typed in that no page uses because an audit is attached (it comes first); None when none.
+
+        Attaching an audit on Dataset audit keeps the number typed in the sidebar: without saying so the
+        sidebar showed 250,000 while Overview answered for the audit's 310."""
+        return self.samples if self.volume and self.samples else None
 
     def runs(self, store: Any) -> list[Any]:
         """The draft's benchmark runs (its run group), oldest first; none when no group is attached."""
