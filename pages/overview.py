@@ -229,7 +229,9 @@ except CompareError as exc:
 target_choice = app.draft_target(draft, runs)
 own_target = target_choice.model
 suggested = overview.default_reference(drafts, draft.name, own_target)
-app.pick_reference("ov_ref", drafts, suggested, draft)
+# a published draft for your target without a config is offered too: Acceptance vs data preselects the same one
+ref_options = drafts + ([suggested.hub_id] if suggested.hub_id not in drafts else [])
+app.pick_reference("ov_ref", ref_options, suggested, draft)
 if target_choice.note:  # the target set on Compare drafts, used or set aside: said, never silent
     st.caption(target_choice.note)
 if own_target and not own_entry.target_label:
@@ -240,13 +242,18 @@ if own_target and not own_entry.target_label:
     except CompareError as exc:
         st.caption(f"Your draft's target {own_target} could not be read ({exc}); what needs its size is left out.")
 with st.expander("Reference draft", expanded=False):
-    reference = st.selectbox("Reference (published)", drafts, key="ov_ref")
+    reference = st.selectbox("Reference (published)", ref_options, key="ov_ref")
     if reference == suggested.hub_id:
         st.caption(suggested.why)
     st.caption("Your draft, its training data and its benchmark runs are chosen in the sidebar.")
 
 try:
-    ref_entry = _entry(comparison.registry_source(reference), "")  # a registry pick needs no token
+    # a registry pick needs no token; one without a config is compared on data and acceptance only
+    ref_entry = (
+        _entry(comparison.registry_source(reference), "")
+        if reference in drafts
+        else comparison.registry.get_draft(reference)
+    )
     own_volume, vol_src = draft.training_samples(volumes)
     curve_verdict = app.own_curve_verdict(draft)
     answer = overview.answer(
@@ -287,7 +294,6 @@ if answer.curve_note:
     (st.warning if answer.curve_verdict == "plateau" else st.caption)(answer.curve_note)
 if answer.runs_note:  # runs of the group served with another target: not in the answer, and named
     st.warning(answer.runs_note, icon=":material/warning:")
-compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
 lines = [
     f"- **Your draft:** {own_entry.label}"
     + (f" (commit `{own_entry.commit_sha[:7]}`)" if own_entry.commit_sha else "")
@@ -297,14 +303,25 @@ lines = [
         if own_target
         else " · target not known."
     ),
-    f"- **Size outside the embedding** (counted from the configs): ours "
-    f"{_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
-    f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}"
-    + (f": ours is {overview.size_words(answer.size_ratio)} the reference. " if answer.size_ratio else ". ")
-    + f"**With the embedding:** {_link(f'{size.own_total:,}', 'compare', compare_q)} against "
-    f"{_link(f'{size.ref_total:,}', 'compare', compare_q)}.",
-    f"- **Why they differ:** {size.sentence}",
 ]
+if size is not None:
+    compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
+    lines += [
+        f"- **Size outside the embedding** (counted from the configs): ours "
+        f"{_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
+        f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}"
+        + (f": ours is {overview.size_words(answer.size_ratio)} the reference. " if answer.size_ratio else ". ")
+        + f"**With the embedding:** {_link(f'{size.own_total:,}', 'compare', compare_q)} against "
+        f"{_link(f'{size.ref_total:,}', 'compare', compare_q)}.",
+        f"- **Why they differ:** {size.sentence}",
+    ]
+else:  # the registry has no config for the reference: its size is not known, so no size gap is named
+    own_q = [("m", draft.source)]
+    lines.append(
+        f"- **Size outside the embedding:** ours {_link(f'{own_entry.count.excluding_embedding:,}', 'compare', own_q)}"
+        f" (with the embedding {_link(f'{own_entry.count.total:,}', 'compare', own_q)}); {reference}'s is not known: "
+        "the registry has no config for it, so sizes are not compared."
+    )
 if data_ratio:
     lines.append(
         f"- **Training volume:** ours {_link(f'{values.human(own_volume)} samples', 'audit')} ({vol_src}), "

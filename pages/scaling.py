@@ -60,9 +60,12 @@ def _select_fit(
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _gap_verdict(
-    own_samples: float, reference: str, bench: str, points: pd.DataFrame, x: scaling.Axis
+    own_samples: float, reference: str, bench: str, points: pd.DataFrame, x: scaling.Axis, setting_key: str | None
 ) -> verdicts.GapVerdict:
-    return verdicts.gap_verdict(own_samples, reference, benchmark=bench, points=points, x=x)
+    # the reference's own setting first; where it reports nothing on this benchmark, the page's (never all pooled)
+    return verdicts.gap_verdict(
+        own_samples, reference, benchmark=bench, points=points, x=x, fallback_setting=setting_key
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -167,6 +170,9 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         target_choice = app.draft_target(draft, own_runs)  # its own, its runs', else the one set on Compare
         own_target = target_choice.model
         suggested = overview.default_reference(ref_options, draft.name, own_target)
+        # a draft for your target with no results here is offered all the same, as on Overview
+        if suggested.hub_id not in ref_options:
+            ref_options = sorted([*ref_options, suggested.hub_id])
         app.pick_reference("sc_ref", ref_options, suggested, draft)
         reference = st.selectbox("Reference draft", ref_options, key="sc_ref")
         if reference == suggested.hub_id:
@@ -242,7 +248,7 @@ if fit is not None or (own_samples and x == "samples"):
                     )
         if own_samples and x == "samples":
             try:
-                verdict = _gap_verdict(own_samples, reference, bench, points, x)
+                verdict = _gap_verdict(own_samples, reference, bench, points, x, setting_key)
                 st.info(verdict.sentence)
             except CompareError as exc:
                 st.error(str(exc))

@@ -54,6 +54,9 @@ class CurvePoint:
     # positions its record reported, gaps included (more than len(acc) when one was NaN): how collect() tells
     # an incomplete point; not part of the point's value
     logged_positions: int = field(default=0, compare=False, repr=False)
+    # every chain position the log gave, before ``steps`` cut ``acc`` (empty: the same as ``acc``): a live run at
+    # its own num_steps is simulated from these, not from the positions the page's setting uses
+    logged_acc: tuple[float, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -393,12 +396,14 @@ def collect(
         step = _place(rec, split, counters, kept, restarts)
         if not rec.sampled and not th.offer():
             continue
-        acc = chain_acc(rec)
+        logged = acc = chain_acc(rec)
         if steps is not None:
             acc = acc[:steps]
         if not acc or not (0.0 <= min(acc) and max(acc) <= 1.0):
             invalid += 1
             continue
+        if len(logged) == len(acc) or not (0.0 <= min(logged) and max(logged) <= 1.0):
+            logged = ()  # nothing beyond ``acc`` (or nothing usable): not kept twice
         total, prod = 1.0, 1.0  # tau_sim, inlined: this loop runs once per kept line
         for a in acc:
             prod *= a
@@ -418,6 +423,7 @@ def collect(
                 tau_sim=total,
                 epoch=rec.epoch,
                 logged_positions=_width(rec),
+                logged_acc=tuple(logged),
             )
         )
     points: list[CurvePoint] = []
@@ -735,7 +741,8 @@ def live_frame(runs: Iterable[Any], curve: Curve | None = None) -> pd.DataFrame:
     """Measured acceptance length of stored speculative runs (``store.RunRecord``) beside the simulated one.
 
     ``tau_sim_last`` is tau_sim of the curve's last point of its fitted split at the run's own
-    num_steps (None when the log has fewer positions than the run drafts).
+    num_steps, from every position the log gave (the curve's ``steps`` cuts only its own tau_sim); None when the
+    log has fewer positions than the run drafts.
     """
     last: CurvePoint | None = None
     if curve is not None:
@@ -751,8 +758,9 @@ def live_frame(runs: Iterable[Any], curve: Curve | None = None) -> pd.DataFrame:
             continue
         key, _chain = run_setting(r)
         sim = None
-        if last is not None and r.num_steps and r.num_steps <= len(last.acc):
-            sim = tau_sim(last.acc, r.num_steps)
+        positions = (last.logged_acc or last.acc) if last is not None else ()
+        if r.num_steps and r.num_steps <= len(positions):
+            sim = tau_sim(positions, r.num_steps)
         rows.append(
             {
                 "run": r.title,

@@ -50,11 +50,17 @@ class Reference:
 def default_reference(choices: Sequence[str], own_repo: str | None, own_target: str | None) -> Reference:
     """A draft for your target is the fair first comparison: the same target's data and acceptance. The
     Kimi-K2 draft stays the default for any Kimi (moonshotai) target, the app's own story, and wherever the
-    registry has no countable draft for your target; otherwise the one for your target trained on the most
-    samples (registry order breaks ties). Never your own draft, when it is published itself."""
+    registry has no draft for your target that states a countable config or its training volume; otherwise the
+    one for your target trained on the most samples (a config, then registry order break ties). Never your own
+    draft, when it is published itself.
+
+    The same-target drafts are taken from the whole registry, not from ``choices`` (Overview offers drafts with a
+    config, Acceptance vs data drafts with results): both pages add the pick to their options, so they preselect
+    the same reference. Without a config its size is not known; its data and acceptance still compare."""
     from comparelib.models.registry import KIMI_REFERENCE, family_of
 
-    by_id = {d.hub_id: d for d in registry.load_registry()}
+    drafts = registry.load_registry()
+    by_id = {d.hub_id: d for d in drafts}
     own = (own_repo or "").lower()
     fallback = KIMI_REFERENCE if KIMI_REFERENCE in choices else (choices[0] if choices else KIMI_REFERENCE)
     if not own_target:
@@ -63,14 +69,29 @@ def default_reference(choices: Sequence[str], own_repo: str | None, own_target: 
     if family_of(own_target) == kimi_family:
         return Reference(fallback, f"Chosen as a published draft for a Kimi target, as yours is ({own_target}).")
     wanted = own_target.strip().lower()
-    same = [h for h in choices if h in by_id and h.lower() != own and by_id[h].target_model.lower() == wanted]
+    countable = set(reference_choices())
+    same = [
+        d
+        for d in drafts
+        if d.hub_id.lower() != own
+        and d.target_model.lower() == wanted
+        and (d.hub_id in countable or d.train_samples or d.train_tokens)
+    ]
     if not same:
-        why = f"No other published draft for {own_target} has a config here, so the default reference is shown."
+        why = (
+            f"No other published draft for {own_target} states a config or its training volume here, so the default "
+            "reference is shown."
+        )
         return Reference(fallback, why)
-    pick = max(same, key=lambda h: (by_id[h].train_samples or 0, -same.index(h)))
-    return Reference(
-        pick, f"Chosen as the published draft for your target ({own_target}) trained on the most samples."
-    )
+    order = {d.hub_id: i for i, d in enumerate(drafts)}
+    pick = max(same, key=lambda d: (d.train_samples or 0, d.hub_id in countable, -order[d.hub_id]))
+    if pick.train_samples:
+        why = f"Chosen as the published draft for your target ({own_target}) trained on the most samples."
+    else:
+        why = f"Chosen as a published draft for your target ({own_target}); none states its training samples."
+    if pick.hub_id not in countable:
+        why += " The registry has no config for it, so its size is not known; training data and acceptance compare."
+    return Reference(pick.hub_id, why)
 
 
 @dataclass(frozen=True)
@@ -90,6 +111,8 @@ class SizeFacts:
     hidden: int | None
     embedding_shared: bool
     sentence: str
+    own_lm_tied: bool = False  # tie_word_embeddings: the head is the embedding's storage, no D x H of its own
+    ref_lm_tied: bool = False
 
 
 def _lm_rows(spec: Any) -> tuple[int | None, int | None]:
@@ -97,6 +120,18 @@ def _lm_rows(spec: Any) -> tuple[int | None, int | None]:
         if t.component == "lm_head" and len(t.shape) == 2:
             return int(t.shape[0]), int(t.shape[1])
     return None, None
+
+
+def _head_words(entry: Entry, name: str) -> str:
+    """One draft's lm_head in words: "163,840 x 7,168 over the full vocabulary", or tied to the embedding."""
+    if entry.count.lm_head_tied:
+        return f"no lm_head of its own in {name}: it is tied to the embedding (tie_word_embeddings), counted once"
+    rows, hidden = _lm_rows(entry.spec)
+    if rows is None or hidden is None:
+        return f"no lm_head listed in {name}"
+    emb = next((t.shape for t in entry.spec.tensors if t.component == "embedding" and len(t.shape) == 2), None)
+    vocab = "a reduced draft vocabulary" if emb is not None and rows < int(emb[0]) else "the full vocabulary"
+    return f"{rows:,} x {hidden:,} over {vocab}"
 
 
 def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: str = "the reference") -> SizeFacts:
@@ -124,11 +159,14 @@ def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: st
         why = "They have the same size outside the embedding."
     elif lm_diff and abs(diff - lm_diff) <= 0.01 * abs(diff):
         bigger, smaller = (own_name, ref_name) if diff > 0 else (ref_name, own_name)
-        rows_big, rows_small = (a_rows, b_rows) if diff > 0 else (b_rows, a_rows)
+        big, small = (own, ref) if diff > 0 else (ref, own)
+        if small.count.lm_head_tied:  # its head is the embedding: there is no second D x H to set against
+            heads = f"{_head_words(big, bigger)} in {bigger}, and {_head_words(small, smaller)}"
+        else:
+            heads = f"{_head_words(big, bigger)} against {_head_words(small, smaller)} in {smaller}"
         why = (
             f"{bigger} is {abs(diff):,} parameters larger outside the embedding, and all of it is the lm_head: "
-            f"{rows_big:,} x {hidden:,} over the full vocabulary against {rows_small:,} x {hidden:,} over a reduced "
-            f"draft vocabulary in {smaller}."
+            f"{heads}."
         )
     else:
         why = (
@@ -140,6 +178,10 @@ def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: st
                 else "."
             )
         )
+    for entry, name in ((own, own_name), (ref, ref_name)):
+        if entry.count.lm_head_tied and "tie_word_embeddings" not in why:
+            who = name[:1].upper() + name[1:]
+            why += f" {who}'s lm_head is tied to the embedding (tie_word_embeddings): counted once."
     return SizeFacts(
         own_excluding_embedding=a.excluding_embedding,
         own_total=a.total,
@@ -154,6 +196,8 @@ def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: st
         hidden=hidden,
         embedding_shared=shared,
         sentence=why + emb_note,
+        own_lm_tied=a.lm_head_tied,
+        ref_lm_tied=b.lm_head_tied,
     )
 
 
@@ -482,7 +526,7 @@ class Answer:
     """Everything the Overview page states about one draft against one published reference."""
 
     reference: str
-    size: SizeFacts
+    size: SizeFacts | None  # None: the reference has no config here, so its size is not known
     accept: AcceptFacts
     live: LiveFacts | None
     best_run: Any | None  # the run the acceptance comes from (the best pair's, else the fastest speculative run)
@@ -517,7 +561,7 @@ CURVE_NOTES = {
 
 def answer(
     own: Entry,
-    ref: Entry,
+    ref: Entry | registry.PublishedDraft,
     runs: Sequence[Any],
     own_volume: float | None,
     *,
@@ -526,7 +570,8 @@ def answer(
     curve_verdict: str | None = None,
     own_target: str | None = None,
 ) -> Answer:
-    """The Overview's answer for ``own`` against the published draft ``ref`` (both from ``load_entry``),
+    """The Overview's answer for ``own`` against the published draft ``ref`` (both from ``load_entry``; a registry
+    entry without a config is its ``PublishedDraft``: sizes are then not compared, data and acceptance are),
     the draft's run group ``runs``, its training volume (None when not measured) and the verdict of its
     own training log (``curves``), which outweighs the published trend where they disagree.
 
@@ -534,9 +579,13 @@ def answer(
     registry names, else its runs') are left out and named in ``runs_note``: their pair is another model's."""
     by_target = runs_for_target(runs, own_target or own.target_label or target_from_runs(runs))
     runs = by_target.kept
-    reference = ref.published.hub_id if ref.published is not None else ref.label
-    size = size_facts(own, ref, own_name, reference)
-    ref_volume = float(ref.published.train_samples) if ref.published and ref.published.train_samples else None
+    published: registry.PublishedDraft | None
+    if isinstance(ref, registry.PublishedDraft):
+        reference, published, size = ref.hub_id, ref, None
+    else:
+        reference = ref.published.hub_id if ref.published is not None else ref.label
+        published, size = ref.published, size_facts(own, ref, own_name, reference)
+    ref_volume = float(published.train_samples) if published and published.train_samples else None
     live = live_facts(runs)
     spec_runs = [r for r in runs if not r.is_baseline and r.output_tokens_per_s]
     best = None
@@ -551,7 +600,9 @@ def answer(
         own_key, _ = run_setting(best)
     acc = accept_facts(own_accept, own_key, reference, results=results)
     data_ratio = (ref_volume / own_volume) if ref_volume and own_volume else None
-    size_ratio = size.own_excluding_embedding / size.ref_excluding_embedding if size.ref_excluding_embedding else None
+    size_ratio = (
+        size.own_excluding_embedding / size.ref_excluding_embedding if size and size.ref_excluding_embedding else None
+    )
     acc_ratio = (acc.ref_hi / own_accept) if own_accept and acc.ref_hi else None
     target = target_notice(own)
     if target is not None:

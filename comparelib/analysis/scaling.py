@@ -444,10 +444,15 @@ def volume_for(f: Fit, target_accept: float, level: float = LEVEL) -> tuple[floa
 def accept_bounds(setting_key: str | None) -> tuple[float, float]:
     """Acceptance length is at least 1 and at most steps + 1 (a chain); the line knows neither."""
     steps = steps_of(setting_key)
+    chain = re.search(r"\((\d+),(?:\d+|\?),(\d+|\?)\)", setting_key or "")  # a looser fit's "chain (3,1,4)"
+    if steps is None and chain:
+        steps = int(chain.group(1))
     hi = float(steps + 1) if steps is not None else math.inf
     m2 = re.search(r"draft=(\d+)", setting_key or "")
     if m2:
         hi = min(hi, float(m2.group(1)))
+    elif chain and chain.group(2).isdigit():
+        hi = min(hi, float(chain.group(2)))
     return 1.0, hi
 
 

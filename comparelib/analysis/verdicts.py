@@ -26,6 +26,7 @@ from comparelib.analysis.scaling import (
     predict_bounded,
     scaling_points,
     select,
+    settings_for,
     volume_for,
 )
 from comparelib.analysis.speedup import (
@@ -39,8 +40,9 @@ from comparelib.analysis.speedup import (
     predict_frame,
     what_if,
 )
-from comparelib.errors import DataError, InputError
+from comparelib.errors import CompareError, DataError, InputError
 from comparelib.models.registry import KIMI_REFERENCE as KIMI_REFERENCE  # re-exported
+from comparelib.models.registry import family_of
 from comparelib.values import bench_label as bench_label  # re-exported: callers name them here
 from comparelib.values import human as human
 from comparelib.values import number, times
@@ -111,6 +113,22 @@ def fit_vs_measured(
     )
 
 
+def _chain_fields(key: str | None) -> tuple[int | None, int | None, int | None]:
+    """(num_steps, topk, draft tokens) a setting key states, each None where it does not: read by name, as
+    "steps=3,bs=4,vllm" states no topk where a string prefix took "bs=4" for one."""
+    found = dict(re.findall(r"(?:^|,)\s*(steps|topk|draft)=(\d+)", key or ""))
+    return tuple(int(found[k]) if k in found else None for k in ("steps", "topk", "draft"))  # type: ignore[return-value]
+
+
+def same_chain(key: str | None, other: str | None) -> bool:
+    """Whether two setting keys draft the same chain: the same num_steps, and topk and draft tokens equal where
+    both keys state them (batch size, engine and temperature aside). A key without num_steps matches none."""
+    a, b = _chain_fields(key), _chain_fields(other)
+    if a[0] is None or a[0] != b[0]:
+        return False
+    return all(x is None or y is None or x == y for x, y in zip(a[1:], b[1:], strict=True))
+
+
 def _most_like(f: Fit, own_points: pd.DataFrame) -> tuple[pd.Series, str | None] | None:
     """The user's own point most like the fit (same setting and benchmark, else same setting, else same
     num_steps/topk/draft tokens, else any), the highest acceptance among those, and its run ("run #N")."""
@@ -120,9 +138,8 @@ def _most_like(f: Fit, own_points: pd.DataFrame) -> tuple[pd.Series, str | None]
     keys = measured["setting_key"].astype(str)
     same_setting = measured[keys == str(f.setting_key)]
     same_both = same_setting[same_setting["benchmark"].astype(str) == str(f.benchmark)]
-    chain = ",".join(str(f.setting_key).split(",")[:3])  # steps, topk, draft tokens: batch size and engine aside
-    same_chain = measured[keys.map(lambda k: ",".join(k.split(",")[:3]) == chain)]
-    tiers = (same_both, same_setting, same_chain, measured)
+    chained = measured[keys.map(lambda k: same_chain(k, f.setting_key))]
+    tiers = (same_both, same_setting, chained, measured)
     pool = next(t for t in tiers if len(t))
     best = pool.sort_values("accept_length").iloc[-1]
     source = str(best.get("source") or "") if "source" in best.index else ""
@@ -154,8 +171,7 @@ def already_reached(f: Fit, target: float, own_points: pd.DataFrame) -> str | No
     if found is None:
         return None
     best, source = found
-    chain = ",".join(str(f.setting_key).split(",")[:3])
-    if ",".join(str(best["setting_key"]).split(",")[:3]) != chain or float(best["accept_length"]) < target:
+    if not same_chain(str(best["setting_key"]), f.setting_key) or float(best["accept_length"]) < target:
         return None
     return (
         f"Your draft already measured {float(best['accept_length']):.2f}"
@@ -250,6 +266,16 @@ class GapVerdict:
     sentence: str
 
 
+def _published_entry(reference: str) -> Any:
+    """The registry's entry for ``reference`` (a draft with a config and a volume but no results), else None."""
+    from comparelib.models import registry
+
+    try:
+        return registry.get_draft(reference)
+    except CompareError:
+        return None
+
+
 def _reference_rows(pts: pd.DataFrame, reference: str, benchmark: str) -> pd.DataFrame:
     return pts[(pts["draft"] == reference) & (pts["benchmark"] == benchmark) & pts["usable"].astype(bool)]
 
@@ -293,20 +319,31 @@ def _pred_text(f: Fit, volume: float, x: Axis) -> tuple[str, tuple[float, float,
     return text, (mean, lo, hi), extrap
 
 
+def _best_setting(pts: pd.DataFrame, benchmark: str, x: Axis) -> str | None:
+    """The setting on ``benchmark`` with the most distinct volumes (what Acceptance vs data opens on)."""
+    options = settings_for(pts, benchmark, x)
+    return None if options.empty else str(options["setting_key"].iloc[0])
+
+
 def gap_verdict(
     own_volume: float,
     reference: str,
     *,
     benchmark: str = "gsm8k",
     setting_key: str | None = None,
+    fallback_setting: str | None = None,
     points: pd.DataFrame | None = None,
     x: Axis = "samples",
 ) -> GapVerdict:
     """Compare ``own_volume`` with ``reference``'s volume, and predict acceptance at ``own_volume``.
 
-    The fit is first tried on drafts of the reference's own model family at the same setting key;
+    Every fit is made at one setting key: ``setting_key``, else the reference's own on ``benchmark``
+    (``choose_setting``), else, when the reference reports nothing there, ``fallback_setting`` (the page's)
+    or the best-fitted setting, said so. Settings are never pooled: acceptance at 7 steps is not acceptance
+    at 3, and a line through both predicted more than the 3-step ceiling.
+    The fit is first tried on drafts of the reference's own model family at that setting key;
     with fewer than three distinct volumes there, it falls back to all drafts at that setting key
-    (pooled, labelled so). A looser family fit (same chain, batch size / engine not required to
+    (pooled across families, labelled so). A looser family fit (same chain, batch size / engine not required to
     agree) is added as a separate, labelled sentence when it exists.
     """
     if own_volume is None or not own_volume > 0:
@@ -314,15 +351,29 @@ def gap_verdict(
     pts = scaling_points() if points is None else points
     bench = benchmark.lower()
     ref_rows = pts[pts["draft"] == reference]
-    if ref_rows.empty:
+    published = _published_entry(reference) if ref_rows.empty else None
+    if ref_rows.empty and published is None:
         raise InputError(
             f"{reference} has no published acceptance results (or is not a published draft); pick a reference "
             "that reports acceptance length"
         )
-    ref_vol = number(ref_rows[x].dropna().iloc[0]) if ref_rows[x].notna().any() else None
-    family = str(ref_rows["family"].iloc[0])
+    if published is not None:  # in the registry without results (a config and a volume): no acceptance of its own
+        ref_vol = number(published.train_samples if x == "samples" else published.train_tokens)
+        family = family_of(published.target_model)
+    else:
+        ref_vol = number(ref_rows[x].dropna().iloc[0]) if ref_rows[x].notna().any() else None
+        family = str(ref_rows["family"].iloc[0])
+    setting_note = ""
     if setting_key is None:
         setting_key = choose_setting(pts, reference, bench)
+    if setting_key is None:
+        setting_key = fallback_setting or _best_setting(pts, bench, x)
+        if setting_key:
+            setting_note = (
+                f"{reference} reports no {bench_label(bench)} acceptance, so the fit is at {setting_key} ("
+                + ("the setting picked on this page" if fallback_setting else "the best-fitted setting")
+                + ")."
+            )
     ratio = ref_vol / own_volume if ref_vol else None
     ref_acc_rows = _reference_rows(pts, reference, bench)
     if setting_key is not None:
@@ -332,15 +383,19 @@ def gap_verdict(
         str(ref_acc_rows["chain"].iloc[0]) if len(ref_acc_rows) and pd.notna(ref_acc_rows["chain"].iloc[0]) else None
     )
 
-    fam_sel = select(pts, benchmark=bench, setting_key=setting_key, x=x, family=family)
-    fam_distinct = int(fam_sel.points[fam_sel.points["kind"] == "published"][x].nunique())
-    scope: FitScope = "family"
-    f = _try_fit(fam_sel, f"{family} drafts")
-    if f is None:
-        scope = "pooled"
-        f = _try_fit(select(pts, benchmark=bench, setting_key=setting_key, x=x), "pooled across drafts")
+    fam_distinct = 0
+    f = None
+    scope: FitScope = "none"
+    if setting_key is not None:  # None: nothing reports this benchmark; a fit without a setting pools them all
+        fam_sel = select(pts, benchmark=bench, setting_key=setting_key, x=x, family=family)
+        fam_distinct = int(fam_sel.points[fam_sel.points["kind"] == "published"][x].nunique())
+        scope = "family"
+        f = _try_fit(fam_sel, f"{family} drafts")
         if f is None:
-            scope = "none"
+            scope = "pooled"
+            f = _try_fit(select(pts, benchmark=bench, setting_key=setting_key, x=x), "pooled across drafts")
+            if f is None:
+                scope = "none"
     loose = None
     if chain and scope != "family":
         loose_sel = select(pts, benchmark=bench, setting_key=None, x=x, family=family, chain=chain)
@@ -367,6 +422,8 @@ def gap_verdict(
     where = f"{bench_label(bench)} at {setting_key}" if setting_key else bench_label(bench)
     if ref_acc is not None:
         parts.append(f"It reports an acceptance length of {ref_acc:.2f} on {where}.")
+    if setting_note:
+        parts.append(setting_note)
     pred = None
     extrap = False
     if f is None:
@@ -378,12 +435,12 @@ def gap_verdict(
         if scope == "pooled":
             parts.append(
                 f"Only {fam_distinct} distinct {family} volume(s) report {where}, too few to fit; a fit pooled across "
-                f"all {len(f.drafts)} drafts at this setting (R² {f.r2:.2f}, slope {f.b:+.2f} per decade) "
-                f"predicts {text}."
+                f"all {len(f.drafts)} drafts at {setting_key}, every model family (R² {f.r2:.2f}, slope {f.b:+.2f} "
+                f"per decade) predicts {text}."
             )
         else:
             parts.append(
-                f"A fit over {f.n} {family} points at this setting (R² {f.r2:.2f}, slope {f.b:+.2f} per decade) "
+                f"A fit over {f.n} {family} points at {setting_key} (R² {f.r2:.2f}, slope {f.b:+.2f} per decade) "
                 f"predicts {text}."
             )
     loose_pred = None

@@ -380,6 +380,13 @@ def run_setting(run: Any) -> tuple[str, str | None]:
     steps, topk, ndt = run.num_steps, run.topk, run.num_draft_tokens
     if topk is None and steps is not None and ndt is not None and ndt == steps + 1:
         topk = 1  # a chain: SGLang's num_draft_tokens = steps + 1 only makes sense with topk 1
+    if _vllm_chain(run) and steps is not None and topk in (None, 1) and ndt in (None, steps + 1):
+        # vLLM's EAGLE/EAGLE-3 proposer is a chain: num_speculative_tokens = K draft tokens, one argmax per step,
+        # and the target verifies K + 1 (vllm 0.34 vllm/v1/worker/gpu/spec_decode/speculator.py:171 and :227-232,
+        # draft_tokens [reqs, K]; autoregressive/speculator.py:242, one step per token; vllm 0.33
+        # vllm/v1/spec_decode/llm_base_proposer.py:445-447 argmax, :688 the K - 1 further steps). Its runs state
+        # num_steps only: keyed (K,1,K+1), they line up with published chains at the same num_steps.
+        topk, ndt = 1, steps + 1
     chain = f"({steps},{topk},{ndt})" if steps is not None else "(none)"
     try:
         temp = params.get("temperature")
@@ -399,6 +406,14 @@ def run_setting(run: Any) -> tuple[str, str | None]:
         return setting.key, setting.chain
     except Exception:  # noqa: BLE001 - a run whose fields a Setting refuses: keep a readable key
         return f"{run.engine or '?'} {chain} bs={values.run_param(run, 'concurrency')}", chain
+
+
+def _vllm_chain(run: Any) -> bool:
+    """A vLLM run whose method is EAGLE/EAGLE-3 or not recorded (a stated config rarely names it): a chain."""
+    if str(getattr(run, "engine", "") or "").lower() != "vllm":
+        return False
+    algo = re.sub(r"[^a-z0-9]", "", str(getattr(run, "speculative_algorithm", None) or "").lower())
+    return algo in ("", "unknown", "eagle", "eagle3")
 
 
 def family_of(target_model: str | None) -> str:
