@@ -248,8 +248,8 @@ _choice = st.selectbox(
     index=0,
     key="compare_engine",
     help="Capture rules differ by engine, version, vLLM runner and target class (comparelib/models/serving.py cites "
-    "the engine code each rule comes from). Default: SGLang 0.5.23 and both vLLM 0.33.0 runners; 'vLLM 0.33.0' "
-    "shows its V2 (default) and V1 runners.",
+    "the engine code each rule comes from). Default: SGLang 0.5.23 and vLLM 0.34.0 (V2, its only runner); "
+    "'vLLM 0.33.0' shows its V2 (default) and V1 runners.",
 )
 serving = None if _choice == _NEWEST else _choice
 entries = [comparison.relint(e, serving) for e in entries]
@@ -288,9 +288,10 @@ _drafts = [e for e in entries if e.spec.role == "draft"]
 if _drafts:
     st.subheader("Will it serve?")
     st.caption(
-        "What SGLang 0.5.23, SGLang 0.5.1 and vLLM 0.33.0 (Model Runner V2, its default, and V1 under "
-        "VLLM_USE_V2_MODEL_RUNNER=0) do with each draft's config on its target: whether it starts, which target "
-        "blocks feed the draft, and whether they are the ones it was trained on. Every row cites the wheel lines."
+        "What SGLang 0.5.23, SGLang 0.5.1, vLLM 0.34.0 (Model Runner V2 only) and vLLM 0.33.0 (V2, its default, "
+        "and V1 under VLLM_USE_V2_MODEL_RUNNER=0) do with each draft's config on its target: whether it starts, "
+        "which target blocks feed the draft, and whether they are the ones it was trained on. Every row cites the "
+        "wheel lines."
     )
 _verdicts = []  # (entry, advice) of drafts the engines' rules apply to
 for e in _drafts:

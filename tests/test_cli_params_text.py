@@ -54,6 +54,8 @@ CASES: list[tuple[str, Any, list[str], list[str]]] = [
             "  SGLang 0.5.23: ok; feeds outputs of blocks 1, 29, 57 (ids from eagle_config); same as trained: yes",
             "  SGLang 0.5.1: unsupported: DeepseekV3ForCausalLM has no EAGLE-3 hook (AttributeError: no attribute "
             "'set_eagle3_layers_to_capture')",
+            "  vLLM 0.34.0 (v2, only runner): ok; feeds outputs of blocks 1, 29, 57 (ids from default); "
+            "same as trained: yes",
             "  vLLM 0.33.0 (v2, default): ok; feeds outputs of blocks 1, 29, 57 (ids from default); "
             "same as trained: yes",
             "  vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0): ok; feeds outputs of blocks 1, 29, 57 (ids from "
@@ -78,6 +80,10 @@ CASES: list[tuple[str, Any, list[str], list[str]]] = [
             "  lm_head                       0  tied to the embedding",
             "checkpoint: 63,744 parameter elements, 352 buffer elements; matches the config",
             "  SGLang 0.5.23: ok; feeds outputs of blocks 1, 3, 4 (ids from eagle_config); same as trained: yes",
+            "  vLLM 0.34.0 (v2, only runner): fails: 2 captured states x target hidden 64 = 128 features reach an "
+            "fc built for 192 (3 x 64): shape error in the first draft forward; feeds outputs of blocks 1, 2 (ids "
+            'from default); same as trained: no; change: add at the top level: {"eagle_aux_hidden_state_layer_ids": '
+            "[2, 4, 5]}",
             "  vLLM 0.33.0 (v2, default): fails: 2 captured states x target hidden 64 = 128 features reach an fc "
             "built for 192 (3 x 64): shape error in the first draft forward; feeds outputs of blocks 1, 2 (ids from "
             'default); same as trained: no; change: add at the top level: {"eagle_aux_hidden_state_layer_ids": '
@@ -92,7 +98,7 @@ CASES: list[tuple[str, Any, list[str], list[str]]] = [
             "target: none known; give --target for the draft-to-target ratio",
             "checkpoint: 57,600 parameter elements, 352 buffer elements; matches the config",
             "  missing lm_head.weight (by design): lm_head not stored: tied to the embedding (tie_word_embeddings "
-            "true); vLLM 0.33.0 then uses the target's lm_head",
+            "true); vLLM 0.33.0 and 0.34.0 then use the target's lm_head",
             "will it serve: no verdict: the engines' rules need an EAGLE-3 draft and its target (--target)",
         ],
     ),
@@ -130,7 +136,7 @@ def test_params_text_says_the_head_is_tied_and_why(tmp_path: Path) -> None:
     (head,) = [c for c in data["components"] if c["name"] == "lm_head"]
     assert (head["params"], head["tied_to"]) == (0, "embedding")
     (note,) = [line for line in lines if line.startswith("note: lm_head tied to the embedding")]
-    assert "models/llama_eagle3.py:303" in note and "vLLM 0.33.0 ignores the flag" in note
+    assert "models/llama_eagle3.py:303" in note and "vLLM 0.33.0 and 0.34.0 ignore the flag" in note
     (present,) = [line for line in lines if "lm_head.weight is present although tie_word_embeddings" in line]
     assert present in [f"  note: {n}" for n in data["checkpoint"]["notes"]]
     assert "target: none known (N = 6 layers given); give --target for the draft-to-target ratio" in lines

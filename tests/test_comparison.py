@@ -168,7 +168,11 @@ def test_cli_compare_md_says_what_to_act_on_first_per_engine() -> None:
     proc = run_cli("compare", f"registry:{AQ}", comparison.EXAMPLE_OWN, "--format", "md")
     assert proc.returncode == 0, proc.stderr
     assert f"Wiring: {AQ}: Nothing to act on" in proc.stdout
-    assert "Wiring: example: own Kimi-K2.5 draft: Act on this first [warning, aux-convention]" in proc.stdout
+    # [1, 29, 57]: SGLang adds 1; vLLM 0.34.0 (the newest, V2 only) reads no eagle_config ids and its default is the
+    # same [2, 30, 58]; vLLM 0.33.0's V1 reads them as given, one block early
+    assert "Wiring: example: own Kimi-K2.5 draft: Nothing to act on" in proc.stdout
+    v033 = run_cli("compare", comparison.EXAMPLE_OWN, "--format", "md", "--engine", "vLLM 0.33.0")
+    assert "Wiring: example: own Kimi-K2.5 draft: Act on this first [warning, aux-convention]" in v033.stdout
     old = run_cli("compare", f"registry:{AQ}", "--format", "md", "--engine", "SGLang 0.5.1")
     assert old.returncode == 0 and "[error, engine-unsupported]" in old.stdout
     bad = run_cli("compare", f"registry:{AQ}", "--engine", "sglang 0.0.1")

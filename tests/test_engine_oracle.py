@@ -1,7 +1,7 @@
 """The serving model against the engines' own code, case by case.
 
 tests/data/engine_cases.json is written by tools/engine_oracle.py, which runs the id-handling functions of
-sglang 0.5.23 / 0.5.1 and vllm 0.33.0 (pulled out of the released wheels with ``ast``) on a case table. Every
+sglang 0.5.23 / 0.5.1 and vllm 0.34.0 / 0.33.0 (pulled out of the released wheels with ``ast``) on a case table. Every
 recorded row must come out of ``serving.serve`` the same: status, ids read, where from, boundaries captured,
 fc width, citations. The live mode re-runs the extraction when the wheels are on disk (ENGINE_WHEELS).
 """
@@ -84,27 +84,28 @@ def test_every_citation_is_a_recorded_line() -> None:
 # ---- the issue's done-when items, spelled out --------------------------------------------------------------------
 def test_kimi_draft_works_on_vllm_v2_because_its_ids_are_the_default() -> None:
     rows = _serve(_case("kimi draft [2,30,58] (SpecForge format)"))
-    v2 = _row(rows, "vLLM 0.33.0 v2")
+    v2 = _row(rows, "vLLM 0.34.0 v2")
     assert (v2.status, v2.ids_from, v2.captured, v2.same_as_trained) == ("ok", "default", [2, 30, 58], True)
-    assert any("interfaces.py:1772" in c for c in v2.cite)
+    assert "vllm 0.34.0 vllm/model_executor/models/interfaces.py:1785" in v2.cite
+    assert any("interfaces.py:1772" in c for c in _row(rows, "vLLM 0.33.0 v2").cite)
     assert _row(rows, "vLLM 0.33.0 v1").ids_from == "eagle_config"
 
 
 def test_two_id_specforge_draft_fails_on_vllm_default_runner_with_a_fix() -> None:
     case = _case("Llama 2 ids, SpecForge format [15,28] (fc 2H)")
-    v2 = _row(_serve(case), "vLLM 0.33.0 v2")
+    v2 = _row(_serve(case), "vLLM 0.34.0 v2")
     assert v2.status == "fails" and v2.captured == [2, 16, 29] and v2.fc_in == 2 * 4096
     fix = serving.advice(case["draft"], target_arch="LlamaForCausalLM", n_layers=32, target_hidden=4096)
     assert fix.possible and fix.config["eagle_aux_hidden_state_layer_ids"] == [16, 29]
     fixed = {**case["draft"], **{"eagle_aux_hidden_state_layer_ids": [16, 29]}}
     again = serving.serve(fixed, target_arch="LlamaForCausalLM", n_layers=32, target_hidden=4096)
-    assert [v.status for v in again if v.engine == "vLLM"] == ["ok", "ok"]
+    assert [v.status for v in again if v.engine == "vLLM"] == ["ok", "ok", "ok"]
     assert all(v.captured == [16, 29] for v in again if v.engine == "vLLM" or v.version == "0.5.23")
 
 
 def test_mixtral_is_unsupported_everywhere() -> None:
     rows = _serve(_case("mixtral: no ids"))
-    assert [v.status for v in rows] == ["unsupported"] * 4
+    assert [v.status for v in rows] == ["unsupported"] * 5
     assert not serving.advice(
         _case("mixtral: no ids")["draft"], target_arch="MixtralForCausalLM", n_layers=32, target_hidden=4096
     ).possible
@@ -139,11 +140,71 @@ def test_mixtral_is_unsupported_everywhere() -> None:
         ("llama4: no ids", "SGLang 0.5.1", "ok", [2, 24, 45]),
         ("phi3: no ids", "SGLang 0.5.23", "ok", [2, 16, 29]),
         ("qwen3_next: no ids", "SGLang 0.5.1", "unsupported", None),
+        # vLLM 0.34.0: V2 is the only runner, so eagle_config ids are never read (0.33.0's V1 read them)
+        ("kimi own draft, first id 1: [1,29,57]", "vLLM 0.34.0 v2", "ok", [2, 30, 58]),
+        ("id 0 on Kimi [0,30,58]", "vLLM 0.34.0 v2", "ok", [2, 30, 58]),
+        ("Kimi top-level [3,31,59] + eagle_config [2,30,58]", "vLLM 0.34.0 v2", "ok", [3, 31, 59]),
+        ("Llama 4 ids, SpecForge format [1,10,20,28] (fc 4H)", "vLLM 0.34.0 v2", "fails", [2, 16, 29]),
+        ("Llama 2 ids, SpecForge format + top-level fix", "vLLM 0.34.0 v2", "ok", [16, 29]),
+        ("Llama 2 ids, speculators format (llama layer) [16,29]", "vLLM 0.34.0 v2", "fails", None),
+        ("Qwen3 4 ids, speculators format (qwen3 layer) [2,10,20,33]", "vLLM 0.34.0 v2", "ok", [2, 10, 20, 33]),
+        ("gpt-oss-120b ids with N [2,18,36]", "vLLM 0.34.0 v2", "ok", [2, 18, 33]),
+        ("glm5_dsa: no ids", "vLLM 0.34.0 v2", "ok", [2, 39, 75]),
+        ("gemma3: no ids", "vLLM 0.34.0 v2", "unsupported", None),
+        ("qwen2_moe: no ids", "vLLM 0.34.0 v2", "unsupported", None),
+        ("minimax_m2: no ids", "vLLM 0.34.0 v2", "ok", [2, 31, 59]),
     ],
 )
 def test_issue_cases(name: str, label: str, status: str, captured: list[int] | None) -> None:
     v = _row(_serve(_case(name)), label)
     assert (v.status, v.captured) == (status, captured)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_vllm_034_runs_033s_v2_code(case: dict[str, Any]) -> None:
+    """The recorded 0.34.0 row (its own wheel's functions run) equals 0.33.0's V2 row on every case: same lookup,
+    default, setters and fc sizing; only the cited lines moved."""
+    rows = {(r["version"], r["runner"]): r for r in case["serving"] if r["engine"] == "vLLM"}
+    new, old = rows[("0.34.0", "v2")], rows[("0.33.0", "v2")]
+    assert [new[k] for k in ROW_KEYS] == [old[k] for k in ROW_KEYS]
+    assert ("0.34.0", "v1") not in rows
+    assert all(c.startswith("vllm 0.34.0 ") for c in new["cite"])
+
+
+def test_vllm_034_has_no_v1_runner() -> None:
+    case = _case("kimi own draft, first id 1: [1,29,57]")
+    (v1,) = serving.serve(
+        case["draft"],
+        target_arch=case["target_arch"],
+        n_layers=case["n"],
+        target_hidden=case["target_hidden"],
+        rows=[("vLLM", "0.34.0", "v1")],
+    )
+    assert v1.status == "unsupported" and "VLLM_USE_V2_MODEL_RUNNER=0" in v1.reason
+    assert v1.cite == ["vllm 0.34.0 vllm/platforms/interface.py:1484"]
+    assert [v.label for v in _serve(case) if v.engine == "vLLM"] == [
+        "vLLM 0.34.0 (v2, only runner)",
+        "vLLM 0.33.0 (v2, default)",
+        "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "label", "status", "cite"),
+    [
+        ("peagle", "vLLM 0.34.0 v2", "fails", "vllm 0.34.0 vllm/transformers_utils/configs/speculators/algos.py:55"),
+        ("eagle3", "vLLM 0.34.0 v2", "ok", "vllm 0.34.0 vllm/model_executor/models/llama_eagle3.py:215"),
+    ],
+)
+def test_vllm_034_rejects_p_eagle_drafts(kind: str, label: str, status: str, cite: str) -> None:
+    draft = {
+        "speculators_model_type": kind,
+        "transformer_layer_config": {"model_type": "llama", "hidden_size": 4096},
+        "eagle_aux_hidden_state_layer_ids": [2, 16, 29],
+    }
+    v = _row(serving.serve(draft, target_arch="LlamaForCausalLM", n_layers=32, target_hidden=4096), label)
+    assert v.status == status and cite in v.cite
+    assert ("P-EAGLE" in v.reason) == (status == "fails")
 
 
 def test_speculators_draft_never_loads_in_sglang_and_names_the_missing_class() -> None:
@@ -170,9 +231,11 @@ def test_target_class(names: tuple[str | None, ...], want: str | None) -> None:
 @pytest.mark.parametrize(
     ("choice", "rows"),
     [
-        (None, 4),
+        (None, 5),
         ("vLLM 0.33.0", 2),
-        ("vLLM", 2),
+        ("vLLM", 1),
+        ("vLLM 0.34.0", 1),
+        ("vLLM 0.34.0 v1", 0),
         ("vLLM 0.33.0 v1", 1),
         ("SGLang 0.5.1", 1),
         ("SGLang", 1),
@@ -221,7 +284,7 @@ def test_mixtral_target_reads_unsupported_on_both_engines_through_params(tmp_pat
     (draft_dir / "config.json").write_text(json.dumps(draft))
     entry = comparison.load_entry(str(draft_dir), target=str(target_dir), with_header=False)
     rows = comparison.entry_json(entry)["serving"]
-    assert [r["status"] for r in rows] == ["unsupported"] * 4
+    assert [r["status"] for r in rows] == ["unsupported"] * 5
     assert {r["engine"] for r in rows} == {"SGLang", "vLLM"}
     codes = {(f.severity, f.code) for f in entry.findings}
     assert ("error", "engine-unsupported") in codes

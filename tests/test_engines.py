@@ -252,6 +252,50 @@ RULE_CASES: list[tuple[str, str, str, list[int] | None, int, tuple[int, ...], st
         "ok",
         "vllm/model_executor/models/gpt_oss.py:532 _maybe_add_hidden_state(aux, i + 1, ...)",
     ),
+    # vLLM 0.34.0 (Model Runner V2, its only runner): the same setters and forward loops as 0.33.0.
+    ("vLLM", "0.34.0", "llama", [2, 16, 29], 32, (2, 16, 29), "ok", "vllm/model_executor/models/llama.py:439"),
+    (
+        "vLLM",
+        "0.34.0",
+        "llama",
+        [29, 2, 16],
+        32,
+        (2, 16, 29),
+        "ok",
+        "vllm/model_executor/models/interfaces.py:1630 tuple(sorted(set(layers)))",
+    ),
+    ("vLLM", "0.34.0", "llama", [-1, 16, 29], 32, (16, 29), "short", "vllm/model_executor/models/interfaces.py:1660"),
+    (
+        "vLLM",
+        "0.34.0",
+        "llama",
+        None,
+        32,
+        (2, 16, 29),
+        "ok",
+        "vllm/model_executor/models/interfaces.py:1785 (2, num_layers // 2, num_layers - 3)",
+    ),
+    (
+        "vLLM",
+        "0.34.0",
+        "deepseek",
+        [2, 30, 61],
+        61,
+        (2, 30, 61),
+        "ok",
+        "vllm/model_executor/models/deepseek_v2.py:1586",
+    ),
+    (
+        "vLLM",
+        "0.34.0",
+        "qwen-moe",
+        [2, 24, 48],
+        48,
+        (2, 24, 48),
+        "ok",
+        "vllm/model_executor/models/interfaces.py:1630",
+    ),
+    ("vLLM", "0.34.0", "gpt-oss", [2, 12, 24], 24, (2, 12, 24), "ok", "vllm/model_executor/models/gpt_oss.py:532"),
     # Trainers.
     (
         "SpecForge",
@@ -381,6 +425,13 @@ def test_read_ids_follows_each_engine_lookup() -> None:
     assert engines.read_ids(vl, top_only, "specforge-eagle3") == (1, 15, 28)  # gpu_model_runner.py:5207
     assert engines.read_ids(sg, both, "specforge-eagle3") == (2, 16, 29)
     assert engines.read_ids(vl, both, "specforge-eagle3") == (1, 15, 28)  # top level first in vLLM
+    # vLLM 0.34.0 (the newest) has only Model Runner V2: eagle_config ids are never read, eagle_config.layer_ids is
+    v33 = engines.rule("vLLM", "0.33.0")
+    assert vl.version == "0.34.0" and engines.read_ids(vl, nested, "specforge-eagle3") is None  # eagle3_utils.py:109
+    assert engines.read_ids(v33, nested, "specforge-eagle3") == (2, 16, 29)  # V1, gpu_model_runner.py:5219
+    layer_ids = {"eagle_config": {"layer_ids": [3, 17, 30]}}
+    assert engines.read_ids(vl, layer_ids, "specforge-eagle3") == (3, 17, 30)  # eagle3_utils.py:135
+    assert engines.read_ids(v33, layer_ids, "specforge-eagle3") is None
 
 
 @pytest.mark.parametrize(
@@ -410,7 +461,9 @@ def test_family_of(name: str | None, family: str | None) -> None:
 
 def test_choices_newest_first_and_parsing() -> None:
     assert engines.serving_choices()[:2] == ["SGLang 0.5.23", "SGLang 0.5.1"]
-    assert engines.parse_choice("vllm") == ("vLLM", "0.33.0")
+    assert engines.serving_choices() == ["SGLang 0.5.23", "SGLang 0.5.1", "vLLM 0.34.0", "vLLM 0.33.0"]
+    assert engines.parse_choice("vllm") == ("vLLM", "0.34.0")
+    assert engines.parse_choice("vLLM 0.33.0") == ("vLLM", "0.33.0")
     assert engines.parse_choice("SGLang 0.5.1") == ("SGLang", "0.5.1")
     for bad in ("", "tgi", "SGLang 9.9"):
         with pytest.raises(InputError):

@@ -55,20 +55,29 @@ def target(**kw: Any) -> ModelSpec:
 
 
 K61 = dict(target_layers=61, target_hidden_size=7168, target_vocab_size=163840, target_family="deepseek")
+V033 = [("SGLang", "0.5.23"), ("vLLM", "0.33.0")]  # the older vLLM, whose V1 runner still reads eagle_config ids
 FC_4096 = (TensorSpec("fc.weight", (7168, 3 * 4096), "fc"),)
 
 # (case id, draft overrides, lint kwargs, expected {(severity, code)})
 # K61 is a Kimi-K2 target (DeepSeek family): SGLang 0.5.23 reads ids as given unless the first is 1
-# (deepseek_v2.py set_eagle3_layers_to_capture), vLLM 0.33.0 always as given, so [2, 30, 58] agree.
+# (deepseek_v2.py set_eagle3_layers_to_capture), vLLM always as given, so [2, 30, 58] agree. The default set is the
+# newest of each engine: SGLang 0.5.23 and vLLM 0.34.0, whose only runner (V2) reads no eagle_config ids.
 CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = [
     ("no-target", {}, {}, {("info", "target-unknown"), ("warning", "target-unknown")}),
     # The published Kimi draft on a Kimi target: both engines capture outputs of blocks 1, 29, 57 (issue 8).
     ("aq-medai-ids-on-kimi", {}, K61, {("info", "aux-agree")}),
-    # First id 1 on a Kimi target: SGLang adds 1 (boundaries 2, 30, 58), vLLM does not (1, 29, 57).
+    # First id 1 on a Kimi target: SGLang adds 1 (boundaries 2, 30, 58), vLLM 0.33.0's V1 does not (1, 29, 57);
+    # vLLM 0.34.0 reads no eagle_config ids and its default is [2, 30, 58], what SGLang trained on.
     (
         "own-draft-output-ids",
         {"aux_layer_ids": (1, 29, 57), "draft_vocab_size": 163840},
         K61,
+        {("info", "aux-agree")},
+    ),
+    (
+        "own-draft-output-ids-vllm-0.33.0",
+        {"aux_layer_ids": (1, 29, 57), "draft_vocab_size": 163840},
+        {**K61, "serving": V033},
         {("warning", "aux-convention")},
     ),
     # On a Llama-family target SGLang always adds 1, so [2, 30, 58] is one layer apart between engines.
@@ -102,12 +111,25 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], set[tuple[str, str]]]] = 
         "zero-on-kimi",
         {"aux_layer_ids": (0, 29, 57)},
         K61,
+        {("warning", "aux-embedding"), ("warning", "aux-convention")},
+    ),
+    (
+        "zero-on-kimi-vllm-0.33.0",
+        {"aux_layer_ids": (0, 29, 57)},
+        {**K61, "serving": V033},
         {("warning", "aux-embedding"), ("error", "aux-capture"), ("warning", "aux-convention")},
     ),
+    # On Llama SGLang adds 1 (no embedding); only vLLM 0.33.0's V1 reads 0 from eagle_config as the embedding.
     (
         "zero-on-llama-family",
         {"aux_layer_ids": (0, 29, 57)},
         {**K61, "target_family": "llama"},
+        {("warning", "aux-convention")},
+    ),
+    (
+        "zero-on-llama-family-vllm-0.33.0",
+        {"aux_layer_ids": (0, 29, 57)},
+        {**K61, "target_family": "llama", "serving": V033},
         {("warning", "aux-embedding"), ("warning", "aux-convention")},
     ),
     # gpt-oss: SGLang keeps ids as given when the max id is N and captures boundary N at the final norm.
@@ -272,7 +294,7 @@ def test_lint_cases(
 
 
 def test_ranking_puts_what_to_act_on_before_known_harmless() -> None:
-    findings = lint.lint(draft(aux_layer_ids=(1, 29, 57)), target=target(rope_theta=50000.0))
+    findings = lint.lint(draft(aux_layer_ids=(1, 29, 57)), target=target(rope_theta=50000.0), serving=V033)
     keys = [(f.harmless, lint.SEVERITIES.index(f.severity)) for f in findings]
     assert keys == sorted(keys)
     assert [f.code for f in findings] == ["aux-convention", "rope-mismatch"]
@@ -291,8 +313,10 @@ def test_headline_when_only_harmless_findings() -> None:
 def test_convention_message_names_the_runner_and_the_fix() -> None:
     # [1, 29, 57] on Kimi: SpecForge trained through SGLang (first id 1: +1) on boundaries [2, 30, 58]. SGLang 0.5.23
     # and vLLM's default runner (which never reads eagle_config ids; its default is [2, 30, 58]) serve those; only
-    # V1 reads the ids as boundaries and is one block early.
-    (conv,) = [f for f in lint.lint(draft(aux_layer_ids=(1, 29, 57)), **K61) if f.code == "aux-convention"]
+    # vLLM 0.33.0's V1 reads the ids as boundaries and is one block early.
+    (conv,) = [
+        f for f in lint.lint(draft(aux_layer_ids=(1, 29, 57)), **K61, serving=V033) if f.code == "aux-convention"
+    ]
     assert conv.message.startswith("vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0) reads [1, 29, 57] from eagle_config")
     assert "outputs of blocks 0, 28, 56" in conv.message
     assert 'add at the top level: {"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}' in conv.message
@@ -303,8 +327,8 @@ def test_kimi_ids_on_kimi_target_agree_because_they_are_vllm_default() -> None:
     assert [f.code for f in findings] == ["aux-agree"]
     assert "SGLang 0.5.23 captures outputs of blocks 1, 29, 57" in findings[0].message
     assert (
-        "vLLM 0.33.0 (v2, default) uses its default (2, N//2, N-3) = [2, 30, 58], which happens to be what the draft "
-        "was trained on; it does not read eagle_config ids" in findings[0].message
+        "vLLM 0.34.0 (v2, only runner) uses its default (2, N//2, N-3) = [2, 30, 58], which happens to be what the "
+        "draft was trained on; it does not read eagle_config ids" in findings[0].message
     )
 
 
@@ -312,14 +336,18 @@ def test_minus_one_says_what_each_engine_does_and_what_to_write() -> None:
     (kimi,) = lint.lint(draft(aux_layer_ids=(-1, 29, 57)), **K61)
     assert kimi.severity == "error" and kimi.code == "aux-negative"
     assert "captured 2 of 3 aux hidden states" in kimi.message  # SGLang's DeepSeek packer
-    assert "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0): 2 captured states" in kimi.message  # -1 never reached
-    assert "vLLM 0.33.0 (v2, default) runs on outputs of blocks 1, 29, 57" in kimi.message  # ids not read
+    assert "vLLM 0.34.0 (v2, only runner) runs on outputs of blocks 1, 29, 57" in kimi.message  # ids not read
+    assert "(v1," not in kimi.message  # 0.34.0 has no V1
     assert "SpecForge 0.2.0 refuses them" in kimi.message and "speculators 0.9.0 refuses them" in kimi.message
     # SGLang's DeepSeek path adds 1 when the first id is 1, so [1, 29, 57] there; vLLM reads the top level as given
-    assert "for SGLang 0.5.23 write [1, 29, 57] into eagle_config; for vLLM 0.33.0 write [2, 30, 58]" in kimi.message
+    fix = "for SGLang 0.5.23 write [1, 29, 57] into eagle_config; for vLLM 0.34.0 / 0.33.0 write [2, 30, 58]"
+    assert fix in kimi.message
+    (old,) = lint.lint(draft(aux_layer_ids=(-1, 29, 57)), **K61, serving=V033)
+    assert "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0): 2 captured states" in old.message  # -1 never reached
+    assert "vLLM 0.33.0 (v2, default) runs on outputs of blocks 1, 29, 57" in old.message
     (llama,) = lint.lint(draft(aux_layer_ids=(-1, 29, 57)), **{**K61, "target_family": "llama"})
     assert "SGLang 0.5.23 runs on the embedding output, outputs of blocks 29, 57" in llama.message
-    assert "for SGLang 0.5.23 write [1, 29, 57] into eagle_config; for vLLM 0.33.0 write [2, 30, 58]" in llama.message
+    assert fix in llama.message
 
 
 def test_minus_one_without_target_is_still_an_error() -> None:
@@ -330,7 +358,9 @@ def test_minus_one_without_target_is_still_an_error() -> None:
 def test_missing_ids_explain_defaults_for_this_n() -> None:
     (f,) = lint.lint(draft(aux_layer_ids=None), **K61)
     assert f.harmless and f.code == "aux-default" and "outputs of blocks 1, 29, 57" in f.message
-    assert "vLLM 0.33.0 (v2, default)" in f.message and "vLLM 0.33.0 (v1" in f.message
+    assert "vLLM 0.34.0 (v2, only runner)" in f.message and "(v1" not in f.message
+    (old,) = lint.lint(draft(aux_layer_ids=None), **K61, serving=V033)
+    assert "vLLM 0.33.0 (v2, default)" in old.message and "vLLM 0.33.0 (v1" in old.message
 
 
 def test_one_engine_version_selected() -> None:
@@ -342,6 +372,10 @@ def test_one_engine_version_selected() -> None:
     # vLLM alone gives both runners: a SpecForge-trained [1, 29, 57] draft is right on V2 (default), off on V1
     (own,) = lint.lint(draft(aux_layer_ids=(1, 29, 57)), **K61, serving=[("vLLM", "0.33.0")])
     assert (own.severity, own.code) == ("warning", "aux-convention") and "(v1," in own.message
+    # vLLM 0.34.0 has V2 only, which reads no eagle_config ids: its default [2, 30, 58] is what was trained
+    newest = lint.lint(draft(aux_layer_ids=(1, 29, 57)), **K61, serving=[("vLLM", "0.34.0")])
+    assert [(f.severity, f.code) for f in newest] == [("info", "aux-agree")]
+    assert "vLLM 0.34.0 (v2, only runner)" in newest[0].message
 
 
 def test_speculators_config_is_not_read_by_sglang() -> None:
@@ -357,9 +391,12 @@ def test_top_level_ids_are_read_by_vllm_and_not_by_sglang() -> None:
     config = {"architectures": ["LlamaForCausalLMEagle3"], "eagle_aux_hidden_state_layer_ids": [1, 29, 57]}
     findings = lint.lint(draft(aux_layer_ids=(1, 29, 57), raw_config=config), **K61)
     # SGLang reads only eagle_config (its default [2, 30, 58] is what SpecForge's default trains on for no ids);
-    # both vLLM runners read the top level as given: boundaries [1, 29, 57], one block early.
+    # every vLLM runner reads the top level as given: boundaries [1, 29, 57], one block early.
     conv = [f for f in findings if f.code == "aux-convention"]
-    assert [f.message.split(" reads")[0] for f in conv] == [
+    assert [f.message.split(" reads")[0] for f in conv] == ["vLLM 0.34.0 (v2, only runner)"]
+    old = lint.lint(draft(aux_layer_ids=(1, 29, 57), raw_config=config), **K61, serving=V033)
+    conv += [f for f in old if f.code == "aux-convention"]
+    assert [f.message.split(" reads")[0] for f in conv[1:]] == [
         "vLLM 0.33.0 (v2, default)",
         "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0)",
     ]
@@ -385,12 +422,12 @@ def test_norm_flags_as_the_engines_read_them() -> None:
 
 def test_capture_table_rows_cite_their_source() -> None:
     rows = lint.capture_table([2, 30, 58], 61, family="deepseek")
-    assert [r["engine"] for r in rows] == ["SGLang 0.5.23", "vLLM 0.33.0", "SpecForge 0.2.0", "speculators 0.9.0"]
+    assert [r["engine"] for r in rows] == ["SGLang 0.5.23", "vLLM 0.34.0", "SpecForge 0.2.0", "speculators 0.9.0"]
     assert all(r["captured"] == [2, 30, 58] and r["status"] == "ok" for r in rows)
     assert all(".py" in r["source"] for r in rows)
     llama = {r["engine"]: r for r in lint.capture_table([2, 30, 58], 61, family="llama")}
     assert llama["SGLang 0.5.23"]["captured_text"] == "outputs of blocks 2, 30, 58"
-    assert llama["vLLM 0.33.0"]["captured_text"] == "outputs of blocks 1, 29, 57"
+    assert llama["vLLM 0.34.0"]["captured_text"] == "outputs of blocks 1, 29, 57"
     with pytest.raises(ValueError):
         lint.capture_table([1, 2, 3], 0)
 
@@ -418,16 +455,17 @@ def test_registry_aq_medai_against_shipped_kimi_target() -> None:
 def test_example_own_draft_against_kimi_k25() -> None:
     config = json.loads((registry.EXAMPLE_OWN_DRAFT / "config.json").read_text())
     spec = architectures.parse_config(config)
-    findings = lint.lint(
-        spec,
+    kw: dict[str, Any] = dict(
         target_layers=61,
         target_hidden_size=7168,
         target_vocab_size=163840,
         checkpoint_tensors=[t.name for t in spec.tensors if t.stored],
         target_family="deepseek",
     )
-    # ids [1, 29, 57] on Kimi-K2.5: SGLang adds 1 (first id is 1), vLLM does not: one layer apart, for real.
-    assert {(f.severity, f.code) for f in findings} == {("warning", "aux-convention")}
+    # ids [1, 29, 57] on Kimi-K2.5: SGLang adds 1 (first id is 1); vLLM 0.34.0 reads no eagle_config ids and
+    # defaults to the same [2, 30, 58]; vLLM 0.33.0's V1 reads them as given: one layer apart, for real.
+    assert {(f.severity, f.code) for f in lint.lint(spec, **kw)} == {("info", "aux-agree")}
+    assert {(f.severity, f.code) for f in lint.lint(spec, **kw, serving=V033)} == {("warning", "aux-convention")}
 
 
 @pytest.mark.parametrize(

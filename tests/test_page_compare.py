@@ -125,7 +125,7 @@ def test_minus_one_draft_is_counted_and_its_lint_says_what_each_engine_does(tmp_
     assert "captured 2 of 3 aux hidden states" in head and "SpecForge 0.2.0 refuses them" in head
     # SGLang's DeepSeek path adds 1 when the first id is 1 ([1, 29, 57] -> boundaries 2, 30, 58; writing [2, 30, 58]
     # also works, as given); vLLM reads the top level as given
-    assert "for SGLang 0.5.23 write [1, 29, 57] into eagle_config; for vLLM 0.33.0 write [2, 30, 58]" in head
+    assert "for SGLang 0.5.23 write [1, 29, 57] into eagle_config; for vLLM 0.34.0 / 0.33.0 write [2, 30, 58]" in head
 
 
 def test_the_sidebar_draft_starts_the_comparison_and_a_session_token_opens_a_gated_repo(hub: HubEmulator) -> None:
@@ -254,10 +254,11 @@ def test_will_it_serve_has_one_row_per_engine_and_runner_and_names_the_change() 
     assert list(df["engine"]) == [
         "SGLang 0.5.23",
         "SGLang 0.5.1",
+        "vLLM 0.34.0 (v2, only runner)",
         "vLLM 0.33.0 (v2, default)",
         "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0)",
     ]
-    assert list(df["same as trained?"]) == ["yes", "unknown", "yes", "no"]
+    assert list(df["same as trained?"]) == ["yes", "unknown", "yes", "yes", "no"]
     assert df["starts?"][1].startswith("unsupported")
     heads = [w.value for w in at.warning if w.value.startswith("**example") and "feeds the draft other" in w.value]
     assert len(heads) == 1 and "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0)" in heads[0]
@@ -266,6 +267,10 @@ def test_will_it_serve_has_one_row_per_engine_and_runner_and_names_the_change() 
     assert not at.exception
     df = next(d.value for d in at.dataframe if "starts?" in d.value.columns)
     assert len(df) == 2 and df["ids read from"][0] == "default"
+    at.selectbox(key="compare_engine").set_value("vLLM 0.34.0").run()  # V2 is its only runner
+    assert not at.exception
+    df = next(d.value for d in at.dataframe if "starts?" in d.value.columns)
+    assert list(df["engine"]) == ["vLLM 0.34.0 (v2, only runner)"] and list(df["same as trained?"]) == ["yes"]
 
 
 def test_details_are_built_only_when_opened_and_show_the_chosen_draft(hub) -> None:  # type: ignore[no-untyped-def]

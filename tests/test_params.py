@@ -516,17 +516,22 @@ def test_cli_params_json_serving_one_row_per_engine_and_runner(tmp_path: Path) -
     assert [(r["engine"], r["version"], r["runner"]) for r in rows] == [
         ("SGLang", "0.5.23", None),
         ("SGLang", "0.5.1", None),
+        ("vLLM", "0.34.0", "v2"),
         ("vLLM", "0.33.0", "v2"),
         ("vLLM", "0.33.0", "v1"),
     ]
     keys = {"engine", "version", "runner", "status", "reason", "ids_read", "ids_from", "captured", "fc_in"}
     assert keys | {"fc_in_checkpoint", "cite"} <= set(rows[0])
-    assert [r["status"] for r in rows] == ["ok", "unsupported", "ok", "ok"]  # 0.5.1: DeepSeek has no hook
-    assert (rows[2]["ids_from"], rows[2]["captured"]) == ("default", [2, 30, 58])  # V2 never read the ids
-    assert rows[3]["ids_from"] == "eagle_config" and all(r["cite"] for r in rows)
+    assert [r["status"] for r in rows] == ["ok", "unsupported", "ok", "ok", "ok"]  # 0.5.1: DeepSeek has no hook
+    for v2 in rows[2:4]:
+        assert (v2["ids_from"], v2["captured"]) == ("default", [2, 30, 58])  # V2 never reads the ids
+    assert rows[4]["ids_from"] == "eagle_config" and all(r["cite"] for r in rows)
     proc = _cli(str(tmp_path), "--target", "moonshotai/Kimi-K2-Instruct", "--engine", "vLLM 0.33.0", "--json")
     assert proc.returncode == 0, proc.stderr
     assert [r["runner"] for r in json.loads(proc.stdout)["serving"]] == ["v2", "v1"]
+    proc = _cli(str(tmp_path), "--target", "moonshotai/Kimi-K2-Instruct", "--engine", "vLLM", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert [(r["version"], r["runner"]) for r in json.loads(proc.stdout)["serving"]] == [("0.34.0", "v2")]
 
 
 # ---- params <draft> --target <Gemma-3 | Llama-4 | Qwen3-Next>: counts, serving rows, the family's capture rule ------
@@ -538,7 +543,7 @@ NEW_FAMILY_DRAFTS = [
         5376,
         262_208,
         [2, 31, 61],  # SGLang's Gemma-3 hook: +1, boundary N reachable
-        ["ok", "unsupported", "unsupported", "unsupported"],
+        ["ok", "unsupported", "unsupported", "unsupported", "unsupported"],
         ("warning", "engine-unsupported", "Gemma3ForConditionalGeneration does not implement SupportsEagle3"),
     ),
     (
@@ -546,7 +551,7 @@ NEW_FAMILY_DRAFTS = [
         5120,
         202_048,
         [2, 24, 47],  # the Llama rule: boundary 48 is out of reach, two states reach a 3-state fc
-        ["fails", "fails", "ok", "ok"],
+        ["fails", "fails", "ok", "ok", "ok"],
         ("error", "aux-capture", "2 captured states x target hidden 5120"),
     ),
     (
@@ -554,7 +559,7 @@ NEW_FAMILY_DRAFTS = [
         2048,
         151_936,
         [2, 24, 47],  # Qwen3-Next indexes self.layers[id + 1]: start-up IndexError
-        ["fails", "unsupported", "ok", "ok"],
+        ["fails", "unsupported", "ok", "ok", "ok"],
         ("error", "aux-capture", "IndexError while marking layers"),
     ),
 ]
@@ -599,8 +604,9 @@ def test_cli_params_draft_on_new_family_target(
     assert [(r["engine"], r["version"], r["runner"], r["status"]) for r in data["serving"]] == [
         ("SGLang", "0.5.23", None, statuses[0]),
         ("SGLang", "0.5.1", None, statuses[1]),
-        ("vLLM", "0.33.0", "v2", statuses[2]),
-        ("vLLM", "0.33.0", "v1", statuses[3]),
+        ("vLLM", "0.34.0", "v2", statuses[2]),
+        ("vLLM", "0.33.0", "v2", statuses[3]),
+        ("vLLM", "0.33.0", "v1", statuses[4]),
     ]
     severity, code, words = finding
     assert any(f["severity"] == severity and f["code"] == code and words in f["message"] for f in data["lint"]), data[
@@ -625,10 +631,11 @@ def test_cli_params_json_reports_vision_apart(tmp_path: Path) -> None:
 # GLM-4.6, GLM-5 (DSA) and MiniMax-M2 targets: counted exactly (test_conformance.py checks against transformers),
 # so params --target gives the draft's counts, the ratio to the target, and each engine row for the target's class.
 NEW_TARGET_CASES = [
-    # hub id, target total (MTP included), statuses (SGLang 0.5.23, 0.5.1, vLLM v2, v1), engine file the rows cite
-    ("zai-org/GLM-4.6", 358_337_791_296, ["ok", "unsupported", "unsupported", "unsupported"], "models/glm4_moe.py"),
-    ("zai-org/GLM-5", 755_767_304_448, ["ok", "unsupported", "ok", "ok"], "deepseek_v32"),
-    ("MiniMaxAI/MiniMax-M2", 228_689_764_864, ["ok", "unsupported", "ok", "ok"], "models/minimax_m2.py"),
+    # hub id, target total (MTP included), statuses (SGLang 0.5.23, 0.5.1, vLLM 0.34.0 v2, 0.33.0 v2, 0.33.0 v1),
+    # engine file the rows cite
+    ("zai-org/GLM-4.6", 358_337_791_296, ["ok", "unsupported"] + ["unsupported"] * 3, "models/glm4_moe.py"),
+    ("zai-org/GLM-5", 755_767_304_448, ["ok", "unsupported", "ok", "ok", "ok"], "deepseek_v32"),
+    ("MiniMaxAI/MiniMax-M2", 228_689_764_864, ["ok", "unsupported", "ok", "ok", "ok"], "models/minimax_m2.py"),
 ]
 
 
@@ -667,7 +674,8 @@ def test_cli_params_with_glm_and_minimax_targets(
 
 # ---- tie_word_embeddings on a draft: the lm_head is the embedding's storage, counted once -------------------------
 # SGLang 0.5.23 models/llama_eagle3.py:303 serves embed_tokens as the head and never loads lm_head.weight; vLLM 0.33.0
-# ignores the flag (llama_eagle3.py:329 builds its own head) and loads lm_head.weight only when the checkpoint has one.
+# and 0.34.0 ignore the flag (llama_eagle3.py:329 builds its own head) and load lm_head.weight only when the checkpoint
+# has one.
 
 _TINY_HEAD = 96 * 64  # TINY_EAGLE3's lm_head: draft_vocab x hidden
 _TINY_EMB = 256 * 64

@@ -3,9 +3,11 @@
 with ``ast``) on a case table, and record per engine version / runner what happens.
 
 Wheels (pip download --no-deps, unzipped .py files) are expected under WHEELS:
-  sglang-0.5.23/ sglang-0.5.1/ sglang-0.5.14/ (SpecForge 0.2.0's pin) vllm-0.33.0/ specforge-0.2.0/ speculators-0.9.0/
+  sglang-0.5.23/ sglang-0.5.1/ sglang-0.5.14/ (SpecForge 0.2.0's pin) vllm-0.34.0/ vllm-0.33.0/ specforge-0.2.0/
+  speculators-0.9.0/
 
 What is executed from the wheels (verbatim source, compiled here against stand-in objects):
+  vLLM 0.34.0   the same as 0.33.0's V2 (0.34.0 removed Model Runner V1)
   vLLM 0.33.0   get_eagle3_aux_layers_from_config (V2), GPUModelRunner._get_eagle3_aux_layers_from_config (V1),
                 SupportsEagle3.get_eagle3_default_aux_hidden_state_layers,
                 EagleModelMixin._set_aux_hidden_state_layers,
@@ -52,6 +54,7 @@ WHEEL_PINS = (
     "sglang==0.5.23",
     "sglang==0.5.1",
     "sglang==0.5.14",
+    "vllm==0.34.0",
     "vllm==0.33.0",
     "specforge==0.2.0",
     "speculators==0.9.0",
@@ -62,6 +65,7 @@ SG23 = f"{WHEELS}/sglang-0.5.23/sglang/srt"
 SG51 = f"{WHEELS}/sglang-0.5.1/sglang/srt"
 SG514 = f"{WHEELS}/sglang-0.5.14/sglang/srt"
 VL = f"{WHEELS}/vllm-0.33.0/vllm"
+VL34 = f"{WHEELS}/vllm-0.34.0/vllm"
 SF = f"{WHEELS}/specforge-0.2.0/specforge"
 SP = f"{WHEELS}/speculators-0.9.0/speculators"
 
@@ -496,6 +500,71 @@ CITES: dict[str, tuple[str, str, int, str]] = {
 }
 
 
+# vLLM 0.34.0: the 0.33.0 code at its 0.34.0 line ("vl34.x" is "vl.x"), and what replaced the runner choice
+_VL34_LINES = {
+    "vl.v2_call": 427,
+    "vl.v2_nosupport": 19,
+    "vl.v2_lookup": 103,
+    "vl.v2_top": 109,
+    "vl.v2_layer_ids": 135,
+    "vl.v2_default_call": 28,
+    "vl.mixin_sort": 1630,
+    "vl.mixin_guard": 1661,
+    "vl.default": 1785,
+    "vl.eagleconfig_copy": 86,
+    "vl.spec_model_type": 369,
+    "vl.algos_arch": 45,
+    "vl.algos_ids": 48,
+    "vl.fc_llama": 215,
+    "vl.fc_llama_n": 221,
+    "vl.fc_qwen3": 207,
+    "vl.fc_qwen3_n": 214,
+    "vl.fc_load": 411,
+    "vl.llama_b0": 429,
+    "vl.llama_bi": 440,
+    "vl.qwen2_bi": 430,
+    "vl.qwen3_model": 269,
+    "vl.qwen3moe_bi": 514,
+    "vl.qwen3next_b0": 746,
+    "vl.gptoss_bi": 532,
+    "vl.minimax_b0": 403,
+    "vl.llama4_cls": 708,
+    "vl.mllama4_set": 791,
+    "vl.phi3_cls": 10,
+    "vl.ds_set": 1956,
+    "vl.ds_res_none": 1525,
+    "vl.ds_bi": 1562,
+    "vl.ds_bN": 1586,
+    "vl.ds_v3": 2005,
+    "vl.kimi_set": 471,
+    "vl.dsa_route": 21,
+    "vl.dsa_bi": 296,
+    "vl.registry_dsa": 125,
+    "vl.mixtral_cls": 375,
+    "vl.glm4moe_cls": 534,
+    "vl.gemma3_cls": 367,
+    "vl.qwen2moe_cls": 424,
+}
+CITES.update({"vl34." + k[3:]: (VL34, CITES[k][1], line, CITES[k][3]) for k, line in _VL34_LINES.items()})
+CITES.update(
+    {
+        "vl34.runner": (VL34, "v1/worker/gpu_worker.py", 587, "return GPUModelRunner(self.vllm_config, self.device)"),
+        "vl34.v1_removed": (
+            VL34,
+            "platforms/interface.py",
+            1484,
+            'f"VLLM_USE_V2_MODEL_RUNNER={value} is no longer supported: "',
+        ),
+        "vl34.peagle_removed": (
+            VL34,
+            "transformers_utils/configs/speculators/algos.py",
+            55,
+            'raise ValueError("P-EAGLE (parallel drafting EAGLE-3) is not supported.")',
+        ),
+    }
+)
+
+
 def cite(key: str) -> str:
     root, rel, line, _ = CITES[key]
     pkg = {
@@ -503,6 +572,7 @@ def cite(key: str) -> str:
         SG51: "sglang 0.5.1 sglang/srt/",
         SG514: "sglang 0.5.14 sglang/srt/",
         VL: "vllm 0.33.0 vllm/",
+        VL34: "vllm 0.34.0 vllm/",
         SF: "specforge 0.2.0 specforge/",
         SP: "speculators 0.9.0 speculators/",
     }[root]
@@ -606,27 +676,36 @@ def extract_statements(path: str, qualname: str, first_pred, last_pred, env: dic
 # vLLM 0.33.0
 # --------------------------------------------------------------------------------------------------
 class VllmCode:
-    def __init__(self) -> None:
+    def __init__(self, version: str = "0.33.0") -> None:
+        self.version = version
+        self.root = VL34 if version == "0.34.0" else VL
+        self.prefix = "vl34" if version == "0.34.0" else "vl"
+        VL_ = self.root
         self.v2_lookup, _ = extract_function(
-            f"{VL}/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+            f"{VL_}/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
             "get_eagle3_aux_layers_from_config",
             {"SpeculativeConfig": object},
         )
-        self.v1_lookup, _ = extract_function(
-            f"{VL}/v1/worker/gpu_model_runner.py", "GPUModelRunner._get_eagle3_aux_layers_from_config"
-        )
+        if version != "0.34.0":  # 0.34.0 removed Model Runner V1
+            self.v1_lookup, _ = extract_function(
+                f"{VL_}/v1/worker/gpu_model_runner.py", "GPUModelRunner._get_eagle3_aux_layers_from_config"
+            )
         self.default, _ = extract_function(
-            f"{VL}/model_executor/models/interfaces.py", "SupportsEagle3.get_eagle3_default_aux_hidden_state_layers"
+            f"{VL_}/model_executor/models/interfaces.py", "SupportsEagle3.get_eagle3_default_aux_hidden_state_layers"
         )
         self.mixin_set, _ = extract_function(
-            f"{VL}/model_executor/models/interfaces.py", "EagleModelMixin._set_aux_hidden_state_layers"
+            f"{VL_}/model_executor/models/interfaces.py", "EagleModelMixin._set_aux_hidden_state_layers"
         )
         self.ds_set, _ = extract_function(
-            f"{VL}/model_executor/models/deepseek_v2.py", "DeepseekV2ForCausalLM.set_aux_hidden_state_layers"
+            f"{VL_}/model_executor/models/deepseek_v2.py", "DeepseekV2ForCausalLM.set_aux_hidden_state_layers"
         )
         self.update_eagle3, _ = extract_function(
-            f"{VL}/transformers_utils/configs/speculators/algos.py", "update_eagle3"
+            f"{VL_}/transformers_utils/configs/speculators/algos.py", "update_eagle3"
         )
+
+    def cite(self, key: str) -> str:
+        """The citation of a 'vl.x' key in this version's wheel."""
+        return cite(self.prefix + key[2:])
 
     def hf_config(self, draft: dict) -> NS:
         """The draft hf_config as vLLM holds it. Eagle-format: EAGLEConfig copies every key of the draft's
@@ -645,22 +724,22 @@ class VllmCode:
         if arch in ("Eagle3Qwen3ForCausalLM", "PeagleQwen3ForCausalLM"):
             env = {"self": NS(config=hf), "eagle_config": eagle_config, "getattr": getattr, "len": len}
             extract_statements(
-                f"{VL}/model_executor/models/qwen3_eagle3.py",
+                f"{self.root}/model_executor/models/qwen3_eagle3.py",
                 "Qwen3Eagle3Model.__init__",
                 lambda s: s.startswith('num_aux_features = getattr(self.config, "num_aux_layers"'),
                 lambda s: s.startswith("self.fc_input_size = target_hidden_size"),
                 env,
             )
-            return env["num_aux_features"], env["self"].fc_input_size, cite("vl.fc_qwen3")
+            return env["num_aux_features"], env["self"].fc_input_size, self.cite("vl.fc_qwen3")
         env = {"self": NS(config=hf), "getattr": getattr, "len": len}
         extract_statements(
-            f"{VL}/model_executor/models/llama_eagle3.py",
+            f"{self.root}/model_executor/models/llama_eagle3.py",
             "LlamaModel.__init__",
             lambda s: s.startswith("self.num_aux_hidden_states = getattr("),
             lambda s: s.startswith("self.fc_input_size = target_hidden_size"),
             env,
         )
-        return env["self"].num_aux_hidden_states, env["self"].fc_input_size, cite("vl.fc_llama")
+        return env["self"].num_aux_hidden_states, env["self"].fc_input_size, self.cite("vl.fc_llama")
 
 
 # vLLM target classes: arch -> (supports EAGLE-3, capture kind, cites)
@@ -685,7 +764,7 @@ VLLM_TARGETS: dict[str, tuple[bool, str, list[str]]] = {
 }
 
 
-def vllm_capture(kind: str, layers: tuple[int, ...], n: int) -> tuple[list[int] | None, str]:
+def vllm_capture(kind: str, layers: tuple[int, ...], n: int, cite=cite) -> tuple[list[int] | None, str]:
     """Boundaries the target's forward appends, in order; (None, crash reason) when the forward raises."""
     if kind == "mixin":  # boundary 0 before the loop (guarded), idx+1 after each block; set membership
         return [b for b in range(0, n + 1) if b in layers], ""
@@ -703,9 +782,13 @@ def vllm_capture(kind: str, layers: tuple[int, ...], n: int) -> tuple[list[int] 
 
 def vllm_row(code: VllmCode, runner: str, case: dict) -> dict:
     arch, n, h = case["target_arch"], case["n"], case["target_hidden"]
-    row = {"engine": "vLLM", "version": "0.33.0", "runner": runner, "cite": []}
+    cite = code.cite
+    row = {"engine": "vLLM", "version": code.version, "runner": runner, "cite": []}
     cites = row["cite"]
-    cites.append(cite("vl.v2_env" if runner == "v2" else "vl.env"))
+    if code.version == "0.34.0":
+        cites.append(cite("vl.runner"))  # Model Runner V2 is the only runner
+    else:
+        cites.append(cite("vl.v2_env" if runner == "v2" else "vl.env"))
     try:
         hf = code.hf_config(case["draft"])
     except ValueError as exc:
@@ -761,7 +844,7 @@ def vllm_row(code: VllmCode, runner: str, case: dict) -> dict:
         code.ds_set(model, ids)
         layers = tuple(model.model.aux_hidden_state_layers)
     cites += [cite(k) for k in tcites]
-    captured, crash = vllm_capture(kind, layers, n)
+    captured, crash = vllm_capture(kind, layers, n, cite)
     k, fc_in, fc_cite = code.fc_count(hf)
     cites.append(fc_cite)
     out = {
@@ -1658,6 +1741,7 @@ def advice(case: dict, boundaries: list[int] | None, sg: SgCode) -> dict:
 
 def run_all() -> dict:
     vl = VllmCode()
+    vl34 = VllmCode("0.34.0")
     sg = {"0.5.23": SgCode(SG23, "0.5.23"), "0.5.1": SgCode(SG51, "0.5.1")}
     sg514 = Sg514()
     out = []
@@ -1665,6 +1749,7 @@ def run_all() -> dict:
         rows = [
             sglang_row(sg["0.5.23"], case),
             sglang_row(sg["0.5.1"], case),
+            vllm_row(vl34, "v2", case),
             vllm_row(vl, "v2", case),
             vllm_row(vl, "v1", case),
         ]

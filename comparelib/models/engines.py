@@ -3,8 +3,9 @@
 Every rule below was read from the engine's released code (the wheel on the package index), and each
 row names the file and function it comes from. These per-family rows predate ``serving``, which models each
 engine version and vLLM runner per target class and is what ``lint`` and ``params --json`` use; this table
-serves only the engine choices and the lint's fallback when the target's class is unknown. Its vLLM rows
-describe Model Runner V1 (``VLLM_USE_V2_MODEL_RUNNER=0``), not vLLM 0.33.0's default.
+serves only the engine choices and the lint's fallback when the target's class is unknown. Its vLLM 0.33.0 rows
+describe Model Runner V1 (``VLLM_USE_V2_MODEL_RUNNER=0``), not 0.33.0's default; its vLLM 0.34.0 rows describe
+Model Runner V2, 0.34.0's only runner (V1 was removed).
 
 Numbering used throughout: boundary ``b`` is the input of block ``b`` (0 = the embedding output,
 ``N`` = after the last of ``N`` blocks), i.e. HF ``output_hidden_states[b]``; "output of block k"
@@ -92,6 +93,13 @@ _SG_ORDER = "captured in layer order, each layer once (`i in layers_to_capture`)
 _VLLM_ORDER = "sorted and de-duplicated (EagleModelMixin._set_aux_hidden_state_layers)"
 _SG_IDS = ("eagle_config",)
 _VLLM_IDS = ("top-level", "eagle_config")
+_VLLM_V2_IDS = ("top-level", "eagle_config.layer_ids")
+_V34_READ = (
+    "; ids from v1/worker/gpu/spec_decode/eagle/eagle3_utils.py get_eagle3_aux_layers_from_config (line 109: top "
+    "level, then eagle_config.layer_ids, never eagle_config.eagle_aux_hidden_state_layer_ids); Model Runner V2 is "
+    "the only runner (v1/worker/gpu_worker.py line 587; VLLM_USE_V2_MODEL_RUNNER=0 raises, platforms/interface.py "
+    "line 1484)"
+)
 _SG_READ = (
     "; ids read only from eagle_config (srt/model_executor/model_runner_components/spec_aux_hidden_state.py "
     "_resolve_eagle_aux_hidden_state)"
@@ -226,7 +234,71 @@ RULES: tuple[CaptureRule, ...] = (
         "sglang 0.5.1 srt/models/gpt_oss.py GptOssForCausalLM.set_eagle3_layers_to_capture (line 1147: "
         "always val + 1); capture only inside the layer loop (line 569)",
     ),
-    # ---- vLLM 0.33.0 ------------------------------------------------------------------------------
+    # ---- vLLM 0.34.0 (Model Runner V2, the only runner) ------------------------------------------------
+    CaptureRule(
+        "vLLM",
+        "0.34.0",
+        "llama",
+        SERVING,
+        AS_GIVEN,
+        _BOUNDARY_DEFAULT,
+        "N",
+        _VLLM_ORDER,
+        SHORT,
+        _VLLM_V2_IDS,
+        True,
+        "vllm 0.34.0 model_executor/models/interfaces.py EagleModelMixin._set_aux_hidden_state_layers "
+        "(line 1630: tuple(sorted(set(layers)))) and SupportsEagle3.get_eagle3_default_aux_hidden_state_"
+        "layers (line 1785); boundaries 0..N in model_executor/models/llama.py LlamaModel.forward "
+        "(lines 429, 439)" + _V34_READ,
+    ),
+    CaptureRule(
+        "vLLM",
+        "0.34.0",
+        "qwen-moe",
+        SERVING,
+        AS_GIVEN,
+        _BOUNDARY_DEFAULT,
+        "N",
+        _VLLM_ORDER,
+        SHORT,
+        _VLLM_V2_IDS,
+        True,
+        "vllm 0.34.0 model_executor/models/interfaces.py EagleModelMixin._set_aux_hidden_state_layers "
+        "(line 1630) and _maybe_add_hidden_state (line 1660)" + _V34_READ,
+    ),
+    CaptureRule(
+        "vLLM",
+        "0.34.0",
+        "deepseek",
+        SERVING,
+        AS_GIVEN,
+        _BOUNDARY_DEFAULT,
+        "N",
+        "captured in layer order, each layer once (`idx in aux_hidden_state_layers`)",
+        SHORT,
+        _VLLM_V2_IDS,
+        True,
+        "vllm 0.34.0 model_executor/models/deepseek_v2.py DeepseekV2ForCausalLM.set_aux_hidden_state_"
+        "layers (line 1956, as given) and DeepseekV2Model.forward (line 1561 before each layer, line 1586 "
+        "after the last); Kimi-K2.5 delegates (model_executor/models/kimi_k25.py line 471)" + _V34_READ,
+    ),
+    CaptureRule(
+        "vLLM",
+        "0.34.0",
+        "gpt-oss",
+        SERVING,
+        AS_GIVEN,
+        _BOUNDARY_DEFAULT,
+        "N",
+        _VLLM_ORDER,
+        SHORT,
+        _VLLM_V2_IDS,
+        True,
+        "vllm 0.34.0 model_executor/models/gpt_oss.py GptOssModel.forward (lines 526, 532: boundary "
+        "i + 1 after block i) with EagleModelMixin (interfaces.py line 1630)" + _V34_READ,
+    ),
+    # ---- vLLM 0.33.0 (Model Runner V1, VLLM_USE_V2_MODEL_RUNNER=0) ------------------------------------
     CaptureRule(
         "vLLM",
         "0.33.0",
@@ -353,7 +425,8 @@ def newest(engine: str) -> str:
 
 
 def serving_choices() -> list[str]:
-    """'SGLang 0.5.23', 'SGLang 0.5.1', 'vLLM 0.33.0': every serving engine version with rules, newest first."""
+    """'SGLang 0.5.23', 'SGLang 0.5.1', 'vLLM 0.34.0', 'vLLM 0.33.0': every serving engine version with rules,
+    newest first."""
     return [f"{e} {v}" for e in SERVING_ENGINES for v in versions(e)]
 
 
@@ -469,6 +542,7 @@ def read_ids(rule_: CaptureRule, config: Mapping[str, Any], dialect: str) -> tup
         "eagle_config": eagle_config.get("eagle_aux_hidden_state_layer_ids")
         if isinstance(eagle_config, Mapping)
         else None,
+        "eagle_config.layer_ids": eagle_config.get("layer_ids") if isinstance(eagle_config, Mapping) else None,
         "run override": None,
     }
     if dialect == "speculators-eagle3":

@@ -167,7 +167,7 @@ def _eagle_config(draft: ModelSpec) -> Mapping[str, Any]:
 def expected_aux_count(draft: ModelSpec) -> int:
     """States the draft's fc concatenates, as both engines size it: num_aux_hidden_states, else the number of
     ids in eagle_config, else 3 (sglang 0.5.23 srt/models/llama_eagle3.py LlamaModel.__init__ lines 155-160;
-    vllm 0.33.0 model_executor/models/llama_eagle3.py line 210)."""
+    vllm 0.33.0 and 0.34.0 model_executor/models/llama_eagle3.py line 210)."""
     explicit = draft.raw_config.get("num_aux_hidden_states") if draft.raw_config else None
     if isinstance(explicit, int) and not isinstance(explicit, bool) and explicit > 0:
         return explicit
@@ -305,9 +305,8 @@ def _id_checks(draft: ModelSpec, verdicts: Sequence[engine_model.Verdict], cls: 
                 f"eagle_aux_hidden_state_layer_ids has {len(ids)} ids ({ids}); SpecForge 0.2.0 refuses any count "
                 "other than three (algorithms/model_providers.py:206), SGLang 0.5.1 always builds the fc for 3 "
                 "states, and "
-                "vLLM 0.33.0's default runner does not read eagle_config ids at all. "
-                + _what_each_does(verdicts)
-                + ".",
+                "vLLM's Model Runner V2 (0.34.0's only runner, 0.33.0's default) does not read eagle_config ids "
+                "at all. " + _what_each_does(verdicts) + ".",
             )
         )
     if any(b <= a for a, b in itertools.pairwise(ids)) and len(set(ids)) == len(ids):
@@ -365,7 +364,7 @@ def _default_fix(v: engine_model.Verdict | None, draft: ModelSpec, cls: str, n: 
         return "no config captures them on every engine (" + "; ".join(adv.why) + ")"
     ec = adv.config.get("eagle_config", {}).get("eagle_aux_hidden_state_layer_ids")
     return (
-        f"for SGLang 0.5.23 write {ec} into eagle_config; for vLLM 0.33.0 write "
+        f"for SGLang 0.5.23 write {ec} into eagle_config; for {engine_model.VLLM_NAMES} write "
         f"{adv.config['eagle_aux_hidden_state_layer_ids']} at the top level"
     )
 
@@ -918,8 +917,9 @@ def _norm_findings(draft: ModelSpec) -> list[Finding]:
                 "warning",
                 "aux-norm-legacy",
                 "use_aux_norm is SGLang's legacy name for fc_norm: SGLang builds the per-state norms (srt/models/"
-                "llama_eagle3.py line 185), vLLM 0.33.0 reads only fc_norm (model_executor/models/llama_eagle3.py "
-                "line 231) and would find fc_norm weights it did not build. Write fc_norm: true as well.",
+                "llama_eagle3.py line 185), vLLM 0.34.0 / 0.33.0 reads only fc_norm (model_executor/models/"
+                "llama_eagle3.py line 231) and would find fc_norm weights it did not build. Write fc_norm: true as "
+                "well.",
             )
         )
     return out

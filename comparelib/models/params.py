@@ -120,9 +120,9 @@ def tied_note(spec: ModelSpec) -> str | None:
     head = " x ".join(f"{d:,}" for d in rows)
     return (
         "tied to the embedding (tie_word_embeddings true): counted once, as the embedding. SGLang 0.5.23 serves "
-        "embed_tokens as the head (models/llama_eagle3.py:303) and never loads lm_head.weight; vLLM 0.33.0 ignores "
-        f"the flag, loads a {head} lm_head.weight when the checkpoint has one (not in these counts), else uses the "
-        "target's lm_head."
+        "embed_tokens as the head (models/llama_eagle3.py:303) and never loads lm_head.weight; vLLM 0.33.0 and "
+        f"0.34.0 ignore the flag, load a {head} lm_head.weight when the checkpoint has one (not in these counts), "
+        "else use the target's lm_head."
     )
 
 
@@ -313,7 +313,7 @@ def _why_absent(spec: ModelSpec, t: TensorSpec) -> str:
     if t.component == "lm_head" and tied_lm_head(spec):
         return (
             f"{short} not stored: tied to the embedding (tie_word_embeddings true); "
-            "vLLM 0.33.0 then uses the target's lm_head"
+            "vLLM 0.33.0 and 0.34.0 then use the target's lm_head"
         )
     if t.shared_with_target and not t.trainable:
         return f"{short} not stored: shared with the target and frozen (loaded from the target at serving time)"
@@ -389,8 +389,8 @@ def reconcile(spec: ModelSpec, header: Header) -> CheckpointReport:
         if tied and t.component == "lm_head":
             notes.append(
                 f"{hit} is present although tie_word_embeddings is true: SGLang 0.5.23 never loads it (it serves "
-                "the embedding as the head, models/llama_eagle3.py:303) while vLLM 0.33.0 ignores the tie and "
-                "loads it, so the two engines serve different heads"
+                "the embedding as the head, models/llama_eagle3.py:303) while vLLM 0.33.0 and 0.34.0 ignore the tie "
+                "and load it, so the two engines serve different heads"
             )
         elif not t.stored:
             notes.append(

@@ -1,11 +1,11 @@
 """Will it serve? One verdict per engine version and runner, computed the way each engine's own code does.
 
-The id lookup, the capture hook, the forward loop's reach and the fc sizing of SGLang 0.5.23, SGLang 0.5.1 and
-vLLM 0.33.0 (Model Runner V2, its default, and V1 under ``VLLM_USE_V2_MODEL_RUNNER=0``) are re-stated here in a
-few lines each, and every branch names the wheel line it was read from (``CITES``). tools/engine_oracle.py runs
-the engines' own functions, pulled out of the wheels with ``ast``, on a case table and records what they do
-(tests/data/engine_cases.json); the tests hold this module to that recording case by case, and the tool checks
-that each cited line still holds the named code.
+The id lookup, the capture hook, the forward loop's reach and the fc sizing of SGLang 0.5.23, SGLang 0.5.1,
+vLLM 0.34.0 (Model Runner V2 only: V1 was removed) and vLLM 0.33.0 (V2, its default, and V1 under
+``VLLM_USE_V2_MODEL_RUNNER=0``) are re-stated here in a few lines each, and every branch names the wheel line it
+was read from (``CITES``). tools/engine_oracle.py runs the engines' own functions, pulled out of the wheels with
+``ast``, on a case table and records what they do (tests/data/engine_cases.json); the tests hold this module to
+that recording case by case, and the tool checks that each cited line still holds the named code.
 
 Boundary ``b`` is the hidden state entering decoder layer ``b`` (0 = the embedding output, N = after the last
 layer). Nothing here imports torch or an engine: inputs are the draft's raw config and three target numbers.
@@ -696,6 +696,92 @@ CITES: dict[str, Cite] = {
     ),
 }
 
+# vLLM 0.34.0 runs the same V2 lookup, default, setters, forward loops and fc sizing as 0.33.0 (the wheels' code
+# differs only in the lines below moving): "vl34.x" is "vl.x" on its 0.34.0 line. What changed is the runner:
+# Model Runner V1 and P-EAGLE are gone.
+_VL34_LINES: dict[str, int] = {
+    "vl.v2_call": 427,
+    "vl.v2_nosupport": 19,
+    "vl.v2_lookup": 103,
+    "vl.v2_top": 109,
+    "vl.v2_layer_ids": 135,
+    "vl.v2_default_call": 28,
+    "vl.mixin_sort": 1630,
+    "vl.mixin_guard": 1661,
+    "vl.default": 1785,
+    "vl.eagleconfig_copy": 86,
+    "vl.spec_model_type": 369,
+    "vl.algos_arch": 45,
+    "vl.algos_ids": 48,
+    "vl.fc_llama": 215,
+    "vl.fc_llama_n": 221,
+    "vl.fc_qwen3": 207,
+    "vl.fc_qwen3_n": 214,
+    "vl.fc_load": 411,
+    "vl.llama_b0": 429,
+    "vl.llama_bi": 440,
+    "vl.qwen2_bi": 430,
+    "vl.qwen3_model": 269,
+    "vl.qwen3moe_bi": 514,
+    "vl.qwen3next_b0": 746,
+    "vl.gptoss_bi": 532,
+    "vl.minimax_b0": 403,
+    "vl.llama4_cls": 708,
+    "vl.mllama4_set": 791,
+    "vl.phi3_cls": 10,
+    "vl.ds_set": 1956,
+    "vl.ds_res_none": 1525,
+    "vl.ds_bi": 1562,
+    "vl.ds_bN": 1586,
+    "vl.ds_v3": 2005,
+    "vl.kimi_set": 471,
+    "vl.dsa_route": 21,
+    "vl.dsa_bi": 296,
+    "vl.registry_dsa": 125,
+    "vl.mixtral_cls": 375,
+    "vl.glm4moe_cls": 534,
+    "vl.gemma3_cls": 367,
+    "vl.qwen2moe_cls": 424,
+}
+CITES.update(
+    {
+        "vl34." + key[3:]: Cite("vllm", "0.34.0", CITES[key].path, line, CITES[key].needle)
+        for key, line in _VL34_LINES.items()
+    }
+)
+CITES.update(
+    {
+        "vl34.runner": Cite(
+            "vllm",
+            "0.34.0",
+            "vllm/v1/worker/gpu_worker.py",
+            587,
+            "return GPUModelRunner(self.vllm_config, self.device)",
+        ),
+        "vl34.v1_removed": Cite(
+            "vllm",
+            "0.34.0",
+            "vllm/platforms/interface.py",
+            1484,
+            'f"VLLM_USE_V2_MODEL_RUNNER={value} is no longer supported: "',
+        ),
+        "vl34.eagleconfig_wrap": Cite(
+            "vllm",
+            "0.34.0",
+            "vllm/v1/worker/gpu/spec_decode/eagle/config.py",
+            17,
+            'draft.hf_config = EAGLEConfig(draft.hf_config, method=method, model_type="eagle")',
+        ),
+        "vl34.peagle_removed": Cite(
+            "vllm",
+            "0.34.0",
+            "vllm/transformers_utils/configs/speculators/algos.py",
+            55,
+            'raise ValueError("P-EAGLE (parallel drafting EAGLE-3) is not supported.")',
+        ),
+    }
+)
+
 
 def cite(key: str) -> str:
     return str(CITES[key])
@@ -705,21 +791,33 @@ def cite(key: str) -> str:
 ENGINE_ROWS: tuple[tuple[str, str, str | None], ...] = (
     ("SGLang", "0.5.23", None),
     ("SGLang", "0.5.1", None),
+    ("vLLM", "0.34.0", "v2"),
     ("vLLM", "0.33.0", "v2"),
     ("vLLM", "0.33.0", "v1"),
 )
+# vLLM version -> the prefix of its CITES keys. 0.34.0 has no V1 runner: VLLM_USE_V2_MODEL_RUNNER=0 raises.
+VLLM_CITES: dict[str, str] = {"0.34.0": "vl34", "0.33.0": "vl"}
+VLLM_ONLY_V2: frozenset[str] = frozenset({"0.34.0"})
 RUNNER_NOTE: dict[str | None, str] = {
     None: "",
-    "v2": "Model Runner V2, vLLM 0.33.0's default",
-    "v1": "Model Runner V1, only with VLLM_USE_V2_MODEL_RUNNER=0 (or a feature V2 lacks, e.g. P-EAGLE)",
+    "v2": "Model Runner V2: vLLM 0.33.0's default, vLLM 0.34.0's only runner",
+    "v1": "Model Runner V1 (vLLM 0.33.0), only with VLLM_USE_V2_MODEL_RUNNER=0 (or a feature V2 lacks, e.g. "
+    "P-EAGLE); vLLM 0.34.0 removed it and refuses that setting",
 }
 
 
 def row_label(engine: str, version: str, runner: str | None) -> str:
-    """'vLLM 0.33.0 (v2, default)', 'SGLang 0.5.23'."""
+    """'vLLM 0.33.0 (v2, default)', 'vLLM 0.34.0 (v2, only runner)', 'SGLang 0.5.23'."""
     if runner is None:
         return f"{engine} {version}"
-    return f"{engine} {version} ({runner}{', default' if runner == 'v2' else ', VLLM_USE_V2_MODEL_RUNNER=0'})"
+    if runner == "v2":
+        return f"{engine} {version} (v2, {'only runner' if version in VLLM_ONLY_V2 else 'default'})"
+    return f"{engine} {version} ({runner}, VLLM_USE_V2_MODEL_RUNNER=0)"
+
+
+def _vk(version: str, key: str) -> str:
+    """The CITES key of vLLM ``version`` for a 'vl.x' key."""
+    return VLLM_CITES[version] + key[2:]
 
 
 # ---- SGLang ---------------------------------------------------------------------------------------------------
@@ -807,7 +905,7 @@ SG51: dict[str, SgTarget] = {
     "MiniMaxM2ForCausalLM": SgTarget("none", registered=False, cites=("sg51.registry",)),
 }
 
-# ---- vLLM 0.33.0: arch -> (SupportsEagle3, capture kind, cites) -------------------------------------------------
+# ---- vLLM 0.33.0 and 0.34.0 (same classes and loops): arch -> (SupportsEagle3, capture kind, cites) ------------
 # kind: "mixin" (EagleModelMixin: sorted set, boundaries 0..N, guarded), "deepseek" (as given, 1..N, boundary 0
 # adds residual=None), "dsa-cuda" (GLM-5 / DeepSeek-V3.2 on CUDA: 0..N-1, guarded)
 VLLM: dict[str, tuple[bool, str, tuple[str, ...]]] = {
@@ -1024,7 +1122,7 @@ def vllm_ids(hf: Mapping[str, Any], runner: str) -> list[int] | None:
     return list(ids) if ids and isinstance(ids, (list, tuple)) else None
 
 
-def vllm_capture(kind: str, ids: Sequence[int], n: int) -> tuple[list[int] | None, str]:
+def vllm_capture(kind: str, ids: Sequence[int], n: int, version: str = "0.33.0") -> tuple[list[int] | None, str]:
     """Boundaries the target's forward appends; (None, why) when the forward raises."""
     if kind == "mixin":
         layers = set(ids)
@@ -1033,14 +1131,14 @@ def vllm_capture(kind: str, ids: Sequence[int], n: int) -> tuple[list[int] | Non
         if 0 in ids:
             return None, (
                 "boundary 0 adds residual=None to the embedding output: TypeError in the first forward "
-                f"({cite('vl.ds_res_none')}, {cite('vl.ds_bi')})"
+                f"({cite(_vk(version, 'vl.ds_res_none'))}, {cite(_vk(version, 'vl.ds_bi'))})"
             )
         return [b for b in range(n) if b in ids] + ([n] if n in ids else []), ""
     return [b for b in range(n) if b in ids], ""  # dsa-cuda: before each block only
 
 
-def vllm_fc(hf: Mapping[str, Any]) -> tuple[int, int, str]:
-    """(states, fc in-features, cite) as the draft class vLLM picks sizes them."""
+def vllm_fc(hf: Mapping[str, Any], version: str = "0.33.0") -> tuple[int, int, str]:
+    """(states, fc in-features, cite) as the draft class vLLM picks sizes them (0.33.0 and 0.34.0 alike)."""
     arch = (hf.get("architectures") or ["LlamaForCausalLMEagle3"])[0]
     raw_ec = hf.get("eagle_config")
     ec: Mapping[str, Any] = raw_ec if isinstance(raw_ec, Mapping) else {}
@@ -1052,12 +1150,12 @@ def vllm_fc(hf: Mapping[str, Any]) -> tuple[int, int, str]:
         if k is None:
             aux = hf.get("eagle_aux_hidden_state_layer_ids") or ec.get("eagle_aux_hidden_state_layer_ids")
             k = len(aux) if aux else 3
-        return int(k), int(th) * int(k), cite("vl.fc_qwen3")
+        return int(k), int(th) * int(k), cite(_vk(version, "vl.fc_qwen3"))
     k = hf.get("num_aux_hidden_states")
     if k is None:
         aux = ec.get("eagle_aux_hidden_state_layer_ids")
         k = len(aux) if aux else 3
-    return int(k), int(th) * int(k), cite("vl.fc_llama")
+    return int(k), int(th) * int(k), cite(_vk(version, "vl.fc_llama"))
 
 
 # ---- verdicts -------------------------------------------------------------------------------------------------
@@ -1213,10 +1311,35 @@ def _sglang(draft: Mapping[str, Any], arch: str, n: int, h: int, ck: int | None,
     return out
 
 
-def _vllm(draft: Mapping[str, Any], arch: str, n: int, h: int, ck: int | None, runner: str) -> Verdict:
-    base = _blank("vLLM", "0.33.0", runner, ck)
+def _vllm(
+    draft: Mapping[str, Any], arch: str, n: int, h: int, ck: int | None, runner: str, version: str = "0.33.0"
+) -> Verdict:
+    base = _blank("vLLM", version, runner, ck)
     none: dict[str, Any] = {"ids_read": None, "ids_from": None, "captured": None, "fc_in": None}
-    cites = [cite("vl.v2_env" if runner == "v2" else "vl.env")]
+
+    def vc(key: str) -> str:
+        return cite(_vk(version, key))
+
+    if version in VLLM_ONLY_V2:
+        if runner != "v2":
+            return Verdict(
+                **base,
+                **none,
+                status="unsupported",
+                reason=f"vLLM {version} has no Model Runner V1: VLLM_USE_V2_MODEL_RUNNER=0 raises ValueError",
+                cite=[vc("vl.v1_removed")],
+            )
+        cites = [vc("vl.runner")]
+    else:
+        cites = [vc("vl.v2_env" if runner == "v2" else "vl.env")]
+    if version in VLLM_ONLY_V2 and draft.get("speculators_model_type") == "peagle":
+        return Verdict(
+            **base,
+            **none,
+            status="fails",
+            reason="draft config rejected: P-EAGLE (parallel drafting EAGLE-3) is not supported",
+            cite=cites + [vc("vl.peagle_removed")],
+        )
     try:
         hf = vllm_hf_config(draft)
     except DraftRejected as exc:
@@ -1225,7 +1348,7 @@ def _vllm(draft: Mapping[str, Any], arch: str, n: int, h: int, ck: int | None, r
             **none,
             status="fails",
             reason=f"draft config rejected: {exc}",
-            cite=cites + [cite("vl.algos_arch")],
+            cite=cites + [vc("vl.algos_arch")],
         )
     supported, kind, tcites = VLLM[arch]
     if not supported:
@@ -1234,23 +1357,21 @@ def _vllm(draft: Mapping[str, Any], arch: str, n: int, h: int, ck: int | None, r
             **none,
             status="unsupported",
             reason=f"{arch} does not implement SupportsEagle3: 'Model does not support EAGLE3 interface'",
-            cite=cites
-            + [cite("vl.v2_nosupport" if runner == "v2" else "vl.v1_nosupport")]
-            + [cite(k) for k in tcites],
+            cite=cites + [vc("vl.v2_nosupport" if runner == "v2" else "vl.v1_nosupport")] + [vc(k) for k in tcites],
         )
     ids = vllm_ids(hf, runner)
-    cites.append(cite("vl.v2_lookup" if runner == "v2" else "vl.v1_lookup"))
+    cites.append(vc("vl.v2_lookup" if runner == "v2" else "vl.v1_lookup"))
     if ids:
         top = hf.get("eagle_aux_hidden_state_layer_ids")
         ids_from = "top-level" if top else ("eagle_config.layer_ids" if runner == "v2" else "eagle_config")
     else:
         ids = default_ids(n)
         ids_from = "default"
-        cites += [cite("vl.v2_default_call" if runner == "v2" else "vl.v1_default_call"), cite("vl.default")]
+        cites += [vc("vl.v2_default_call" if runner == "v2" else "vl.v1_default_call"), vc("vl.default")]
     ids = [int(i) for i in ids]
-    cites += [cite(k) for k in tcites]
-    captured, crash = vllm_capture(kind, ids, n)
-    k, fc_in, fc_cite = vllm_fc(hf)
+    cites += [vc(k) for k in tcites]
+    captured, crash = vllm_capture(kind, ids, n, version)
+    k, fc_in, fc_cite = vllm_fc(hf, version)
     cites.append(fc_cite)
     return _finish(
         {**base, "ids_read": ids, "ids_from": ids_from, "captured": captured, "cite": cites},
@@ -1259,7 +1380,7 @@ def _vllm(draft: Mapping[str, Any], arch: str, n: int, h: int, ck: int | None, r
         fc_in,
         captured,
         h,
-        cite("vl.fc_load"),
+        vc("vl.fc_load"),
     )
 
 
@@ -1281,8 +1402,8 @@ def checkpoint_fc_default(draft: Mapping[str, Any]) -> int | None:
 
 
 def parse_rows(choice: str | None) -> list[tuple[str, str, str | None]]:
-    """ENGINE_ROWS for one choice: 'vLLM 0.33.0' gives both runners, 'vLLM 0.33.0 v1' one, 'SGLang' the newest;
-    None gives all rows."""
+    """ENGINE_ROWS for one choice: 'vLLM 0.33.0' gives both its runners, 'vLLM 0.33.0 v1' one, 'vLLM' or 'SGLang'
+    the newest version's rows (vLLM 0.34.0: V2 only); None gives all rows."""
     if not choice:
         return list(ENGINE_ROWS)
     parts = choice.replace("(", " ").replace(")", " ").replace(",", " ").split()
@@ -1313,7 +1434,7 @@ def serve(
         if engine == "SGLang":
             out.append(_sglang(draft, target_arch, n_layers, target_hidden, fc_in_checkpoint, version))
         else:
-            out.append(_vllm(draft, target_arch, n_layers, target_hidden, fc_in_checkpoint, runner or "v2"))
+            out.append(_vllm(draft, target_arch, n_layers, target_hidden, fc_in_checkpoint, runner or "v2", version))
     tr = trained(draft, target_arch=target_arch, n_layers=n_layers, target_hidden=target_hidden)
     b = tr.boundaries
     if b is None and draft.get("speculators_model_type") is None:
@@ -1410,7 +1531,7 @@ def trained(draft: Mapping[str, Any], *, target_arch: str, n_layers: int, target
 # ---- advice ---------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Advice:
-    """The config that makes SGLang 0.5.23 and both vLLM runners capture the trained blocks, or why none can."""
+    """The config that makes SGLang 0.5.23 and every vLLM row capture the trained blocks, or why none can."""
 
     possible: bool
     config: dict[str, Any]
@@ -1428,6 +1549,7 @@ class Advice:
         }
 
 
+VLLM_NAMES = "vLLM 0.34.0 / 0.33.0"  # the VLLM table holds for both
 _VLLM_REACH = {
     "mixin": lambda n: set(range(n + 1)),
     "deepseek": lambda n: set(range(1, n + 1)),
@@ -1447,7 +1569,7 @@ def advice(
     """The exact keys to write (top-level and eagle_config), for the trained boundaries (default: trained(),
     else what SGLang 0.5.23 captures when no known trainer produced the config)."""
     n, arch = n_layers, target_arch
-    every = ["SGLang 0.5.23", "vLLM 0.33.0 (v2)", "vLLM 0.33.0 (v1)"]
+    every = ["SGLang 0.5.23", "vLLM 0.34.0 (v2)", "vLLM 0.33.0 (v2)", "vLLM 0.33.0 (v1)"]
     vl_ok, kind, _ = VLLM[arch]
     sg_t = SG23[arch]
     if not vl_ok and sg_t.kind == "none":
@@ -1455,7 +1577,7 @@ def advice(
             False,
             {},
             [
-                f"vLLM 0.33.0 has no EAGLE-3 support for {arch} (no SupportsEagle3)",
+                f"{VLLM_NAMES} has no EAGLE-3 support for {arch} (no SupportsEagle3)",
                 f"SGLang 0.5.23 has no EAGLE-3 hook for {arch}",
             ],
             [],
@@ -1492,7 +1614,7 @@ def advice(
             return Advice(
                 False,
                 {},
-                [f"vLLM 0.33.0 cannot capture {b} on {arch}", "SGLang does not read speculators-format drafts"],
+                [f"{VLLM_NAMES} cannot capture {b} on {arch}", "SGLang does not read speculators-format drafts"],
                 [],
             )
         cfg: dict[str, Any] = {"eagle_aux_hidden_state_layer_ids": b}
@@ -1512,10 +1634,10 @@ def advice(
         )
     why = []
     if not vl_ok:
-        why.append(f"vLLM 0.33.0 has no EAGLE-3 support for {arch} (no SupportsEagle3)")
+        why.append(f"{VLLM_NAMES} has no EAGLE-3 support for {arch} (no SupportsEagle3)")
     elif not set(b) <= _VLLM_REACH[kind](n):
         why.append(
-            f"vLLM 0.33.0 cannot capture {sorted(set(b) - _VLLM_REACH[kind](n))} on {arch} (boundary 0 "
+            f"{VLLM_NAMES} cannot capture {sorted(set(b) - _VLLM_REACH[kind](n))} on {arch} (boundary 0 "
             "crashes on the DeepSeek path; N is unreachable on the DSA path)"
         )
     sg_ids = None
@@ -1540,7 +1662,7 @@ def advice(
         {"eagle_aux_hidden_state_layer_ids": b, "eagle_config": {"eagle_aux_hidden_state_layer_ids": sg_ids}},
         [],
         every,
-        "both vLLM runners read the top level first and use it as given; SGLang reads only eagle_config; "
+        "every vLLM runner reads the top level first and uses it as given; SGLang reads only eagle_config; "
         "both size the fc from the eagle_config count (num_aux_hidden_states overrides it)",
     )
 
@@ -1597,7 +1719,7 @@ def table_rows(verdicts: Sequence[Verdict], adv: Advice) -> list[dict[str, Any]]
 
 def headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
     """The engine to act on and the one change, or that every engine serves the trained blocks."""
-    order = {("SGLang", "0.5.23"): 0, ("vLLM", "0.33.0"): 1, ("SGLang", "0.5.1"): 2}
+    order = {("SGLang", "0.5.23"): 0, ("vLLM", "0.34.0"): 1, ("vLLM", "0.33.0"): 2, ("SGLang", "0.5.1"): 3}
     if verdicts and all(v.status == "unsupported" for v in verdicts):
         return (
             "No engine serves an EAGLE-3 draft on this target: unsupported on "
