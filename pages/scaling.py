@@ -347,8 +347,9 @@ def _live_tab() -> None:
                 for note in model.notes:
                     st.markdown(f"- {note}")
                 st.caption(
-                    "Dashed lines are predictions from the cycle-cost model (verify + steps × step cost, "
-                    "geometric acceptance); they are never stored as measurements."
+                    "Dashed lines are predictions from the cycle-cost model (verify + steps × step cost): the "
+                    "acceptance is the measured one where the sweep measured that num_steps, geometric elsewhere; "
+                    "tok/s is always predicted. They are never stored as measurements."
                 )
             if (measured["kind"] == "example").any():
                 st.caption(

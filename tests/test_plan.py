@@ -449,3 +449,14 @@ def test_unknown_target_still_plans_samples_without_generation_cost(example_inpu
     assert data["gpu_hours"]["generation"]["value"] is None and data["gpu_hours"]["total"]["value"] is None
     assert data["gpu_hours"]["training"]["value"] > 0
     assert "--target" in more.note and p.cost["note"]
+
+
+def test_cli_says_which_gains_are_within_noise(tmp_path: Path) -> None:
+    """The ranking puts a gain within run-to-run noise after every real one: the text says which those are."""
+    r = run_cli("plan", "example", "--db", f"sqlite:///{tmp_path / 'r.sqlite'}")
+    assert r.returncode == 0, r.stderr
+    more = r.stdout.split("[more-data]")[1].split("\n2. ")[0]
+    assert "gain at bs1: +" in more and "no gain" not in more, more
+    ns = r.stdout.split("[num-steps]")[1].split("\nsources:")[0]
+    assert "gain at bs1: +0.0 tok/s (within run-to-run noise" in ns and ": no gain)" in ns, ns
+    assert "batch 1: 2" in ns and "The served num_steps is the best or ties it within 2%" in ns, ns

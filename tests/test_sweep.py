@@ -200,7 +200,9 @@ def test_retraining_without_a_known_volume_is_not_free() -> None:
     assert ds.total.value is None and ds.per_gpu_hour is None
     assert "cost unknown: retraining needs your training volume" in ds.note and "0 samples" not in ds.note
     ns = next(o for o in result.options if o.kind == "num-steps")
-    assert ns.gain is not None and result.options.index(ns) < result.options.index(ds)  # costed before uncosted
+    # the served num_steps is the best: num-steps is free but gains nothing, so the uncosted gain comes first
+    assert ns.gain is not None and not plan.gains(ns, result.noise) and plan.gains(ds, result.noise)
+    assert result.options.index(ds) < result.options.index(ns)
 
 
 # ---------------------------------------------------------------- Overview's words for ratios
@@ -403,3 +405,136 @@ def test_plan_offline_with_no_usable_row_is_refused(tmp_path: Any, rows: list) -
     path.write_text(json.dumps({"by_steps": rows}))
     with pytest.raises(DataError, match="no usable acceptance length by num_steps"):
         plan.read_offline(path)
+
+
+# ---------------------------------------------------------------- a new user's vLLM walk (#1-#4, #8, #9, #10)
+
+
+def _imported(r: RunRecord, **changes: Any) -> RunRecord:
+    """``r`` as `vllm bench serve --save-result` leaves it: the tool's name and its concurrency, and neither
+    the dataset nor the output length (vllm/benchmarks/serve.py writes neither)."""
+    from dataclasses import replace
+
+    params = {"format": "vllm bench serve", "max_concurrency": r.params["concurrency"], "source_file": "x.json"}
+    return replace(r, kind="imported", params=params, **changes)
+
+
+WALK_AL = {1: 1.80, 2: 2.17, 3: 2.51, 4: 2.77, 5: 2.91}
+WALK_WIGGLE = {1: 1.0, 2: 1.004, 3: 0.998, 4: 1.003, 5: 0.997}  # run-to-run noise, fixed
+
+
+def _walk_tok_s(k: int) -> float:
+    """One sequence at a time (batch 1 = the sweep's concurrency, so the plan's batch-1 figure is the model's):
+    a cycle of 11.15 + 1.65 k ms, the Qwen3-8B walk's fitted costs."""
+    return cycle_tok_s(k, WALK_AL[k], verify=11.15, step=1.65, c=1) * WALK_WIGGLE[k]
+
+
+def _walk_run(id_: int, steps: int | None, tok_s: float, al: float | None = None) -> RunRecord:
+    return rec(id_, steps, tok_s, al, engine="vllm", max_tokens=256, concurrency=1)
+
+
+# product baseline #1 and num_steps 1-3 (#2-#4), a page run at 5 (#9), an imported baseline #8 (dated before #1,
+# as vLLM's result date said) and an imported run at num_steps 4 (#10)
+WALK = [
+    _walk_run(1, None, 82.5),
+    *(_walk_run(1 + k, k, _walk_tok_s(k), WALK_AL[k]) for k in (1, 2, 3)),
+    _imported(_walk_run(8, None, 83.2), created_at=T0 - timedelta(days=1)),
+    _walk_run(9, 5, _walk_tok_s(5), WALK_AL[5]),
+    _imported(_walk_run(10, 4, _walk_tok_s(4), WALK_AL[4])),
+]
+
+
+def test_the_plan_and_the_speedup_page_name_the_same_num_steps() -> None:
+    """Overview's plan named 4 (measured AL, strict maximum, 0.1% ahead) while Acceptance vs data named 3 (the
+    geometric AL): both now read the measured AL where measured and name the smallest within 2% of the fastest."""
+    model = speedup.model_from_runs(WALK)
+    frame = speedup.predict_frame(model).set_index("num_steps")
+    assert frame.at[3, "accept_length"] == pytest.approx(2.51) and frame.at[3, "accept_source"] == "measured"
+    assert frame.at[6, "accept_source"] == "predicted"
+    best = speedup.optimum(model)
+    assert (best.num_steps, best.ties) == (3, (4,)), best.sentence
+    assert "num_steps=4 ties within noise" in best.sentence and "the smallest num_steps is named" in best.sentence
+    result = plan.build(plan.inputs_for(_entry(), runs=WALK, own_samples=37_000.0))
+    assert result.served_steps == 4  # #10, the pair Overview reports
+    ns = next(o for o in result.options if o.kind == "num-steps")
+    assert ns.al_steps == best.num_steps and "batch 1: 3 (4 ties)" in ns.note, ns.note
+    assert ns.tok_s["1"].value == pytest.approx(best.tok_s)  # the same figure, not only the same pick
+    assert "The served num_steps is the best or ties it within 2% at batch 1" in ns.note, ns.note
+    assert not plan.gains(ns, result.noise)
+
+
+def test_a_zero_gain_option_ranks_after_an_uncosted_gain() -> None:
+    """num-steps gained 0.0 tok/s (it names the served one) and ranked above more-data's +61.8 whose cost is
+    unknown (no target count): an option with a gain comes before one without."""
+    from dataclasses import replace
+
+    inputs = plan.inputs_for(_entry(), runs=WALK, own_samples=37_000.0)
+    result = plan.build(replace(inputs, target_active=None, target_label=None))
+    kinds = [o.kind for o in result.options]
+    more, ns = (result.options[kinds.index(k)] for k in ("more-data", "num-steps"))
+    assert more.total.value is None and plan.gains(more, result.noise)
+    assert not plan.gains(ns, result.noise)
+    assert kinds.index("more-data") < kinds.index("num-steps"), kinds
+
+
+# (gain, its band's low end, total GPU-hours, blocking) -> rank tier, no-gain flag; noise 2.0 tok/s
+RANK_CASES = [
+    ((0.0, 0.0), 0.0, False, (3, 1)),  # free and no gain: last
+    ((1.9, 1.9), 0.0, False, (3, 1)),  # within noise: no gain
+    ((-0.4, -0.4), 0.0, False, (3, 1)),  # a tie a little below the served figure: no gain
+    ((61.8, 10.5), None, False, (3, 0)),  # a gain with an unknown cost: before every no-gain
+    ((61.8, 10.5), 400.0, False, (1, 0)),  # a gain whose band clears noise, costed
+    ((16.6, None), 10.0, False, (2, 0)),  # a gain without a lower bound
+    ((0.0, 0.0), 0.0, True, (0, 0)),  # a wiring error: first
+]
+
+
+@pytest.mark.parametrize(("gain", "hours", "blocking", "expected"), RANK_CASES)
+def test_rank_key_puts_gains_beyond_noise_first(
+    gain: tuple[float, float | None], hours: float | None, blocking: bool, expected: tuple[int, int]
+) -> None:
+    o = plan.Option("num-steps", "x", gain=plan.Band(gain[0], gain[1], gain[0]), blocking=blocking)
+    o.training = plan.Band(hours, hours, hours)
+    assert plan.rank_key(o, 2.0)[:2] == expected
+
+
+def test_an_imported_run_pairs_with_a_baseline_from_the_same_tool() -> None:
+    """#10 (vllm bench serve, its random prompts) was paired with this app's #1 (bundled prompts) for 1.90x
+    beside #8, a baseline from the same tool; and the settings vLLM does not record passed as equal unsaid."""
+    pair = speedup.best_pair(WALK)
+    assert pair is not None and (pair.spec.id, pair.baseline.id) == (10, 8) and pair.note is None
+    without = [r for r in WALK if r.id != 8]
+    pair = speedup.best_pair(without)
+    assert pair is not None and (pair.spec.id, pair.baseline.id) == (10, 1)
+    assert pair.note == (
+        "max_tokens, prompt set not recorded by vllm bench serve (run #10): not shown to match run #1's "
+        "(max_tokens 256, prompt set bundled)"
+    )
+    model = speedup.model_from_runs(without)
+    assert pair.note in model.notes  # the sweep fitted across the two tools says so too
+    live = overview.live_facts(without)  # Overview's measured sentence carries the caveat with the pair
+    assert live is not None and "Note: max_tokens, prompt set not recorded by vllm bench serve" in live.sentence
+
+
+SAME_MODEL_CASES = [
+    # served as, baseline served as, whether the pair is refused for another target model
+    ("/models/Qwen3-8B", "Qwen/Qwen3-8B", False),
+    ("Qwen/Qwen3-8B", "Qwen/Qwen3-8B", False),
+    ("Qwen/Qwen3-8B", "Qwen/Qwen3-14B", True),
+    ("acme/target", "acme/other", True),  # model_match is unsure: different names stay different
+]
+
+
+@pytest.mark.parametrize(("served", "base_served", "refused"), SAME_MODEL_CASES)
+def test_a_local_folder_and_the_hub_id_are_one_target(served: str, base_served: str, refused: bool) -> None:
+    from dataclasses import replace
+
+    run, base = replace(WALK[3], model=served), replace(WALK[0], model=base_served)
+    why = speedup.baseline_mismatch(run, base)
+    assert any("different target model" in w for w in why) is refused, why
+
+
+def test_run_param_is_the_shared_one() -> None:
+    from comparelib import values
+
+    assert speedup.run_param is values.run_param

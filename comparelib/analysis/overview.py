@@ -399,6 +399,8 @@ def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
         f"with speculation against baseline run #{base.id} ({base.engine}) at {base.output_tokens_per_s:.1f} "
         f"tok/s without: {pair.speedup:.2f}x ({gain * 100:+.1f}%)" + (" (example data)." if kind == "example" else ".")
     )
+    if pair.note:  # a setting one side did not record: said, never taken as equal
+        sentence += f" Note: {pair.note.rstrip('.')}."
     return LiveFacts(
         float(best.output_tokens_per_s),
         float(base.output_tokens_per_s),

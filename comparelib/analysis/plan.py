@@ -913,10 +913,12 @@ class Speed:
 
     def al_at(self, k: int, offline: Offline | None = None) -> float:
         """AL at ``k`` steps: measured on the server at ``k`` (the sweep's runs), else offline replay, else the
-        model's. A model value below a measurement at the same num_steps would contradict the user's own run."""
-        served = [p.accept_length for p in self.model.measured if p.num_steps == k and p.accept_length is not None]
-        if served:
-            return float(sum(served) / len(served))
+        model's (``SpeedupModel.accept_at`` with offline replay between): the speedup page reads the same values,
+        so both name the same best num_steps. A model value below a measurement at the same num_steps would
+        contradict the user's own run."""
+        served = self.model.measured_accept(k)
+        if served is not None:
+            return served
         if offline is not None and k in offline.al_by_steps:
             return offline.al_by_steps[k]
         return self.model.accept_length(k)
@@ -1059,6 +1061,12 @@ class Plan:
             "sources": [s.to_json() for s in self.sources],
         }
 
+    @property
+    def noise(self) -> float:
+        """Run-to-run noise in tok/s at the ranking batch: a gain at or below it is no gain (``gains``)."""
+        tok = self.current.get("tok_s") or {}
+        return NOISE * float(tok.get(str(self.rank_batch)) or 0.0)
+
     def frame(self) -> pd.DataFrame:
         """One row per option, ranked: the table the Overview shows and exports."""
         rows = []
@@ -1098,6 +1106,29 @@ class Plan:
                 xs += [v for v in (o.samples_needed.value, o.samples_needed.high) if v]
         hi = min(max(xs) * 1.5, self.fit.x_max * 1000)
         return self.fit.band_frame(self.fit.x_min / 1.5, hi)
+
+
+def gains(o: Option, noise: float) -> bool:
+    """Whether ``o`` gains tok/s beyond run-to-run noise (``noise`` tok/s at the ranking batch): a gain of 0,
+    below 0 or within noise is no gain (a num_steps that ties the served one gains nothing)."""
+    return o.gain is not None and o.gain.value is not None and o.gain.value > noise
+
+
+def rank_key(o: Option, noise: float) -> tuple[int, int, int, float]:
+    """Wiring errors first; then gains whose whole band clears run-to-run noise, by tok/s per GPU-hour;
+    then gains that only might (their band reaches below noise, or has no lower bound); then the rest:
+    options with a gain before those without (a zero-gain num_steps led an uncosted +61.8 tok/s), a known
+    cost before an unknown one (an uncosted option led the plan), then by gain."""
+    if o.blocking:
+        return (0, 0, 0, 0.0)
+    ratio, gain = o.per_gpu_hour, o.gain
+    if ratio is None or gain is None or gain.value is None or gain.value <= noise:
+        no_gain = int(not gains(o, noise))
+        uncosted = int(o.total.value is None) if not no_gain else 0  # without a gain, the order as built
+        return (3, no_gain, uncosted, -(gain.value if gain is not None and gain.value is not None else -math.inf))
+    if gain.low is None or gain.low <= noise:
+        return (2, 0, 0, -ratio)
+    return (1, 0, 0, -ratio)
 
 
 def _source(sources: list[Source], kind: SourceKind, text: str) -> str:
@@ -1555,10 +1586,11 @@ def build(
         options.append(ns)
     elif speed is not None:
         best_k: dict[str, int] = {}
+        tied_k: dict[str, tuple[int, ...]] = {}
         tok: dict[str, Band] = {}
         for b in BATCHES:
             vals = {k: speed.tok_s(b, speed.al_at(k, inputs.offline), k) for k in speedup.STEPS}
-            k_best = max(vals, key=lambda k: vals[k])
+            k_best, tied_k[str(b)] = speedup.pick_steps(vals)  # the speedup page's rule: ties go to the smaller
             best_k[str(b)] = k_best
             tok[str(b)] = Band(vals[k_best], vals[k_best], vals[k_best])
         ns.tok_s = tok
@@ -1569,14 +1601,35 @@ def build(
         missing = speedup.missing_evidence(speed.model)
         off_steps = inputs.offline is not None and bool(inputs.offline.al_by_steps)
         al_src = _source(sources, "measured", inputs.offline.source) if inputs.offline and off_steps else model_src
+
+        def named(b: str) -> str:
+            ties = tied_k[b]
+            return f"batch {b}: {best_k[b]}" + (
+                f" ({', '.join(map(str, ties))} {'ties' if len(ties) == 1 else 'tie'})" if ties else ""
+            )
+
+        served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
         ns.note = (
-            "Predicted best num_steps (the speedup model of the attached runs): "
-            + ", ".join(f"batch {b}: {k}" for b, k in best_k.items())
+            "Predicted best num_steps (the speedup model of the attached runs; within "
+            f"{speedup.TIE_TOLERANCE:.0%} of the fastest the smallest is named): "
+            + ", ".join(named(b) for b in best_k)
             + f" (served: {speed.served_steps})."
+            + (
+                f" The served num_steps is the best or ties it within {speedup.TIE_TOLERANCE:.0%} at batch "
+                + ", ".join(served_ties)
+                + ": no change gains there beyond noise."
+                if served_ties
+                else ""
+            )
             + (" " + _sentence("Still missing: " + "; ".join(missing)) if missing else "")
         )
         ns.evidence = [
             _ev("best num_steps per batch", best_k, model_src),
+            _ev(
+                "num_steps that tie within run-to-run noise, per batch",
+                {b: list(t) for b, t in tied_k.items()},
+                model_src,
+            ),
             _ev("AL per num_steps", "offline al_replay" if off_steps else "speedup model", al_src),
         ]
         options.append(ns)
@@ -1696,24 +1749,8 @@ def build(
         options.append(fv)
 
     # ---- rank
-    def key(o: Option) -> tuple[int, int, int, float]:
-        """Wiring errors first; then gains whose whole band clears run-to-run noise, by tok/s per GPU-hour;
-        then gains that only might (their band reaches below noise, or has no lower bound); then the rest:
-        options with a gain before those without, a known cost before an unknown one (an uncosted option led
-        the plan), then by gain."""
-        if o.blocking:
-            return (0, 0, 0, 0.0)
-        ratio = o.per_gpu_hour
-        noise = NOISE * cur_tok.get(rank_batch, 0.0)
-        if ratio is None or o.gain is None or o.gain.value is None or o.gain.value <= noise:
-            no_gain = int(o.gain is None or o.gain.value is None)
-            uncosted = int(o.total.value is None) if not no_gain else 0  # without a gain, the order as built
-            return (3, no_gain, uncosted, -(o.gain.value if o.gain and o.gain.value is not None else -math.inf))
-        if o.gain.low is None or o.gain.low <= noise:
-            return (2, 0, 0, -ratio)
-        return (1, 0, 0, -ratio)
-
-    options.sort(key=key)
+    noise = NOISE * cur_tok.get(rank_batch, 0.0)  # Plan.noise
+    options.sort(key=lambda o: rank_key(o, noise))
     return Plan(
         draft=inputs.draft_label,
         target_al=target_al,

@@ -11,7 +11,10 @@ Model (chain drafting, topk 1, one sequence's view):
   per-position rates were measured (vLLM), which are then used as they are;
 * throughput ``tok/s = c * L(k) / T(k)`` for ``c`` concurrent sequences; every run of a sweep must use
   the same concurrency, so ``T`` is the per-sequence cycle time (ms) at that load;
-* the baseline run (no speculation) gives the plain decode step time ``c / tok_s``.
+* the baseline run (no speculation) gives the plain decode step time ``c / tok_s``;
+* at a num_steps the sweep measured, its measured acceptance stands in for ``L(k)`` (``accept_at``), and the
+  best num_steps is the smallest within ``TIE_TOLERANCE`` of the fastest prediction (``pick_steps``): the
+  plan picks the same way.
 
 Two ways to identify the model:
 
@@ -39,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from comparelib.errors import DataError, InputError
-from comparelib.values import integer
+from comparelib.values import integer, run_param
 
 if TYPE_CHECKING:  # numpy and pandas load in the functions that fit or build frames: Overview's answer needs neither
     import pandas as pd
@@ -144,9 +147,22 @@ class SpeedupModel:
     left_out: tuple[str, ...] = ()  # runs of the group measured under other conditions, and why
 
     def accept_length(self, k: int) -> float:
+        """The model's acceptance at ``k`` (per-position rates, else geometric)."""
         if self.per_position:
             return accept_from_positions(self.per_position, k)
         return geometric_accept(self.alpha, k)
+
+    def measured_accept(self, k: int) -> float | None:
+        """The mean acceptance the sweep measured at ``k`` steps; None where it measured none."""
+        found = [float(p.accept_length) for p in self.measured if p.num_steps == k and p.accept_length is not None]
+        return sum(found) / len(found) if found else None
+
+    def accept_at(self, k: int) -> float:
+        """Acceptance at ``k``: measured where the sweep measured it, else the model's. Every pick of a best
+        num_steps (``predict_frame``, the plan) reads this one: the geometric value at a measured num_steps
+        (2.56 beside a measured 2.51) named another best than the plan did."""
+        measured = self.measured_accept(k)
+        return self.accept_length(k) if measured is None else measured
 
     def cycle_ms(self, k: int) -> float:
         return self.t_verify_ms + k * self.t_step_ms
@@ -158,7 +174,7 @@ class SpeedupModel:
         return self.verify_ms(k) / self.cycle_ms(k)
 
     def tok_s(self, k: int, accept_length: float | None = None) -> float:
-        acc = self.accept_length(k) if accept_length is None else accept_length
+        acc = self.accept_at(k) if accept_length is None else accept_length
         return self.concurrency * acc / self.cycle_ms(k) * 1000.0
 
     @property
@@ -304,6 +320,7 @@ PREDICTION_COLUMNS = (
     "num_steps",
     "scenario",
     "accept_length",
+    "accept_source",
     "cycle_ms",
     "verify_ms",
     "verify_share",
@@ -316,18 +333,29 @@ PREDICTION_COLUMNS = (
 def predict_frame(
     model: SpeedupModel, steps: Iterable[int] = STEPS, *, scenario: str = "current draft", alpha: float | None = None
 ) -> pd.DataFrame:
-    """Predicted throughput per num_steps (``kind='predicted'``); ``alpha`` overrides the acceptance."""
+    """Predicted throughput per num_steps (``kind='predicted'``); ``alpha`` overrides the acceptance.
+
+    The acceptance is the measured one where the sweep measured that num_steps (``accept_source``
+    "measured"), else the model's ("predicted"); with ``alpha`` every row is predicted. The tok/s is always
+    a prediction: the measured acceptance over the fitted cycle.
+    """
     import pandas as pd
 
     rows = []
     for k in steps:
-        acc = geometric_accept(alpha, k) if alpha is not None else model.accept_length(k)
+        measured = model.measured_accept(k) if alpha is None else None
+        if measured is not None:
+            acc, source = measured, "measured"
+        else:
+            acc = geometric_accept(alpha, k) if alpha is not None else model.accept_length(k)
+            source = "predicted"
         tps = model.tok_s(k, acc)
         rows.append(
             {
                 "num_steps": int(k),
                 "scenario": scenario,
                 "accept_length": acc,
+                "accept_source": source,
                 "cycle_ms": model.cycle_ms(k),
                 "verify_ms": model.verify_ms(k),
                 "verify_share": model.verify_share(k),
@@ -339,29 +367,44 @@ def predict_frame(
     return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
 
 
+def pick_steps(tok_s_by_steps: Mapping[int, float]) -> tuple[int, tuple[int, ...]]:
+    """(the num_steps to name, the others that tie with it): every num_steps within ``TIE_TOLERANCE`` of the
+    highest tok/s ties, and the smallest of them is named: the same throughput within run-to-run noise for
+    fewer draft steps (less drafting, fewer rejected tokens to verify as the batch grows). It does not depend
+    on which run is served, so the speedup page, the CLI and the plan (which knows the served run) name the same
+    num_steps; the plan had named 4 for a 0.1% edge while the speedup page named 3."""
+    if not tok_s_by_steps:
+        raise DataError("no predicted throughput to pick a num_steps from")
+    top = max(tok_s_by_steps.values())
+    tied = sorted(k for k, v in tok_s_by_steps.items() if v >= top * (1 - TIE_TOLERANCE))
+    return tied[0], tuple(tied[1:])
+
+
 @dataclass(frozen=True)
 class Optimum:
     num_steps: int
     tok_s: float
     speedup: float | None
     verify_share: float
-    runner_up: int | None
+    runner_up: int | None  # the fastest other num_steps
     runner_up_tok_s: float | None
-    tie: bool  # the runner-up is within TIE_TOLERANCE
+    tie: bool  # another num_steps is within TIE_TOLERANCE of the fastest (``pick_steps``)
     sentence: str
-    measured_faster: float | None = None  # a measured tok/s above the predicted best: the prediction is too low
+    measured_faster: float | None = None  # a measured tok/s beyond noise above every prediction: too low
+    ties: tuple[int, ...] = ()  # the num_steps that tie with the named one
 
 
 def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFrame | None = None) -> Optimum:
-    """The best predicted num_steps, and whether the next best is within noise of it."""
+    """The num_steps to name (``pick_steps``: the smallest within noise of the fastest), and which tie with it."""
     import pandas as pd
 
     df = predict_frame(model, steps) if frame is None else frame
-    order = df.sort_values("tok_s", ascending=False).reset_index(drop=True)
-    best = order.iloc[0]
-    second = order.iloc[1] if len(order) > 1 else None
-    tie = bool(second is not None and second["tok_s"] >= best["tok_s"] * (1 - TIE_TOLERANCE))
-    k = int(best["num_steps"])
+    by_k = {int(k): float(v) for k, v in zip(df["num_steps"], df["tok_s"], strict=False)}
+    k, tied = pick_steps(by_k)
+    best = df[df["num_steps"] == k].iloc[0]
+    others = df[df["num_steps"] != k].sort_values("tok_s", ascending=False)
+    second = others.iloc[0] if len(others) else None
+    top = max(by_k.values())
     parts = [f"Predicted best: num_steps={k} at {best['tok_s']:.1f} tok/s"]
     if model.baseline_tok_s:
         parts[-1] += (
@@ -369,17 +412,26 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
             f"{model.baseline_tok_s:g} tok/s without speculation)"
         )
     parts[-1] += f", verification {best['verify_share'] * 100:.0f}% of each cycle."
-    if second is not None:
-        gap = (1 - second["tok_s"] / best["tok_s"]) * 100
-        if tie:
-            parts.append(
-                f"num_steps={int(second['num_steps'])} ties within noise "
-                f"({second['tok_s']:.1f} tok/s, {gap:.1f}% lower)."
-            )
-        else:
-            parts.append(
-                f"Next best num_steps={int(second['num_steps'])} at {second['tok_s']:.1f} tok/s ({gap:.1f}% lower)."
-            )
+    if tied:
+
+        def gap(t: int) -> str:
+            d = (by_k[t] / best["tok_s"] - 1) * 100
+            return f"{by_k[t]:.1f} tok/s, {abs(d):.1f}% {'higher' if d >= 0 else 'lower'}"
+
+        names = (
+            " and ".join(f"num_steps={t}" for t in tied)
+            if len(tied) <= 2
+            else f"num_steps {', '.join(map(str, tied))}"
+        )
+        parts.append(
+            f"{names} {'ties' if len(tied) == 1 else 'tie'} within noise ({'; '.join(gap(t) for t in tied)}): "
+            f"within {TIE_TOLERANCE:.0%} the smallest num_steps is named."
+        )
+    elif second is not None:
+        lower = (1 - second["tok_s"] / best["tok_s"]) * 100
+        parts.append(
+            f"Next best num_steps={int(second['num_steps'])} at {second['tok_s']:.1f} tok/s ({lower:.1f}% lower)."
+        )
     if model.baseline_tok_s and best["tok_s"] <= model.baseline_tok_s * (1 + TIE_TOLERANCE):
         parts.append(
             "That is within run-to-run noise of the baseline, or below it: speculation is not predicted to pay "
@@ -392,14 +444,16 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
                 + ", ".join(f"{p.num_steps}: {p.tok_s / model.baseline_tok_s:.2f}x" for p in slower)
                 + ")."
             )
-    faster = [p for p in model.measured if p.tok_s > best["tok_s"]]
+    # a run faster than every prediction by more than run-to-run noise: 636.2 against 625.2 tok/s (1.7%) warned
+    faster = [p for p in model.measured if p.tok_s > top * (1 + TIE_TOLERANCE)]
     if faster:
-        top = max(faster, key=lambda p: p.tok_s)
+        fastest = max(faster, key=lambda p: p.tok_s)
         parts.append(
-            f"Measured faster than this prediction: {top.tok_s:.1f} tok/s at num_steps={top.num_steps}"
-            + (f" (run #{top.run_id})" if top.run_id is not None else "")
-            + ". The model underestimates this group; trust the measurement, and check that every run of the "
-            "sweep used the same server and settings."
+            f"Measured faster than this prediction: {fastest.tok_s:.1f} tok/s at num_steps={fastest.num_steps}"
+            + (f" (run #{fastest.run_id})" if fastest.run_id is not None else "")
+            + f", more than {TIE_TOLERANCE:.0%} above the fastest prediction ({top:.1f} tok/s). The model "
+            "underestimates this group; trust the measurement, and check that every run of the sweep used the "
+            "same server and settings."
         )
     return Optimum(
         num_steps=k,
@@ -408,9 +462,10 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
         verify_share=float(best["verify_share"]),
         runner_up=int(second["num_steps"]) if second is not None else None,
         runner_up_tok_s=float(second["tok_s"]) if second is not None else None,
-        tie=tie,
+        tie=bool(tied),
         sentence=" ".join(parts),
         measured_faster=max(p.tok_s for p in faster) if faster else None,
+        ties=tied,
     )
 
 
@@ -534,26 +589,6 @@ def _sweep_range(notes: Mapping[str, Any]) -> tuple[int, int] | None:
     return int(m.group(1)), int(m.group(2))
 
 
-# The same benchmark parameter under the names the app's client and the imported tools store it by
-# (sglang.bench_serving / vllm bench serve: max_concurrency, random_output_len, dataset_name).
-PARAM_ALIASES: dict[str, tuple[str, ...]] = {
-    "concurrency": ("concurrency", "max_concurrency"),
-    "max_tokens": ("max_tokens", "random_output_len"),
-    "prompt_set": ("prompt_set", "dataset_name"),
-}
-
-
-def run_param(run: Any, key: str) -> Any:
-    """A benchmark parameter of ``run`` by its name or an alias: imported runs at concurrency 1 and 32 were
-    compared because only "concurrency" was read (a 22x "speedup")."""
-    params = getattr(run, "params", None) or {}
-    for name in PARAM_ALIASES.get(key, (key,)):
-        value = params.get(name)
-        if value is not None and value != "":
-            return value
-    return None
-
-
 def _concurrency(run: Any) -> int | None:
     return integer(run_param(run, "concurrency"))
 
@@ -597,6 +632,14 @@ def _differs(a: Any, b: Any) -> bool:
     return _norm(a) != _norm(b)
 
 
+def _other_model(a: Any, b: Any) -> bool:
+    """Two recorded model names that differ as text: another model unless ``draft.model_match`` says "same"
+    (``/models/Qwen3-8B`` against ``Qwen/Qwen3-8B``); where it is unsure, the names still count as different."""
+    from comparelib.models.draft import model_match  # the Hub client with it: only for names that differ
+
+    return model_match(str(a), str(b)) != "same"
+
+
 def settings_mismatch(run: Any, other: Any, *, model_required: bool = True) -> list[str]:
     """Why two runs were not measured under the same conditions; empty when they were.
 
@@ -612,7 +655,7 @@ def settings_mismatch(run: Any, other: Any, *, model_required: bool = True) -> l
             f"the target model of run {' and '.join(missing)} is not recorded, so it cannot be shown "
             "to be the same model"
         )
-    elif _differs(m_run, m_other):
+    elif _differs(m_run, m_other) and _other_model(m_run, m_other):
         reasons.append(f"different target model: {m_run} against {m_other}")
     e_run, e_other = getattr(run, "engine", None), getattr(other, "engine", None)
     if _differs(e_run, e_other):
@@ -681,10 +724,49 @@ def speedup_against(run: Any, baseline: Any) -> tuple[float | None, str | None]:
     return a / b, None
 
 
-def choose_baseline(runs: Sequence[Any], spec_runs: Sequence[Any]) -> Any | None:
-    """The baseline run measured under the same conditions as the speculative runs (most shared labels).
+APP_SOURCE = "this app's benchmark"
+# how the parameters a speedup depends on are named when one side of a pair did not record them
+_PARAM_WORDS = {"prompt_set": "prompt set", "ignore_eos": "ignore_eos"}
 
-    Only baselines that pass ``baseline_mismatch`` against every speculative run are considered.
+
+def run_source(run: Any) -> str:
+    """The tool that measured ``run``: an importer's format (``params["format"]``: "vllm bench serve",
+    "sglang.bench_serving"), else this app's own benchmark client."""
+    fmt = (getattr(run, "params", None) or {}).get("format")
+    return str(fmt) if fmt else APP_SOURCE
+
+
+def unrecorded_settings(run: Any, other: Any) -> str | None:
+    """The benchmark parameters one run of a pair recorded and the other did not, said by who did not record
+    them; None when none. An unrecorded value is no evidence of a difference (``_differs``), nor of sameness:
+    vLLM's saved result has neither its dataset nor its output length, and a vLLM run on its random prompts
+    was paired with this app's baseline on the bundled ones without a word."""
+    missing: dict[int, tuple[Any, Any, list[tuple[str, Any]]]] = {}
+    for key in RUN_PARAMS_THAT_MATTER:
+        a, b = run_param(run, key), run_param(other, key)
+        if (a is None) == (b is None):
+            continue
+        who, known, value = (other, run, a) if a is not None else (run, other, b)
+        missing.setdefault(id(who), (who, known, []))[2].append((_PARAM_WORDS.get(key, key), value))
+    if not missing:
+        return None
+    parts = []
+    for who, known, pairs in missing.values():
+        by = f"by {run_source(who)} " if run_source(who) != APP_SOURCE else "for "
+        parts.append(
+            f"{', '.join(w for w, _ in pairs)} not recorded {by}(run #{who.id}): not shown to match run "
+            f"#{known.id}'s ({', '.join(f'{w} {_norm(v)}' for w, v in pairs)})"
+        )
+    return "; ".join(parts)
+
+
+def choose_baseline(runs: Sequence[Any], spec_runs: Sequence[Any]) -> Any | None:
+    """The baseline run measured under the same conditions as the speculative runs: measured by the same tool
+    (``run_source``) as most of them, then with the most shared labels, then the newest.
+
+    Only baselines that pass ``baseline_mismatch`` against every speculative run are considered. The same tool
+    comes first because what a tool leaves unrecorded passes that check: a `vllm bench serve` run was paired
+    with this app's baseline (1.90x) beside a baseline imported from the same tool (1.88x).
     """
     bases = [r for r in runs if r.is_baseline and r.output_tokens_per_s]
     bases = [b for b in bases if not any(baseline_mismatch(s, b) for s in spec_runs)]
@@ -693,7 +775,11 @@ def choose_baseline(runs: Sequence[Any], spec_runs: Sequence[Any]) -> Any | None
     spec_labels: set[str] = set()
     for r in spec_runs:
         spec_labels.update(r.labels or [])
-    return max(bases, key=lambda r: (len(spec_labels & set(r.labels or [])), r.created_at))
+    sources = [run_source(s) for s in spec_runs]
+    return max(
+        bases,
+        key=lambda r: (sources.count(run_source(r)), len(spec_labels & set(r.labels or [])), r.created_at),
+    )
 
 
 @dataclass(frozen=True)
@@ -703,6 +789,7 @@ class Pair:
     spec: Any
     baseline: Any
     speedup: float
+    note: str | None = None  # settings one of the two did not record (``unrecorded_settings``)
 
 
 def best_pair(runs: Sequence[Any]) -> Pair | None:
@@ -722,7 +809,7 @@ def best_pair(runs: Sequence[Any]) -> Pair | None:
             continue
         ratio, _ = speedup_against(s, base)
         if ratio is not None:
-            return Pair(s, base, ratio)
+            return Pair(s, base, ratio, unrecorded_settings(s, base))
     return None
 
 
@@ -951,6 +1038,8 @@ def model_from_runs(
     notes = [f"runs fitted: {', '.join(f'#{r.id}' for r in spec)}" + (f" ({', '.join(engines)})" if engines else "")]
     notes += ([sweep.target_note] if sweep.target_note else []) + list(sweep.left_out)
     notes.append(f"baseline: run {base.id}" if base is not None else no_baseline_reason(sweep.pool, spec))
+    ref = base if base is not None else spec[0]
+    notes += list(dict.fromkeys(n for r in spec if (n := unrecorded_settings(r, ref))))
     return SpeedupModel(
         **{
             **model.__dict__,

@@ -524,7 +524,7 @@ def live_outlook(
     if at_reference is not None:
         improved, k_imp, ref_vol = at_reference
         label = f"fit at {human(ref_vol)} {x}: {improved:.2f} at {k_imp} steps"
-        reached = model.accept_length(k_imp)
+        reached = model.accept_at(k_imp)  # the measured AL where the sweep measured k_imp
         at_k = [p for p in model.measured if p.num_steps == k_imp and p.accept_length is not None]
         if at_k:
             where = f"your draft measured at {k_imp} steps ({at_k[0].accept_length:.2f}, run #{at_k[0].run_id})"

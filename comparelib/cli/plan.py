@@ -145,6 +145,13 @@ def run(args: argparse.Namespace) -> int:
             )
         if o.tok_s:
             w("   tok/s " + ", ".join(f"bs{b}: {v.value:,.1f}" for b, v in o.tok_s.items() if v.value) + "\n")
+        if o.gain is not None and o.gain.value is not None:
+            # ranked by this: a gain within run-to-run noise is no gain, and ranks after every real one
+            w(
+                f"   gain at bs{result.rank_batch}: {o.gain.value:+,.1f} tok/s"
+                + ("" if plan.gains(o, result.noise) else f" (within run-to-run noise, {result.noise:,.1f}: no gain)")
+                + "\n"
+            )
         if o.note:
             w(f"   {o.note}\n")
     w("sources:\n")
