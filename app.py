@@ -294,7 +294,7 @@ def open_store(url: str) -> Store:
     return store
 
 
-@st.cache_data(show_spinner=False, ttl=3600)
+@st.cache_data(show_spinner=False, ttl=3600, max_entries=128)  # keyed by what visitors type: bounded
 def draft_entry(source: str, token_tag: str, target: str | None = None) -> Entry:
     """A draft's sizes and target from its config alone (no card, no header), shared by the pages that answer
     for it (Overview, Acceptance vs data's reference). ``token_tag`` is a token's fingerprint, never the token:
@@ -717,12 +717,10 @@ def own_draft() -> OwnDraft:
             help="Kept in this browser session's memory only: never stored, logged, exported or put in a link. "
             "HF_TOKEN in the server's environment is used when this is empty.",
         )
-        typed = st.session_state.get(TOKEN_STATE)
-        if typed and hub_token() is None:
-            try:
-                settings.check_token(str(typed))
-            except CompareError as exc:
-                st.error(f"Hub token not used: {exc}. Paste the token alone (hf_…).")
+        try:  # checked once here: a malformed token is not used (hub_token), so rows needing none still work
+            settings.check_token(str(st.session_state.get(TOKEN_STATE) or ""))
+        except CompareError as exc:
+            st.error(f"Hub token not used: {exc}. Paste the token alone (hf_…).")
         if problem:
             st.error(problem)
     return draft

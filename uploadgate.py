@@ -7,7 +7,8 @@ upload route calls it, before reading any body byte, so an anonymous PUT gets 40
 upload manager's ``add_file`` (drops a file of a session not signed in, should a later Streamlit stop
 asking). ``mark()`` records on every run whether the session is signed in; a session that is not also
 has any file it holds removed. The state lives here, not in app.py, because the main script is
-re-executed in a fresh namespace on every run.
+re-executed in a fresh namespace on every run. Importing this module also tells ``comparelib.paths``
+which session is running, so a typed path reaches only that session's own uploads.
 """
 
 from __future__ import annotations
@@ -89,6 +90,18 @@ def _session_id() -> str | None:
 
     ctx = get_script_run_ctx()
     return ctx.session_id if ctx is not None else None
+
+
+def _reading_session() -> str | None:
+    """The session whose script is running on this thread; None on a worker thread (no warning logged)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.session_id if ctx is not None else None
+
+
+# a typed path reaches only the uploads saved for the session that types it (paths.resolve_user_path)
+paths.set_session_source(_reading_session)
 
 
 def hold(path: str | None, previous: str | None) -> None:

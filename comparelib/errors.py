@@ -72,5 +72,12 @@ class LimitError(DataError):
     """An input over one of the caps in ``comparelib.limits``; the message names the cap and its variable."""
 
 
+class LocalPathRefusedError(CompareError):
+    """A typed name that is a path on this server and refused: a symbolic link in the data root that leads out
+    of it, or the uploads folder. Not an InputError on purpose: the readers that take a name they cannot use
+    as a path for a Hub id (drafts, tokenizers, datasets) catch InputError, and then answered a link in the
+    root with "HTTP 404 ... try again later" (and sent ``uploads/<folder>`` to the Hub)."""
+
+
 class OutsideDataRootError(InputError):
     """A server-side path that resolves outside SPECDRAFT_DATA_ROOT; nothing about it was read."""

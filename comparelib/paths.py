@@ -5,16 +5,23 @@ which exist. With ``SPECDRAFT_DATA_ROOT`` set, every user path is resolved (syml
 relative paths taken from the root) and refused unless it lies inside the root or the app's own
 shipped data; the check runs before anything about the path is looked at. Unset, paths are used
 as given (a local single user).
+
+The ``uploads/`` folder under the root holds every visitor's uploads, so no typed path may reach it: a
+browser session reads only the files saved for its own upload widgets (``save_upload`` / ``keep_upload``
+record them); a reader with no session (the CLI, a Ray worker, a page's worker thread) only an upload
+file's exact path, never the folder. The app tells this module which session is asking
+(``set_session_source``) because this library never imports Streamlit.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from comparelib import settings
-from comparelib.errors import OutsideDataRootError
+from comparelib.errors import LocalPathRefusedError, OutsideDataRootError
 
 
 def _inside(path: str, root: str) -> bool:
@@ -24,8 +31,107 @@ def _inside(path: str, root: str) -> bool:
         return False
 
 
+_SESSION: list[Callable[[], str | None]] = []  # who is asking: the browser session's id, set by the app
+_ISSUED: dict[str, set[str | None]] = {}  # real path of an upload saved here -> the sessions it was saved for
+_ISSUED_LOCK = threading.Lock()
+
+
+def set_session_source(source: Callable[[], str | None]) -> None:
+    """How to tell which browser session is running (its id, None outside one): ``uploadgate`` sets it."""
+    _SESSION[:] = [source]
+
+
+def _session() -> str | None:
+    return _SESSION[0]() if _SESSION else None
+
+
+def _uploads_real(root_real: str) -> str:
+    return os.path.realpath(os.path.join(root_real, "uploads"))
+
+
+def _issue(path: Path) -> None:
+    """Record that the running session (None: no session) may read the upload saved at ``path``."""
+    with _ISSUED_LOCK:
+        _ISSUED.setdefault(os.path.realpath(path), set()).add(_session())
+
+
+def _forget_issued(folder: str) -> None:
+    with _ISSUED_LOCK:
+        for key in [k for k in _ISSUED if _inside(k, folder)]:
+            del _ISSUED[key]
+
+
+def _check_upload(real: str, shown: str, what: str, root: str | os.PathLike[str], root_real: str) -> None:
+    """Refuse ``real`` inside the uploads folder unless it is an upload saved for the session asking
+    (with no session: an upload file's exact path, ``uploads/<folder>/<file>``). Decided on the path alone."""
+    uploads = _uploads_real(root_real)
+    if not _inside(real, uploads):
+        return
+    session = _session()
+    if session is None:
+        allowed = len(Path(os.path.relpath(real, uploads)).parts) == 2
+    else:
+        with _ISSUED_LOCK:
+            allowed = session in _ISSUED.get(real, ())
+    if not allowed:
+        raise LocalPathRefusedError(
+            f"{what} {shown!r} is in the uploads folder of the data root {root} (SPECDRAFT_DATA_ROOT), which "
+            "holds the files visitors uploaded: no path typed on this server may read it; upload your file "
+            "with the page's upload button instead"
+        )
+
+
+def _through_link(candidate: Path, root: str | os.PathLike[str], root_real: str, shipped: str) -> bool:
+    """Whether ``candidate`` (spelled under the root) leaves it through a symbolic link inside the root.
+
+    Only entries inside the root are looked at (``lstat``), never a link's target, so the answer does not
+    depend on whether the target exists."""
+    for base in (root_real, os.path.abspath(root)):
+        try:
+            rel = candidate.relative_to(base)
+            break
+        except ValueError:
+            continue
+    else:
+        return False
+    cur = root_real
+    for part in rel.parts:
+        if part in ("", "."):
+            continue
+        if part == "..":
+            cur = os.path.dirname(cur)
+            if not _inside(cur, root_real):
+                return False  # a plain path out of the root, not a link
+            continue
+        cur = os.path.join(cur, part)
+        if os.path.islink(cur):
+            target = os.path.realpath(cur)
+            if not (_inside(target, root_real) or _inside(target, shipped)):
+                return True
+            cur = target
+    return False
+
+
+def in_uploads(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` lies in the data root's uploads folder (False without a data root)."""
+    root = settings.data_root()
+    if root is None:
+        return False
+    return _inside(os.path.realpath(path), _uploads_real(os.path.realpath(root)))
+
+
+def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk`` that never enters the uploads folder: a typed folder (the data root itself, say) is read the
+    same for every session, so a result cached from one session's walk holds no other session's upload, nor
+    its own (its upload widget reads that)."""
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = [d for d in dirnames if not in_uploads(os.path.join(dirpath, d))]
+        yield dirpath, dirnames, filenames
+
+
 def resolve_user_path(text: str | os.PathLike[str], what: str = "path") -> Path:
-    """``text`` as a Path the server may read; OutsideDataRootError when it leaves SPECDRAFT_DATA_ROOT."""
+    """``text`` as a Path the server may read; OutsideDataRootError when it leaves SPECDRAFT_DATA_ROOT,
+    LocalPathRefusedError when it leaves through a link in the root or reaches the uploads folder."""
     raw = os.fspath(text)
     root = settings.data_root()
     if root is None:
@@ -40,8 +146,17 @@ def resolve_user_path(text: str | os.PathLike[str], what: str = "path") -> Path:
         candidate = Path(root_real) / candidate
     real = os.path.realpath(candidate)
     shipped = os.path.realpath(settings.BUILTIN_DIR)
-    if _inside(real, root_real) or _inside(real, shipped):
+    if _inside(real, root_real):
+        _check_upload(real, raw, what, root, root_real)
         return Path(real)
+    if _inside(real, shipped):
+        return Path(real)
+    if _through_link(candidate, root, root_real, shipped):
+        raise LocalPathRefusedError(
+            f"{what} {raw!r} leads outside the data root {root} (SPECDRAFT_DATA_ROOT) through a symbolic link "
+            "inside it: on this server only files under it can be read; copy the files into the root instead "
+            "of linking them"
+        )
     raise OutsideDataRootError(
         f"{what} {raw!r} is outside the data root {root} (SPECDRAFT_DATA_ROOT): on this server only files under "
         "it can be read; copy the file there or upload it"
@@ -65,6 +180,7 @@ def member(path: str | os.PathLike[str], what: str = "file") -> Path:
     except ImportError:  # pragma: no cover - a pinned dependency
         pass
     if any(_inside(real, a) for a in allowed):
+        _check_upload(real, os.fspath(path), what, root, allowed[0])
         return Path(real)
     raise OutsideDataRootError(
         f"{what} {os.fspath(path)!r} leads outside the data root {root} (SPECDRAFT_DATA_ROOT), through a symbolic "
@@ -112,6 +228,7 @@ def sweep_uploads(now: float | None = None) -> None:
         try:
             if entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
                 shutil.rmtree(entry.path, ignore_errors=True)
+                _forget_issued(os.path.realpath(entry.path))
         except OSError:
             pass
 
@@ -138,6 +255,7 @@ def discard_upload(path: str | os.PathLike[str] | None) -> None:
     folder = Path(os.path.realpath(os.path.dirname(os.fspath(path))))
     if folder.parent == Path(os.path.realpath(upload_dir())):
         shutil.rmtree(folder, ignore_errors=True)
+        _forget_issued(str(folder))
 
 
 _SAFE_NAME = "".join(chr(c) for c in range(128) if chr(c).isalnum()) + "._-"
@@ -184,6 +302,7 @@ def save_upload(fileobj: object, name: str) -> Path:
         target.unlink(missing_ok=True)
         folder.rmdir()
         raise
+    _issue(target)
     return target
 
 
@@ -207,4 +326,5 @@ def keep_upload(data: bytes, name: str) -> Path:
             target.write_bytes(data)
         else:
             os.utime(folder)  # still in use: not swept as stale
+    _issue(target)
     return target

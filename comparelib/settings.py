@@ -44,17 +44,26 @@ def hf_token() -> str | None:
     return token or None
 
 
+def check_token(token: str | None) -> str:
+    """A typed token, stripped ("" for none); ``InputError`` unless it is one word of at most 512 characters.
+
+    The sidebar checks it once, so a malformed token is said there and not used, instead of failing every row.
+    """
+    token = (token or "").strip()
+    if len(token) > MAX_TOKEN_CHARS or any(ch.isspace() or not ch.isprintable() for ch in token):
+        from comparelib.errors import InputError
+
+        raise InputError("that does not look like a Hub access token (one word, at most 512 characters)")
+    return token
+
+
 @contextmanager
 def session_token(token: str | None) -> Iterator[None]:
     """Use ``token`` for Hub calls made inside the block (this thread/context only).
 
     An empty token leaves HF_TOKEN in charge. The value is never stored anywhere else.
     """
-    token = (token or "").strip()
-    if len(token) > MAX_TOKEN_CHARS or any(ch.isspace() for ch in token):
-        from comparelib.errors import InputError
-
-        raise InputError("that does not look like a Hub access token (one word, at most 512 characters)")
+    token = check_token(token)
     reset = _SESSION_TOKEN.set(token or None)
     try:
         yield

@@ -193,10 +193,13 @@ def _show_result(result: AuditResult) -> None:
         if not draft.strip():
             st.error("Type the draft's name first.")
         else:
+            from comparelib.live.store import draft_name
+
             try:
+                name = draft_name(draft)  # as stored: length-capped, a token typed into it masked
                 source = result.source + (" (estimate)" if result.estimated else "")
                 app.open_store(settings.database_url()).save_data_volume(
-                    draft=draft.strip(),
+                    draft=name,
                     samples=vol["samples"],
                     tokens=vol["tokens"],
                     source=source,
@@ -206,9 +209,9 @@ def _show_result(result: AuditResult) -> None:
             except CompareError as exc:
                 st.error(str(exc))
             else:
-                st.success(f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {draft.strip()}.")
+                st.success(f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {name}.")
                 if not own.is_example:  # attached to your draft: Overview and the scaling chart use it now
-                    app.set_own_draft(own.with_(volume=draft.strip()))
+                    app.set_own_draft(own.with_(volume=name))
                     st.caption(f"Attached to your draft ({own.short}).")
 
 
@@ -254,15 +257,16 @@ with conv_tab:
             try:
                 if upload is not None:
                     saved = paths.save_upload(upload, upload.name)
-                result = _run_audit(
-                    str(saved) if saved is not None else source.strip(),
-                    tokenizer.strip(),
-                    int(max_length),
-                    fmt,
-                    int(sample_n) if sample_mode else None,
-                    config.strip(),
-                    split.strip(),
-                )
+                with settings.session_token(app.hub_token()):  # a private dataset or tokenizer, as on Compare
+                    result = _run_audit(
+                        str(saved) if saved is not None else source.strip(),
+                        tokenizer.strip(),
+                        int(max_length),
+                        fmt,
+                        int(sample_n) if sample_mode else None,
+                        config.strip(),
+                        split.strip(),
+                    )
                 if saved is not None:
                     result.source = upload.name  # not the server's temporary path
                 st.session_state["audit_result"] = result

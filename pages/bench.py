@@ -218,6 +218,13 @@ if start and not running:
             prompt_file = uploaded = str(paths.save_upload(prompt_upload, prompt_upload.name))
         except CompareError as exc:
             upload_error = str(exc)
+    elif prompt_file:
+        from comparelib import paths
+
+        try:  # checked here, in this session's thread: the run's thread belongs to no session (paths module doc)
+            paths.resolve_user_path(prompt_file, "prompt file")
+        except CompareError as exc:
+            upload_error = str(exc)
     if upload_error:
         st.error(upload_error)
     elif prompt_source == "dataset file" and not prompt_file:
@@ -357,7 +364,7 @@ try:
 
                 try:
                     with tempfile.TemporaryDirectory() as tmp:
-                        path = Path(tmp) / Path(upload.name).name
+                        path = Path(tmp) / "result"  # the server's temporary path is never shown or stored
                         path.write_bytes(upload.getvalue())
                         ids = import_file(
                             store,
@@ -365,6 +372,7 @@ try:
                             labels=_labels(import_labels),
                             group=import_group.strip() or None,
                             spec=stated_spec(import_algo, num_steps=import_steps),
+                            name=upload.name,
                         )
                 except CompareError as exc:
                     st.error(str(exc))

@@ -26,9 +26,10 @@ from comparelib.errors import CompareError
 from comparelib.models import comparison, engines, lint, registry
 from comparelib.models import draft as own_draft
 from comparelib.models import serving as engine_model
+from comparelib.models import sources as source_names
 
 
-@st.cache_data(show_spinner=False, ttl=3600)
+@st.cache_data(show_spinner=False, ttl=3600, max_entries=128)  # keyed by what visitors type: bounded
 def _load(source: str, target: str | None, target_layers: int | None, token_tag: str) -> comparison.Entry:
     # token_tag: a fingerprint of the session's Hub token (never the token), so a gated repo read with
     # one session's token is not served from the cache to a session without it
@@ -109,6 +110,9 @@ with st.form("compare_form"):
 sources = [comparison.registry_source(p) for p in picks] + [
     redact.mask_url(u.strip()) for u in urls.splitlines() if u.strip()
 ]
+sources, too_many = source_names.capped(sources)  # a link is anybody's: each Hub row costs requests
+if too_many:
+    st.error(too_many)
 target = redact.mask_url(target)
 try:
     target_layers = lint.parse_target_layers(layers_text)

@@ -360,7 +360,7 @@ def _live_tab() -> None:
 
 
 # --- draft cost: two candidate drafts side by side ----------------------------------------------
-@st.cache_data(show_spinner=False, ttl=3600)
+@st.cache_data(show_spinner=False, ttl=3600, max_entries=128)  # keyed by what visitors type: bounded
 def _draft_figures(own: str, token_tag: str) -> list[tuple[str, dict]]:  # token_tag: a fingerprint, never the token
     return draftcost.figure_sources(own)
 
@@ -468,13 +468,16 @@ def _learning_curve(
     return curves.curve(list(paths), batch_size=batch, epoch_samples=per_epoch, steps=steps, split=split)
 
 
-def _stamp(paths: tuple[str, ...]) -> tuple:
+def _stamp(logs: tuple[str, ...]) -> tuple:
+    """``_learning_curve``'s cache key part, shared by every session: each log's mtime and size, so a rewritten
+    or deleted log is read again. Stat'ed where the reader reads it (confined: relative to the data root); a
+    path the data root refuses is never stat'ed, and the reader gives the refusal."""
     out = []
-    for p in paths:
+    for p in logs:
         try:
-            st_ = os.stat(p)
+            st_ = os.stat(paths.resolve_user_path(p, "training log"))
             out.append((p, st_.st_mtime_ns, st_.st_size))
-        except OSError:
+        except (CompareError, OSError):
             out.append((p, None, None))
     return tuple(out)
 

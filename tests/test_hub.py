@@ -121,6 +121,24 @@ PARSE_ERRORS = [
     ("https://huggingface.co/", InputError, "names no repository"),
     ("./no-such-folder-here", InputError, "no such file or folder"),
     ("/definitely/not/a/real/folder", InputError, "no such file or folder"),
+    # dot segments anywhere a URL is built from, however encoded: an HTTP client resolves them
+    ("https://huggingface.co/evil/ok/tree/main/..%2F..%2F..", InputError, "'../../..' is not a path inside the"),
+    (
+        "https://huggingface.co/evil/ok/tree/main/..%2F..%2Fevil%2Fpickle%2Fresolve%2Fmain",
+        InputError,
+        "'../../evil/pickle/resolve/main' is not a path inside the repository",
+    ),
+    ("https://huggingface.co/evil/ok/blob/main/%2E%2E/config.json", InputError, "not a path inside the repository"),
+    ("https://huggingface.co/evil/ok/tree/main/a%5C..%5Cb", InputError, "not a path inside the repository"),
+    ("https://huggingface.co/evil/ok/commit/..", InputError, "'..' is not a valid revision"),
+    ("https://huggingface.co/evil/ok/tree/.%2Fx", InputError, "'./x' is not a valid revision"),
+    ("evil/ok/blob/main/../../config.json", InputError, "not a path inside the repository"),
+    ("evil/ok@..", InputError, "'..' is not a valid revision"),
+    ("evil/ok@%2E%2E", InputError, "'..' is not a valid revision"),
+    ("evil/ok@main/../x", InputError, "'../x' is not a path inside the repository"),
+    ("hf://evil/ok@../x", InputError, "'..' is not a valid revision"),
+    ("hf://evil/ok@main/../../config.json", InputError, "not a path inside the repository"),
+    ("hf://datasets/evil/ok@main/../..", InputError, "not a path inside the repository"),
 ]
 
 
@@ -448,6 +466,24 @@ def test_non_hub_host_refused_before_any_request(hub: HubEmulator) -> None:
     assert hub.requests == []
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["/evil/ok/tree/main/..%2F..%2F..", "/evil/ok/tree/main/..%2F..%2Fevil%2Fpickle%2Fresolve%2Fmain", "@.."],
+)
+def test_dot_segments_send_nothing_with_the_token(
+    hub: HubEmulator, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    """Refused at parsing, not by huggingface_hub after a HEAD that went elsewhere on the Hub with the token."""
+    hub.add_model("evil/ok", {"a": 1})
+    monkeypatch.setenv("HF_TOKEN", DEFAULT_TOKEN)
+    text = f"evil/ok{path}" if path.startswith("@") else f"{hub.url}{path}"
+    with pytest.raises(InputError, match="is not a (valid revision|path inside the repository)"):
+        hublib.fetch_model(text, with_card=False, with_header=False, with_files=False)
+    with pytest.raises(InputError, match="is not a path inside"):
+        hublib.download_file("evil/ok", "../../config.json")
+    assert hub.requests == []
+
+
 def test_emulator_host_is_allowed(hub: HubEmulator) -> None:
     hub.add_model("org/m", {"a": 1})
     assert hublib.fetch_model(f"{hub.url}/org/m/blob/main/config.json").config == {"a": 1}
@@ -491,6 +527,86 @@ def test_unreachable_hub_falls_back_to_cache(hub: HubEmulator, monkeypatch: pyte
     assert cached.config == {"a": 1} and cached.card == CARD
     with pytest.raises(OfflineError, match="could not reach 127.0.0.1:.* not in the local cache"):
         hublib.fetch_model("org/other")
+
+
+CONFIG_ONLY = {"with_card": False, "with_header": False, "with_files": False}  # as the sidebar's draft reads it
+
+
+@pytest.mark.parametrize("down", ["unreachable", "HF_HUB_OFFLINE"])
+def test_shared_cache_serves_gated_repos_offline_only_to_the_token_that_read_them(
+    hub: HubEmulator, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, down: str
+) -> None:
+    """A shared server (SPECDRAFT_DATA_ROOT) keeps one Hub cache for every session: while the Hub cannot check a
+    token, a repo is served from it only if it was read without a token (public) or with this session's token."""
+    from comparelib import settings
+
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(tmp_path))
+    hub.add_model("gated/g", {"secret_size": 1234}, gated=True, card=CARD)
+    hub.add_model("me/private", {"secret_size": 99}, private=True)
+    hub.add_model("org/pub", {"a": 1}, card=CARD)
+    with settings.session_token(DEFAULT_TOKEN):  # session A
+        hublib.fetch_model("gated/g", **CONFIG_ONLY)
+        hublib.fetch_model("me/private")
+    hublib.fetch_model("org/pub", **CONFIG_ONLY)  # no token: public
+    if down == "unreachable":
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
+    else:
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    refused = "serves from its cache only repos it read without a token or with this session's Hub token"
+    for token in (None, UNGRANTED_TOKEN, "hf_someoneElse123"):  # a new session, without A's token
+        with settings.session_token(token):
+            for name in ("gated/g", "me/private", "org/never-fetched"):  # worded alike: cached or not
+                for kwargs in (CONFIG_ONLY, {}):
+                    with pytest.raises(OfflineError, match=refused) as info:
+                        hublib.fetch_model(name, **kwargs)
+                    assert "secret_size" not in str(info.value)
+            with pytest.raises(OfflineError, match=refused):
+                hublib.download_file("gated/g", "README.md")
+            assert hublib.fetch_model("org/pub").config == {"a": 1}  # public: still served offline
+    with settings.session_token(DEFAULT_TOKEN):  # session A again (or another session with that token)
+        assert hublib.fetch_model("gated/g", **CONFIG_ONLY).config == {"secret_size": 1234}
+        assert hublib.fetch_model("me/private").config == {"secret_size": 99}
+    monkeypatch.delenv("SPECDRAFT_DATA_ROOT")  # a single user's own cache: served as before
+    assert hublib.fetch_model("gated/g", **CONFIG_ONLY).config == {"secret_size": 1234}
+
+
+def test_public_offline_is_the_hubs_word(hub: HubEmulator, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Model info (not private, not gated) marks a repo public whatever token read it; a repo that went gated
+    since is no longer served offline to sessions without the token."""
+    from comparelib import settings
+
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(tmp_path))
+    hub.add_model("org/pub", {"a": 1})
+    hub.add_model("org/later-gated", {"b": 2})
+    with settings.session_token(DEFAULT_TOKEN):
+        hublib.fetch_model("org/pub")
+    hublib.fetch_model("org/later-gated")  # public, read without a token
+    hub.add_model("org/later-gated", {"b": 3}, gated=True)
+    with settings.session_token(DEFAULT_TOKEN):
+        assert hublib.fetch_model("org/later-gated").config == {"b": 3}
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert hublib.fetch_model("org/pub").config == {"a": 1}
+    with pytest.raises(OfflineError, match="serves from its cache only"):
+        hublib.fetch_model("org/later-gated")
+    with settings.session_token(DEFAULT_TOKEN):
+        assert hublib.fetch_model("org/later-gated").config == {"b": 3}
+
+
+def test_shared_cache_keeps_private_dataset_cards_for_their_token(
+    hub: HubEmulator, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from comparelib import settings
+
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(tmp_path))
+    readme = b"---\ndataset_info:\n  splits:\n  - name: train\n    num_examples: 532000\n---\n"
+    hub.add_repo("me/private-ds", {"README.md": readme}, repo_type="dataset", private=True)
+    with settings.session_token(DEFAULT_TOKEN):
+        hublib.download_file("me/private-ds", "README.md", repo_type="dataset")
+        assert hubdata.dataset_info_rows("me/private-ds") == {"default": {"train": 532000}}
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert hubdata.dataset_info_rows("me/private-ds") is None  # the cached card is not read for this session
+    with settings.session_token(DEFAULT_TOKEN):
+        assert hubdata.dataset_info_rows("me/private-ds") == {"default": {"train": 532000}}
 
 
 def test_dataset_ref_is_refused_by_fetch_model(hub: HubEmulator) -> None:

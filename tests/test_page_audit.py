@@ -159,3 +159,30 @@ def test_dumps_tab_full_scan_shows_layer_statistics(tmp_path: Path) -> None:
     assert not at.exception and not at.error
     layers = next(d.value for d in at.dataframe if "layer" in d.value.columns)
     assert len(layers) == 3 * 4 and set(layers["layer"]) == {"low", "mid", "high", "final"}
+
+
+def test_the_sidebar_token_opens_a_private_hub_tokenizer(data: tuple[Path, Path], hub) -> None:
+    """The audit runs with the session's token, as Compare does: a private tokenizer on the Hub is read."""
+    path, tok = data
+    hub.add_repo("acme/private-tok", {p.name: p.read_bytes() for p in tok.iterdir() if p.is_file()}, private=True)
+    at = page_app(PAGE, timeout=60).run()
+    run_audit(at, str(path), "acme/private-tok")
+    assert any("acme/private-tok not found" in e.value for e in at.error)  # no token: a private repo is not there
+    at.sidebar.text_input(key="hub_token").set_value(hub.token).run()
+    run_audit(at, str(path), "acme/private-tok")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert metric(at, "Samples") == "12"
+    assert "tokenizer: acme/private-tok" in " ".join(c.value for c in at.caption)
+    assert hub.token not in json.dumps(dict(at.query_params))
+
+
+def test_the_sidebar_token_opens_a_private_hub_dataset(data: tuple[Path, Path], hub) -> None:
+    """The audit's row reader runs in a thread: without the call's context it read the Hub without the session's
+    token, so a private dataset passed the card check and then "cannot be accessed"."""
+    path, tok = data
+    hub.add_repo("acme/private-chat", {"data/train.jsonl": path.read_bytes()}, repo_type="dataset", private=True)
+    at = page_app(PAGE, timeout=60).run()
+    at.sidebar.text_input(key="hub_token").set_value(hub.token).run()
+    run_audit(at, "acme/private-chat", str(tok))
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert metric(at, "Samples") == "12"

@@ -1270,3 +1270,85 @@ def test_a_kept_upload_goes_when_no_session_holds_it(tmp_path: Path, monkeypatch
     connected.clear()
     assert uploadgate.release_gone(lambda sid: sid in connected) == [other]
     assert not Path(other).exists() and uploadgate._HELD == {}
+
+
+# ------------------------------------------------------------------ the Hub: one cache and one operator token for all
+
+
+def _all_drafts(at: AppTest) -> list[str]:
+    return [str(v) for d in at.dataframe if "draft" in getattr(d.value, "columns", []) for v in d.value["draft"]]
+
+
+def test_a_gated_config_cached_by_one_session_is_not_served_to_another_while_the_hub_is_down(
+    hub, monkeypatch, tmp_path: Path
+) -> None:
+    from tests.fixtures import aq_config, aq_tensors
+
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(tmp_path))  # a shared server
+    sha = hub.add_model("walk/gated-g", aq_config(), tensors=aq_tensors(), gated=True)
+    shown = f"walk/gated-g@{sha[:7]}"
+    first = page_app(str(PAGES / "compare.py"), timeout=120)  # session A, with a token that was granted access
+    first.query_params["m"] = ["walk/gated-g"]
+    first.run()
+    first.sidebar.text_input(key="hub_token").set_value(hub.token).run()
+    assert shown in _all_drafts(first), [e.value for e in first.error]
+    hub.stop()  # the Hub is unreachable now; the config sits in the shared HF_HOME cache
+
+    later = page_app(str(PAGES / "compare.py"), timeout=120)  # a new session without a token
+    later.query_params["m"] = ["walk/gated-g"]
+    later.run()
+    assert not later.exception
+    assert shown not in _all_drafts(later) and sha[:7] not in texts(later)
+    assert any("serves from its cache only repos it read without a token" in e.value for e in later.error)
+
+    home = page_app(str(PAGES / "overview.py"), timeout=120)  # /?draft=walk/gated-g
+    home.query_params["draft"] = "walk/gated-g"
+    home.run()
+    assert not home.exception and sha[:7] not in texts(home)
+    assert any("serves from its cache only repos it read without a token" in e.value for e in home.error)
+
+    again = page_app(str(PAGES / "compare.py"), timeout=120)  # the token that read it still opens it offline
+    again.query_params["m"] = ["walk/gated-g"]
+    again.run()
+    again.sidebar.text_input(key="hub_token").set_value(hub.token).run()
+    assert shown in _all_drafts(again), [e.value for e in again.error]
+
+
+@pytest.mark.parametrize("typed", ["two words", "hf_" + "x" * 600], ids=["space", "600-chars"])
+def test_a_malformed_session_token_is_said_once_and_rows_needing_none_still_work(typed: str) -> None:
+    at = page_app(str(PAGES / "compare.py"), timeout=120)
+    at.query_params["m"] = [f"registry:{AQ}"]
+    at.run()
+    at.sidebar.text_input(key="hub_token").set_value(typed).run()
+    assert not at.exception
+    assert [e.value for e in at.sidebar.error if "Hub token not used" in e.value]
+    assert not [e.value for e in at.main.error if "access token" in e.value]  # no row failed for it
+    assert AQ in _all_drafts(at)
+    assert typed not in texts(at)
+
+
+def test_a_compare_link_reads_at_most_twelve_drafts(hub) -> None:
+    """400 m= entries once meant 1,600 Hub requests with the operator's token; a link is anybody's input."""
+    at = page_app(str(PAGES / "compare.py"), timeout=120)
+    at.query_params["m"] = [f"registry:{AQ}", *(f"walk/d{i}" for i in range(40))]
+    at.run()
+    assert not at.exception
+    asked = {r.path.split("/")[4] if r.path.startswith("/api/") else r.path.split("/")[2] for r in hub.requests}
+    assert len(asked) == 12  # 40 before the cap
+    assert any(
+        "40 drafts to read from the Hub or folders; one comparison reads at most 12" in e.value for e in at.error
+    )
+    assert AQ in _all_drafts(at)  # built-in drafts are not counted: all of them still compare at once
+
+
+def test_page_caches_keyed_by_visitor_input_are_bounded() -> None:
+    """Every st.cache_data function in app.py and the pages that takes arguments names max_entries."""
+    import ast
+
+    for path in (ROOT / "app.py", *sorted(PAGES.glob("*.py"))):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.FunctionDef) or not node.args.args:
+                continue
+            for deco in node.decorator_list:
+                if isinstance(deco, ast.Call) and ast.unparse(deco.func) == "st.cache_data":
+                    assert "max_entries" in {k.arg for k in deco.keywords}, f"{path.name}: {node.name}"

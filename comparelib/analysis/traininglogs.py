@@ -531,7 +531,7 @@ def event_files(path: Path) -> list[Path]:
     """The event files at ``path``: the file itself, or every ``*tfevents*`` file under a run directory."""
     if path.is_dir():
         found: list[Path] = []
-        for root, _dirs, files in os.walk(path):
+        for root, _dirs, files in user_paths.walk(path):  # never into the uploads folder
             for name in sorted(files):
                 if "tfevents" in name:
                     # a symlink inside the run directory must not lead outside the data root either

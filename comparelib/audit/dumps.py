@@ -14,7 +14,6 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import os
 import pickle
 import random
 import re
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from comparelib import limits
+from comparelib import limits, paths
 from comparelib.errors import ConfigError, DataError, InputError, Severity
 from comparelib.paths import member, resolve_user_path
 
@@ -187,7 +186,7 @@ def discover_dump_files(folder: str | Path) -> dict[Family, list[Path]]:
                 "hs_<i>.safetensors)."
             )
         return {fam: [root]}
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in paths.walk(root):  # never into the uploads folder
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         base = Path(dirpath)
         for name in filenames:
@@ -195,8 +194,8 @@ def discover_dump_files(folder: str | Path) -> dict[Family, list[Path]]:
             fam = _family(path)
             if fam is not None:
                 groups.setdefault(fam, []).append(member(path, "dump file"))
-    for paths in groups.values():
-        paths.sort()
+    for files in groups.values():
+        files.sort()
     return groups
 
 

@@ -60,6 +60,7 @@ def _dataset_card(repo_id: str, revision: str | None) -> dict[str, Any] | None:
                     exc, repo_id=repo_id, revision=revision, filename="README.md", repo_type="dataset"
                 ) from None
         else:
+            hub.note_reader(repo_id, "dataset", public=info.private is False and not info.gated)
             return info.card_data.to_dict() if info.card_data is not None else None
     try:
         path = hub.download(repo_id, "README.md", revision=revision, repo_type="dataset", local_only=True)

@@ -22,6 +22,7 @@ reader thread parses and renders the next chunk (see ``tokens`` for how the loss
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import itertools
 import json
@@ -636,9 +637,10 @@ def audit(
         rows_iter = itertools.islice(rows_iter, int(max_rows))
     q: queue.Queue[Any] = queue.Queue(maxsize=_QUEUE_BATCHES)
     stop = threading.Event()
+    # the reader runs in this call's context: a session's Hub token (settings.session_token) reaches its reads
     reader = threading.Thread(
-        target=_reader,
-        args=(rows_iter, fmt, bundle, stats, q, stop, keep_running),
+        target=contextvars.copy_context().run,
+        args=(_reader, rows_iter, fmt, bundle, stats, q, stop, keep_running),
         name="audit-reader",
         daemon=True,
     )

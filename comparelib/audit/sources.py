@@ -55,8 +55,8 @@ def _files_in(path: Path, refused: list[tuple[str, str]] | None = None) -> list[
         return [path]
     files = []
     for p in sorted(path.rglob("*")):
-        if not (p.is_file() and p.name.endswith(FILE_EXTENSIONS)):
-            continue
+        if not (p.is_file() and p.name.endswith(FILE_EXTENSIONS)) or paths.in_uploads(p):
+            continue  # a typed folder never reads the uploads folder (its result is shared between sessions)
         try:
             files.append(paths.member(p, "dataset file"))
         except InputError as exc:

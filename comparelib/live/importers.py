@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,37 +78,45 @@ _EXPECTED = (
 )
 
 
-def read_records(path: str | Path) -> list[dict]:
-    """The run objects in a file: one JSON object, a JSON list of objects, or JSON lines."""
+def read_records(path: str | Path, *, name: str | None = None) -> list[dict]:
+    """The run objects in a file: one JSON object, a JSON list of objects, or JSON lines.
+
+    ``name``: what messages call the file (an upload's own name: the server's temporary path is never shown)."""
     p = Path(path)
+    shown = name if name is not None else str(p)
     try:
-        text = limits.read_text_capped(p, str(p), limits.DOCUMENT_BYTES)
+        text = limits.read_text_capped(p, shown, limits.DOCUMENT_BYTES)
     except FileNotFoundError:
-        raise InputError(f"no such file: {p}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read {p}: {exc}") from None
+        raise InputError(f"no such file: {shown}") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{shown} is not UTF-8 text (byte {exc.start + 1:,} cannot be read); save the result as UTF-8 JSON, "
+            "as sglang.bench_serving and vllm bench serve write it"
+        ) from None
+    except OSError as exc:
+        raise DataError(f"cannot read {shown}: {exc.strerror or exc.__class__.__name__}") from None
     if not text.strip():
-        raise DataError(f"{p} is empty; {_EXPECTED}")
+        raise DataError(f"{shown} is empty; {_EXPECTED}")
     try:
-        whole = limits.loads(text, str(p))
+        whole = limits.loads(text, shown)
     except json.JSONDecodeError:
         whole = None
     if isinstance(whole, dict):
         return [whole]
     if isinstance(whole, list):
         if not all(isinstance(x, dict) for x in whole):
-            raise DataError(f"{p} is a JSON list of non-objects; {_EXPECTED}")
+            raise DataError(f"{shown} is a JSON list of non-objects; {_EXPECTED}")
         return list(whole)
     records = []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            obj = limits.loads(line, f"{p} line {n}")
+            obj = limits.loads(line, f"{shown} line {n}")
         except json.JSONDecodeError as exc:
-            raise DataError(f"{p} line {n} is not JSON ({exc.msg}); {_EXPECTED}") from None
+            raise DataError(f"{shown} line {n} is not JSON ({exc.msg}); {_EXPECTED}") from None
         if not isinstance(obj, dict):
-            raise DataError(f"{p} line {n} is not a JSON object; {_EXPECTED}")
+            raise DataError(f"{shown} line {n} is not a JSON object; {_EXPECTED}")
         records.append(obj)
     return records
 
@@ -154,7 +163,45 @@ def check_record(record: Mapping[str, Any]) -> str:
     info = record.get("server_info")
     if fmt == SGLANG and info is not None and not isinstance(info, Mapping):
         raise DataError(f"server_info is {str(info)[:40]!r}: expected the object sglang.bench_serving saves")
+    for key, (what, low, high) in _COUNTS.items():
+        _check_whole(record, key, what, low, high)
+    duration = record.get("duration")
+    if duration is not None and (
+        isinstance(duration, bool)
+        or not isinstance(duration, (int, float))
+        or not math.isfinite(duration)
+        or duration < 0
+    ):
+        raise DataError(
+            f"duration is {str(duration)[:40]}: expected the run's length in seconds, a number of 0 or more"
+        )
     return fmt
+
+
+# whole-number fields the store and the answers read (the summary's counts, the run's params), with their bounds:
+# far above any benchmark's (10**9 requests, 10**15 tokens) and within what every database integer holds
+_COUNTS: dict[str, tuple[str, int, int]] = {
+    "completed": ("the number of requests that completed", 0, 10**9),
+    "failed": ("the number of requests that failed", 0, 10**9),
+    "num_prompts": ("the number of prompts sent", 0, 10**9),
+    "max_concurrency": ("the client's concurrency limit", 1, 10**9),
+    "total_output_tokens": ("the number of output tokens", 0, 10**15),
+}
+
+
+def _check_whole(record: Mapping[str, Any], key: str, what: str, low: int, high: int) -> None:
+    """``record[key]`` absent, null or a whole number in low..high (1.0e6 as JSON may write it); else a DataError."""
+    value = record.get(key)
+    if value is None:
+        return
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value != int(value)
+        or not low <= value <= high
+    ):
+        raise DataError(f"{key} is {str(value)[:40]}: expected {what}, a whole number from {low} to {high:,}")
 
 
 def _percentiles(record: Mapping[str, Any], metric: str) -> dict[str, float]:
@@ -416,16 +463,20 @@ def import_file(
     labels: Sequence[str] = (),
     group: str | None = None,
     spec: Mapping[str, Any] | None = None,
+    name: str | None = None,
 ) -> list[int]:
     """Every run in a sglang.bench_serving JSONL or vllm bench serve JSON file; returns the new run ids.
 
-    The whole file is checked before anything is written, so a bad line imports nothing.
+    The whole file is checked before anything is written, so a bad line imports nothing. ``name`` (an
+    upload's own file name) is what messages say and what the runs store as ``source_file`` /
+    ``imported_from``, instead of ``path``, the server's temporary copy.
     """
-    records = read_records(path)
+    shown = (os.path.basename(name) or "upload") if name is not None else str(path)
+    records = read_records(path, name=shown)
     for n, rec in enumerate(records, start=1):
         try:
             check_record(rec)
         except DataError as exc:
-            where = f"{path} (record {n})" if len(records) > 1 else str(path)
+            where = f"{shown} (record {n})" if len(records) > 1 else shown
             raise DataError(f"{where}: {exc}") from None
-    return [import_record(store, rec, source=str(path), labels=labels, group=group, spec=spec) for rec in records]
+    return [import_record(store, rec, source=shown, labels=labels, group=group, spec=spec) for rec in records]

@@ -77,7 +77,13 @@ def normalise_endpoint(url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BenchError(f"not an http(s) URL: {url!r}; pass the server's base URL, e.g. http://127.0.0.1:30000")
     if parts.username or parts.password:
-        raise BenchError("put credentials in the API key option, not in the endpoint URL")
+        # the page and the CLI have no key option: only the Python API sends one (BenchOptions(api_key=...))
+        raise BenchError(
+            "the endpoint URL holds a user name or password, which this app does not send: give the plain URL "
+            "(http://host:port). The page and the bench command send no credentials, so benchmark a server that "
+            "needs none (on your private network, or through an SSH tunnel), or run the benchmark from Python "
+            "with BenchOptions(api_key=...), which sends the key as an Authorization: Bearer header"
+        )
     try:
         _ = parts.port  # urlsplit checks the port only when asked
     except ValueError as exc:

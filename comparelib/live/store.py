@@ -209,7 +209,9 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\
 """C0/C1 controls (ESC sequences reach terminals), bidi overrides and isolates, line separators."""
 MAX_LABEL_CHARS = 100
 MAX_LABELS = 32
-_MAX_CHARS = {"label": MAX_LABEL_CHARS, "group": 200}  # the column is String(200); PostgreSQL would refuse more
+MAX_GROUP_CHARS = 200  # the column is String(200); PostgreSQL would refuse more
+MAX_DRAFT_NAME_CHARS = 200  # a Hub id is at most 96; a local folder's name fits too (every sidebar lists it)
+_MAX_CHARS = {"label": MAX_LABEL_CHARS, "group": MAX_GROUP_CHARS, "draft name": MAX_DRAFT_NAME_CHARS}
 
 
 def shown_label(value: Any) -> str:
@@ -227,15 +229,23 @@ def checked_text(value: Any, what: str) -> str:
     if limit is not None and len(text) > limit:
         raise StoreError(f"{what} is {len(text):,} characters long; the limit is {limit:,}: shorten it")
     if _CONTROL.search(text.replace("\x00", "")):
-        raise StoreError(f"{what} {ascii(text[:80])} holds control characters; retype it with plain characters")
+        typed = ascii(redact.mask_text(text)[:80])  # a token typed with the name is not echoed back
+        raise StoreError(f"{what} {typed} holds control characters; retype it with plain characters")
     bad = _SURROGATES.search(text)
     if bad is not None or "\x00" in text:
-        shown = valid_text(text).replace("\ufffd", "?")[:80]
+        shown = redact.mask_text(valid_text(text)).replace("\ufffd", "?")[:80]
         raise StoreError(
             f"{what} {shown!r} is not valid UTF-8 text (it holds undecodable bytes such as 0xff or a "
             f"NUL); retype it with plain characters"
         )
     return text
+
+
+def draft_name(value: Any) -> str:
+    """A draft name as a training volume is stored under it: refused when over MAX_DRAFT_NAME_CHARS or not
+    plain text, and a credential typed into it (``mydraft HF_TOKEN=hf_...``) masked, as labels and groups are:
+    every session's sidebar lists these names."""
+    return redact.mask_text(checked_text(str(value).strip(), "draft name"))
 
 
 def _decode_text(raw: bytes) -> str:
@@ -800,8 +810,8 @@ class Store:
         """
         if not str(draft).strip():
             raise StoreError("a data volume needs the draft's name")
-        draft = checked_text(draft, "draft name").strip()
-        source = checked_text(source or "", "source")
+        draft = draft_name(draft)
+        source = redact.mask_text(checked_text(source or "", "source"))
         attached_by = checked_text(attached_by, "attached by") if attached_by else None
         if int(samples) < 0 or (tokens is not None and int(tokens) < 0):
             raise StoreError("samples and tokens must be zero or more")
@@ -845,7 +855,7 @@ class Store:
             rows.append(
                 {
                     "id": int(row["id"]),
-                    "draft": valid_text(str(row["draft"])),
+                    "draft": shown_label(row["draft"]),  # rows from before the cap and the masking, cleaned
                     "samples": samples,
                     "tokens": integer(row["tokens"]),
                     "source": _text_or_none(row["source"]) or "",

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import struct
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -189,8 +190,6 @@ def _from_segments(segments: list[str], shown: str) -> ModelRef:
                 else:
                     filename = inner
         # other routes (discussions, settings, ...) point at the repo itself
-    if revision is not None and (not revision or revision.startswith("/") or ".." in revision.split("/")):
-        raise InputError(f"{shown}: {revision!r} is not a valid revision")
     return ModelRef(repo_id=repo_id, revision=revision, filename=filename, subfolder=subfolder, repo_type=repo_type)
 
 
@@ -221,11 +220,52 @@ def _from_hf_uri(text: str) -> ModelRef:
     return ModelRef(repo_id=uri.id, revision=uri.revision, filename=filename, subfolder=subfolder, repo_type=uri.type)
 
 
+def check_revision(revision: str, shown: str) -> str:
+    """A revision is a branch, tag, sha or refs/... name: no empty, '.' or '..' part and no backslash or control
+    character, since an HTTP client resolves dot segments and ``/resolve/../`` would leave the repo's URL."""
+    parts = revision.split("/")
+    if any(p in ("", ".", "..") for p in parts) or "\\" in revision or not revision.isprintable():
+        raise InputError(
+            f"{shown}: {revision[:100]!r} is not a valid revision; use a branch, a tag or a full commit sha"
+        )
+    return revision
+
+
+def check_path_in_repo(path: str, shown: str) -> str:
+    """A file or folder inside a repo (already %-decoded): no '.' or '..' part, backslash or control character,
+    so the URL built from it (with the token) stays inside the repo."""
+    parts = path.strip("/").split("/")
+    if any(p in (".", "..") for p in parts) or "\\" in path or not path.isprintable():
+        raise InputError(
+            f"{shown}: {path[:100]!r} is not a path inside the repository ('.', '..' and backslashes are not "
+            "allowed); paste the file's or folder's own Hub URL"
+        )
+    return path
+
+
+def _checked(ref: ModelRef, shown: str) -> ModelRef:
+    """Every part of a Hub reference that goes into a URL, decoded, checked once here at the boundary."""
+    if ref.revision is not None:
+        check_revision(ref.revision, shown)
+    for path in (ref.filename, ref.subfolder):
+        if path is not None:
+            check_path_in_repo(path, shown)
+    return ref
+
+
 def parse_ref(text: str) -> ModelRef:
     """Read whatever people paste: Hub URLs, ``org/name[@rev]``, ``hf://`` URIs, local folders.
 
-    Raises ``HostNotAllowedError`` for any web host that is not a Hub, before anything is fetched.
+    Raises ``HostNotAllowedError`` for any web host that is not a Hub, before anything is fetched, and
+    ``InputError`` for a revision or path with '.'/'..' parts, however they are %-encoded.
     """
+    ref = _parse_ref(text)
+    if ref.local_path is not None:
+        return ref
+    return _checked(ref, redact.mask_url(text.strip())[:200])
+
+
+def _parse_ref(text: str) -> ModelRef:
     if not isinstance(text, str):
         raise InputError("expected text: a Hub URL, org/name or a local folder")
     text = text.strip().strip("\"'").strip()
@@ -443,9 +483,77 @@ def map_error(
     return HubError(_scrub(f"could not fetch {filename or 'data'} of {label} from {host}: {type(exc).__name__}"))
 
 
+# --------------------------------------------------------------------------------------------------
+# who may read a repo from the shared cache while the Hub cannot say
+
+_READERS_FILE = ".specdraft-readers.json"
+_MAX_READERS = 32
+
+
+def _readers_path(repo_id: str, repo_type: str) -> Path:
+    """A small marker next to the repo's cache folder (huggingface_hub's ``{type}s--org--name``)."""
+    return hub_cache_dir() / f"{repo_type}s--{repo_id.replace('/', '--')}" / _READERS_FILE
+
+
+def _readers(repo_id: str, repo_type: str) -> list[str]:
+    try:
+        data = json.loads(_readers_path(repo_id, repo_type).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    readers = data.get("readers") if isinstance(data, dict) else None
+    return [r for r in readers if isinstance(r, str)] if isinstance(readers, list) else []
+
+
+def note_reader(repo_id: str, repo_type: str = "model", *, public: bool | None = None) -> None:
+    """Record that the Hub let the token in use read this repo (its fingerprint; "" for no token), and whether
+    the Hub says the repo is public ("" kept) or not ("" dropped: it went gated or private). Only what is
+    recorded here is served from the cache offline on a shared server (``cache_readable``)."""
+    tag = settings.token_fingerprint()
+    readers = _readers(repo_id, repo_type)
+    is_public = ("" in readers or tag == "") if public is None else public
+    tokens = [r for r in (tag, *readers) if r]
+    tokens = list(dict.fromkeys(tokens))[:_MAX_READERS]
+    kept = ([""] if is_public else []) + tokens
+    path = _readers_path(repo_id, repo_type)
+    if kept == readers or not path.parent.is_dir():
+        return  # unchanged, or nothing of it cached (nothing to serve offline)
+    try:
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps({"readers": kept}), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache: offline, this repo is then served to nobody on a shared server
+
+
+def cache_readable(repo_id: str, repo_type: str = "model") -> bool:
+    """Whether this session may be served the repo from the local cache without asking the Hub.
+
+    A single user (no SPECDRAFT_DATA_ROOT) reads their own cache. On a shared server the cache holds what
+    every session fetched, gated and private repos included, so only a repo read without a token (public)
+    or with this session's own token (by fingerprint) is served while the Hub cannot check the token.
+    """
+    if settings.data_root() is None:
+        return True
+    readers = _readers(repo_id, repo_type)
+    return "" in readers or settings.token_fingerprint() in readers
+
+
+def _not_for_this_session(repo_id: str, revision: str | None, repo_type: str) -> OfflineError:
+    """Worded alike whether the repo is cached or not, so a session learns nothing about other sessions' repos."""
+    why = "offline (HF_HUB_OFFLINE is set)" if settings.hf_offline() else f"could not reach {endpoint_host()}"
+    return OfflineError(
+        f"{why}: while the Hub cannot check a token, this shared server serves from its cache only repos it read "
+        f"without a token or with this session's Hub token, and {_label(repo_id, revision, repo_type)} is not one "
+        "of them; try again when the Hub is reachable"
+    )
+
+
 def download(repo_id: str, filename: str, *, revision: str | None, repo_type: str, local_only: bool) -> Path:
+    """One file through huggingface_hub's cache; ``local_only`` reads the cache alone (``cache_readable``)."""
     from huggingface_hub import hf_hub_download
 
+    if local_only and not cache_readable(repo_id, repo_type):
+        raise _not_for_this_session(repo_id, revision, repo_type)
     try:
         path = hf_hub_download(
             repo_id,
@@ -503,10 +611,17 @@ def _download_capped(
 ) -> Path:
     """``download`` after one HEAD that refuses a file over ``cap`` before any of it is fetched (a pasted repo's
     config.json could be gigabytes); a Hub that cannot be reached leaves the local cache, as offline."""
+    shown = _label(repo_id, None, repo_type)
+    check_path_in_repo(filename, shown)
+    if revision is not None:
+        check_revision(revision, shown)
     size = None if local_only else _reachable_metadata(repo_id, filename, revision=revision, repo_type=repo_type)
     if cap is not None and size and size > cap.value():
         raise cap.refuse(f"{filename} of {_label(repo_id, revision, repo_type)}", seen=limits.human_bytes(size))
-    return download(repo_id, filename, revision=revision, repo_type=repo_type, local_only=size is None)
+    path = download(repo_id, filename, revision=revision, repo_type=repo_type, local_only=size is None)
+    if size is not None:  # the Hub answered the HEAD for this token: record it for offline use
+        note_reader(repo_id, repo_type)
+    return path
 
 
 def _commit_from_path(path: Path) -> str | None:
@@ -899,6 +1014,8 @@ def fetch_model(
     config_path = _download_capped(
         repo_id, config_name, revision=ref.revision, repo_type="model", cap=limits.CONFIG_BYTES, local_only=local_only
     )
+    if info is not None:  # the Hub's word: public repos are served offline to any session, others are not
+        note_reader(repo_id, public=info.private is False and not info.gated)
     commit = _commit_from_path(config_path) or (info.sha if info is not None else None)
     pinned = commit or ref.revision
     config = _read_config(config_path, f"{config_name} of {_label(repo_id, commit[:7] if commit else ref.revision)}")
