@@ -212,6 +212,7 @@ def _show_result(result: AuditResult) -> None:
                 st.success(f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {name}.")
                 if not own.is_example:  # attached to your draft: Overview and the scaling chart use it now
                     app.set_own_draft(own.with_(volume=name))
+                    app.show_volume(own.with_(volume=name))  # the sidebar, drawn before this click, says so now
                     st.caption(f"Attached to your draft ({own.short}).")
 
 

@@ -97,6 +97,9 @@ def test_typed_then_attached_the_sidebar_says_which_and_offers_the_typed_one(tmp
     at.text_input(key="audit_attach_draft").set_value("my-draft")
     _ok(at.button(key="audit_attach").click().run())
     assert any("Saved 12 samples" in s.value for s in at.success)
+    # the sidebar on the same screen already says so (it was drawn before the click: "typed in")
+    said = _sidebar(at)
+    assert "Training data in use: 12 samples, attached from Dataset audit as my-draft." in said, said
 
     # 3. every page says the audit is used and the typed number is not, and offers it back
     at.switch_page("pages/overview.py")
