@@ -1,0 +1,156 @@
+"""What does counting tool calls through the chat template cost the dataset audit?
+
+Rows with tool schemas and ``tool_calls`` are rendered through a tools-aware template with the prefix rule
+(one render per turn boundary), where plain rows take the fast path. This script builds one tokenizer and
+one template (the shape of Qwen 2.5's tools branch), writes ``--rows`` OpenAI-messages rows twice (with
+tools and calls, and the same rows as plain text of about the same length) and audits both in one run.
+It prints rows/s of each and the ratio tool/plain, best of ``--repeat`` alternating runs; the plain audit is
+the reference measured in the same run. ``--json`` prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+TEMPLATE = (
+    "{% if tools %}<|im_start|>system\n# Tools\n<tools>"
+    "{% for tool in tools %}\n{{ tool | tojson }}{% endfor %}\n</tools><|im_end|>\n{% endif %}"
+    "{% for message in messages %}"
+    "{% if message.role == 'assistant' %}"
+    "{{ '<|im_start|>assistant\n' + message.content }}"
+    "{% for call in message.tool_calls or [] %}"
+    "{% set fn = call.function if call.function is defined else call %}"
+    '{{ \'\n<tool_call>\n{"name": "\' + fn.name + \'", "arguments": \' }}'
+    "{{ fn.arguments if fn.arguments is string else fn.arguments | tojson }}{{ '}\n</tool_call>' }}"
+    "{% endfor %}"
+    "{{ '<|im_end|>\n' }}"
+    "{% elif message.role == 'tool' %}"
+    "{{ '<|im_start|>user\n<tool_response>\n' + message.content + '\n</tool_response><|im_end|>\n' }}"
+    "{% else %}{{ '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+WORDS = "weather city forecast rain sun wind degrees today tomorrow please tell me what is the in at".split()
+
+
+def _text(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def rows(n: int, seed: int = 0) -> tuple[list[dict], list[dict]]:
+    """(tool rows, the same rows with the call and schema written as plain text)."""
+    rng = random.Random(seed)
+    tool_rows, plain_rows = [], []
+    schema = {
+        "type": "function",
+        "function": {
+            "name": "weather",
+            "description": "the forecast for a city",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+    for _ in range(n):
+        q, result, answer = _text(rng, 12), _text(rng, 8), _text(rng, 20)
+        city = rng.choice(["Paris", "Oslo", "Lima", "Kyoto"])
+        call = {"type": "function", "function": {"name": "weather", "arguments": json.dumps({"city": city})}}
+        tool_rows.append(
+            {
+                "tools": [schema],
+                "messages": [
+                    {"role": "user", "content": q},
+                    {"role": "assistant", "content": "", "tool_calls": [call]},
+                    {"role": "tool", "content": result},
+                    {"role": "assistant", "content": answer},
+                ],
+            }
+        )
+        plain_rows.append(
+            {
+                "messages": [
+                    {"role": "system", "content": json.dumps(schema)},
+                    {"role": "user", "content": q},
+                    {"role": "assistant", "content": json.dumps(call)},
+                    {"role": "user", "content": result},
+                    {"role": "assistant", "content": answer},
+                ]
+            }
+        )
+    return tool_rows, plain_rows
+
+
+def tokenizer(folder: Path, sample: list[str]) -> Path:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=2000,
+        special_tokens=["<|im_start|>", "<|im_end|>", "<|endoftext|>"],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tok.train_from_iterator(sample, trainer=trainer)
+    folder.mkdir(parents=True, exist_ok=True)
+    tok.save(str(folder / "tokenizer.json"))
+    config = {"eos_token": "<|im_end|>", "model_max_length": 8192, "chat_template": TEMPLATE}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, default=5000)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+
+    from comparelib.audit import scan
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        tool_rows, plain_rows = rows(args.rows)
+        paths = {}
+        for name, data in (("tools", tool_rows), ("plain", plain_rows)):
+            paths[name] = base / f"{name}.jsonl"
+            paths[name].write_text("\n".join(json.dumps(r) for r in data) + "\n", encoding="utf-8")
+        tok = tokenizer(base / "tok", [json.dumps(r) for r in plain_rows[:500]])
+        best: dict[str, float] = {}
+        counted: dict[str, tuple[int, int, int]] = {}
+        for _ in range(args.repeat):
+            for name in ("plain", "tools"):
+                t0 = time.perf_counter()
+                res = scan.audit(str(paths[name]), tokenizer=str(tok))
+                dt = time.perf_counter() - t0
+                best[name] = min(best.get(name, dt), dt)
+                counted[name] = (res.samples, res.anomalies.get("tools_not_counted", 0), int(res.tokens))
+    out = {
+        "rows": args.rows,
+        "plain_rows_per_s": args.rows / best["plain"],
+        "tool_rows_per_s": args.rows / best["tools"],
+        "ratio_tool_over_plain_time": best["tools"] / best["plain"],
+        "tool_rows_not_counted": counted["tools"][1],
+        "tokens": {"plain": counted["plain"][2], "tools": counted["tools"][2]},
+    }
+    if args.json:
+        print(json.dumps(out))
+    else:
+        plain, tools = out["plain_rows_per_s"], out["tool_rows_per_s"]
+        print(f"rows {args.rows}: plain {plain:,.0f} rows/s, tool rows {tools:,.0f}")
+        print(f"tool rows take {out['ratio_tool_over_plain_time']:.2f}x the plain rows' time")
+        print(f"tokens counted: plain {out['tokens']['plain']:,}, tools {out['tokens']['tools']:,}")
+        print(f"tool rows left uncounted: {out['tool_rows_not_counted']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
