@@ -118,20 +118,8 @@ def _plan(
 
 
 def _plan_lead(result: plan.Plan) -> None:
-    first = result.options[0] if result.options else None
-    if first is not None:
-        lead = f"**Ranked first: {first.title}.** {first.note}"
-        if first.samples_needed is not None and first.samples_needed.value:
-            tot = first.total
-            hours = (
-                tot.text(",.0f")
-                if tot.value is not None  # no target count: generation is not costed, so there is no total
-                else f"training {first.training.text(',.0f')}, hidden-state generation not costed"
-            )
-            lead += (
-                f" Samples: {first.samples_needed.text(',.0f')}; GPU-hours on {result.gpu}: {hours}; "
-                f"offline storage {first.storage.text(',.1f', ' TB')}."
-            )
+    lead = plan.lead(result)
+    if lead:
         st.markdown(lead)
 
 
@@ -148,7 +136,8 @@ def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list
         step=0.05,
         key="plan_target",
         placeholder="published reference",
-        help="Empty: the acceptance of the published draft of the same target family with the most data.",
+        help="Empty: the published acceptance of the reference draft for your draft's target (Overview's), else "
+        "of that target's draft with the most data, else of the target family's.",
     )
     gpu_name = c2.selectbox("GPU", list(plan.GPUS), index=list(plan.GPUS).index("H200"), key="plan_gpu")
     rank_batch = c3.selectbox("Rank at batch size", list(plan.BATCHES), key="plan_batch")
@@ -352,7 +341,13 @@ acc_link = (
 ref_acc = acc.ref_range or "not published"
 lines.append(
     f"- **Acceptance length:** ours {acc_link}, {reference} {_link(ref_acc, 'scaling')} (published) on "
-    f"{'/'.join(values.bench_label(b) for b in overview.HEADLINE_BENCHMARKS)}. "
+    f"{'/'.join(values.bench_label(b) for b in overview.HEADLINE_BENCHMARKS)}"
+    # a range across benchmarks (at one setting) says which benchmark is which end
+    + (
+        f" ({', '.join(f'{values.bench_label(b)} {v:.2f}' for b, v in acc.by_benchmark)}). "
+        if len(acc.by_benchmark) > 1 and len(acc.ref_settings) <= 1
+        else ". "
+    )
     + (
         ""
         if own_accept is None
@@ -369,6 +364,7 @@ if live is not None:
         f"#{live.baseline_run_id} {_link(f'{live.baseline_tok_s:.1f} tok/s', 'bench')} without: "
         f"{_link(f'{live.speedup:.2f}x', 'bench')} ({live.gain * 100:+.1f}%)"
         + (" (example data)." if live.kind == "example" else ".")
+        + (f" {live.others_clause}" if live.others_clause else "")  # the fastest pair is the largest batch's
     )
     for note in live.unpaired:
         lines.append(f"  - {note}")

@@ -333,11 +333,16 @@ VERDICTS = [
 def test_verdicts(name: str, xs: np.ndarray, fn, verdict: str) -> None:  # type: ignore[no-untyped-def]
     c = curves.analyse(_points(xs, fn(xs)))
     assert c.verdict == verdict, c.sentence
-    if verdict == "rising":
+    if verdict == "rising" and c.evidence["fit_used"]:
         assert c.evidence["gain_at_2x"]["mean"] >= curves.PLATEAU_GAIN
         assert c.evidence["gain_at_10x"]["mean"] > c.evidence["gain_at_2x"]["mean"]
         assert "at 2x" in c.sentence and "at 10x" in c.sentence and "samples" in c.sentence
         assert c.band and all(b["low"] <= b["mean"] <= b["high"] for b in c.band)
+    elif verdict == "rising":
+        # a log-like curve fits with a ceiling past K + 1: rising by its measured slope, nothing extrapolated
+        assert c.evidence["slope_per_doubling_last"]["slope"] >= curves.PLATEAU_GAIN
+        assert "at 2x" not in c.sentence and "is not predicted" in c.sentence and "ceiling" in c.sentence
+        assert c.band and max(b["x"] for b in c.band) == pytest.approx(max(xs))
     elif verdict == "plateau":
         assert c.evidence["gain_at_2x"]["mean"] < curves.PLATEAU_GAIN
         assert "capacity" in c.sentence
@@ -462,3 +467,67 @@ def test_skipping_lines_before_parsing_keeps_the_same_points(tmp_path: Path, fmt
     assert fast == slow
     assert fast_info == slow_info
     assert slow_info["thinned"]["train"]["every"] > 1 and len(slow) < 3000
+
+
+# ---------------------------------------------------------------- a saturated curve is not "still rising"
+
+_SAT_ACC = (0.82, 0.74, 0.70, 0.67, 0.65)
+
+
+def _speculators_log(path: Path, grow, steps: int = 30000, every: int = 500, batch: int = 16) -> Path:  # type: ignore[no-untyped-def]
+    """A speculators log as Rich wraps it: cond_acc_i = c_i * grow(samples seen)."""
+    lines = []
+    for s in range(every, steps + 1, every):
+        a = [c * grow(s * batch) for c in _SAT_ACC]
+        full = [math.prod(a[: k + 1]) for k in range(len(a))]
+        fields = (
+            [f"train/loss_{k}={2 - v:.3f}" for k, v in enumerate(a)]
+            + [f"train/cond_acc_{k}={v:.3f}" for k, v in enumerate(a)]
+            + [f"train/full_acc_{k}={v:.3f}" for k, v in enumerate(full)]
+            + ["profile/step_time=0.412", "epoch=0", "lr=1.00e-04", f"global_step={s}"]
+        )
+        rows = [", ".join(fields[i : i + 6]) + ("," if i + 6 < len(fields) else "") for i in range(0, len(fields), 6)]
+        lines.append(f"[12/04/25 10:00:00] INFO     {rows[0]}    logger.py:270")
+        lines += [" " * 29 + r for r in rows[1:]]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+SATURATING = [
+    # name, acc factor of samples seen, verdict, the fit's problems (substrings), how the sentence starts
+    # the walk's log: 3.227 at 240K, 3.311 at 400K, 3.318 at 480K, ceiling 3.321; its power law put the ceiling at
+    # 10.06 (K + 1 = 6), the last point at 3.44 and "+0.082 per doubling" over the whole last doubling: "Still rising"
+    ("saturated by 480K", lambda n: 1 - 0.55 * math.exp(-n / 70_000), "plateau", ("ceiling", "overshoots"), "Flat:"),
+    # far from its ceiling and rising faster than a power law: rising by the recent slope, the fit set aside
+    ("rising at 480K", lambda n: 1 - 0.55 * math.exp(-n / 2_000_000), "rising", ("undershoots",), "Still rising:"),
+    # a power law with its ceiling under K + 1: the fit is used and predicts
+    ("power law at 480K", lambda n: 1 - 0.9 * (n / 1000) ** -0.3, "rising", (), "Still rising:"),
+]
+
+
+@pytest.mark.parametrize(("name", "grow", "verdict", "problems", "start"), SATURATING, ids=[s[0] for s in SATURATING])
+def test_a_saturated_speculators_log_is_judged_on_its_recent_slope(  # type: ignore[no-untyped-def]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, grow, verdict: str, problems: tuple, start: str
+) -> None:
+    path = _speculators_log(tmp_path / "train.log", grow)
+    c = curves.curve([path], batch_size=16)
+    assert c.evidence["split"] == "train" and c.evidence["positions"] == 5 and c.evidence["x_max"] == 480_000
+    assert c.verdict == verdict, c.sentence
+    assert c.sentence.startswith(start)
+    slope = c.evidence["slope_per_doubling_last"]
+    assert slope["window"].startswith("last half-doubling")
+    assert (slope["slope"] >= curves.PLATEAU_GAIN) == (verdict == "rising")
+    reasons = " ".join(c.evidence["fit_not_used_because"])
+    assert all(p in reasons for p in problems) and bool(reasons) == bool(problems), reasons
+    if problems:  # a fit set aside predicts nothing and is drawn only where it was fitted
+        assert not c.evidence["fit_used"] and "set aside" in c.sentence
+        assert "at 2x" not in c.sentence and "at 10x" not in c.sentence and "(fit " not in c.sentence
+        assert max(b["x"] for b in c.band) == pytest.approx(480_000)
+    else:
+        assert c.evidence["fit_used"] and c.fit is not None and c.fit.tau_inf <= 6
+        assert "at 2x" in c.sentence and max(b["x"] for b in c.band) == pytest.approx(4_800_000)
+    assert cli.main(["curve", str(path), "--batch-size", "16"]) == 0
+    out = capsys.readouterr().out
+    assert f"verdict: {verdict}\n" in out
+    assert ("Still rising" in out) == (verdict == "rising")
+    assert ("fit set aside for predictions: " in out) == bool(problems)

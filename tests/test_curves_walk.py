@@ -339,7 +339,10 @@ def test_a_flat_tail_is_not_called_rising_by_the_extrapolation() -> None:
     assert c.evidence["gain_at_2x"]["mean"] >= curves.PLATEAU_GAIN  # the power law alone would say rising
     assert c.evidence["slope_per_doubling_last"]["slope"] < 0.01
     assert c.verdict == "plateau"
-    assert c.sentence.startswith("Flat:") and "moved only +0.002 per doubling" in c.sentence
+    # the slope is the last half-doubling's (12 points): +0.002 over the whole last doubling, +0.000 over its end
+    assert c.sentence.startswith("Flat:") and "last half-doubling (12 points) it moved only +0.000 per doubling" in (
+        c.sentence
+    )
     assert "extrapolates +0.06 at 2x" in c.sentence and "Still rising" not in c.sentence
 
 
@@ -350,16 +353,19 @@ SHAPES = [
     ("flat from 10x the start", np.geomspace(1e3, 1e5, 30), lambda x: 3.0 - np.maximum(0, 0.6 * np.log10(1e4 / x))),
     # rises 0.5 per doubling, then stops for the last doubling: the fit still extrapolates +0.3 at 2x
     ("flat over the last doubling", np.geomspace(1e3, 1e5, 40), lambda x: 3.0 - np.maximum(0, 0.5 * np.log2(5e4 / x))),
-    ("two points in the last doubling: the fit decides", np.geomspace(1e3, 1e5, 12), lambda x: 2 + 0.1 * np.log2(x)),
+    # two points in the last doubling: the slope is the last 3 points'; the fit's ceiling is past K + 1
+    ("two points in the last doubling", np.geomspace(1e3, 1e5, 12), lambda x: 2 + 0.1 * np.log2(x)),
 ]
 
 
 @pytest.mark.parametrize(("name", "xs", "fn"), SHAPES, ids=[s[0] for s in SHAPES])
 def test_rising_means_the_fit_and_the_last_doubling_agree(name: str, xs: np.ndarray, fn) -> None:  # type: ignore[no-untyped-def]
+    """Rising: the recent measured slope, and the fit's gain at 2x where the fit may predict (``fit_used``)."""
     c = curves.analyse(_pts(xs, fn(xs)))
     gain = c.evidence["gain_at_2x"]["mean"]
     slope = c.evidence["slope_per_doubling_last"]
-    rises = gain >= curves.PLATEAU_GAIN and (slope is None or slope["slope"] >= curves.PLATEAU_GAIN)
+    assert slope is not None  # a fit needs 5 points: the last 3 give a slope at least
+    rises = (gain >= curves.PLATEAU_GAIN or not c.evidence["fit_used"]) and slope["slope"] >= curves.PLATEAU_GAIN
     assert c.verdict == ("rising" if rises else "plateau"), c.sentence
     assert c.sentence.startswith("Still rising" if rises else "Flat")
     if slope is not None and gain >= curves.PLATEAU_GAIN > slope["slope"]:  # the sentence says what called it flat

@@ -540,14 +540,65 @@ def band(f: CurveFit, x_min: float, x_max: float, n: int = 60) -> list[dict[str,
     return out
 
 
-def _slope_per_doubling(xs: np.ndarray, ys: np.ndarray) -> tuple[float, int] | None:
-    """Model-free: least-squares slope of tau against log2(x) over the last doubling of x (3+ points)."""
+SLOPE_WINDOW_POINTS = 5  # points the last half-doubling needs to stand for the curve's recent slope alone
+
+
+def _slope_per_doubling(xs: np.ndarray, ys: np.ndarray) -> tuple[float, int, str] | None:
+    """Model-free: (least-squares slope of tau against log2(x), points, the window in words) over the most
+    recent evidence.
+
+    The last half-doubling when it holds ``SLOPE_WINDOW_POINTS`` points, else the last doubling (3+ points), else
+    the last 3 points: a saturated curve rose +0.082 per doubling over its last doubling, almost all of it early in
+    that doubling (+0.007 from 400K to 480K samples); the slope over the whole doubling called it still rising.
+    """
     last = xs.max()
-    sel = xs >= last / 2
-    if sel.sum() < 3 or np.ptp(np.log2(xs[sel])) == 0:
+    lx = np.log2(xs)
+    for frac, window, need in (
+        (math.sqrt(2.0), "last half-doubling", SLOPE_WINDOW_POINTS),
+        (2.0, "last doubling", 3),
+    ):
+        sel = xs >= last / frac * (1 - 1e-12)
+        if sel.sum() >= need and np.ptp(lx[sel]) > 0:
+            return float(np.polyfit(lx[sel], ys[sel], 1)[0]), int(sel.sum()), f"{window} ({int(sel.sum())} points)"
+    distinct = np.unique(xs)
+    if distinct.size < 3:
         return None
-    slope = float(np.polyfit(np.log2(xs[sel]), ys[sel], 1)[0])
-    return slope, int(sel.sum())
+    sel = xs >= distinct[-3]  # the last 3 distinct x values (a fit needs 5)
+    span = float(np.ptp(lx[sel]))
+    return (
+        float(np.polyfit(lx[sel], ys[sel], 1)[0]),
+        int(sel.sum()),
+        f"last {int(sel.sum())} points ({span:.1f} doublings)",
+    )
+
+
+def _tail_points(n: int) -> int:
+    """How many of the last points the fit must meet on average: a tenth of them, at least 3."""
+    return min(n, max(3, n // 10))
+
+
+def fit_problems(f: CurveFit, xs: np.ndarray, ys: np.ndarray, *, positions: int) -> list[str]:
+    """Why the fit may not drive the verdict or predict (empty: it may).
+
+    A ceiling past K + 1 is no chain's (a 5-position chain accepts at most 6 a cycle), and a fit that misses its
+    own last points by more than its residual SE extrapolates from the wrong place: a power law fitted to a curve
+    that had saturated put the last point at 3.44 (measured 3.32), its ceiling at 10.06 and +0.94 at 10x.
+    """
+    out: list[str] = []
+    if f.tau_inf > f.tau_max + 1e-9:
+        chain = f"a {positions}-position chain" if positions else "the chain"
+        out.append(f"its ceiling {f.tau_inf:.2f} is above the {f.tau_max:.2f} {chain} can reach")
+    order = np.argsort(xs, kind="stable")
+    m = _tail_points(int(xs.size))
+    tail = order[-m:]
+    fitted = f.tau_inf - f.a * (xs[tail] / f.x_ref) ** (-f.b)
+    miss = float(np.mean(fitted - ys[tail]))
+    if abs(miss) > f.residual_se and abs(miss) > 1e-9:
+        out.append(
+            f"it {'overshoots' if miss > 0 else 'undershoots'} its last {m} points by {abs(miss):.2f} on average "
+            f"(residual SE {f.residual_se:.3f})"
+        )
+    return out
 
 
 # ---------------------------------------------------------------- the curve
@@ -565,11 +616,13 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     """Fit and verdict for points (eval preferred when it has enough points, as it is held out).
 
     ``rising`` needs two things to agree: the fit gains at least ``PLATEAU_GAIN`` at 2x the data, and the
-    curve's measured slope over its last doubling (model-free, when 3+ points lie in it) is at least that
+    curve's measured slope over its most recent points (model-free, ``_slope_per_doubling``) is at least that
     much per doubling too. A saturating curve gains less over the next doubling than over the last one, so
-    a last doubling that moved less than the threshold says the next will as well, whatever the power law
-    extrapolates (a near-flat tail can still fit with a small b that keeps the extrapolation rising).
-    Otherwise ``plateau``, and the sentence says which of the two called it flat.
+    a recent stretch that moved less than the threshold says the next will as well, whatever the power law
+    extrapolates (a near-flat tail can still fit with a small b that keeps the extrapolation rising). A fit
+    whose ceiling is past K + 1 or that misses its last points (``fit_problems``) predicts nothing: the measured
+    slope alone decides, and the band stops at the data. Otherwise ``plateau``, and the sentence says which
+    called it flat.
     """
     if split not in ("auto", "train", "eval"):
         raise InputError(f"split must be auto, train or eval, got {split!r}")
@@ -635,6 +688,8 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     at2 = f.predict(2 * f.x_ref)
     at10 = f.predict(10 * f.x_ref)
     slope = _slope_per_doubling(xs, ys)
+    problems = fit_problems(f, xs, ys, positions=k)
+    fit_used = not problems
     ev.update(
         {
             "last_tau_sim": float(ys[last_i]),
@@ -643,35 +698,56 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
             "gain_at_10x": {"mean": g10, "low": g10_lo, "high": g10_hi},
             "tau_at_2x": {"mean": at2[0], "low": at2[1], "high": at2[2]},
             "tau_at_10x": {"mean": at10[0], "low": at10[1], "high": at10[2]},
-            "slope_per_doubling_last": None if slope is None else {"slope": slope[0], "points": slope[1]},
+            "slope_per_doubling_last": None
+            if slope is None
+            else {"slope": slope[0], "points": slope[1], "window": slope[2]},
             "r2": f.r2,
+            "fit_used": fit_used,  # False: the gains and taus above are the fit's, not predictions
+            "fit_not_used_because": problems,
         }
     )
     if f.b <= float(_B_GRID[0]) + 1e-12:
         ev["fit_note"] = "b at its lower bound: the curve is log-like here and its ceiling tau_inf is not identified"
-    where = f"{split} tau_sim {ys[last_i]:.2f} at {_fmt_x(f.x_ref, unit)} (fit {now_mean:.2f})"
-    measured = f"; measured over the last doubling: {slope[0]:+.3f} per doubling ({slope[1]} points)" if slope else ""
+    x_text = _fmt_x(f.x_ref, unit)
+    where = f"{split} tau_sim {ys[last_i]:.2f} at {x_text}" + (f" (fit {now_mean:.2f})" if fit_used else "")
+    measured = f"measured over the {slope[2]}: {slope[0]:+.3f} per doubling" if slope else ""
+    unused = f"the power-law fit is set aside for predictions, as {' and '.join(problems)}" if problems else ""
     verdict: Verdict
     flat_measured = slope is not None and slope[0] < PLATEAU_GAIN
-    if g2 >= PLATEAU_GAIN and not flat_measured:
+    # a fit that may not predict leaves the verdict to the measured slope; one that may needs both to agree
+    fit_rises = g2 >= PLATEAU_GAIN if fit_used else slope is not None
+    if fit_rises and not flat_measured:
         verdict = "rising"
-        sentence = (
-            f"Still rising: {where}. The fit predicts {at2[0]:.2f} ({at2[1]:.2f}..{at2[2]:.2f}) at 2x "
-            f"({g2:+.2f}) and {at10[0]:.2f} ({at10[1]:.2f}..{at10[2]:.2f}) at 10x ({g10:+.2f}) the "
-            f"{_unit_label(unit)}{measured}. More of the same data should help."
-        )
+        if fit_used:
+            sentence = (
+                f"Still rising: {where}. The fit predicts {at2[0]:.2f} ({at2[1]:.2f}..{at2[2]:.2f}) at 2x "
+                f"({g2:+.2f}) and {at10[0]:.2f} ({at10[1]:.2f}..{at10[2]:.2f}) at 10x ({g10:+.2f}) the "
+                f"{_unit_label(unit)}{'; ' + measured if measured else ''}. More of the same data should help."
+            )
+        else:
+            sentence = (
+                f"Still rising: {where}; {measured}. How far it will rise is not predicted: {unused}. More of the "
+                "same data should help."
+            )
     else:
         verdict = "plateau"
-        if g2 >= PLATEAU_GAIN and slope is not None:  # the fit alone would say rising: the data say otherwise
+        if slope is not None and (not fit_used or (flat_measured and g2 >= PLATEAU_GAIN)):
+            # the data say flat, whatever the fit extrapolates (or the fit may not extrapolate at all)
             why = (
-                f"over the last doubling of the {_unit_label(unit)} it moved only {slope[0]:+.3f} per doubling "
-                f"({slope[1]} points), under the {PLATEAU_GAIN:.2f} a rising curve needs, although the fitted "
-                f"power law extrapolates {g2:+.2f} at 2x and {g10:+.2f} at 10x (a model statement, not a measurement)"
+                f"over the {slope[2]} it moved only {slope[0]:+.3f} per doubling of the {_unit_label(unit)}, "
+                f"under the {PLATEAU_GAIN:.2f} a rising curve needs"
             )
+            if not fit_used:
+                why += f"; {unused}"
+            else:
+                why += (
+                    f", although the fitted power law extrapolates {g2:+.2f} at 2x and {g10:+.2f} at 10x (a model "
+                    "statement, not a measurement)"
+                )
         else:
             why = (
                 f"the fit predicts only {g2:+.2f} at 2x and {g10:+.2f} at 10x the {_unit_label(unit)} "
-                f"(ceiling {min(f.tau_inf, tmax):.2f}){measured}"
+                f"(ceiling {min(f.tau_inf, tmax):.2f}){'; ' + measured if measured else ''}"
             )
         sentence = (
             f"Flat: {where}; {why}. More of the same data will not move acceptance much: look at capacity "
@@ -684,7 +760,8 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
         verdict=verdict,
         sentence=sentence,
         evidence=ev,
-        band=band(f, float(xs.min()), 10 * f.x_ref),
+        # a fit that may not predict is drawn where it was fitted only, not extrapolated to 10x
+        band=band(f, float(xs.min()), 10 * f.x_ref if fit_used else f.x_ref),
     )
 
 

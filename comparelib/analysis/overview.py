@@ -242,6 +242,8 @@ class AcceptFacts:
     ref_settings: tuple[str, ...]
     same_setting: bool
     sentence: str
+    # the reference's highest acceptance on each benchmark of the range (benchmark, value): what a factor compares
+    by_benchmark: tuple[tuple[str, float], ...] = ()
 
     @property
     def ref_range(self) -> str | None:
@@ -313,13 +315,13 @@ def accept_facts(
     ``results``: the registry's results (``registry.results_frame()`` columns); None reads the registry."""
     records = registry.results_records() if results is None else results.to_dict(orient="records")
     wanted = {b.lower() for b in benchmarks}
-    ref = [  # (setting key, acceptance) of each published result of the reference on these benchmarks
-        (key if isinstance(key, str) and key else None, acc)  # a frame's missing key is NaN, not None
+    ref = [  # (setting key, acceptance, benchmark) of each published result of the reference on these benchmarks
+        (key if isinstance(key, str) and key else None, acc, bench)  # a frame's missing key is NaN, not None
         for rec in records
+        for key, bench in [(rec.get("setting_key"), str(rec.get("benchmark") or "").lower())]
         if rec.get("hub_id") == reference
         and (acc := number(rec.get("accept_length"))) is not None
-        and (not benchmarks or str(rec.get("benchmark") or "").lower() in wanted)
-        for key in [rec.get("setting_key")]
+        and (not benchmarks or bench in wanted)
     ]
     same = [r for r in ref if own_setting and r[0] == own_setting]
     same_setting = bool(same)
@@ -329,14 +331,17 @@ def accept_facts(
         own_steps = steps_of(own_setting)
         limit = (own_steps + 1) if own_steps is not None else None
         if limit is not None:
-            known = [n for k, _ in ref if (n := steps_of(k)) is not None]
+            known = [n for k, _, _ in ref if (n := steps_of(k)) is not None]
             limit = max(limit, min(known)) if known else limit
             chosen = [r for r in ref if (n := steps_of(r[0])) is None or n <= limit]
         else:
             chosen = ref
-    settings = tuple(sorted({setting_label(k) for k, _ in chosen if k is not None}))
-    lo = min((a for _, a in chosen), default=None)
-    hi = max((a for _, a in chosen), default=None)
+    settings = tuple(sorted({setting_label(k) for k, _, _ in chosen if k is not None}))
+    lo = min((a for _, a, _ in chosen), default=None)
+    hi = max((a for _, a, _ in chosen), default=None)
+    top: dict[str, float] = {}
+    for _, a, b in chosen:
+        top[b] = max(top.get(b, a), a)
     benches = "/".join(bench_label(b) for b in benchmarks) if benchmarks else "all benchmarks"
     ref_text = _range_text(lo, hi) or "no published acceptance"
     own_text = "not measured" if own_accept is None else f"~{own_accept:.1f}"
@@ -349,7 +354,29 @@ def accept_facts(
             "not a like-for-like comparison."
         )
     sentence = f"Acceptance length: ours {own_text}, {reference} {ref_text} on {benches}, {tail}"
-    return AcceptFacts(own_accept, own_setting, lo, hi, settings, same_setting, sentence)
+    return AcceptFacts(own_accept, own_setting, lo, hi, settings, same_setting, sentence, tuple(top.items()))
+
+
+def accept_comparison(own: float | None, acc: AcceptFacts) -> str:
+    """What an acceptance factor compares, and which way: the factor is the reference's highest benchmark against
+    ours, so it names that benchmark and those on the other side of ours ("differs by a factor of 1.22" was
+    HumanEval's 2.93 against our 2.40, while GSM8K's 2.32 was below ours)."""
+    if not own or not acc.by_benchmark:
+        return ""
+    bench, high = max(acc.by_benchmark, key=lambda t: t[1])
+    if high > own:
+
+        def listed(sel: list[tuple[str, float]]) -> str:
+            return " and ".join(f"{bench_label(b)} {v:.2f}" for b, v in sel)
+
+        above = [(b, v) for b, v in acc.by_benchmark if v > own and b != bench]
+        below = [(b, v) for b, v in acc.by_benchmark if v <= own]
+        parts = [f"{listed(above)} {'is' if len(above) == 1 else 'are'} higher too"] if above else []
+        if below:
+            parts.append(f"{listed(below)} {'is' if len(below) == 1 else 'are'} at or below ours")
+        text = f"the reference's {bench_label(bench)} {high:.2f} is {high / own:.2f} times our {own:.2f}"
+        return text + (f" ({'; '.join(parts)})" if parts else "")
+    return f"our {own:.2f} is {own / high:.2f} times the reference's highest, {bench_label(bench)} {high:.2f}"
 
 
 @dataclass(frozen=True)
@@ -367,20 +394,69 @@ class LiveFacts:
     engine: str
     unpaired: tuple[str, ...]  # other speculative runs of the group without a comparable baseline, and why
     sentence: str
+    # the best pair of each other setting (another baseline: another batch size, output length, ...), in words
+    others: tuple[str, ...] = ()
 
     @property
     def speedup(self) -> float:
         return self.gain + 1.0
+
+    @property
+    def others_clause(self) -> str:
+        """One short clause naming the best pair at each other setting; "" when there is none."""
+        return _others_clause(self.others)
+
+
+def _others_clause(others: Sequence[str]) -> str:
+    return f"Other comparable pairs at other settings: {'; '.join(others)}." if others else ""
 
 
 def _steps_text(run: Any) -> str:
     return f"num_steps={run.num_steps}" if run.num_steps is not None else "num_steps not reported"
 
 
+_SETTING_WORDS = {"concurrency": "batch", "max_tokens": "max_tokens", "prompt_set": "prompts"}
+
+
+def _setting_words(run: Any, other: Any) -> str:
+    """How ``run``'s benchmark setting differs from ``other``'s, in a few words ("batch 1")."""
+    from comparelib.values import run_param
+
+    parts = []
+    for key in speedup.RUN_PARAMS_THAT_MATTER:
+        mine, theirs = run_param(run, key), run_param(other, key)
+        if mine is not None and mine != theirs:
+            parts.append(f"{_SETTING_WORDS.get(key, key)} {mine}")
+    return ", ".join(parts) or "other server settings"
+
+
+def _other_pairs(runs: Sequence[Any], pair: speedup.Pair) -> tuple[str, ...]:
+    """The best pair (by the same rule: the fastest speculative run) under each other baseline, best speedup first:
+    a group with a batch-16 pair answered 1.78x without a word of its batch-1 pairs at 2.39x and 2.44x."""
+    best: dict[int, tuple[Any, Any, float]] = {}
+    for r in runs:
+        if r.is_baseline or not r.output_tokens_per_s or r.id == pair.spec.id:
+            continue
+        base = speedup.choose_baseline(runs, [r])
+        if base is None or base.id == pair.baseline.id:
+            continue
+        ratio, _ = speedup.speedup_against(r, base)
+        if ratio is not None and (base.id not in best or r.output_tokens_per_s > best[base.id][0].output_tokens_per_s):
+            best[base.id] = (r, base, ratio)
+    return tuple(
+        f"run #{r.id} ({_setting_words(r, pair.spec)}, {_steps_text(r)}"
+        + (f", tree topk={r.topk}" if (r.topk or 1) > 1 else "")
+        + f") {ratio:.2f}x against baseline #{base.id}"
+        for r, base, ratio in sorted(best.values(), key=lambda t: -t[2])
+    )
+
+
 def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
     """The fastest speculative run of a group that has a comparable baseline, against that baseline.
 
-    Every pair of the group is tried: a newer run on another engine does not hide an older comparable pair.
+    Every pair of the group is tried: a newer run on another engine does not hide an older comparable pair. The
+    best pair of each other setting is named too (``others``): the fastest pair in tok/s is the largest batch's,
+    not the largest speedup.
     """
     pair = speedup.best_pair(runs)
     if pair is None:
@@ -401,6 +477,7 @@ def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
     )
     if pair.note:  # a setting one side did not record: said, never taken as equal
         sentence += f" Note: {pair.note.rstrip('.')}."
+    others = _other_pairs(runs, pair)
     return LiveFacts(
         float(best.output_tokens_per_s),
         float(base.output_tokens_per_s),
@@ -412,7 +489,8 @@ def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
         kind,
         str(best.engine),
         tuple(unpaired),
-        sentence,
+        (sentence + " " + _others_clause(others)) if others else sentence,
+        others,
     )
 
 
@@ -425,12 +503,14 @@ def largest_gap(
     own_volume: float | None = None,
     ref_volume: float | None = None,
     curve_verdict: str | None = None,
+    accept_detail: str = "",
 ) -> tuple[str, str]:
     """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
 
     A factor under ``GAP_MIN`` is no gap: a draft the size of the reference gets no "largest gap is
     size" headline. A training curve that has plateaued (``curve_verdict``) contradicts "the gap is
-    training data": more of the same data is not what the user's own log says will help.
+    training data": more of the same data is not what the user's own log says will help. ``accept_detail``
+    (``accept_comparison``) says which benchmark the acceptance factor compares and which way, wherever it is named.
     """
     factors: dict[str, float] = {}
     ahead: dict[str, float] = {}  # where your draft is past the reference: no gap to close there
@@ -444,7 +524,12 @@ def largest_gap(
     ahead_text = ""
     if ahead:
         words = {"training data": "more training data", "acceptance length": "a higher measured acceptance"}
-        parts = [f"{words[k]} ({times(v)} the reference's)" for k, v in ahead.items()]
+        parts = [
+            f"{words[k]} ({accept_detail})"
+            if k == "acceptance length" and accept_detail
+            else f"{words[k]} ({times(v)} the reference's)"
+            for k, v in ahead.items()
+        ]
         ahead_text = f" Your draft is ahead in {' and '.join(parts)}, so neither is a gap."
     if not factors:
         if ahead_text:
@@ -454,9 +539,11 @@ def largest_gap(
     unlike = ""
     if "acceptance length" in real and not accept_same_setting:
         # measured at another num_steps than the published figures: a difference, but no headline
+        factor = real.pop("acceptance length")
         unlike = (
-            f" Acceptance differs by a factor of {real.pop('acceptance length'):.2f}, but at different settings "
-            "(not like for like)."
+            f" Acceptance differs: {accept_detail}, but at different settings (not like for like)."
+            if accept_detail
+            else f" Acceptance differs by a factor of {factor:.2f}, but at different settings (not like for like)."
         )
     if not real:
         alike = ", ".join(
@@ -480,7 +567,8 @@ def largest_gap(
         )
         if rest:
             other = max(rest, key=lambda k: rest[k])
-            lead += f" The next gap is {other}: {_factor_words(other, rest[other], size_ratio, accept_ratio)}."
+            words_other = _factor_words(other, rest[other], size_ratio, accept_ratio, accept_detail)
+            lead += f" The next gap is {other}: {words_other}."
         return "training data (contradicted by your training log)", lead + ahead_text
     if name == "training data" and own_volume and ref_volume:
         lead = (
@@ -488,8 +576,10 @@ def largest_gap(
             f"({times(real[name])} fewer)."
         )
     else:
-        lead = f"The largest gap is {name}: {_factor_words(name, real[name], size_ratio, accept_ratio)}."
-    others = [_other_words(k, v, size_ratio) for k, v in real.items() if k != name]
+        lead = (
+            f"The largest gap is {name}: {_factor_words(name, real[name], size_ratio, accept_ratio, accept_detail)}."
+        )
+    others = [_other_words(k, v, size_ratio, accept_detail) for k, v in real.items() if k != name]
     # acceptance measured at another setting is not "alike" either: it is not comparable (said in ``unlike``)
     alike_names = [
         k for k, v in factors.items() if v < GAP_MIN[k] and (k != "acceptance length" or accept_same_setting)
@@ -504,18 +594,22 @@ def largest_gap(
     return name, lead
 
 
-def _other_words(name: str, factor: float, size_ratio: float | None) -> str:
+def _other_words(name: str, factor: float, size_ratio: float | None, accept_detail: str = "") -> str:
     """A smaller gap in a few words that say which way it goes."""
     if name == "size" and size_ratio:
         return f"your draft is {times(factor)} {'larger' if size_ratio > 1 else 'smaller'} outside the embedding"
     if name == "training data":
         return f"{times(factor)} less training data"
-    return f"the reference's acceptance is {times(factor)} yours"
+    return accept_detail or f"the reference's acceptance is {times(factor)} yours"
 
 
-def _factor_words(name: str, factor: float, size_ratio: float | None, accept_ratio: float | None) -> str:
+def _factor_words(
+    name: str, factor: float, size_ratio: float | None, accept_ratio: float | None, accept_detail: str = ""
+) -> str:
     if name == "size" and size_ratio:
         return f"your draft is {size_words(size_ratio)} the reference outside the embedding"
+    if name == "acceptance length" and accept_detail:
+        return accept_detail
     if name == "acceptance length" and accept_ratio:
         if accept_ratio > 1:
             return f"the reference's published acceptance is {factor:.2f} times your measured one"
@@ -618,6 +712,7 @@ def answer(
             own_volume=own_volume,
             ref_volume=ref_volume,
             curve_verdict=curve_verdict,
+            accept_detail=accept_comparison(own_accept, acc),
         )
     return Answer(
         reference=reference,

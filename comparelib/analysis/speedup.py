@@ -301,7 +301,7 @@ def fit_sweep(
         notes.append("the fitted fixed cost is not positive: the sweep is too noisy or the model does not apply")
     if baseline_tok_s:
         base_ms = concurrency / baseline_tok_s * 1000.0
-        notes.append(f"baseline decode step {base_ms:.2f} ms ({baseline_tok_s:g} tok/s without speculation)")
+        notes.append(f"baseline decode step {base_ms:.2f} ms ({baseline_tok_s:.1f} tok/s without speculation)")
     return SpeedupModel(
         t_verify_ms=float(t_verify),
         t_step_ms=float(t_step),
@@ -409,7 +409,7 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
     if model.baseline_tok_s:
         parts[-1] += (
             f" ({(best['tok_s'] / model.baseline_tok_s - 1) * 100:+.1f}% against "
-            f"{model.baseline_tok_s:g} tok/s without speculation)"
+            f"{model.baseline_tok_s:.1f} tok/s without speculation)"
         )
     parts[-1] += f", verification {best['verify_share'] * 100:.0f}% of each cycle."
     if tied:

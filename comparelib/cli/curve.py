@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
             f"tau = {f.tau_inf:.3f} - {f.a:.3f} * (x / {f.x_ref:.4g}) ** -{f.b:.3f};"
             f" n={f.n}, R²={f.r2:.3f}, residual SE={f.residual_se:.3f}\n"
         )
+        if ev.get("fit_not_used_because"):  # the line is the fit's, not a prediction
+            w(f"fit set aside for predictions: {'; '.join(ev['fit_not_used_because'])}\n")
     if ev.get("note"):
         w(f"note: {ev['note']}\n")
     skipped = c.stats.get("long_lines_skipped", 0)

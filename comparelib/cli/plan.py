@@ -125,6 +125,9 @@ def run(args: argparse.Namespace) -> int:
     w(f"plan for {result.draft} on {result.gpu}")
     if result.target_al is not None:
         w(f", target AL {result.target_al:g} at {result.steps} steps")
+        source = next((s.text for s in result.sources if s.id == result.target_al_source), "")
+        if source:  # which published draft it is, and why that one
+            w(f" (from {source.removeprefix('registry: ')})")
     w(f"\n{result.fit_note}\n")
     for i, o in enumerate(result.options, 1):
         w(f"{i}. [{o.kind}] {o.title}\n")
@@ -147,9 +150,14 @@ def run(args: argparse.Namespace) -> int:
             w("   tok/s " + ", ".join(f"bs{b}: {v.value:,.1f}" for b, v in o.tok_s.items() if v.value) + "\n")
         if o.gain is not None and o.gain.value is not None:
             # ranked by this: a gain within run-to-run noise is no gain, and ranks after every real one
+            current = float((result.current.get("tok_s") or {}).get(str(result.rank_batch)) or 0.0)
+            noise = (
+                f"within run-to-run noise, {result.noise:,.1f} tok/s ({plan.NOISE:.0%} of {current:,.1f} tok/s): "
+                "no gain"
+            )
             w(
                 f"   gain at bs{result.rank_batch}: {o.gain.value:+,.1f} tok/s"
-                + ("" if plan.gains(o, result.noise) else f" (within run-to-run noise, {result.noise:,.1f}: no gain)")
+                + ("" if plan.gains(o, result.noise) else f" ({noise})")
                 + "\n"
             )
         if o.note:
