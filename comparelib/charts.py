@@ -8,6 +8,8 @@ never are.
 from __future__ import annotations
 
 import json
+import math
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -342,43 +344,164 @@ def sweep_chart_parts(
 
 
 def _baseline_name(rec: Any) -> str:
-    """A baseline run as its label names it: id, engine (the chart's series are engines) and the user's labels."""
+    """A baseline run as its label names it: id, engine and the user's labels (``bs16`` tells the settings)."""
     labels = [x for x in getattr(rec, "labels", ()) if x not in ("example", "baseline")]
     engine = str(getattr(rec, "engine", None) or "")
-    return " ".join([f"#{rec.id}", *([engine] if engine and engine != "unknown" else []), *labels])
+    said = any("base" in x.lower() for x in labels)  # "baseline-bs16" says it: a shorter label fits beside the data
+    words = [f"#{rec.id}", *([engine] if engine and engine != "unknown" else []), *labels]
+    return " ".join(words if said else [*words, "baseline"])
 
 
-# Baseline labels closer than this share of the tok/s axis' data span are one label: a label is ~14 px of the
-# plot's ~220, so two at the same tok/s (an SGLang and a vLLM baseline) overprinted each other.
-LABEL_GAP = 0.08
+# Where a label lands on a sweep chart, in the pixels of a page column (1400 px window: the plot is ~290 x 220
+# of the 320 px chart). Estimates, used only to keep labels off each other and off the data.
+PLOT_PX = (290.0, 220.0)
+LINE_PX = 13.0  # one line of 11 px text
+LABEL_PAD_PX = 4.0  # text bottom above its rule
+CHAR_PX = 6.3  # 11 px sans-serif: capitals ("NCCL_PROTO=LL") are the widest
+LABEL_CHARS = 40  # a label line at most (~220 px); longer ones wrap
+POINT_PX = 6.0  # a size-90 point's radius, and a little
+STEPS_DOMAIN = (0.0, 10.5)  # the sweep charts' num_steps axis
+LEGEND_LABEL_PX = 230
 
 
-def baseline_labels(base: pd.DataFrame, span: float) -> pd.DataFrame:
-    """One label per cluster of baseline rules (``base``: "output tok/s", "baseline" name), at the cluster's top.
+def _nice_extent(lo: float, hi: float) -> tuple[float, float]:
+    """The tok/s axis as Vega draws it: the data's extent widened to round ticks (1, 2 or 5 x 10^n)."""
+    span = hi - lo
+    if span <= 0:
+        return lo - 1.0, hi + 1.0
+    raw = span / 6
+    step = min((m * 10 ** math.floor(math.log10(raw)) for m in (1, 2, 5, 10)), key=lambda s: abs(s - raw))
+    return math.floor(lo / step) * step, math.ceil(hi / step) * step
 
-    Rules closer than ``LABEL_GAP`` of ``span`` (the tok/s axis' data span) share one label naming them all,
-    "#4 sglang, #8 vllm baselines", so no two labels are drawn over each other."""
-    rows = base.assign(_at=range(len(base))).sort_values("output tok/s", kind="stable").to_dict("records")
-    gap = LABEL_GAP * span if span > 0 else 0.0  # one value: only equal ones merge
+
+def baseline_labels(
+    base: pd.DataFrame, axis: tuple[float, float], data: Sequence[tuple[float, float]] = ()
+) -> pd.DataFrame:
+    """The baseline labels (``base``: "output tok/s", "baseline" name), placed so none overprints another or the data.
+
+    Rules whose labels would touch (closer than a label's height on the tok/s ``axis``, (low, high)) form a
+    cluster; its labels stack, one line per rule in the rules' order (long ones wrapped), above the cluster's top
+    rule at the right end of the plot (num_steps sweeps seldom reach it). Where ``data`` ((num_steps, tok/s)
+    points along the drawn lines) lie under that spot, or another stack, rule or the plot's edge is there, the
+    stack goes where fewer do: at the left, or under the cluster's lowest rule. Rows: "output tok/s" (the rule a
+    line hangs from), "baseline" (its text), "align" ("right"/"left"), "anchor" ("bottom": above the rule, "top":
+    under it) and "dy" (pixels from the rule)."""
+    cols = ["output tok/s", "baseline", "align", "anchor", "dy"]
+    if base.empty:
+        return pd.DataFrame(columns=cols)
+    lo, hi = axis
+    unit = max(hi - lo, 1e-9) / PLOT_PX[1]  # tok/s per pixel
+    x_unit = (STEPS_DOMAIN[1] - STEPS_DOMAIN[0]) / PLOT_PX[0]  # num_steps per pixel
+    order = base.assign(_at=range(len(base))).sort_values(["output tok/s", "_at"], ascending=[True, False])
+    rows = order.to_dict("records")  # low to high; at one tok/s the first run ends on top, read first
     clusters: list[list[dict[str, Any]]] = []
-    for row in rows:
-        if clusters and float(row["output tok/s"]) - float(clusters[-1][-1]["output tok/s"]) <= gap:
-            clusters[-1].append(row)
-        else:
-            clusters.append([row])
-    out = [
-        {
-            "output tok/s": max(float(r["output tok/s"]) for r in cluster),
-            "baseline": ", ".join(str(r["baseline"]) for r in sorted(cluster, key=lambda r: r["_at"]))  # runs' order
-            + (" baselines" if len(cluster) > 1 else " baseline"),
-        }
-        for cluster in clusters
-    ]
-    return pd.DataFrame(out, columns=["output tok/s", "baseline"])
+    for row in rows:  # a long label wraps (one line ran across the plot and the axis), so a rule may take lines
+        row["lines"] = textwrap.wrap(str(row["baseline"]), LABEL_CHARS, break_long_words=False) or [""]
+        if clusters:
+            c = clusters[-1]
+            top, tall = float(c[-1]["output tok/s"]), sum(len(r["lines"]) for r in c) * LINE_PX
+            if float(row["output tok/s"]) - top <= (tall + LABEL_PAD_PX) * unit:  # would touch the stack
+                c.append(row)
+                continue
+        clusters.append([row])
+    rules = [float(r["output tok/s"]) for r in rows]
+    placed: list[tuple[float, float, float, float]] = []  # (x0, x1, y0, y1) of the stacks drawn so far
+    mx, my = POINT_PX * x_unit, POINT_PX * unit  # a point at the text's edge still covers it
+    out = []
+    for c in clusters:
+        names = [line for r in reversed(c) for line in r["lines"]]  # read top down as the rules are
+        width = (max(len(n) for n in names) * CHAR_PX + 4) * x_unit
+        tall = len(names) * LINE_PX * unit
+        low, top = float(c[0]["output tok/s"]), float(c[-1]["output tok/s"])
+        above, under = top + LABEL_PAD_PX * unit, low - LABEL_PAD_PX * unit - tall
+        right, left = (STEPS_DOMAIN[1] - width, STEPS_DOMAIN[1]), (STEPS_DOMAIN[0], STEPS_DOMAIN[0] + width)
+        spots = [  # in order of preference: ties take the first
+            (("right", "bottom"), (*right, above, above + tall)),
+            (("left", "bottom"), (*left, above, above + tall)),
+            (("right", "top"), (*right, under, under + tall)),
+            (("left", "top"), (*left, under, under + tall)),
+        ]
+        costs = []
+        for _, (x0, x1, y0, y1) in spots:
+            clash = any(x0 < b1 and b0 < x1 and y0 < d1 and d0 < y1 for b0, b1, d0, d1 in placed)
+            clash = clash or any(y0 < v < y1 for v in rules)  # text over another dashed rule
+            outside = y0 < lo or y1 > hi
+            hits = sum(x0 - mx <= x <= x1 + mx and y0 - my <= y <= y1 + my for x, y in data)
+            costs.append((2 * clash + outside, hits))  # never over another label, seldom off the plot, then data
+        (align, anchor), box = spots[costs.index(min(costs))]
+        placed.append(box)
+        for j, name in enumerate(names):
+            dy = -(LABEL_PAD_PX + LINE_PX * (len(names) - 1 - j)) if anchor == "bottom" else LABEL_PAD_PX + LINE_PX * j
+            rule = top if anchor == "bottom" else low
+            out.append({"output tok/s": rule, "baseline": name, "align": align, "anchor": anchor, "dy": dy})
+    return pd.DataFrame(out, columns=cols)
+
+
+def _along_lines(spec: pd.DataFrame, series: str = "series", y: str = "output tok/s") -> list[tuple[float, float]]:
+    """(num_steps, value) points every ~0.1 num_steps along each series' drawn line, its points included."""
+    out: list[tuple[float, float]] = []
+    for _, part in spec.dropna(subset=[y]).sort_values("num_steps").groupby(series, sort=False):
+        pts = list(zip(part["num_steps"].astype(float), part[y].astype(float), strict=True))
+        out += pts
+        for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
+            n = max(2, int(abs(x1 - x0) * 10))
+            out += [(x0 + (x1 - x0) * k / n, y0 + (y1 - y0) * k / n) for k in range(1, n)]
+    return out
+
+
+def sweep_series(records: Sequence[Any]) -> dict[int, str]:
+    """Each speculative run's series on the sweep charts, by run id: one line per comparable setting.
+
+    Runs share a line when ``speedup._sweep_signature`` (what a num_steps sweep must hold fixed: engine, model,
+    concurrency and the other benchmark and server settings, algorithm, draft, topk) agrees and, for a tree, the
+    number of draft tokens too (a chain's follows num_steps). Keyed on the engine alone, one "sglang" line
+    zig-zagged between batch 1 (~85 tok/s) and batch 16 (~800 tok/s) runs, and joined a tree to a chain.
+    Labels read "sglang bs=16 chain", "sglang bs=1 tree topk=4 ndt=8"; two settings that would read alike get
+    the first benchmark setting that tells them apart ("prompt_set=random") or a run id."""
+    from comparelib.analysis.speedup import RUN_PARAMS_THAT_MATTER, _sweep_signature
+    from comparelib.values import run_param
+
+    def topk(r: Any) -> int | None:
+        v = getattr(r, "topk", None)
+        return int(v) if isinstance(v, int | float) and not pd.isna(v) else None
+
+    def key(r: Any) -> tuple[Any, ...]:
+        tree = (topk(r) or 1) > 1
+        return (*_sweep_signature(r), getattr(r, "num_draft_tokens", None) if tree else None)
+
+    def label(r: Any) -> str:
+        engine = str(getattr(r, "engine", None) or "unknown")
+        bs = run_param(r, "concurrency")
+        k, ndt = topk(r), getattr(r, "num_draft_tokens", None)
+        shape = None if k is None else "chain" if k <= 1 else f"tree topk={k}" + (f" ndt={ndt}" if ndt else "")
+        return " ".join(x for x in (engine, f"bs={bs}" if bs is not None else None, shape) if x)
+
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    for r in records:
+        groups.setdefault(key(r), []).append(r)
+    names = {k: label(rs[0]) for k, rs in groups.items()}
+    for name in set(names.values()):
+        alike = [k for k, v in names.items() if v == name]
+        if len(alike) < 2:
+            continue
+        tell = None
+        for p in (k for k in RUN_PARAMS_THAT_MATTER if k != "concurrency"):
+            vals = [run_param(groups[k][0], p) for k in alike]
+            if None not in vals and len({str(v) for v in vals}) == len(vals):
+                tell = p
+                break
+        for k in alike:
+            first = groups[k][0]
+            value = str(run_param(first, tell)).rstrip("/").rsplit("/", 1)[-1][:16] if tell else ""
+            names[k] = f"{name} {tell}={value}" if tell else f"{name} (#{first.id})"
+    return {r.id: names[k] for k, rs in groups.items() for r in rs}
 
 
 def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
-    """tok/s (the group's baseline runs as dashed horizontal rules) and acceptance length against num_steps."""
+    """tok/s (the group's baseline runs as dashed horizontal rules) and acceptance length against num_steps,
+    one line per comparable setting (``sweep_series``)."""
+    spec_runs = [r for r in records if not r.is_baseline and r.num_steps is not None]
+    series = sweep_series(spec_runs)
     spec = pd.DataFrame(
         [
             {
@@ -388,9 +511,9 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
                 "run": r.title,
                 "kind": r.kind,
                 "engine": str(getattr(r, "engine", None) or "unknown"),
+                "series": series[r.id],
             }
-            for r in records
-            if not r.is_baseline and r.num_steps is not None
+            for r in spec_runs
         ]
     )
     base = pd.DataFrame(
@@ -403,8 +526,13 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
     if spec.empty and base.empty:
         return None
     x = alt.X(
-        "num_steps:Q", title="num_steps (draft depth)", scale=alt.Scale(domain=[0, 10.5]), axis=alt.Axis(tickMinStep=1)
+        "num_steps:Q",
+        title="num_steps (draft depth)",
+        scale=alt.Scale(domain=list(STEPS_DOMAIN)),
+        axis=alt.Axis(tickMinStep=1),
     )
+    # batch 1 and 16, chain and tree: separate lines; labels in full (the default cut "max_tokens=256" to "…")
+    colour = alt.Color("series:N", title="setting", legend=alt.Legend(labelLimit=LEGEND_LABEL_PX))
     layers = []
     if not spec.empty:
         layers.append(
@@ -413,8 +541,8 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
             .encode(
                 x=x,
                 y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
-                color=alt.Color("engine:N", title="engine"),  # SGLang and vLLM runs are separate series
-                tooltip=["run", "engine", "num_steps", "output tok/s", "accept length", "kind"],
+                color=colour,
+                tooltip=["run", "series", "num_steps", "output tok/s", "accept length", "kind"],
             )
         )
     if not base.empty:
@@ -427,12 +555,16 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
             )
         )
         tok_s = pd.concat([spec["output tok/s"] if not spec.empty else pd.Series(dtype=float), base["output tok/s"]])
-        span = float(tok_s.max() - tok_s.min()) if tok_s.notna().any() else 0.0
-        layers.append(
-            alt.Chart(baseline_labels(base, span))
-            .mark_text(align="left", dx=4, dy=-6, color=NEUTRAL)
-            .encode(x=alt.value(4), y="output tok/s:Q", text=alt.Text("baseline:N"))
-        )
+        tok_s = tok_s.dropna().astype(float)
+        axis = _nice_extent(float(tok_s.min()), float(tok_s.max()))
+        labels = baseline_labels(base, axis, _along_lines(spec) if not spec.empty else [])
+        for (align, anchor, dy), part in labels.groupby(["align", "anchor", "dy"]):
+            right = align == "right"
+            layers.append(
+                alt.Chart(part)
+                .mark_text(align=align, baseline=anchor, dx=-4 if right else 4, dy=float(dy), color=NEUTRAL)
+                .encode(x=alt.value("width") if right else alt.value(0), y="output tok/s:Q", text="baseline:N")
+            )
     speed = _layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
     if spec.empty or spec["accept length"].isna().all():
         return speed, None
@@ -447,8 +579,8 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
                 scale=alt.Scale(domain=padded_domain(list(spec["accept length"].dropna())), zero=False),
                 axis=alt.Axis(format=".2f"),
             ),
-            color=alt.Color("engine:N", title="engine"),
-            tooltip=["run", "engine", "num_steps", "accept length"],
+            color=colour,
+            tooltip=["run", "series", "num_steps", "accept length"],
         )
         .properties(title="Acceptance length vs num_steps", height=320)
     )

@@ -145,7 +145,7 @@ def _show_result(result: AuditResult) -> None:
     c = st.columns(5)
     c[0].metric("Malformed rows", _fmt_int(result.malformed))
     c[1].metric("Empty rows", _fmt_int(result.empty))
-    c[2].metric("Role-order anomalies", _fmt_int(result.anomaly_rows))
+    c[2].metric("Anomaly rows", _fmt_int(result.anomaly_rows))  # any kind, not only role order
     c[3].metric("Exact duplicates", _fmt_int(result.duplicates))
     c[4].metric(
         "Near duplicates",

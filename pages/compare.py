@@ -41,15 +41,30 @@ def _published_ids() -> list[str]:
     return [d.hub_id for d in registry.load_registry() if d.config]
 
 
+def _overview_reference() -> str | None:
+    """The published draft Overview compares your draft with first (``overview.default_reference`` for the target
+    your draft names or its runs were served with), when it has a config to count here."""
+    from comparelib.analysis import overview
+
+    try:
+        runs = draft.runs(app.open_store(settings.database_url()))
+    except CompareError:
+        runs = []  # the sidebar says why the store cannot be read
+    ref = overview.default_reference(overview.reference_choices(), draft.name, app.own_draft_target(draft, runs))
+    return ref.hub_id if ref.hub_id in _published_ids() else None
+
+
 # --- inputs: the URL query is the source of truth, so a link reproduces the comparison --------
 qp = st.query_params
 if "m" in qp:
     initial = qp.get_all("m")
 else:
-    # your draft (from the sidebar) against the published defaults
+    # your draft (from the sidebar) with the reference Overview picks for it (a Llama-3.3-70B draft opened on
+    # Kimi, Qwen and Llama-3.1-8B drafts); the built-in example against the published defaults
+    ref = None if draft.is_example else _overview_reference()
     initial = [
         comparison.registry_source(h)
-        for h in registry.DEFAULT_COMPARISON
+        for h in ([ref] if ref else registry.DEFAULT_COMPARISON)
         if comparison.registry_source(h) != draft.source
     ] + [draft.source]
 initial_picks = [s[len(comparison.REGISTRY_PREFIX) :] for s in initial if s.startswith(comparison.REGISTRY_PREFIX)]

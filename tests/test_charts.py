@@ -240,12 +240,14 @@ def test_sweep_charts_split_engines_and_do_not_zoom_into_noise() -> None:
     speed, accept = charts.run_sweep_charts([run(1, "sglang", 2.50), run(2, "vllm", 2.51), run(3, "sglang", 2.505)])
     assert accept is not None
     spec = accept.to_dict()
-    assert spec["encoding"]["color"]["field"] == "engine"
+    assert spec["encoding"]["color"]["field"] == "series"  # one series per setting, the engine among them
+    rows = next(iter(spec["datasets"].values()))
+    assert {r["series"] for r in rows} == {"sglang", "vllm"}
     domain = spec["encoding"]["y"]["scale"]["domain"]
     assert domain[1] - domain[0] >= charts.MIN_ACCEPT_SPAN  # 2.50 to 2.51 does not fill the height
     assert domain[0] <= 2.50 and domain[1] >= 2.51
     line = [n for n in _all_nodes(speed.to_dict()) if n.get("encoding", {}).get("color")]
-    assert line and line[0]["encoding"]["color"]["field"] == "engine"
+    assert line and line[0]["encoding"]["color"]["field"] == "series"
 
 
 def test_learning_curve_reads_on_the_dark_theme_and_names_the_live_line() -> None:

@@ -1,8 +1,8 @@
 """Layout findings of the 1400x900 browser walk, light and dark, checked on the specs and table descriptions.
 
 Each test names the finding it guards: the user's own points drawn grey and small under the volume rule; two
-baselines at one tok/s printing their labels over each other; key table columns off-screen or cut to the same
-"accept leng..."; component colours swapping between themes and three like greys for trained?; the speed
+baselines at one tok/s printing their labels over each other (now stacked); key table columns off-screen or cut to
+the same "accept leng..."; component colours swapping between themes and three like greys for trained?; the speed
 charts' plot squeezed by its titles; a subtitle naming marks that are not drawn; a histogram axis stretched
 to a max_length far from the data. Charts are rendered with vl-convert where what is drawn matters.
 """
@@ -121,46 +121,61 @@ def _run(i: int, engine: str, tok_s: float, *, baseline: bool, steps: int | None
     )  # fmt: skip
 
 
-def _baseline_layers(runs: Sequence[SimpleNamespace]) -> tuple[list[str], list[float]]:
-    """The baseline labels drawn, and the tok/s of the baseline rules drawn."""
+def _baseline_layers(runs: Sequence[SimpleNamespace]) -> tuple[list[tuple[str, float, float]], list[float]]:
+    """The baseline label lines drawn (text, the rule's tok/s, px from it: each stack line has its own), and the
+    tok/s of the baseline rules drawn."""
     built = charts.run_sweep_charts(runs)
     assert built is not None
     spec = built[0].to_dict()
-    text = next(n for n in _nodes(spec) if _mark(n) == "text")
+    texts = [
+        (r["baseline"], r["output tok/s"], float(n["mark"]["dy"]))
+        for n in _nodes(spec)
+        if _mark(n) == "text"
+        for r in _rows(spec, n)
+    ]
     rule = next(n for n in _nodes(spec) if _mark(n) == "rule")
-    return [r["baseline"] for r in _rows(spec, text)], sorted(r["output tok/s"] for r in _rows(spec, rule))
+    return texts, sorted(r["output tok/s"] for r in _rows(spec, rule))
 
 
 def _baseline_texts(runs: Sequence[SimpleNamespace]) -> list[str]:
-    return _baseline_layers(runs)[0]
+    return [t for t, _, _ in _baseline_layers(runs)[0]]
 
 
 SPEED = [_run(5, "sglang", 298.6, baseline=False, steps=3), _run(6, "sglang", 257.8, baseline=False, steps=2)]
 
 
 @pytest.mark.parametrize(
-    ("baselines", "expected"),
+    ("baselines", "stacks"),
     [
-        # the walk: #4 sglang and #8 vllm 0.1 tok/s apart, one label naming both, in the runs' order
-        ([(4, "sglang", 96.7), (8, "vllm", 96.6)], ["#4 sglang, #8 vllm baselines"]),
-        ([(4, "sglang", 96.7), (8, "vllm", 96.7)], ["#4 sglang, #8 vllm baselines"]),  # equal
-        ([(4, "sglang", 96.7), (8, "vllm", 200.0)], ["#4 sglang baseline", "#8 vllm baseline"]),  # apart: one each
-        ([(4, "sglang", 96.7)], ["#4 sglang baseline"]),
+        # the walk: #4 sglang and #8 vllm 0.1 tok/s apart, one stack from the higher rule, read top down
+        ([(4, "sglang", 96.7), (8, "vllm", 96.6)], [["#4 sglang baseline", "#8 vllm baseline"]]),
+        ([(4, "sglang", 96.7), (8, "vllm", 96.7)], [["#4 sglang baseline", "#8 vllm baseline"]]),  # equal
+        ([(4, "sglang", 96.7), (8, "vllm", 200.0)], [["#4 sglang baseline"], ["#8 vllm baseline"]]),  # apart
+        ([(4, "sglang", 96.7)], [["#4 sglang baseline"]]),
     ],
 )
-def test_baselines_at_one_tok_s_share_one_label(baselines: list[tuple[int, str, float]], expected: list[str]) -> None:
+def test_baselines_at_one_tok_s_stack_their_labels(
+    baselines: list[tuple[int, str, float]], stacks: list[list[str]]
+) -> None:
     runs = SPEED + [_run(i, engine, tok_s, baseline=True) for i, engine, tok_s in baselines]
     texts, rules = _baseline_layers(runs)
-    assert sorted(texts) == sorted(expected)
+    by_rule: dict[float, list[tuple[float, str]]] = {}
+    for text, tok_s, dy in texts:
+        by_rule.setdefault(tok_s, []).append((dy, text))
+    assert sorted([t for _, t in sorted(lines)] for lines in by_rule.values()) == sorted(stacks)  # top line first
+    for lines in by_rule.values():
+        dys = sorted(dy for dy, _ in lines)
+        assert all(b - a >= charts.LINE_PX for a, b in zip(dys, dys[1:], strict=False))  # never one over another
     assert rules == sorted(tok_s for _, _, tok_s in baselines)  # every baseline keeps its own rule
 
 
-def test_baselines_alone_at_one_value_still_share_a_label() -> None:
-    """No speculative run: the axis spans only the baselines; equal ones still merge, distinct ones do not."""
-    assert _baseline_texts([_run(1, "sglang", 50.0, baseline=True), _run(2, "vllm", 50.0, baseline=True)]) == [
-        "#1 sglang, #2 vllm baselines"
-    ]
-    assert len(_baseline_texts([_run(1, "sglang", 50.0, baseline=True), _run(2, "vllm", 80.0, baseline=True)])) == 2
+def test_baselines_alone_at_one_value_still_stack() -> None:
+    """No speculative run: the axis spans only the baselines; equal ones still stack, distinct ones do not."""
+    texts, _ = _baseline_layers([_run(1, "sglang", 50.0, baseline=True), _run(2, "vllm", 50.0, baseline=True)])
+    assert sorted(t for t, _, _ in texts) == ["#1 sglang baseline", "#2 vllm baseline"]
+    assert len({dy for _, _, dy in texts}) == 2
+    texts, _ = _baseline_layers([_run(1, "sglang", 50.0, baseline=True), _run(2, "vllm", 80.0, baseline=True)])
+    assert {tok_s for _, tok_s, _ in texts} == {50.0, 80.0}  # one label at each rule
 
 
 # --- 3. key table columns on screen at 1400 px, distinct short headers --------------------------------------------

@@ -25,6 +25,8 @@ QWEN_TARGET = "Qwen/Qwen3-8B"
 GROUP = "llama-sweep"
 RUNS_WORDS = f"From your runs' server (run group {GROUP})"
 PUBLISHED = "AQ-MedAI/Kimi-K2-Instruct-eagle3"  # in the default comparison, trained for Kimi-K2
+# what Compare opens your Llama-3.1-8B draft with: the reference Overview picks for its target
+REFERENCE = "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"
 
 
 def _draft(tmp_path: Path) -> Path:
@@ -90,9 +92,11 @@ def test_the_target_field_starts_from_your_runs_server(tmp_path: Path) -> None:
     assert RUNS_WORDS in text, text
     assert "No target given" not in text and "give the target" not in text, text
     assert _target_of(at, "llama-draft") == LLAMA_TARGET
-    assert _target_of(at, PUBLISHED) != LLAMA_TARGET  # a published draft keeps the target it was trained for
+    assert at.multiselect(key="compare_picks").value == [REFERENCE]  # Overview's reference for that target
     assert "draft_target" not in at.query_params  # your runs' target is not a target set on Compare
+    at.multiselect(key="compare_picks").set_value([REFERENCE, PUBLISHED])
     _press_compare(at)
+    assert _target_of(at, PUBLISHED) != LLAMA_TARGET  # a published draft keeps the target it was trained for
     assert at.query_params["target"] == LLAMA_TARGET and "draft_target" not in at.query_params
     assert at.text_input(key="compare_target").value == LLAMA_TARGET and RUNS_WORDS in _page_text(at)
 

@@ -89,8 +89,18 @@ _EMBEDDING_COS = 0.99  # mean cosine to embedding[input_ids] above this: the emb
 _NEAR_EMBEDDING_COS = 0.9
 _MAX_POSITIONS = 1024  # positions sampled per file for norms and cosines
 _MAX_PAIRS = 256  # repeated-token position pairs per file for the context-free test
-_DRIFT_RATIO = 1.5  # --all: a layer's mean norm this far from its median over files is a jump
+_DRIFT_RATIO = 1.5  # --all: a layer's mean per-token L2 norm this far from its median over files is a jump
 LAYERS = ("low", "mid", "high", "final")
+# The two norms a report holds are different quantities, ~sqrt(hidden) apart (0.02 against 1.9 at 8192): each
+# is shown with what it is. The summary carries these too, so its JSON (and the page) say it.
+AUX_NORMS_LABEL = "RMS per element (median over tokens)"
+LAYER_NORM_LABEL = "L2 norm per token (mean over tokens)"
+NORM_UNITS = {
+    "aux_norms": f"{AUX_NORMS_LABEL} of the low, mid and high aux chunks",
+    "mean_aux_norms": f"{AUX_NORMS_LABEL} of the low, mid and high aux chunks, mean over files",
+    "norm": f"{LAYER_NORM_LABEL} of one layer in one file (--all)",
+    "layer_drift": f"{LAYER_NORM_LABEL} of each layer: its range and median over files (--all)",
+}
 
 
 @dataclass
@@ -1057,7 +1067,7 @@ def _drift(layers: list[dict[str, Any]]) -> tuple[list[DumpFinding], dict[str, A
                     DumpFinding(
                         "warning",
                         "layer_drift",
-                        f"{layer} layer mean norm {r['norm']:.4g} is {ratio:.2f}x its median over "
+                        f"{layer} layer's {LAYER_NORM_LABEL} {r['norm']:.4g} is {ratio:.2f}x its median over "
                         f"{len(rows)} files ({median:.4g}): captured from another layer (or another model)?",
                         r["file"],
                     )
@@ -1244,6 +1254,7 @@ def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
         "samples_total": len(paths),  # one sample per file in every known layout
         "estimated_total_tokens": round(tokens / len(lens) * len(paths)) if lens else None,
         "mean_aux_norms": mean_norms,
+        "norm_units": {k: v for k, v in NORM_UNITS.items() if plan.full or k not in ("norm", "layer_drift")},
         "hidden_size": hiddens[0] if len(hiddens) == 1 else (hiddens or None),
         "target_hidden_size": target_hidden_size,
         "vocab_size": vocab_size,

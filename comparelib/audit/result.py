@@ -100,7 +100,8 @@ class AuditResult:
         return [{"anomaly": k, "rows": v} for k, v in sorted(self.anomalies.items())]
 
     def anomaly_example_rows(self) -> list[dict[str, Any]]:
-        """The first role-order anomalies, lists joined into text for a table."""
+        """The first rows with an anomaly (any kind: role order, unknown role, tools not counted), lists joined
+        into text for a table."""
         return [
             {**ex, "anomalies": ", ".join(ex["anomalies"]), "roles": " → ".join(ex["roles"])}
             for ex in self.anomaly_examples
@@ -145,7 +146,7 @@ class AuditResult:
             ("over max_length share", round(self.over_max_length_share, 4)),
             ("empty", self.empty),
             ("malformed", self.malformed),
-            ("role-order anomaly rows", self.anomaly_rows),
+            ("anomaly rows", self.anomaly_rows),  # any kind (role order, unknown role, tools not counted)
             ("exact duplicates", self.duplicates),
             ("near duplicates", self.near_duplicates),
             ("near-duplicate rows checked", self.near_duplicates_checked),

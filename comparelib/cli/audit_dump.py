@@ -120,10 +120,11 @@ def run(args: argparse.Namespace) -> int:
     )
     out.write(
         f"tokens {s['tokens']}, supervised {_fmt(s['supervised_tokens'])}, "
-        f"mean aux norms (low/mid/high) {_fmt(s['mean_aux_norms'])}\n"
+        # a median RMS per element, not the L2 norm per token of the --all lines (~sqrt(hidden) larger)
+        f"aux RMS per element (median over tokens, mean over files), low/mid/high {_fmt(s['mean_aux_norms'])}\n"
     )
     out.write(
-        f"{'file':<40} {'status':<10} {'len':>5} {'H':>6} {'dtype':<9} {'mask':>5} {'nan':>4} {'aux norms':<20} "
+        f"{'file':<40} {'status':<10} {'len':>5} {'H':>6} {'dtype':<9} {'mask':>5} {'nan':>4} {'aux RMS':<20} "
         "aux cos\n"
     )
     for row in report.files:
@@ -141,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
         out.write(f"[{f.severity}] {f.code}{where}: {f.message}\n")
     for layer, d in (s.get("layer_drift") or {}).items():
         out.write(
-            f"layer {layer}: mean norm {d['min_norm']:.4g}..{d['max_norm']:.4g} over {d['files']} files "
+            f"layer {layer}: {dumps.LAYER_NORM_LABEL} {d['min_norm']:.4g}..{d['max_norm']:.4g} "
+            f"over {d['files']} files "
             f"(median {d['median_norm']:.4g}, largest jump between files {d['max_jump']:.2f}x)\n"
         )
     out.write(f"{report.headline()}\n")

@@ -379,18 +379,28 @@ def _serving_findings(
     unsupported = [v for v in verdicts if v.status == "unsupported"]
     if unsupported:
         alone = len(unsupported) == len(verdicts)
-        code = (
-            "engine-not-read" if all("speculators-format" in v.reason for v in unsupported) else "engine-unsupported"
-        )
-        out.append(
-            Finding(
-                "error" if alone else "warning",
-                code,
-                "Unsupported on "
-                + "; ".join(f"{v.label} ({v.reason}; {v.cite[0] if v.cite else ''})" for v in unsupported)
-                + (". No engine in the set serves it." if alone else "."),
+        if all(engine_model.format_not_read(v) for v in unsupported):  # the draft's format, not the target
+            out.append(
+                Finding(
+                    "error" if alone else "warning",
+                    "engine-not-read",
+                    "; ".join(
+                        f"{v.label} does not load this draft's format ({v.reason}; {v.cite[0] if v.cite else ''})"
+                        for v in unsupported
+                    )
+                    + f". Fix: {engine_model.change_for(unsupported[0], adv)}.",
+                )
             )
-        )
+        else:
+            out.append(
+                Finding(
+                    "error" if alone else "warning",
+                    "engine-unsupported",
+                    "Unsupported on "
+                    + "; ".join(f"{v.label} ({v.reason}; {v.cite[0] if v.cite else ''})" for v in unsupported)
+                    + (". No engine in the set serves it." if alone else "."),
+                )
+            )
     for v in verdicts:
         change = engine_model.change_for(v, adv)
         if v.status == "fails":

@@ -1538,6 +1538,10 @@ class Advice:
     why: list[str]
     engines: list[str]
     note: str = ""
+    # a speculators-format draft: the config SGLang 0.5.23 would load instead (its architecture, and the
+    # eagle_config ids that make it capture the trained boundaries), and why it is those ids, with the source
+    convert: dict[str, Any] = field(default_factory=dict)
+    convert_why: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -1546,6 +1550,8 @@ class Advice:
             "why": self.why,
             "engines": self.engines,
             "note": self.note,
+            "convert": self.convert,
+            "convert_why": self.convert_why,
         }
 
 
@@ -1555,6 +1561,64 @@ _VLLM_REACH = {
     "deepseek": lambda n: set(range(1, n + 1)),
     "dsa-cuda": lambda n: set(range(n)),
 }
+
+
+def _sglang_ids_for(t: SgTarget, b: Sequence[int], n: int) -> list[int] | None:
+    """eagle_config ids that make SGLang 0.5.23 capture exactly the boundaries ``b`` on a target of class ``t``."""
+    for cand in ([x - 1 for x in b], list(b)):
+        ltc = sglang_hook(t.rule, cand, n)
+        try:
+            cap = sglang_capture(t, ltc, n)
+        except IndexError:
+            continue
+        if cap == list(b) and (t.kind != "packer" or len(ltc) == len(cap)):
+            return cand
+    return None
+
+
+SG_DRAFT_CLASS = "LlamaForCausalLMEagle3"  # SGLang 0.5.23's EAGLE-3 draft class for a llama layer
+
+
+def _sglang_conversion(
+    draft: Mapping[str, Any], arch: str, n: int, h: int, b: Sequence[int]
+) -> tuple[dict[str, Any], str]:
+    """A speculators-format draft as SGLang 0.5.23 would load it: (the top-level keys to write, why), or ({}, why
+    not). SGLang has EAGLE-3 paths for most targets but no class for speculators' ``Eagle3Speculator``; the ids
+    follow its hook's rule (Llama: id+1), so boundaries [2, 40, 77] are ids [1, 39, 76]. speculators writes
+    ``target_hidden_size: null``, which SGLang's draft would use as the fc's input width: the target's is set."""
+    layer_type = (draft.get("transformer_layer_config") or {}).get("model_type", "llama")
+    if layer_type != "llama":
+        return {}, f"SGLang 0.5.23 has no EAGLE-3 draft class for a {layer_type} layer"
+    t = SG23[arch]
+    if t.kind == "none":
+        return {}, f"SGLang 0.5.23 has no EAGLE-3 hook for {arch} either"
+    ids = _sglang_ids_for(t, b, n)
+    if ids is None:
+        return {}, f"no eagle_config ids make SGLang 0.5.23 capture exactly {list(b)} on {arch}"
+    rule = "id+1" if [i + 1 for i in ids] == list(b) else "the ids as given"
+    hook = next((k for k in t.cites if "hook" in k), t.cites[0] if t.cites else None)
+    return (
+        {
+            "architectures": [SG_DRAFT_CLASS],
+            "target_hidden_size": h,
+            "eagle_config": {"eagle_aux_hidden_state_layer_ids": ids},
+        },
+        f"SGLang 0.5.23 captures {rule}: the trained boundaries {list(b)}" + (f"; {cite(hook)}" if hook else ""),
+    )
+
+
+def _convert_text(convert: Mapping[str, Any]) -> str:
+    keys = {k: v for k, v in convert.items() if k != "architectures"}
+    return (
+        f"convert the config to {SG_DRAFT_CLASS} (transformer_layer_config's fields at the top level) and set "
+        + json.dumps(keys)
+    )
+
+
+def format_not_read(v: Verdict) -> bool:
+    """The engine does not load the draft's format (speculators' ``Eagle3Speculator``): not that it has no
+    EAGLE-3 path for the target, which it may well have (SGLang 0.5.23 on Llama-3.3-70B)."""
+    return v.status == "unsupported" and "speculators-format" in v.reason
 
 
 def advice(
@@ -1610,12 +1674,16 @@ def advice(
             [],
         )
     if draft.get("speculators_model_type") is not None:
+        convert, convert_why = _sglang_conversion(draft, arch, n, target_hidden, b)
+        sg_why = (
+            f"SGLang does not load the speculators format (Eagle3Speculator): {_convert_text(convert)} to serve it "
+            f"there ({convert_why})"
+            if convert
+            else f"SGLang does not load the speculators format (Eagle3Speculator), and converted: {convert_why}"
+        )
         if not vl_ok or not set(b) <= _VLLM_REACH[kind](n):
             return Advice(
-                False,
-                {},
-                [f"{VLLM_NAMES} cannot capture {b} on {arch}", "SGLang does not read speculators-format drafts"],
-                [],
+                False, {}, [f"{VLLM_NAMES} cannot capture {b} on {arch}", sg_why], [], "", convert, convert_why
             )
         cfg: dict[str, Any] = {"eagle_aux_hidden_state_layer_ids": b}
         layer_type = (draft.get("transformer_layer_config") or {}).get("model_type", "llama")
@@ -1624,13 +1692,12 @@ def advice(
         return Advice(
             True,
             cfg,
-            [
-                "SGLang reads no speculators-format draft: convert it to an eagle_config-style "
-                "config (LlamaForCausalLMEagle3) to serve it there"
-            ],
+            [sg_why],
             every[1:],
             "vLLM builds Eagle3LlamaForCausalLM for a llama layer config and sizes its fc from "
             "num_aux_hidden_states, else 3 (llama_eagle3.py:210-216)",
+            convert,
+            convert_why,
         )
     why = []
     if not vl_ok:
@@ -1644,15 +1711,7 @@ def advice(
     if sg_t.kind == "none":
         why.append(f"SGLang 0.5.23 has no EAGLE-3 hook for {arch}")
     else:
-        for cand in ([x - 1 for x in b], list(b)):
-            ltc = sglang_hook(sg_t.rule, cand, n)
-            try:
-                cap = sglang_capture(sg_t, ltc, n)
-            except IndexError:
-                continue
-            if cap == b and (sg_t.kind != "packer" or len(ltc) == len(cap)):
-                sg_ids = cand
-                break
+        sg_ids = _sglang_ids_for(sg_t, b, n)
         if sg_ids is None:
             why.append(f"no eagle_config ids make SGLang 0.5.23 capture exactly {b} on {arch}")
     if why:
@@ -1685,6 +1744,16 @@ def change_for(v: Verdict, adv: Advice) -> str:
     """The one change that makes this row serve the trained blocks; '' when it already does."""
     if v.status == "ok" and v.same_as_trained is not False:
         return ""
+    if format_not_read(v):  # the draft's format, not the target: say what would load
+        if not adv.convert:
+            return (
+                f"serve it as it is with {VLLM_NAMES}, which load this format ({adv.convert_why})"
+                if adv.possible
+                else "no config can: " + "; ".join(adv.why)
+            )
+        there = "" if v.version == "0.5.23" else " and serve it with SGLang 0.5.23"
+        vllm = f"; or serve it as it is with {VLLM_NAMES}, which load this format" if adv.possible else ""
+        return f"{_convert_text(adv.convert)}{there} ({adv.convert_why}){vllm}"
     if v.status == "unsupported":
         return "serve it with another engine: this one has no EAGLE-3 path for it (" + v.reason + ")"
     if not adv.possible:
@@ -1717,9 +1786,17 @@ def table_rows(verdicts: Sequence[Verdict], adv: Advice) -> list[dict[str, Any]]
     return rows
 
 
+def _not_loaded(adv: Advice) -> str:
+    return "does not load the speculators format (Eagle3Speculator)" + (
+        ", though it has an EAGLE-3 path for this target" if adv.convert else ""
+    )
+
+
 def headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
     """The engine to act on and the one change, or that every engine serves the trained blocks."""
     order = {("SGLang", "0.5.23"): 0, ("vLLM", "0.34.0"): 1, ("vLLM", "0.33.0"): 2, ("SGLang", "0.5.1"): 3}
+    if verdicts and all(format_not_read(v) for v in verdicts):  # an EAGLE-3 path, but not for this format
+        return f"{verdicts[0].label} {_not_loaded(adv)}: {change_for(verdicts[0], adv)}."
     if verdicts and all(v.status == "unsupported" for v in verdicts):
         return (
             "No engine serves an EAGLE-3 draft on this target: unsupported on "
@@ -1735,7 +1812,9 @@ def headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
         "does not start"
         if first.status == "fails"
         else (
-            "cannot serve this target"
+            _not_loaded(adv)
+            if format_not_read(first)
+            else "cannot serve this target"
             if first.status == "unsupported"
             else "feeds the draft other blocks than trained"
         )
