@@ -163,7 +163,8 @@ def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list
     # a chart only where there is something to draw: no fit, or no option with a gain, gave empty charts with
     # "0.000000" axes
     curve = result.curve_frame()
-    gained = frame["gain_tok_s"].notna().any() if "gain_tok_s" in frame.columns else False
+    # an option gaining 0 tok/s (a free change that gains nothing) gave "0.000000" axes: draw only real gains
+    gained = any(plan.gains(o, result.noise) for o in result.options)
     left, right = st.columns(2)
     with left:
         if len(curve) or len(result.points):
