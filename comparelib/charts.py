@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import altair as alt
@@ -343,12 +343,13 @@ def sweep_chart_parts(
     return left, right
 
 
-def _baseline_name(rec: Any) -> str:
-    """A baseline run as its label names it: id, engine and the user's labels (``bs16`` tells the settings)."""
+def _baseline_name(rec: Any, model: str | None = None) -> str:
+    """A baseline run as its label names it: id, ``model`` (a group of several target models), engine and the
+    user's labels (``bs16`` tells the settings)."""
     labels = [x for x in getattr(rec, "labels", ()) if x not in ("example", "baseline")]
     engine = str(getattr(rec, "engine", None) or "")
     said = any("base" in x.lower() for x in labels)  # "baseline-bs16" says it: a shorter label fits beside the data
-    words = [f"#{rec.id}", *([engine] if engine and engine != "unknown" else []), *labels]
+    words = [f"#{rec.id}", *([model] if model else []), *([engine] if engine and engine != "unknown" else []), *labels]
     return " ".join(words if said else [*words, "baseline"])
 
 
@@ -449,59 +450,14 @@ def _along_lines(spec: pd.DataFrame, series: str = "series", y: str = "output to
     return out
 
 
-def sweep_series(records: Sequence[Any]) -> dict[int, str]:
-    """Each speculative run's series on the sweep charts, by run id: one line per comparable setting.
-
-    Runs share a line when ``speedup._sweep_signature`` (what a num_steps sweep must hold fixed: engine, model,
-    concurrency and the other benchmark and server settings, algorithm, draft, topk) agrees and, for a tree, the
-    number of draft tokens too (a chain's follows num_steps). Keyed on the engine alone, one "sglang" line
-    zig-zagged between batch 1 (~85 tok/s) and batch 16 (~800 tok/s) runs, and joined a tree to a chain.
-    Labels read "sglang bs=16 chain", "sglang bs=1 tree topk=4 ndt=8"; two settings that would read alike get
-    the first benchmark setting that tells them apart ("prompt_set=random") or a run id."""
-    from comparelib.analysis.speedup import RUN_PARAMS_THAT_MATTER, _sweep_signature
-    from comparelib.values import run_param
-
-    def topk(r: Any) -> int | None:
-        v = getattr(r, "topk", None)
-        return int(v) if isinstance(v, int | float) and not pd.isna(v) else None
-
-    def key(r: Any) -> tuple[Any, ...]:
-        tree = (topk(r) or 1) > 1
-        return (*_sweep_signature(r), getattr(r, "num_draft_tokens", None) if tree else None)
-
-    def label(r: Any) -> str:
-        engine = str(getattr(r, "engine", None) or "unknown")
-        bs = run_param(r, "concurrency")
-        k, ndt = topk(r), getattr(r, "num_draft_tokens", None)
-        shape = None if k is None else "chain" if k <= 1 else f"tree topk={k}" + (f" ndt={ndt}" if ndt else "")
-        return " ".join(x for x in (engine, f"bs={bs}" if bs is not None else None, shape) if x)
-
-    groups: dict[tuple[Any, ...], list[Any]] = {}
-    for r in records:
-        groups.setdefault(key(r), []).append(r)
-    names = {k: label(rs[0]) for k, rs in groups.items()}
-    for name in set(names.values()):
-        alike = [k for k, v in names.items() if v == name]
-        if len(alike) < 2:
-            continue
-        tell = None
-        for p in (k for k in RUN_PARAMS_THAT_MATTER if k != "concurrency"):
-            vals = [run_param(groups[k][0], p) for k in alike]
-            if None not in vals and len({str(v) for v in vals}) == len(vals):
-                tell = p
-                break
-        for k in alike:
-            first = groups[k][0]
-            value = str(run_param(first, tell)).rstrip("/").rsplit("/", 1)[-1][:16] if tell else ""
-            names[k] = f"{name} {tell}={value}" if tell else f"{name} (#{first.id})"
-    return {r.id: names[k] for k, rs in groups.items() for r in rs}
-
-
-def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
+def run_sweep_charts(
+    records: Sequence[Any], series: Mapping[int, str], models: Mapping[int, str] | None = None
+) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
     """tok/s (the group's baseline runs as dashed horizontal rules) and acceptance length against num_steps,
-    one line per comparable setting (``sweep_series``)."""
+    one line per comparable setting (``series``: ``analysis.speedup.sweep_series``, by run id), led by its
+    target model in a group of several (``models``: ``analysis.speedup.served_models``)."""
     spec_runs = [r for r in records if not r.is_baseline and r.num_steps is not None]
-    series = sweep_series(spec_runs)
+    models = models or {}
     spec = pd.DataFrame(
         [
             {
@@ -518,7 +474,7 @@ def run_sweep_charts(records: Sequence[Any]) -> tuple[alt.TopLevelMixin, alt.Top
     )
     base = pd.DataFrame(
         [
-            {"output tok/s": r.output_tokens_per_s, "baseline": _baseline_name(r), "run": r.title}
+            {"output tok/s": r.output_tokens_per_s, "baseline": _baseline_name(r, models.get(r.id)), "run": r.title}
             for r in records
             if r.is_baseline and r.output_tokens_per_s is not None
         ]

@@ -151,6 +151,9 @@ MAX_FIT_PX = 500  # Streamlit's own cap on a column it fits to its content (31.2
 # columns of each table below fit in these without scrolling sideways (tests/test_charts_walk.py checks).
 GRID_PX = 940
 HALF_GRID_PX = 460
+# The grid wraps a text cell's words only in rows taller than 4rem (64 px; Streamlit's DataFrame
+# isWrappingAllowed): 72 px holds three lines, so a long "why no speedup" is read whole in its fixed width.
+WRAP_ROW_PX = 72
 
 
 def text_px(text: str) -> float:
@@ -245,6 +248,8 @@ RUNS = Table(
         Column("id", "int", width="small", pinned=True),
         Column("kind", "text", width="small"),
         Column("group", "text", width=None),  # the user's names: whole
+        # on screen at 1400 px: a group may hold runs of several target models, each another model's numbers
+        Column("model", "text", label="target model", width=None, help="the model the server reported"),
         Column("status", "text", width="small", help="interrupted: stopped before all requests finished"),
         Column("engine", "text", width="small"),
         Column("speculative_algorithm", "text", label="speculation"),
@@ -253,7 +258,6 @@ RUNS = Table(
         *_RUN_METRICS,
         *_ints("requests", "errors", width="small"),
         Column("labels", "text", width="medium"),
-        Column("model", "text", width=None),
         Column("created_at", "datetime", label="started (UTC)", width="medium"),
     ),
     latex=(

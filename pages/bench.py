@@ -26,7 +26,7 @@ from comparelib.errors import CompareError
 from comparelib.live.bench import BenchOptions, benchmark
 from comparelib.live.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.live.store import Store, requests_to_frame, runs_to_frame
-from comparelib.models.draft import default_runs, latest_own_group, run_pool
+from comparelib.models.draft import default_runs, latest_own_group, model_match, run_pool
 
 EXAMPLE_GROUP = "example-kimi-k2.5"
 ENGINES = ["auto", "sglang", "vllm", "openai"]
@@ -412,7 +412,8 @@ try:
                 key="compare_baseline",
             )
             cmp = speedup.comparison_frame(picked_runs, baseline=by_title[base_title])
-            app.show_table(cmp, tables.RUN_COMPARISON, "compare_table", row_height=56, ordered=True)
+            # rows over 64 px let the grid wrap text: "why no speedup" is read whole in its column
+            app.show_table(cmp, tables.RUN_COMPARISON, "compare_table", row_height=tables.WRAP_ROW_PX, ordered=True)
             st.caption(
                 "speedup = output tok/s of the run / output tok/s of the baseline run, only against a "
                 "baseline of the same target model, engine and settings; otherwise the last column says why "
@@ -430,7 +431,10 @@ try:
             st.session_state["sweep_group"] = wanted
         sweep_group = st.selectbox("Group", groups, key="sweep_group")
         group_runs = store.runs(group=sweep_group)
-        specs = app.chart_spec(run_sweep_charts, group_runs)
+        # a group of several target models: each line and baseline says its model
+        models = speedup.served_models(group_runs)  # a group of several target models: lines say their model
+        spec_runs = [r for r in group_runs if not r.is_baseline and r.num_steps is not None]
+        specs = app.chart_spec(run_sweep_charts, group_runs, speedup.sweep_series(spec_runs, models), models)
         if specs is None:
             st.info("this group has no runs with a throughput to chart")
         else:
@@ -456,6 +460,10 @@ try:
     st.subheader("Per-request results")
     if all_runs:
         with_rows = [r for r in all_runs if r.kind != "example" and r.requests > 0]
+        if speedup.served_models(with_rows):  # runs of several target models: open on one of your draft's target
+            own_target = app.draft_target(draft, run_pool(all_runs, draft)).model
+            if own_target:
+                with_rows = [r for r in with_rows if model_match(r.model, own_target) != "other"] or with_rows
         latest = (with_rows or all_runs)[-1].title
         if st.session_state.get("_requests_default") != latest or "requests_run" not in st.session_state:  # a new run
             st.session_state["_requests_default"] = latest

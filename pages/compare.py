@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -28,6 +29,9 @@ from comparelib.models import draft as own_draft
 from comparelib.models import serving as engine_model
 from comparelib.models import sources as source_names
 
+if TYPE_CHECKING:
+    from comparelib.analysis.overview import Reference
+
 
 @st.cache_data(show_spinner=False, ttl=3600, max_entries=128)  # keyed by what visitors type: bounded
 def _load(source: str, target: str | None, target_layers: int | None, token_tag: str) -> comparison.Entry:
@@ -41,32 +45,96 @@ def _published_ids() -> list[str]:
     return [d.hub_id for d in registry.load_registry() if d.config]
 
 
-def _overview_reference() -> str | None:
+def _overview_reference() -> tuple[Reference, str | None]:
     """The published draft Overview compares your draft with first (``overview.default_reference`` for the target
-    your draft names or its runs were served with), when it has a config to count here."""
+    your draft names, its runs were served with, or set here), and that target."""
     from comparelib.analysis import overview
 
     try:
         runs = draft.runs(app.open_store(settings.database_url()))
     except CompareError:
         runs = []  # the sidebar says why the store cannot be read
-    ref = overview.default_reference(overview.reference_choices(), draft.name, app.own_draft_target(draft, runs))
-    return ref.hub_id if ref.hub_id in _published_ids() else None
+    target_id = app.own_draft_target(draft, runs)
+    return overview.default_reference(overview.reference_choices(), draft.name, target_id), target_id
+
+
+def _default_sources() -> tuple[list[str], str | None]:
+    """Your draft (from the sidebar) with the reference Overview picks for it (a Llama-3.3-70B draft opened on
+    Kimi, Qwen and Llama-3.1-8B drafts), and what to say when that reference has no config to count here (then
+    a countable draft for the same target, else the published defaults); the built-in example against the
+    published defaults."""
+    refs, said = list(registry.DEFAULT_COMPARISON), None
+    if not draft.is_example:
+        ref, target_id = _overview_reference()
+        if ref.hub_id in _published_ids():
+            refs = [ref.hub_id]
+        else:
+            same = [
+                d
+                for d in registry.load_registry()
+                if d.config and target_id and own_draft.model_match(d.target_model, target_id) == "same"
+            ]
+            instead = (
+                f"{same[0].hub_id}, published for {same[0].target_model}, is listed in its place."
+                if same
+                else "The published defaults are listed instead."
+            )
+            refs = [same[0].hub_id] if same else refs
+            said = (
+                f"Overview compares your draft with {ref.hub_id}, which is not listed here: the registry holds no "
+                f"config of it to count. {instead}"
+            )
+    seeded = [comparison.registry_source(h) for h in refs]
+    return [s for s in seeded if s != draft.source] + [draft.source], said
+
+
+def _form_sources() -> list[str] | None:
+    """The drafts the form holds this session (None before it is drawn): what a seed is checked against."""
+    state = st.session_state
+    if "compare_picks" not in state and "compare_urls" not in state:
+        return None
+    urls = str(state.get("compare_urls") or "")
+    return [comparison.registry_source(p) for p in state.get("compare_picks") or []] + [
+        redact.mask_url(u.strip()) for u in urls.splitlines() if u.strip()
+    ]
+
+
+def _seed(sources: list[str]) -> None:
+    """Put ``sources`` in the form's fields (before they are drawn) and in the link, if one holds drafts."""
+    prefix = comparison.REGISTRY_PREFIX
+    st.session_state["compare_picks"] = [s[len(prefix) :] for s in sources if s.startswith(prefix)]
+    st.session_state["compare_urls"] = "\n".join(s for s in sources if not s.startswith(prefix))
+    if "m" in st.query_params:
+        st.query_params["m"] = sources
 
 
 # --- inputs: the URL query is the source of truth, so a link reproduces the comparison --------
+# The form's drafts follow the sidebar's draft: when it changes (here too), it takes the previous one's place;
+# drafts seeded from the default (neither typed nor from a link) are seeded again when your draft or its target
+# changes, so Compare lists the reference Overview now uses.
 qp = st.query_params
-if "m" in qp:
+SEED = "_compare_seed"  # {"for": (draft source, target), "sources": the default seeded, or None: typed or a link}
+seed = st.session_state.get(SEED)
+here = (draft.source, draft.target)
+seed_note = None
+if "m" in qp and (seed is None or seed["for"] == here):
     initial = qp.get_all("m")
+    seeded = seed["sources"] if seed is not None and seed["sources"] == initial else None
+    if seeded is not None:
+        seed_note = seed.get("note")
 else:
-    # your draft (from the sidebar) with the reference Overview picks for it (a Llama-3.3-70B draft opened on
-    # Kimi, Qwen and Llama-3.1-8B drafts); the built-in example against the published defaults
-    ref = None if draft.is_example else _overview_reference()
-    initial = [
-        comparison.registry_source(h)
-        for h in ([ref] if ref else registry.DEFAULT_COMPARISON)
-        if comparison.registry_source(h) != draft.source
-    ] + [draft.source]
+    held = _form_sources() or (qp.get_all("m") if "m" in qp else None)
+    if held is not None and seed is not None and seed["sources"] != held:  # typed or from a link: kept
+        old, initial, seeded = seed["for"][0], held, None
+        if old != draft.source:  # another draft in the sidebar: it takes the previous one's place
+            initial = [draft.source if s == old else s for s in held]
+            initial += [] if draft.source in initial else [draft.source]
+    else:
+        initial, seed_note = _default_sources()
+        seeded = initial
+    if held is not None and held != initial:
+        _seed(initial)
+st.session_state[SEED] = {"for": here, "sources": seeded, "note": seed_note}
 initial_picks = [s[len(comparison.REGISTRY_PREFIX) :] for s in initial if s.startswith(comparison.REGISTRY_PREFIX)]
 initial_other = [s for s in initial if not s.startswith(comparison.REGISTRY_PREFIX)]
 
@@ -120,6 +188,8 @@ with st.form("compare_form"):
         help="Off: the target is your draft's; each published draft keeps the target it was trained for.",
     )
     submitted = st.form_submit_button("Compare", type="primary")
+if seed_note:
+    st.caption(seed_note)
 
 
 sources = [comparison.registry_source(p) for p in picks] + [
@@ -166,6 +236,8 @@ def _use_as_target(sources: list[str], target: str, to_published: bool) -> None:
 
 if submitted:
     _to_link(sources, target, target_layers, to_published)
+    if seeded is not None and draft.target != here[1]:
+        st.rerun()  # drafts seeded for the previous target: seeded again for this one, as Overview's reference
 
 if not sources:
     st.info("Pick a published draft or paste a URL to start.")

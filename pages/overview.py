@@ -339,25 +339,7 @@ acc_link = (
         + f"; {_link('benchmark it', 'bench')})"
     )
 )
-ref_acc = acc.ref_range or "not published"
-lines.append(
-    f"- **Acceptance length:** ours {acc_link}, {reference} {_link(ref_acc, 'scaling')} (published) on "
-    f"{'/'.join(values.bench_label(b) for b in overview.HEADLINE_BENCHMARKS)}"
-    # a range across benchmarks (at one setting) says which benchmark is which end
-    + (
-        f" ({', '.join(f'{values.bench_label(b)} {v:.2f}' for b, v in acc.by_benchmark)}). "
-        if len(acc.by_benchmark) > 1 and len(acc.ref_settings) <= 1
-        else ". "
-    )
-    + (
-        ""
-        if own_accept is None
-        else "Same setting."
-        if acc.same_setting
-        else f"**Settings differ:** ours {own_key or 'unknown'}, theirs {'; '.join(acc.ref_settings) or 'none'} "
-        f"({overview.setting_difference(own_key, acc.ref_settings)})."
-    )
-)
+lines.append(overview.accept_line(acc, reference, acc_link, own_key, measured=own_accept is not None, link=_link))
 if live is not None:
     lines.append(
         f"- **Live speed** (measured): run #{live.run_id} ({live.engine}, num_steps={live.num_steps}) "

@@ -28,7 +28,7 @@ import pandas as pd
 
 import uploadgate
 from comparelib import charts, export, paths, settings, tables
-from comparelib.analysis import curves, draftcost, overview, scaling, speedup, verdicts
+from comparelib.analysis import curves, draftcost, overview, plan, scaling, speedup, verdicts
 from comparelib.errors import CompareError
 from comparelib.models.draft import runs_for_target
 
@@ -125,9 +125,7 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
                 for r in opts.itertuples()
             }
             setting_key = st.selectbox("Setting", list(labels), format_func=labels.get, key="sc_setting")
-        target = st.number_input(
-            "Target acceptance length", min_value=1.05, max_value=20.0, value=3.0, step=0.1, key="sc_target"
-        )
+        target_slot = st.container()  # drawn after the reference's target model is known (right column)
     with right:
         vol_choices = ["typed in"] + [f"{v['draft']} ({v['samples']:,} samples, {v['kind']})" for v in volumes]
         # your draft's attached audit (the latest stored under its name), else typed in
@@ -179,6 +177,31 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
             st.caption(suggested.why)
         if target_choice.note:  # the target set on Compare drafts, used or set aside
             st.caption(target_choice.note)
+    with target_slot:
+        # the same published target Overview's plan aims at (plan.default_target), so both pages agree
+        aim = plan.default_target(
+            published, benchmark=bench, setting_key=setting_key, target=own_target, own=draft.name
+        )
+        # a keyed field ignores a new default: it follows the setting's published target until a user types one
+        default_target = min(max(aim[0], 1.05), 20.0) if aim else 3.0
+        if st.session_state.get("sc_target") in (None, st.session_state.get("_sc_target_default")):
+            st.session_state["sc_target"] = default_target
+        st.session_state["_sc_target_default"] = default_target
+        target = st.number_input(
+            "Target acceptance length",
+            min_value=1.05,
+            max_value=20.0,
+            step=0.1,
+            format="%.3f",
+            key="sc_target",
+            help="Opens on the published target Overview's plan uses"
+            + (f": {aim[0]:g}, {aim[1]}." if aim else "; no published draft reports this setting, so 3.0."),
+        )
+        st.caption(
+            f"Default {aim[0]:g}: {aim[1]}, as Overview's plan."
+            if aim
+            else "Default 3.0: no published draft reports this benchmark at this setting's chain."
+        )
 
 # --- fit and sentences ---------------------------------------------------------------------------
 try:
@@ -201,10 +224,20 @@ st.subheader("What more data would buy")
 # The answer in one line; the fit, your prediction and the volume gap (long coloured blocks that pushed
 # the chart below the fold) are in one expander, the chart comes next.
 if fit is not None:
-    st.markdown(f"**{verdicts.target_sentence(fit, float(target))}**", help="95% confidence band of the fitted mean.")
-    reached = verdicts.already_reached(fit, float(target), own_pts)
-    if reached:
-        st.markdown(reached)
+    # your own evidence (a run at or above the trend or target, a plateaued log) leads; the trend's volume after
+    ref_vol = points.loc[points["draft"] == reference, x].dropna()
+    lead, *rest = verdicts.data_lead(
+        fit,
+        float(target),
+        own_pts,
+        own_volume=own_volume,
+        reference=reference,
+        reference_volume=float(ref_vol.max()) if len(ref_vol) else None,
+        curve_verdict=app.own_curve_verdict(draft),
+    )
+    st.markdown(f"**{lead}**", help=None if rest else "95% confidence band of the fitted mean.")
+    for line in rest:
+        st.markdown(line)
 elif setting_key is not None:
     st.warning(
         f"No fit for {verdicts.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "

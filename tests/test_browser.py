@@ -14,6 +14,7 @@ import pytest
 from playwright import sync_api as playwright_api
 from playwright.sync_api import expect
 
+from comparelib import tables
 from tests.fixtures import AQ, aq_config, aq_tensors
 from tests.streamlit_server import LiveApp, wait_for_script
 
@@ -110,7 +111,7 @@ def test_paste_url_see_table_download_csv(browser, live_app: LiveApp, tmp_path) 
 
 KEY_COLUMNS = ["run", "num_steps", "output tok/s", "speedup", "why no speedup"]
 HEADER_PX = 35  # the grid's header row
-ROW_PX = 56  # compare_table's row height (pages/bench.py)
+ROW_PX = tables.WRAP_ROW_PX  # compare_table's row height (pages/bench.py)
 
 
 def _column_at(page, grid, x: float, row_px: int = ROW_PX) -> int:  # type: ignore[no-untyped-def]

@@ -8,7 +8,10 @@ import pandas as pd
 import pytest
 
 from comparelib import charts
-from comparelib.analysis import scaling, speedup
+from comparelib.analysis import (
+    scaling,
+    speedup,  # noqa: E402
+)
 from comparelib.errors import InputError
 
 KEY = "steps=3,topk=1,draft=4,bs=8,sglang"
@@ -129,7 +132,9 @@ def _example_runs(tmp_path):  # type: ignore[no-untyped-def]
 
 def test_text_is_readable_in_light_and_dark_themes(scaling_spec: dict, sweep_chart, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Every colour set on text has contrast on both Streamlit backgrounds; the rest is left to the theme."""
-    speed, accept = charts.run_sweep_charts(_example_runs(tmp_path))
+    speed, accept = charts.run_sweep_charts(
+        _example_runs(tmp_path), *speedup.sweep_chart_inputs(_example_runs(tmp_path))
+    )
     specs = [scaling_spec, json.loads(charts.chart_to_vegalite_json(sweep_chart)), speed.to_dict(), accept.to_dict()]
     found = [c for spec in specs for c in charts.text_colours(spec)]
     assert charts.NEUTRAL in found  # the subtitle and the baseline labels
@@ -237,7 +242,8 @@ def test_sweep_charts_split_engines_and_do_not_zoom_into_noise() -> None:
             kind="measured", engine=engine, is_baseline=False,
         )  # fmt: skip
 
-    speed, accept = charts.run_sweep_charts([run(1, "sglang", 2.50), run(2, "vllm", 2.51), run(3, "sglang", 2.505)])
+    runs = [run(1, "sglang", 2.50), run(2, "vllm", 2.51), run(3, "sglang", 2.505)]
+    speed, accept = charts.run_sweep_charts(runs, *speedup.sweep_chart_inputs(runs))
     assert accept is not None
     spec = accept.to_dict()
     assert spec["encoding"]["color"]["field"] == "series"  # one series per setting, the engine among them

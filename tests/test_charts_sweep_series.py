@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from comparelib import charts
+from comparelib.analysis import speedup  # noqa: E402
 
 MODEL = "meta-llama/Llama-3.3-70B-Instruct"
 DRAFT = "/data/llama70b-eagle3-480k"
@@ -90,11 +91,11 @@ SERIES_CASES = [
 
 @pytest.mark.parametrize(("runs", "expected"), SERIES_CASES)
 def test_sweep_series_one_per_comparable_setting(runs: list[SimpleNamespace], expected: dict[int, str]) -> None:
-    assert charts.sweep_series([r for r in runs if not r.is_baseline]) == expected
+    assert speedup.sweep_series([r for r in runs if not r.is_baseline]) == expected
 
 
 def test_walk_lines_neither_zig_zag_between_batch_sizes_nor_join_tree_and_chain() -> None:
-    built = charts.run_sweep_charts(WALK)
+    built = charts.run_sweep_charts(WALK, *speedup.sweep_chart_inputs(WALK))
     assert built is not None and built[1] is not None
     speed, accept = (part.to_dict() for part in built)
     for spec in (speed, accept):
@@ -131,7 +132,7 @@ def _text_px(text: str) -> float:
 
 def _svg_layout(runs: list[SimpleNamespace]) -> dict[str, Any]:
     """The speed chart drawn at a page column's plot size: label boxes, point centres, line paths, rule heights."""
-    built = charts.run_sweep_charts(runs)
+    built = charts.run_sweep_charts(runs, *speedup.sweep_chart_inputs(runs))
     assert built is not None
     svg = charts.chart_to_svg(built[0].properties(width=PAGE_PLOT[0], height=PAGE_PLOT[1]))
     labels = []

@@ -19,7 +19,11 @@ import pandas as pd
 import pytest
 
 from comparelib import charts, tables
-from comparelib.analysis import curves, scaling
+from comparelib.analysis import (
+    curves,
+    scaling,
+    speedup,  # noqa: E402
+)
 from comparelib.models import comparison
 from comparelib.models import serving as engine_model
 from comparelib.models.architectures import COMPONENTS
@@ -124,7 +128,7 @@ def _run(i: int, engine: str, tok_s: float, *, baseline: bool, steps: int | None
 def _baseline_layers(runs: Sequence[SimpleNamespace]) -> tuple[list[tuple[str, float, float]], list[float]]:
     """The baseline label lines drawn (text, the rule's tok/s, px from it: each stack line has its own), and the
     tok/s of the baseline rules drawn."""
-    built = charts.run_sweep_charts(runs)
+    built = charts.run_sweep_charts(runs, *speedup.sweep_chart_inputs(runs))
     assert built is not None
     spec = built[0].to_dict()
     texts = [

@@ -70,7 +70,7 @@ TARGET_CASES = [
     (TARGET, REF_70B, 1.276, "yuhuili/EAGLE3-LLaMA3.3-Instruct-70B", f"for your target {TARGET}"),
     # no published draft of the target: the family's, and the sentence says so
     ("meta-llama/Llama-9-Imaginary", "mine", 2.548, REF_8B, "no published draft for your target"),
-    (None, None, 2.548, REF_8B, "the meta-llama draft with the most training data"),
+    (None, None, 2.548, REF_8B, "the meta-llama family's draft with the most training data"),
 ]
 
 

@@ -31,7 +31,15 @@ def test_default_page_answers_offline(at: AppTest) -> None:
     assert at.selectbox(key="sc_bench").value == "gsm8k"
     assert at.selectbox(key="sc_setting").value == KEY
     text = _texts(at)
-    assert f"To reach 3 on GSM8K at {KEY} you need about 2M samples" in text
+    # the target opens on the published one Overview's plan aims at (a round 3.00 was the page's own)
+    from comparelib.analysis import plan, scaling
+
+    aim = plan.default_target(
+        scaling.published_points(), benchmark="gsm8k", setting_key=KEY, target="moonshotai/Kimi-K2.5", own=None
+    )
+    assert aim is not None and at.number_input(key="sc_target").value == pytest.approx(aim[0]) == pytest.approx(3.201)
+    assert f"Default 3.201: {aim[1]}, as Overview's plan." in text
+    assert f"To reach 3.201 on GSM8K at {KEY} you need about 2.7M samples" in text
     assert (
         "37K training samples sits far below the 1.4M of the published draft "
         "AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)" in text
@@ -342,3 +350,18 @@ def test_a_sweep_no_server_could_give_predicts_no_draft_costs() -> None:
     assert "No predicted tok/s per draft: the sweep's fitted costs are not a server's" in warned, warned
     assert "a sweep whose cycle time grows with num_steps" in warned
     assert not [df for df in at.dataframe if "num_steps" in df.value.columns and "tok_s" in " ".join(df.value.columns)]
+
+
+def test_target_follows_the_settings_published_target_until_typed(at: AppTest) -> None:
+    """The field opens on the plan's target at each setting; a keyed field kept 3.201 under "Default 4.655"."""
+    from comparelib.analysis import plan, scaling
+
+    seven = "steps=7,topk=1,draft=8,bs=8,sglang"
+    at.selectbox(key="sc_setting").set_value(seven).run()
+    aim = plan.default_target(
+        scaling.published_points(), benchmark="gsm8k", setting_key=seven, target="moonshotai/Kimi-K2.5", own=None
+    )
+    assert aim is not None and at.number_input(key="sc_target").value == pytest.approx(aim[0])
+    at.number_input(key="sc_target").set_value(4.0).run()
+    at.selectbox(key="sc_setting").set_value(KEY).run()
+    assert at.number_input(key="sc_target").value == pytest.approx(4.0)  # typed: kept

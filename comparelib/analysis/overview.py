@@ -8,7 +8,7 @@ the registry's published points (``scaling``), live speed from a run group (``sp
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -244,6 +244,8 @@ class AcceptFacts:
     sentence: str
     # the reference's highest acceptance on each benchmark of the range (benchmark, value): what a factor compares
     by_benchmark: tuple[tuple[str, float], ...] = ()
+    benchmarks: tuple[str, ...] = HEADLINE_BENCHMARKS  # the benchmarks the range was read on
+    published_on: tuple[str, ...] = ()  # every benchmark the reference publishes an acceptance on (any setting)
 
     @property
     def ref_range(self) -> str | None:
@@ -315,6 +317,15 @@ def accept_facts(
     ``results``: the registry's results (``registry.results_frame()`` columns); None reads the registry."""
     records = registry.results_records() if results is None else results.to_dict(orient="records")
     wanted = {b.lower() for b in benchmarks}
+    published_on = tuple(
+        sorted(
+            {
+                str(rec.get("benchmark") or "").lower()
+                for rec in records
+                if rec.get("hub_id") == reference and number(rec.get("accept_length")) is not None
+            }
+        )
+    )
     ref = [  # (setting key, acceptance, benchmark) of each published result of the reference on these benchmarks
         (key if isinstance(key, str) and key else None, acc, bench)  # a frame's missing key is NaN, not None
         for rec in records
@@ -345,6 +356,11 @@ def accept_facts(
     benches = "/".join(bench_label(b) for b in benchmarks) if benchmarks else "all benchmarks"
     ref_text = _range_text(lo, hi) or "no published acceptance"
     own_text = "not measured" if own_accept is None else f"~{own_accept:.1f}"
+    if lo is None:  # nothing to set ours against: no settings to compare either ("theirs none")
+        sentence = f"Acceptance length: ours {own_text}; {no_acceptance(reference, benchmarks, published_on)}."
+        return AcceptFacts(
+            own_accept, own_setting, None, None, (), False, sentence, (), tuple(benchmarks), published_on
+        )
     if same_setting:
         tail = f"at the same setting ({own_setting})."
     else:
@@ -354,7 +370,65 @@ def accept_facts(
             "not a like-for-like comparison."
         )
     sentence = f"Acceptance length: ours {own_text}, {reference} {ref_text} on {benches}, {tail}"
-    return AcceptFacts(own_accept, own_setting, lo, hi, settings, same_setting, sentence, tuple(top.items()))
+    return AcceptFacts(
+        own_accept,
+        own_setting,
+        lo,
+        hi,
+        settings,
+        same_setting,
+        sentence,
+        tuple(top.items()),
+        tuple(benchmarks),
+        published_on,
+    )
+
+
+def no_acceptance(reference: str, benchmarks: Sequence[str], published_on: Sequence[str]) -> str:
+    """ "X publishes no acceptance length" (on these benchmarks, naming those it does publish)."""
+    if not published_on:
+        return f"{reference} publishes no acceptance length"
+    on = "/".join(bench_label(b) for b in benchmarks)
+    return (
+        f"{reference} publishes no acceptance length on {on} (only on "
+        f"{', '.join(bench_label(b) for b in published_on)})"
+    )
+
+
+def accept_line(
+    acc: AcceptFacts,
+    reference: str,
+    ours: str,
+    own_key: str | None,
+    *,
+    measured: bool,
+    link: Callable[[str, str], str] = lambda text, page: text,
+) -> str:
+    """Overview's acceptance bullet: ours (``ours``, already worded and linked), the reference's range on the
+    benchmarks it was read on, and how the settings differ. A reference that publishes no acceptance is said so,
+    with no settings to compare (it read "not published (published) on GSM8K/HumanEval/MATH500 ... theirs none")."""
+    if acc.ref_range is None:
+        return (
+            f"- **Acceptance length:** ours {ours}; {no_acceptance(reference, acc.benchmarks, acc.published_on)}, "
+            "so there is no published figure to set ours against."
+        )
+    text = (
+        f"- **Acceptance length:** ours {ours}, {reference} {link(acc.ref_range, 'scaling')} (published) on "
+        + "/".join(bench_label(b) for b in acc.benchmarks)
+    )
+    # a range across benchmarks (at one setting) says which benchmark is which end
+    if len(acc.by_benchmark) > 1 and len(acc.ref_settings) <= 1:
+        text += f" ({', '.join(f'{bench_label(b)} {v:.2f}' for b, v in acc.by_benchmark)}). "
+    else:
+        text += ". "
+    if not measured:
+        return text
+    if acc.same_setting:
+        return text + "Same setting."
+    return (
+        text + f"**Settings differ:** ours {own_key or 'unknown'}, theirs {'; '.join(acc.ref_settings)} "
+        f"({setting_difference(own_key, acc.ref_settings)})."
+    )
 
 
 def accept_comparison(own: float | None, acc: AcceptFacts) -> str:
@@ -504,6 +578,7 @@ def largest_gap(
     ref_volume: float | None = None,
     curve_verdict: str | None = None,
     accept_detail: str = "",
+    missing: Sequence[str] | None = None,
 ) -> tuple[str, str]:
     """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
 
@@ -511,6 +586,8 @@ def largest_gap(
     size" headline. A training curve that has plateaued (``curve_verdict``) contradicts "the gap is
     training data": more of the same data is not what the user's own log says will help. ``accept_detail``
     (``accept_comparison``) says which benchmark the acceptance factor compares and which way, wherever it is named.
+    ``missing`` (``missing_evidence``) names what keeps a gap from being named, where nothing can be: "attach
+    training data or benchmark runs" was said with runs attached and quoted on the same page.
     """
     factors: dict[str, float] = {}
     ahead: dict[str, float] = {}  # where your draft is past the reference: no gap to close there
@@ -534,6 +611,8 @@ def largest_gap(
     if not factors:
         if ahead_text:
             return "", "No real gap to the reference in what is known so far." + ahead_text
+        if missing:
+            return "", f"Not enough evidence yet to name a gap: {'; '.join(missing)}."
         return "", "Not enough evidence yet to name a gap: attach training data or benchmark runs in the sidebar."
     real = {k: v for k, v in factors.items() if v >= GAP_MIN[k]}
     unlike = ""
@@ -592,6 +671,38 @@ def largest_gap(
     if name == "training data" and curve_verdict == "rising":
         lead += " Your training log is still rising, which agrees: more data should help."
     return name, lead
+
+
+def missing_evidence(
+    *,
+    reference: str,
+    own_volume: float | None,
+    ref_volume: float | None,
+    own_accept: float | None,
+    acc: AcceptFacts,
+    sizes_known: bool,
+    has_runs: bool,
+) -> tuple[str, ...]:
+    """What keeps each gap (data, acceptance, size) from being measured, on whichever side it is missing."""
+    out: list[str] = []
+    if own_volume is None:
+        out.append(
+            "your training volume is missing (attach a dataset audit to your draft, or type its samples, in "
+            "the sidebar)"
+        )
+    if ref_volume is None:
+        out.append(f"{reference} publishes no training volume")
+    if acc.ref_range is None:
+        out.append(no_acceptance(reference, acc.benchmarks, acc.published_on))
+    elif own_accept is None:
+        out.append(
+            "your draft has no measured acceptance length ("
+            + ("no speculative run with one in its run group" if has_runs else "attach a run group in the sidebar")
+            + ")"
+        )
+    if not sizes_known:
+        out.append(f"the registry has no config for {reference}, so sizes are not compared")
+    return tuple(out)
 
 
 def _other_words(name: str, factor: float, size_ratio: float | None, accept_detail: str = "") -> str:
@@ -713,6 +824,15 @@ def answer(
             ref_volume=ref_volume,
             curve_verdict=curve_verdict,
             accept_detail=accept_comparison(own_accept, acc),
+            missing=missing_evidence(
+                reference=reference,
+                own_volume=own_volume,
+                ref_volume=ref_volume,
+                own_accept=own_accept,
+                acc=acc,
+                sizes_known=size is not None,
+                has_runs=bool(runs),
+            ),
         )
     return Answer(
         reference=reference,

@@ -1203,7 +1203,7 @@ class Inputs:
     runs_note: str = ""  # runs left out as served with another target, or the target models the runs mix
 
 
-def _published_target(
+def published_target(
     points: pd.DataFrame,
     family: str | None,
     benchmark: str,
@@ -1216,7 +1216,9 @@ def _published_target(
     The draft of your own target first: Overview's reference (``overview.default_reference``) when it reports
     this benchmark at this chain, else the one of your target with the most training data that does; only then
     the family's (an org: Llama-3.1-8B, Llama-3.3-70B and Llama-4-Scout drafts tie at 1.4M samples, and the 8B
-    one's 2.548 was a 70B draft's target where the 70B one reports 2.318)."""
+    one's 2.548 was a 70B draft's target where the 70B one reports 2.318), named as the family's and as a draft
+    for another target (a Qwen3-30B-A3B draft was aimed at the Instruct-2507 draft's 2.64 as if it were its own).
+    Overview's plan and Acceptance vs data's default target both read this (``default_target``)."""
     sel = points[(points["benchmark"] == benchmark) & (points["chain"] == chain) & points["accept_length"].notna()]
     sel = sel[pd.to_numeric(sel["samples"], errors="coerce").notna()]
     if sel.empty:
@@ -1246,10 +1248,28 @@ def _published_target(
         if len(fam):
             sel = fam
     best = sel.loc[pd.to_numeric(sel["samples"]).idxmax()]
+    whose = f"the {family} family's draft" if family and (sel["family"] == family).all() else "the published draft"
+    its = str(best.get("target_model") or "")
+    other = f", a draft for {its}, not for your target" if target and its and its.lower() != target.lower() else ""
     none_own = f"; no published draft for your target {target} reports {benchmark} at {chain}" if target else ""
-    return float(best["accept_length"]), (
-        f"{best['draft']} {at} (the {family or 'published'} draft with the most training data{none_own})"
-    )
+    return float(best["accept_length"]), f"{best['draft']} {at} ({whose} with the most training data{other}{none_own})"
+
+
+_published_target = published_target  # the name the plan's callers and tests used
+
+
+def default_target(
+    points: pd.DataFrame, *, benchmark: str, setting_key: str | None, target: str | None, own: str | None = None
+) -> tuple[float, str] | None:
+    """The target AL a page opens on for ``setting_key`` (Acceptance vs data): ``published_target`` at that
+    setting's chain, with the family of ``target`` as the plan reads it, so the page and Overview's plan agree
+    (the page opened on a round 3.00 while the plan aimed at a published 2.64)."""
+    from comparelib.analysis.scaling import family_of
+
+    rows = points[points["setting_key"] == setting_key]["chain"].dropna() if setting_key else points.iloc[:0]
+    if rows.empty:
+        return None
+    return published_target(points, family_of(target), benchmark.lower(), str(rows.iloc[0]), target, own)
 
 
 ABOVE_TREND = 0.10  # a measured AL this share above the pooled fit's at your volume sits off the published trend
@@ -1533,7 +1553,7 @@ def build(
     if target_al is not None:
         t_src = _source(sources, "user", f"--target-al {target_al:g}")
     elif inputs.published is not None and (
-        pub := _published_target(
+        pub := published_target(
             inputs.published, inputs.family, inputs.benchmark, chain, inputs.target_label, inputs.draft_label
         )
     ):

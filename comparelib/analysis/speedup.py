@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -1265,3 +1265,97 @@ def offline_best_steps(
         "predicted, not measured: confirm the best num_steps with a live sweep",
     ]
     return frame, evidence
+
+
+# ---------------------------------------------------------------- the sweep charts' lines
+
+
+def served_models(records: Sequence[Any], same: Callable[[str, str], str] | None = None) -> dict[int, str]:
+    """The target model each run was served with, by run id, as a short name ("Qwen3-8B"), when the runs name
+    more than one; else empty. ``same(a, b)`` says "same" when two names are one model (default
+    ``models.draft.model_match``: a local folder of a Hub model is that model)."""
+    from comparelib.models.draft import model_match  # a local folder of a Hub model is that model
+
+    match: Callable[[str, str], str] = same or model_match
+    classes: list[list[str]] = []
+    for name in dict.fromkeys(m for r in records if (m := _served(r))):
+        for c in classes:
+            if any(match(name, other) == "same" for other in c):
+                c.append(name)
+                break
+        else:
+            classes.append([name])
+    if len(classes) < 2:
+        return {}
+    short = {n: _short_model(next((x for x in c if _HUB_ID.fullmatch(x)), c[0])) for c in classes for n in c}
+    return {r.id: short.get(_served(r), "model not recorded") for r in records}
+
+
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+def _served(run: Any) -> str:
+    return str(getattr(run, "model", None) or "").strip()
+
+
+def _short_model(name: str) -> str:
+    """A model's own name in a Hub id or folder: "Qwen3-8B" for Qwen/Qwen3-8B or a Hub-cache snapshot folder."""
+    cache = re.search(r"models--[^/\\]+?--([^/\\]+)", name)
+    return cache.group(1) if cache else re.split(r"[/\\]", name.rstrip("/\\"))[-1] or name
+
+
+def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -> dict[int, str]:
+    """Each speculative run's series on the sweep charts, by run id: one line per comparable setting.
+
+    Runs share a line when ``speedup._sweep_signature`` (what a num_steps sweep must hold fixed: engine, model,
+    concurrency and the other benchmark and server settings, algorithm, draft, topk) agrees and, for a tree, the
+    number of draft tokens too (a chain's follows num_steps). Keyed on the engine alone, one "sglang" line
+    zig-zagged between batch 1 (~85 tok/s) and batch 16 (~800 tok/s) runs, and joined a tree to a chain.
+    Labels read "sglang bs=16 chain", "sglang bs=1 tree topk=4 ndt=8"; two settings that would read alike get
+    the first benchmark setting that tells them apart ("prompt_set=random") or a run id. Runs served with more
+    than one target model (``served_models``) lead with theirs, "Qwen3-8B · sglang bs=1 chain": another model's
+    line read as "sglang bs=1 chain (#6)" beside the draft's own."""
+    models = served_models(records) if models is None else models  # the group's, baselines included
+
+    def topk(r: Any) -> int | None:
+        v = getattr(r, "topk", None)
+        return int(v) if isinstance(v, int | float) and not math.isnan(float(v)) else None
+
+    def key(r: Any) -> tuple[Any, ...]:
+        tree = (topk(r) or 1) > 1
+        return (*_sweep_signature(r), getattr(r, "num_draft_tokens", None) if tree else None)
+
+    def label(r: Any) -> str:
+        engine = str(getattr(r, "engine", None) or "unknown")
+        bs = run_param(r, "concurrency")
+        k, ndt = topk(r), getattr(r, "num_draft_tokens", None)
+        shape = None if k is None else "chain" if k <= 1 else f"tree topk={k}" + (f" ndt={ndt}" if ndt else "")
+        said = " ".join(x for x in (engine, f"bs={bs}" if bs is not None else None, shape) if x)
+        return f"{models[r.id]} · {said}" if models else said
+
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    for r in records:
+        groups.setdefault(key(r), []).append(r)
+    names = {k: label(rs[0]) for k, rs in groups.items()}
+    for name in set(names.values()):
+        alike = [k for k, v in names.items() if v == name]
+        if len(alike) < 2:
+            continue
+        tell = None
+        for p in (k for k in RUN_PARAMS_THAT_MATTER if k != "concurrency"):
+            vals = [run_param(groups[k][0], p) for k in alike]
+            if None not in vals and len({str(v) for v in vals}) == len(vals):
+                tell = p
+                break
+        for k in alike:
+            first = groups[k][0]
+            value = str(run_param(first, tell)).rstrip("/").rsplit("/", 1)[-1][:16] if tell else ""
+            names[k] = f"{name} {tell}={value}" if tell else f"{name} (#{first.id})"
+    return {r.id: names[k] for k, rs in groups.items() for r in rs}
+
+
+def sweep_chart_inputs(records: Sequence[Any]) -> tuple[dict[int, str], dict[int, str]]:
+    """(series, models) for ``charts.run_sweep_charts``: the shared chart module never imports this one."""
+    models = served_models(records)
+    spec_runs = [r for r in records if not r.is_baseline and r.num_steps is not None]
+    return sweep_series(spec_runs, models), models

@@ -181,6 +181,52 @@ def already_reached(f: Fit, target: float, own_points: pd.DataFrame) -> str | No
     )
 
 
+def data_lead(
+    f: Fit,
+    target: float,
+    own_points: pd.DataFrame,
+    *,
+    own_volume: float | None = None,
+    reference: str | None = None,
+    reference_volume: float | None = None,
+    curve_verdict: str | None = None,
+) -> list[str]:
+    """Acceptance vs data's answer, in order: what your own evidence says first, then the published trend.
+
+    "To reach 3 you need about 2M samples" led the page above a draft that already measured 2.67 where the fit
+    gives 2.25 at the reference's volume, and whose training log had plateaued (Overview said plateau). When the
+    draft meets the target, sits at or above the trend at the larger of its own and the reference's volume
+    (``live_outlook``'s "no more data scenario" rule), or its log plateaued (``curve_verdict``), that comes
+    first, and the volume sentence follows as the trend's alone. The first item is the lead."""
+    first: list[str] = []
+    if curve_verdict == "plateau":
+        first.append(
+            "Your training log (loaded on this page) has plateaued: by your own evidence, more of the same data is "
+            "unlikely to raise acceptance, whatever the published trend says."
+        )
+    reached = already_reached(f, target, own_points)
+    found = _most_like(f, own_points)
+    if reached:
+        first.append(reached)
+    elif found is not None and same_chain(str(found[0]["setting_key"]), f.setting_key):
+        vols = [(v, who) for v, who in ((own_volume, "your"), (reference_volume, f"{reference}'s")) if v]
+        if vols:
+            vol, who = max(vols, key=lambda t: t[0])
+            mean = predict_bounded(f, vol)[0]
+            measured = float(found[0]["accept_length"])
+            if measured >= mean:
+                first.append(
+                    f"Your draft already measured {measured:.2f}"
+                    + (f" ({found[1]})" if found[1] else "")
+                    + f", at or above the {mean:.2f} the published trend gives at {who} {human(vol)} {f.x}: the "
+                    "trend cannot say what more data adds for your draft."
+                )
+    sentence = target_sentence(f, target)
+    if not first:
+        return [sentence]
+    return [*first, f"For a draft on the published trend (not your draft's evidence above): {sentence}"]
+
+
 def fit_summary(f: Fit, *, target_accept: float | None = None, own_volume: float | None = None) -> dict[str, Any]:
     """Plain dict for the CLI and the page: coefficients, uncertainty, inverse and prediction."""
     out: dict[str, Any] = {

@@ -470,11 +470,35 @@ def resolve_target(
         )
     if typed_id is None:
         return DraftTarget(None, "")
+    served = [r for r in runs if getattr(r, "kind", None) != "example" and _model_of(r)]
+    classes = _name_classes([_model_of(r) for r in served])
+    if len(classes) < 2:
+        why = "no run of it names one"
+    else:  # the runs name several targets, so none of them is the draft's (``target_from_runs``)
+        named_runs = {_representative(c): [r for r in served if _model_of(r) in c] for c in classes}
+        listed = "; ".join(f"{name}: {_id_span(rs)}" for name, rs in named_runs.items())
+        why = f"its runs name several targets ({listed})"
+        mine = next((name for name in named_runs if model_match(typed, name) == "same"), None)
+        if mine is not None:
+            n = len(named_runs[mine])
+            why += f", and {_id_span(named_runs[mine])} {'were' if n > 1 else 'was'} served with this one"
     return DraftTarget(
         typed_id,
         "compare",
-        f"Target {typed_id}, the {COMPARE_WORDS}: your draft's config names none and no run of it names one.",
+        f"Target {typed_id}, the {COMPARE_WORDS}: your draft's config names none and {why}.",
     )
+
+
+def _id_span(runs: Sequence[Any]) -> str:
+    """Run ids with consecutive ones joined: "#1-#5, #8"."""
+    ids = sorted({int(r.id) for r in runs if str(getattr(r, "id", "")).isdigit()})
+    spans: list[list[int]] = []
+    for i in ids:
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ", ".join(f"#{a}" if a == b else f"#{a}-#{b}" for a, b in spans) or _ids(runs)
 
 
 def run_pool(all_runs: Sequence[Any], draft: OwnDraft) -> list[Any]:
