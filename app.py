@@ -596,33 +596,15 @@ def set_own_draft(draft: OwnDraft) -> None:
     _sync_url(draft)
 
 
-VOLUME_SLOT = "_volume_slot"
-
-
-def _volume_lines(slot: Any, draft: OwnDraft, volume_rows: list[dict[str, Any]], *, with_button: bool) -> bool:
+def _volume_lines(draft: OwnDraft, volume_rows: list[dict[str, Any]]) -> bool:
     """The sidebar's lines on the volume every page uses, and a typed number an attached audit overrides; True
     when "use the typed number" was clicked."""
-    clicked = False
-    with slot.container():
-        if draft.volume or draft.samples:
-            st.caption(f"Training data in use: {draft.volume_text(volume_rows)}.")
-        if draft.typed_unused:
-            st.caption(f"The {draft.typed_unused:,} samples typed in are not used while an audit is attached.")
-            if with_button:
-                clicked = st.button(f"Use the {draft.typed_unused:,} typed in instead", key="draft_use_typed")
-    return clicked
-
-
-def show_volume(draft: OwnDraft) -> None:
-    """Redraw the sidebar's volume lines for ``draft`` in this run (after a page attached an audit to it: the
-    sidebar was drawn before the click). Its button comes back on the next run."""
-    from comparelib import settings
-
-    slot = st.session_state.get(VOLUME_SLOT)
-    if slot is None:
-        return
-    rows = open_store(settings.database_url()).data_volumes()
-    _volume_lines(slot, draft, rows, with_button=False)
+    if draft.volume or draft.samples:
+        st.caption(f"Training data in use: {draft.volume_text(volume_rows)}.")
+    if not draft.typed_unused:
+        return False
+    st.caption(f"The {draft.typed_unused:,} samples typed in are not used while an audit is attached.")
+    return st.button(f"Use the {draft.typed_unused:,} typed in instead", key="draft_use_typed")
 
 
 def own_draft() -> OwnDraft:
@@ -719,9 +701,7 @@ def own_draft() -> OwnDraft:
                 set_own_draft(new)
                 st.session_state["_draft_shown"] = None
                 st.rerun()
-        volume_slot = st.empty()
-        st.session_state[VOLUME_SLOT] = volume_slot  # this run's: a page that attaches a volume redraws it
-        if _volume_lines(volume_slot, draft, volume_rows, with_button=True):
+        if _volume_lines(draft, volume_rows):
             set_own_draft(draft.with_(volume=None))
             st.session_state["_draft_shown"] = None
             st.rerun()

@@ -33,6 +33,8 @@ from comparelib.audit.result import AuditResult
 from comparelib.audit.scan import audit, progress_text
 from comparelib.errors import CompareError
 
+ATTACHED_STATE = "_audit_attached"  # what an Attach said, shown again after the rerun that redraws the sidebar
+
 conv_tab, dump_tab = st.tabs(["Conversations", "Hidden-state dumps"])
 
 
@@ -209,11 +211,17 @@ def _show_result(result: AuditResult) -> None:
             except CompareError as exc:
                 st.error(str(exc))
             else:
-                st.success(f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {name}.")
+                said = [f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {name}."]
                 if not own.is_example:  # attached to your draft: Overview and the scaling chart use it now
                     app.set_own_draft(own.with_(volume=name))
-                    app.show_volume(own.with_(volume=name))  # the sidebar, drawn before this click, says so now
-                    st.caption(f"Attached to your draft ({own.short}).")
+                    said.append(f"Attached to your draft ({own.short}).")
+                # the sidebar was drawn before this click: run again so its list and lines show the volume
+                st.session_state[ATTACHED_STATE] = said
+                st.rerun()
+    if said_before := st.session_state.pop(ATTACHED_STATE, None):
+        st.success(said_before[0])
+        for line in said_before[1:]:
+            st.caption(line)
 
 
 with conv_tab:

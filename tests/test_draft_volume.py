@@ -72,6 +72,15 @@ def _md(at: AppTest) -> str:
     return "\n".join(m.value for m in at.main.markdown)
 
 
+def _go(at: AppTest, page: str) -> None:
+    """Switch page as the router would: AppTest runs the page's file, so the router's page mark is set here
+    (the sidebar's widgets are each page's own, and are refilled when the page changes)."""
+    import app
+
+    at.switch_page(f"pages/{page}.py")
+    at.session_state[app.PAGE_STATE] = "" if page == "overview" else page
+
+
 def _ok(at: AppTest) -> AppTest:
     assert not at.exception, at.exception
     return at
@@ -89,7 +98,7 @@ def test_typed_then_attached_the_sidebar_says_which_and_offers_the_typed_one(tmp
     assert "(typed in)" in _md(at)
 
     # 2. its 12-row audit attached on Dataset audit
-    at.switch_page("pages/audit.py")
+    _go(at, "audit")
     _ok(at.run())
     at.text_input(key="audit_source").set_value(str(data))
     at.text_input(key="audit_tokenizer").set_value(str(tok))
@@ -97,12 +106,15 @@ def test_typed_then_attached_the_sidebar_says_which_and_offers_the_typed_one(tmp
     at.text_input(key="audit_attach_draft").set_value("my-draft")
     _ok(at.button(key="audit_attach").click().run())
     assert any("Saved 12 samples" in s.value for s in at.success)
-    # the sidebar on the same screen already says so (it was drawn before the click: "typed in")
+    assert any("Attached to your draft" in c.value for c in at.main.caption)
+    # the sidebar on the same screen already says so (it was drawn before the click: "typed in"), and its
+    # stored-audit list shows the volume picked (it said "(none)" until the next page)
     said = _sidebar(at)
     assert "Training data in use: 12 samples, attached from Dataset audit as my-draft." in said, said
+    assert at.sidebar.selectbox(key="draft_volume").value == "my-draft"
 
     # 3. every page says the audit is used and the typed number is not, and offers it back
-    at.switch_page("pages/overview.py")
+    _go(at, "overview")
     _ok(at.run())
     assert at.sidebar.number_input(key="draft_samples").value == 250_000  # still shown in the sidebar...
     said = _sidebar(at)
