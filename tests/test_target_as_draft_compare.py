@@ -177,3 +177,40 @@ def test_cli_compare_marks_the_target_row_in_md_and_json(target_dir: Path) -> No
     assert target["trainable"] is None and target["draft_to_target"] is None and target["lint_errors"] is None
     assert draft["role"] == "draft" and draft["trainable"] == 424_689_664 and draft["lint_errors"] == 0
     assert "note: qwen3-8b is a target model" in js.stderr
+
+
+@pytest.mark.parametrize(
+    ("source", "drafts_named", "pinned"),
+    [
+        ("moonshotai/Kimi-K2-Instruct", "AQ-MedAI/Kimi-K2-Instruct-eagle3", "moonshotai/Kimi-K2-Instruct@v0.1"),
+        (
+            "https://huggingface.co/Qwen/Qwen3-8B",
+            "RedHatAI/Qwen3-8B-speculator.eagle3",
+            "https://huggingface.co/Qwen/Qwen3-8B/tree/v0.1",
+        ),
+        ("meta-llama/llama-3.1-8b-instruct", LLAMA_DRAFT, "meta-llama/llama-3.1-8b-instruct@v0.1"),  # any case
+    ],
+)
+def test_a_target_pasted_as_the_draft_offline_is_still_said_to_be_a_target(
+    monkeypatch: pytest.MonkeyPatch, source: str, drafts_named: str, pinned: str
+) -> None:
+    """Offline, a pasted target the app ships a config for was an error ("not in the local cache") on Overview,
+    though the app knows it is a target: it is now read from the shipped config, and said to be."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = page_app("pages/overview.py", timeout=120)
+    at.query_params["draft"] = source
+    at.run()
+    assert not at.exception, at.exception
+    said = " ".join(w.value for w in [*at.warning, *at.info, *at.error])
+    assert "is a target model" in said and drafts_named in said, said
+    assert "the config of" in said and "shipped with the app" in said
+    assert not [e.value for e in at.error if "local cache" in e.value]
+
+    proc = run_cli("params", source, "--json", env={"HF_HUB_OFFLINE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["role"] == "target" and drafts_named in data["target_notice"]["drafts"]
+
+    # a revision the app holds no config of stays an error: the shipped config is the default branch's
+    proc = run_cli("params", pinned, env={"HF_HUB_OFFLINE": "1"})
+    assert proc.returncode != 0 and "not in the local cache" in proc.stderr

@@ -10,14 +10,14 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from comparelib.errors import CompareError, HubError, InputError
+from comparelib.errors import CompareError, HubError, InputError, OfflineError
 from comparelib.models import architectures, engines, hub, lint, params, registry
 from comparelib.models import serving as serving_model
 from comparelib.models.architectures import ModelSpec
-from comparelib.models.draft import target_notice
+from comparelib.models.draft import SHIPPED_NOTE, target_notice
 
 # re-exported (``x as x``): callers name a draft's source kinds through this module
 from comparelib.models.sources import EXAMPLE_OWN as EXAMPLE_OWN
@@ -78,8 +78,6 @@ def _known_target_counted(hub_id: str) -> tuple[ModelSpec, params.ParamCount] | 
     known = architectures.known_target(hub_id)
     if known is None:
         return None
-    from dataclasses import replace
-
     with architectures.counts_only():  # the tensor list is dropped below: only its count is kept
         spec = architectures.parse_config(known, source=hub_id)
     return replace(spec, tensors=()), params.count(spec)
@@ -105,6 +103,23 @@ def _target_from_text(text: str) -> tuple[ModelSpec, params.ParamCount, str]:
     fetched = hub.fetch_model(text, with_card=False, with_header=False, with_files=False)
     spec = architectures.parse_config(fetched.config, source=fetched.source_label)
     return spec, params.count(spec), fetched.source_label
+
+
+def _shipped_target(text: str, exc: HubError) -> tuple[str, str] | None:
+    """(hub id, kind) when ``text`` names, at its default revision, a target the app ships a config for and the
+    Hub is offline: a target pasted as "your draft" is then still recognised (and said) as a target."""
+    if not isinstance(exc, OfflineError):
+        return None
+    try:
+        ref = hub.parse_ref(text)
+    except CompareError:
+        return None
+    if ref.local_path is not None or not ref.repo_id or ref.revision not in (None, "", "main"):
+        return None
+    known = architectures.known_target(ref.repo_id)
+    if known is None:
+        return None
+    return next((n for n in architectures.known_targets() if n.lower() == ref.repo_id.lower()), ref.repo_id), "hub"
 
 
 def _target_for_published(
@@ -160,6 +175,7 @@ def load_entry(
         label, kind = published.hub_id, "registry"
         spec = architectures.parse_config(config, source=published.hub_id, target=_published_target_sizes(published))
     else:
+        fetched: hub.FetchedModel | None
         try:
             fetched = hub.fetch_model(text, with_card=with_card, with_header=with_header, with_files=with_header)
         except HubError as exc:
@@ -169,14 +185,21 @@ def load_entry(
                     f"{exc} The built-in registry has a copy of {ref_id}: "
                     "pick it as a published draft to use it offline."
                 ) from exc
-            raise
-        label = fetched.source_label
-        kind = "local" if fetched.ref.local_path is not None else "hub"
-        revision, commit, card = fetched.revision, fetched.commit_sha, fetched.card
-        header = fetched.safetensors_header
-        spec = architectures.parse_config(fetched.config, source=label)
-        if fetched.repo_id and _in_registry(fetched.repo_id):
-            published = registry.get_draft(fetched.repo_id)
+            shipped = _shipped_target(text, exc)
+            if shipped is None:
+                raise
+            fetched = None
+            label, kind = shipped
+            spec = architectures.parse_config(architectures.known_target(label) or {}, source=label)
+            spec = replace(spec, notes=(*spec.notes, f"{SHIPPED_NOTE}: the config of {label} shipped with the app"))
+        if fetched is not None:
+            label = fetched.source_label
+            kind = "local" if fetched.ref.local_path is not None else "hub"
+            revision, commit, card = fetched.revision, fetched.commit_sha, fetched.card
+            header = fetched.safetensors_header
+            spec = architectures.parse_config(fetched.config, source=label)
+            if fetched.repo_id and _in_registry(fetched.repo_id):
+                published = registry.get_draft(fetched.repo_id)
 
     target_spec: ModelSpec | None = None
     target_count: params.ParamCount | None = None
@@ -281,16 +304,12 @@ def _slim(target: ModelSpec | None) -> ModelSpec | None:
     """The target without its tensor list (a 1T MoE lists ~70K tensors): all lint reads are its sizes."""
     if target is None:
         return None
-    from dataclasses import replace
-
     return replace(target, tensors=(), raw_config={})
 
 
 def relint(entry: Entry, serving: str | None) -> Entry:
     """The entry with its wiring lint re-run for one serving engine ("SGLang 0.5.23", "vLLM", ...; None: the
     newest rules of every serving engine). Counts are unchanged."""
-    from dataclasses import replace
-
     if entry.spec.role != "draft":
         return entry
     pair = [engines.parse_choice(serving)] if serving else None
@@ -461,6 +480,7 @@ def role_note(entry: Entry) -> str | None:
         f"{notice.hub_id or entry.label} is a target model ({notice.architecture}, {notice.layers} layers), "
         "not a draft: its counts are a target's, with no trainable split, draft-to-target ratio or wiring lint. "
         f"{drafts} Use it as the target: python -m comparelib params YOUR_DRAFT --target {as_target}"
+        + "".join(f" ({n[0].upper()}{n[1:]}.)" for n in entry.spec.notes if n.startswith(SHIPPED_NOTE))
     )
 
 

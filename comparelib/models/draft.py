@@ -551,6 +551,9 @@ def _count_words(n: int) -> str:
     return f"{n:,}"
 
 
+SHIPPED_NOTE = "the Hub was not reached"  # a target read from its config shipped with the app (offline)
+
+
 def target_notice(entry: comparison.Entry) -> TargetNotice | None:
     """Say so when "your draft" is a target model (its config describes a full model, not a draft head).
 
@@ -571,5 +574,6 @@ def target_notice(entry: comparison.Entry) -> TargetNotice | None:
             else "No published draft for it is known to this app."
         )
         + " Paste your draft in the sidebar, and use this model as the target on Compare drafts."
+        + "".join(f" ({n[0].upper()}{n[1:]}.)" for n in entry.spec.notes if n.startswith(SHIPPED_NOTE))
     )
     return TargetNotice(hub_id, entry.spec.architecture, entry.spec.num_hidden_layers, drafts, sentence)
