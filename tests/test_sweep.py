@@ -538,3 +538,29 @@ def test_run_param_is_the_shared_one() -> None:
     from comparelib import values
 
     assert speedup.run_param is values.run_param
+
+
+def test_the_fit_takes_the_same_tree_the_chart_draws_as_one_line() -> None:
+    """A tree's num_draft_tokens is its own knob: the chart drew ndt=8 and ndt=16 as two lines while the fit
+    pooled them as one num_steps sweep (the ndt=16 run's higher AL read as the effect of num_steps)."""
+    from dataclasses import replace
+
+    def tree(r: RunRecord, ndt: int) -> RunRecord:
+        return replace(r, topk=4, num_draft_tokens=ndt)
+
+    runs = [
+        rec(1, None, 40.0),
+        tree(rec(2, 3, 90.0, 3.1), 8),
+        tree(rec(3, 4, 95.0, 3.4), 8),
+        tree(rec(4, 5, 97.0, 4.4), 16),
+    ]
+    sweep = speedup.sweep_of(runs)
+    assert [r.id for r in sweep.runs] == [2, 3]  # the one line with two num_steps
+    (why,) = sweep.left_out
+    assert "#4" in why and "different num_draft_tokens of a tree: 16 against 8" in why, why
+    series = speedup.sweep_series([r for r in runs if not r.is_baseline])
+    assert {series[r.id] for r in sweep.runs} == {"sglang bs=4 tree topk=4 ndt=8"}
+    assert series[4] == "sglang bs=4 tree topk=4 ndt=16"
+    # chains sweep whatever their num_draft_tokens (it follows num_steps)
+    chain = [rec(1, None, 40.0), rec(2, 2, 80.0, 2.4), rec(3, 4, 85.0, 2.9)]
+    assert [r.id for r in speedup.sweep_of(chain).runs] == [2, 3]

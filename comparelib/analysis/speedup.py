@@ -700,7 +700,20 @@ def sweep_mismatch(run: Any, other: Any) -> list[str]:
         a, b = (None if v == "unknown" else v for v in (getattr(run, attr, None), getattr(other, attr, None)))
         if _differs(a, b):
             reasons.append(f"different {name}: {a} against {b}")
+    a, b = _tree_tokens(run), _tree_tokens(other)
+    if a is not None and b is not None and a != b:
+        reasons.append(f"different num_draft_tokens of a tree: {a} against {b}")
     return reasons
+
+
+def _tree_tokens(run: Any) -> int | None:
+    """A tree's verified-token budget (SGLang's num_draft_tokens, its own knob once topk > 1: acceptance
+    depends on it at a given num_steps); None for a chain, where it follows num_steps."""
+    try:
+        topk, ndt = int(getattr(run, "topk", None) or 0), int(getattr(run, "num_draft_tokens", None) or 0)
+    except (TypeError, ValueError):
+        return None
+    return ndt if topk > 1 and ndt > 0 else None
 
 
 def speedup_against(run: Any, baseline: Any) -> tuple[float | None, str | None]:
@@ -862,6 +875,7 @@ def _sweep_signature(run: Any) -> tuple[str, ...]:
         key(getattr(run, "speculative_algorithm", None)),
         key(getattr(run, "draft_model", None)),
         key(getattr(run, "topk", None)),
+        key(_tree_tokens(run)),
     )
 
 
@@ -1321,10 +1335,6 @@ def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -
         v = getattr(r, "topk", None)
         return int(v) if isinstance(v, int | float) and not math.isnan(float(v)) else None
 
-    def key(r: Any) -> tuple[Any, ...]:
-        tree = (topk(r) or 1) > 1
-        return (*_sweep_signature(r), getattr(r, "num_draft_tokens", None) if tree else None)
-
     def label(r: Any) -> str:
         engine = str(getattr(r, "engine", None) or "unknown")
         bs = run_param(r, "concurrency")
@@ -1335,7 +1345,7 @@ def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -
 
     groups: dict[tuple[Any, ...], list[Any]] = {}
     for r in records:
-        groups.setdefault(key(r), []).append(r)
+        groups.setdefault(_sweep_signature(r), []).append(r)
     names = {k: label(rs[0]) for k, rs in groups.items()}
     for name in set(names.values()):
         alike = [k for k, v in names.items() if v == name]
