@@ -438,6 +438,10 @@ def baseline_labels(
     return pd.DataFrame(out, columns=cols)
 
 
+LOG_SPAN = 4.0  # tok/s spanning this factor or more (batch 1 beside batch 16) is drawn on a log axis
+LOG_PAD = 1.08  # room above and below the data on that axis, as a factor
+
+
 def _along_lines(spec: pd.DataFrame, series: str = "series", y: str = "output tok/s") -> list[tuple[float, float]]:
     """(num_steps, value) points every ~0.1 num_steps along each series' drawn line, its points included."""
     out: list[tuple[float, float]] = []
@@ -489,6 +493,18 @@ def run_sweep_charts(
     )
     # batch 1 and 16, chain and tree: separate lines; labels in full (the default cut "max_tokens=256" to "…")
     colour = alt.Color("series:N", title="setting", legend=alt.Legend(labelLimit=LEGEND_LABEL_PX))
+    tok_s = pd.concat(
+        [spec["output tok/s"] if not spec.empty else pd.Series(dtype=float), base.get("output tok/s", pd.Series())]
+    )
+    tok_s = tok_s.dropna().astype(float)
+    lo, hi = (float(tok_s.min()), float(tok_s.max())) if len(tok_s) else (0.0, 0.0)
+    log = lo > 0 and hi / lo >= LOG_SPAN  # batch 1 under batch 16 read as a flat line on one linear axis
+    if log:
+        domain = [lo / LOG_PAD, hi * LOG_PAD]
+        scale = alt.Scale(type="log", domain=domain, nice=False)
+        y = alt.Y("output tok/s:Q", title="output tokens/s (log scale)", scale=scale, axis=alt.Axis(format="~s"))
+    else:
+        y = alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False))
     layers = []
     if not spec.empty:
         layers.append(
@@ -496,24 +512,24 @@ def run_sweep_charts(
             .mark_line(point=alt.OverlayMarkDef(size=90))
             .encode(
                 x=x,
-                y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
+                y=y,
                 color=colour,
                 tooltip=["run", "series", "num_steps", "output tok/s", "accept length", "kind"],
             )
         )
     if not base.empty:
         layers.append(
-            alt.Chart(base)
-            .mark_rule(strokeDash=[6, 4], color=NEUTRAL)
-            .encode(
-                y=alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False)),
-                tooltip=["run", "output tok/s"],
-            )
+            alt.Chart(base).mark_rule(strokeDash=[6, 4], color=NEUTRAL).encode(y=y, tooltip=["run", "output tok/s"])
         )
-        tok_s = pd.concat([spec["output tok/s"] if not spec.empty else pd.Series(dtype=float), base["output tok/s"]])
-        tok_s = tok_s.dropna().astype(float)
-        axis = _nice_extent(float(tok_s.min()), float(tok_s.max()))
-        labels = baseline_labels(base, axis, _along_lines(spec) if not spec.empty else [])
+        along = _along_lines(spec) if not spec.empty else []
+        if log:  # placed where they are drawn: on the log axis, in decades
+            axis = (math.log10(domain[0]), math.log10(domain[1]))
+            back = {math.log10(float(v)): float(v) for v in base["output tok/s"]}  # each rule's own value
+            logged = base.assign(**{"output tok/s": base["output tok/s"].astype(float).map(math.log10)})
+            labels = baseline_labels(logged, axis, [(x_, math.log10(v)) for x_, v in along if v > 0])
+            labels["output tok/s"] = labels["output tok/s"].map(back)
+        else:
+            labels = baseline_labels(base, _nice_extent(lo, hi), along)
         for (align, anchor, dy), part in labels.groupby(["align", "anchor", "dy"]):
             right = align == "right"
             layers.append(

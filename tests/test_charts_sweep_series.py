@@ -193,3 +193,33 @@ def test_walk_baselines_at_batch_16_stack_over_their_rules() -> None:
     tops = {lab["text"]: lab["box"][2] for lab in labels}
     assert tops["#10 sglang baseline-bs16"] < tops["#14 sglang base-bs16"]  # #10's higher rule: the top line
     assert "#1 sglang baseline-bs1" in tops  # "baseline-bs1" already says baseline: no second "baseline"
+
+
+def _y_scales(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return [n["encoding"]["y"] for n in spec.get("layer", [spec]) if "y" in n.get("encoding", {})]
+
+
+@pytest.mark.parametrize(
+    ("runs", "log"),
+    [(WALK, True), (CROWDED, False), ([r for r in WALK if r.params["concurrency"] == 16], False)],
+    ids=["bs1-and-bs16", "one-batch", "bs16-only"],
+)
+def test_batch_1_beside_batch_16_is_drawn_on_a_log_axis(runs: list[SimpleNamespace], log: bool) -> None:
+    """On one linear axis the walk's batch-1 sweep (76 to 90 tok/s) lay flat at the foot of batch 16's 845: its
+    peak at 4 steps could not be seen. A group spanning 4x or more is drawn on a log axis, and says so."""
+    built = charts.run_sweep_charts(runs, *speedup.sweep_chart_inputs(runs))
+    assert built is not None
+    ys = [y for y in _y_scales(built[0].to_dict()) if "title" in y]  # the labels' layers share the lines' scale
+    assert ys and all((y.get("scale", {}).get("type") == "log") == log for y in ys), ys
+    assert all(y["title"].endswith("(log scale)") == log for y in ys)
+    if log:  # every point and rule on the axis, the labels on their own rules (overprinting: the test above)
+        (lo, hi) = {tuple(y["scale"]["domain"]) for y in ys}.pop()
+        tok_s = [float(r.output_tokens_per_s) for r in runs]
+        assert lo < min(tok_s) and max(tok_s) < hi
+        labels = charts.run_sweep_charts(runs, *speedup.sweep_chart_inputs(runs))[0].to_dict()  # type: ignore[index]
+        hung = {row["output tok/s"] for row in _datasets_all(labels) if "baseline" in row and "align" in row}
+        assert hung <= {float(r.output_tokens_per_s) for r in runs if r.is_baseline}, hung
+
+
+def _datasets_all(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return [row for rows in spec["datasets"].values() for row in rows]
