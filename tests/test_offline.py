@@ -502,10 +502,38 @@ def test_every_dump_layout_reads_the_same_samples(pair: dict[str, Any], capsys: 
             assert got["by_steps"][0]["cycles"] > base["by_steps"][0]["cycles"]
 
 
+DOMAIN_ROWS = [
+    # (a prepared row, the domain eval-draft keys it by): the Dataset audit's rule, then the sub-dataset named
+    ({"domain": "Math "}, "math"),
+    ({"category": "CODE"}, "code"),
+    ({"task_category": "Coding & Debugging"}, "coding & debugging"),  # Magpie's field: was not read
+    ({"source": "sharegpt", "category": "chat"}, "chat"),  # a stated domain before the sub-dataset
+    ({"source": "ShareGPT"}, "source: sharegpt"),  # a sub-dataset is not a domain: said as what it is
+    ({"dataset": "flan/cot"}, "source: flan/cot"),
+    ({"domain": ["math"], "task": "t1"}, "source: t1"),  # a list states no domain
+    ({"domain": "x" * 500}, "x" * 40),  # capped as the audit caps it
+    ({"id": "7"}, None),
+]
+
+
+@pytest.mark.parametrize(("row", "want"), DOMAIN_ROWS)
+def test_domain_map_reads_domains_as_the_dataset_audit_does(
+    tmp_path: Path, row: dict[str, Any], want: str | None
+) -> None:
+    from comparelib.analysis.offline import domain_map
+    from comparelib.audit.conversations import stated_domain
+
+    data = tmp_path / "train.jsonl"
+    data.write_text(json.dumps(row) + "\n")
+    assert domain_map(data).get("#0") == want
+    if want is not None and not want.startswith("source: "):
+        assert stated_domain(row) == (next(k for k in row if k in ("domain", "category", "task_category")), want)
+
+
 def test_by_domain_from_the_prepared_data(pair: dict[str, Any], capsys: Any, tmp_path: Path) -> None:
     data = tmp_path / "train.jsonl"
     data.write_text(
-        "".join(json.dumps({"id": str(i), "source": "code" if i % 2 else "chat"}) + "\n" for i in range(SEQS))
+        "".join(json.dumps({"id": str(i), "domain": "code" if i % 2 else "chat"}) + "\n" for i in range(SEQS))
     )
     got = _eval_json(pair, capsys, "--steps", "2", "--data", str(data))
     assert set(got["by_domain"]) == {"chat", "code"}

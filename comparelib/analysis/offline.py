@@ -764,9 +764,13 @@ def mapping_findings(d2t: Any | None, t2d: Any | None, *, draft_vocab: int, voca
 def domain_map(path: str | Path) -> dict[str, str]:
     """Sample key -> domain from a prepared JSONL (row i is SpecForge data_i; ids match ModelOpt conversation ids).
 
-    The domain is a row's ``domain``, ``source``, ``category``, ``dataset`` or ``task`` field.
+    The domain is the one the Dataset audit reads (``conversations.stated_domain``: ``domain``, ``category``,
+    ``task_category``, normalised alike), so both pages name one mix; a row stating none is keyed by the
+    sub-dataset its ``source``, ``dataset`` or ``task`` names, as "source: <name>".
     """
     import json
+
+    from comparelib.audit.conversations import stated_domain
 
     p = resolve_user_path(path, "data file")
     out: dict[str, str] = {}
@@ -781,9 +785,15 @@ def domain_map(path: str | Path) -> dict[str, str]:
                     raise DataError(f"{p.name} line {i + 1} is not JSON: {exc}") from None
                 if not isinstance(row, Mapping):
                     continue
-                dom = next((row[k] for k in ("domain", "source", "category", "dataset", "task") if row.get(k)), None)
-                if dom is None:
-                    continue
+                stated = stated_domain(row)
+                if stated is not None:
+                    dom = stated[1]
+                else:  # the sub-dataset named, normalised as a stated domain is
+                    named = next((row[k] for k in ("source", "dataset", "task") if isinstance(row.get(k), str)), "")
+                    sub = stated_domain({"domain": named})
+                    if sub is None:
+                        continue
+                    dom = f"source: {sub[1]}"
                 out[f"#{i}"] = str(dom)
                 rid = row.get("conversation_id", row.get("id"))
                 if rid is not None:
