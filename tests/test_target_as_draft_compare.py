@@ -197,6 +197,11 @@ def test_a_target_pasted_as_the_draft_offline_is_still_said_to_be_a_target(
     """Offline, a pasted target the app ships a config for was an error ("not in the local cache") on Overview,
     though the app knows it is a target: it is now read from the shipped config, and said to be."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # st.cache_data lives as long as the process: an earlier test that read this target from the emulator left
+    # its entry there (keyed by source), and Overview served it without going offline (red in CI, green alone)
+    import streamlit as st
+
+    st.cache_data.clear()
     at = page_app("pages/overview.py", timeout=120)
     at.query_params["draft"] = source
     at.run()
