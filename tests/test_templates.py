@@ -221,6 +221,26 @@ def test_tool_support_is_read_from_the_source(source: str, support: tuple[bool, 
     assert (tpl.renders_tools, tpl.renders_tool_calls) == support
 
 
+# (source, (reads reasoning_content, names the developer role)): SpecForge hands the template reasoning_content
+# only; the developer role counts where the template compares a role with it, not where it says the word
+READS_CASES = [
+    ("{% for m in messages %}{{ m.reasoning_content }}{% endfor %}", (True, False)),
+    ("{% for m in messages %}{{ m['reasoning_content'] }}{% endfor %}", (True, False)),
+    ("{% for m in messages %}{{ m.thinking }}{% endfor %}", (False, False)),
+    ("{{ messages[0].my_reasoning_content_x }}", (False, False)),
+    ("{% if messages[0].role == 'developer' %}x{% endif %}", (False, True)),
+    ('{% if messages[0].role == "developer" %}x{% endif %}', (False, True)),
+    ("{{ 'You are a developer tool.' }}", (False, False)),
+    (templates.FALLBACK_TEMPLATE, (False, False)),
+]
+
+
+@pytest.mark.parametrize(("source", "reads"), READS_CASES)
+def test_reasoning_and_developer_support_is_read_from_the_source(source: str, reads: tuple[bool, bool]) -> None:
+    tpl = templates.ChatTemplate(source)
+    assert (tpl.renders_reasoning, tpl.renders_developer) == reads
+
+
 TOOL_RENDER_CASES = [
     # schemas only: rendered into the prompt
     (

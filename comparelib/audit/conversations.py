@@ -42,7 +42,20 @@ ROLE_MAP: dict[str, str] = {
     "tool": "tool",
     "function": "tool",
     "ipython": "tool",
+    "developer": "developer",  # harmony (gpt-oss); kept where the chat template names it (``keep_developer``)
 }
+
+REASONING_FIELD = "reasoning_content"
+"""The one reasoning field SpecForge hands the chat template: specforge 0.2.0 data/parse.py:455-478
+(ThinkingParser, the parser of its thinking templates, keeps role, content, tool_calls, reasoning_content,
+name, tool_call_id; ``_sanitize_message`` drops every other field; its GeneralParser keeps role, content and
+tool_calls only). The loss mask runs from the assistant header to the end of the turn, so reasoning the
+template renders inside the turn is supervised. Its pinned transformers (5.8.1) passes the field as is;
+transformers 5.21 and later also copy it into ``thinking``, which gpt-oss's template reads."""
+DROPPED_REASONING_FIELDS: tuple[str, ...] = ("thinking", "reasoning")
+"""Reasoning under another name (gpt-oss's HF template reads ``thinking``): SpecForge drops it before the
+template, so it is neither trained on nor counted; the row is flagged ``reasoning_not_counted``."""
+MAX_ROLE_CHARS = 40  # an unknown role named in an example row is cut to this
 
 _PROMPT_KEYS = ("prompt", "instruction", "question", "input", "query")
 _RESPONSE_KEYS = ("response", "completion", "output", "answer", "chosen")
@@ -69,9 +82,11 @@ class Conversation:
     text: str | None = None  # pre-templated rows: the text as the trainer sees it
     anomalies: list[str] = field(default_factory=list)
     tools: list[Any] | None = None  # the row's tool schemas, as the trainer hands them to the template
-    fields: dict[int, dict[str, Any]] = field(default_factory=dict)  # turn index -> tool_calls / tool_call_id / name
+    # turn index -> tool_calls / tool_call_id / name / reasoning_content: what a template may read besides content
+    fields: dict[int, dict[str, Any]] = field(default_factory=dict)
     domain: str | None = None  # the domain the row states (``stated_domain``), normalised; None: not stated
     domain_field: str | None = None  # the field that stated it
+    unknown_roles: list[tuple[int, str]] = field(default_factory=list)  # (turn index it preceded, role): dropped
 
     @property
     def pretemplated(self) -> bool:
@@ -141,15 +156,29 @@ def _tools(value: Any) -> list[Any] | None:
     return value if isinstance(value, list) and value else None
 
 
-def _messages(
-    value: Any, role_key: str, content_key: str
-) -> tuple[list[tuple[str, str]], bool, list[str], dict[int, dict[str, Any]]]:
+def _label(value: Any, cap: int) -> str:
+    """``value`` as a one-line label: unprintable characters dropped, whitespace collapsed, cut at ``cap``."""
+    text = value if isinstance(value, str) else str(value)
+    return " ".join("".join(ch if ch.isprintable() else " " for ch in text[: cap * 25]).split())[:cap].strip()
+
+
+@dataclass
+class _Parsed:
+    turns: list[tuple[str, str]]
+    reasoning: bool
+    anomalies: list[str]
+    fields: dict[int, dict[str, Any]]
+    unknown_roles: list[tuple[int, str]]
+
+
+def _messages(value: Any, role_key: str, content_key: str) -> _Parsed:
     if not isinstance(value, list):
         raise RowError(f"expected a list of messages, got {type(value).__name__}")
     turns: list[tuple[str, str]] = []
     reasoning = False
     anomalies: list[str] = []
     fields: dict[int, dict[str, Any]] = {}
+    unknown: list[tuple[int, str]] = []
     for msg in value:
         if not isinstance(msg, Mapping):
             raise RowError("a message is not an object")
@@ -159,11 +188,17 @@ def _messages(
         role = ROLE_MAP.get(raw_role)
         if role is None:
             anomalies.append("unknown_role")  # SpecForge drops these messages too
+            unknown.append((len(turns), _label(msg.get(role_key) or "(empty)", MAX_ROLE_CHARS) or "(empty)"))
             continue
         content = _content(msg.get(content_key))
-        if msg.get("reasoning_content"):
+        if msg.get(REASONING_FIELD):
             reasoning = True
         extra: dict[str, Any] = {}
+        thought = msg.get(REASONING_FIELD)
+        if isinstance(thought, str):  # passed on as SpecForge passes it, "" included (templates test `is string`)
+            extra[REASONING_FIELD] = thought
+        elif any(isinstance(msg.get(k), str) and msg[k] for k in DROPPED_REASONING_FIELDS):
+            anomalies.append("reasoning_not_counted")
         if msg.get("tool_calls"):
             calls = _tool_calls(msg["tool_calls"])
             if calls:
@@ -177,7 +212,7 @@ def _messages(
         if extra:
             fields[len(turns)] = extra
         turns.append((role, content))
-    return turns, reasoning, anomalies, fields
+    return _Parsed(turns, reasoning, anomalies, fields, unknown)
 
 
 def _detect_one(row: Mapping[str, Any]) -> str | None:
@@ -259,81 +294,136 @@ def normalize(row: Any, fmt: str) -> Conversation:
     """The conversation in ``row`` read as ``fmt``; raises RowError when it does not fit."""
     if not isinstance(row, Mapping):
         raise RowError(f"row is a JSON {type(row).__name__}, not an object")
-    reasoning = False
-    anomalies: list[str] = []
-    fields: dict[int, dict[str, Any]] = {}
+    parsed = _Parsed([], False, [], {}, [])
     text: str | None = None
     if fmt in ("specforge", "modelopt"):
         if "conversations" not in row:
             raise RowError("no 'conversations' field")
-        turns, reasoning, anomalies, fields = _messages(row["conversations"], "role", "content")
+        parsed = _messages(row["conversations"], "role", "content")
     elif fmt == "sharegpt":
         if "conversations" not in row:
             raise RowError("no 'conversations' field")
-        turns, reasoning, anomalies, fields = _messages(row["conversations"], "from", "value")
+        parsed = _messages(row["conversations"], "from", "value")
     elif fmt == "openai":
         if "messages" not in row:
             raise RowError("no 'messages' field")
-        turns, reasoning, anomalies, fields = _messages(row["messages"], "role", "content")
+        parsed = _messages(row["messages"], "role", "content")
     elif fmt == "text":
         raw = row.get("text")
         if not isinstance(raw, str):
             raise RowError("no 'text' string")
         text = raw
-        turns = [("text", raw)]
+        parsed.turns = [("text", raw)]
     elif fmt == "prompt_response":
         prompt = next((row[k] for k in _PROMPT_KEYS if k in row), None)
         response = next((row[k] for k in _RESPONSE_KEYS if k in row), None)
         if prompt is None or response is None:
             raise RowError("no prompt/response pair")
-        turns = []
         if isinstance(row.get("system"), str) and row["system"]:
-            turns.append(("system", row["system"]))
+            parsed.turns.append(("system", row["system"]))
         user = _content(prompt)
         extra = row.get("input")
         if "instruction" in row and isinstance(extra, str) and extra.strip():
             user = f"{user}\n\n{extra}"  # Alpaca / CodeAlpaca: the instruction's context is part of the prompt
-        turns += [("user", user), ("assistant", _content(response))]
+        parsed.turns += [("user", user), ("assistant", _content(response))]
     else:
         raise InputError(f"unknown data format {fmt!r}")
     tools = _tools(row.get("tools")) if text is None else None
-    regenerated, status = _regenerated(row, reasoning)
+    regenerated, status = _regenerated(row, parsed.reasoning)
     domain_field, domain = stated_domain(row) or (None, None)
     return Conversation(
-        turns=turns,
+        turns=parsed.turns,
         regenerated=regenerated,
         status=status,
         text=text,
-        anomalies=anomalies,
+        anomalies=parsed.anomalies,
         tools=tools,
-        fields=fields,
+        fields=parsed.fields,
         domain=domain,
         domain_field=domain_field,
+        unknown_roles=parsed.unknown_roles,
     )
+
+
+_TOOL_FIELDS = frozenset({"tool_calls", "tool_call_id", "name"})
 
 
 def tool_context(
     conv: Conversation, positions: Sequence[int], template: templates.ChatTemplate
 ) -> tuple[templates.ToolContext | None, bool]:
-    """The row's tool content the template can render, for the kept turns at ``positions``; and whether
-    some of it is left out (flagged ``tools_not_counted``: the count cannot include it honestly).
+    """The row's tool and reasoning content the template can render, for the kept turns at ``positions``; and
+    whether some tool content is left out (flagged ``tools_not_counted``: the count cannot include it honestly;
+    reasoning left out is ``reasoning_left_out``).
 
     Like SpecForge (parse.py:136-143, ``tokenizer.apply_chat_template(messages, tools=tool or None)``) the
-    schemas go in as ``tools`` and each message keeps its tool_calls, so they are counted and the
-    assistant span holding a call is supervised. A template that never names ``tools`` / ``tool_calls``
-    (the fallback ChatML one included) renders role and content only, as before.
+    schemas go in as ``tools`` and each message keeps its tool_calls and reasoning_content (ThinkingParser,
+    parse.py:455-478), so they are counted and the assistant span holding them is supervised. A template
+    that never names ``tools`` / ``tool_calls`` / ``reasoning_content`` (the fallback ChatML one included)
+    renders role and content only, as before.
     """
     if conv.tools is None and not conv.fields:
         return None, False
     has_calls = any("tool_calls" in f for f in conv.fields.values())
     tools = conv.tools if template.renders_tools else None
+    read = (_TOOL_FIELDS if template.renders_tool_calls else frozenset()) | (
+        {REASONING_FIELD} if template.renders_reasoning else frozenset()
+    )
     fields: tuple[dict[str, Any], ...] = ()
-    if template.renders_tool_calls and conv.fields:
-        fields = tuple(conv.fields.get(i, {}) for i in positions)
-    left_out = (conv.tools is not None and tools is None) or (has_calls and not fields)
+    if read and conv.fields:
+        fields = tuple({k: v for k, v in conv.fields.get(i, {}).items() if k in read} for i in positions)
+    left_out = (conv.tools is not None and tools is None) or (has_calls and not template.renders_tool_calls)
     if tools is None and not any(fields):
         return None, left_out
     return templates.ToolContext(tools, fields), left_out
+
+
+def reasoning_left_out(conv: Conversation, positions: Sequence[int], template: templates.ChatTemplate) -> bool:
+    """Whether a kept turn carries ``reasoning_content`` the template never reads (flagged
+    ``reasoning_not_counted``: neither the count nor SpecForge's training text holds it)."""
+    return not template.renders_reasoning and any(conv.fields.get(i, {}).get(REASONING_FIELD) for i in positions)
+
+
+def keep_developer(conv: Conversation, template: templates.ChatTemplate) -> None:
+    """Drop ``developer`` turns from ``conv`` when the template never names that role, flagged ``unknown_role``
+    and named in ``unknown_roles``, as any role the audit does not know. A template that names it gets them:
+    SpecForge passes the role through (parse.py:105-116), though it drops a leading one like any leading
+    non-user message (``trainable_positions``: ``starts_without_user``)."""
+    if template.renders_developer or not any(role == "developer" for role, _ in conv.turns):
+        return
+    before: dict[int, list[str]] = {}  # the unknown roles already dropped, by the turn they preceded
+    for at, name in conv.unknown_roles:
+        before.setdefault(at, []).append(name)
+    turns: list[tuple[str, str]] = []
+    fields: dict[int, dict[str, Any]] = {}
+    unknown: list[tuple[int, str]] = []
+    for i in range(len(conv.turns) + 1):
+        unknown += [(len(turns), name) for name in before.get(i, [])]
+        if i == len(conv.turns):
+            break
+        role, content = conv.turns[i]
+        if role == "developer":
+            unknown.append((len(turns), "developer"))
+            conv.anomalies.append("unknown_role")
+            continue
+        if i in conv.fields:
+            fields[len(turns)] = conv.fields[i]
+        turns.append((role, content))
+    conv.turns, conv.fields, conv.unknown_roles = turns, fields, unknown
+
+
+def example_roles(conv: Conversation, limit: int = 12) -> list[str]:
+    """The row's roles in order for an example table, each dropped unknown role named where it stood."""
+    dropped: dict[int, list[str]] = {}
+    for at, name in conv.unknown_roles:
+        dropped.setdefault(at, []).append(f"{name} (unknown role, dropped)")
+    out: list[str] = []
+    for i in range(len(conv.turns) + 1):
+        out += dropped.get(i, [])
+        if i < len(conv.turns):
+            out.append(conv.turns[i][0])
+        if len(out) >= limit:
+            break
+    return out[:limit]
 
 
 def is_empty(conv: Conversation) -> bool:

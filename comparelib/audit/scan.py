@@ -215,6 +215,7 @@ class Tally:
         self.over = 0
         self.zero_sup = 0
         self.with_offsets = 0
+        self.reasoning_rows = 0  # rows whose reasoning_content reaches the chat template
         self.per_row: list[tuple[int, int, int]] | None = None  # estimate mode: (tokens, assistant, over)
         self._perm: tuple[Any, Any] | None = None
 
@@ -261,24 +262,31 @@ class Tally:
             return None
         if conv.pretemplated:
             return conv, conv.turns, list(conv.anomalies), None
+        conv_mod.keep_developer(conv, template)
         positions, anomalies = conv_mod.trainable_positions(conv.turns)
         kept = [conv.turns[i] for i in positions]
         anomalies = conv.anomalies + anomalies
         context, left_out = conv_mod.tool_context(conv, positions, template)
         if left_out:
             anomalies.append("tools_not_counted")
+        if conv_mod.reasoning_left_out(conv, positions, template):
+            anomalies.append("reasoning_not_counted")
         return conv, kept, anomalies, context
 
-    def keep(self, line: Any, conv: conv_mod.Conversation, anomalies: list[str]) -> None:
+    def keep(
+        self, line: Any, conv: conv_mod.Conversation, anomalies: list[str], context: ToolContext | None = None
+    ) -> None:
         """Row-level totals of a row that rendered: samples, anomalies, duplicates, domains, the near-dup sample."""
         self.samples += 1
+        if context is not None and any(conv_mod.REASONING_FIELD in f for f in context.fields):
+            self.reasoning_rows += 1
         self.turns += len(conv.turns)
         if anomalies:
             self.anomaly_rows += 1
             self.anomalies.update(set(anomalies))
             if len(self.anomaly_examples) < _EXAMPLES:
                 self.anomaly_examples.append(
-                    {"line": line, "anomalies": sorted(set(anomalies)), "roles": [r for r, _ in conv.turns][:12]}
+                    {"line": line, "anomalies": sorted(set(anomalies)), "roles": conv_mod.example_roles(conv)}
                 )
         canon = conv_mod.joined_text(conv.turns)
         if conv.tools or conv.fields:  # rows differing only in a call's arguments or a schema are not duplicates
@@ -324,7 +332,7 @@ class Tally:
         except DataError as exc:
             self.malformed_row(line, str(exc), raw)
             return None
-        self.keep(line, conv, anomalies)
+        self.keep(line, conv, anomalies, context)
         return prepared
 
     def _sign(self, content: str) -> Any:
@@ -364,6 +372,7 @@ class Tally:
             "over",
             "zero_sup",
             "with_offsets",
+            "reasoning_rows",
             "stated_untracked",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -474,11 +483,11 @@ def _reader(
             """Render the queued rows in one call (one worker round trip for an untrusted template)."""
             nonlocal batch, n_texts
             done = prepare_many(bundle, [(conv, kept, ctx) for _l, _r, conv, _a, kept, ctx in todo], cancel=cancel)
-            for (line, raw, conv, anomalies, _kept, _ctx), prepared in zip(todo, done, strict=True):
+            for (line, raw, conv, anomalies, _kept, ctx), prepared in zip(todo, done, strict=True):
                 if isinstance(prepared, DataError):
                     stats.malformed_row(line, str(prepared), raw)
                     continue
-                stats.keep(line, conv, anomalies)
+                stats.keep(line, conv, anomalies, ctx)
                 batch.append(prepared)
                 n_texts += len(prepared.segments) if prepared.segments is not None else 4
                 if n_texts >= CHUNK_TEXTS:
@@ -747,6 +756,22 @@ def finish(
             f"{tool_rows:,} row(s) carry tool calls or tool schemas the chat template does not render (it never "
             "names tools / tool_calls, or a message uses the legacy function_call): their arguments and schemas "
             "are not in the token counts (undercounted)"
+        )
+    if stats.reasoning_rows:
+        notes.append(
+            f"{stats.reasoning_rows:,} row(s) have their reasoning_content rendered by the chat template and counted "
+            "(supervised inside the assistant turn), as SpecForge's thinking templates (qwen3-thinking, "
+            "kimi-k2-thinking, ...) train on it; its other templates drop the field, so with one of those the "
+            "trained tokens are fewer"
+        )
+    reasoning_rows = stats.anomalies.get("reasoning_not_counted", 0)
+    if reasoning_rows:
+        notes.append(
+            f"{reasoning_rows:,} row(s) carry reasoning that is not in the token counts (undercounted), nor in "
+            "what SpecForge trains on: the chat template never names reasoning_content (the fallback ChatML "
+            "included; a gpt-oss template reads thinking, which transformers fills from reasoning_content only "
+            "from 5.21, SpecForge 0.2.0 pins 5.8.1), or the reasoning is in a thinking / reasoning field, which "
+            "SpecForge drops before the template; put it in reasoning_content and use a template that renders it"
         )
     for layout, n in sorted(stats.other_layouts.items()):
         notes.append(

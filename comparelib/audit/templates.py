@@ -216,12 +216,22 @@ class ChatTemplate:
     @property
     def renders_tools(self) -> bool:
         """Whether the template reads the ``tools`` schemas HF passes in (``tools=``)."""
-        return _tool_support(self.source)[0]
+        return _fields_read(self.source)[0]
 
     @property
     def renders_tool_calls(self) -> bool:
         """Whether the template reads ``message.tool_calls`` (and so the tool messages' fields)."""
-        return _tool_support(self.source)[1]
+        return _fields_read(self.source)[1]
+
+    @property
+    def renders_reasoning(self) -> bool:
+        """Whether the template reads ``message.reasoning_content``, the one reasoning field SpecForge hands it."""
+        return _fields_read(self.source)[2]
+
+    @property
+    def renders_developer(self) -> bool:
+        """Whether the template names the harmony ``developer`` role (as a quoted string it compares roles with)."""
+        return _fields_read(self.source)[3]
 
     def render(
         self,
@@ -277,16 +287,24 @@ def render_item(messages: Sequence[dict[str, Any]], add_generation_prompt: bool,
 
 _TOOLS_NAME = re.compile(r"\btools\b")
 _TOOL_CALLS = re.compile(r"\btool_calls\b")
+_REASONING = re.compile(r"\breasoning_content\b")
+_DEVELOPER = re.compile(r"""(['"])developer\1""")
 
 
 @lru_cache(maxsize=64)
-def _tool_support(source: str) -> tuple[bool, bool]:
-    """(names ``tools``, names ``tool_calls``): a plain word search, so no template code runs for it.
+def _fields_read(source: str) -> tuple[bool, bool, bool, bool]:
+    """(names ``tools``, ``tool_calls``, ``reasoning_content``, the role ``'developer'``): a plain word search,
+    so no template code runs for it.
 
-    A template that names neither cannot show tool content; one that names them only in its text
+    A template that names none cannot show that content; one that names them only in its text
     renders what it renders, and the trainer sees that same text.
     """
-    return bool(_TOOLS_NAME.search(source)), bool(_TOOL_CALLS.search(source))
+    return (
+        bool(_TOOLS_NAME.search(source)),
+        bool(_TOOL_CALLS.search(source)),
+        bool(_REASONING.search(source)),
+        bool(_DEVELOPER.search(source)),
+    )
 
 
 @lru_cache(maxsize=64)
@@ -302,11 +320,11 @@ def fallback_template() -> ChatTemplate:
 
 @dataclass(frozen=True)
 class ToolContext:
-    """What a tool-aware template reads besides role and content, for the turns it renders.
+    """What a tool- or reasoning-aware template reads besides role and content, for the turns it renders.
 
     ``tools`` is the row's schema list (HF's ``tools=``); ``fields`` holds, per turn, the message's
-    ``tool_calls`` / ``tool_call_id`` / ``name`` ({} for a plain turn). A prefix of the turns renders
-    with the same context: fields past its end are not read.
+    ``tool_calls`` / ``tool_call_id`` / ``name`` / ``reasoning_content`` ({} for a plain turn). A prefix of
+    the turns renders with the same context: fields past its end are not read.
     """
 
     tools: list[Any] | None = None

@@ -221,9 +221,9 @@ def _tool_rows_remote(
     out: list[Prepared | DataError | None],
     cancel: Callable[[], bool] | None,
 ) -> None:
-    """Rows with tool context for an untrusted template: each prefix the prefix rule needs goes to the worker's
-    render op (``templates.render_item``; the worker's spans op takes role and content only), in calls of about
-    ``_TOOL_CALL_CHARS``, so each render keeps the worker's time and size caps; spans are put together here."""
+    """Rows with tool or reasoning context for an untrusted template: each prefix the prefix rule needs goes to the
+    worker's render op (``templates.render_item``; the worker's spans op takes role and content only), in calls of
+    about ``_TOOL_CALL_CHARS``, so each render keeps the worker's time and size caps; spans are put together here."""
     from comparelib.audit import sandbox
 
     items: list[list[Any]] = []
@@ -236,7 +236,8 @@ def _tool_rows_remote(
         extra = len(json.dumps(tools, default=str)) if tools else 0
         upto = [0]
         for m in messages:
-            upto.append(upto[-1] + len(m["content"]) + len(json.dumps(m.get("tool_calls"), default=str)) + 32)
+            calls = len(json.dumps(m.get("tool_calls"), default=str))
+            upto.append(upto[-1] + len(m["content"]) + len(m.get("reasoning_content") or "") + calls + 32)
         plan = templates.prefix_renders(turns)
         for n, gen in plan:
             items.append(templates.render_item(messages[:n], gen, tools))
