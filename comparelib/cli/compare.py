@@ -13,6 +13,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("models", nargs="+", help="Hub URLs, local folders, or registry:<hub id>")
     p.add_argument("--format", choices=FORMATS, default="md")
     p.add_argument(
+        "--target",
+        help="your drafts' target model (Hub URL, local folder or a known hub id), as the Compare page's target "
+        "field: published drafts (registry:<hub id>, or a registry draft's Hub repo) keep the target they were "
+        "trained for unless --target-all",
+    )
+    p.add_argument(
+        "--target-all", action="store_true", help="use --target for the published drafts too (the page's checkbox)"
+    )
+    p.add_argument(
         "--engine",
         metavar="ENGINE[ VERSION]",
         help="the engine you serve with, e.g. 'SGLang 0.5.23' or 'vLLM' (newest rules); "
@@ -24,8 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from comparelib import export, tables
-    from comparelib.errors import InputError
+    from comparelib import export, redact, tables
+    from comparelib.errors import CompareError, InputError
     from comparelib.live.store import Store
     from comparelib.models import comparison
 
@@ -33,7 +42,23 @@ def run(args: argparse.Namespace) -> int:
         from comparelib.models import engines
 
         engines.parse_choice(args.engine)  # a bad choice is one message and exit 2, not one per model
-    entries, errors = comparison.load_entries(args.models, with_header=not args.no_header, serving=args.engine)
+    if args.target_all and not args.target:
+        raise InputError("--target-all needs --target: the target model to use for every draft")
+    entries: list[comparison.Entry] = []
+    errors: list[tuple[str, str]] = []
+    kept_own: list[str] = []  # published drafts that keep their own target although --target was given
+    for src in args.models:  # one bad source is one error line, the others are still shown
+        mine = bool(args.target) and comparison.target_applies(src, to_published=args.target_all)
+        if args.target and not mine:
+            kept_own.append(src)
+        try:
+            entries.append(
+                comparison.load_entry(
+                    src, target=args.target if mine else None, with_header=not args.no_header, serving=args.engine
+                )
+            )
+        except CompareError as exc:
+            errors.append((src, str(exc)))
     if not entries:  # nothing to show: one error line naming every source that failed
         raise InputError("none of the models could be loaded: " + "; ".join(f"{src}: {msg}" for src, msg in errors))
     for src, msg in errors:
@@ -42,9 +67,16 @@ def run(args: argparse.Namespace) -> int:
     store.ensure_examples()
     volumes = comparison.volumes_by_draft(store.data_volumes())
     sys.stdout.write(export.render(comparison.table(entries, volumes), args.format, table=tables.DRAFT_PARAMS))
+    notes = [comparison.role_note(e) for e in entries]
+    if kept_own:  # as the page: --target is your draft's target
+        notes.append(
+            f"--target {redact.mask_url(args.target)} is your drafts' target; {', '.join(kept_own)} "
+            + ("keeps the target it was" if len(kept_own) == 1 else "keep the targets they were")
+            + " trained for (--target-all gives them --target too)"
+        )
     # a target model among the drafts: said under the table (md), else on stderr so csv/json/latex stay parseable
     # (their rows carry "role": "target")
-    for note in filter(None, map(comparison.role_note, entries)):
+    for note in filter(None, notes):
         if args.format == "md":
             sys.stdout.write(f"\nNote: {note}\n")
         else:

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+# the stated speculative numbers an import takes (the page's num_steps field goes to 64 too); a tree's
+# num_draft_tokens may exceed num_steps
+MAX_STATED = {"--num-steps": 64, "--topk": 64, "--num-draft-tokens": 1024}
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("import", help="import sglang.bench_serving / vllm bench serve results into the store")
@@ -29,10 +33,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from comparelib.cli._util import print_json
+    from comparelib.errors import InputError
     from comparelib.live.importers import detect_format, import_file, imported_text, read_records, stated_spec
     from comparelib.live.store import Store
     from comparelib.paths import resolve_user_path
 
+    for flag, value in (
+        ("--num-steps", args.num_steps),
+        ("--topk", args.topk),
+        ("--num-draft-tokens", args.num_draft_tokens),
+    ):  # a stated value is stored as the run's config: nonsense would be charted and fitted
+        top = MAX_STATED[flag]
+        if value is not None and not 1 <= value <= top:
+            raise InputError(
+                f"{flag} must be a whole number from 1 to {top}, got {value}; leave it out when the file says "
+                "it, or for a run without speculation"
+            )
     args.files = [str(resolve_user_path(path, "result file")) for path in args.files]
     # check every file before writing anything
     for path in args.files:

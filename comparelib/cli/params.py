@@ -113,12 +113,13 @@ def _write_checkpoint(out: TextIO, entry: Entry) -> None:
 
 def _write_serving(out: TextIO, entry: Entry) -> None:
     """Will it serve: one line per engine version and runner (--json's ``serving``), under the page's headline."""
-    from comparelib.models import serving
+    from comparelib.models import comparison, serving
 
     if entry.spec.role != "draft":
         return
-    if not entry.serving:
-        out.write("will it serve: no verdict: the engines' rules need an EAGLE-3 draft and its target (--target)\n")
+    why = comparison.no_serving_verdict(entry)
+    if why is not None:
+        out.write(f"will it serve: no verdict: {why}\n")
         return
     adv = serving.advice(**entry.serving_args)
     out.write(f"will it serve: {serving.headline(entry.serving, adv)}\n")

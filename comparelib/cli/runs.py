@@ -46,12 +46,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from comparelib import export, tables
     from comparelib.cli._util import print_json
+    from comparelib.errors import InputError
     from comparelib.live.store import Store
 
     store = Store(args.db)
     try:
         store.ensure_examples()
         include = not args.no_examples
+        groups = store.groups()
+        if args.group is not None and args.group not in groups:  # as `speedup --run-group`: not an empty store
+            raise InputError(
+                f"unknown group {args.group!r}: no run is stored under it; groups in the store: "
+                f"{', '.join(groups) or 'none'} (leave out --group to list every run)"
+            )
         if args.json:
             print_json(store.runs(group=args.group, include_examples=include))
             return 0
@@ -60,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(export.render(frame, args.format, table=tables.RUNS))
             return 0
         if frame.empty:
-            print(f"no runs stored in {store.display_url}")
+            of = f" of group {args.group!r} besides the built-in example" if args.group else ""
+            print(f"no runs{of} stored in {store.display_url}")
             return 0
         table = frame[list(TABLE_COLUMNS)].copy()
         table["status"] = ["running (incomplete)" if s == "running" else s for s in table["status"]]

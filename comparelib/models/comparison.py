@@ -300,6 +300,31 @@ def _serving_args(
     }
 
 
+def no_serving_verdict(entry: Entry) -> str | None:
+    """Why "will it serve" has no verdict for a draft (None when it has one, or for a target model).
+
+    The engines' rules (``serving``) are for EAGLE-3 drafts on a known target: an MTP module given its target
+    was told to give "an EAGLE-3 draft and its target (--target)" though --target was there."""
+    if entry.spec.role != "draft" or entry.serving:
+        return None
+    if entry.spec.dialect == "mtp":
+        return (
+            "the engines' rules here are for EAGLE-3 drafts; an MTP module is served by the target's own weights "
+            "(its MTP layers, from the target's checkpoint), not loaded as a separate draft model"
+        )
+    named = f"{entry.spec.dialect} {entry.spec.architecture}".lower()
+    if entry.spec.aux_layer_ids is None and "eagle3" not in named:  # as _serving_args
+        return f"the engines' rules here are for EAGLE-3 drafts; this is a {entry.spec.dialect} draft"
+    if entry.target_label is None and not entry.target_layers:
+        return "the engines' rules need an EAGLE-3 draft and its target (--target)"
+    if entry.target_label is not None:
+        return (
+            f"the engines' rules know no EAGLE-3 target class for {entry.target_label}; give a target whose "
+            "family the engines know (its config or hub id)"
+        )
+    return "the engines' rules need the target's family: give its config or hub id (--target), not only its layers"
+
+
 def _slim(target: ModelSpec | None) -> ModelSpec | None:
     """The target without its tensor list (a 1T MoE lists ~70K tensors): all lint reads are its sizes."""
     if target is None:
@@ -459,7 +484,31 @@ def _notice_json(entry: Entry) -> dict[str, Any] | None:
     notice = target_notice(entry)
     if notice is None:
         return None
-    return {"hub_id": notice.hub_id, "drafts": list(notice.drafts), "note": role_note(entry)}
+    drafts, native = split_native(notice.hub_id, notice.drafts)
+    return {"hub_id": notice.hub_id, "drafts": drafts, "native_mtp": bool(native), "note": role_note(entry)}
+
+
+def split_native(hub_id: str | None, drafts: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(published drafts, native entries) of ``draft.target_notice``'s drafts for the target ``hub_id``.
+
+    The registry describes a target's own MTP layers (DeepSeek-V3's) under the target's own id: that entry is
+    the target serving itself, not a published draft for it (it was listed as "Published drafts for it:
+    deepseek-ai/DeepSeek-V3" for deepseek-ai/DeepSeek-V3)."""
+    own = (hub_id or "").strip().strip("/").lower()
+    native = [d for d in drafts if own and d.lower() == own]
+    return [d for d in drafts if d not in native], native
+
+
+def drafts_text(hub_id: str | None, drafts: Sequence[str]) -> str:
+    """The sentence on what drafts a target has: published ones, and its own MTP layers where the registry
+    holds them (``split_native``)."""
+    published, native = split_native(hub_id, drafts)
+    said = f"Published drafts for it: {', '.join(published)}." if published else ""
+    if native:
+        said = (said + " " if said else "No separate published draft for it is known to this app. ") + (
+            "It drafts with its own MTP layers (native): served by its own weights, with no draft model to load."
+        )
+    return said or "No published draft for it is known to this app."
 
 
 def role_note(entry: Entry) -> str | None:
@@ -470,11 +519,7 @@ def role_note(entry: Entry) -> str | None:
     notice = target_notice(entry)
     if notice is None:
         return None
-    drafts = (
-        f"Published drafts for it: {', '.join(notice.drafts)}."
-        if notice.drafts
-        else "No published draft for it is known to this app."
-    )
+    drafts = drafts_text(notice.hub_id, notice.drafts)
     as_target = notice.hub_id or entry.source
     return (
         f"{notice.hub_id or entry.label} is a target model ({notice.architecture}, {notice.layers} layers), "
@@ -495,7 +540,8 @@ def use_as_target(sources: Sequence[str], entry: Entry, loadable: Collection[str
     if notice is None:
         raise InputError(f"{entry.label} is a draft, not a target model")
     kept = [s for s in sources if s != entry.source]
-    added = [registry_source(d) for d in notice.drafts if d in loadable and registry_source(d) not in kept]
+    published, _ = split_native(notice.hub_id, notice.drafts)  # its own MTP layers are the target itself
+    added = [registry_source(d) for d in published if d in loadable and registry_source(d) not in kept]
     return kept + added, notice.hub_id or entry.source
 
 
