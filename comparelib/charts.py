@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -362,7 +363,78 @@ CHAR_PX = 6.3  # 11 px sans-serif: capitals ("NCCL_PROTO=LL") are the widest
 LABEL_CHARS = 40  # a label line at most (~220 px); longer ones wrap
 POINT_PX = 6.0  # a size-90 point's radius, and a little
 STEPS_DOMAIN = (0.0, 10.5)  # the sweep charts' num_steps axis
-LEGEND_LABEL_PX = 230
+# The sweep charts' legend sits under the plot, one entry a line, each in full: on the right its 230 px labels
+# left a half-page column at 1400 px a plot ~110 px wide, with entries still cut.
+LEGEND_LABEL_PX = 480
+SWEEP_LEGEND: dict[str, Any] = {
+    "orient": "bottom",
+    "direction": "vertical",
+    "columns": 1,
+    "labelLimit": LEGEND_LABEL_PX,
+}
+
+# A run's speculative algorithm as a legend says it, by the name the engine reports or was stated (SGLang's
+# server_info: EAGLE3, EAGLE, NEXTN, STANDALONE, NGRAM; vLLM's speculative_config method: eagle3, eagle, mtp,
+# deepseek_mtp, ngram, medusa, draft_model, suffix).
+ALGORITHM_NAMES = {
+    "eagle3": "EAGLE-3",
+    "eagle": "EAGLE",
+    "nextn": "MTP",
+    "mtp": "MTP",
+    "standalone": "draft model",
+    "draft_model": "draft model",
+    "ngram": "n-gram",
+    "medusa": "Medusa",
+    "lookahead": "lookahead",
+    "suffix": "suffix",
+}
+
+
+def algorithm_name(run: Any) -> str | None:
+    """ "EAGLE-3", "MTP", "EAGLE", "n-gram", ... for a speculative run; None when not stated.
+
+    SGLang reports an MTP run (``--speculative-algorithm NEXTN``) as EAGLE with the target itself as the draft
+    (server_args: NEXTN aliases EAGLE; DeepSeek-V3/GLM/... default the draft path to the model path), and vLLM's
+    MTP methods are named per family (deepseek_mtp, qwen3_next_mtp, ...)."""
+    algo = str(getattr(run, "speculative_algorithm", None) or "").strip()
+    key = algo.lower()
+    if not key or key == "unknown":
+        return None
+    if key == "eagle":
+        draft = str(getattr(run, "draft_model", None) or "").strip().rstrip("/").lower()
+        model = str(getattr(run, "model", None) or "").strip().rstrip("/").lower()
+        if draft and draft == model:
+            return "MTP"
+    if key.endswith("_mtp") or key.endswith("-mtp"):
+        return "MTP"
+    return ALGORITHM_NAMES.get(key, algo)
+
+
+def sweep_legend(records: Sequence[Any], series: Mapping[int, str]) -> dict[int, str]:
+    """``series`` (``analysis.speedup.sweep_series``: "sglang bs=16 chain") as the legend says it: the algorithm
+    after the engine ("sglang EAGLE-3 bs=16 chain", "vllm MTP bs=1 chain"), and vLLM's drafting shape, a chain
+    (vLLM drafts a chain unless a tree is stated: a stated topk > 1 already reads "tree"). An EAGLE-3 line
+    and an MTP one read alike before, and vLLM lines said no shape where SGLang's said theirs."""
+    out = dict(series)
+    for r in records:
+        name = series.get(r.id)
+        if name is None:
+            continue
+        lead, sep, rest = name.rpartition(" · ")  # a group of several target models leads with the model
+        engine = str(getattr(r, "engine", None) or "unknown")
+        if not rest.startswith(engine):
+            continue
+        tail = rest[len(engine) :]
+        words = tail.split()
+        algo = algorithm_name(r)
+        named = algo is not None and algo.split()[0] in words  # the series names it already (a group of several)
+        topk = getattr(r, "topk", None)
+        if engine == "vllm" and not {"chain", "tree"} & set(words) and (topk is None or topk <= 1):
+            batch = re.search(r" bs=\S+", tail)
+            at = batch.end() if batch else (len(f" {algo}") if named and tail.startswith(f" {algo}") else 0)
+            tail = f"{tail[:at]} chain{tail[at:]}"
+        out[r.id] = f"{lead}{sep}{engine}{'' if named or not algo else f' {algo}'}{tail}"
+    return out
 
 
 def _nice_extent(lo: float, hi: float) -> tuple[float, float]:
@@ -462,6 +534,7 @@ def run_sweep_charts(
     target model in a group of several (``models``: ``analysis.speedup.served_models``)."""
     spec_runs = [r for r in records if not r.is_baseline and r.num_steps is not None]
     models = models or {}
+    series = sweep_legend(spec_runs, series)
     spec = pd.DataFrame(
         [
             {
@@ -491,8 +564,9 @@ def run_sweep_charts(
         scale=alt.Scale(domain=list(STEPS_DOMAIN)),
         axis=alt.Axis(tickMinStep=1),
     )
-    # batch 1 and 16, chain and tree: separate lines; labels in full (the default cut "max_tokens=256" to "…")
-    colour = alt.Color("series:N", title="setting", legend=alt.Legend(labelLimit=LEGEND_LABEL_PX))
+    # batch 1 and 16, chain and tree: separate lines; labels in full (the default cut "max_tokens=256" to "…"),
+    # under the plot, where they take no width from it
+    colour = alt.Color("series:N", title="setting", legend=alt.Legend(**SWEEP_LEGEND))
     tok_s = pd.concat(
         [spec["output tok/s"] if not spec.empty else pd.Series(dtype=float), base.get("output tok/s", pd.Series())]
     )

@@ -109,8 +109,10 @@ def test_walk_lines_neither_zig_zag_between_batch_sizes_nor_join_tree_and_chain(
         tok_s = [r["output tok/s"] for r in rows]
         assert max(tok_s) < 2 * min(tok_s), rows
     at5 = {r["series"]: r["accept length"] for r in _datasets(accept) if r["num_steps"] == 5}
-    assert at5["sglang bs=1 chain"] == pytest.approx(3.43) and at5["sglang bs=1 tree topk=4 ndt=8"] == 4.0
-    assert {"sglang bs=16 chain max_tokens=96", "sglang bs=1 tree topk=4 ndt=8"} <= set(by_series)
+    # the legend names the algorithm (charts.sweep_legend)
+    assert at5["sglang EAGLE-3 bs=1 chain"] == pytest.approx(3.43)
+    assert at5["sglang EAGLE-3 bs=1 tree topk=4 ndt=8"] == 4.0
+    assert {"sglang EAGLE-3 bs=16 chain max_tokens=96", "sglang EAGLE-3 bs=1 tree topk=4 ndt=8"} <= set(by_series)
 
 
 # --- 2. baseline labels overprint nothing -------------------------------------------------------------------------
