@@ -288,7 +288,14 @@ RUN_COMPARISON = Table(
             width=72,
             help="output tok/s over the baseline's; only against the same model, engine and settings",
         ),
-        Column("speedup_note", "text", label="why no speedup", width=316),
+        Column(
+            "baseline",
+            "text",
+            width=72,
+            help="the run the speedup is against: each run's own baseline of the same model, engine and settings "
+            '("itself" for a baseline), or the one picked',
+        ),
+        Column("speedup_note", "text", label="why no speedup", width=244),
         Column("accept length (pooled)", "float", label="AL pooled", decimals=2, width=84, help=AL_POOLED_HELP),
         Column("accept length (mean)", "float", label="AL mean", decimals=2, width=76, help=AL_MEAN_HELP),
         Column("TTFT p50 ms", "float", decimals=1, width="small"),

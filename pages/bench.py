@@ -9,10 +9,14 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 import app
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 app.ensure_routed()
 
@@ -111,6 +115,27 @@ def _budget() -> SessionBudget:
 
 def _labels(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
+
+
+OWN_BASELINES = "each run's own comparable baseline"
+
+
+def _comparison(runs: list[Any], baseline: Any | None) -> pd.DataFrame:
+    """``speedup.comparison_frame`` row by row: each run against ``baseline``, or (None) against its own comparable
+    baseline among ``runs`` (``speedup.choose_baseline``, as Overview's pair), named in the "baseline" column.
+    One baseline for every row called a group's vLLM runs "different engine" beside their own vLLM baseline."""
+    rows = []
+    for run in runs:
+        base = baseline or (run if run.is_baseline else speedup.choose_baseline(runs, [run]))
+        row = speedup.comparison_frame([run], baseline=base)
+        if base is None:  # why none: the closest baseline picked and what differs, or none picked at all
+            reason = speedup.no_baseline_reason(runs, [run]).replace("in this group", "among the runs picked")
+            row["speedup_note"] = f"no speedup: {reason}"
+        row["baseline"] = "none" if base is None else "itself" if base is run else f"#{base.id}"
+        rows.append(row)
+    import pandas as pd
+
+    return pd.concat(rows, ignore_index=True) if rows else speedup.comparison_frame([])
 
 
 def _forget(key: str) -> None:
@@ -357,7 +382,7 @@ try:
                 "the file does not say (vLLM results do not carry it) and never makes a baseline speculative.",
             )
             import_steps = c4.number_input(
-                "num_steps", 0, 64, value=None, key="import_spec_steps", placeholder="from the file"
+                "num_steps", 1, 64, value=None, key="import_spec_steps", placeholder="from the file"
             )
             if st.button("Import", key="import_run", disabled=upload is None) and upload is not None:
                 from comparelib.live.importers import import_file, imported_text, stated_spec
@@ -399,25 +424,22 @@ try:
             _forget("compare_baseline")
         picked = st.multiselect("Runs", list(by_title), key="compare_runs")
         picked_runs = [by_title[t] for t in picked]
-        spec_picked = [r for r in picked_runs if not r.is_baseline]
-        fair = speedup.choose_baseline(picked_runs, spec_picked)
-        pair = speedup.best_pair(picked_runs) if fair is None else None  # runs of several settings: Overview's pair
-        fallback = [r for r in picked_runs if r.is_baseline] or picked_runs
-        default_base = fair or (pair.baseline if pair is not None else None) or (fallback[-1] if fallback else None)
         if picked:
             base_title = st.selectbox(
                 "Baseline run",
-                picked,
-                index=picked.index(default_base.title) if default_base is not None else 0,
+                [OWN_BASELINES, *picked],
                 key="compare_baseline",
+                help="Each run against a baseline of its own model, engine, batch and settings among the runs "
+                "picked (a group of SGLang and vLLM runs: each engine's own); or one run for every row.",
             )
-            cmp = speedup.comparison_frame(picked_runs, baseline=by_title[base_title])
+            chosen = None if base_title == OWN_BASELINES else by_title[base_title]
+            cmp = _comparison(picked_runs, chosen)
             # rows over 64 px let the grid wrap text: "why no speedup" is read whole in its column
             app.show_table(cmp, tables.RUN_COMPARISON, "compare_table", row_height=tables.WRAP_ROW_PX, ordered=True)
             st.caption(
-                "speedup = output tok/s of the run / output tok/s of the baseline run, only against a "
-                "baseline of the same target model, engine and settings; otherwise the last column says why "
-                "there is none."
+                "speedup = output tok/s of the run / output tok/s of its baseline run (the baseline column), only "
+                'against a baseline of the same target model, engine and settings; otherwise "why no speedup" '
+                "says why there is none."
             )
 
     # ------------------------------------------------------------ sweep chart

@@ -109,7 +109,7 @@ def test_paste_url_see_table_download_csv(browser, live_app: LiveApp, tmp_path) 
 
 # --- the Live benchmark's comparison at 1400 px: what the user came for is on screen --------------------------
 
-KEY_COLUMNS = ["run", "num_steps", "output tok/s", "speedup", "why no speedup"]
+KEY_COLUMNS = ["run", "num_steps", "output tok/s", "speedup", "baseline", "why no speedup"]
 HEADER_PX = 35  # the grid's header row
 ROW_PX = tables.WRAP_ROW_PX  # compare_table's row height (pages/bench.py)
 

@@ -46,10 +46,14 @@ def test_renders_offline_with_the_example_runs() -> None:
     assert eagle["num_steps"] == 2 and eagle["num_draft_tokens"] == 3 and eagle["accept_length"] == 2.1
     # the comparison defaults to the example runs with the tuned baseline
     cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns)
-    assert at.selectbox(key="compare_baseline").value.startswith("#2 [example] baseline")
-    assert cmp["speedup"].round(3).tolist()[1:] == [1.0, round(94.0 / 88.8, 3)]
-    # the default-environment baseline ran under other NCCL settings: no speedup, and the table says why
-    assert cmp["speedup"].isna().tolist()[0]
+    assert at.selectbox(key="compare_baseline").value == "each run's own comparable baseline"
+    # the EAGLE-3 run against the tuned baseline (#2), named in its row; each baseline is its own
+    assert cmp["speedup"].round(3).tolist() == [1.0, 1.0, round(94.0 / 88.8, 3)]
+    assert cmp["baseline"].tolist() == ["itself", "itself", "#2"]
+    # one baseline for every row: the default-environment one ran under other NCCL settings, and the table says why
+    at.selectbox(key="compare_baseline").set_value(cmp["run"].tolist()[1]).run()
+    cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns)
+    assert cmp["speedup"].isna().tolist()[0] and cmp["baseline"].tolist() == ["#2", "itself", "#2"]
     assert "different server environment" in cmp["speedup_note"].tolist()[0]
     # exports of the runs table
     assert at.selectbox(key="runs_export_format").options == ["csv", "md", "json", "latex"]
@@ -248,7 +252,7 @@ def test_after_three_runs_the_page_follows_them_not_the_example() -> None:
     assert len(mine) == 3
     # "Compare runs", the sweep and "Per-request results" follow the new runs
     assert at.multiselect(key="compare_runs").value == [r.title for r in mine]
-    assert at.selectbox(key="compare_baseline").value == mine[0].title
+    assert at.selectbox(key="compare_baseline").value == "each run's own comparable baseline"
     cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns)
     assert cmp["speedup"].iloc[0] == pytest.approx(1.0) and cmp["speedup"].iloc[1] > 1.0
     assert at.session_state["_sweep_default"] == "acme-sweep", at.session_state["_sweep_default"]
@@ -284,7 +288,7 @@ def test_the_speedup_and_why_not_come_first_on_screen() -> None:
     assert not at.exception, at.exception
     el = next(d for d in at.dataframe if "speedup" in d.value.columns)
     order = list(el.proto.column_order)
-    assert order[:5] == ["run", "num_steps", "output tok/s", "speedup", "speedup_note"], order
+    assert order[:6] == ["run", "num_steps", "output tok/s", "speedup", "baseline", "speedup_note"], order
 
 
 def test_run_a_benchmark_is_built_while_open_and_keeps_what_was_typed() -> None:
@@ -352,10 +356,43 @@ def test_a_group_measured_first_without_speculation_compares_against_its_baselin
     runs = {r.id: r for r in store.runs(group="mix")}
     picked = at.multiselect(key="compare_runs").value
     assert runs[s_base].title in picked and runs[v_base].title in picked
-    assert at.selectbox(key="compare_baseline").value == runs[v_base].title
+    assert at.selectbox(key="compare_baseline").value == "each run's own comparable baseline"
     cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns)
     row = cmp[cmp["run"] == runs[v_best].title].iloc[0]
-    assert row["speedup"] == pytest.approx(1593.5 / 390.0)
+    assert row["speedup"] == pytest.approx(1593.5 / 390.0) and row["baseline"] == f"#{v_base}"
+
+
+def test_each_run_is_compared_with_its_own_engines_baseline() -> None:
+    """A group of SGLang and vLLM runs, each engine with its baseline: one baseline for every row called the
+    vLLM runs "different engine" beside their own vLLM baseline. Each row now names its own; a row with none
+    among the runs picked says which came closest and what differs."""
+    store = Store(settings.database_url())
+    s_base = _stored(store, "both", "sglang", None, 400.0, None)
+    s_spec = _stored(store, "both", "sglang", 3, 760.0, 2.8)
+    v_base = _stored(store, "both", "vllm", None, 390.0, None)
+    v_spec = [_stored(store, "both", "vllm", k, tok, al) for k, tok, al in ((2, 700.0, 2.3), (4, 810.0, 3.1))]
+    at = page(run_form=False)
+    at.query_params["draft"] = "acme/kimi-draft"
+    at.query_params["draft_group"] = "both"
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    runs = {r.id: r for r in store.runs(group="both")}
+    assert set(at.multiselect(key="compare_runs").value) == {r.title for r in runs.values()}
+    cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns).set_index("run")
+    for rid, base, tok in ((s_spec, s_base, 760.0), (v_spec[0], v_base, 700.0), (v_spec[1], v_base, 810.0)):
+        row = cmp.loc[runs[rid].title]
+        assert row["baseline"] == f"#{base}", row
+        assert row["speedup"] == pytest.approx(tok / runs[base].output_tokens_per_s), row
+        assert row.isna()["speedup_note"] or not row["speedup_note"], row
+    # without the vLLM baseline among the runs picked: the vLLM rows say why, naming the closest
+    at.multiselect(key="compare_runs").set_value([runs[i].title for i in (s_base, s_spec, v_spec[1])]).run()
+    cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns).set_index("run")
+    row = cmp.loc[runs[v_spec[1]].title]
+    assert row["baseline"] == "none" and row.isna()["speedup"]
+    assert row["speedup_note"] == (
+        f"no speedup: no comparable baseline among the runs picked: the closest, run #{s_base}, has "
+        "different engine: vllm against sglang"
+    )
 
 
 QWEN_GROUP = "qwen3-8b-sf250k"
