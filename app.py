@@ -323,7 +323,7 @@ def draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> DraftTarget:
             named_by = "published entry"
     except CompareError:
         pass
-    return resolve_target(named, runs, draft.target, named_by=named_by)
+    return resolve_target(named, runs, draft.target, named_by=named_by, draft=draft.match_name)
 
 
 def own_draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> str | None:

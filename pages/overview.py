@@ -247,7 +247,13 @@ try:
     own_volume, vol_src = draft.training_samples(volumes)
     curve_verdict = app.own_curve_verdict(draft)
     answer = overview.answer(
-        own_entry, ref_entry, runs, own_volume, curve_verdict=curve_verdict, own_target=own_target
+        own_entry,
+        ref_entry,
+        runs,
+        own_volume,
+        curve_verdict=curve_verdict,
+        own_target=own_target,
+        draft=draft.match_name,  # only your draft's runs answer; another draft's (or the target's MTP) are named
     )
     size, acc, live, best = answer.size, answer.accept, answer.live, answer.best_run
     own_accept, own_key, ref_volume, data_ratio = (
@@ -284,6 +290,8 @@ if answer.curve_note:
     (st.warning if answer.curve_verdict == "plateau" else st.caption)(answer.curve_note)
 if answer.runs_note:  # runs of the group served with another target: not in the answer, and named
     st.warning(answer.runs_note, icon=":material/warning:")
+if answer.draft_note:  # runs of another draft or of the target's own MTP layers: not your draft's, and named
+    st.caption(answer.draft_note)
 lines = [
     f"- **Your draft:** {own_entry.label}"
     + (f" (commit `{own_entry.commit_sha[:7]}`)" if own_entry.commit_sha else "")
@@ -343,7 +351,8 @@ lines.append(overview.accept_line(acc, reference, acc_link, own_key, measured=ow
 if live is not None:
     lines.append(
         f"- **Live speed** (measured): run #{live.run_id} ({live.engine}, num_steps={live.num_steps}) "
-        f"{_link(f'{live.spec_tok_s:.1f} tok/s', 'bench')} with speculation against baseline run "
+        + (f"{live.batch_words}, " if live.batch_words else "")
+        + f"{_link(f'{live.spec_tok_s:.1f} tok/s', 'bench')} with speculation against baseline run "
         f"#{live.baseline_run_id} {_link(f'{live.baseline_tok_s:.1f} tok/s', 'bench')} without: "
         f"{_link(f'{live.speedup:.2f}x', 'bench')} ({live.gain * 100:+.1f}%)"
         + (" (example data)." if live.kind == "example" else ".")

@@ -236,7 +236,8 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     assert f"ours {ROWS} samples" in answer  # the audit's count
     # acceptance and speed of the faster speculative run: 4 tokens per verify at num_steps=3, 3 at 2
     live = re.search(
-        r"Live speed \(measured\): run #\d+ \(sglang, num_steps=(\d)\) [\d.]+ tok/s with speculation against "
+        r"Live speed \(measured\): run #\d+ \(sglang, num_steps=(\d)\) at batch \d+, [\d.]+ tok/s with speculation "
+        r"against "
         r"baseline run #\d+ [\d.]+ tok/s without: [\d.]+x \(\+\d",
         answer,
     )

@@ -21,7 +21,7 @@ from comparelib.values import bench_label, human, number, times
 if TYPE_CHECKING:  # the answer is computed without pandas: the first page shows it before pandas loads
     import pandas as pd
 from comparelib.models.comparison import Entry
-from comparelib.models.draft import TargetNotice, runs_for_target, target_from_runs, target_notice
+from comparelib.models.draft import TargetNotice, runs_for_target, runs_of_draft, target_from_runs, target_notice
 
 
 def reference_choices() -> list[str]:
@@ -470,6 +470,13 @@ class LiveFacts:
     sentence: str
     # the best pair of each other setting (another baseline: another batch size, output length, ...), in words
     others: tuple[str, ...] = ()
+    batch: int | None = None  # the pair's concurrency (batch size), when recorded
+    left_out: str | None = None  # runs of another draft left out (``draft.runs_of_draft``), in one sentence
+
+    @property
+    def batch_words(self) -> str:
+        """ "at batch 32", or "" when the pair recorded no batch size."""
+        return f"at batch {self.batch}" if self.batch is not None else ""
 
     @property
     def speedup(self) -> float:
@@ -492,21 +499,55 @@ def _steps_text(run: Any) -> str:
 _SETTING_WORDS = {"concurrency": "batch", "max_tokens": "max_tokens", "prompt_set": "prompts"}
 
 
-def _setting_words(run: Any, other: Any) -> str:
-    """How ``run``'s benchmark setting differs from ``other``'s, in a few words ("batch 1")."""
+def _setting_words(run: Any, other: Any, *, skip: Sequence[str] = ()) -> str:
+    """How ``run``'s benchmark setting differs from ``other``'s, in a few words ("batch 1"); ``skip`` names
+    parameters said elsewhere. "" when none of the others differs."""
     from comparelib.values import run_param
 
     parts = []
     for key in speedup.RUN_PARAMS_THAT_MATTER:
         mine, theirs = run_param(run, key), run_param(other, key)
-        if mine is not None and mine != theirs:
+        if key not in skip and mine is not None and mine != theirs:
             parts.append(f"{_SETTING_WORDS.get(key, key)} {mine}")
-    return ", ".join(parts) or "other server settings"
+    return ", ".join(parts)
+
+
+_ENGINE_WORDS = {"sglang": "SGLang", "vllm": "vLLM", "openai": "OpenAI-compatible server"}
+
+
+def _batch(run: Any) -> int | None:
+    from comparelib.values import run_param
+
+    value = number(run_param(run, "concurrency"))
+    return int(value) if value is not None and float(value).is_integer() else None
+
+
+def _pair_words(run: Any, base: Any, ratio: float, headline: Any) -> str:
+    """ "vLLM EAGLE-3 batch 32, num_steps=3 at 1.60x (#12/#13)": a pair named so that it is told from the others
+    by engine, algorithm, draft (when not the headline pair's) and batch size."""
+    engine = str(getattr(run, "engine", None) or "unknown engine")
+    who = [_ENGINE_WORDS.get(engine.lower(), engine)]
+    algo = registry.algorithm_label(run)
+    if algo:
+        who.append(algo)
+    draft = str(getattr(run, "draft_model", None) or "").strip()
+    if draft and not registry.is_mtp(run) and draft != str(getattr(headline, "draft_model", None) or "").strip():
+        who.append(f"draft {draft}")
+    batch = _batch(run)
+    if batch is not None:
+        who.append(f"batch {batch}")
+    rest = _setting_words(run, headline, skip=("concurrency",))
+    if not rest and batch == _batch(headline) and engine == getattr(headline, "engine", None):
+        rest = "other server settings"
+    text = " ".join(who) + (f", {rest}" if rest else "") + f", {_steps_text(run)}"
+    text += f", tree topk={run.topk}" if (run.topk or 1) > 1 else ""
+    return f"{text} at {ratio:.2f}x (#{run.id}/#{base.id})"
 
 
 def _other_pairs(runs: Sequence[Any], pair: speedup.Pair) -> tuple[str, ...]:
     """The best pair (by the same rule: the fastest speculative run) under each other baseline, best speedup first:
-    a group with a batch-16 pair answered 1.78x without a word of its batch-1 pairs at 2.39x and 2.44x."""
+    a group with a batch-16 pair answered 1.78x without a word of its batch-1 pairs at 2.39x and 2.44x. Each is
+    named by engine, algorithm, draft and batch (``_pair_words``): "batch 32, num_steps=3" did not say which."""
     best: dict[int, tuple[Any, Any, float]] = {}
     for r in runs:
         if r.is_baseline or not r.output_tokens_per_s or r.id == pair.spec.id:
@@ -518,20 +559,21 @@ def _other_pairs(runs: Sequence[Any], pair: speedup.Pair) -> tuple[str, ...]:
         if ratio is not None and (base.id not in best or r.output_tokens_per_s > best[base.id][0].output_tokens_per_s):
             best[base.id] = (r, base, ratio)
     return tuple(
-        f"run #{r.id} ({_setting_words(r, pair.spec)}, {_steps_text(r)}"
-        + (f", tree topk={r.topk}" if (r.topk or 1) > 1 else "")
-        + f") {ratio:.2f}x against baseline #{base.id}"
-        for r, base, ratio in sorted(best.values(), key=lambda t: -t[2])
+        _pair_words(r, base, ratio, pair.spec) for r, base, ratio in sorted(best.values(), key=lambda t: -t[2])
     )
 
 
-def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
+def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | None:
     """The fastest speculative run of a group that has a comparable baseline, against that baseline.
 
     Every pair of the group is tried: a newer run on another engine does not hide an older comparable pair. The
     best pair of each other setting is named too (``others``): the fastest pair in tok/s is the largest batch's,
-    not the largest speedup.
+    not the largest speedup. With ``draft`` (your draft's name) only its runs are paired, and the runs of another
+    draft or of the target's own MTP layers are named in ``left_out`` (``draft.runs_of_draft``): a DeepSeek-V3
+    group's MTP (NEXTN) run was reported as your draft's.
     """
+    split = runs_of_draft(runs, draft)
+    runs = list(split.kept)
     pair = speedup.best_pair(runs)
     if pair is None:
         return None
@@ -544,13 +586,17 @@ def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
             continue
         if speedup.choose_baseline(runs, [r]) is None:
             unpaired.append(f"run #{r.id} ({r.engine}): {speedup.no_baseline_reason(runs, [r])}")
+    batch = _batch(best)
+    at_batch = f" at batch {batch}" if batch is not None else ""
     sentence = (
-        f"Measured: run #{best.id} ({best.engine}, {_steps_text(best)}) at {best.output_tokens_per_s:.1f} tok/s "
-        f"with speculation against baseline run #{base.id} ({base.engine}) at {base.output_tokens_per_s:.1f} "
+        f"Measured{at_batch}: run #{best.id} ({best.engine}, {_steps_text(best)}) at {best.output_tokens_per_s:.1f} "
+        f"tok/s with speculation against baseline run #{base.id} ({base.engine}) at {base.output_tokens_per_s:.1f} "
         f"tok/s without: {pair.speedup:.2f}x ({gain * 100:+.1f}%)" + (" (example data)." if kind == "example" else ".")
     )
     if pair.note:  # a setting one side did not record: said, never taken as equal
         sentence += f" Note: {pair.note.rstrip('.')}."
+    if split.note:
+        sentence += f" {split.note}"
     others = _other_pairs(runs, pair)
     return LiveFacts(
         float(best.output_tokens_per_s),
@@ -565,6 +611,8 @@ def live_facts(runs: Sequence[Any]) -> LiveFacts | None:
         tuple(unpaired),
         (sentence + " " + _others_clause(others)) if others else sentence,
         others,
+        batch,
+        split.note,
     )
 
 
@@ -749,8 +797,9 @@ class Answer:
     target: TargetNotice | None = None  # "your draft" is a target model: no gap is named
     curve_verdict: str | None = None  # the user's own training log ("rising" | "plateau" | ...), when loaded
     curve_note: str | None = None  # what the log says against the published evidence
-    runs: tuple[Any, ...] = ()  # the runs the answer read: the group less those served with another target
+    runs: tuple[Any, ...] = ()  # the runs the answer read: the group less another target's and another draft's
     runs_note: str | None = None  # the runs left out (served with another target), or the targets a group mixes
+    draft_note: str | None = None  # the runs of another draft (or the target's MTP) left out, in one sentence
 
     @property
     def headline(self) -> bool:
@@ -776,6 +825,7 @@ def answer(
     results: pd.DataFrame | None = None,
     curve_verdict: str | None = None,
     own_target: str | None = None,
+    draft: str | None = None,
 ) -> Answer:
     """The Overview's answer for ``own`` against the published draft ``ref`` (both from ``load_entry``; a registry
     entry without a config is its ``PublishedDraft``: sizes are then not compared, data and acceptance are),
@@ -783,9 +833,12 @@ def answer(
     own training log (``curves``), which outweighs the published trend where they disagree.
 
     Runs served with another target model than the draft's (``own_target``; default: the one its config or the
-    registry names, else its runs') are left out and named in ``runs_note``: their pair is another model's."""
-    by_target = runs_for_target(runs, own_target or own.target_label or target_from_runs(runs))
-    runs = by_target.kept
+    registry names, else its runs') are left out and named in ``runs_note``: their pair is another model's.
+    With ``draft`` (your draft's name; None for the example) only its own runs answer: runs of another draft or of
+    the target's own MTP layers are left out and named in ``draft_note`` (``draft.runs_of_draft``)."""
+    by_target = runs_for_target(runs, own_target or own.target_label or target_from_runs(runs, draft))
+    by_draft = runs_of_draft(by_target.kept, draft)
+    runs = by_draft.kept
     published: registry.PublishedDraft | None
     if isinstance(ref, registry.PublishedDraft):
         reference, published, size = ref.hub_id, ref, None
@@ -854,4 +907,5 @@ def answer(
         curve_note=CURVE_NOTES.get(curve_verdict or ""),
         runs=tuple(runs),
         runs_note=by_target.note,
+        draft_note=by_draft.note,
     )

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from comparelib.errors import DataError, InputError
+from comparelib.models import registry
 from comparelib.values import integer, run_param
 
 if TYPE_CHECKING:  # numpy and pandas load in the functions that fit or build frames: Overview's answer needs neither
@@ -696,8 +697,19 @@ def sweep_mismatch(run: Any, other: Any) -> list[str]:
     """Why two speculative runs do not belong to one num_steps sweep: conditions, or the drafting itself
     (algorithm, draft model, topk) differ. A fit over such runs measures the difference, not num_steps."""
     reasons = settings_mismatch(run, other, model_required=False)
-    for attr, name in (("speculative_algorithm", "algorithm"), ("draft_model", "draft model"), ("topk", "topk")):
+    # one algorithm under its aliases (SGLang NEXTN = EAGLE with the target as draft, vLLM deepseek_mtp = mtp)
+    algo_a, algo_b = (
+        None if k == "unknown" else k for k in (registry.algorithm_key(run), registry.algorithm_key(other))
+    )
+    if _differs(algo_a, algo_b):
+        reasons.append(
+            f"different algorithm: {registry.algorithm_label(run) or algo_a} against "
+            f"{registry.algorithm_label(other) or algo_b}"
+        )
+    for attr, name in (("draft_model", "draft model"), ("topk", "topk")):
         a, b = (None if v == "unknown" else v for v in (getattr(run, attr, None), getattr(other, attr, None)))
+        if attr == "draft_model" and (registry.is_mtp(run) or registry.is_mtp(other)):
+            continue  # an MTP draft is the target's own layers: the algorithm says it, the path may be unrecorded
         if _differs(a, b):
             reasons.append(f"different {name}: {a} against {b}")
     a, b = _tree_tokens(run), _tree_tokens(other)
@@ -805,14 +817,21 @@ class Pair:
     note: str | None = None  # settings one of the two did not record (``unrecorded_settings``)
 
 
-def best_pair(runs: Sequence[Any]) -> Pair | None:
+def best_pair(runs: Sequence[Any], draft: str | None = None) -> Pair | None:
     """The fastest speculative run of ``runs`` that has a comparable baseline, and that baseline.
 
     Every speculative run is tried (not only the newest or the fastest): a group may hold SGLang runs
-    with their baseline and a vLLM run without one, and the SGLang pair still answers.
+    with their baseline and a vLLM run without one, and the SGLang pair still answers. With ``draft`` (your
+    draft's name) only its own runs are tried (``draft.runs_of_draft``): a DeepSeek-V3 group's MTP run was
+    reported as your draft's.
     """
+    own = runs
+    if draft:
+        from comparelib.models.draft import runs_of_draft
+
+        own = runs_of_draft(runs, draft).kept
     spec = sorted(
-        (r for r in runs if not r.is_baseline and r.output_tokens_per_s),
+        (r for r in own if not r.is_baseline and r.output_tokens_per_s),
         key=lambda r: r.output_tokens_per_s,
         reverse=True,
     )
@@ -872,8 +891,8 @@ def _sweep_signature(run: Any) -> tuple[str, ...]:
         *(key(run_param(run, k)) for k in RUN_PARAMS_THAT_MATTER),
         *(key(raw.get(k)) for k in SERVER_ARGS_THAT_MATTER),
         key((getattr(run, "notes", None) or {}).get("environment")),
-        key(getattr(run, "speculative_algorithm", None)),
-        key(getattr(run, "draft_model", None)),
+        key(registry.algorithm_key(run)),  # aliases of one algorithm are one (``registry.algorithm_key``)
+        key(None if registry.is_mtp(run) else getattr(run, "draft_model", None)),
         key(getattr(run, "topk", None)),
         key(_tree_tokens(run)),
     )
@@ -1326,10 +1345,13 @@ def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -
     number of draft tokens too (a chain's follows num_steps). Keyed on the engine alone, one "sglang" line
     zig-zagged between batch 1 (~85 tok/s) and batch 16 (~800 tok/s) runs, and joined a tree to a chain.
     Labels read "sglang bs=16 chain", "sglang bs=1 tree topk=4 ndt=8"; two settings that would read alike get
-    the first benchmark setting that tells them apart ("prompt_set=random") or a run id. Runs served with more
+    the first benchmark setting that tells them apart ("prompt_set=random") or a run id; runs of several algorithms
+    name theirs ("sglang MTP (NEXTN) bs=1 chain", ``registry.algorithm_label``). Runs served with more
     than one target model (``served_models``) lead with theirs, "Qwen3-8B · sglang bs=1 chain": another model's
     line read as "sglang bs=1 chain (#6)" beside the draft's own."""
     models = served_models(records) if models is None else models  # the group's, baselines included
+    # runs of more than one algorithm name theirs: an MTP (NEXTN) line read "sglang bs=1 chain" like EAGLE-3's
+    several = len({registry.algorithm_key(r) for r in records} - {None, "unknown"}) > 1
 
     def topk(r: Any) -> int | None:
         v = getattr(r, "topk", None)
@@ -1340,7 +1362,8 @@ def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -
         bs = run_param(r, "concurrency")
         k, ndt = topk(r), getattr(r, "num_draft_tokens", None)
         shape = None if k is None else "chain" if k <= 1 else f"tree topk={k}" + (f" ndt={ndt}" if ndt else "")
-        said = " ".join(x for x in (engine, f"bs={bs}" if bs is not None else None, shape) if x)
+        algo = registry.algorithm_label(r) if several else None
+        said = " ".join(x for x in (engine, algo, f"bs={bs}" if bs is not None else None, shape) if x)
         return f"{models[r.id]} · {said}" if models else said
 
     groups: dict[tuple[Any, ...], list[Any]] = {}

@@ -88,6 +88,12 @@ class OwnDraft:
         return self.short
 
     @property
+    def match_name(self) -> str | None:
+        """The name a run's draft_model is matched with (``runs_of_draft``); None for the built-in example, whose
+        runs are answered as they are."""
+        return None if self.is_example else self.name
+
+    @property
     def uses_example_data(self) -> bool:
         """Any of its attachments is the built-in example's."""
         return self.is_example or self.group == EXAMPLE_GROUP or self.volume == EXAMPLE_VOLUME
@@ -229,15 +235,125 @@ def latest_own_group(runs: Sequence[Any]) -> str | None:
     return max(mine, key=lambda r: (r.created_at, r.id)).group
 
 
-def target_from_runs(runs: Sequence[Any]) -> str | None:
+def target_from_runs(runs: Sequence[Any], draft: str | None = None) -> str | None:
     """The target model the draft's own runs were served with, when they name one and only one.
 
     Raw EAGLE-3 configs do not name their target; the server does (it reports the model it serves), so a
     draft benchmarked on Llama-3.1-8B is not compared with a Kimi draft for want of a target in its config.
-    Names of one model (a Hub id, the local folder it was served from) count as one; the Hub id is returned."""
+    Names of one model (a Hub id, the local folder it was served from) count as one; the Hub id is returned.
+    With ``draft`` (the draft's name) only its own runs and the baselines say it (``runs_of_draft``): a
+    gpt-oss-120b group holding a Kimi draft's runs too had no target, and Overview compared with a Kimi draft."""
+    if draft:
+        runs = runs_of_draft(runs, draft).kept
     names = [str(r.model).strip() for r in runs if getattr(r, "kind", None) != "example" and _model_of(r)]
     classes = _name_classes(names)
     return _representative(classes[0]) if len(classes) == 1 else None
+
+
+# -- which runs are the draft's own
+#
+# A run group may hold runs of other drafts (a published draft measured beside yours, the target's own MTP
+# layers): their target, pair and acceptance are not your draft's. A run's draft_model is the path or id the
+# server was given; it is the draft's when it names the same repo id, or the same folder name where one side is a
+# local folder (case aside, an @revision dropped).
+
+
+def _draft_parts(name: str) -> tuple[str | None, str]:
+    """(Hub repo id or None, its last part) of a draft reference, lower case, revision dropped."""
+    text = str(name or "").strip()
+    cache = re.search(r"models--([^/\\]+?)--([^/\\]+)", text)
+    if cache:
+        return f"{cache.group(1)}/{cache.group(2)}".lower(), cache.group(2).lower()
+    text = re.sub(r"^(?:hf://|https?://[^/]+/)", "", text)
+    text = re.split(r"/(?:tree|resolve|blob)/", text)[0].rstrip("/\\").split("@", 1)[0]
+    last = re.split(r"[/\\]", text)[-1].lower()
+    local = text.startswith(("/", "~", ".", "\\")) or bool(re.match(r"[A-Za-z]:[/\\]", text))
+    return (None if local or not _HUB_ID.fullmatch(text) else text.lower()), last
+
+
+def draft_match(run_draft: str | None, draft: str | None) -> bool:
+    """Whether a run's ``draft_model`` names the draft ``draft``: the same repo id, or the same folder name where
+    either is a local folder; case and an @revision aside. False when either is not recorded."""
+    if not (run_draft or "").strip() or not (draft or "").strip():
+        return False
+    (repo_a, last_a), (repo_b, last_b) = _draft_parts(str(run_draft)), _draft_parts(str(draft))
+    if repo_a and repo_b:
+        return repo_a == repo_b
+    return bool(last_a) and last_a == last_b
+
+
+@dataclass(frozen=True)
+class DraftRuns:
+    """A group's runs split into the draft's own (and the baselines) and those of another draft."""
+
+    kept: tuple[Any, ...]  # baselines, runs of the draft, else the runs that may be its (see ``runs_of_draft``)
+    left_out: tuple[Any, ...]  # runs of another draft or of the target's own MTP layers, and unnamed ones
+    note: str | None  # what was left out, or taken as the draft's for want of its name; None: nothing to say
+
+
+def _other_draft_words(run: Any) -> str:
+    from comparelib.models.registry import algorithm_label, is_mtp
+
+    if is_mtp(run):
+        return f"#{run.id} {algorithm_label(run)}"
+    named = str(getattr(run, "draft_model", None) or "").strip()
+    return f"#{run.id} {named}" if named else f"#{run.id} (no draft recorded)"
+
+
+def _published(name: str) -> bool:
+    """``name`` is a published draft of the registry (by repo id or folder name)."""
+    return any(draft_match(name, d.hub_id) for d in registry.load_registry())
+
+
+def runs_of_draft(runs: Sequence[Any], draft: str | None) -> DraftRuns:
+    """The runs that measure the draft named ``draft`` (its repo id or folder name) and the baselines; runs of
+    another draft and of the target's own MTP layers (``registry.is_mtp``) are left out and named.
+
+    When no run names this draft, the runs naming no draft, or a draft that is not a published one, may be it
+    (a draft is often served from a folder of another name, a checkpoint's ``epoch_9``): they are kept and the note
+    says so; a published draft's runs and MTP runs are still left out. With no ``draft`` every run is kept."""
+    runs = list(runs)
+    if not (draft or "").strip():
+        return DraftRuns(tuple(runs), (), None)
+
+    def verdict(r: Any) -> str:
+        if getattr(r, "is_baseline", False):
+            return "baseline"
+        if registry.is_mtp(r):
+            return "other"
+        named = str(getattr(r, "draft_model", None) or "").strip()
+        if not named:
+            return "unnamed"
+        if draft_match(named, draft):
+            return "mine"
+        return "other" if _published(named) else "unknown"
+
+    verdicts = [verdict(r) for r in runs]
+    keep = {"baseline", "mine"} if "mine" in verdicts else {"baseline", "unnamed", "unknown"}
+    kept = tuple(r for r, v in zip(runs, verdicts, strict=True) if v in keep)
+    out = tuple(r for r, v in zip(runs, verdicts, strict=True) if v not in keep)
+    said = []
+    if out:
+        n = len(out)
+        said.append(
+            f"{n} run{'s' if n > 1 else ''} of another draft left out: "
+            f"{', '.join(_other_draft_words(r) for r in out)} (your draft is {draft})."
+        )
+    guessed = _by_draft([r for r, v in zip(runs, verdicts, strict=True) if v == "unknown" and v in keep])
+    if guessed:
+        listed = "; ".join(f"{name} ({_ids(rs)})" for name, rs in guessed.items())
+        said.append(
+            f"No run names your draft {draft}: the runs of {listed} are taken as its. Benchmark it served from a "
+            "folder of its name to tell it from other drafts."
+        )
+    return DraftRuns(kept, out, " ".join(said) or None)
+
+
+def _by_draft(runs: Sequence[Any]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for r in runs:
+        out.setdefault(str(r.draft_model).strip(), []).append(r)
+    return out
 
 
 # -- which runs were served with the draft's target
@@ -446,13 +562,21 @@ def _target_key(text: str) -> str:
 
 
 def resolve_target(
-    named: str | None, runs: Sequence[Any] = (), typed: str | None = None, *, named_by: str = "config"
+    named: str | None,
+    runs: Sequence[Any] = (),
+    typed: str | None = None,
+    *,
+    named_by: str = "config",
+    draft: str | None = None,
 ) -> DraftTarget:
     """Your draft's target: the one it names (``named_by``: its config, published entry, ...), else the one its
     own runs were served with, else ``typed``, the one set on Compare drafts in this session.
 
     What the draft itself says comes first (a target typed for another draft must not override it), but a
-    Compare target set aside is said, so a page never silently answers for another target than the one typed."""
+    Compare target set aside is said, so a page never silently answers for another target than the one typed.
+    With ``draft`` (the draft's name) only its own runs and the baselines are read (``runs_of_draft``)."""
+    if draft:
+        runs = runs_of_draft(runs, draft).kept
     typed = (typed or "").strip() or None
     typed_id = (_repo_id(typed) or typed) if typed else None
     own, origin, by = (named, "named", f"your draft's {named_by}") if named else (None, "", "")

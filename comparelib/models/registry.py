@@ -409,11 +409,66 @@ def run_setting(run: Any) -> tuple[str, str | None]:
 
 
 def _vllm_chain(run: Any) -> bool:
-    """A vLLM run whose method is EAGLE/EAGLE-3 or not recorded (a stated config rarely names it): a chain."""
+    """A vLLM run whose method is EAGLE/EAGLE-3, MTP (any of its aliases) or not recorded (a stated config rarely
+    names it): a chain. vLLM's MTP speculator is EAGLE's (vllm 0.34 vllm/v1/worker/gpu/spec_decode/mtp/speculator.py:12
+    and eagle/speculator.py:12 both subclass TargetDependentARSpeculator); its runs were keyed (3,?,?)."""
     if str(getattr(run, "engine", "") or "").lower() != "vllm":
         return False
-    algo = re.sub(r"[^a-z0-9]", "", str(getattr(run, "speculative_algorithm", None) or "").lower())
-    return algo in ("", "unknown", "eagle", "eagle3")
+    return algorithm_key(run) in (None, "unknown", "eagle", "eagle3", MTP)
+
+
+# -- which speculative algorithm a run used, one name per algorithm
+#
+# SGLang serves a target's MTP (NextN) layers as the draft: ``--speculative-algorithm NEXTN`` is rewritten to EAGLE
+# (sglang 0.5.23 srt/arg_groups/speculative_hook.py:109-110) and the draft path defaults to the target's own
+# model path for DeepSeek-V3/R1, GLM-4.x MoE and the other MTP architectures (:1120-1143), so get_server_info
+# reports algorithm "EAGLE" with draft == model. vLLM rewrites "deepseek_mtp", "qwen3_next_mtp" and every other
+# "*_mtp" method to "mtp" (vllm 0.34 vllm/config/speculative.py:1375-1379).
+
+MTP = "mtp"
+_MTP_NAMES = re.compile(r"(?:nextn|mtp|[a-z0-9_]+_mtp)")
+
+
+def _target_as_draft(run: Any) -> bool:
+    """The run's draft is its target itself (SGLang's NEXTN): both recorded and equal."""
+    draft = str(getattr(run, "draft_model", None) or "").strip().rstrip("/\\")
+    model = str(getattr(run, "model", None) or "").strip().rstrip("/\\")
+    return bool(draft) and draft == model
+
+
+def algorithm_key(run: Any) -> str | None:
+    """The speculative algorithm of ``run`` as one name per algorithm, for comparing runs: None for none (a
+    baseline), "unknown" when not stated, "mtp" for the target's own MTP layers (SGLang NEXTN, SGLang EAGLE with
+    the target as its draft, vLLM mtp and its "*_mtp" aliases), else the name lower case without separators
+    ("eagle3" for EAGLE3 and eagle-3)."""
+    raw = str(getattr(run, "speculative_algorithm", None) or "").strip().lower()
+    if not raw:
+        return None
+    if raw == "unknown":
+        return "unknown"
+    if _MTP_NAMES.fullmatch(raw.replace("-", "_")):
+        return MTP
+    key = re.sub(r"[^a-z0-9]", "", raw)
+    if key == "eagle" and _target_as_draft(run):
+        return MTP
+    return key
+
+
+def is_mtp(run: Any) -> bool:
+    """``run`` drafted with its target's own MTP layers (``algorithm_key``)."""
+    return algorithm_key(run) == MTP
+
+
+def algorithm_label(run: Any) -> str | None:
+    """The algorithm as a page names it: "MTP (NEXTN)" (SGLang's), "MTP" (vLLM's), "EAGLE-3", "EAGLE", else as
+    recorded; None for a baseline or an algorithm not stated."""
+    key = algorithm_key(run)
+    if key in (None, "unknown"):
+        return None
+    if key == MTP:
+        raw = str(getattr(run, "speculative_algorithm", None) or "").strip().lower()
+        return "MTP (NEXTN)" if raw in ("nextn", "eagle") else "MTP"
+    return {"eagle3": "EAGLE-3", "eagle": "EAGLE"}.get(key, str(run.speculative_algorithm).strip())
 
 
 def family_of(target_model: str | None) -> str:
