@@ -394,7 +394,7 @@ def test_a_plateaued_training_log_outweighs_the_data_gap() -> None:
     assert "Your training log has plateaued" in head
     assert any("plateaued" in w.value for w in at.warning)
     lead = next(m.value for m in at.markdown if m.value.startswith("**Ranked first:"))
-    assert "The fit reaches the target" not in lead, lead
+    assert "reaches the target" not in lead, lead
     at.session_state["ov_plan"] = True  # the user opens the plan: it names the curve it was fitted on
     at.run()
     assert "fitted on your learning curve" in " ".join(c.value for c in at.caption), [c.value for c in at.caption]

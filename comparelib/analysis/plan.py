@@ -44,7 +44,7 @@ import pandas as pd
 from comparelib.analysis import draftcost, scaling, speedup, traininglogs
 from comparelib.analysis.stats import f_quantile
 from comparelib.errors import DataError, InputError
-from comparelib.values import number, run_param
+from comparelib.values import bench_label, integer, number, run_param
 
 Kind = Literal["more-data", "draft-size", "num-steps", "fix-wiring", "fix-vocab"]
 KINDS: tuple[Kind, ...] = ("more-data", "draft-size", "num-steps", "fix-wiring", "fix-vocab")
@@ -60,7 +60,7 @@ NOISE = speedup.TIE_TOLERANCE  # a tok/s gain below this share of the current fi
 # Sources: every number on a plan names one
 
 
-SourceKind = Literal["measured", "user", "publication", "assumption"]
+SourceKind = Literal["measured", "predicted", "user", "publication", "assumption"]
 
 
 @dataclass(frozen=True)
@@ -895,33 +895,96 @@ def rate_from_log(path: str | Path, batch_size: float) -> tuple[float, str] | No
 
 @dataclass(frozen=True)
 class Speed:
-    """The speedup model and a draft step per batch size (measured with torch, or flat)."""
+    """The speedup model and a draft step per batch size (measured with torch, or flat).
+
+    ``by_batch``: a model of each batch size (concurrency) the group measured a sweep at, ``model``'s among them.
+    A batch with its own sweep reads its own runs; another batch is scaled from the nearest measured one
+    (linear: its per-sequence cycle taken as the same), and says so (``measured_at``). Before, a group with
+    sweeps at batch 1 and 32 gave batch 1 as the batch-32 figure divided by 32, labelled measured, and named a
+    best num_steps at batch 1 that the batch-1 runs contradicted."""
 
     model: speedup.SpeedupModel
     step_ms: Callable[[int], float]  # drafting cost per step at a batch size
     served_steps: int
     step_source: str
+    by_batch: Mapping[int, speedup.SpeedupModel] = field(default_factory=dict)
+    step_delta: Callable[[int, int], float] | None = None  # recorded draft step at batch b less at batch c
+
+    def model_for(self, batch: int | None) -> speedup.SpeedupModel:
+        """The sweep of ``batch`` where measured, else the nearest measured batch's (in ratio; the larger on a tie)."""
+        if batch is None or not self.by_batch:
+            return self.model
+        if batch in self.by_batch:
+            return self.by_batch[batch]
+        return min(
+            self.by_batch.values(), key=lambda m: (abs(math.log(batch / max(m.concurrency, 1))), -m.concurrency)
+        )
+
+    def measured_at(self, batch: int) -> bool:
+        return self.model_for(batch).concurrency == batch
+
+    def _own_step(self, batch: int, m: speedup.SpeedupModel) -> float:
+        if m is self.model:
+            return self.step_ms(batch)
+        delta = self.step_delta(batch, m.concurrency) if self.step_delta is not None else 0.0
+        return max(m.t_draft_ms + delta, 0.0)
 
     def tok_s(
         self, batch: int, al: float, k: int | None = None, step_ms: Callable[[int], float] | None = None
     ) -> float:
         k = self.served_steps if k is None else k
-        checking = max(self.model.t_step_ms - self.model.t_draft_ms, 0.0)
-        draft = (step_ms or self.step_ms)(batch)
-        cycle = self.model.t_verify_ms + k * (checking + draft)
+        m = self.model_for(batch)
+        checking = max(m.t_step_ms - m.t_draft_ms, 0.0)
+        draft = self._own_step(batch, m)
+        if step_ms is not None:  # another draft's step: its difference from this draft's at this batch
+            draft = max(draft + step_ms(batch) - self.step_ms(batch), 0.0)
+        cycle = m.t_verify_ms + k * (checking + draft)
         return batch * al / cycle * 1000.0
 
-    def al_at(self, k: int, offline: Offline | None = None) -> float:
-        """AL at ``k`` steps: measured on the server at ``k`` (the sweep's runs), else offline replay, else the
-        model's (``SpeedupModel.accept_at`` with offline replay between): the speedup page reads the same values,
-        so both name the same best num_steps. A model value below a measurement at the same num_steps would
-        contradict the user's own run."""
-        served = self.model.measured_accept(k)
+    def al_at(self, k: int, offline: Offline | None = None, batch: int | None = None) -> float:
+        """AL at ``k`` steps: measured on the server at ``k`` (the sweep of ``batch``, else the served one), else
+        offline replay, else the model's (``SpeedupModel.accept_at``: never below a measurement at fewer steps):
+        the speedup page reads the same values, so both name the same best num_steps. A model value below a
+        measurement at the same num_steps would contradict the user's own run."""
+        m = self.model_for(batch)
+        served = m.measured_accept(k)
         if served is not None:
             return served
         if offline is not None and k in offline.al_by_steps:
             return offline.al_by_steps[k]
-        return self.model.accept_length(k)
+        return m.accept_at(k)
+
+
+def _batch_models(
+    runs: Sequence[Any], model: speedup.SpeedupModel
+) -> tuple[dict[int, speedup.SpeedupModel], list[str]]:
+    """A model of each batch size the group measured a sweep at (``model`` for its own), and why a batch's runs
+    were not used; empty when the runs are at one batch size."""
+    spec = [r for r in runs if not getattr(r, "is_baseline", False) and getattr(r, "num_steps", None)]
+    concs = sorted({c for r in spec if (c := integer(run_param(r, "concurrency"))) is not None})
+    if len(concs) < 2:
+        return {}, []
+    out: dict[int, speedup.SpeedupModel] = {model.concurrency: model}
+    notes: list[str] = []
+    for c in concs:
+        if c in out:
+            continue
+        at_c = [r for r in runs if integer(run_param(r, "concurrency")) == c]
+        try:
+            m = speedup.model_from_runs(at_c)
+        except (DataError, InputError) as exc:
+            notes.append(f"the batch-{c} runs give no speed model ({exc})")
+            continue
+        missing = speedup.optimum_missing(m)
+        if missing:
+            notes.append(f"the batch-{c} runs do not fix a speed model yet ({'; '.join(missing)})")
+            continue
+        out[c] = m
+    return out, notes
+
+
+def _run_ids(model: speedup.SpeedupModel) -> str:
+    return ", ".join(f"#{p.run_id}" for p in model.measured if p.run_id is not None) or "of the sweep"
 
 
 def _record_for(label: str) -> dict[str, Any] | None:
@@ -1194,6 +1257,7 @@ class Inputs:
     curve_al: tuple[float, ...] = ()
     curve_steps: int | None = None
     curve_source: str = ""
+    curve_set_aside: str = ""  # why the curve's own fit may not predict (``curves.fit_problems``); empty: it may
     published: pd.DataFrame | None = None  # scaling.published_points()
     family: str | None = None
     benchmark: str = "gsm8k"
@@ -1270,6 +1334,22 @@ def default_target(
     if rows.empty:
         return None
     return published_target(points, family_of(target), benchmark.lower(), str(rows.iloc[0]), target, own)
+
+
+def _loglinear_samples(xs: Any, ys: Any, target: float) -> float | None:
+    """Where a straight line of AL against log10 N (Acceptance vs data's form, no ceiling) reaches ``target``
+    over the same points as the pooled logistic: the figure set beside the logistic's, named as this fit's."""
+    x = np.asarray(pd.to_numeric(pd.Series(xs), errors="coerce"), float)
+    y = np.asarray(pd.to_numeric(pd.Series(ys), errors="coerce"), float)
+    keep = np.isfinite(x) & np.isfinite(y) & (x > 0)
+    x, y = x[keep], y[keep]
+    if np.unique(x).size < 3:
+        return None
+    b, a = np.polyfit(np.log10(x), y, 1)
+    if not b > 0:
+        return None
+    n = 10.0 ** ((target - a) / b)
+    return float(n) if math.isfinite(n) else None
 
 
 ABOVE_TREND = 0.10  # a measured AL this share above the pooled fit's at your volume sits off the published trend
@@ -1419,6 +1499,7 @@ def build(
     current_al_k: float | None = None
     speed_note = ""
     model_src = ""
+    tok_src: dict[int, str] = {}  # per batch: the measured sweep of that batch, or the batch it is scaled from
     if inputs.runs_note:  # said with the sources (the CLI, the JSON and the page's fold-out list them)
         _source(sources, "measured", f"benchmark runs: {inputs.runs_note}")
     spec_runs = [r for r in inputs.runs if not getattr(r, "is_baseline", False) and getattr(r, "num_steps", None)]
@@ -1432,17 +1513,43 @@ def build(
                 max(spec_runs, key=lambda r: r.output_tokens_per_s or 0),
             )
             served = int(best.num_steps)
-            speed = Speed(model, step_fn, served, step_note)
+            by_batch, batch_notes = _batch_models(inputs.runs, model)
+            rec_ = inputs.step_record
+            delta = (
+                None
+                if rec_ is None
+                else lambda b, c: draftcost.step_ms_for_batch(rec_, b)[0] - draftcost.step_ms_for_batch(rec_, c)[0]
+            )
+            speed = Speed(model, step_fn, served, step_note, by_batch, delta)
             run_kind = "example" if getattr(best, "kind", "") == "example" else "measured"
             fitted = ", ".join(str(p.run_id) for p in model.measured if p.run_id is not None)
             base_txt = f", baseline run {model.baseline_run_id}" if model.baseline_run_id is not None else ""
             model_src = _source(
                 sources,
                 "measured",
-                f"speedup model ({model.method}) from store runs {fitted}{base_txt} ({run_kind}; served: run "
-                f"{best.id} at {served} steps); {step_note}; verify cost per cycle assumed the same at every "
-                "batch size",
+                f"speedup model ({model.method}) from store runs {fitted}{base_txt} at batch {model.concurrency} "
+                f"({run_kind}; served: run {best.id} at {served} steps); {step_note}"
+                + (f"; {'; '.join(batch_notes)}" if batch_notes else ""),
             )
+            for b in BATCHES:
+                m = speed.model_for(b)
+                if m is model and m.concurrency == b:
+                    tok_src[b] = model_src
+                elif m.concurrency == b:
+                    base_b = f", baseline run {m.baseline_run_id}" if m.baseline_run_id is not None else ""
+                    tok_src[b] = _source(
+                        sources,
+                        "measured",
+                        f"speedup model ({m.method}) from the batch-{b} store runs {_run_ids(m)}{base_b} ({run_kind})",
+                    )
+                else:
+                    tok_src[b] = _source(
+                        sources,
+                        "predicted",
+                        f"predicted from batch {m.concurrency} runs (linear): tok/s at batch {b} = {b} x AL over the "
+                        f"per-sequence cycle fitted on runs {_run_ids(m)} at batch {m.concurrency}, verify cost per "
+                        f"cycle taken as the same; no run measured batch {b}",
+                    )
             current_al_k = float(best.accept_length if best.accept_length is not None else best.accept_length_mean)
         except (DataError, InputError) as exc:
             speed_note = f"no speed model: {exc}"
@@ -1458,7 +1565,13 @@ def build(
     pts = pd.DataFrame(columns=["samples", "al", "kind", "label"])
     own_now: float | None = None
     own_al_k_for_trend: float | None = None  # your served AL at the plan's steps, beside the pooled trend
-    if inputs.curve_x:
+    if inputs.curve_x and inputs.curve_set_aside:
+        # the page that draws the curve sets its fit aside: a band from it here would contradict that page
+        fit_note = (
+            f"your learning curve's fit is set aside, as on Acceptance vs data: {inputs.curve_set_aside}; no band "
+            "or samples figure is taken from your curve; "
+        )
+    elif inputs.curve_x:
         k = inputs.curve_steps or steps
         steps = k
         chain = f"({steps},1,{steps + 1})"
@@ -1550,8 +1663,10 @@ def build(
         fit_note += "no fit: no learning curve and no published points given"
 
     # ---- target AL
+    target_named = ""  # the target as a note names it: the value, and whose figure on which benchmark
     if target_al is not None:
         t_src = _source(sources, "user", f"--target-al {target_al:g}")
+        target_named = f"{target_al:g} (the target AL you gave)"
     elif inputs.published is not None and (
         pub := published_target(
             inputs.published, inputs.family, inputs.benchmark, chain, inputs.target_label, inputs.draft_label
@@ -1559,6 +1674,13 @@ def build(
     ):
         target_al, text = pub
         t_src = _source(sources, "publication", f"registry: {text}")
+        # ``published_target``'s text opens with the draft: "org/draft at (K,1,K+1) on bench (why ...)"
+        other = re.search(r", a draft for (.+?), not for your target", text)
+        target_named = (
+            f"{target_al:g} ({text.split(' at ', 1)[0]}'s published {bench_label(inputs.benchmark)} AL at {chain}"
+            + (f", a draft for {other.group(1)}, not for your target" if other else "")
+            + ")"
+        )
     else:
         t_src = ""
     if target_al is not None and target_al >= steps + 1:
@@ -1569,9 +1691,10 @@ def build(
     cur_tok: dict[int, float] = {}
     if speed is not None:
         for b in BATCHES:
-            cur_tok[b] = speed.tok_s(b, speed.al_at(speed.served_steps))
+            cur_tok[b] = speed.tok_s(b, speed.al_at(speed.served_steps, batch=b))
         current["tok_s"] = {str(b): v for b, v in cur_tok.items()}
         current["source"] = model_src
+        current["tok_s_source"] = {str(b): v for b, v in tok_src.items()}
     else:
         current["tok_s"] = None
         current["note"] = speed_note
@@ -1591,7 +1714,7 @@ def build(
         out = {}
         kk = speed.served_steps if k is None else k
         for b in BATCHES:
-            base_al = speed.al_at(kk)
+            base_al = speed.al_at(kk, batch=b)
             if al_ratio is None:
                 out[str(b)] = Band(speed.tok_s(b, base_al, kk, step_ms), None, None)
                 v = out[str(b)].value
@@ -1610,6 +1733,24 @@ def build(
         if not tok or rank_batch not in cur_tok:
             return None
         return tok[str(rank_batch)].map(lambda v: v - cur_tok[rank_batch])
+
+    def batch_words() -> str:
+        """Where each batch's tok/s comes from: its own measured runs (named), or another batch's, scaled."""
+        if speed is None:
+            return ""
+        own: list[str] = []
+        scaled: dict[int, list[str]] = {}
+        for b in BATCHES:
+            m = speed.model_for(b)
+            if m.concurrency == b:
+                own.append(f"batch {b} from its measured runs {_run_ids(m)}")
+            else:
+                scaled.setdefault(m.concurrency, []).append(str(b))
+        parts = own + [f"batch {' and '.join(bs)} predicted from batch {c} runs (linear)" for c, bs in scaled.items()]
+        return _sentence("tok/s: " + "; ".join(parts))
+
+    def batch_sources() -> str:
+        return ", ".join(dict.fromkeys(tok_src[b] for b in BATCHES if b in tok_src)) or model_src
 
     options: list[Option] = []
 
@@ -1633,7 +1774,7 @@ def build(
         md.generation = md.training = md.storage = Band(None, None, None)
         md.note = (
             f"Target already met by run #{run_met.id}: it measured AL {al_met:.2f} at {chain} (batch "
-            f"{run_param(run_met, 'concurrency') or 'not recorded'}), at or above the target {target_al:g}; "
+            f"{run_param(run_met, 'concurrency') or 'not recorded'}), at or above the target {target_named}; "
             "more data is not needed to reach it, so no gain or cost is claimed."
         )
         md.evidence = [
@@ -1651,7 +1792,7 @@ def build(
         md.note = _sentence(
             above_trend
             + (
-                f" (a draft on the trend reaches the target {target_al:g} at {need_trend.value:,.0f} samples)"
+                f" (a draft on the trend reaches the target {target_named} at {need_trend.value:,.0f} samples)"
                 if need_trend is not None and need_trend.value is not None and target_al is not None
                 else ""
             )
@@ -1672,17 +1813,17 @@ def build(
             # two orders of magnitude past the data: the bounded form's tail, not evidence; costed at 10x only
             n_new, md.samples_needed = at_10x, None
             reach = (
-                f"puts the target {target_al:g} at {need.value:,.0f} samples, over {EXTRAPOLATION_MAX:g}x the most it "
-                f"was fitted on ({fit.x_max:,.0f}): too far past the evidence to cost; shown at 10x, {n_new:,.0f} "
+                f"puts the target {target_named} at {need.value:,.0f} samples, over {EXTRAPOLATION_MAX:g}x the most "
+                f"it was fitted on ({fit.x_max:,.0f}): too far past the evidence to cost; shown at 10x, {n_new:,.0f} "
                 "samples"
             )
         elif need is not None and need.value is not None:
             n_new, md.samples_needed = need.value, need
-            reach = f"reaches the target {target_al:g} at {n_new:,.0f} samples"
+            reach = f"reaches the target {target_named} at {n_new:,.0f} samples"
         else:
             n_new, md.samples_needed = at_10x, need
             reach = (
-                f"does not reach the target {target_al:g} (plateau {fit.plateau:.2f}); "
+                f"does not reach the target {target_named} (plateau {fit.plateau:.2f}); "
                 f"shown at 10x, {n_new:,.0f} samples"
                 if target_al is not None
                 else f"no target AL; shown at 10x, {n_new:,.0f} samples"
@@ -1706,8 +1847,37 @@ def build(
             ratio = md.al.map(lambda v: v / base_al)
             md.tok_s = tok_band(ratio)
             md.gain = gain_of(md.tok_s)
+        if fit.scope == "curve":
+            fit_name = f"The bounded fit of your learning curve (plateau at or below K + 1 = {fit.steps + 1})"
+        else:
+            fit_name = (
+                f"The pooled logistic fit of published drafts at {chain} (logit((AL - 1) / K) linear in log N, "
+                f"plateau fixed at K + 1 = {fit.steps + 1}; not your curve)"
+            )
+        set_aside = (
+            f"Your learning curve's fit is set aside, as on Acceptance vs data ({inputs.curve_set_aside}): no band or "
+            "samples figure is taken from your curve. "
+            if inputs.curve_x and inputs.curve_set_aside
+            else ""
+        )
+        other_fit = ""
+        loglin = None
+        if fit.scope == "pooled" and target_al is not None and len(pts) >= 3:
+            loglin = _loglinear_samples(pts["samples"], pts["al"], target_al)
+        if loglin is not None and md.samples_needed is not None and md.samples_needed.value is not None:
+            more = md.samples_needed.value > loglin
+            other_fit = (
+                f" The log-linear fit on the same {len(pts)} points (AL linear in log N, the form Acceptance vs data "
+                f"draws, no ceiling) puts the target at {loglin:,.0f} samples. They differ in form, not data: the "
+                f"logistic's slope in log N changes along it (steepest in its middle, flattening toward its ceiling "
+                f"K + 1 = {fit.steps + 1}), the line's stays fixed, so here the logistic needs "
+                f"{'more' if more else 'less'} data. Acceptance vs data fits its line to one setting's points, so "
+                "its figure can differ again."
+            )
         md.note = (
-            f"The fit {reach}."
+            set_aside
+            + f"{fit_name} {reach}."
+            + other_fit
             + (" " + _sentence(speed_note) if speed is None and speed_note else "")
             + (f" Note: {no_target}." if no_target else "")
         )
@@ -1724,6 +1894,8 @@ def build(
                 f"{pubs['scylla']}, {pubs['draft-opd']}",
             ),
         ]
+        if loglin is not None:
+            md.evidence.append(_ev("samples needed by the log-linear fit on the same points", loglin, fit_src))
         if speed is not None:
             md.evidence.append(
                 _ev("tok/s", "served AL scaled by the fit's AL ratio, at the served num_steps", model_src)
@@ -1746,13 +1918,13 @@ def build(
         tied_k: dict[str, tuple[int, ...]] = {}
         tok: dict[str, Band] = {}
         for b in BATCHES:
-            vals = {k: speed.tok_s(b, speed.al_at(k, inputs.offline), k) for k in speedup.STEPS}
+            vals = {k: speed.tok_s(b, speed.al_at(k, inputs.offline, batch=b), k) for k in speedup.STEPS}
             k_best, tied_k[str(b)] = speedup.pick_steps(vals)  # the speedup page's rule: ties go to the smaller
             best_k[str(b)] = k_best
             tok[str(b)] = Band(vals[k_best], vals[k_best], vals[k_best])
         ns.tok_s = tok
         ns.gain = gain_of(tok)
-        ns.al = Band(speed.al_at(best_k[str(rank_batch)], inputs.offline), None, None)
+        ns.al = Band(speed.al_at(best_k[str(rank_batch)], inputs.offline, batch=rank_batch), None, None)
         ns.al = Band(ns.al.value, ns.al.value, ns.al.value)
         ns.al_steps = best_k[str(rank_batch)]
         missing = speedup.missing_evidence(speed.model)
@@ -1779,9 +1951,16 @@ def build(
                 else ""
             )
             + (" " + _sentence("Still missing: " + "; ".join(missing)) if missing else "")
+            + " "
+            + batch_words()
         )
         ns.evidence = [
-            _ev("best num_steps per batch", best_k, model_src),
+            _ev("best num_steps per batch", best_k, batch_sources()),
+            _ev(
+                "tok/s per batch: measured sweep of that batch, or predicted from another (linear)",
+                {str(b): ("measured" if speed.measured_at(b) else "predicted") for b in BATCHES},
+                batch_sources(),
+            ),
             _ev(
                 "num_steps that tie within run-to-run noise, per batch",
                 {b: list(t) for b, t in tied_k.items()},
@@ -1971,6 +2150,7 @@ def inputs_for(
     cx: tuple[float, ...] = ()
     cy: tuple[float, ...] = ()
     csteps = None
+    set_aside = ""
     if curve is not None:
         pts = [p for p in curve.points if p.samples_seen]
         split = curve.evidence.get("split") if isinstance(curve.evidence, Mapping) else None
@@ -1987,6 +2167,9 @@ def inputs_for(
         csteps = max((len(p.acc) for p in pts), default=0) or None
         if cx and not csteps:
             raise DataError("the learning curve has no per-position accuracies")
+        ev = curve.evidence if isinstance(curve.evidence, Mapping) else {}
+        if ev.get("fit_used") is False:  # Acceptance vs data and `curve` set its fit aside: so does the plan
+            set_aside = "; ".join(str(w) for w in ev.get("fit_not_used_because") or []) or "its fit may not predict"
     record = _record_for(entry.label)
     candidates = []
     if record is not None:
@@ -2025,6 +2208,7 @@ def inputs_for(
         curve_al=cy,
         curve_steps=csteps,
         curve_source=curve_source,
+        curve_set_aside=set_aside,
         published=published if published is not None else scaling.published_points(),
         family=family_of(entry.target_label),
         benchmark=benchmark.lower(),

@@ -159,11 +159,19 @@ class SpeedupModel:
         return sum(found) / len(found) if found else None
 
     def accept_at(self, k: int) -> float:
-        """Acceptance at ``k``: measured where the sweep measured it, else the model's. Every pick of a best
-        num_steps (``predict_frame``, the plan) reads this one: the geometric value at a measured num_steps
-        (2.56 beside a measured 2.51) named another best than the plan did."""
+        """Acceptance at ``k``: measured where the sweep measured it, else the model's, held at or above every
+        measurement at fewer steps. Every pick of a best num_steps (``predict_frame``, the plan) reads this one: the
+        geometric value at a measured num_steps (2.56 beside a measured 2.51) named another best than the plan did.
+
+        A chain's acceptance length is ``1 + a1 + a1 a2 + ...``, a sum of non-negative terms: it cannot fall as
+        steps grow. Spliced with measurements, the model's value fell (2.35 measured, 2.48 predicted, 3.05
+        measured, 2.70 predicted over four num_steps); a prediction is now never below a measurement at fewer
+        steps (``falling_measurements`` says where the measurements themselves fall)."""
         measured = self.measured_accept(k)
-        return self.accept_length(k) if measured is None else measured
+        if measured is not None:
+            return measured
+        below = [m for j in range(1, k) if (m := self.measured_accept(j)) is not None]
+        return max([self.accept_length(k), *below])
 
     def cycle_ms(self, k: int) -> float:
         return self.t_verify_ms + k * self.t_step_ms
@@ -183,6 +191,36 @@ class SpeedupModel:
         if not self.baseline_tok_s:
             return None
         return self.concurrency / self.baseline_tok_s * 1000.0
+
+
+def falling_measurements(points: Sequence[SweepPoint]) -> list[str]:
+    """Where measured acceptance falls as num_steps grows, one sentence each; empty when it never does.
+
+    A chain's acceptance length cannot fall with more steps (a sum of non-negative terms), so a fall between
+    measurements is run-to-run noise or runs that differ in more than num_steps; the model's predictions are
+    held at the highest measurement below them instead of drawing the fall (``SpeedupModel.accept_at``)."""
+    by_k: dict[int, list[SweepPoint]] = {}
+    for p in points:
+        if p.accept_length is not None:
+            by_k.setdefault(p.num_steps, []).append(p)
+    out: list[str] = []
+    best: tuple[int, float, SweepPoint] | None = None  # the highest mean so far: (k, mean, a run at k)
+    for k in sorted(by_k):
+        pts = by_k[k]
+        vals = [float(p.accept_length) for p in pts if p.accept_length is not None]
+        mean = sum(vals) / len(vals)
+        if best is not None and mean < best[1] - 1e-9:
+            run = f" (run #{pts[0].run_id})" if pts[0].run_id is not None else ""
+            was = f" (run #{best[2].run_id})" if best[2].run_id is not None else ""
+            out.append(
+                f"measured acceptance falls from {best[1]:.2f} at num_steps={best[0]}{was} to {mean:.2f} at "
+                f"num_steps={k}{run}: a chain's acceptance length cannot fall with more steps, so this is run-to-run "
+                "noise or a change between the runs; predictions are held at the highest measurement below them, "
+                "not drawn falling"
+            )
+        if best is None or mean > best[1]:
+            best = (k, mean, pts[0])
+    return out
 
 
 def _cycle_ms(p: SweepPoint, concurrency: int) -> float:
@@ -300,6 +338,7 @@ def fit_sweep(
         )
     elif t_verify <= 0:
         notes.append("the fitted fixed cost is not positive: the sweep is too noisy or the model does not apply")
+    notes += falling_measurements(usable)
     if baseline_tok_s:
         base_ms = concurrency / baseline_tok_s * 1000.0
         notes.append(f"baseline decode step {base_ms:.2f} ms ({baseline_tok_s:.1f} tok/s without speculation)")
@@ -347,8 +386,8 @@ def predict_frame(
         measured = model.measured_accept(k) if alpha is None else None
         if measured is not None:
             acc, source = measured, "measured"
-        else:
-            acc = geometric_accept(alpha, k) if alpha is not None else model.accept_length(k)
+        else:  # never below a measurement at fewer steps (``SpeedupModel.accept_at``)
+            acc = geometric_accept(alpha, k) if alpha is not None else model.accept_at(k)
             source = "predicted"
         tps = model.tok_s(k, acc)
         rows.append(
@@ -379,6 +418,10 @@ def pick_steps(tok_s_by_steps: Mapping[int, float]) -> tuple[int, tuple[int, ...
     top = max(tok_s_by_steps.values())
     tied = sorted(k for k, v in tok_s_by_steps.items() if v >= top * (1 - TIE_TOLERANCE))
     return tied[0], tuple(tied[1:])
+
+
+def _sentence_of(clause: str) -> str:
+    return clause[:1].upper() + clause[1:] + ("" if clause.endswith(".") else ".")
 
 
 @dataclass(frozen=True)
@@ -445,6 +488,7 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
                 + ", ".join(f"{p.num_steps}: {p.tok_s / model.baseline_tok_s:.2f}x" for p in slower)
                 + ")."
             )
+    parts += [_sentence_of(n) for n in falling_measurements(model.measured)]
     # a run faster than every prediction by more than run-to-run noise: 636.2 against 625.2 tok/s (1.7%) warned
     faster = [p for p in model.measured if p.tok_s > top * (1 + TIE_TOLERANCE)]
     if faster:

@@ -277,15 +277,21 @@ def target_sentence(f: Fit, target_accept: float) -> str:
             f"reaches {target_accept:g}."
         )
     n, lo, hi = inv
+    # Overview's plan states samples needed from another model; both figures say which model they are from
+    model = f"by the log-linear fit (acceptance linear in log {f.x}, no ceiling)"
+    other = (
+        " Overview's plan gives its own figure from a logistic in log N bounded at K + 1, fitted to the published "
+        "points at this chain: its slope flattens toward that ceiling, so the two figures differ."
+    )
     if lo is None or hi is None:
         return (
-            f"To reach {target_accept:g} on {where} you need about {human(n)} {f.x} (no {int(LEVEL * 100)}% range: "
-            f"the slope, {f.b:+.2f} ± {f.se_b:.2f} per decade, is too uncertain to bound it)."
+            f"To reach {target_accept:g} on {where} you need about {human(n)} {f.x} {model} (no {int(LEVEL * 100)}% "
+            f"range: the slope, {f.b:+.2f} ± {f.se_b:.2f} per decade, is too uncertain to bound it)." + other
         )
     note = "; outside the fitted volumes, so an extrapolation" if f.extrapolates(n) else ""
     return (
-        f"To reach {target_accept:g} on {where} you need about {human(n)} {f.x} "
-        f"(range {human(lo)}..{human(hi)}, {int(LEVEL * 100)}% band{note})."
+        f"To reach {target_accept:g} on {where} you need about {human(n)} {f.x} {model} "
+        f"(range {human(lo)}..{human(hi)}, {int(LEVEL * 100)}% band{note})." + other
     )
 
 
@@ -479,10 +485,15 @@ def gap_verdict(
     else:
         text, pred, extrap = _pred_text(f, own_volume, x)
         if scope == "pooled":
+            few = (
+                f"No {family} draft with a known volume reports {where}"
+                if fam_distinct == 0
+                else f"Only {fam_distinct} distinct {family} volume{'s' if fam_distinct > 1 else ''} "
+                f"report{'' if fam_distinct > 1 else 's'} {where}, too few to fit"
+            )
             parts.append(
-                f"Only {fam_distinct} distinct {family} volume(s) report {where}, too few to fit; a fit pooled across "
-                f"all {len(f.drafts)} drafts at {setting_key}, every model family (R² {f.r2:.2f}, slope {f.b:+.2f} "
-                f"per decade) predicts {text}."
+                f"{few}; a fit pooled across all {len(f.drafts)} drafts at {setting_key}, every model family "
+                f"(R² {f.r2:.2f}, slope {f.b:+.2f} per decade) predicts {text}."
             )
         else:
             parts.append(
