@@ -17,7 +17,7 @@ from comparelib.errors import CompareError, HubError, InputError, OfflineError
 from comparelib.models import architectures, engines, hub, lint, params, registry
 from comparelib.models import serving as serving_model
 from comparelib.models.architectures import ModelSpec
-from comparelib.models.draft import SHIPPED_NOTE, target_notice
+from comparelib.models.draft import SHIPPED_NOTE, drafts_text, split_native, target_notice
 
 # re-exported (``x as x``): callers name a draft's source kinds through this module
 from comparelib.models.sources import EXAMPLE_OWN as EXAMPLE_OWN
@@ -486,29 +486,6 @@ def _notice_json(entry: Entry) -> dict[str, Any] | None:
         return None
     drafts, native = split_native(notice.hub_id, notice.drafts)
     return {"hub_id": notice.hub_id, "drafts": drafts, "native_mtp": bool(native), "note": role_note(entry)}
-
-
-def split_native(hub_id: str | None, drafts: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(published drafts, native entries) of ``draft.target_notice``'s drafts for the target ``hub_id``.
-
-    The registry describes a target's own MTP layers (DeepSeek-V3's) under the target's own id: that entry is
-    the target serving itself, not a published draft for it (it was listed as "Published drafts for it:
-    deepseek-ai/DeepSeek-V3" for deepseek-ai/DeepSeek-V3)."""
-    own = (hub_id or "").strip().strip("/").lower()
-    native = [d for d in drafts if own and d.lower() == own]
-    return [d for d in drafts if d not in native], native
-
-
-def drafts_text(hub_id: str | None, drafts: Sequence[str]) -> str:
-    """The sentence on what drafts a target has: published ones, and its own MTP layers where the registry
-    holds them (``split_native``)."""
-    published, native = split_native(hub_id, drafts)
-    said = f"Published drafts for it: {', '.join(published)}." if published else ""
-    if native:
-        said = (said + " " if said else "No separate published draft for it is known to this app. ") + (
-            "It drafts with its own MTP layers (native): served by its own weights, with no draft model to load."
-        )
-    return said or "No published draft for it is known to this app."
 
 
 def role_note(entry: Entry) -> str | None:

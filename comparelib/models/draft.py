@@ -668,6 +668,29 @@ def drafts_for_target(hub_id: str | None) -> tuple[str, ...]:
     return tuple(d.hub_id for d in registry.load_registry() if d.target_model.lower() == wanted)
 
 
+def split_native(hub_id: str | None, drafts: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(published drafts, native entries) of ``drafts_for_target``'s drafts for the target ``hub_id``.
+
+    The registry describes a target's own MTP layers (DeepSeek-V3's) under the target's own id: that entry is
+    the target serving itself, not a published draft for it (it was listed as "Published drafts for it:
+    deepseek-ai/DeepSeek-V3" for deepseek-ai/DeepSeek-V3)."""
+    own = (hub_id or "").strip().strip("/").lower()
+    native = [d for d in drafts if own and d.lower() == own]
+    return [d for d in drafts if d not in native], native
+
+
+def drafts_text(hub_id: str | None, drafts: Sequence[str]) -> str:
+    """The sentence on what drafts a target has: published ones, and its own MTP layers where the registry
+    holds them (``split_native``). Overview's and Compare's target notice and the CLI's say the same."""
+    published, native = split_native(hub_id, drafts)
+    said = f"Published drafts for it: {', '.join(published)}." if published else ""
+    if native:
+        said = (said + " " if said else "No separate published draft for it is known to this app. ") + (
+            "It drafts with its own MTP layers (native): served by its own weights, with no draft model to load."
+        )
+    return said or "No published draft for it is known to this app."
+
+
 def _count_words(n: int) -> str:
     for div, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
         if n >= div:
@@ -692,11 +715,7 @@ def target_notice(entry: comparison.Entry) -> TargetNotice | None:
     sentence = (
         f"{name} is a target model ({entry.spec.architecture}, {entry.spec.num_hidden_layers} layers, "
         f"{_count_words(entry.count.total)} parameters), not a draft: it is what a draft speculates for. "
-        + (
-            f"Published drafts for it: {', '.join(drafts)}."
-            if drafts
-            else "No published draft for it is known to this app."
-        )
+        + drafts_text(hub_id, drafts)  # its own MTP registry entry is the target itself, not a published draft
         + " Paste your draft in the sidebar, and use this model as the target on Compare drafts."
         + "".join(f" ({n[0].upper()}{n[1:]}.)" for n in entry.spec.notes if n.startswith(SHIPPED_NOTE))
     )
