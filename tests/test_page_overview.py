@@ -430,7 +430,8 @@ LLAMA_REF = "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"  # 1.4M sample
         (LLAMA_REF, "meta-llama/Llama-3.1-8B-Instruct", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "most samples"),
         ("acme/x", "META-LLAMA/llama-3.1-8b-instruct", LLAMA_REF, "most samples"),  # ids are case-insensitive
         ("acme/x", "openai/gpt-oss-20b", "zhuyksir/EAGLE3-gpt-oss-20b-bf16", "most samples"),
-        ("zhuyksir/EAGLE3-gpt-oss-20b-bf16", "openai/gpt-oss-20b", REF, "No other published draft"),
+        # no other draft for gpt-oss-20b to compare: the nearest of its family, not the Kimi-K2 draft
+        ("zhuyksir/EAGLE3-gpt-oss-20b-bf16", "openai/gpt-oss-20b", "lmsys/EAGLE3-gpt-oss-120b-bf16", "same family"),
         ("acme/x", "acme/private-70b", REF, "No other published draft for acme/private-70b"),
     ],
 )

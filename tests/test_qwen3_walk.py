@@ -329,7 +329,8 @@ REFERENCE_CASES = [
     ("acme/x", "moonshotai/Kimi-K2.5", KIMI_REF),
     ("acme/x", None, KIMI_REF),
     ("acme/x", "openai/gpt-oss-20b", "zhuyksir/EAGLE3-gpt-oss-20b-bf16"),  # Acceptance vs data had RedHatAI's
-    ("zhuyksir/EAGLE3-gpt-oss-20b-bf16", "openai/gpt-oss-20b", KIMI_REF),  # RedHatAI's states no config or volume
+    # RedHatAI's states no config or volume: the nearest of the gpt-oss family, not the Kimi-K2 draft
+    ("zhuyksir/EAGLE3-gpt-oss-20b-bf16", "openai/gpt-oss-20b", "lmsys/EAGLE3-gpt-oss-120b-bf16"),
     ("acme/x", "acme/private-70b", KIMI_REF),
 ]
 

@@ -78,6 +78,9 @@ def default_reference(choices: Sequence[str], own_repo: str | None, own_target: 
         and (d.hub_id in countable or d.train_samples or d.train_tokens)
     ]
     if not same:
+        near = nearest_in_family(own_target, own_repo)
+        if near is not None:
+            return near
         why = (
             f"No other published draft for {own_target} states a config or its training volume here, so the default "
             "reference is shown."
@@ -92,6 +95,73 @@ def default_reference(choices: Sequence[str], own_repo: str | None, own_target: 
     if pick.hub_id not in countable:
         why += " The registry has no config for it, so its size is not known; training data and acceptance compare."
     return Reference(pick.hub_id, why)
+
+
+def nearest_in_family(own_target: str, own_repo: str | None = None) -> Reference | None:
+    """The published draft of another target of your target's model family (``draft.model_family``: Qwen3,
+    Llama-3, gpt-oss ...) that is nearest to it, where no published draft for the target itself can be compared:
+    one that publishes an acceptance length first, then the target nearest in size, the most training samples, a
+    countable config, registry order. None when the family has none (or the target names no known family).
+
+    A Qwen3-32B draft was compared with the Kimi-K2 draft (the global default) while Acceptance vs data aimed at a
+    Qwen3 draft's acceptance; every page and the plan choose by this one rule (``default_reference``)."""
+    import math
+
+    from comparelib.models.draft import model_family, model_size
+
+    family = model_family(own_target)
+    if family is None:
+        return None
+    own = (own_repo or "").lower()
+    wanted = own_target.strip().lower()
+    countable = set(reference_choices())
+    with_accept = {
+        str(rec.get("hub_id")) for rec in registry.results_records() if number(rec.get("accept_length")) is not None
+    }
+    drafts = registry.load_registry()
+    kin = [
+        d
+        for d in drafts
+        if d.hub_id.lower() != own
+        and d.target_model.lower() != wanted
+        and model_family(d.target_model) == family
+        and (d.hub_id in countable or d.train_samples or d.train_tokens)
+    ]
+    if not kin:
+        return None
+    size = model_size(own_target)
+
+    def distance(target: str) -> float:
+        theirs = model_size(target)
+        return abs(math.log(theirs / size)) if size and theirs else math.inf
+
+    order = {d.hub_id: i for i, d in enumerate(drafts)}
+    pick = min(
+        kin,
+        key=lambda d: (
+            d.hub_id not in with_accept,
+            distance(d.target_model),
+            -(d.train_samples or 0),
+            d.hub_id not in countable,
+            order[d.hub_id],
+        ),
+    )
+    why = (
+        f"No published draft for {own_target} can be compared here; the nearest is {pick.hub_id} for "
+        f"{pick.target_model} (same family, {_family_words(family)}), not a draft for your target."
+    )
+    if pick.hub_id not in countable:
+        why += " The registry has no config for it, so its size is not known; training data and acceptance compare."
+    return Reference(pick.hub_id, why)
+
+
+def _family_words(family: str) -> str:
+    """ "qwen3" -> "Qwen3", "llama3" -> "Llama-3": a family key as people write it."""
+    names = {"llama": "Llama-", "gpt-oss": "gpt-oss", "qwen": "Qwen", "kimi": "Kimi-", "deepseek": "DeepSeek-"}
+    for line, word in names.items():
+        if family.startswith(line):
+            return word + family[len(line) :].upper() if line in ("kimi", "deepseek") else word + family[len(line) :]
+    return family
 
 
 @dataclass(frozen=True)

@@ -1307,6 +1307,16 @@ def published_target(
                 f"{row['draft']} {at} (the published draft for your target {target} with the most training data "
                 f"that reports {benchmark} at {chain})"
             )
+        from comparelib.models.draft import model_family
+
+        kin = sel[sel["draft"] == ref]
+        if len(kin) and (fam := model_family(target)) and model_family(str(kin.iloc[0]["target_model"])) == fam:
+            # the nearest draft of your target's family, Overview's reference (``overview.nearest_in_family``)
+            row = kin.iloc[0]
+            return float(row["accept_length"]), (
+                f"{ref} {at} (no published draft for your target {target} reports {benchmark} at {chain}; the "
+                f"nearest is this one, a draft for {row['target_model']} (same family), Overview's reference)"
+            )
     if family:
         fam = sel[sel["family"] == family]
         if len(fam):

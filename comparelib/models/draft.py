@@ -404,6 +404,32 @@ def _signature(name: str) -> tuple[str | None, str | None, frozenset[str]]:
     return (line.group(1) if line else None), version, frozenset(_SIZE.findall(base))
 
 
+def model_family(name: str | None) -> str | None:
+    """The model line and major version a name says, as one key: Qwen/Qwen3-32B and Qwen/Qwen3-30B-A3B are
+    "qwen3", Llama-3.1-8B and Llama-3.3-70B "llama3", gpt-oss-20b "gpt-oss"; None when no known line is named."""
+    line, version, _ = _signature(name or "")
+    if line is None:
+        return None
+    return line + (version.split(".", 1)[0] if version else "")
+
+
+def model_size(name: str | None) -> float | None:
+    """Parameters a name states ("32B" -> 32e9, "8x7B" -> 56e9; the largest where several are named); None if none."""
+    found = []
+    for size in _signature(name or "")[2]:
+        scale = {"b": 1e9, "m": 1e6, "t": 1e12}[size[-1]]
+        found.append(_size_value(size[:-1]) * scale)
+    return max(found) if found else None
+
+
+def _size_value(text: str) -> float:
+    """ "8x7" -> 56.0, "32" -> 32.0."""
+    out = 1.0
+    for part in text.split("x"):
+        out *= float(part)
+    return out
+
+
 def model_match(served: str | None, target: str | None) -> str:
     """ "same", "other" or "unsure": whether a run served as ``served`` ran the model named ``target``.
 
