@@ -304,6 +304,15 @@ def draft_entry(source: str, token_tag: str, target: str | None = None) -> Entry
     return comparison.load_entry(source, target=target, with_header=False, with_card=False)
 
 
+@st.cache_data(show_spinner=False, ttl=3600, max_entries=128)  # keyed by what visitors type: bounded
+def draft_card_target(source: str, token_tag: str) -> str | None:
+    """The ``base_model`` a draft's model card names (``models.draft.card_target``: README front matter only, size
+    capped; None offline or without a card), for a config that names no target. ``token_tag`` as ``draft_entry``."""
+    from comparelib.models.draft import card_target
+
+    return card_target(source)
+
+
 def draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> DraftTarget:
     """The target your draft names or was published for, else the one its own ``runs`` were served with, else
     the one set on Compare drafts in this session (``draft.target``), with the sentence a page shows about the
@@ -312,18 +321,20 @@ def draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> DraftTarget:
     from comparelib.errors import CompareError
     from comparelib.models.draft import resolve_target
 
-    named, named_by = None, "config"
+    named, named_by, card = None, "config", None
     try:
         with settings.session_token(hub_token()):
             entry = draft_entry(draft.source, settings.token_fingerprint())
-        named = entry.target_label
-        if entry.kind == "example":
-            named_by = "built-in example"
-        elif entry.published is not None:
-            named_by = "published entry"
+            named = entry.target_label
+            if entry.kind == "example":
+                named_by = "built-in example"
+            elif entry.published is not None:
+                named_by = "published entry"
+            elif named is None and entry.spec.role == "draft" and entry.kind in ("hub", "local"):
+                card = draft_card_target(draft.source, settings.token_fingerprint())
     except CompareError:
         pass
-    return resolve_target(named, runs, draft.target, named_by=named_by, draft=draft.match_name)
+    return resolve_target(named, runs, draft.target, named_by=named_by, draft=draft.match_name, card=card)
 
 
 def own_draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> str | None:

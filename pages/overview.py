@@ -45,6 +45,7 @@ def _published_points():  # type: ignore[no-untyped-def]
 
 _TARGET_FROM = {
     "named": "named by the draft",
+    "card": "the base_model of its model card",
     "runs": "the model its runs were served with",
     "compare": "set on Compare",
 }
@@ -103,6 +104,7 @@ def _plan(
             own_samples_source=vol_src if own_volume else "",
             own_tokens=float(row["tokens"]) if row and row.get("tokens") else None,
             published=_published_points(),
+            draft=own.match_name,  # the runs' target from your draft's own runs, as the CLI's plan reads it
         )
         try:
             inputs = plan.inputs_for(entry, **args, curve=curve, curve_source="your training log (Acceptance vs data)")

@@ -2132,16 +2132,18 @@ def inputs_for(
     benchmark: str = "gsm8k",
     published: pd.DataFrame | None = None,
     target: str | None = None,
+    draft: str | None = None,
 ) -> Inputs:
     """``Inputs`` from a ``comparison.Entry`` (the draft, counted and linted), its runs and its data.
 
     Runs served with another model than the draft's target (``target``; default: the entry's, else its runs')
-    are left out and named (``runs_note``): a plan from another model's speed is not this draft's."""
+    are left out and named (``runs_note``): a plan from another model's speed is not this draft's. ``draft`` (your
+    draft's name) reads the runs' target from its own runs and the baselines only, as Overview does."""
     from comparelib.analysis.scaling import family_of
     from comparelib.models import lint as lint_mod
     from comparelib.models.draft import runs_for_target, target_from_runs
 
-    by_target = runs_for_target(runs, target or entry.target_label or target_from_runs(runs))
+    by_target = runs_for_target(runs, target or entry.target_label or target_from_runs(runs, draft))
 
     spec = entry.spec
     try:

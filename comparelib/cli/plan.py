@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from comparelib.errors import InputError
     from comparelib.live.store import Store
     from comparelib.models import comparison
-    from comparelib.models.draft import DEFAULT, OwnDraft
+    from comparelib.models.draft import DEFAULT, OwnDraft, base_model_from_card, resolve_target
 
     for name in ("samples", "tokens_per_sample", "train_samples_per_s", "gen_samples_per_s", "epochs"):
         _positive("--" + name.replace("_", "-"), getattr(args, name))
@@ -74,6 +74,12 @@ def run(args: argparse.Namespace) -> int:
     store.ensure_examples()
     volumes = store.data_volumes()
     runs = draft.runs(store)
+    if entry.target_label is None and entry.spec.role == "draft":
+        # the target as Overview takes it: the model card's base_model, else the one the draft's own runs were
+        # served with (the plan aimed at a Kimi draft's AL for a Qwen3-32B draft whose runs named Qwen3-32B)
+        chosen = resolve_target(None, runs, draft=draft.match_name, card=base_model_from_card(entry.card))
+        if chosen.model:
+            entry = comparison.load_entry(draft.source, target=chosen.model, with_header=False)
     own_samples, samples_src = (args.samples, "--samples") if args.samples else draft.training_samples(volumes)
     row = draft.volume_row(volumes)
     own_tokens = float(row["tokens"]) if row and row.get("tokens") and not args.samples else None
@@ -103,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         curve_source=curve_src,
         offline=offline,
         benchmark=args.benchmark,
+        draft=draft.match_name,
     )
     result = plan.build(
         inputs,

@@ -571,12 +571,49 @@ def clean_target(text: str | None) -> str | None:
     return text or None
 
 
+CARD_FRONT_CHARS = 64 * 1024  # a card's YAML front matter is read from its first 64 KiB only
+
+
+def base_model_from_card(card: str | None) -> str | None:
+    """The ``base_model`` a model card's YAML front matter names (one Hub id; the first of a one-item list), else
+    None: no card, no front matter, several base models, or a published draft (a draft fine-tuned from another
+    draft names that draft, not its target)."""
+    text = (card or "")[:CARD_FRONT_CHARS].lstrip("\ufeff")
+    m = re.match(r"---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", text, re.S)
+    if m is None:
+        return None
+    try:
+        import yaml
+
+        meta = yaml.safe_load(m.group(1))
+    except Exception:  # noqa: BLE001 - a card's front matter is the author's text: unreadable is "names none"
+        return None
+    base = meta.get("base_model") if isinstance(meta, dict) else None
+    if isinstance(base, list):
+        base = base[0] if len(base) == 1 else None
+    name = str(base).strip() if isinstance(base, str) else ""
+    if not _HUB_ID.fullmatch(name) or _published(name):
+        return None
+    return name
+
+
+def card_target(source: str) -> str | None:
+    """The target a Hub draft's (or a local folder's) model card names as ``base_model``, for a config that names
+    none. Reads the config and README only (no weights header, size-capped); None offline without a cached card,
+    for a missing card, or any error reading it: the card is a hint, never a reason to fail."""
+    try:
+        fetched = hub.fetch_model(source, with_card=True, with_header=False, with_files=False)
+    except CompareError:
+        return None
+    return base_model_from_card(fetched.card)
+
+
 @dataclass(frozen=True)
 class DraftTarget:
     """The target the pages use for your draft, where it comes from, and what they say about it."""
 
     model: str | None  # a hub id where one can be read; None when nothing names a target
-    origin: str  # "named" (its config, published entry or the example), "runs", "compare" or "" (unknown)
+    origin: str  # "named" (its config, published entry or the example), "card", "runs", "compare" or "" (unknown)
     note: str = ""  # said on the page whenever the target set on Compare drafts is used or set aside
 
 
@@ -594,18 +631,22 @@ def resolve_target(
     *,
     named_by: str = "config",
     draft: str | None = None,
+    card: str | None = None,
 ) -> DraftTarget:
     """Your draft's target: the one it names (``named_by``: its config, published entry, ...), else the one its
     own runs were served with, else ``typed``, the one set on Compare drafts in this session.
 
     What the draft itself says comes first (a target typed for another draft must not override it), but a
     Compare target set aside is said, so a page never silently answers for another target than the one typed.
-    With ``draft`` (the draft's name) only its own runs and the baselines are read (``runs_of_draft``)."""
+    With ``draft`` (the draft's name) only its own runs and the baselines are read (``runs_of_draft``). ``card``:
+    the ``base_model`` its model card names (``card_target``), used where the config names none, before the runs."""
     if draft:
         runs = runs_of_draft(runs, draft).kept
     typed = (typed or "").strip() or None
     typed_id = (_repo_id(typed) or typed) if typed else None
     own, origin, by = (named, "named", f"your draft's {named_by}") if named else (None, "", "")
+    if own is None and card:  # its config names none; its model card's front matter does (``base_model``)
+        own, origin, by = card, "card", "your draft's model card (base_model)"
     if own is None:
         own = target_from_runs(runs)
         origin, by = ("runs", "your draft's runs") if own else ("", "")
