@@ -1388,14 +1388,14 @@ def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -
     concurrency and the other benchmark and server settings, algorithm, draft, topk) agrees and, for a tree, the
     number of draft tokens too (a chain's follows num_steps). Keyed on the engine alone, one "sglang" line
     zig-zagged between batch 1 (~85 tok/s) and batch 16 (~800 tok/s) runs, and joined a tree to a chain.
-    Labels read "sglang bs=16 chain", "sglang bs=1 tree topk=4 ndt=8"; two settings that would read alike get
-    the first benchmark setting that tells them apart ("prompt_set=random") or a run id; runs of several algorithms
-    name theirs ("sglang MTP (NEXTN) bs=1 chain", ``registry.algorithm_label``). Runs served with more
-    than one target model (``served_models``) lead with theirs, "Qwen3-8B · sglang bs=1 chain": another model's
-    line read as "sglang bs=1 chain (#6)" beside the draft's own."""
+    Labels are the charts' legend: engine, algorithm (``registry.algorithm_label``, the one naming rule: "EAGLE-3",
+    "MTP (NEXTN)" for SGLang's, "MTP" for vLLM's), batch and shape: "sglang EAGLE-3 bs=16 chain", "sglang MTP
+    (NEXTN) bs=1 tree topk=4 ndt=8", "vllm MTP bs=1 chain" (vLLM drafts EAGLE and MTP as a chain,
+    ``registry.run_setting``: its runs state no topk). Two settings that would read alike get the first benchmark
+    setting that tells them apart ("prompt_set=random") or a run id. Runs served with more than one target model
+    (``served_models``) lead with theirs, "Qwen3-8B · sglang EAGLE-3 bs=1 chain": another model's line read as
+    "sglang bs=1 chain (#6)" beside the draft's own."""
     models = served_models(records) if models is None else models  # the group's, baselines included
-    # runs of more than one algorithm name theirs: an MTP (NEXTN) line read "sglang bs=1 chain" like EAGLE-3's
-    several = len({registry.algorithm_key(r) for r in records} - {None, "unknown"}) > 1
 
     def topk(r: Any) -> int | None:
         v = getattr(r, "topk", None)
@@ -1405,8 +1405,11 @@ def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -
         engine = str(getattr(r, "engine", None) or "unknown")
         bs = run_param(r, "concurrency")
         k, ndt = topk(r), getattr(r, "num_draft_tokens", None)
-        shape = None if k is None else "chain" if k <= 1 else f"tree topk={k}" + (f" ndt={ndt}" if ndt else "")
-        algo = registry.algorithm_label(r) if several else None
+        if k is None:  # not reported: vLLM's EAGLE, EAGLE-3 and MTP draft a chain (registry.run_setting keys it so)
+            shape = "chain" if registry._vllm_chain(r) else None
+        else:
+            shape = "chain" if k <= 1 else f"tree topk={k}" + (f" ndt={ndt}" if ndt else "")
+        algo = registry.algorithm_label(r)
         said = " ".join(x for x in (engine, algo, f"bs={bs}" if bs is not None else None, shape) if x)
         return f"{models[r.id]} · {said}" if models else said
 
