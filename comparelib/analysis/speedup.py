@@ -973,11 +973,18 @@ def _left_out(spec: Sequence[Any], members: Sequence[Any], baseline: Any | None)
     return tuple(out)
 
 
-def sweep_of(runs: Sequence[Any], *, baseline_run_id: int | None = None, target: str | None = None) -> Sweep:
+def sweep_of(
+    runs: Sequence[Any],
+    *,
+    baseline_run_id: int | None = None,
+    target: str | None = None,
+    draft: str | None = None,
+) -> Sweep:
     """The runs of a group to fit: the comparable set with a baseline and the most num_steps.
 
     Candidate sets start from each speculative run. They rank by: has a comparable baseline; measures two or
-    more num_steps; holds the pair Overview reports (``best_pair``); how many num_steps, then runs; newest.
+    more num_steps; holds the pair Overview reports (``best_pair``, your ``draft``'s own when given: a group's
+    faster MTP or published-draft sweep was fitted in its place); how many num_steps, then runs; newest.
     A baseline given by id fixes the set to the runs comparable with it. Runs served with another model than
     the draft's ``target`` are left out first and named in ``target_note`` (``draft.runs_for_target``).
     """
@@ -991,7 +998,7 @@ def sweep_of(runs: Sequence[Any], *, baseline_run_id: int | None = None, target:
             "this run group has no finished speculative run with a throughput; record a sweep first"
             + (f" ({note})" if note else "")
         )
-    pair = best_pair(runs)
+    pair = best_pair(runs, draft)
     if baseline_run_id is not None:
         found = [r for r in runs if r.id == baseline_run_id]
         if not found or not found[0].is_baseline:
@@ -1041,13 +1048,20 @@ def sweep_of(runs: Sequence[Any], *, baseline_run_id: int | None = None, target:
     return Sweep(tuple(members), base, _left_out(spec, members, base), served, tuple(runs), split.note)
 
 
-def with_baselines(pool: Sequence[Any], picked: Sequence[Any]) -> list[Any]:
+def with_baselines(pool: Sequence[Any], picked: Sequence[Any], draft: str | None = None) -> list[Any]:
     """``picked`` (runs of ``pool``) plus the pair Overview reports (``best_pair``) and the baseline comparable
     with each picked speculative run, in ``pool``'s order: a selection without its baselines (the newest runs
     of a group measured baseline first) would offer a speculative run as the baseline, and every speedup
-    would read "no baseline"."""
+    would read "no baseline". With ``draft`` (your draft's name) the pair is your draft's, as on Overview, and
+    runs of another draft or of the target's own MTP layers are left out of ``picked`` (``draft.runs_of_draft``
+    names them): a DeepSeek-V3 group's faster MTP run and its baseline were added as the pair."""
+    if draft:
+        from comparelib.models.draft import runs_of_draft
+
+        other = {id(r) for r in runs_of_draft(pool, draft).left_out}
+        picked = [r for r in picked if id(r) not in other]
     extra: list[Any] = []
-    pair = best_pair(pool)
+    pair = best_pair(pool, draft)
     if pair is not None:
         extra += [pair.spec, pair.baseline]
     for run in (r for r in picked if not r.is_baseline):
@@ -1064,14 +1078,16 @@ def model_from_runs(
     baseline_run_id: int | None = None,
     draft_step_ms: float | None = None,
     target: str | None = None,
+    draft: str | None = None,
 ) -> SpeedupModel:
     """Model from store ``RunRecord``s of one group, fitted to its comparable sweep (``sweep_of``).
 
     A measured draft step (``draft_step_ms``, or ``draft_step_ms`` in a run's notes) replaces the
     fitted drafting cost (``with_draft_step``). Runs served with another model than the draft's ``target``
-    are left out, and the notes say which.
+    are left out, and the notes say which; with ``draft`` (your draft's name) the sweep holding your draft's
+    pair is fitted (``sweep_of``).
     """
-    sweep = sweep_of(runs, baseline_run_id=baseline_run_id, target=target)
+    sweep = sweep_of(runs, baseline_run_id=baseline_run_id, target=target, draft=draft)
     spec, base = list(sweep.runs), sweep.baseline
     concs = {c for c in (_concurrency(r) for r in spec) if c is not None}
     concurrency = concs.pop() if concs else 1
