@@ -45,16 +45,21 @@ def _published_ids() -> list[str]:
     return [d.hub_id for d in registry.load_registry() if d.config]
 
 
+def _group_runs() -> list:
+    """Your draft's run group (the sidebar's), as the other pages read it; none when the store cannot be read
+    (the sidebar says why)."""
+    try:
+        return draft.runs(app.open_store(settings.database_url()))
+    except CompareError:
+        return []
+
+
 def _overview_reference() -> tuple[Reference, str | None]:
     """The published draft Overview compares your draft with first (``overview.default_reference`` for the target
     your draft names, its runs were served with, or set here), and that target."""
     from comparelib.analysis import overview
 
-    try:
-        runs = draft.runs(app.open_store(settings.database_url()))
-    except CompareError:
-        runs = []  # the sidebar says why the store cannot be read
-    target_id = app.own_draft_target(draft, runs)
+    target_id = app.own_draft_target(draft, _group_runs())
     return overview.default_reference(overview.reference_choices(), draft.name, target_id), target_id
 
 
@@ -144,10 +149,9 @@ def _runs_target() -> str | None:
     unless a target was set here: what an empty target field starts from, as Overview already answers for it."""
     if not draft.group or draft.target:
         return None
-    try:
-        runs = draft.runs(app.open_store(settings.database_url()))
-    except CompareError:
-        return None  # the sidebar says why the store cannot be read
+    runs = _group_runs()
+    if not runs:
+        return None
     found = app.draft_target(draft, runs)
     return found.model if found.origin == "runs" else None
 
@@ -349,9 +353,13 @@ _tops = [
     for e in entries
     if e.spec.role == "draft"
 ]
+# a verdict that your group's runs contradict (an engine served a draft its code says it does not): said beside it
+_runs_say = {e.label: comparison.served_against_rules(e, _group_runs()) for e in entries}
 for e, top in sorted(_tops, key=lambda et: lint.SEVERITIES.index(et[1].severity) if et[1] else 9):
     say = {"error": st.error, "warning": st.warning}.get(top.severity if top else "", st.success)
     say(f"**{e.label}**: {lint.headline(e.findings)}")
+    for sentence in _runs_say[e.label]:
+        st.warning(f"**{e.label}**: {sentence}", icon=":material/difference:")
 act_on = comparison.findings_frame(entries, harmless=False)
 harmless = comparison.findings_frame(entries, harmless=True)
 if act_on.empty and harmless.empty:
@@ -386,38 +394,42 @@ if _drafts:
     )
 _verdicts = []  # (entry, advice) of drafts the engines' rules apply to
 for e in _drafts:
-    if not e.serving:
-        st.info(
-            f"**{e.label}**: give the target (its config, or a hub id whose family the engines know) to see "
-            "whether each engine serves this draft."
-        )
+    _why = comparison.no_serving_verdict(e, target_field="the Target model field above")
+    if _why is not None:  # the reason the CLI gives (an MTP module, a target the rules do not know, none given)
+        st.info(f"**{e.label}**: no verdict on whether each engine serves it: {_why}.")
         continue
     _advice = engine_model.advice(**e.serving_args)
     _ok = all(not engine_model.change_for(v, _advice) for v in e.serving)
     (st.success if _ok else st.warning)(f"**{e.label}**: {engine_model.headline(e.serving, _advice)}")
+    for sentence in _runs_say[e.label]:
+        st.warning(f"**{e.label}**: {sentence}", icon=":material/difference:")
     _verdicts.append((e, _advice, _ok))
 if _verdicts:
     # one draft's engine rows at a time (a grid per draft was most of this page's time in the browser):
-    # the first that needs a change, else your draft, else the last
-    _labels = [e.label for e, _, _ in _verdicts]
-    _first = next((i for i, (_, _, ok) in enumerate(_verdicts) if not ok), None)
-    _mine = next((i for i, (e, _, _) in enumerate(_verdicts) if e.source == draft.source), len(_verdicts) - 1)
-    _pick = st.selectbox(
-        "Engine rows and the config that serves",
-        range(len(_labels)),
-        index=_first if _first is not None else _mine,
-        format_func=_labels.__getitem__,
+    # your draft, else the first that needs a change, else the last; each named with the draft it belongs to
+    # by name, not position: a pick stays on its draft (or goes back to yours) when the drafts listed change
+    _named = dict(zip(map(id, entries), comparison.display_names(entries), strict=True))
+    _labels = [_named[id(e)] + (" (your draft)" if e.source == draft.source else "") for e, _, _ in _verdicts]
+    _first = next((i for i, (_, _, ok) in enumerate(_verdicts) if not ok), len(_verdicts) - 1)
+    _mine = next((i for i, (e, _, _) in enumerate(_verdicts) if e.source == draft.source), None)
+    _picked = st.selectbox(
+        "Engine rows and the config that serves: of draft",
+        _labels,
+        index=_mine if _mine is not None else _first,
         key="compare_serve_detail",
     )
+    _pick = _labels.index(_picked)
     e, _advice, _ = _verdicts[_pick]
+    _of = f"**{_picked}**" + (f" on {e.target_label}" if e.target_label else "")
     import pandas as pd  # the rows as a frame: the table's widths and order put the key columns on screen
 
+    st.markdown(f"Engine rows of {_of}:")
     app.show_table(pd.DataFrame(engine_model.table_rows(e.serving, _advice)), tables.SERVING, "compare_serving")
     if _advice.possible and _advice.config:
-        st.markdown(f"Config that serves the trained blocks on {', '.join(_advice.engines)}:")
+        st.markdown(f"Config that serves the trained blocks of {_of} on {', '.join(_advice.engines)}:")
         st.code(json.dumps(_advice.config, indent=2), language="json")
     elif not _advice.possible:
-        st.markdown("No config serves the trained blocks everywhere: " + "; ".join(_advice.why))
+        st.markdown(f"No config serves the trained blocks of {_of} everywhere: " + "; ".join(_advice.why))
 
 # One draft's details at a time, and only when asked: a tensor table per draft in the browser is what made
 # this page slow.

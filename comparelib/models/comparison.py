@@ -300,11 +300,12 @@ def _serving_args(
     }
 
 
-def no_serving_verdict(entry: Entry) -> str | None:
+def no_serving_verdict(entry: Entry, target_field: str = "--target") -> str | None:
     """Why "will it serve" has no verdict for a draft (None when it has one, or for a target model).
 
     The engines' rules (``serving``) are for EAGLE-3 drafts on a known target: an MTP module given its target
-    was told to give "an EAGLE-3 draft and its target (--target)" though --target was there."""
+    was told to give "an EAGLE-3 draft and its target (--target)" though --target was there. ``target_field``
+    names where the target is given (the CLI's option; the Compare page's field)."""
     if entry.spec.role != "draft" or entry.serving:
         return None
     if entry.spec.dialect == "mtp":
@@ -316,13 +317,96 @@ def no_serving_verdict(entry: Entry) -> str | None:
     if entry.spec.aux_layer_ids is None and "eagle3" not in named:  # as _serving_args
         return f"the engines' rules here are for EAGLE-3 drafts; this is a {entry.spec.dialect} draft"
     if entry.target_label is None and not entry.target_layers:
-        return "the engines' rules need an EAGLE-3 draft and its target (--target)"
+        return f"the engines' rules need an EAGLE-3 draft and its target ({target_field})"
     if entry.target_label is not None:
         return (
             f"the engines' rules know no EAGLE-3 target class for {entry.target_label}; give a target whose "
             "family the engines know (its config or hub id)"
         )
-    return "the engines' rules need the target's family: give its config or hub id (--target), not only its layers"
+    return (
+        f"the engines' rules need the target's family: give its config or hub id ({target_field}), not only its layers"
+    )
+
+
+# Where an engine's rule and the user's runs disagree: a run group stores runs an engine served with a draft
+# (its ``draft_model`` names the draft) that the engine's own code says it does not serve. The rule is the
+# engine's default code path; the run is what a server did. Neither is dropped: the page says both.
+
+_DRAFT_FLAG = {"sglang": "--speculative-draft-model-path", "vllm": "--speculative-config's model"}
+
+
+def _run_served(run: Any) -> bool:
+    """A finished speculative run that answered requests (a baseline or an MTP run loads no draft)."""
+    return (
+        not getattr(run, "is_baseline", False)
+        and not registry.is_mtp(run)
+        and getattr(run, "status", None) == "finished"
+        and (getattr(run, "requests", 0) or 0) > (getattr(run, "errors", 0) or 0)
+    )
+
+
+def _run_version(run: Any) -> str | None:
+    version = (getattr(run, "server_config", None) or {}).get("version")
+    return (str(version).strip() or None) if version is not None else None
+
+
+def served_against_rules(entry: Entry, runs: Sequence[Any]) -> list[str]:
+    """One sentence per engine whose rows say it does not serve ``entry``'s draft while stored runs of this draft
+    (their ``draft_model`` names it, ``draft.draft_match``) were served by that engine; [] when none disagree.
+
+    A run whose recorded version has a row that starts is no conflict; a run of no recorded version (or one
+    without a row) conflicts only when no row of its engine starts. The sentence names the runs, their group and
+    measured acceptance, and what to check on the server."""
+    from comparelib.models.draft import draft_match
+
+    if entry.spec.role != "draft" or not entry.serving:
+        return []
+    name = entry.source[len(REGISTRY_PREFIX) :] if entry.source.startswith(REGISTRY_PREFIX) else entry.source
+    out = []
+    for engine in dict.fromkeys(v.engine for v in entry.serving):
+        rows = [v for v in entry.serving if v.engine == engine]
+        if all(v.status == "ok" for v in rows):
+            continue
+        versions = {v.version for v in rows}
+
+        def conflicts(run: Any, rows: list[serving_model.Verdict] = rows, versions: set[str] = versions) -> bool:
+            version = _run_version(run)
+            mine = [v for v in rows if v.version == version] if version in versions else rows
+            return not any(v.status == "ok" for v in mine)
+
+        served = [
+            r
+            for r in runs
+            if str(getattr(r, "engine", "")).strip().lower() == engine.lower()
+            and _run_served(r)
+            and draft_match(getattr(r, "draft_model", None), name)
+            and conflicts(r)
+        ]
+        if not served:
+            continue
+        said = [v.label for v in rows if v.status != "ok"]
+        ids = ", ".join(f"#{r.id}" for r in served)
+        groups = sorted({str(r.group) for r in served if getattr(r, "group", None)})
+        where = f" in group {', '.join(groups)}" if groups else ""
+        run_versions = sorted({v for v in (_run_version(r) for r in served) if v})
+        by = f"{engine} {', '.join(run_versions)}" if run_versions else engine
+        measured = [(r, r.accept_length) for r in served if getattr(r, "accept_length", None) is not None]
+        values = {f"{al:.2f}" for _, al in measured}
+        if len(values) == 1:
+            acceptance = f" (measured acceptance {values.pop()})"
+        elif values:
+            acceptance = " (measured acceptance " + ", ".join(f"{al:.2f} in #{r.id}" for r, al in measured) + ")"
+        else:
+            acceptance = ""
+        flag = _DRAFT_FLAG.get(engine.lower(), "draft path")
+        many = len(served) > 1
+        out.append(
+            f"By {engine}'s code {' and '.join(said)} {'does' if len(said) == 1 else 'do'} not serve this draft, "
+            f"but run{'s' if many else ''} {ids}{where} {'were' if many else 'was'} served by {by} "
+            f"with this draft{acceptance}: the server may have loaded another revision or config of the draft, or "
+            f"a build whose rule differs; check the server's {flag} and version."
+        )
+    return out
 
 
 def _slim(target: ModelSpec | None) -> ModelSpec | None:

@@ -1,0 +1,282 @@
+"""A new user's Qwen3-32B walk: an EAGLE-3 draft (yourorg/qwen3-32b-eagle3, aux ids [1, 31, 63] on a 64-layer
+target), served on vLLM and SGLang, its run group holding SGLang runs #13 and #14 of this same draft.
+
+1. Compare said SGLang 0.5.23 does not serve this draft while the user's own runs were served by SGLang with it
+   (acceptance 2.74), and no page noticed the conflict;
+2. "Engine rows and the config that serves" opened on the reference (a Kimi draft), its JSON sitting under the
+   user's warning as if it were the fix for the user's draft;
+3. an MTP module's missing verdict told the user to "give the target" (the CLI says why there is none);
+4. Acceptance vs data's learning-curve hint pointed at fields "beside the upload" that sit in a collapsed expander;
+5. Dataset audit's "Length p99 / max" was cut ("11,047 / 11,0...") at 1400 px.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from comparelib.models import comparison
+from tests.fixtures import AQ, TINY_DEEPSEEK, page_app
+from tests.hub_emulator import HubEmulator
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPARE = "pages/compare.py"
+DRAFT = "yourorg/qwen3-32b-eagle3"
+TARGET = "Qwen/Qwen3-32B"
+GROUP = "qwen32b"
+H, FFN, V, VD, N = 5120, 25600, 151936, 32000, 64
+
+
+def _target_config() -> dict[str, Any]:
+    return {
+        "architectures": ["Qwen3ForCausalLM"],
+        "model_type": "qwen3",
+        "hidden_size": H,
+        "intermediate_size": FFN,
+        "num_hidden_layers": N,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "vocab_size": V,
+        "max_position_embeddings": 40960,
+        "rope_theta": 1000000,
+        "rms_norm_eps": 1e-06,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+    }
+
+
+def _draft_config() -> dict[str, Any]:
+    return {
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "hidden_size": H,
+        "intermediate_size": FFN,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "vocab_size": V,
+        "draft_vocab_size": VD,
+        "max_position_embeddings": 40960,
+        "rope_theta": 1000000,
+        "rms_norm_eps": 1e-06,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+        "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 31, 63], "use_aux_hidden_state": True},
+    }
+
+
+def _draft_tensors() -> dict[str, tuple[tuple[int, ...], str]]:
+    return {
+        "fc.weight": ((H, 3 * H), "BF16"),
+        "midlayer.hidden_norm.weight": ((H,), "BF16"),
+        "midlayer.input_layernorm.weight": ((H,), "BF16"),
+        "midlayer.self_attn.q_proj.weight": ((8192, 2 * H), "BF16"),
+        "midlayer.self_attn.k_proj.weight": ((1024, 2 * H), "BF16"),
+        "midlayer.self_attn.v_proj.weight": ((1024, 2 * H), "BF16"),
+        "midlayer.self_attn.o_proj.weight": ((H, 8192), "BF16"),
+        "midlayer.post_attention_layernorm.weight": ((H,), "BF16"),
+        "midlayer.mlp.gate_proj.weight": ((FFN, H), "BF16"),
+        "midlayer.mlp.up_proj.weight": ((FFN, H), "BF16"),
+        "midlayer.mlp.down_proj.weight": ((H, FFN), "BF16"),
+        "norm.weight": ((H,), "BF16"),
+        "lm_head.weight": ((VD, H), "BF16"),
+        "d2t": ((VD,), "I64"),
+        "t2d": ((V,), "BOOL"),
+    }
+
+
+RunSpec = tuple[str, str | None, float | None, str | None, str | None]  # engine, algorithm, AL, draft, version
+
+
+def _store_runs(specs: list[RunSpec], group: str = GROUP) -> list[Any]:
+    """Runs of the user's servers, stored as the bench page stores them; returned as the pages read them."""
+    from comparelib import settings
+    from comparelib.live.store import Store
+
+    store = Store(settings.database_url())
+    for engine, algorithm, accept, draft, version in specs:
+        cfg: dict[str, Any] = {"engine": engine, "model": TARGET, "speculative_algorithm": algorithm}
+        if algorithm:
+            cfg |= {"num_steps": 3, "draft_model": draft}
+        if version:
+            cfg["version"] = version
+        rid = store.start_run(
+            endpoint="http://127.0.0.1:30000", server_config=cfg, group=group, params={"concurrency": 4}
+        )
+        summary: dict[str, Any] = {"requests": 8, "errors": 0, "output_tokens_per_s": 50.0}
+        if accept is not None:
+            summary["accept_length"] = accept
+        store.finish_run(rid, summary)
+    return list(store.runs(group=group))
+
+
+# the walk's group: a baseline, the draft on vLLM, and two SGLang runs of this same draft (acceptance 2.74)
+WALK: list[RunSpec] = [
+    ("sglang", None, None, None, None),
+    ("vllm", "EAGLE3", 2.6, DRAFT, None),
+    ("sglang", "EAGLE3", 2.74, DRAFT, None),
+    ("sglang", "EAGLE3", 2.74, DRAFT, None),
+]
+
+
+def _hub(hub: HubEmulator) -> str:
+    """The target and the draft on the Hub; the draft's short commit (its label's @sha)."""
+    hub.add_model(TARGET, _target_config())
+    return hub.add_model(DRAFT, _draft_config(), tensors=_draft_tensors())[:7]
+
+
+def _compare(**query: Any) -> AppTest:
+    """Compare drafts through the router, with the draft and its run group in the sidebar (its link)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["draft"] = DRAFT
+    at.query_params["draft_group"] = GROUP
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    at.switch_page(COMPARE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+# --------------------------------------------------------------------------- 1. the runs beside the verdict
+
+
+def test_sglang_verdict_holds_by_its_code() -> None:
+    """SGLang 0.5.23 adds 1 to each id on a Qwen3 target (qwen3.py:791) and captures inside its layer loop
+    (qwen3.py:530, range(0, 64)): id 63 asks for boundary 64, never reached; 2 states reach an fc built for 3."""
+    from comparelib.models import serving
+
+    (v,) = serving.serve(
+        _draft_config(),
+        target_arch="Qwen3ForCausalLM",
+        n_layers=N,
+        target_hidden=H,
+        fc_in_checkpoint=3 * H,
+        rows=serving.parse_rows("SGLang 0.5.23"),
+    )
+    assert v.status == "fails" and v.captured == [2, 32]  # boundary 64 dropped
+    assert "2 captured states" in v.reason and "shape error in the first draft forward" in v.reason
+
+
+def test_compare_names_the_runs_that_served_the_draft_beside_the_verdict(hub: HubEmulator) -> None:
+    """The lint and "Will it serve?" said SGLang does not serve the draft; the group's SGLang runs of this draft,
+    acceptance 2.74, went unmentioned."""
+    _hub(hub)
+    runs = _store_runs(WALK)
+    sglang_ids = [r.id for r in runs if r.engine == "sglang" and not r.is_baseline]
+    at = _compare()
+    said = (
+        f"but runs #{sglang_ids[0]}, #{sglang_ids[1]} in group {GROUP} were served by SGLang with this draft "
+        "(measured acceptance 2.74): the server may have loaded another revision or config of the draft, or a "
+        "build whose rule differs; check the server's --speculative-draft-model-path and version."
+    )
+    (lint_head,) = [e.value for e in at.error if "does not serve this draft" in e.value]
+    assert lint_head.startswith(f"**{DRAFT}@")
+    notes = [w.value for w in at.warning if said in w.value]
+    assert len(notes) == 2, [w.value for w in at.warning]  # beside the lint's verdict and under "Will it serve?"
+    assert all(n.startswith(f"**{DRAFT}@") and "By SGLang's code SGLang 0.5.23" in n for n in notes), notes
+    assert not [w.value for w in at.warning if "served by vLLM" in w.value]  # vLLM's rows start: no conflict
+
+
+@pytest.mark.parametrize(
+    ("specs", "expected"),
+    [
+        pytest.param(WALK, ["#3, #4", "measured acceptance 2.74", "served by SGLang with"], id="walk"),
+        pytest.param(  # a recorded version with no row: named, it may be a build whose rule differs
+            [("sglang", "EAGLE3", 2.7, DRAFT, "0.5.9")],
+            ["run #1 in group", "served by SGLang 0.5.9 with"],
+            id="other-version",
+        ),
+        pytest.param(  # two acceptances: each named with its run
+            [("sglang", "EAGLE3", 2.7, DRAFT, None), ("sglang", "EAGLE3", 2.8, "/ckpt/qwen3-32b-eagle3", None)],
+            ["runs #1, #2", "(measured acceptance 2.70 in #1, 2.80 in #2)"],
+            id="two-values-and-a-local-folder",
+        ),
+        pytest.param([("sglang", "EAGLE3", 2.7, "yourorg/other-draft", None)], [], id="another-draft"),
+        pytest.param([("sglang", None, None, None, None)], [], id="baseline-only"),
+        pytest.param([("sglang", "NEXTN", 2.7, DRAFT, None)], [], id="mtp-run"),
+        pytest.param([("vllm", "EAGLE3", 2.7, DRAFT, None)], [], id="vllm-serves-it"),
+    ],
+)
+def test_served_against_rules(tmp_path: Path, specs: list[RunSpec], expected: list[str]) -> None:
+    draft_dir, target_dir = tmp_path / "qwen3-32b-eagle3", tmp_path / "Qwen3-32B"
+    for folder, cfg in ((draft_dir, _draft_config()), (target_dir, _target_config())):
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps(cfg))
+    entry = comparison.load_entry(str(draft_dir), target=str(target_dir))
+    said = comparison.served_against_rules(entry, _store_runs(specs))
+    if not expected:
+        assert said == []
+        return
+    (sentence,) = said
+    assert sentence.startswith("By SGLang's code SGLang 0.5.23 and SGLang 0.5.1 do not serve this draft, but run")
+    for part in expected:
+        assert part in sentence, sentence
+
+
+# --------------------------------------------------------------------------- 2. engine rows of your draft
+
+
+def test_engine_rows_open_on_your_draft_and_name_it(hub: HubEmulator) -> None:
+    """The rows opened on the first draft needing a change, the reference (a Kimi draft: its SGLang 0.5.1 row is
+    unsupported), its config reading as the fix for the user's draft under the user's warning."""
+    sha = _hub(hub)
+    _store_runs(WALK)
+    at = _compare(m=[f"registry:{AQ}", DRAFT])
+
+    def shown() -> list[str]:
+        heads = ("Engine rows of", "Config that serves", "No config")
+        return [m.value for m in at.markdown if m.value.startswith(heads)]
+
+    pick = at.selectbox(key="compare_serve_detail")
+    assert pick.options[0] == AQ  # listed first, and needing a change
+    assert pick.value == f"{DRAFT}@{sha} (your draft)"
+    rows = shown()
+    assert rows and all(f"**{DRAFT}@{sha} (your draft)** on {TARGET}@" in m for m in rows), rows
+    pick.set_value(AQ).run()
+    assert not at.exception, at.exception
+    rows = shown()
+    assert rows and all(f"**{AQ}** on moonshotai/Kimi-K2-Instruct" in m for m in rows), rows
+
+
+# --------------------------------------------------------------------------- 3. an MTP module's missing verdict
+
+
+def test_an_mtp_module_is_told_why_it_has_no_verdict_as_the_cli_says(tmp_path: Path) -> None:
+    mtp, target = tmp_path / "mtp", tmp_path / "target"
+    for folder, cfg in (
+        (mtp, {**TINY_DEEPSEEK, "architectures": ["DeepseekV3ForCausalLMNextN"]}),
+        (target, TINY_DEEPSEEK),
+    ):
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps(cfg))
+    at = page_app(COMPARE, timeout=120)
+    at.query_params["m"] = [str(mtp)]
+    at.query_params["target"] = str(target)
+    at.run()
+    assert not at.exception, at.exception
+    entry = comparison.load_entry(str(mtp), target=str(target))
+    why = comparison.no_serving_verdict(entry)
+    assert why and "MTP module is served by the target's own weights" in why
+    infos = [i.value for i in at.info if "no verdict" in i.value]
+    assert infos == [f"**{entry.label}**: no verdict on whether each engine serves it: {why}."], infos
+    assert not [i.value for i in at.info if "give the target" in i.value]
+
+
+def test_a_draft_without_a_target_is_sent_to_the_page_field_not_a_cli_option(tmp_path: Path) -> None:
+    folder = tmp_path / "qwen3-32b-eagle3"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(_draft_config()))
+    at = page_app(COMPARE, timeout=120)
+    at.query_params["m"] = [str(folder)]
+    at.run()
+    assert not at.exception, at.exception
+    (info,) = [i.value for i in at.info if "no verdict" in i.value]
+    assert "its target (the Target model field above)" in info and "--target" not in info, info
