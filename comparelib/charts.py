@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -357,7 +356,11 @@ def _baseline_name(rec: Any, model: str | None = None) -> str:
 # Where a label lands on a sweep chart, in the pixels of a page column (1400 px window: the plot is ~290 x 220
 # of the 320 px chart). Estimates, used only to keep labels off each other and off the data.
 PLOT_PX = (290.0, 220.0)
-LINE_PX = 13.0  # one line of 11 px text
+# A line of 11 px text is 13 px from ascent to descent: lines 13 px apart touched ("#1 vllm baseline-b1" over
+# "#12 sglang sglang-baseline", two baselines close in tok/s, read as one blur). Lines, and stacks, keep a gap.
+TEXT_PX = 13.0
+LINE_GAP_PX = 3.0
+LINE_PX = TEXT_PX + LINE_GAP_PX  # one line of a stack of labels
 LABEL_PAD_PX = 4.0  # text bottom above its rule
 CHAR_PX = 6.3  # 11 px sans-serif: capitals ("NCCL_PROTO=LL") are the widest
 LABEL_CHARS = 40  # a label line at most (~220 px); longer ones wrap
@@ -372,69 +375,6 @@ SWEEP_LEGEND: dict[str, Any] = {
     "columns": 1,
     "labelLimit": LEGEND_LABEL_PX,
 }
-
-# A run's speculative algorithm as a legend says it, by the name the engine reports or was stated (SGLang's
-# server_info: EAGLE3, EAGLE, NEXTN, STANDALONE, NGRAM; vLLM's speculative_config method: eagle3, eagle, mtp,
-# deepseek_mtp, ngram, medusa, draft_model, suffix).
-ALGORITHM_NAMES = {
-    "eagle3": "EAGLE-3",
-    "eagle": "EAGLE",
-    "nextn": "MTP",
-    "mtp": "MTP",
-    "standalone": "draft model",
-    "draft_model": "draft model",
-    "ngram": "n-gram",
-    "medusa": "Medusa",
-    "lookahead": "lookahead",
-    "suffix": "suffix",
-}
-
-
-def algorithm_name(run: Any) -> str | None:
-    """ "EAGLE-3", "MTP", "EAGLE", "n-gram", ... for a speculative run; None when not stated.
-
-    SGLang reports an MTP run (``--speculative-algorithm NEXTN``) as EAGLE with the target itself as the draft
-    (server_args: NEXTN aliases EAGLE; DeepSeek-V3/GLM/... default the draft path to the model path), and vLLM's
-    MTP methods are named per family (deepseek_mtp, qwen3_next_mtp, ...)."""
-    algo = str(getattr(run, "speculative_algorithm", None) or "").strip()
-    key = algo.lower()
-    if not key or key == "unknown":
-        return None
-    if key == "eagle":
-        draft = str(getattr(run, "draft_model", None) or "").strip().rstrip("/").lower()
-        model = str(getattr(run, "model", None) or "").strip().rstrip("/").lower()
-        if draft and draft == model:
-            return "MTP"
-    if key.endswith("_mtp") or key.endswith("-mtp"):
-        return "MTP"
-    return ALGORITHM_NAMES.get(key, algo)
-
-
-def sweep_legend(records: Sequence[Any], series: Mapping[int, str]) -> dict[int, str]:
-    """``series`` (``analysis.speedup.sweep_series``: "sglang bs=16 chain") as the legend says it: the algorithm
-    after the engine ("sglang EAGLE-3 bs=16 chain", "vllm MTP bs=1 chain"), and vLLM's drafting shape, a chain
-    (vLLM drafts a chain unless a tree is stated: a stated topk > 1 already reads "tree"). An EAGLE-3 line
-    and an MTP one read alike before, and vLLM lines said no shape where SGLang's said theirs."""
-    out = dict(series)
-    for r in records:
-        name = series.get(r.id)
-        if name is None:
-            continue
-        lead, sep, rest = name.rpartition(" · ")  # a group of several target models leads with the model
-        engine = str(getattr(r, "engine", None) or "unknown")
-        if not rest.startswith(engine):
-            continue
-        tail = rest[len(engine) :]
-        words = tail.split()
-        algo = algorithm_name(r)
-        named = algo is not None and algo.split()[0] in words  # the series names it already (a group of several)
-        topk = getattr(r, "topk", None)
-        if engine == "vllm" and not {"chain", "tree"} & set(words) and (topk is None or topk <= 1):
-            batch = re.search(r" bs=\S+", tail)
-            at = batch.end() if batch else (len(f" {algo}") if named and tail.startswith(f" {algo}") else 0)
-            tail = f"{tail[:at]} chain{tail[at:]}"
-        out[r.id] = f"{lead}{sep}{engine}{'' if named or not algo else f' {algo}'}{tail}"
-    return out
 
 
 def _nice_extent(lo: float, hi: float) -> tuple[float, float]:
@@ -496,7 +436,9 @@ def baseline_labels(
         ]
         costs = []
         for _, (x0, x1, y0, y1) in spots:
-            clash = any(x0 < b1 and b0 < x1 and y0 < d1 and d0 < y1 for b0, b1, d0, d1 in placed)
+            # another stack's lines, or closer to them than lines of one stack are (boxes that only abut touched)
+            gap = LINE_GAP_PX * unit
+            clash = any(x0 < b1 and b0 < x1 and y0 - gap < d1 and d0 < y1 + gap for b0, b1, d0, d1 in placed)
             clash = clash or any(y0 < v < y1 for v in rules)  # text over another dashed rule
             outside = y0 < lo or y1 > hi
             hits = sum(x0 - mx <= x <= x1 + mx and y0 - my <= y <= y1 + my for x, y in data)
@@ -531,10 +473,11 @@ def run_sweep_charts(
 ) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
     """tok/s (the group's baseline runs as dashed horizontal rules) and acceptance length against num_steps,
     one line per comparable setting (``series``: ``analysis.speedup.sweep_series``, by run id), led by its
-    target model in a group of several (``models``: ``analysis.speedup.served_models``)."""
+    target model in a group of several (``models``: ``analysis.speedup.served_models``). The legend says each
+    series as given: it names the algorithm and the shape ("sglang MTP (NEXTN) bs=1 chain") by the registry's one
+    rule, which this shared module cannot import."""
     spec_runs = [r for r in records if not r.is_baseline and r.num_steps is not None]
     models = models or {}
-    series = sweep_legend(spec_runs, series)
     spec = pd.DataFrame(
         [
             {

@@ -30,7 +30,7 @@ from comparelib.errors import CompareError
 from comparelib.live.bench import BenchOptions, benchmark
 from comparelib.live.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.live.store import Store, requests_to_frame, runs_to_frame
-from comparelib.models.draft import default_runs, latest_own_group, model_match, run_pool
+from comparelib.models.draft import default_runs, latest_own_group, model_match, run_pool, runs_of_draft
 
 EXAMPLE_GROUP = "example-kimi-k2.5"
 ENGINES = ["auto", "sglang", "vllm", "openai"]
@@ -414,15 +414,21 @@ try:
     st.subheader("Compare runs")
     if all_runs:
         # start from your draft's runs (its group, else your latest runs), the example only when there are none;
-        # when new runs arrive the selection follows them
+        # when new runs arrive the selection follows them. Its pair is your draft's, as Overview's: runs of another
+        # draft (or the target's own MTP) are left out and named
+        pool = run_pool(all_runs, draft)
         default_pick = [
-            r.title for r in speedup.with_baselines(run_pool(all_runs, draft), default_runs(all_runs, draft))
+            r.title for r in speedup.with_baselines(pool, default_runs(all_runs, draft), draft=draft.match_name)
         ]
         if st.session_state.get("_compare_default") != default_pick or "compare_runs" not in st.session_state:
             st.session_state["_compare_default"] = default_pick
             st.session_state["compare_runs"] = default_pick
             _forget("compare_baseline")
         picked = st.multiselect("Runs", list(by_title), key="compare_runs")
+        mine = runs_of_draft(pool, draft.match_name)  # Overview's sentence, while the selection leaves them out
+        if mine.note and not {r.title for r in mine.left_out} & set(picked):
+            add = " Runs of another draft can be added under Runs to compare them with yours." if mine.left_out else ""
+            st.caption(mine.note + add)
         picked_runs = [by_title[t] for t in picked]
         if picked:
             base_title = st.selectbox(

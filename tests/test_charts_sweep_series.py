@@ -9,6 +9,7 @@ baseline labels were crossed by those lines. The charts are rendered with vl-con
 
 from __future__ import annotations
 
+import itertools
 import re
 from types import SimpleNamespace
 from typing import Any
@@ -72,20 +73,22 @@ def _datasets(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 SERIES_CASES = [
     # (runs, expected series by run id): the walk's settings, each its own line with a label that says which
-    (WALK, {5: "sglang bs=1 chain", 6: "sglang bs=1 chain", 7: "sglang bs=1 chain", 8: "sglang bs=1 chain",
-            9: "sglang bs=1 tree topk=4 ndt=8", 11: "sglang bs=16 chain max_tokens=96",
-            15: "sglang bs=16 chain max_tokens=256", 16: "sglang bs=16 tree topk=4 ndt=8"}),
+    (WALK, {5: "sglang EAGLE-3 bs=1 chain", 6: "sglang EAGLE-3 bs=1 chain", 7: "sglang EAGLE-3 bs=1 chain",
+            8: "sglang EAGLE-3 bs=1 chain",
+            9: "sglang EAGLE-3 bs=1 tree topk=4 ndt=8", 11: "sglang EAGLE-3 bs=16 chain max_tokens=96",
+            15: "sglang EAGLE-3 bs=16 chain max_tokens=256", 16: "sglang EAGLE-3 bs=16 tree topk=4 ndt=8"}),
     # one setting, two engines: the engine tells them apart
     ([_run(1, 90, bs=1, steps=2), _run(2, 95, bs=1, steps=3), _run(3, 80, bs=1, steps=2, engine="vllm")],
-     {1: "sglang bs=1 chain", 2: "sglang bs=1 chain", 3: "vllm bs=1 chain"}),
+     {1: "sglang EAGLE-3 bs=1 chain", 2: "sglang EAGLE-3 bs=1 chain", 3: "vllm EAGLE-3 bs=1 chain"}),
     # trees with other numbers of draft tokens are other settings; a chain's follow num_steps
     ([_run(1, 90, bs=4, steps=3, topk=4, ndt=8), _run(2, 95, bs=4, steps=5, topk=4, ndt=8),
       _run(3, 97, bs=4, steps=5, topk=4, ndt=16), _run(4, 91, bs=4, steps=3), _run(5, 92, bs=4, steps=4)],
-     {1: "sglang bs=4 tree topk=4 ndt=8", 2: "sglang bs=4 tree topk=4 ndt=8", 3: "sglang bs=4 tree topk=4 ndt=16",
-      4: "sglang bs=4 chain", 5: "sglang bs=4 chain"}),
+     {1: "sglang EAGLE-3 bs=4 tree topk=4 ndt=8", 2: "sglang EAGLE-3 bs=4 tree topk=4 ndt=8",
+      3: "sglang EAGLE-3 bs=4 tree topk=4 ndt=16",
+      4: "sglang EAGLE-3 bs=4 chain", 5: "sglang EAGLE-3 bs=4 chain"}),
     # settings alike in every named field (another draft): the first run's id tells them apart
     ([_run(1, 90, bs=1, steps=3), _run(2, 95, bs=1, steps=3, draft="/data/other")],
-     {1: "sglang bs=1 chain (#1)", 2: "sglang bs=1 chain (#2)"}),
+     {1: "sglang EAGLE-3 bs=1 chain (#1)", 2: "sglang EAGLE-3 bs=1 chain (#2)"}),
 ]  # fmt: skip
 
 
@@ -109,7 +112,7 @@ def test_walk_lines_neither_zig_zag_between_batch_sizes_nor_join_tree_and_chain(
         tok_s = [r["output tok/s"] for r in rows]
         assert max(tok_s) < 2 * min(tok_s), rows
     at5 = {r["series"]: r["accept length"] for r in _datasets(accept) if r["num_steps"] == 5}
-    # the legend names the algorithm (charts.sweep_legend)
+    # the legend names the algorithm (speedup.sweep_series, by registry.algorithm_label)
     assert at5["sglang EAGLE-3 bs=1 chain"] == pytest.approx(3.43)
     assert at5["sglang EAGLE-3 bs=1 tree topk=4 ndt=8"] == 4.0
     assert {"sglang EAGLE-3 bs=16 chain max_tokens=96", "sglang EAGLE-3 bs=1 tree topk=4 ndt=8"} <= set(by_series)
@@ -225,3 +228,72 @@ def test_batch_1_beside_batch_16_is_drawn_on_a_log_axis(runs: list[SimpleNamespa
 
 def _datasets_all(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return [row for rows in spec["datasets"].values() for row in rows]
+
+
+# --- 3. baselines close in tok/s: their labels keep a gap ---------------------------------------------------------
+
+LABEL_GAP_PX = 2.0  # between two labels' lines (their fonts' full height, ascent to descent)
+
+
+def _close_baselines(gap: float, *, above_data: bool) -> list[SimpleNamespace]:
+    """A vLLM and an SGLang baseline ``gap`` tok/s apart at batch 1, with a sweep above them (or across them)."""
+    base = [
+        _run(1, 80.0, bs=1, labels=("baseline-b1",), engine="vllm"),
+        _run(12, 80.0 + gap, bs=1, labels=("sglang-baseline",)),
+    ]
+    tok = (lambda k: 95.0 + 3 * k) if above_data else (lambda k: 60.0 + 8 * k)
+    sweep = [_run(20 + k, tok(k), bs=1, steps=k, al=2.0 + 0.2 * k) for k in range(1, 6)]
+    vllm = [_run(30 + k, tok(k) - 2, bs=1, steps=k, al=2.0 + 0.2 * k, engine="vllm") for k in range(1, 6)]
+    return [*base, *sweep, *vllm]
+
+
+def _label_lines(runs: list[SimpleNamespace], width: int) -> list[tuple[str, float, float, float, float]]:
+    """Each baseline label's line as vl-convert lays it out in a page column ``width`` px wide: (text, x0, x1, top,
+    bottom), top to bottom of the font's full height (ascent and descent) around the line's baseline."""
+    from PIL import ImageFont
+
+    from tests.test_sweep_legend import _scenegraph
+
+    try:
+        font = ImageFont.truetype(SANS, FONT_PX)
+        ascent, descent = (float(v) for v in font.getmetrics())
+    except OSError:  # Liberation Sans' metrics
+        font, ascent, descent = None, 0.905 * FONT_PX, 0.212 * FONT_PX
+    built = charts.run_sweep_charts(runs, *speedup.sweep_chart_inputs(runs))
+    assert built is not None
+    found: list[dict[str, Any]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("marktype") == "text":
+                found.extend(i for i in node.get("items", []) if "baseline: " in str(i.get("description")))
+            for child in node.get("items", []) if isinstance(node.get("items"), list) else []:
+                walk(child)
+
+    walk(_scenegraph(built[0], width)["scenegraph"])
+    out = []
+    for it in found:
+        y = float(it["y"]) + float(it.get("dy", 0))
+        # Vega's baselines: "bottom" puts the text's bottom (0.21 em under the alphabetic baseline) at y, "top" its
+        # top (0.79 em over it)
+        alpha = y - 0.21 * FONT_PX if it.get("baseline") == "bottom" else y + 0.79 * FONT_PX
+        text = str(it["text"])
+        wide = _text_px(text)
+        x = float(it["x"]) + float(it.get("dx", 0))
+        x0 = x - wide if it.get("align") == "right" else x
+        out.append((text, x0, x0 + wide, alpha - ascent, alpha + descent))
+    return out
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.5, 2.0, 4.0, 8.0])
+@pytest.mark.parametrize("above_data", [True, False], ids=["sweep-above", "sweep-across"])
+@pytest.mark.parametrize("width", [440, 600])
+def test_labels_of_baselines_close_in_tok_s_keep_a_gap(gap: float, above_data: bool, width: int) -> None:
+    """A walk's group: "#1 vllm baseline-b1" and "#12 sglang sglang-baseline" (80 and ~80 tok/s) were stacked one
+    line height (13 px) apart, an 11 px font's full height: the two lines touched and read as one blur."""
+    lines = _label_lines(_close_baselines(gap, above_data=above_data), width)
+    assert {t for t, *_ in lines} == {"#1 vllm baseline-b1", "#12 sglang sglang-baseline"}
+    for (ta, ax0, ax1, at, ab), (tb, bx0, bx1, bt, bb) in itertools.combinations(lines, 2):
+        if ax0 < bx1 and bx0 < ax1:  # one above the other
+            apart = max(bt - ab, at - bb)
+            assert apart >= LABEL_GAP_PX, f"{ta!r} and {tb!r} {apart:.1f} px apart"

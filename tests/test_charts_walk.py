@@ -207,11 +207,11 @@ def _serving_rows() -> pd.DataFrame:
 KEY_COLUMNS = [
     (
         "RUN_COMPARISON",
-        "#5 EAGLE3 steps=3 topk=1 ndt=4",
+        "#5 EAGLE-3 steps=3 topk=1 ndt=4",
         ["num_steps", "output tok/s", "speedup", "speedup_note", "accept length (pooled)", "accept length (mean)"],
         "GRID_PX",
     ),
-    ("LIVE_ACCEPTANCE", "#5 EAGLE3 steps=3 topk=1 ndt=4", ["accept_length", "tau_sim_last"], "HALF_GRID_PX"),
+    ("LIVE_ACCEPTANCE", "#5 EAGLE-3 steps=3 topk=1 ndt=4", ["accept_length", "tau_sim_last"], "HALF_GRID_PX"),
     (
         "SERVING",
         "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0)",

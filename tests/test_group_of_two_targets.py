@@ -95,11 +95,11 @@ def test_sweep_lines_and_baselines_name_their_model_in_a_group_of_two_targets() 
     models = speedup.served_models(SWEEP, model_match)  # the cache folder of Qwen3-8B is Qwen3-8B
     series = speedup.sweep_series([r for r in SWEEP if not r.is_baseline], models)
     assert series == {
-        2: "Qwen3-30B-A3B · sglang bs=1 chain",
-        3: "Qwen3-30B-A3B · sglang bs=1 chain",
-        4: "Qwen3-30B-A3B · sglang bs=1 chain",
-        5: "Qwen3-30B-A3B · vllm bs=1 chain",
-        6: "Qwen3-8B · sglang bs=1 chain",  # was "sglang bs=1 chain (#6)" beside "sglang bs=1 chain (#2)"
+        2: "Qwen3-30B-A3B · sglang EAGLE-3 bs=1 chain",
+        3: "Qwen3-30B-A3B · sglang EAGLE-3 bs=1 chain",
+        4: "Qwen3-30B-A3B · sglang EAGLE-3 bs=1 chain",
+        5: "Qwen3-30B-A3B · vllm EAGLE-3 bs=1 chain",
+        6: "Qwen3-8B · sglang EAGLE-3 bs=1 chain",  # was "sglang bs=1 chain (#6)" beside "... (#2)"
     }
     built = charts.run_sweep_charts(SWEEP, series, models)
     assert built is not None
@@ -112,8 +112,8 @@ def test_sweep_lines_and_baselines_name_their_model_in_a_group_of_two_targets() 
     one = [r for r in SWEEP if r.model == Q30]
     assert speedup.served_models(one, model_match) == {}
     assert set(speedup.sweep_series([r for r in one if not r.is_baseline]).values()) == {
-        "sglang bs=1 chain",
-        "vllm bs=1 chain",
+        "sglang EAGLE-3 bs=1 chain",
+        "vllm EAGLE-3 bs=1 chain",
     }
 
 

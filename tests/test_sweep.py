@@ -559,8 +559,8 @@ def test_the_fit_takes_the_same_tree_the_chart_draws_as_one_line() -> None:
     (why,) = sweep.left_out
     assert "#4" in why and "different num_draft_tokens of a tree: 16 against 8" in why, why
     series = speedup.sweep_series([r for r in runs if not r.is_baseline])
-    assert {series[r.id] for r in sweep.runs} == {"sglang bs=4 tree topk=4 ndt=8"}
-    assert series[4] == "sglang bs=4 tree topk=4 ndt=16"
+    assert {series[r.id] for r in sweep.runs} == {"sglang EAGLE-3 bs=4 tree topk=4 ndt=8"}
+    assert series[4] == "sglang EAGLE-3 bs=4 tree topk=4 ndt=16"
     # chains sweep whatever their num_draft_tokens (it follows num_steps)
     chain = [rec(1, None, 40.0), rec(2, 2, 80.0, 2.4), rec(3, 4, 85.0, 2.9)]
     assert [r.id for r in speedup.sweep_of(chain).runs] == [2, 3]

@@ -69,7 +69,7 @@ def _legend_texts(node: Any, inside: bool = False) -> list[str]:
 def test_sweep_plots_keep_the_columns_width_and_every_legend_entry_whole(width: int) -> None:
     built = charts.run_sweep_charts(CROWDED, *speedup.sweep_chart_inputs(CROWDED))
     assert built is not None and built[1] is not None
-    names = set(charts.sweep_legend(CROWDED, speedup.sweep_chart_inputs(CROWDED)[0]).values())
+    names = set(speedup.sweep_chart_inputs(CROWDED)[0].values())
     for part in built:
         legend = (
             part.to_dict()["layer"][0]["encoding"]["color"]["legend"]
@@ -84,29 +84,75 @@ def test_sweep_plots_keep_the_columns_width_and_every_legend_entry_whole(width: 
 
 
 def test_legend_names_the_algorithm_and_vllm_chains() -> None:
-    series, models = speedup.sweep_chart_inputs(CROWDED)
-    said = charts.sweep_legend([r for r in CROWDED if not r.is_baseline], series)
+    said, models = speedup.sweep_chart_inputs(CROWDED)
     assert said[5] == "Llama-3.3-70B-Instruct · sglang EAGLE-3 bs=1 chain"
     assert said[9] == "Llama-3.3-70B-Instruct · sglang EAGLE-3 bs=1 tree topk=4 ndt=8"
     assert said[41] == "Qwen3-8B · vllm EAGLE-3 bs=16 chain"
     assert said[51] == "Qwen3-8B · vllm MTP bs=16 chain"
+    built = charts.run_sweep_charts(CROWDED, said, models)
+    assert built is not None
+    drawn = {row["series"] for rows in built[0].to_dict()["datasets"].values() for row in rows if "series" in row}
+    assert drawn == set(said.values())  # the chart draws the series as named: no second naming rule in charts
+
+
+DSV3 = "deepseek-ai/DeepSeek-V3"
+
+
+def _mtp(i: int, steps: int, engine: str, algorithm: str, draft: str | None) -> SimpleNamespace:
+    return _stored(
+        _run(i, 100.0 + i, bs=1, steps=steps, al=2.0, engine=engine),
+        model=DSV3, speculative_algorithm=algorithm, draft_model=draft, topk=None if engine == "vllm" else 1,
+    )  # fmt: skip
+
+
+# every spelling of the target's own MTP layers: one line per engine, named by the registry's rule (the legend
+# said "MTP" where the Overview and the run titles said "MTP (NEXTN)" for SGLang's)
+MTP_SPELLINGS = [
+    (_mtp(1, 2, "sglang", "EAGLE", DSV3), "sglang MTP (NEXTN) bs=1 chain"),  # as SGLang reports NEXTN
+    (_mtp(2, 3, "sglang", "NEXTN", None), "sglang MTP (NEXTN) bs=1 chain"),
+    (_mtp(3, 4, "sglang", "EAGLE", "deepseek-ai/deepseek-v3/"), "sglang MTP (NEXTN) bs=1 chain"),
+    (_mtp(4, 2, "vllm", "mtp", None), "vllm MTP bs=1 chain"),
+    (_mtp(5, 3, "vllm", "deepseek_mtp", None), "vllm MTP bs=1 chain"),
+    (_mtp(6, 4, "vllm", "MTP", None), "vllm MTP bs=1 chain"),
+]
+
+
+def test_every_mtp_spelling_is_one_line_per_engine_named_as_the_registry_names_it() -> None:
+    from comparelib.models import registry
+
+    runs = [run for run, _ in MTP_SPELLINGS]
+    series, _ = speedup.sweep_chart_inputs(runs)
+    assert {r.id: series[r.id] for r in runs} == {run.id: said for run, said in MTP_SPELLINGS}
+    for run, said in MTP_SPELLINGS:
+        assert f" {registry.algorithm_label(run)} " in said
 
 
 @pytest.mark.parametrize(
-    ("algorithm", "draft", "named"),
+    ("algorithm", "draft", "engine", "named"),
     [
-        ("EAGLE3", "/data/draft", "EAGLE-3"),
-        ("eagle3", "/data/draft", "EAGLE-3"),
-        ("EAGLE", "/data/draft", "EAGLE"),
-        ("EAGLE", "/models/DeepSeek-V3/", "MTP"),  # SGLang's NEXTN: EAGLE with the target as its own draft
-        ("NEXTN", None, "MTP"),
-        ("deepseek_mtp", None, "MTP"),
-        ("mtp", None, "MTP"),
-        ("ngram", None, "n-gram"),
-        ("unknown", None, None),
-        (None, None, None),
+        ("EAGLE3", "/data/draft", "sglang", "EAGLE-3"),
+        ("eagle3", "/data/draft", "vllm", "EAGLE-3"),
+        ("EAGLE", "/data/draft", "sglang", "EAGLE"),
+        ("EAGLE", "/models/DeepSeek-V3/", "sglang", "MTP (NEXTN)"),  # SGLang's NEXTN: the target as its own draft
+        ("EAGLE", "/models/deepseek-v3", "sglang", "MTP (NEXTN)"),  # case aside
+        ("NEXTN", None, "sglang", "MTP (NEXTN)"),
+        ("mtp", None, "sglang", "MTP (NEXTN)"),  # stated on an import of a SGLang run
+        ("NEXTN", None, None, "MTP (NEXTN)"),  # no engine recorded: as SGLang names it
+        ("deepseek_mtp", None, "vllm", "MTP"),
+        ("mtp", None, "vllm", "MTP"),
+        ("MTP", None, None, "MTP"),
+        ("ngram", None, "vllm", "n-gram"),
+        ("draft_model", "/data/small", "vllm", "draft model"),
+        ("STANDALONE", "/data/small", "sglang", "draft model"),
+        ("unknown", None, "vllm", None),
+        (None, None, "sglang", None),
     ],
 )
-def test_algorithm_names(algorithm: str | None, draft: str | None, named: str | None) -> None:
-    run = SimpleNamespace(speculative_algorithm=algorithm, draft_model=draft, model="/models/DeepSeek-V3")
-    assert charts.algorithm_name(run) == named
+def test_algorithm_labels(algorithm: str | None, draft: str | None, engine: str | None, named: str | None) -> None:
+    """The one naming rule (``registry.algorithm_label``), which the legend, run titles and Overview use."""
+    from comparelib.models import registry
+
+    run = SimpleNamespace(
+        speculative_algorithm=algorithm, draft_model=draft, model="/models/DeepSeek-V3", engine=engine
+    )
+    assert registry.algorithm_label(run) == named

@@ -26,6 +26,7 @@ from sqlalchemy.pool import StaticPool
 
 from comparelib import redact, settings
 from comparelib.errors import DataError, StoreError
+from comparelib.models.registry import algorithm_label
 from comparelib.values import integer, number, plain
 
 if TYPE_CHECKING:
@@ -178,9 +179,11 @@ class RunRecord:
 
     @property
     def title(self) -> str:
-        """A short human name for pickers: id, kind, spec config, labels."""
-        algo = self.speculative_algorithm
-        spec = "baseline" if self.is_baseline else (algo if algo and algo != "unknown" else "speculative")
+        """A short human name for pickers: id, kind, spec config, labels. The algorithm is named as every page
+        names it (``registry.algorithm_label``): SGLang's NEXTN, reported as EAGLE with the target as draft, reads
+        "MTP (NEXTN)", not "EAGLE"."""
+        algo = None if self.is_baseline else algorithm_label(self)
+        spec = "baseline" if self.is_baseline else (algo or "speculative")
         if self.num_steps is not None:
             spec += f" steps={self.num_steps}"
         if self.topk is not None:

@@ -430,9 +430,10 @@ _MTP_NAMES = re.compile(r"(?:nextn|mtp|[a-z0-9_]+_mtp)")
 
 
 def _target_as_draft(run: Any) -> bool:
-    """The run's draft is its target itself (SGLang's NEXTN): both recorded and equal."""
-    draft = str(getattr(run, "draft_model", None) or "").strip().rstrip("/\\")
-    model = str(getattr(run, "model", None) or "").strip().rstrip("/\\")
+    """The run's draft is its target itself (SGLang's NEXTN): both recorded and equal, case and a trailing slash
+    aside (a Hub id is one repo in any case: "deepseek-ai/DeepSeek-V3" served with "deepseek-ai/deepseek-v3")."""
+    draft = str(getattr(run, "draft_model", None) or "").strip().rstrip("/\\").lower()
+    model = str(getattr(run, "model", None) or "").strip().rstrip("/\\").lower()
     return bool(draft) and draft == model
 
 
@@ -459,16 +460,36 @@ def is_mtp(run: Any) -> bool:
     return algorithm_key(run) == MTP
 
 
+# Algorithms as a page names them, by ``algorithm_key`` (SGLang's server_info: EAGLE3, EAGLE, STANDALONE, NGRAM;
+# vLLM's speculative_config method: eagle3, eagle, ngram, medusa, draft_model, suffix). The one table: charts,
+# run titles and Overview's sentences all name an algorithm through ``algorithm_label``.
+_LABELS = {
+    "eagle3": "EAGLE-3",
+    "eagle": "EAGLE",
+    "standalone": "draft model",
+    "draftmodel": "draft model",
+    "ngram": "n-gram",
+    "medusa": "Medusa",
+    "lookahead": "lookahead",
+    "suffix": "suffix",
+}
+
+
 def algorithm_label(run: Any) -> str | None:
-    """The algorithm as a page names it: "MTP (NEXTN)" (SGLang's), "MTP" (vLLM's), "EAGLE-3", "EAGLE", else as
-    recorded; None for a baseline or an algorithm not stated."""
+    """The algorithm as a page names it: "MTP (NEXTN)" (SGLang's, however recorded), "MTP" (vLLM's), "EAGLE-3",
+    "EAGLE", "n-gram", ... else as recorded; None for a baseline or an algorithm not stated. A run of no known
+    engine (an import) says "MTP (NEXTN)" when recorded as SGLang names it (NEXTN, or EAGLE with the target as
+    draft), else "MTP"."""
     key = algorithm_key(run)
     if key in (None, "unknown"):
         return None
     if key == MTP:
+        engine = str(getattr(run, "engine", None) or "").strip().lower()
+        if engine in ("sglang", "vllm"):
+            return "MTP (NEXTN)" if engine == "sglang" else "MTP"
         raw = str(getattr(run, "speculative_algorithm", None) or "").strip().lower()
         return "MTP (NEXTN)" if raw in ("nextn", "eagle") else "MTP"
-    return {"eagle3": "EAGLE-3", "eagle": "EAGLE"}.get(key, str(run.speculative_algorithm).strip())
+    return _LABELS.get(key, str(run.speculative_algorithm).strip())
 
 
 def family_of(target_model: str | None) -> str:
