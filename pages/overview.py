@@ -337,8 +337,9 @@ else:
         f"{reference} does not report its own."
     )
 acc_link = (
-    _link(f"{own_accept:.2f}", "bench") + f" (measured, run #{best.id})"
-    if own_accept and best is not None
+    # one run on every page, by one rule (overview.own_acceptance), named with why it is that run
+    _link(f"{answer.own.value:.2f}", "bench") + f" (measured, run #{answer.own.run.id}, {answer.own.why})"
+    if answer.own is not None
     else (
         "missing ("
         + (

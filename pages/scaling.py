@@ -209,6 +209,15 @@ try:
     # runs served with another target than your draft's are another model's points: left out, and named
     group_split = runs_for_target(group_runs, own_target)
     own_pts = _own_points(list(group_split.kept), own_name, own_samples, own_tokens, None)
+    # your acceptance is one run, chosen as Overview chooses it (overview.own_acceptance): the answer reads it alone
+    own_pick = overview.own_acceptance(
+        list(group_split.kept), [setting_key] if setting_key else [], draft=draft.match_name
+    )
+    lead_pts = (
+        own_pts[own_pts["source"].astype(str).str.startswith(f"store run {own_pick.run.id} ")]
+        if own_pick is not None
+        else own_pts.iloc[0:0]
+    )
     points = scaling.scaling_points(published, own=own_pts)
     fit = None
     fit_error = None
@@ -229,7 +238,7 @@ if fit is not None:
     lead, *rest = verdicts.data_lead(
         fit,
         float(target),
-        own_pts,
+        lead_pts,
         own_volume=own_volume,
         reference=reference,
         reference_volume=float(ref_vol.max()) if len(ref_vol) else None,
@@ -238,6 +247,11 @@ if fit is not None:
     st.markdown(f"**{lead}**", help=None if rest else "95% confidence band of the fitted mean.")
     for line in rest:
         st.markdown(line)
+    if own_pick is not None:
+        st.caption(
+            f"Your acceptance: {own_pick.value:.2f}, run #{own_pick.run.id} ({own_pick.why}), the run Overview "
+            "reads too."
+        )
 elif setting_key is not None:
     st.warning(
         f"No fit for {verdicts.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "
@@ -270,7 +284,7 @@ if fit is not None or (own_samples and x == "samples"):
                     + "."
                 )
                 # your own measured acceptance next to the fit, and why they may disagree
-                against = verdicts.measured_against_fit(fit, own_volume, own_pts)
+                against = verdicts.measured_against_fit(fit, own_volume, lead_pts)
                 if against is not None:
                     agrees, sentence = against
                     (st.success if agrees else st.warning)(sentence)

@@ -7,9 +7,10 @@ the registry's published points (``scaling``), live speed from a run group (``sp
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from comparelib.analysis import speedup
@@ -316,11 +317,29 @@ class AcceptFacts:
     by_benchmark: tuple[tuple[str, float], ...] = ()
     benchmarks: tuple[str, ...] = HEADLINE_BENCHMARKS  # the benchmarks the range was read on
     published_on: tuple[str, ...] = ()  # every benchmark the reference publishes an acceptance on (any setting)
+    # the range at each setting it spans (setting label, low, high), fewest steps first
+    by_setting: tuple[tuple[str, float, float], ...] = ()
 
     @property
     def ref_range(self) -> str | None:
         """The reference's acceptance as "3.17-3.49" (one value when the ends agree); None when unpublished."""
         return _range_text(self.ref_lo, self.ref_hi)
+
+    @property
+    def ref_range_words(self) -> str | None:
+        """The range with the settings it spans: "3.27-3.47 at steps=3,...", or one range per setting ("3.17-3.49
+        (setting not stated by the source); 4.66-5.38 at steps=7,..."): a range pooling 3-step and 7-step results
+        read as one spread. None when unpublished."""
+        if self.ref_range is None:
+            return None
+        if len(self.by_setting) <= 1:
+            only = self.by_setting[0][0] if self.by_setting else None
+            return self.ref_range + (_at_setting(only) if only else "")
+        return "; ".join(f"{_range_text(lo, hi)}{_at_setting(key)}" for key, lo, hi in self.by_setting)
+
+
+def _at_setting(label: str) -> str:
+    return f" ({label})" if label == setting_label(None) else f" at {label}"
 
 
 def _setting_parts(key: str) -> dict[str, str]:
@@ -423,8 +442,15 @@ def accept_facts(
     top: dict[str, float] = {}
     for _, a, b in chosen:
         top[b] = max(top.get(b, a), a)
+    spans: dict[str, list[float]] = {}
+    for k, a, _ in chosen:
+        spans.setdefault(setting_label(k), []).append(a)
+    by_setting = tuple(
+        (label, min(v), max(v))
+        for label, v in sorted(spans.items(), key=lambda t: (steps_of(t[0]) is None, steps_of(t[0]) or 0, t[0]))
+    )
     benches = "/".join(bench_label(b) for b in benchmarks) if benchmarks else "all benchmarks"
-    ref_text = _range_text(lo, hi) or "no published acceptance"
+    ref_text = "no published acceptance"  # replaced below by the range with its settings, once it is known
     own_text = "not measured" if own_accept is None else f"~{own_accept:.1f}"
     if lo is None:  # nothing to set ours against: no settings to compare either ("theirs none")
         sentence = f"Acceptance length: ours {own_text}; {no_acceptance(reference, benchmarks, published_on)}."
@@ -439,19 +465,21 @@ def accept_facts(
             f"{'; '.join(settings) or 'none'}; acceptance grows with the number of draft steps, so this is "
             "not a like-for-like comparison."
         )
-    sentence = f"Acceptance length: ours {own_text}, {reference} {ref_text} on {benches}, {tail}"
-    return AcceptFacts(
+    facts = AcceptFacts(
         own_accept,
         own_setting,
         lo,
         hi,
         settings,
         same_setting,
-        sentence,
+        "",
         tuple(top.items()),
         tuple(benchmarks),
         published_on,
+        by_setting,
     )
+    ref_text = facts.ref_range_words or ref_text
+    return replace(facts, sentence=f"Acceptance length: ours {own_text}, {reference} {ref_text} on {benches}, {tail}")
 
 
 def no_acceptance(reference: str, benchmarks: Sequence[str], published_on: Sequence[str]) -> str:
@@ -482,15 +510,24 @@ def accept_line(
             f"- **Acceptance length:** ours {ours}; {no_acceptance(reference, acc.benchmarks, acc.published_on)}, "
             "so there is no published figure to set ours against."
         )
-    text = (
-        f"- **Acceptance length:** ours {ours}, {reference} {link(acc.ref_range, 'scaling')} (published) on "
-        + "/".join(bench_label(b) for b in acc.benchmarks)
-    )
-    # a range across benchmarks (at one setting) says which benchmark is which end
-    if len(acc.by_benchmark) > 1 and len(acc.ref_settings) <= 1:
-        text += f" ({', '.join(f'{bench_label(b)} {v:.2f}' for b, v in acc.by_benchmark)}). "
+    benches = "/".join(bench_label(b) for b in acc.benchmarks)
+    if len(acc.by_setting) > 1:  # a range over several settings is given per setting, each named
+        ranges = "; ".join(
+            f"{link(_range_text(lo, hi) or '', 'scaling')}{_at_setting(key)}" for key, lo, hi in acc.by_setting
+        )
+        text = f"- **Acceptance length:** ours {ours}, {reference} (published) on {benches}: {ranges}. "
     else:
-        text += ". "
+        text = (
+            f"- **Acceptance length:** ours {ours}, {reference} {link(acc.ref_range, 'scaling')} (published) on "
+            + benches
+        )
+        if acc.by_setting and not measured:  # measured: the settings are compared below
+            text += _at_setting(acc.by_setting[0][0])
+        # a range across benchmarks (at one setting) says which benchmark is which end
+        if len(acc.by_benchmark) > 1:
+            text += f" ({', '.join(f'{bench_label(b)} {v:.2f}' for b, v in acc.by_benchmark)}). "
+        else:
+            text += ". "
     if not measured:
         return text
     if acc.same_setting:
@@ -521,6 +558,115 @@ def accept_comparison(own: float | None, acc: AcceptFacts) -> str:
         text = f"the reference's {bench_label(bench)} {high:.2f} is {high / own:.2f} times our {own:.2f}"
         return text + (f" ({'; '.join(parts)})" if parts else "")
     return f"our {own:.2f} is {own / high:.2f} times the reference's highest, {bench_label(bench)} {high:.2f}"
+
+
+@dataclass(frozen=True)
+class OwnAccept:
+    """Your draft's own measured acceptance: which run it is, and why that run (``own_acceptance``)."""
+
+    run: Any
+    value: float
+    setting: str  # the run's setting key (``registry.run_setting``)
+    why: str  # "at the reference's published setting steps=3,...", in words a page shows after the run
+
+
+def reference_settings(reference: str, results: pd.DataFrame | None = None) -> tuple[str, ...]:
+    """The setting keys ``reference`` publishes an acceptance length at, fewest draft steps first (a setting the
+    source does not state is left out: no run can be matched with it)."""
+    records = registry.results_records() if results is None else results.to_dict(orient="records")
+    keys = {
+        str(rec.get("setting_key"))
+        for rec in records
+        if rec.get("hub_id") == reference
+        and number(rec.get("accept_length")) is not None
+        and isinstance(rec.get("setting_key"), str)
+        and rec.get("setting_key") not in ("", "unspecified")
+    }
+    return tuple(sorted(keys, key=lambda k: (steps_of(k) is None, steps_of(k) or 0, k)))
+
+
+def _same_chain(a: str, b: str) -> bool:
+    parts_a, parts_b = _setting_parts(a), _setting_parts(b)
+    if "steps" not in parts_a or parts_a.get("steps") != parts_b.get("steps"):
+        return False
+    return all(parts_a.get(k) is None or parts_b.get(k) is None or parts_a[k] == parts_b[k] for k in ("topk", "draft"))
+
+
+def own_acceptance(runs: Sequence[Any], settings: Sequence[str] = (), *, draft: str | None = None) -> OwnAccept | None:
+    """The one run whose acceptance length is "your acceptance" on every page (Overview, Acceptance vs data).
+
+    ``settings``: the published settings it is set against (the reference's, fewest steps first, or a fit's).
+    The rule, first that applies: a run at one of those settings exactly; else a run drafting the same chain
+    (num_steps, topk, draft tokens), of the same engine first, then the same batch size; else the best comparable
+    pair's speculative run (``speedup.best_pair``); else the fastest speculative run. Among runs alike by these,
+    the best comparable pair's run, else the newest.
+    Only runs with an acceptance length count; with ``draft`` only your draft's runs (``draft.runs_of_draft``).
+
+    Overview showed the batch-8 vLLM run's 2.59 while Acceptance vs data led with an SGLang batch-1 run's 2.74."""
+    mine = [
+        r
+        for r in runs_of_draft(runs, draft).kept
+        if not getattr(r, "is_baseline", False) and _accept_of(r) is not None
+    ]
+    if not mine:
+        return None
+    keyed = [(r, run_setting(r)[0]) for r in mine]
+    pair = speedup.best_pair(mine + [r for r in runs if getattr(r, "is_baseline", False)])
+    paired = pair.spec.id if pair is not None else None
+    for want in settings:
+        exact = [(r, k) for r, k in keyed if k == want]
+        if exact:
+            r, k = max(exact, key=lambda t: (t[0].id == paired, t[0].id))
+            n = len(exact)
+            more = (
+                ""
+                if n == 1
+                else "; of the runs there, the best comparable pair's"
+                if r.id == paired
+                else f"; the newest of {n} runs there"
+            )
+            return OwnAccept(r, _accept_of(r), k, f"at the published setting {want}{more}")  # type: ignore[arg-type]
+    for want in settings:
+        chained = [(r, k) for r, k in keyed if _same_chain(k, want)]
+        if chained:
+            wanted = _setting_parts(want)
+            r, k = max(chained, key=functools.partial(_chain_rank, wanted=wanted, paired=paired))
+            parts = _setting_parts(k)
+            differ = [
+                f"{name} {parts.get(key) or 'not recorded'} (published: {wanted[key]})"
+                for key, name in (("engine", "engine"), ("bs", "batch"))
+                if key in wanted and parts.get(key) != wanted[key]
+            ]
+            return OwnAccept(
+                r,
+                _accept_of(r),  # type: ignore[arg-type]
+                k,
+                f"at the published chain of {want}"
+                + (f", {' and '.join(differ)}" if differ else "")
+                + "; no run at that setting exactly",
+            )
+    if pair is not None:
+        r = pair.spec
+        why = "the speculative run of the best comparable pair"
+    else:
+        fast = [r for r in mine if r.output_tokens_per_s]
+        r = max(fast or mine, key=lambda r: (r.output_tokens_per_s or 0, r.id))
+        why = "the fastest speculative run"
+    if settings:
+        why += f"; no run drafts a published chain ({'; '.join(settings)})"
+    return OwnAccept(r, _accept_of(r), run_setting(r)[0], why)  # type: ignore[arg-type]
+
+
+def _chain_rank(t: tuple[Any, str], wanted: dict[str, str], paired: int | None) -> tuple[bool, bool, bool, int]:
+    """Same engine first, then same batch size, then the best comparable pair's run, then the newest run."""
+    parts = _setting_parts(t[1])
+    same_engine, same_batch = parts.get("engine") == wanted.get("engine"), parts.get("bs") == wanted.get("bs")
+    return same_engine, same_batch, t[0].id == paired, t[0].id
+
+
+def _accept_of(run: Any) -> float | None:
+    al = run.accept_length if run.accept_length is not None else getattr(run, "accept_length_mean", None)
+    return number(al)
 
 
 @dataclass(frozen=True)
@@ -854,7 +1000,7 @@ class Answer:
     size: SizeFacts | None  # None: the reference has no config here, so its size is not known
     accept: AcceptFacts
     live: LiveFacts | None
-    best_run: Any | None  # the run the acceptance comes from (the best pair's, else the fastest speculative run)
+    best_run: Any | None  # the best pair's speculative run, else the fastest speculative run (live speed)
     own_accept: float | None  # its acceptance length
     own_setting: str | None  # its setting key
     own_volume: float | None
@@ -870,6 +1016,7 @@ class Answer:
     runs: tuple[Any, ...] = ()  # the runs the answer read: the group less another target's and another draft's
     runs_note: str | None = None  # the runs left out (served with another target), or the targets a group mixes
     draft_note: str | None = None  # the runs of another draft (or the target's MTP) left out, in one sentence
+    own: OwnAccept | None = None  # the run your acceptance is read from, and why that one (``own_acceptance``)
 
     @property
     def headline(self) -> bool:
@@ -923,11 +1070,11 @@ def answer(
         best = next((r for r in spec_runs if r.id == live.run_id), None)
     if best is None and spec_runs:
         best = max(spec_runs, key=lambda r: r.output_tokens_per_s)
-    own_accept = None
-    own_key = None
-    if best is not None:
-        own_accept = best.accept_length if best.accept_length is not None else best.accept_length_mean
-        own_key, _ = run_setting(best)
+    # your acceptance: the run at the reference's published setting, else its chain, else the best pair's (one rule,
+    # Acceptance vs data's too)
+    mine = own_acceptance(runs, reference_settings(reference, results), draft=draft)
+    own_accept = mine.value if mine is not None else None
+    own_key = mine.setting if mine is not None else None
     acc = accept_facts(own_accept, own_key, reference, results=results)
     data_ratio = (ref_volume / own_volume) if ref_volume and own_volume else None
     size_ratio = (
@@ -978,4 +1125,5 @@ def answer(
         runs=tuple(runs),
         runs_note=by_target.note,
         draft_note=by_draft.note,
+        own=mine,
     )
