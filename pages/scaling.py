@@ -541,8 +541,9 @@ def _curve_tab(shown: bool) -> None:
         "points."
     )
 
+    # the samples per logged step and per epoch in view beside the upload, where the curve's note sends the user;
+    # positions and split, set less often, in the fold-out under them
     lc_in, lc_opts = st.columns([1, 1])
-    lc_more = lc_opts.expander("How to read the log (batch size, epochs, positions, split)")
     with lc_in:
         lc_upload = st.file_uploader(
             "Training log (console log, CSV or a TensorBoard events file)",
@@ -554,7 +555,7 @@ def _curve_tab(shown: bool) -> None:
             key="lc_path",
             placeholder="outputs/run/runs",
         )
-    with lc_more:
+    with lc_opts:
         lc_batch = st.number_input(
             "Samples per logged step (global batch size)",
             min_value=0,
@@ -566,6 +567,7 @@ def _curve_tab(shown: bool) -> None:
         lc_epoch = st.number_input(
             "Samples per epoch (per-epoch logs, EAGLE trainer)", min_value=0, value=0, step=1000, key="lc_epoch"
         )
+    with lc_opts.expander("How to read the log (positions, split)"):
         lc_steps_default = scaling.steps_of(setting_key) or 0
         lc_steps = st.number_input(
             "Draft positions used (chain steps)",

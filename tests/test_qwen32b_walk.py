@@ -280,3 +280,22 @@ def test_a_draft_without_a_target_is_sent_to_the_page_field_not_a_cli_option(tmp
     assert not at.exception, at.exception
     (info,) = [i.value for i in at.info if "no verdict" in i.value]
     assert "its target (the Target model field above)" in info and "--target" not in info, info
+
+
+# --------------------------------------------------------------------------- 4. the learning curve's fields
+
+
+def test_the_samples_fields_sit_beside_the_upload_where_the_hint_points() -> None:
+    from comparelib.analysis import curves
+
+    at = page_app("pages/scaling.py", timeout=120)
+    at.session_state["sc_tab"] = "Learning curve"
+    at.run()
+    assert not at.exception, at.exception
+    folded = {w.key for x in at.expander for w in x.number_input}
+    assert "lc_batch" not in folded and "lc_epoch" not in folded, folded  # in view, not in a collapsed fold-out
+    (uploader,) = [c for c in at.columns if c.get("file_uploader")]
+    beside = next(c for c in at.columns if {"lc_batch", "lc_epoch"} <= {w.key for w in c.number_input})
+    assert beside is not uploader and beside.weight == uploader.weight  # the column next to the upload's
+    pts = [curves.CurvePoint(s, None, "train", (0.5, 0.4), curves.tau_sim((0.5, 0.4))) for s in range(1, 9)]
+    assert "the two fields beside the upload on the page" in curves.analyse(pts).evidence["note"]  # where they are
