@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 from comparelib.models import comparison
 from tests.fixtures import AQ, TINY_DEEPSEEK, page_app
 from tests.hub_emulator import HubEmulator
+from tests.tokenizer_fixture import build_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPARE = "pages/compare.py"
@@ -299,3 +300,35 @@ def test_the_samples_fields_sit_beside_the_upload_where_the_hint_points() -> Non
     assert beside is not uploader and beside.weight == uploader.weight  # the column next to the upload's
     pts = [curves.CurvePoint(s, None, "train", (0.5, 0.4), curves.tau_sim((0.5, 0.4))) for s in range(1, 9)]
     assert "the two fields beside the upload on the page" in curves.analyse(pts).evidence["note"]  # where they are
+
+
+# --------------------------------------------------------------------------- 5. the audit's metrics whole
+
+
+def _metric_fits(value: str, weight: float) -> bool:
+    """Whether a metric's value is drawn whole in its column at a 1400 px window: Streamlit's wide layout with the
+    sidebar open leaves ~904 px of main width (1400 - 336 sidebar - 2 x 80 padding), columns part it by weight less
+    16 px gaps; a metric value is 36 px text, ~20 px a digit or letter, ~10 px a comma, space or point."""
+    px = sum(10 if ch in ",. " else 20 for ch in value)
+    return px <= weight * 904 - 16
+
+
+def test_audit_length_metrics_are_whole_at_1400_px(tmp_path: Path) -> None:
+    rows = [
+        {"conversations": [{"from": "human", "value": "Q?"}, {"from": "gpt", "value": "word " * n}]}
+        for n in (11_000, 11_040, 200, 300)
+    ]
+    data = tmp_path / "train.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    tok = build_tokenizer(tmp_path / "tok")
+    at = page_app("pages/audit.py", timeout=120).run()
+    at.text_input(key="audit_source").set_value(str(data))
+    at.text_input(key="audit_tokenizer").set_value(str(tok))
+    at.button(key="audit_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    labels = {m.label: m.value for m in at.metric}
+    assert {"Length p50", "Length p90", "Length p99", "Length max"} <= set(labels), labels
+    assert int(labels["Length max"].replace(",", "")) > 11_000  # five digits, as the walk's 11,0..
+    for col in at.columns:
+        for m in col.metric:
+            assert _metric_fits(m.value, col.weight), (m.label, m.value, col.weight)
