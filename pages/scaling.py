@@ -30,7 +30,7 @@ import uploadgate
 from comparelib import charts, export, paths, settings, tables
 from comparelib.analysis import curves, draftcost, overview, plan, scaling, speedup, verdicts
 from comparelib.errors import CompareError
-from comparelib.models.draft import runs_for_target
+from comparelib.models.draft import runs_for_target, runs_of_draft
 
 # The tabs below are built only while shown; what was typed or picked in them is kept for the session.
 app.keep_values()  # also when the page runs on its own (AppTest)
@@ -75,8 +75,9 @@ def _live_outlook(
     reference: str,
     x: scaling.Axis,
     target: str | None,
+    own: str | None = None,
 ) -> verdicts.LiveOutlook:
-    return verdicts.live_outlook(runs, at_ref, reference=reference, x=x, target=target)
+    return verdicts.live_outlook(runs, at_ref, reference=reference, x=x, target=target, draft=own)
 
 
 def _own_points(
@@ -208,7 +209,9 @@ try:
     group_runs = store.runs(group=group) if group else []
     # runs served with another target than your draft's are another model's points: left out, and named
     group_split = runs_for_target(group_runs, own_target)
-    own_pts = _own_points(list(group_split.kept), own_name, own_samples, own_tokens, None)
+    # and runs of another draft (or the target's own MTP) are not your draft's points: left out, and named
+    group_own = runs_of_draft(group_split.kept, draft.match_name)
+    own_pts = _own_points(list(group_own.kept), own_name, own_samples, own_tokens, None)
     # your acceptance is one run, chosen as Overview chooses it (overview.own_acceptance): the answer reads it alone
     own_pick = overview.own_acceptance(
         list(group_split.kept), [setting_key] if setting_key else [], draft=draft.match_name
@@ -267,6 +270,8 @@ st.caption(
 )
 if group_split.note:
     st.warning(group_split.note, icon=":material/warning:")
+if group_own.note:
+    st.caption(group_own.note)
 if fit is not None or (own_samples and x == "samples"):
     with st.expander("The fit, its prediction at your volume, and the volume gap (predictions)", expanded=False):
         if fit is not None:
@@ -373,7 +378,7 @@ def _live_tab() -> None:
     else:
         try:
             at_ref = scaling.fit_at_reference(fit, points, reference) if fit is not None else None
-            look = _live_outlook(group_runs, at_ref, reference, x, own_target)
+            look = _live_outlook(group_runs, at_ref, reference, x, own_target, draft.match_name)
             model, measured = look.model, look.measured
             if look.no_scenario:
                 st.caption(look.no_scenario)
@@ -432,7 +437,7 @@ def _cost_tab() -> None:
             pick = st.selectbox("Step costs", [label for label, _ in figures], key="sc_dc_source")
             record = dict(figures)[pick]
             drafts = [d["draft"] for d in record["drafts"]]
-            model_dc = speedup.model_from_runs(group_runs, target=own_target)
+            model_dc = speedup.model_from_runs(group_runs, target=own_target, draft=draft.match_name)
             anchor = model_dc.measured[0]  # the sweep's measured point the acceptances start from
             k_dc = anchor.num_steps
             own = draftcost.own_index(record, draft.source)
@@ -615,7 +620,7 @@ def _curve_tab(shown: bool) -> None:
             )
             lc = _learning_curve(*lc_args)
             lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
-            lc_live = curves.live_frame(list(group_split.kept), lc)
+            lc_live = curves.live_frame(list(group_own.kept), lc)
         except CompareError as exc:
             st.error(str(exc))
         else:

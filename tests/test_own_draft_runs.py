@@ -294,3 +294,44 @@ def test_pairs_at_other_settings_name_engine_algorithm_and_batch() -> None:
         "SGLang EAGLE-3 batch 1, num_steps=3 at 2.00x (#15/#14)",
         "SGLang EAGLE-3 batch 4, num_steps=3 at 1.75x (#11/#10)",
     )
+
+
+# ---------------------------------------------------------------- 6. the plan and Acceptance vs data: the same runs
+
+
+def test_the_plan_and_the_live_outlook_read_only_your_drafts_runs() -> None:
+    """The plan and Acceptance vs data's live outlook kept every run of the group: the MTP run (#3, faster) and
+    another draft's (#4) were 'your draft measured' there while Overview's pair left them out."""
+    from comparelib.analysis import plan, verdicts
+    from comparelib.models import comparison
+
+    entry = comparison.load_entry(
+        comparison.registry_source("AQ-MedAI/Kimi-K2-Instruct-eagle3"), with_header=False, with_card=False
+    )
+    old = plan.inputs_for(entry, runs=DS_GROUP, target=DSV3)
+    assert {r.id for r in old.runs} == {1, 2, 3, 4, 5}  # no draft named: every run, as before
+    inputs = plan.inputs_for(entry, runs=DS_GROUP, target=DSV3, draft=MINE_DS)
+    assert [r.id for r in inputs.runs] == [1, 2, 5]
+    assert "2 runs of another draft left out: #3 MTP (NEXTN), #4 lmsys/other-dsv3-eagle3" in inputs.runs_note
+
+    look = verdicts.live_outlook(DS_GROUP, None, reference="r", x="samples", target=DSV3, draft=MINE_DS)
+    assert sorted(look.measured["run_id"]) == [1, 2, 5]
+    assert {p.run_id for p in look.model.measured} <= {2, 5}
+    assert look.runs_note is not None and "#3 MTP (NEXTN)" in look.runs_note
+
+
+def test_acceptance_vs_data_plots_only_your_drafts_runs_and_names_the_others(hub) -> None:
+    """The gpt-oss group as stored by the bench page: the published draft's run (3.4) was drawn as one of your
+    draft's points on Acceptance vs data; it is left out and named, as on Overview."""
+    cfg = dict(registry.get_draft("lmsys/EAGLE3-gpt-oss-120b-bf16").config or {})
+    cfg.pop("eagle_config", None)
+    hub.add_model(MINE, cfg)
+    _own_group("gptoss-av")
+    at = page_app("../pages/scaling.py", timeout=90)
+    at.query_params["draft"] = MINE
+    at.query_params["draft_group"] = "gptoss-av"
+    at.run()
+    assert not at.exception, at.exception
+    said = " ".join(c.value for c in at.caption)
+    assert "1 run of another draft left out: " in said and "lmsys/EAGLE3-gpt-oss-120b-bf16" in said, said
+    assert "3.40" not in " ".join(m.value for m in at.markdown)

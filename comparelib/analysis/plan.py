@@ -2138,12 +2138,15 @@ def inputs_for(
 
     Runs served with another model than the draft's target (``target``; default: the entry's, else its runs')
     are left out and named (``runs_note``): a plan from another model's speed is not this draft's. ``draft`` (your
-    draft's name) reads the runs' target from its own runs and the baselines only, as Overview does."""
+    draft's name) reads the runs' target from its own runs and the baselines only, and keeps only those, as
+    Overview does: another draft's runs (or the target's own MTP) are left out and named."""
     from comparelib.analysis.scaling import family_of
     from comparelib.models import lint as lint_mod
-    from comparelib.models.draft import runs_for_target, target_from_runs
+    from comparelib.models.draft import runs_for_target, runs_of_draft, target_from_runs
 
     by_target = runs_for_target(runs, target or entry.target_label or target_from_runs(runs, draft))
+    own = runs_of_draft(by_target.kept, draft)  # your draft's runs and the baselines, as Overview's pair
+    runs_note = " ".join(n for n in (by_target.note, own.note) if n)
 
     spec = entry.spec
     try:
@@ -2211,8 +2214,8 @@ def inputs_for(
         num_aux=int(num_aux),
         lint_errors=errors,
         lint_warnings=warnings,
-        runs=by_target.kept,
-        runs_note=by_target.note or "",
+        runs=own.kept,
+        runs_note=runs_note,
         own_samples=own_samples,
         own_samples_source=own_samples_source,
         own_tokens=own_tokens,

@@ -563,18 +563,23 @@ def live_outlook(
     reference: str,
     x: Axis,
     target: str | None = None,
+    draft: str | None = None,
 ) -> LiveOutlook:
     """Speed predictions from a run group; ``at_reference`` is scaling.fit_at_reference's (accept, steps, volume).
 
     The "more data" scenario is shown only when the fit at the reference's volume beats what the draft
     already reaches at that num_steps; otherwise the published trend says nothing about more data for it.
-    Runs served with another model than the draft's ``target`` are neither drawn nor fitted (``runs_note``).
+    Runs served with another model than the draft's ``target`` are neither drawn nor fitted (``runs_note``), nor
+    with ``draft`` (your draft's name) runs of another draft or of the target's own MTP layers (``runs_of_draft``):
+    the outlook is your draft's, as Overview's pair is.
     """
-    from comparelib.models.draft import runs_for_target
+    from comparelib.models.draft import runs_for_target, runs_of_draft
 
     split = runs_for_target(runs, target)
-    measured = measured_frame(split.kept)
-    model = model_from_runs(runs, target=target)
+    own = runs_of_draft(split.kept, draft)
+    note = " ".join(n for n in (split.note, own.note) if n) or None
+    measured = measured_frame(own.kept)
+    model = model_from_runs([r for r in runs if r not in own.left_out], target=target, draft=draft)
     improved: float | None = None
     label: str | None = None
     no_scenario: str | None = None
@@ -599,10 +604,10 @@ def live_outlook(
             improved, label = None, None
     missing = missing_evidence(model)
     if optimum_missing(model):
-        return LiveOutlook(measured, model, None, missing, None, no_scenario, None, None, split.note)
+        return LiveOutlook(measured, model, None, missing, None, no_scenario, None, None, note)
     if improved is not None and at_reference is not None:
         prediction = what_if(model, improved, at_steps=at_reference[1], label=label)
         better = optimum(model, frame=prediction[prediction["scenario"] == label])
     else:
         prediction, better = predict_frame(model), None
-    return LiveOutlook(measured, model, prediction, missing, label, no_scenario, optimum(model), better, split.note)
+    return LiveOutlook(measured, model, prediction, missing, label, no_scenario, optimum(model), better, note)
