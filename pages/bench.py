@@ -129,7 +129,7 @@ def _comparison(runs: list[Any], baseline: Any | None) -> pd.DataFrame:
         base = baseline or (run if run.is_baseline else speedup.choose_baseline(runs, [run]))
         row = speedup.comparison_frame([run], baseline=base)
         if base is None:  # why none: the closest baseline picked and what differs, or none picked at all
-            reason = speedup.no_baseline_reason(runs, [run]).replace("in this group", "among the runs picked")
+            reason = speedup.no_baseline_reason(runs, [run], where="among the runs picked")
             row["speedup_note"] = f"no speedup: {reason}"
         row["baseline"] = "none" if base is None else "itself" if base is run else f"#{base.id}"
         rows.append(row)

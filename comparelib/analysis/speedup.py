@@ -1144,19 +1144,20 @@ def model_from_runs(
     )
 
 
-def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any]) -> str:
-    """Why the group's speculative runs have no baseline: none measured, or none comparable (and why)."""
+def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any], *, where: str = "in this group") -> str:
+    """Why the group's speculative runs have no baseline: none measured, or none comparable (and why). ``where``
+    names what ``runs`` are (Live benchmark's table: "among the runs picked")."""
     bases = [r for r in runs if r.is_baseline and r.output_tokens_per_s]
     if not bases:
         return (
-            "no baseline run (the same server without speculation) in this group: no speedup; "
+            f"no baseline run (the same server without speculation) {where}: no speedup; "
             "benchmark the target alone with the same settings"
         )
     # the closest baseline's reasons, not every baseline's: an SGLang run beside an SGLang baseline at other
     # max_tokens differs in max_tokens, not also in "engine" because a vLLM baseline is in the group too
     closest = min(bases, key=lambda b: (sum(len(baseline_mismatch(s, b)) for s in spec_runs), -b.id))
     reasons = sorted({why for s in spec_runs for why in baseline_mismatch(s, closest)})
-    return f"no comparable baseline in this group: the closest, run #{closest.id}, has " + "; ".join(reasons)
+    return f"no comparable baseline {where}: the closest, run #{closest.id}, has " + "; ".join(reasons)
 
 
 def unphysical(model: SpeedupModel) -> bool:
