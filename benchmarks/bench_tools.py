@@ -1,11 +1,12 @@
-"""What does counting tool calls through the chat template cost the dataset audit?
+"""What does counting tool calls and reasoning through the chat template cost the dataset audit?
 
-Rows with tool schemas and ``tool_calls`` are rendered through a tools-aware template with the prefix rule
-(one render per turn boundary), where plain rows take the fast path. This script builds one tokenizer and
-one template (the shape of Qwen 2.5's tools branch), writes ``--rows`` OpenAI-messages rows twice (with
-tools and calls, and the same rows as plain text of about the same length) and audits both in one run.
-It prints rows/s of each and the ratio tool/plain, best of ``--repeat`` alternating runs; the plain audit is
-the reference measured in the same run. ``--json`` prints one JSON object.
+Rows with tool schemas and ``tool_calls``, or assistant turns with ``reasoning_content``, are rendered through
+a template that reads those fields with the prefix rule (one render per turn boundary), where plain rows take
+the fast path. This script builds one tokenizer and one template (the shape of Qwen 2.5's tools branch, and a
+Qwen3-like ``<think>`` block), writes ``--rows`` OpenAI-messages rows three ways (with tools and calls; with
+reasoning; and the tool rows as plain text of about the same length) and audits each in one run. It prints
+rows/s of each and the ratios to the plain rows, best of ``--repeat`` alternating runs; the plain audit is the
+reference measured in the same run. ``--json`` prints one JSON object.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ TEMPLATE = (
     "{% for tool in tools %}\n{{ tool | tojson }}{% endfor %}\n</tools><|im_end|>\n{% endif %}"
     "{% for message in messages %}"
     "{% if message.role == 'assistant' %}"
-    "{{ '<|im_start|>assistant\n' + message.content }}"
+    "{{ '<|im_start|>assistant\n' }}"
+    "{% if message.reasoning_content %}{{ '<think>\n' + message.reasoning_content + '\n</think>\n' }}{% endif %}"
+    "{{ message.content }}"
     "{% for call in message.tool_calls or [] %}"
     "{% set fn = call.function if call.function is defined else call %}"
     '{{ \'\n<tool_call>\n{"name": "\' + fn.name + \'", "arguments": \' }}'
@@ -46,10 +49,10 @@ def _text(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n))
 
 
-def rows(n: int, seed: int = 0) -> tuple[list[dict], list[dict]]:
-    """(tool rows, the same rows with the call and schema written as plain text)."""
+def rows(n: int, seed: int = 0) -> tuple[list[dict], list[dict], list[dict]]:
+    """(tool rows, the same rows with the call and schema written as plain text, rows with reasoning)."""
     rng = random.Random(seed)
-    tool_rows, plain_rows = [], []
+    tool_rows, plain_rows, reasoning_rows = [], [], []
     schema = {
         "type": "function",
         "function": {
@@ -84,7 +87,15 @@ def rows(n: int, seed: int = 0) -> tuple[list[dict], list[dict]]:
                 ]
             }
         )
-    return tool_rows, plain_rows
+        reasoning_rows.append(
+            {
+                "messages": [
+                    {"role": "user", "content": q},
+                    {"role": "assistant", "content": answer, "reasoning_content": _text(rng, 40)},
+                ]
+            }
+        )
+    return tool_rows, plain_rows, reasoning_rows
 
 
 def tokenizer(folder: Path, sample: list[str]) -> Path:
@@ -118,37 +129,48 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        tool_rows, plain_rows = rows(args.rows)
+        tool_rows, plain_rows, reasoning_rows = rows(args.rows)
         paths = {}
-        for name, data in (("tools", tool_rows), ("plain", plain_rows)):
+        for name, data in (("tools", tool_rows), ("plain", plain_rows), ("reasoning", reasoning_rows)):
             paths[name] = base / f"{name}.jsonl"
             paths[name].write_text("\n".join(json.dumps(r) for r in data) + "\n", encoding="utf-8")
         tok = tokenizer(base / "tok", [json.dumps(r) for r in plain_rows[:500]])
         best: dict[str, float] = {}
         counted: dict[str, tuple[int, int, int]] = {}
         for _ in range(args.repeat):
-            for name in ("plain", "tools"):
+            for name in ("plain", "tools", "reasoning"):
                 t0 = time.perf_counter()
                 res = scan.audit(str(paths[name]), tokenizer=str(tok))
                 dt = time.perf_counter() - t0
                 best[name] = min(best.get(name, dt), dt)
-                counted[name] = (res.samples, res.anomalies.get("tools_not_counted", 0), int(res.tokens))
+                uncounted = res.anomalies.get("tools_not_counted", 0) + res.anomalies.get("reasoning_not_counted", 0)
+                counted[name] = (res.samples, uncounted, int(res.tokens))
     out = {
         "rows": args.rows,
         "plain_rows_per_s": args.rows / best["plain"],
         "tool_rows_per_s": args.rows / best["tools"],
+        "reasoning_rows_per_s": args.rows / best["reasoning"],
         "ratio_tool_over_plain_time": best["tools"] / best["plain"],
+        "ratio_reasoning_over_plain_time": best["reasoning"] / best["plain"],
         "tool_rows_not_counted": counted["tools"][1],
-        "tokens": {"plain": counted["plain"][2], "tools": counted["tools"][2]},
+        "reasoning_rows_not_counted": counted["reasoning"][1],
+        "tokens": {"plain": counted["plain"][2], "tools": counted["tools"][2], "reasoning": counted["reasoning"][2]},
     }
     if args.json:
         print(json.dumps(out))
     else:
         plain, tools = out["plain_rows_per_s"], out["tool_rows_per_s"]
         print(f"rows {args.rows}: plain {plain:,.0f} rows/s, tool rows {tools:,.0f}")
+        print(f"reasoning rows {out['reasoning_rows_per_s']:,.0f} rows/s")
         print(f"tool rows take {out['ratio_tool_over_plain_time']:.2f}x the plain rows' time")
-        print(f"tokens counted: plain {out['tokens']['plain']:,}, tools {out['tokens']['tools']:,}")
-        print(f"tool rows left uncounted: {out['tool_rows_not_counted']}")
+        print(f"reasoning rows take {out['ratio_reasoning_over_plain_time']:.2f}x the plain rows' time")
+        tokens = out["tokens"]
+        print(
+            f"tokens counted: plain {tokens['plain']:,}, tools {tokens['tools']:,}, reasoning {tokens['reasoning']:,}"
+        )
+        print(
+            f"rows left uncounted: tools {out['tool_rows_not_counted']}, reasoning {out['reasoning_rows_not_counted']}"
+        )
     return 0
 
 
