@@ -253,6 +253,12 @@ RUNS = Table(
         Column("status", "text", width="small", help="interrupted: stopped before all requests finished"),
         Column("engine", "text", width="small"),
         Column("speculative_algorithm", "text", label="speculation"),
+        Column(
+            "draft",
+            "text",
+            width=None,
+            help="the draft it was served with: repo id or folder name; MTP: the target's own layers; —: none",
+        ),
         *_ints("num_steps", "topk", width="small"),
         Column("num_draft_tokens", "int", label="draft tokens"),
         *_RUN_METRICS,

@@ -15,6 +15,7 @@ TABLE_COLUMNS = {
     "status": "status",
     "engine": "engine",
     "speculative_algorithm": "speculation",
+    "draft": "draft",
     "num_steps": "steps",
     "topk": "topk",
     "num_draft_tokens": "ndt",
@@ -25,8 +26,9 @@ TABLE_COLUMNS = {
     "tpot_p50_ms": "TPOT p50 ms",
     "labels": "labels",
 }
-# the longest a text cell is shown (labels and group names are the user's, up to 200 characters each)
-TEXT_WIDTH = {"labels": 32, "group": 24}
+# the longest a text cell is shown (labels and group names are the user's, up to 200 characters each; a draft's
+# repo id whole as most are: "RedHatAI/Qwen3-8B-speculator.eagle3")
+TEXT_WIDTH = {"labels": 32, "group": 24, "draft": 36}
 TEXT_WIDTH_DEFAULT = 24
 
 
@@ -48,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from comparelib.cli._util import print_json
     from comparelib.errors import InputError
     from comparelib.live.store import Store
+    from comparelib.values import plain
 
     store = Store(args.db)
     try:
@@ -59,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
                 f"unknown group {args.group!r}: no run is stored under it; groups in the store: "
                 f"{', '.join(groups) or 'none'} (leave out --group to list every run)"
             )
-        if args.json:
-            print_json(store.runs(group=args.group, include_examples=include))
+        if args.json:  # each record with its draft as the table names it (RunRecord.draft)
+            records = store.runs(group=args.group, include_examples=include)
+            print_json([{**plain(r), "draft": r.draft} for r in records])
             return 0
         frame = store.runs_frame(group=args.group, include_examples=include)
         if args.format:
@@ -77,8 +81,9 @@ def run(args: argparse.Namespace) -> int:
         ]
         print(_text_table(table))
         print(f"\n{len(frame)} run(s) in {store.display_url}; kind=example rows are built-in example data")
-        if any(len(str(v)) > TEXT_WIDTH.get(c, TEXT_WIDTH_DEFAULT) for c in ("labels", "group") for v in table[c]):
-            print("long labels and groups are cut here (\u2026); --format or --json print them whole")
+        cut = ("labels", "group", "draft")
+        if any(len(str(v)) > TEXT_WIDTH.get(c, TEXT_WIDTH_DEFAULT) for c in cut for v in table[c]):
+            print("long labels, groups and drafts are cut here (\u2026); --format or --json print them whole")
         return 0
     finally:
         store.close()

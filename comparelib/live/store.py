@@ -26,7 +26,7 @@ from sqlalchemy.pool import StaticPool
 
 from comparelib import redact, settings
 from comparelib.errors import DataError, StoreError
-from comparelib.models.registry import algorithm_label
+from comparelib.models.registry import algorithm_label, draft_label
 from comparelib.values import integer, number, plain
 
 if TYPE_CHECKING:
@@ -194,6 +194,12 @@ class RunRecord:
         labels = [lab for lab in self.labels if lab != "example"]
         extra = f" ({', '.join(labels)})" if labels else ""
         return f"#{self.id}{tag} {spec}{extra}"
+
+    @property
+    def draft(self) -> str:
+        """The draft it was served with, as the runs table names it (``registry.draft_label``): "—" for a
+        baseline, "MTP (NEXTN)" for the target's own layers, a repo id or folder name."""
+        return draft_label(self)
 
 
 # ---------------------------------------------------------------- secrets and JSON hygiene
@@ -960,6 +966,7 @@ FRAME_COLUMNS = [
     "status",
     "engine",
     "speculative_algorithm",
+    "draft",  # RunRecord.draft: a published draft's runs beside yours are told apart
     "num_steps",
     "topk",
     "num_draft_tokens",

@@ -492,6 +492,37 @@ def algorithm_label(run: Any) -> str | None:
     return _LABELS.get(key, str(run.speculative_algorithm).strip())
 
 
+NO_DRAFT = "\u2014"  # a baseline's draft in the runs table: none
+_MODEL_FREE = ("ngram", "suffix", "lookahead")  # algorithms that draft without a draft model
+_HUB_CACHE = re.compile(r"models--([^/\\]+?)--([^/\\]+)")
+_HUB_REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+def draft_label(run: Any) -> str:
+    """The draft a run was served with, as the runs table names it: "—" for a baseline, "MTP (NEXTN)" / "MTP"
+    for the target's own MTP layers (``algorithm_label``), the Hub repo id (a Hub-cache snapshot folder's too, an
+    @revision dropped) or a local folder's name for a draft model, the algorithm for one drafting without a model
+    ("n-gram"), and "not recorded" when the run names none. Without it a published draft's runs read as yours."""
+    if getattr(run, "is_baseline", False):
+        return NO_DRAFT
+    if is_mtp(run):
+        return algorithm_label(run) or "MTP"
+    named = str(getattr(run, "draft_model", None) or "").strip()
+    if named:
+        cache = _HUB_CACHE.search(named)
+        if cache:
+            return f"{cache.group(1)}/{cache.group(2)}"
+        text = re.sub(r"^(?:hf://|https?://[^/]+/)", "", named)
+        text = re.split(r"/(?:tree|resolve|blob)/", text)[0].rstrip("/\\").split("@", 1)[0]
+        local = text.startswith(("/", "~", ".", "\\")) or bool(re.match(r"[A-Za-z]:[/\\]", text))
+        if not local and _HUB_REPO.fullmatch(text):
+            return text
+        return re.split(r"[/\\]", text)[-1] or named
+    if algorithm_key(run) in _MODEL_FREE:
+        return algorithm_label(run) or "not recorded"
+    return "not recorded"
+
+
 def family_of(target_model: str | None) -> str:
     """Model family = the organisation of the target (moonshotai, meta-llama, Qwen ...)."""
     if not target_model:

@@ -1,0 +1,126 @@
+"""The CLI answers for your draft as the pages do (``draft.match_name``, ``runs_of_draft``).
+
+A new-user walk (Qwen3-8B; group q3r1-b1: a baseline #1, the user's chain sweep num_steps 1..4 #2-#5, trees #6/#7,
+and RedHatAI/Qwen3-8B-speculator.eagle3 runs at num_steps 3 and 1, #8/#9, faster) found three differences:
+``speedup`` fitted RedHatAI's two runs and left the user's sweep out as "different draft model", with no way to
+name the draft; ``plan`` ignored the Dataset audit stored under the draft's name (328 samples) that Overview used;
+and ``runs`` had no draft column, so the published draft's runs read as the user's.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from tests.fixtures import run_cli
+
+GROUP = "q3r1-b1"
+TARGET = "Qwen/Qwen3-8B"
+MINE = "myteam/q3-8b-eagle3-r1"
+PUBLISHED = "RedHatAI/Qwen3-8B-speculator.eagle3"
+SAMPLES = 328
+# (draft_model, num_steps, topk, num_draft_tokens, tok/s, accept length); None: the baseline
+WALK = (
+    (None, None, None, None, 100.0, None),
+    (MINE, 1, 1, 2, 130.0, 1.7),
+    (MINE, 2, 1, 3, 145.0, 2.2),
+    (MINE, 3, 1, 4, 150.0, 2.5),
+    (MINE, 4, 1, 5, 148.0, 2.7),
+    (MINE, 3, 4, 8, 140.0, 2.8),
+    (MINE, 4, 4, 16, 135.0, 3.0),
+    (PUBLISHED, 3, 1, 4, 175.0, 3.1),
+    (PUBLISHED, 1, 1, 2, 150.0, 1.85),
+)
+# a raw EAGLE-3 config for Qwen3-8B: it names no target (the runs do)
+QWEN3_8B_EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "hidden_size": 4096,
+    "intermediate_size": 12288,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "vocab_size": 151936,
+    "draft_vocab_size": 32000,
+    "max_position_embeddings": 40960,
+    "rope_theta": 1000000.0,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "rms_norm_eps": 1e-06,
+}
+
+
+def _store():  # noqa: ANN202 - the test's SQLite store (SPECDRAFT_HOME), which the CLI subprocess opens too
+    from comparelib import settings
+    from comparelib.live.store import Store
+
+    return Store(settings.database_url())
+
+
+def _seed(rows=WALK, group: str = GROUP) -> None:  # noqa: ANN001
+    """The walk's runs stored as the bench page stores them, and the audit attached under the draft's name."""
+    store = _store()
+    for draft, steps, topk, ndt, tok_s, al in rows:
+        cfg = {
+            "engine": "sglang",
+            "model": TARGET,
+            "speculative_algorithm": "EAGLE3" if draft else None,
+            "draft_model": draft,
+            "num_steps": steps,
+            "topk": topk,
+            "num_draft_tokens": ndt,
+        }
+        rid = store.start_run(
+            endpoint="http://127.0.0.1:30000", server_config=cfg, group=group, params={"concurrency": 1}
+        )
+        store.finish_run(rid, {"requests": 8, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al})
+    store.save_data_volume(draft=MINE, samples=SAMPLES, tokens=SAMPLES * 900, source="walk.jsonl", kind="measured")
+
+
+def _json(*args: str) -> dict:
+    proc = run_cli(*args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+# ---------------------------------------------------------------- 3. runs: the draft column
+
+
+def test_runs_name_each_runs_draft_in_every_output_as_the_live_page_exports_them() -> None:
+    _seed()
+    mtp = _store()
+    rid = mtp.start_run(
+        endpoint="http://127.0.0.1:30001",
+        # SGLang's NEXTN as it reports itself: EAGLE with the target as its draft
+        server_config={"engine": "sglang", "model": TARGET, "speculative_algorithm": "EAGLE", "draft_model": TARGET},
+        group=GROUP,
+        params={"concurrency": 1},
+    )
+    mtp.finish_run(rid, {"requests": 8, "errors": 0, "output_tokens_per_s": 120.0, "accept_length": 1.9})
+    want = {1: "\u2014", 2: MINE, 7: MINE, 8: PUBLISHED, 9: PUBLISHED, rid: "MTP (NEXTN)"}
+
+    text = run_cli("runs", "--group", GROUP)
+    assert text.returncode == 0, text.stderr
+    header, *lines = text.stdout.splitlines()
+    assert header.split()[5:7] == ["speculation", "draft"], header
+    for line in lines[: len(WALK) + 1]:
+        run_id = int(line.split()[0])
+        if run_id in want:
+            assert want[run_id] in line, line
+
+    got = run_cli("runs", "--group", GROUP, "--format", "csv")
+    assert got.returncode == 0, got.stderr
+    rows = {int(r["id"]): r["draft"] for r in csv.DictReader(io.StringIO(got.stdout))}
+    assert {k: rows[k] for k in want} == want
+    # the Live benchmark page's "Download runs table" makes its file from these very calls (pages/bench.py)
+    from comparelib import export, tables
+    from comparelib.live.store import runs_to_frame
+
+    page = export.render(runs_to_frame(_store().runs(group=GROUP, include_examples=True)), "csv", table=tables.RUNS)
+    assert got.stdout == page
+
+    records = json.loads(run_cli("runs", "--group", GROUP, "--json").stdout)
+    assert {r["id"]: r["draft"] for r in records if r["id"] in want} == want
+    table = json.loads(run_cli("runs", "--group", GROUP, "--format", "json").stdout)
+    assert {r["id"]: r["draft"] for r in table if r["id"] in want} == want
