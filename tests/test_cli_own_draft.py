@@ -13,6 +13,8 @@ import csv
 import io
 import json
 
+import pytest
+
 from tests.fixtures import run_cli
 
 GROUP = "q3r1-b1"
@@ -82,6 +84,88 @@ def _json(*args: str) -> dict:
     proc = run_cli(*args, "--json")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+# ---------------------------------------------------------------- 1. speedup --draft
+
+
+def _page_model(draft: str):  # noqa: ANN202
+    """What Acceptance vs data fits for ``draft`` as the sidebar takes it (verdicts.live_outlook, the target from
+    the draft's own runs: a raw EAGLE-3 config names none)."""
+    from comparelib.analysis import verdicts
+    from comparelib.models.draft import OwnDraft, target_from_runs
+
+    runs = _store().runs(group=GROUP)
+    name = OwnDraft.parse(draft).match_name
+    target = target_from_runs(runs, draft=name)
+    return verdicts.live_outlook(runs, None, reference="", x="samples", target=target, draft=name).model
+
+
+SPEEDUP_DRAFTS = [  # (--draft as typed, the runs fitted, the draft named)
+    (MINE, [2, 3, 4, 5], MINE),
+    (f"https://huggingface.co/{MINE}/tree/main", [2, 3, 4, 5], MINE),
+    (PUBLISHED, [8, 9], PUBLISHED),
+]
+
+
+@pytest.mark.parametrize(("typed", "fitted", "named"), SPEEDUP_DRAFTS, ids=["repo id", "hub url", "published"])
+def test_speedup_draft_fits_that_drafts_sweep_as_the_pages_do(typed: str, fitted: list[int], named: str) -> None:
+    _seed()
+    out = _json("speedup", "--run-group", GROUP, "--draft", typed)
+    assert sorted(p["run_id"] for p in out["measured"]) == fitted
+    page = _page_model(typed)
+    assert sorted(p.run_id for p in page.measured) == fitted
+    from comparelib.analysis import speedup
+
+    want = speedup.summary(page, steps=range(1, 11))
+    assert [round(r["tok_s"], 6) for r in out["predicted"]] == [round(r["tok_s"], 6) for r in want["predicted"]]
+    assert out["optimum"]["sentence"] == want["optimum"]["sentence"]
+    assert out["draft"]["fitted"] == named and out["draft"]["hint"] is None
+    others = [o["draft"] for o in out["draft"]["others"]]
+    assert others == [PUBLISHED if named == MINE else MINE]
+    text = run_cli("speedup", "--run-group", GROUP, "--draft", typed)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith(f"group {GROUP} (measured); draft {named}; model: fit\n"), text.stdout
+    assert "run(s) of another draft left out" in text.stdout or "runs of another draft left out" in text.stdout
+    assert "different draft model" not in text.stdout and not text.stderr
+
+
+def test_speedup_without_draft_says_which_draft_it_fitted_and_how_to_choose() -> None:
+    _seed()
+    proc = run_cli("speedup", "--run-group", GROUP)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (
+        f"fitted the runs of {PUBLISHED}; the group also holds runs of {MINE} (#2, #3, #4, #5, #6, #7): "
+        "pass --draft to choose\n"
+    )
+    assert f"draft {PUBLISHED}; model: fit" in proc.stdout.splitlines()[0]
+    out = _json("speedup", "--run-group", GROUP)
+    assert out["draft"]["fitted"] == PUBLISHED and out["draft"]["given"] is None
+    assert out["draft"]["others"] == [{"draft": MINE, "runs": [2, 3, 4, 5, 6, 7]}]
+    assert "pass --draft to choose" in out["draft"]["hint"]
+
+
+def test_speedup_of_one_draft_says_nothing_about_others() -> None:
+    _seed(WALK[:5])
+    proc = run_cli("speedup", "--run-group", GROUP)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert _json("speedup", "--run-group", GROUP)["draft"] == {
+        "fitted": MINE,
+        "given": None,
+        "others": [],
+        "note": None,
+        "hint": None,
+    }
+
+
+def test_speedup_draft_with_no_run_in_the_group_is_refused_with_the_drafts_it_holds() -> None:
+    _seed((WALK[0], *WALK[7:]))  # the baseline and the published draft's runs only
+    proc = run_cli("speedup", "--run-group", GROUP, "--draft", MINE)
+    assert proc.returncode == 2 and not proc.stdout
+    assert proc.stderr == (
+        f"error: no run of your draft {MINE} in group {GROUP!r}; its runs are of {PUBLISHED}: pass one of them "
+        "as --draft, or leave --draft out\n"
+    )
 
 
 # ---------------------------------------------------------------- 3. runs: the draft column

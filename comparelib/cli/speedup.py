@@ -11,6 +11,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run-group", required=True, help="run group in the results store (e.g. example-kimi-k2.5)")
     p.add_argument("--baseline-run", type=int, default=None, help="id of the baseline run (default: the best match)")
     p.add_argument(
+        "--draft",
+        default=None,
+        metavar="DRAFT",
+        help=(
+            "your draft as the sidebar takes it (Hub id or URL, org/name[@rev], local folder): only its runs and the "
+            "baselines are fitted, as on the pages (default: the sweep of the group's fastest pair, whichever "
+            "draft it is)"
+        ),
+    )
+    p.add_argument(
         "--target-accept",
         type=float,
         default=None,
@@ -44,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from comparelib.cli._util import print_json
     from comparelib.errors import InputError
     from comparelib.live.store import Store
+    from comparelib.models.draft import draft_match
 
     if not 1 <= args.max_steps <= 64:
         raise InputError(f"--max-steps must be 1..64, got {args.max_steps}")
@@ -58,7 +69,31 @@ def run(args: argparse.Namespace) -> int:
     if not runs:
         groups = store.groups()
         raise InputError(f"no runs in group {args.run_group!r}; groups in the store: {', '.join(groups) or 'none'}")
-    model = speedup.model_from_runs(runs, baseline_run_id=args.baseline_run, draft_step_ms=args.draft_step_ms)
+    mine, target, own_note = None, None, None
+    fitted = list(runs)
+    if args.draft:
+        # as the pages fit it (verdicts.live_outlook): another draft's runs and MTP runs left out and named, the
+        # target the one your draft's runs were served with, and the sweep holding your draft's pair
+        from comparelib.models.draft import OwnDraft, runs_of_draft, target_from_runs
+
+        mine = OwnDraft.parse(args.draft).match_name
+        own = runs_of_draft(runs, mine)
+        if not any(not r.is_baseline for r in own.kept):
+            raise InputError(
+                f"no run of your draft {mine} in group {args.run_group!r}; its runs are of "
+                f"{', '.join(sorted(_drafts(runs)))}: pass one of them as --draft, or leave --draft out"
+            )
+        left = {r.id for r in own.left_out}
+        fitted = [r for r in runs if r.id not in left]
+        target, own_note = target_from_runs(runs, draft=mine), own.note
+    model = speedup.model_from_runs(
+        fitted,
+        baseline_run_id=args.baseline_run,
+        draft_step_ms=args.draft_step_ms,
+        target=target,
+        draft=mine,
+    )
+    chosen = _which_draft(runs, model, mine, own_note)
     steps = range(1, args.max_steps + 1)
     candidates = _candidates(args.draft_cost or [], model.concurrency)
     if len(candidates) == 1:
@@ -70,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         out["drafts"] = side.to_dict(orient="records")
     out["run_group"] = args.run_group
     out["kinds"] = sorted({r.kind for r in runs})
+    out["draft"] = chosen
     if args.target_accept is not None:
         frame = speedup.what_if(model, args.target_accept, at_steps=args.at_steps, steps=steps)
         improved = frame[frame["scenario"] != "current draft"]
@@ -79,7 +115,14 @@ def run(args: argparse.Namespace) -> int:
         print_json(out)
         return 0
     w = sys.stdout.write
-    w(f"group {args.run_group} ({', '.join(out['kinds'])}); model: {model.method}\n")
+    if chosen["hint"]:  # which draft the fit is of, where the group holds several: a note, not the table
+        sys.stderr.write(chosen["hint"] + "\n")
+    of = f"; draft {chosen['fitted']}" if chosen["fitted"] else ""
+    if mine and chosen["fitted"] and not draft_match(chosen["fitted"], mine):  # no run names it: taken as its
+        of = f"; draft {mine} (the runs of {chosen['fitted']})"
+    w(f"group {args.run_group} ({', '.join(out['kinds'])}){of}; model: {model.method}\n")
+    if chosen["note"]:
+        w(f"  - {chosen['note']}\n")
     for note in model.notes:
         w(f"  - {note}\n")
     # the acceptance is measured where the sweep measured that num_steps: marked, so a model value is never
@@ -108,6 +151,44 @@ def run(args: argparse.Namespace) -> int:
                 f"{row['tok_s']:8.1f} tok/s  accept_to_match {row['accept_to_match']:.2f}\n"
             )
     return 0
+
+
+def _drafts(runs: list) -> dict[str, list[int]]:
+    """The drafts of a group's speculative runs as the runs table names them (``registry.draft_label``), with their
+    run ids; names of one draft (its repo id, a folder of its name) are one (``draft.draft_match``)."""
+    from comparelib.models.draft import draft_match
+    from comparelib.models.registry import draft_label, is_mtp
+
+    out: dict[str, list[int]] = {}
+    raw: dict[str, str] = {}
+    for r in runs:
+        if r.is_baseline:
+            continue
+        name, named = draft_label(r), str(r.draft_model or "").strip()
+        same = None if is_mtp(r) or not named else next((k for k, v in raw.items() if draft_match(named, v)), None)
+        key = same or name
+        raw.setdefault(key, "" if is_mtp(r) else named)
+        out.setdefault(key, []).append(int(r.id))
+    return out
+
+
+def _which_draft(runs: list, model: object, mine: str | None, note: str | None) -> dict:
+    """Which draft's runs were fitted and which other drafts the group holds: ``fitted`` (its name, or None when
+    the fit mixes names), ``given`` (--draft), ``others`` ([{draft, runs}]), ``note`` (runs left out for
+    --draft, ``runs_of_draft``'s words) and ``hint`` (without --draft, in a group of several drafts)."""
+    fitted_ids = {p.run_id for p in getattr(model, "measured", ()) if p.run_id is not None}
+    drafts = _drafts(runs)
+    of_fit = [name for name, ids in drafts.items() if fitted_ids & set(ids)]
+    others = [{"draft": name, "runs": ids} for name, ids in drafts.items() if name not in of_fit]
+    fitted = of_fit[0] if len(of_fit) == 1 else None
+    hint = None
+    if mine is None and others:
+        listed = "; ".join(f"{o['draft']} ({', '.join(f'#{i}' for i in o['runs'])})" for o in others)
+        hint = (
+            f"fitted the runs of {fitted or ' and '.join(of_fit)}; the group also holds runs of {listed}: "
+            "pass --draft to choose"
+        )
+    return {"fitted": fitted, "given": mine, "others": others, "note": note, "hint": hint}
 
 
 def _candidates(files: list[str], batch: int) -> list:
