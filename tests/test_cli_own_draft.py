@@ -168,6 +168,36 @@ def test_speedup_draft_with_no_run_in_the_group_is_refused_with_the_drafts_it_ho
     )
 
 
+# ---------------------------------------------------------------- 2. plan: the audit stored under the draft's name
+
+
+def test_plan_uses_the_audit_stored_under_the_drafts_name(hub) -> None:  # noqa: ANN001
+    hub.add_model(MINE, QWEN3_8B_EAGLE3)
+    _seed()
+    base = ("plan", MINE, "--group", GROUP)
+    default = _json(*base)
+    given = _json(*base, "--volume", MINE)  # what reproduced Overview in the walk
+    strip = ("training_samples",)
+    assert {k: v for k, v in default.items() if k not in strip} == {k: v for k, v in given.items() if k not in strip}
+    assert any(f"your training samples: {SAMPLES}" in s["text"] for s in default["sources"]), default["sources"]
+    assert default["training_samples"] == {
+        "samples": SAMPLES,
+        "source": f"{SAMPLES}, attached from Dataset audit as {MINE} (stored under your draft's name; --volume or "
+        "--samples to use another)",
+    }
+    assert given["training_samples"]["source"] == f"{SAMPLES}, attached from Dataset audit as {MINE}"
+    text = run_cli(*base)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines()[1].startswith(f"training samples: {SAMPLES}, attached from Dataset audit as ")
+    # --samples and --volume still override it
+    typed = _json(*base, "--samples", "50000")
+    assert typed["training_samples"] == {"samples": 50000.0, "source": "50,000, --samples"}
+    assert typed != default
+    other = _json(*base, "--volume", "someone/else")
+    assert other["training_samples"]["samples"] is None
+    assert other["training_samples"]["source"].startswith("no training volume is stored under 'someone/else'")
+
+
 # ---------------------------------------------------------------- 3. runs: the draft column
 
 

@@ -24,8 +24,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ttt", type=int, default=7, help="TTT steps of the training recipe (SpecForge default 7)")
     p.add_argument("--epochs", type=float, default=1.0, help="epochs of the training recipe")
     p.add_argument("--tokens-per-sample", type=float, default=None, help="default: the attached audit, else 2048")
-    p.add_argument("--samples", type=float, default=None, help="your training samples (default: attached audit)")
-    p.add_argument("--volume", default=None, help="the draft name its audited volume is stored under")
+    p.add_argument(
+        "--samples",
+        type=float,
+        default=None,
+        help="your training samples (default: the audit attached to the draft, see --volume)",
+    )
+    p.add_argument(
+        "--volume",
+        default=None,
+        help="the draft name its audited volume is stored under (default: the draft's own name, as Dataset audit "
+        "attaches it)",
+    )
     p.add_argument("--group", default=None, help="the run group of its benchmarks")
     p.add_argument("--offline", default=None, metavar="FILE", help="eval-draft --json output (AL by steps, vocab)")
     p.add_argument(
@@ -44,6 +54,22 @@ def _positive(name: str, value: float | None) -> None:
 
     if value is not None and not 0 < value < math.inf:
         raise InputError(f"{name} must be a positive, finite number, got {value:g}")
+
+
+def _samples_text(samples: float | None, where: str, name: str, *, by_name: bool) -> str:
+    """Where the plan's training samples come from, as the sidebar says it ("328, attached from Dataset audit as
+    acme/x"), and what overrides it (``by_name``: the audit stored under the draft's own name, not given);
+    what to do when none is known."""
+    if samples:
+        text = f"{samples:,.0f}, {where}"
+        if by_name and where != "--samples":
+            text += " (stored under your draft's name; --volume or --samples to use another)"
+        return text
+    if where.startswith("no training volume"):  # --volume names none
+        return f"{where}, or pass --samples"
+    return (
+        f"not measured: no audit is stored under {name!r}; attach one on Dataset audit, or pass --volume or --samples"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,6 +99,9 @@ def run(args: argparse.Namespace) -> int:
     store = Store(args.db)
     store.ensure_examples()
     volumes = store.data_volumes()
+    by_name = not draft.volume and draft.name in comparison.volumes_by_draft(volumes)
+    if by_name:  # the audit Dataset audit attached to this draft (stored under its name, OwnDraft.name), as pages
+        draft = draft.with_(volume=draft.name)
     runs = draft.runs(store)
     if entry.target_label is None and entry.spec.role == "draft":
         # the target as Overview takes it: the model card's base_model, else the one the draft's own runs were
@@ -81,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         if chosen.model:
             entry = comparison.load_entry(draft.source, target=chosen.model, with_header=False)
     own_samples, samples_src = (args.samples, "--samples") if args.samples else draft.training_samples(volumes)
+    samples_text = _samples_text(own_samples, samples_src, draft.name, by_name=by_name)
     row = draft.volume_row(volumes)
     own_tokens = float(row["tokens"]) if row and row.get("tokens") and not args.samples else None
     curve = None
@@ -126,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         rate_source=rate_src,
     )
     if args.json:
-        print_json(result.to_json())
+        print_json({**result.to_json(), "training_samples": {"samples": own_samples, "source": samples_text}})
         return 0
     w = sys.stdout.write
     w(f"plan for {result.draft} on {result.gpu}")
@@ -135,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
         source = next((s.text for s in result.sources if s.id == result.target_al_source), "")
         if source:  # which published draft it is, and why that one
             w(f" (from {source.removeprefix('registry: ')})")
-    w(f"\n{result.fit_note}\n")
+    w(f"\ntraining samples: {samples_text}\n")
+    w(f"{result.fit_note}\n")
     for i, o in enumerate(result.options, 1):
         w(f"{i}. [{o.kind}] {o.title}\n")
         if o.al is not None and o.al.value is not None:
