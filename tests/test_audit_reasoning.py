@@ -331,3 +331,83 @@ def test_developer_is_kept_where_the_template_names_it(
     conv = cm.normalize({"messages": messages}, "openai")
     cm.keep_developer(conv, templates.ChatTemplate(source))
     assert (conv.turns, conv.fields, conv.unknown_roles, conv.anomalies) == (turns, fields, unknown, anomalies)
+
+
+# Qwen3's own rule (its tokenizer_config template, tools left out): reasoning on the assistant turns after the last
+# user message, and "<think>\n\n</think>\n\n" on the last turn even without reasoning. A later turn changes how an
+# earlier one renders, so the prefix rule fails on every multi-turn row (and the probe's third render differs).
+# "RAISE" stands for a row the template refuses whole: SpecForge cannot render it either.
+QWEN3_TEMPLATE = (
+    "{% if messages[0].role == 'system' %}{{ '<|im_start|>system\n' + messages[0].content + '<|im_end|>\n' }}"
+    "{% endif %}"
+    "{% set ns = namespace(last_query_index=messages|length - 1) %}"
+    "{% for message in messages %}{% if message.role == 'user' %}{% set ns.last_query_index = loop.index0 %}"
+    "{% endif %}{% endfor %}"
+    "{% for message in messages %}"
+    "{% if message.content == 'RAISE' %}{{ raise_exception('refused') }}{% endif %}"
+    "{% if message.role == 'user' or (message.role == 'system' and not loop.first) %}"
+    "{{ '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}"
+    "{% elif message.role == 'assistant' %}"
+    "{% set reasoning_content = message.reasoning_content if message.reasoning_content is string else '' %}"
+    "{% if loop.index0 > ns.last_query_index and (loop.last or reasoning_content) %}"
+    "{{ '<|im_start|>assistant\n<think>\n' + reasoning_content.strip('\n') + '\n</think>\n\n' + message.content }}"
+    "{% else %}{{ '<|im_start|>assistant\n' + message.content }}{% endif %}"
+    "{{ '<|im_end|>\n' }}"
+    "{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+QWEN3_ROWS = [
+    _row(_u("2+3?"), _a("5", reasoning_content=WHY), _u("double?"), _a("10", reasoning_content=WHY2)),
+    _row(_u("2+3?"), _a("5"), _u("double?"), _a("10")),
+    _row(_u("2+3?"), _a("5", reasoning_content=WHY)),  # one turn: the prefix rule holds
+    _row(_u("2+3?"), _a("RAISE")),
+]
+# The text SpecForge trains on (specforge 0.2.0 ThinkingParser, qwen3-thinking spans, its system prompt unset, run
+# on these rows with this template and tokenizer: equal token and loss-mask counts), as (piece, supervised).
+QWEN3_EXPECTED = [
+    [
+        (f"<|im_start|>user\n2+3?{E}{H}", False),
+        ("5" + E, True),  # before the last user message: Qwen3 drops its reasoning
+        (f"<|im_start|>user\ndouble?{E}{H}", False),
+        (_think(WHY2) + "10" + E, True),
+    ],
+    [
+        (f"<|im_start|>user\n2+3?{E}{H}", False),
+        ("5" + E, True),
+        (f"<|im_start|>user\ndouble?{E}{H}", False),
+        ("<think>\n\n</think>\n\n10" + E, True),
+    ],
+    [(f"<|im_start|>user\n2+3?{E}{H}", False), (_think(WHY) + "5" + E, True)],
+]
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_rows_qwen3_rewrites_are_counted_as_specforge_trains_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """A Qwen3-8B walk set all 12 rows with reasoning in two assistant turns aside as malformed ("renders earlier
+    turns differently once later turns are added"): SpecForge trains them, on the one render of the whole row."""
+    monkeypatch.setenv("SPECDRAFT_RENDER_SANDBOX", mode)
+    folder = build_tokenizer(tmp_path / "qwen3", texts=[WHY, WHY2], template=QWEN3_TEMPLATE)
+    res = audit.audit(str(write_jsonl(tmp_path / "r.jsonl", QWEN3_ROWS)), tokenizer=str(folder))
+    tok = tokens.load_tokenizer(str(folder)).tokenizer
+    expected = [expected_counts(tok, pieces) for pieces in QWEN3_EXPECTED]
+    assert (res.samples, res.malformed) == (3, 1)
+    assert res.malformed_examples[0]["line"] == 4 and "refused" in res.malformed_examples[0]["reason"]
+    assert (res.tokens, res.assistant_tokens) == (sum(t for t, _ in expected), sum(s for _, s in expected))
+    note = next(n for n in res.notes if "render differently once later turns are added" in n)
+    assert note.startswith("2 row(s) render differently") and "as SpecForge trains them" in note
+    assert "In 1 of them earlier turns' reasoning_content is not in that text" in note
+    assert res.regenerated == 0  # reasoning_content is no mark of regeneration
+
+
+def test_reasoning_content_alone_is_not_regeneration(tmp_path: Path, toks: dict[str, Path]) -> None:
+    """308 rows of a reasoning set were called regenerated only for carrying reasoning_content; SpecForge's
+    regeneration script marks its rows with status (its --reasoning save adds reasoning_content beside it)."""
+    rows = [
+        _row(_u("2+3?"), _a("5", reasoning_content=WHY)),
+        {**_row(_u("2+3?"), _a("5", reasoning_content=WHY)), "status": "success"},
+    ]
+    res = audit.audit(str(write_jsonl(tmp_path / "r.jsonl", rows)), tokenizer=str(toks["reasoning"]))
+    assert (res.regenerated, res.original, res.regeneration_status) == (1, 1, {"success": 1})

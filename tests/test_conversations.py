@@ -86,7 +86,20 @@ NORMALIZE_CASES = [
         },
         "specforge",
         [(U, "q"), (A, "a")],
-        True,
+        False,  # reasoning_content alone: reasoning sets carry it from their own generation
+    ),
+    (
+        {
+            "id": "1",
+            "status": "success",
+            "conversations": [
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "content": "a", "reasoning_content": "think"},
+            ],
+        },
+        "specforge",
+        [(U, "q"), (A, "a")],
+        True,  # SpecForge's regeneration (--reasoning save) writes status beside it
     ),
     (
         {"id": "abc_gen2", "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]},

@@ -91,7 +91,7 @@ class AuditResult:
     def response_rows(self) -> list[dict[str, Any]]:
         """Regenerated vs original responses, rows without a supervised token, and each regeneration status."""
         return [
-            {"kind": "regenerated (status, reasoning_content, _gen ids, finish_reason)", "samples": self.regenerated},
+            {"kind": "regenerated (status, _gen ids, finish_reason, primary_id)", "samples": self.regenerated},
             {"kind": "original", "samples": self.original},
             {"kind": "no supervised token", "samples": self.zero_supervised},
         ] + [{"kind": f"status: {k}", "samples": v} for k, v in self.regeneration_status.items()]

@@ -119,14 +119,14 @@ def worker_main() -> None:  # pragma: no cover - runs in the child (tests observ
         if fast is not None:
             return ["ok", text, fast]
         try:
-            full, spans = templates.reference_spans(tpl, turns)
+            full, spans = templates.reference_spans(tpl, turns, full=text)
             return ["ok", full, spans]
         except LimitError:
             raise
         except DataError:
             if shape is None:
                 raise
-            return ["ok", text, templates.pretemplated_spans(text, shape)]
+            return ["ok", text, templates.pretemplated_spans(text, shape), 1]  # 1: spans by header, not prefix
 
     _write_frame(wfd, _enc({"ready": 1}))
     while True:
@@ -266,7 +266,7 @@ class TemplatePool:
         self._changed = threading.Condition(self._lock)  # a worker was taken or given back
         self._slots = threading.BoundedSemaphore(size)
         self._bad: OrderedDict[str, tuple[float, str]] = OrderedDict()
-        self._shapes: dict[str, list[str] | None] = {}
+        self._shapes: dict[str, list[Any] | None] = {}
 
     def pids(self) -> list[int]:
         with self._lock:
@@ -383,7 +383,7 @@ class TemplatePool:
         finally:
             self._give(w, ok)
 
-    def shape(self, template: Any) -> list[str] | None:
+    def shape(self, template: Any) -> list[Any] | None:
         key = digest(template.source)
         with self._lock:
             if key in self._shapes:

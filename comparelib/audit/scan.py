@@ -216,6 +216,8 @@ class Tally:
         self.zero_sup = 0
         self.with_offsets = 0
         self.reasoning_rows = 0  # rows whose reasoning_content reaches the chat template
+        self.rewritten_rows = 0  # counted on the whole render, spans by header ... end of turn (Prepared.rewritten)
+        self.reasoning_dropped_rows = 0  # of those, rows whose template left a turn's reasoning_content out
         self.per_row: list[tuple[int, int, int]] | None = None  # estimate mode: (tokens, assistant, over)
         self._perm: tuple[Any, Any] | None = None
 
@@ -274,12 +276,24 @@ class Tally:
         return conv, kept, anomalies, context
 
     def keep(
-        self, line: Any, conv: conv_mod.Conversation, anomalies: list[str], context: ToolContext | None = None
+        self,
+        line: Any,
+        conv: conv_mod.Conversation,
+        anomalies: list[str],
+        context: ToolContext | None = None,
+        prepared: Prepared | None = None,
     ) -> None:
         """Row-level totals of a row that rendered: samples, anomalies, duplicates, domains, the near-dup sample."""
         self.samples += 1
         if context is not None and any(conv_mod.REASONING_FIELD in f for f in context.fields):
             self.reasoning_rows += 1
+        if prepared is not None and prepared.rewritten:
+            self.rewritten_rows += 1
+            if context is not None:
+                text = prepared.rendered
+                thoughts = (str(f.get(conv_mod.REASONING_FIELD) or "").strip() for f in context.fields)
+                if any(t and t not in text for t in thoughts):
+                    self.reasoning_dropped_rows += 1
         self.turns += len(conv.turns)
         if anomalies:
             self.anomaly_rows += 1
@@ -332,7 +346,7 @@ class Tally:
         except DataError as exc:
             self.malformed_row(line, str(exc), raw)
             return None
-        self.keep(line, conv, anomalies, context)
+        self.keep(line, conv, anomalies, context, prepared)
         return prepared
 
     def _sign(self, content: str) -> Any:
@@ -373,6 +387,8 @@ class Tally:
             "zero_sup",
             "with_offsets",
             "reasoning_rows",
+            "rewritten_rows",
+            "reasoning_dropped_rows",
             "stated_untracked",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -487,7 +503,7 @@ def _reader(
                 if isinstance(prepared, DataError):
                     stats.malformed_row(line, str(prepared), raw)
                     continue
-                stats.keep(line, conv, anomalies, ctx)
+                stats.keep(line, conv, anomalies, ctx, prepared)
                 batch.append(prepared)
                 n_texts += len(prepared.segments) if prepared.segments is not None else 4
                 if n_texts >= CHUNK_TEXTS:
@@ -763,6 +779,20 @@ def finish(
             "(supervised inside the assistant turn), as SpecForge's thinking templates (qwen3-thinking, "
             "kimi-k2-thinking, ...) train on it; its other templates drop the field, so with one of those the "
             "trained tokens are fewer"
+        )
+    if stats.rewritten_rows:
+        dropped = stats.reasoning_dropped_rows
+        notes.append(
+            f"{stats.rewritten_rows:,} row(s) render differently once later turns are added (the chat template "
+            "rewrites earlier turns: Qwen3's drops the reasoning of assistant turns before the last user message), so "
+            "their assistant spans cannot be found by prefix; they are counted as SpecForge trains them: the whole "
+            "conversation rendered once, each assistant span from its header to the end of its turn"
+            + (
+                f". In {dropped:,} of them earlier turns' reasoning_content is not in that text: the target never "
+                "sees it in training, and it is not in the counts"
+                if dropped
+                else ""
+            )
         )
     reasoning_rows = stats.anomalies.get("reasoning_not_counted", 0)
     if reasoning_rows:

@@ -410,31 +410,42 @@ def prefix_renders(turns: Sequence[Turn]) -> list[tuple[int, bool]]:
     return out
 
 
+def _span(full: str, before: str, upto: str) -> tuple[int, int] | None:
+    """The span one assistant turn adds (None if it renders as nothing), or DataError if the prefixes do not hold."""
+    if not (upto.startswith(before) and full.startswith(upto)):
+        raise DataError(
+            "the chat template renders earlier turns differently once later turns are added; "
+            "assistant spans cannot be found by prefix"
+        )
+    return (len(before), len(upto)) if len(upto) > len(before) else None
+
+
 def spans_from_renders(texts: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
     """The rendered text and assistant spans from the texts of ``prefix_renders``, in that order."""
     full = texts[0]
-    spans: list[tuple[int, int]] = []
-    for before, upto in zip(texts[1::2], texts[2::2], strict=True):
-        if not (upto.startswith(before) and full.startswith(upto)):
-            raise DataError(
-                "the chat template renders earlier turns differently once later turns are added; "
-                "assistant spans cannot be found by prefix"
-            )
-        if len(upto) > len(before):
-            spans.append((len(before), len(upto)))
-    return full, spans
+    spans = [_span(full, before, upto) for before, upto in zip(texts[1::2], texts[2::2], strict=True)]
+    return full, [s for s in spans if s is not None]
 
 
 def reference_spans(
-    template: ChatTemplate, turns: Sequence[Turn], context: ToolContext | None = None
+    template: ChatTemplate, turns: Sequence[Turn], context: ToolContext | None = None, full: str | None = None
 ) -> tuple[str, list[tuple[int, int]]]:
     """The rendered text and its assistant character spans, by rendering every prefix.
 
     Straightforward and slow (two renders per assistant turn): the definition the fast path in
     ``audit`` is tested against, and the rule for rows with tool context (a call follows the content).
+    ``full``: the whole conversation already rendered. A turn whose prefixes do not hold stops the renders.
     """
-    texts = [template.render_turns(turns[:n], gen, context) for n, gen in prefix_renders(turns)]
-    return spans_from_renders(texts)
+    if full is None:
+        full = template.render_turns(turns, False, context)
+    spans: list[tuple[int, int]] = []
+    for i, (role, _content) in enumerate(turns):
+        if role == "assistant":
+            before = template.render_turns(turns[:i], True, context)
+            span = _span(full, before, template.render_turns(turns[: i + 1], False, context))
+            if span is not None:
+                spans.append(span)
+    return full, spans
 
 
 def mask_from_offsets(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[int]:
@@ -472,6 +483,10 @@ class TemplateShape:
     gen_prompt: str
     lead: str
     tail: str
+    prefix_stable: bool = True
+    """False: a later turn changes how an earlier one renders (Qwen3 drops the reasoning of assistant turns before
+    the last user message). The framing still finds assistant spans by header ... end of turn, as SpecForge finds
+    them in the one render it trains on, but ``fast_spans`` (a prefix-rule shortcut) is not used."""
 
 
 _PROBE_USER = "\ue000probe question\ue000"
@@ -479,12 +494,16 @@ _PROBE_ASSISTANT = "\ue001probe answer\ue001"
 
 
 def probe_shape(template: ChatTemplate) -> TemplateShape | None:
-    """The assistant-turn framing of ``template``, or None if it is not a plain prefix template."""
+    """The assistant-turn framing of ``template``, or None if a one-turn conversation does not render as a prefix
+    (``prefix_stable``: whether a later turn also leaves the earlier ones as they were)."""
     if not template.trusted:
         from comparelib.audit import sandbox
 
         learnt = sandbox.pool().shape(template)
-        return TemplateShape(*learnt) if learnt else None
+        if not learnt:
+            return None
+        stable = bool(learnt[3]) if len(learnt) > 3 else True
+        return TemplateShape(str(learnt[0]), str(learnt[1]), str(learnt[2]), prefix_stable=stable)
     try:
         user_only = template.render_turns([("user", _PROBE_USER)])
         with_prompt = template.render_turns([("user", _PROBE_USER)], add_generation_prompt=True)
@@ -494,7 +513,7 @@ def probe_shape(template: ChatTemplate) -> TemplateShape | None:
         raise  # a cap refusal is not "no shape": every row would pay the cap again
     except DataError:
         return None
-    if not (with_prompt.startswith(user_only) and full.startswith(with_prompt) and second.startswith(full)):
+    if not (with_prompt.startswith(user_only) and full.startswith(with_prompt)):
         return None
     gen_prompt = with_prompt[len(user_only) :]
     at = full.find(_PROBE_ASSISTANT, len(with_prompt))
@@ -502,15 +521,18 @@ def probe_shape(template: ChatTemplate) -> TemplateShape | None:
         return None
     lead = full[len(with_prompt) : at]
     tail = full[at + len(_PROBE_ASSISTANT) :]
-    return TemplateShape(gen_prompt=gen_prompt, lead=lead, tail=tail)
+    return TemplateShape(gen_prompt=gen_prompt, lead=lead, tail=tail, prefix_stable=second.startswith(full))
 
 
 def fast_spans(text: str, turns: Sequence[Turn], shape: TemplateShape) -> list[tuple[int, int]] | None:
     """Assistant spans in an already rendered ``text`` by searching for header+content in order.
 
-    Returns None when the content is not found verbatim (the template rewrote it): the caller
+    Returns None for a template that is not prefix-stable (``TemplateShape.prefix_stable``), and when the
+    content is not found verbatim (the template rewrote it): the caller
     then uses ``reference_spans`` for that row.
     """
+    if not shape.prefix_stable:
+        return None
     spans: list[tuple[int, int]] = []
     pos = 0
     head = shape.gen_prompt + shape.lead

@@ -155,6 +155,14 @@ class Prepared:
     segments: list[str] | None
     text: str | None = None
     spans: list[tuple[int, int]] | None = None
+    rewritten: bool = False
+    """The prefix rule did not hold (the template renders earlier turns differently once later turns are added):
+    spans were found in the whole render by header ... end of turn, as SpecForge finds them (``header_spans``)."""
+
+    @property
+    def rendered(self) -> str:
+        """The text the trainer sees."""
+        return (self.text or "") if self.segments is None else "".join(self.segments)
 
 
 def _clean_cut(bundle: TokenizerBundle, text: str, p: int) -> bool:
@@ -171,40 +179,41 @@ def _clean_cut(bundle: TokenizerBundle, text: str, p: int) -> bool:
     return False
 
 
-def _cut(bundle: TokenizerBundle, text: str, spans: list[tuple[int, int]]) -> Prepared:
+def _cut(bundle: TokenizerBundle, text: str, spans: list[tuple[int, int]], rewritten: bool = False) -> Prepared:
     if bundle.tokenizer is not None and not bundle.segment_safe:
-        return Prepared(None, text, spans)
+        return Prepared(None, text, spans, rewritten)
     segments: list[str] = []
     pos = 0
     for start, end in spans:
         if bundle.tokenizer is not None and not (_clean_cut(bundle, text, start) and _clean_cut(bundle, text, end)):
-            return Prepared(None, text, spans)
+            return Prepared(None, text, spans, rewritten)
         segments.append(text[pos:start])
         segments.append(text[start:end])
         pos = end
     segments.append(text[pos:])
-    return Prepared(segments)
+    return Prepared(segments, rewritten=rewritten)
 
 
 def _spans_in_process(
     bundle: TokenizerBundle, turns: Sequence[tuple[str, str]], context: templates.ToolContext | None = None
-) -> tuple[str, list[tuple[int, int]]]:
-    text = bundle.template.render_turns(turns, context=context)
+) -> tuple[str, list[tuple[int, int]], bool]:
+    """(the whole render, its assistant spans, whether they were found by header ... end of turn)."""
+    text = bundle.template.render_turns(turns, context=context)  # refused here: SpecForge cannot use the row either
     # a tool call renders after the content, inside the turn: header+content+tail is not there, so rows with
     # tool context take the prefix rule (the worker's spans op does the same for the rows it gets)
     fast = templates.fast_spans(text, turns, bundle.shape) if bundle.shape and context is None else None
     if fast is not None:
-        return text, fast
+        return text, fast, False
     try:
-        return templates.reference_spans(bundle.template, turns, context)
+        return (*templates.reference_spans(bundle.template, turns, context, full=text), False)
     except limits.LimitError:
         raise
     except DataError:
-        # Templates that rewrite earlier turns (e.g. drop old reasoning) have no prefix
-        # spans; fall back to SpecForge's rule: assistant header ... end of turn.
+        # Templates that rewrite earlier turns (Qwen3 drops old reasoning) have no prefix spans: the whole render,
+        # which is what SpecForge trains on, with its rule: assistant header ... end of turn.
         if bundle.shape is None:
             raise
-        return text, templates.pretemplated_spans(text, bundle.shape)
+        return text, templates.pretemplated_spans(text, bundle.shape), True
 
 
 _TOOL_CALL_CHARS = 8 << 20
@@ -258,6 +267,7 @@ def _tool_rows_remote(
         if got[0][0] != "ok":
             out[i] = DataError(got[0][1])
             continue
+        rewritten = False
         try:
             if any(answer[0] != "ok" for answer in got):
                 raise DataError(next(answer[1] for answer in got if answer[0] != "ok"))
@@ -267,7 +277,8 @@ def _tool_rows_remote(
                 out[i] = exc
                 continue
             text, spans = str(got[0][1]), templates.pretemplated_spans(str(got[0][1]), bundle.shape)
-        out[i] = _cut(bundle, text, spans)
+            rewritten = True
+        out[i] = _cut(bundle, text, spans, rewritten)
 
 
 def prepare_many(
@@ -309,7 +320,8 @@ def prepare_many(
             if answer[0] != "ok":
                 out[i] = DataError(answer[1])
             else:
-                out[i] = _cut(bundle, answer[1], [(int(a), int(b)) for a, b in answer[2]])
+                rewritten = len(answer) > 3 and bool(answer[3])  # the worker's header-rule fallback
+                out[i] = _cut(bundle, answer[1], [(int(a), int(b)) for a, b in answer[2]], rewritten)
     if remote_tools:
         _tool_rows_remote(bundle, rows, remote_tools, out, cancel)
     return [item for item in out if item is not None]
