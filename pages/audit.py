@@ -34,6 +34,13 @@ from comparelib.audit.scan import audit, progress_text
 from comparelib.errors import CompareError
 
 ATTACHED_STATE = "_audit_attached"  # what an Attach said, shown again after the rerun that redraws the sidebar
+TOKENIZER_DEFAULT = "_audit_tokenizer_default"  # the draft's target last put in the tokenizer field
+_TARGET_FROM = {
+    "named": "named by your draft",
+    "card": "the base_model of your draft's model card",
+    "runs": "the one your draft's runs were served with",
+    "compare": "the target set on Compare drafts",
+}
 
 conv_tab, dump_tab = st.tabs(["Conversations", "Hidden-state dumps"])
 
@@ -226,7 +233,22 @@ def _show_result(result: AuditResult) -> None:
             st.caption(line)
 
 
+def _default_tokenizer() -> Any:
+    """Put your draft's target in the tokenizer field while the user has typed nothing else there (a field left
+    empty counted bytes / 4, and no chat template rendered reasoning_content); the target, or None."""
+    found = None if own.is_example else app.draft_target(own)
+    state = st.session_state
+    typed, put = str(state.get("audit_tokenizer") or ""), state.get(TOKENIZER_DEFAULT)
+    untouched = typed == (put or "")  # empty and never defaulted, or still the default put there
+    if not untouched:
+        return found
+    model = found.model if found is not None else None
+    state["audit_tokenizer"], state[TOKENIZER_DEFAULT] = model or "", model
+    return found
+
+
 with conv_tab:
+    target_choice = _default_tokenizer()
     with st.form("audit_form"):
         source = st.text_input(
             "Dataset: a .jsonl/.json/.parquet/.arrow file, a folder, or a Hub dataset "
@@ -246,6 +268,13 @@ with conv_tab:
             key="audit_tokenizer",
             placeholder="meta-llama/Llama-3.1-8B-Instruct",
         )
+        if target_choice is not None and target_choice.model and tokenizer == target_choice.model:
+            st.caption(
+                f"Tokenizer: your draft's target `{target_choice.model}` "
+                f"({_TARGET_FROM.get(target_choice.origin, 'your draft')}): its tokenizer and chat template count "
+                "the tokens your draft trains on. Type another tokenizer to count with that one."
+                + (f" {target_choice.note}" if target_choice.note else "")
+            )
         c = st.columns(4)
         max_length = c[0].number_input(
             "max_length", min_value=1, max_value=1_048_576, value=2048, step=256, key="audit_max_length"

@@ -186,3 +186,67 @@ def test_the_sidebar_token_opens_a_private_hub_dataset(data: tuple[Path, Path], 
     run_audit(at, "acme/private-chat", str(tok))
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert metric(at, "Samples") == "12"
+
+
+QWEN3_8B = "Qwen/Qwen3-8B"
+QWEN3_DRAFT = "yourorg/qwen3-8b-eagle3"
+
+
+def _qwen3_8b_config(draft: bool) -> dict:
+    config = {
+        "architectures": ["LlamaForCausalLMEagle3" if draft else "Qwen3ForCausalLM"],
+        "model_type": "llama" if draft else "qwen3",
+        "hidden_size": 4096,
+        "intermediate_size": 12288,
+        "num_hidden_layers": 1 if draft else 36,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "vocab_size": 151936,
+        "max_position_embeddings": 40960,
+        "rms_norm_eps": 1e-6,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+    }
+    if draft:  # a SpecForge EAGLE-3 config names no target: its card's base_model does
+        config.update(draft_vocab_size=32000, eagle_config={"eagle_aux_hidden_state_layer_ids": [1, 17, 33]})
+    return config
+
+
+def test_the_tokenizer_defaults_to_your_drafts_target(tmp_path: Path, hub) -> None:
+    """A Qwen3-8B walk: with the draft set, the tokenizer field started empty, so the audit counted bytes / 4 and
+    flagged every reasoning row reasoning_not_counted. It now opens on the draft's target (its card's base_model),
+    counted with that target's tokenizer and chat template; a tokenizer typed there is kept."""
+    import streamlit as st
+
+    from comparelib.audit.scan import audit
+    from tests.test_audit_reasoning import QWEN3_ROWS, QWEN3_TEMPLATE, WHY, WHY2, write_jsonl
+
+    tok = build_tokenizer(tmp_path / "tok", texts=[WHY, WHY2], template=QWEN3_TEMPLATE)
+    files = {p.name: p.read_bytes() for p in tok.iterdir() if p.is_file()}
+    card = f"---\nlicense: apache-2.0\nbase_model: {QWEN3_8B}\n---\n# Qwen3-8B EAGLE-3 draft\n"
+    hub.add_model(QWEN3_DRAFT, _qwen3_8b_config(draft=True), card=card)
+    hub.add_model(QWEN3_8B, _qwen3_8b_config(draft=False), extra_files=files)
+    path = write_jsonl(tmp_path / "r.jsonl", QWEN3_ROWS[:3])
+    st.cache_data.clear()  # another test's read of a draft stays cached per process
+    at = page_app(PAGE, timeout=90)
+    at.query_params["draft"] = QWEN3_DRAFT
+    at.run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="audit_tokenizer").value == QWEN3_8B
+    said = " ".join(c.value for c in at.caption)
+    assert f"your draft's target `{QWEN3_8B}` (the base_model of your draft's model card)" in said, said
+    at.text_input(key="audit_source").set_value(str(path))
+    at.button(key="audit_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    expected = audit(str(path), tokenizer=str(tok))
+    assert metric(at, "Tokens") == f"{expected.tokens:,}"
+    said = " ".join(c.value for c in at.caption)
+    assert f"tokenizer: {QWEN3_8B}" in said and "counting: tokenizer.json + chat template" in said
+    assert "reasoning_not_counted" not in said and "bytes / 4" not in said
+    at.text_input(key="audit_tokenizer").set_value(str(tok))  # typed (a form: sent with Run audit): kept
+    at.button(key="audit_run").click().run()
+    assert at.text_input(key="audit_tokenizer").value == str(tok)
+    assert f"tokenizer: {tok}" in " ".join(c.value for c in at.caption)
+    at.run()
+    assert at.text_input(key="audit_tokenizer").value == str(tok)
