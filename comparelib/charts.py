@@ -377,6 +377,12 @@ SWEEP_LEGEND: dict[str, Any] = {
 }
 
 
+# The plot keeps its own height (``PLOT_PX``) and the chart grows by its legend and title: Streamlit's theme fits
+# the whole chart into ``height`` ("fit"), so under the Qwen3-8B walk's 4 entries the tok/s plot was 16 px tall
+# with one y label and the titles were pushed out at the top. Width still fits the page column.
+SWEEP_SIZE: dict[str, Any] = {"height": int(PLOT_PX[1]), "autosize": FIT_WIDTH}
+
+
 def _nice_extent(lo: float, hi: float) -> tuple[float, float]:
     """The tok/s axis as Vega draws it: the data's extent widened to round ticks (1, 2 or 5 x 10^n)."""
     span = hi - lo
@@ -554,7 +560,7 @@ def run_sweep_charts(
                 .mark_text(align=align, baseline=anchor, dx=-4 if right else 4, dy=float(dy), color=NEUTRAL)
                 .encode(x=alt.value("width") if right else alt.value(0), y="output tok/s:Q", text="baseline:N")
             )
-    speed = _layer(*layers).properties(title="Output tokens/s vs num_steps", height=320)
+    speed = _layer(*layers).properties(title="Output tokens/s vs num_steps", **SWEEP_SIZE)
     if spec.empty or spec["accept length"].isna().all():
         return speed, None
     accept = (
@@ -571,7 +577,7 @@ def run_sweep_charts(
             color=colour,
             tooltip=["run", "series", "num_steps", "accept length"],
         )
-        .properties(title="Acceptance length vs num_steps", height=320)
+        .properties(title="Acceptance length vs num_steps", **SWEEP_SIZE)
     )
     return speed, accept
 

@@ -30,7 +30,7 @@ from comparelib.errors import CompareError
 from comparelib.live.bench import BenchOptions, benchmark
 from comparelib.live.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.live.store import Store, requests_to_frame, runs_to_frame
-from comparelib.models.draft import default_runs, latest_own_group, model_match, run_pool, runs_of_draft
+from comparelib.models.draft import latest_own_group, model_match, run_pool, runs_of_draft
 
 EXAMPLE_GROUP = "example-kimi-k2.5"
 ENGINES = ["auto", "sglang", "vllm", "openai"]
@@ -118,6 +118,7 @@ def _labels(text: str) -> list[str]:
 
 
 OWN_BASELINES = "each run's own comparable baseline"
+DEFAULT_RUNS = 6  # "Compare runs" opens on your draft's newest runs (and the baselines they need)
 
 
 def _comparison(runs: list[Any], baseline: Any | None) -> pd.DataFrame:
@@ -417,15 +418,22 @@ try:
         # when new runs arrive the selection follows them. Its pair is your draft's, as Overview's: runs of another
         # draft (or the target's own MTP) are left out and named
         pool = run_pool(all_runs, draft)
-        default_pick = [
-            r.title for r in speedup.with_baselines(pool, default_runs(all_runs, draft), draft=draft.match_name)
-        ]
+        mine = runs_of_draft(pool, draft.match_name)  # Overview's sentence, while the selection leaves them out
+        # your draft's newest runs (the published draft's newest ones took the places of your num_steps 1 and 2)
+        newest = list(mine.kept)[-DEFAULT_RUNS:]
+        default_pick = [r.title for r in speedup.with_baselines(pool, newest, draft=draft.match_name)]
+        older = [r for r in mine.kept if not r.is_baseline and r.title not in default_pick]
         if st.session_state.get("_compare_default") != default_pick or "compare_runs" not in st.session_state:
             st.session_state["_compare_default"] = default_pick
             st.session_state["compare_runs"] = default_pick
             _forget("compare_baseline")
         picked = st.multiselect("Runs", list(by_title), key="compare_runs")
-        mine = runs_of_draft(pool, draft.match_name)  # Overview's sentence, while the selection leaves them out
+        if older and not {r.title for r in older} & set(picked):
+            ids = ", ".join(f"#{r.id}" for r in older)
+            st.caption(
+                f"Your older runs {ids} are not picked: the selection opens on your draft's {DEFAULT_RUNS} newest "
+                "runs and their baselines. Add them under Runs to compare them too."
+            )
         if mine.note and not {r.title for r in mine.left_out} & set(picked):
             add = " Runs of another draft can be added under Runs to compare them with yours." if mine.left_out else ""
             st.caption(mine.note + add)
@@ -459,10 +467,9 @@ try:
             st.session_state["sweep_group"] = wanted
         sweep_group = st.selectbox("Group", groups, key="sweep_group")
         group_runs = store.runs(group=sweep_group)
-        # a group of several target models: each line and baseline says its model
-        models = speedup.served_models(group_runs)  # a group of several target models: lines say their model
-        spec_runs = [r for r in group_runs if not r.is_baseline and r.num_steps is not None]
-        specs = app.chart_spec(run_sweep_charts, group_runs, speedup.sweep_series(spec_runs, models), models)
+        # a group of several target models (drafts): each line and baseline says its model (each line its draft)
+        series, models = speedup.sweep_chart_inputs(group_runs, draft=draft.match_name)
+        specs = app.chart_spec(run_sweep_charts, group_runs, series, models)
         if specs is None:
             st.info("this group has no runs with a throughput to chart")
         else:
@@ -492,6 +499,7 @@ try:
             own_target = app.draft_target(draft, run_pool(all_runs, draft)).model
             if own_target:
                 with_rows = [r for r in with_rows if model_match(r.model, own_target) != "other"] or with_rows
+        with_rows = list(runs_of_draft(with_rows, draft.match_name).kept) or with_rows  # open on your newest run
         latest = (with_rows or all_runs)[-1].title
         if st.session_state.get("_requests_default") != latest or "requests_run" not in st.session_state:  # a new run
             st.session_state["_requests_default"] = latest

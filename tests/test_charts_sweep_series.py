@@ -86,8 +86,12 @@ SERIES_CASES = [
      {1: "sglang EAGLE-3 bs=4 tree topk=4 ndt=8", 2: "sglang EAGLE-3 bs=4 tree topk=4 ndt=8",
       3: "sglang EAGLE-3 bs=4 tree topk=4 ndt=16",
       4: "sglang EAGLE-3 bs=4 chain", 5: "sglang EAGLE-3 bs=4 chain"}),
-    # settings alike in every named field (another draft): the first run's id tells them apart
+    # settings alike in every named field but the draft: each line names its draft (the run ids did not say it)
     ([_run(1, 90, bs=1, steps=3), _run(2, 95, bs=1, steps=3, draft="/data/other")],
+     {1: "llama70b-eagle3-480k · sglang EAGLE-3 bs=1 chain", 2: "other · sglang EAGLE-3 bs=1 chain"}),
+    # alike in every named field, the draft too (another environment): the first run's id tells them apart
+    ([_run(1, 90, bs=1, steps=3),
+      SimpleNamespace(**{**vars(_run(2, 95, bs=1, steps=3)), "notes": {"environment": "b"}})],
      {1: "sglang EAGLE-3 bs=1 chain (#1)", 2: "sglang EAGLE-3 bs=1 chain (#2)"}),
 ]  # fmt: skip
 

@@ -1398,7 +1398,35 @@ def _short_model(name: str) -> str:
     return cache.group(1) if cache else re.split(r"[/\\]", name.rstrip("/\\"))[-1] or name
 
 
-def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -> dict[int, str]:
+DRAFT_CHARS = 22  # a draft's name in a legend entry, cut with "…": "RedHatAI/Qwen3-8B-spec…"
+
+
+def _draft_names(records: Sequence[Any], draft: str | None) -> dict[int, str]:
+    """Each run's draft as a legend names it ("your draft" for ``draft``'s runs, else its name, cut at
+    ``DRAFT_CHARS``), by run id, when ``records`` were served with more than one draft model; else empty.
+    The target's own MTP layers and model-free drafting are named by their algorithm already."""
+    from comparelib.models.draft import draft_match  # the one rule for "the same draft"
+
+    named = [r for r in records if not registry.is_mtp(r) and str(getattr(r, "draft_model", None) or "").strip()]
+    distinct: list[Any] = []
+    for r in named:
+        if not any(draft_match(r.draft_model, d.draft_model) for d in distinct):
+            distinct.append(r)
+    if len(distinct) < 2:
+        return {}
+
+    def name(r: Any) -> str:
+        if draft and draft_match(r.draft_model, draft):
+            return "your draft"
+        said = registry.draft_label(r)
+        return said if len(said) <= DRAFT_CHARS + 1 else said[:DRAFT_CHARS] + "\u2026"
+
+    return {r.id: name(r) for r in named}
+
+
+def sweep_series(
+    records: Sequence[Any], models: dict[int, str] | None = None, *, draft: str | None = None
+) -> dict[int, str]:
     """Each speculative run's series on the sweep charts, by run id: one line per comparable setting.
 
     Runs share a line when ``speedup._sweep_signature`` (what a num_steps sweep must hold fixed: engine, model,
@@ -1411,8 +1439,11 @@ def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -
     ``registry.run_setting``: its runs state no topk). Two settings that would read alike get the first benchmark
     setting that tells them apart ("prompt_set=random") or a run id. Runs served with more than one target model
     (``served_models``) lead with theirs, "Qwen3-8B · sglang EAGLE-3 bs=1 chain": another model's line read as
-    "sglang bs=1 chain (#6)" beside the draft's own."""
+    "sglang bs=1 chain (#6)" beside the draft's own. Runs of a group served with several draft models lead with
+    their draft ("your draft", ``draft``'s, or its name cut short: "RedHatAI/Qwen3-8B-spec… · sglang EAGLE-3 bs=1
+    chain"), where a published draft's chain and yours read alike, "chain (#8)" and "chain (#2)"."""
     models = served_models(records) if models is None else models  # the group's, baselines included
+    drafts = _draft_names(records, draft)
 
     def topk(r: Any) -> int | None:
         v = getattr(r, "topk", None)
@@ -1428,7 +1459,8 @@ def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -
             shape = "chain" if k <= 1 else f"tree topk={k}" + (f" ndt={ndt}" if ndt else "")
         algo = registry.algorithm_label(r)
         said = " ".join(x for x in (engine, algo, f"bs={bs}" if bs is not None else None, shape) if x)
-        return f"{models[r.id]} · {said}" if models else said
+        lead = [x for x in (models.get(r.id) if models else None, drafts.get(r.id)) if x]
+        return " · ".join([*lead, said])
 
     groups: dict[tuple[Any, ...], list[Any]] = {}
     for r in records:
@@ -1451,8 +1483,9 @@ def sweep_series(records: Sequence[Any], models: dict[int, str] | None = None) -
     return {r.id: names[k] for k, rs in groups.items() for r in rs}
 
 
-def sweep_chart_inputs(records: Sequence[Any]) -> tuple[dict[int, str], dict[int, str]]:
-    """(series, models) for ``charts.run_sweep_charts``: the shared chart module never imports this one."""
+def sweep_chart_inputs(records: Sequence[Any], draft: str | None = None) -> tuple[dict[int, str], dict[int, str]]:
+    """(series, models) for ``charts.run_sweep_charts``: the shared chart module never imports this one.
+    ``draft``: your draft's name, whose lines read "your draft" in a group of several drafts."""
     models = served_models(records)
     spec_runs = [r for r in records if not r.is_baseline and r.num_steps is not None]
-    return sweep_series(spec_runs, models), models
+    return sweep_series(spec_runs, models, draft=draft), models
