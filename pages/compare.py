@@ -144,19 +144,29 @@ initial_picks = [s[len(comparison.REGISTRY_PREFIX) :] for s in initial if s.star
 initial_other = [s for s in initial if not s.startswith(comparison.REGISTRY_PREFIX)]
 
 
-def _runs_target() -> str | None:
-    """The target your draft's runs were served with (``app.draft_target``'s answer when your draft names none),
-    unless a target was set here: what an empty target field starts from, as Overview already answers for it."""
-    if not draft.group or draft.target:
-        return None
-    runs = _group_runs()
-    if not runs:
-        return None
+def _draft_target() -> tuple[str | None, str]:
+    """The target Overview answers for your draft (``app.draft_target``: named by it, its model card's base_model,
+    or its runs' server) and where it came from (its origin), unless a target was set here: what an empty target
+    field starts from. The built-in example's target stays its own (the field is for your draft)."""
+    if draft.target or draft.is_example:
+        return None, ""
+    runs = _group_runs() if draft.group else []
     found = app.draft_target(draft, runs)
-    return found.model if found.origin == "runs" else None
+    if not found.model or found.origin not in TARGET_FROM:
+        return None, ""
+    return found.model, found.origin
 
 
-from_runs = _runs_target()
+TARGET_FROM = {  # origin: (the caption under a prefilled target field, the target as a warning names it)
+    "named": ("Named by your draft (its config or published entry).", "the target your draft names"),
+    "card": ("From your draft's model card (its base_model).", "the target your draft's model card names"),
+    "runs": (
+        f"From your runs' server (run group {draft.group}): the model they were served with.",
+        "the target your runs were served with",
+    ),
+}
+from_draft, from_origin = _draft_target()
+from_where, from_what = TARGET_FROM.get(from_origin, ("", ""))
 published = _published_ids()
 with st.form("compare_form"):
     picks = st.multiselect(
@@ -176,12 +186,12 @@ with st.form("compare_form"):
     target = c1.text_input(
         "Target model (optional: URL, folder, or a known hub id)",
         # a link's, else the one set here this session, else your runs' (what Overview answers for)
-        value=qp.get("target", "") or draft.target or from_runs or "",
+        value=qp.get("target", "") or draft.target or from_draft or "",
         key="compare_target",
         help="Your draft's target. Overview and Acceptance vs data use it too when your draft names none.",
     )
-    if from_runs and target.strip() == from_runs:
-        c1.caption(f"From your runs' server (run group {draft.group}): the model they were served with.")
+    if from_draft and target.strip() == from_draft:
+        c1.caption(from_where)
     layers_text = c2.text_input(
         "…or just its number of decoder layers", value=qp.get("layers", ""), key="compare_target_layers"
     )
@@ -209,8 +219,9 @@ try:
 except CompareError as exc:
     st.error(str(exc))
     st.stop()
-if typed_target != draft.target and not (from_runs and typed_target == from_runs):
-    # the field is your draft's target: the other pages take it from the draft (your runs' they know already)
+if typed_target != draft.target and not (from_draft and typed_target == from_draft):
+    # the field is your draft's target: the other pages take it from the draft (what it names, its card's or its
+    # runs' they know already)
     draft = draft.with_(target=typed_target)
     app.set_own_draft(draft)
 
@@ -263,11 +274,11 @@ with st.spinner("Reading configs and checkpoint headers…"):
                         )
                     )
                 except CompareError as exc:
-                    if not (mine and from_runs and target.strip() == from_runs):
+                    if not (mine and from_draft and target.strip() == from_draft):
                         raise
                     # the name a server reported (a folder on its machine) may not be readable here
                     st.warning(
-                        f"**{src}**: the target your runs were served with, {from_runs}, could not be read "
+                        f"**{src}**: {from_what}, {from_draft}, could not be read "
                         f"({exc}); shown without it. Give the target in the field above."
                     )
                     entries.append(_load(src, None, target_layers, settings.token_fingerprint()))

@@ -1,4 +1,4 @@
-"""Live benchmark on a new user's Qwen3-8B walk (1400x900, light and dark).
+"""Live benchmark and Compare drafts on a new user's Qwen3-8B walk (1400x900, light and dark).
 
 The group: a baseline (#1), your draft's chain sweep num_steps 1..4 (#2-#5), trees topk 4 with 8 and 16 draft
 tokens (#6, #7), and two runs of the published RedHatAI/Qwen3-8B-speculator.eagle3 (#8, #9). The walk found:
@@ -9,6 +9,8 @@ tokens (#6, #7), and two runs of the published RedHatAI/Qwen3-8B-speculator.eagl
 2. legend entries "chain (#2)" and "chain (#8)": your draft's chain and the published draft's read alike;
 3. "Compare runs" left your num_steps 1 and 2 runs out without a word, and "Per-request results" opened on the
    published draft's run #9;
+4. Compare drafts opened with an empty target for a draft whose model card names its base_model (Overview knew
+   it), and the lint said the aux layer ids could not be checked.
 """
 
 from __future__ import annotations
@@ -223,3 +225,32 @@ def test_your_older_runs_left_out_of_the_selection_are_said() -> None:
     at.multiselect(key="compare_runs").set_value([titles[ids[i]] for i in (1, 2, 3)]).run()
     assert not [c.value for c in at.caption if "older runs" in c.value]  # added: no longer said
     assert at.selectbox(key="requests_run").value == titles[ids[11]]
+
+
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def _card_draft(tmp_path: Path) -> Path:
+    """A raw EAGLE-3 config (it names no target) whose model card names its base_model."""
+    path = tmp_path / "llama-draft"
+    path.mkdir()
+    (path / "config.json").write_text(json.dumps(registry.get_draft("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").config))
+    (path / "README.md").write_text(f"---\nbase_model: {LLAMA}\ntags:\n- eagle3\n---\n# my draft\n")
+    return path
+
+
+def test_compare_starts_its_target_from_the_drafts_model_card(tmp_path: Path) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["draft"] = str(_card_draft(tmp_path))
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="compare_target").value == LLAMA
+    said = [c.value for c in at.caption]
+    assert "From your draft's model card (its base_model)." in said, said
+    text = "\n".join([*said, *(e.value for e in at.warning), *(e.value for e in at.markdown)])
+    assert "No target given" not in text and "cannot be checked without" not in text, text
+    assert at.dataframe[0].value.set_index("draft").loc["llama-draft", "target"] == LLAMA
+    assert "draft_target" not in at.query_params  # the card's target is not a target set on Compare
