@@ -28,7 +28,7 @@ from comparelib import settings, values
 from comparelib.analysis import overview
 from comparelib.errors import CompareError
 from comparelib.models import comparison
-from comparelib.models.draft import OwnDraft
+from comparelib.models.draft import OwnDraft, drafts_for_target, split_native
 
 _store = app.open_store
 
@@ -93,7 +93,9 @@ def _plan(
     """The plan for these inputs, or None after saying why there is none.
 
     A training log loaded on Acceptance vs data is fitted instead of the published trend (as ``plan --curve``
-    does), so the plan cannot rank "more data" from the trend while the answer above says the log plateaued."""
+    does), so the plan cannot rank "more data" from the trend while the answer above says the log plateaued; one
+    that cannot be fitted (no samples per logged step) is still weighed by its verdict, and the plan says why it
+    was not fitted."""
     curve = app.own_curve(own)
     try:
         own_volume, vol_src = own.training_samples(volumes)
@@ -111,8 +113,8 @@ def _plan(
         except CompareError as exc:
             if curve is None:
                 raise
-            st.caption(f"The plan uses the published trend, not your training log: {exc}")
-            inputs = plan.inputs_for(entry, **args)
+            # the published trend, weighed by the log's verdict; the plan says why the log was not fitted
+            inputs = plan.inputs_for(entry, **args, curve_verdict=app.own_curve_verdict(own), curve_unused=str(exc))
         return plan.build(inputs, target_al=target_al, gpu_name=gpu_name, rank_batch=int(rank_batch))
     except CompareError as exc:
         st.info(f"No plan for this draft: {exc}")
@@ -220,9 +222,12 @@ except CompareError as exc:
 # a raw EAGLE-3 config names no target; the server its runs were measured on does, else the one set on Compare
 target_choice = app.draft_target(draft, runs)
 own_target = target_choice.model
-suggested = overview.default_reference(drafts, draft.name, own_target)
-# a published draft for your target without a config is offered too: Acceptance vs data preselects the same one
-ref_options = drafts + ([suggested.hub_id] if suggested.hub_id not in drafts else [])
+# a published draft measured beside yours in your group first (Acceptance vs data and the plan choose alike)
+suggested = overview.default_reference(drafts, draft.name, own_target, runs)
+# the published drafts for your target without a config are offered too (compared on data and acceptance), the
+# suggested one among them: Acceptance vs data preselects the same one
+_for_target = split_native(own_target, drafts_for_target(own_target))[0]
+ref_options = drafts + [d for d in dict.fromkeys([suggested.hub_id, *_for_target]) if d not in drafts]
 app.pick_reference("ov_ref", ref_options, suggested, draft)
 if target_choice.note:  # the target set on Compare drafts, used or set aside: said, never silent
     st.caption(target_choice.note)
@@ -379,6 +384,8 @@ else:
         + _link("benchmark one", "bench")
         + "."
     )
+# a published draft for your target measured in your group at a setting yours ran too: compared head to head
+lines += [f"- {pair.sentence}." for pair in answer.side_by_side]
 st.markdown("\n".join(lines))
 
 from comparelib import export, tables  # noqa: I001 - after the answer: these load pandas

@@ -168,7 +168,8 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         own_runs = store.runs(group=draft.group) if draft.group else []
         target_choice = app.draft_target(draft, own_runs)  # its own, its runs', else the one set on Compare
         own_target = target_choice.model
-        suggested = overview.default_reference(ref_options, draft.name, own_target)
+        # a published draft measured beside yours in your group first, as on Overview and in the plan
+        suggested = overview.default_reference(ref_options, draft.name, own_target, own_runs)
         # a draft for your target with no results here is offered all the same, as on Overview
         if suggested.hub_id not in ref_options:
             ref_options = sorted([*ref_options, suggested.hub_id])
@@ -181,7 +182,7 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
     with target_slot:
         # the same published target Overview's plan aims at (plan.default_target), so both pages agree
         aim = plan.default_target(
-            published, benchmark=bench, setting_key=setting_key, target=own_target, own=draft.name
+            published, benchmark=bench, setting_key=setting_key, target=own_target, own=draft.name, runs=own_runs
         )
         # a keyed field ignores a new default: it follows the setting's published target until a user types one
         default_target = min(max(aim[0], 1.05), 20.0) if aim else 3.0

@@ -431,9 +431,16 @@ LLAMA_REF = "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"  # 1.4M sample
         ("acme/x", "meta-llama/Llama-3.1-8B-Instruct", LLAMA_REF, "trained on the most samples"),
         (LLAMA_REF, "meta-llama/Llama-3.1-8B-Instruct", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "most samples"),
         ("acme/x", "META-LLAMA/llama-3.1-8b-instruct", LLAMA_REF, "most samples"),  # ids are case-insensitive
-        ("acme/x", "openai/gpt-oss-20b", "zhuyksir/EAGLE3-gpt-oss-20b-bf16", "most samples"),
-        # no other draft for gpt-oss-20b to compare: the nearest of its family, not the Kimi-K2 draft
-        ("zhuyksir/EAGLE3-gpt-oss-20b-bf16", "openai/gpt-oss-20b", "lmsys/EAGLE3-gpt-oss-120b-bf16", "same family"),
+        # a draft publishing an acceptance length (no config, no volume) before one stating a volume only
+        ("acme/x", "openai/gpt-oss-20b", "RedHatAI/gpt-oss-20b-speculator.eagle3", "publishes an acceptance length"),
+        (
+            "zhuyksir/EAGLE3-gpt-oss-20b-bf16",
+            "openai/gpt-oss-20b",
+            "RedHatAI/gpt-oss-20b-speculator.eagle3",
+            "size is",
+        ),
+        # no other draft for Qwen3-32B to compare: the nearest of its family, not the Kimi-K2 draft
+        ("acme/x", "Qwen/Qwen3-32B", "lmsys/SGLang-EAGLE3-Qwen3-30B-A3B-Instruct-2507-SpecForge-Nex", "same family"),
         ("acme/x", "acme/private-70b", REF, "No other published draft for acme/private-70b"),
     ],
 )

@@ -26,6 +26,7 @@ from tests.fixtures import page_app
 
 QWEN = "Qwen/Qwen3-8B"
 TENGYUN = "Tengyunw/qwen3_8b_eagle3"  # 600K samples, no config in the registry, no GSM8K result
+REDHAT = "RedHatAI/Qwen3-8B-speculator.eagle3"  # no config or volume; publishes an acceptance length (MT-Bench)
 KIMI_REF = registry.KIMI_REFERENCE
 KEY = "steps=3,topk=1,draft=4,bs=8,sglang"  # GSM8K's best-fitted setting: what Acceptance vs data opens on
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -323,14 +324,17 @@ def _scaling_choices() -> list[str]:
 
 REFERENCE_CASES = [
     # (own repo, target, reference both pages preselect)
-    ("acme/qwen3-8b", QWEN, TENGYUN),  # Overview had the Kimi-K2 draft: "no other ... has a config here"
+    # Overview had the Kimi-K2 draft: "no other ... has a config here"; a Qwen3-8B draft publishing an acceptance
+    # length comes before Tengyunw's, which states a volume and no acceptance
+    ("acme/qwen3-8b", QWEN, REDHAT),
     ("acme/x", "Qwen/Qwen3-30B-A3B", "Tengyunw/qwen3_30b_moe_eagle3"),
     ("acme/x", "meta-llama/Llama-3.1-8B-Instruct", "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"),
     ("acme/x", "moonshotai/Kimi-K2.5", KIMI_REF),
     ("acme/x", None, KIMI_REF),
-    ("acme/x", "openai/gpt-oss-20b", "zhuyksir/EAGLE3-gpt-oss-20b-bf16"),  # Acceptance vs data had RedHatAI's
-    # RedHatAI's states no config or volume: the nearest of the gpt-oss family, not the Kimi-K2 draft
-    ("zhuyksir/EAGLE3-gpt-oss-20b-bf16", "openai/gpt-oss-20b", "lmsys/EAGLE3-gpt-oss-120b-bf16"),
+    # RedHatAI's states no config or volume but publishes an acceptance length: before zhuyksir's (a volume, no
+    # acceptance), on both pages
+    ("acme/x", "openai/gpt-oss-20b", "RedHatAI/gpt-oss-20b-speculator.eagle3"),
+    ("zhuyksir/EAGLE3-gpt-oss-20b-bf16", "openai/gpt-oss-20b", "RedHatAI/gpt-oss-20b-speculator.eagle3"),
     ("acme/x", "acme/private-70b", KIMI_REF),
 ]
 
@@ -396,7 +400,10 @@ def _walk(page: str, tmp_path: Path) -> AppTest:
 
 def test_overview_compares_a_qwen3_draft_with_the_qwen3_reference(tmp_path: Path) -> None:
     at = _walk("overview", tmp_path)
-    assert at.selectbox(key="ov_ref").value == TENGYUN
+    # the default is the Qwen3-8B draft publishing an acceptance length; Tengyunw's, picked, gives the volume gap
+    assert at.selectbox(key="ov_ref").value == REDHAT
+    at.selectbox(key="ov_ref").set_value(TENGYUN).run()
+    assert not at.exception, at.exception
     md = "\n".join(m.value for m in at.markdown)
     head = at.subheader[0].value if at.subheader else ""
     assert head.startswith("The largest gap is training data: 250K samples against 600K (2.4x fewer)."), head
@@ -410,7 +417,7 @@ def test_overview_compares_a_qwen3_draft_with_the_qwen3_reference(tmp_path: Path
 
 def test_acceptance_vs_data_agrees_with_overview_and_fits_at_its_setting(tmp_path: Path) -> None:
     at = _walk("scaling", tmp_path)
-    assert at.selectbox(key="sc_ref").value == TENGYUN
+    assert at.selectbox(key="sc_ref").value == REDHAT  # as on Overview
     assert at.selectbox(key="sc_setting").value == KEY
     texts = "\n".join([m.value for m in at.markdown] + [i.value for i in at.info] + [w.value for w in at.warning])
     assert "pooled across all 14" not in texts

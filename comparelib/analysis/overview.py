@@ -48,16 +48,25 @@ class Reference:
     why: str
 
 
-def default_reference(choices: Sequence[str], own_repo: str | None, own_target: str | None) -> Reference:
+def default_reference(
+    choices: Sequence[str], own_repo: str | None, own_target: str | None, runs: Sequence[Any] = ()
+) -> Reference:
     """A draft for your target is the fair first comparison: the same target's data and acceptance. The
     Kimi-K2 draft stays the default for any Kimi (moonshotai) target, the app's own story, and wherever the
-    registry has no draft for your target that states a countable config or its training volume; otherwise the
-    one for your target trained on the most samples (a config, then registry order break ties). Never your own
+    registry has no draft for your target that states a countable config, its training volume or an acceptance
+    length, and none was measured in your run group; otherwise, of the drafts for your target: one measured side by
+    side with yours in ``runs`` (your run group: ``side_by_side``), then one measured there at another setting,
+    then one that publishes an acceptance length (as ``nearest_in_family`` prefers for another target of the
+    family), then the one trained on the most samples (a config, then registry order break ties). Never your own
     draft, when it is published itself.
+
+    A Qwen3-8B draft was compared with Tengyunw/qwen3_8b_eagle3 (a volume, no acceptance) while RedHatAI's draft
+    for the same target had been measured beside it in the same group and only "left out".
 
     The same-target drafts are taken from the whole registry, not from ``choices`` (Overview offers drafts with a
     config, Acceptance vs data drafts with results): both pages add the pick to their options, so they preselect
-    the same reference. Without a config its size is not known; its data and acceptance still compare."""
+    the same reference (the plan's target AL reads it too: ``plan.published_target``). Without a config its size
+    is not known; its data and acceptance still compare."""
     from comparelib.models.registry import KIMI_REFERENCE, family_of
 
     drafts = registry.load_registry()
@@ -71,31 +80,176 @@ def default_reference(choices: Sequence[str], own_repo: str | None, own_target: 
         return Reference(fallback, f"Chosen as a published draft for a Kimi target, as yours is ({own_target}).")
     wanted = own_target.strip().lower()
     countable = set(reference_choices())
+    side: dict[str, SideBySide] = {}  # hub id -> its first side-by-side pair in your group
+    for pair in side_by_side(runs, own_repo, own_target):
+        side.setdefault(pair.draft, pair)
+    in_group = _published_in_group(runs, own_repo, own_target)
+    with_accept = _with_acceptance()
     same = [
         d
         for d in drafts
-        if d.hub_id.lower() != own
+        if d.hub_id.lower() not in (own, wanted)  # nor the target's own MTP layers (its registry entry)
         and d.target_model.lower() == wanted
-        and (d.hub_id in countable or d.train_samples or d.train_tokens)
+        and (
+            d.hub_id in countable
+            or d.train_samples
+            or d.train_tokens
+            or d.hub_id in with_accept
+            or d.hub_id in in_group
+        )
     ]
     if not same:
         near = nearest_in_family(own_target, own_repo)
         if near is not None:
             return near
         why = (
-            f"No other published draft for {own_target} states a config or its training volume here, so the default "
-            "reference is shown."
+            f"No other published draft for {own_target} states a config, its training volume or an acceptance "
+            "length here, so the default reference is shown."
         )
         return Reference(fallback, why)
     order = {d.hub_id: i for i, d in enumerate(drafts)}
-    pick = max(same, key=lambda d: (d.train_samples or 0, d.hub_id in countable, -order[d.hub_id]))
-    if pick.train_samples:
-        why = f"Chosen as the published draft for your target ({own_target}) trained on the most samples."
+    pick = min(
+        same,
+        key=lambda d: (
+            d.hub_id not in side,
+            d.hub_id not in in_group,
+            d.hub_id not in with_accept,
+            -(d.train_samples or 0),
+            d.hub_id not in countable,
+            order[d.hub_id],
+        ),
+    )
+    yours = f"your target ({own_target})"
+    if pick.hub_id in side:
+        p = side[pick.hub_id]
+        why = (
+            f"Chosen as the published draft for {yours} measured side by side with yours in "
+            f"{_group_words(p.group)} (run #{p.theirs.id} against your #{p.yours.id}, {p.setting_words})."
+        )
+    elif pick.hub_id in in_group:
+        ids = ", ".join(f"#{r.id}" for r in in_group[pick.hub_id])
+        why = (
+            f"Chosen as the published draft for {yours} measured in your run group (run {ids}), though at no "
+            "setting your draft ran."
+        )
+    elif pick.hub_id in with_accept:
+        why = f"Chosen as the published draft for {yours} that publishes an acceptance length" + (
+            " and was trained on the most samples." if pick.train_samples else "."
+        )
+    elif pick.train_samples:
+        why = f"Chosen as the published draft for {yours} trained on the most samples."
     else:
-        why = f"Chosen as a published draft for your target ({own_target}); none states its training samples."
+        why = f"Chosen as a published draft for {yours}; none states its training samples."
     if pick.hub_id not in countable:
         why += " The registry has no config for it, so its size is not known; training data and acceptance compare."
     return Reference(pick.hub_id, why)
+
+
+def _with_acceptance() -> set[str]:
+    """The registry drafts that publish an acceptance length (on any benchmark, at any setting)."""
+    return {
+        str(rec.get("hub_id")) for rec in registry.results_records() if number(rec.get("accept_length")) is not None
+    }
+
+
+def _group_words(group: str | None) -> str:
+    return f"group {group}" if group else "your run group"
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """A published draft for your target measured in your run group at a setting your draft also ran: the same
+    engine, num_steps, topk, draft tokens and batch size, and no other benchmark parameter that differs."""
+
+    draft: str  # the published draft's hub id
+    group: str | None
+    setting: str  # the setting key both ran (``registry.run_setting``)
+    theirs: Any  # its run (the newest at that setting)
+    yours: Any  # your draft's run (the newest at that setting)
+
+    @property
+    def setting_words(self) -> str:
+        """ "SGLang, num_steps 3, batch 1": the shared setting as people say it (a tree adds topk and draft tokens)."""
+        r = self.theirs
+        engine = str(getattr(r, "engine", None) or "unknown engine")
+        parts = [_ENGINE_WORDS.get(engine.lower(), engine)]
+        parts.append(f"num_steps {r.num_steps}" if r.num_steps is not None else "num_steps not reported")
+        if (r.topk or 1) > 1:
+            parts.append(f"topk {r.topk}, draft tokens {r.num_draft_tokens}")
+        batch = _batch(r)
+        if batch is not None:
+            parts.append(f"batch {batch}")
+        return ", ".join(parts)
+
+    @property
+    def sentence(self) -> str:
+        """ "Measured side by side (group g, SGLang, num_steps 3, batch 1): org/draft 2.74 accept, 173.4 tok/s (#8)
+        against yours 2.53, 160.4 tok/s (#4)"."""
+
+        def acc(run: Any) -> str:
+            al = _accept_of(run)
+            return f"{al:.2f}" if al is not None else "acceptance not recorded"
+
+        t, y = self.theirs, self.yours
+        return (
+            f"Measured side by side ({_group_words(self.group)}, {self.setting_words}): {self.draft} {acc(t)} accept, "
+            f"{t.output_tokens_per_s:.1f} tok/s (#{t.id}) against yours {acc(y)}, {y.output_tokens_per_s:.1f} tok/s "
+            f"(#{y.id})"
+        )
+
+
+def _published_for(target: str, own_repo: str | None) -> list[str]:
+    wanted, own = target.strip().lower(), (own_repo or "").strip().lower()
+    return [
+        d.hub_id
+        for d in registry.load_registry()
+        if d.target_model.lower() == wanted and d.hub_id.lower() not in (own, wanted)
+    ]
+
+
+def _published_in_group(runs: Sequence[Any], own_repo: str | None, own_target: str | None) -> dict[str, list[Any]]:
+    """Published drafts for ``own_target`` that ``runs`` (your run group) measured: hub id -> their runs."""
+    from comparelib.models.draft import draft_match
+
+    if not own_target or not own_repo or not runs:
+        return {}
+    others = runs_of_draft(runs_for_target(runs, own_target).kept, own_repo).left_out
+    out: dict[str, list[Any]] = {}
+    for hub in _published_for(own_target, own_repo):
+        mine = [
+            r
+            for r in others
+            if not registry.is_mtp(r) and r.output_tokens_per_s and draft_match(getattr(r, "draft_model", None), hub)
+        ]
+        if mine:
+            out[hub] = mine
+    return out
+
+
+def side_by_side(runs: Sequence[Any], own_repo: str | None, own_target: str | None) -> tuple[SideBySide, ...]:
+    """Each published draft for your target that your run group (``runs``) measured at a setting your draft also
+    ran, one pair per setting: the newest run of each side there. Runs of another target are not compared; your
+    draft's runs are those ``draft.runs_of_draft`` keeps. Ordered by the registry, then most num_steps first."""
+    theirs = _published_in_group(runs, own_repo, own_target)
+    if not theirs:
+        return ()
+    mine = [
+        r
+        for r in runs_of_draft(runs_for_target(runs, own_target).kept, own_repo).kept
+        if not getattr(r, "is_baseline", False) and r.output_tokens_per_s
+    ]
+    out: list[SideBySide] = []
+    for hub, their_runs in theirs.items():
+        by_key: dict[str, list[Any]] = {}
+        for r in their_runs:
+            by_key.setdefault(run_setting(r)[0], []).append(r)
+        for key, rs in by_key.items():
+            t = max(rs, key=lambda r: r.id)
+            alike = [m for m in mine if run_setting(m)[0] == key and not _setting_words(m, t)]
+            if alike:
+                out.append(SideBySide(hub, getattr(t, "group", None), key, t, max(alike, key=lambda r: r.id)))
+    out.sort(key=lambda p: (list(theirs).index(p.draft), -(p.theirs.num_steps or 0), _batch(p.theirs) or 0))
+    return tuple(out)
 
 
 def nearest_in_family(own_target: str, own_repo: str | None = None) -> Reference | None:
@@ -116,14 +270,13 @@ def nearest_in_family(own_target: str, own_repo: str | None = None) -> Reference
     own = (own_repo or "").lower()
     wanted = own_target.strip().lower()
     countable = set(reference_choices())
-    with_accept = {
-        str(rec.get("hub_id")) for rec in registry.results_records() if number(rec.get("accept_length")) is not None
-    }
+    with_accept = _with_acceptance()
     drafts = registry.load_registry()
     kin = [
         d
         for d in drafts
         if d.hub_id.lower() != own
+        and d.hub_id.lower() != d.target_model.lower()  # a target's own MTP layers: not a draft
         and d.target_model.lower() != wanted
         and model_family(d.target_model) == family
         and (d.hub_id in countable or d.train_samples or d.train_tokens)
@@ -1017,6 +1170,8 @@ class Answer:
     runs_note: str | None = None  # the runs left out (served with another target), or the targets a group mixes
     draft_note: str | None = None  # the runs of another draft (or the target's MTP) left out, in one sentence
     own: OwnAccept | None = None  # the run your acceptance is read from, and why that one (``own_acceptance``)
+    # published drafts for your target measured in your group at a setting yours ran too (``side_by_side``)
+    side_by_side: tuple[SideBySide, ...] = ()
 
     @property
     def headline(self) -> bool:
@@ -1030,6 +1185,23 @@ CURVE_NOTES = {
     "rising": "Your training log (Acceptance vs data) is still rising: more training or data should still help.",
     "too-few-points": "Your training log (Acceptance vs data) has too few points to say whether it still rises.",
 }
+
+
+def _measured_against(
+    pairs: Sequence[SideBySide], reference: str, mine: OwnAccept | None
+) -> tuple[float, bool, str] | None:
+    """(reference's acceptance / yours, same setting, the words) from the reference measured side by side with your
+    draft (the pair at your acceptance's run first): a like-for-like measured gap, not a published one."""
+    alike = [p for p in pairs if p.draft == reference and _accept_of(p.theirs) and _accept_of(p.yours)]
+    if not alike:
+        return None
+    p = next((q for q in alike if mine is not None and q.yours.id == mine.run.id), alike[0])
+    theirs, yours = _accept_of(p.theirs), _accept_of(p.yours)
+    words = (
+        f"{reference} measured {theirs:.2f} against your {yours:.2f} side by side ({p.setting_words}; runs "
+        f"#{p.theirs.id} and #{p.yours.id})"
+    )
+    return theirs / yours, True, words  # type: ignore[operator]
 
 
 def answer(
@@ -1052,9 +1224,12 @@ def answer(
     Runs served with another target model than the draft's (``own_target``; default: the one its config or the
     registry names, else its runs') are left out and named in ``runs_note``: their pair is another model's.
     With ``draft`` (your draft's name; None for the example) only its own runs answer: runs of another draft or of
-    the target's own MTP layers are left out and named in ``draft_note`` (``draft.runs_of_draft``)."""
-    by_target = runs_for_target(runs, own_target or own.target_label or target_from_runs(runs, draft))
+    the target's own MTP layers are left out and named in ``draft_note`` (``draft.runs_of_draft``); a published
+    draft for your target measured at a setting yours ran too is compared with yours in ``side_by_side``."""
+    target_model = own_target or own.target_label or target_from_runs(runs, draft)
+    by_target = runs_for_target(runs, target_model)
     by_draft = runs_of_draft(by_target.kept, draft)
+    pairs = side_by_side(by_target.kept, draft, target_model)  # a published draft's runs beside yours: compared
     runs = by_draft.kept
     published: registry.PublishedDraft | None
     if isinstance(ref, registry.PublishedDraft):
@@ -1081,6 +1256,10 @@ def answer(
         size.own_excluding_embedding / size.ref_excluding_embedding if size and size.ref_excluding_embedding else None
     )
     acc_ratio = (acc.ref_hi / own_accept) if own_accept and acc.ref_hi else None
+    same_setting, accept_detail = acc.same_setting, accept_comparison(own_accept, acc)
+    measured = _measured_against(pairs, reference, mine)
+    if measured is not None:  # the reference measured beside yours outweighs its published figures
+        acc_ratio, same_setting, accept_detail = measured
     target = target_notice(own)
     if target is not None:
         gap, sentence = "", target.sentence
@@ -1089,11 +1268,11 @@ def answer(
             data_ratio=data_ratio,
             size_ratio=size_ratio,
             accept_ratio=acc_ratio,
-            accept_same_setting=acc.same_setting,
+            accept_same_setting=same_setting,
             own_volume=own_volume,
             ref_volume=ref_volume,
             curve_verdict=curve_verdict,
-            accept_detail=accept_comparison(own_accept, acc),
+            accept_detail=accept_detail,
             missing=missing_evidence(
                 reference=reference,
                 own_volume=own_volume,
@@ -1126,4 +1305,5 @@ def answer(
         runs_note=by_target.note,
         draft_note=by_draft.note,
         own=mine,
+        side_by_side=pairs,
     )

@@ -1043,6 +1043,7 @@ class Option:
     evidence: list[dict[str, Any]] = field(default_factory=list)
     note: str = ""
     blocking: bool = False  # a wiring error: nothing else is worth measuring first
+    weighed_down: bool = False  # your own evidence (a plateaued training log) says its predicted gain is not yours
     al_steps: int | None = None  # the num_steps ``al`` is stated at
 
     @property
@@ -1106,6 +1107,7 @@ class Plan:
     points: pd.DataFrame  # what the fit was made on (samples, al, kind)
     sources: list[Source]
     cost: dict[str, Any]
+    log_note: str = ""  # how your training log was weighed against the published trend ("" when it was not)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -1122,6 +1124,7 @@ class Plan:
             "fit_note": self.fit_note,
             "cost_model": self.cost,
             "sources": [s.to_json() for s in self.sources],
+            "log_note": self.log_note or None,
         }
 
     @property
@@ -1185,7 +1188,7 @@ def lead(result: Plan) -> str | None:
     if first is None:
         return None
     unknown = first.gain is None or first.gain.value is None  # not predicted: not "no gain" either
-    if first.blocking or unknown or gains(first, result.noise):
+    if (first.blocking or unknown or gains(first, result.noise)) and not first.weighed_down:
         text = f"**Ranked first: {first.title}.** {first.note}"
     else:
         text = (
@@ -1203,6 +1206,8 @@ def lead(result: Plan) -> str | None:
             f" Samples: {first.samples_needed.text(',.0f')}; GPU-hours on {result.gpu}: {hours}; "
             f"offline storage {first.storage.text(',.1f', ' TB')}."
         )
+    if result.log_note and not first.weighed_down:  # the first option's note says it already
+        text += f" {result.log_note}"
     return text
 
 
@@ -1214,6 +1219,8 @@ def rank_key(o: Option, noise: float) -> tuple[int, int, int, float]:
     if o.blocking:
         return (0, 0, 0, 0.0)
     ratio, gain = o.per_gpu_hour, o.gain
+    if o.weighed_down:  # your own evidence contradicts its predicted gain: after every other option
+        return (4, 0, 0, -(gain.value if gain is not None and gain.value is not None else -math.inf))
     if ratio is None or gain is None or gain.value is None or gain.value <= noise:
         no_gain = int(not gains(o, noise))
         uncosted = int(o.total.value is None) if not no_gain else 0  # without a gain, the order as built
@@ -1265,6 +1272,9 @@ class Inputs:
     step_record: Mapping[str, Any] | None = None
     candidates: tuple[tuple[str, float, Mapping[str, Any]], ...] = ()  # other drafts: label, params, draft-cost record
     runs_note: str = ""  # runs left out as served with another target, or the target models the runs mix
+    group_runs: tuple[Any, ...] = ()  # the group's runs for the target, every draft's: what the reference is chosen by
+    curve_verdict: str | None = None  # your training log's verdict (``curves``: "rising", "plateau", ...), if loaded
+    curve_unused: str = ""  # why your training log could not be fitted (no samples seen), when it was not
 
 
 def published_target(
@@ -1274,6 +1284,7 @@ def published_target(
     chain: str,
     target: str | None = None,
     own: str | None = None,
+    runs: Sequence[Any] = (),
 ) -> tuple[float, str] | None:
     """The published acceptance to aim at, and which draft it is and why that one.
 
@@ -1282,7 +1293,8 @@ def published_target(
     the family's (an org: Llama-3.1-8B, Llama-3.3-70B and Llama-4-Scout drafts tie at 1.4M samples, and the 8B
     one's 2.548 was a 70B draft's target where the 70B one reports 2.318), named as the family's and as a draft
     for another target (a Qwen3-30B-A3B draft was aimed at the Instruct-2507 draft's 2.64 as if it were its own).
-    Overview's plan and Acceptance vs data's default target both read this (``default_target``)."""
+    Overview's plan and Acceptance vs data's default target both read this (``default_target``); ``runs`` (your
+    run group) go to the one chooser, so a published draft measured beside yours there is the reference here too."""
     sel = points[(points["benchmark"] == benchmark) & (points["chain"] == chain) & points["accept_length"].notna()]
     sel = sel[pd.to_numeric(sel["samples"], errors="coerce").notna()]
     if sel.empty:
@@ -1294,7 +1306,7 @@ def published_target(
         mine = sel[sel["target_model"].astype(str).str.lower() == target.strip().lower()]
         if own:
             mine = mine[mine["draft"].astype(str).str.lower() != own.strip().lower()]
-        ref = overview.default_reference(overview.reference_choices(), own, target).hub_id
+        ref = overview.default_reference(overview.reference_choices(), own, target, runs).hub_id
         if (mine["draft"] == ref).any():
             row = mine[mine["draft"] == ref].iloc[0]
             return float(row["accept_length"]), (
@@ -1333,7 +1345,13 @@ _published_target = published_target  # the name the plan's callers and tests us
 
 
 def default_target(
-    points: pd.DataFrame, *, benchmark: str, setting_key: str | None, target: str | None, own: str | None = None
+    points: pd.DataFrame,
+    *,
+    benchmark: str,
+    setting_key: str | None,
+    target: str | None,
+    own: str | None = None,
+    runs: Sequence[Any] = (),
 ) -> tuple[float, str] | None:
     """The target AL a page opens on for ``setting_key`` (Acceptance vs data): ``published_target`` at that
     setting's chain, with the family of ``target`` as the plan reads it, so the page and Overview's plan agree
@@ -1343,7 +1361,7 @@ def default_target(
     rows = points[points["setting_key"] == setting_key]["chain"].dropna() if setting_key else points.iloc[:0]
     if rows.empty:
         return None
-    return published_target(points, family_of(target), benchmark.lower(), str(rows.iloc[0]), target, own)
+    return published_target(points, family_of(target), benchmark.lower(), str(rows.iloc[0]), target, own, runs)
 
 
 def _loglinear_samples(xs: Any, ys: Any, target: float) -> float | None:
@@ -1575,6 +1593,8 @@ def build(
     pts = pd.DataFrame(columns=["samples", "al", "kind", "label"])
     own_now: float | None = None
     own_al_k_for_trend: float | None = None  # your served AL at the plan's steps, beside the pooled trend
+    if inputs.curve_unused and not inputs.curve_x:  # a log was given, but it cannot be fitted: said, not skipped
+        fit_note = f"your training log could not be fitted ({inputs.curve_unused.rstrip('.')}); "
     if inputs.curve_x and inputs.curve_set_aside:
         # the page that draws the curve sets its fit aside: a band from it here would contradict that page
         fit_note = (
@@ -1679,7 +1699,13 @@ def build(
         target_named = f"{target_al:g} (the target AL you gave)"
     elif inputs.published is not None and (
         pub := published_target(
-            inputs.published, inputs.family, inputs.benchmark, chain, inputs.target_label, inputs.draft_label
+            inputs.published,
+            inputs.family,
+            inputs.benchmark,
+            chain,
+            inputs.target_label,
+            inputs.draft_label,
+            inputs.group_runs,
         )
     ):
         target_al, text = pub
@@ -1910,6 +1936,30 @@ def build(
             md.evidence.append(
                 _ev("tok/s", "served AL scaled by the fit's AL ratio, at the served num_steps", model_src)
             )
+    log_note = ""
+    if inputs.curve_verdict == "plateau" and (fit is None or fit.scope == "pooled"):
+        # your own log says more of the same data does not help: the published trend alone does not rank it first
+        md.weighed_down = True
+        unfit = (
+            f" The plan could not fit your log: {inputs.curve_unused.strip().rstrip('.')}."
+            if inputs.curve_unused and not inputs.curve_x
+            else " Your log's own fit is set aside, as on Acceptance vs data."
+            if inputs.curve_x and inputs.curve_set_aside
+            else ""
+        )
+        log_note = (
+            "Your training log (Acceptance vs data) has plateaued on this data, so more training data is not ranked "
+            "first on the published drafts' trend alone: more of the same data is not expected to raise acceptance; "
+            "new or different data (another mix, longer or harder samples) or a bigger draft may." + unfit
+        )
+        md.note = f"{log_note} {md.note}".strip()
+        md.evidence.append(
+            _ev(
+                "your training log",
+                "plateau",
+                _source(sources, "user", "your training log's verdict on Acceptance vs data: plateau"),
+            )
+        )
     options.append(md)
 
     # ---- num_steps per batch
@@ -2112,6 +2162,7 @@ def build(
         points=pts,
         sources=sources,
         cost=cost_json,
+        log_note=log_note,
     )
 
 
@@ -2128,6 +2179,8 @@ def inputs_for(
     own_tokens: float | None = None,
     curve: Any = None,
     curve_source: str = "",
+    curve_verdict: str | None = None,
+    curve_unused: str = "",
     offline: Offline | None = None,
     benchmark: str = "gsm8k",
     published: pd.DataFrame | None = None,
@@ -2139,7 +2192,12 @@ def inputs_for(
     Runs served with another model than the draft's target (``target``; default: the entry's, else its runs')
     are left out and named (``runs_note``): a plan from another model's speed is not this draft's. ``draft`` (your
     draft's name) reads the runs' target from its own runs and the baselines only, and keeps only those, as
-    Overview does: another draft's runs (or the target's own MTP) are left out and named."""
+    Overview does: another draft's runs (or the target's own MTP) are left out and named; the group's runs for the
+    target (every draft's) still choose the reference the target AL is read from, as on Overview.
+
+    ``curve_verdict`` (default: ``curve``'s) is your training log's verdict; with ``curve_unused`` (why the log
+    could not be fitted, e.g. no samples seen) the plan fits the published trend yet weighs the log: a plateaued
+    log is not outranked by the trend's "more data"."""
     from comparelib.analysis.scaling import family_of
     from comparelib.models import lint as lint_mod
     from comparelib.models.draft import runs_for_target, runs_of_draft, target_from_runs
@@ -2166,6 +2224,8 @@ def inputs_for(
     cy: tuple[float, ...] = ()
     csteps = None
     set_aside = ""
+    if curve is not None and curve_verdict is None:
+        curve_verdict = getattr(curve, "verdict", None)
     if curve is not None:
         pts = [p for p in curve.points if p.samples_seen]
         split = curve.evidence.get("split") if isinstance(curve.evidence, Mapping) else None
@@ -2216,6 +2276,9 @@ def inputs_for(
         lint_warnings=warnings,
         runs=own.kept,
         runs_note=runs_note,
+        group_runs=tuple(by_target.kept),
+        curve_verdict=curve_verdict,
+        curve_unused=curve_unused,
         own_samples=own_samples,
         own_samples_source=own_samples_source,
         own_tokens=own_tokens,
