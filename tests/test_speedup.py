@@ -196,22 +196,55 @@ def test_cli_speedup_bad_input_exits_2(args: tuple[str, ...], capsys: pytest.Cap
 
 
 def test_per_position_rates_are_used_when_measured() -> None:
+    # vLLM's rates are fractions of all drafts (``num_accepted_tokens_per_pos / num_drafts``): L = 1 + sum
     rates = (0.8, 0.6, 0.4)
-    assert speedup.accept_from_positions(rates, 3) == pytest.approx(1 + 0.8 + 0.48 + 0.192)
-    assert speedup.accept_from_positions(rates, 4) == pytest.approx(1 + 0.8 + 0.48 + 0.192 + 0.0768)  # last repeats
+    assert speedup.accept_from_positions(rates, 3) == pytest.approx(1 + 0.8 + 0.6 + 0.4)
+    # past the measured positions the last conditional rate (0.4 / 0.6) carries on
+    assert speedup.accept_from_positions(rates, 4) == pytest.approx(2.8 + 0.4 * (0.4 / 0.6))
+    assert speedup.accept_from_positions((0.7,), 2) == pytest.approx(1 + 0.7 + 0.49)
     points = [
         speedup.SweepPoint(
             k,
-            1000 * speedup.accept_from_positions(rates, k) / (20 + 2 * k),
-            speedup.accept_from_positions(rates, k),
-            accept_per_position=rates,
+            1000 * speedup.accept_from_positions(rates[:k], k) / (20 + 2 * k),
+            speedup.accept_from_positions(rates[:k], k),
+            accept_per_position=rates[:k],
         )
         for k in (1, 2, 3)
     ]
     m = speedup.fit_sweep(points)
-    assert m.per_position == rates
+    assert m.per_position == rates  # the longest run's, not the first run's one rate
     assert m.t_verify_ms == pytest.approx(20.0) and m.t_step_ms == pytest.approx(2.0)
-    assert m.accept_length(2) == pytest.approx(2.28)
+    assert m.accept_length(2) == pytest.approx(2.4)
+
+
+# walk L: a vLLM sweep at concurrency 1, with the rates vLLM's counters gave (measured best: 3 steps)
+WALK_L = [
+    (1, 61.02, 1.7910, (0.791,)),
+    (2, 73.48, 2.4, (0.8, 0.6)),
+    (3, 78.65, 2.7907, (0.814, 0.581, 0.395)),
+    (4, 76.98, 3.0, (0.8, 0.6, 0.4, 0.2)),
+    (5, 77.87, 3.2432, (0.811, 0.595, 0.405, 0.216, 0.216)),
+]
+
+
+def test_a_vllm_sweep_is_extrapolated_from_its_longest_rates() -> None:
+    """The k=1 run's one rate, read as a conditional rate, predicted 3.86 at six steps and named 6 the best
+    num_steps at 85.9 tok/s, faster than any run measured."""
+    pts = [speedup.SweepPoint(k, t, a, i, r) for i, (k, t, a, r) in enumerate(WALK_L)]
+    m = speedup.fit_sweep(pts, baseline_tok_s=38.75)
+    assert m.accept_at(6) == pytest.approx(3.2432 + 0.216, abs=2e-3)
+    assert any("per-position rates of run #4" in n for n in m.notes)
+    best = speedup.optimum(m)
+    assert best.num_steps == 3
+    assert best.tok_s <= max(t for _, t, _, _ in WALK_L) * 1.01
+
+
+def test_rates_shorter_than_the_sweep_are_set_aside() -> None:
+    pts = [speedup.SweepPoint(k, t, a, i, r if k == 1 else None) for i, (k, t, a, r) in enumerate(WALK_L)]
+    m = speedup.fit_sweep(pts, baseline_tok_s=38.75)
+    assert m.per_position is None
+    assert any("measured for 1 position only" in n for n in m.notes)
+    assert speedup.optimum(m).num_steps <= 5
 
 
 # (points (num_steps, tok/s, acceptance), baseline tok/s, what is reported missing)

@@ -8,7 +8,8 @@ Model (chain drafting, topk 1, one sequence's view):
   target forward, scheduling) and ``t_step`` is what one more draft step adds (the draft forward plus
   the target's cost of checking one more token, which is not free for large MoE targets);
 * acceptance is geometric, ``L(k) = 1 + a + ... + a^k`` for a per-position acceptance ``a``, unless
-  per-position rates were measured (vLLM), which are then used as they are;
+  per-position rates were measured (vLLM's fractions of all drafts, ``accept_from_positions``) for as many
+  positions as the sweep's largest num_steps;
 * throughput ``tok/s = c * L(k) / T(k)`` for ``c`` concurrent sequences; every run of a sweep must use
   the same concurrency, so ``T`` is the per-sequence cycle time (ms) at that load;
 * the baseline run (no speculation) gives the plain decode step time ``c / tok_s``;
@@ -91,13 +92,50 @@ def alpha_for(accept_length: float, k: int) -> float:
 
 
 def accept_from_positions(rates: Sequence[float], k: int) -> float:
-    """L(k) from conditional per-position acceptance rates; the last rate repeats past the measured ones."""
-    total, prod = 1.0, 1.0
-    for i in range(k):
-        r = rates[i] if i < len(rates) else rates[-1]
-        prod *= r
-        total += prod
+    """L(k) from vLLM's per-position acceptance rates.
+
+    vLLM counts position i of a draft as accepted only when the first i+1 drafted tokens all were, and divides
+    by all drafts (``SpecDecodingStats.observe_draft``, ``num_accepted_tokens_per_pos / num_drafts``): each rate
+    is already the chance of reaching that position, so ``L(k) = 1 + r1 + ... + rk``. Read as conditional rates
+    (as this did before), a sweep's k=1 run carried its one rate geometrically and predicted 3.86 at six steps
+    where the sweep's own acceptance gave 3.46. Past the measured positions, each further position keeps the
+    last measured conditional rate ``rK / r(K-1)``."""
+    if not rates:
+        raise DataError("no per-position acceptance rates to read")
+    rs = [min(max(float(r), 0.0), 1.0) for r in rates]
+    total = 1.0 + sum(rs[: min(k, len(rs))])
+    if k > len(rs):
+        prev = rs[-2] if len(rs) >= 2 else 1.0
+        cond = min(rs[-1] / prev, 1.0) if prev > 0 else 0.0
+        term = rs[-1]
+        for _ in range(k - len(rs)):
+            term *= cond
+            total += term
     return total
+
+
+def _rates_of(points: Sequence[SweepPoint]) -> tuple[tuple[float, ...] | None, str | None]:
+    """The per-position rates a sweep's acceptance is read from, and a note when they are set aside.
+
+    The run that measured the most positions: a longer draft measures the same early positions and more
+    (chain drafting does not change position i's chance with k). Rates that stop short of the sweep's largest
+    num_steps are not used, since the acceptance measured there says more than an extrapolated rate."""
+    with_rates = [p for p in points if p.accept_per_position]
+    if not with_rates:
+        return None, None
+    longest = max(with_rates, key=lambda p: (len(p.accept_per_position or ()), p.num_steps))
+    rates = tuple(float(r) for r in longest.accept_per_position or ())
+    top = max(p.num_steps for p in points)
+    if len(rates) < top:
+        many = f"{len(rates)} position{'s' if len(rates) != 1 else ''}"
+        return None, (
+            f"per-position rates measured for {many} only; acceptance past them follows the "
+            f"geometric fit to the acceptance measured at num_steps up to {top}"
+        )
+    run = f"run #{longest.run_id}" if longest.run_id is not None else f"the num_steps={longest.num_steps} run"
+    return rates, (
+        f"acceptance past the measured num_steps from the per-position rates of {run} ({len(rates)} positions)"
+    )
 
 
 def _fit_alpha(points: Sequence[SweepPoint]) -> float:
@@ -253,7 +291,9 @@ def fit_sweep(
     if concurrency < 1:
         raise InputError("concurrency must be at least 1")
     notes: list[str] = []
-    per_pos = next((p.accept_per_position for p in usable if p.accept_per_position), None)
+    per_pos, rates_note = _rates_of(usable)
+    if rates_note:
+        notes.append(rates_note)
     alpha = _fit_alpha(usable)
     steps = sorted({p.num_steps for p in usable})
     if len(steps) >= 2:
