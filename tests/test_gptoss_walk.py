@@ -48,24 +48,39 @@ def _sources(result: plan.Plan) -> dict[str, plan.Source]:
 
 
 def test_each_batch_reads_its_own_measured_runs_and_a_scaled_one_says_so() -> None:
-    """Item 1: batch 1 from the batch-1 runs (named), batch 8 and 64 "predicted from batch 32 runs (linear)"."""
+    """Item 1: batch 1 from the batch-1 runs (named), batch 8 and 64 predicted through the batch-1 and batch-32
+    cycles."""
     result = plan.build(plan.inputs_for(_entry(), runs=BATCH1 + BATCH32, own_samples=37_000.0))
     own = speedup.optimum(speedup.model_from_runs(BATCH1))
     ns = next(o for o in result.options if o.kind == "num-steps")
     assert f"batch 1: {own.num_steps}" in ns.note, ns.note  # the batch-1 sweep's best, not the batch-32 model's
     assert ns.tok_s["1"].value == pytest.approx(own.tok_s)  # not the batch-32 figure divided by 32
     assert "batch 1 from its measured runs #2, #3, #4, #5, #6, #7" in ns.note, ns.note
-    assert "batch 8 and 64 predicted from batch 32 runs (linear)" in ns.note, ns.note
+    assert "batch 8 predicted from batch 1 and 32 runs (cycle time linear in the batch, between them)" in ns.note
+    assert "batch 64 predicted from batch 1 and 32 runs (cycle time linear in the batch, past them)" in ns.note
     src = _sources(result)
     where = result.current["tok_s_source"]
     assert src[where["1"]].kind == "measured" and "batch-1 store runs #2" in src[where["1"]].text
     for b in ("8", "64"):
         assert src[where[b]].kind == "predicted", src[where[b]]
-        assert src[where[b]].text.startswith("predicted from batch 32 runs (linear)")
+        assert src[where[b]].text.startswith("predicted from batch 1 and 32 runs")
     # the current batch-1 figure is the batch-1 sweep's at the served num_steps, not 1/32 of batch 32's
     m1 = speedup.model_from_runs(BATCH1)
     k = result.served_steps
     assert result.current["tok_s"]["1"] == pytest.approx(m1.tok_s(k))
+
+
+def test_an_unmeasured_batch_follows_the_cycle_through_two_measured_ones() -> None:
+    """Walk L: batch 64 was batch 16's tok/s times four (the batch-16 cycle held at 64 sequences). The cycle of a
+    batch is drawn through the measured ones: at batch 8 between batch 1's and 32's, at 64 past them."""
+    result = plan.build(plan.inputs_for(_entry(), runs=BATCH1 + BATCH32, own_samples=37_000.0))
+    k = result.served_steps
+    cyc = {b: b * AL[k] / result.current["tok_s"][str(b)] * 1000.0 for b in (1, 8, 64)}
+    c1, c32 = 10.0 + 0.8 * k, 20.0 + 6.0 * k  # the two sweeps' cycles (ms) at the served num_steps
+    assert cyc[1] == pytest.approx(c1, rel=1e-6)
+    assert cyc[8] == pytest.approx(c1 + (c32 - c1) * 7 / 31, rel=1e-6)
+    assert cyc[64] == pytest.approx(c1 + (c32 - c1) * 63 / 31, rel=1e-6)
+    assert result.current["tok_s"]["64"] < 2 * cycle_tok_s(k, AL[k], verify=20.0, step=6.0, c=32)
 
 
 def _unphysical_curve() -> curves.Curve:
@@ -154,3 +169,15 @@ def test_no_family_volume_is_said_in_words() -> None:
     assert verdict.family == "openai" and verdict.family_distinct == 0
     assert "No openai draft with a known volume reports GSM8K" in verdict.sentence, verdict.sentence
     assert "Only 0" not in verdict.sentence and "volume(s)" not in verdict.sentence
+
+
+def test_a_batch_past_the_only_measured_one_is_called_an_upper_bound() -> None:
+    result = plan.build(plan.inputs_for(_entry(), runs=BATCH32, own_samples=37_000.0))
+    src = _sources(result)
+    where = result.current["tok_s_source"]
+    text64, text8 = src[where["64"]].text, src[where["8"]].text
+    assert text64.startswith("predicted from batch 32 runs (linear, cycle held at batch 32's: an upper bound)"), text64
+    assert "upper bound (2x past the largest measured)" in text64, text64
+    assert "upper bound" not in text8, text8
+    ns = next(o for o in result.options if o.kind == "num-steps")
+    assert "(served: " in ns.note and " at batch 32)" in ns.note, ns.note

@@ -166,7 +166,9 @@ def test_a_num_steps_pick_from_one_measured_setting_is_called_a_prediction(hub) 
     table = next(df.value for df in at.dataframe if "kind" in df.value.columns)
     row = table[table["kind"] == "num-steps"].iloc[0]
     note = str(row["note"])
-    assert note.startswith("No best num_steps predicted yet (served: 3); still missing: only one num_steps"), note
+    assert note.startswith(
+        "No best num_steps predicted yet (served: 3 at batch 4); still missing: only one num_steps"
+    ), note
     assert note.endswith("rather than assumed."), note
 
 

@@ -183,7 +183,9 @@ def test_the_plan_serves_the_sweeps_run_and_names_no_best_from_one_num_steps() -
     single = [rec(1, None, 380.0), rec(2, 3, 789.9, 3.2)]
     result = plan.build(plan.inputs_for(_entry(), runs=single, own_samples=37_000.0))
     ns = next(o for o in result.options if o.kind == "num-steps")
-    assert ns.note.startswith("No best num_steps predicted yet (served: 3); still missing: only one num_steps")
+    assert ns.note.startswith(
+        "No best num_steps predicted yet (served: 3 at batch 4); still missing: only one num_steps"
+    )
     assert not ns.tok_s and ns.gain is None
     result = plan.build(plan.inputs_for(_entry(), runs=MIXED, own_samples=37_000.0))
     assert result.served_steps == 4  # run #14, the vLLM pair; not the fastest run of the group (#20, 32 tokens)

@@ -898,8 +898,8 @@ class Speed:
     """The speedup model and a draft step per batch size (measured with torch, or flat).
 
     ``by_batch``: a model of each batch size (concurrency) the group measured a sweep at, ``model``'s among them.
-    A batch with its own sweep reads its own runs; another batch is scaled from the nearest measured one
-    (linear: its per-sequence cycle taken as the same), and says so (``measured_at``). Before, a group with
+    A batch with its own sweep reads its own runs; another batch's cycle is drawn through two measured ones
+    (``anchors``), or held at the only measured one's, and says so (``measured_at``). Before, a group with
     sweeps at batch 1 and 32 gave batch 1 as the batch-32 figure divided by 32, labelled measured, and named a
     best num_steps at batch 1 that the batch-1 runs contradicted."""
 
@@ -923,22 +923,45 @@ class Speed:
     def measured_at(self, batch: int) -> bool:
         return self.model_for(batch).concurrency == batch
 
+    def anchors(self, batch: int) -> tuple[speedup.SpeedupModel, speedup.SpeedupModel] | None:
+        """The two measured batches an unmeasured ``batch``'s cycle is drawn through: the two around it, else the
+        two nearest on its side; None with fewer than two measured batches. Holding batch 16's cycle at batch 64
+        made batch 64 four times batch 16's tok/s: a decode cycle grows with the batch (a fixed weight read plus
+        a cost per sequence), so the cycle is taken as linear in the batch between and past measured ones."""
+        if batch in self.by_batch or len(self.by_batch) < 2:
+            return None
+        cs = sorted(self.by_batch)
+        lower, upper = [c for c in cs if c < batch], [c for c in cs if c > batch]
+        pair = (lower[-1], upper[0]) if lower and upper else (lower[-2], lower[-1]) if lower else (upper[0], upper[1])
+        return self.by_batch[pair[0]], self.by_batch[pair[1]]
+
     def _own_step(self, batch: int, m: speedup.SpeedupModel) -> float:
         if m is self.model:
             return self.step_ms(batch)
         delta = self.step_delta(batch, m.concurrency) if self.step_delta is not None else 0.0
         return max(m.t_draft_ms + delta, 0.0)
 
+    def _parts(self, batch: int, m: speedup.SpeedupModel) -> tuple[float, float, float]:
+        """(fixed cost, checking per step, drafting per step) of a cycle at ``batch`` from the sweep ``m``."""
+        return m.t_verify_ms, max(m.t_step_ms - m.t_draft_ms, 0.0), self._own_step(batch, m)
+
     def tok_s(
         self, batch: int, al: float, k: int | None = None, step_ms: Callable[[int], float] | None = None
     ) -> float:
         k = self.served_steps if k is None else k
         m = self.model_for(batch)
-        checking = max(m.t_step_ms - m.t_draft_ms, 0.0)
-        draft = self._own_step(batch, m)
+        verify, checking, draft = self._parts(batch, m)
+        pair = self.anchors(batch)
+        if pair is not None:
+            (a, b) = pair
+            pa, pb = self._parts(a.concurrency, a), self._parts(b.concurrency, b)
+            w = (batch - a.concurrency) / (b.concurrency - a.concurrency)
+            v, c, d = (max(x + w * (y - x), 0.0) for x, y in zip(pa, pb, strict=True))
+            if v + k * (c + d) > 0:  # a line drawn below zero (a small batch past two large ones): hold the nearest
+                verify, checking, draft = v, c, d
         if step_ms is not None:  # another draft's step: its difference from this draft's at this batch
             draft = max(draft + step_ms(batch) - self.step_ms(batch), 0.0)
-        cycle = m.t_verify_ms + k * (checking + draft)
+        cycle = verify + k * (checking + draft)
         return batch * al / cycle * 1000.0
 
     def al_at(self, k: int, offline: Offline | None = None, batch: int | None = None) -> float:
@@ -981,6 +1004,40 @@ def _batch_models(
             continue
         out[c] = m
     return out, notes
+
+
+def _scaled_from(speed: Speed, batch: int) -> str:
+    """How an unmeasured batch's tok/s is predicted, in a few words (the plan's note groups batches by it)."""
+    pair = speed.anchors(batch)
+    if pair is None:
+        c = speed.model_for(batch).concurrency
+        return f"batch {c} runs (linear, cycle held at batch {c}'s" + (": an upper bound)" if batch > c else ")")
+    a, b = (m.concurrency for m in pair)
+    where = "between" if a < batch < b else "past"
+    return f"batch {a} and {b} runs (cycle time linear in the batch, {where} them)"
+
+
+def _scaled_source(speed: Speed, batch: int) -> str:
+    pair = speed.anchors(batch)
+    if pair is None:
+        m = speed.model_for(batch)
+        c = m.concurrency
+        bound = (
+            f"; a larger batch's cycle is slower, so this is an upper bound ({batch / c:g}x past the largest measured)"
+            if batch > c
+            else ""
+        )
+        return (
+            f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over the "
+            f"per-sequence cycle fitted on runs {_run_ids(m)} at batch {c}, taken as the same{bound}; "
+            f"no run measured batch {batch}"
+        )
+    a, b = pair
+    return (
+        f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over a cycle whose fixed "
+        f"and per-step costs are drawn through the batch-{a.concurrency} fit (runs {_run_ids(a)}) and the "
+        f"batch-{b.concurrency} fit (runs {_run_ids(b)}); no run measured batch {batch}"
+    )
 
 
 def _run_ids(model: speedup.SpeedupModel) -> str:
@@ -1571,13 +1628,7 @@ def build(
                         f"speedup model ({m.method}) from the batch-{b} store runs {_run_ids(m)}{base_b} ({run_kind})",
                     )
                 else:
-                    tok_src[b] = _source(
-                        sources,
-                        "predicted",
-                        f"predicted from batch {m.concurrency} runs (linear): tok/s at batch {b} = {b} x AL over the "
-                        f"per-sequence cycle fitted on runs {_run_ids(m)} at batch {m.concurrency}, verify cost per "
-                        f"cycle taken as the same; no run measured batch {b}",
-                    )
+                    tok_src[b] = _source(sources, "predicted", _scaled_source(speed, b))
             current_al_k = float(best.accept_length if best.accept_length is not None else best.accept_length_mean)
         except (DataError, InputError) as exc:
             speed_note = f"no speed model: {exc}"
@@ -1775,14 +1826,14 @@ def build(
         if speed is None:
             return ""
         own: list[str] = []
-        scaled: dict[int, list[str]] = {}
+        scaled: dict[str, list[str]] = {}
         for b in BATCHES:
             m = speed.model_for(b)
             if m.concurrency == b:
                 own.append(f"batch {b} from its measured runs {_run_ids(m)}")
             else:
-                scaled.setdefault(m.concurrency, []).append(str(b))
-        parts = own + [f"batch {' and '.join(bs)} predicted from batch {c} runs (linear)" for c, bs in scaled.items()]
+                scaled.setdefault(_scaled_from(speed, b), []).append(str(b))
+        parts = own + [f"batch {' and '.join(bs)} predicted from {how}" for how, bs in scaled.items()]
         return _sentence("tok/s: " + "; ".join(parts))
 
     def batch_sources() -> str:
@@ -1968,8 +2019,8 @@ def build(
     if speed is not None and unidentified:
         # the per-step cost is a guess (one num_steps) or not physical: a "best num_steps" would be the guess's
         ns.note = _sentence(
-            f"No best num_steps predicted yet (served: {speed.served_steps}); still missing: "
-            + "; ".join(unidentified)
+            f"No best num_steps predicted yet (served: {speed.served_steps} at batch {speed.model.concurrency}); "
+            "still missing: " + "; ".join(unidentified)
         )
         ns.evidence = [_ev("per-step cost", None, model_src)]
         options.append(ns)
@@ -2002,7 +2053,7 @@ def build(
             "Predicted best num_steps (the speedup model of the attached runs; within "
             f"{speedup.TIE_TOLERANCE:.0%} of the fastest the smallest is named): "
             + ", ".join(named(b) for b in best_k)
-            + f" (served: {speed.served_steps})."
+            + f" (served: {speed.served_steps} at batch {speed.model.concurrency})."
             + (
                 f" The served num_steps is the best or ties it within {speedup.TIE_TOLERANCE:.0%} at batch "
                 + ", ".join(served_ties)
@@ -2017,7 +2068,7 @@ def build(
         ns.evidence = [
             _ev("best num_steps per batch", best_k, batch_sources()),
             _ev(
-                "tok/s per batch: measured sweep of that batch, or predicted from another (linear)",
+                "tok/s per batch: measured sweep of that batch, or predicted from other batches",
                 {str(b): ("measured" if speed.measured_at(b) else "predicted") for b in BATCHES},
                 batch_sources(),
             ),
