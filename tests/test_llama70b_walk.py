@@ -222,3 +222,60 @@ def test_overviews_lead_says_no_option_gains_instead_of_ranking_one_first() -> N
     first = gaining.options[0]
     if plan.gains(first, gaining.noise):
         assert (plan.lead(gaining) or "").startswith(f"**Ranked first: {first.title}.**")
+
+
+# ---------------------------------------------------------------- 7. a full-vocab lm_head is not a size gap
+
+WALK_L_CONFIG = {
+    "architectures": ["Eagle3Speculator"],
+    "speculators_model_type": "eagle3",
+    "speculators_version": "0.2.0",
+    "draft_vocab_size": 128256,
+    "norm_before_residual": True,
+    "target_hidden_size": 8192,
+    "eagle_aux_hidden_state_layer_ids": [2, 40, 77],
+    "transformer_layer_config": {
+        "model_type": "llama",
+        "hidden_size": 8192,
+        "intermediate_size": 28672,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "num_hidden_layers": 1,
+        "vocab_size": 128256,
+        "rms_norm_eps": 1e-05,
+        "max_position_embeddings": 131072,
+        "rope_theta": 500000.0,
+    },
+    "speculators_config": {
+        "algorithm": "eagle3",
+        "verifier": {"name_or_path": TARGET, "architectures": ["LlamaForCausalLM"]},
+    },
+    "torch_dtype": "bfloat16",
+}
+
+
+def test_a_full_vocabulary_head_is_not_called_the_largest_gap(tmp_path: Path) -> None:
+    """Walk L: a one-layer draft with a head over Llama's 128,256 tokens, against the published 32,000-token
+    head, with nothing else attached, read "The largest gap is size": the layers are the same."""
+    import json
+
+    (tmp_path / "config.json").write_text(json.dumps(WALK_L_CONFIG))
+    own = comparison.load_entry(str(tmp_path), with_header=False)
+    ref = comparison.load_entry(comparison.registry_source(REF_70B), with_header=False)
+    answer = overview.answer(own, ref, [], None, own_target=TARGET)
+    assert answer.size is not None and answer.size.own_lm_rows == 128256 and answer.size.ref_lm_rows == 32000
+    assert answer.size_ratio is not None and answer.size_ratio > 1.5  # outside the embedding it is larger
+    assert answer.gap != "size" and "largest gap is size" not in answer.gap_sentence, answer.gap_sentence
+    ratio, scope = overview.size_gap(answer.size)
+    assert ratio == pytest.approx(1.0, abs=0.01) and scope == overview.LAYERS_SCOPE
+    # a draft with twice the layers is still a size gap, said of its layers
+    two = {**WALK_L_CONFIG, "transformer_layer_config": {**WALK_L_CONFIG["transformer_layer_config"]}}
+    two["transformer_layer_config"]["num_hidden_layers"] = 2  # type: ignore[index]
+    (tmp_path / "config.json").write_text(json.dumps(two))
+    own2 = comparison.load_entry(str(tmp_path), with_header=False)
+    answer2 = overview.answer(own2, ref, [], None, own_target=TARGET)
+    assert answer2.gap == "size", answer2.gap_sentence
+    assert "the reference in its layers (outside the embedding and the lm_head)" in answer2.gap_sentence
+    # nothing else attached: "no real gap" says what is not known yet
+    assert "Not known yet: your training volume is missing" in answer.gap_sentence, answer.gap_sentence

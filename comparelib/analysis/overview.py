@@ -996,8 +996,11 @@ def largest_gap(
     curve_verdict: str | None = None,
     accept_detail: str = "",
     missing: Sequence[str] | None = None,
+    size_scope: str = "outside the embedding",
 ) -> tuple[str, str]:
     """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
+
+    ``size_scope`` says what ``size_ratio`` counts (``size_gap``: the layers alone when the lm_heads differ).
 
     A factor under ``GAP_MIN`` is no gap: a draft the size of the reference gets no "largest gap is
     size" headline. A training curve that has plateaued (``curve_verdict``) contradicts "the gap is
@@ -1043,13 +1046,14 @@ def largest_gap(
         )
     if not real:
         alike = ", ".join(
-            f"{k} (within {(v - 1) * 100:.0f}%)"
+            f"{_alike_name(k, size_scope)} (within {(v - 1) * 100:.0f}%)"
             for k, v in factors.items()
             if v < GAP_MIN[k] and (k != "acceptance length" or accept_same_setting)
         )
+        still = f" Not known yet: {'; '.join(missing)}." if missing else ""  # "no gap" from size alone is thin
         return "", (f"No real gap to the reference in what is known so far: {alike}." if alike else "") + unlike + (
             ahead_text
-        )
+        ) + still
     name = max(real, key=lambda k: real[k])
     plateau = curve_verdict == "plateau"
     if name == "training data" and plateau:
@@ -1063,7 +1067,7 @@ def largest_gap(
         )
         if rest:
             other = max(rest, key=lambda k: rest[k])
-            words_other = _factor_words(other, rest[other], size_ratio, accept_ratio, accept_detail)
+            words_other = _factor_words(other, rest[other], size_ratio, accept_ratio, accept_detail, size_scope)
             lead += f" The next gap is {other}: {words_other}."
         return "training data (contradicted by your training log)", lead + ahead_text
     if name == "training data" and own_volume and ref_volume:
@@ -1073,9 +1077,10 @@ def largest_gap(
         )
     else:
         lead = (
-            f"The largest gap is {name}: {_factor_words(name, real[name], size_ratio, accept_ratio, accept_detail)}."
+            f"The largest gap is {name}: "
+            f"{_factor_words(name, real[name], size_ratio, accept_ratio, accept_detail, size_scope)}."
         )
-    others = [_other_words(k, v, size_ratio, accept_detail) for k, v in real.items() if k != name]
+    others = [_other_words(k, v, size_ratio, accept_detail, size_scope) for k, v in real.items() if k != name]
     # acceptance measured at another setting is not "alike" either: it is not comparable (said in ``unlike``)
     alike_names = [
         k for k, v in factors.items() if v < GAP_MIN[k] and (k != "acceptance length" or accept_same_setting)
@@ -1083,7 +1088,7 @@ def largest_gap(
     if others:
         lead += f" The others are smaller ({', '.join(others)})."
     if alike_names:
-        lead += f" Alike: {', '.join(alike_names)}."
+        lead += f" Alike: {', '.join(_alike_name(k, size_scope) for k in alike_names)}."
     lead += unlike + ahead_text
     if name == "training data" and curve_verdict == "rising":
         lead += " Your training log is still rising, which agrees: more data should help."
@@ -1099,8 +1104,10 @@ def missing_evidence(
     acc: AcceptFacts,
     sizes_known: bool,
     has_runs: bool,
+    measured_beside: bool = False,
 ) -> tuple[str, ...]:
-    """What keeps each gap (data, acceptance, size) from being measured, on whichever side it is missing."""
+    """What keeps each gap (data, acceptance, size) from being measured, on whichever side it is missing.
+    ``measured_beside``: the reference ran in your group, so its published acceptance is not needed."""
     out: list[str] = []
     if own_volume is None:
         out.append(
@@ -1109,7 +1116,9 @@ def missing_evidence(
         )
     if ref_volume is None:
         out.append(f"{reference} publishes no training volume")
-    if acc.ref_range is None:
+    if measured_beside:
+        pass
+    elif acc.ref_range is None:
         out.append(no_acceptance(reference, acc.benchmarks, acc.published_on))
     elif own_accept is None:
         out.append(
@@ -1122,20 +1131,31 @@ def missing_evidence(
     return tuple(out)
 
 
-def _other_words(name: str, factor: float, size_ratio: float | None, accept_detail: str = "") -> str:
+def _other_words(
+    name: str,
+    factor: float,
+    size_ratio: float | None,
+    accept_detail: str = "",
+    size_scope: str = "outside the embedding",
+) -> str:
     """A smaller gap in a few words that say which way it goes."""
     if name == "size" and size_ratio:
-        return f"your draft is {times(factor)} {'larger' if size_ratio > 1 else 'smaller'} outside the embedding"
+        return f"your draft is {times(factor)} {'larger' if size_ratio > 1 else 'smaller'} {size_scope}"
     if name == "training data":
         return f"{times(factor)} less training data"
     return accept_detail or f"the reference's acceptance is {times(factor)} yours"
 
 
 def _factor_words(
-    name: str, factor: float, size_ratio: float | None, accept_ratio: float | None, accept_detail: str = ""
+    name: str,
+    factor: float,
+    size_ratio: float | None,
+    accept_ratio: float | None,
+    accept_detail: str = "",
+    size_scope: str = "outside the embedding",
 ) -> str:
     if name == "size" and size_ratio:
-        return f"your draft is {size_words(size_ratio)} the reference outside the embedding"
+        return f"your draft is {size_words(size_ratio)} the reference {size_scope}"
     if name == "acceptance length" and accept_detail:
         return accept_detail
     if name == "acceptance length" and accept_ratio:
@@ -1143,6 +1163,31 @@ def _factor_words(
             return f"the reference's published acceptance is {factor:.2f} times your measured one"
         return f"your measured acceptance is {factor:.2f} times the reference's published one"
     return f"{factor:.1f} times"
+
+
+def _alike_name(name: str, size_scope: str) -> str:
+    return f"size {size_scope}" if name == "size" and size_scope != "outside the embedding" else name
+
+
+LAYERS_SCOPE = "in its layers (outside the embedding and the lm_head)"
+
+
+def size_gap(size: SizeFacts | None) -> tuple[float | None, str]:
+    """The size ratio a gap is named from, and what it counts.
+
+    Where the lm_heads differ, the layers alone: a head over the full vocabulary against a 32,000-token draft
+    vocabulary is a choice of vocabulary, not of capacity, and Llama-3.3-70B's full-vocab head made walk L's
+    draft "the largest gap is size" (2.6 times the reference) with the same layers."""
+    if size is None or not size.ref_excluding_embedding:
+        return None, "outside the embedding"
+    ratio = size.own_excluding_embedding / size.ref_excluding_embedding
+    if size.own_lm_head == size.ref_lm_head:
+        return ratio, "outside the embedding"
+    own_layers = size.own_excluding_embedding - size.own_lm_head
+    ref_layers = size.ref_excluding_embedding - size.ref_lm_head
+    if own_layers <= 0 or ref_layers <= 0:
+        return ratio, "outside the embedding"
+    return own_layers / ref_layers, LAYERS_SCOPE
 
 
 @dataclass(frozen=True)
@@ -1255,6 +1300,7 @@ def answer(
     size_ratio = (
         size.own_excluding_embedding / size.ref_excluding_embedding if size and size.ref_excluding_embedding else None
     )
+    gap_size, size_scope = size_gap(size)
     acc_ratio = (acc.ref_hi / own_accept) if own_accept and acc.ref_hi else None
     same_setting, accept_detail = acc.same_setting, accept_comparison(own_accept, acc)
     measured = _measured_against(pairs, reference, mine)
@@ -1266,7 +1312,8 @@ def answer(
     else:
         gap, sentence = largest_gap(
             data_ratio=data_ratio,
-            size_ratio=size_ratio,
+            size_ratio=gap_size,
+            size_scope=size_scope,
             accept_ratio=acc_ratio,
             accept_same_setting=same_setting,
             own_volume=own_volume,
@@ -1281,6 +1328,7 @@ def answer(
                 acc=acc,
                 sizes_known=size is not None,
                 has_runs=bool(runs),
+                measured_beside=measured is not None,
             ),
         )
     return Answer(
