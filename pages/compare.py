@@ -59,8 +59,10 @@ def _overview_reference() -> tuple[Reference, str | None]:
     your draft names, its runs were served with, or set here), and that target."""
     from comparelib.analysis import overview
 
-    target_id = app.own_draft_target(draft, _group_runs())
-    return overview.default_reference(overview.reference_choices(), draft.name, target_id), target_id
+    runs = _group_runs()
+    target_id = app.own_draft_target(draft, runs)
+    # the group's runs too: a published draft measured beside yours is Overview's first pick
+    return overview.default_reference(overview.reference_choices(), draft.name, target_id, runs), target_id
 
 
 def _default_sources() -> tuple[list[str], str | None]:

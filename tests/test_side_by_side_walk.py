@@ -188,6 +188,16 @@ def test_overview_compares_head_to_head_and_both_pages_name_that_reference(hub: 
     assert scaling_page.selectbox(key="sc_ref").value == REDHAT
 
 
+def test_compare_names_the_reference_overview_measured_beside_yours(hub: HubEmulator) -> None:
+    """Compare chose its reference without the group's runs: with AngelSlim's draft measured beside yours,
+    Overview compared with AngelSlim's and Compare spoke of RedHat's (the first that publishes acceptance)."""
+    _add_draft(hub)
+    _store_group(ANGEL)
+    assert _page("../pages/overview.py").selectbox(key="ov_ref").value == ANGEL
+    said = _text(_page("../pages/compare.py"))
+    assert f"Overview compares your draft with {ANGEL}, which is not listed here" in said, said
+
+
 def test_the_plan_chooses_its_reference_from_the_whole_group() -> None:
     """The plan reads only your draft's runs for its speed, yet its target AL's reference is chosen from the whole
     group, by the one chooser Overview and Acceptance vs data call."""
