@@ -184,6 +184,11 @@ def test_overview_compares_head_to_head_and_both_pages_name_that_reference(hub: 
     head = " ".join(i.value for i in at.info)
     assert "No real gap to the reference in what is known so far: acceptance length (within 8%)." in head, head
     assert "publishes no acceptance length" not in head, head
+    # the runs compared head to head are said as such, not as "of another draft left out"
+    captions = [c.value for c in at.caption]
+    said = f"Runs #{ids['theirs-3']}, #{ids['theirs-1']} of {REDHAT} are not counted as yours: they are compared"
+    assert any(c.startswith(said) for c in captions), captions
+    assert not any("of another draft left out" in c for c in captions), captions
     scaling_page = _page("../pages/scaling.py")
     assert scaling_page.selectbox(key="sc_ref").value == REDHAT
 

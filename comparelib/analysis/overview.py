@@ -1190,6 +1190,27 @@ def size_gap(size: SizeFacts | None) -> tuple[float | None, str]:
     return own_layers / ref_layers, LAYERS_SCOPE
 
 
+def _draft_note(runs: Sequence[Any], by_draft: Any, pairs: Sequence[SideBySide], draft: str | None) -> str | None:
+    """``by_draft``'s note, with the runs of a published draft compared head to head said as such: "3 runs of
+    another draft left out" stood under the side-by-side line that compares those very runs with yours."""
+    from comparelib.models.draft import draft_match
+
+    paired = {p.draft for p in pairs}
+    theirs = [
+        r for r in by_draft.left_out if any(draft_match(str(getattr(r, "draft_model", None) or ""), h) for h in paired)
+    ]
+    if not theirs:
+        return by_draft.note
+    ids = {id(r) for r in theirs}
+    rest = runs_of_draft([r for r in runs if id(r) not in ids], draft).note
+    names = ", ".join(sorted(paired))
+    said = (
+        f"Runs {', '.join(f'#{r.id}' for r in theirs)} of {names} are not counted as yours: they are compared "
+        "with yours side by side."
+    )
+    return f"{said} {rest}" if rest else said
+
+
 @dataclass(frozen=True)
 class Answer:
     """Everything the Overview page states about one draft against one published reference."""
@@ -1351,7 +1372,7 @@ def answer(
         curve_note=CURVE_NOTES.get(curve_verdict or ""),
         runs=tuple(runs),
         runs_note=by_target.note,
-        draft_note=by_draft.note,
+        draft_note=_draft_note(by_target.kept, by_draft, pairs, draft),
         own=mine,
         side_by_side=pairs,
     )
