@@ -306,8 +306,22 @@ def test_headline_when_only_harmless_findings() -> None:
     findings = lint.lint(draft(), target=target(rope_theta=50000.0))
     assert all(f.harmless for f in findings) and len(findings) == 2
     assert lint.headline(findings) == (
-        "Nothing to act on: the wiring matches what the engines will do. 2 known-harmless note(s) are collapsed below."
+        "Nothing to act on: the wiring matches what the engines will do. 2 known-harmless notes are collapsed below."
     )
+
+
+def test_the_cli_comparison_does_not_point_below_at_notes_it_does_not_print(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``compare --format md`` said "3 known-harmless note(s) are collapsed below" with nothing below it."""
+    from comparelib import cli
+
+    ref = "registry:lmsys/SGLang-EAGLE3-Llama-3.3-70B-Instruct-SpecForge"
+    assert cli.main(["compare", "--format", "md", "--no-header", ref]) == 0
+    out = capsys.readouterr().out
+    wiring = [line for line in out.splitlines() if line.startswith("Wiring: ")]
+    assert wiring and not any("below" in line for line in wiring), wiring
+    assert f"(`python -m comparelib params {ref}` lists them)" in wiring[0], wiring
 
 
 def test_convention_message_names_the_runner_and_the_fix() -> None:

@@ -799,7 +799,16 @@ def findings_frame(entries: Sequence[Entry], *, harmless: bool | None = None) ->
 
 def lint_headlines(entries: Sequence[Entry]) -> list[str]:
     """One sentence per draft saying what to act on first."""
-    return [f"{e.label}: {lint.headline(e.findings)}" for e in entries if e.spec.role == "draft"]
+    return [
+        f"{e.label}: {lint.headline(e.findings, harmless_where=_harmless_where(e))}"
+        for e in entries
+        if e.spec.role == "draft"
+    ]
+
+
+def _harmless_where(entry: Entry) -> str:
+    """Where a text export's reader finds the known-harmless notes: ``params`` prints every finding."""
+    return f"(`python -m comparelib params {entry.source}` lists them)"
 
 
 def difference_sentence(a: Entry, b: Entry) -> str | None:
