@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from comparelib import cli
 from comparelib.analysis import speedup
 from comparelib.errors import DataError
 from comparelib.live.store import Store
@@ -335,3 +336,48 @@ def test_cli_speedup_marks_measured_and_predicted_acceptance(tmp_path) -> None: 
         "measured",
         "predicted",
     ]
+
+
+# walk L's second sweep, batch 16 (tok/s measured; acceptance as at batch 1)
+WALK_L_16 = [(1, 675.33), (2, 744.86), (3, 717.19), (4, 691.82), (5, 663.83)]
+
+
+def _seed_walk_l(group: str) -> None:
+    from comparelib import settings
+    from comparelib.live.store import Store
+
+    store = Store(settings.database_url())
+    rows = [(1, None, 38.75, None, None), (16, None, 473.15, None, None)]
+    rows += [(1, k, t, a, r) for k, t, a, r in WALK_L]
+    rows += [(16, k, t, WALK_L[k - 1][2], WALK_L[k - 1][3]) for k, t in WALK_L_16]
+    for batch, steps, tok_s, al, rates in rows:
+        cfg = {
+            "engine": "vllm",
+            "model": "meta-llama/Llama-3.3-70B-Instruct",
+            "speculative_algorithm": "EAGLE3" if steps else None,
+            "draft_model": "labx/llama33-70b-eagle3" if steps else None,
+            "num_steps": steps,
+        }
+        rid = store.start_run(endpoint="http://127.0.0.1:8000", server_config=cfg, group=group,
+                              params={"concurrency": batch})  # fmt: skip
+        summary = {"requests": 12, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al}
+        if rates:
+            summary["accept_per_position"] = list(rates)
+        store.finish_run(rid, summary)
+
+
+def test_speedup_fits_the_batch_asked_for(capsys: pytest.CaptureFixture[str]) -> None:
+    """Walk L swept batch 1 and 16; the CLI fitted one of them with no way to ask for the other."""
+    _seed_walk_l("walk-l")
+    assert cli.main(["speedup", "--run-group", "walk-l"]) == 0
+    out = capsys.readouterr().out
+    fitted = 16 if "fitted at batch 16" in out else 1
+    other = 1 if fitted == 16 else 16
+    assert f"the group also swept batch {other}: --batch {other} fits that sweep" in out, out
+    assert cli.main(["speedup", "--run-group", "walk-l", "--batch", "1", "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert [p["num_steps"] for p in one["measured"]] == [1, 2, 3, 4, 5]
+    assert one["optimum"]["num_steps"] == 3  # the batch-1 runs' best, within 2%
+    assert cli.main(["speedup", "--run-group", "walk-l", "--batch", "64"]) == 2
+    err = capsys.readouterr().err
+    assert "no speculative run at batch 64 in group 'walk-l'; its sweeps ran at batch 1, 16" in err, err

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from comparelib.values import integer, run_param
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("speedup", help="predict tok/s per num_steps from a stored sweep (predictions, never stored)")
@@ -42,6 +44,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             "draft-cost / bench_draftcost.py JSON: one draft replaces the fitted step; "
             "two or more are predicted side by side"
         ),
+    )
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=None,
+        help="fit the sweep measured at this concurrency (default: the sweep holding the group's best pair)",
     )
     p.add_argument("--max-steps", type=int, default=10, help="predict num_steps 1..N (default 10)")
     p.add_argument("--db", default=None, help="results store URL (default: SPECDRAFT_DB or the local SQLite file)")
@@ -86,6 +94,14 @@ def run(args: argparse.Namespace) -> int:
         left = {r.id for r in own.left_out}
         fitted = [r for r in runs if r.id not in left]
         target, own_note = target_from_runs(runs, draft=mine), own.note
+    batches = _batches(fitted)
+    if args.batch is not None:
+        if args.batch not in batches:
+            raise InputError(
+                f"no speculative run at batch {args.batch} in group {args.run_group!r}; its sweeps ran at batch "
+                f"{', '.join(map(str, sorted(batches))) or 'none'}"
+            )
+        fitted = [r for r in fitted if integer(run_param(r, "concurrency")) == args.batch]
     model = speedup.model_from_runs(
         fitted,
         baseline_run_id=args.baseline_run,
@@ -123,6 +139,10 @@ def run(args: argparse.Namespace) -> int:
     w(f"group {args.run_group} ({', '.join(out['kinds'])}){of}; model: {model.method}\n")
     if chosen["note"]:
         w(f"  - {chosen['note']}\n")
+    others = sorted(b for b in batches if b != model.concurrency)
+    if args.batch is None and others:
+        w(f"  - fitted at batch {model.concurrency}; the group also swept batch {', '.join(map(str, others))}: "
+          f"--batch {others[0]} fits that sweep\n")  # fmt: skip
     for note in model.notes:
         w(f"  - {note}\n")
     # the acceptance is measured where the sweep measured that num_steps: marked, so a model value is never
@@ -151,6 +171,15 @@ def run(args: argparse.Namespace) -> int:
                 f"{row['tok_s']:8.1f} tok/s  accept_to_match {row['accept_to_match']:.2f}\n"
             )
     return 0
+
+
+def _batches(runs: list) -> set[int]:
+    """The concurrencies the group's speculative runs measured."""
+    return {
+        c
+        for r in runs
+        if not r.is_baseline and r.num_steps and (c := integer(run_param(r, "concurrency"))) is not None
+    }
 
 
 def _drafts(runs: list) -> dict[str, list[int]]:
