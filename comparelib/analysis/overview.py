@@ -1204,9 +1204,11 @@ def _draft_note(runs: Sequence[Any], by_draft: Any, pairs: Sequence[SideBySide],
     ids = {id(r) for r in theirs}
     rest = runs_of_draft([r for r in runs if id(r) not in ids], draft).note
     names = ", ".join(sorted(paired))
+    one = len(theirs) == 1
     said = (
-        f"Runs {', '.join(f'#{r.id}' for r in theirs)} of {names} are not counted as yours: they are compared "
-        "with yours side by side."
+        f"{'Run' if one else 'Runs'} {', '.join(f'#{r.id}' for r in theirs)} of {names} "
+        f"{'is' if one else 'are'} not counted as yours: {'it is' if one else 'they are'} compared with yours side "
+        "by side."
     )
     return f"{said} {rest}" if rest else said
 
