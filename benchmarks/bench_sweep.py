@@ -17,7 +17,6 @@ import random
 import statistics
 import sys
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,44 +24,15 @@ sys.path.insert(0, str(ROOT))
 
 from comparelib.analysis import speedup  # noqa: E402 - after the path is set
 from comparelib.live.store import RunRecord  # noqa: E402
+from tests.fixtures import stored_run  # noqa: E402
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
 AL = {1: 1.7, 2: 2.2, 3: 2.6, 4: 2.9, 5: 3.1}
 
 
 def _run(i: int, steps: int | None, engine: str, max_tokens: int, rng: random.Random) -> RunRecord:
     al = AL[steps] if steps else None
     tok_s = 4 * (al or 1.0) / (10.0 + (steps or 0) * 1.5) * 1000.0 * rng.uniform(0.97, 1.03)
-    return RunRecord(
-        id=i,
-        created_at=T0 + timedelta(minutes=i),
-        endpoint=f"http://{engine}:1",
-        engine=engine,
-        kind="measured",
-        group="g",
-        labels=[],
-        status="finished",
-        speculative_algorithm="EAGLE3" if steps else None,
-        draft_model=None,
-        model="acme/target",
-        num_steps=steps,
-        topk=1 if steps else None,
-        num_draft_tokens=steps + 1 if steps else None,
-        is_baseline=steps is None,
-        requests=64,
-        errors=0,
-        output_tokens_per_s=tok_s,
-        accept_length=al,
-        accept_length_mean=al,
-        ttft_p50_ms=None,
-        ttft_p99_ms=None,
-        tpot_p50_ms=None,
-        tpot_p99_ms=None,
-        summary={},
-        server_config={},
-        params={"concurrency": 4, "max_tokens": max_tokens, "prompt_set": "bundled"},
-        notes={},
-    )
+    return stored_run(i, steps, tok_s, al, engine=engine, max_tokens=max_tokens)
 
 
 def group(n: int, settings: int, seed: int = 0) -> list[RunRecord]:

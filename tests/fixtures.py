@@ -7,7 +7,9 @@ from __future__ import annotations
 import copy
 import os
 import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -16,6 +18,8 @@ from comparelib.models import registry
 
 if TYPE_CHECKING:
     from streamlit.testing.v1 import AppTest
+
+    from comparelib.live.store import RunRecord, Store
 
 TESTS = Path(__file__).resolve().parent
 
@@ -200,6 +204,58 @@ TINY_QWEN3_NEXT: dict[str, Any] = {
     "linear_conv_kernel_dim": 4,
 }
 
+# --- Qwen3 targets and their EAGLE-3 drafts as SpecForge writes them (raw configs: they name no target)
+
+QWEN3_32B_SIZES = {"hidden_size": 5120, "intermediate_size": 25600, "vocab_size": 151936, "num_hidden_layers": 64}
+
+
+def qwen3_32b_config(**extra: Any) -> dict[str, Any]:
+    """Qwen/Qwen3-32B's config; ``extra`` adds keys (e.g. rope_theta)."""
+    return {
+        "architectures": ["Qwen3ForCausalLM"],
+        "model_type": "qwen3",
+        **QWEN3_32B_SIZES,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "max_position_embeddings": 40960,
+        "rms_norm_eps": 1e-06,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+        **extra,
+    }
+
+
+def qwen3_32b_eagle3_config(eagle_config: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """An EAGLE-3 draft for Qwen3-32B (one layer, draft vocab 32000) with ``eagle_config`` (its aux layer ids)."""
+    return {
+        **qwen3_32b_config(**extra),
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "num_hidden_layers": 1,
+        "draft_vocab_size": 32000,
+        "eagle_config": eagle_config,
+    }
+
+
+# an EAGLE-3 draft for Qwen3-8B (the walk-throughs' qwen3_8b draft)
+QWEN3_8B_EAGLE3: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "hidden_size": 4096,
+    "intermediate_size": 12288,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "vocab_size": 151936,
+    "draft_vocab_size": 32000,
+    "max_position_embeddings": 40960,
+    "rope_theta": 1000000.0,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "rms_norm_eps": 1e-06,
+}
+
 # --- the AQ-MedAI Kimi-K2 EAGLE-3 draft: registry config and the tensors a SpecForge checkpoint stores
 
 AQ = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
@@ -211,14 +267,30 @@ def aq_config() -> dict:
 
 def aq_tensors(*, with_embedding: bool = False, with_vocab_map: bool = True) -> dict[str, tuple[tuple[int, ...], str]]:
     """The tensor shapes a SpecForge checkpoint of the AQ-MedAI draft stores (header only in the emulator)."""
-    H, FFN, V, Vd = 7168, 18432, 163840, 32000
+    return eagle3_tensors(
+        7168, 18432, 163840, 32000, kv_dim=8192, with_embedding=with_embedding, with_vocab_map=with_vocab_map
+    )
+
+
+def eagle3_tensors(
+    H: int,
+    FFN: int,
+    V: int,
+    Vd: int,
+    *,
+    kv_dim: int,
+    with_embedding: bool = False,
+    with_vocab_map: bool = True,
+) -> dict[str, tuple[tuple[int, ...], str]]:
+    """The tensor shapes a SpecForge EAGLE-3 checkpoint stores: hidden ``H``, FFN, vocab ``V``, draft vocab ``Vd``;
+    one midlayer, q_proj 8192 wide, k/v_proj ``kv_dim`` wide."""
     t = {
         "fc.weight": ((H, 3 * H), "BF16"),
         "midlayer.hidden_norm.weight": ((H,), "BF16"),
         "midlayer.input_layernorm.weight": ((H,), "BF16"),
         "midlayer.self_attn.q_proj.weight": ((8192, 2 * H), "BF16"),
-        "midlayer.self_attn.k_proj.weight": ((8192, 2 * H), "BF16"),
-        "midlayer.self_attn.v_proj.weight": ((8192, 2 * H), "BF16"),
+        "midlayer.self_attn.k_proj.weight": ((kv_dim, 2 * H), "BF16"),
+        "midlayer.self_attn.v_proj.weight": ((kv_dim, 2 * H), "BF16"),
         "midlayer.self_attn.o_proj.weight": ((H, 8192), "BF16"),
         "midlayer.post_attention_layernorm.weight": ((H,), "BF16"),
         "midlayer.mlp.gate_proj.weight": ((FFN, H), "BF16"),
@@ -337,3 +409,155 @@ def run_cli(
         env={**os.environ, **(env or {})},
         check=False,
     )
+
+
+# --- stored benchmark runs: as the store returns them (RunRecord), and stored as the bench page stores them
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def stored_run(
+    id_: int,
+    steps: int | None,
+    tok_s: float | None,
+    al: float | None = None,
+    *,
+    engine: str = "sglang",
+    algo: str | None = "EAGLE3",
+    draft: str | None = None,
+    model: str = "acme/target",
+    group: str = "g",
+    topk: int | None = 1,
+    ndt: int | None | EllipsisType = ...,
+    al_mean: float | None | EllipsisType = ...,
+    requests: int = 64,
+    concurrency: int = 4,
+    max_tokens: int = 64,
+    prompt_set: str | None = "bundled",
+) -> RunRecord:
+    """One finished run as the store returns it, made at ``T0 + id_`` minutes. ``steps=None`` is a baseline: no
+    algorithm, draft, topk or draft tokens. ``ndt`` is steps + 1 unless given, ``al_mean`` is ``al`` unless
+    given; ``prompt_set=None`` leaves it out of the params."""
+    from comparelib.live.store import RunRecord
+
+    base = steps is None
+    params: dict[str, Any] = {"concurrency": concurrency, "max_tokens": max_tokens}
+    if prompt_set is not None:
+        params["prompt_set"] = prompt_set
+    return RunRecord(
+        id=id_,
+        created_at=T0 + timedelta(minutes=id_),
+        endpoint=f"http://{engine}:1",
+        engine=engine,
+        kind="measured",
+        group=group,
+        labels=[],
+        status="finished",
+        speculative_algorithm=None if base else algo,
+        draft_model=None if base else draft,
+        model=model,
+        num_steps=steps,
+        topk=None if base else topk,
+        num_draft_tokens=None if steps is None else steps + 1 if isinstance(ndt, EllipsisType) else ndt,
+        is_baseline=base,
+        requests=requests,
+        errors=0,
+        output_tokens_per_s=tok_s,
+        accept_length=al,
+        accept_length_mean=al if isinstance(al_mean, EllipsisType) else al_mean,
+        ttft_p50_ms=None,
+        ttft_p99_ms=None,
+        tpot_p50_ms=None,
+        tpot_p99_ms=None,
+        summary={},
+        server_config={},
+        params=params,
+        notes={},
+    )
+
+
+def bench_store() -> Store:
+    """The store the pages and the CLI open in a test (settings.database_url(): the test's SPECDRAFT_HOME)."""
+    from comparelib import settings
+    from comparelib.live.store import Store
+
+    return Store(settings.database_url())
+
+
+def bench_config(
+    engine: str, model: str, steps: int | None, *, draft: str | None, topk: int | None, ndt: int | None
+) -> dict[str, Any]:
+    """A server config as the bench page stores it; ``steps=None`` (or 0) is a baseline, no algorithm."""
+    return {
+        "engine": engine,
+        "model": model,
+        "speculative_algorithm": "EAGLE3" if steps else None,
+        "draft_model": draft,
+        "num_steps": steps,
+        "topk": topk,
+        "num_draft_tokens": ndt,
+    }
+
+
+def store_run(
+    store: Store,
+    server_config: dict[str, Any],
+    summary: dict[str, Any],
+    *,
+    group: str,
+    concurrency: int = 1,
+    endpoint: str = "http://127.0.0.1:30000",
+) -> int:
+    """One run stored as the bench page stores it (started, then finished with ``summary``); returns its id."""
+    rid = store.start_run(
+        endpoint=endpoint, server_config=server_config, group=group, params={"concurrency": concurrency}
+    )
+    store.finish_run(rid, summary)
+    return rid
+
+
+# --- what pages say, and Compare drafts opened as a link opens it
+
+
+def page_text(at: AppTest) -> str:
+    """A page's markdown, captions, subheaders, infos and warnings, one a line."""
+    return "\n".join(
+        [m.value for m in at.markdown]
+        + [c.value for c in at.caption]
+        + [s.value for s in at.subheader]
+        + [i.value for i in at.info]
+        + [w.value for w in at.warning]
+    )
+
+
+def routed_compare(draft: str, group: str, **query: Any) -> AppTest:
+    """Compare drafts through the router, with ``draft`` and its run ``group`` in the sidebar (its link)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(TESTS.parent / "app.py"), default_timeout=120)
+    at.query_params["draft"] = draft
+    at.query_params["draft_group"] = group
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+# --- dataset audit: the counts a text's pieces make
+
+
+def expected_counts(tokenizer: object, pieces: list[tuple[str, bool]]) -> tuple[int, int]:
+    """(tokens, supervised tokens) of the text the pieces make, tokenised whole."""
+    from comparelib.audit import templates
+
+    text, spans, pos = "", [], 0
+    for piece, supervised in pieces:
+        if supervised:
+            spans.append((pos, pos + len(piece)))
+        text += piece
+        pos += len(piece)
+    enc = tokenizer.encode(text, add_special_tokens=False)  # type: ignore[attr-defined]
+    return len(enc.ids), sum(templates.mask_from_offsets(enc.offsets, spans))

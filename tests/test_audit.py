@@ -16,7 +16,7 @@ from comparelib.audit import scan as audit
 from comparelib.audit import templates, tokens
 from comparelib.audit.conversations import trainable_turns
 from comparelib.errors import DataError, InputError
-from tests.fixtures import run_cli
+from tests.fixtures import expected_counts, run_cli
 from tests.tokenizer_fixture import LLAMA3_TEMPLATE, build_tokenizer
 
 U, A = "user", "assistant"
@@ -635,18 +635,6 @@ TOOL_ROW_TEXTS = [
     [("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", False), ("hello<|im_end|>\n", True)],
     [(TOOLS_BLOCK + "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\n", False), ("a<|im_end|>\n", True)],
 ]
-
-
-def expected_counts(tokenizer: object, pieces: list[tuple[str, bool]]) -> tuple[int, int]:
-    """(tokens, supervised tokens) of the text the pieces make, tokenised whole."""
-    text, spans, pos = "", [], 0
-    for piece, supervised in pieces:
-        if supervised:
-            spans.append((pos, pos + len(piece)))
-        text += piece
-        pos += len(piece)
-    enc = tokenizer.encode(text, add_special_tokens=False)  # type: ignore[attr-defined]
-    return len(enc.ids), sum(templates.mask_from_offsets(enc.offsets, spans))
 
 
 @pytest.fixture(scope="module")

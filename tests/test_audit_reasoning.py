@@ -18,6 +18,7 @@ import pytest
 from comparelib.audit import conversations as cm
 from comparelib.audit import scan as audit
 from comparelib.audit import templates, tokens
+from tests.fixtures import expected_counts
 from tests.tokenizer_fixture import build_tokenizer
 
 # Renders reasoning_content on every assistant turn, and a harmony-style developer message.
@@ -176,18 +177,6 @@ TEMPLATES = {
 def write_jsonl(path: Path, rows: list) -> Path:
     path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     return path
-
-
-def expected_counts(tokenizer: object, pieces: list[tuple[str, bool]]) -> tuple[int, int]:
-    """(tokens, supervised tokens) of the text the pieces make, tokenised whole."""
-    text, spans, pos = "", [], 0
-    for piece, supervised in pieces:
-        if supervised:
-            spans.append((pos, pos + len(piece)))
-        text += piece
-        pos += len(piece)
-    enc = tokenizer.encode(text, add_special_tokens=False)  # type: ignore[attr-defined]
-    return len(enc.ids), sum(templates.mask_from_offsets(enc.offsets, spans))
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from tests.fixtures import run_cli
+from tests.fixtures import QWEN3_8B_EAGLE3, bench_config, bench_store, run_cli, store_run
 
 GROUP = "q3r1-b1"
 TARGET = "Qwen/Qwen3-8B"
@@ -34,49 +34,16 @@ WALK = (
     (PUBLISHED, 3, 1, 4, 175.0, 3.1),
     (PUBLISHED, 1, 1, 2, 150.0, 1.85),
 )
-# a raw EAGLE-3 config for Qwen3-8B: it names no target (the runs do)
-QWEN3_8B_EAGLE3 = {
-    "architectures": ["LlamaForCausalLMEagle3"],
-    "hidden_size": 4096,
-    "intermediate_size": 12288,
-    "num_hidden_layers": 1,
-    "num_attention_heads": 32,
-    "num_key_value_heads": 8,
-    "head_dim": 128,
-    "vocab_size": 151936,
-    "draft_vocab_size": 32000,
-    "max_position_embeddings": 40960,
-    "rope_theta": 1000000.0,
-    "tie_word_embeddings": False,
-    "torch_dtype": "bfloat16",
-    "rms_norm_eps": 1e-06,
-}
-
-
-def _store():  # noqa: ANN202 - the test's SQLite store (SPECDRAFT_HOME), which the CLI subprocess opens too
-    from comparelib import settings
-    from comparelib.live.store import Store
-
-    return Store(settings.database_url())
 
 
 def _seed(rows=WALK, group: str = GROUP) -> None:  # noqa: ANN001
     """The walk's runs stored as the bench page stores them, and the audit attached under the draft's name."""
-    store = _store()
-    for draft, steps, topk, ndt, tok_s, al in rows:
-        cfg = {
-            "engine": "sglang",
-            "model": TARGET,
-            "speculative_algorithm": "EAGLE3" if draft else None,
-            "draft_model": draft,
-            "num_steps": steps,
-            "topk": topk,
-            "num_draft_tokens": ndt,
-        }
-        rid = store.start_run(
-            endpoint="http://127.0.0.1:30000", server_config=cfg, group=group, params={"concurrency": 1}
+    store = bench_store()
+    for draft, steps, topk, ndt, tok_s, al in rows:  # a draft exactly where there are steps
+        cfg = bench_config("sglang", TARGET, steps, draft=draft, topk=topk, ndt=ndt)
+        store_run(
+            store, cfg, {"requests": 8, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al}, group=group
         )
-        store.finish_run(rid, {"requests": 8, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al})
     store.save_data_volume(draft=MINE, samples=SAMPLES, tokens=SAMPLES * 900, source="walk.jsonl", kind="measured")
 
 
@@ -95,7 +62,7 @@ def _page_model(draft: str):  # noqa: ANN202
     from comparelib.analysis import verdicts
     from comparelib.models.draft import OwnDraft, target_from_runs
 
-    runs = _store().runs(group=GROUP)
+    runs = bench_store().runs(group=GROUP)
     name = OwnDraft.parse(draft).match_name
     target = target_from_runs(runs, draft=name)
     return verdicts.live_outlook(runs, None, reference="", x="samples", target=target, draft=name).model
@@ -203,7 +170,7 @@ def test_plan_uses_the_audit_stored_under_the_drafts_name(hub) -> None:  # noqa:
 
 def test_runs_name_each_runs_draft_in_every_output_as_the_live_page_exports_them() -> None:
     _seed()
-    mtp = _store()
+    mtp = bench_store()
     rid = mtp.start_run(
         endpoint="http://127.0.0.1:30001",
         # SGLang's NEXTN as it reports itself: EAGLE with the target as its draft
@@ -231,7 +198,9 @@ def test_runs_name_each_runs_draft_in_every_output_as_the_live_page_exports_them
     from comparelib import export, tables
     from comparelib.live.store import runs_to_frame
 
-    page = export.render(runs_to_frame(_store().runs(group=GROUP, include_examples=True)), "csv", table=tables.RUNS)
+    page = export.render(
+        runs_to_frame(bench_store().runs(group=GROUP, include_examples=True)), "csv", table=tables.RUNS
+    )
     assert got.stdout == page
 
     records = json.loads(run_cli("runs", "--group", GROUP, "--json").stdout)

@@ -17,6 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from comparelib.models import registry
+from tests.fixtures import routed_compare
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPARE = "pages/compare.py"
@@ -55,16 +56,7 @@ def _runs(model: str) -> None:
 
 def _compare(draft_dir: Path, **query: Any) -> AppTest:
     """Compare drafts through the router, with ``draft_dir`` as your draft and its run group attached."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params["draft"] = str(draft_dir)
-    at.query_params["draft_group"] = GROUP
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    at.switch_page(COMPARE).run()
-    assert not at.exception, at.exception
-    return at
+    return routed_compare(str(draft_dir), GROUP, **query)
 
 
 def _page_text(at: AppTest) -> str:

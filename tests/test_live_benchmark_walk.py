@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from comparelib import charts, settings
 from comparelib.analysis import speedup
@@ -195,13 +196,19 @@ def _store_walk(runs: list[SimpleNamespace] = WALK) -> dict[int, int]:
     return ids
 
 
-def test_live_benchmark_opens_on_your_whole_sweep_and_your_newest_run() -> None:
-    ids = _store_walk()
+def _bench_page() -> AppTest:
+    """Live benchmark opened on your draft and its run group, as the sidebar's link opens it."""
     at = page_app(str(ROOT / "pages" / "bench.py"), timeout=90)
     at.query_params["draft"] = MINE
     at.query_params["draft_group"] = GROUP
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
+    return at
+
+
+def test_live_benchmark_opens_on_your_whole_sweep_and_your_newest_run() -> None:
+    ids = _store_walk()
+    at = _bench_page()
     titles = {r.id: r.title for r in Store(settings.database_url()).runs(group=GROUP)}
     picked = at.multiselect(key="compare_runs").value
     assert picked == [titles[ids[i]] for i in (1, 2, 3, 4, 5, 6, 7)], picked  # the num_steps 1 and 2 runs too
@@ -210,11 +217,7 @@ def test_live_benchmark_opens_on_your_whole_sweep_and_your_newest_run() -> None:
 
 def test_your_older_runs_left_out_of_the_selection_are_said() -> None:
     ids = _store_walk([*WALK, _run(10, 175.0, 5, 3.6), _run(11, 172.0, 6, 3.8)])  # your sweep goes on
-    at = page_app(str(ROOT / "pages" / "bench.py"), timeout=90)
-    at.query_params["draft"] = MINE
-    at.query_params["draft_group"] = GROUP
-    at.run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    at = _bench_page()
     titles = {r.id: r.title for r in Store(settings.database_url()).runs(group=GROUP)}
     assert at.multiselect(key="compare_runs").value == [titles[ids[i]] for i in (1, 4, 5, 6, 7, 10, 11)]
     said = [c.value for c in at.caption if "older runs" in c.value]
@@ -240,8 +243,6 @@ def _card_draft(tmp_path: Path) -> Path:
 
 
 def test_compare_starts_its_target_from_the_drafts_model_card(tmp_path: Path) -> None:
-    from streamlit.testing.v1 import AppTest
-
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params["draft"] = str(_card_draft(tmp_path))
     at.run()

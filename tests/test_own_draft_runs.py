@@ -8,17 +8,16 @@ and steps only."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from comparelib.analysis import overview, speedup
 from comparelib.live.store import RunRecord
 from comparelib.models import registry
 from comparelib.models.draft import draft_match, resolve_target, runs_of_draft, target_from_runs
-from tests.fixtures import page_app
+from tests.fixtures import bench_store, page_app, store_run, stored_run
+from tests.hub_emulator import HubEmulator
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
 GPT_OSS = "openai/gpt-oss-120b"
 KIMI = "moonshotai/Kimi-K2-Instruct"
 DSV3 = "deepseek-ai/DeepSeek-V3"
@@ -38,36 +37,17 @@ def rec(
     al: float | None = 2.5,
 ) -> RunRecord:
     """One stored run; ``steps=None`` is a baseline (no speculation, no draft)."""
-    base = steps is None
-    return RunRecord(
-        id=id_,
-        created_at=T0 + timedelta(minutes=id_),
-        endpoint=f"http://{engine}:1",
+    return stored_run(
+        id_,
+        steps,
+        tok_s,
+        None if steps is None else al,
         engine=engine,
-        kind="measured",
-        group="g",
-        labels=[],
-        status="finished",
-        speculative_algorithm=None if base else algo,
-        draft_model=None if base else draft,
+        algo=algo,
+        draft=draft,
         model=model,
-        num_steps=steps,
-        topk=None if base else 1,
-        num_draft_tokens=None if base or engine == "vllm" else steps + 1,  # type: ignore[operator]
-        is_baseline=base,
-        requests=64,
-        errors=0,
-        output_tokens_per_s=tok_s,
-        accept_length=None if base else al,
-        accept_length_mean=None if base else al,
-        ttft_p50_ms=None,
-        ttft_p99_ms=None,
-        tpot_p50_ms=None,
-        tpot_p99_ms=None,
-        summary={},
-        server_config={},
-        params={"concurrency": concurrency, "max_tokens": 64, "prompt_set": "bundled"},
-        notes={},
+        ndt=None if engine == "vllm" or steps is None else steps + 1,
+        concurrency=concurrency,
     )
 
 
@@ -139,10 +119,7 @@ def test_runs_of_a_draft_served_from_a_folder_of_another_name_are_taken_as_its_a
 def _own_group(group: str) -> None:
     """The gpt-oss walk stored as the bench page stores it: a baseline, the user's runs from a local folder, a
     faster published draft's run and a Kimi draft's run, all in one group."""
-    from comparelib import settings
-    from comparelib.live.store import Store
-
-    store = Store(settings.database_url())
+    store = bench_store()
     rows = (
         (GPT_OSS, None, None, 400.0, None),
         (GPT_OSS, "EAGLE3", "/data/models/gpt-oss-120b-eagle3", 560.0, 2.9),
@@ -158,24 +135,29 @@ def _own_group(group: str) -> None:
             "num_steps": 3 if spec else None,
             "num_draft_tokens": 4 if spec else None,
         }
-        rid = store.start_run(
-            endpoint="http://127.0.0.1:30000", server_config=cfg, group=group, params={"concurrency": 32}
-        )
-        store.finish_run(rid, {"requests": 8, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": acc})
+        summary = {"requests": 8, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": acc}
+        store_run(store, cfg, summary, group=group, concurrency=32)
+
+
+def _own_page(hub: HubEmulator, page: str, group: str, *, timeout: float) -> AppTest:
+    """``page`` opened on the user's draft (a gpt-oss EAGLE-3 config naming no target) and the gpt-oss walk
+    stored under ``group``."""
+    cfg = dict(registry.get_draft("lmsys/EAGLE3-gpt-oss-120b-bf16").config or {})
+    cfg.pop("eagle_config", None)
+    hub.add_model(MINE, cfg)
+    _own_group(group)
+    at = page_app(page, timeout=timeout)
+    at.query_params["draft"] = MINE
+    at.query_params["draft_group"] = group
+    at.run()
+    assert not at.exception, at.exception
+    return at
 
 
 def test_overview_answers_from_the_drafts_own_runs_in_a_group_of_several_drafts(hub) -> None:
     """The target is the one the user's runs were served with (gpt-oss-120b, not 'unknown'), the reference a
     gpt-oss draft, and the pair is the user's run at its batch size; the other drafts' runs are named, not used."""
-    cfg = dict(registry.get_draft("lmsys/EAGLE3-gpt-oss-120b-bf16").config or {})
-    cfg.pop("eagle_config", None)
-    hub.add_model(MINE, cfg)
-    _own_group("gptoss-runs")
-    at = page_app("../pages/overview.py", timeout=60)
-    at.query_params["draft"] = MINE
-    at.query_params["draft_group"] = "gptoss-runs"
-    at.run()
-    assert not at.exception, at.exception
+    at = _own_page(hub, "../pages/overview.py", "gptoss-runs", timeout=60)
     assert registry.get_draft(at.selectbox(key="ov_ref").value).target_model == GPT_OSS
     md = "\n".join(m.value for m in at.markdown)
     assert f"target `{GPT_OSS}` (the model its runs were served with)" in md, md
@@ -324,15 +306,7 @@ def test_the_plan_and_the_live_outlook_read_only_your_drafts_runs() -> None:
 def test_acceptance_vs_data_plots_only_your_drafts_runs_and_names_the_others(hub) -> None:
     """The gpt-oss group as stored by the bench page: the published draft's run (3.4) was drawn as one of your
     draft's points on Acceptance vs data; it is left out and named, as on Overview."""
-    cfg = dict(registry.get_draft("lmsys/EAGLE3-gpt-oss-120b-bf16").config or {})
-    cfg.pop("eagle_config", None)
-    hub.add_model(MINE, cfg)
-    _own_group("gptoss-av")
-    at = page_app("../pages/scaling.py", timeout=90)
-    at.query_params["draft"] = MINE
-    at.query_params["draft_group"] = "gptoss-av"
-    at.run()
-    assert not at.exception, at.exception
+    at = _own_page(hub, "../pages/scaling.py", "gptoss-av", timeout=90)
     said = " ".join(c.value for c in at.caption)
     assert "1 run of another draft left out: " in said and "lmsys/EAGLE3-gpt-oss-120b-bf16" in said, said
     assert "3.40" not in " ".join(m.value for m in at.markdown)

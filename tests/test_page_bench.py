@@ -24,6 +24,16 @@ def page(run_form: bool = True) -> AppTest:
     return at
 
 
+def group_page(draft: str, group: str) -> AppTest:
+    """The page opened on ``draft`` and its run ``group``, as the sidebar's link opens it (the form closed)."""
+    at = page(run_form=False)
+    at.query_params["draft"] = draft
+    at.query_params["draft_group"] = group
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    return at
+
+
 def runs_table(at: AppTest):
     return next(df.value for df in at.dataframe if "output_tokens_per_s" in df.value.columns)
 
@@ -348,11 +358,7 @@ def test_a_group_measured_first_without_speculation_compares_against_its_baselin
         _stored(store, "mix", "sglang", k, tok, 1.0 + 0.6 * k)
     v_best = _stored(store, "mix", "vllm", 4, 1593.5, 3.4)
     _stored(store, "mix", "vllm", 2, 1200.0, 2.3)
-    at = page(run_form=False)
-    at.query_params["draft"] = "acme/kimi-draft"
-    at.query_params["draft_group"] = "mix"
-    at.run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    at = group_page("acme/kimi-draft", "mix")
     runs = {r.id: r for r in store.runs(group="mix")}
     picked = at.multiselect(key="compare_runs").value
     assert runs[s_base].title in picked and runs[v_base].title in picked
@@ -371,11 +377,7 @@ def test_each_run_is_compared_with_its_own_engines_baseline() -> None:
     s_spec = _stored(store, "both", "sglang", 3, 760.0, 2.8)
     v_base = _stored(store, "both", "vllm", None, 390.0, None)
     v_spec = [_stored(store, "both", "vllm", k, tok, al) for k, tok, al in ((2, 700.0, 2.3), (4, 810.0, 3.1))]
-    at = page(run_form=False)
-    at.query_params["draft"] = "acme/kimi-draft"
-    at.query_params["draft_group"] = "both"
-    at.run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    at = group_page("acme/kimi-draft", "both")
     runs = {r.id: r for r in store.runs(group="both")}
     assert set(at.multiselect(key="compare_runs").value) == {r.title for r in runs.values()}
     cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns).set_index("run")

@@ -20,11 +20,20 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from comparelib.models import comparison
-from tests.fixtures import AQ, TINY_DEEPSEEK, page_app
+from tests.fixtures import (
+    AQ,
+    TINY_DEEPSEEK,
+    bench_store,
+    eagle3_tensors,
+    page_app,
+    qwen3_32b_config,
+    qwen3_32b_eagle3_config,
+    routed_compare,
+    store_run,
+)
 from tests.hub_emulator import HubEmulator
 from tests.tokenizer_fixture import build_tokenizer
 
-ROOT = Path(__file__).resolve().parents[1]
 COMPARE = "pages/compare.py"
 DRAFT = "yourorg/qwen3-32b-eagle3"
 TARGET = "Qwen/Qwen3-32B"
@@ -33,63 +42,12 @@ H, FFN, V, VD, N = 5120, 25600, 151936, 32000, 64
 
 
 def _target_config() -> dict[str, Any]:
-    return {
-        "architectures": ["Qwen3ForCausalLM"],
-        "model_type": "qwen3",
-        "hidden_size": H,
-        "intermediate_size": FFN,
-        "num_hidden_layers": N,
-        "num_attention_heads": 64,
-        "num_key_value_heads": 8,
-        "head_dim": 128,
-        "vocab_size": V,
-        "max_position_embeddings": 40960,
-        "rope_theta": 1000000,
-        "rms_norm_eps": 1e-06,
-        "tie_word_embeddings": False,
-        "torch_dtype": "bfloat16",
-    }
+    return qwen3_32b_config(rope_theta=1000000)
 
 
 def _draft_config() -> dict[str, Any]:
-    return {
-        "architectures": ["LlamaForCausalLMEagle3"],
-        "model_type": "llama",
-        "hidden_size": H,
-        "intermediate_size": FFN,
-        "num_hidden_layers": 1,
-        "num_attention_heads": 64,
-        "num_key_value_heads": 8,
-        "head_dim": 128,
-        "vocab_size": V,
-        "draft_vocab_size": VD,
-        "max_position_embeddings": 40960,
-        "rope_theta": 1000000,
-        "rms_norm_eps": 1e-06,
-        "tie_word_embeddings": False,
-        "torch_dtype": "bfloat16",
-        "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 31, 63], "use_aux_hidden_state": True},
-    }
-
-
-def _draft_tensors() -> dict[str, tuple[tuple[int, ...], str]]:
-    return {
-        "fc.weight": ((H, 3 * H), "BF16"),
-        "midlayer.hidden_norm.weight": ((H,), "BF16"),
-        "midlayer.input_layernorm.weight": ((H,), "BF16"),
-        "midlayer.self_attn.q_proj.weight": ((8192, 2 * H), "BF16"),
-        "midlayer.self_attn.k_proj.weight": ((1024, 2 * H), "BF16"),
-        "midlayer.self_attn.v_proj.weight": ((1024, 2 * H), "BF16"),
-        "midlayer.self_attn.o_proj.weight": ((H, 8192), "BF16"),
-        "midlayer.post_attention_layernorm.weight": ((H,), "BF16"),
-        "midlayer.mlp.gate_proj.weight": ((FFN, H), "BF16"),
-        "midlayer.mlp.up_proj.weight": ((FFN, H), "BF16"),
-        "midlayer.mlp.down_proj.weight": ((H, FFN), "BF16"),
-        "norm.weight": ((H,), "BF16"),
-        "lm_head.weight": ((VD, H), "BF16"),
-        "d2t": ((VD,), "I64"),
-        "t2d": ((V,), "BOOL"),
-    }
+    aux = {"eagle_aux_hidden_state_layer_ids": [1, 31, 63], "use_aux_hidden_state": True}
+    return qwen3_32b_eagle3_config(aux, rope_theta=1000000)
 
 
 RunSpec = tuple[str, str | None, float | None, str | None, str | None]  # engine, algorithm, AL, draft, version
@@ -97,23 +55,17 @@ RunSpec = tuple[str, str | None, float | None, str | None, str | None]  # engine
 
 def _store_runs(specs: list[RunSpec], group: str = GROUP) -> list[Any]:
     """Runs of the user's servers, stored as the bench page stores them; returned as the pages read them."""
-    from comparelib import settings
-    from comparelib.live.store import Store
-
-    store = Store(settings.database_url())
+    store = bench_store()
     for engine, algorithm, accept, draft, version in specs:
         cfg: dict[str, Any] = {"engine": engine, "model": TARGET, "speculative_algorithm": algorithm}
         if algorithm:
             cfg |= {"num_steps": 3, "draft_model": draft}
         if version:
             cfg["version"] = version
-        rid = store.start_run(
-            endpoint="http://127.0.0.1:30000", server_config=cfg, group=group, params={"concurrency": 4}
-        )
         summary: dict[str, Any] = {"requests": 8, "errors": 0, "output_tokens_per_s": 50.0}
         if accept is not None:
             summary["accept_length"] = accept
-        store.finish_run(rid, summary)
+        store_run(store, cfg, summary, group=group, concurrency=4)
     return list(store.runs(group=group))
 
 
@@ -129,21 +81,11 @@ WALK: list[RunSpec] = [
 def _hub(hub: HubEmulator) -> str:
     """The target and the draft on the Hub; the draft's short commit (its label's @sha)."""
     hub.add_model(TARGET, _target_config())
-    return hub.add_model(DRAFT, _draft_config(), tensors=_draft_tensors())[:7]
+    return hub.add_model(DRAFT, _draft_config(), tensors=eagle3_tensors(H, FFN, V, VD, kv_dim=1024))[:7]
 
 
 def _compare(**query: Any) -> AppTest:
-    """Compare drafts through the router, with the draft and its run group in the sidebar (its link)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params["draft"] = DRAFT
-    at.query_params["draft_group"] = GROUP
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    at.switch_page(COMPARE).run()
-    assert not at.exception, at.exception
-    return at
+    return routed_compare(DRAFT, GROUP, **query)
 
 
 # --------------------------------------------------------------------------- 1. the runs beside the verdict

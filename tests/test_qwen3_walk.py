@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +21,13 @@ from streamlit.testing.v1 import AppTest
 from comparelib.analysis import curves, overview, scaling, verdicts
 from comparelib.live.store import RunRecord
 from comparelib.models import comparison, registry
-from tests.fixtures import page_app
+from tests.fixtures import page_app, stored_run
 
 QWEN = "Qwen/Qwen3-8B"
 TENGYUN = "Tengyunw/qwen3_8b_eagle3"  # 600K samples, no config in the registry, no GSM8K result
 REDHAT = "RedHatAI/Qwen3-8B-speculator.eagle3"  # no config or volume; publishes an acceptance length (MT-Bench)
 KIMI_REF = registry.KIMI_REFERENCE
 KEY = "steps=3,topk=1,draft=4,bs=8,sglang"  # GSM8K's best-fitted setting: what Acceptance vs data opens on
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def _run(
@@ -44,36 +42,20 @@ def _run(
     model: str = QWEN,
 ) -> RunRecord:
     """A stored run as a vLLM benchmark keeps it: num_steps as stated on the form, topk/ndt unstated."""
-    base = steps is None
-    return RunRecord(
-        id=id_,
-        created_at=T0 + timedelta(minutes=id_),
-        endpoint=f"http://{engine}:1",
+    return stored_run(
+        id_,
+        steps,
+        100.0 + 10 * (steps or 0),
+        al,
         engine=engine,
-        kind="measured",
-        group="qwen3-8b-sf250k",
-        labels=[],
-        status="finished",
-        speculative_algorithm=None if base else algo,
-        draft_model=None,
+        algo=algo,
         model=model,
-        num_steps=steps,
+        group="qwen3-8b-sf250k",
         topk=topk,
-        num_draft_tokens=ndt,
-        is_baseline=base,
+        ndt=ndt,
+        al_mean=None,
         requests=8,
-        errors=0,
-        output_tokens_per_s=100.0 + 10 * (steps or 0),
-        accept_length=al,
-        accept_length_mean=None,
-        ttft_p50_ms=None,
-        ttft_p99_ms=None,
-        tpot_p50_ms=None,
-        tpot_p99_ms=None,
-        summary={},
-        server_config={},
-        params={"concurrency": 4, "max_tokens": 64},
-        notes={},
+        prompt_set=None,
     )
 
 

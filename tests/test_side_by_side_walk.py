@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from comparelib.analysis import overview
 from comparelib.models import registry
-from tests.fixtures import page_app
+from tests.fixtures import bench_config, bench_store, page_app, page_text, store_run
 from tests.hub_emulator import HubEmulator
 
 DRAFT = "myteam/q3-8b-eagle3-r1"
@@ -63,28 +63,14 @@ def _add_draft(hub: HubEmulator) -> None:
 
 def _store_group(other: str = REDHAT) -> dict[str, int]:
     """The walk's group as the bench page stores it (SGLang, batch 1); returns the run ids by name."""
-    from comparelib import settings
-    from comparelib.live.store import Store
-
-    store = Store(settings.database_url())
+    store = bench_store()
     ids: dict[str, int] = {}
 
     def run(name: str, draft: str | None, steps: int | None, topk: int | None, ndt: int | None, tok_s: float,
             al: float | None) -> None:  # fmt: skip
-        cfg = {
-            "engine": "sglang",
-            "model": TARGET,
-            "speculative_algorithm": "EAGLE3" if steps else None,
-            "draft_model": draft,
-            "num_steps": steps,
-            "topk": topk,
-            "num_draft_tokens": ndt,
-        }
-        rid = store.start_run(
-            endpoint="http://sglang:30000", server_config=cfg, group=GROUP, params={"concurrency": 1}
-        )
-        store.finish_run(rid, {"requests": 32, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al})
-        ids[name] = rid
+        cfg = bench_config("sglang", TARGET, steps, draft=draft, topk=topk, ndt=ndt)
+        summary = {"requests": 32, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al}
+        ids[name] = store_run(store, cfg, summary, group=GROUP, endpoint="http://sglang:30000")
 
     run("base", None, None, None, None, 98.0, None)
     for k, tok, al in ((1, 128.0, 1.71), (2, 149.0, 2.21), (3, 160.4, 2.53), (4, 158.0, 2.70)):
@@ -97,10 +83,7 @@ def _store_group(other: str = REDHAT) -> dict[str, int]:
 
 
 def _runs() -> list[Any]:
-    from comparelib import settings
-    from comparelib.live.store import Store
-
-    return Store(settings.database_url()).runs(group=GROUP)
+    return bench_store().runs(group=GROUP)
 
 
 def _page(path: str, curve: Any = None) -> AppTest:
@@ -116,16 +99,6 @@ def _page(path: str, curve: Any = None) -> AppTest:
     at.run()
     assert not at.exception, at.exception
     return at
-
-
-def _text(at: AppTest) -> str:
-    return "\n".join(
-        [m.value for m in at.markdown]
-        + [c.value for c in at.caption]
-        + [s.value for s in at.subheader]
-        + [i.value for i in at.info]
-        + [w.value for w in at.warning]
-    )
 
 
 # ------------------------------------------------------------------ 2. side by side, and the reference it makes
@@ -179,7 +152,7 @@ def test_overview_compares_head_to_head_and_both_pages_name_that_reference(hub: 
         f"- Measured side by side (group {GROUP}, SGLang, num_steps 3, batch 1): {REDHAT} 2.74 accept, 173.4 tok/s "
         f"(#{ids['theirs-3']}) against yours 2.53, 160.4 tok/s (#{ids['mine-3']})."
     ) in md, md
-    assert "measured side by side with yours" in _text(at)
+    assert "measured side by side with yours" in page_text(at)
     # the measured pair weighs in the answer: the reference publishes no acceptance on these benchmarks
     head = " ".join(i.value for i in at.info)
     assert "No real gap to the reference in what is known so far: acceptance length (within 8%)." in head, head
@@ -199,7 +172,7 @@ def test_compare_names_the_reference_overview_measured_beside_yours(hub: HubEmul
     _add_draft(hub)
     _store_group(ANGEL)
     assert _page("../pages/overview.py").selectbox(key="ov_ref").value == ANGEL
-    said = _text(_page("../pages/compare.py"))
+    said = page_text(_page("../pages/compare.py"))
     assert f"Overview compares your draft with {ANGEL}, which is not listed here" in said, said
 
 

@@ -6,7 +6,7 @@ left out, never pooled (pooling read an engine's or a setting's speed as a cost 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -15,8 +15,7 @@ from comparelib.analysis import overview, plan, speedup, verdicts
 from comparelib.errors import InputError
 from comparelib.live.store import RunRecord
 from comparelib.models.draft import OwnDraft, default_runs, run_pool
-
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
+from tests.fixtures import T0, stored_run
 
 
 def rec(
@@ -33,36 +32,17 @@ def rec(
     group: str = "g",
 ) -> RunRecord:
     """One stored run; ``steps=None`` is a baseline (no speculation)."""
-    base = steps is None
-    return RunRecord(
-        id=id_,
-        created_at=T0 + timedelta(minutes=id_),
-        endpoint=f"http://{engine}:1",
+    return stored_run(
+        id_,
+        steps,
+        tok_s,
+        al,
         engine=engine,
-        kind="measured",
+        algo=algo or ("EAGLE3" if engine == "sglang" else "unknown"),
         group=group,
-        labels=[],
-        status="finished",
-        speculative_algorithm=None if base else (algo or ("EAGLE3" if engine == "sglang" else "unknown")),
-        draft_model=None,
-        model="acme/target",
-        num_steps=steps,
-        topk=None if base else 1,
-        num_draft_tokens=None if base else steps + 1,  # type: ignore[operator]
-        is_baseline=base,
-        requests=64,
-        errors=0,
-        output_tokens_per_s=tok_s,
-        accept_length=al,
-        accept_length_mean=al,
-        ttft_p50_ms=None,
-        ttft_p99_ms=None,
-        tpot_p50_ms=None,
-        tpot_p99_ms=None,
-        summary={},
-        server_config={},
-        params={"concurrency": concurrency, "max_tokens": max_tokens, "prompt_set": prompt_set},
-        notes={},
+        concurrency=concurrency,
+        max_tokens=max_tokens,
+        prompt_set=prompt_set,
     )
 
 

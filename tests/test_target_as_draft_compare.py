@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
 from comparelib.models import architectures
-from tests.fixtures import page_app, run_cli
+from tests.fixtures import QWEN3_8B_EAGLE3, page_app, run_cli
 from tests.hub_emulator import HubEmulator
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "compare.py")
@@ -26,23 +26,7 @@ QWEN3_8B_TOTAL = 8_190_735_360  # Qwen3-8B counted from its config (untied lm_he
 QWEN3_8B_EXCL = 7_568_405_504
 
 # an EAGLE-3 draft for Qwen3-8B as SpecForge writes it (the walk-through's qwen3_8b draft)
-QWEN_DRAFT: dict[str, object] = {
-    "architectures": ["LlamaForCausalLMEagle3"],
-    "model_type": "llama",
-    "hidden_size": 4096,
-    "intermediate_size": 12288,
-    "num_hidden_layers": 1,
-    "num_attention_heads": 32,
-    "num_key_value_heads": 8,
-    "head_dim": 128,
-    "vocab_size": 151936,
-    "draft_vocab_size": 32000,
-    "max_position_embeddings": 40960,
-    "rms_norm_eps": 1e-6,
-    "rope_theta": 1000000.0,
-    "tie_word_embeddings": False,
-    "torch_dtype": "bfloat16",
-}
+QWEN_DRAFT: dict[str, object] = {**QWEN3_8B_EAGLE3, "model_type": "llama"}
 
 
 def _folder(path: Path, config: object) -> Path:

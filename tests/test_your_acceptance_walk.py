@@ -20,7 +20,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from comparelib.analysis import overview
-from tests.fixtures import page_app
+from tests.fixtures import (
+    bench_config,
+    bench_store,
+    page_app,
+    page_text,
+    qwen3_32b_config,
+    qwen3_32b_eagle3_config,
+    store_run,
+)
 from tests.hub_emulator import HubEmulator
 
 DRAFT = "yourorg/qwen3-32b-eagle3"
@@ -29,46 +37,15 @@ GROUP = "qwen32-sweep"
 QWEN3_REF = "lmsys/SGLang-EAGLE3-Qwen3-30B-A3B-Instruct-2507-SpecForge-Nex"
 KIMI_REF = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 CARD = f"---\nlicense: apache-2.0\nbase_model: {TARGET}\ntags:\n- eagle3\n---\n# Qwen3-32B EAGLE-3 draft\n"
-H, FFN, V, VD, N = 5120, 25600, 151936, 32000, 64
 
 
 def _target_config() -> dict[str, Any]:
-    return {
-        "architectures": ["Qwen3ForCausalLM"],
-        "model_type": "qwen3",
-        "hidden_size": H,
-        "intermediate_size": FFN,
-        "num_hidden_layers": N,
-        "num_attention_heads": 64,
-        "num_key_value_heads": 8,
-        "head_dim": 128,
-        "vocab_size": V,
-        "max_position_embeddings": 40960,
-        "rms_norm_eps": 1e-6,
-        "tie_word_embeddings": False,
-        "torch_dtype": "bfloat16",
-    }
+    return qwen3_32b_config()
 
 
 def _draft_config() -> dict[str, Any]:
     """A SpecForge EAGLE-3 config: it names no target (no eagle_config target, no verifier)."""
-    return {
-        "architectures": ["LlamaForCausalLMEagle3"],
-        "model_type": "llama",
-        "hidden_size": H,
-        "intermediate_size": FFN,
-        "num_hidden_layers": 1,
-        "num_attention_heads": 64,
-        "num_key_value_heads": 8,
-        "head_dim": 128,
-        "vocab_size": V,
-        "draft_vocab_size": VD,
-        "max_position_embeddings": 40960,
-        "rms_norm_eps": 1e-6,
-        "tie_word_embeddings": False,
-        "torch_dtype": "bfloat16",
-        "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 31, 61]},
-    }
+    return qwen3_32b_eagle3_config({"eagle_aux_hidden_state_layer_ids": [1, 31, 61]})
 
 
 def _add_draft(hub: HubEmulator, *, card: str | None = CARD) -> None:
@@ -78,27 +55,20 @@ def _add_draft(hub: HubEmulator, *, card: str | None = CARD) -> None:
 
 def _store_runs() -> dict[str, int]:
     """The walk's group, stored as the bench page stores runs; returns the ids by name."""
-    from comparelib import settings
-    from comparelib.live.store import Store
-
-    store = Store(settings.database_url())
+    store = bench_store()
     ids: dict[str, int] = {}
 
     def run(name: str, engine: str, steps: int | None, batch: int, tok_s: float, al: float | None) -> None:
-        cfg = {
-            "engine": engine,
-            "model": TARGET,
-            "speculative_algorithm": "EAGLE3" if steps else None,
-            "draft_model": DRAFT if steps else None,
-            "num_steps": steps,
-            "topk": 1 if steps and engine == "sglang" else None,
-            "num_draft_tokens": steps + 1 if steps and engine == "sglang" else None,
-        }
-        rid = store.start_run(
-            endpoint=f"http://{engine}:8000", server_config=cfg, group=GROUP, params={"concurrency": batch}
+        cfg = bench_config(
+            engine,
+            TARGET,
+            steps,
+            draft=DRAFT if steps else None,
+            topk=1 if steps and engine == "sglang" else None,
+            ndt=steps + 1 if steps and engine == "sglang" else None,
         )
-        store.finish_run(rid, {"requests": 32, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al})
-        ids[name] = rid
+        summary = {"requests": 32, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al}
+        ids[name] = store_run(store, cfg, summary, group=GROUP, concurrency=batch, endpoint=f"http://{engine}:8000")
 
     run("vllm-base-1", "vllm", None, 1, 40.0, None)
     for k, al in zip(range(1, 6), (1.8, 2.2, 2.5, 2.7, 2.8), strict=True):
@@ -124,16 +94,6 @@ def _page(path: str, **query: str) -> AppTest:
     return at
 
 
-def _text(at: AppTest) -> str:
-    return "\n".join(
-        [m.value for m in at.markdown]
-        + [c.value for c in at.caption]
-        + [s.value for s in at.subheader]
-        + [i.value for i in at.info]
-        + [w.value for w in at.warning]
-    )
-
-
 # ------------------------------------------------------------------ 1. one run is "your acceptance"
 
 
@@ -144,11 +104,11 @@ def test_overview_and_acceptance_vs_data_read_the_same_run_and_say_why(hub: HubE
     ids = _store_runs()
     want = ids["sglang-14"]
     overview_page = _page("../pages/overview.py", draft_group=GROUP, draft_samples="90000")
-    md = _text(overview_page)
+    md = page_text(overview_page)
     assert f"(measured, run #{want}, at the published chain of steps=3,topk=1,draft=4,bs=8,sglang" in md, md
     assert f"run #{ids['vllm-8']})" not in md
     scaling_page = _page("../pages/scaling.py", draft_group=GROUP, draft_samples="90000")
-    text = _text(scaling_page)
+    text = page_text(scaling_page)
     assert f"Your acceptance: 2.74, run #{want} (at the published chain of" in text, text
 
 
@@ -205,7 +165,7 @@ def test_overview_acceptance_vs_data_and_the_plan_name_one_reference() -> None:
 def test_the_card_base_model_names_the_target_before_any_run(hub: HubEmulator) -> None:
     _add_draft(hub)
     at = _page("../pages/overview.py")
-    md = _text(at)
+    md = page_text(at)
     assert "target not known" not in md
     assert f"target `{TARGET}` (the base_model of its model card)" in md, md
     assert at.selectbox(key="ov_ref").value == QWEN3_REF
@@ -219,7 +179,7 @@ def test_no_card_is_no_target_and_no_error(hub: HubEmulator) -> None:
     assert base_model_from_card("---\nbase_model: [a/b, c/d]\n---\n") is None  # several: none is the target
     assert base_model_from_card(f"---\nbase_model: {KIMI_REF}\n---\n") is None  # a published draft, not a target
     at = _page("../pages/overview.py")
-    assert "target not known" in _text(at)
+    assert "target not known" in page_text(at)
 
 
 # ------------------------------------------------------------------ 4. CLI and Overview give one plan
