@@ -1,15 +1,18 @@
 """Dump audit, as a tester walked it: mixed hidden sizes, the verdict the page and CLI lead with, file
-statuses, a speculators file with a layer missing, and an empty file's reason."""
+statuses, a speculators file with a layer missing, and an empty file's reason. Walk L: file names in
+natural order (hs_2 before hs_10)."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 
-from comparelib.audit.dumps import DumpReport, audit_dumps, iter_samples
+from comparelib.audit.dumps import DumpReport, audit_dumps, discover_dump_files, iter_samples, natural_key
 from tests import dump_fixtures as fx
 from tests.dump_fixtures import one_torch_thread  # noqa: F401 - autouse: one torch thread per module
 from tests.fixtures import page_app
@@ -272,3 +275,91 @@ def test_an_empty_file_is_skipped_with_a_reason_a_person_can_read(tmp_path: Path
     assert "()" not in line
     audited = audit_dumps(root)  # the audit words the same file the same way
     assert "empty or truncated" in next(r["error"] for r in audited.files if r["name"].endswith("data_5.ckpt"))
+
+
+# --------------------------------------------------------------------------- walk L: 1. natural order
+
+BAD = (2, 10)  # the files with a wrong aux width: text order put hs_10 before hs_2
+
+
+def one_aux_layer(i: int, rec: dict[str, Any]) -> None:
+    """Files BAD hold one layer where three belong (the aux width is the hidden size)."""
+    if i not in BAD:
+        return
+    if "hidden_states" in rec and "token_ids" in rec:  # speculators: [L, 4, H] -> low + final only
+        rec["hidden_states"] = rec["hidden_states"][:, 2:].contiguous()
+        return
+    key = "aux_hidden_states" if "aux_hidden_states" in rec else "aux_hidden_state"
+    rec[key] = rec[key][..., : fx.HIDDEN].contiguous()
+
+
+def walk_l_dump(root: Path, layout: str, n_files: int = 13) -> Path:
+    """``n_files`` files, BAD ones with a wrong aux width; "pt" is walk L's folder of hs_<i>.pt ModelOpt files."""
+    if layout != "pt":
+        return fx.build_dump(root, layout, n_files=n_files, mutate=one_aux_layer)
+    raw = fx.build_dump(root.parent / f"{root.name}-raw", "modelopt", n_files=n_files, mutate=one_aux_layer)
+    root.mkdir(parents=True)
+    for i in range(n_files):  # build_dump names file i by the sha256 of its conversation id (seed 1)
+        rec = torch.load(raw / f"{hashlib.sha256(f'conv-1-{i}'.encode()).hexdigest()}.pt", weights_only=True)
+        rec["conversation_id"] = f"hs_{i}"
+        torch.save(rec, root / f"hs_{i}.pt")
+    return root
+
+
+# (layout, name of file i)
+ORDER_CASES: list[tuple[str, str]] = [
+    ("pt", "hs_{i}.pt"),
+    ("speculators", "hs_{i}.safetensors"),
+    ("specforge", "rows_0-2000/data_{i}.ckpt"),
+]
+
+
+@pytest.mark.parametrize(("layout", "pattern"), ORDER_CASES, ids=[c[0] for c in ORDER_CASES])
+def test_files_are_listed_in_natural_order(tmp_path: Path, layout: str, pattern: str) -> None:
+    root = walk_l_dump(tmp_path / "d", layout)
+    names = [pattern.format(i=i) for i in range(13)]
+    (found,) = discover_dump_files(root).values()
+    assert [p.relative_to(root).as_posix() for p in found] == names
+    report = audit_dumps(root, max_files=13)
+    assert [r["name"] for r in report.files] == names
+    assert [r["status"] for r in report.files] == ["error" if i in BAD else "ok" for i in range(13)]
+    (finding,) = [f for f in report.findings if f.code == "aux_width"]
+    bad = [pattern.format(i=i) for i in BAD]  # the first bad file is file 2, and the list runs 2, 10
+    assert finding.message.endswith(f"[{bad[0]}; this check fired in 2 of 13 sampled files: {bad[0]}, {bad[1]}]")
+    for seed in range(3):  # a sample is listed in the same order
+        sample = [r["name"] for r in audit_dumps(root, max_files=5, seed=seed).files]
+        assert sample == sorted(sample, key=lambda n: names.index(n))
+    assert [s.name for s in iter_samples(root) if s.name not in bad] == [n for n in names if n not in bad]
+
+
+def test_cli_lists_files_in_natural_order(tmp_path: Path) -> None:
+    proc = run_cli(str(walk_l_dump(tmp_path / "d", "pt")), "--max-files", "13")
+    assert proc.returncode == 1, proc.stderr
+    rows = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("hs_")]
+    assert rows == [f"hs_{i}.pt" for i in range(13)]
+    (line,) = [line for line in proc.stdout.splitlines() if line.startswith("[error] aux_width")]
+    assert line.endswith("[hs_2.pt; this check fired in 2 of 13 sampled files: hs_2.pt, hs_10.pt]")
+
+
+def test_the_mixed_size_finding_names_files_in_natural_order(tmp_path: Path) -> None:
+    report = audit_dumps(mixed_widths(tmp_path / "d", wide=(2, 10), n_files=12), max_files=12)
+    (finding,) = [f for f in report.findings if f.code == "hidden_size_mixed"]
+    assert "(not at 32: rows_0-2000/data_2.ckpt, rows_0-2000/data_10.ckpt)" in finding.message
+
+
+# (names in, natural order out)
+NATURAL_CASES: list[tuple[list[str], list[str]]] = [
+    (["hs_10.pt", "hs_2.pt", "hs_1.pt"], ["hs_1.pt", "hs_2.pt", "hs_10.pt"]),
+    (
+        ["rows_10000-12000/data_1.ckpt", "rows_2000-4000/data_0.ckpt", "rows_0-2000/data_11.ckpt"],
+        ["rows_0-2000/data_11.ckpt", "rows_2000-4000/data_0.ckpt", "rows_10000-12000/data_1.ckpt"],
+    ),
+    (["hs_1.pt", "hs_01.pt", "hs.pt", "hs_1_2.pt"], ["hs.pt", "hs_01.pt", "hs_1.pt", "hs_1_2.pt"]),
+    (["b.pt", "a10.pt", "a9.pt", "10.pt"], ["10.pt", "a9.pt", "a10.pt", "b.pt"]),
+]
+
+
+@pytest.mark.parametrize(("names", "ordered"), NATURAL_CASES)
+def test_natural_key(names: list[str], ordered: list[str]) -> None:
+    assert sorted(names, key=natural_key) == ordered
+    assert sorted((Path("/x") / n for n in names), key=natural_key) == [Path("/x") / n for n in ordered]

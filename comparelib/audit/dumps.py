@@ -45,6 +45,7 @@ __all__ = [
     "draft_config_fields",
     "iter_samples",
     "load_embedding",
+    "natural_key",
     "nonfinite",
     "read_draft_config",
 ]
@@ -163,6 +164,18 @@ class DumpReport:
 
 # --------------------------------------------------------------------------- discovery
 
+_DIGITS = re.compile(r"(\d+)", re.ASCII)
+
+
+def natural_key(name: str | Path) -> tuple[Any, ...]:
+    """Sort key that compares runs of digits as numbers: hs_2.pt before hs_10.pt, rows_2000-4000 before
+    rows_10000-12000. Every list of dump files the audit shows is in this order (text order put hs_10 first)."""
+    text = name.as_posix() if isinstance(name, Path) else name
+    parts = _DIGITS.split(text)  # text at even indices, digits at odd ones: equal positions compare alike
+    # the runs as one tuple, then the text: "hs_01" and "hs_1" stay apart, and names with more digit runs
+    # never compare a number against a word
+    return (tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), text)
+
 
 def _family(path: Path) -> Family | None:
     """Dump family from the file name alone: 'ckpt' (SpecForge or EAGLE-1/2), 'modelopt', 'speculators'."""
@@ -205,7 +218,7 @@ def discover_dump_files(folder: str | Path) -> dict[Family, list[Path]]:
             if fam is not None:
                 groups.setdefault(fam, []).append(member(path, "dump file"))
     for files in groups.values():
-        files.sort()
+        files.sort(key=natural_key)
     return groups
 
 
@@ -833,7 +846,7 @@ def _merge(findings: list[DumpFinding], files_sampled: int) -> list[DumpFinding]
         by_key.setdefault((f.severity, f.code), []).append(f)
     out: list[DumpFinding] = []
     for (severity, code), group in by_key.items():
-        files = sorted({f.file for f in group if f.file})
+        files = sorted({f.file for f in group if f.file}, key=natural_key)
         if len(files) <= 1:
             out.extend(group)
             continue
@@ -955,7 +968,9 @@ def plan_dumps(
             )
         )
     paths = groups[family]
-    chosen = list(paths) if full else sorted(random.Random(seed).sample(paths, min(max_files, len(paths))))
+    chosen = (
+        list(paths) if full else sorted(random.Random(seed).sample(paths, min(max_files, len(paths))), key=natural_key)
+    )
     return DumpPlan(
         root=root,
         base=root if root.is_dir() else root.parent,
@@ -1113,7 +1128,9 @@ def _mixed_widths(widths: Counter[int], rows: list[dict[str, Any]], sampled: boo
     if major is None:
         odd_part = "no one size holds most files"
     else:
-        odd = sorted(r["name"] for r in rows if r.get("hidden") is not None and r["hidden"] != major)
+        odd = sorted(
+            (r["name"] for r in rows if r.get("hidden") is not None and r["hidden"] != major), key=natural_key
+        )
         odd_part = f"not at {major}: " + ", ".join(odd[:3]) + (", ..." if len(odd) > 3 else "")
     among = " among the files sampled (--all reads every file)" if sampled else ""
     return DumpFinding(
