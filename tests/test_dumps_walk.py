@@ -1,6 +1,6 @@
 """Dump audit, as a tester walked it: mixed hidden sizes, the verdict the page and CLI lead with, file
 statuses, a speculators file with a layer missing, and an empty file's reason. Walk L: file names in
-natural order (hs_2 before hs_10)."""
+natural order (hs_2 before hs_10), and an aux width fix that says what the width means."""
 
 from __future__ import annotations
 
@@ -258,7 +258,8 @@ def test_a_speculators_file_with_the_wrong_layer_count_says_what_is_wrong(
 def test_a_width_mismatch_in_a_four_layer_file_keeps_the_width_message(tmp_path: Path) -> None:
     report = audit_dumps(fx.build_dump(tmp_path / "d", "speculators", n_files=2), target_hidden_size=64)
     (finding,) = [f for f in report.findings if f.code == "aux_width"]
-    assert "!= 3 x hidden 64" in finding.message
+    assert "3 x the target hidden size 64 = 192" in finding.message
+    assert "three layers of 32, this file's own final hidden state width" in finding.message
 
 
 # --------------------------------------------------------------------------- 4c. an empty file's reason
@@ -363,3 +364,84 @@ NATURAL_CASES: list[tuple[list[str], list[str]]] = [
 def test_natural_key(names: list[str], ordered: list[str]) -> None:
     assert sorted(names, key=natural_key) == ordered
     assert sorted((Path("/x") / n for n in names), key=natural_key) == [Path("/x") / n for n in ordered]
+
+
+# --------------------------------------------------------------------------- walk L: 2. the aux width fix
+
+
+def aux_of_width(width: int) -> Any:
+    def mutate(i: int, rec: dict[str, Any]) -> None:
+        aux = rec["aux_hidden_state"]
+        g = torch.Generator().manual_seed(i)
+        rec["aux_hidden_state"] = torch.randn((*aux.shape[:-1], width), generator=g).to(aux.dtype)
+
+    return mutate
+
+
+CONFIG_32 = {"target_hidden_size": 32, "eagle_aux_hidden_state_layer_ids": [1, 5, 8]}
+NO_IDS = "eagle_aux_hidden_state_layer_ids in its config.json"
+# (case, build kwargs, audit kwargs, words the aux_width message must hold)
+AUX_WIDTH_CASES: list[tuple[str, dict[str, Any], dict[str, Any], tuple[str, ...]]] = [
+    (
+        "one layer, no config",
+        {"aux": [N // 2]},
+        {},
+        ("32 wide", "3 x this file's final hidden state width 32 = 96", "32 is one layer's width", NO_IDS),
+    ),
+    (
+        "one layer, config names the ids",
+        {"aux": [N // 2]},
+        {"draft_config": CONFIG_32},
+        ("3 x the target hidden size 32 = 96", "one layer's width", "config names ([1, 5, 8])", "Re-generate"),
+    ),
+    ("two layers", {"aux": [2, N // 2]}, {}, ("64 wide", "64 is two layers' width", "three", NO_IDS)),
+    ("four layers", {"aux": [2, 4, N // 2, N - 3]}, {}, ("128 is four layers' width", "1 more than the three")),
+    (
+        "another target's three layers",
+        {"target": fx.TinyTarget(hidden=48, seed=3)},
+        {"draft_config": CONFIG_32},
+        ("144 is three layers of 48, this file's own", "hidden size 48, not the draft's target (32)", "Re-capture"),
+    ),
+    (
+        "three layers of another width",
+        {"mutate": aux_of_width(120)},
+        {"target_hidden_size": 32},
+        ("120 is not a whole number of 32-wide layers; it is 3 x 40", "hidden size 40", "re-capture it from"),
+    ),
+    (
+        "no whole layers",
+        {"mutate": aux_of_width(100)},
+        {"target_hidden_size": 32},
+        ("100 is not a whole number of 32-wide layers, nor three equal layers", "check how it was written"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "build", "kwargs", "words"), AUX_WIDTH_CASES, ids=[c[0] for c in AUX_WIDTH_CASES])
+def test_the_aux_width_fix_says_what_the_width_means(
+    tmp_path: Path, case: str, build: dict[str, Any], kwargs: dict[str, Any], words: tuple[str, ...]
+) -> None:
+    report = audit_dumps(fx.build_dump(tmp_path / "d", n_files=2, **build), **kwargs)
+    (finding,) = [f for f in report.findings if f.code == "aux_width"]
+    for word in words:
+        assert word in finding.message, finding.message
+    assert "layers' worth" not in finding.message
+    first = "hidden_size" if "hidden_size" in report.codes() else "aux_width"  # a file's first error is its reason
+    assert report.files[0]["error"].startswith(f"{first}: ")
+
+
+def test_the_aux_width_fix_for_a_llama_3_3_70b_dump(tmp_path: Path) -> None:
+    """Walk L's numbers: a 70B target (hidden 8192) whose dump holds one layer in the aux slot."""
+    ids = torch.arange(6)
+    state = torch.randn(6, 8192, generator=torch.Generator().manual_seed(0)).to(torch.bfloat16)
+    rec = {"input_ids": ids, "hidden_states": state, "aux_hidden_states": state.clone(), "conversation_id": "hs_3"}
+    torch.save(rec, tmp_path / "hs_3.pt")
+    config = {"target_hidden_size": 8192, "eagle_aux_hidden_state_layer_ids": [1, 39, 76]}
+    (finding,) = [f for f in audit_dumps(tmp_path, draft_config=config).findings if f.code == "aux_width"]
+    assert finding.message.startswith(
+        "aux hidden state is 8192 wide, but an EAGLE-3 draft reads 3 x the target hidden size 8192 = 24576"
+    )
+    assert "8192 is one layer's width" in finding.message
+    assert "Re-generate this file with the three aux layer ids your draft's config names ([1, 39, 76])" in (
+        finding.message
+    )

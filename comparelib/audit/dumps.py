@@ -421,6 +421,65 @@ def _layer_count_message(n: int, hidden: int | None) -> str:
     return f"{head} {n - 4} extra layer{'s' if n - 4 != 1 else ''}: the trainer would read {n - 1} aux layers. {fix}"
 
 
+def _layers(k: int) -> str:
+    return {1: "one layer", 2: "two layers", 3: "three layers", 4: "four layers"}.get(k, f"{k} layers")
+
+
+def _aux_width_message(width: int, hidden: int | None, target: int | None, ids: list[int] | None) -> str:
+    """Why an aux hidden state is not 3 x the hidden size wide, from the numbers alone, and what to do.
+
+    ``hidden`` is the file's own final hidden state width, ``target`` the draft's target hidden size (either
+    may be missing, not both). Only what the widths imply is said: a width one layer wide cannot tell which
+    layer it holds, and a width that fits another model's layers cannot tell which model.
+    """
+    expect = target if target is not None else hidden
+    assert expect is not None
+    where = "the target hidden size" if target is not None else "this file's final hidden state width"
+    head = (
+        f"aux hidden state is {width} wide, but an EAGLE-3 draft reads 3 x {where} {expect} = {3 * expect} "
+        "(three target layers, low, mid and high, concatenated)."
+    )
+    if ids is not None:
+        recapture = f"the three aux layer ids your draft's config names ({ids})"
+    else:
+        recapture = (
+            "the three aux layer ids your draft's config names (eagle_aux_hidden_state_layer_ids in its "
+            "config.json; give the audit that config to have them named here)"
+        )
+    own = hidden if hidden is not None and hidden != expect else None  # the file's states, from another target
+    if width % expect == 0:
+        k = width // expect
+        if k == 1:
+            why = (
+                f"{width} is one layer's width: one hidden state was stored where three belong (the embedding, "
+                "one aux layer or the final state; the width alone cannot tell which)."
+            )
+        elif k == 2:
+            why = f"{width} is two layers' width: two layers were captured instead of three."
+        else:
+            why = f"{width} is {_layers(k)}' width: {k - 3} more than the three EAGLE-3 reads."
+        return f"{head} {why} Re-generate this file with {recapture}."
+    if own is not None and width % own == 0:
+        k = width // own
+        why = (
+            f"{width} is {_layers(k)} of {own}, this file's own final hidden state width: the file was "
+            f"captured from a model with hidden size {own}, not the draft's target ({expect})."
+        )
+        if k != 3:
+            why += f" It also holds {_layers(k)}, not three."
+        return f"{head} {why} Re-capture it from the draft's target with {recapture}, or remove it."
+    if width % 3 == 0:
+        why = (
+            f"{width} is not a whole number of {expect}-wide layers; it is 3 x {width // 3}, the width of three "
+            f"layers of a model with hidden size {width // 3}: captured from another model than the draft's target?"
+        )
+        fix = f"Check which model wrote it; re-capture it from the draft's target with {recapture}, or remove it."
+        return f"{head} {why} {fix}"
+    why = f"{width} is not a whole number of {expect}-wide layers, nor three equal layers of another width."
+    fix = f"The file does not hold whole target layers: check how it was written, and re-generate it with {recapture}."
+    return f"{head} {why} {fix}"
+
+
 def _row(name: str, status: RowStatus, fmt: DumpFormat | None, error: str | None = None) -> dict[str, Any]:
     """A per-file row; every row has the same keys so a page can tabulate them directly."""
     return {
@@ -685,12 +744,7 @@ class _FileAudit:
             if n is not None and n != 4:
                 self.add("error", "aux_width", _layer_count_message(n, hidden))
             else:
-                self.add(
-                    "error",
-                    "aux_width",
-                    f"aux width {width} != 3 x hidden {expect_h} (= {3 * expect_h}), i.e. {width / expect_h:g} "
-                    "layers' worth; EAGLE-3 needs exactly three captured layers.",
-                )
+                self.add("error", "aux_width", _aux_width_message(width, hidden, target, self.ctx.aux_layer_ids))
             return hidden if hidden is not None else expect_h, False
         return expect_h, True
 
@@ -837,6 +891,7 @@ class _Context:
     last_position_ones: int = 0
     embedding_mismatch: bool = False
     full: bool = False
+    aux_layer_ids: list[int] | None = None  # the draft config's, named in an aux_width fix
 
 
 def _merge(findings: list[DumpFinding], files_sampled: int) -> list[DumpFinding]:
@@ -1006,7 +1061,9 @@ def check_file(path: Path, plan: DumpPlan) -> FileCheck:
     detected = _detect_by_keys(set(data))
     fmt = detected or name_fmt
     fits_name = fmt == name_fmt or (plan.family == "ckpt" and fmt in ("specforge", "eagle12"))
-    ctx = _Context(plan.target_hidden_size, plan.vocab_size, plan.embedding, full=plan.full)
+    ctx = _Context(
+        plan.target_hidden_size, plan.vocab_size, plan.embedding, full=plan.full, aux_layer_ids=plan.aux_layer_ids
+    )
     audit = _FileAudit(name, fmt, ctx)
     if not fits_name:
         audit.add(
