@@ -377,8 +377,10 @@ with dump_tab:
                 # the CLI's verdict line; notes (info) alone leave it ok, so they are no warning here either
                 banner = {"broken": st.error, "suspect": st.warning}.get(report.verdict, st.success)
                 banner(report.headline())
-                if findings:
-                    app.show_frame(pd.DataFrame(findings), key="dumps_findings")
+                if findings:  # whole, wrapped, as the CLI prints them: a table cell cut a fix off mid-sentence
+                    with st.container(border=True, key="dumps_findings"):
+                        for line in report.finding_lines():
+                            st.text(line, width="stretch")
                 if report.files:
                     app.show_frame(pd.DataFrame(report.files).astype(str), key="dumps_files")
                 if report.layer_stats:

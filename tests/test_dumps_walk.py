@@ -1,6 +1,7 @@
 """Dump audit, as a tester walked it: mixed hidden sizes, the verdict the page and CLI lead with, file
 statuses, a speculators file with a layer missing, and an empty file's reason. Walk L: file names in
-natural order (hs_2 before hs_10), and an aux width fix that says what the width means."""
+natural order (hs_2 before hs_10), an aux width fix that says what the width means, and the page showing
+that fix whole."""
 
 from __future__ import annotations
 
@@ -445,3 +446,22 @@ def test_the_aux_width_fix_for_a_llama_3_3_70b_dump(tmp_path: Path) -> None:
     assert "Re-generate this file with the three aux layer ids your draft's config names ([1, 39, 76])" in (
         finding.message
     )
+
+
+# --------------------------------------------------------------------------- walk L: 3. the page shows it whole
+
+
+def test_the_page_shows_the_aux_width_fix_whole_and_files_in_natural_order(tmp_path: Path) -> None:
+    root = walk_l_dump(tmp_path / "d", "pt")
+    report = audit_dumps(root, max_files=13)
+    (finding,) = [f for f in report.findings if f.code == "aux_width"]
+    at = page_app(PAGE, timeout=60).run()
+    at.text_input(key="dumps_folder").set_value(str(root))
+    at.number_input(key="dumps_max_files").set_value(13)
+    at = at.button(key="dumps_run").click().run()
+    assert not at.exception, at.exception
+    texts = [t.value for t in at.text]  # st.text wraps; a dataframe cell cuts the line at its column width
+    assert any(finding.message in t for t in texts), texts
+    assert "[error] aux_width: " + finding.message in texts  # the CLI's line, word for word
+    files = next(d.value for d in at.dataframe if "name" in d.value.columns)
+    assert list(files["name"]) == [f"hs_{i}.pt" for i in range(13)]

@@ -155,6 +155,11 @@ class DumpReport:
     def errors(self) -> int:
         return sum(1 for f in self.findings if f.severity == "error")
 
+    def finding_lines(self) -> list[str]:
+        """Each finding as one line of text, worst first: the CLI prints them and the page shows them whole (a
+        table cell cut an aux_width fix off at 1400 px)."""
+        return [f"[{f.severity}] {f.code}{f' ({f.file})' if f.file else ''}: {f.message}" for f in self.findings]
+
     def finding_rows(self) -> list[dict[str, str]]:
         """The findings as table rows (severity, code, message, file; file empty for folder-wide ones)."""
         return [

@@ -137,9 +137,8 @@ def run(args: argparse.Namespace) -> int:
             f"{_fmt(row['loss_mask_share']):>5} {row['nan']:>4} {_fmt(row['aux_norms']):<20} "
             f"{_fmt(row['aux_pairwise_cos'])}\n"
         )
-    for f in report.findings:
-        where = f" ({f.file})" if f.file else ""
-        out.write(f"[{f.severity}] {f.code}{where}: {f.message}\n")
+    for line in report.finding_lines():
+        out.write(f"{line}\n")
     for layer, d in (s.get("layer_drift") or {}).items():
         out.write(
             f"layer {layer}: {dumps.LAYER_NORM_LABEL} {d['min_norm']:.4g}..{d['max_norm']:.4g} "
