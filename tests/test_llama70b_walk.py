@@ -279,3 +279,56 @@ def test_a_full_vocabulary_head_is_not_called_the_largest_gap(tmp_path: Path) ->
     assert "the reference in its layers (outside the embedding and the lm_head)" in answer2.gap_sentence
     # nothing else attached: "no real gap" says what is not known yet
     assert "Not known yet: your training volume is missing" in answer.gap_sentence, answer.gap_sentence
+
+
+# ------------------------------------------------------- 8. the reference measured beside yours sets the target
+
+L31 = "meta-llama/Llama-3.1-8B-Instruct"
+WALK_M_DRAFT = "walkm/llama31-8b-eagle3-sf"
+
+
+def _walk_m(
+    id_: int, steps: int | None, tok_s: float, al: float | None = None, draft: str | None = WALK_M_DRAFT
+) -> Any:
+    from tests.fixtures import stored_run
+
+    return stored_run(id_, steps, tok_s, al, draft=draft if steps else None, model=L31, group="walkm-l31",
+                      concurrency=1, max_tokens=256)  # fmt: skip
+
+
+# walk M (SGLang, batch 1): a baseline, your chain 1..4, and Overview's reference at num_steps 3 beside yours
+WALK_M = [
+    _walk_m(1, None, 52.6),
+    _walk_m(2, 1, 80.1, 1.79),
+    _walk_m(3, 2, 95.0, 2.40),
+    _walk_m(4, 3, 103.9, 2.82),
+    _walk_m(5, 4, 108.6, 3.20),
+    _walk_m(8, 3, 112.4, 3.25, draft=REF_8B),
+]
+
+
+def test_the_plans_target_is_the_references_al_measured_beside_yours() -> None:
+    """Walk M: Overview said "the largest gap is training data" from the reference's 3.25 measured beside your
+    2.82; the plan aimed at its published 2.548, called the target met by run #4 and claimed no gain."""
+    entry = comparison.load_entry("example:own-kimi-k2.5-draft", with_header=False, with_card=False)
+    inputs = plan.inputs_for(entry, runs=WALK_M, own_samples=90_000.0, published=scaling.published_points())
+    inputs = replace(
+        inputs, runs=tuple(r for r in WALK_M if r.id != 8), group_runs=tuple(WALK_M), target_label=L31,
+        family="meta-llama", draft_label=WALK_M_DRAFT,
+    )  # fmt: skip
+    found = plan.measured_target(inputs.group_runs, WALK_M_DRAFT, L31, "(3,1,4)")
+    assert found is not None and found.al == pytest.approx(3.25) and found.run.id == 8
+    result = plan.build(inputs)
+    assert result.target_al == pytest.approx(3.25)
+    source = next(s for s in result.sources if s.id == result.target_al_source)
+    assert source.kind == "measured" and source.text.startswith(f"{REF_8B}'s AL measured beside yours: run #8, 3.25")
+    md = next(o for o in result.options if o.kind == "more-data")
+    assert "Target already met" not in md.note, md.note
+    # the published figure stays the target where the reference never ran beside yours
+    alone = plan.build(replace(inputs, group_runs=tuple(r for r in WALK_M if r.id != 8)))
+    assert alone.target_al == pytest.approx(2.548)
+    # Acceptance vs data opens its target field on the same figure
+    pts = scaling.published_points()
+    key = pts[(pts["draft"] == REF_8B) & (pts["chain"] == "(3,1,4)")]["setting_key"].iloc[0]
+    aim = plan.default_target(pts, benchmark="gsm8k", setting_key=key, target=L31, own=WALK_M_DRAFT, runs=WALK_M)
+    assert aim is not None and aim[0] == pytest.approx(3.25) and "measured beside yours: run #8" in aim[1], aim

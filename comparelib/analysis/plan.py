@@ -1363,12 +1363,19 @@ def published_target(
         mine = sel[sel["target_model"].astype(str).str.lower() == target.strip().lower()]
         if own:
             mine = mine[mine["draft"].astype(str).str.lower() != own.strip().lower()]
-        ref = overview.default_reference(overview.reference_choices(), own, target, runs).hub_id
+        chosen = overview.default_reference(overview.reference_choices(), own, target, runs)
+        ref = chosen.hub_id
         if (mine["draft"] == ref).any():
             row = mine[mine["draft"] == ref].iloc[0]
+            why = (
+                "measured side by side with yours in your run group"
+                if "measured side by side" in chosen.why
+                else "measured in your run group"
+                if "measured in your run group" in chosen.why
+                else "with the most training data"
+            )
             return float(row["accept_length"]), (
-                f"{ref} {at} (the published draft for your target {target} with the most training data, "
-                "Overview's reference)"
+                f"{ref} {at} (the published draft for your target {target} {why}, Overview's reference)"
             )
         if len(mine):
             row = mine.loc[pd.to_numeric(mine["samples"]).idxmax()]
@@ -1401,6 +1408,40 @@ def published_target(
 _published_target = published_target  # the name the plan's callers and tests used
 
 
+@dataclass(frozen=True)
+class MeasuredTarget:
+    """Overview's reference measured beside your draft at the plan's chain: its run and acceptance length."""
+
+    al: float
+    run: Any
+    text: str
+
+
+def measured_target(runs: Sequence[Any], own: str | None, target: str | None, chain: str) -> MeasuredTarget | None:
+    """The AL Overview's reference measured in your run group beside your draft at ``chain``, if it did.
+
+    Walk M: the reference measured 3.25 against your 2.82 side by side, Overview named training data the largest
+    gap, and the plan aimed at the reference's published 2.548, said the target was met and claimed no gain."""
+    if not runs or not target:
+        return None
+    from comparelib.analysis import overview
+    from comparelib.models.registry import run_setting
+
+    ref = overview.default_reference(overview.reference_choices(), own, target, runs).hub_id
+    for pair in overview.side_by_side(runs, own, target):
+        theirs = pair.theirs
+        al = theirs.accept_length if theirs.accept_length is not None else theirs.accept_length_mean
+        if pair.draft != ref or al is None or run_setting(theirs)[1] != chain:
+            continue
+        return MeasuredTarget(
+            float(al),
+            theirs,
+            f"{ref}'s AL measured beside yours: run #{theirs.id}, {float(al):.2f} at {pair.setting_words} "
+            f"({pair.group or 'your run group'}; your run #{pair.yours.id} at the same setting)",
+        )
+    return None
+
+
 def default_target(
     points: pd.DataFrame,
     *,
@@ -1418,6 +1459,9 @@ def default_target(
     rows = points[points["setting_key"] == setting_key]["chain"].dropna() if setting_key else points.iloc[:0]
     if rows.empty:
         return None
+    beside = measured_target(runs, own, target, str(rows.iloc[0]))
+    if beside is not None:  # the plan's rule: the reference measured beside yours outweighs its published figure
+        return beside.al, beside.text
     return published_target(points, family_of(target), benchmark.lower(), str(rows.iloc[0]), target, own, runs)
 
 
@@ -1745,9 +1789,19 @@ def build(
 
     # ---- target AL
     target_named = ""  # the target as a note names it: the value, and whose figure on which benchmark
+    beside = (
+        measured_target(inputs.group_runs, inputs.draft_label, inputs.target_label, chain)
+        if target_al is None
+        else None
+    )
     if target_al is not None:
         t_src = _source(sources, "user", f"--target-al {target_al:g}")
         target_named = f"{target_al:g} (the target AL you gave)"
+    elif beside is not None:
+        # the reference measured in your own group outweighs its published figure, as on Overview
+        target_al = beside.al
+        t_src = _source(sources, "measured", beside.text)
+        target_named = f"{beside.al:g} ({beside.text.split(': ', 1)[0]}, run #{beside.run.id})"
     elif inputs.published is not None and (
         pub := published_target(
             inputs.published,
