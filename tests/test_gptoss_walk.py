@@ -181,3 +181,41 @@ def test_a_batch_past_the_only_measured_one_is_called_an_upper_bound() -> None:
     assert "upper bound" not in text8, text8
     ns = next(o for o in result.options if o.kind == "num-steps")
     assert "(served: " in ns.note and " at batch 32)" in ns.note, ns.note
+
+
+def _engine_run(id_: int, steps: int | None, batch: int, engine: str, *, verify: float, step: float,
+                base_ms: float = 0.0) -> RunRecord:  # fmt: skip
+    if steps is None:
+        return rec(id_, None, batch / base_ms * 1000.0, concurrency=batch, max_tokens=256, engine=engine)
+    tok_s = cycle_tok_s(steps, AL[steps], verify=verify, step=step, c=batch)
+    return rec(id_, steps, tok_s, AL[steps], concurrency=batch, max_tokens=256, engine=engine)
+
+
+# walk M: SGLang and vLLM swept batch 1 alike (cycle 19 + 2.4 k ms), vLLM batch 8 too (24 + 6 k ms); baselines
+# step 16.47 ms at batch 1 and 20.65 ms at batch 8
+WALK_M_RUNS = (
+    [_engine_run(1, None, 1, "sglang", verify=0, step=0, base_ms=16.47)]
+    + [_engine_run(1 + k, k, 1, "sglang", verify=19.0, step=2.4) for k in range(1, 7)]
+    + [_engine_run(10, None, 1, "vllm", verify=0, step=0, base_ms=16.47)]
+    + [_engine_run(10 + k, k, 1, "vllm", verify=19.0, step=2.4) for k in range(1, 7)]
+    + [_engine_run(20, None, 8, "vllm", verify=0, step=0, base_ms=20.65)]
+    + [_engine_run(20 + k, k, 8, "vllm", verify=24.0, step=6.0) for k in range(1, 7)]
+)
+
+
+def test_an_unmeasured_batch_is_drawn_through_one_engines_sweeps_and_its_baseline() -> None:
+    """Walk M drew batch 64 through an SGLang batch-1 fit and a vLLM batch-8 one, said the draft step was 'assumed
+    equal at every batch size', and named a best num_steps at batch 64 below the baseline drawn the same way."""
+    result = plan.build(plan.inputs_for(_entry(), runs=WALK_M_RUNS, own_samples=90_000.0))
+    src = {s.id: s for s in result.sources}
+    model_text = next(s.text for s in result.sources if s.text.startswith("speedup model"))
+    assert "at batch 8" in model_text and "assumed equal at every batch size" not in model_text, model_text
+    text64 = src[result.current["tok_s_source"]["64"]].text
+    assert "batch-1 fit (runs #11, #12, #13, #14, #15, #16)" in text64, text64  # vLLM's batch 1, not SGLang's
+    ns = next(o for o in result.options if o.kind == "num-steps")
+    # the baseline drawn through 16.47 ms (batch 1) and 20.65 ms (batch 8): 64 / (16.47 + 63/7 x 4.18) ms
+    base64 = 64 / (16.47 + (64 - 1) / (8 - 1) * (20.65 - 16.47)) * 1000.0
+    assert ns.tok_s["64"].value < base64
+    assert f"Speculation is not predicted to pay at batch 64 ({ns.tok_s['64'].value:,.1f} tok/s against " in ns.note
+    assert f"{base64:,.1f} predicted without it)" in ns.note, ns.note
+    assert "batch 1 (" not in ns.note.split("not predicted to pay at", 1)[1].split(":")[0]  # it pays at batch 1

@@ -964,6 +964,20 @@ class Speed:
         cycle = verify + k * (checking + draft)
         return batch * al / cycle * 1000.0
 
+    def baseline_tok_s(self, batch: int) -> float | None:
+        """Tok/s without speculation at ``batch``: the measured baseline of that batch's sweep, else its decode step
+        drawn through two measured batches' baselines (as the cycle is), else held at the nearest one's."""
+        pair = self.anchors(batch)
+        if pair is not None:
+            a, b = pair
+            sa, sb = a.baseline_step_ms, b.baseline_step_ms
+            if sa is not None and sb is not None:
+                step = sa + (batch - a.concurrency) / (b.concurrency - a.concurrency) * (sb - sa)
+                if step > 0:
+                    return batch / step * 1000.0
+        step_ms = self.model_for(batch).baseline_step_ms
+        return batch / step_ms * 1000.0 if step_ms else None
+
     def al_at(self, k: int, offline: Offline | None = None, batch: int | None = None) -> float:
         """AL at ``k`` steps: measured on the server at ``k`` (the sweep of ``batch``, else the served one), else
         offline replay, else the model's (``SpeedupModel.accept_at``: never below a measurement at fewer steps):
@@ -989,10 +1003,27 @@ def _batch_models(
         return {}, []
     out: dict[int, speedup.SpeedupModel] = {model.concurrency: model}
     notes: list[str] = []
+    fitted = {p.run_id for p in model.measured}
+    anchor = next((r for r in spec if r.id in fitted), None)
+
+    def like_the_sweep(r: Any) -> bool:
+        """Measured as the sweep was, but for the batch: walk M drew its batch-64 cycle through an SGLang batch-1
+        fit and a vLLM batch-8 one, although the group held vLLM's batch-1 sweep too."""
+        if anchor is None:
+            return True
+        if getattr(r, "is_baseline", False):
+            why = speedup.settings_mismatch(r, anchor, model_required=False)
+        else:
+            why = speedup.sweep_mismatch(r, anchor)
+        return all(w.startswith("different concurrency") for w in why)
+
     for c in concs:
         if c in out:
             continue
-        at_c = [r for r in runs if integer(run_param(r, "concurrency")) == c]
+        at_c = [r for r in runs if integer(run_param(r, "concurrency")) == c and like_the_sweep(r)]
+        if not any(not getattr(r, "is_baseline", False) for r in at_c):
+            notes.append(f"the batch-{c} runs differ from the fitted sweep in more than the batch (engine or draft)")
+            continue
         try:
             m = speedup.model_from_runs(at_c)
         except (DataError, InputError) as exc:
@@ -1643,6 +1674,12 @@ def build(
             )
             served = int(best.num_steps)
             by_batch, batch_notes = _batch_models(inputs.runs, model)
+            if len(by_batch) >= 2 and inputs.step_record is None:
+                each = ", ".join(f"batch {c}: {m.t_draft_ms:.3f} ms" for c, m in sorted(by_batch.items()))
+                step_note = (
+                    f"draft step from each measured batch's fit ({each}); at other batches the cycle's costs are "
+                    "drawn through two measured batches"
+                )
             rec_ = inputs.step_record
             delta = (
                 None
@@ -2103,6 +2140,14 @@ def build(
             )
 
         served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
+        # walk M: batch 64's best, 1,140.6 tok/s, under the baseline drawn the same way (about 1,183): said
+        no_pay = []
+        for b in BATCHES:
+            base = speed.baseline_tok_s(b)
+            best_b = tok[str(b)].value
+            if base is not None and best_b is not None and best_b <= base * (1 + speedup.TIE_TOLERANCE):
+                how = "measured" if speed.measured_at(b) else "predicted"
+                no_pay.append(f"batch {b} ({best_b:,.1f} tok/s against {base:,.1f} {how} without it)")
         ns.note = (
             "Predicted best num_steps (the speedup model of the attached runs; within "
             f"{speedup.TIE_TOLERANCE:.0%} of the fastest the smallest is named): "
@@ -2116,6 +2161,12 @@ def build(
                 else ""
             )
             + (" " + _sentence("Still missing: " + "; ".join(missing)) if missing else "")
+            + (
+                f" Speculation is not predicted to pay at {', '.join(no_pay)}: within "
+                f"{speedup.TIE_TOLERANCE:.0%} of the baseline, or below it."
+                if no_pay
+                else ""
+            )
             + " "
             + batch_words()
         )
