@@ -245,23 +245,25 @@ _RUN_METRICS = (
 
 RUNS = Table(
     columns=(
+        # what a run is and what it measured first, on screen at 1400 px (walk M: tok/s and AL sat past the grid's
+        # right edge behind group, target model, status and engine); where and when after them
         Column("id", "int", width="small", pinned=True),
-        Column("kind", "text", width="small"),
-        Column("group", "text", width=None),  # the user's names: whole
-        # on screen at 1400 px: a group may hold runs of several target models, each another model's numbers
-        Column("model", "text", label="target model", width=None, help="the model the server reported"),
-        Column("status", "text", width="small", help="interrupted: stopped before all requests finished"),
-        Column("engine", "text", width="small"),
-        Column("speculative_algorithm", "text", label="speculation"),
         Column(
             "draft",
             "text",
             width=None,
             help="the draft it was served with: repo id or folder name; MTP: the target's own layers; —: none",
         ),
+        Column("engine", "text", width="small"),
+        Column("speculative_algorithm", "text", label="speculation", help="as the server reported it"),
         *_ints("num_steps", "topk", width="small"),
         Column("num_draft_tokens", "int", label="draft tokens"),
         *_RUN_METRICS,
+        Column("kind", "text", width="small"),
+        Column("group", "text", width=None),  # the user's names: whole
+        # a group may hold runs of several target models, each another model's numbers
+        Column("model", "text", label="target model", width=None, help="the model the server reported"),
+        Column("status", "text", width="small", help="interrupted: stopped before all requests finished"),
         *_ints("requests", "errors", width="small"),
         Column("labels", "text", width="medium"),
         Column("created_at", "datetime", label="started (UTC)", width="medium"),

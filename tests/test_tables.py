@@ -116,3 +116,13 @@ def test_user_named_key_columns_fit_their_content(table: tables.Table, column: s
     """No fixed width that cuts a user's names (issue 19, item 10): the page sizes them to their content."""
     col = table.get(column)
     assert col is not None and col.width is None
+
+
+def test_the_runs_table_leads_with_what_a_run_is_and_measured() -> None:
+    """Walk M: at 1400 px the stored runs' tok/s and AL sat past the grid's right edge, behind group, target model,
+    status and engine."""
+    lead = [c.name for c in tables.RUNS.columns[:10]]
+    assert lead == [
+        "id", "draft", "engine", "speculative_algorithm", "num_steps", "topk", "num_draft_tokens",
+        "output_tokens_per_s", "accept_length", "accept_length_mean",
+    ]  # fmt: skip
