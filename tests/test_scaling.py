@@ -355,10 +355,14 @@ def test_overview_answer_uses_the_loaded_entries_and_the_run_group() -> None:
     assert ans.accept.ref_range == "3.17-3.49" and not ans.accept.same_setting
     assert ans.data_ratio == pytest.approx(1.4e6 / 37e3) and ans.gap == "training data"
     assert ans.gap_sentence.startswith("The largest gap is training data: 37K samples against 1.4M (38x fewer).")
-    # no volume, no runs: the data and acceptance gaps cannot be named, size still can
+    # no volume, no runs: the data and acceptance gaps cannot be named; the 2.1B against 1.0B outside the
+    # embedding is all lm_head (163,840 rows against 32,000), so the layers are alike and size is no gap either
     bare = overview.answer(own, ref, [], None)
     assert bare.data_ratio is None and bare.accept_ratio is None and bare.best_run is None and bare.live is None
-    assert bare.gap == "size"
+    assert bare.gap == "" and bare.gap_sentence.startswith(
+        "No real gap to the reference in what is known so far: size in its layers (outside the embedding and the "
+        "lm_head) (within 0%). Not known yet: your training volume is missing"
+    ), bare.gap_sentence
 
 
 def test_fit_published_ignores_own_points_and_fit_at_reference() -> None:
