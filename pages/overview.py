@@ -295,6 +295,11 @@ else:
     st.info(answer.gap_sentence, icon=":material/info:")
 if answer.curve_note:
     (st.warning if answer.curve_verdict == "plateau" else st.caption)(answer.curve_note)
+if (_curve := app.own_curve(draft)) is not None:  # a loaded log: its module is imported already
+    from comparelib.analysis.curves import volume_note
+
+    if _volume_note := volume_note(_curve, own_volume, vol_src or "the volume in use"):
+        st.warning(_volume_note, icon=":material/warning:")
 if answer.runs_note:  # runs of the group served with another target: not in the answer, and named
     st.warning(answer.runs_note, icon=":material/warning:")
 if answer.draft_note:  # runs of another draft or of the target's own MTP layers: not your draft's, and named

@@ -256,3 +256,21 @@ def test_overview_plan_weighs_a_plateaued_log_it_could_not_fit(hub: HubEmulator)
     lead = next(m.value for m in at.markdown if "plateaued on this data" in m.value)
     assert not lead.startswith("**Ranked first: More training data"), lead
     assert "The plan could not fit your log" in lead and "Samples per logged step" in lead, lead
+
+
+def test_a_log_that_saw_far_more_than_the_volume_in_use_is_said(hub: HubEmulator) -> None:
+    """Walk M: the log had seen 90K samples, the attached audit counted 312, and every answer used 312 in silence."""
+    from comparelib.analysis import curves
+
+    _add_draft(hub)
+    _store_group()
+    pts = []
+    for i in range(30):
+        a = 0.3 + 0.015 * i
+        acc = (a, a * 0.8, a * 0.6)
+        pts.append(curves.CurvePoint(i + 1, 3_000.0 * (i + 1), "train", acc, curves.tau_sim(acc)))
+    curve = curves.analyse(pts)
+    warned = " ".join(w.value for w in _page("../pages/overview.py", curve).warning)
+    assert "Your training log saw 90,000 samples, 274 times " in warned and "(328)" in warned, warned
+    assert curves.volume_note(curve, 30_000.0) is None  # three epochs: nothing to say
+    assert curves.volume_note(None, 328.0) is None

@@ -861,3 +861,26 @@ def published_frame(published: pd.DataFrame, *, benchmark: str, setting_key: str
         & published["accept_length"].notna()
     ]
     return sel[cols].reset_index(drop=True)
+
+
+MAX_PLAUSIBLE_EPOCHS = 20  # past this many passes over the volume in use, the volume is likely another set's
+
+
+def volume_note(curve: Curve | None, volume: float | None, source: str = "the volume in use") -> str | None:
+    """A sentence when the log's samples seen and the training volume in use cannot both be right.
+
+    Samples seen count every epoch, so a log past its volume is normal; walk M's log had seen 90K samples against
+    an attached audit of 312 rows (288 passes), and every page answered from the 312 without a word."""
+    if curve is None or not volume or volume <= 0:
+        return None
+    seen = max((p.samples_seen for p in curve.points if p.samples_seen), default=None)
+    if not seen:
+        return None
+    passes = seen / volume
+    if passes <= MAX_PLAUSIBLE_EPOCHS:
+        return None
+    return (
+        f"Your training log saw {seen:,.0f} samples, {passes:,.0f} times {source} ({volume:,.0f}): more than "
+        f"{MAX_PLAUSIBLE_EPOCHS} epochs, or that volume is of another set. The answers use {volume:,.0f}; attach "
+        "the audit of the set the log trained on, or type its samples in the sidebar."
+    )
