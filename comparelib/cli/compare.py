@@ -54,7 +54,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             entries.append(
                 comparison.load_entry(
-                    src, target=args.target if mine else None, with_header=not args.no_header, serving=args.engine
+                    src,
+                    target=args.target if mine else None,
+                    with_header=not args.no_header,
+                    serving=args.engine,
+                    card_target=True,  # no --target: the model card's base_model, as the Compare page takes it
                 )
             )
         except CompareError as exc:
@@ -68,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     volumes = comparison.volumes_by_draft(store.data_volumes())
     sys.stdout.write(export.render(comparison.table(entries, volumes), args.format, table=tables.DRAFT_PARAMS))
     notes = [comparison.role_note(e) for e in entries]
+    # a target the model card named (or could not give): said, as the page's caption under its target field
+    notes += [f"{e.label}: {origin}" for e in entries if (origin := comparison.target_origin(e))]
     if kept_own:  # as the page: --target is your draft's target
         notes.append(
             f"--target {redact.mask_url(args.target)} is your drafts' target; {', '.join(kept_own)} "

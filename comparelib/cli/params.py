@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         target_layers=lint.parse_target_layers(args.target_layers, name="--target-layers"),
         with_header=not args.no_header,
         serving=args.engine,
+        card_target=True,  # no --target: the model card's base_model, as the pages take it
     )
     data = comparison.entry_json(entry)
     if args.json:
@@ -79,14 +80,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _target_line(entry: Entry) -> str:
-    """The target and the draft-to-target ratio (``target`` and ``draft_to_target_ratio`` of --json)."""
+    """The target, where it came from when the card named it, and the draft-to-target ratio (``target``,
+    ``target_from`` and ``draft_to_target_ratio`` of --json)."""
     if entry.target_label is None:
         layers = f" (N = {entry.target_layers} layers given)" if entry.target_layers else ""
-        return f"target: none known{layers}; give --target for the draft-to-target ratio"
+        why = f"; {entry.target_note}" if entry.target_note else "; give --target for the draft-to-target ratio"
+        return f"target: none known{layers}{why}"
+    from comparelib.models.comparison import CARD_TARGET_WORDS
+
+    origin = f" (from {CARD_TARGET_WORDS}; --target overrides it)" if entry.target_from == "card" else ""
     if entry.ratio is None or entry.target_count is None:
-        return f"target {entry.target_label}; draft-to-target ratio unknown (its config is not known here)"
+        return f"target {entry.target_label}{origin}; draft-to-target ratio unknown (its config is not known here)"
     return (
-        f"target {entry.target_label} ({entry.target_count.total:,} parameters); draft-to-target ratio "
+        f"target {entry.target_label}{origin} ({entry.target_count.total:,} parameters); draft-to-target ratio "
         f"{entry.ratio:.6f} ({entry.ratio:.3%}: excluding embedding over the target's total)"
     )
 

@@ -103,12 +103,17 @@ def run(args: argparse.Namespace) -> int:
     if by_name:  # the audit Dataset audit attached to this draft (stored under its name, OwnDraft.name), as pages
         draft = draft.with_(volume=draft.name)
     runs = draft.runs(store)
+    target_from = ""  # where the target came from when neither --target nor the draft's config names it
     if entry.target_label is None and entry.spec.role == "draft":
         # the target as Overview takes it: the model card's base_model, else the one the draft's own runs were
         # served with (the plan aimed at a Kimi draft's AL for a Qwen3-32B draft whose runs named Qwen3-32B)
         chosen = resolve_target(None, runs, draft=draft.match_name, card=base_model_from_card(entry.card))
         if chosen.model:
             entry = comparison.load_entry(draft.source, target=chosen.model, with_header=False)
+            target_from = {
+                "card": comparison.CARD_TARGET_WORDS,
+                "runs": "the model your draft's runs were served with",
+            }.get(chosen.origin, "")
     own_samples, samples_src = (args.samples, "--samples") if args.samples else draft.training_samples(volumes)
     samples_text = _samples_text(own_samples, samples_src, draft.name, by_name=by_name)
     row = draft.volume_row(volumes)
@@ -166,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
         if source:  # which published draft it is, and why that one
             w(f" (from {source.removeprefix('registry: ')})")
     w(f"\ntraining samples: {samples_text}\n")
+    if target_from:  # as Overview's caption: a target your draft's config does not name is said with its origin
+        w(f"target {entry.target_label}, from {target_from} (--target overrides it)\n")
     w(f"{result.fit_note}\n")
     for i, o in enumerate(result.options, 1):
         w(f"{i}. [{o.kind}] {o.title}\n")

@@ -17,7 +17,7 @@ from comparelib.errors import CompareError, HubError, InputError, OfflineError
 from comparelib.models import architectures, engines, hub, lint, params, registry
 from comparelib.models import serving as serving_model
 from comparelib.models.architectures import ModelSpec
-from comparelib.models.draft import SHIPPED_NOTE, drafts_text, split_native, target_notice
+from comparelib.models.draft import SHIPPED_NOTE, base_model_from_card, drafts_text, split_native, target_notice
 
 # re-exported (``x as x``): callers name a draft's source kinds through this module
 from comparelib.models.sources import EXAMPLE_OWN as EXAMPLE_OWN
@@ -55,12 +55,27 @@ class Entry:
     lint_args: dict[str, Any] = field(default_factory=dict)  # what lint was given, to re-check for another engine
     serving: list[serving_model.Verdict] = field(default_factory=list)  # one per engine version and runner
     serving_args: dict[str, Any] = field(default_factory=dict)  # what serve() was given, to re-run for an engine
+    # where the target came from: "given" (--target, the page's field), "named" (its config), "published" (its
+    # registry entry), "card" (its model card's base_model: ``load_entry(card_target=True)``), "" (none known)
+    target_from: str = ""
+    target_note: str | None = None  # a card's base_model that could not be read as the target, and what to do
 
     @property
     def ratio(self) -> float | None:
         if self.target_count is None or not self.target_count.total:
             return None
         return self.count.excluding_embedding / self.target_count.total
+
+
+CARD_TARGET_WORDS = "the model card's base_model"  # where a ``target_from == "card"`` target came from, as said
+
+
+def target_origin(entry: Entry, target_field: str = "--target") -> str | None:
+    """Where a draft's target came from, when neither the user nor the draft's config gave it: its model card's
+    base_model (and that ``target_field`` overrides it), or why the card's could not be used; else None."""
+    if entry.target_from == "card":
+        return f"target {entry.target_label} from {CARD_TARGET_WORDS} ({target_field} overrides it)"
+    return entry.target_note
 
 
 _TARGETS_LOCK = threading.Lock()  # one parse per target even when a warm-up thread and a page ask at once
@@ -139,12 +154,18 @@ def load_entry(
     with_header: bool = True,
     with_card: bool = True,
     serving: str | None = None,
+    card_target: bool = False,
 ) -> Entry:
     """Fetch and analyse one source. Raises CompareError subclasses with user-facing text.
 
     ``serving`` is the engine the draft is served with ("SGLang 0.5.23", "vLLM", ...); None checks the
     newest rules of every serving engine (engines.serving_choices()). Without the header and the card, a Hub
     draft costs one config download (no repo listing: see ``hub.fetch_model``).
+
+    ``card_target`` (the CLI): a Hub or local draft given no target (nor ``target_layers``) whose config names
+    none takes the ``base_model`` its model card names, as the pages take your draft's target
+    (``draft.resolve_target``); ``target_from`` says so ("card"). A base_model whose config cannot be read leaves
+    the target unknown and says why in ``target_note``.
     """
     engine_pair = [engines.parse_choice(serving)] if serving else None
     text = (text or "").strip()
@@ -160,6 +181,7 @@ def load_entry(
             with_header=with_header,
             with_card=with_card,
             serving=serving,
+            card_target=card_target,
         )
         entry.source, entry.label, entry.kind = EXAMPLE_OWN, "example: own Kimi-K2.5 draft", "example"
         return entry
@@ -204,16 +226,32 @@ def load_entry(
     target_spec: ModelSpec | None = None
     target_count: params.ParamCount | None = None
     target_label: str | None = None
+    target_from, target_note = "", None
     if spec.role != "draft":
         pass  # a target model pasted as a draft has no target: its size over another model is no ratio
     elif target:
         target_spec, target_count, target_label = _target_from_text(target)
+        target_from = "given"
     elif published is not None:
         target_spec, target_count, target_label = _target_for_published(published)
+        target_from = "published" if target_label else ""
     elif spec.role == "draft":
         verifier = _verifier_name(spec.raw_config)
         if verifier and architectures.known_target(verifier) is not None:
             target_spec, target_count, target_label = _target_from_text(verifier)
+            target_from = "named"
+        elif card_target and kind in ("hub", "local") and target_layers is None:
+            base = base_model_from_card(card)
+            if base:  # the config names none; its model card does, as the pages read it
+                try:
+                    target_spec, target_count, target_label = _target_from_text(base)
+                    target, target_from = base, "card"
+                except CompareError as exc:
+                    target_note = (
+                        f"its model card names {base} as base_model, whose config could not be read "
+                        f"({' '.join(str(exc).split())}): give --target (a Hub id, local folder or shipped target) "
+                        "or --target-layers"
+                    )
 
     if target_layers is None and target_spec is None and published is not None and published.target_layers:
         target_layers = published.target_layers
@@ -254,6 +292,8 @@ def load_entry(
         lint_args=lint_args,
         serving=verdicts,
         serving_args=serving_args,
+        target_from=target_from,
+        target_note=target_note,
     )
 
 
@@ -553,6 +593,8 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "notes": list(ck.notes),
         },
         "target": entry.target_label,
+        "target_from": entry.target_from or None,
+        "target_note": entry.target_note,
         "draft_to_target_ratio": entry.ratio,
         "lint": [
             {"severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
