@@ -126,3 +126,13 @@ def test_the_runs_table_leads_with_what_a_run_is_and_measured() -> None:
         "id", "draft", "engine", "speculative_algorithm", "num_steps", "topk", "num_draft_tokens",
         "output_tokens_per_s", "accept_length", "accept_length_mean",
     ]  # fmt: skip
+
+
+def test_the_plan_table_leads_with_the_gain_and_shows_whole_headers() -> None:
+    """Walk M: at 1400 px "samples needed" read "samples ne..." and the gain sat past the grid's edge."""
+    names = [c.name for c in tables.PLAN.columns]
+    assert names[:6] == ["rank", "option", "gain_tok_s", "per_gpu_hour", "al", "samples_needed"]
+    # a fixed width fits its label: about 7 px a character, plus padding and the sort mark
+    for c in tables.PLAN.columns:
+        if isinstance(c.width, int):
+            assert c.width >= 7 * len(c.label or c.name) + 16, c
