@@ -76,8 +76,18 @@ def _live_outlook(
     x: scaling.Axis,
     target: str | None,
     own: str | None = None,
+    sweep: tuple[int | None, str | None] | None = None,
 ) -> verdicts.LiveOutlook:
-    return verdicts.live_outlook(runs, at_ref, reference=reference, x=x, target=target, draft=own)
+    return verdicts.live_outlook(runs, at_ref, reference=reference, x=x, target=target, draft=own, sweep=sweep)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _sweep_choices(
+    runs: list,  # type: ignore[type-arg]
+    target: str | None,
+    own: str | None,
+) -> tuple[tuple[speedup.SweepChoice, ...], int | None]:
+    return speedup.sweep_choices(runs, target=target, draft=own)
 
 
 def _own_points(
@@ -379,12 +389,30 @@ def _live_tab() -> None:
     else:
         try:
             at_ref = scaling.fit_at_reference(fit, points, reference) if fit is not None else None
-            look = _live_outlook(group_runs, at_ref, reference, x, own_target, draft.match_name)
+            # one sweep (batch size, engine) at a time: the prediction and the runs drawn beside it are of one
+            # sweep (batch-1 runs at ~100 tok/s were drawn under a batch-8 prediction at ~500)
+            choices, default = _sweep_choices(group_runs, own_target, draft.match_name)
+            sweep = None
+            if len(choices) > 1:
+                wheres = [c.where for c in choices]
+                picked = st.selectbox(
+                    "Sweep",
+                    wheres,
+                    index=default if default is not None else 0,
+                    key="sc_sweep",
+                    help="The batch size and engine the speed model is fitted to; the CLI's `speedup --batch N` "
+                    "makes the same choice.",
+                )
+                if default is None or picked != wheres[default]:
+                    sweep = choices[wheres.index(picked)].key
+            look = _live_outlook(group_runs, at_ref, reference, x, own_target, draft.match_name, sweep)
             model, measured = look.model, look.measured
             if look.no_scenario:
                 st.caption(look.no_scenario)
             for part in app.chart_spec(charts.sweep_chart_parts, measured, look.prediction, model.baseline_tok_s):
                 app.draw_chart(part)  # one chart per part: each fits the column
+            if look.not_drawn:
+                st.caption(look.not_drawn)
             if look.best is None:
                 st.warning("No prediction of the best num_steps yet. Missing: " + "; ".join(look.missing) + ".")
             else:

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from comparelib.errors import DataError, InputError
+from comparelib.errors import CompareError, DataError, InputError
 from comparelib.models import registry
 from comparelib.values import integer, run_param
 
@@ -184,6 +184,7 @@ class SpeedupModel:
     baseline_run_id: int | None = None
     served_run_id: int | None = None  # the measured run that stands for what is served (``Sweep.served``)
     left_out: tuple[str, ...] = ()  # runs of the group measured under other conditions, and why
+    fitted_run_ids: tuple[int, ...] = ()  # the sweep's speculative runs (``sweep_of``), with or without an acceptance
 
     def accept_length(self, k: int) -> float:
         """The model's acceptance at ``k`` (per-position rates, else geometric)."""
@@ -1180,8 +1181,70 @@ def model_from_runs(
             "baseline_run_id": base.id if base is not None else None,
             "served_run_id": sweep.served.id if sweep.served is not None else None,
             "left_out": sweep.left_out,
+            "fitted_run_ids": tuple(int(r.id) for r in spec),
         }
     )
+
+
+def _engine(run: Any) -> str | None:
+    return str(run.engine).strip().lower() if getattr(run, "engine", None) else None
+
+
+@dataclass(frozen=True)
+class SweepChoice:
+    """One batch size and engine a group's speculative runs measured at: a sweep the speed model may be fitted to
+    (``sweep_choices``). A fit across batch sizes or engines reads their throughput difference as a num_steps cost."""
+
+    batch: int | None
+    engine: str | None
+    run_ids: tuple[int, ...]  # its speculative runs, fewest num_steps first
+    steps: tuple[int, ...]  # the num_steps they measured
+
+    @property
+    def key(self) -> tuple[int | None, str | None]:
+        return self.batch, self.engine
+
+    @property
+    def where(self) -> str:
+        """ "batch 8, vllm" """
+        batch = f"batch {self.batch}" if self.batch is not None else "batch not recorded"
+        return f"{batch}, {self.engine or 'engine not recorded'}"
+
+    @property
+    def label(self) -> str:
+        """ "batch 8, vllm: 6 runs at num_steps 1, 2, 3" """
+        n = len(self.run_ids)
+        return f"{self.where}: {n} run{'s' if n != 1 else ''} at num_steps {', '.join(map(str, self.steps))}"
+
+    def holds(self, run: Any) -> bool:
+        """Whether ``run`` (speculative or baseline) was measured at this batch size and engine."""
+        return _concurrency(run) == self.batch and _engine(run) == self.engine
+
+
+def sweep_choices(
+    runs: Sequence[Any], *, target: str | None = None, draft: str | None = None
+) -> tuple[tuple[SweepChoice, ...], int | None]:
+    """The batch sizes and engines a group's speculative runs of ``draft`` measured at (served with ``target``),
+    smallest batch first, and the index of the one ``model_from_runs`` fits when none is chosen (None: no sweep
+    can be fitted). The CLI's ``speedup --batch N`` makes the same choice by batch size."""
+    from comparelib.models.draft import runs_for_target, runs_of_draft
+
+    own = runs_of_draft(runs, draft)
+    mine = runs_for_target(own.kept, target).kept
+    by: dict[tuple[int | None, str | None], list[Any]] = {}
+    for r in sorted(_speculative(mine), key=lambda r: (int(r.num_steps), r.id)):
+        by.setdefault((_concurrency(r), _engine(r)), []).append(r)
+    order = sorted(by, key=lambda k: (k[0] is None, k[0] or 0, k[1] or ""))
+    choices = tuple(
+        SweepChoice(b, e, tuple(int(r.id) for r in by[(b, e)]), tuple(sorted({int(r.num_steps) for r in by[(b, e)]})))
+        for b, e in order
+    )
+    try:
+        fitted = sweep_of([r for r in runs if r not in own.left_out], target=target, draft=draft)
+    except CompareError:
+        return choices, None
+    first = fitted.runs[0].id
+    return choices, next((i for i, c in enumerate(choices) if first in c.run_ids), None)
 
 
 def no_baseline_reason(runs: Sequence[Any], spec_runs: Sequence[Any], *, where: str = "in this group") -> str:

@@ -32,12 +32,14 @@ from comparelib.analysis.scaling import (
 from comparelib.analysis.speedup import (
     Optimum,
     SpeedupModel,
+    SweepChoice,
     measured_frame,
     missing_evidence,
     model_from_runs,
     optimum,
     optimum_missing,
     predict_frame,
+    sweep_choices,
     what_if,
 )
 from comparelib.errors import CompareError, DataError, InputError
@@ -545,7 +547,7 @@ def kimi_verdict(points: pd.DataFrame | None = None, *, benchmark: str = "gsm8k"
 class LiveOutlook:
     """What a run group's measurements say about num_steps, with the fit's "more data" scenario when it adds one."""
 
-    measured: pd.DataFrame
+    measured: pd.DataFrame  # the runs of the sweep the model is fitted to, and its baseline: what is drawn beside it
     model: SpeedupModel
     prediction: pd.DataFrame | None  # None: one num_steps cannot say which is best
     missing: list[str]  # measurements that would make the prediction firmer (or possible)
@@ -554,6 +556,36 @@ class LiveOutlook:
     best: Optimum | None  # None while the best num_steps cannot be predicted
     best_with_more_data: Optimum | None
     runs_note: str | None = None  # runs left out as served with another target, or the targets the group mixes
+    sweep: SweepChoice | None = None  # the batch size and engine fitted
+    sweeps: tuple[SweepChoice, ...] = ()  # every batch size and engine the draft's runs measured at
+    not_drawn: str | None = None  # your draft's runs outside the fitted sweep, named: they are not drawn
+
+
+def _id_ranges(ids: Sequence[int]) -> str:
+    """#2-#7, #12"""
+    spans: list[list[int]] = []
+    for i in sorted(ids):
+        if spans and spans[-1][1] == i - 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ", ".join(f"#{a}" if a == b else f"#{a}-#{b}" for a, b in spans)
+
+
+def _not_drawn(choices: Sequence[SweepChoice], chosen: SweepChoice | None, fitted: set[int]) -> str | None:
+    """Your draft's runs outside the fitted sweep, by the sweep they belong to; None when every run is drawn."""
+    parts = [f"{_id_ranges(c.run_ids)} ({c.where})" for c in choices if c is not chosen]
+    rest = [i for i in (chosen.run_ids if chosen is not None else ()) if i not in fitted]
+    if rest:
+        parts.append(f"{_id_ranges(rest)} (left out of the fit: see how the speed model was identified)")
+    if not parts:
+        return None
+    return (
+        "Drawn: only the runs the prediction is fitted to"
+        + (f" ({chosen.where})" if chosen is not None else "")
+        + f". Not drawn: your draft's runs {'; '.join(parts)}"
+        + ("; pick their sweep under 'Sweep' to see them." if len(choices) > 1 else ".")
+    )
 
 
 def live_outlook(
@@ -564,6 +596,7 @@ def live_outlook(
     x: Axis,
     target: str | None = None,
     draft: str | None = None,
+    sweep: tuple[int | None, str | None] | None = None,
 ) -> LiveOutlook:
     """Speed predictions from a run group; ``at_reference`` is scaling.fit_at_reference's (accept, steps, volume).
 
@@ -571,15 +604,31 @@ def live_outlook(
     already reaches at that num_steps; otherwise the published trend says nothing about more data for it.
     Runs served with another model than the draft's ``target`` are neither drawn nor fitted (``runs_note``), nor
     with ``draft`` (your draft's name) runs of another draft or of the target's own MTP layers (``runs_of_draft``):
-    the outlook is your draft's, as Overview's pair is.
+    the outlook is your draft's, as Overview's pair is. ``sweep`` (batch size, engine; one of ``sweep_choices``)
+    fits the runs measured there; None fits the sweep ``model_from_runs`` picks. ``measured`` holds only the
+    fitted sweep's runs and its baseline; the draft's other runs are named in ``not_drawn``.
     """
     from comparelib.models.draft import runs_for_target, runs_of_draft
 
+    choices, default = sweep_choices(runs, target=target, draft=draft)
+    chosen = choices[default] if default is not None else None
+    if sweep is not None:
+        chosen = next((c for c in choices if c.key == tuple(sweep)), None)
+        if chosen is None:
+            raise InputError(
+                f"no run of your draft at batch {sweep[0]} on {sweep[1]} in this group; its sweeps: "
+                + ("; ".join(c.label for c in choices) or "none")
+            )
+        runs = [r for r in runs if chosen.holds(r)]
     split = runs_for_target(runs, target)
     own = runs_of_draft(split.kept, draft)
     note = " ".join(n for n in (split.note, own.note) if n) or None
-    measured = measured_frame(own.kept)
     model = model_from_runs([r for r in runs if r not in own.left_out], target=target, draft=draft)
+    if sweep is None:  # the choice model_from_runs made
+        chosen = next((c for c in choices if set(model.fitted_run_ids) & set(c.run_ids)), chosen)
+    drawn = set(model.fitted_run_ids) | {model.baseline_run_id}
+    measured = measured_frame([r for r in own.kept if r.id in drawn])
+    not_drawn = _not_drawn(choices, chosen, set(model.fitted_run_ids))
     improved: float | None = None
     label: str | None = None
     no_scenario: str | None = None
@@ -604,10 +653,15 @@ def live_outlook(
             improved, label = None, None
     missing = missing_evidence(model)
     if optimum_missing(model):
-        return LiveOutlook(measured, model, None, missing, None, no_scenario, None, None, note)
+        return LiveOutlook(
+            measured, model, None, missing, None, no_scenario, None, None, note, chosen, choices, not_drawn
+        )
     if improved is not None and at_reference is not None:
         prediction = what_if(model, improved, at_steps=at_reference[1], label=label)
         better = optimum(model, frame=prediction[prediction["scenario"] == label])
     else:
         prediction, better = predict_frame(model), None
-    return LiveOutlook(measured, model, prediction, missing, label, no_scenario, optimum(model), better, note)
+    best = optimum(model)
+    return LiveOutlook(
+        measured, model, prediction, missing, label, no_scenario, best, better, note, chosen, choices, not_drawn
+    )
