@@ -77,8 +77,11 @@ def _live_outlook(
     target: str | None,
     own: str | None = None,
     sweep: tuple[int | None, str | None] | None = None,
+    own_run: tuple[int, int, float] | None = None,
 ) -> verdicts.LiveOutlook:
-    return verdicts.live_outlook(runs, at_ref, reference=reference, x=x, target=target, draft=own, sweep=sweep)
+    return verdicts.live_outlook(
+        runs, at_ref, reference=reference, x=x, target=target, draft=own, sweep=sweep, own_run=own_run
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -223,9 +226,11 @@ try:
     # and runs of another draft (or the target's own MTP) are not your draft's points: left out, and named
     group_own = runs_of_draft(group_split.kept, draft.match_name)
     own_pts = _own_points(list(group_own.kept), own_name, own_samples, own_tokens, None)
-    # your acceptance is one run, chosen as Overview chooses it (overview.own_acceptance): the answer reads it alone
+    # your acceptance is one run, chosen as Overview chooses it (overview.own_acceptance at the reference's published
+    # settings, not the fit's: the fit's bs=8 setting named a batch-1 run "batch 1 (published: 8)" while Overview
+    # said "at the published setting ...bs=1"): the answer reads it alone
     own_pick = overview.own_acceptance(
-        list(group_split.kept), [setting_key] if setting_key else [], draft=draft.match_name
+        list(group_split.kept), overview.reference_settings(reference), draft=draft.match_name
     )
     lead_pts = (
         own_pts[own_pts["source"].astype(str).str.startswith(f"store run {own_pick.run.id} ")]
@@ -405,7 +410,12 @@ def _live_tab() -> None:
                 )
                 if default is None or picked != wheres[default]:
                     sweep = choices[wheres.index(picked)].key
-            look = _live_outlook(group_runs, at_ref, reference, x, own_target, draft.match_name, sweep)
+            own_run = (
+                (int(own_pick.run.id), int(own_pick.run.num_steps), float(own_pick.value))
+                if own_pick is not None and own_pick.run.num_steps
+                else None
+            )
+            look = _live_outlook(group_runs, at_ref, reference, x, own_target, draft.match_name, sweep, own_run)
             model, measured = look.model, look.measured
             if look.no_scenario:
                 st.caption(look.no_scenario)

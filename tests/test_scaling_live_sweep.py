@@ -1,9 +1,11 @@
-"""Acceptance vs data's live results are one sweep's.
+"""Acceptance vs data's live results are one sweep's, and "your acceptance" is Overview's run at Overview's setting.
 
 A user walk (a Llama-3.1-8B EAGLE-3 draft; a group with SGLang and vLLM sweeps at batch 1 and a vLLM sweep at batch
 8; the reference, lmsys's Llama-3.1-8B draft, publishes at bs=1 while the page's fit setting is bs=8) found:
 3. the "Live results" chart drew the batch-1 runs (~100 tok/s) as grey diamonds under the batch-8 prediction
    (~500 tok/s) and its baseline line, and no batch-1 prediction could be shown;
+4. "Your acceptance: ..., run #4 (at the published chain of ...bs=8,sglang, batch 1 (published: 8); ...)" while
+   Overview said "at the published setting ...bs=1,sglang", and the live tab named another run ("2.82, run #19").
 """
 
 from __future__ import annotations
@@ -136,3 +138,22 @@ def test_sweep_choices_name_each_batch_and_engine_and_the_default_fit() -> None:
     with pytest.raises(Exception, match="no run of your draft at batch 4 on vllm"):
         verdicts.live_outlook(runs, None, reference=REFERENCE, x="samples", target=LLAMA, draft=DRAFT,
                               sweep=(4, "vllm"))  # fmt: skip
+
+
+# ------------------------------------------------------------------ 4. one run, one setting, as on Overview
+
+
+def test_your_acceptance_is_overviews_run_at_overviews_setting(hub: HubEmulator) -> None:
+    ids = _store()
+    want = ids[("sglang", 1, 3)]
+    ov = page_text(_page(hub, "../pages/overview.py"))
+    assert f"run #{want}, at the published setting steps=3,topk=1,draft=4,bs=1,sglang" in ov, ov
+    at = _page(hub)
+    text = page_text(at)
+    assert (
+        f"Your acceptance: 2.82, run #{want} (at the published setting steps=3,topk=1,draft=4,bs=1,sglang), "
+        "the run Overview reads too." in text
+    ), text
+    assert "(published: 8)" not in text
+    # the live tab names that run too, not the fitted batch-8 sweep's run at 3 steps
+    assert f"run #{ids[('vllm', 8, 3)]})" not in text, text

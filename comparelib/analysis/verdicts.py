@@ -597,11 +597,14 @@ def live_outlook(
     target: str | None = None,
     draft: str | None = None,
     sweep: tuple[int | None, str | None] | None = None,
+    own_run: tuple[int, int, float] | None = None,
 ) -> LiveOutlook:
     """Speed predictions from a run group; ``at_reference`` is scaling.fit_at_reference's (accept, steps, volume).
 
     The "more data" scenario is shown only when the fit at the reference's volume beats what the draft
-    already reaches at that num_steps; otherwise the published trend says nothing about more data for it.
+    already reaches at that num_steps (``own_run``: your acceptance as Overview picks it, (run id, num_steps,
+    acceptance), where it drafted that num_steps; else the sweep's); otherwise the published trend says nothing
+    about more data for it.
     Runs served with another model than the draft's ``target`` are neither drawn nor fitted (``runs_note``), nor
     with ``draft`` (your draft's name) runs of another draft or of the target's own MTP layers (``runs_of_draft``):
     the outlook is your draft's, as Overview's pair is. ``sweep`` (batch size, engine; one of ``sweep_choices``)
@@ -637,7 +640,10 @@ def live_outlook(
         label = f"fit at {human(ref_vol)} {x}: {improved:.2f} at {k_imp} steps"
         reached = model.accept_at(k_imp)  # the measured AL where the sweep measured k_imp
         at_k = [p for p in model.measured if p.num_steps == k_imp and p.accept_length is not None]
-        if at_k:
+        if own_run is not None and own_run[1] == k_imp:  # your acceptance, the run every page names
+            reached = own_run[2]
+            where = f"your draft measured at {k_imp} steps ({own_run[2]:.2f}, run #{own_run[0]}, your acceptance)"
+        elif at_k:
             where = f"your draft measured at {k_imp} steps ({at_k[0].accept_length:.2f}, run #{at_k[0].run_id})"
         else:
             steps = ", ".join(str(k) for k in sorted({p.num_steps for p in model.measured}))
