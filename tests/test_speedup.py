@@ -342,17 +342,21 @@ def test_cli_speedup_marks_measured_and_predicted_acceptance(tmp_path) -> None: 
 WALK_L_16 = [(1, 675.33), (2, 744.86), (3, 717.19), (4, 691.82), (5, 663.83)]
 
 
-def _seed_walk_l(group: str) -> None:
+def _seed_walk_l(group: str, *, sglang_too: bool = False) -> None:
     from comparelib import settings
     from comparelib.live.store import Store
 
     store = Store(settings.database_url())
-    rows = [(1, None, 38.75, None, None), (16, None, 473.15, None, None)]
-    rows += [(1, k, t, a, r) for k, t, a, r in WALK_L]
-    rows += [(16, k, t, WALK_L[k - 1][2], WALK_L[k - 1][3]) for k, t in WALK_L_16]
-    for batch, steps, tok_s, al, rates in rows:
+    rows = [(1, None, 38.75, None, None, "vllm"), (16, None, 473.15, None, None, "vllm")]
+    rows += [(1, k, t, a, r, "vllm") for k, t, a, r in WALK_L]
+    rows += [(16, k, t, WALK_L[k - 1][2], WALK_L[k - 1][3], "vllm") for k, t in WALK_L_16]
+    if sglang_too:  # the same draft on SGLang at batch 1, a little faster
+        rows += [(1, None, 40.1, None, None, "sglang")] + [
+            (1, k, t * 1.05, a, None, "sglang") for k, t, a, _ in WALK_L
+        ]
+    for batch, steps, tok_s, al, rates, engine in rows:
         cfg = {
-            "engine": "vllm",
+            "engine": engine,
             "model": "meta-llama/Llama-3.3-70B-Instruct",
             "speculative_algorithm": "EAGLE3" if steps else None,
             "draft_model": "labx/llama33-70b-eagle3" if steps else None,
@@ -381,3 +385,18 @@ def test_speedup_fits_the_batch_asked_for(capsys: pytest.CaptureFixture[str]) ->
     assert cli.main(["speedup", "--run-group", "walk-l", "--batch", "64"]) == 2
     err = capsys.readouterr().err
     assert "no speculative run at batch 64 in group 'walk-l'; its sweeps ran at batch 1, 16" in err, err
+
+
+def test_speedup_fits_the_engine_asked_for(capsys: pytest.CaptureFixture[str]) -> None:
+    """Acceptance vs data's Sweep box picks a batch and an engine; at batch 1 the CLI could not choose vLLM's sweep
+    over SGLang's."""
+    _seed_walk_l("two-engines", sglang_too=True)
+    for engine in ("vllm", "sglang"):
+        assert cli.main(["speedup", "--run-group", "two-engines", "--batch", "1", "--engine", engine, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert [p["num_steps"] for p in out["measured"]] == [1, 2, 3, 4, 5]
+        expected = [round(t * (1.05 if engine == "sglang" else 1.0), 6) for _, t, _, _ in WALK_L]
+        assert [round(p["tok_s"], 6) for p in out["measured"]] == expected
+    assert cli.main(["speedup", "--run-group", "two-engines", "--batch", "16", "--engine", "sglang"]) == 2
+    err = capsys.readouterr().err
+    assert "no speculative run on sglang at batch 16 in group 'two-engines'; its sweeps ran on vllm" in err, err

@@ -51,6 +51,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="fit the sweep measured at this concurrency (default: the sweep holding the group's best pair)",
     )
+    p.add_argument(
+        "--engine",
+        default=None,
+        help="fit the sweep measured on this engine (sglang or vllm; with --batch, the page's Sweep choice)",
+    )
     p.add_argument("--max-steps", type=int, default=10, help="predict num_steps 1..N (default 10)")
     p.add_argument("--db", default=None, help="results store URL (default: SPECDRAFT_DB or the local SQLite file)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -102,6 +107,17 @@ def run(args: argparse.Namespace) -> int:
                 f"{', '.join(map(str, sorted(batches))) or 'none'}"
             )
         fitted = [r for r in fitted if integer(run_param(r, "concurrency")) == args.batch]
+    if args.engine:
+        engine = args.engine.strip().lower()
+        engines = {str(r.engine or "").lower() for r in fitted if not r.is_baseline and r.num_steps}
+        if engine not in engines:
+            where = f" at batch {args.batch}" if args.batch is not None else ""
+            raise InputError(
+                f"no speculative run on {args.engine}{where} in group {args.run_group!r}; its sweeps ran on "
+                f"{', '.join(sorted(e for e in engines if e)) or 'no known engine'}"
+            )
+        fitted = [r for r in fitted if str(r.engine or "").lower() == engine]
+    swept = _batches(fitted)  # the batches left to choose from (on --engine's engine)
     model = speedup.model_from_runs(
         fitted,
         baseline_run_id=args.baseline_run,
@@ -139,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     w(f"group {args.run_group} ({', '.join(out['kinds'])}){of}; model: {model.method}\n")
     if chosen["note"]:
         w(f"  - {chosen['note']}\n")
-    others = sorted(b for b in batches if b != model.concurrency)
+    others = sorted(b for b in swept if b != model.concurrency)
     if args.batch is None and others:
         w(f"  - fitted at batch {model.concurrency}; the group also swept batch {', '.join(map(str, others))}: "
           f"--batch {others[0]} fits that sweep\n")  # fmt: skip
