@@ -284,6 +284,11 @@ st.caption(
     + f"; run group: {group or 'none'}; reference: {reference}. Change them under "
     "'Benchmark, setting, your training volume and run group' above."
 )
+if own_samples and (_curve := app.own_curve(draft)) is not None:  # Overview's warning, on the page of the log
+    from comparelib.analysis.curves import volume_note
+
+    if _volume_note := volume_note(_curve, own_samples, f"your volume for {own_name}"):
+        st.warning(_volume_note, icon=":material/warning:")
 if group_split.note:
     st.warning(group_split.note, icon=":material/warning:")
 if group_own.note:

@@ -272,5 +272,7 @@ def test_a_log_that_saw_far_more_than_the_volume_in_use_is_said(hub: HubEmulator
     curve = curves.analyse(pts)
     warned = " ".join(w.value for w in _page("../pages/overview.py", curve).warning)
     assert "Your training log saw 90,000 samples, 274 times " in warned and "(328)" in warned, warned
+    scaling_warned = " ".join(w.value for w in _page("../pages/scaling.py", curve).warning)
+    assert "Your training log saw 90,000 samples, 274 times your volume for " in scaling_warned, scaling_warned
     assert curves.volume_note(curve, 30_000.0) is None  # three epochs: nothing to say
     assert curves.volume_note(None, 328.0) is None
