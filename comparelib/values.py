@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any
@@ -78,6 +79,18 @@ def _is_missing(value: Any) -> bool:
     """pandas' NA/NaT without importing pandas for callers that never see a DataFrame."""
     name = type(value).__name__
     return name in {"NAType", "NaTType"}
+
+
+_REVISION = re.compile(r"@[\w./-]+$")
+
+
+def model_id(label: str | None) -> str | None:
+    """A model label without its revision ("Qwen/Qwen3-Coder-30B-A3B-Instruct@d94ed40" -> the repo id): the
+    registry names targets without one, and walk N's plan, matching the label as it was, found no published draft
+    for its own target and aimed at another model's figure."""
+    if label is None:
+        return None
+    return _REVISION.sub("", str(label).strip()) or None
 
 
 def human(n: float | None) -> str:

@@ -332,3 +332,37 @@ def test_the_plans_target_is_the_references_al_measured_beside_yours() -> None:
     key = pts[(pts["draft"] == REF_8B) & (pts["chain"] == "(3,1,4)")]["setting_key"].iloc[0]
     aim = plan.default_target(pts, benchmark="gsm8k", setting_key=key, target=L31, own=WALK_M_DRAFT, runs=WALK_M)
     assert aim is not None and aim[0] == pytest.approx(3.25) and "measured beside yours: run #8" in aim[1], aim
+
+
+# ------------------------------------------------------- 9. a target named with its revision is the same target
+
+REVISION_CASES = [
+    ("Qwen/Qwen3-Coder-30B-A3B-Instruct@d94ed40", "Qwen/Qwen3-Coder-30B-A3B-Instruct"),
+    ("meta-llama/Llama-3.1-8B-Instruct@main", "meta-llama/Llama-3.1-8B-Instruct"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct"),
+    (None, None),
+]
+
+
+@pytest.mark.parametrize(("label", "bare"), REVISION_CASES)
+def test_a_targets_revision_is_no_other_target(label: str | None, bare: str | None) -> None:
+    """Walk N: the plan's target read "Qwen/Qwen3-Coder-30B-A3B-Instruct@d94ed40", found no published draft for
+    it, and aimed at a Qwen3-30B-A3B-Instruct-2507 draft's 2.64 where Overview used the Coder draft's 3.43."""
+    from comparelib import values
+
+    assert values.model_id(label) == bare
+    if label is None:
+        return
+    with_rev = overview.default_reference(overview.reference_choices(), "mine", label).hub_id
+    assert with_rev == overview.default_reference(overview.reference_choices(), "mine", bare).hub_id
+    found = plan._published_target(scaling.published_points(), None, "humaneval", "(3,1,4)", label, "mine")
+    plain = plan._published_target(scaling.published_points(), None, "humaneval", "(3,1,4)", bare, "mine")
+    assert found is not None and plain is not None
+    assert found[0] == plain[0] and found[1].split(" at ")[0] == plain[1].split(" at ")[0], (found, plain)
+
+
+def test_the_plan_reads_its_target_without_the_revision() -> None:
+    entry = comparison.load_entry("example:own-kimi-k2.5-draft", with_header=False, with_card=False)
+    entry = replace(entry, target_label=f"{L31}@d94ed40")
+    inputs = plan.inputs_for(entry, runs=WALK_M, own_samples=90_000.0, published=scaling.published_points())
+    assert inputs.target_label == L31 and inputs.family == "meta-llama"

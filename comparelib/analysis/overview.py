@@ -17,7 +17,7 @@ from comparelib.analysis import speedup
 from comparelib.errors import CompareError
 from comparelib.models import architectures, registry
 from comparelib.models.registry import run_setting, steps_of
-from comparelib.values import bench_label, human, number, times
+from comparelib.values import bench_label, human, model_id, number, times
 
 if TYPE_CHECKING:  # the answer is computed without pandas: the first page shows it before pandas loads
     import pandas as pd
@@ -78,7 +78,7 @@ def default_reference(
     kimi_family = family_of(by_id[KIMI_REFERENCE].target_model) if KIMI_REFERENCE in by_id else "moonshotai"
     if family_of(own_target) == kimi_family:
         return Reference(fallback, f"Chosen as a published draft for a Kimi target, as yours is ({own_target}).")
-    wanted = own_target.strip().lower()
+    wanted = (model_id(own_target) or "").lower()  # "org/name@rev" is org/name: the registry has no revisions
     countable = set(reference_choices())
     side: dict[str, SideBySide] = {}  # hub id -> its first side-by-side pair in your group
     for pair in side_by_side(runs, own_repo, own_target):
@@ -268,7 +268,7 @@ def nearest_in_family(own_target: str, own_repo: str | None = None) -> Reference
     if family is None:
         return None
     own = (own_repo or "").lower()
-    wanted = own_target.strip().lower()
+    wanted = (model_id(own_target) or "").lower()  # "org/name@rev" is org/name: the registry has no revisions
     countable = set(reference_choices())
     with_accept = _with_acceptance()
     drafts = registry.load_registry()

@@ -44,7 +44,7 @@ import pandas as pd
 from comparelib.analysis import draftcost, scaling, speedup, traininglogs
 from comparelib.analysis.stats import f_quantile
 from comparelib.errors import DataError, InputError
-from comparelib.values import bench_label, integer, number, run_param
+from comparelib.values import bench_label, integer, model_id, number, run_param
 
 Kind = Literal["more-data", "draft-size", "num-steps", "fix-wiring", "fix-vocab"]
 KINDS: tuple[Kind, ...] = ("more-data", "draft-size", "num-steps", "fix-wiring", "fix-vocab")
@@ -1391,7 +1391,7 @@ def published_target(
     if target:
         from comparelib.analysis import overview
 
-        mine = sel[sel["target_model"].astype(str).str.lower() == target.strip().lower()]
+        mine = sel[sel["target_model"].astype(str).str.lower() == (model_id(target) or "").lower()]
         if own:
             mine = mine[mine["draft"].astype(str).str.lower() != own.strip().lower()]
         chosen = overview.default_reference(overview.reference_choices(), own, target, runs)
@@ -2423,7 +2423,7 @@ def inputs_for(
     return Inputs(
         draft_label=entry.label,
         draft_params=float(entry.count.excluding_embedding),
-        target_label=entry.target_label,
+        target_label=model_id(entry.target_label),  # matched against the registry's ids, which carry no revision
         target_active=target_active,
         target_lm_head=target_lm_head,
         target_hidden=int(target_hidden),
@@ -2444,7 +2444,7 @@ def inputs_for(
         curve_source=curve_source,
         curve_set_aside=set_aside,
         published=published if published is not None else scaling.published_points(),
-        family=family_of(entry.target_label),
+        family=family_of(model_id(entry.target_label)),
         benchmark=benchmark.lower(),
         offline=offline,
         step_record=record,
