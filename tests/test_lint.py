@@ -321,7 +321,9 @@ def test_the_cli_comparison_does_not_point_below_at_notes_it_does_not_print(
     out = capsys.readouterr().out
     wiring = [line for line in out.splitlines() if line.startswith("Wiring: ")]
     assert wiring and not any("below" in line for line in wiring), wiring
-    assert f"(`python -m comparelib params {ref}` lists them)" in wiring[0], wiring
+    assert f"3 known-harmless notes are listed by `python -m comparelib params {ref}`." in wiring[0], wiring
+    one = [lint.Finding("info", "aux-default", "x", harmless=True)]
+    assert lint.headline(one).endswith("1 known-harmless note is collapsed below.")
 
 
 def test_convention_message_names_the_runner_and_the_fix() -> None:

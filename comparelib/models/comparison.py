@@ -850,7 +850,7 @@ def lint_headlines(entries: Sequence[Entry]) -> list[str]:
 
 def _harmless_where(entry: Entry) -> str:
     """Where a text export's reader finds the known-harmless notes: ``params`` prints every finding."""
-    return f"(`python -m comparelib params {entry.source}` lists them)"
+    return f"listed by `python -m comparelib params {entry.source}`"
 
 
 def difference_sentence(a: Entry, b: Entry) -> str | None:

@@ -865,7 +865,7 @@ def rank(findings: Sequence[Finding]) -> list[Finding]:
     return sorted(marked, key=lambda f: (f.harmless, order.get(f.severity, len(order))))
 
 
-def headline(findings: Sequence[Finding], harmless_where: str = "are collapsed below") -> str:
+def headline(findings: Sequence[Finding], harmless_where: str = "collapsed below") -> str:
     """One sentence saying what to act on first (the top-ranked finding that is not known-harmless).
 
     ``harmless_where`` says where the known-harmless notes are: the page collapses them below; the CLI's
@@ -877,7 +877,8 @@ def headline(findings: Sequence[Finding], harmless_where: str = "are collapsed b
         first = act[0]
         more = f" ({len(act) - 1} more to check below)" if len(act) > 1 else ""
         return f"Act on this first [{first.severity}, {first.code}]{more}: {first.message}"
-    tail = f" {harmless} known-harmless note{'s' if harmless != 1 else ''} {harmless_where}." if harmless else ""
+    notes = "1 known-harmless note is" if harmless == 1 else f"{harmless} known-harmless notes are"
+    tail = f" {notes} {harmless_where}." if harmless else ""
     return "Nothing to act on: the wiring matches what the engines will do." + tail
 
 
