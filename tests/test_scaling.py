@@ -116,6 +116,8 @@ def test_volume_for_inverts_the_line_and_the_band() -> None:
     sentence = verdicts.target_sentence(f, 3.0)
     assert sentence.startswith("To reach 3 on GSM8K at steps=3,topk=1,draft=4,bs=8,sglang you need about 5M samples")
     assert "range 1.9M..26M" in sentence
+    # a target taken from a measured run reads as the field shows it (walk N: "To reach 3.42857 on GSM8K")
+    assert verdicts.target_sentence(f, 24 / 7).startswith("To reach 3.429 on GSM8K")
 
 
 def test_volume_for_unbounded_and_flat() -> None:

@@ -1838,7 +1838,7 @@ def build(
         # the reference measured in your own group outweighs its published figure, as on Overview
         target_al = beside.al
         t_src = _source(sources, "measured", beside.text)
-        target_named = f"{beside.al:g} ({beside.text.split(': ', 1)[0]}, run #{beside.run.id})"
+        target_named = f"{round(beside.al, 3):g} ({beside.text.split(': ', 1)[0]}, run #{beside.run.id})"
     elif inputs.published is not None and (
         pub := published_target(
             inputs.published,

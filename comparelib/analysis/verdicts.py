@@ -178,7 +178,7 @@ def already_reached(f: Fit, target: float, own_points: pd.DataFrame) -> str | No
     return (
         f"Your draft already measured {float(best['accept_length']):.2f}"
         + (f" ({source}, at {best['setting_key']})" if source else f" (at {best['setting_key']})")
-        + f": at or above the target {target:g}, on your own server rather than on the published drafts' "
+        + f": at or above the target {round(target, 3):g}, on your own server rather than on the published drafts' "
         f"{bench_label(f.benchmark)} prompts."
     )
 
@@ -276,7 +276,7 @@ def target_sentence(f: Fit, target_accept: float) -> str:
     if inv is None:
         return (
             f"The fit for {where} does not rise with more {f.x} (slope {f.b:+.2f} per decade), so no volume "
-            f"reaches {target_accept:g}."
+            f"reaches {round(target_accept, 3):g}."
         )
     n, lo, hi = inv
     # Overview's plan states samples needed from another model; both figures say which model they are from
@@ -287,12 +287,13 @@ def target_sentence(f: Fit, target_accept: float) -> str:
     )
     if lo is None or hi is None:
         return (
-            f"To reach {target_accept:g} on {where} you need about {human(n)} {f.x} {model} (no {int(LEVEL * 100)}% "
+            f"To reach {round(target_accept, 3):g} on {where} you need about {human(n)} {f.x} {model} "
+            f"(no {int(LEVEL * 100)}% "
             f"range: the slope, {f.b:+.2f} ± {f.se_b:.2f} per decade, is too uncertain to bound it)." + other
         )
     note = "; outside the fitted volumes, so an extrapolation" if f.extrapolates(n) else ""
     return (
-        f"To reach {target_accept:g} on {where} you need about {human(n)} {f.x} {model} "
+        f"To reach {round(target_accept, 3):g} on {where} you need about {human(n)} {f.x} {model} "
         f"(range {human(lo)}..{human(hi)}, {int(LEVEL * 100)}% band{note})." + other
     )
 
