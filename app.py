@@ -397,9 +397,16 @@ def column_config(table: Table, frame: pd.DataFrame | None = None) -> dict[str, 
 
 
 def show_table(
-    frame: pd.DataFrame, table: Table, key: str, *, row_height: int | None = None, ordered: bool = True
+    frame: pd.DataFrame,
+    table: Table,
+    key: str,
+    *,
+    row_height: int | None = None,
+    ordered: bool = True,
+    column_order: list[str] | None = None,
 ) -> None:
-    """One st.dataframe look for every page: the table's units and formats, its column order, one missing mark."""
+    """One st.dataframe look for every page: the table's units and formats, its column order (or the page's
+    ``column_order``), one missing mark."""
     st.dataframe(
         frame,
         width="stretch",
@@ -408,7 +415,7 @@ def show_table(
         key=key,
         row_height=row_height,
         column_config=column_config(table, frame),
-        column_order=table.order(list(frame.columns)) if ordered else None,
+        column_order=column_order or (table.order(list(frame.columns)) if ordered else None),
     )
 
 

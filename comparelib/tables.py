@@ -255,10 +255,11 @@ RUNS = Table(
             help="the draft it was served with: repo id or folder name; MTP: the target's own layers; —: none",
         ),
         Column("engine", "text", width="small"),
-        Column("speculative_algorithm", "text", label="speculation", help="as the server reported it"),
         *_ints("num_steps", "topk", width="small"),
+        *_RUN_METRICS[:3],  # tok/s, AL pooled, AL mean
+        Column("speculative_algorithm", "text", label="speculation", help="as the server reported it"),
         Column("num_draft_tokens", "int", label="draft tokens"),
-        *_RUN_METRICS,
+        *_RUN_METRICS[3:],
         Column("kind", "text", width="small"),
         Column("group", "text", width=None),  # the user's names: whole
         # a group may hold runs of several target models, each another model's numbers

@@ -341,7 +341,10 @@ try:
     with_examples = c2.checkbox("Include example data", key="runs_examples")
     records = store.runs(group=None if group_filter == ALL_GROUPS else group_filter, include_examples=with_examples)
     table = runs_to_frame(records)
-    app.show_table(table, tables.RUNS, "runs_table")
+    order = tables.RUNS.order(list(table.columns))
+    if table["model"].nunique(dropna=True) > 1:  # runs of two targets: whose numbers each row is, first
+        order.insert(1, order.pop(order.index("model")))
+    app.show_table(table, tables.RUNS, "runs_table", column_order=order)
     st.caption(f"Results database: `{store.display_url}` (set SPECDRAFT_DB to use another, e.g. PostgreSQL)")
     if (table["status"] == "running").any():
         st.caption(

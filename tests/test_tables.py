@@ -123,8 +123,8 @@ def test_the_runs_table_leads_with_what_a_run_is_and_measured() -> None:
     status and engine."""
     lead = [c.name for c in tables.RUNS.columns[:10]]
     assert lead == [
-        "id", "draft", "engine", "speculative_algorithm", "num_steps", "topk", "num_draft_tokens",
-        "output_tokens_per_s", "accept_length", "accept_length_mean",
+        "id", "draft", "engine", "num_steps", "topk", "output_tokens_per_s", "accept_length", "accept_length_mean",
+        "speculative_algorithm", "num_draft_tokens",
     ]  # fmt: skip
 
 
