@@ -366,3 +366,12 @@ def test_the_plan_reads_its_target_without_the_revision() -> None:
     entry = replace(entry, target_label=f"{L31}@d94ed40")
     inputs = plan.inputs_for(entry, runs=WALK_M, own_samples=90_000.0, published=scaling.published_points())
     assert inputs.target_label == L31 and inputs.family == "meta-llama"
+
+
+def test_the_acceptance_bullet_names_only_the_benchmarks_its_figure_is_from() -> None:
+    """Walk N: the Qwen3-Coder draft publishes HumanEval among the headline benchmarks, and Overview read
+    "3.40 (published) on GSM8K/HumanEval/MATH500"."""
+    coder = "lmsys/SGLang-EAGLE3-Qwen3-Coder-30B-A3B-Instruct-SpecForge"
+    acc = overview.accept_facts(2.82, "steps=3,topk=1,draft=4,bs=1,sglang", coder)
+    line = overview.accept_line(acc, coder, "2.82", "steps=3,topk=1,draft=4,bs=1,sglang", measured=True)
+    assert f"{coder} 3.40 (published) on HumanEval." in line and "GSM8K" not in line, line
