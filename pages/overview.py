@@ -373,6 +373,9 @@ if live is not None:
     )
     for note in live.unpaired:
         lines.append(f"  - {note}")
+    if trees := overview.speedup.chains_and_trees(answer.runs, draft.match_name):
+        lines.append("- **Chains or trees** (measured):")
+        lines += [f"  - {t}." for t in trees]
 elif best is not None:
     from comparelib.analysis import speedup
 

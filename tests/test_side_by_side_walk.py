@@ -276,3 +276,27 @@ def test_a_log_that_saw_far_more_than_the_volume_in_use_is_said(hub: HubEmulator
     assert "Your training log saw 90,000 samples, 274 times your volume for " in scaling_warned, scaling_warned
     assert curves.volume_note(curve, 30_000.0) is None  # three epochs: nothing to say
     assert curves.volume_note(None, 328.0) is None
+
+
+def test_overview_answers_chains_or_trees_from_the_measured_pairs(hub: HubEmulator) -> None:
+    """Walk N asked "chains or trees?": the speed model fits chains only, and no page set the best tree measured
+    beside the best chain."""
+    _add_draft(hub)
+    ids = _store_group()
+    md = "\n".join(m.value for m in _page("../pages/overview.py").markdown)
+    assert "- **Chains or trees** (measured):" in md, md
+    assert (
+        f"  - batch 1, sglang: best tree (num_steps 3, topk 4, 8 draft tokens, run #{ids['tree-a']}) 1.54x against "
+        f"the best chain (num_steps 3, run #{ids['mine-3']}) 1.64x, each against its baseline (#{ids['base']}, "
+        f"#{ids['base']}): the chain is 6% faster."
+    ) in md, md
+    # the published draft's runs are not yours: its chain at 173.4 tok/s is not the best chain
+    from comparelib.analysis import speedup
+
+    assert len(speedup.chains_and_trees(_runs(), DRAFT)) == 1
+    assert speedup.chains_and_trees([r for r in _runs() if (r.topk or 1) == 1], DRAFT) == []  # no tree: nothing
+    from tests.fixtures import run_cli
+
+    proc = run_cli("speedup", "--run-group", GROUP, "--draft", DRAFT)
+    assert proc.returncode == 0, proc.stderr
+    assert "  - chains or trees (measured): batch 1, sglang: best tree (num_steps 3, topk 4" in proc.stdout

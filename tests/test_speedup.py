@@ -400,3 +400,31 @@ def test_speedup_fits_the_engine_asked_for(capsys: pytest.CaptureFixture[str]) -
     assert cli.main(["speedup", "--run-group", "two-engines", "--batch", "16", "--engine", "sglang"]) == 2
     err = capsys.readouterr().err
     assert "no speculative run on sglang at batch 16 in group 'two-engines'; its sweeps ran on vllm" in err, err
+
+
+# (tree tok/s, chain tok/s, the verdict's words): baseline 100 tok/s, one batch
+TREE_CASES = [
+    (219.7, 212.6, "the tree is 3% faster"),
+    (127.5, 129.0, "within 2%: a tie within run-to-run noise"),
+    (106.0, 129.0, "the chain is 22% faster"),
+]
+
+
+@pytest.mark.parametrize(("tree", "chain", "said"), TREE_CASES)
+def test_chains_and_trees_compare_the_best_measured_pairs(tree: float, chain: float, said: str) -> None:
+    from dataclasses import replace
+
+    from tests.fixtures import stored_run
+
+    runs = [
+        stored_run(1, None, 100.0, concurrency=1),
+        stored_run(2, 4, chain, 3.2, draft="me/d", concurrency=1),
+        stored_run(3, 2, chain * 0.9, 2.4, draft="me/d", concurrency=1),
+        replace(stored_run(4, 3, tree, 3.6, draft="me/d", concurrency=1), topk=4, num_draft_tokens=8),
+    ]
+    (line,) = speedup.chains_and_trees(runs, "me/d")
+    assert line.startswith(
+        f"batch 1, sglang: best tree (num_steps 3, topk 4, 8 draft tokens, run #4) {tree / 100:.2f}x against the "
+        f"best chain (num_steps 4, run #2) {chain / 100:.2f}x"
+    ), line
+    assert line.endswith(said), line

@@ -930,6 +930,59 @@ def best_pair(runs: Sequence[Any], draft: str | None = None) -> Pair | None:
     return None
 
 
+def _shape(run: Any) -> str:
+    """ "num_steps 4" for a chain, "num_steps 3, topk 4, 8 draft tokens" for a tree."""
+    words = f"num_steps {run.num_steps}"
+    if (getattr(run, "topk", None) or 1) > 1:
+        words += f", topk {run.topk}"
+        if getattr(run, "num_draft_tokens", None):
+            words += f", {run.num_draft_tokens} draft tokens"
+    return words
+
+
+def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]:
+    """Chains or trees, as measured: for each batch size and engine where your draft ran both, the best tree's
+    speedup against the best chain's, each against its own comparable baseline.
+
+    Walk N asked "chains or trees?": the speed model fits chains only (a tree is "left out of the fit: different
+    topk"), and no page set the tree measured at 1.88x beside the best chain at 1.86x, nor said that at batch 32
+    the trees lost."""
+    own = runs
+    if draft:
+        from comparelib.models.draft import runs_of_draft
+
+        own = runs_of_draft(runs, draft).kept
+    best: dict[tuple[int | None, str | None], dict[str, tuple[float, Any, Any]]] = {}
+    for r in own:
+        if r.is_baseline or not r.output_tokens_per_s or not r.num_steps or registry.is_mtp(r):
+            continue
+        base = choose_baseline(runs, [r])
+        ratio = speedup_against(r, base)[0] if base is not None else None
+        if ratio is None:
+            continue
+        kind = "tree" if (getattr(r, "topk", None) or 1) > 1 else "chain"
+        slot = best.setdefault((_concurrency(r), _engine(r)), {})
+        if kind not in slot or ratio > slot[kind][0]:
+            slot[kind] = (ratio, r, base)
+    out = []
+    for (batch, engine), slot in sorted(best.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1] or "")):
+        if "tree" not in slot or "chain" not in slot:
+            continue
+        (t, tree, tb), (c, chain, cb) = slot["tree"], slot["chain"]
+        where = f"batch {batch if batch is not None else 'not recorded'}, {engine or 'engine not recorded'}"
+        if abs(t / c - 1) <= TIE_TOLERANCE:
+            verdict = f"within {TIE_TOLERANCE:.0%}: a tie within run-to-run noise"
+        elif t > c:
+            verdict = f"the tree is {t / c - 1:.0%} faster"
+        else:
+            verdict = f"the chain is {c / t - 1:.0%} faster"
+        out.append(
+            f"{where}: best tree ({_shape(tree)}, run #{tree.id}) {t:.2f}x against the best chain "
+            f"({_shape(chain)}, run #{chain.id}) {c:.2f}x, each against its baseline (#{tb.id}, #{cb.id}): {verdict}"
+        )
+    return out
+
+
 def _run_text(run: Any) -> str:
     steps = f"num_steps={run.num_steps}" if getattr(run, "num_steps", None) is not None else "num_steps not reported"
     return f"run #{run.id} ({run.engine}, {steps})"

@@ -135,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if len(candidates) > 1:
         side = speedup.compare_drafts(model, candidates, steps=steps)
         out["drafts"] = side.to_dict(orient="records")
+    out["chains_and_trees"] = speedup.chains_and_trees(runs, mine)  # measured pairs: the fit is of chains only
     out["run_group"] = args.run_group
     out["kinds"] = sorted({r.kind for r in runs})
     out["draft"] = chosen
@@ -161,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
           f"--batch {others[0]} fits that sweep\n")  # fmt: skip
     for note in model.notes:
         w(f"  - {note}\n")
+    for line in out["chains_and_trees"]:
+        w(f"  - chains or trees (measured): {line}\n")
     # the acceptance is measured where the sweep measured that num_steps: marked, so a model value is never
     # read as a measurement (the column showed the geometric 2.56 beside a measured 2.51)
     w("num_steps  accept    cycle_ms  verify%  tok/s (predicted)\n")
