@@ -219,3 +219,14 @@ def test_an_unmeasured_batch_is_drawn_through_one_engines_sweeps_and_its_baselin
     assert f"Speculation is not predicted to pay at batch 64 ({ns.tok_s['64'].value:,.1f} tok/s against " in ns.note
     assert f"{base64:,.1f} predicted without it)" in ns.note, ns.note
     assert "batch 1 (" not in ns.note.split("not predicted to pay at", 1)[1].split(":")[0]  # it pays at batch 1
+
+
+def test_a_swept_batch_the_plan_does_not_list_is_named_with_its_own_best() -> None:
+    """Walk N swept batch 1 and 32; the plan named bests for 1, 8 and 64 and the batch-32 sweep's own best
+    (what `speedup --batch 32` prints) nowhere."""
+    result = plan.build(plan.inputs_for(_entry(), runs=BATCH1 + BATCH32, own_samples=37_000.0))
+    ns = next(o for o in result.options if o.kind == "num-steps")
+    own32 = speedup.optimum(speedup.model_from_runs(BATCH32))
+    ties = ", ".join(map(str, own32.ties))
+    said = f"Also swept: batch 32 (its own measured sweep, #21, #22, #23, #24, #25, #26): {own32.num_steps}"
+    assert said in ns.note and f"{own32.num_steps} ({ties} ties) at {own32.tok_s:,.1f} tok/s" in ns.note, ns.note

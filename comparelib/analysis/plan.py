@@ -2139,6 +2139,17 @@ def build(
                 f" ({', '.join(map(str, ties))} {'ties' if len(ties) == 1 else 'tie'})" if ties else ""
             )
 
+        # a batch the group swept that the plan's batches do not hold (walk N: 1 and 32 measured, the plan gave
+        # 1, 8 and 64, and the batch-32 sweep's own best was said nowhere): its measured sweep's pick, named
+        swept_only = []
+        for c in sorted(b for b in speed.by_batch if b not in BATCHES):
+            vals_c = {k: speed.tok_s(c, speed.al_at(k, inputs.offline, batch=c), k) for k in speedup.STEPS}
+            k_c, ties_c = speedup.pick_steps(vals_c)
+            swept_only.append(
+                f"batch {c} (its own measured sweep, {_run_ids(speed.by_batch[c])}): {k_c}"
+                + (f" ({', '.join(map(str, ties_c))} {'ties' if len(ties_c) == 1 else 'tie'})" if ties_c else "")
+                + f" at {vals_c[k_c]:,.1f} tok/s"
+            )
         served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
         # walk M: batch 64's best, 1,140.6 tok/s, under the baseline drawn the same way (about 1,183): said
         no_pay = []
@@ -2153,6 +2164,7 @@ def build(
             f"{speedup.TIE_TOLERANCE:.0%} of the fastest the smallest is named): "
             + ", ".join(named(b) for b in best_k)
             + f" (served: {speed.served_steps} at batch {speed.model.concurrency})."
+            + (f" Also swept: {'; '.join(swept_only)}." if swept_only else "")
             + (
                 f" The served num_steps is the best or ties it within {speedup.TIE_TOLERANCE:.0%} at batch "
                 + ", ".join(served_ties)
