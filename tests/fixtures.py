@@ -258,6 +258,28 @@ QWEN3_8B_EAGLE3: dict[str, Any] = {
 
 # --- the AQ-MedAI Kimi-K2 EAGLE-3 draft: registry config and the tensors a SpecForge checkpoint stores
 
+# walk M's own draft for meta-llama/Llama-3.1-8B-Instruct: a SpecForge (SGLang-format) EAGLE-3 config that names no
+# target (its model card's base_model does)
+LLAMA31_8B_EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "hidden_act": "silu",
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "max_position_embeddings": 4096,
+    "model_type": "llama",
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "num_hidden_layers": 1,
+    "rms_norm_eps": 1e-05,
+    "rope_theta": 500000.0,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "vocab_size": 128256,
+    "draft_vocab_size": 32000,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [3, 15, 27], "use_aux_hidden_state": True},
+}
+
+
 AQ = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 
 

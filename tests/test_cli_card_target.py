@@ -13,30 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures import cli_in_process
+from tests.fixtures import LLAMA31_8B_EAGLE3, cli_in_process
 from tests.hub_emulator import HubEmulator
 
 DRAFT = "walkm/llama31-8b-eagle3-sf"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
-H, FFN, V, VD = 4096, 14336, 128256, 32000
-CONFIG = {
-    "architectures": ["LlamaForCausalLMEagle3"],
-    "hidden_act": "silu",
-    "hidden_size": H,
-    "intermediate_size": FFN,
-    "max_position_embeddings": 4096,
-    "model_type": "llama",
-    "num_attention_heads": 32,
-    "num_key_value_heads": 8,
-    "num_hidden_layers": 1,
-    "rms_norm_eps": 1e-05,
-    "rope_theta": 500000.0,
-    "tie_word_embeddings": False,
-    "torch_dtype": "bfloat16",
-    "vocab_size": V,
-    "draft_vocab_size": VD,
-    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [3, 15, 27], "use_aux_hidden_state": True},
-}
+CONFIG = LLAMA31_8B_EAGLE3
 CARD = f"---\nbase_model: {LLAMA}\nlibrary_name: sglang\ntags: [eagle3]\n---\n# {DRAFT}\nOur EAGLE-3 draft.\n"
 FROM_CARD = "from the model card's base_model"
 

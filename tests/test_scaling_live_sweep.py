@@ -16,31 +16,14 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.fixtures import bench_config, bench_store, page_app, page_text, store_run
+from tests.fixtures import LLAMA31_8B_EAGLE3, bench_config, bench_store, page_app, page_text, store_run
 from tests.hub_emulator import HubEmulator
 
 DRAFT = "walkm/llama31-8b-eagle3-sf"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 REFERENCE = "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"
 GROUP = "walkm-l31"
-CONFIG = {
-    "architectures": ["LlamaForCausalLMEagle3"],
-    "hidden_act": "silu",
-    "hidden_size": 4096,
-    "intermediate_size": 14336,
-    "max_position_embeddings": 4096,
-    "model_type": "llama",
-    "num_attention_heads": 32,
-    "num_key_value_heads": 8,
-    "num_hidden_layers": 1,
-    "rms_norm_eps": 1e-05,
-    "rope_theta": 500000.0,
-    "tie_word_embeddings": False,
-    "torch_dtype": "bfloat16",
-    "vocab_size": 128256,
-    "draft_vocab_size": 32000,
-    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [3, 15, 27], "use_aux_hidden_state": True},
-}
+CONFIG = LLAMA31_8B_EAGLE3
 CARD = f"---\nbase_model: {LLAMA}\nlibrary_name: sglang\ntags: [eagle3]\n---\n# {DRAFT}\n"
 ALS = (1.79, 2.40, 2.82, 3.20)
 # (engine, batch): baseline tok/s, then tok/s at num_steps 1..4 (the walk's shape: batch 8 is ~5x batch 1)
