@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from typing import Any
 
@@ -91,6 +91,17 @@ def model_id(label: str | None) -> str | None:
     if label is None:
         return None
     return _REVISION.sub("", str(label).strip()) or None
+
+
+def id_span(ids: Iterable[int]) -> str:
+    """Run ids with consecutive ones joined: "#1-#5, #8"."""
+    spans: list[list[int]] = []
+    for i in sorted(set(ids)):
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ", ".join(f"#{a}" if a == b else f"#{a}-#{b}" for a, b in spans)
 
 
 def human(n: float | None) -> str:

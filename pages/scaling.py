@@ -410,8 +410,8 @@ def _live_tab() -> None:
                     wheres,
                     index=default if default is not None else 0,
                     key="sc_sweep",
-                    help="The batch size and engine the speed model is fitted to; the CLI's `speedup --batch N` "
-                    "makes the same choice.",
+                    help="The batch size and engine the speed model is fitted to; the CLI's `speedup --batch N "
+                    "--engine E` makes the same choice.",
                 )
                 if default is None or picked != wheres[default]:
                     sweep = choices[wheres.index(picked)].key

@@ -1274,24 +1274,34 @@ class SweepChoice:
         return _concurrency(run) == self.batch and _engine(run) == self.engine
 
 
+def sweep_groups(
+    runs: Sequence[Any], *, target: str | None = None, draft: str | None = None
+) -> tuple[SweepChoice, ...]:
+    """The batch sizes and engines a group's speculative runs of ``draft`` measured at (served with ``target``),
+    smallest batch first: ``sweep_choices`` without the default, which costs a sweep choice (``sweep_of``)."""
+    from comparelib.models.draft import runs_for_target, runs_of_draft
+
+    mine = runs_for_target(runs_of_draft(runs, draft).kept, target).kept
+    by: dict[tuple[int | None, str | None], list[Any]] = {}
+    for r in sorted(_speculative(mine), key=lambda r: (int(r.num_steps), r.id)):
+        by.setdefault((_concurrency(r), _engine(r)), []).append(r)
+    order = sorted(by, key=lambda k: (k[0] is None, k[0] or 0, k[1] or ""))
+    return tuple(
+        SweepChoice(b, e, tuple(int(r.id) for r in by[(b, e)]), tuple(sorted({int(r.num_steps) for r in by[(b, e)]})))
+        for b, e in order
+    )
+
+
 def sweep_choices(
     runs: Sequence[Any], *, target: str | None = None, draft: str | None = None
 ) -> tuple[tuple[SweepChoice, ...], int | None]:
     """The batch sizes and engines a group's speculative runs of ``draft`` measured at (served with ``target``),
     smallest batch first, and the index of the one ``model_from_runs`` fits when none is chosen (None: no sweep
     can be fitted). The CLI's ``speedup --batch N`` makes the same choice by batch size."""
-    from comparelib.models.draft import runs_for_target, runs_of_draft
+    from comparelib.models.draft import runs_of_draft
 
     own = runs_of_draft(runs, draft)
-    mine = runs_for_target(own.kept, target).kept
-    by: dict[tuple[int | None, str | None], list[Any]] = {}
-    for r in sorted(_speculative(mine), key=lambda r: (int(r.num_steps), r.id)):
-        by.setdefault((_concurrency(r), _engine(r)), []).append(r)
-    order = sorted(by, key=lambda k: (k[0] is None, k[0] or 0, k[1] or ""))
-    choices = tuple(
-        SweepChoice(b, e, tuple(int(r.id) for r in by[(b, e)]), tuple(sorted({int(r.num_steps) for r in by[(b, e)]})))
-        for b, e in order
-    )
+    choices = sweep_groups(runs, target=target, draft=draft)
     try:
         fitted = sweep_of([r for r in runs if r not in own.left_out], target=target, draft=draft)
     except CompareError:

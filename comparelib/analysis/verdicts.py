@@ -39,7 +39,7 @@ from comparelib.analysis.speedup import (
     optimum,
     optimum_missing,
     predict_frame,
-    sweep_choices,
+    sweep_groups,
     what_if,
 )
 from comparelib.errors import CompareError, DataError, InputError
@@ -47,7 +47,7 @@ from comparelib.models.registry import KIMI_REFERENCE as KIMI_REFERENCE  # re-ex
 from comparelib.models.registry import family_of
 from comparelib.values import bench_label as bench_label  # re-exported: callers name them here
 from comparelib.values import human as human
-from comparelib.values import number, times
+from comparelib.values import id_span, number, times
 
 FitScope = Literal["family", "pooled", "none"]  # which points a gap verdict's fit was made from
 
@@ -562,23 +562,12 @@ class LiveOutlook:
     not_drawn: str | None = None  # your draft's runs outside the fitted sweep, named: they are not drawn
 
 
-def _id_ranges(ids: Sequence[int]) -> str:
-    """#2-#7, #12"""
-    spans: list[list[int]] = []
-    for i in sorted(ids):
-        if spans and spans[-1][1] == i - 1:
-            spans[-1][1] = i
-        else:
-            spans.append([i, i])
-    return ", ".join(f"#{a}" if a == b else f"#{a}-#{b}" for a, b in spans)
-
-
 def _not_drawn(choices: Sequence[SweepChoice], chosen: SweepChoice | None, fitted: set[int]) -> str | None:
     """Your draft's runs outside the fitted sweep, by the sweep they belong to; None when every run is drawn."""
-    parts = [f"{_id_ranges(c.run_ids)} ({c.where})" for c in choices if c is not chosen]
+    parts = [f"{id_span(c.run_ids)} ({c.where})" for c in choices if c is not chosen]
     rest = [i for i in (chosen.run_ids if chosen is not None else ()) if i not in fitted]
     if rest:
-        parts.append(f"{_id_ranges(rest)} (left out of the fit: see how the speed model was identified)")
+        parts.append(f"{id_span(rest)} (left out of the fit: see how the speed model was identified)")
     if not parts:
         return None
     return (
@@ -614,8 +603,9 @@ def live_outlook(
     """
     from comparelib.models.draft import runs_for_target, runs_of_draft
 
-    choices, default = sweep_choices(runs, target=target, draft=draft)
-    chosen = choices[default] if default is not None else None
+    # the default sweep is the one model_from_runs fits below (read from its runs), not chosen twice
+    choices = sweep_groups(runs, target=target, draft=draft)
+    chosen: SweepChoice | None = None
     if sweep is not None:
         chosen = next((c for c in choices if c.key == tuple(sweep)), None)
         if chosen is None:
@@ -629,7 +619,7 @@ def live_outlook(
     note = " ".join(n for n in (split.note, own.note) if n) or None
     model = model_from_runs([r for r in runs if r not in own.left_out], target=target, draft=draft)
     if sweep is None:  # the choice model_from_runs made
-        chosen = next((c for c in choices if set(model.fitted_run_ids) & set(c.run_ids)), chosen)
+        chosen = next((c for c in choices if set(model.fitted_run_ids) & set(c.run_ids)), None)
     drawn = set(model.fitted_run_ids) | {model.baseline_run_id}
     measured = measured_frame([r for r in own.kept if r.id in drawn])
     not_drawn = _not_drawn(choices, chosen, set(model.fitted_run_ids))

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from comparelib import redact
 from comparelib.errors import CompareError, InputError
 from comparelib.models import hub, registry, sources
+from comparelib.values import id_span
 
 if TYPE_CHECKING:  # the sidebar parses a draft's name before the page loads comparison (and what it loads)
     from comparelib.models import comparison
@@ -682,14 +683,7 @@ def resolve_target(
 
 def _id_span(runs: Sequence[Any]) -> str:
     """Run ids with consecutive ones joined: "#1-#5, #8"."""
-    ids = sorted({int(r.id) for r in runs if str(getattr(r, "id", "")).isdigit()})
-    spans: list[list[int]] = []
-    for i in ids:
-        if spans and i == spans[-1][1] + 1:
-            spans[-1][1] = i
-        else:
-            spans.append([i, i])
-    return ", ".join(f"#{a}" if a == b else f"#{a}-#{b}" for a, b in spans) or _ids(runs)
+    return id_span(int(r.id) for r in runs if str(getattr(r, "id", "")).isdigit()) or _ids(runs)
 
 
 def run_pool(all_runs: Sequence[Any], draft: OwnDraft) -> list[Any]:
