@@ -46,6 +46,9 @@ class Reference:
 
     hub_id: str
     why: str
+    # for the plan's words: "side" (measured beside yours), "group" (measured in your group at another setting),
+    # else "" (chosen from the registry)
+    basis: str = ""
 
 
 def default_reference(
@@ -142,7 +145,8 @@ def default_reference(
         why = f"Chosen as a published draft for {yours}; none states its training samples."
     if pick.hub_id not in countable:
         why += " The registry has no config for it, so its size is not known; training data and acceptance compare."
-    return Reference(pick.hub_id, why)
+    basis = "side" if pick.hub_id in side else "group" if pick.hub_id in in_group else ""
+    return Reference(pick.hub_id, why, basis)
 
 
 def _with_acceptance() -> set[str]:

@@ -1398,13 +1398,10 @@ def published_target(
         ref = chosen.hub_id
         if (mine["draft"] == ref).any():
             row = mine[mine["draft"] == ref].iloc[0]
-            why = (
-                "measured side by side with yours in your run group"
-                if "measured side by side" in chosen.why
-                else "measured in your run group"
-                if "measured in your run group" in chosen.why
-                else "with the most training data"
-            )
+            why = {
+                "side": "measured side by side with yours in your run group",
+                "group": "measured in your run group",
+            }.get(chosen.basis, "with the most training data")
             return float(row["accept_length"]), (
                 f"{ref} {at} (the published draft for your target {target} {why}, Overview's reference)"
             )
