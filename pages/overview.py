@@ -25,7 +25,7 @@ draft = app.own_draft()  # the sidebar (where a user picks the draft) comes befo
 # needs (no pandas), then, once the answer is on screen, pandas and the rest (the published trend, the plan and
 # its exports, ~0.4 s on a fresh server).
 from comparelib import settings, values
-from comparelib.analysis import overview
+from comparelib.analysis import overview, speedup  # speedup: light, overview imports it
 from comparelib.errors import CompareError
 from comparelib.models import comparison
 from comparelib.models.draft import OwnDraft, drafts_for_target, split_native
@@ -298,7 +298,7 @@ if answer.curve_note:
 if (_curve := app.own_curve(draft)) is not None:  # a loaded log: its module is imported already
     from comparelib.analysis.curves import volume_note
 
-    if _volume_note := volume_note(_curve, own_volume, vol_src or "the volume in use"):
+    if _volume_note := volume_note(_curve, own_volume, f"your training volume, {vol_src}"):
         st.warning(_volume_note, icon=":material/warning:")
 if answer.runs_note:  # runs of the group served with another target: not in the answer, and named
     st.warning(answer.runs_note, icon=":material/warning:")
@@ -373,12 +373,10 @@ if live is not None:
     )
     for note in live.unpaired:
         lines.append(f"  - {note}")
-    if trees := overview.speedup.chains_and_trees(answer.runs, draft.match_name):
+    if trees := speedup.chains_and_trees(answer.runs, draft.match_name):
         lines.append("- **Chains or trees** (measured):")
         lines += [f"  - {t}." for t in trees]
 elif best is not None:
-    from comparelib.analysis import speedup
-
     lines.append(
         f"- **Live speed** (measured): run #{best.id} ({best.engine}) "
         f"{_link(f'{best.output_tokens_per_s:.1f} tok/s', 'bench')} with speculation "
