@@ -428,3 +428,19 @@ def test_chains_and_trees_compare_the_best_measured_pairs(tree: float, chain: fl
         f"best chain (num_steps 4, run #2) {chain / 100:.2f}x"
     ), line
     assert line.endswith(said), line
+
+
+def test_chains_and_trees_never_set_one_drafts_tree_against_anothers_chain() -> None:
+    from dataclasses import replace
+
+    from tests.fixtures import stored_run
+
+    runs = [
+        stored_run(1, None, 100.0, concurrency=1),
+        stored_run(2, 4, 180.0, 3.2, draft="me/a", concurrency=1),
+        replace(stored_run(3, 3, 150.0, 3.6, draft="me/b", concurrency=1), topk=4, num_draft_tokens=8),
+    ]
+    assert speedup.chains_and_trees(runs) == []  # a's chain and b's tree: no draft ran both
+    runs.append(replace(stored_run(4, 3, 190.0, 3.6, draft="me/a", concurrency=1), topk=4, num_draft_tokens=8))
+    (line,) = speedup.chains_and_trees(runs)
+    assert line.startswith("batch 1, sglang, me/a: best tree (num_steps 3, topk 4, 8 draft tokens, run #4)"), line

@@ -952,7 +952,8 @@ def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]
         from comparelib.models.draft import runs_of_draft
 
         own = runs_of_draft(runs, draft).kept
-    best: dict[tuple[int | None, str | None], dict[str, tuple[float, Any, Any]]] = {}
+    # per draft too: without ``draft`` a group of two drafts set one draft's tree against the other's chain
+    best: dict[tuple[int | None, str | None, str], dict[str, tuple[float, Any, Any]]] = {}
     for r in own:
         if r.is_baseline or not r.output_tokens_per_s or not r.num_steps or registry.is_mtp(r):
             continue
@@ -961,15 +962,17 @@ def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]
         if ratio is None:
             continue
         kind = "tree" if (getattr(r, "topk", None) or 1) > 1 else "chain"
-        slot = best.setdefault((_concurrency(r), _engine(r)), {})
+        slot = best.setdefault((_concurrency(r), _engine(r), registry.draft_label(r)), {})
         if kind not in slot or ratio > slot[kind][0]:
             slot[kind] = (ratio, r, base)
     out = []
-    for (batch, engine), slot in sorted(best.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1] or "")):
+    several = len({k[2] for k in best}) > 1
+    for (batch, engine, name), slot in sorted(best.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1] or "", kv[0][2])):
         if "tree" not in slot or "chain" not in slot:
             continue
         (t, tree, tb), (c, chain, cb) = slot["tree"], slot["chain"]
         where = f"batch {batch if batch is not None else 'not recorded'}, {engine or 'engine not recorded'}"
+        where += f", {name}" if several else ""
         if abs(t / c - 1) <= TIE_TOLERANCE:
             verdict = f"within {TIE_TOLERANCE:.0%}: a tie within run-to-run noise"
         elif t > c:
