@@ -95,7 +95,9 @@ def accept_from_positions(rates: Sequence[float], k: int) -> float:
     """L(k) from vLLM's per-position acceptance rates.
 
     vLLM counts position i of a draft as accepted only when the first i+1 drafted tokens all were, and divides
-    by all drafts (``SpecDecodingStats.observe_draft``, ``num_accepted_tokens_per_pos / num_drafts``): each rate
+    by all drafts (vllm 0.34.0 vllm/v1/spec_decode/metrics.py:41-49 ``SpecDecodingStats.observe_draft``, :117
+    ``acceptance_rates = sum(num_accepted_tokens_per_pos) / num_drafts``; ``vllm bench serve``'s
+    ``spec_decode_per_position_acceptance_rates`` divides the same counters, vllm/benchmarks/serve.py:1157): each rate
     is already the chance of reaching that position, so ``L(k) = 1 + r1 + ... + rk``. Read as conditional rates
     (as this did before), a sweep's k=1 run carried its one rate geometrically and predicted 3.86 at six steps
     where the sweep's own acceptance gave 3.46. Past the measured positions, each further position keeps the
