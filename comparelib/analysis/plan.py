@@ -2145,7 +2145,7 @@ def build(
             swept_only.append(
                 f"batch {c} (its own measured sweep, {_run_ids(speed.by_batch[c])}): {k_c}"
                 + (f" ({', '.join(map(str, ties_c))} {'ties' if len(ties_c) == 1 else 'tie'})" if ties_c else "")
-                + f" at {vals_c[k_c]:,.1f} tok/s"
+                + f" at {vals_c[k_c]:,.1f} tok/s predicted"
             )
         served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
         # walk M: batch 64's best, 1,140.6 tok/s, under the baseline drawn the same way (about 1,183): said
