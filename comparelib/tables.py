@@ -255,7 +255,10 @@ RUNS = Table(
             help="the draft it was served with: repo id or folder name; MTP: the target's own layers; —: none",
         ),
         Column("engine", "text", width="small"),
-        *_ints("num_steps", "topk", width="small"),
+        # narrow ints (headers fit): tok/s and AL pooled stay on screen beside a 50-character draft at 1400 px
+        Column("batch", "int", width=60, help="the benchmark's concurrency (sequences in flight)"),
+        Column("num_steps", "int", width=88),
+        Column("topk", "int", width=56),
         *_RUN_METRICS[:3],  # tok/s, AL pooled, AL mean
         Column("speculative_algorithm", "text", label="speculation", help="as the server reported it"),
         Column("num_draft_tokens", "int", label="draft tokens"),

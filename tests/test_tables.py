@@ -121,10 +121,10 @@ def test_user_named_key_columns_fit_their_content(table: tables.Table, column: s
 def test_the_runs_table_leads_with_what_a_run_is_and_measured() -> None:
     """Walk M: at 1400 px the stored runs' tok/s and AL sat past the grid's right edge, behind group, target model,
     status and engine."""
-    lead = [c.name for c in tables.RUNS.columns[:10]]
+    lead = [c.name for c in tables.RUNS.columns[:10]]  # batch: walk O's #3 and #7 differed only in it
     assert lead == [
-        "id", "draft", "engine", "num_steps", "topk", "output_tokens_per_s", "accept_length", "accept_length_mean",
-        "speculative_algorithm", "num_draft_tokens",
+        "id", "draft", "engine", "batch", "num_steps", "topk", "output_tokens_per_s", "accept_length",
+        "accept_length_mean", "speculative_algorithm",
     ]  # fmt: skip
 
 

@@ -27,7 +27,7 @@ from sqlalchemy.pool import StaticPool
 from comparelib import redact, settings
 from comparelib.errors import DataError, StoreError
 from comparelib.models.registry import algorithm_label, draft_label
-from comparelib.values import integer, number, plain
+from comparelib.values import integer, number, plain, run_param
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -965,6 +965,7 @@ FRAME_COLUMNS = [
     "group",
     "status",
     "engine",
+    "batch",  # the benchmark's concurrency: runs of one draft at batch 1 and 16 are otherwise alike
     "speculative_algorithm",
     "draft",  # RunRecord.draft: a published draft's runs beside yours are told apart
     "num_steps",
@@ -1011,7 +1012,8 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
 
     rows = []
     for rec in records:
-        row = {c: getattr(rec, c) for c in FRAME_COLUMNS}
+        row = {c: getattr(rec, c) for c in FRAME_COLUMNS if c != "batch"}
+        row["batch"] = integer(run_param(rec, "concurrency"))
         row["labels"] = ", ".join(rec.labels)
         # a built-in example was measured by hand on a day not recorded: its row's insertion time is not a
         # run date, so none is shown (never "today")
@@ -1022,7 +1024,7 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=FRAME_COLUMNS)
     # a real time (UTC), not text or epoch seconds: tables show it as a date, exports as ISO 8601
     frame["created_at"] = pd.to_datetime(frame["created_at"], utc=True)
-    for col in ("num_steps", "topk", "num_draft_tokens"):
+    for col in ("batch", "num_steps", "topk", "num_draft_tokens"):
         frame[col] = frame[col].astype("Int64")
     for col in (
         "output_tokens_per_s",
