@@ -566,6 +566,35 @@ def own_curve(draft: OwnDraft) -> Any:
     return st.session_state.get(CURVE_STATE, {}).get(draft.source)
 
 
+def draft_key(prefix: str, draft: OwnDraft) -> str:
+    """A widget key of its own per draft: ``prefix`` and a digest of the draft's source. For widgets Streamlit
+    cannot be told to empty (an uploader): another draft gets another, empty widget instead of the previous
+    draft's file."""
+    import hashlib
+
+    return f"{prefix}_{hashlib.sha256(draft.source.encode()).hexdigest()[:12]}"
+
+
+def per_draft_values(name: str, keys: tuple[str, ...], draft: OwnDraft) -> None:
+    """Keep the values of widgets ``keys`` per draft: when the sidebar's draft changes, the values given for the
+    previous draft are put away and the new draft's come back (the widgets' defaults for a draft that had none),
+    so a page never shows one draft's inputs (a training log's path) under another. Call before the widgets are
+    built, on every run of the page; ``keep_values``' copies follow."""
+    state = st.session_state
+    owner = f"_{name}_for"
+    previous = state.get(owner)
+    state[owner] = draft.source
+    if previous is None or previous == draft.source:
+        return
+    kept = state.setdefault(f"_{name}_by_draft", {})
+    kept[previous] = {k: state[k] for k in keys if k in state}
+    for k in keys:
+        state.pop(k, None)
+        state.pop(KEPT_SHADOW + k, None)
+    for k, value in kept.pop(draft.source, {}).items():
+        state[k] = value
+
+
 def own_curve_verdict(draft: OwnDraft) -> str | None:
     """The verdict of the training log loaded for ``draft`` in this session, if any."""
     curve = own_curve(draft)
@@ -619,6 +648,12 @@ def _volume_lines(draft: OwnDraft, volume_rows: list[dict[str, Any]]) -> bool:
     when "use the typed number" was clicked."""
     if draft.volume or draft.samples:
         st.caption(f"Training data in use: {draft.volume_text(volume_rows)}.")
+    if draft.volume_of_another and draft.volume_row(volume_rows) is not None:
+        st.warning(
+            f"The training data in use is the audit stored under {draft.volume_of_another}, not under your "
+            f"draft's name ({draft.name}). Pick your draft's own audit above, or attach one on Dataset audit.",
+            icon=":material/warning:",
+        )
     if not draft.typed_unused:
         return False
     st.caption(f"The {draft.typed_unused:,} samples typed in are not used while an audit is attached.")
@@ -707,9 +742,11 @@ def own_draft() -> OwnDraft:
                     target=draft.target,  # set on Compare drafts for this session: it stays with the next draft
                 )
                 if new.source != draft.source:
-                    # another draft: the previous one's audit and runs stay with it unless picked again
+                    # another draft: the previous one's audit and runs stay with it unless picked again, and
+                    # an audit stored under another draft's name never comes along; its own audit is used
+                    kept = new.volume if new.volume != draft.volume and not new.volume_of_another else None
                     new = new.with_(
-                        volume=None if new.volume == draft.volume else new.volume,
+                        volume=kept or new.own_volume(volume_rows),
                         group=None if new.group == draft.group else new.group,
                         samples=None if new.samples == draft.samples else new.samples,
                     )

@@ -193,8 +193,13 @@ def _show_result(result: AuditResult) -> None:
         f"Saves samples {vol['samples']:,} and tokens {vol['tokens']:,} to the results store, where the "
         "acceptance-vs-data chart picks them up."
     )
-    if "audit_attach_draft" not in st.session_state and not own.is_example:
-        st.session_state["audit_attach_draft"] = own.volume or own.name  # your draft's name, not the pasted URL
+    if "audit_attach_draft" not in st.session_state or st.session_state.get("_audit_attach_for") != own.source:
+        # your draft's name (not the pasted URL), again after the sidebar's draft changes: a name kept from the
+        # draft before stored this draft's audit under the other's name and attached it here
+        st.session_state["audit_attach_draft"] = (
+            "" if own.is_example else (own.volume if own.volume and not own.volume_of_another else own.name)
+        )
+        st.session_state["_audit_attach_for"] = own.source
     draft = st.text_input(
         "Draft name (as it appears in the comparison)",
         key="audit_attach_draft",
@@ -221,7 +226,14 @@ def _show_result(result: AuditResult) -> None:
                 st.error(str(exc))
             else:
                 said = [f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {name}."]
-                if not own.is_example:  # attached to your draft: Overview and the scaling chart use it now
+                if own.is_example:
+                    pass
+                elif own.with_(volume=name).volume_of_another:  # another draft's name: stored for it, not attached
+                    said.append(
+                        f"Not attached to your draft ({own.name}): {name} names another draft. Pick it in the "
+                        "sidebar's training data if it is this draft's data."
+                    )
+                else:  # attached to your draft: Overview and the scaling chart use it now
                     app.set_own_draft(own.with_(volume=name))
                     said.append(f"Attached to your draft ({own.short}).")
                 # the sidebar was drawn before this click: run again so its list and lines show the volume

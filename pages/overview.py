@@ -300,6 +300,13 @@ if (_curve := app.own_curve(draft)) is not None:  # a loaded log: its module is 
 
     if _volume_note := volume_note(_curve, own_volume, f"your training volume, {vol_src}"):
         st.warning(_volume_note, icon=":material/warning:")
+if draft.volume_of_another and own_volume:  # an audit stored under another draft's name answers for this one
+    st.warning(
+        f"The training volume used here ({values.human(own_volume)} samples) is the audit stored under "
+        f"{draft.volume_of_another}, another draft's name. If it is not this draft's data, pick this draft's own "
+        "audit in the sidebar or attach one on Dataset audit.",
+        icon=":material/warning:",
+    )
 if answer.runs_note:  # runs of the group served with another target: not in the answer, and named
     st.warning(answer.runs_note, icon=":material/warning:")
 if answer.draft_note:  # runs of another draft or of the target's own MTP layers: not your draft's, and named

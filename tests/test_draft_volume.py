@@ -137,13 +137,13 @@ def test_a_link_with_both_uses_the_audit_and_says_so(tmp_path: Path) -> None:
     from comparelib import settings
     from comparelib.live.store import Store
 
-    Store(settings.database_url()).save_data_volume(draft="acme/mine", samples=310, tokens=9_000, source="audit")
+    Store(settings.database_url()).save_data_volume(draft="my audit", samples=310, tokens=9_000, source="audit")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    query: dict[str, Any] = {"draft": DRAFT, "draft_vol": "acme/mine", "draft_samples": "250000"}
+    query: dict[str, Any] = {"draft": DRAFT, "draft_vol": "my audit", "draft_samples": "250000"}
     for key, value in query.items():
         at.query_params[key] = value
     _ok(at.run())
     said = _sidebar(at)
-    assert "Training data in use: 310 samples, attached from Dataset audit as acme/mine." in said, said
+    assert "Training data in use: 310 samples, attached from Dataset audit as my audit." in said, said
     assert "The 250,000 samples typed in are not used" in said
-    assert "(attached from Dataset audit as acme/mine)" in _md(at)
+    assert "(attached from Dataset audit as my audit)" in _md(at)

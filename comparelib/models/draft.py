@@ -189,15 +189,37 @@ class OwnDraft:
 
         return comparison.volumes_by_draft(volumes).get(self.volume)
 
+    @property
+    def volume_of_another(self) -> str | None:
+        """The attached volume's name when it names another draft (a Hub id or folder that is not this one's).
+
+        An audit attached while another draft was in the sidebar came along to this one: Overview answered v1
+        with the 321 samples stored under v2's name, and nothing said so. A label that names no draft ("my
+        data") belongs to whoever picks it."""
+        if not self.volume or self.is_example or self.volume == EXAMPLE_VOLUME:
+            return None
+        if not _HUB_ID.fullmatch(self.volume) or draft_match(self.volume, self.name):
+            return None
+        return self.volume
+
+    def own_volume(self, volumes: Sequence[Mapping[str, Any]]) -> str | None:
+        """The name of the audit stored under this draft's own name, if there is one."""
+        if self.is_example:
+            return None
+        from comparelib.models import comparison
+
+        return next((name for name in comparison.volumes_by_draft(volumes) if draft_match(name, self.name)), None)
+
     def training_samples(self, volumes: Sequence[Mapping[str, Any]]) -> tuple[float | None, str]:
         """(samples, where the number comes from); (None, why not) when nothing is attached."""
         row = self.volume_row(volumes)
         if row is not None and row.get("samples"):  # an attached audit comes first, also over a number typed in
             kind = str(row.get("kind") or "measured")
+            other = ", which is another draft's name" if self.volume_of_another else ""
             if kind == "measured":
-                return float(row["samples"]), f"attached from Dataset audit as {self.volume}"
+                return float(row["samples"]), f"attached from Dataset audit as {self.volume}{other}"
             where = str(self.volume) if str(self.volume).startswith(kind) else f"{self.volume} ({kind})"
-            return float(row["samples"]), where
+            return float(row["samples"]), where + other
         if self.volume and row is None:
             return None, f"no training volume is stored under {self.volume!r}; audit the data and attach it"
         if self.samples:
