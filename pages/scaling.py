@@ -34,6 +34,11 @@ from comparelib.models.draft import runs_for_target, runs_of_draft
 
 # The tabs below are built only while shown; what was typed or picked in them is kept for the session.
 app.keep_values()  # also when the page runs on its own (AppTest)
+# A training log is your draft's: another draft's page shows its own log (or none), never the previous one's
+LOG_INPUTS = ("lc_path", "lc_batch", "lc_epoch", "lc_steps", "lc_split")
+app.per_draft_values("lc", LOG_INPUTS, draft)
+LOG_UPLOAD = app.draft_key("lc_upload", draft)  # an uploader cannot be emptied: each draft has its own
+LOG_UPLOADS = "_lc_uploads"  # {draft source: (kept path, file name)} of the logs uploaded this session
 
 
 _store = app.open_store
@@ -578,6 +583,18 @@ def _stamp(logs: tuple[str, ...]) -> tuple:
     return tuple(out)
 
 
+def _forget_upload() -> None:
+    """Your draft's uploaded log is dropped (and deleted once no session holds it)."""
+    held = st.session_state.get(LOG_UPLOADS, {}).pop(draft.source, None)
+    if held is not None:
+        uploadgate.hold(None, held[0])
+
+
+def _upload_changed() -> None:
+    if st.session_state.get(LOG_UPLOAD) is None:  # the file was removed from the uploader
+        _forget_upload()
+
+
 def _curve_tab(shown: bool) -> None:
     """Its inputs are also built while another tab is shown if a log was uploaded: an uploader that is not
     drawn forgets its file. The curve and its tables only while shown."""
@@ -596,8 +613,9 @@ def _curve_tab(shown: bool) -> None:
     with lc_in:
         lc_upload = st.file_uploader(
             "Training log (console log, CSV or a TensorBoard events file)",
-            key="lc_upload",
+            key=LOG_UPLOAD,
             accept_multiple_files=False,
+            on_change=_upload_changed,
         )
         lc_path = st.text_input(
             "…or a path on this machine (file or TensorBoard run directory)",
@@ -636,17 +654,26 @@ def _curve_tab(shown: bool) -> None:
         )
 
     lc_paths: tuple[str, ...] = ()
+    uploads = st.session_state.setdefault(LOG_UPLOADS, {})
+    held = uploads.get(draft.source)
     if lc_upload is not None:
         try:  # one file per content, the name kept (the reader picks TensorBoard / CSV by it)
-            lc_paths = (str(paths.keep_upload(lc_upload.getvalue(), lc_upload.name or "training.log")),)
+            name = lc_upload.name or "training.log"
+            lc_paths = (str(paths.keep_upload(lc_upload.getvalue(), name)),)
         except CompareError as exc:
             st.error(str(exc))
+        else:
+            # a replaced upload is deleted once no session holds it; a closed tab's when its session ends
+            uploadgate.hold(lc_paths[0], held[0] if held else None)
+            uploads[draft.source] = (lc_paths[0], name)
+    elif held is not None:
+        # uploaded for this draft before another draft (or page) was shown, which emptied its uploader
+        lc_paths = (held[0],)
+        with lc_in:
+            st.caption(f"Using {held[1]}, uploaded for this draft earlier in this session.")
+            st.button("Forget this log", key="lc_forget", on_click=_forget_upload)
     elif lc_path.strip():
         lc_paths = (os.path.expanduser(lc_path.strip()),)
-    # a replaced or cleared upload is deleted once no session holds it; a closed tab's when its session ends
-    _kept = lc_paths[0] if lc_upload is not None and lc_paths else None
-    uploadgate.hold(_kept, st.session_state.get("lc_upload_path"))
-    st.session_state["lc_upload_path"] = _kept
 
     if not shown:
         return
@@ -803,7 +830,7 @@ def _offline_section() -> None:
 if tab_live.open:
     with tab_live:
         _live_tab()
-if tab_curve.open or st.session_state.get("lc_upload") is not None:
+if tab_curve.open or st.session_state.get(LOG_UPLOAD) is not None:
     with tab_curve:
         _curve_tab(shown=bool(tab_curve.open))
 if tab_cost.open:

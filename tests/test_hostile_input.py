@@ -769,10 +769,10 @@ def test_scaling_page_deletes_a_cleared_upload(tmp_path: Path, monkeypatch: pyte
     at = page_app("../pages/scaling.py", timeout=60)
     at.session_state["sc_tab"] = "Learning curve"
     at.run()
-    at.file_uploader(key="lc_upload").set_value(("train.csv", b"step,acc_0\n1,0.5\n2,0.6\n", "text/csv")).run()
+    at.file_uploader[0].set_value(("train.csv", b"step,acc_0\n1,0.5\n2,0.6\n", "text/csv")).run()
     held = [p for p in (root / "uploads").rglob("*") if p.is_file()]
     assert len(held) == 1, held
-    at.file_uploader(key="lc_upload").set_value(None).run()
+    at.file_uploader[0].set_value(None).run()
     assert [p for p in (root / "uploads").rglob("*") if p.is_file()] == []
 
 

@@ -134,7 +134,7 @@ def test_uploaded_tensorboard_events_file(at: AppTest, tmp_path: Path) -> None:
         w.add_scalar("train/loss", 1.0, global_step=step)
     w.close()
     events = next((tmp_path / "runs").glob("*tfevents*"))
-    at.file_uploader(key="lc_upload").set_value((events.name, events.read_bytes(), "application/octet-stream"))
+    at.file_uploader[0].set_value((events.name, events.read_bytes(), "application/octet-stream"))
     at.number_input(key="lc_batch").set_value(16)
     at.run()
     assert not at.exception, at.exception

@@ -266,7 +266,7 @@ def test_an_uploaded_log_stays_while_another_tab_is_shown(tmp_path: Path, monkey
     at = page_app("../pages/scaling.py", timeout=60)
     at.session_state["sc_tab"] = "Learning curve"
     at.run()
-    at.file_uploader(key="lc_upload").set_value(("train.csv", log.encode(), "text/csv")).run()
+    at.file_uploader[0].set_value(("train.csv", log.encode(), "text/csv")).run()
     assert not at.exception, at.exception
     assert len(at.get("vega_lite_chart")) == 2  # the fit's and the curve's
     held = [p for p in (root / "uploads").rglob("*") if p.is_file()]
@@ -275,7 +275,11 @@ def test_an_uploaded_log_stays_while_another_tab_is_shown(tmp_path: Path, monkey
     at.session_state["sc_tab"] = "Live results"
     at.run()
     assert not at.exception, at.exception
-    assert "lc_upload" in _keys(at, "file_uploader")  # still drawn (in the hidden tab), so it keeps the file
+    import app
+    from comparelib.models.draft import DEFAULT
+
+    # still drawn (in the hidden tab), so it keeps the file
+    assert app.draft_key("lc_upload", DEFAULT) in _keys(at, "file_uploader")
     assert len(at.get("vega_lite_chart")) == 3  # the fit's and the live tab's: no curve while hidden
     assert [p for p in (root / "uploads").rglob("*") if p.is_file()] == held
 

@@ -88,7 +88,7 @@ def test_a_second_session_cannot_read_an_uploaded_training_log(
     monkeypatch.setattr(paths, "_SESSION", [lambda: running[0]])
     events = tensorboard_log(tmp_path / "runs")
     alice = scaling_page()
-    alice.file_uploader(key="lc_upload").set_value((events.name, events.read_bytes(), "application/octet-stream"))
+    alice.file_uploader[0].set_value((events.name, events.read_bytes(), "application/octet-stream"))
     alice.run()
     assert not alice.exception and not alice.error, errors(alice)
     assert curve_table(alice) is not None and len(curve_table(alice)) == 20

@@ -1,0 +1,96 @@
+"""Two drafts of one team in one run group: a user walking the app with acme/llama31-8b-eagle3-v1 and -v2 (both
+Llama-3.1-8B EAGLE-3) found:
+
+A. a training log loaded for v2 stayed on Acceptance vs data's "Learning curve" tab after the sidebar's draft was
+   switched to v1 (and was then remembered as v1's log), while Overview dropped it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from comparelib.models import registry
+from tests.fixtures import page_app, page_text
+from tests.hub_emulator import HubEmulator
+
+V1 = "acme/llama31-8b-eagle3-v1"
+V2 = "acme/llama31-8b-eagle3-v2"
+TARGET = "meta-llama/Llama-3.1-8B-Instruct"
+CARD = f"---\nbase_model: {TARGET}\ntags:\n- eagle3\n---\n# Llama-3.1-8B EAGLE-3 draft\n"
+
+
+def _draft_config() -> dict[str, Any]:
+    """A SpecForge EAGLE-3 config for Llama-3.1-8B-Instruct (it names no target: the card does)."""
+    cfg = dict(registry.get_draft("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").config or {})
+    cfg.update(architectures=["LlamaForCausalLMEagle3"], max_position_embeddings=131_072)
+    return cfg
+
+
+def _add_drafts(hub: HubEmulator, **kw: Any) -> None:
+    for repo in (V1, V2):
+        hub.add_model(repo, _draft_config(), card=CARD, **kw)
+
+
+def _use(at: AppTest, source: str) -> AppTest:
+    """Choose the draft in the sidebar, as a user does, and press "Use this draft"."""
+    at.sidebar.text_input(key="draft_source").set_value(source)
+    at.sidebar.button[0].click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+# ------------------------------------------------------------------ A. a training log belongs to its draft
+
+LOG = "step,acc_0,acc_1\n" + "".join(f"{s},{0.9 - 0.4 / s:.4f},0.6\n" for s in range(1, 13))
+
+
+def _curve_shown(at: AppTest) -> bool:
+    return len(at.get("vega_lite_chart")) == 2  # the fit's, plus the learning curve's
+
+
+@pytest.mark.parametrize("how", ["upload", "path"])
+def test_a_training_log_loaded_for_v2_stays_with_v2(
+    hub: HubEmulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    import app
+
+    root = tmp_path / "root"
+    root.mkdir()
+    monkeypatch.setenv("SPECDRAFT_DATA_ROOT", str(root))
+    (root / "v2.csv").write_text(LOG)
+    _add_drafts(hub)
+    at = page_app("../pages/scaling.py", timeout=90)
+    at.session_state["sc_tab"] = "Learning curve"
+    _use(at.run(), V2)
+    if how == "upload":
+        at.file_uploader[0].set_value(("v2.csv", LOG.encode(), "text/csv")).run()
+    else:
+        at.text_input(key="lc_path").input("v2.csv").run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    assert _curve_shown(at)
+    assert set(at.session_state[app.CURVE_STATE]) == {V2}
+
+    _use(at, V1)  # another draft: its page shows no log, and v2's is not taken for v1's
+    assert not at.error, [e.value for e in at.error]
+    assert not _curve_shown(at), page_text(at)
+    assert "Upload a training log or give a path" in page_text(at)
+    assert at.text_input(key="lc_path").value == ""
+    assert at.file_uploader[0].value is None
+    assert set(at.session_state[app.CURVE_STATE]) == {V2}
+
+    _use(at, V2)  # back to v2: the log loaded for it comes back
+    assert not at.error, [e.value for e in at.error]
+    assert _curve_shown(at), page_text(at)
+    if how == "path":
+        assert at.text_input(key="lc_path").value == "v2.csv"
+        return
+    assert "Using v2.csv, uploaded for this draft earlier in this session." in page_text(at)
+    assert len([p for p in (root / "uploads").rglob("*") if p.is_file()]) == 1
+    at.button(key="lc_forget").click().run()  # dropped for good: deleted, and no curve
+    assert not at.exception, at.exception
+    assert not _curve_shown(at) and "Upload a training log or give a path" in page_text(at)
+    assert [p for p in (root / "uploads").rglob("*") if p.is_file()] == []
