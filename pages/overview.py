@@ -399,6 +399,8 @@ else:
     )
 # a published draft for your target measured in your group at a setting yours ran too: compared head to head
 lines += [f"- {pair.sentence}." for pair in answer.side_by_side]
+# another draft of the group that is not published (your v1 beside your v2): compared the same way
+lines += [f"- {pair.sentence}." for pair in answer.others_beside]
 st.markdown("\n".join(lines))
 
 from comparelib import export, tables  # noqa: I001 - after the answer: these load pandas

@@ -230,11 +230,39 @@ def _published_in_group(runs: Sequence[Any], own_repo: str | None, own_target: s
     return out
 
 
-def side_by_side(runs: Sequence[Any], own_repo: str | None, own_target: str | None) -> tuple[SideBySide, ...]:
+def _unpublished_in_group(runs: Sequence[Any], own_repo: str | None, own_target: str | None) -> dict[str, list[Any]]:
+    """Drafts that are neither yours nor published (a team's v1 beside its v2) that ``runs`` measured: the name
+    their first run gives -> their runs, in the order they were first run."""
+    from comparelib.models.draft import draft_match
+
+    if not own_repo or not runs:
+        return {}
+    others = runs_of_draft(runs_for_target(runs, own_target).kept, own_repo).left_out
+    published = [d.hub_id for d in registry.load_registry()]
+    out: dict[str, list[Any]] = {}
+    for r in sorted(others, key=lambda r: r.id):
+        name = str(getattr(r, "draft_model", None) or "").strip()
+        if registry.is_mtp(r) or not name or not r.output_tokens_per_s:
+            continue
+        if any(draft_match(name, h) for h in published):
+            continue
+        key = next((k for k in out if draft_match(name, k)), name)
+        out.setdefault(key, []).append(r)
+    return out
+
+
+def side_by_side(
+    runs: Sequence[Any], own_repo: str | None, own_target: str | None, *, published: bool = True
+) -> tuple[SideBySide, ...]:
     """Each published draft for your target that your run group (``runs``) measured at a setting your draft also
     ran, one pair per setting: the newest run of each side there. Runs of another target are not compared; your
-    draft's runs are those ``draft.runs_of_draft`` keeps. Ordered by the registry, then most num_steps first."""
-    theirs = _published_in_group(runs, own_repo, own_target)
+    draft's runs are those ``draft.runs_of_draft`` keeps. Ordered by the registry, then most num_steps first.
+    With ``published=False``, the group's other drafts that are not published instead (a team's v1 beside v2)."""
+    theirs = (
+        _published_in_group(runs, own_repo, own_target)
+        if published
+        else _unpublished_in_group(runs, own_repo, own_target)
+    )
     if not theirs:
         return ()
     mine = [
@@ -1247,6 +1275,8 @@ class Answer:
     own: OwnAccept | None = None  # the run your acceptance is read from, and why that one (``own_acceptance``)
     # published drafts for your target measured in your group at a setting yours ran too (``side_by_side``)
     side_by_side: tuple[SideBySide, ...] = ()
+    # the group's other drafts, not published (your v1 beside your v2), measured at a setting yours ran too
+    others_beside: tuple[SideBySide, ...] = ()
 
     @property
     def headline(self) -> bool:
@@ -1305,6 +1335,7 @@ def answer(
     by_target = runs_for_target(runs, target_model)
     by_draft = runs_of_draft(by_target.kept, draft)
     pairs = side_by_side(by_target.kept, draft, target_model)  # a published draft's runs beside yours: compared
+    others = side_by_side(by_target.kept, draft, target_model, published=False)  # your v1 beside your v2
     runs = by_draft.kept
     published: registry.PublishedDraft | None
     if isinstance(ref, registry.PublishedDraft):
@@ -1381,7 +1412,8 @@ def answer(
         curve_note=CURVE_NOTES.get(curve_verdict or ""),
         runs=tuple(runs),
         runs_note=by_target.note,
-        draft_note=_draft_note(by_target.kept, by_draft, pairs, draft),
+        draft_note=_draft_note(by_target.kept, by_draft, [*pairs, *others], draft),
         own=mine,
         side_by_side=pairs,
+        others_beside=others,
     )

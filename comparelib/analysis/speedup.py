@@ -1586,11 +1586,24 @@ def _draft_names(records: Sequence[Any], draft: str | None) -> dict[int, str]:
     if len(distinct) < 2:
         return {}
 
+    full = {r.id: registry.draft_label(r) for r in named}
+    labels = set(full.values())
+
+    # cut at the end; a team's drafts share the start (two "acme/llama31-8b-eagle3…"): their names without the
+    # org, cut at the start; else whole
+    def own_part(s: str) -> str:
+        part = s.split("/", 1)[-1]
+        return part if len(part) <= DRAFT_CHARS + 1 else "\u2026" + part[-DRAFT_CHARS:]
+
+    for cut in (lambda s: s[:DRAFT_CHARS] + "\u2026", own_part, lambda s: s):
+        short = {f: f if len(f) <= DRAFT_CHARS + 1 else cut(f) for f in labels}
+        if len(set(short.values())) == len(labels):
+            break
+
     def name(r: Any) -> str:
         if draft and draft_match(r.draft_model, draft):
             return "your draft"
-        said = registry.draft_label(r)
-        return said if len(said) <= DRAFT_CHARS + 1 else said[:DRAFT_CHARS] + "\u2026"
+        return short[full[r.id]]
 
     return {r.id: name(r) for r in named}
 
