@@ -121,18 +121,32 @@ except CompareError as exc:
     st.stop()
 
 # --- inputs -------------------------------------------------------------------------------------
+ref_options = sorted(published["draft"].dropna().unique())
+# as on Overview: a published draft for your draft's target first (a Kimi target keeps the Kimi-K2 one)
+own_runs = store.runs(group=draft.group) if draft.group else []
+target_choice = app.draft_target(draft, own_runs)  # its own, its runs', else the one set on Compare
+own_target = target_choice.model
+# a published draft measured beside yours in your group first, as on Overview and in the plan
+suggested = overview.default_reference(ref_options, draft.name, own_target, own_runs)
+# a draft for your target with no results here is offered all the same, as on Overview
+if suggested.hub_id not in ref_options:
+    ref_options = sorted([*ref_options, suggested.hub_id])
+app.pick_reference("sc_ref", ref_options, suggested, draft)
 # The inputs fold away: the page leads with its answer and one chart (the caption under it names the choice).
 with st.expander("Benchmark, setting, your training volume and run group", expanded=False):
     left, right = st.columns([1, 1])
     with left:
         bench_options = scaling.benchmarks(published)
-        bench = st.selectbox(
-            "Benchmark",
-            bench_options,
-            index=bench_options.index("gsm8k") if "gsm8k" in bench_options else 0,
-            format_func=verdicts.bench_label,
-            key="sc_bench",
-        )
+        # the benchmark the reference publishes most on (a coder draft's HumanEval, not GSM8K), until one is picked
+        # for this reference
+        _bench = scaling.default_benchmark(published, st.session_state.get("sc_ref", suggested.hub_id))
+        if bench_options and (
+            st.session_state.get("_sc_bench_for") != st.session_state.get("sc_ref")
+            or st.session_state.get("sc_bench") not in bench_options
+        ):
+            st.session_state["sc_bench"] = _bench
+            st.session_state["_sc_bench_for"] = st.session_state.get("sc_ref")
+        bench = st.selectbox("Benchmark", bench_options, format_func=verdicts.bench_label, key="sc_bench")
         x = st.radio("Volume axis", ["samples", "tokens"], horizontal=True, key="sc_x")
         opts = scaling.settings_for(published, bench, x)
         if opts.empty:  # said under the answer heading, where it is seen
@@ -181,17 +195,6 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         app.follow_draft("sc_group", group_options[group_default], draft, group_options)
         group = st.selectbox("Live results: run group", group_options, key="sc_group")
         group = None if group == "(none)" else group
-        ref_options = sorted(published["draft"].dropna().unique())
-        # as on Overview: a published draft for your draft's target first (a Kimi target keeps the Kimi-K2 one)
-        own_runs = store.runs(group=draft.group) if draft.group else []
-        target_choice = app.draft_target(draft, own_runs)  # its own, its runs', else the one set on Compare
-        own_target = target_choice.model
-        # a published draft measured beside yours in your group first, as on Overview and in the plan
-        suggested = overview.default_reference(ref_options, draft.name, own_target, own_runs)
-        # a draft for your target with no results here is offered all the same, as on Overview
-        if suggested.hub_id not in ref_options:
-            ref_options = sorted([*ref_options, suggested.hub_id])
-        app.pick_reference("sc_ref", ref_options, suggested, draft)
         reference = st.selectbox("Reference draft", ref_options, key="sc_ref")
         if reference == suggested.hub_id:
             st.caption(suggested.why)

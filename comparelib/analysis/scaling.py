@@ -489,6 +489,21 @@ def benchmarks(points: pd.DataFrame) -> list[str]:
     return list(usable["benchmark"].value_counts().index)
 
 
+def default_benchmark(points: pd.DataFrame, reference: str | None) -> str | None:
+    """The benchmark ``reference`` publishes most usable points on (GSM8K first among equals), else GSM8K, else
+    the one with most points: a coder draft that publishes HumanEval only opened on a GSM8K chart without it."""
+    options = benchmarks(points)
+    if not options:
+        return None
+    usable = points[points["usable"].astype(bool) & points["draft"].eq(reference)]
+    counts = usable["benchmark"].value_counts()
+    if len(counts):
+        best = int(counts.max())
+        tied = [b for b in options if counts.get(b, 0) == best]
+        return "gsm8k" if "gsm8k" in tied else tied[0]
+    return "gsm8k" if "gsm8k" in options else options[0]
+
+
 def settings_for(points: pd.DataFrame, benchmark: str, x: Axis = "samples") -> pd.DataFrame:
     """Setting keys reported on ``benchmark``: points and distinct volumes each, best-fittable first."""
     usable = points[points["usable"].astype(bool) & (points["benchmark"] == benchmark.lower())]
