@@ -603,6 +603,7 @@ def own_curve_verdict(draft: OwnDraft) -> str | None:
 
 TOKEN_STATE = "hub_token"  # the sidebar field (a widget: Streamlit drops its state when another page runs)
 TOKEN_KEPT = "_hub_token_kept"  # the token itself, kept for this browser session across page switches
+TOKEN_FIELD = "Hub token (this session only)"  # the sidebar field's label, as pages name it
 _NONE = "(none)"
 
 
@@ -618,6 +619,16 @@ def hub_token() -> str | None:
         return settings.check_token(str(token)) or None if token else None
     except InputError:
         return None
+
+
+def hub_access_text(exc: BaseException, what: str) -> str | None:
+    """What a page says when the Hub would not show ``what`` ("The tokenizer", "Your draft acme/x"): private or
+    gated, pointing at the sidebar's token field (the library's message names HF_TOKEN, the CLI's way); None for
+    any other error."""
+    from comparelib.errors import HubAccessError
+    from comparelib.models import hub
+
+    return hub.access_sentence(exc, what, TOKEN_FIELD) if isinstance(exc, HubAccessError) else None
 
 
 def _keep_token() -> None:

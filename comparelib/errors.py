@@ -32,11 +32,25 @@ class HostNotAllowedError(HubError):
     """A pasted URL points at a host that is not a Hugging Face Hub; nothing was fetched."""
 
 
-class RepoNotFoundError(HubError):
+class HubAccessError(HubError):
+    """The Hub would not show a repository: not found (or private, read without a token that can see it) or
+    gated. ``repo_id`` and ``repo_type`` name it and ``token_given`` says whether a token was used, so a page can
+    say which of its inputs could not be read and point at its own token field (the message names HF_TOKEN)."""
+
+    def __init__(
+        self, message: str, *, repo_id: str | None = None, repo_type: str = "model", token_given: bool = False
+    ) -> None:
+        super().__init__(message)
+        self.repo_id = repo_id
+        self.repo_type = repo_type
+        self.token_given = token_given
+
+
+class RepoNotFoundError(HubAccessError):
     """The repository does not exist, or is private and no token was given."""
 
 
-class GatedRepoError(HubError):
+class GatedRepoError(HubAccessError):
     """The repository is gated: the user must accept its terms and set HF_TOKEN."""
 
 

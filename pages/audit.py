@@ -322,8 +322,9 @@ with conv_tab:
                 if saved is not None:
                     result.source = upload.name  # not the server's temporary path
                 st.session_state["audit_result"] = result
-            except CompareError as exc:
-                st.error(str(exc))
+            except CompareError as exc:  # a private or gated tokenizer or dataset: the sidebar's token field says how
+                what = "The dataset" if getattr(exc, "repo_type", "") == "dataset" else "The tokenizer"
+                st.error(app.hub_access_text(exc, what) or str(exc))
             except OSError as exc:
                 st.error(f"Cannot read the dataset: {exc.strerror or exc}")
             finally:

@@ -167,7 +167,9 @@ def test_the_sidebar_token_opens_a_private_hub_tokenizer(data: tuple[Path, Path]
     hub.add_repo("acme/private-tok", {p.name: p.read_bytes() for p in tok.iterdir() if p.is_file()}, private=True)
     at = page_app(PAGE, timeout=60).run()
     run_audit(at, str(path), "acme/private-tok")
-    assert any("acme/private-tok not found" in e.value for e in at.error)  # no token: a private repo is not there
+    assert any(
+        "shows no model acme/private-tok without a token" in e.value for e in at.error
+    )  # no token: a private repo is not there
     at.sidebar.text_input(key="hub_token").set_value(hub.token).run()
     run_audit(at, str(path), "acme/private-tok")
     assert not at.exception and not at.error, [e.value for e in at.error]

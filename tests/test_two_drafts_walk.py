@@ -2,7 +2,9 @@
 Llama-3.1-8B EAGLE-3) found:
 
 A. a training log loaded for v2 stayed on Acceptance vs data's "Learning curve" tab after the sidebar's draft was
-   switched to v1 (and was then remembered as v1's log), while Overview dropped it.
+   switched to v1 (and was then remembered as v1's log), while Overview dropped it;
+C. Dataset audit's message for a private or gated tokenizer named HF_TOKEN (a server setting), not the sidebar's
+   "Hub token (this session only)" field.
 """
 
 from __future__ import annotations
@@ -94,3 +96,53 @@ def test_a_training_log_loaded_for_v2_stays_with_v2(
     assert not at.exception, at.exception
     assert not _curve_shown(at) and "Upload a training log or give a path" in page_text(at)
     assert [p for p in (root / "uploads").rglob("*") if p.is_file()] == []
+
+
+# ------------------------------------------------------------------ C. the audit points at the sidebar's token field
+
+AUDIT = "../pages/audit.py"
+
+
+@pytest.mark.parametrize(
+    ("case", "token", "needles"),
+    [
+        (
+            "private-tok",
+            None,
+            ("The tokenizer could not be read: ", "shows no model acme/private-tok without a token", "private"),
+        ),
+        ("gated-tok", None, ("The tokenizer could not be read: model acme/gated-tok is gated.", "/acme/gated-tok)")),
+        ("gated-tok", "ungranted", ("model acme/gated-tok is gated and the Hub token in use has not been granted",)),
+        ("private-chat", None, ("The dataset could not be read: ", "shows no dataset acme/private-chat")),
+    ],
+)
+def test_a_private_or_gated_tokenizer_points_at_the_sidebars_token_field(
+    hub: HubEmulator, tmp_path: Path, case: str, token: str | None, needles: tuple[str, ...]
+) -> None:
+    """The audit's message named HF_TOKEN, a server setting a visitor cannot set; the page's own field is named."""
+    from tests.test_page_audit import _rows, run_audit
+    from tests.tokenizer_fixture import build_tokenizer
+
+    data = tmp_path / "train.jsonl"
+    data.write_text("\n".join(_rows()) + "\n", encoding="utf-8")
+    tok = build_tokenizer(tmp_path / "tok")
+    tok_files = {p.name: p.read_bytes() for p in tok.iterdir() if p.is_file()}
+    hub.add_repo("acme/private-tok", tok_files, private=True)
+    hub.add_repo("acme/gated-tok", tok_files, gated=True)
+    hub.add_repo("acme/private-chat", {"data/train.jsonl": data.read_bytes()}, repo_type="dataset", private=True)
+    at = page_app(AUDIT, timeout=60).run()
+    import app
+
+    assert at.sidebar.text_input(key="hub_token").label == app.TOKEN_FIELD  # the field the message names
+    if token:
+        at.sidebar.text_input(key="hub_token").set_value(hub.ungranted_token).run()
+    if case == "private-chat":
+        run_audit(at, "acme/private-chat", str(tok))
+    else:
+        run_audit(at, str(data), f"acme/{case}")
+    assert not at.exception, at.exception
+    message = " ".join(e.value for e in at.error)
+    assert 'the sidebar\'s "Hub token (this session only)" field' in message, message
+    assert "HF_TOKEN" not in message, message
+    for needle in needles:
+        assert needle in message, message

@@ -203,10 +203,12 @@ def load_entry(
         except HubError as exc:
             ref_id = _repo_id_or_none(text)
             if ref_id and _in_registry(ref_id):
-                raise type(exc)(
+                again = type(exc)(
                     f"{exc} The built-in registry has a copy of {ref_id}: "
                     "pick it as a published draft to use it offline."
-                ) from exc
+                )
+                again.__dict__.update(exc.__dict__)  # a Hub error's repo_id, repo_type, token_given
+                raise again from exc
             shipped = _shipped_target(text, exc)
             if shipped is None:
                 raise

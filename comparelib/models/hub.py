@@ -29,6 +29,7 @@ from comparelib.errors import (
     EntryNotFoundError,
     GatedRepoError,
     HostNotAllowedError,
+    HubAccessError,
     HubError,
     InputError,
     OfflineError,
@@ -443,14 +444,19 @@ def map_error(
         )
         if has_token:
             msg += "; the token given has not been granted access yet"
-        return GatedRepoError(_scrub(msg))
+        return GatedRepoError(_scrub(msg), repo_id=repo_id, repo_type=repo_type, token_given=has_token)
     if isinstance(exc, hf.RepositoryNotFoundError):
         hint = (
             "check the name, and that HF_TOKEN can read it if it is private"
             if has_token
             else "check the name, or set HF_TOKEN if it is private (in the app: the sidebar's Hub token field)"
         )
-        return RepoNotFoundError(_scrub(f"{kind} {repo_id} not found on {host}; {hint}"))
+        return RepoNotFoundError(
+            _scrub(f"{kind} {repo_id} not found on {host}; {hint}"),
+            repo_id=repo_id,
+            repo_type=repo_type,
+            token_given=has_token,
+        )
     if isinstance(exc, hf.RevisionNotFoundError):
         return RevisionNotFoundError(
             _scrub(f"revision {revision!r} not found in {kind} {repo_id}; use a branch, a tag or a full commit sha")
@@ -481,6 +487,35 @@ def map_error(
             return HubError(_scrub(f"{host} rejected HF_TOKEN (invalid credentials); fix or unset HF_TOKEN"))
         return HubError(_scrub(f"{host} answered HTTP {status} for {label}; try again later"))
     return HubError(_scrub(f"could not fetch {filename or 'data'} of {label} from {host}: {type(exc).__name__}"))
+
+
+def access_sentence(exc: HubAccessError, what: str, token_field: str) -> str:
+    """What a page says when the Hub would not show ``what`` ("Your draft acme/x's config", "The tokenizer"):
+    gated, or not there (a private repository read without a token that can see it looks missing), with what to
+    do in the page's own token field ``token_field`` (the error's own message names HF_TOKEN, the CLI's way)."""
+    field = f'the sidebar\'s "{token_field}" field'
+    kind = "dataset" if exc.repo_type == "dataset" else "model"
+    if isinstance(exc, GatedRepoError):
+        page = f"{settings.hf_endpoint()}/{'datasets/' if kind == 'dataset' else ''}{exc.repo_id}"
+        if exc.token_given:
+            return _scrub(
+                f"{what} could not be read: {kind} {exc.repo_id} is gated and the Hub token in use has not been "
+                f"granted access. Accept its terms on the Hub ({page}) with that token's account, or paste another "
+                f"token in {field}."
+            )
+        return _scrub(
+            f"{what} could not be read: {kind} {exc.repo_id} is gated. Accept its terms on the Hub ({page}), then "
+            f"paste a token of that account in {field}."
+        )
+    if exc.token_given:
+        return _scrub(
+            f"{what} could not be read: {endpoint_host()} shows no {kind} {exc.repo_id} to the Hub token in use, so "
+            f"the name is wrong or that token cannot read it. Check the name, or paste a token that can in {field}."
+        )
+    return _scrub(
+        f"{what} could not be read: {endpoint_host()} shows no {kind} {exc.repo_id} without a token, so it is "
+        f"private (or gated), or the name is wrong. Paste a token that can read it in {field}, or check the name."
+    )
 
 
 # --------------------------------------------------------------------------------------------------
