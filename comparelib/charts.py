@@ -192,6 +192,10 @@ def scaling_chart(
                 ],
             ),
             opacity=alt.condition(own, alt.value(1.0), alt.value(0.9)),
+            # your runs at another setting are hollow: a tree's 4.36 sat filled on a chain (3,1,4) chart
+            fillOpacity=alt.condition(own & (alt.datum.comparable != "same setting"), alt.value(0), alt.value(1)),
+            stroke=alt.condition(own, alt.value(OWN_COLOUR), alt.value(None)),
+            strokeWidth=alt.condition(own, alt.value(2), alt.value(0)),
             tooltip=tooltip,
         )
     )
@@ -227,7 +231,7 @@ def scaling_chart(
     # one line per statement: a single long subtitle is cut off ("…") in a narrow column
     subtitle = [f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable"]
     if has_own:
-        subtitle.append("violet diamonds: your draft's measured runs, at any setting")
+        subtitle.append("violet diamonds: your draft's measured runs; hollow: at another setting, not comparable")
     if band is not None and len(band):
         subtitle.append("line and band: fit a + b·log10(volume), 95% band of the mean")
     return _layer(*layers).properties(

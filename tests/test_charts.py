@@ -72,6 +72,16 @@ def test_scaling_chart_data_splits_settings(scaling_spec: dict) -> None:
     assert rows
 
 
+def test_your_runs_at_another_setting_are_hollow(scaling_spec: dict) -> None:
+    """Walk N: a tree run's 4.36 sat as a filled diamond on a chain (3,1,4) chart, read as comparable."""
+    enc = _layers(scaling_spec)[4]["encoding"]
+    fill = enc["fillOpacity"]
+    assert "own" in fill["condition"]["test"] and "same setting" in fill["condition"]["test"]
+    assert (fill["condition"]["value"], fill["value"]) == (0, 1)
+    assert enc["stroke"]["condition"]["value"] == charts.OWN_COLOUR
+    assert any("hollow: at another setting, not comparable" in line for line in scaling_spec["title"]["subtitle"])
+
+
 def test_scaling_chart_rejects_bad_axis() -> None:
     with pytest.raises(InputError):
         charts.scaling_chart(scaling.empty_points(), benchmark="gsm8k", setting_key=None, x="flops")
