@@ -207,6 +207,14 @@ DRAFT_PARAMS = Table(
             decimals=4,
             help="parameters outside the embedding over the target's total",
         ),
+        Column(
+            "draft_to_active",
+            "float",
+            label="draft/target active",
+            decimals=4,
+            help="parameters outside the embedding over the target's active parameters (MoE targets only): what "
+            "one token costs the target",
+        ),
         *_ints("vocab", "draft_vocab", width=None),
         *_ints("lint_errors", "lint_warnings", width=None),
         Column("architecture", "text"),

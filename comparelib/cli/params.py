@@ -91,9 +91,14 @@ def _target_line(entry: Entry) -> str:
     origin = f" (from {CARD_TARGET_WORDS}; --target overrides it)" if entry.target_from == "card" else ""
     if entry.ratio is None or entry.target_count is None:
         return f"target {entry.target_label}{origin}; draft-to-target ratio unknown (its config is not known here)"
+    active = (
+        f"; {entry.ratio_active:.3%} of its {entry.target_count.active:,} active parameters, what a token costs it"
+        if entry.ratio_active is not None and entry.target_count.active
+        else ""
+    )
     return (
         f"target {entry.target_label}{origin} ({entry.target_count.total:,} parameters); draft-to-target ratio "
-        f"{entry.ratio:.6f} ({entry.ratio:.3%}: excluding embedding over the target's total)"
+        f"{entry.ratio:.6f} ({entry.ratio:.3%}: excluding embedding over the target's total{active})"
     )
 
 

@@ -66,6 +66,14 @@ class Entry:
             return None
         return self.count.excluding_embedding / self.target_count.total
 
+    @property
+    def ratio_active(self) -> float | None:
+        """The same over the target's active parameters (a MoE target; None for a dense one): what a token costs
+        the target, so a 30B-A3B target's draft is ~10x its share of the total."""
+        if self.target_count is None or not self.target_count.active:
+            return None
+        return self.count.excluding_embedding / self.target_count.active
+
 
 CARD_TARGET_WORDS = "the model card's base_model"  # where a ``target_from == "card"`` target came from, as said
 
@@ -598,6 +606,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         "target_from": entry.target_from or None,
         "target_note": entry.target_note,
         "draft_to_target_ratio": entry.ratio,
+        "draft_to_target_active_ratio": entry.ratio_active,
         "lint": [
             {"severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
             for f in lint.rank(entry.findings)
@@ -667,6 +676,7 @@ TABLE_COLUMNS: tuple[str, ...] = (
     "attached_volume",
     "lint_errors",
     "lint_warnings",
+    "draft_to_active",
     "role",  # last: the columns before it keep their places in CSV exports
 )
 
@@ -754,6 +764,7 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
                 "bf16_GiB": round(e.memory.get("bf16", 0) / 2**30, 3),
                 "target": e.target_label if draft else None,
                 "draft_to_target": None if e.ratio is None or not draft else round(e.ratio, 5),
+                "draft_to_active": None if e.ratio_active is None or not draft else round(e.ratio_active, 5),
                 "train_samples": samples,
                 "train_tokens": tokens,
                 "train_source": vol_source,
