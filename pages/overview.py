@@ -355,7 +355,10 @@ else:
     )
 acc_link = (
     # one run on every page, by one rule (overview.own_acceptance), named with why it is that run
-    _link(f"{answer.own.value:.2f}", "bench") + f" (measured, run #{answer.own.run.id}, {answer.own.why})"
+    _link(f"{answer.own.value:.2f}", "bench")
+    + f" (measured, run #{answer.own.run.id}"
+    + (f" imported from {speedup.imported_from(answer.own.run)}" if speedup.is_imported(answer.own.run) else "")
+    + f", {answer.own.why})"
     if answer.own is not None
     else (
         "missing ("
@@ -370,12 +373,16 @@ acc_link = (
 lines.append(overview.accept_line(acc, reference, acc_link, own_key, measured=own_accept is not None, link=_link))
 if live is not None:
     lines.append(
-        f"- **Live speed** (measured): run #{live.run_id} ({live.engine}, num_steps={live.num_steps}) "
+        f"- **Live speed** (measured): run #{live.run_id} ("
+        + ("imported, " if live.run_id in live.imported else "")  # another tool's file: said with its number
+        + f"{live.engine}, num_steps={live.num_steps}) "
         + (f"{live.batch_words}, " if live.batch_words else "")
         + f"{_link(f'{live.spec_tok_s:.1f} tok/s', 'bench')} with speculation against baseline run "
-        f"#{live.baseline_run_id} {_link(f'{live.baseline_tok_s:.1f} tok/s', 'bench')} without: "
+        f"#{live.baseline_run_id}{' (imported)' if live.baseline_run_id in live.imported else ''} "
+        f"{_link(f'{live.baseline_tok_s:.1f} tok/s', 'bench')} without: "
         f"{_link(f'{live.speedup:.2f}x', 'bench')} ({live.gain * 100:+.1f}%)"
         + (" (example data)." if live.kind == "example" else ".")
+        + (f" Note: {live.note.rstrip('.')}." if live.note else "")  # what one run of the pair did not record
         + (f" {live.others_clause}" if live.others_clause else "")  # the fastest pair is the largest batch's
     )
     for note in live.unpaired:
@@ -385,7 +392,8 @@ if live is not None:
         lines += [f"  - {t}." for t in trees]
 elif best is not None:
     lines.append(
-        f"- **Live speed** (measured): run #{best.id} ({best.engine}) "
+        f"- **Live speed** (measured): run #{best.id} ({'imported, ' if speedup.is_imported(best) else ''}"
+        f"{best.engine}) "
         f"{_link(f'{best.output_tokens_per_s:.1f} tok/s', 'bench')} with speculation "
         f"(num_steps={best.num_steps}); no speedup: {speedup.no_baseline_reason(answer.runs, [best])}."
     )

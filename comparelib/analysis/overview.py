@@ -876,6 +876,8 @@ class LiveFacts:
     others: tuple[str, ...] = ()
     batch: int | None = None  # the pair's concurrency (batch size), when recorded
     left_out: str | None = None  # runs of another draft left out (``draft.runs_of_draft``), in one sentence
+    imported: tuple[int, ...] = ()  # the pair's runs imported from another tool's file (``speedup.is_imported``)
+    note: str | None = None  # settings one run of the pair did not record (``speedup.Pair.note``)
 
     @property
     def batch_words(self) -> str:
@@ -945,7 +947,18 @@ def _pair_words(run: Any, base: Any, ratio: float, headline: Any) -> str:
         rest = "other server settings"
     text = " ".join(who) + (f", {rest}" if rest else "") + f", {_steps_text(run)}"
     text += f", tree topk={run.topk}" if (run.topk or 1) > 1 else ""
-    return f"{text} at {ratio:.2f}x (#{run.id}/#{base.id})"
+    return f"{text} at {ratio:.2f}x (#{run.id}/#{base.id}{_imported_tail(run, base)})"
+
+
+def _imported_tail(*runs: Any) -> str:
+    """ ", #19 imported" after a pair's run ids when a run of it was imported from another tool's file; else ""."""
+    ids = [f"#{r.id}" for r in runs if speedup.is_imported(r)]
+    return f", {' and '.join(ids)} imported" if ids else ""
+
+
+def _imported_words(run: Any) -> str:
+    """ "imported, " before a run's engine when it was imported from another tool's file; else ""."""
+    return "imported, " if speedup.is_imported(run) else ""
 
 
 def _other_pairs(runs: Sequence[Any], pair: speedup.Pair) -> tuple[str, ...]:
@@ -993,8 +1006,9 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
     batch = _batch(best)
     at_batch = f" at batch {batch}" if batch is not None else ""
     sentence = (
-        f"Measured{at_batch}: run #{best.id} ({best.engine}, {_steps_text(best)}) at {best.output_tokens_per_s:.1f} "
-        f"tok/s with speculation against baseline run #{base.id} ({base.engine}) at {base.output_tokens_per_s:.1f} "
+        f"Measured{at_batch}: run #{best.id} ({_imported_words(best)}{best.engine}, {_steps_text(best)}) at "
+        f"{best.output_tokens_per_s:.1f} tok/s with speculation against baseline run #{base.id} "
+        f"({_imported_words(base)}{base.engine}) at {base.output_tokens_per_s:.1f} "
         f"tok/s without: {pair.speedup:.2f}x ({gain * 100:+.1f}%)" + (" (example data)." if kind == "example" else ".")
     )
     if pair.note:  # a setting one side did not record: said, never taken as equal
@@ -1017,6 +1031,8 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
         others,
         batch,
         split.note,
+        tuple(r.id for r in (best, base) if speedup.is_imported(r)),
+        pair.note,
     )
 
 

@@ -819,6 +819,67 @@ def sweep_mismatch(run: Any, other: Any) -> list[str]:
     a, b = _tree_tokens(run), _tree_tokens(other)
     if a is not None and b is not None and a != b:
         reasons.append(f"different num_draft_tokens of a tree: {a} against {b}")
+    return reasons + unrecorded_conditions(run, other)
+
+
+def is_imported(run: Any) -> bool:
+    """Whether ``run`` was imported from another tool's result file (``importers``), not measured by this app."""
+    return getattr(run, "kind", None) == "imported"
+
+
+def imported_from(run: Any) -> str | None:
+    """The file an imported run came from, by its name ("v2_k5.json"); None for a run this app measured."""
+    if not is_imported(run):
+        return None
+    source = (getattr(run, "params", None) or {}).get("source_file") or (getattr(run, "notes", None) or {}).get(
+        "imported_from"
+    )
+    return re.split(r"[/\\]", str(source).rstrip("/\\"))[-1] if source else "another tool's result file"
+
+
+def run_ref(run: Any) -> str:
+    """A run as a number is quoted with it: "#19 (imported)" for a run imported from another tool, else "#19"."""
+    return f"#{run.id} (imported)" if is_imported(run) else f"#{run.id}"
+
+
+def _conditions(run: Any) -> dict[str, Any]:
+    """The measurement conditions ``_sweep_signature`` keys a sweep's line on, by the words that name them."""
+    raw = (getattr(run, "server_config", None) or {}).get("raw") or {}
+    raw = raw if isinstance(raw, Mapping) else {}
+    out: dict[str, Any] = {_PARAM_WORDS.get(k, k): run_param(run, k) for k in RUN_PARAMS_THAT_MATTER}
+    out.update({f"server setting {k}": raw.get(k) for k in SERVER_ARGS_THAT_MATTER})
+    out["server environment"] = (getattr(run, "notes", None) or {}).get("environment")
+    return {k: None if v == "" else v for k, v in out.items()}
+
+
+def unrecorded_conditions(run: Any, other: Any) -> list[str]:
+    """Why two runs are not one num_steps sweep although no recorded value differs: a condition one recorded and
+    the other did not (the prompt set `vllm bench serve` never saves). Empty when both recorded the same ones.
+
+    The sweep chart draws such runs as two settings (``sweep_series`` keys its lines on ``_sweep_signature``), and
+    the fit now reads them the same way: a `vllm bench serve` run of unknown prompts was fitted into the app's
+    sweep on its bundled prompts, and its per-position rates stood for the sweep's acceptance. A speedup pair still
+    allows them, and says what was not recorded (``unrecorded_settings``)."""
+    mine, theirs = _conditions(run), _conditions(other)
+    reasons = []
+    for who, known, have, lack in ((run, other, theirs, mine), (other, run, mine, theirs)):
+        missing = [(k, have[k]) for k in have if have[k] is not None and lack[k] is None]
+        if not missing:
+            continue
+        names = [k for k, _ in missing]
+        words = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        verb = "is" if len(names) == 1 else "are"
+        values = ", ".join(f"{k} {_norm(v)}" for k, v in missing if not k.startswith("server environment"))
+        said = (
+            f" (run #{known.id}: {values})"
+            if values
+            else f" (run #{known.id} recorded {'it' if verb == 'is' else 'them'})"
+        )
+        if is_imported(who):
+            lead = "" if who is run else f"run #{who.id} "
+            reasons.append(f"{lead}imported from {imported_from(who)}; its {words} {verb} not recorded{said}")
+        else:
+            reasons.append(f"{words} not recorded for run #{who.id}{said}")
     return reasons
 
 
@@ -999,8 +1060,9 @@ def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]
         else:
             verdict = f"the chain is {c / t - 1:.0%} faster"
         out.append(
-            f"{where}: best tree ({_shape(tree)}, run #{tree.id}) {t:.2f}x against the best chain "
-            f"({_shape(chain)}, run #{chain.id}) {c:.2f}x, each against its baseline (#{tb.id}, #{cb.id}): {verdict}"
+            f"{where}: best tree ({_shape(tree)}, run {run_ref(tree)}) {t:.2f}x against the best chain "
+            f"({_shape(chain)}, run {run_ref(chain)}) {c:.2f}x, each against its baseline ({run_ref(tb)}, "
+            f"{run_ref(cb)}): {verdict}"
         )
     return out
 
@@ -1037,7 +1099,10 @@ def _speculative(runs: Sequence[Any]) -> list[Any]:
 
 def _sweep_signature(run: Any) -> tuple[str, ...]:
     """What ``sweep_mismatch`` compares, as a key: runs with equal keys always agree, so the sweep is chosen
-    over a group's few distinct settings rather than over every pair of its runs (100 runs took 2.4 s)."""
+    over a group's few distinct settings rather than over every pair of its runs (100 runs took 2.4 s). The sweep
+    chart draws one line per key (``sweep_series``); a condition one run recorded and another did not splits the
+    key, and ``sweep_mismatch`` holds the two apart too (``unrecorded_conditions``), so the fit never joins what
+    the chart draws as two settings."""
 
     def key(value: Any) -> str:
         value = None if value == "unknown" or value == "" else value
@@ -1129,24 +1194,39 @@ def sweep_of(
             raise DataError(
                 f"no speculative run of this group is comparable with baseline run #{base.id}: {'; '.join(why)}"
             )
-        fair_classes = _classes(fair)
-        members = sorted(_compatible(fair_classes[0], fair_classes), key=lambda r: (int(r.num_steps), r.id))
+        # the best set among those comparable with it, as below: the fastest run's own setting (an imported run of
+        # unrecorded prompts) is not the sweep when the app's runs measured more num_steps
+        members, _ = _best_set(_classes(fair), runs, pair, base)
+        members = sorted(members, key=lambda r: (int(r.num_steps), r.id))
         served = pair.spec if pair is not None and any(pair.spec is m for m in members) else members[0]
         return Sweep(tuple(members), base, _left_out(spec, members, base), served, tuple(runs), split.note)
+    members, base = _best_set(_classes(spec), runs, pair)
+    members = sorted(members, key=lambda r: (int(r.num_steps), r.id))
+    if pair is not None and any(pair.spec is m for m in members):
+        served = pair.spec
+    else:
+        served = max(members, key=lambda r: float(r.output_tokens_per_s))
+    return Sweep(tuple(members), base, _left_out(spec, members, base), served, tuple(runs), split.note)
+
+
+def _best_set(
+    classes: Sequence[list[Any]], runs: Sequence[Any], pair: Pair | None, base: Any | None = None
+) -> tuple[list[Any], Any | None]:
+    """The compatible set of ``classes`` to fit, and its baseline (``base`` when given, else ``choose_baseline``):
+    the ranking ``sweep_of`` states, over sets started from each class."""
     best_key: tuple | None = None
-    chosen: tuple[list[Any], Any | None] = ([spec[0]], None)
+    chosen: tuple[list[Any], Any | None] = (classes[0], base)
     seen: set[frozenset[int]] = set()
-    classes = _classes(spec)
     for anchor in classes:
         members = _compatible(anchor, classes)
         ids = frozenset(id(m) for m in members)
         if ids in seen:
             continue
         seen.add(ids)
-        base = choose_baseline(runs, members)
+        found = base if base is not None else choose_baseline(runs, members)
         n_steps = len({int(m.num_steps) for m in members})
         key = (
-            base is not None,
+            found is not None,
             min(n_steps, 2),
             pair is not None and any(pair.spec is m for m in members),
             n_steps,
@@ -1154,14 +1234,8 @@ def sweep_of(
             max(m.id for m in members),
         )
         if best_key is None or key > best_key:
-            best_key, chosen = key, (members, base)
-    members, base = chosen
-    members = sorted(members, key=lambda r: (int(r.num_steps), r.id))
-    if pair is not None and any(pair.spec is m for m in members):
-        served = pair.spec
-    else:
-        served = max(members, key=lambda r: float(r.output_tokens_per_s))
-    return Sweep(tuple(members), base, _left_out(spec, members, base), served, tuple(runs), split.note)
+            best_key, chosen = key, (members, found)
+    return chosen
 
 
 def with_baselines(pool: Sequence[Any], picked: Sequence[Any], draft: str | None = None) -> list[Any]:
@@ -1244,9 +1318,13 @@ def model_from_runs(
     if draft_step_ms is not None:
         model = with_draft_step(model, draft_step_ms, source=source)
     engines = sorted({str(r.engine) for r in spec if getattr(r, "engine", None)})
-    notes = [f"runs fitted: {', '.join(f'#{r.id}' for r in spec)}" + (f" ({', '.join(engines)})" if engines else "")]
+    notes = [f"runs fitted: {', '.join(run_ref(r) for r in spec)}" + (f" ({', '.join(engines)})" if engines else "")]
     notes += ([sweep.target_note] if sweep.target_note else []) + list(sweep.left_out)
-    notes.append(f"baseline: run {base.id}" if base is not None else no_baseline_reason(sweep.pool, spec))
+    notes.append(
+        f"baseline: run {base.id}" + (" (imported)" if is_imported(base) else "")
+        if base is not None
+        else no_baseline_reason(sweep.pool, spec)
+    )
     ref = base if base is not None else spec[0]
     notes += list(dict.fromkeys(n for r in spec if (n := unrecorded_settings(r, ref))))
     return SpeedupModel(
