@@ -24,7 +24,7 @@ draft = app.own_draft()  # the sidebar (where a user picks the draft) comes befo
 # both while pandas and the analysis load (~0.4 s).
 from comparelib import charts, export, redact, settings, tables
 from comparelib.errors import CompareError
-from comparelib.models import comparison, engines, lint, registry
+from comparelib.models import comparison, engines, hub, lint, registry
 from comparelib.models import draft as own_draft
 from comparelib.models import serving as engine_model
 from comparelib.models import sources as source_names
@@ -260,6 +260,17 @@ if not sources:
     st.info("Pick a published draft or paste a URL to start.")
     st.stop()
 
+
+def _unread(exc: CompareError, src: str) -> bool:
+    """True when ``exc`` says ``src`` itself could not be read (its repo is private, gated or not there), not
+    the target given with it."""
+    repo = getattr(exc, "repo_id", None)
+    try:
+        return repo is not None and repo == hub.parse_ref(src).repo_id
+    except CompareError:
+        return False
+
+
 entries: list[comparison.Entry] = []
 with st.spinner("Reading configs and checkpoint headers…"):
     for src in sources:
@@ -276,7 +287,7 @@ with st.spinner("Reading configs and checkpoint headers…"):
                         )
                     )
                 except CompareError as exc:
-                    if not (mine and from_draft and target.strip() == from_draft):
+                    if not (mine and from_draft and target.strip() == from_draft) or _unread(exc, src):
                         raise
                     # the name a server reported (a folder on its machine) may not be readable here
                     st.warning(
@@ -284,8 +295,13 @@ with st.spinner("Reading configs and checkpoint headers…"):
                         f"({exc}); shown without it. Give the target in the field above."
                     )
                     entries.append(_load(src, None, target_layers, settings.token_fingerprint()))
-        except CompareError as exc:
-            st.error(f"**{src}**: {exc}")
+        except CompareError as exc:  # a private or gated repo: which one, and the sidebar's token field
+            said = (
+                app.hub_access_text(exc, f"Your draft {src}" if src == draft.source else src)
+                if _unread(exc, src)
+                else None
+            )
+            st.error(said or f"**{src}**: {exc}")
 if not entries:
     st.stop()
 

@@ -205,12 +205,17 @@ except CompareError as exc:
     st.error(str(exc))
     st.stop()
 
+own_entry: comparison.Entry | None = None
 try:
     with settings.session_token(app.hub_token()):
         own_entry = _entry(draft.source, settings.token_fingerprint())
 except CompareError as exc:
-    st.error(f"**Your draft ({draft.short})**: {exc}")
-    st.stop()
+    # a private or gated draft opened without a token (a shared link): said first, and the page answers what it
+    # can without its config (its runs, its volume, the published reference for the target its runs name)
+    if (unread := app.hub_access_text(exc, f"Your draft {draft.short}")) is None:
+        st.error(f"**Your draft ({draft.short})**: {exc}")
+        st.stop()
+    st.warning(unread + " Below: what its runs and training volume say; its size is left out.", icon=":material/lock:")
 
 # The first reference is one for your draft's target (a Kimi target keeps the Kimi-K2 draft); a pick made here
 # holds until another draft is chosen.
@@ -231,7 +236,7 @@ ref_options = drafts + [d for d in dict.fromkeys([suggested.hub_id, *_for_target
 app.pick_reference("ov_ref", ref_options, suggested, draft)
 if target_choice.note:  # the target set on Compare drafts, used or set aside: said, never silent
     st.caption(target_choice.note)
-if own_target and not own_entry.target_label:
+if own_entry is not None and own_target and not own_entry.target_label:
     # a config naming no target: the plan costed generation without the target and took another family's AL
     try:
         with settings.session_token(app.hub_token()):
@@ -312,9 +317,13 @@ if answer.runs_note:  # runs of the group served with another target: not in the
 if answer.draft_note:  # runs of another draft or of the target's own MTP layers: not your draft's, and named
     st.caption(answer.draft_note)
 lines = [
-    f"- **Your draft:** {own_entry.label}"
-    + (f" (commit `{own_entry.commit_sha[:7]}`)" if own_entry.commit_sha else "")
-    + f" · architecture `{own_entry.spec.architecture}`"
+    (
+        f"- **Your draft:** {own_entry.label}"
+        + (f" (commit `{own_entry.commit_sha[:7]}`)" if own_entry.commit_sha else "")
+        + f" · architecture `{own_entry.spec.architecture}`"
+        if own_entry is not None
+        else f"- **Your draft:** {draft.short} · config not read (see above)"
+    )
     + (
         f" · target `{own_target}` ({_TARGET_FROM.get(target_choice.origin, target_choice.origin)})."
         if own_target
@@ -332,6 +341,11 @@ if size is not None:
         f"{_link(f'{size.ref_total:,}', 'compare', compare_q)}.",
         f"- **Why they differ:** {size.sentence}",
     ]
+elif own_entry is None:  # a private or gated draft read without a token: the warning above says what to do
+    lines.append(
+        "- **Size outside the embedding:** not read: its config could not be read (see above), so sizes are not "
+        "compared."
+    )
 else:  # the registry has no config for the reference: its size is not known, so no size gap is named
     own_q = [("m", draft.source)]
     lines.append(
@@ -429,7 +443,14 @@ elif own_volume and ref_volume:
         st.error(str(exc))
 
 st.divider()
-plan_section(draft, own_entry, runs, volumes)
+if own_entry is not None:
+    plan_section(draft, own_entry, runs, volumes)
+else:
+    st.subheader("What closes the gap, and what it costs")
+    st.info(
+        "No plan for this draft: the plan needs your draft's config (its size and what a step costs), which could "
+        "not be read (see above)."
+    )
 
 if draft.uses_example_data:
     st.caption(

@@ -341,7 +341,8 @@ def test_story_token_across_pages_best_pair_and_a_target_pasted_as_draft(  # typ
     page.set_default_timeout(120_000)
     page.goto(f"{live_app.url}/?draft=acme/gated-draft&draft_group=story&draft_samples=37000")
     _settle(page)
-    assert "Hub token field" in page.locator("[data-testid='stMain']").inner_text()  # gated: asks for a token
+    # gated: asks for a token, in the sidebar's field
+    assert '"Hub token (this session only)" field' in page.locator("[data-testid='stMain']").inner_text()
     _fill(page, "Hub token (this session only)", hub.token)
     main = page.locator("[data-testid='stMain']")
     expect(main).to_contain_text(f"run #{ids['spec']} (sglang, num_steps=4)", timeout=60_000)
@@ -352,7 +353,9 @@ def test_story_token_across_pages_best_pair_and_a_target_pasted_as_draft(  # typ
     for title in ("Compare drafts", "Live benchmark", "Overview"):
         _nav(page, title)
         expect(_input(page, "Hub token (this session only)")).to_have_value(hub.token)
-        assert "Hub token field" not in page.locator("[data-testid='stMain']").inner_text(), title
+        assert '"Hub token (this session only)" field' not in page.locator("[data-testid='stMain']").inner_text(), (
+            title
+        )
     _shoot(page, "6-story-overview-light")
     head = page.get_by_test_id("stHeading").nth(1).inner_text()  # the answer, under the title
     assert head.startswith("The largest gap is training data: 37K samples against 1.4M"), head

@@ -3,6 +3,8 @@ Llama-3.1-8B EAGLE-3) found:
 
 A. a training log loaded for v2 stayed on Acceptance vs data's "Learning curve" tab after the sidebar's draft was
    switched to v1 (and was then remembered as v1's log), while Overview dropped it;
+B. a share link to the private v2 opened without a Hub token gave Overview only "not found ... set HF_TOKEN" while
+   Acceptance vs data answered from the runs, and Compare drafts named the target as what could not be read;
 C. Dataset audit's message for a private or gated tokenizer named HF_TOKEN (a server setting), not the sidebar's
    "Hub token (this session only)" field.
 """
@@ -16,7 +18,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from comparelib.models import registry
-from tests.fixtures import page_app, page_text
+from tests.fixtures import bench_config, bench_store, page_app, page_text, routed_compare, store_run
 from tests.hub_emulator import HubEmulator
 
 V1 = "acme/llama31-8b-eagle3-v1"
@@ -146,3 +148,70 @@ def test_a_private_or_gated_tokenizer_points_at_the_sidebars_token_field(
     assert "HF_TOKEN" not in message, message
     for needle in needles:
         assert needle in message, message
+
+
+# ------------------------------------------------------------------ B. a private draft opened without a token
+
+GROUP = "llama31-drafts"
+REFERENCE = "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"  # Overview's reference for the target
+
+
+def _store_group() -> dict[str, int]:
+    """The team's group as the bench page stores it (SGLang, batch 1): a baseline, v1 and v2 at num_steps 3."""
+    store = bench_store()
+    ids: dict[str, int] = {}
+    for name, draft, steps, tok_s, al in (
+        ("base", None, None, 90.0, None),
+        ("v1", V1, 3, 150.0, 2.6),
+        ("v2", V2, 3, 162.0, 2.9),
+    ):
+        cfg = bench_config("sglang", TARGET, steps, draft=draft, topk=1 if steps else None, ndt=4 if steps else None)
+        summary = {"requests": 32, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al}
+        ids[name] = store_run(store, cfg, summary, group=GROUP, endpoint="http://sglang:30000")
+    return ids
+
+
+def _overview(**query: str) -> AppTest:
+    import streamlit as st
+
+    st.cache_data.clear()
+    at = page_app("../pages/overview.py", timeout=90)
+    for key, value in {"draft": V2, "draft_group": GROUP, "draft_samples": "250000", **query}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_overview_answers_what_it_can_for_a_private_draft_without_a_token(hub: HubEmulator) -> None:
+    _add_drafts(hub, private=True)
+    ids = _store_group()
+    at = _overview()
+    assert not at.error, [e.value for e in at.error]
+    top = at.warning[0].value
+    assert top.startswith(f"Your draft {V2} could not be read: "), top
+    assert "private" in top and 'paste a token that can read it in the sidebar\'s "Hub token (this session only)"' in (
+        top.replace("Paste", "paste")
+    ), top
+    md = "\n".join(m.value for m in at.markdown)
+    # its runs, its volume and the published reference for the target its runs were served with still answer
+    assert f"run #{ids['v2']}" in md and "Live speed** (measured)" in md, md
+    assert "250K samples" in md and REFERENCE in md, md
+    assert f"target `{TARGET}` (the model its runs were served with)" in md, md
+    assert "not read: its config could not be read (see above), so sizes are not compared" in md, md
+    assert "No plan for this draft: the plan needs your draft's config" in page_text(at)
+
+    at.sidebar.text_input(key="hub_token").set_value(hub.token).run()  # the token given: the whole answer
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    assert not any("could not be read" in w.value for w in at.warning)
+    assert "**Size outside the embedding**" in "\n".join(m.value for m in at.markdown)
+
+
+def test_compare_names_the_private_draft_not_its_target_as_unread(hub: HubEmulator) -> None:
+    _add_drafts(hub, private=True)
+    _store_group()
+    at = routed_compare(V2, GROUP)
+    errors = " ".join(e.value for e in at.error) + " ".join(w.value for w in at.warning)
+    assert f"Your draft {V2} could not be read: " in errors, errors
+    assert 'the sidebar\'s "Hub token (this session only)" field' in errors, errors
+    assert f"{TARGET}, could not be read" not in errors, errors  # the target was never the one unread

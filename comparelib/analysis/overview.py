@@ -1156,9 +1156,11 @@ def missing_evidence(
     sizes_known: bool,
     has_runs: bool,
     measured_beside: bool = False,
+    own_config: bool = True,
 ) -> tuple[str, ...]:
     """What keeps each gap (data, acceptance, size) from being measured, on whichever side it is missing.
-    ``measured_beside``: the reference ran in your group, so its published acceptance is not needed."""
+    ``measured_beside``: the reference ran in your group, so its published acceptance is not needed;
+    ``own_config``: False when your draft's config could not be read (then it is what keeps sizes apart)."""
     out: list[str] = []
     if own_volume is None:
         out.append(
@@ -1177,7 +1179,9 @@ def missing_evidence(
             + ("no speculative run with one in its run group" if has_runs else "attach a run group in the sidebar")
             + ")"
         )
-    if not sizes_known:
+    if not own_config:
+        out.append("your draft's config could not be read, so sizes are not compared")
+    elif not sizes_known:
         out.append(f"the registry has no config for {reference}, so sizes are not compared")
     return tuple(out)
 
@@ -1326,7 +1330,7 @@ def _measured_against(
 
 
 def answer(
-    own: Entry,
+    own: Entry | None,
     ref: Entry | registry.PublishedDraft,
     runs: Sequence[Any],
     own_volume: float | None,
@@ -1346,8 +1350,10 @@ def answer(
     registry names, else its runs') are left out and named in ``runs_note``: their pair is another model's.
     With ``draft`` (your draft's name; None for the example) only its own runs answer: runs of another draft or of
     the target's own MTP layers are left out and named in ``draft_note`` (``draft.runs_of_draft``); a published
-    draft for your target measured at a setting yours ran too is compared with yours in ``side_by_side``."""
-    target_model = own_target or own.target_label or target_from_runs(runs, draft)
+    draft for your target measured at a setting yours ran too is compared with yours in ``side_by_side``.
+    ``own`` None: your draft's config could not be read (a private or gated repo without a token); sizes are then
+    not compared, and the rest answers from the runs and the volume."""
+    target_model = own_target or (own.target_label if own is not None else None) or target_from_runs(runs, draft)
     by_target = runs_for_target(runs, target_model)
     by_draft = runs_of_draft(by_target.kept, draft)
     pairs = side_by_side(by_target.kept, draft, target_model)  # a published draft's runs beside yours: compared
@@ -1358,7 +1364,8 @@ def answer(
         reference, published, size = ref.hub_id, ref, None
     else:
         reference = ref.published.hub_id if ref.published is not None else ref.label
-        published, size = ref.published, size_facts(own, ref, own_name, reference)
+        published = ref.published
+        size = size_facts(own, ref, own_name, reference) if own is not None else None
     ref_volume = float(published.train_samples) if published and published.train_samples else None
     live = live_facts(runs)
     spec_runs = [r for r in runs if not r.is_baseline and r.output_tokens_per_s]
@@ -1383,7 +1390,7 @@ def answer(
     measured = _measured_against(pairs, reference, mine)
     if measured is not None:  # the reference measured beside yours outweighs its published figures
         acc_ratio, same_setting, accept_detail = measured
-    target = target_notice(own)
+    target = target_notice(own) if own is not None else None
     if target is not None:
         gap, sentence = "", target.sentence
     else:
@@ -1406,6 +1413,7 @@ def answer(
                 sizes_known=size is not None,
                 has_runs=bool(runs),
                 measured_beside=measured is not None,
+                own_config=own is not None,
             ),
         )
     return Answer(
