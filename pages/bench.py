@@ -119,6 +119,7 @@ def _labels(text: str) -> list[str]:
 
 OWN_BASELINES = "each run's own comparable baseline"
 DEFAULT_RUNS = 6  # "Compare runs" opens on your draft's newest runs (and the baselines they need)
+SWEEP_RUNS = 12  # and on the newest sweep's runs, up to this many
 
 
 def _comparison(runs: list[Any], baseline: Any | None) -> pd.DataFrame:
@@ -422,8 +423,12 @@ try:
         # draft (or the target's own MTP) are left out and named
         pool = run_pool(all_runs, draft)
         mine = runs_of_draft(pool, draft.match_name)  # Overview's sentence, while the selection leaves them out
-        # your draft's newest runs (the published draft's newest ones took the places of your num_steps 1 and 2)
-        newest = list(mine.kept)[-DEFAULT_RUNS:]
+        # your draft's newest runs (the published draft's newest ones took the places of your num_steps 1 and 2),
+        # and the whole sweep of your newest speculative run: a num_steps 1..10 sweep opened on 5..10, its best 2 cut
+        kept = list(mine.kept)
+        spec = [r for r in kept if not r.is_baseline and r.num_steps]
+        sweep = [r for r in spec if not speedup.sweep_mismatch(r, spec[-1])][-SWEEP_RUNS:] if spec else []
+        newest = [r for r in kept if any(r is x for x in (*kept[-DEFAULT_RUNS:], *sweep))]
         default_pick = [r.title for r in speedup.with_baselines(pool, newest, draft=draft.match_name)]
         older = [r for r in mine.kept if not r.is_baseline and r.title not in default_pick]
         if st.session_state.get("_compare_default") != default_pick or "compare_runs" not in st.session_state:
@@ -435,7 +440,7 @@ try:
             ids = ", ".join(f"#{r.id}" for r in older)
             st.caption(
                 f"Your older runs {ids} are not picked: the selection opens on your draft's {DEFAULT_RUNS} newest "
-                "runs and their baselines. Add them under Runs to compare them too."
+                "runs, its newest sweep and their baselines. Add them under Runs to compare them too."
             )
         if mine.note and not {r.title for r in mine.left_out} & set(picked):
             add = " Runs of another draft can be added under Runs to compare them with yours." if mine.left_out else ""

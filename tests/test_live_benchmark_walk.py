@@ -216,18 +216,21 @@ def test_live_benchmark_opens_on_your_whole_sweep_and_your_newest_run() -> None:
 
 
 def test_your_older_runs_left_out_of_the_selection_are_said() -> None:
-    ids = _store_walk([*WALK, _run(10, 175.0, 5, 3.6), _run(11, 172.0, 6, 3.8)])  # your sweep goes on
+    """The selection opens on the 6 newest runs and the newest run's whole sweep: a num_steps 1..10 sweep opened on
+    5..10, and its best (2 steps, in the story this app was built for) was not in the table."""
+    more = [_run(i, 175.0 - i, i - 5, 3.4 + 0.05 * i) for i in range(10, 16)]  # your chain sweep goes on: 5..10
+    ids = _store_walk([*WALK, *more])
     at = _bench_page()
     titles = {r.id: r.title for r in Store(settings.database_url()).runs(group=GROUP)}
-    assert at.multiselect(key="compare_runs").value == [titles[ids[i]] for i in (1, 4, 5, 6, 7, 10, 11)]
+    assert at.multiselect(key="compare_runs").value == [titles[ids[i]] for i in (1, 2, 3, 4, 5, *range(10, 16))]
     said = [c.value for c in at.caption if "older runs" in c.value]
     assert said == [
-        f"Your older runs #{ids[2]}, #{ids[3]} are not picked: the selection opens on your draft's 6 newest runs "
-        "and their baselines. Add them under Runs to compare them too."
+        f"Your older runs #{ids[6]}, #{ids[7]} are not picked: the selection opens on your draft's 6 newest runs, "
+        "its newest sweep and their baselines. Add them under Runs to compare them too."
     ], said
-    at.multiselect(key="compare_runs").set_value([titles[ids[i]] for i in (1, 2, 3)]).run()
+    at.multiselect(key="compare_runs").set_value([titles[ids[i]] for i in (1, 6, 7)]).run()
     assert not [c.value for c in at.caption if "older runs" in c.value]  # added: no longer said
-    assert at.selectbox(key="requests_run").value == titles[ids[11]]
+    assert at.selectbox(key="requests_run").value == titles[ids[15]]
 
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
