@@ -354,10 +354,13 @@ else:  # the registry has no config for the reference: its size is not known, so
         "the registry has no config for it, so sizes are not compared."
     )
 if data_ratio:
+    # a reference whose data is only partly counted ("~532K + OpenThoughts-114k-math"): at least that, said whole
+    least = "at least " if answer.ref_volume_floor else ""
+    said = comparison.registry.get_draft(reference).train_samples_text if answer.ref_volume_floor else None
     lines.append(
         f"- **Training volume:** ours {_link(f'{values.human(own_volume)} samples', 'audit')} ({vol_src}), "
-        f"{reference} {_link(values.human(ref_volume), 'scaling')} (published): "
-        f"{_link(values.times(max(data_ratio, 1 / data_ratio)), 'scaling')} "
+        f"{reference} {least}{_link(values.human(ref_volume), 'scaling')} (published{f': {said}' if said else ''}): "
+        f"{least}{_link(values.times(max(data_ratio, 1 / data_ratio)), 'scaling')} "
         + ("less data." if data_ratio > 1 else "more data.")
     )
 elif own_volume is None:

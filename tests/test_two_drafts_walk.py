@@ -6,7 +6,9 @@ A. a training log loaded for v2 stayed on Acceptance vs data's "Learning curve" 
 B. a share link to the private v2 opened without a Hub token gave Overview only "not found ... set HF_TOKEN" while
    Acceptance vs data answered from the runs, and Compare drafts named the target as what could not be read;
 C. Dataset audit's message for a private or gated tokenizer named HF_TOKEN (a server setting), not the sidebar's
-   "Hub token (this session only)" field.
+   "Hub token (this session only)" field;
+D. Overview said a rising training log's verdict twice, and named a tree in its other pairs without its draft tokens
+   ("num_steps=3, tree topk=4") where "Chains or trees" right below said "num_steps 3, topk 4, 8 draft tokens".
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from comparelib.models import registry
-from tests.fixtures import bench_config, bench_store, page_app, page_text, routed_compare, store_run
+from tests.fixtures import bench_config, bench_store, page_app, page_text, routed_compare, store_run, stored_run
 from tests.hub_emulator import HubEmulator
 
 V1 = "acme/llama31-8b-eagle3-v1"
@@ -215,3 +217,55 @@ def test_compare_names_the_private_draft_not_its_target_as_unread(hub: HubEmulat
     assert f"Your draft {V2} could not be read: " in errors, errors
     assert 'the sidebar\'s "Hub token (this session only)" field' in errors, errors
     assert f"{TARGET}, could not be read" not in errors, errors  # the target was never the one unread
+
+
+# ------------------------------------------------------------------ D. said once, and a tree named whole
+
+
+def _rising_curve():  # type: ignore[no-untyped-def]
+    """A learning curve still rising at its last point, as Acceptance vs data keeps it."""
+    from comparelib.analysis import curves
+
+    pts = []
+    for i in range(40):
+        a = 0.92 - 0.5 * (i + 1) ** -0.35
+        acc = (a, a * 0.97, a * 0.94)
+        pts.append(curves.CurvePoint(i + 1, (i + 1) * 16_000.0, "train", acc, curves.tau_sim(acc)))
+    curve = curves.analyse(pts)
+    assert curve.verdict == "rising"
+    return curve
+
+
+def test_overview_says_a_rising_log_once() -> None:
+    """The headline names the data gap and that the log agrees; the note under it said the same again."""
+    at = page_app("../pages/overview.py", timeout=60)
+    at.session_state["_own_curve"] = {"example:own-kimi-k2.5-draft": _rising_curve()}
+    at.run()
+    assert not at.exception, at.exception
+    head = at.subheader[0].value
+    assert head.startswith("The largest gap is training data") and "still rising" in head, head
+    assert page_text(at).count("still rising") == 1, page_text(at)
+
+
+@pytest.mark.parametrize(
+    ("topk", "ndt", "words"),
+    [
+        (1, 4, "num_steps=3 at"),  # a chain: its steps
+        (4, 8, "num_steps=3, topk 4, 8 draft tokens at"),  # a tree: its topk and draft tokens, as Chains or trees
+        (4, None, "num_steps=3, topk 4 at"),  # draft tokens not recorded: not guessed
+    ],
+)
+def test_other_pairs_name_a_tree_by_its_draft_tokens(topk: int, ndt: int | None, words: str) -> None:
+    from comparelib.analysis import overview, speedup
+
+    runs = [
+        stored_run(1, None, 90.0, concurrency=1, draft=V2),
+        stored_run(2, 3, 180.0, 2.8, concurrency=1, draft=V2, topk=topk, ndt=ndt),
+        stored_run(3, None, 400.0, concurrency=8, draft=V2),
+        stored_run(4, 3, 900.0, 2.8, concurrency=8, draft=V2),
+    ]
+    live = overview.live_facts(runs, draft=V2)
+    assert live is not None and (live.run_id, live.baseline_run_id) == (4, 3)
+    assert live.others == (f"SGLang EAGLE-3 batch 1, {words} 2.00x (#2/#1)",), live.others
+    if topk > 1 and ndt:  # the same words as the tree's in Chains or trees
+        assert "topk 4, 8 draft tokens" in speedup.shape_words(runs[1])

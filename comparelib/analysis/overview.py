@@ -1044,6 +1044,7 @@ def largest_gap(
     accept_same_setting: bool = False,
     own_volume: float | None = None,
     ref_volume: float | None = None,
+    ref_floor: bool = False,
     curve_verdict: str | None = None,
     accept_detail: str = "",
     missing: Sequence[str] | None = None,
@@ -1109,8 +1110,11 @@ def largest_gap(
     plateau = curve_verdict == "plateau"
     if name == "training data" and plateau:
         rest = {k: v for k, v in real.items() if k != "training data"}
+        least = "at least " if ref_floor else ""
         data_text = (
-            f"{human(own_volume)} samples against {human(ref_volume)}" if own_volume and ref_volume else "less data"
+            f"{human(own_volume)} samples against {least}{human(ref_volume)}"
+            if own_volume and ref_volume
+            else "less data"
         )
         lead = (
             f"Your training log has plateaued, so more of the same data is unlikely to close the gap, although "
@@ -1122,9 +1126,10 @@ def largest_gap(
             lead += f" The next gap is {other}: {words_other}."
         return "training data (contradicted by your training log)", lead + ahead_text
     if name == "training data" and own_volume and ref_volume:
+        least = "at least " if ref_floor else ""
         lead = (
-            f"The largest gap is training data: {human(own_volume)} samples against {human(ref_volume)} "
-            f"({times(real[name])} fewer)."
+            f"The largest gap is training data: {human(own_volume)} samples against {least}{human(ref_volume)} "
+            f"({least}{times(real[name])} fewer)."
         )
     else:
         lead = (
@@ -1297,6 +1302,7 @@ class Answer:
     side_by_side: tuple[SideBySide, ...] = ()
     # the group's other drafts, not published (your v1 beside your v2), measured at a setting yours ran too
     others_beside: tuple[SideBySide, ...] = ()
+    ref_volume_floor: bool = False  # ``ref_volume`` is a lower bound (only part of the reference's data is counted)
 
     @property
     def headline(self) -> bool:
@@ -1367,6 +1373,10 @@ def answer(
         published = ref.published
         size = size_facts(own, ref, own_name, reference) if own is not None else None
     ref_volume = float(published.train_samples) if published and published.train_samples else None
+    # only part of its data counted (the rest not stated): at least that many, said so, where none is published
+    ref_floor = ref_volume is None and bool(published and published.train_samples_min)
+    if ref_floor and published is not None and published.train_samples_min:
+        ref_volume = float(published.train_samples_min)
     live = live_facts(runs)
     spec_runs = [r for r in runs if not r.is_baseline and r.output_tokens_per_s]
     best = None
@@ -1402,6 +1412,7 @@ def answer(
             accept_same_setting=same_setting,
             own_volume=own_volume,
             ref_volume=ref_volume,
+            ref_floor=ref_floor,
             curve_verdict=curve_verdict,
             accept_detail=accept_detail,
             missing=missing_evidence(
@@ -1426,6 +1437,7 @@ def answer(
         own_setting=own_key,
         own_volume=own_volume,
         ref_volume=ref_volume,
+        ref_volume_floor=ref_floor,
         data_ratio=data_ratio,
         size_ratio=size_ratio,
         accept_ratio=acc_ratio,

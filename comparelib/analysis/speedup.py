@@ -1010,14 +1010,21 @@ def best_pair(runs: Sequence[Any], draft: str | None = None) -> Pair | None:
     return None
 
 
-def _shape(run: Any) -> str:
+def tree_words(run: Any) -> str:
+    """ "topk 4, 8 draft tokens" for a tree (its draft tokens where recorded), "" for a chain: how every sentence
+    names a tree (Chains or trees, Overview's pairs)."""
+    if (getattr(run, "topk", None) or 1) <= 1:
+        return ""
+    ndt = getattr(run, "num_draft_tokens", None)
+    return f"topk {run.topk}" + (f", {ndt} draft tokens" if ndt else "")
+
+
+def shape_words(run: Any) -> str:
     """ "num_steps 4" for a chain, "num_steps 3, topk 4, 8 draft tokens" for a tree."""
-    words = f"num_steps {run.num_steps}"
-    if (getattr(run, "topk", None) or 1) > 1:
-        words += f", topk {run.topk}"
-        if getattr(run, "num_draft_tokens", None):
-            words += f", {run.num_draft_tokens} draft tokens"
-    return words
+    steps = getattr(run, "num_steps", None)
+    words = f"num_steps {steps}" if steps is not None else "num_steps not reported"
+    tree = tree_words(run)
+    return f"{words}, {tree}" if tree else words
 
 
 def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]:
@@ -1060,8 +1067,8 @@ def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]
         else:
             verdict = f"the chain is {c / t - 1:.0%} faster"
         out.append(
-            f"{where}: best tree ({_shape(tree)}, run {run_ref(tree)}) {t:.2f}x against the best chain "
-            f"({_shape(chain)}, run {run_ref(chain)}) {c:.2f}x, each against its baseline ({run_ref(tb)}, "
+            f"{where}: best tree ({shape_words(tree)}, run {run_ref(tree)}) {t:.2f}x against the best chain "
+            f"({shape_words(chain)}, run {run_ref(chain)}) {c:.2f}x, each against its baseline ({run_ref(tb)}, "
             f"{run_ref(cb)}): {verdict}"
         )
     return out

@@ -183,6 +183,8 @@ class PublishedDraft:
     notes: str
     train_samples_text: str | None = None
     train_tokens_text: str | None = None
+    # a lower bound where only part of the data is counted ("~532K + OpenThoughts-114k-math"): never a fit's point
+    train_samples_min: int | None = None
     architecture: str = ""
     config_source: str | None = None
     aux_layer_ids: tuple[int, ...] | None = None
@@ -268,6 +270,7 @@ def _draft(d: dict[str, Any]) -> PublishedDraft:
         source_url=str(d["source_url"]),
         notes=str(d.get("notes") or ""),
         train_samples_text=d.get("train_samples_text"),
+        train_samples_min=_opt_int(d, "train_samples_min", hub_id),
         train_tokens_text=d.get("train_tokens_text"),
         architecture=str(d.get("architecture") or ""),
         config_source=d.get("config_source"),
