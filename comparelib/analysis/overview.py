@@ -178,8 +178,8 @@ class SideBySide:
         engine = str(getattr(r, "engine", None) or "unknown engine")
         parts = [_ENGINE_WORDS.get(engine.lower(), engine)]
         parts.append(f"num_steps {r.num_steps}" if r.num_steps is not None else "num_steps not reported")
-        if (r.topk or 1) > 1:
-            parts.append(f"topk {r.topk}, draft tokens {r.num_draft_tokens}")
+        if tree := speedup.tree_words(r):
+            parts.append(tree)
         batch = _batch(r)
         if batch is not None:
             parts.append(f"batch {batch}")
@@ -946,7 +946,8 @@ def _pair_words(run: Any, base: Any, ratio: float, headline: Any) -> str:
     if not rest and batch == _batch(headline) and engine == getattr(headline, "engine", None):
         rest = "other server settings"
     text = " ".join(who) + (f", {rest}" if rest else "") + f", {_steps_text(run)}"
-    text += f", tree topk={run.topk}" if (run.topk or 1) > 1 else ""
+    tree = speedup.tree_words(run)  # "topk 4, 8 draft tokens", as Chains or trees names a tree
+    text += f", {tree}" if tree else ""
     return f"{text} at {ratio:.2f}x (#{run.id}/#{base.id}{_imported_tail(run, base)})"
 
 
@@ -1147,7 +1148,7 @@ def largest_gap(
         lead += f" Alike: {', '.join(_alike_name(k, size_scope) for k in alike_names)}."
     lead += unlike + ahead_text
     if name == "training data" and curve_verdict == "rising":
-        lead += " Your training log is still rising, which agrees: more data should help."
+        lead += f" {RISING_AGREES}"
     return name, lead
 
 
@@ -1310,6 +1311,7 @@ class Answer:
         return bool(self.gap) and self.target is None
 
 
+RISING_AGREES = "Your training log is still rising, which agrees: more data should help."  # in the headline
 CURVE_NOTES = {
     "plateau": "Your training log (Acceptance vs data) has plateaued: by your own evidence, more of the same data "
     "is unlikely to raise acceptance, whatever the published drafts' trend says.",
@@ -1445,7 +1447,8 @@ def answer(
         gap_sentence=sentence,
         target=target,
         curve_verdict=curve_verdict,
-        curve_note=CURVE_NOTES.get(curve_verdict or ""),
+        # the log's verdict once: a headline that says the rising log agrees needs no note repeating it
+        curve_note=None if RISING_AGREES in sentence else CURVE_NOTES.get(curve_verdict or ""),
         runs=tuple(runs),
         runs_note=by_target.note,
         draft_note=_draft_note(by_target.kept, by_draft, [*pairs, *others], draft),
