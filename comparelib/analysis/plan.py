@@ -1584,13 +1584,20 @@ def build(
         tps_src = _source(sources, "measured", f"audit attached to the draft ({inputs.own_samples_source})")
     else:
         tps, tps_src = 2048.0, pubs["specforge-defaults"]
-    no_target = (
-        f"the target's parameter count is unknown ({inputs.target_label or 'no target named'}), so hidden-state "
-        "generation is not costed; name the target (`--target` on the CLI; the pages take it from the draft's "
-        "config or the model its runs were served with)"
-        if inputs.target_active is None
-        else ""
-    )
+    if inputs.target_active is not None:
+        no_target = ""
+    elif inputs.target_label:  # named (config, card, runs) but its config was not read: private, gated, offline
+        no_target = (
+            f"the target's parameter count is unknown ({inputs.target_label}: its config could not be read), so "
+            "hidden-state generation is not costed; give a Hub token for a gated or private target, or a local "
+            "folder of its config (`--target` on the CLI)"
+        )
+    else:
+        no_target = (
+            "the target's parameter count is unknown (no target named), so hidden-state generation is not costed; "
+            "name the target (`--target` on the CLI; the pages take it from the draft's config or the model its "
+            "runs were served with)"
+        )
     gen_s = train_s = None
     user_src = ""
     if gen_samples_per_s is not None or train_samples_per_s is not None:
@@ -2367,7 +2374,9 @@ def inputs_for(
     from comparelib.models import lint as lint_mod
     from comparelib.models.draft import runs_for_target, runs_of_draft, target_from_runs
 
-    by_target = runs_for_target(runs, target or entry.target_label or target_from_runs(runs, draft))
+    # the target as named (the draft's config, its card, the page's or --target, its runs'), read or not
+    named_target = target or entry.target_label or target_from_runs(runs, draft)
+    by_target = runs_for_target(runs, named_target)
     own = runs_of_draft(by_target.kept, draft)  # your draft's runs and the baselines, as Overview's pair
     runs_note = " ".join(n for n in (by_target.note, own.note) if n)
 
@@ -2432,7 +2441,8 @@ def inputs_for(
     return Inputs(
         draft_label=entry.label,
         draft_params=float(entry.count.excluding_embedding),
-        target_label=model_id(entry.target_label),  # matched against the registry's ids, which carry no revision
+        # matched against the registry's ids, which carry no revision; named even where its config was not read
+        target_label=model_id(entry.target_label or named_target),
         target_active=target_active,
         target_lm_head=target_lm_head,
         target_hidden=int(target_hidden),
@@ -2453,7 +2463,7 @@ def inputs_for(
         curve_source=curve_source,
         curve_set_aside=set_aside,
         published=published if published is not None else scaling.published_points(),
-        family=family_of(model_id(entry.target_label)),
+        family=family_of(model_id(entry.target_label or named_target)),
         benchmark=benchmark.lower(),
         offline=offline,
         step_record=record,
