@@ -30,7 +30,14 @@ from comparelib.errors import CompareError
 from comparelib.live.bench import BenchOptions, benchmark
 from comparelib.live.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.live.store import Store, requests_to_frame, runs_to_frame
-from comparelib.models.draft import latest_own_group, model_match, run_pool, runs_of_draft
+from comparelib.models.draft import (
+    latest_own_group,
+    model_match,
+    pool_is_attached,
+    run_pool,
+    runs_of_draft,
+    unattached_runs,
+)
 
 EXAMPLE_GROUP = "example-kimi-k2.5"
 ENGINES = ["auto", "sglang", "vllm", "openai"]
@@ -422,14 +429,22 @@ try:
         # when new runs arrive the selection follows them. Its pair is your draft's, as Overview's: runs of another
         # draft (or the target's own MTP) are left out and named
         pool = run_pool(all_runs, draft)
-        mine = runs_of_draft(pool, draft.match_name)  # Overview's sentence, while the selection leaves them out
+        # without your draft's run group the pool is the latest runs stored: none is yours (Overview's live speed
+        # is missing), not another draft's runs taken as yours for want of any naming it
+        attached = pool_is_attached(all_runs, draft)
+        mine = runs_of_draft(pool, draft.match_name) if attached else unattached_runs(pool, draft)
         # your draft's newest runs (the published draft's newest ones took the places of your num_steps 1 and 2),
         # and the whole sweep of your newest speculative run: a num_steps 1..10 sweep opened on 5..10, its best 2 cut
         kept = list(mine.kept)
         spec = [r for r in kept if not r.is_baseline and r.num_steps]
         sweep = [r for r in spec if not speedup.sweep_mismatch(r, spec[-1])][-SWEEP_RUNS:] if spec else []
         newest = [r for r in kept if any(r is x for x in (*kept[-DEFAULT_RUNS:], *sweep))]
-        default_pick = [r.title for r in speedup.with_baselines(pool, newest, draft=draft.match_name)]
+        if attached:
+            default_pick = [r.title for r in speedup.with_baselines(pool, newest, draft=draft.match_name)]
+        else:  # the latest runs, each with its baseline: said to be other drafts' (mine.note)
+            latest = [r for r in pool if not r.is_baseline][-DEFAULT_RUNS:]
+            bases = [speedup.choose_baseline(pool, [r]) for r in latest]
+            default_pick = [r.title for r in pool if any(r is x for x in (*latest, *bases))]
         older = [r for r in mine.kept if not r.is_baseline and r.title not in default_pick]
         if st.session_state.get("_compare_default") != default_pick or "compare_runs" not in st.session_state:
             st.session_state["_compare_default"] = default_pick
@@ -442,7 +457,9 @@ try:
                 f"Your older runs {ids} are not picked: the selection opens on your draft's {DEFAULT_RUNS} newest "
                 "runs, its newest sweep and their baselines. Add them under Runs to compare them too."
             )
-        if mine.note and not {r.title for r in mine.left_out} & set(picked):
+        if not attached and mine.note:
+            st.caption(mine.note)
+        elif mine.note and not {r.title for r in mine.left_out} & set(picked):
             add = " Runs of another draft can be added under Runs to compare them with yours." if mine.left_out else ""
             st.caption(mine.note + add)
         picked_runs = [by_title[t] for t in picked]

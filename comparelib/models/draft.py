@@ -720,6 +720,55 @@ def run_pool(all_runs: Sequence[Any], draft: OwnDraft) -> list[Any]:
     return [r for r in all_runs if r.group == EXAMPLE_GROUP]
 
 
+def pool_is_attached(all_runs: Sequence[Any], draft: OwnDraft) -> bool:
+    """Whether ``run_pool`` is the draft's own run group (attached, and holding runs), not its fallback (the latest
+    runs stored). The built-in example answers every run as it is: always True for it."""
+    if draft.match_name is None:
+        return True
+    return bool(draft.group) and any(r.group == draft.group for r in all_runs)
+
+
+def unattached_runs(pool: Sequence[Any], draft: OwnDraft) -> DraftRuns:
+    """The draft's runs in ``run_pool``'s fallback (no run group attached, or one holding no runs): none.
+
+    Overview reads only the attached group and says its live speed is missing; ``runs_of_draft``'s rule for a group
+    in which no run names the draft (runs of an unpublished draft may be its) claimed the latest runs of another
+    draft here ("No run names your draft epoch_3: the runs of labx/r1d-llama8b-eagle3 (#2-#15) are taken as its").
+    Every speculative run is left out; the note says that no group is attached, whose runs these are, and the
+    groups of runs that do name the draft (to attach)."""
+    spec = [r for r in pool if not getattr(r, "is_baseline", False)]
+    name = draft.match_name
+    named = [r for r in spec if name and not registry.is_mtp(r) and draft_match(getattr(r, "draft_model", None), name)]
+    others: dict[str, list[Any]] = {}
+    for r in spec:
+        if any(r is x for x in named):
+            continue
+        drafted = str(getattr(r, "draft_model", None) or "").strip()
+        label = (registry.algorithm_label(r) or "MTP") if registry.is_mtp(r) else drafted or "no draft recorded"
+        others.setdefault(label, []).append(r)
+    why = (
+        f"The run group {draft.group} attached to your draft {draft.name} holds no runs"
+        if draft.group
+        else f"No run group is attached to your draft {draft.name}"
+    )
+    said = [f"{why}, so no run is taken as yours (Overview's live speed is missing for the same reason)."]
+    if others:
+        listed = "; ".join(f"{label} ({id_span(r.id for r in rs)})" for label, rs in others.items())
+        said.append(f"The runs shown are the latest stored, of other drafts: {listed}.")
+    if named:
+        by_group: dict[str, list[Any]] = {}
+        for r in named:
+            by_group.setdefault(str(getattr(r, "group", None) or ""), []).append(r)
+        where = "; ".join(
+            f"{id_span(r.id for r in rs)} in group {g}" if g else f"{id_span(r.id for r in rs)} in no group"
+            for g, rs in by_group.items()
+        )
+        said.append(f"Runs naming your draft: {where}; attach their group in the sidebar to use them.")
+    else:
+        said.append("Attach your draft's run group in the sidebar, or benchmark your draft above.")
+    return DraftRuns((), tuple(spec), " ".join(said))
+
+
 def default_runs(all_runs: Sequence[Any], draft: OwnDraft, *, limit: int = 6) -> list[Any]:
     """The newest ``limit`` runs of ``run_pool`` (``speedup.with_baselines`` adds the baselines they need)."""
     return run_pool(all_runs, draft)[-limit:]

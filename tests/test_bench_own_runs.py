@@ -1,0 +1,112 @@
+"""Live benchmark's "Compare runs": which runs are your draft's, and the selection it opens on (walk P).
+
+The walk's store: group r1d-sweep with vLLM baselines at batch 1 (#1) and 4 (#7), the draft labx/r1d-llama8b-eagle3
+at num_steps 1..5 at each batch, and a run of /data/drafts/r1d-llama8b-eagle3. It found:
+
+1. with the sidebar on a local folder epoch_3 and no run group attached, the page's pool fell back to the latest
+   runs stored and claimed labx/r1d-llama8b-eagle3's runs as epoch_3's ("No run names your draft epoch_3: the runs
+   of ... are taken as its", "Your older runs #2..."), while Overview said "Live speed: missing".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from comparelib import settings
+from comparelib.live.store import Store
+from comparelib.models import registry
+from comparelib.models.draft import OwnDraft, pool_is_attached, run_pool, runs_of_draft, unattached_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = "deepseek-ai/DeepSeek-R1-Distill-Llama-8B"
+LABX = "labx/r1d-llama8b-eagle3"
+FOLDER = "/data/drafts/r1d-llama8b-eagle3"
+GROUP = "r1d-sweep"
+
+
+def _stored(store: Store, batch: int, steps: int | None, tok_s: float, draft: str = LABX, group: str = GROUP) -> int:
+    """One finished vLLM run as the bench client stores it (``steps=None``: the target alone)."""
+    server: dict[str, object] = {"engine": "vllm", "model": TARGET}
+    if steps is not None:
+        server.update(speculative_algorithm="EAGLE3", draft_model=draft, num_steps=steps)
+    rid = store.start_run(
+        endpoint="http://vllm:1", group=group, params={"concurrency": batch, "max_tokens": 96}, server_config=server
+    )
+    summary: dict[str, float] = {"requests": 16, "output_tokens_per_s": tok_s}
+    if steps is not None:
+        summary["accept_length"] = 1.5 + 0.3 * steps
+    store.finish_run(rid, summary)
+    return rid
+
+
+def _walk(store: Store) -> dict[str, list[int]]:
+    """The walk's group: bs1 baseline (#1) and K1..5 (#2-#6), a run of another folder's draft (#7), bs4 baseline (#8)
+    and K1..5 (#9-#13)."""
+    ids: dict[str, list[int]] = {"bs1": [], "bs4": []}
+    ids["bs1"].append(_stored(store, 1, None, 40.77))
+    ids["bs1"] += [_stored(store, 1, k, tok) for k, tok in enumerate((62.05, 77.95, 78.95, 83.37, 80.0), start=1)]
+    ids["folder"] = [_stored(store, 1, 3, 79.0, draft=FOLDER)]
+    ids["bs4"].append(_stored(store, 4, None, 135.42))
+    ids["bs4"] += [_stored(store, 4, k, tok) for k, tok in enumerate((213.5, 248.4, 260.5, 248.4, 263.5), start=1)]
+    return ids
+
+
+def _epoch3(tmp_path: Path) -> Path:
+    folder = tmp_path / "ckpt" / "epoch_3"
+    folder.mkdir(parents=True)
+    config = dict(registry.get_draft("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").config or {})
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder
+
+
+# --- 1. no run group attached: no run is taken as yours --------------------------------------------------------
+
+
+def test_the_latest_runs_are_not_yours_without_a_run_group() -> None:
+    store = Store(settings.database_url())
+    ids = _walk(store)
+    runs = store.runs()
+    draft = OwnDraft.parse("/tmp/walkP/ckpt/epoch_3")
+    assert not pool_is_attached(runs, draft)
+    pool = run_pool(runs, draft)
+    assert "taken as its" in (runs_of_draft(pool, draft.match_name).note or "")  # the group rule, read alone
+    own = unattached_runs(pool, draft)
+    assert own.kept == ()
+    assert {r.id for r in own.left_out} == {*ids["bs1"][1:], *ids["bs4"][1:], *ids["folder"]}
+    note = own.note or ""
+    assert note.startswith("No run group is attached to your draft epoch_3, so no run is taken as yours"), note
+    assert f"of other drafts: {LABX} (#2-#6, #9-#13); {FOLDER} (#7)." in note, note
+    # a run naming your draft (in a group not attached) is pointed at, not claimed
+    mine = _stored(store, 1, 2, 70.0, draft="/ckpt/epoch_3", group="e3")
+    said = unattached_runs(run_pool(store.runs(), draft), draft).note or ""
+    assert f"Runs naming your draft: #{mine} in group e3; attach their group in the sidebar" in said, said
+    # attached, or the example: the group's rule as before
+    assert pool_is_attached(runs, OwnDraft.parse(LABX, group=GROUP))
+    assert not pool_is_attached(runs, OwnDraft.parse(LABX, group="gone"))
+    assert pool_is_attached(runs, OwnDraft.parse("example"))
+
+
+def test_live_benchmark_and_overview_agree_that_no_run_is_yours(tmp_path: Path) -> None:
+    store = Store(settings.database_url())
+    _walk(store)
+    folder = _epoch3(tmp_path)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["draft"] = str(folder)
+    at.run()
+    assert not at.exception, at.exception
+    overview = "\n".join(m.value for m in at.markdown)
+    assert "**Live speed:** missing: no run group attached to your draft" in overview, overview
+    at.switch_page("pages/bench.py").run()
+    assert not at.exception, at.exception
+    said = [c.value for c in at.caption]
+    text = "\n".join(said)
+    assert "taken as its" not in text and "Your older runs" not in text, said
+    assert any(
+        c.startswith("No run group is attached to your draft epoch_3, so no run is taken as yours") for c in said
+    )
+    picked = at.multiselect(key="compare_runs").value
+    titles = {r.id: r.title for r in store.runs()}
+    assert picked == [titles[i] for i in (1, 7, 8, 9, 10, 11, 12, 13)], picked  # the latest runs, their baselines
