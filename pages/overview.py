@@ -330,10 +330,20 @@ lines = [
         else " · target not known."
     ),
 ]
+
+
+def _size_basis(reference: str) -> str:
+    """How the two sizes were counted: a registry config that is only assumed is said so."""
+    ref = comparison.registry.get_draft(reference)
+    if ref.config_confidence.lower().startswith("low"):
+        return f"counted from the configs; {reference}'s is assumed, not published, so no size gap is named"
+    return "counted from the configs"
+
+
 if size is not None:
     compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
     lines += [
-        f"- **Size outside the embedding** (counted from the configs): ours "
+        f"- **Size outside the embedding** ({_size_basis(reference)}): ours "
         f"{_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
         f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}"
         + (f": ours is {overview.size_words(answer.size_ratio)} the reference. " if answer.size_ratio else ". ")

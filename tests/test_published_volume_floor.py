@@ -29,3 +29,17 @@ def test_overview_names_the_data_gap_as_at_least() -> None:
     assert "publishes no training volume" not in text, text
     assert "The largest gap is training data: 3K samples against at least 532K (at least 177x fewer)." in text, text
     assert f"{R1} at least [532K]" in text and "(published: ~532K + OpenThoughts-114k-math" in text, text
+
+
+def test_a_reference_config_the_registry_only_assumes_names_no_size_gap() -> None:
+    """Walk P: "No real gap ... size (within 0%)" against a draft whose config the registry assumes, not reads."""
+    assert registry.get_draft(R1).config_confidence.startswith("low")
+    at = page_app("pages/overview.py", timeout=90)
+    at.query_params["draft"] = "registry:yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"
+    at.run()
+    at.selectbox(key="ov_ref").set_value(R1).run()
+    assert not at.exception, at.exception
+    text = page_text(at)
+    assert "size (within" not in text, text
+    assert f"{R1} publishes no config (the registry assumes one), so sizes are not compared" in text, text
+    assert f"counted from the configs; {R1}'s is assumed, not published, so no size gap is named" in text, text

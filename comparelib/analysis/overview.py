@@ -1163,6 +1163,7 @@ def missing_evidence(
     has_runs: bool,
     measured_beside: bool = False,
     own_config: bool = True,
+    ref_config_assumed: bool = False,
 ) -> tuple[str, ...]:
     """What keeps each gap (data, acceptance, size) from being measured, on whichever side it is missing.
     ``measured_beside``: the reference ran in your group, so its published acceptance is not needed;
@@ -1189,6 +1190,8 @@ def missing_evidence(
         out.append("your draft's config could not be read, so sizes are not compared")
     elif not sizes_known:
         out.append(f"the registry has no config for {reference}, so sizes are not compared")
+    elif ref_config_assumed:
+        out.append(f"{reference} publishes no config (the registry assumes one), so sizes are not compared")
     return tuple(out)
 
 
@@ -1397,6 +1400,10 @@ def answer(
         size.own_excluding_embedding / size.ref_excluding_embedding if size and size.ref_excluding_embedding else None
     )
     gap_size, size_scope = size_gap(size)
+    # a reference whose config the registry only assumes (not published): its size is no evidence of a gap, or of none
+    assumed = bool(published and published.config_confidence.lower().startswith("low"))
+    if assumed:
+        gap_size = None
     acc_ratio = (acc.ref_hi / own_accept) if own_accept and acc.ref_hi else None
     same_setting, accept_detail = acc.same_setting, accept_comparison(own_accept, acc)
     measured = _measured_against(pairs, reference, mine)
@@ -1424,6 +1431,7 @@ def answer(
                 own_accept=own_accept,
                 acc=acc,
                 sizes_known=size is not None,
+                ref_config_assumed=assumed,
                 has_runs=bool(runs),
                 measured_beside=measured is not None,
                 own_config=own is not None,
