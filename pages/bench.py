@@ -125,7 +125,7 @@ def _labels(text: str) -> list[str]:
 
 
 OWN_BASELINES = "each run's own comparable baseline"
-DEFAULT_RUNS = 6  # "Compare runs" opens on your draft's newest runs (and the baselines they need)
+DEFAULT_RUNS = 6  # "Compare runs" opens on your draft's newest speculative runs (and the baselines they need)
 SWEEP_RUNS = 12  # and on the newest sweep's runs, up to this many
 
 
@@ -433,12 +433,14 @@ try:
         # is missing), not another draft's runs taken as yours for want of any naming it
         attached = pool_is_attached(all_runs, draft)
         mine = runs_of_draft(pool, draft.match_name) if attached else unattached_runs(pool, draft)
-        # your draft's newest runs (the published draft's newest ones took the places of your num_steps 1 and 2),
-        # and the whole sweep of your newest speculative run: a num_steps 1..10 sweep opened on 5..10, its best 2 cut
+        # your draft's newest speculative runs (the published draft's newest ones took the places of your num_steps
+        # 1 and 2; baselines took places of the "6 newest"), and the whole sweep of your newest speculative run: a
+        # num_steps 1..10 sweep opened on 5..10, its best 2 cut. The baselines they need come on top.
         kept = list(mine.kept)
         spec = [r for r in kept if not r.is_baseline and r.num_steps]
         sweep = [r for r in spec if not speedup.sweep_mismatch(r, spec[-1])][-SWEEP_RUNS:] if spec else []
-        newest = [r for r in kept if any(r is x for x in (*kept[-DEFAULT_RUNS:], *sweep))]
+        own_spec = [r for r in kept if not r.is_baseline]
+        newest = [r for r in kept if any(r is x for x in (*own_spec[-DEFAULT_RUNS:], *sweep))]
         if attached:
             default_pick = [r.title for r in speedup.with_baselines(pool, newest, draft=draft.match_name)]
         else:  # the latest runs, each with its baseline: said to be other drafts' (mine.note)
@@ -455,7 +457,7 @@ try:
             ids = ", ".join(f"#{r.id}" for r in older)
             st.caption(
                 f"Your older runs {ids} are not picked: the selection opens on your draft's {DEFAULT_RUNS} newest "
-                "runs, its newest sweep and their baselines. Add them under Runs to compare them too."
+                "speculative runs, its newest sweep and their baselines. Add them under Runs to compare them too."
             )
         if not attached and mine.note:
             st.caption(mine.note)

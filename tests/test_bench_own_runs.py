@@ -5,7 +5,8 @@ at num_steps 1..5 at each batch, and a run of /data/drafts/r1d-llama8b-eagle3. I
 
 1. with the sidebar on a local folder epoch_3 and no run group attached, the page's pool fell back to the latest
    runs stored and claimed labx/r1d-llama8b-eagle3's runs as epoch_3's ("No run names your draft epoch_3: the runs
-   of ... are taken as its", "Your older runs #2..."), while Overview said "Live speed: missing".
+   of ... are taken as its", "Your older runs #2..."), while Overview said "Live speed: missing";
+2. "the selection opens on your draft's 6 newest runs" picked 5 of the draft's runs: a baseline took a place.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from comparelib import settings
 from comparelib.live.store import Store
 from comparelib.models import registry
 from comparelib.models.draft import OwnDraft, pool_is_attached, run_pool, runs_of_draft, unattached_runs
+from tests.fixtures import page_app
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "deepseek-ai/DeepSeek-R1-Distill-Llama-8B"
@@ -110,3 +113,42 @@ def test_live_benchmark_and_overview_agree_that_no_run_is_yours(tmp_path: Path) 
     picked = at.multiselect(key="compare_runs").value
     titles = {r.id: r.title for r in store.runs()}
     assert picked == [titles[i] for i in (1, 7, 8, 9, 10, 11, 12, 13)], picked  # the latest runs, their baselines
+
+
+# --- 2. "your draft's 6 newest runs" are 6 speculative runs ---------------------------------------------------
+
+
+def test_the_newest_runs_counted_are_your_drafts_speculative_runs() -> None:
+    store = Store(settings.database_url())
+    ids = _walk(store)
+    at = page_app(str(ROOT / "pages" / "bench.py"), timeout=90)
+    at.query_params["draft"] = LABX
+    at.query_params["draft_group"] = GROUP
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    runs = {r.title: r for r in store.runs(group=GROUP)}
+    picked = [runs[t] for t in at.multiselect(key="compare_runs").value]
+    spec = [r.id for r in picked if not r.is_baseline]
+    # 6 of the draft's speculative runs (the folder's run names it too), the baselines on top
+    assert spec == [*ids["folder"], *ids["bs4"][1:]], spec
+    assert {r.id for r in picked if r.is_baseline} == {ids["bs1"][0], ids["bs4"][0]}
+    said = [c.value for c in at.caption if "older runs" in c.value]
+    assert said == [
+        "Your older runs #2, #3, #4, #5, #6 are not picked: the selection opens on your draft's 6 newest speculative "
+        "runs, its newest sweep and their baselines. Add them under Runs to compare them too."
+    ], said
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_fewer_runs_than_the_count_are_all_picked(n: int) -> None:
+    store = Store(settings.database_url())
+    base = _stored(store, 1, None, 40.0)
+    spec = [_stored(store, 1, k, 60.0 + k) for k in range(1, n + 1)]
+    at = page_app(str(ROOT / "pages" / "bench.py"), timeout=90)
+    at.query_params["draft"] = LABX
+    at.query_params["draft_group"] = GROUP
+    at.run()
+    assert not at.exception
+    titles = {r.id: r.title for r in store.runs(group=GROUP)}
+    assert at.multiselect(key="compare_runs").value == [titles[i] for i in (base, *spec)]
+    assert not [c.value for c in at.caption if "older runs" in c.value]

@@ -216,8 +216,8 @@ def test_live_benchmark_opens_on_your_whole_sweep_and_your_newest_run() -> None:
 
 
 def test_your_older_runs_left_out_of_the_selection_are_said() -> None:
-    """The selection opens on the 6 newest runs and the newest run's whole sweep: a num_steps 1..10 sweep opened on
-    5..10, and its best (2 steps, in the story this app was built for) was not in the table."""
+    """The selection opens on the 6 newest speculative runs and the newest run's whole sweep: a num_steps 1..10
+    sweep opened on 5..10, and its best (2 steps, in the story this app was built for) was not in the table."""
     more = [_run(i, 175.0 - i, i - 5, 3.4 + 0.05 * i) for i in range(10, 16)]  # your chain sweep goes on: 5..10
     ids = _store_walk([*WALK, *more])
     at = _bench_page()
@@ -225,8 +225,8 @@ def test_your_older_runs_left_out_of_the_selection_are_said() -> None:
     assert at.multiselect(key="compare_runs").value == [titles[ids[i]] for i in (1, 2, 3, 4, 5, *range(10, 16))]
     said = [c.value for c in at.caption if "older runs" in c.value]
     assert said == [
-        f"Your older runs #{ids[6]}, #{ids[7]} are not picked: the selection opens on your draft's 6 newest runs, "
-        "its newest sweep and their baselines. Add them under Runs to compare them too."
+        f"Your older runs #{ids[6]}, #{ids[7]} are not picked: the selection opens on your draft's 6 newest "
+        "speculative runs, its newest sweep and their baselines. Add them under Runs to compare them too."
     ], said
     at.multiselect(key="compare_runs").set_value([titles[ids[i]] for i in (1, 6, 7)]).run()
     assert not [c.value for c in at.caption if "older runs" in c.value]  # added: no longer said
