@@ -980,7 +980,10 @@ def target_class(*names: str | None) -> str | None:
 
 
 _NAME_HINTS: tuple[tuple[str, str], ...] = (  # a hub id's words -> class, first hit wins (most specific first)
-    (r"distill-(llama|qwen)", ""),  # DeepSeek-R1 distills: Llama / Qwen2 models, say unknown rather than guess
+    # DeepSeek-R1 distills are their base's class (configs: LlamaForCausalLM for Llama-3.x, Qwen2ForCausalLM for
+    # Qwen2.5): "unknown" gave a published R1-Distill-Llama draft no verdict beside yours served on the same target
+    (r"distill-llama", "LlamaForCausalLM"),
+    (r"distill-qwen", "Qwen2ForCausalLM"),
     (r"kimi-k2\.5|kimi-k25", "KimiK25ForConditionalGeneration"),
     (r"kimi|deepseek-(v3|r1)", "DeepseekV3ForCausalLM"),
     (r"deepseek-v3\.2", "GlmMoeDsaForCausalLM"),
