@@ -439,8 +439,11 @@ try:
         kept = list(mine.kept)
         spec = [r for r in kept if not r.is_baseline and r.num_steps]
         sweep = [r for r in spec if not speedup.sweep_mismatch(r, spec[-1])][-SWEEP_RUNS:] if spec else []
+        # from the 6th newest speculative run on, with the baselines measured among them (all runs when fewer)
         own_spec = [r for r in kept if not r.is_baseline]
-        newest = [r for r in kept if any(r is x for x in (*own_spec[-DEFAULT_RUNS:], *sweep))]
+        first = own_spec[-DEFAULT_RUNS] if len(own_spec) >= DEFAULT_RUNS else None
+        window = kept[next(i for i, r in enumerate(kept) if r is first) :] if first is not None else kept
+        newest = [r for r in kept if any(r is x for x in (*window, *sweep))]
         if attached:
             default_pick = [r.title for r in speedup.with_baselines(pool, newest, draft=draft.match_name)]
         else:  # the latest runs, each with its baseline: said to be other drafts' (mine.note)
