@@ -515,6 +515,7 @@ KEPT: tuple[str, ...] = (
     "import_open",
     "import_labels",
     "import_group",
+    "import_draft",
     "import_spec_algorithm",
     "import_spec_steps",
     # Live benchmark's picks, drawn on every run of the page but forgotten on a visit to another page (a revisit

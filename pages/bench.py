@@ -378,7 +378,7 @@ try:
     if import_fold.open or "import_msg" in st.session_state or st.session_state.get("import_file") is not None:
         with import_fold:
             upload = st.file_uploader("Result file (JSONL or JSON)", type=["jsonl", "json"], key="import_file")
-            c1, c2, c3, c4 = st.columns(4)
+            c1, c2, c3, c4, c5 = st.columns([2, 2, 3, 2, 2])
             import_labels = c1.text_input("Labels (comma-separated)", key="import_labels")
             app.follow_draft("import_group", own_group or "", draft)  # as for a run: your draft's group
             import_group = c2.text_input(
@@ -386,18 +386,27 @@ try:
                 key="import_group",
                 help="Runs of one group are charted together; your draft's group is the default.",
             )
-            import_algo = c3.text_input(
+            # vLLM results do not record the draft: without it your own import read "a run of another draft"
+            app.follow_draft("import_draft", draft.match_name or "", draft)
+            import_draft = c3.text_input(
+                "Draft",
+                key="import_draft",
+                placeholder="from the file",
+                help="The draft the server ran (Hub id or folder), stored as the run's draft: your draft's name is "
+                "the default. A draft the file records (SGLang's) is kept, and the import says so where they differ.",
+            )
+            import_algo = c4.text_input(
                 "Algorithm",
                 key="import_spec_algorithm",
                 placeholder="from the file",
                 help="Stated speculative config (as the CLI's --spec-algorithm / --num-steps): it only fills what "
                 "the file does not say (vLLM results do not carry it) and never makes a baseline speculative.",
             )
-            import_steps = c4.number_input(
+            import_steps = c5.number_input(
                 "num_steps", 1, 64, value=None, key="import_spec_steps", placeholder="from the file"
             )
             if st.button("Import", key="import_run", disabled=upload is None) and upload is not None:
-                from comparelib.live.importers import import_file, imported_text, stated_spec
+                from comparelib.live.importers import import_file, imported_text, stated_draft_text, stated_spec
 
                 try:
                     with tempfile.TemporaryDirectory() as tmp:
@@ -408,16 +417,21 @@ try:
                             path,
                             labels=_labels(import_labels),
                             group=import_group.strip() or None,
-                            spec=stated_spec(import_algo, num_steps=import_steps),
+                            spec=stated_spec(import_algo, draft_model=import_draft, num_steps=import_steps),
                             name=upload.name,
                         )
                 except CompareError as exc:
                     st.error(str(exc))
                 else:
                     st.session_state["import_msg"] = imported_text(ids, upload.name)
+                    note = stated_draft_text([store.run(i) for i in ids], import_draft)
+                    if note:
+                        st.session_state["import_note"] = note
                     st.rerun()  # show them in the tables above
             if "import_msg" in st.session_state:
                 st.success(st.session_state.pop("import_msg"))
+            if "import_note" in st.session_state:
+                st.info(st.session_state.pop("import_note"), icon=":material/info:")
 
     all_runs = store.runs()
     by_title = {r.title: r for r in all_runs}

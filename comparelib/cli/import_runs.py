@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 
 # the stated speculative numbers an import takes (the page's num_steps field goes to 64 too); a tree's
 # num_draft_tokens may exceed num_steps
@@ -23,7 +24,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "makes a run without speculation speculative"
     )
     spec.add_argument("--spec-algorithm", help="e.g. EAGLE3 ('none' or 'baseline' states none)")
-    spec.add_argument("--draft-model")
+    spec.add_argument(
+        "--draft",
+        "--draft-model",
+        dest="draft_model",
+        metavar="DRAFT",
+        help="the draft served (Hub id or folder), stored as the runs' draft_model; a draft the file records is kept",
+    )
     spec.add_argument("--num-steps", type=int)
     spec.add_argument("--topk", type=int)
     spec.add_argument("--num-draft-tokens", type=int)
@@ -34,7 +41,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from comparelib.cli._util import print_json
     from comparelib.errors import InputError
-    from comparelib.live.importers import detect_format, import_file, imported_text, read_records, stated_spec
+    from comparelib.live.importers import (
+        detect_format,
+        import_file,
+        imported_text,
+        read_records,
+        stated_draft_text,
+        stated_spec,
+    )
     from comparelib.live.store import Store
     from comparelib.paths import resolve_user_path
 
@@ -67,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         for path in args.files:
             ids = import_file(store, path, labels=args.label, group=args.group, spec=spec)
             imported.extend((path, i) for i in ids)
+        note = stated_draft_text([store.run(i) for _, i in imported], args.draft_model, field="--draft")
         if args.json:
             print_json([{"file": path, **dataclasses.asdict(store.run(i))} for path, i in imported])
         else:
@@ -74,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
                 rec = store.run(i)
                 tps = "-" if rec.output_tokens_per_s is None else f"{rec.output_tokens_per_s:.2f}"
                 print(f"{imported_text([i], path)}: {rec.params.get('format')}, {tps} output tok/s")
+        if note:
+            print(note, file=sys.stderr)
         return 0
     finally:
         store.close()

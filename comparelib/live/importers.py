@@ -20,7 +20,7 @@ from typing import Any
 from comparelib import limits
 from comparelib.errors import DataError, InputError
 from comparelib.live.store import Store
-from comparelib.values import integer, number
+from comparelib.values import id_span, integer, number
 
 SGLANG = "sglang.bench_serving"
 VLLM = "vllm bench serve"
@@ -446,6 +446,36 @@ def stated_spec(
         "num_draft_tokens": None if num_draft_tokens is None else int(num_draft_tokens),
     }
     return {k: v for k, v in given.items() if v is not None}
+
+
+def stated_draft_text(runs: Sequence[Any], stated: str | None, *, field: str = "the Draft field") -> str | None:
+    """What an import says when its file records another draft than the one stated (``field`` names where: the
+    page's Draft field, the CLI's --draft): the file's is kept, as every value a file records is; None when they
+    agree (``draft.draft_match``: a folder and the Hub id of one name are one draft) or nothing was stated. A run
+    without speculation stores no draft, and says nothing."""
+    from comparelib.models.draft import draft_match
+
+    wanted = (stated or "").strip()
+    if not wanted:
+        return None
+    differ = [
+        r
+        for r in runs
+        if str(getattr(r, "draft_model", None) or "").strip() not in ("", wanted)
+        and not draft_match(r.draft_model, wanted)
+    ]
+    if not differ:
+        return None
+    by: dict[str, list[int]] = {}
+    for r in differ:
+        by.setdefault(str(r.draft_model).strip(), []).append(int(r.id))
+    said = "; ".join(f"{id_span(ids)} {name}" for name, ids in by.items())
+    one = len(differ) == 1
+    return (
+        f"The file records {'its' if one else 'their'} draft ({said}), not {wanted} given in {field}: the file's is "
+        f"kept, as it names what the server ran. {'That run counts' if one else 'Those runs count'} as your draft's "
+        "only where that name is your draft's."
+    )
 
 
 def imported_text(ids: Sequence[int], source: str) -> str:
