@@ -164,10 +164,10 @@ def test_both_samples_needed_figures_say_which_model_they_are_from() -> None:
 
 
 def test_no_family_volume_is_said_in_words() -> None:
-    """Item 6: "No openai draft ...", never "Only 0 distinct openai volume(s)"."""
+    """Item 6: "No gpt-oss draft ...", never "Only 0 distinct gpt-oss volume(s)"."""
     verdict = verdicts.gap_verdict(37_000.0, "zhuyksir/EAGLE3-gpt-oss-20b-bf16")
-    assert verdict.family == "openai" and verdict.family_distinct == 0
-    assert "No openai draft with a known volume reports GSM8K" in verdict.sentence, verdict.sentence
+    assert verdict.family == "gpt-oss" and verdict.family_distinct == 0
+    assert "No gpt-oss draft with a known volume reports GSM8K" in verdict.sentence, verdict.sentence
     assert "Only 0" not in verdict.sentence and "volume(s)" not in verdict.sentence
 
 

@@ -40,13 +40,13 @@ TARGET_CASES = [
     # target, family, AL, phrases that must be in the why, phrases that must not
     (
         TARGET,
-        "qwen",
+        "qwen3",
         2.64,
-        ["the qwen family's draft", f"a draft for {TARGET}-Instruct-2507, not for your target"],
+        ["the Qwen3 family's draft", f"a draft for {TARGET}-Instruct-2507, not for your target"],
         [f"the published draft for your target {TARGET}"],
     ),
-    (f"{TARGET}-Instruct-2507", "qwen", 2.64, [f"the published draft for your target {TARGET}-Instruct-2507"], []),
-    (None, "qwen", 2.64, ["the qwen family's draft with the most training data"], ["not for your target"]),
+    (f"{TARGET}-Instruct-2507", "qwen3", 2.64, [f"the published draft for your target {TARGET}-Instruct-2507"], []),
+    (None, "qwen3", 2.64, ["the Qwen3 family's draft with the most training data"], ["not for your target"]),
 ]
 
 
@@ -67,7 +67,7 @@ def test_acceptance_vs_datas_default_target_is_the_plans() -> None:
     entry = comparison.load_entry("example:own-kimi-k2.5-draft", with_header=False, with_card=False)
     pts = scaling.published_points()
     inputs = plan.inputs_for(entry, runs=SWEEP, published=pts)
-    inputs = replace(inputs, runs=tuple(SWEEP), target_label=TARGET, family="qwen", draft_label="my-local-draft")
+    inputs = replace(inputs, runs=tuple(SWEEP), target_label=TARGET, family="qwen3", draft_label="my-local-draft")
     result = plan.build(inputs)
     page = plan.default_target(pts, benchmark="gsm8k", setting_key=KEY, target=TARGET, own="my-local-draft")
     assert page is not None and result.target_al == pytest.approx(page[0]) == pytest.approx(2.64)

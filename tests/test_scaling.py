@@ -64,6 +64,7 @@ def _pts(
     ]
     df = pd.DataFrame(rows, columns=list(scaling.POINT_COLUMNS))
     df["kind"] = kind
+    df["family"] = family  # the family as given: "acme/m0" names no known model line
     return df
 
 
@@ -200,7 +201,7 @@ def test_kimi_verdict_from_the_data_alone() -> None:
     assert v.setting_key == "steps=3,topk=1,draft=4,bs=8,sglang"
     assert v.reference_accept == pytest.approx(3.271)
     # one Kimi-family volume at this exact setting: too few, so the fit is pooled and says so
-    assert v.family == "moonshotai" and v.family_distinct == 1
+    assert v.family == "kimik2" and v.family_distinct == 1
     assert v.fit_scope == "pooled" and v.fit is not None and v.fit.label == "pooled across drafts"
     assert v.predicted is not None and 1.0 <= v.predicted[1] <= v.predicted[0] <= v.predicted[2] <= 4.0
     assert v.extrapolated

@@ -78,7 +78,7 @@ def default_reference(
     fallback = KIMI_REFERENCE if KIMI_REFERENCE in choices else (choices[0] if choices else KIMI_REFERENCE)
     if not own_target:
         return Reference(fallback, "Your draft's target is not known, so the default reference is shown.")
-    kimi_family = family_of(by_id[KIMI_REFERENCE].target_model) if KIMI_REFERENCE in by_id else "moonshotai"
+    kimi_family = family_of(by_id[KIMI_REFERENCE].target_model) if KIMI_REFERENCE in by_id else "kimik2"
     if family_of(own_target) == kimi_family:
         return Reference(fallback, f"Chosen as a published draft for a Kimi target, as yours is ({own_target}).")
     wanted = (model_id(own_target) or "").lower()  # "org/name@rev" is org/name: the registry has no revisions
@@ -294,7 +294,7 @@ def nearest_in_family(own_target: str, own_repo: str | None = None) -> Reference
     Qwen3 draft's acceptance; every page and the plan choose by this one rule (``default_reference``)."""
     import math
 
-    from comparelib.models.draft import model_family, model_size
+    from comparelib.models.draft import family_words, model_family, model_size
 
     family = model_family(own_target)
     if family is None:
@@ -334,20 +334,11 @@ def nearest_in_family(own_target: str, own_repo: str | None = None) -> Reference
     )
     why = (
         f"No published draft for {own_target} can be compared here; the nearest is {pick.hub_id} for "
-        f"{pick.target_model} (same family, {_family_words(family)}), not a draft for your target."
+        f"{pick.target_model} (same family, {family_words(family)}), not a draft for your target."
     )
     if pick.hub_id not in countable:
         why += " The registry has no config for it, so its size is not known; training data and acceptance compare."
     return Reference(pick.hub_id, why)
-
-
-def _family_words(family: str) -> str:
-    """ "qwen3" -> "Qwen3", "llama3" -> "Llama-3": a family key as people write it."""
-    names = {"llama": "Llama-", "gpt-oss": "gpt-oss", "qwen": "Qwen", "kimi": "Kimi-", "deepseek": "DeepSeek-"}
-    for line, word in names.items():
-        if family.startswith(line):
-            return word + family[len(line) :].upper() if line in ("kimi", "deepseek") else word + family[len(line) :]
-    return family
 
 
 @dataclass(frozen=True)

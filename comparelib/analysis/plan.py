@@ -1421,12 +1421,26 @@ def published_target(
                 f"{ref} {at} (no published draft for your target {target} reports {benchmark} at {chain}; the "
                 f"nearest is this one, a draft for {row['target_model']} (same family), Overview's reference)"
             )
+    from comparelib.models.draft import family_words, model_size
+
+    nearest = ""
     if family:
         fam = sel[sel["family"] == family]
         if len(fam):
             sel = fam
+            size = model_size(target)
+            if size:  # the target nearest yours in size first, as ``overview.nearest_in_family`` picks
+                far = [abs(np.log(s / size)) if (s := model_size(str(t))) else np.inf for t in sel["target_model"]]
+                sel = sel.assign(_far=far)
+                sel = sel[sel["_far"] == sel["_far"].min()]
+                if np.isfinite(sel["_far"].min()):
+                    nearest = " for the target nearest yours in size,"
     best = sel.loc[pd.to_numeric(sel["samples"]).idxmax()]
-    whose = f"the {family} family's draft" if family and (sel["family"] == family).all() else "the published draft"
+    whose = (
+        f"the {family_words(family)} family's draft{nearest}"
+        if family and (sel["family"] == family).all()
+        else "the published draft"
+    )
     its = str(best.get("target_model") or "")
     other = f", a draft for {its}, not for your target" if target and its and its.lower() != target.lower() else ""
     none_own = f"; no published draft for your target {target} reports {benchmark} at {chain}" if target else ""
@@ -1764,11 +1778,11 @@ def build(
             & pd.to_numeric(points["samples"], errors="coerce").gt(0)
         ]
         fam = sel[sel["family"] == inputs.family] if inputs.family else sel.iloc[0:0]
-        use = fam if fam["samples"].nunique() >= 2 else sel
-        scope = f"{inputs.family} drafts" if use is fam else "drafts of every target"
-        xs = [float(v) for v in use["samples"]]
-        ys = [float(v) for v in use["accept_length"]]
-        labels = [str(d) for d in use["draft"]]
+        from comparelib.models.draft import family_words
+
+        # the target's family first (with your point it may have the three volumes a fit needs), then every target's
+        scopes = [(fam, f"{family_words(inputs.family)} drafts")] if fam["samples"].nunique() >= 2 else []
+        scopes.append((sel, "drafts of every target"))
         own_al_k = None
         if current_al_k is not None and speed is not None:
             k0 = speed.served_steps
@@ -1780,26 +1794,38 @@ def build(
         if inputs.lint_errors:
             own_al_k = None  # measured through broken wiring: not evidence of what the data supports
         own_al_k_for_trend = own_al_k
-        if inputs.own_samples and own_al_k is not None:
-            xs.append(float(inputs.own_samples))
-            ys.append(float(own_al_k))
-            labels.append(f"{inputs.draft_label} (measured {current_al_k:g} at {speed.served_steps} steps)")  # type: ignore[union-attr]
         own_now = inputs.own_samples
-        own_left_out = ""
-        try:
+        too_few = ""
+        for use, scope in scopes:
+            xs = [float(v) for v in use["samples"]]
+            ys = [float(v) for v in use["accept_length"]]
+            labels = [str(d) for d in use["draft"]]
+            if inputs.own_samples and own_al_k is not None:
+                xs.append(float(inputs.own_samples))
+                ys.append(float(own_al_k))
+                labels.append(f"{inputs.draft_label} (measured {current_al_k:g} at {speed.served_steps} steps)")  # type: ignore[union-attr]
+            own_left_out = ""
             try:
-                fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
-            except DataError:
-                if len(xs) == len(use):
-                    raise
-                # your point broke the trend (far more acceptance at far fewer samples): fit the published
-                # points alone and say why, rather than no fit beside a fold-out that shows the trend
-                own_left_out = (
-                    f"; your measured point ({ys[-1]:.2f} at {xs[-1]:,.0f} samples) does not lie on a rising "
-                    "trend with the published ones, so it was left out of the fit"
-                )
-                xs, ys, labels = xs[: len(use)], ys[: len(use)], labels[: len(use)]
-                fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
+                try:
+                    fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
+                except DataError:
+                    if len(xs) == len(use):
+                        raise
+                    # your point broke the trend (far more acceptance at far fewer samples): fit the published
+                    # points alone and say why, rather than no fit beside a fold-out that shows the trend
+                    own_left_out = (
+                        f"; your measured point ({ys[-1]:.2f} at {xs[-1]:,.0f} samples) does not lie on a rising "
+                        "trend with the published ones, so it was left out of the fit"
+                    )
+                    xs, ys, labels = xs[: len(use)], ys[: len(use)], labels[: len(use)]
+                    fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
+            except DataError as exc:
+                fit = None
+                if use is fam:  # too few of the family's volumes: every target's, said so
+                    too_few = f"{scope} could not be fitted alone ({exc}); "
+                    continue
+                fit_note += f"{too_few}no pooled fit: {exc}"
+                break
             fit_src = _source(
                 sources,
                 "publication",
@@ -1807,7 +1833,8 @@ def build(
                 f"({len(use)} points: {', '.join(sorted(set(labels[: len(use)])))})",
             )
             fit_note += (
-                f"pooled fit over {scope} at chain {chain} on {inputs.benchmark}"
+                too_few
+                + f"pooled fit over {scope} at chain {chain} on {inputs.benchmark}"
                 + (
                     (
                         f", plus your measured point at {steps} steps"
@@ -1823,8 +1850,7 @@ def build(
             )
             kinds = ["published"] * len(use) + (["yours"] if len(xs) > len(use) else [])
             pts = pd.DataFrame({"samples": xs, "al": ys, "kind": kinds, "label": labels})
-        except DataError as exc:
-            fit_note += f"no pooled fit: {exc}"
+            break
     elif fit is None:
         fit_note += "no fit: no learning curve and no published points given"
 

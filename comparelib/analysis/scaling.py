@@ -28,6 +28,7 @@ import pandas as pd
 
 from comparelib.analysis.stats import t_two_sided
 from comparelib.errors import DataError, InputError
+from comparelib.models.draft import family_words
 from comparelib.models.registry import family_of as family_of  # re-exported: callers name them here
 from comparelib.models.registry import run_setting as run_setting
 from comparelib.models.registry import steps_of as steps_of
@@ -258,7 +259,7 @@ def select(
         if chain is not None and rec.get("chain") != chain:
             r.append(f"different chain ({rec.get('chain')})")
         if family is not None and rec.get("family") != family:
-            r.append(f"other model family ({rec.get('family')})")
+            r.append(f"other model family ({family_words(rec.get('family')) or 'none known'})")
         if not rec["usable"]:
             r.append(rec["reason"])
         elif number(rec.get(x)) is None or (number(rec.get(x)) or 0) <= 0:

@@ -43,6 +43,7 @@ from comparelib.analysis.speedup import (
     what_if,
 )
 from comparelib.errors import CompareError, DataError, InputError
+from comparelib.models.draft import family_words
 from comparelib.models.registry import KIMI_REFERENCE as KIMI_REFERENCE  # re-exported
 from comparelib.models.registry import family_of
 from comparelib.values import bench_label as bench_label  # re-exported: callers name them here
@@ -441,21 +442,23 @@ def gap_verdict(
     fam_distinct = 0
     f = None
     scope: FitScope = "none"
+    # the family as people write it ("Llama-3"); a target of no known model line has no family to fit first
+    fam_words = family_words(family) or "same-family"
     if setting_key is not None:  # None: nothing reports this benchmark; a fit without a setting pools them all
         fam_sel = select(pts, benchmark=bench, setting_key=setting_key, x=x, family=family)
-        fam_distinct = int(fam_sel.points[fam_sel.points["kind"] == "published"][x].nunique())
+        fam_distinct = int(fam_sel.points[fam_sel.points["kind"] == "published"][x].nunique()) if family else 0
         scope = "family"
-        f = _try_fit(fam_sel, f"{family} drafts")
+        f = _try_fit(fam_sel, f"{fam_words} drafts") if family else None
         if f is None:
             scope = "pooled"
             f = _try_fit(select(pts, benchmark=bench, setting_key=setting_key, x=x), "pooled across drafts")
             if f is None:
                 scope = "none"
     loose = None
-    if chain and scope != "family":
+    if chain and scope != "family" and family:
         loose_sel = select(pts, benchmark=bench, setting_key=None, x=x, family=family, chain=chain)
         loose_sel = Selection(loose_sel.benchmark, f"chain {chain}", x, loose_sel.points, loose_sel.excluded)
-        loose = _try_fit(loose_sel, f"{family} drafts at chain {chain}, batch size and engine not all stated")
+        loose = _try_fit(loose_sel, f"{fam_words} drafts at chain {chain}, batch size and engine not all stated")
 
     parts: list[str] = []
     if ref_vol and ratio:
@@ -489,9 +492,9 @@ def gap_verdict(
         text, pred, extrap = _pred_text(f, own_volume, x)
         if scope == "pooled":
             few = (
-                f"No {family} draft with a known volume reports {where}"
+                f"No {fam_words} draft with a known volume reports {where}"
                 if fam_distinct == 0
-                else f"Only {fam_distinct} distinct {family} volume{'s' if fam_distinct > 1 else ''} "
+                else f"Only {fam_distinct} distinct {fam_words} volume{'s' if fam_distinct > 1 else ''} "
                 f"report{'' if fam_distinct > 1 else 's'} {where}, too few to fit"
             )
             parts.append(
@@ -500,14 +503,14 @@ def gap_verdict(
             )
         else:
             parts.append(
-                f"A fit over {f.n} {family} points at {setting_key} (R² {f.r2:.2f}, slope {f.b:+.2f} per decade) "
+                f"A fit over {f.n} {fam_words} points at {setting_key} (R² {f.r2:.2f}, slope {f.b:+.2f} per decade) "
                 f"predicts {text}."
             )
     loose_pred = None
     if loose is not None:
         text, loose_pred, _ = _pred_text(loose, own_volume, x)
         parts.append(
-            f"Looser, labelled: {family} drafts at chain {chain} on {bench_label(bench)} ({loose.n} points, "
+            f"Looser, labelled: {fam_words} drafts at chain {chain} on {bench_label(bench)} ({loose.n} points, "
             f"{loose.distinct} volumes {human(10**loose.x_min)}..{human(10**loose.x_max)}; batch size and engine "
             f"not all stated) give slope {loose.b:+.2f} per decade and predict {text}."
         )

@@ -89,6 +89,16 @@ class OwnDraft:
         return self.short
 
     @property
+    def identity(self) -> str:
+        """The draft whatever form it was pasted in, for what a session remembers per draft: a Hub draft by its repo
+        id (lower case; a URL, ``org/name`` and ``org/name@rev`` are one), any other by its source."""
+        if self.kind == "hub":
+            repo = _repo_id(self.source)
+            if repo:
+                return f"hub:{repo.lower()}"
+        return self.source
+
+    @property
     def match_name(self) -> str | None:
         """The name a run's draft_model is matched with (``runs_of_draft``); None for the built-in example, whose
         runs are answered as they are."""
@@ -427,13 +437,53 @@ def _signature(name: str) -> tuple[str | None, str | None, frozenset[str]]:
     return (line.group(1) if line else None), version, frozenset(_SIZE.findall(base))
 
 
+# A name naming a teacher's line and then another line is the teacher distilled into that other line's model, and
+# the family is the student's base (DeepSeek-R1-Distill-Llama-8B is a Llama-3.1-8B, DeepSeek-R1-0528-Qwen3-8B a
+# Qwen3-8B); "Distill" points at the line after it whoever the teacher is. DeepSeek-R1's distills name their base
+# line without its version (DeepSeek's model cards: Llama-3.1-8B, Llama-3.3-70B-Instruct and Qwen2.5).
+_TEACHERS = {"deepseek": {"llama": "3", "qwen": "2"}}
+_DISTILL = re.compile(r"(?:^|[-_. ])distill(?:ed)?(?=$|[^a-z])")
+
+
 def model_family(name: str | None) -> str | None:
     """The model line and major version a name says, as one key: Qwen/Qwen3-32B and Qwen/Qwen3-30B-A3B are
-    "qwen3", Llama-3.1-8B and Llama-3.3-70B "llama3", gpt-oss-20b "gpt-oss"; None when no known line is named."""
-    line, version, _ = _signature(name or "")
-    if line is None:
+    "qwen3", Llama-3.1-8B and Llama-3.3-70B "llama3", gpt-oss-20b "gpt-oss"; None when no known line is named.
+
+    A distill or fine-tune named after its base is of its base's family: deepseek-ai/DeepSeek-R1-Distill-Llama-8B
+    is "llama3", DeepSeek-R1-Distill-Qwen-7B "qwen2", not DeepSeek's (the family once was the Hub organisation,
+    and a Llama-3.1-8B-architecture target was aimed at a Kimi-K2 draft's acceptance). Every page and the plan
+    group models by this one key (``registry.family_of`` reads it)."""
+    base = _base(name or "")
+    lines = list(_LINEAGE.finditer(base))
+    if not lines:
         return None
+    pick = lines[0]
+    marker = _DISTILL.search(base)
+    after = [m for m in lines if marker and m.start() >= marker.end()]
+    if after:
+        pick = after[0]
+    elif pick.group(1) in _TEACHERS and len(lines) > 1:
+        pick = lines[1]
+    line = pick.group(1)
+    m = _VERSION.match(base, pick.end())
+    version = m.group(1) if m else None
+    if version is None and pick is not lines[0]:
+        version = _TEACHERS.get(lines[0].group(1), {}).get(line)
     return line + (version.split(".", 1)[0] if version else "")
+
+
+def family_words(family: str | None) -> str:
+    """ "qwen3" -> "Qwen3", "llama3" -> "Llama-3", "kimik2" -> "Kimi-K2": a family key (``model_family``) as
+    people write it; a key of no known line as it is."""
+    names = {"llama": "Llama-", "gpt-oss": "gpt-oss", "qwen": "Qwen", "kimi": "Kimi-", "deepseek": "DeepSeek-"}
+    family = family or ""
+    for line, word in names.items():
+        if family.startswith(line) and family != line:
+            rest = family[len(line) :]
+            return word + (rest.upper() if line in ("kimi", "deepseek") else rest)
+        if family == line:
+            return word.rstrip("-")
+    return family
 
 
 def model_size(name: str | None) -> float | None:

@@ -527,10 +527,13 @@ def draft_label(run: Any) -> str:
 
 
 def family_of(target_model: str | None) -> str:
-    """Model family = the organisation of the target (moonshotai, meta-llama, Qwen ...)."""
-    if not target_model:
-        return ""
-    return str(target_model).split("/")[0].strip().lower()
+    """The target's model family, ``draft.model_family``'s key ("llama3", "qwen3", "kimik2", "gpt-oss"); "" when
+    the name names no known model line. Not the Hub organisation: deepseek-ai/DeepSeek-R1-Distill-Llama-8B is a
+    Llama-3 model, and grouping it with deepseek-ai (whose drafts report nothing at its chain) aimed its plan at a
+    Kimi-K2 draft's acceptance."""
+    from comparelib.models.draft import model_family  # draft imports this module
+
+    return model_family(target_model) or ""
 
 
 def steps_of(key: str | None) -> int | None:
