@@ -649,10 +649,29 @@ def _sync_url(draft: OwnDraft) -> None:
             del st.query_params[key]
 
 
+ATTACHED_STATE = "_draft_attached"  # {draft identity: its volume, run group and typed samples}, this session only
+
+
 def set_own_draft(draft: OwnDraft) -> None:
-    """Make ``draft`` the session's draft (e.g. after attaching an audit or running a benchmark)."""
+    """Make ``draft`` the session's draft (e.g. after attaching an audit or running a benchmark). What is attached
+    to it is remembered for this browser session (``remembered``), never stored elsewhere."""
     st.session_state[DRAFT_STATE] = draft
+    st.session_state.setdefault(ATTACHED_STATE, {})[draft.identity] = {
+        "volume": draft.volume,
+        "group": draft.group,
+        "samples": draft.samples,
+    }
     _sync_url(draft)
+
+
+def remembered(draft: OwnDraft) -> dict[str, Any]:
+    """The volume, run group and typed samples ``draft`` last had in this browser session (empty: not used yet)."""
+    return dict(st.session_state.get(ATTACHED_STATE, {}).get(draft.identity, {}))
+
+
+def _known(value: Any, choices: Sequence[Any]) -> Any:
+    """``value`` when it is still one of ``choices`` (a remembered run group still stored), else None."""
+    return value if value is not None and value in choices else None
 
 
 def _volume_lines(draft: OwnDraft, volume_rows: list[dict[str, Any]]) -> bool:
@@ -755,12 +774,17 @@ def own_draft() -> OwnDraft:
                 )
                 if new.source != draft.source:
                     # another draft: the previous one's audit and runs stay with it unless picked again, and
-                    # an audit stored under another draft's name never comes along; its own audit is used
-                    kept = new.volume if new.volume != draft.volume and not new.volume_of_another else None
+                    # an audit stored under another draft's name never comes along. What was not picked in this
+                    # submit is what the new draft had earlier in this session (switching back to it lost its run
+                    # group), else none, and its own stored audit
+                    was = remembered(new)
+                    picked_volume = new.volume != draft.volume
+                    kept = new.volume if picked_volume and not new.volume_of_another else None
+                    before = was.get("volume") if not picked_volume and was.get("volume") in volumes else None
                     new = new.with_(
-                        volume=kept or new.own_volume(volume_rows),
-                        group=None if new.group == draft.group else new.group,
-                        samples=None if new.samples == draft.samples else new.samples,
+                        volume=kept or before or new.own_volume(volume_rows),
+                        group=new.group if new.group != draft.group else _known(was.get("group"), groups),
+                        samples=new.samples if new.samples != draft.samples else was.get("samples"),
                     )
             except CompareError as exc:
                 st.error(str(exc))
