@@ -46,7 +46,9 @@ def test_default_page_answers_offline(at: AppTest) -> None:
     )
     assert "a fit pooled across all 7 drafts" in text
     # live results for the example group, with the model's optimum
-    assert "Predicted best: num_steps=2 at 94.0 tok/s (+5.9% against 88.8 tok/s" in text
+    # num_steps=2 is the example's measured run: the best is said as measured, the model's value beside it
+    assert "Best: num_steps=2 at 94.0 tok/s (+5.9% against 88.8 tok/s" in text
+    assert ", measured in run #" in text and "the model predicts 94.0 tok/s there" in text
     assert "Example data" in text
 
 

@@ -2149,13 +2149,39 @@ def build(
         best_k: dict[str, int] = {}
         tied_k: dict[str, tuple[int, ...]] = {}
         tok: dict[str, Band] = {}
-        for b in BATCHES:
+        picks: dict[int, dict[int, float]] = {}  # what each batch's best is picked on
+        gaps: list[str] = []  # where a swept batch's measurement and the model part by more than a few percent
+
+        def picked(b: int) -> dict[int, float]:
+            """The batch's tok/s per num_steps as the speedup page picks on it: measured where that batch's own
+            sweep measured the num_steps (walk P: the model put 264.6 at batch 4, num_steps 4, where 248.4 was
+            measured, and named it the best over 263.4 measured at 5), else predicted."""
             vals = {k: speed.tok_s(b, speed.al_at(k, inputs.offline, batch=b), k) for k in speedup.STEPS}
+            if not speed.measured_at(b):
+                return vals
+            m = speed.model_for(b)
+            said = speedup.model_gaps_clause(speedup.model_gaps(m, vals))
+            if said:
+                gaps.append(f"At batch {b} {said}; the best is picked on the measurements there.")
+            return speedup.picked_tok_s(m, vals)
+
+        def at(b: int, k: int) -> str:
+            """ "at 83.4 tok/s measured in run #5" or "at 1,140.6 tok/s predicted" """
+            m = speed.model_for(b)
+            runs = m.measured_runs(k) if speed.measured_at(b) and m.measured_tok_s(k) is not None else ()
+            how = f"measured in {speedup.runs_text(runs)}" if runs else "predicted"
+            return f" at {picks[b][k]:,.1f} tok/s {how}"
+
+        for b in BATCHES:
+            picks[b] = vals = picked(b)
             k_best, tied_k[str(b)] = speedup.pick_steps(vals)  # the speedup page's rule: ties go to the smaller
             best_k[str(b)] = k_best
             tok[str(b)] = Band(vals[k_best], vals[k_best], vals[k_best])
         ns.tok_s = tok
         ns.gain = gain_of(tok)
+        served_tok = picks[rank_batch].get(speed.served_steps)
+        if served_tok is not None:  # the served num_steps read as the best is (measured where measured): like for like
+            ns.gain = tok[str(rank_batch)].map(lambda v: v - served_tok)
         ns.al = Band(speed.al_at(best_k[str(rank_batch)], inputs.offline, batch=rank_batch), None, None)
         ns.al = Band(ns.al.value, ns.al.value, ns.al.value)
         ns.al_steps = best_k[str(rank_batch)]
@@ -2165,20 +2191,22 @@ def build(
 
         def named(b: str) -> str:
             ties = tied_k[b]
-            return f"batch {b}: {best_k[b]}" + (
-                f" ({', '.join(map(str, ties))} {'ties' if len(ties) == 1 else 'tie'})" if ties else ""
+            return (
+                f"batch {b}: {best_k[b]}"
+                + (f" ({', '.join(map(str, ties))} {'ties' if len(ties) == 1 else 'tie'})" if ties else "")
+                + at(int(b), best_k[b])
             )
 
         # a batch the group swept that the plan's batches do not hold (walk N: 1 and 32 measured, the plan gave
         # 1, 8 and 64, and the batch-32 sweep's own best was said nowhere): its measured sweep's pick, named
         swept_only = []
         for c in sorted(b for b in speed.by_batch if b not in BATCHES):
-            vals_c = {k: speed.tok_s(c, speed.al_at(k, inputs.offline, batch=c), k) for k in speedup.STEPS}
-            k_c, ties_c = speedup.pick_steps(vals_c)
+            picks[c] = picked(c)
+            k_c, ties_c = speedup.pick_steps(picks[c])
             swept_only.append(
                 f"batch {c} (its own measured sweep, {_run_ids(speed.by_batch[c])}): {k_c}"
                 + (f" ({', '.join(map(str, ties_c))} {'ties' if len(ties_c) == 1 else 'tie'})" if ties_c else "")
-                + f" at {vals_c[k_c]:,.1f} tok/s predicted"
+                + at(c, k_c)
             )
         served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
         # walk M: batch 64's best, 1,140.6 tok/s, under the baseline drawn the same way (about 1,183): said
@@ -2190,11 +2218,13 @@ def build(
                 how = "measured" if speed.measured_at(b) else "predicted"
                 no_pay.append(f"batch {b} ({best_b:,.1f} tok/s against {base:,.1f} {how} without it)")
         ns.note = (
-            "Predicted best num_steps (the speedup model of the attached runs; within "
-            f"{speedup.TIE_TOLERANCE:.0%} of the fastest the smallest is named): "
+            "Best num_steps (measured tok/s where that batch's own sweep measured the num_steps, else the speedup "
+            f"model's prediction from the attached runs; within {speedup.TIE_TOLERANCE:.0%} of the fastest the "
+            "smallest is named): "
             + ", ".join(named(b) for b in best_k)
             + f" (served: {speed.served_steps} at batch {speed.model.concurrency})."
             + (f" Also swept: {'; '.join(swept_only)}." if swept_only else "")
+            + "".join(f" {g}" for g in gaps)
             + (
                 f" The served num_steps is the best or ties it within {speedup.TIE_TOLERANCE:.0%} at batch "
                 + ", ".join(served_ties)

@@ -13,9 +13,11 @@ Model (chain drafting, topk 1, one sequence's view):
 * throughput ``tok/s = c * L(k) / T(k)`` for ``c`` concurrent sequences; every run of a sweep must use
   the same concurrency, so ``T`` is the per-sequence cycle time (ms) at that load;
 * the baseline run (no speculation) gives the plain decode step time ``c / tok_s``;
-* at a num_steps the sweep measured, its measured acceptance stands in for ``L(k)`` (``accept_at``), and the
-  best num_steps is the smallest within ``TIE_TOLERANCE`` of the fastest prediction (``pick_steps``): the
-  plan picks the same way.
+* at a num_steps the sweep measured, its measured acceptance stands in for ``L(k)`` (``accept_at``); the best
+  num_steps is picked on the measured tok/s where the sweep measured that num_steps and on the prediction only
+  where it did not (``picked_tok_s``), the smallest within ``TIE_TOLERANCE`` of the fastest (``pick_steps``):
+  the plan picks the same way. Where the model misses a measurement by more than ``MODEL_GAP_TOLERANCE`` the
+  best's sentence says so (``model_gaps``).
 
 Two ways to identify the model:
 
@@ -53,6 +55,8 @@ if TYPE_CHECKING:  # numpy and pandas load in the functions that fit or build fr
 
 STEPS = tuple(range(1, 11))
 TIE_TOLERANCE = 0.02  # two settings within 2% of throughput are a tie: run-to-run noise is about that
+# the model's tok/s this far from the measured one at the same num_steps is said beside the best (``model_gaps``)
+MODEL_GAP_TOLERANCE = 0.03
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,15 @@ class SpeedupModel:
         """The mean acceptance the sweep measured at ``k`` steps; None where it measured none."""
         found = [float(p.accept_length) for p in self.measured if p.num_steps == k and p.accept_length is not None]
         return sum(found) / len(found) if found else None
+
+    def measured_tok_s(self, k: int) -> float | None:
+        """The mean output tok/s the sweep measured at ``k`` steps; None where it measured none."""
+        found = [float(p.tok_s) for p in self.measured if p.num_steps == k and p.tok_s]
+        return sum(found) / len(found) if found else None
+
+    def measured_runs(self, k: int) -> tuple[int, ...]:
+        """The runs the sweep measured at ``k`` steps, by id."""
+        return tuple(int(p.run_id) for p in self.measured if p.num_steps == k and p.run_id is not None)
 
     def accept_at(self, k: int) -> float:
         """Acceptance at ``k``: measured where the sweep measured it, else the model's, held at or above every
@@ -427,29 +440,43 @@ PREDICTION_COLUMNS = (
     "tok_s",
     "speedup",
     "kind",
+    "measured_tok_s",
+    "measured_runs",
+    "pick_tok_s",
+    "tok_s_source",
 )
 
 
 def predict_frame(
-    model: SpeedupModel, steps: Iterable[int] = STEPS, *, scenario: str = "current draft", alpha: float | None = None
+    model: SpeedupModel,
+    steps: Iterable[int] = STEPS,
+    *,
+    scenario: str = "current draft",
+    alpha: float | None = None,
+    measured: bool = True,
 ) -> pd.DataFrame:
     """Predicted throughput per num_steps (``kind='predicted'``); ``alpha`` overrides the acceptance.
 
     The acceptance is the measured one where the sweep measured that num_steps (``accept_source``
-    "measured"), else the model's ("predicted"); with ``alpha`` every row is predicted. The tok/s is always
-    a prediction: the measured acceptance over the fitted cycle.
+    "measured"), else the model's ("predicted"); with ``alpha`` every row is predicted. ``tok_s`` is always
+    a prediction (the measured acceptance over the fitted cycle: the charts' dashed line); ``measured_tok_s`` is
+    the mean the sweep measured there (``measured_runs``), and ``pick_tok_s`` what a best num_steps is picked on:
+    the measurement where there is one, else the prediction (``tok_s_source`` says which). With ``alpha`` (another
+    acceptance) or ``measured=False`` (another draft's step, ``compare_drafts``) nothing measured applies.
     """
     import pandas as pd
 
+    own = alpha is None and measured
     rows = []
     for k in steps:
-        measured = model.measured_accept(k) if alpha is None else None
-        if measured is not None:
-            acc, source = measured, "measured"
+        acc_m = model.measured_accept(k) if alpha is None else None
+        if acc_m is not None:
+            acc, source = acc_m, "measured"
         else:  # never below a measurement at fewer steps (``SpeedupModel.accept_at``)
             acc = geometric_accept(alpha, k) if alpha is not None else model.accept_at(k)
             source = "predicted"
         tps = model.tok_s(k, acc)
+        tok_m = model.measured_tok_s(k) if own else None
         rows.append(
             {
                 "num_steps": int(k),
@@ -462,9 +489,53 @@ def predict_frame(
                 "tok_s": tps,
                 "speedup": tps / model.baseline_tok_s if model.baseline_tok_s else None,
                 "kind": "predicted",
+                "measured_tok_s": tok_m,
+                "measured_runs": model.measured_runs(k) if tok_m is not None else (),
+                "pick_tok_s": tps if tok_m is None else tok_m,
+                "tok_s_source": "predicted" if tok_m is None else "measured",
             }
         )
     return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
+
+
+def picked_tok_s(model: SpeedupModel, predicted: Mapping[int, float]) -> dict[int, float]:
+    """What a best num_steps is picked on: the sweep's measured tok/s (the mean of its runs there) at a num_steps it
+    measured, the prediction only elsewhere. The model at batch 4 put 264.6 tok/s at num_steps=4, where 248.4 was
+    measured, and named 4 the best over 263.4 measured at 5."""
+    return {k: m if (m := model.measured_tok_s(k)) is not None else v for k, v in predicted.items()}
+
+
+def runs_text(run_ids: Sequence[int]) -> str:
+    """ "run #15"; "runs #3 and #9 (their mean)" where a num_steps was measured more than once."""
+    ids = [f"#{i}" for i in run_ids]
+    if len(ids) <= 1:
+        return f"run {ids[0]}" if ids else "runs not recorded"
+    return f"runs {', '.join(ids[:-1])} and {ids[-1]} (their mean)"
+
+
+def model_gaps(model: SpeedupModel, predicted: Mapping[int, float]) -> list[tuple[int, float, float, tuple[int, ...]]]:
+    """(num_steps, predicted tok/s, measured tok/s, runs) where the prediction misses the sweep's measurement at the
+    same num_steps by more than ``MODEL_GAP_TOLERANCE``, fewest steps first. The cycle comes from the linear fit
+    over the whole sweep, so a run off the line (noise, or a change between runs) is missed by it."""
+    out = []
+    for k in sorted(predicted):
+        m = model.measured_tok_s(k)
+        if m is not None and m > 0 and abs(predicted[k] / m - 1) > MODEL_GAP_TOLERANCE:
+            out.append((k, float(predicted[k]), m, model.measured_runs(k)))
+    return out
+
+
+def model_gaps_clause(gaps: Sequence[tuple[int, float, float, tuple[int, ...]]]) -> str | None:
+    """The gaps of ``model_gaps`` in words: "the model misses the measurement by more than 3%: at num_steps=4 it
+    predicts 264.6 tok/s, 6.5% above the 248.4 measured in run #14; ..."; None when there are none."""
+    if not gaps:
+        return None
+    parts = []
+    for i, (k, pred, meas, runs) in enumerate(gaps):
+        d = (pred / meas - 1) * 100
+        said = f"{abs(d):.1f}% {'above' if d > 0 else 'below'} the {meas:.1f} measured in {runs_text(runs)}"
+        parts.append(f"at num_steps={k} {'it predicts ' if i == 0 else ''}{pred:.1f} tok/s, {said}")
+    return f"the model misses the measurement by more than {MODEL_GAP_TOLERANCE:.0%}: " + "; ".join(parts)
 
 
 def pick_steps(tok_s_by_steps: Mapping[int, float]) -> tuple[int, tuple[int, ...]]:
@@ -472,7 +543,8 @@ def pick_steps(tok_s_by_steps: Mapping[int, float]) -> tuple[int, tuple[int, ...
     highest tok/s ties, and the smallest of them is named: the same throughput within run-to-run noise for
     fewer draft steps (less drafting, fewer rejected tokens to verify as the batch grows). It does not depend
     on which run is served, so the speedup page, the CLI and the plan (which knows the served run) name the same
-    num_steps; the plan had named 4 for a 0.1% edge while the speedup page named 3."""
+    num_steps; the plan had named 4 for a 0.1% edge while the speedup page named 3. Give it the measured tok/s
+    where measured (``picked_tok_s``)."""
     if not tok_s_by_steps:
         raise DataError("no predicted throughput to pick a num_steps from")
     top = max(tok_s_by_steps.values())
@@ -487,7 +559,7 @@ def _sentence_of(clause: str) -> str:
 @dataclass(frozen=True)
 class Optimum:
     num_steps: int
-    tok_s: float
+    tok_s: float  # measured where the sweep measured num_steps (``source``), else predicted
     speedup: float | None
     verify_share: float
     runner_up: int | None  # the fastest other num_steps
@@ -496,31 +568,64 @@ class Optimum:
     sentence: str
     measured_faster: float | None = None  # a measured tok/s beyond noise above every prediction: too low
     ties: tuple[int, ...] = ()  # the num_steps that tie with the named one
+    source: str = "predicted"  # "measured" (``run_ids``) or "predicted"
+    run_ids: tuple[int, ...] = ()  # the runs that measured the best's tok/s
+    predicted_tok_s: float | None = None  # the model's tok/s at the best num_steps
+    model_gaps: tuple[tuple[int, float, float, tuple[int, ...]], ...] = ()  # ``model_gaps``
 
 
 def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFrame | None = None) -> Optimum:
-    """The num_steps to name (``pick_steps``: the smallest within noise of the fastest), and which tie with it."""
-    import pandas as pd
+    """The num_steps to name (``pick_steps``: the smallest within noise of the fastest), and which tie with it.
 
+    Picked on ``pick_tok_s``: the measured tok/s at a num_steps the sweep measured, the prediction elsewhere; the
+    sentence says which the best is ("measured in run #15" or "Predicted best"), and where the model misses a
+    measurement by more than ``MODEL_GAP_TOLERANCE`` (``model_gaps``)."""
     df = predict_frame(model, steps) if frame is None else frame
-    by_k = {int(k): float(v) for k, v in zip(df["num_steps"], df["tok_s"], strict=False)}
+    col = "pick_tok_s" if "pick_tok_s" in df.columns else "tok_s"
+    by_k = {int(k): float(v) for k, v in zip(df["num_steps"], df[col], strict=False)}
+    model_by_k = {int(k): float(v) for k, v in zip(df["num_steps"], df["tok_s"], strict=False)}
+    # the runs each measured num_steps was read from (none: the row is a prediction)
+    runs_at: dict[int, tuple[int, ...]] = {}
+    if "tok_s_source" in df.columns:
+        for kk, src, ids in zip(df["num_steps"], df["tok_s_source"], df["measured_runs"], strict=False):
+            if src == "measured":
+                runs_at[int(kk)] = tuple(ids)
+
+    def how(t: int) -> str:
+        return f"measured in {runs_text(runs_at[t])}" if t in runs_at else "predicted"
+
     k, tied = pick_steps(by_k)
     best = df[df["num_steps"] == k].iloc[0]
-    others = df[df["num_steps"] != k].sort_values("tok_s", ascending=False)
-    second = others.iloc[0] if len(others) else None
-    top = max(by_k.values())
-    parts = [f"Predicted best: num_steps={k} at {best['tok_s']:.1f} tok/s"]
+    best_tok = by_k[k]
+    second_k = max((j for j in by_k if j != k), key=lambda j: by_k[j], default=None)
+    top_model = max(model_by_k.values())
+    gaps = model_gaps(model, model_by_k) if runs_at else []
+    base = ""
     if model.baseline_tok_s:
-        parts[-1] += (
-            f" ({(best['tok_s'] / model.baseline_tok_s - 1) * 100:+.1f}% against "
-            f"{model.baseline_tok_s:.1f} tok/s without speculation)"
+        run = f", run #{model.baseline_run_id}" if model.baseline_run_id is not None else ""
+        base = (
+            f" ({(best_tok / model.baseline_tok_s - 1) * 100:+.1f}% against {model.baseline_tok_s:.1f} tok/s "
+            f"without speculation{run})"
         )
-    parts[-1] += f", verification {best['verify_share'] * 100:.0f}% of each cycle."
+    share = f"verification {best['verify_share'] * 100:.0f}% of each cycle"
+    if k in runs_at:
+        parts = [
+            f"Best: num_steps={k} at {best_tok:.1f} tok/s{base}, {how(k)}; the model predicts "
+            f"{model_by_k[k]:.1f} tok/s there, {share}."
+        ]
+    else:
+        said = ""
+        if runs_at:  # what the prediction stands on, and that this num_steps was not among it
+            fitted = ", ".join(f"#{i}" for i in sorted({p.run_id for p in model.measured if p.run_id is not None}))
+            swept = ", ".join(map(str, sorted(runs_at)))
+            said = f": not measured (the sweep measured num_steps {swept}), from the model fitted to runs {fitted}"
+        parts = [f"Predicted best: num_steps={k} at {best_tok:.1f} tok/s{base}{said}, {share}."]
     if tied:
 
         def gap(t: int) -> str:
-            d = (by_k[t] / best["tok_s"] - 1) * 100
-            return f"{by_k[t]:.1f} tok/s, {abs(d):.1f}% {'higher' if d >= 0 else 'lower'}"
+            d = (by_k[t] / best_tok - 1) * 100
+            said = f" {how(t)}" if runs_at else ""
+            return f"{by_k[t]:.1f} tok/s{said}, {abs(d):.1f}% {'higher' if d >= 0 else 'lower'}"
 
         names = (
             " and ".join(f"num_steps={t}" for t in tied)
@@ -531,12 +636,13 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
             f"{names} {'ties' if len(tied) == 1 else 'tie'} within noise ({'; '.join(gap(t) for t in tied)}): "
             f"within {TIE_TOLERANCE:.0%} the smallest num_steps is named."
         )
-    elif second is not None:
-        lower = (1 - second["tok_s"] / best["tok_s"]) * 100
-        parts.append(
-            f"Next best num_steps={int(second['num_steps'])} at {second['tok_s']:.1f} tok/s ({lower:.1f}% lower)."
-        )
-    if model.baseline_tok_s and best["tok_s"] <= model.baseline_tok_s * (1 + TIE_TOLERANCE):
+    elif second_k is not None:
+        lower = (1 - by_k[second_k] / best_tok) * 100
+        said = f" {how(second_k)}" if runs_at else ""
+        parts.append(f"Next best num_steps={second_k} at {by_k[second_k]:.1f} tok/s{said} ({lower:.1f}% lower).")
+    if (clause := model_gaps_clause(gaps)) is not None:
+        parts.append(_sentence_of(clause + "; the best is picked on the measurements there"))
+    if model.baseline_tok_s and best_tok <= model.baseline_tok_s * (1 + TIE_TOLERANCE):
         parts.append(
             "That is within run-to-run noise of the baseline, or below it: speculation is not predicted to pay "
             "at any num_steps here."
@@ -550,27 +656,31 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
             )
     parts += [_sentence_of(n) for n in falling_measurements(model.measured)]
     # a run faster than every prediction by more than run-to-run noise: 636.2 against 625.2 tok/s (1.7%) warned
-    faster = [p for p in model.measured if p.tok_s > top * (1 + TIE_TOLERANCE)]
+    faster = [p for p in model.measured if p.tok_s > top_model * (1 + TIE_TOLERANCE)]
     if faster:
         fastest = max(faster, key=lambda p: p.tok_s)
         parts.append(
             f"Measured faster than this prediction: {fastest.tok_s:.1f} tok/s at num_steps={fastest.num_steps}"
             + (f" (run #{fastest.run_id})" if fastest.run_id is not None else "")
-            + f", more than {TIE_TOLERANCE:.0%} above the fastest prediction ({top:.1f} tok/s). The model "
+            + f", more than {TIE_TOLERANCE:.0%} above the fastest prediction ({top_model:.1f} tok/s). The model "
             "underestimates this group; trust the measurement, and check that every run of the sweep used the "
             "same server and settings."
         )
     return Optimum(
         num_steps=k,
-        tok_s=float(best["tok_s"]),
-        speedup=float(best["speedup"]) if best["speedup"] is not None and not pd.isna(best["speedup"]) else None,
+        tok_s=best_tok,
+        speedup=best_tok / model.baseline_tok_s if model.baseline_tok_s else None,
         verify_share=float(best["verify_share"]),
-        runner_up=int(second["num_steps"]) if second is not None else None,
-        runner_up_tok_s=float(second["tok_s"]) if second is not None else None,
+        runner_up=second_k,
+        runner_up_tok_s=by_k[second_k] if second_k is not None else None,
         tie=bool(tied),
         sentence=" ".join(parts),
         measured_faster=max(p.tok_s for p in faster) if faster else None,
         ties=tied,
+        source="measured" if k in runs_at else "predicted",
+        run_ids=runs_at.get(k, ()),
+        predicted_tok_s=model_by_k[k],
+        model_gaps=tuple(gaps),
     )
 
 
@@ -667,7 +777,7 @@ def compare_drafts(
             if at is None:
                 raise DataError(f"{c.label}: say at which num_steps its acceptance {c.accept_length:g} was measured")
             alpha = min(alpha_for(c.accept_length, at), 0.99)
-        f = predict_frame(m, steps, scenario=c.label, alpha=alpha)
+        f = predict_frame(m, steps, scenario=c.label, alpha=alpha, measured=False)
         f["draft_step_ms"] = float(c.step_ms)
         frames.append(f)
     first = frames[0].set_index("num_steps")
