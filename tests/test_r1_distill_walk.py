@@ -7,13 +7,16 @@ at (3,1,4) (lmsys 2.548, yuhuili 1.717)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
 
 from comparelib.analysis import plan, scaling
+from comparelib.live.store import RunRecord
 from comparelib.models import comparison, registry
 from comparelib.models.draft import family_words, model_family
+from tests.test_sweep import rec
 
 R1 = "deepseek-ai/DeepSeek-R1-Distill-Llama-8B"
 OWN = "labx/r1d-llama8b-eagle3"
@@ -78,3 +81,64 @@ def test_the_plan_aims_at_the_same_figure() -> None:
     assert result.target_al == pytest.approx(2.548)
     source = next(s.text for s in result.sources if s.id == result.target_al_source)
     assert source.startswith(f"registry: {LMSYS_8B} at (3,1,4) on gsm8k"), source
+
+
+# ---------------------------------------------------------------- 3. no absurd extrapolation printed as a count
+
+
+def _run(id_: int, steps: int | None, tok_s: float, al: float | None = None, batch: int = 1) -> RunRecord:
+    run = rec(id_, steps, tok_s, al, concurrency=batch, group="r1d-sweep", engine="vllm")
+    return replace(run, model=R1, draft_model=None if steps is None else OWN)
+
+
+# the walk's vLLM sweep (group r1d-sweep): num_steps 1..5 at batch 1 and batch 4, each with its baseline
+SWEEP = [
+    _run(1, None, 40.77),
+    _run(2, 1, 62.05, 1.778),
+    _run(3, 2, 77.95, 2.400),
+    _run(4, 3, 78.95, 2.667),
+    _run(5, 4, 83.37, 3.000),
+    _run(6, 5, 80.00, 3.097),
+    _run(7, None, 135.42, batch=4),
+    _run(11, 1, 213.55, 1.778, 4),
+    _run(12, 2, 248.42, 2.400, 4),
+    _run(13, 3, 260.47, 2.667, 4),
+    _run(14, 4, 248.38, 3.000, 4),
+    _run(15, 5, 263.45, 3.097, 4),
+]
+
+
+def _walk_plan(target_al: float | None = None) -> plan.Plan:
+    entry = comparison.load_entry("example:own-kimi-k2.5-draft", with_header=False, with_card=False)
+    inputs = plan.inputs_for(replace(entry, target_label=R1, label=OWN), runs=SWEEP, own_samples=3_003.0)
+    return plan.build(inputs, target_al=target_al)
+
+
+BILLIONS = re.compile(r"\d{1,3}(?:,\d{3}){3,}")  # a count of a billion or more, written out
+
+
+@pytest.mark.parametrize(
+    ("times", "says", "costed"),
+    [
+        # the walk's 3.271: the logistic's inverse gave 2,242,055,576,173 samples
+        (None, "is out of reach of the fitted trend, so no samples figure is given", False),
+        (300.0, "x the most it was fitted on (1,400,000): too far past the evidence to cost", False),
+        (30.0, "reaches the target", True),
+    ],
+)
+def test_the_plan_prints_no_absurd_sample_count(times: float | None, says: str, costed: bool) -> None:
+    """``times``: the target is what the plan's own fit gives at that multiple of its largest volume (None: the walk's
+    3.271, past 1,000x)."""
+    fit = _walk_plan(3.271).fit
+    assert fit is not None and fit.x_max == pytest.approx(1_400_000)
+    target = 3.271 if times is None else float(fit.al(fit.x_max * times).value)  # type: ignore[arg-type]
+    result = _walk_plan(target)
+    more = next(o for o in result.options if o.kind == "more-data")
+    assert says in more.note, more.note
+    assert not BILLIONS.search(more.note), more.note
+    assert (more.samples_needed is not None) == costed
+    if not costed:  # what the row shows instead, and the trend's AL there
+        assert (
+            "the row shows 10x the most it was fitted on (14,000,000 samples), where the trend gives AL" in more.note
+        )
+        assert "The log-linear fit on the same" in more.note  # Acceptance vs data's form, said beside it

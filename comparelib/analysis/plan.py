@@ -44,7 +44,7 @@ import pandas as pd
 from comparelib.analysis import draftcost, scaling, speedup, traininglogs
 from comparelib.analysis.stats import f_quantile
 from comparelib.errors import DataError, InputError
-from comparelib.values import bench_label, integer, model_id, number, run_param
+from comparelib.values import bench_label, human, integer, model_id, number, run_param
 
 Kind = Literal["more-data", "draft-size", "num-steps", "fix-wiring", "fix-vocab"]
 KINDS: tuple[Kind, ...] = ("more-data", "draft-size", "num-steps", "fix-wiring", "fix-vocab")
@@ -338,6 +338,9 @@ FORMS: tuple[Form, ...] = ("logistic", "weibull", "power")
 
 
 EXTRAPOLATION_MAX = 100.0  # a sample count past this multiple of the fit's largest x is not costed
+# past this multiple no count is printed: the inverse of a bounded fit explodes as the target nears its ceiling or
+# the fit's slope flattens (a plan said "2,242,055,576,173 samples" where Acceptance vs data said about 3M)
+OUT_OF_REACH = 1000.0
 
 
 def bounded_al(x: Any, plateau: Any, n0: Any, b: Any) -> Any:
@@ -2017,27 +2020,46 @@ def build(
         base_al = fit.al(own_now).value if own_now else None
         need = fit.samples_for(target_al) if target_al is not None else None
         at_10x = max(own_now or fit.x_max, fit.x_max) * 10
-        if need is not None and need.value is not None and need.value > fit.x_max * EXTRAPOLATION_MAX:
+        # what the row shows when the target is not costed: 10x the largest volume in the fit (or yours)
+        tenfold = (
+            f"10x your volume ({at_10x:,.0f} samples)"
+            if own_now and own_now > fit.x_max
+            else f"10x the most it was fitted on ({at_10x:,.0f} samples)"
+        )
+        shown = ""  # "; the row shows ..." with the trend's AL there, once it is known
+        if need is not None and need.value is not None and need.value > fit.x_max * OUT_OF_REACH:
+            # the inverse exploded (a 13-digit count): out of the trend's reach, no count printed
+            n_new, md.samples_needed = at_10x, None
+            reach = (
+                f"does not reach the target {target_named} within {OUT_OF_REACH:,.0f}x the most it was fitted on "
+                f"({fit.x_max:,.0f} samples): the target is out of reach of the fitted trend, so no samples figure "
+                "is given"
+            )
+            shown = tenfold
+        elif need is not None and need.value is not None and need.value > fit.x_max * EXTRAPOLATION_MAX:
             # two orders of magnitude past the data: the bounded form's tail, not evidence; costed at 10x only
             n_new, md.samples_needed = at_10x, None
             reach = (
-                f"puts the target {target_named} at {need.value:,.0f} samples, over {EXTRAPOLATION_MAX:g}x the most "
-                f"it was fitted on ({fit.x_max:,.0f}): too far past the evidence to cost; shown at 10x, {n_new:,.0f} "
-                "samples"
+                f"puts the target {target_named} at about {human(need.value)} samples, "
+                f"{need.value / fit.x_max:,.0f}x the most it was fitted on ({fit.x_max:,.0f}): too far past the "
+                "evidence to cost"
             )
+            shown = tenfold
         elif need is not None and need.value is not None:
             n_new, md.samples_needed = need.value, need
             reach = f"reaches the target {target_named} at {n_new:,.0f} samples"
         else:
             n_new, md.samples_needed = at_10x, need
             reach = (
-                f"does not reach the target {target_named} (plateau {fit.plateau:.2f}); "
-                f"shown at 10x, {n_new:,.0f} samples"
+                f"does not reach the target {target_named} (plateau {fit.plateau:.2f})"
                 if target_al is not None
-                else f"no target AL; shown at 10x, {n_new:,.0f} samples"
+                else "has no target AL to reach"
             )
+            shown = tenfold
         md.al = fit.al(n_new)
         md.al_steps = fit.steps
+        if shown:
+            reach += f"; the row shows {shown}, where the trend gives AL {md.al.text('.2f')}"
         have = own_now or 0.0
         epochs_div = epochs if fit.scope == "curve" else 1.0
 
@@ -2072,7 +2094,19 @@ def build(
         loglin = None
         if fit.scope == "pooled" and target_al is not None and len(pts) >= 3:
             loglin = _loglinear_samples(pts["samples"], pts["al"], target_al)
-        if loglin is not None and md.samples_needed is not None and md.samples_needed.value is not None:
+        if loglin is not None and (md.samples_needed is None or md.samples_needed.value is None):
+            # the logistic gives no count here: the line's, said as that fit's (Acceptance vs data draws it)
+            where = (
+                f"at about {human(loglin)} samples"
+                if loglin <= fit.x_max * OUT_OF_REACH
+                else f"out of its reach too (past {OUT_OF_REACH:,.0f}x the most it was fitted on)"
+            )
+            other_fit = (
+                f" The log-linear fit on the same {len(pts)} points (AL linear in log N, the form Acceptance vs data "
+                f"draws, no ceiling) puts the target {where}; Acceptance vs data fits its line to one setting's "
+                "points, so its figure can differ again."
+            )
+        elif loglin is not None and md.samples_needed is not None and md.samples_needed.value is not None:
             more = md.samples_needed.value > loglin
             other_fit = (
                 f" The log-linear fit on the same {len(pts)} points (AL linear in log N, the form Acceptance vs data "
@@ -2102,7 +2136,7 @@ def build(
                 f"{pubs['scylla']}, {pubs['draft-opd']}",
             ),
         ]
-        if loglin is not None:
+        if loglin is not None and loglin <= fit.x_max * OUT_OF_REACH:  # past it, no count (said in the note)
             md.evidence.append(_ev("samples needed by the log-linear fit on the same points", loglin, fit_src))
         if speed is not None:
             md.evidence.append(
