@@ -159,3 +159,57 @@ def test_cli_speedup_names_the_measured_best(tmp_path: Any, capsys: pytest.Captu
     assert "264.6" in row4 and "248.4" in row4 and "#5" in row4, row4  # predicted and measured side by side
     row6 = next(line for line in proc.stdout.splitlines() if line.strip().startswith("6 "))
     assert "nan" not in row6 and "#" not in row6, row6  # not measured: nothing in the measured column
+
+
+# ---------------------------------------------------------------- 2. one draft, served by Hub id and from a folder
+
+# (a run's draft, another run's draft, the same draft?): the rule of ``draft.draft_match``, case and revision aside
+SAME_DRAFT_CASES = [
+    (DRAFT, LOCAL, True),  # walk P's run #17: a local folder of the draft's name
+    (DRAFT, "LabX/R1D-Llama8B-Eagle3@main", True),
+    (DRAFT, "https://huggingface.co/labx/r1d-llama8b-eagle3/tree/main", True),
+    (LOCAL, "./ckpt/r1d-llama8b-eagle3/", True),  # two folders of one name
+    (DRAFT, "other/r1d-llama8b-eagle3", False),  # another org's repo of the same name
+    (DRAFT, "/data/drafts/epoch_3", False),  # a folder of another name says nothing
+]
+
+
+@pytest.mark.parametrize(("a", "b", "same"), SAME_DRAFT_CASES)
+def test_a_sweep_holds_one_draft_by_the_rule_overview_pairs_it_by(a: str, b: str, same: bool) -> None:
+    from comparelib.models.draft import draft_match
+
+    assert draft_match(a, b) is same  # the rule Overview's pair follows
+    one, two = _run(12, 2, 248.4, 4, draft=a), _run(13, 3, 260.5, 4, draft=b)
+    reasons = speedup.sweep_mismatch(one, two)
+    assert any(r.startswith("different draft model") for r in reasons) is not same, reasons
+    assert not same or not reasons, reasons  # nothing else differs
+    keys = speedup._draft_keys([one, two])
+    sig_one, sig_two = speedup._sweep_signature(one, keys), speedup._sweep_signature(two, keys)
+    assert len({sig_one, sig_two}) == (1 if same else 2)  # a hashable key: one key for one draft
+    series = speedup.sweep_series([one, two])
+    assert (series[12] == series[13]) is same, series
+
+
+def test_runs_of_one_draft_by_hub_id_and_folder_are_one_sweep_on_the_chart_and_in_the_fit() -> None:
+    """num_steps 3 served from the local folder, 5 by the Hub id at a revision: one sweep, one line."""
+    names = {13: LOCAL, 15: "LabX/r1d-llama8b-eagle3@main"}
+    runs = [replace(r, draft_model=names.get(r.id, r.draft_model)) if r.num_steps else r for r in sweep(4)]
+    model = speedup.model_from_runs(runs, draft=DRAFT)
+    assert model.fitted_run_ids == (11, 12, 13, 14, 15) and not model.left_out, model.left_out
+    series, _ = speedup.sweep_chart_inputs(runs, draft=DRAFT)
+    assert len({series[i] for i in model.fitted_run_ids}) == 1, series  # the chart draws what was fitted
+    assert set(series) == set(model.fitted_run_ids)
+
+
+def test_a_tree_from_the_drafts_folder_is_left_out_for_its_setting_not_its_draft() -> None:
+    """Walk P's run #17 (SGLang tree, batch 1, the draft from /data/drafts/...): left out of the batch-4 vLLM fit
+    for what differs, not as another draft."""
+    tree = replace(
+        stored_run(17, 3, 91.21, 3.4286, engine="sglang", draft=LOCAL, model=TARGET, concurrency=1, max_tokens=96),
+        topk=4,
+        num_draft_tokens=8,
+    )
+    base = stored_run(16, None, 40.67, engine="sglang", model=TARGET, concurrency=1, max_tokens=96)
+    model = speedup.model_from_runs([*sweep(4), base, tree], draft=DRAFT)
+    why = next(w for w in model.left_out if w.startswith("run #17 "))
+    assert "different engine: sglang against vllm" in why and "different draft model" not in why, why

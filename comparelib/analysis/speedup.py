@@ -920,16 +920,60 @@ def sweep_mismatch(run: Any, other: Any) -> list[str]:
             f"different algorithm: {registry.algorithm_label(run) or algo_a} against "
             f"{registry.algorithm_label(other) or algo_b}"
         )
-    for attr, name in (("draft_model", "draft model"), ("topk", "topk")):
-        a, b = (None if v == "unknown" else v for v in (getattr(run, attr, None), getattr(other, attr, None)))
-        if attr == "draft_model" and (registry.is_mtp(run) or registry.is_mtp(other)):
-            continue  # an MTP draft is the target's own layers: the algorithm says it, the path may be unrecorded
-        if _differs(a, b):
-            reasons.append(f"different {name}: {a} against {b}")
+    # an MTP draft is the target's own layers: the algorithm says it, the path may be unrecorded
+    if not (registry.is_mtp(run) or registry.is_mtp(other)):
+        d_a, d_b = _draft_name(run), _draft_name(other)
+        if d_a is not None and d_b is not None and not _same_draft(d_a, d_b):
+            reasons.append(f"different draft model: {d_a} against {d_b}")
+    k_a, k_b = (None if v == "unknown" else v for v in (getattr(run, "topk", None), getattr(other, "topk", None)))
+    if _differs(k_a, k_b):
+        reasons.append(f"different topk: {k_a} against {k_b}")
     a, b = _tree_tokens(run), _tree_tokens(other)
     if a is not None and b is not None and a != b:
         reasons.append(f"different num_draft_tokens of a tree: {a} against {b}")
     return reasons + unrecorded_conditions(run, other)
+
+
+def _draft_name(run: Any) -> str | None:
+    """The draft a run recorded, as recorded; None where it recorded none."""
+    name = str(getattr(run, "draft_model", None) or "").strip()
+    return None if name in ("", "unknown") else name
+
+
+def _same_draft(a: str, b: str) -> bool:
+    """One draft under two names: the rule Overview pairs your draft's runs by (``draft.draft_match``: the same repo
+    id, or the same folder name where either is a local folder; case and an @revision aside). Compared as text,
+    walk P's run #17, served from /data/drafts/r1d-llama8b-eagle3, was left out of the sweep of
+    labx/r1d-llama8b-eagle3 that Overview paired it with."""
+    from comparelib.models.draft import draft_match
+
+    return draft_match(a, b)
+
+
+def _own_draft_key(name: str) -> str:
+    """A draft name's key without other names to match: its repo id, else its folder name (lower case, revision
+    aside); two names with one key are one draft (``_same_draft``)."""
+    from comparelib.models.draft import _draft_parts
+
+    repo, last = _draft_parts(name)
+    return repo or last
+
+
+def _draft_keys(runs: Iterable[Any]) -> dict[str, str]:
+    """Each draft name the runs recorded, to one key per draft: a Hub repo id's (case and revision aside), which a
+    local folder of its name joins (the first such repo id in sorted order where two repos share the name), else
+    the folder name's. Every two names with one key are the same draft (``_same_draft``), so a sweep signature
+    keyed on it (``_sweep_signature``) never joins what ``sweep_mismatch`` holds apart; without these keys a run
+    served from a folder of the draft drew its own line beside the Hub id's."""
+    from comparelib.models.draft import _draft_parts
+
+    names = {n for r in runs if not registry.is_mtp(r) and (n := _draft_name(r)) is not None}
+    parts = {n: _draft_parts(n) for n in names}
+    repos = sorted({repo for repo, _ in parts.values() if repo})
+    out: dict[str, str] = {}
+    for n, (repo, last) in parts.items():
+        out[n] = repo or next((r for r in repos if r.rsplit("/", 1)[-1] == last), last)
+    return out
 
 
 def is_imported(run: Any) -> bool:
@@ -1214,12 +1258,13 @@ def _speculative(runs: Sequence[Any]) -> list[Any]:
     return sorted(spec, key=lambda r: (-float(r.output_tokens_per_s), r.id))
 
 
-def _sweep_signature(run: Any) -> tuple[str, ...]:
+def _sweep_signature(run: Any, drafts: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """What ``sweep_mismatch`` compares, as a key: runs with equal keys always agree, so the sweep is chosen
     over a group's few distinct settings rather than over every pair of its runs (100 runs took 2.4 s). The sweep
     chart draws one line per key (``sweep_series``); a condition one run recorded and another did not splits the
     key, and ``sweep_mismatch`` holds the two apart too (``unrecorded_conditions``), so the fit never joins what
-    the chart draws as two settings."""
+    the chart draws as two settings. The draft is keyed by ``drafts`` (``_draft_keys`` of the runs compared: a
+    local folder of a Hub draft's name takes the Hub id's key), else by its own name's (``_own_draft_key``)."""
 
     def key(value: Any) -> str:
         value = None if value == "unknown" or value == "" else value
@@ -1234,7 +1279,11 @@ def _sweep_signature(run: Any) -> tuple[str, ...]:
         *(key(raw.get(k)) for k in SERVER_ARGS_THAT_MATTER),
         key((getattr(run, "notes", None) or {}).get("environment")),
         key(registry.algorithm_key(run)),  # aliases of one algorithm are one (``registry.algorithm_key``)
-        key(None if registry.is_mtp(run) else getattr(run, "draft_model", None)),
+        key(
+            None
+            if registry.is_mtp(run) or (d := _draft_name(run)) is None
+            else (drafts or {}).get(d) or _own_draft_key(d)
+        ),
         key(getattr(run, "topk", None)),
         key(_tree_tokens(run)),
     )
@@ -1243,8 +1292,9 @@ def _sweep_signature(run: Any) -> tuple[str, ...]:
 def _classes(spec: Sequence[Any]) -> list[list[Any]]:
     """``spec`` (fastest first) split by ``_sweep_signature``, each class in the order of its fastest run."""
     by: dict[tuple[str, ...], list[Any]] = {}
+    drafts = _draft_keys(spec)
     for r in spec:
-        by.setdefault(_sweep_signature(r), []).append(r)
+        by.setdefault(_sweep_signature(r, drafts), []).append(r)
     return list(by.values())
 
 
@@ -1859,8 +1909,9 @@ def sweep_series(
         return " · ".join([*lead, said])
 
     groups: dict[tuple[Any, ...], list[Any]] = {}
+    keys = _draft_keys(records)  # one draft by Hub id and from a folder of its name: one line, as it is one fit
     for r in records:
-        groups.setdefault(_sweep_signature(r), []).append(r)
+        groups.setdefault(_sweep_signature(r, keys), []).append(r)
     names = {k: label(rs[0]) for k, rs in groups.items()}
     for name in set(names.values()):
         alike = [k for k, v in names.items() if v == name]
