@@ -142,3 +142,30 @@ def test_the_plan_prints_no_absurd_sample_count(times: float | None, says: str, 
             "the row shows 10x the most it was fitted on (14,000,000 samples), where the trend gives AL" in more.note
         )
         assert "The log-linear fit on the same" in more.note  # Acceptance vs data's form, said beside it
+
+
+# ---------------------------------------------------------------- 4. your point at the plan's chain is measured
+
+
+@pytest.mark.parametrize(
+    ("left_out", "says", "al"),
+    [
+        # runs #4 (batch 1) and #13 (batch 4) measured 2.67 at 3 steps: that run, said as measured
+        ((), "plus your point measured at 3 steps (run #4, AL 2.67)", 2.667),
+        ((4,), "plus your point measured at 3 steps (run #13, AL 2.67)", 2.667),  # another batch's, still measured
+        # no run at 3 steps: the served run's AL converted, said so
+        ((4, 13), "plus your measured point converted from", None),
+    ],
+)
+def test_the_plans_own_point_is_measured_at_its_chain(left_out: tuple[int, ...], says: str, al: float | None) -> None:
+    entry = comparison.load_entry("example:own-kimi-k2.5-draft", with_header=False, with_card=False)
+    runs = [r for r in SWEEP if r.id not in left_out]
+    inputs = plan.inputs_for(replace(entry, target_label=R1, label=OWN), runs=runs, own_samples=3_003.0)
+    result = plan.build(inputs)
+    assert says in result.fit_note, result.fit_note
+    assert ("converted" in result.fit_note) == (al is None), result.fit_note
+    yours = result.points[result.points["kind"] == "yours"]
+    assert len(yours) == 1
+    if al is not None:
+        assert float(yours["al"].iloc[0]) == pytest.approx(al, abs=1e-3)
+        assert "measured 2.67 at (3,1,4)" in str(yours["label"].iloc[0])

@@ -1787,13 +1787,28 @@ def build(
         scopes = [(fam, f"{family_words(inputs.family)} drafts")] if fam["samples"].nunique() >= 2 else []
         scopes.append((sel, "drafts of every target"))
         own_al_k = None
-        if current_al_k is not None and speed is not None:
+        own_label = own_how = ""
+        # your acceptance at the plan's chain: measured there when a run drafted it (walk P: runs #4 and #13
+        # measured 2.67 at 3 steps, and the plan converted the served 5-step run's to 2.63 instead), else the
+        # served run's converted by geometric acceptance
+        at_chain = _measured_at_chain(inputs.runs, chain, rank_batch)
+        if at_chain is not None:
+            run_c, own_al_k = at_chain
+            own_label = f"{inputs.draft_label} (run #{run_c.id}: measured {own_al_k:.2f} at {chain})"
+            own_how = f", plus your point measured at {steps} steps (run #{run_c.id}, AL {own_al_k:.2f})"
+        elif current_al_k is not None and speed is not None:
             k0 = speed.served_steps
             try:
                 alpha = speedup.alpha_for(current_al_k, k0)
                 own_al_k = speedup.geometric_accept(alpha, steps)
             except DataError:
                 own_al_k = None
+            own_label = f"{inputs.draft_label} (measured {current_al_k:g} at {k0} steps)"
+            own_how = (
+                f", plus your measured point at {steps} steps"
+                if k0 == steps
+                else f", plus your measured point converted from {k0} to {steps} steps by geometric acceptance"
+            )
         if inputs.lint_errors:
             own_al_k = None  # measured through broken wiring: not evidence of what the data supports
         own_al_k_for_trend = own_al_k
@@ -1806,7 +1821,7 @@ def build(
             if inputs.own_samples and own_al_k is not None:
                 xs.append(float(inputs.own_samples))
                 ys.append(float(own_al_k))
-                labels.append(f"{inputs.draft_label} (measured {current_al_k:g} at {speed.served_steps} steps)")  # type: ignore[union-attr]
+                labels.append(own_label)
             own_left_out = ""
             try:
                 try:
@@ -1838,16 +1853,7 @@ def build(
             fit_note += (
                 too_few
                 + f"pooled fit over {scope} at chain {chain} on {inputs.benchmark}"
-                + (
-                    (
-                        f", plus your measured point at {steps} steps"
-                        if speed.served_steps == steps  # type: ignore[union-attr]
-                        else f", plus your measured point converted from {speed.served_steps} to {steps} steps "  # type: ignore[union-attr]
-                        "by geometric acceptance"
-                    )
-                    if own_al_k is not None and inputs.own_samples and not own_left_out
-                    else ""
-                )
+                + (own_how if own_al_k is not None and inputs.own_samples and not own_left_out else "")
                 + own_left_out
                 + f"; plateau fixed at K + 1 = {steps + 1}; band: Student t draws of the line, {draws} draws"
             )
