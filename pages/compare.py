@@ -61,8 +61,16 @@ def _overview_reference() -> tuple[Reference, str | None]:
 
     runs = _group_runs()
     target_id = app.own_draft_target(draft, runs)
+    shape = None
+    if not target_id:  # no target known: a published draft of your draft's hidden size and vocabulary, as Overview
+        try:
+            with settings.session_token(app.hub_token()):
+                shape = overview.draft_shape(app.draft_entry(draft.source, settings.token_fingerprint()))
+        except CompareError:
+            shape = None
     # the group's runs too: a published draft measured beside yours is Overview's first pick
-    return overview.default_reference(overview.reference_choices(), draft.name, target_id, runs), target_id
+    ref = overview.default_reference(overview.reference_choices(), draft.name, target_id, runs, own_shape=shape)
+    return ref, target_id
 
 
 def _default_sources() -> tuple[list[str], str | None]:

@@ -228,7 +228,11 @@ except CompareError as exc:
 target_choice = app.draft_target(draft, runs)
 own_target = target_choice.model
 # a published draft measured beside yours in your group first (Acceptance vs data and the plan choose alike)
-suggested = overview.default_reference(drafts, draft.name, own_target, runs)
+# with no target known, a published draft of your draft's hidden size and vocabulary (a Llama-3 checkpoint was
+# compared with the Kimi-K2 draft and "the largest gap is size" headlined)
+suggested = overview.default_reference(
+    drafts, draft.name, own_target, runs, own_shape=None if own_target else overview.draft_shape(own_entry)
+)
 # the published drafts for your target without a config are offered too (compared on data and acceptance), the
 # suggested one among them: Acceptance vs data preselects the same one
 _for_target = split_native(own_target, drafts_for_target(own_target))[0]
@@ -298,6 +302,8 @@ if answer.headline:
     st.subheader(answer.gap_sentence)
 else:
     st.info(answer.gap_sentence, icon=":material/info:")
+if not own_target and reference == suggested.hub_id and suggested.basis == "shape":
+    st.caption(suggested.why)  # how the reference was chosen with no target named, and how to name one
 if answer.curve_note:
     (st.warning if answer.curve_verdict == "plateau" else st.caption)(answer.curve_note)
 if (_curve := app.own_curve(draft)) is not None:  # a loaded log: its module is imported already
@@ -332,8 +338,11 @@ lines = [
 ]
 
 
-def _size_basis(reference: str) -> str:
-    """How the two sizes were counted: a registry config that is only assumed is said so."""
+def _size_basis(reference: str, not_compared: str = "") -> str:
+    """How the two sizes were counted: a registry config that is only assumed is said so, and a reference of
+    another architecture (no target known: ``Answer.size_note``) too."""
+    if not_compared:
+        return f"counted from the configs; {not_compared}, so no size gap is named"
     ref = comparison.registry.get_draft(reference)
     if ref.config_confidence.lower().startswith("low"):
         return f"counted from the configs; {reference}'s is assumed, not published, so no size gap is named"
@@ -343,10 +352,14 @@ def _size_basis(reference: str) -> str:
 if size is not None:
     compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
     lines += [
-        f"- **Size outside the embedding** ({_size_basis(reference)}): ours "
+        f"- **Size outside the embedding** ({_size_basis(reference, answer.size_note)}): ours "
         f"{_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
         f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}"
-        + (f": ours is {overview.size_words(answer.size_ratio)} the reference. " if answer.size_ratio else ". ")
+        + (
+            f": ours is {overview.size_words(answer.size_ratio)} the reference. "
+            if answer.size_ratio and not answer.size_note  # another architecture's size is no yardstick
+            else ". "
+        )
         + f"**With the embedding:** {_link(f'{size.own_total:,}', 'compare', compare_q)} against "
         f"{_link(f'{size.ref_total:,}', 'compare', compare_q)}.",
         f"- **Why they differ:** {size.sentence}",

@@ -110,6 +110,18 @@ def _own_points(
     return scaling.own_points_from_runs(runs, draft=draft, samples=samples, tokens=tokens, target_model=target_model)
 
 
+def _own_shape(target: str | None) -> tuple[int, int] | None:
+    """Your draft's hidden size and vocabulary where no target is known: Overview's reference is then a published
+    draft of that shape (``overview.default_reference``), and this page preselects the same one."""
+    if target:
+        return None
+    try:
+        with settings.session_token(app.hub_token()):
+            return overview.draft_shape(app.draft_entry(draft.source, settings.token_fingerprint()))
+    except CompareError:
+        return None
+
+
 try:
     url = settings.database_url()
     store = _store(url)
@@ -127,7 +139,7 @@ own_runs = store.runs(group=draft.group) if draft.group else []
 target_choice = app.draft_target(draft, own_runs)  # its own, its runs', else the one set on Compare
 own_target = target_choice.model
 # a published draft measured beside yours in your group first, as on Overview and in the plan
-suggested = overview.default_reference(ref_options, draft.name, own_target, own_runs)
+suggested = overview.default_reference(ref_options, draft.name, own_target, own_runs, own_shape=_own_shape(own_target))
 # a draft for your target with no results here is offered all the same, as on Overview
 if suggested.hub_id not in ref_options:
     ref_options = sorted([*ref_options, suggested.hub_id])

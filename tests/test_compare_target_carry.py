@@ -55,9 +55,10 @@ def _router(draft_dir: Path, **query: Any) -> AppTest:
     return at
 
 
-def _set_target_on_compare(draft_dir: Path, target: str, first_ref: str = KIMI_REF) -> AppTest:
-    """Open Overview (its reference ``first_ref``), then Compare with ``draft_dir`` as your draft; type
-    ``target`` in its target field and press Compare."""
+def _set_target_on_compare(draft_dir: Path, target: str, first_ref: str = LLAMA_REF) -> AppTest:
+    """Open Overview (its reference ``first_ref``: with no target known, the published draft of the draft's hidden
+    size and vocabulary), then Compare with ``draft_dir`` as your draft; type ``target`` in its target field and
+    press Compare."""
     at = _router(draft_dir)
     assert at.selectbox(key="ov_ref").value == first_ref
     at.switch_page(COMPARE).run()
@@ -80,7 +81,7 @@ def test_a_target_set_on_compare_answers_on_overview_for_a_draft_naming_none(tmp
 
     at.switch_page(OVERVIEW).run()
     assert not at.exception, at.exception
-    assert at.selectbox(key="ov_ref").value == LLAMA_REF  # was the Kimi-K2 draft: "target is not known"
+    assert at.selectbox(key="ov_ref").value == LLAMA_REF  # for the target now, not for its shape alone
     said = _captions(at)
     assert f"Target {LLAMA_TARGET}, the {COMPARE_WORDS}" in said, said
     assert f"Target set on Compare drafts: {LLAMA_TARGET}" in " ".join(c.value for c in at.sidebar.caption)
@@ -95,8 +96,10 @@ def test_a_target_set_on_compare_answers_on_overview_for_a_draft_naming_none(tmp
     other = page_app(OVERVIEW, timeout=60)
     other.query_params["draft"] = str(draft_dir)
     other.run()
-    assert other.selectbox(key="ov_ref").value == KIMI_REF
+    assert other.selectbox(key="ov_ref").value == LLAMA_REF  # no target: a draft of its hidden size and vocabulary
     assert COMPARE_WORDS not in _captions(other)
+    assert "Chosen for the same hidden size and vocabulary as your draft" in _captions(other)
+    assert "Chosen as the published draft for your target" in _captions(linked)
 
 
 def test_acceptance_vs_data_preselects_the_reference_for_the_target_set_on_compare(tmp_path: Path) -> None:

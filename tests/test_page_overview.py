@@ -303,7 +303,9 @@ def test_a_draft_naming_no_target_takes_the_one_its_runs_were_served_with(hub) -
     at.query_params["draft"] = "acme/llama-draft"
     at.run()
     assert not at.exception, at.exception
-    assert at.selectbox(key="ov_ref").value == REF  # no runs attached: the target is not known
+    # no runs attached: the target is not known, so a published draft of its hidden size and vocabulary
+    assert at.selectbox(key="ov_ref").value == LLAMA_REF
+    assert any(c.value.startswith("Chosen for the same hidden size and vocabulary as your draft") for c in at.caption)
     at = page_app("../pages/overview.py", timeout=60)
     at.query_params["draft"] = "acme/llama-draft"
     at.query_params["draft_group"] = "llama-runs"

@@ -7,15 +7,19 @@ at (3,1,4) (lmsys 2.548, yuhuili 1.717)."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from comparelib.analysis import plan, scaling
+from comparelib.analysis import overview, plan, scaling
 from comparelib.live.store import RunRecord
 from comparelib.models import comparison, registry
 from comparelib.models.draft import family_words, model_family
+from tests.fixtures import page_app, page_text
 from tests.test_sweep import rec
 
 R1 = "deepseek-ai/DeepSeek-R1-Distill-Llama-8B"
@@ -169,3 +173,96 @@ def test_the_plans_own_point_is_measured_at_its_chain(left_out: tuple[int, ...],
     if al is not None:
         assert float(yours["al"].iloc[0]) == pytest.approx(al, abs=1e-3)
         assert "measured 2.67 at (3,1,4)" in str(yours["label"].iloc[0])
+
+
+# ---------------------------------------------------------------- 5. no target named: a reference of your shape
+
+
+def _epoch3(**change: Any) -> dict[str, Any]:
+    """The walk's local checkpoint ckpt/epoch_3: Llama-3 shapes, a config that names no target."""
+    config = {
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "hidden_act": "silu",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "max_position_embeddings": 131072,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "num_hidden_layers": 1,
+        "rms_norm_eps": 1e-05,
+        "rope_theta": 500000.0,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+        "vocab_size": 128256,
+        "draft_vocab_size": 32000,
+    }
+    return {**config, **change}
+
+
+# a Llama-3.2-3B-shaped draft (hidden 3,072): no published draft has its shape
+SHAPES = [
+    (
+        _epoch3(),
+        LMSYS_8B,
+        "Chosen for the same hidden size and vocabulary as your draft (4,096 and 128,256); no target named",
+    ),
+    (
+        _epoch3(hidden_size=3072, intermediate_size=8192, num_attention_heads=24),
+        registry.KIMI_REFERENCE,
+        "no published draft has its hidden size and vocabulary (3,072 and 128,256)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("config", "ref", "why"), SHAPES)
+def test_no_target_named_picks_a_reference_of_the_drafts_shape(
+    tmp_path: Path, config: dict[str, Any], ref: str, why: str
+) -> None:
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    own = comparison.load_entry(str(tmp_path), with_header=False, with_card=False)
+    assert own.target_label is None
+    pick = overview.default_reference(
+        overview.reference_choices(), own.label, None, own_shape=overview.draft_shape(own)
+    )
+    assert pick.hub_id == ref and why in pick.why, pick
+    assert "Compare drafts' target field" in pick.why
+    ref_entry = comparison.load_entry(comparison.registry_source(ref), with_header=False, with_card=False)
+    answer = overview.answer(own, ref_entry, [], None, own_target=None, draft=own.label)
+    assert "largest gap is size" not in answer.gap_sentence and not answer.headline, answer.gap_sentence
+    if ref == registry.KIMI_REFERENCE:  # another architecture: the sentence says the target is unknown, and how
+        assert answer.gap_sentence.startswith(
+            "Not enough evidence yet to name a gap: your draft's target is not known and "
+            f"{ref} is a draft of another architecture (hidden size 7,168 and vocabulary 163,840, against your "
+            "3,072 and 128,256), so sizes are not compared: set your draft's target in Compare drafts' target field"
+        ), answer.gap_sentence
+        # with a training volume, the data gap is named and sizes are still said not compared
+        answer = overview.answer(own, ref_entry, [], 3_003.0, own_target=None, draft=own.label)
+        assert answer.gap == "training data", answer.gap_sentence
+        assert "Sizes are not compared: your draft's target is not known" in answer.gap_sentence
+
+
+@pytest.mark.parametrize(("config", "ref", "why"), SHAPES)
+def test_overview_and_acceptance_vs_data_open_on_that_reference(
+    tmp_path: Path, config: dict[str, Any], ref: str, why: str
+) -> None:
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    at = page_app("../pages/overview.py", timeout=60)
+    at.query_params["draft"] = str(tmp_path)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="ov_ref").value == ref
+    text = page_text(at)
+    assert "largest gap is size" not in text, text
+    assert [s.value for s in at.subheader if "largest gap" in s.value] == []
+    if ref == LMSYS_8B:  # how the reference was chosen, said under the answer
+        assert any(c.value.startswith(why) for c in at.caption), [c.value for c in at.caption]
+    else:
+        assert any("your draft's target is not known" in i.value for i in at.info), [i.value for i in at.info]
+        assert "the size of the reference" not in text and "is a draft of another architecture" in text, text
+    sc = page_app("../pages/scaling.py", timeout=60)
+    sc.query_params["draft"] = str(tmp_path)
+    sc.run()
+    assert not sc.exception, sc.exception
+    assert sc.selectbox(key="sc_ref").value == ref

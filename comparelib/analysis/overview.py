@@ -51,8 +51,84 @@ class Reference:
     basis: str = ""
 
 
+def draft_shape(entry: Entry | None) -> tuple[int, int] | None:
+    """(hidden size, vocabulary size) of a draft's config, what a published draft of the same architecture shares
+    (an EAGLE-3 draft's vocab_size is its target's); None when its config is not read or does not say."""
+    if entry is None:
+        return None
+    hidden, vocab = entry.spec.hidden_size, entry.spec.vocab_size
+    return (int(hidden), int(vocab)) if hidden and vocab else None
+
+
+def _config_shape(d: registry.PublishedDraft) -> tuple[int, int] | None:
+    """(hidden_size, vocab_size) of a published draft's registry config, None without one."""
+    config = d.config or {}
+    hidden, vocab = config.get("hidden_size"), config.get("vocab_size")
+    return (hidden, vocab) if isinstance(hidden, int) and isinstance(vocab, int) else None
+
+
+SET_TARGET = (
+    "set your draft's target in Compare drafts' target field (or benchmark it, so its runs name the model they "
+    "were served with)"
+)
+
+
+def _same_shape(
+    own_shape: tuple[int, int] | None, own_repo: str | None, drafts: Sequence[registry.PublishedDraft]
+) -> Reference:
+    """With no target known: a published draft whose config has your draft's hidden size and vocabulary (of the
+    same architecture's targets), one that publishes an acceptance first, then a published config, the most
+    samples; else the Kimi-K2 default, said to be another architecture's. Walk P: a local Llama-3 checkpoint
+    (hidden 4,096, vocabulary 128,256) was compared with the Kimi-K2 draft (hidden 7,168) and "the largest gap is
+    size" was headlined."""
+    from comparelib.models.registry import KIMI_REFERENCE
+
+    own = (own_repo or "").lower()
+    if own_shape is None:
+        return Reference(
+            KIMI_REFERENCE, f"Your draft's target is not known, so the default reference is shown; {SET_TARGET}."
+        )
+    hidden, vocab = own_shape
+    alike = [
+        d
+        for d in drafts
+        if d.hub_id.lower() != own and d.hub_id.lower() != d.target_model.lower() and _config_shape(d) == own_shape
+    ]
+    if not alike:
+        return Reference(
+            KIMI_REFERENCE,
+            f"Your draft's target is not known, and no published draft has its hidden size and vocabulary "
+            f"({hidden:,} and {vocab:,}), so the default reference is shown, a draft of another architecture; "
+            f"{SET_TARGET}.",
+        )
+    countable = set(reference_choices())
+    with_accept = _with_acceptance()
+    order = {d.hub_id: i for i, d in enumerate(drafts)}
+    pick = min(
+        alike,
+        key=lambda d: (
+            d.hub_id not in with_accept,
+            d.config_confidence.lower().startswith("low"),
+            -(d.train_samples or 0),
+            d.hub_id not in countable,
+            order[d.hub_id],
+        ),
+    )
+    return Reference(
+        pick.hub_id,
+        f"Chosen for the same hidden size and vocabulary as your draft ({hidden:,} and {vocab:,}); no target "
+        f"named: {pick.hub_id} is a draft for {pick.target_model}. To compare with a draft for your own target, "
+        f"{SET_TARGET}.",
+        basis="shape",
+    )
+
+
 def default_reference(
-    choices: Sequence[str], own_repo: str | None, own_target: str | None, runs: Sequence[Any] = ()
+    choices: Sequence[str],
+    own_repo: str | None,
+    own_target: str | None,
+    runs: Sequence[Any] = (),
+    own_shape: tuple[int, int] | None = None,
 ) -> Reference:
     """A draft for your target is the fair first comparison: the same target's data and acceptance. The
     Kimi-K2 draft stays the default for any Kimi (moonshotai) target, the app's own story, and wherever the
@@ -69,7 +145,11 @@ def default_reference(
     The same-target drafts are taken from the whole registry, not from ``choices`` (Overview offers drafts with a
     config, Acceptance vs data drafts with results): both pages add the pick to their options, so they preselect
     the same reference (the plan's target AL reads it too: ``plan.published_target``). Without a config its size
-    is not known; its data and acceptance still compare."""
+    is not known; its data and acceptance still compare.
+
+    With no target known, ``own_shape`` (your draft's hidden size and vocabulary, ``draft_shape``) picks a published
+    draft of the same shape (``_same_shape``), said so; without one, the Kimi-K2 default, said to be another
+    architecture's."""
     from comparelib.models.registry import KIMI_REFERENCE, family_of
 
     drafts = registry.load_registry()
@@ -77,7 +157,8 @@ def default_reference(
     own = (own_repo or "").lower()
     fallback = KIMI_REFERENCE if KIMI_REFERENCE in choices else (choices[0] if choices else KIMI_REFERENCE)
     if not own_target:
-        return Reference(fallback, "Your draft's target is not known, so the default reference is shown.")
+        shaped = _same_shape(own_shape, own_repo, drafts)
+        return shaped if shaped.basis else Reference(fallback, shaped.why)
     kimi_family = family_of(by_id[KIMI_REFERENCE].target_model) if KIMI_REFERENCE in by_id else "kimik2"
     if family_of(own_target) == kimi_family:
         return Reference(fallback, f"Chosen as a published draft for a Kimi target, as yours is ({own_target}).")
@@ -1155,11 +1236,14 @@ def missing_evidence(
     measured_beside: bool = False,
     own_config: bool = True,
     ref_config_assumed: bool = False,
+    other_architecture: str = "",
 ) -> tuple[str, ...]:
     """What keeps each gap (data, acceptance, size) from being measured, on whichever side it is missing.
     ``measured_beside``: the reference ran in your group, so its published acceptance is not needed;
-    ``own_config``: False when your draft's config could not be read (then it is what keeps sizes apart)."""
-    out: list[str] = []
+    ``own_config``: False when your draft's config could not be read (then it is what keeps sizes apart);
+    ``other_architecture``: why sizes are not compared with a reference of another architecture (no target known),
+    said first."""
+    out: list[str] = [other_architecture] if other_architecture else []
     if own_volume is None:
         out.append(
             "your training volume is missing (attach a dataset audit to your draft, or type its samples, in "
@@ -1177,7 +1261,9 @@ def missing_evidence(
             + ("no speculative run with one in its run group" if has_runs else "attach a run group in the sidebar")
             + ")"
         )
-    if not own_config:
+    if other_architecture:
+        pass
+    elif not own_config:
         out.append("your draft's config could not be read, so sizes are not compared")
     elif not sizes_known:
         out.append(f"the registry has no config for {reference}, so sizes are not compared")
@@ -1298,6 +1384,9 @@ class Answer:
     # the group's other drafts, not published (your v1 beside your v2), measured at a setting yours ran too
     others_beside: tuple[SideBySide, ...] = ()
     ref_volume_floor: bool = False  # ``ref_volume`` is a lower bound (only part of the reference's data is counted)
+    # why no size gap is named though both sizes are counted ("your draft's target is not known and X is a draft of
+    # another architecture (hidden size ...)"): its hidden size or vocabulary differs; "" otherwise
+    size_note: str = ""
 
     @property
     def headline(self) -> bool:
@@ -1395,6 +1484,17 @@ def answer(
     assumed = bool(published and published.config_confidence.lower().startswith("low"))
     if assumed:
         gap_size = None
+    # no target known and a reference of another architecture: its size says nothing of what your draft lacks
+    size_note = ""
+    mine_shape = draft_shape(own)
+    theirs_shape = None if isinstance(ref, registry.PublishedDraft) else draft_shape(ref)
+    if target_model is None and mine_shape and theirs_shape and mine_shape != theirs_shape:
+        gap_size = None
+        size_note = (
+            f"your draft's target is not known and {reference} is a draft of another architecture (hidden size "
+            f"{theirs_shape[0]:,} and vocabulary {theirs_shape[1]:,}, against your {mine_shape[0]:,} and "
+            f"{mine_shape[1]:,})"
+        )
     acc_ratio = (acc.ref_hi / own_accept) if own_accept and acc.ref_hi else None
     same_setting, accept_detail = acc.same_setting, accept_comparison(own_accept, acc)
     measured = _measured_against(pairs, reference, mine)
@@ -1426,8 +1526,11 @@ def answer(
                 has_runs=bool(runs),
                 measured_beside=measured is not None,
                 own_config=own is not None,
+                other_architecture=f"{size_note}, so sizes are not compared: {SET_TARGET}" if size_note else "",
             ),
         )
+        if size_note and gap:  # a gap named from data or acceptance: sizes still said not compared, and why
+            sentence += f" Sizes are not compared: {size_note}; {SET_TARGET}."
     return Answer(
         reference=reference,
         size=size,
@@ -1448,6 +1551,7 @@ def answer(
         curve_verdict=curve_verdict,
         # the log's verdict once: a headline that says the rising log agrees needs no note repeating it
         curve_note=None if RISING_AGREES in sentence else CURVE_NOTES.get(curve_verdict or ""),
+        size_note=size_note,
         runs=tuple(runs),
         runs_note=by_target.note,
         draft_note=_draft_note(by_target.kept, by_draft, [*pairs, *others], draft),
