@@ -215,7 +215,14 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
     with target_slot:
         # the same published target Overview's plan aims at (plan.default_target), so both pages agree
         aim = plan.default_target(
-            published, benchmark=bench, setting_key=setting_key, target=own_target, own=draft.name, runs=own_runs
+            published,
+            benchmark=bench,
+            setting_key=setting_key,
+            target=own_target,
+            own=draft.name,
+            runs=own_runs,
+            # no target named: the published draft of your draft's shape, as Overview and its plan aim at
+            reference=suggested.hub_id if suggested.basis == "shape" else None,
         )
         # a keyed field ignores a new default: it follows the setting's published target until a user types one
         default_target = min(max(aim[0], 1.05), 20.0) if aim else 3.0

@@ -266,3 +266,19 @@ def test_overview_and_acceptance_vs_data_open_on_that_reference(
     sc.run()
     assert not sc.exception, sc.exception
     assert sc.selectbox(key="sc_ref").value == ref
+
+
+def test_with_no_target_the_plan_and_the_page_aim_at_that_reference(tmp_path: Path) -> None:
+    """Overview compared the checkpoint with the Llama-3.1-8B SpecForge draft while its plan, finding no target,
+    aimed at the Kimi-K2 draft's 3.271 (the published draft with the most data)."""
+    (tmp_path / "config.json").write_text(json.dumps(_epoch3()))
+    own = comparison.load_entry(str(tmp_path), with_header=False, with_card=False)
+    inputs = plan.inputs_for(own, own_samples=3003, own_samples_source="typed in")
+    assert inputs.shape_reference == LMSYS_8B
+    result = plan.build(inputs)
+    assert result.target_al == pytest.approx(2.548), result.target_al
+    sc = page_app("../pages/scaling.py", timeout=60)
+    sc.query_params["draft"] = str(tmp_path)
+    sc.run()
+    assert not sc.exception, sc.exception
+    assert sc.number_input(key="sc_target").value == pytest.approx(2.548)

@@ -60,6 +60,13 @@ def draft_shape(entry: Entry | None) -> tuple[int, int] | None:
     return (int(hidden), int(vocab)) if hidden and vocab else None
 
 
+def same_shape_reference(entry: Entry | None) -> Reference | None:
+    """The published draft of ``entry``'s hidden size and vocabulary (``_same_shape``), None when none has them:
+    the reference Overview shows a draft that names no target, which the plan aims at too."""
+    chosen = _same_shape(draft_shape(entry), entry.label if entry is not None else None, registry.load_registry())
+    return chosen if chosen.basis == "shape" else None
+
+
 def _config_shape(d: registry.PublishedDraft) -> tuple[int, int] | None:
     """(hidden_size, vocab_size) of a published draft's registry config, None without one."""
     config = d.config or {}

@@ -1366,6 +1366,8 @@ class Inputs:
     group_runs: tuple[Any, ...] = ()  # the group's runs for the target, every draft's: what the reference is chosen by
     curve_verdict: str | None = None  # your training log's verdict (``curves``: "rising", "plateau", ...), if loaded
     curve_unused: str = ""  # why your training log could not be fitted (no samples seen), when it was not
+    # with no target named: the published draft of your draft's hidden size and vocabulary (Overview's reference)
+    shape_reference: str | None = None
 
 
 def published_target(
@@ -1376,8 +1378,14 @@ def published_target(
     target: str | None = None,
     own: str | None = None,
     runs: Sequence[Any] = (),
+    *,
+    reference: str | None = None,
 ) -> tuple[float, str] | None:
     """The published acceptance to aim at, and which draft it is and why that one.
+
+    With no ``target``, ``reference`` (Overview's: a published draft of your draft's hidden size and vocabulary)
+    comes first: a Llama-3 checkpoint naming no target was aimed at the Kimi-K2 draft's 3.271 while Overview compared
+    it with the Llama-3.1-8B SpecForge draft.
 
     The draft of your own target first: Overview's reference (``overview.default_reference``) when it reports
     this benchmark at this chain, else the one of your target with the most training data that does; only then
@@ -1424,6 +1432,12 @@ def published_target(
                 f"{ref} {at} (no published draft for your target {target} reports {benchmark} at {chain}; the "
                 f"nearest is this one, a draft for {row['target_model']} (same family), Overview's reference)"
             )
+    if not target and reference and (sel["draft"] == reference).any():
+        row = sel[sel["draft"] == reference].iloc[0]
+        return float(row["accept_length"]), (
+            f"{reference} {at} (no target named: the published draft of your draft's hidden size and vocabulary, "
+            "Overview's reference)"
+        )
     from comparelib.models.draft import family_words, model_size
 
     nearest = ""
@@ -1451,6 +1465,17 @@ def published_target(
 
 
 _published_target = published_target  # the name the plan's callers and tests used
+
+
+def registry_target(hub_id: str | None) -> str | None:
+    """The target model a published draft is for, None when it is not in the registry."""
+    from comparelib.errors import CompareError
+    from comparelib.models import registry
+
+    try:
+        return registry.get_draft(hub_id).target_model or None if hub_id else None
+    except CompareError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -1495,6 +1520,7 @@ def default_target(
     target: str | None,
     own: str | None = None,
     runs: Sequence[Any] = (),
+    reference: str | None = None,
 ) -> tuple[float, str] | None:
     """The target AL a page opens on for ``setting_key`` (Acceptance vs data): ``published_target`` at that
     setting's chain, with the family of ``target`` as the plan reads it, so the page and Overview's plan agree
@@ -1507,7 +1533,17 @@ def default_target(
     beside = measured_target(runs, own, target, str(rows.iloc[0]))
     if beside is not None:  # the plan's rule: the reference measured beside yours outweighs its published figure
         return beside.al, beside.text
-    return published_target(points, family_of(target), benchmark.lower(), str(rows.iloc[0]), target, own, runs)
+    family = family_of(target) if target else (family_of(registry_target(reference)) if reference else None)
+    return published_target(
+        points,
+        family,
+        benchmark.lower(),
+        str(rows.iloc[0]),
+        target,
+        own,
+        runs,
+        reference=None if target else reference,
+    )
 
 
 def _loglinear_samples(xs: Any, ys: Any, target: float) -> float | None:
@@ -1887,6 +1923,7 @@ def build(
             inputs.target_label,
             inputs.draft_label,
             inputs.group_runs,
+            reference=inputs.shape_reference,
         )
     ):
         target_al, text = pub
@@ -2473,6 +2510,13 @@ def inputs_for(
     # the target as named (the draft's config, its card, the page's or --target, its runs'), read or not
     named_target = target or entry.target_label or target_from_runs(runs, draft)
     by_target = runs_for_target(runs, named_target)
+    shape_ref, shape_target = None, None
+    if not named_target:  # Overview's reference for a draft naming no target: one of the same shape, if any
+        from comparelib.analysis import overview
+
+        chosen = overview.same_shape_reference(entry)
+        if chosen is not None:
+            shape_ref, shape_target = chosen.hub_id, registry_target(chosen.hub_id)
     own = runs_of_draft(by_target.kept, draft)  # your draft's runs and the baselines, as Overview's pair
     runs_note = " ".join(n for n in (by_target.note, own.note) if n)
 
@@ -2559,7 +2603,8 @@ def inputs_for(
         curve_source=curve_source,
         curve_set_aside=set_aside,
         published=published if published is not None else scaling.published_points(),
-        family=family_of(model_id(entry.target_label or named_target)),
+        family=family_of(model_id(entry.target_label or named_target) or shape_target),
+        shape_reference=shape_ref,
         benchmark=benchmark.lower(),
         offline=offline,
         step_record=record,
