@@ -37,7 +37,7 @@ from comparelib.live.endpoints import (
     SessionBudget,
     SessionWatch,
 )
-from comparelib.live.store import Store, runs_to_frame
+from comparelib.live.store import SCHEMA_VERSION, Store, runs_to_frame
 from comparelib.models import comparison
 from tests.fixtures import page_app, run_cli
 
@@ -900,7 +900,7 @@ def test_old_database_is_migrated_in_place(tmp_path: Path) -> None:
     """)
     con.close()
     store = Store(f"sqlite:///{path}")
-    assert store.schema_version() == 2
+    assert store.schema_version() == SCHEMA_VERSION
     store.save_data_volume(draft="new", samples=3, attached_by="alice")
     assert [(v["draft"], v["attached_by"]) for v in store.data_volumes()] == [("old", None), ("new", "alice")]
 

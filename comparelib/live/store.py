@@ -32,7 +32,7 @@ from comparelib.values import integer, number, plain, run_param
 if TYPE_CHECKING:
     import pandas as pd
 
-SCHEMA_VERSION = 2  # 2: data_volumes.attached_by (who attached a volume; created_at says when)
+SCHEMA_VERSION = 3  # 2: data_volumes.attached_by (who attached a volume; created_at says when); 3: learning_curves
 EXAMPLE_FILE = settings.BUILTIN_DIR / "examples" / "kimi_k25_session.json"
 KINDS = ("measured", "imported", "example")
 STATUSES = ("running", "finished", "failed", "interrupted")
@@ -132,6 +132,25 @@ data_volumes_table = sa.Table(
     sa.Column("attached_by", sa.Text),
 )
 
+learning_curves_table = sa.Table(
+    "learning_curves",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("draft", sa.Text, nullable=False, index=True),
+    sa.Column("source", sa.Text, nullable=False),  # the log's file name, as uploaded or given
+    # how the log was read (``curves.curve``): the curve is rebuilt from its points with these
+    sa.Column("split", sa.String(8), nullable=False),
+    sa.Column("batch_size", sa.Float),
+    sa.Column("epoch_samples", sa.Float),
+    sa.Column("steps", sa.Integer),
+    sa.Column("points", sa.JSON, nullable=False),  # the curve's points (``curves.to_stored``), never the raw log
+    sa.Column("read", sa.JSON, nullable=False),  # what reading the log said (``Curve.stats``: format, notes, ...)
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("attached_by", sa.Text),
+    # a forgotten curve's id is never given to a new one: the pages cache a rebuilt curve by its id
+    sqlite_autoincrement=True,
+)
+
 _REQUEST_FIELDS = (
     "prompt_tokens",
     "output_tokens",
@@ -220,6 +239,9 @@ MAX_LABEL_CHARS = 100
 MAX_LABELS = 32
 MAX_GROUP_CHARS = 200  # the column is String(200); PostgreSQL would refuse more
 MAX_DRAFT_NAME_CHARS = 200  # a Hub id is at most 96; a local folder's name fits too (every sidebar lists it)
+MAX_CURVE_POINTS = 8192  # two splits of curves.MAX_POINTS_PER_SPLIT: what reading a log keeps at most
+MAX_CURVE_JSON_BYTES = 8 * 1024 * 1024  # one kept learning curve as stored (typically 0.1-2 MiB)
+CURVE_SPLITS = ("auto", "train", "eval")
 _MAX_CHARS = {"label": MAX_LABEL_CHARS, "group": MAX_GROUP_CHARS, "draft name": MAX_DRAFT_NAME_CHARS}
 
 
@@ -346,7 +368,7 @@ def _aware(value: datetime | None) -> datetime | None:
 
 
 class Store:
-    """Runs, requests, snapshots and data volumes in one SQLAlchemy database."""
+    """Runs, requests, snapshots, data volumes and kept learning curves in one SQLAlchemy database."""
 
     def __init__(self, url: str | None = None) -> None:
         if url is not None and not url.strip():
@@ -874,6 +896,135 @@ class Store:
                 }
             )
         return rows
+
+    # -- learning curves kept with a draft
+
+    def save_learning_curve(
+        self,
+        *,
+        draft: str,
+        points: Sequence[Mapping[str, Any]],
+        read: Mapping[str, Any] | None = None,
+        split: str = "auto",
+        batch_size: float | None = None,
+        epoch_samples: float | None = None,
+        steps: int | None = None,
+        source: str = "",
+        attached_by: str | None = None,
+    ) -> int:
+        """Keep a training log's learning curve with a draft (``curves.to_stored`` gives every argument but the
+        draft's name, the log's file name and who kept it): a new row per keep, the newest under a name being the
+        draft's (``learning_curve``). Its points, never the log, and at most MAX_CURVE_POINTS of them in
+        MAX_CURVE_JSON_BYTES."""
+        if not str(draft).strip():
+            raise StoreError("a learning curve needs the draft's name")
+        draft = draft_name(draft)
+        source = redact.mask_text(checked_text(source or "", "source"))
+        attached_by = checked_text(attached_by, "attached by") if attached_by else None
+        if split not in CURVE_SPLITS:
+            raise StoreError(f"a learning curve's split must be auto, train or eval, got {split!r}")
+        if steps is not None and int(steps) < 1:
+            raise StoreError(f"a learning curve's steps must be at least 1, got {steps}")
+        for name, value in (("batch_size", batch_size), ("epoch_samples", epoch_samples)):
+            if value is not None and not (number(value) is not None and 0 < float(value) < float("inf")):
+                raise StoreError(f"a learning curve's {name} must be a positive number, got {value!r}")
+        if not points:
+            raise StoreError(f"the learning curve for {draft} has no points: nothing to keep")
+        if len(points) > MAX_CURVE_POINTS:
+            raise StoreError(
+                f"the learning curve for {draft} has {len(points):,} points; the limit is {MAX_CURVE_POINTS:,} "
+                "(reading a log keeps at most that many)"
+            )
+        stored_points, stored_read = clean(list(points)), clean(dict(read or {}))
+        size = len(json.dumps(stored_points, separators=(",", ":"))) + len(json.dumps(stored_read))
+        if size > MAX_CURVE_JSON_BYTES:
+            raise StoreError(
+                f"the learning curve for {draft} ({len(points):,} points, {size / 2**20:,.1f} MiB as stored; the "
+                f"limit is {MAX_CURVE_JSON_BYTES // 2**20} MiB) is too large to keep: its points carry many chain "
+                "positions; a log of fewer positions or fewer logged points fits"
+            )
+        with self._write() as conn:
+            result = conn.execute(
+                learning_curves_table.insert()
+                .values(
+                    draft=draft,
+                    source=source,
+                    split=split,
+                    batch_size=None if batch_size is None else float(batch_size),
+                    epoch_samples=None if epoch_samples is None else float(epoch_samples),
+                    steps=None if steps is None else int(steps),
+                    points=stored_points,
+                    read=stored_read,
+                    created_at=_utcnow(),
+                    attached_by=attached_by,
+                )
+                .returning(learning_curves_table.c.id)
+            )
+            return int(result.scalar_one())
+
+    def learning_curve(self, draft: str, *, points: bool = True) -> dict[str, Any] | None:
+        """The learning curve kept with ``draft`` (the newest stored under its name), None when none is:
+        id, draft, source (the log's file name), split, batch_size, epoch_samples, steps, created_at, attached_by,
+        and with ``points`` its points and ``read`` (left out otherwise: a cheap look-up, once per page run)."""
+        try:
+            name = draft_name(draft)
+        except StoreError:
+            return None  # a name that could never be stored has nothing kept
+        return self._learning_curve(learning_curves_table.c.draft == name, points=points)
+
+    def learning_curve_by_id(self, curve_id: int) -> dict[str, Any] | None:
+        """One kept learning curve with its points, None when it was forgotten."""
+        return self._learning_curve(learning_curves_table.c.id == int(curve_id), points=True)
+
+    def _learning_curve(self, where: Any, *, points: bool) -> dict[str, Any] | None:
+        cols = learning_curves_table.c
+        chosen = [
+            cols.id,
+            cols.draft,
+            cols.source,
+            cols.split,
+            cols.batch_size,
+            cols.epoch_samples,
+            cols.steps,
+            sa.type_coerce(cols.created_at, sa.Text).label("created_at"),
+            cols.attached_by,
+        ]
+        if points:
+            chosen += [cols.points, cols.read]
+        query = sa.select(*chosen).where(where).order_by(cols.id.desc()).limit(1)
+        with self._read() as conn:
+            row = conn.execute(query).mappings().first()
+        if row is None:
+            return None
+        split = _text_or_none(row["split"])
+        out: dict[str, Any] = {
+            "id": int(row["id"]),
+            "draft": shown_label(row["draft"]),
+            "source": _text_or_none(row["source"]) or "",
+            "split": split if split in CURVE_SPLITS else "auto",
+            "batch_size": number(row["batch_size"]),
+            "epoch_samples": number(row["epoch_samples"]),
+            "steps": integer(row["steps"]),
+            "created_at": _when(row["created_at"]),
+            "attached_by": _text_or_none(row["attached_by"]),
+        }
+        if points:  # unreadable JSON reads as None (``_loads_json``): ``curves.from_stored`` says so
+            out["points"] = row["points"] if isinstance(row["points"], list) else None
+            out["read"] = dict(row["read"]) if isinstance(row["read"], Mapping) else {}
+        return out
+
+    def forget_learning_curve(self, draft: str, *, up_to: int | None = None) -> int:
+        """Drop the learning curves kept with ``draft``: those up to id ``up_to`` (the one a page showed, and
+        the older ones), all when None; one kept after it meanwhile stays. How many were dropped."""
+        try:
+            name = draft_name(draft)
+        except StoreError:
+            return 0
+        cond = learning_curves_table.c.draft == name
+        if up_to is not None:
+            cond = sa.and_(cond, learning_curves_table.c.id <= int(up_to))
+        with self._write() as conn:
+            return int(conn.execute(learning_curves_table.delete().where(cond)).rowcount or 0)
 
     # -- built-in example
 
