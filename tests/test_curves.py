@@ -14,6 +14,7 @@ from comparelib.analysis import curves, traininglogs
 from comparelib.analysis.curves import CurvePoint
 from comparelib.analysis.traininglogs import LogRecord, ReadStats
 from comparelib.errors import DataError, InputError
+from tests.fixtures import stored_run
 
 # ---------------------------------------------------------------- tau_sim
 
@@ -531,3 +532,96 @@ def test_a_saturated_speculators_log_is_judged_on_its_recent_slope(  # type: ign
     assert f"verdict: {verdict}\n" in out
     assert ("Still rising" in out) == (verdict == "rising")
     assert ("fit set aside for predictions: " in out) == bool(problems)
+
+
+# ---------------------------------------------------------------- kept with a draft: the stored form and back
+
+
+def _restarted_specforge(path: Path) -> Path:
+    """A SpecForge console log, no samples per step, restarted from step 40 (a note) after reaching step 90."""
+    lines = [f"step {s}: {{'acc_0': {0.5 + 0.04 * math.log(s):.4f}, 'acc_1': 0.5}}" for s in range(10, 100, 10)]
+    lines += [f"step {s}: {{'acc_0': {0.52 + 0.04 * math.log(s):.4f}, 'acc_1': 0.5}}" for s in range(40, 300, 10)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _eagle_epochs(path: Path) -> Path:
+    path.write_text(
+        "\n".join(f"Test Epoch [{e}/40], position 0,  Acc: {0.5 + 0.05 * math.log(e):.2f}" for e in range(1, 9)) + "\n"
+    )
+    return path
+
+
+STORED_LOGS = [
+    # name, the log, how it is read
+    ("rising csv, eval fitted", lambda t: _rising_csv(t / "m.csv"), {}),
+    ("rising csv, train split", lambda t: _rising_csv(t / "m.csv"), {"split": "train"}),
+    ("saturated speculators", lambda t: _speculators_log(t / "s.log", SATURATING[0][1]), {"batch_size": 16.0}),
+    # 3 of the 5 positions used: the live runs' tau_sim still reads all 5 (``logged_acc``)
+    (
+        "speculators, 3 positions",
+        lambda t: _speculators_log(t / "s.log", SATURATING[2][1]),
+        {"batch_size": 16, "steps": 3},
+    ),
+    ("restarted, steps axis", lambda t: _restarted_specforge(t / "sf.log"), {}),
+    ("eagle epochs", lambda t: _eagle_epochs(t / "eagle.log"), {"epoch_samples": 5000.0}),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "reading"), STORED_LOGS, ids=[s[0] for s in STORED_LOGS])
+def test_a_curve_rebuilt_from_its_stored_form_is_the_curve(  # type: ignore[no-untyped-def]
+    tmp_path: Path, name: str, make, reading: dict
+) -> None:
+    """What a share link shows from a kept log is what its sender saw: the verdict, the fit, the evidence with its
+    notes, the band and the points, rebuilt from the points alone (through JSON, as the store keeps them)."""
+    original = curves.curve([make(tmp_path)], **reading)
+    form = json.loads(json.dumps(curves.to_stored(original, **reading)))
+    assert set(form) == {"points", "read", "split", "batch_size", "epoch_samples", "steps"}
+    assert len(form["points"]) == len(original.points) and "acc_0" not in json.dumps(form)  # points, not the log
+    back = curves.from_stored(form)
+    assert back.verdict == original.verdict and back.sentence == original.sentence
+    assert back.fit == original.fit
+    assert back.evidence == original.evidence and back.stats == original.stats and back.band == original.band
+    assert back.points == original.points
+    assert [p.logged_acc for p in back.points] == [p.logged_acc for p in original.points]
+    live = [stored_run(1, 4, 100.0, 2.5), stored_run(2, 2, 90.0, 2.0)]  # the runs beside it, simulated the same
+    assert curves.live_frame(live, back).equals(curves.live_frame(live, original))
+    if name == "restarted, steps axis":
+        assert "went back" in back.evidence["note"] and "--batch-size" in back.evidence["note"]
+
+
+def test_a_kept_curve_comes_back_from_the_store(tmp_path: Path) -> None:
+    from comparelib.live.store import MAX_CURVE_POINTS, Store
+
+    assert MAX_CURVE_POINTS == 2 * curves.MAX_POINTS_PER_SPLIT  # what reading a log keeps always fits
+    original = curves.curve([_speculators_log(tmp_path / "s.log", SATURATING[0][1])], batch_size=16, steps=3)
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    store.save_learning_curve(draft="acme/d", source="s.log", **curves.to_stored(original, batch_size=16, steps=3))
+    row = store.learning_curve("acme/d")
+    assert row is not None
+    back = curves.from_stored(row)
+    assert (back.verdict, back.fit, back.evidence, back.stats) == (
+        original.verdict,
+        original.fit,
+        original.evidence,
+        original.stats,
+    )
+    store.close()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"points": None}, "its points are not readable"),
+        ({"points": []}, "has no points"),
+        ({"points": [{"step": 1}]}, "point 1 is not readable"),
+        ({"points": [{"step": 1, "split": "train", "acc": [1.5], "tau_sim": 2.5}]}, "point 1 is not readable"),
+        ({"points": [{"step": 1, "split": "train", "acc": [0.5], "tau_sim": "x"}]}, "point 1 is not readable"),
+        ({"split": "test"}, "split must be auto, train or eval"),
+    ],
+)
+def test_an_unreadable_stored_curve_is_said(change: dict, message: str) -> None:
+    good = {"step": 1, "samples_seen": 10.0, "split": "train", "acc": [0.5], "tau_sim": 1.5}
+    form = {"points": [good], "read": {}, "split": "auto", "batch_size": None, "epoch_samples": None, "steps": None}
+    with pytest.raises((DataError, InputError), match=message):
+        curves.from_stored({**form, **change})

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -793,7 +793,7 @@ def curve(
             "or EAGLE's 'position i, Acc:' lines"
         )
     out = analyse(points, split=split, tau_max=(steps + 1) if steps else None)
-    out.stats = {
+    read = {
         "format": stats.format,
         "files": stats.files,
         "bytes": stats.bytes,
@@ -802,13 +802,121 @@ def curve(
         "bad_values": stats.bad_values,
         **info,
     }
-    if info["notes"]:  # the CLI and the page print evidence["note"]: what the reading dropped goes there too
+    return _with_reading(out, read, steps)
+
+
+def _with_reading(out: Curve, read: dict[str, Any], steps: int | None) -> Curve:
+    """The analysed curve with what reading its log said: ``stats``, its notes in ``evidence["note"]`` (the CLI and
+    the page print that note: what the reading dropped goes there too) and the positions used."""
+    out.stats = read
+    notes = [str(n) for n in read.get("notes") or () if n]
+    if notes:
         out.evidence["note"] = " ".join(
-            [n if n.endswith(".") else n + "." for n in (out.evidence.get("note"), *info["notes"]) if n]
+            [n if n.endswith(".") else n + "." for n in (out.evidence.get("note"), *notes) if n]
         )
     if steps:
         out.evidence["steps"] = steps
     return out
+
+
+# ---------------------------------------------------------------- kept with a draft (the results store)
+
+
+def to_stored(
+    curve: Curve,
+    *,
+    batch_size: float | None = None,
+    epoch_samples: float | None = None,
+    steps: int | None = None,
+    split: Split = "auto",
+) -> dict[str, Any]:
+    """The curve as the results store keeps it with a draft (``Store.save_learning_curve``'s arguments but the
+    names): its points (never the log), how the log was read (the arguments ``curve`` was given) and what reading
+    it said (``stats``, notes included). ``from_stored`` rebuilds the same curve: fit, verdict and evidence."""
+    points: list[dict[str, Any]] = []
+    for p in curve.points:
+        row: dict[str, Any] = {
+            "step": p.step,
+            "samples_seen": p.samples_seen,
+            "split": p.split,
+            "acc": list(p.acc),
+            "tau_sim": p.tau_sim,
+        }
+        if p.epoch is not None:
+            row["epoch"] = p.epoch
+        if p.logged_acc:
+            row["logged_acc"] = list(p.logged_acc)
+        points.append(row)
+    return {
+        "points": points,
+        "read": dict(curve.stats),
+        "split": split,
+        "batch_size": None if batch_size is None else float(batch_size),
+        "epoch_samples": None if epoch_samples is None else float(epoch_samples),
+        "steps": steps,
+    }
+
+
+def _stored_point(d: Any) -> CurvePoint:
+    """One stored point; ValueError, KeyError or TypeError when it is not one ``to_stored`` wrote."""
+
+    def num(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ValueError(f"{v!r} is not a number")
+        return v
+
+    def probs(values: Any) -> tuple[float, ...]:
+        out = tuple(num(v) for v in values)
+        if any(not 0.0 <= v <= 1.0 for v in out):
+            raise ValueError("an accuracy outside 0..1")
+        return out
+
+    acc = probs(d["acc"])
+    logged = probs(d.get("logged_acc") or ())
+    epoch = d.get("epoch")
+    samples = d.get("samples_seen")
+    step = d["step"]
+    if isinstance(step, bool) or not isinstance(step, int):
+        raise ValueError(f"step {step!r} is not a whole number")
+    if not acc or d["split"] not in ("train", "eval"):
+        raise ValueError("no accuracies, or a split other than train and eval")
+    return CurvePoint(
+        step=step,
+        samples_seen=None if samples is None else num(samples),
+        split=str(d["split"]),
+        acc=acc,
+        tau_sim=num(d["tau_sim"]),
+        epoch=None if epoch is None else int(num(epoch)),
+        logged_positions=len(logged or acc),
+        logged_acc=logged,
+    )
+
+
+def from_stored(stored: Mapping[str, Any]) -> Curve:
+    """The curve ``to_stored`` kept (a ``Store.learning_curve`` row): fitted again from its points as it was read
+    (split, positions), with what reading its log said. DataError when the stored points are not readable."""
+    raw = stored.get("points")
+    if not isinstance(raw, list):
+        raise DataError("the learning curve kept with this draft cannot be shown: its points are not readable")
+    if not raw:
+        raise DataError("the learning curve kept with this draft has no points")
+    points = []
+    for i, d in enumerate(raw, 1):
+        try:
+            points.append(_stored_point(d))
+        except (KeyError, TypeError, ValueError) as exc:
+            why = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise DataError(
+                f"the learning curve kept with this draft cannot be shown: point {i} is not readable ({why})"
+            ) from None
+    split: Split = stored.get("split") or "auto"
+    if split not in get_args(Split):
+        raise InputError(f"split must be auto, train or eval, got {split!r}")
+    steps = stored.get("steps")
+    steps = int(steps) if isinstance(steps, int) and not isinstance(steps, bool) and steps >= 1 else None
+    out = analyse(points, split=split, tau_max=(steps + 1) if steps else None)
+    read = stored.get("read")
+    return _with_reading(out, dict(read) if isinstance(read, Mapping) else {}, steps)
 
 
 # ---------------------------------------------------------------- context for the page
