@@ -563,8 +563,81 @@ def remember_curve(draft: OwnDraft, curve: Any) -> None:
 
 
 def own_curve(draft: OwnDraft) -> Any:
-    """The learning curve of the training log loaded for ``draft`` in this session, if any."""
-    return st.session_state.get(CURVE_STATE, {}).get(draft.source)
+    """The learning curve of the training log loaded for ``draft`` in this session, else the one kept with the
+    draft (``stored_curve``: a reload or a share link answers as its sender saw), if any."""
+    curve = st.session_state.get(CURVE_STATE, {}).get(draft.source)
+    if curve is not None:
+        return curve
+    kept = stored_curve(draft)
+    return kept["curve"] if kept is not None else None
+
+
+KEPT_CURVE_RUN = "_kept_curve_run"  # (this run's marker, {draft name: its kept curve or None}): one read per run
+
+
+def _run_memo() -> dict[str, Any]:
+    """A dict that lives for this script run only: Streamlit gives each run a new ``cursors`` dict, held here so
+    the next run, whose dict differs, starts empty. Outside a run (bare mode) a new dict every call."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    marker = getattr(get_script_run_ctx(), "cursors", None)
+    held = st.session_state.get(KEPT_CURVE_RUN)
+    if marker is None:
+        return {}
+    if not isinstance(held, tuple) or held[0] is not marker:
+        held = (marker, {})
+        st.session_state[KEPT_CURVE_RUN] = held
+    return held[1]
+
+
+def stored_curve(draft: OwnDraft) -> dict[str, Any] | None:
+    """The learning curve kept with ``draft`` (the newest stored under ``draft.name``, "Keep this log with your
+    draft" on Acceptance vs data): the store's row (id, source: the log's file name, created_at, attached_by, how
+    it was read) with ``curve`` (None where it cannot be shown, ``problem`` says why); None when none is kept, and
+    for the built-in example. Read once per page run; the curve, rebuilt from its points, is cached by its id.
+    The curves module is imported only when a curve is kept."""
+    if draft.is_example:
+        return None
+    memo = _run_memo()
+    if draft.name in memo:
+        return memo[draft.name]
+    from comparelib import settings
+    from comparelib.errors import CompareError
+
+    found: dict[str, Any] | None = None
+    try:
+        url = settings.database_url()
+        row = open_store(url).learning_curve(draft.name, points=False)
+    except CompareError as exc:  # the store unreadable: the pages answer without a kept log
+        LOG.warning("kept learning curve of %s not read: %s", draft.name, exc)
+        row = None
+    if row is not None:
+        found = {**row, "curve": None, "problem": None}
+        try:
+            found["curve"] = _kept_curve(url, row["id"], str(row["created_at"]))
+        except CompareError as exc:
+            found["problem"] = str(exc)
+    memo[draft.name] = found
+    return found
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _kept_curve(url: str, curve_id: int, created_at: str) -> Any:
+    """A kept curve fitted again from its stored points (``curves.from_stored``), shared by every session: a kept
+    row never changes (``created_at`` is part of the key all the same). StoreError when it was forgotten."""
+    from comparelib.analysis import curves
+    from comparelib.errors import StoreError
+
+    del created_at
+    row = open_store(url).learning_curve_by_id(curve_id)
+    if row is None:
+        raise StoreError("the learning curve kept with this draft was forgotten meanwhile")
+    return curves.from_stored(row)
+
+
+def kept_curve_changed() -> None:
+    """After keeping or forgetting a curve in this run: the next ``stored_curve`` reads the store again."""
+    st.session_state.pop(KEPT_CURVE_RUN, None)
 
 
 def draft_key(prefix: str, draft: OwnDraft) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+from datetime import UTC
 
 import streamlit as st
 
@@ -617,6 +618,87 @@ def _upload_changed() -> None:
         _forget_upload()
 
 
+LOG_KEPT = "_lc_kept"  # {draft name: (kept row id, the reading it was kept from)} of the logs kept this session
+
+
+def _kept_words(kept: dict) -> str:
+    """A kept log in words: its file name, when and by whom it was kept, and how it was read."""
+    when = kept.get("created_at")
+    words = kept.get("source") or "a training log"
+    if when is not None:
+        words += f", kept on {when.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+    if kept.get("attached_by"):
+        words += f" by {kept['attached_by']}"
+    reading = [
+        f"{kept['batch_size']:,.0f} samples per logged step" if kept.get("batch_size") else "",
+        f"{kept['epoch_samples']:,.0f} samples per epoch" if kept.get("epoch_samples") else "",
+        f"its first {kept['steps']} positions" if kept.get("steps") else "",
+        f"fitted on its {kept['split']} points" if kept.get("split") in ("train", "eval") else "",
+    ]
+    if any(reading):
+        words += f" (read with {', '.join(r for r in reading if r)})"
+    return words
+
+
+def _forget_kept(kept: dict) -> None:
+    """ "Forget the stored log": the curve kept with your draft (and older ones) leaves the store, for everyone."""
+    if not st.button("Forget the stored log", key="lc_forget"):
+        return
+    try:
+        _store(settings.database_url()).forget_learning_curve(draft.name, up_to=int(kept["id"]))
+    except CompareError as exc:
+        st.error(str(exc))
+        return
+    st.session_state.get(LOG_KEPT, {}).pop(draft.name, None)
+    app.kept_curve_changed()
+    st.rerun()
+
+
+def _kept_shown(kept: dict) -> None:
+    """Under the inputs, when no log is loaded in this session: the curve shown is the one kept with your draft."""
+    st.caption(
+        f"Showing the training log kept with your draft ({draft.name}): {_kept_words(kept)}. Upload a log or give a "
+        "path to see another; keep that one to replace it."
+    )
+    _forget_kept(kept)
+
+
+def _keep_controls(lc: curves.Curve, reading: tuple, name: str, kept: dict | None) -> None:
+    """ "Keep this log with your draft": its curve's points (not the log) stored under your draft's name, so a reload
+    or a link to the draft shows it and Overview weighs it; what is kept already, and forgetting it."""
+    if kept is not None and st.session_state.get(LOG_KEPT, {}).get(draft.name) == (kept["id"], reading):
+        st.caption(
+            f"Kept with your draft ({draft.name}): {_kept_words(kept)}. A reload or a link to this draft shows this "
+            "curve where no log is loaded, and Overview weighs it."
+        )
+        _forget_kept(kept)
+        return
+    if kept is not None:
+        st.caption(f"A log is kept with your draft ({draft.name}): {_kept_words(kept)}. Keeping this log replaces it.")
+    else:
+        st.caption(
+            "Keeping stores this curve's points (not the log) under your draft's name: a reload or a link to this "
+            "draft then shows it, and Overview weighs it."
+        )
+    if st.button("Keep this log with your draft", key="lc_attach"):
+        _, _, batch, per_epoch, steps, split = reading
+        try:
+            new_id = _store(settings.database_url()).save_learning_curve(
+                draft=draft.name,
+                source=name,
+                attached_by=app.visitor(),
+                **curves.to_stored(lc, batch_size=batch, epoch_samples=per_epoch, steps=steps, split=split),
+            )
+        except CompareError as exc:
+            st.error(str(exc))
+            return
+        st.session_state.setdefault(LOG_KEPT, {})[draft.name] = (new_id, reading)
+        app.kept_curve_changed()
+        st.rerun()
+    if kept is not None:
+        _forget_kept(kept)
+
+
 def _curve_tab(shown: bool) -> None:
     """Its inputs are also built while another tab is shown if a log was uploaded: an uploader that is not
     drawn forgets its file. The curve and its tables only while shown."""
@@ -676,6 +758,7 @@ def _curve_tab(shown: bool) -> None:
         )
 
     lc_paths: tuple[str, ...] = ()
+    lc_name = ""  # the log's file name, as it is kept with your draft
     uploads = st.session_state.setdefault(LOG_UPLOADS, {})
     held = uploads.get(draft.source)
     if lc_upload is not None:
@@ -688,36 +771,56 @@ def _curve_tab(shown: bool) -> None:
             # a replaced upload is deleted once no session holds it; a closed tab's when its session ends
             uploadgate.hold(lc_paths[0], held[0] if held else None)
             uploads[draft.source] = (lc_paths[0], name)
+            lc_name = name
     elif held is not None:
         # uploaded for this draft before another draft (or page) was shown, which emptied its uploader
         lc_paths = (held[0],)
+        lc_name = held[1]
         with lc_in:
             st.caption(f"Using {held[1]}, uploaded for this draft earlier in this session.")
-            st.button("Forget this log", key="lc_forget", on_click=_forget_upload)
+            st.button("Forget this log", key="lc_forget_upload", on_click=_forget_upload)
     elif lc_path.strip():
         lc_paths = (os.path.expanduser(lc_path.strip()),)
+        lc_name = os.path.basename(lc_paths[0].rstrip("/")) or lc_paths[0]
 
     if not shown:
         return
-    if not lc_paths:
+    kept = app.stored_curve(draft)  # the log kept with your draft (none for the built-in example)
+    lc_key: tuple = ()
+    if not lc_paths and kept is None:
         st.caption("Upload a training log or give a path to see its learning curve and a verdict.")
+    elif not lc_paths and kept is not None and kept["curve"] is None:
+        with lc_in:
+            _kept_shown(kept)
+        st.warning(str(kept["problem"]), icon=":material/warning:")
     else:
         try:
-            lc_args = (
-                lc_paths,
-                _stamp(lc_paths),
-                float(lc_batch) or None,
-                float(lc_epoch) or None,
-                int(lc_steps) or None,
-                lc_split,
-            )
-            lc = _learning_curve(*lc_args)
+            if lc_paths:
+                lc_key = (
+                    lc_paths,
+                    _stamp(lc_paths),
+                    float(lc_batch) or None,
+                    float(lc_epoch) or None,
+                    int(lc_steps) or None,
+                    lc_split,
+                )
+                lc = _learning_curve(*lc_key)
+            else:  # a reload or a link to your draft: the log kept with it
+                assert kept is not None
+                lc, lc_key = kept["curve"], ("kept", kept["id"])
             lc_pub = curves.published_frame(published, benchmark=bench, setting_key=setting_key)
             lc_live = curves.live_frame(list(group_own.kept), lc)
         except CompareError as exc:
             st.error(str(exc))
         else:
-            app.remember_curve(draft, lc)
+            if lc_paths:
+                app.remember_curve(draft, lc)
+                if not draft.is_example:
+                    with lc_in:
+                        _keep_controls(lc, lc_key, lc_name, kept)
+            else:
+                with lc_in:
+                    _kept_shown(kept)
             badge = {
                 "rising": ":green[:material/trending_up: still rising]",
                 "plateau": ":orange[:material/trending_flat: plateau]",
@@ -728,7 +831,7 @@ def _curve_tab(shown: bool) -> None:
                 st.caption(lc.evidence["note"])
             # the curve across the page (in a column its legends and subtitle lines left the plot ~100 px)
             # the curve is known by what it was read from: hashing its thousands of points is slower than its chart
-            app.show_chart(charts.curve_chart, lc, published=lc_pub, live=lc_live, inputs=(lc_args, lc_pub, lc_live))
+            app.show_chart(charts.curve_chart, lc, published=lc_pub, live=lc_live, inputs=(lc_key, lc_pub, lc_live))
             live_col, pub_col = st.columns(2)
             with live_col:
                 st.markdown("**Live acceptance length (stored runs)**")

@@ -96,7 +96,7 @@ def test_a_training_log_loaded_for_v2_stays_with_v2(
         return
     assert "Using v2.csv, uploaded for this draft earlier in this session." in page_text(at)
     assert len([p for p in (root / "uploads").rglob("*") if p.is_file()]) == 1
-    at.button(key="lc_forget").click().run()  # dropped for good: deleted, and no curve
+    at.button(key="lc_forget_upload").click().run()  # dropped for good: deleted, and no curve
     assert not at.exception, at.exception
     assert not _curve_shown(at) and "Upload a training log or give a path" in page_text(at)
     assert [p for p in (root / "uploads").rglob("*") if p.is_file()] == []
