@@ -88,7 +88,7 @@ def _fit_and_own(al: float) -> tuple[scaling.Fit, pd.DataFrame]:
 LEAD_CASES = [
     # measured AL at 3 steps, target, curve verdict, the lead starts with, the trend's sentence is qualified
     (2.67, 3.0, None, "Your draft already measured 2.67 (run #3), at or above the 2.25 the published trend", True),
-    (2.67, 3.0, "plateau", "Your training log (loaded on this page) has plateaued", True),
+    (2.67, 3.0, "plateau", "Your training log (Learning curve tab) has plateaued", True),
     (3.10, 3.0, None, "Your draft already measured 3.10 (run #3, at steps=3", True),
     (1.80, 3.0, None, "To reach 3 on GSM8K at steps=3,topk=1,draft=4,bs=8,sglang you need about 2M samples", False),
 ]

@@ -204,7 +204,7 @@ def data_lead(
     first: list[str] = []
     if curve_verdict == "plateau":
         first.append(
-            "Your training log (loaded on this page) has plateaued: by your own evidence, more of the same data is "
+            "Your training log (Learning curve tab) has plateaued: by your own evidence, more of the same data is "
             "unlikely to raise acceptance, whatever the published trend says."
         )
     reached = already_reached(f, target, own_points)
