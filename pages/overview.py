@@ -349,6 +349,18 @@ def _size_basis(reference: str, not_compared: str = "") -> str:
     return "counted from the configs"
 
 
+def _layers_words(size: overview.SizeFacts) -> str:
+    """Where the lm_heads differ, the layers' ratio the answer names a size gap from (``overview.size_gap``):
+    walk Q's headline said "1.59x smaller in its layers" above "ours is 90% the size of the reference"."""
+    ratio, scope = overview.size_gap(size)
+    if ratio is None or scope != overview.LAYERS_SCOPE:
+        return ""
+    return (
+        f" with its lm_head; {overview.size_words(ratio)} it {scope}, the figure the answer uses (the lm_heads "
+        "differ: another draft vocabulary)"
+    )
+
+
 if size is not None:
     compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
     lines += [
@@ -356,7 +368,7 @@ if size is not None:
         f"{_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
         f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}"
         + (
-            f": ours is {overview.size_words(answer.size_ratio)} the reference. "
+            f": ours is {overview.size_words(answer.size_ratio)} the reference{_layers_words(size)}. "
             if answer.size_ratio and not answer.size_note  # another architecture's size is no yardstick
             else ". "
         )
