@@ -764,6 +764,16 @@ def _volume_lines(draft: OwnDraft, volume_rows: list[dict[str, Any]]) -> bool:
     return st.button(f"Use the {draft.typed_unused:,} typed in instead", key="draft_use_typed")
 
 
+def _names_draft(store: Any, group: str | None, draft: OwnDraft) -> bool:
+    """Whether run group ``group`` holds a run that names ``draft``: a group holding both drafts' runs stays
+    picked when the other draft is pasted (walk Q: b's runs sat in the group shown, and b got no group)."""
+    from comparelib.models.draft import draft_match
+
+    if store is None or not group or draft.match_name is None:
+        return False
+    return any(draft_match(getattr(r, "draft_model", None), draft.match_name) for r in store.runs(group=group))
+
+
 def own_draft() -> OwnDraft:
     """The user's draft for this page: from the URL, else this session's, else the built-in example.
 
@@ -813,7 +823,7 @@ def own_draft() -> OwnDraft:
                 volumes = sorted({str(v["draft"]) for v in volume_rows})
                 groups = store.groups()
             except CompareError as exc:
-                volume_rows, volumes, groups = [], [], []
+                store, volume_rows, volumes, groups = None, [], [], []
                 problem = str(exc)
             if not shown:
                 st.session_state["draft_volume"] = draft.volume if draft.volume in volumes else _NONE
@@ -856,7 +866,9 @@ def own_draft() -> OwnDraft:
                     before = was.get("volume") if not picked_volume and was.get("volume") in volumes else None
                     new = new.with_(
                         volume=kept or before or new.own_volume(volume_rows),
-                        group=new.group if new.group != draft.group else _known(was.get("group"), groups),
+                        group=new.group
+                        if new.group != draft.group or _names_draft(store, new.group, new)
+                        else _known(was.get("group"), groups),
                         samples=new.samples if new.samples != draft.samples else was.get("samples"),
                     )
             except CompareError as exc:
