@@ -877,10 +877,19 @@ def difference_sentence(a: Entry, b: Entry) -> str | None:
     diffs = {n: by_name_big.get(n, 0) - by_name_small.get(n, 0) for n in set(by_name_big) | set(by_name_small)}
     name, diff = max(diffs.items(), key=lambda kv: kv[1])
     share = diff / abs(gap)
-    sentence = (
-        f"{big.label} has {abs(gap):,} more parameters than {small.label} outside the embedding; "
-        f"{diff:,} of them ({share:.0%}) are in the {name}"
-    )
+    fewer = {n: -d for n, d in diffs.items() if d < 0}
+    if fewer:  # components going both ways: "287% of the gap" (walk Q) said nothing; each side's change does
+        less = "; ".join(f"{d:,} fewer in the {n}" for n, d in sorted(fewer.items(), key=lambda kv: -kv[1]))
+        sentence = (
+            f"{big.label} has {abs(gap):,} more parameters than {small.label} outside the embedding: "
+            f"{diff:,} more in the {name}, {less}"
+        )
+        name = ""  # the lm_head words below explain a larger head, not a mix
+    else:
+        sentence = (
+            f"{big.label} has {abs(gap):,} more parameters than {small.label} outside the embedding; "
+            f"{diff:,} of them ({share:.0%}) are in the {name}"
+        )
     if name == "lm_head" and small.count.lm_head_tied:  # its head is its embedding: no output layer of its own
         sentence += f": {small.label} ties its lm_head to the embedding (tie_word_embeddings true)"
     elif name == "lm_head":
