@@ -330,8 +330,13 @@ if fit is not None or (own_samples and x == "samples"):
             )
             if own_volume:
                 mean, lo, hi, clipped = scaling.predict_bounded(fit, own_volume)
+                said = (
+                    "predicts nothing it can stand behind: its line falls to the floor of **1.00**"
+                    if verdicts.at_floor(mean, clipped)
+                    else f"predicts **{mean:.2f}**"
+                )
                 st.markdown(
-                    f"At your {verdicts.human(own_volume)} {x} the fit predicts **{mean:.2f}** "
+                    f"At your {verdicts.human(own_volume)} {x} the fit {said} "
                     f"(95% band {lo:.2f}..{hi:.2f})"
                     + (", an extrapolation" if fit.extrapolates(own_volume) else "")
                     + ("; clipped to the possible range" if clipped else "")

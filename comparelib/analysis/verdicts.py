@@ -357,10 +357,21 @@ def _try_fit(sel: Selection, label: str) -> Fit | None:
         return None
 
 
+def at_floor(mean: float, clipped: bool) -> bool:
+    """The fitted line's mean was clipped to the floor of 1.00 (no token accepted): far below its volumes it
+    predicts nothing, not an acceptance of 1.00."""
+    return clipped and mean <= 1.0 + 1e-9
+
+
 def _pred_text(f: Fit, volume: float, x: Axis) -> tuple[str, tuple[float, float, float], bool]:
     mean, lo, hi, clipped = predict_bounded(f, volume)
     extrap = f.extrapolates(volume)
     text = f"{mean:.2f} (95% band {lo:.2f}..{hi:.2f}) at {human(volume)} {x}"
+    if at_floor(mean, clipped):  # walk Q: "predicts 1.00" beside a measured 2.72 read as "no acceptance"
+        text = (
+            f"nothing it can stand behind at {human(volume)} {x}: its line falls to the floor of 1.00 there "
+            f"(95% band {lo:.2f}..{hi:.2f})"
+        )
     notes = []
     if extrap:
         notes.append(
@@ -368,7 +379,7 @@ def _pred_text(f: Fit, volume: float, x: Axis) -> tuple[str, tuple[float, float,
             + ("below the smallest" if math.log10(volume) < f.x_min else "beyond the largest")
             + " published volume"
         )
-    if clipped:
+    if clipped and not at_floor(mean, clipped):
         notes.append("clipped to the possible range 1..steps+1, so the line says little there")
     if notes:
         text += ", " + "; ".join(notes)
