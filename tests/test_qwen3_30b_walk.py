@@ -175,3 +175,73 @@ def test_missing_evidence(
     )
     assert len(got) == len(items) + 1 and got[-1].startswith("the registry has no config"), got
     assert all(i in g for i, g in zip(items, got, strict=False)), got
+
+
+# ---------------------------------------------------------------- 5. your training log's fit on the live scale
+# Walk Q: a log plateaued at 2.58 (tau_sim) beside 2.72 measured live at 3 steps; the plan said "AL 2.58", "does not
+# reach the target 2.876 (plateau 2.58)", a tok/s from it, and ranked more data first on +0.5 tok/s.
+
+
+def _log(plateau: float, n0: float) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    x = [800.0 * i for i in range(1, 63)]  # 62 logged points to 49,600 samples
+    return tuple(x), tuple(1 + (plateau - 1) / (1 + (n0 / v) ** 1.5) for v in x)
+
+
+def _log_plan(plateau: float, n0: float, verdict: str, runs: list[Any], rank_batch: int) -> plan.Plan:
+    entry = comparison.load_entry("example:own-kimi-k2.5-draft", with_header=False, with_card=False)
+    x, y = _log(plateau, n0)
+    inputs = plan.inputs_for(entry, runs=runs, published=scaling.published_points())
+    inputs = replace(
+        inputs,
+        runs=tuple(runs),
+        target_label=TARGET,
+        family="qwen3",
+        draft_label="my-local-draft",
+        curve_x=x,
+        curve_al=y,
+        curve_steps=3,
+        curve_verdict=verdict,
+        curve_source="train.csv",
+    )
+    return plan.build(inputs, target_al=2.9, rank_batch=rank_batch)
+
+
+LIVE_SCALE_CASES = [
+    # log plateau, its N0, verdict, runs, ranking batch, measured live AL at (3,1,4) (None: none), phrases in the note
+    (2.46, 3000.0, "plateau", SWEEP, 8, 2.67, ["run #3 measured AL 2.67 at (3,1,4)", "on the live scale)"]),
+    (3.6, 60000.0, "rising", SWEEP, 8, 2.67, ["run #3 measured AL 2.67 at (3,1,4)", "reaches the target 2.9"]),
+    (2.46, 3000.0, "plateau", [SWEEP[0], SWEEP[1], SWEEP[3]], 8, None, ["the training simulation's), not live"]),
+]
+
+
+@pytest.mark.parametrize(("plateau", "n0", "verdict", "runs", "batch", "live", "has"), LIVE_SCALE_CASES)
+def test_the_logs_fit_is_put_on_the_live_scale(
+    plateau: float, n0: float, verdict: str, runs: list[Any], batch: int, live: float | None, has: list[str]
+) -> None:
+    result = _log_plan(plateau, n0, verdict, runs, batch)
+    more = next(o for o in result.options if o.kind == "more-data")
+    fit = result.fit
+    assert fit is not None and fit.scope == "curve" and more.al is not None and more.al.value is not None
+    now = fit.al(49600.0).value
+    assert now is not None
+    shift = 0.0 if live is None else live - now  # predicted live AL = measured + (fit at new N - fit now)
+    needed = more.samples_needed.value if more.samples_needed is not None else None
+    n_new = needed if needed is not None else 496000.0  # not reached: the row shows 10x the log's volume
+    assert more.al.value == pytest.approx(fit.al(n_new).value + shift)  # type: ignore[operator]
+    if needed is not None:  # the target is reached on the live scale, not the log's
+        assert needed == pytest.approx(fit.samples_for(2.9 - shift).value)
+    assert all(h in more.note for h in has), more.note
+    if live is not None:  # tok/s from the live AL's ratio, so a plateau near your live AL gains next to nothing
+        assert abs(more.al.value - live) < 0.1 if verdict == "plateau" else more.al.value > live
+        assert f"plateau {plateau:.2f})" not in more.note, more.note
+
+
+def test_a_plateaued_log_ranks_more_data_last() -> None:
+    """Its own fit's small gain (within noise) no longer lists it above options that gain nothing."""
+    result = _log_plan(2.46, 3000.0, "plateau", SWEEP, 8)
+    more = next(o for o in result.options if o.kind == "more-data")
+    assert more.gain is not None and more.gain.value is not None and more.gain.value > 0
+    assert result.options[-1] is more, [(o.kind, o.gain) for o in result.options]
+    assert more.note.startswith("Your training log (Acceptance vs data) has plateaued on this data"), more.note
+    assert "ranked last" in result.log_note
+    assert not (plan.lead(result) or "").startswith("**Ranked first: More training data")

@@ -2060,8 +2060,39 @@ def build(
     elif fit is None:
         md.note = fit_note or "no acceptance fit"
     else:
-        base_al = fit.al(own_now).value if own_now else None
-        need = fit.samples_for(target_al) if target_al is not None else None
+        # your log's fit is on the training simulation's scale (tau_sim), not the live one the target and the
+        # served AL are on (walk Q: the log's plateau 2.58 beside 2.72 measured live at 3 steps, "does not reach
+        # the target 2.876 (plateau 2.58)" and a tok/s from 2.58): put it on the live scale by the measured AL at
+        # the plan's chain, moved by what the fit adds from your volume to the new one
+        shift = 0.0
+        scale_words = ""
+        scale_ev: dict[str, Any] | None = None
+        if fit.scope == "curve":
+            log_now = fit.al(own_now).value if own_now else None
+            if measured_here is not None and log_now is not None:
+                run_l, live_l = measured_here
+                shift = live_l - log_now
+                scale_words = (
+                    f" Your log's fit is on the training simulation's scale (tau_sim; {log_now:.2f} at your "
+                    f"{own_now:,.0f} samples), not the live one: run #{run_l.id} measured AL {live_l:.2f} at {chain}, "
+                    "so every AL here is predicted live AL = that measured AL + (the log's fit at the new volume - "
+                    "the log's fit at your volume), and the target is compared on that scale."
+                )
+                scale_ev = {
+                    "measured live AL": live_l,
+                    "run": run_l.id,
+                    "log fit at your volume": log_now,
+                    "rule": "predicted live AL = measured live AL + (log fit at the new volume - log fit now)",
+                }
+            else:
+                scale_words = (
+                    f" The AL figures are on your training log's scale (tau_sim, the training simulation's), not "
+                    f"live: no run of your draft measured AL at {chain} to put them on the live scale the target is "
+                    "on, so the comparison with the target is across scales."
+                )
+        fit_now = fit.al(own_now).value if own_now else None
+        base_al = None if fit_now is None else fit_now + shift
+        need = fit.samples_for(target_al - shift) if target_al is not None else None
         at_10x = max(own_now or fit.x_max, fit.x_max) * 10
         # what the row shows when the target is not costed: 10x the largest volume in the fit (or yours)
         tenfold = (
@@ -2094,15 +2125,16 @@ def build(
         else:
             n_new, md.samples_needed = at_10x, need
             reach = (
-                f"does not reach the target {target_named} (plateau {fit.plateau:.2f})"
+                f"does not reach the target {target_named} (plateau {fit.plateau + shift:.2f}"
+                + (" on the live scale)" if shift else ")")
                 if target_al is not None
                 else "has no target AL to reach"
             )
             shown = tenfold
-        md.al = fit.al(n_new)
+        md.al = fit.al(n_new).map(lambda v: v + shift)
         md.al_steps = fit.steps
         if shown:
-            reach += f"; the row shows {shown}, where the trend gives AL {md.al.text('.2f')}"
+            reach += f"; the row shows {shown}, where the trend gives {'live ' if shift else ''}AL {md.al.text('.2f')}"
         have = own_now or 0.0
         epochs_div = epochs if fit.scope == "curve" else 1.0
 
@@ -2162,6 +2194,7 @@ def build(
         md.note = (
             set_aside
             + f"{fit_name} {reach}."
+            + scale_words
             + other_fit
             + (" " + _sentence(speed_note) if speed is None and speed_note else "")
             + (f" Note: {no_target}." if no_target else "")
@@ -2179,6 +2212,18 @@ def build(
                 f"{pubs['scylla']}, {pubs['draft-opd']}",
             ),
         ]
+        if scale_ev is not None:
+            md.evidence.append(
+                _ev(
+                    "your log's fit put on the live scale",
+                    scale_ev,
+                    _source(
+                        sources,
+                        "measured",
+                        f"store run {scale_ev['run']}: AL {scale_ev['measured live AL']:g} at {chain}",
+                    ),
+                )
+            )
         if loglin is not None and loglin <= fit.x_max * OUT_OF_REACH:  # past it, no count (said in the note)
             md.evidence.append(_ev("samples needed by the log-linear fit on the same points", loglin, fit_src))
         if speed is not None:
@@ -2186,8 +2231,10 @@ def build(
                 _ev("tok/s", "served AL scaled by the fit's AL ratio, at the served num_steps", model_src)
             )
     log_note = ""
-    if inputs.curve_verdict == "plateau" and (fit is None or fit.scope == "pooled"):
-        # your own log says more of the same data does not help: the published trend alone does not rank it first
+    if inputs.curve_verdict == "plateau":
+        # your own log says more of the same data does not help: neither the published trend nor the log's own fit
+        # (walk Q: +0.5 tok/s from its plateau, within noise, listed first over options that gained nothing) ranks
+        # it above anything else
         md.weighed_down = True
         unfit = (
             f" The plan could not fit your log: {inputs.curve_unused.strip().rstrip('.')}."
@@ -2196,10 +2243,15 @@ def build(
             if inputs.curve_x and inputs.curve_set_aside
             else ""
         )
+        on_what = (
+            "is ranked last, whatever its fit adds"
+            if fit is not None and fit.scope == "curve"
+            else "is not ranked first on the published drafts' trend alone"
+        )
         log_note = (
-            "Your training log (Acceptance vs data) has plateaued on this data, so more training data is not ranked "
-            "first on the published drafts' trend alone: more of the same data is not expected to raise acceptance; "
-            "new or different data (another mix, longer or harder samples) or a bigger draft may." + unfit
+            f"Your training log (Acceptance vs data) has plateaued on this data, so more training data {on_what}: "
+            "more of the same data is not expected to raise acceptance; new or different data (another mix, longer "
+            "or harder samples) or a bigger draft may." + unfit
         )
         md.note = f"{log_note} {md.note}".strip()
         md.evidence.append(
