@@ -19,7 +19,7 @@ from comparelib.analysis import overview, plan, scaling
 from comparelib.live.store import RunRecord
 from comparelib.models import comparison, registry
 from comparelib.models.draft import family_words, model_family
-from tests.fixtures import page_app, page_text
+from tests.fixtures import LLAMA31_8B_EAGLE3, page_app, page_text
 from tests.test_sweep import rec
 
 R1 = "deepseek-ai/DeepSeek-R1-Distill-Llama-8B"
@@ -179,26 +179,10 @@ def test_the_plans_own_point_is_measured_at_its_chain(left_out: tuple[int, ...],
 
 
 def _epoch3(**change: Any) -> dict[str, Any]:
-    """The walk's local checkpoint ckpt/epoch_3: Llama-3 shapes, a config that names no target."""
-    config = {
-        "architectures": ["LlamaForCausalLMEagle3"],
-        "model_type": "llama",
-        "hidden_act": "silu",
-        "hidden_size": 4096,
-        "intermediate_size": 14336,
-        "max_position_embeddings": 131072,
-        "num_attention_heads": 32,
-        "num_key_value_heads": 8,
-        "head_dim": 128,
-        "num_hidden_layers": 1,
-        "rms_norm_eps": 1e-05,
-        "rope_theta": 500000.0,
-        "tie_word_embeddings": False,
-        "torch_dtype": "bfloat16",
-        "vocab_size": 128256,
-        "draft_vocab_size": 32000,
-    }
-    return {**config, **change}
+    """The walk's local checkpoint ckpt/epoch_3: Llama-3 shapes, a config that names no target (walk M's Llama-3.1-8B
+    draft config, with the checkpoint's context and head size, and the default aux layers)."""
+    config = {k: v for k, v in LLAMA31_8B_EAGLE3.items() if k != "eagle_config"}
+    return {**config, "max_position_embeddings": 131072, "head_dim": 128, **change}
 
 
 # a Llama-3.2-3B-shaped draft (hidden 3,072): no published draft has its shape
