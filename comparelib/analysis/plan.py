@@ -46,8 +46,8 @@ from comparelib.analysis.stats import f_quantile
 from comparelib.errors import DataError, InputError
 from comparelib.values import bench_label, human, integer, model_id, number, run_param
 
-Kind = Literal["more-data", "draft-size", "num-steps", "fix-wiring", "fix-vocab"]
-KINDS: tuple[Kind, ...] = ("more-data", "draft-size", "num-steps", "fix-wiring", "fix-vocab")
+Kind = Literal["more-data", "draft-size", "num-steps", "tree", "fix-wiring", "fix-vocab"]
+KINDS: tuple[Kind, ...] = ("more-data", "draft-size", "num-steps", "tree", "fix-wiring", "fix-vocab")
 BATCHES: tuple[int, ...] = (1, 8, 64)
 LEVEL = 0.95
 DRAWS = 400
@@ -1302,23 +1302,25 @@ def lead(result: Plan) -> str | None:
     return text
 
 
-def rank_key(o: Option, noise: float) -> tuple[int, int, int, float]:
+def rank_key(o: Option, noise: float) -> tuple[int, int, int, float, float]:
     """Wiring errors first; then gains whose whole band clears run-to-run noise, by tok/s per GPU-hour;
     then gains that only might (their band reaches below noise, or has no lower bound); then the rest:
     options with a gain before those without (a zero-gain num_steps led an uncosted +61.8 tok/s), a known
-    cost before an unknown one (an uncosted option led the plan), then by gain."""
+    cost before an unknown one (an uncosted option led the plan), then by gain. Free changes that gain (a
+    num_steps, a measured tree) all have an unbounded tok/s per GPU-hour: the larger gain goes first."""
     if o.blocking:
-        return (0, 0, 0, 0.0)
+        return (0, 0, 0, 0.0, 0.0)
     ratio, gain = o.per_gpu_hour, o.gain
+    gained = -(gain.value if gain is not None and gain.value is not None else -math.inf)
     if o.weighed_down:  # your own evidence contradicts its predicted gain: after every other option
-        return (4, 0, 0, -(gain.value if gain is not None and gain.value is not None else -math.inf))
+        return (4, 0, 0, gained, 0.0)
     if ratio is None or gain is None or gain.value is None or gain.value <= noise:
         no_gain = int(not gains(o, noise))
         uncosted = int(o.total.value is None) if not no_gain else 0  # without a gain, the order as built
-        return (3, no_gain, uncosted, -(gain.value if gain is not None and gain.value is not None else -math.inf))
+        return (3, no_gain, uncosted, gained, 0.0)
     if gain.low is None or gain.low <= noise:
-        return (2, 0, 0, -ratio)
-    return (1, 0, 0, -ratio)
+        return (2, 0, 0, -ratio, gained)
+    return (1, 0, 0, -ratio, gained)
 
 
 def _source(sources: list[Source], kind: SourceKind, text: str) -> str:
@@ -1586,6 +1588,98 @@ def _measured_at_chain(runs: Sequence[Any], chain: str, rank_batch: int) -> tupl
         return None
     _, al, run = max(found, key=lambda t: (t[0], t[1], -t[2].id))
     return run, al
+
+
+_TREE_ONLY = ("different topk", "different num_draft_tokens", "different concurrency")
+
+
+def _measured_trees(runs: Sequence[Any], model: speedup.SpeedupModel) -> dict[int, Any]:
+    """Your draft's fastest measured tree (topk > 1) at each batch size, measured as the fitted chain sweep was but
+    for its shape and batch; an imported run is not one (its conditions are not recorded)."""
+    fitted = set(model.fitted_run_ids) or {p.run_id for p in model.measured if p.run_id is not None}
+    anchor = next((r for r in runs if r.id in fitted), None)
+    if anchor is None:
+        return {}
+    best: dict[int, Any] = {}
+    for r in runs:
+        if getattr(r, "is_baseline", False) or (getattr(r, "topk", None) or 1) <= 1 or not r.output_tokens_per_s:
+            continue
+        if speedup.is_imported(r) or (b := integer(run_param(r, "concurrency"))) is None:
+            continue
+        if not all(w.startswith(_TREE_ONLY) for w in speedup.sweep_mismatch(r, anchor)):
+            continue
+        if b not in best or r.output_tokens_per_s > best[b].output_tokens_per_s:
+            best[b] = r
+    return best
+
+
+def _tree_option(
+    runs: Sequence[Any],
+    speed: Speed,
+    rank_batch: int,
+    cur_tok: Mapping[int, float],
+    sources: list[Source],
+    model_src: str,
+) -> Option | None:
+    """Serving the tree your draft was measured with, where one was: its tok/s is measured, so is its gain.
+
+    Walk Q: the plan said no option gains beyond noise (4.0 tok/s) while run #9, a tree, measured 6.5 tok/s over
+    the best chain at batch 1; the speed model fits chains only, so no option could say it."""
+    trees = _measured_trees(runs, speed.model)
+    if not trees:
+        return None
+    first = trees.get(rank_batch) or trees[min(trees, key=lambda b: (abs(math.log(b / max(rank_batch, 1))), -b))]
+    o = Option("tree", f"Serve the measured tree ({speedup.shape_words(first)})")
+    o.tok_s = {str(b): Band(*([float(r.output_tokens_per_s)] * 3)) for b, r in sorted(trees.items())}
+    parts: list[str] = []
+    for b, r in sorted(trees.items()):
+        m = speed.model_for(b)
+        chains = [(p.tok_s, p) for p in m.measured if p.tok_s] if speed.measured_at(b) else []
+        t = float(r.output_tokens_per_s)
+        head = f"batch {b}: run {speedup.run_ref(r)} ({speedup.shape_words(r)}) measured {t:,.1f} tok/s"
+        if not chains:
+            parts.append(f"{head}; no chain was measured at batch {b} to set it beside")
+            continue
+        c, p = max(chains, key=lambda cp: cp[0])
+        d = t - c
+        if abs(d) <= NOISE * c:
+            how = f"within {NOISE:.0%} of it: a tie within run-to-run noise"
+        else:
+            how = f"{abs(d):,.1f} tok/s {'above' if d > 0 else 'below'} it"
+        parts.append(f"{head} against the best chain, num_steps {p.num_steps} (run #{p.run_id}), {c:,.1f}: {how}")
+    served_k = speed.served_steps
+    here = trees.get(rank_batch)
+    if here is not None and rank_batch in cur_tok:
+        m = speed.model_for(rank_batch)
+        served = m.measured_tok_s(served_k) if speed.measured_at(rank_batch) else None
+        base_tok = served if served is not None else cur_tok[rank_batch]
+        o.gain = Band(*([float(here.output_tokens_per_s) - base_tok] * 3))
+        against = (
+            f"measured at num_steps {served_k} ({speedup.runs_text(m.measured_runs(served_k))})"
+            if served is not None
+            else f"predicted at num_steps {served_k}"
+        )
+        gain_words = (
+            f"Gain at batch {rank_batch}: {o.gain.value:+,.1f} tok/s against the served chain's {base_tok:,.1f} "
+            f"tok/s {against}."
+        )
+    else:
+        gain_words = (
+            f"No tree was measured at batch {rank_batch}, the batch the plan ranks at, so no gain is claimed there."
+        )
+    o.generation = o.training = o.storage = Band(0.0, 0.0, 0.0)
+    o.al = Band(*([r_al] * 3)) if (r_al := first.accept_length) is not None else None
+    o.al_steps = first.num_steps
+    o.note = (
+        "Measured, not predicted (the speed model fits chains only, so a tree is not predicted at other num_steps "
+        "or batches): " + "; ".join(parts) + f". {gain_words} Free: the same draft, served with a tree."
+    )
+    src = _source(sources, "measured", "store runs " + ", ".join(f"{r.id}" for _, r in sorted(trees.items())))
+    o.evidence = [
+        _ev("tree tok/s per batch", {str(b): float(r.output_tokens_per_s) for b, r in sorted(trees.items())}, src),
+        _ev("chain tok/s per batch", "the fitted chain sweep's measured runs", model_src),
+    ]
+    return o
 
 
 def build(
@@ -2357,7 +2451,7 @@ def build(
             + (
                 f" The served num_steps is the best or ties it within {speedup.TIE_TOLERANCE:.0%} at batch "
                 + ", ".join(served_ties)
-                + ": no change gains there beyond noise."
+                + ": no other num_steps gains there beyond noise."
                 if served_ties
                 else ""
             )
@@ -2386,6 +2480,12 @@ def build(
             _ev("AL per num_steps", "offline al_replay" if off_steps else "speedup model", al_src),
         ]
         options.append(ns)
+
+    # ---- a measured tree
+    if speed is not None:
+        tree = _tree_option(inputs.runs, speed, rank_batch, cur_tok, sources, model_src)
+        if tree is not None:
+            options.append(tree)
 
     # ---- draft size
     for label, params_c, record in inputs.candidates:
