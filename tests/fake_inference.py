@@ -598,6 +598,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--honour-max-tokens", action="store_true")
     p.add_argument("--no-spec", action="store_true", help="serve as a baseline without speculation")
     p.add_argument("--num-steps", type=int, default=3)
+    p.add_argument("--topk", type=int, default=1, help="the draft tree's width (1: a chain)")
+    p.add_argument("--num-draft-tokens", type=int, default=0, help="a tree's token budget (default: num_steps + 1)")
+    p.add_argument("--model", default="fake/target-model", help="the target model the server reports")
+    p.add_argument("--draft-model", default="fake/draft-eagle3", help="the draft model the server reports")
     for name in ("fail", "cut", "truncate", "stall", "garbage"):
         p.add_argument(f"--{name}-every", type=int, default=0)
     args = p.parse_args(argv)
@@ -611,6 +615,10 @@ def main(argv: list[str] | None = None) -> int:
         honour_max_tokens=args.honour_max_tokens,
         speculative_algorithm=None if args.no_spec else "EAGLE3",
         num_steps=args.num_steps,
+        topk=args.topk,
+        num_draft_tokens=args.num_draft_tokens or args.num_steps + 1,
+        model=args.model,
+        draft_model=args.draft_model,
         fail_every=args.fail_every,
         cut_every=args.cut_every,
         truncate_every=args.truncate_every,
