@@ -222,23 +222,27 @@ def _names_fit(page, grid, row_px: int, what: str) -> list[str]:  # type: ignore
     return names
 
 
+# what a user compares drafts for (walk Q: the ratios were the 14th and 15th columns, past the screen's edge)
+PARAMS_KEYS = ["draft", "trainable", "stored", "draft/target", "draft/active"]
+
+
 def test_compare_draft_names_fit_at_1400_px(browser, live_app: LiveApp) -> None:
     """Compare drafts at 1400 px: every draft name is whole in the parameters and findings tables, and the
-    counts after it are still on screen (issue 19, item 10)."""
+    counts and ratios after it are still on screen (issue 19, item 10; walk Q)."""
     sha = live_app.hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(120_000)
     query = urlencode({"m": [f"registry:{AQ}", f"{live_app.hub.url}/acme/kimi-draft"]}, doseq=True)
     page.goto(f"{live_app.url}/compare?{query}")
     wait_for_script(page)
-    grid = page.get_by_test_id("stDataFrame").filter(has_text="excluding_embedding").first
+    grid = page.get_by_test_id("stDataFrame").filter(has_text="draft/target").first
     expect(grid.locator("[role=columnheader]").first).to_have_text("draft")
     names = _names_fit(page, grid, 35, "parameters")  # the default row height
     assert names == sorted([AQ, f"acme/kimi-draft@{sha[:7]}"]), names
     headers = [h.inner_text() for h in grid.locator("[role=columnheader]").all()]
-    assert headers[:3] == ["draft", "excluding_embedding", "total"], headers
+    assert headers[: len(PARAMS_KEYS)] == PARAMS_KEYS, headers
     width = grid.bounding_box()["width"]
-    assert _right_edge(page, grid, 3, width, 35) <= width, "the total count runs past the screen"
+    assert _right_edge(page, grid, len(PARAMS_KEYS), width, 35) <= width, "the ratios run past the screen"
     page.get_by_text("Known harmless", exact=False).first.click()  # the published draft's findings are in there
     for i, what in enumerate(("findings", "known harmless")):  # in the page's order
         findings = page.get_by_test_id("stDataFrame").filter(has_text="severity").nth(i)

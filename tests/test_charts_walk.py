@@ -219,6 +219,12 @@ KEY_COLUMNS = [
         "GRID_PX",
     ),
     ("FINDINGS", "walker/llama31-8b-eagle3-gated@7e0bbd0", ["severity", "code", "message"], "GRID_PX"),
+    (  # walk Q: the ratios sat past the grid's edge, 14th and 15th; the longest published default's name
+        "DRAFT_PARAMS",
+        "lmsys/SGLang-EAGLE3-Qwen3-30B-A3B-Instruct-2507-SpecForge-Nex",
+        ["trainable", "stored", "draft_to_target", "draft_to_active"],
+        "GRID_PX",
+    ),
 ]
 
 

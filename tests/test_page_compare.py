@@ -331,3 +331,27 @@ def test_a_tied_lm_head_is_said_under_the_chart_and_its_checkpoint_note_in_detai
     assert not at.exception, at.exception
     notes = [m.value for m in at.markdown if m.value.startswith("- note: ")]
     assert notes and any("vLLM" in n for n in notes), notes
+
+
+def test_the_ratios_come_first_and_fit_on_screen_at_1400_px() -> None:
+    """Walk Q: at a 1400 px window draft/target and the MoE draft/target-active ratio were the 14th and 15th of
+    25 columns, past the grid's right edge. The name, trainable and stored counts and the two ratios come first,
+    their widths within the grid beside the sidebar; the frame (what CSV and JSON carry) keeps its column names."""
+    import json
+
+    from comparelib import tables
+    from comparelib.models import comparison
+
+    at = page_app(PAGE, timeout=120).run()
+    assert not at.exception, at.exception
+    grid = at.dataframe[0]
+    first = ["draft", "trainable", "stored", "draft_to_target", "draft_to_active"]
+    assert list(grid.proto.column_order)[: len(first)] == first, list(grid.proto.column_order)
+    cfg = json.loads(grid.proto.columns)
+    assert all(isinstance(cfg[c]["width"], int) for c in first), {c: cfg[c]["width"] for c in first}
+    assert sum(cfg[c]["width"] for c in first) <= tables.GRID_PX
+    assert (cfg["draft_to_target"]["label"], cfg["draft_to_active"]["label"]) == ("draft/target", "draft/active")
+    assert cfg["draft_to_target"]["type_config"]["format"] == "percent"
+    assert cfg["draft_to_active"]["type_config"]["format"] == "percent"
+    assert "active" in cfg["draft_to_active"]["help"] and "MoE" in cfg["draft_to_active"]["help"]
+    assert list(grid.value.columns) == list(comparison.TABLE_COLUMNS)  # the exports' names, unchanged

@@ -45,6 +45,21 @@ def test_json_and_csv_keep_numbers_as_numbers(params_frame: pd.DataFrame) -> Non
     assert "None" not in csv_text and "1190948864" in csv_text
 
 
+def test_the_ratios_read_as_percents_on_screen_and_in_markdown_and_stay_fractions_in_csv_and_json(
+    params_frame: pd.DataFrame,
+) -> None:
+    """Walk Q: "0.0012" told little; the grid draws Streamlit's "percent" (up to two places, trailing zeros
+    dropped) and Markdown writes the same text; CSV and JSON keep the fraction, rounded to four places."""
+    for name in ("draft_to_target", "draft_to_active"):
+        col = tables.DRAFT_PARAMS.get(name)
+        assert col is not None and col.printf() == "percent"
+        assert [col.text(v) for v in (0.00116, 0.065, 0.05289, 0.5)] == ["0.12%", "6.5%", "5.29%", "50%"]
+    md = export.render(params_frame, "md", table=tables.DRAFT_PARAMS)
+    assert "| 0.12% |" in md and "| 3.62% |" in md
+    records = json.loads(export.render(params_frame, "json", table=tables.DRAFT_PARAMS))
+    assert (records[0]["draft_to_target"], records[0]["draft_to_active"]) == (0.0012, 0.0362)
+
+
 # (column, value, markdown text)
 MD_CASES = [
     ("output tok/s", 2827.71234, "2,827.7"),
