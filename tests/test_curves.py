@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -351,6 +352,29 @@ def test_verdicts(name: str, xs: np.ndarray, fn, verdict: str) -> None:  # type:
         assert c.fit is None and "Too few points" in c.sentence
 
 
+SEEN_CASES = [
+    # name, xs, ys(x), samples seen on the x axis (False: steps), how the x value is stated in the sentence
+    ("rising", np.geomspace(1e3, 1e5, 12), lambda x: 4.0 - 2.0 * (x / 1e5) ** -0.3, True, "at 100K samples seen"),
+    ("plateau", np.geomspace(1e3, 1e5, 12), lambda x: 3.0 - 1.0 * (x / 1e2) ** -1.5, True, "at 100K samples seen"),
+    ("flat", np.geomspace(1e3, 1e5, 12), lambda x: 2.4 + 0.0 * x, True, "at 10x the samples seen"),
+    ("three points", np.array([1e3, 1e4, 1e5]), lambda x: 2 + 0 * x, True, "3 distinct samples seen values"),
+    ("steps", np.geomspace(10, 1000, 12), lambda x: 4.0 - 2.0 * (x / 1e3) ** -0.3, False, "at 1K steps"),
+]
+
+
+@pytest.mark.parametrize(("name", "xs", "fn", "seen", "stated"), SEEN_CASES, ids=[c[0] for c in SEEN_CASES])
+def test_the_verdict_says_samples_seen(name: str, xs: np.ndarray, fn, seen: bool, stated: str) -> None:  # type: ignore[no-untyped-def]
+    """Walk Q: 10 epochs over 5,000 unique samples read "50K samples", as if 50K unique; the log's x is samples
+    seen (epochs x unique samples), and every x value the verdict states says so."""
+    points = _points(xs, fn(xs), split="train")
+    if not seen:
+        points = [replace(p, step=int(round(x)), samples_seen=None) for p, x in zip(points, xs, strict=True)]
+    c = curves.analyse(points)
+    assert stated in c.sentence, c.sentence
+    assert (" samples " not in c.sentence.replace("samples seen", "")) and (("seen" in c.sentence) == seen)
+    assert c.evidence["x"] == ("samples" if seen else "steps")  # the axis key the chart reads stays as it was
+
+
 def test_noisy_rising_curve_and_eval_preferred() -> None:
     rng = np.random.default_rng(0)
     xs = np.geomspace(2e3, 2e5, 40)
@@ -529,7 +553,7 @@ def test_a_saturated_speculators_log_is_judged_on_its_recent_slope(  # type: ign
         assert "at 2x" in c.sentence and max(b["x"] for b in c.band) == pytest.approx(4_800_000)
     assert cli.main(["curve", str(path), "--batch-size", "16"]) == 0
     out = capsys.readouterr().out
-    assert f"verdict: {verdict}\n" in out
+    assert f"verdict: {verdict}\n" in out and "fitting train against samples seen\n" in out
     assert ("Still rising" in out) == (verdict == "rising")
     assert ("fit set aside for predictions: " in out) == bool(problems)
 

@@ -604,8 +604,15 @@ def fit_problems(f: CurveFit, xs: np.ndarray, ys: np.ndarray, *, positions: int)
 # ---------------------------------------------------------------- the curve
 
 
-def _unit_label(unit: XUnit) -> str:
+def _unit_key(unit: XUnit) -> str:
+    """The axis's short name in ``evidence["x"]`` and ``CurveFit.x_unit`` (the chart keys on it)."""
     return {"samples_seen": "samples", "step": "steps", "epoch": "epochs"}.get(unit, unit)
+
+
+def _unit_label(unit: XUnit) -> str:
+    """The axis as text says it: samples SEEN (epochs x unique samples; walk Q read "50K samples" of 10 epochs over
+    5,000 unique samples as 50K unique), steps or epochs."""
+    return "samples seen" if unit == "samples_seen" else _unit_key(unit)
 
 
 def _fmt_x(x: float, unit: XUnit) -> str:
@@ -649,7 +656,7 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     span = float(xs.max() / xs.min()) if xs.size else 0.0
     ev: dict[str, Any] = {
         "split": split,
-        "x": _unit_label(unit),
+        "x": _unit_key(unit),
         "points": int(xs.size),
         "distinct_x": distinct,
         "x_min": float(xs.min()) if xs.size else None,
@@ -680,7 +687,7 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
             sentence=f"Too few points to tell: {have}; a verdict needs {need}. Log more often or train longer.",
             evidence=ev,
         )
-    f = fit_curve(xs, ys, x_unit=_unit_label(unit), split=split, tau_max=tmax)
+    f = fit_curve(xs, ys, x_unit=_unit_key(unit), split=split, tau_max=tmax)
     last_i = int(np.argmax(xs))
     now_mean = f.predict(f.x_ref)[0]
     g2, g2_lo, g2_hi = f.gain(2.0)

@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     ev = c.evidence
     w(
         f"{c.stats.get('format')}: {ev['train_points']} train points, {ev['eval_points']} eval points, "
-        f"{ev['positions']} positions; fitting {ev['split']} against {ev['x']}\n"
+        f"{ev['positions']} positions; fitting {ev['split']} against "
+        f"{'samples seen' if ev['x'] == 'samples' else ev['x']}\n"
     )
     if c.fit is not None:
         f = c.fit
