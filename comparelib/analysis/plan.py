@@ -2161,16 +2161,28 @@ def build(
         shift = 0.0
         scale_words = ""
         scale_ev: dict[str, Any] | None = None
-        if fit.scope == "curve":
+        # your log's x is samples SEEN (epochs x unique samples; walk Q read "496,000 samples" of a 10-epoch log
+        # as unique), the published trend's unique samples; the cost is on the unique ones, n / epochs
+        curve_scope = fit.scope == "curve"
+        seen = " seen" if curve_scope else ""
+        epochs_div = epochs if curve_scope else 1.0
+
+        def unique(n: float) -> str:
+            return (
+                f"{n / epochs_div:,.0f} unique samples at {epochs:g} epoch{'' if epochs == 1 else 's'}, the count "
+                "the cost is computed on"
+            )
+
+        if curve_scope:
             log_now = fit.al(own_now).value if own_now else None
             if measured_here is not None and log_now is not None:
                 run_l, live_l = measured_here
                 shift = live_l - log_now
                 scale_words = (
                     f" Your log's fit is on the training simulation's scale (tau_sim; {log_now:.2f} at your "
-                    f"{own_now:,.0f} samples), not the live one: run #{run_l.id} measured AL {live_l:.2f} at {chain}, "
-                    "so every AL here is predicted live AL = that measured AL + (the log's fit at the new volume - "
-                    "the log's fit at your volume), and the target is compared on that scale."
+                    f"{own_now:,.0f} samples seen), not the live one: run #{run_l.id} measured AL {live_l:.2f} at "
+                    f"{chain}, so every AL here is predicted live AL = that measured AL + (the log's fit at the new "
+                    "volume - the log's fit at your volume), and the target is compared on that scale."
                 )
                 scale_ev = {
                     "measured live AL": live_l,
@@ -2189,59 +2201,71 @@ def build(
         need = fit.samples_for(target_al - shift) if target_al is not None else None
         at_10x = max(own_now or fit.x_max, fit.x_max) * 10
         # what the row shows when the target is not costed: 10x the largest volume in the fit (or yours)
-        tenfold = (
-            f"10x your volume ({at_10x:,.0f} samples)"
-            if own_now and own_now > fit.x_max
-            else f"10x the most it was fitted on ({at_10x:,.0f} samples)"
+        tenfold = ("10x your volume" if own_now and own_now > fit.x_max else "10x the most it was fitted on") + (
+            f" ({at_10x:,.0f} samples seen; {unique(at_10x)})" if curve_scope else f" ({at_10x:,.0f} samples)"
         )
         shown = ""  # "; the row shows ..." with the trend's AL there, once it is known
+        mine_words = f"samples{seen}: the target may already be in reach at your volume"
+
+        def at_least_yours(n: float) -> float:
+            return max(n, own_now or 0.0)
+
         if need is not None and need.value is not None and need.value > fit.x_max * OUT_OF_REACH:
             # the inverse exploded (a 13-digit count): out of the trend's reach, no count printed
             n_new, md.samples_needed = at_10x, None
             reach = (
                 f"does not reach the target {target_named} within {OUT_OF_REACH:,.0f}x the most it was fitted on "
-                f"({fit.x_max:,.0f} samples): the target is out of reach of the fitted trend, so no samples figure "
-                "is given"
+                f"({fit.x_max:,.0f} samples{seen}): the target is out of reach of the fitted trend, so no samples "
+                "figure is given"
             )
             shown = tenfold
         elif need is not None and need.value is not None and need.value > fit.x_max * EXTRAPOLATION_MAX:
             # two orders of magnitude past the data: the bounded form's tail, not evidence; costed at 10x only
             n_new, md.samples_needed = at_10x, None
             reach = (
-                f"puts the target {target_named} at about {human(need.value)} samples, "
+                f"puts the target {target_named} at about {human(need.value)} samples{seen}, "
                 f"{need.value / fit.x_max:,.0f}x the most it was fitted on ({fit.x_max:,.0f}): too far past the "
                 "evidence to cost"
             )
             shown = tenfold
         elif need is not None and need.value is not None:
-            n_new, md.samples_needed = need.value, need
-            reach = f"reaches the target {target_named} at {n_new:,.0f} samples"
+            # no count of samples needed starts below what you have (walk Q: "20..unbounded" for a draft of
+            # 2,000 samples): a band or a count at or below your volume says the target may be in reach already
+            needed = need.map(at_least_yours)
+            n_new, md.samples_needed = needed.value or need.value, needed
+            if own_now and need.value <= own_now:
+                reach = (
+                    f"puts the target {target_named} at {need.value:,.0f} samples{seen}, at or below your "
+                    f"{own_now:,.0f} {mine_words}"
+                )
+            else:
+                reach = f"reaches the target {target_named} at {n_new:,.0f} samples{seen}" + (
+                    f" ({unique(n_new)})" if curve_scope else ""
+                )
+                if own_now and need.low is not None and need.low <= own_now:
+                    reach += f"; the band's low end is at or below your {own_now:,.0f} {mine_words}"
         else:
-            n_new, md.samples_needed = at_10x, need
+            n_new, md.samples_needed = at_10x, None if need is None else need.map(at_least_yours)
             reach = (
                 f"does not reach the target {target_named} (plateau {fit.plateau + shift:.2f}"
                 + (" on the live scale)" if shift else ")")
                 if target_al is not None
                 else "has no target AL to reach"
             )
+            if own_now and need is not None and need.low is not None and need.low <= own_now:
+                reach += f"; its band's low end is at or below your {own_now:,.0f} {mine_words}"
             shown = tenfold
         md.al = fit.al(n_new).map(lambda v: v + shift)
         md.al_steps = fit.steps
         if shown:
             reach += f"; the row shows {shown}, where the trend gives {'live ' if shift else ''}AL {md.al.text('.2f')}"
         have = own_now or 0.0
-        epochs_div = epochs if fit.scope == "curve" else 1.0
-
-        def new_unique(n: float | None) -> float | None:
-            return None if n is None else max(n / epochs_div - have / epochs_div, 0.0)
-
         band_n = md.samples_needed if md.samples_needed is not None else Band(n_new, n_new, n_new)
         md.generation = band_n.map(lambda n: cost.generation_hours(max(n / epochs_div - have / epochs_div, 0.0)))
         if no_target and gen_s is None:
             md.generation = Band(None, None, None)
         md.training = band_n.map(lambda n: cost.training_hours(n / epochs_div))
         md.storage = band_n.map(lambda n: cost.storage_tb(n / epochs_div))
-        _ = new_unique
         if base_al and md.al is not None and md.al.value is not None:
             ratio = md.al.map(lambda v: v / base_al)
             md.tok_s = tok_band(ratio)
@@ -2253,6 +2277,17 @@ def build(
                 f"The pooled logistic fit of published drafts at {chain} (logit((AL - 1) / K) linear in log N, "
                 f"plateau fixed at K + 1 = {fit.steps + 1}; not your curve)"
             )
+        epochs_words = ""
+        if curve_scope and own_now and inputs.own_samples and own_now > inputs.own_samples:
+            # the log's passes over your unique samples against the epochs the cost divides by
+            passes = own_now / inputs.own_samples
+            if abs(passes / epochs - 1) > 0.25:
+                epochs_words = (
+                    f" Your log saw {own_now:,.0f} samples against your {inputs.own_samples:,.0f} unique training "
+                    f"samples ({inputs.own_samples_source or 'given'}): about {f'{passes:,.1f}'.removesuffix('.0')} "
+                    f"epochs, while the cost divides samples seen by {epochs:g} epoch{'' if epochs == 1 else 's'} "
+                    "(`--epochs` on the CLI)."
+                )
         set_aside = (
             f"Your learning curve's fit is set aside, as on Acceptance vs data ({inputs.curve_set_aside}): no band or "
             "samples figure is taken from your curve. "
@@ -2289,6 +2324,7 @@ def build(
             set_aside
             + f"{fit_name} {reach}."
             + scale_words
+            + epochs_words
             + other_fit
             + (" " + _sentence(speed_note) if speed is None and speed_note else "")
             + (f" Note: {no_target}." if no_target else "")
@@ -2296,7 +2332,7 @@ def build(
         md.evidence = [
             _ev("acceptance fit", fit.summary(), fit_src),
             _ev("target AL", target_al, t_src),
-            _ev("samples now", own_now, samples_src if fit.scope == "pooled" else fit_src),
+            _ev(f"samples{seen} now", own_now, samples_src if fit.scope == "pooled" else fit_src),
             _ev("tokens per sample", tps, tps_src),
             _ev("GPU-hours: generation of the new samples, training on all of them", formulas, cal_src),
             _ev("storage, offline hidden states", formulas["storage"], pubs["speculators-storage"]),
