@@ -1513,12 +1513,20 @@ def _engine(run: Any) -> str | None:
 @dataclass(frozen=True)
 class SweepChoice:
     """One batch size and engine a group's speculative runs measured at: a sweep the speed model may be fitted to
-    (``sweep_choices``). A fit across batch sizes or engines reads their throughput difference as a num_steps cost."""
+    (``sweep_choices``). A fit across batch sizes or engines reads their throughput difference as a num_steps cost.
+
+    A fit of this choice (``sweep_of`` on its runs) is of one setting: it leaves out the runs measured under
+    another (an imported run of unrecorded prompts, ``unrecorded_conditions``; a tree beside the chains, another
+    topk). ``fitted_ids`` are the runs it fits, ``left_out`` the others, and the label counts the first and says
+    the others apart (walk Q: "5 runs" counted an imported run the fit left out)."""
 
     batch: int | None
     engine: str | None
-    run_ids: tuple[int, ...]  # its speculative runs, fewest num_steps first
-    steps: tuple[int, ...]  # the num_steps they measured
+    run_ids: tuple[int, ...]  # all its speculative runs, fewest num_steps first
+    steps: tuple[int, ...]  # the num_steps of the runs a fit of it fits
+    fitted_ids: tuple[int, ...] = ()  # the runs a fit of it fits (``sweep_of``), fewest num_steps first
+    # (run id, why in a word) of its other runs: "imported", "tree", "chain" (beside a fit of trees), "other settings"
+    left_out: tuple[tuple[int, str], ...] = ()
 
     @property
     def key(self) -> tuple[int | None, str | None]:
@@ -1532,31 +1540,81 @@ class SweepChoice:
 
     @property
     def label(self) -> str:
-        """ "batch 8, vllm: 6 runs at num_steps 1, 2, 3" """
-        n = len(self.run_ids)
-        return f"{self.where}: {n} run{'s' if n != 1 else ''} at num_steps {', '.join(map(str, self.steps))}"
+        """ "batch 8, vllm: 6 runs at num_steps 1, 2, 3", then its runs a fit leaves out, by why: "(+1 imported and
+        1 tree, left out of the fit)" """
+        n = len(self.fitted_ids)
+        text = f"{self.where}: {n} run{'s' if n != 1 else ''} at num_steps {', '.join(map(str, self.steps))}"
+        whys = [w for _, w in self.left_out]
+        parts = []
+        for why, one, many in _LEFT_OUT_WORDS:
+            count = whys.count(why)
+            if count:
+                parts.append(f"{count} {one if count == 1 else many}")
+        if not parts:
+            return text
+        said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        return f"{text} (+{said}, left out of the fit)"
 
     def holds(self, run: Any) -> bool:
         """Whether ``run`` (speculative or baseline) was measured at this batch size and engine."""
         return _concurrency(run) == self.batch and _engine(run) == self.engine
 
 
+# why a run of a sweep choice is left out of its fit, as its label counts it: (why, one, several)
+_LEFT_OUT_WORDS = (
+    ("imported", "imported", "imported"),
+    ("tree", "tree", "trees"),
+    ("chain", "chain", "chains"),
+    ("other settings", "at other settings", "at other settings"),
+)
+
+
+def _left_out_why(run: Any, fitted: Sequence[Any]) -> str:
+    """Why ``run`` is not in the sweep ``fitted``, in a word (``SweepChoice.left_out``)."""
+    if is_imported(run) and not all(is_imported(f) for f in fitted):
+        return "imported"
+    tree = (getattr(run, "topk", None) or 1) > 1
+    if fitted and all(((getattr(f, "topk", None) or 1) > 1) != tree for f in fitted):
+        return "tree" if tree else "chain"
+    return "other settings"
+
+
 def sweep_groups(
     runs: Sequence[Any], *, target: str | None = None, draft: str | None = None
 ) -> tuple[SweepChoice, ...]:
     """The batch sizes and engines a group's speculative runs of ``draft`` measured at (served with ``target``),
-    smallest batch first: ``sweep_choices`` without the default, which costs a sweep choice (``sweep_of``)."""
+    smallest batch first, each with the runs a fit of it fits: the runs ``verdicts.live_outlook(sweep=...)`` and
+    ``speedup --batch N --engine E`` fit there (``sweep_of`` on that choice's runs, less other drafts' runs)."""
     from comparelib.models.draft import runs_for_target, runs_of_draft
 
-    mine = runs_for_target(runs_of_draft(runs, draft).kept, target).kept
+    own = runs_of_draft(runs, draft)
+    mine = runs_for_target(own.kept, target).kept
     by: dict[tuple[int | None, str | None], list[Any]] = {}
     for r in sorted(_speculative(mine), key=lambda r: (int(r.num_steps), r.id)):
         by.setdefault((_concurrency(r), _engine(r)), []).append(r)
     order = sorted(by, key=lambda k: (k[0] is None, k[0] or 0, k[1] or ""))
-    return tuple(
-        SweepChoice(b, e, tuple(int(r.id) for r in by[(b, e)]), tuple(sorted({int(r.num_steps) for r in by[(b, e)]})))
-        for b, e in order
-    )
+    pool = [r for r in runs if not any(r is o for o in own.left_out)]
+    out = []
+    for b, e in order:
+        members = by[(b, e)]
+        there = [r for r in pool if _concurrency(r) == b and _engine(r) == e]
+        try:
+            fitted = list(sweep_of(there, target=target, draft=draft).runs)
+        except CompareError:  # no sweep to fit there: every run is counted, none said apart
+            fitted = members
+        ids = {int(r.id) for r in fitted}
+        left = [r for r in members if int(r.id) not in ids]
+        out.append(
+            SweepChoice(
+                b,
+                e,
+                tuple(int(r.id) for r in members),
+                tuple(sorted({int(r.num_steps) for r in fitted})),
+                tuple(int(r.id) for r in members if int(r.id) in ids),
+                tuple((int(r.id), _left_out_why(r, fitted)) for r in left),
+            )
+        )
+    return tuple(out)
 
 
 def sweep_choices(

@@ -136,6 +136,17 @@ def run(args: argparse.Namespace) -> int:
         side = speedup.compare_drafts(model, candidates, steps=steps)
         out["drafts"] = side.to_dict(orient="records")
     out["chains_and_trees"] = speedup.chains_and_trees(runs, mine)  # measured pairs: the fit is of chains only
+    # every batch size and engine --batch/--engine can pick, as the pages' Sweep choice labels it
+    out["sweeps"] = [
+        {
+            "batch": c.batch,
+            "engine": c.engine,
+            "label": c.label,
+            "fitted_run_ids": list(c.fitted_ids),
+            "left_out_run_ids": [i for i, _ in c.left_out],
+        }
+        for c in speedup.sweep_groups(runs, target=target, draft=mine)
+    ]
     out["run_group"] = args.run_group
     out["kinds"] = sorted({r.kind for r in runs})
     out["draft"] = chosen
