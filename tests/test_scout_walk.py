@@ -133,3 +133,17 @@ def test_speedup_batch_and_engine_fits_what_the_label_counts() -> None:
         sweep = next(s for s in out["sweeps"] if s["batch"] == batch)
         assert sweep["fitted_run_ids"] == chains and sweep["left_out_run_ids"] == [ids[(batch, 3, 4)]]
         assert sweep["label"] == f"batch {batch}, sglang: 3 runs at num_steps 1, 2, 3 (+1 tree, left out of the fit)"
+
+
+# ------------------------------------------------------------------ 3. chains or trees: one draft under two names
+
+
+@pytest.mark.parametrize("draft", [None, A, A_FOLDER], ids=["no-draft", "hub-id", "folder"])
+def test_a_tree_served_from_the_drafts_folder_is_set_beside_its_chain_by_hub_id(draft: str | None) -> None:
+    said = speedup.chains_and_trees(_group(), draft)
+    at16 = [s for s in said if s.startswith("batch 16, sglang")]
+    assert len(at16) == 1, said
+    assert "best tree (num_steps 3, topk 4, 8 draft tokens, run #13)" in at16[0], at16
+    assert "the chain is" in at16[0] or "a tie" in at16[0], at16
+    if draft is None:  # two drafts in the group (b ran chains only): each line names its draft, a by its Hub id
+        assert [line.split(": ", 1)[0] for line in said] == [f"batch 1, sglang, {A}", f"batch 16, sglang, {A}"], said

@@ -1193,7 +1193,12 @@ def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]
         from comparelib.models.draft import runs_of_draft
 
         own = runs_of_draft(runs, draft).kept
-    # per draft too: without ``draft`` a group of two drafts set one draft's tree against the other's chain
+    # per draft too: without ``draft`` a group of two drafts set one draft's tree against the other's chain. One
+    # draft by the one-draft rule (``_draft_keys``: a local folder of a Hub draft's name is that draft), not by the
+    # name as recorded: walk Q's tree served from /data/drafts/scout-eagle3-a was never set beside the chains of
+    # labx/scout-eagle3-a
+    keys = _draft_keys(own)
+    names: dict[str, str] = {}  # a draft's key -> its name as said: a Hub id where one of its runs recorded it
     best: dict[tuple[int | None, str | None, str], dict[str, tuple[float, Any, Any]]] = {}
     for r in own:
         if r.is_baseline or not r.output_tokens_per_s or not r.num_steps or registry.is_mtp(r):
@@ -1203,17 +1208,24 @@ def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]
         if ratio is None:
             continue
         kind = "tree" if (getattr(r, "topk", None) or 1) > 1 else "chain"
-        slot = best.setdefault((_concurrency(r), _engine(r), registry.draft_label(r)), {})
+        recorded = _draft_name(r)
+        key = keys.get(recorded, registry.draft_label(r)) if recorded is not None else registry.draft_label(r)
+        label = registry.draft_label(r)
+        if key not in names or ("/" in label and "/" not in names[key]):
+            names[key] = label
+        slot = best.setdefault((_concurrency(r), _engine(r), key), {})
         if kind not in slot or ratio > slot[kind][0]:
             slot[kind] = (ratio, r, base)
     out = []
     several = len({k[2] for k in best}) > 1
-    for (batch, engine, name), slot in sorted(best.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1] or "", kv[0][2])):
+    for (batch, engine, key), slot in sorted(
+        best.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1] or "", names[kv[0][2]])
+    ):
         if "tree" not in slot or "chain" not in slot:
             continue
         (t, tree, tb), (c, chain, cb) = slot["tree"], slot["chain"]
         where = f"batch {batch if batch is not None else 'not recorded'}, {engine or 'engine not recorded'}"
-        where += f", {name}" if several else ""
+        where += f", {names[key]}" if several else ""
         if abs(t / c - 1) <= TIE_TOLERANCE:
             verdict = f"within {TIE_TOLERANCE:.0%}: a tie within run-to-run noise"
         elif t > c:
