@@ -193,3 +193,30 @@ def test_the_live_scale_sentence_says_samples_seen() -> None:
 
     more = _more(_log_plan(2.46, 3000.0, "plateau", SWEEP, 8))
     assert "(tau_sim; 2.44 at your 49,600 samples seen), not the live one" in more.note, more.note
+
+
+EPOCHS_CASES = [
+    # epochs given (None: not given), your unique samples, epochs the cost uses, its source's first words
+    (None, 4960.0, 10.0, "your training log: 49,600 samples seen over your 4,960 unique samples, about 10 epochs"),
+    (None, 40000.0, 1.0, "SpecForge's default"),  # 49,600 seen over 40,000: within 1.25 passes, one epoch
+    (3.0, 4960.0, 3.0, "given"),  # what you give stands (the note then says the log's passes differ)
+]
+
+
+@pytest.mark.parametrize(("given", "own", "used", "source"), EPOCHS_CASES)
+def test_the_epochs_come_from_your_logs_passes_unless_given(
+    given: float | None, own: float, used: float, source: str
+) -> None:
+    """Overview passes no epochs: a 10-epoch log (49,600 seen over 4,960 unique) was costed as if every sample
+    seen were new, ten times the generation and storage (walk Q)."""
+    result = plan.build(_with_log(_inputs(own), 3.6, 60000.0), target_al=3.0, epochs=given)
+    assert result.cost["epochs"] == pytest.approx(used) and result.cost["epochs_source"].startswith(source)
+    more = _more(result)
+    n = more.samples_needed.value if more.samples_needed is not None else None
+    assert n is not None
+    one = _more(plan.build(_with_log(_inputs(own), 3.6, 60000.0), target_al=3.0, epochs=1.0))
+    assert one.samples_needed is not None and one.samples_needed.value == pytest.approx(n)  # the fit's, either way
+    assert more.storage.value == pytest.approx(one.storage.value / used)  # storage is for the unique samples
+    if given is None and used > 1:
+        assert f"unique samples at {used:g} epochs (your log's passes over your unique samples)" in more.note
+        assert "Your log saw" not in more.note, more.note

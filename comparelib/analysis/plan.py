@@ -1682,6 +1682,24 @@ def _tree_option(
     return o
 
 
+LOG_EPOCHS_MIN = 1.25  # samples seen past this many times your unique samples: the log's passes are the epochs
+
+
+def _epochs_for(inputs: Inputs, epochs: float | None) -> tuple[float, str]:
+    """The epochs the cost divides samples seen by, and where the figure comes from."""
+    if epochs is not None:
+        return epochs, "given"
+    seen = max(inputs.curve_x) if inputs.curve_x and not inputs.curve_set_aside else None
+    have = inputs.own_samples
+    if seen and have and seen > have * LOG_EPOCHS_MIN:
+        passes = round(seen / have, 1)
+        return passes, (
+            f"your training log: {seen:,.0f} samples seen over your {have:,.0f} unique samples, about "
+            f"{f'{passes:,.1f}'.removesuffix('.0')} epochs"
+        )
+    return 1.0, "SpecForge's default (1 epoch)"
+
+
 def build(
     inputs: Inputs,
     *,
@@ -1689,7 +1707,7 @@ def build(
     gpu_name: str = "H200",
     steps: int = 3,
     ttt: int = 7,
-    epochs: float = 1.0,
+    epochs: float | None = None,
     tokens_per_sample: float | None = None,
     rank_batch: int = 1,
     gen_samples_per_s: float | None = None,
@@ -1699,13 +1717,18 @@ def build(
     draws: int = DRAWS,
     seed: int = 0,
 ) -> Plan:
-    """Rank the options for one draft: more data, draft size, num_steps, wiring and vocabulary fixes."""
+    """Rank the options for one draft: more data, draft size, num_steps, wiring and vocabulary fixes.
+
+    ``epochs`` None: the passes your training log made over your unique samples (samples seen at its end over
+    them), else 1 (SpecForge's default). Overview passed none, and a 10-epoch log was costed as if every sample
+    seen were a new one (walk Q)."""
     if target_al is not None and not 1.0 < target_al < math.inf:
         raise InputError(f"--target-al must be a finite number above 1, got {target_al:g}")
     if not 1 <= steps <= 16:
         raise InputError(f"--steps must be between 1 and 16, got {steps}")
     if rank_batch not in BATCHES:
         raise InputError(f"the ranking batch size must be one of {', '.join(map(str, BATCHES))}")
+    epochs, epochs_src = _epochs_for(inputs, epochs)
     for name, v in (("tokens per sample", tokens_per_sample), ("epochs", epochs)):
         if v is not None and not 0 < v < math.inf:
             raise InputError(f"{name} must be a positive number, got {v:g}")
@@ -1796,6 +1819,7 @@ def build(
         "tokens_per_sample_source": tps_src,
         "ttt_steps": ttt,
         "epochs": epochs,
+        "epochs_source": epochs_src,
         "target_active_params": inputs.target_active,
         "draft_params": inputs.draft_params,
         "num_aux": inputs.num_aux,
@@ -2167,10 +2191,14 @@ def build(
         seen = " seen" if curve_scope else ""
         epochs_div = epochs if curve_scope else 1.0
 
+        passes_how = (
+            " (your log's passes over your unique samples)" if epochs_src.startswith("your training log") else ""
+        )
+
         def unique(n: float) -> str:
             return (
-                f"{n / epochs_div:,.0f} unique samples at {epochs:g} epoch{'' if epochs == 1 else 's'}, the count "
-                "the cost is computed on"
+                f"{n / epochs_div:,.0f} unique samples at {epochs:g} epoch{'' if epochs == 1 else 's'}{passes_how}, "
+                "the count the cost is computed on"
             )
 
         if curve_scope:

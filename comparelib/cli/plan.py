@@ -22,7 +22,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--benchmark", default="gsm8k", help="benchmark of the published points (pooled fit)")
     p.add_argument("--gpu", default="H200", help="H100, H200, A100 or B200")
     p.add_argument("--ttt", type=int, default=7, help="TTT steps of the training recipe (SpecForge default 7)")
-    p.add_argument("--epochs", type=float, default=1.0, help="epochs of the training recipe")
+    p.add_argument(
+        "--epochs",
+        type=float,
+        default=None,
+        help="epochs of the training recipe (default: your --curve log's passes over --samples, else 1)",
+    )
     p.add_argument("--tokens-per-sample", type=float, default=None, help="default: the attached audit, else 2048")
     p.add_argument(
         "--samples",
