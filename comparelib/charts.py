@@ -710,12 +710,18 @@ def plan_curve_chart(
     target_al: float | None = None,
     samples_needed: tuple[float | None, float | None, float | None] | None = None,
     steps: int | None = None,
-    title: str = "Acceptance length vs training samples: the plan's fit",
+    title: str | None = None,
+    seen: bool = False,
 ) -> alt.LayerChart:
     """The plan's bounded fit (``band``: samples, al, low, high) with its band, the points it was fitted on
     (``points``: samples, al, kind, label), the target AL (dashed) and the samples it needs (a rule and
     the band of that figure)."""
-    x = alt.X("samples:Q", title=X_TITLES["samples"], scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
+    # ``seen``: the fit is of your training log, whose x is samples seen (epochs x unique samples), not unique ones
+    samples_words = "training samples seen" if seen else "training samples"
+    title = title or f"Acceptance length vs {samples_words}: the plan's fit"
+    x = alt.X(
+        "samples:Q", title=f"{samples_words} (log scale)", scale=alt.Scale(type="log"), axis=alt.Axis(format="~s")
+    )
     y_title = "acceptance length" + (f" at {steps} steps" if steps else "")
     layers: list[alt.Chart] = []
     if len(band):
@@ -772,7 +778,7 @@ def plan_curve_chart(
                 "low": [float(low) if low else float(value)],  # type: ignore[arg-type]
                 "high": [float(high) if high else float(value)],  # type: ignore[arg-type]
                 "label": [
-                    f"samples needed {value:,.0f} ({'?' if low is None else f'{low:,.0f}'}.."
+                    f"samples{' seen' if seen else ''} needed {value:,.0f} ({'?' if low is None else f'{low:,.0f}'}.."
                     f"{'unbounded' if high is None else f'{high:,.0f}'})"
                 ],
             }

@@ -179,6 +179,7 @@ def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list
                 target_al=result.target_al,
                 samples_needed=needed,
                 steps=result.steps,
+                seen=result.fit is not None and result.fit.scope == "curve",
             )
         else:
             st.caption(f"No acceptance fit to draw: {result.fit_note or 'no published points for this target'}")

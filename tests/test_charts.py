@@ -214,6 +214,16 @@ def test_plan_charts_band_target_and_symlog_cost() -> None:
     assert marks[:3] == ["area", "line", "point"] and marks.count("rule") == 2 and "rect" in marks
     assert spec["layer"][1]["encoding"]["x"]["scale"]["type"] == "log"
     assert charts.text_colours(spec) == [charts.NEUTRAL]
+    assert spec["title"]["text"] == "Acceptance length vs training samples: the plan's fit"
+    # a fit of your training log: its x is samples seen (walk Q read a 10-epoch log's samples as unique)
+    seen = json.loads(
+        charts.chart_to_vegalite_json(
+            charts.plan_curve_chart(band, points, target_al=3.0, samples_needed=(6e5, 3e5, None), steps=3, seen=True)
+        )
+    )
+    assert seen["title"]["text"] == "Acceptance length vs training samples seen: the plan's fit"
+    assert seen["layer"][1]["encoding"]["x"]["title"] == "training samples seen (log scale)"
+    assert "samples seen needed 600,000 (300,000..unbounded)" in json.dumps(seen)
     frame = pd.DataFrame(
         {
             "rank": [1, 2],

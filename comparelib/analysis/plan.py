@@ -1293,8 +1293,9 @@ def lead(result: Plan) -> str | None:
             if tot.value is not None  # no target count: generation is not costed, so there is no total
             else f"training {first.training.text(',.0f')}, hidden-state generation not costed"
         )
+        seen = " seen" if first.kind == "more-data" and result.fit is not None and result.fit.scope == "curve" else ""
         text += (
-            f" Samples: {first.samples_needed.text(',.0f')}; GPU-hours on {result.gpu}: {hours}; "
+            f" Samples{seen}: {first.samples_needed.text(',.0f')}; GPU-hours on {result.gpu}: {hours}; "
             f"offline storage {first.storage.text(',.1f', ' TB')}."
         )
     if result.log_note and not first.weighed_down:  # the first option's note says it already
