@@ -438,10 +438,12 @@ def _live_tab() -> None:
             sweep = None
             if len(choices) > 1:
                 wheres = [c.where for c in choices]
+                labels = {c.where: c.label for c in choices}  # its runs counted, those a fit leaves out said apart
                 picked = st.selectbox(
                     "Sweep",
                     wheres,
                     index=default if default is not None else 0,
+                    format_func=labels.__getitem__,
                     key="sc_sweep",
                     help="The batch size and engine the speed model is fitted to; the CLI's `speedup --batch N "
                     "--engine E` makes the same choice.",

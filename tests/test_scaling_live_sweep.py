@@ -88,7 +88,12 @@ def test_the_live_chart_draws_only_the_sweep_its_prediction_is_fitted_to(hub: Hu
     at = _page(hub)
     # the page's sweep stays the default: batch 8 on vLLM, with its baseline
     assert at.selectbox(key="sc_sweep").value == "batch 8, vllm"
-    assert at.selectbox(key="sc_sweep").options == ["batch 1, sglang", "batch 1, vllm", "batch 8, vllm"]
+    # each option is its sweep's label: the runs a fit of it fits, counted (walk Q: the picker said only the batch)
+    assert at.selectbox(key="sc_sweep").options == [
+        "batch 1, sglang: 4 runs at num_steps 1, 2, 3, 4",
+        "batch 1, vllm: 4 runs at num_steps 1, 2, 3, 4",
+        "batch 8, vllm: 4 runs at num_steps 1, 2, 3, 4",
+    ]
     assert _measured_tok_s(at) == sorted(SWEEPS[("vllm", 8)][1])  # no batch-1 diamond under it
     text = page_text(at)
     sg = [ids[("sglang", 1, k)] for k in range(1, 5)]
