@@ -85,3 +85,9 @@ def test_a_tree_at_another_batch_claims_no_gain_at_the_ranking_batch() -> None:
     opt = next(o for o in _plan(CHAINS + [tree]).options if o.kind == "tree")
     assert opt.gain is None and "no chain was measured at batch 8" in opt.note, opt.note
     assert "No tree was measured at batch 1" in opt.note
+
+
+def test_a_sweep_of_trees_alone_gets_no_tree_option() -> None:
+    """A group of trees only is fitted as its own sweep: there is no chain to set a tree beside."""
+    trees = [_run(1, None, 110.0)] + [_run(1 + k, k, CHAIN_TOK[k], AL[k], topk=4, ndt=8) for k in range(1, 6)]
+    assert not [o for o in _plan(trees).options if o.kind == "tree"]

@@ -1599,7 +1599,7 @@ def _measured_trees(runs: Sequence[Any], model: speedup.SpeedupModel) -> dict[in
     for its shape and batch; an imported run is not one (its conditions are not recorded)."""
     fitted = set(model.fitted_run_ids) or {p.run_id for p in model.measured if p.run_id is not None}
     anchor = next((r for r in runs if r.id in fitted), None)
-    if anchor is None:
+    if anchor is None or (getattr(anchor, "topk", None) or 1) > 1:  # a fit of trees: no chain to set them beside
         return {}
     best: dict[int, Any] = {}
     for r in runs:
