@@ -1128,6 +1128,7 @@ def test_known_targets_listing_and_lookup() -> None:
             "moonshotai/Kimi-K2.5",
             "Qwen/Qwen3-8B",
             "Qwen/Qwen3-30B-A3B",
+            "Qwen/Qwen3-30B-A3B-Instruct-2507",
             "openai/gpt-oss-20b",
             "deepseek-ai/DeepSeek-V3",
             "google/gemma-3-1b-it",

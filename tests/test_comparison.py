@@ -177,3 +177,19 @@ def test_cli_compare_md_says_what_to_act_on_first_per_engine() -> None:
     assert old.returncode == 0 and "[error, engine-unsupported]" in old.stdout
     bad = run_cli("compare", f"registry:{AQ}", "--engine", "sglang 0.0.1")
     assert bad.returncode == 2 and "no rules for SGLang 0.0.1" in bad.stderr
+
+
+def test_a_published_drafts_2507_target_is_counted_offline() -> None:
+    """Compare drafts showed no draft/target ratio for the Qwen3-30B-A3B-Instruct-2507 draft: its target was not
+    shipped. Its architecture is Qwen3-30B-A3B's (48 layers, 128 experts, 8 active, as its model card says)."""
+    e = comparison.load_entry(
+        "registry:lmsys/SGLang-EAGLE3-Qwen3-30B-A3B-Instruct-2507-SpecForge-Nex", with_header=False, with_card=False
+    )
+    base = comparison.load_entry(
+        "registry:lmsys/SGLang-EAGLE3-Qwen3-30B-A3B-Instruct-2507-SpecForge-Nex",
+        target="Qwen/Qwen3-30B-A3B",
+        with_header=False,
+        with_card=False,
+    )
+    assert e.ratio is not None and e.ratio_active is not None
+    assert e.ratio == base.ratio and e.ratio_active == base.ratio_active
