@@ -234,7 +234,7 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     assert f"acme/kimi-k2-eagle3@{sha[:7]}" in answer
     assert OWN_SIZE in answer and EXAMPLE_SIZE not in answer
     assert f"ours {ROWS} samples" in answer  # the audit's count
-    # acceptance and speed of the faster speculative run: 4 tokens per verify at num_steps=3, 3 at 2
+    # the fastest pair, whichever num_steps it is (3 drafts 4 tokens a verify step, 2 drafts 3)
     live = re.search(
         r"Live speed \(measured\): run #\d+ \(sglang, num_steps=(\d)\) at batch \d+, [\d.]+ tok/s with speculation "
         r"against "
@@ -243,7 +243,9 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     )
     (ARTIFACTS / "overview.txt").write_text(answer, encoding="utf-8")
     assert live, answer
-    assert f"ours {int(live.group(1)) + 1}.00 (measured, run #" in answer, answer
+    # "your acceptance" is the run at the published setting (3,1,4): num_steps=3, 4 tokens a verify step, whichever
+    # run is the fastest pair (on a loaded 2-core CI machine the num_steps=2 run once measured faster)
+    assert "ours 4.00 (measured, run #" in answer and "steps=3,topk=1,draft=4" in answer, answer
     assert "example data" not in answer.lower()
     assert page.get_by_test_id("stException").count() == 0
     _shoot(page, "4-overview-light")
