@@ -485,3 +485,44 @@ def test_an_opened_plan_with_nothing_to_draw_says_so_instead_of_empty_charts() -
     captions = " ".join(c.value for c in at.caption)
     assert "No option has a predicted gain yet" in captions, captions
     assert not at.get("vega_lite_chart") or all("0.000000" not in str(c.proto) for c in at.get("vega_lite_chart"))
+
+
+def test_a_measured_tree_faster_than_every_chain_leads_overviews_plan(hub) -> None:
+    """Walk Q: a tree measured 6.5 tok/s over the best chain while Overview's plan said no option gains beyond
+    noise. Overview's plan now ranks the measured tree first, beside its Chains or trees line."""
+    from comparelib import settings
+    from comparelib.live.store import Store
+    from tests.fixtures import aq_config, aq_tensors
+
+    hub.add_model("acme/kimi-draft", aq_config(), tensors=aq_tensors())
+    store = Store(settings.database_url())
+    # batch 1: baseline 40 tok/s; chains at num_steps 1..4; a tree at num_steps 3, topk 4, 8 draft tokens
+    for steps, topk, ndt, tok_s, acc in (
+        (None, None, None, 40.0, None),
+        (1, 1, 2, 55.0, 1.7),
+        (2, 1, 3, 63.0, 2.2),
+        (3, 1, 4, 66.0, 2.6),
+        (4, 1, 5, 65.0, 2.8),
+        (3, 4, 8, 72.5, 3.1),
+    ):
+        cfg = {
+            "engine": "sglang",
+            "model": "acme/target",
+            "speculative_algorithm": "EAGLE3" if steps else None,
+            "draft_model": "acme/kimi-draft" if steps else None,
+            "num_steps": steps,
+            "topk": topk,
+            "num_draft_tokens": ndt,
+        }
+        rid = store.start_run(
+            endpoint="http://127.0.0.1:30000", server_config=cfg, group="tree-sweep", params={"concurrency": 1}
+        )
+        store.finish_run(rid, {"requests": 8, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": acc})
+    at = _run()
+    _use(at, f"{hub.url}/acme/kimi-draft", draft_group="tree-sweep")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    lead = next(m.value for m in at.markdown if m.value.startswith("**Ranked first:"))
+    assert lead.startswith("**Ranked first: Serve the measured tree (num_steps 3, topk 4, 8 draft tokens).**"), lead
+    assert "measured 72.5 tok/s against the best chain, num_steps 3 (run #4), 66.0: 6.5 tok/s above it" in lead, lead
+    md = _md(at)
+    assert "**Chains or trees** (measured)" in md and "the tree is 10% faster" in md, md
