@@ -344,7 +344,8 @@ def test_a_measured_point_off_the_trend_is_left_out_of_the_plans_fit_not_the_who
     had no fit while the fold-out above it showed the published trend."""
     from comparelib.analysis import scaling
 
-    runs = [rec(1, None, 380.0), rec(2, 3, 900.0, 3.3), rec(3, 2, 800.0, 2.8)]
+    runs = [rec(1, None, 380.0, prompt_set="gsm8k"), rec(2, 3, 900.0, 3.3, prompt_set="gsm8k")]
+    runs += [rec(3, 2, 800.0, 2.8, prompt_set="gsm8k")]  # on the fit's benchmark: a point of its trend
     result = plan.build(plan.inputs_for(_entry(), runs=runs, own_samples=41.0, published=scaling.published_points()))
     assert result.fit is not None
     assert "your measured point (3.30 at 41 samples) does not lie on a rising trend" in result.fit_note

@@ -1967,6 +1967,28 @@ def build(
         if inputs.lint_errors:
             own_al_k = None  # measured through broken wiring: not evidence of what the data supports
         own_al_k_for_trend = own_al_k
+        # a point measured on other prompts is not a point of this benchmark's trend: Acceptance vs data leaves it
+        # out of its fit, and the plan does too (walk R: run #7 on the bundled chat prompts, pooled into the GSM8K
+        # fit, moved the samples needed from 1.6M to 31.7M while Acceptance vs data said about 1.6M)
+        own_run = (
+            at_chain[0]
+            if at_chain is not None
+            else next((r for r in inputs.runs if speed is not None and r.id == speed.model.served_run_id), None)
+        )
+        prompts = run_param(own_run, "prompt_set") if own_run is not None else None
+        other_prompts = ""
+        if (
+            own_run is not None
+            and own_al_k is not None
+            and prompts
+            and str(prompts).lower() != (inputs.benchmark or "").lower()
+        ):
+            other_prompts = (
+                f"; your measured point (run #{own_run.id}, AL {own_al_k:.2f}) is left out of the fit: it was "
+                f"measured on the {prompts!r} prompts, the fit is {bench_label(inputs.benchmark)}, as on Acceptance "
+                "vs data"
+            )
+            own_al_k = None
         own_now = inputs.own_samples
         too_few = ""
         for use, scope in scopes:
@@ -2010,6 +2032,7 @@ def build(
                 + f"pooled fit over {scope} at chain {chain} on {inputs.benchmark}"
                 + (own_how if own_al_k is not None and inputs.own_samples and not own_left_out else "")
                 + own_left_out
+                + other_prompts
                 + f"; plateau fixed at K + 1 = {steps + 1}; band: Student t draws of the line, {draws} draws"
             )
             kinds = ["published"] * len(use) + (["yours"] if len(xs) > len(use) else [])
