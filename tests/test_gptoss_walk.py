@@ -180,7 +180,7 @@ def test_a_batch_past_the_only_measured_one_is_called_an_upper_bound() -> None:
     assert "upper bound (2x past the largest measured)" in text64, text64
     assert "upper bound" not in text8, text8
     ns = next(o for o in result.options if o.kind == "num-steps")
-    assert "(served: " in ns.note and " at batch 32)" in ns.note, ns.note
+    assert "(served: " in ns.note and " at batch 32, run #" in ns.note, ns.note
 
 
 def _engine_run(id_: int, steps: int | None, batch: int, engine: str, *, verify: float, step: float,
