@@ -583,6 +583,8 @@ class AcceptFacts:
     published_on: tuple[str, ...] = ()  # every benchmark the reference publishes an acceptance on (any setting)
     # the range at each setting it spans (setting label, low, high), fewest steps first
     by_setting: tuple[tuple[str, float, float], ...] = ()
+    # the reference's highest acceptance on each other benchmark it publishes at the same settings (benchmark, value)
+    elsewhere: tuple[tuple[str, float], ...] = ()
 
     @property
     def ref_range(self) -> str | None:
@@ -679,27 +681,35 @@ def accept_facts(
             }
         )
     )
-    ref = [  # (setting key, acceptance, benchmark) of each published result of the reference on these benchmarks
+    every = [  # (setting key, acceptance, benchmark) of each published result of the reference
         (key if isinstance(key, str) and key else None, acc, bench)  # a frame's missing key is NaN, not None
         for rec in records
         for key, bench in [(rec.get("setting_key"), str(rec.get("benchmark") or "").lower())]
-        if rec.get("hub_id") == reference
-        and (acc := number(rec.get("accept_length"))) is not None
-        and (not benchmarks or bench in wanted)
+        if rec.get("hub_id") == reference and (acc := number(rec.get("accept_length"))) is not None
     ]
+    ref = [r for r in every if not benchmarks or r[2] in wanted]  # on these benchmarks
     same = [r for r in ref if own_setting and r[0] == own_setting]
     same_setting = bool(same)
-    if same_setting:
-        chosen = same
-    else:
-        own_steps = steps_of(own_setting)
-        limit = (own_steps + 1) if own_steps is not None else None
+    own_steps = steps_of(own_setting)
+    limit = (own_steps + 1) if own_steps is not None else None
+    if limit is not None:
+        known = [n for k, _, _ in ref if (n := steps_of(k)) is not None]
+        limit = max(limit, min(known)) if known else limit
+
+    def at_settings(rows: list[tuple[str | None, float, str]]) -> list[tuple[str | None, float, str]]:
+        """The rows at the settings the comparison reads: ours exactly, else up to one step past ours."""
+        if same_setting:
+            return [r for r in rows if r[0] == own_setting]
         if limit is not None:
-            known = [n for k, _, _ in ref if (n := steps_of(k)) is not None]
-            limit = max(limit, min(known)) if known else limit
-            chosen = [r for r in ref if (n := steps_of(r[0])) is None or n <= limit]
-        else:
-            chosen = ref
+            return [r for r in rows if (n := steps_of(r[0])) is None or n <= limit]
+        return rows
+
+    chosen = at_settings(ref)
+    # walk R: ours, on chat prompts, was set against HumanEval 3.24 "(GSM8K 2.88 and MATH500 3.23 are higher too)"
+    # while the reference's MT-Bench 2.35 and GPQA 2.36 at that setting were below it: said too
+    others: dict[str, float] = {}
+    for _, a, b in at_settings([r for r in every if r[2] not in wanted]) if benchmarks else []:
+        others[b] = max(others.get(b, a), a)
     settings = tuple(sorted({setting_label(k) for k, _, _ in chosen if k is not None}))
     lo = min((a for _, a, _ in chosen), default=None)
     hi = max((a for _, a, _ in chosen), default=None)
@@ -741,6 +751,7 @@ def accept_facts(
         tuple(benchmarks),
         published_on,
         by_setting,
+        tuple(sorted(others.items(), key=lambda t: t[1])),
     )
     ref_text = facts.ref_range_words or ref_text
     return replace(facts, sentence=f"Acceptance length: ours {own_text}, {reference} {ref_text} on {benches}, {tail}")
@@ -822,6 +833,12 @@ def accept_comparison(own: float | None, acc: AcceptFacts) -> str:
         parts = [f"{listed(above)} {'is' if len(above) == 1 else 'are'} higher too"] if above else []
         if below:
             parts.append(f"{listed(below)} {'is' if len(below) == 1 else 'are'} at or below ours")
+        low_elsewhere = [(b, v) for b, v in acc.elsewhere if v <= own]
+        if low_elsewhere:
+            parts.append(
+                f"on its other benchmarks there, {listed(low_elsewhere)} "
+                f"{'is' if len(low_elsewhere) == 1 else 'are'} at or below ours"
+            )
         text = f"the reference's {bench_label(bench)} {high:.2f} is {high / own:.2f} times our {own:.2f}"
         return text + (f" ({'; '.join(parts)})" if parts else "")
     return f"our {own:.2f} is {own / high:.2f} times the reference's highest, {bench_label(bench)} {high:.2f}"
