@@ -344,12 +344,17 @@ def own_draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> str | None:
 
 def pick_reference(key: str, choices: list[str], suggested: Reference, draft: OwnDraft) -> None:
     """Preselect ``suggested`` in the reference selectbox ``key`` for this draft; a pick made there holds until
-    another draft is chosen (then that draft's suggestion is preselected)."""
+    another draft is chosen (then that draft's suggestion is preselected). A suggestion that changes for the same
+    draft replaces the one preselected before, unless the user picked another: walk R typed the Hub token after
+    pasting a private draft, its target became known, and Overview kept the Kimi-K2 draft suggested before it."""
     state = st.session_state
-    owner = f"_{key}_for"
-    if choices and (state.get(owner) != draft.source or state.get(key) not in choices):
-        state[key] = suggested.hub_id if suggested.hub_id in choices else choices[0]
+    owner, said = f"_{key}_for", f"_{key}_suggested"
+    new = suggested.hub_id if suggested.hub_id in choices else (choices[0] if choices else None)
+    stale = state.get(key) == state.get(said) and state.get(said) != new  # still the old suggestion, unpicked
+    if choices and (state.get(owner) != draft.source or state.get(key) not in choices or stale):
+        state[key] = new
         state[owner] = draft.source
+    state[said] = new
 
 
 def follow_draft(key: str, value: Any, draft: OwnDraft, choices: list[Any] | None = None) -> None:
