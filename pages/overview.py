@@ -263,12 +263,15 @@ try:
     )
     own_volume, vol_src = draft.training_samples(volumes)
     curve_verdict = app.own_curve_verdict(draft)
+    own_log = app.own_curve(draft)
+    seen = [float(p.samples_seen) for p in own_log.points if p.samples_seen] if own_log is not None else []
     answer = overview.answer(
         own_entry,
         ref_entry,
         runs,
         own_volume,
         curve_verdict=curve_verdict,
+        curve_seen=max(seen, default=None),  # a log over passes of your samples is not evidence of new data
         own_target=own_target,
         draft=draft.match_name,  # only your draft's runs answer; another draft's (or the target's MTP) are named
     )

@@ -62,3 +62,34 @@ def test_an_acceptance_factor_names_the_references_other_benchmarks_below_ours(
     else:
         assert clause in said, said
     assert "LiveCodeBench" not in said  # 2.817: above ours, not said as below
+
+
+# samples seen over your unique samples, what a rising log adds to a "training data" headline
+RISING_CASES = [
+    (None, overview.RISING_AGREES),
+    (1.1, overview.RISING_AGREES),  # about one pass: samples seen are your samples
+    (
+        4.0,
+        "Your training log is still rising, over about 4 passes of your 3K samples (samples seen, not new ones): more "
+        "training on this data should still help; it does not show what new data would add.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("passes", "said"), RISING_CASES)
+def test_a_log_rising_over_passes_of_the_same_samples_is_not_evidence_of_new_data(
+    passes: float | None, said: str
+) -> None:
+    """Walk R: a 4-epoch log of 3,000 samples rose to 12K samples seen, and Overview said "still rising, which
+    agrees: more data should help"."""
+    name, sentence = overview.largest_gap(
+        data_ratio=1_400_000 / 3_000,
+        size_ratio=None,
+        accept_ratio=1.1,
+        own_volume=3_000.0,
+        ref_volume=1_400_000.0,
+        curve_verdict="rising",
+        curve_passes=passes,
+    )
+    assert name == "training data" and sentence.endswith(said), sentence
+    assert ("which agrees" in sentence) is (said == overview.RISING_AGREES)

@@ -1159,8 +1159,13 @@ def largest_gap(
     accept_detail: str = "",
     missing: Sequence[str] | None = None,
     size_scope: str = "outside the embedding",
+    curve_passes: float | None = None,
 ) -> tuple[str, str]:
     """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
+
+    ``curve_passes``: the samples your training log saw over your unique training samples. A log rising over
+    several passes of the same samples says more training on them helps, not what new data would add (walk R:
+    "still rising, which agrees: more data should help" of a 4-epoch log of 3,000 samples).
 
     ``size_scope`` says what ``size_ratio`` counts (``size_gap``: the layers alone when the lm_heads differ).
 
@@ -1257,8 +1262,22 @@ def largest_gap(
         lead += f" Alike: {', '.join(_alike_name(k, size_scope) for k in alike_names)}."
     lead += unlike + ahead_text
     if name == "training data" and curve_verdict == "rising":
-        lead += f" {RISING_AGREES}"
+        lead += f" {rising_words(curve_passes, own_volume)}"
     return name, lead
+
+
+LOG_PASSES_MIN = 1.25  # a log that saw more than this many times your unique samples ran several epochs over them
+
+
+def rising_words(passes: float | None, own_volume: float | None) -> str:
+    """What a rising training log says of more data: agreement, unless it rose over passes of the same samples."""
+    if passes is None or passes <= LOG_PASSES_MIN or not own_volume:
+        return RISING_AGREES
+    return (
+        f"Your training log is still rising, over about {f'{passes:,.1f}'.removesuffix('.0')} passes of your "
+        f"{human(own_volume)} samples (samples seen, not new ones): more training on this data should still help; it "
+        "does not show what new data would add."
+    )
 
 
 def missing_evidence(
@@ -1468,6 +1487,7 @@ def answer(
     curve_verdict: str | None = None,
     own_target: str | None = None,
     draft: str | None = None,
+    curve_seen: float | None = None,
 ) -> Answer:
     """The Overview's answer for ``own`` against the published draft ``ref`` (both from ``load_entry``; a registry
     entry without a config is its ``PublishedDraft``: sizes are then not compared, data and acceptance are),
@@ -1551,6 +1571,7 @@ def answer(
             ref_volume=ref_volume,
             ref_floor=ref_floor,
             curve_verdict=curve_verdict,
+            curve_passes=curve_seen / own_volume if curve_seen and own_volume else None,
             accept_detail=accept_detail,
             missing=missing_evidence(
                 reference=reference,
@@ -1587,7 +1608,7 @@ def answer(
         target=target,
         curve_verdict=curve_verdict,
         # the log's verdict once: a headline that says the rising log agrees needs no note repeating it
-        curve_note=None if RISING_AGREES in sentence else CURVE_NOTES.get(curve_verdict or ""),
+        curve_note=None if "Your training log is still rising" in sentence else CURVE_NOTES.get(curve_verdict or ""),
         size_note=size_note,
         runs=tuple(runs),
         runs_note=by_target.note,
