@@ -281,7 +281,12 @@ RUNS = Table(
         Column("num_steps", "int", width=88),
         Column("topk", "int", width=56),
         *_RUN_METRICS[:3],  # tok/s, AL pooled, AL mean
-        Column("speculative_algorithm", "text", label="speculation", help="as the server reported it"),
+        Column(
+            "speculative_algorithm",
+            "text",
+            label="speculation",
+            help="the algorithm as the server reported it (vLLM reports none: its runs say so); -: a baseline",
+        ),
         Column("num_draft_tokens", "int", label="draft tokens"),
         *_RUN_METRICS[3:],
         Column("kind", "text", width="small"),

@@ -62,6 +62,7 @@ class BenchJob:
     error: str | None = None
     shown: bool = False
     group: str | None = None
+    notes: tuple[str, ...] = ()  # the finished run's notes (the draft recorded from the sidebar, ...)
 
     def progress(self, done: int, total: int, tok_s: float) -> None:
         self.finished, self.total, self.tok_s = done, total, tok_s
@@ -91,6 +92,7 @@ def _run_job(
             budget=budget,
         )
         job.run_id, job.status = result.run_id, result.status
+        job.notes = tuple(result.summary.notes)
     except CompareError as exc:
         job.error, job.status = str(exc), "failed"
     except Exception:  # noqa: BLE001 - logged with its traceback; the visitor gets a short message
@@ -208,11 +210,22 @@ if run_fold.open or st.session_state.get("bench_prompt_upload") is not None:
             help="Runs of one group are charted together; your draft's group is the default.",
         )
         st.markdown("Stated speculative config (vLLM cannot report it; SGLang's is read from the server)")
-        c1, c2, c3, c4 = st.columns(4)
+        c1, c2, c3, c4, c5 = st.columns([2, 3, 2, 2, 2])
         spec_algo = c1.text_input("Algorithm", placeholder="read from the server", key="bench_spec_algorithm")
-        spec_steps = c2.number_input("num_steps", 0, 64, value=None, key="bench_spec_steps", placeholder="not stated")
-        spec_topk = c3.number_input("topk", 0, 64, value=None, key="bench_spec_topk", placeholder="not stated")
-        spec_ndt = c4.number_input(
+        # vLLM does not report the draft it serves: without it your own vLLM runs read "no draft recorded" and were
+        # left out of your draft's runs. Your draft's name is the default, as the import's Draft field
+        app.follow_draft("bench_spec_draft", draft.match_name or "", draft)
+        spec_draft = c2.text_input(
+            "Draft",
+            key="bench_spec_draft",
+            placeholder="read from the server",
+            help="The draft the server runs (Hub id or folder): your draft's name is the default. It is recorded only "
+            "when the server measures speculation and does not report its draft (vLLM never does); a draft the "
+            "server reports is kept, and a baseline records none.",
+        )
+        spec_steps = c3.number_input("num_steps", 0, 64, value=None, key="bench_spec_steps", placeholder="not stated")
+        spec_topk = c4.number_input("topk", 0, 64, value=None, key="bench_spec_topk", placeholder="not stated")
+        spec_ndt = c5.number_input(
             "num_draft_tokens", 0, 256, value=None, key="bench_spec_ndt", placeholder="not stated"
         )
         c1, c2 = st.columns([1, 3])
@@ -265,7 +278,10 @@ if start and not running:
         st.error("give the path of a JSONL dataset, or choose the bundled prompts")
     else:
         from comparelib.live.prompts import prompt_set_name
+        from comparelib.live.servers import SIDEBAR_DRAFT
 
+        stated_draft = spec_draft.strip() or None
+        sidebar = stated_draft is not None and stated_draft == (draft.match_name or "").strip()
         options = functools.partial(
             BenchOptions,
             endpoint=endpoint,
@@ -281,6 +297,8 @@ if start and not running:
             group=bench_group,
             prompt_set=prompt_set_name(prompt_file),
             spec_source="stated in the form",
+            draft_model=stated_draft,
+            draft_source=SIDEBAR_DRAFT if sidebar else "the form's Draft field",
         )
         job = BenchJob(endpoint=endpoint, total=int(n_requests), group=bench_group)
         st.session_state["bench_job"] = job
@@ -317,6 +335,8 @@ def _progress_panel() -> None:
             f"finished ({current.tok_s:.1f} output tok/s over those); the finished requests are kept.",
             icon=":material/warning:",
         )
+    if current.notes and not current.error:  # kept with the run too (its summary's notes)
+        st.caption(f"Run {current.run_id}: " + "; ".join(current.notes) + ".")
     if not current.shown:
         current.shown = True
         st.rerun(scope="app")  # refresh the tables below with the new run
@@ -479,7 +499,9 @@ try:
         if not attached and mine.note:
             st.caption(mine.note)
         elif mine.note and not {r.title for r in mine.left_out} & set(picked):
-            add = " Runs of another draft can be added under Runs to compare them with yours." if mine.left_out else ""
+            # runs that record no draft are not said to be another draft's (they may be yours: vLLM reports none)
+            whose = "of another draft" if len(mine.unrecorded) < len(mine.left_out) else "left out"
+            add = f" Runs {whose} can be added under Runs to compare them with yours." if mine.left_out else ""
             st.caption(mine.note + add)
         picked_runs = [by_title[t] for t in picked]
         if picked:

@@ -39,7 +39,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--ignore-eos", action="store_true", help="ask the server to generate exactly max tokens")
     p.add_argument("--algorithm", default=None, help="stated speculative algorithm (vLLM cannot report it)")
-    p.add_argument("--draft-model", default=None, help="stated draft model path")
+    p.add_argument(
+        "--draft-model",
+        default=None,
+        help="the draft the server runs (Hub id or folder), recorded when the server measures speculation but does "
+        "not report its draft (vLLM never does); a draft the server reports is kept, and a baseline records none",
+    )
     p.add_argument("--num-steps", type=int, default=None, help="stated num_steps / num_speculative_tokens")
     p.add_argument("--topk", type=int, default=None, help="stated topk")
     p.add_argument("--num-draft-tokens", type=int, default=None, help="stated num_draft_tokens")
@@ -60,9 +65,8 @@ def run(args: argparse.Namespace) -> int:
     from comparelib.cli._util import print_json
     from comparelib.live import bench, prompts, servers
 
-    stated = {
+    stated = {  # the draft is not among them: it only fills what the server does not report (BenchOptions)
         "speculative_algorithm": ("--algorithm", args.algorithm),
-        "draft_model": ("--draft-model", args.draft_model),
         "num_steps": ("--num-steps", args.num_steps),
         "topk": ("--topk", args.topk),
         "num_draft_tokens": ("--num-draft-tokens", args.num_draft_tokens),
@@ -95,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         ignore_eos=args.ignore_eos,
         prompt_set=prompts.prompt_set_name(args.prompts),
         spec_source=f"stated with {flags}" if flags else servers.STATED_FOR_THE_RUN,
+        draft_model=args.draft_model,
+        draft_source="--draft-model",
     )
     result = bench.benchmark(options, prompts=prompt_list, recorder=recorder)
     s = result.summary

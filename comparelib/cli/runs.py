@@ -27,8 +27,9 @@ TABLE_COLUMNS = {
     "labels": "labels",
 }
 # the longest a text cell is shown (labels and group names are the user's, up to 200 characters each; a draft's
-# repo id whole as most are: "RedHatAI/Qwen3-8B-speculator.eagle3")
-TEXT_WIDTH = {"labels": 32, "group": 24, "draft": 36}
+# repo id whole as most are: "RedHatAI/Qwen3-8B-speculator.eagle3"), and the speculation whole: "speculative (vLLM does
+# not report the algorithm)" cut at 24 read "speculative (vLLM does …"
+TEXT_WIDTH = {"labels": 32, "group": 24, "draft": 36, "speculative_algorithm": 48}
 TEXT_WIDTH_DEFAULT = 24
 
 
@@ -76,9 +77,6 @@ def run(args: argparse.Namespace) -> int:
             return 0
         table = frame[list(TABLE_COLUMNS)].copy()
         table["status"] = ["running (incomplete)" if s == "running" else s for s in table["status"]]
-        table["speculative_algorithm"] = [
-            "not stated" if a == "unknown" else a for a in table["speculative_algorithm"]
-        ]
         print(_text_table(table))
         print(f"\n{len(frame)} run(s) in {store.display_url}; kind=example rows are built-in example data")
         cut = ("labels", "group", "draft")

@@ -32,6 +32,7 @@ from comparelib.live.endpoints import BenchLimits, EndpointPolicy, RunSlots, Ses
 from comparelib.live.prompts import Prompt, as_messages, as_text
 from comparelib.live.servers import (
     BODY_LIMITS,
+    SIDEBAR_DRAFT,
     STATED_FOR_THE_RUN,
     Acceptance,
     Engine,
@@ -40,12 +41,14 @@ from comparelib.live.servers import (
     aiohttp_module,
     check_endpoint,
     check_engine,
+    draft_notes,
     fetch_metrics,
     finish_config,
     ignored_spec_note,
     mib,
     normalise_endpoint,
     probe_server,
+    record_draft,
     request_headers,
     run_sync,
     sglang_counter_acceptance,
@@ -541,6 +544,11 @@ class BenchOptions:
     # where spec_override was stated, as a note names it when the server set it aside: "stated in the form" on
     # the page, the flags given on the CLI
     spec_source: str = STATED_FOR_THE_RUN
+    # the draft the user says the server runs, recorded only on a speculative run whose server reports no draft
+    # (vLLM never does; ``servers.record_draft``); ``draft_source`` names where it came from in the run's notes:
+    # SIDEBAR_DRAFT on the page, "--draft-model" on the CLI
+    draft_model: str | None = None
+    draft_source: str = STATED_FOR_THE_RUN
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "endpoint", normalise_endpoint(self.endpoint))
@@ -556,7 +564,11 @@ class BenchOptions:
         if isinstance(self.labels, str):
             raise OptionsError(f"labels must be a list of texts, got one text {self.labels[:80]!r}")
         object.__setattr__(self, "labels", tuple(self.labels))
-        for what, text in [*(("label", x) for x in self.labels), ("group", self.group or "")]:
+        for what, text in [
+            *(("label", x) for x in self.labels),
+            ("group", self.group or ""),
+            ("draft", self.draft_model or ""),
+        ]:
             _check_text(what, text)
 
     def params(self) -> dict[str, Any]:
@@ -834,6 +846,14 @@ def _run_summary(
     summary = summarize(results, duration, vllm=vllm, sglang_counters=sgl)
     if "stated_spec_config_ignored" in (config.raw or {}):
         summary.notes.append(ignored_spec_note(options.spec_source))
+    summary.notes.extend(draft_notes(config))
+    if config.speculative_algorithm is None and options.draft_model and options.draft_source != SIDEBAR_DRAFT:
+        # the page's draft is the sidebar's on every run (said only where it is recorded); a draft typed for
+        # this run (the CLI's --draft-model) is said to be set aside
+        summary.notes.append(
+            f"no speculation was measured, so this run is a baseline and records no draft; the draft given with "
+            f"{options.draft_source} ({options.draft_model}) was not recorded"
+        )
     if config.engine == "openai":
         summary.notes.append("generic OpenAI-compatible server: no acceptance data")
     elif summary.accept_length is None and config.speculative_algorithm is not None:
@@ -926,6 +946,7 @@ async def _run(
                 await fetch_metrics(session, base, probe_timeout) if probe.config.engine != "openai" else None
             )
             config = finish_config(probe.config, first_metrics, options.spec_override)
+            config = record_draft(config, options.draft_model, options.draft_source)
             params["route"] = chosen = _choose_route(options.route, config, first_metrics)
             labels, group = list(options.labels), options.group
             await recording.start(

@@ -230,6 +230,9 @@ def apply_spec_override(config: ServerConfig, spec: Mapping[str, Any] | None) ->
             if spec.get(alias) not in (None, ""):
                 given[target] = spec[alias]
                 break
+    if config.draft_model and "draft_model" in given:  # a draft the server reports is never overwritten
+        stated = str(given.pop("draft_model"))
+        config = record_draft(config, stated, STATED_FOR_THE_RUN)
     if not given:
         return config
     for key in ("num_steps", "topk", "num_draft_tokens"):
@@ -242,6 +245,8 @@ def apply_spec_override(config: ServerConfig, spec: Mapping[str, Any] | None) ->
         setattr(config, key, value)
     if config.speculative_algorithm is not None:
         config.speculative_algorithm = str(config.speculative_algorithm)
+    else:
+        config.draft_model = None  # a baseline gets no draft
     config.raw = dict(config.raw)
     config.raw["stated_spec_config"] = _redact.redact(dict(spec))
     config.config_source = "stated" if config.engine != "sglang" else "server+stated"
@@ -467,6 +472,48 @@ def reports_no_speculation(config: ServerConfig, metrics: Mapping[str, Any] | No
     if config.engine == "vllm" and metrics and metrics.get("counters"):
         return not any(str(k).startswith("vllm:spec_decode") for k in metrics["counters"])
     return False
+
+
+SIDEBAR_DRAFT = "the sidebar"  # where the Live benchmark page's draft comes from: the draft chosen in the sidebar
+DRAFT_RECORDED_FROM = "draft_model_recorded_from"  # ServerConfig.raw: where a draft the server left out came from
+DRAFT_SET_ASIDE = "stated_draft_model_set_aside"  # ServerConfig.raw: a stated draft the server's own draft overruled
+
+
+def record_draft(config: ServerConfig, draft: str | None, source: str) -> ServerConfig:
+    """The draft the user says the server runs (``source`` names where: ``SIDEBAR_DRAFT`` on the page, "--draft-model"
+    on the CLI), recorded on a speculative run whose server reports no draft of its own: vLLM never reports it
+    (its spec-decode counters only show that speculation was on), so a run of your draft read "no draft recorded"
+    and was left out of your draft's runs as another draft's. A draft the server reports is never overwritten (the
+    stated one is kept aside under ``raw``), and a baseline gets none. ``draft_notes`` says what was done."""
+    name = str(draft or "").strip()
+    if not name or config.speculative_algorithm is None:
+        return config
+    config.raw = dict(config.raw)
+    if config.draft_model:
+        from comparelib.models.draft import draft_match
+
+        if not draft_match(config.draft_model, name):
+            config.raw[DRAFT_SET_ASIDE] = {"draft": _redact.mask_text(name), "from": source}
+        return config
+    config.draft_model = _redact.mask_text(name)
+    config.raw[DRAFT_RECORDED_FROM] = source
+    return config
+
+
+def draft_notes(config: ServerConfig) -> list[str]:
+    """What ``record_draft`` (and a stated draft the server overruled) did, for the run's notes."""
+    raw = config.raw or {}
+    notes = []
+    if raw.get(DRAFT_RECORDED_FROM) and config.draft_model:
+        notes.append(
+            f"draft recorded from {raw[DRAFT_RECORDED_FROM]}: {config.draft_model}; the server does not report it"
+        )
+    aside = raw.get(DRAFT_SET_ASIDE)
+    if isinstance(aside, Mapping) and aside.get("draft") and config.draft_model:
+        where = str(aside.get("from") or STATED_FOR_THE_RUN)
+        said = f"the draft {where}" if where.startswith("stated") else f"the draft from {where}"
+        notes.append(f"the server reports its draft, {config.draft_model}; {said} ({aside['draft']}) was not recorded")
+    return notes
 
 
 def finish_config(

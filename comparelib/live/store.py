@@ -26,7 +26,7 @@ from sqlalchemy.pool import StaticPool
 
 from comparelib import redact, settings
 from comparelib.errors import DataError, StoreError
-from comparelib.models.registry import algorithm_label, draft_label
+from comparelib.models.registry import algorithm_label, draft_label, speculation_label
 from comparelib.values import integer, number, plain, run_param
 
 if TYPE_CHECKING:
@@ -1166,6 +1166,7 @@ def runs_to_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
         row = {c: getattr(rec, c) for c in FRAME_COLUMNS if c != "batch"}
         row["batch"] = integer(run_param(rec, "concurrency"))
         row["labels"] = ", ".join(rec.labels)
+        row["speculative_algorithm"] = speculation_label(rec)  # "unknown" (vLLM's): what is known instead
         # a built-in example was measured by hand on a day not recorded: its row's insertion time is not a
         # run date, so none is shown (never "today")
         row["created_at"] = (

@@ -322,6 +322,7 @@ class DraftRuns:
     kept: tuple[Any, ...]  # baselines, runs of the draft, else the runs that may be its (see ``runs_of_draft``)
     left_out: tuple[Any, ...]  # runs of another draft or of the target's own MTP layers, and unnamed ones
     note: str | None  # what was left out, or taken as the draft's for want of its name; None: nothing to say
+    unrecorded: tuple[Any, ...] = ()  # of ``left_out``, the speculative runs that record no draft: whose is unknown
 
 
 def _other_draft_words(run: Any) -> str:
@@ -329,8 +330,8 @@ def _other_draft_words(run: Any) -> str:
 
     if is_mtp(run):
         return f"#{run.id} {algorithm_label(run)}"
-    named = str(getattr(run, "draft_model", None) or "").strip()
-    return f"#{run.id} {named}" if named else f"#{run.id} (no draft recorded)"
+    named = str(getattr(run, "draft_model", None) or "").strip() or registry.draft_label(run)  # "n-gram"
+    return f"#{run.id} {named}" if named != registry.UNRECORDED_DRAFT else f"#{run.id} (no draft recorded)"
 
 
 def _published(name: str) -> bool:
@@ -344,7 +345,12 @@ def runs_of_draft(runs: Sequence[Any], draft: str | None) -> DraftRuns:
 
     When no run names this draft, the runs naming no draft, or a draft that is not a published one, may be it
     (a draft is often served from a folder of another name, a checkpoint's ``epoch_9``): they are kept and the note
-    says so; a published draft's runs and MTP runs are still left out. With no ``draft`` every run is kept."""
+    says so; a published draft's runs and MTP runs are still left out. With no ``draft`` every run is kept.
+
+    Where runs do name the draft, a speculative run that records no draft (a vLLM run made before the Live benchmark
+    page recorded the sidebar's draft: vLLM does not report it) is left out too, but not called another draft's:
+    "#16 (no draft recorded: cannot be shown to be yours)". Walk R's Overview read "2 runs of another draft left out:
+    #15 (no draft recorded), #16 (no draft recorded)" of the user's own vLLM runs."""
     runs = list(runs)
     if not (draft or "").strip():
         return DraftRuns(tuple(runs), (), None)
@@ -355,8 +361,8 @@ def runs_of_draft(runs: Sequence[Any], draft: str | None) -> DraftRuns:
         if registry.is_mtp(r):
             return "other"
         named = str(getattr(r, "draft_model", None) or "").strip()
-        if not named:
-            return "unnamed"
+        if not named:  # a model-free method (n-gram) is no draft's; any other may be yours, recorded or not
+            return "other" if registry.draft_label(r) != registry.UNRECORDED_DRAFT else "unnamed"
         if draft_match(named, draft):
             return "mine"
         return "other" if _published(named) else "unknown"
@@ -365,21 +371,44 @@ def runs_of_draft(runs: Sequence[Any], draft: str | None) -> DraftRuns:
     keep = {"baseline", "mine"} if "mine" in verdicts else {"baseline", "unnamed", "unknown"}
     kept = tuple(r for r, v in zip(runs, verdicts, strict=True) if v in keep)
     out = tuple(r for r, v in zip(runs, verdicts, strict=True) if v not in keep)
+    unrecorded = tuple(r for r, v in zip(runs, verdicts, strict=True) if v == "unnamed" and v not in keep)
+    others = [r for r in out if not any(r is u for u in unrecorded)]
     said = []
-    if out:
-        n = len(out)
+    if others:
+        n = len(others)
         said.append(
             f"{n} run{'s' if n > 1 else ''} of another draft left out: "
-            f"{', '.join(_other_draft_words(r) for r in out)} (your draft is {draft})."
+            f"{', '.join(_other_draft_words(r) for r in others)} (your draft is {draft})."
+        )
+    if unrecorded:
+        n = len(unrecorded)
+        said.append(
+            f"{n} speculative run{'s' if n > 1 else ''} left out: {_ids(unrecorded)} (no draft recorded: cannot be "
+            f"shown to be yours{'' if others else f'; your draft is {draft}'})."
+            + (_UNRECORDED_VLLM if any(_engine(r) == "vllm" for r in unrecorded) else "")
         )
     guessed = _by_draft([r for r, v in zip(runs, verdicts, strict=True) if v == "unknown" and v in keep])
-    if guessed:
-        listed = "; ".join(f"{name} ({_ids(rs)})" for name, rs in guessed.items())
-        said.append(
-            f"No run names your draft {draft}: the runs of {listed} are taken as its. Benchmark it served from a "
-            "folder of its name to tell it from other drafts."
-        )
-    return DraftRuns(kept, out, " ".join(said) or None)
+    taken = [r for r, v in zip(runs, verdicts, strict=True) if v == "unnamed" and v in keep]
+    if guessed or taken:  # said, never taken silently
+        named = "; ".join(f"{name} ({_ids(rs)})" for name, rs in guessed.items())
+        listed = [f"the runs of {named}"] if guessed else []
+        if taken:
+            listed.append(f"the runs that record no draft ({_ids(taken)})")
+        said.append(f"No run names your draft {draft}: {' and '.join(listed)} are taken as its.")
+        if guessed:
+            said[-1] += " Benchmark it served from a folder of its name to tell it from other drafts."
+    return DraftRuns(kept, out, " ".join(said) or None, unrecorded)
+
+
+# why a vLLM run records no draft, and how a run of yours comes to record it
+_UNRECORDED_VLLM = (
+    " vLLM does not report the draft it serves: Live benchmark records the draft in your sidebar on a new vLLM run, "
+    "an import the one in its Draft field."
+)
+
+
+def _engine(run: Any) -> str:
+    return str(getattr(run, "engine", None) or "").strip().lower()
 
 
 def _by_draft(runs: Sequence[Any]) -> dict[str, list[Any]]:

@@ -495,7 +495,27 @@ def algorithm_label(run: Any) -> str | None:
     return _LABELS.get(key, str(run.speculative_algorithm).strip())
 
 
+VLLM_SPECULATION = "speculative (vLLM does not report the algorithm)"
+UNRECORDED_SPECULATION = "speculative (algorithm not recorded)"
+
+
+def speculation_label(run: Any) -> str | None:
+    """The speculation a run was measured with, as the runs table names it: None for a baseline, the algorithm as
+    the server (or the user) reported it, else what is known. A speculative run whose algorithm is not recorded
+    (vLLM's spec-decode counters, or a ``vllm bench serve`` result, show speculation and its acceptance, never the
+    method) read "not stated" in ``runs`` beside the acceptance it measured: it is "speculative (vLLM does not
+    report the algorithm)"."""
+    if getattr(run, "is_baseline", False):
+        return None
+    raw = str(getattr(run, "speculative_algorithm", None) or "").strip()
+    if raw and raw.lower() != "unknown":
+        return raw
+    engine = str(getattr(run, "engine", None) or "").strip().lower()
+    return VLLM_SPECULATION if engine == "vllm" else UNRECORDED_SPECULATION
+
+
 NO_DRAFT = "\u2014"  # a baseline's draft in the runs table: none
+UNRECORDED_DRAFT = "not recorded"  # a speculative run's draft in the runs table when the run names none
 _MODEL_FREE = ("ngram", "suffix", "lookahead")  # algorithms that draft without a draft model
 _HUB_CACHE = re.compile(r"models--([^/\\]+?)--([^/\\]+)")
 _HUB_REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
@@ -522,8 +542,8 @@ def draft_label(run: Any) -> str:
             return text
         return re.split(r"[/\\]", text)[-1] or named
     if algorithm_key(run) in _MODEL_FREE:
-        return algorithm_label(run) or "not recorded"
-    return "not recorded"
+        return algorithm_label(run) or UNRECORDED_DRAFT
+    return UNRECORDED_DRAFT
 
 
 def family_of(target_model: str | None) -> str:
