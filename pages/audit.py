@@ -29,7 +29,7 @@ import pandas as pd
 from comparelib import charts, export, paths, settings
 from comparelib.audit import cluster, dumps
 from comparelib.audit.conversations import FORMATS
-from comparelib.audit.result import AuditResult
+from comparelib.audit.result import AuditResult, percent
 from comparelib.audit.scan import audit, progress_text
 from comparelib.errors import CompareError
 
@@ -114,7 +114,7 @@ def _show_result(result: AuditResult) -> None:
     c[0].metric("Samples", _fmt_int(result.samples))
     c[1].metric("Tokens", _fmt_int(result.tokens))
     c[2].metric("Assistant (loss-masked) tokens", _fmt_int(result.assistant_tokens))
-    c[3].metric("Supervised fraction", f"{result.supervised_fraction:.1%}")
+    c[3].metric("Supervised fraction", percent(result.supervised_fraction))
     # one number a metric: "11,047 / 11,052" in a quarter of the page was cut ("11,047 / 11,0...") at 1400 px
     c = st.columns(4)
     for col, key in zip(c, ("p50", "p90", "p99", "max"), strict=True):
@@ -122,7 +122,7 @@ def _show_result(result: AuditResult) -> None:
     c = st.columns(2)
     c[0].metric(
         f"Over max_length {result.max_length:,}",
-        f"{_fmt_int(result.over_max_length)} ({result.over_max_length_share:.1%})",
+        f"{_fmt_int(result.over_max_length)} ({percent(result.over_max_length_share)})",
         help=result.over_max_length_note,
     )
     c[1].metric("Format", result.format, help=result.format_label)
@@ -136,7 +136,7 @@ def _show_result(result: AuditResult) -> None:
     if hub_rows:
         st.info(hub_rows)
     for note in result.notes:
-        if note != result.domain_note:  # said under the domain mix
+        if note not in (result.domain_note, result.empty_turn_note):  # said under the domain mix / the anomalies
             st.caption(f"Note: {note}")
 
     st.subheader("Token length per sample")
@@ -153,12 +153,22 @@ def _show_result(result: AuditResult) -> None:
         app.show_frame(pd.DataFrame(result.response_rows()), key="audit_regen_table")
 
     st.subheader("Anomalies")
-    c = st.columns(5)
-    c[0].metric("Malformed rows", _fmt_int(result.malformed))
-    c[1].metric("Empty rows", _fmt_int(result.empty))
-    c[2].metric("Anomaly rows", _fmt_int(result.anomaly_rows))  # any kind, not only role order
-    c[3].metric("Exact duplicates", _fmt_int(result.duplicates))
-    c[4].metric(
+    # two rows of three: a count with its share ("1,234 (12.3%)") is cut in a fifth of the page at 1400 px
+    c = st.columns(3)
+    c[0].metric("Malformed rows", _fmt_int(result.malformed), help="Set aside: not samples")
+    c[1].metric("Empty rows", _fmt_int(result.empty), help="Every turn empty: set aside, not samples")
+    c[2].metric(
+        "Rows with an empty turn",
+        f"{_fmt_int(result.empty_turn_rows)} ({result.share(result.empty_turn_rows)})"
+        if result.empty_turn_rows
+        else "0",
+        help="An empty or whitespace-only user or assistant turn: still samples (SpecForge and speculators train "
+        "on them); the share is of the samples",
+    )
+    c = st.columns(3)
+    c[0].metric("Anomaly rows", _fmt_int(result.anomaly_rows))  # any kind, not only role order
+    c[1].metric("Exact duplicates", _fmt_int(result.duplicates))
+    c[2].metric(
         "Near duplicates",
         _fmt_int(result.near_duplicates),
         help=f"MinHash LSH over {result.near_duplicates_checked:,} rows",
@@ -166,6 +176,10 @@ def _show_result(result: AuditResult) -> None:
     if result.malformed_examples:
         st.markdown("**Set aside (first examples)**")
         app.show_frame(pd.DataFrame(result.malformed_examples).astype(str), key="audit_malformed_table")
+    if result.empty_turn_rows:
+        st.markdown("**Empty turns (first examples)**")
+        st.caption(result.empty_turn_note[:1].upper() + result.empty_turn_note[1:] + ".")
+        app.show_frame(pd.DataFrame(result.empty_turn_example_rows()).astype(str), key="audit_empty_turn_examples")
     if result.anomalies:
         st.markdown("**Role order**")
         app.show_frame(pd.DataFrame(result.anomaly_count_rows()), key="audit_anomaly_counts")

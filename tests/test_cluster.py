@@ -88,11 +88,38 @@ def test_cli_json_is_the_same_with_and_without_ray(
     assert _exact(many) == _exact(one)
     # the planted problems are in both, so equality is not two empty reports
     assert one["duplicates"] >= 9 and one["malformed"] == 1 and one["empty"] == 1
+    assert one["empty_turn_rows"] >= 1 and one["empty_turn_examples"]  # TRICKY's (user, "q"), (assistant, "")
     assert one["near_duplicates"] >= 1 and one["rows_read"] == 60 + 3 + 55 + 45
     assert any(str(e["line"]).startswith("c.parquet:") for e in one["near_duplicate_examples"])
     assert one["runner"] is None
     assert many["runner"]["engine"] == "ray" and many["runner"]["blocks"] == 3
     assert many["runner"]["retried_blocks"] == 0 and any("exact" in s for s in many["runner"]["sketches"])
+
+
+def test_rows_with_an_empty_turn_are_counted_alike_on_ray(tmp_path: Path, tok_dir: Path) -> None:
+    """Walk R: rows with an empty user or assistant turn, in two files (two blocks merged on the driver), give the
+    single-process count, roles, examples and note."""
+    root = tmp_path / "set"
+    root.mkdir()
+    write_jsonl(
+        root / "a.jsonl", [sf(i, [("user", f"q{i}"), ("assistant", "" if i % 5 == 0 else f"a{i}")]) for i in range(20)]
+    )
+    write_jsonl(
+        root / "b.jsonl",
+        [sf(i, [("user", " " if i % 4 == 0 else f"q{i}"), ("assistant", f"a{i}")]) for i in range(20, 40)],
+    )
+    one = audit.audit(str(root), tokenizer=str(tok_dir))
+    many = cluster.audit(str(root), address="local", tokenizer=str(tok_dir))
+    assert _exact(many.to_dict()) == _exact(one.to_dict())
+    assert one.samples == 40 and one.empty_turn_rows == 9 and one.empty_turn_roles == {"assistant": 4, "user": 5}
+    assert [ex["line"] for ex in one.empty_turn_examples] == [
+        "a.jsonl:1",
+        "a.jsonl:6",
+        "a.jsonl:11",
+        "a.jsonl:16",
+        "b.jsonl:1",
+    ]
+    assert one.empty_turn_note.startswith("9 of 40 samples (22.5%) have an empty")
 
 
 def test_a_bad_file_is_a_finding_with_its_path(tmp_path: Path, tok_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

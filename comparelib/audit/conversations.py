@@ -87,6 +87,7 @@ class Conversation:
     domain: str | None = None  # the domain the row states (``stated_domain``), normalised; None: not stated
     domain_field: str | None = None  # the field that stated it
     unknown_roles: list[tuple[int, str]] = field(default_factory=list)  # (turn index it preceded, role): dropped
+    empty_turns: list[tuple[int, str]] = field(default_factory=list)  # (message number, role): ``empty_turns``
 
     @property
     def pretemplated(self) -> bool:
@@ -430,7 +431,37 @@ def example_roles(conv: Conversation, limit: int = 12) -> list[str]:
 
 
 def is_empty(conv: Conversation) -> bool:
+    """Every turn empty (or none): the row is set aside, not a sample. A row with only some turns empty is
+    ``empty_turns``'s: it stays a sample and is flagged."""
     return not conv.turns or all(not content.strip() for _role, content in conv.turns)
+
+
+EMPTY_TURN_ROLES: tuple[str, ...] = ("user", "assistant")
+
+
+def empty_turns(conv: Conversation, positions: Sequence[int]) -> list[tuple[int, str]]:
+    """(message number in the row, counted from 1 with dropped roles included, role) of each kept user or
+    assistant turn whose content is empty or whitespace only, and that carries no tool_calls and no
+    reasoning_content (an assistant turn that only calls a tool is not empty).
+
+    The row still trains, so it stays a sample: SpecForge 0.2.0 keeps such a message as is (data/parse.py
+    ``_normalize_message`` turns a missing content into ""); its loss mask runs from the assistant header to the
+    end-of-turn token, so an empty assistant turn supervises only that token, and only a row with no supervised
+    token at all is filtered (EAGLE-3's minimum_loss_tokens is 1: algorithms/common/defaults.py, applied in
+    data/preprocessing.py). speculators 0.9.0 (data_generation/preprocessing.py) makes one row per assistant
+    turn, supervising what the turn adds to the prompt's render: for an empty turn the end-of-turn tokens; only
+    ``--minimum-valid-tokens`` (default off) drops it. Neither checks for empty content. An empty user turn
+    asks nothing: the answer after it is trained without its question."""
+    out: list[tuple[int, str]] = []
+    for i in positions:
+        role, content = conv.turns[i]
+        if role not in EMPTY_TURN_ROLES or content.strip():
+            continue
+        extra = conv.fields.get(i, {})
+        if extra.get("tool_calls") or str(extra.get(REASONING_FIELD) or "").strip():
+            continue
+        out.append((i + 1 + sum(1 for at, _name in conv.unknown_roles if at <= i), role))
+    return out
 
 
 def trainable_positions(turns: Sequence[tuple[str, str]]) -> tuple[list[int], list[str]]:

@@ -53,6 +53,11 @@ class AuditResult:
     domains: dict[str, int]
     zero_supervised: int
     rows_with_offsets: int
+    # samples with an empty or whitespace-only user / assistant turn (still samples: the trainers keep them)
+    empty_turn_rows: int = 0
+    empty_turn_roles: dict[str, int] = field(default_factory=dict)  # rows by the role of their empty turn
+    empty_turn_examples: list[dict[str, Any]] = field(default_factory=list)
+    empty_turn_note: str = ""  # the sentence that says so and that they still count (also in ``notes``)
     domain_source: str = "guessed"  # "stated" (by the rows' domain/category field), "guessed" (from text), "mixed"
     domain_note: str = ""  # the sentence that says so (also in ``notes``)
     estimated: bool = False
@@ -107,6 +112,15 @@ class AuditResult:
             for ex in self.anomaly_examples
         ]
 
+    def empty_turn_example_rows(self) -> list[dict[str, Any]]:
+        """The first samples with an empty turn: where, which message, and the row's roles."""
+        return [{**ex, "roles": " → ".join(ex["roles"])} for ex in self.empty_turn_examples]
+
+    def share(self, count: int) -> str:
+        """``count`` as a percent of the samples scanned (of the sample only, for an estimate), as shown."""
+        scanned = self.rows_read - self.malformed - self.empty if self.estimated else self.samples
+        return percent(count / scanned) if scanned > 0 else "n/a"
+
     def duplicate_rows(self) -> list[dict[str, str]]:
         """The first exact and near duplicates, each with the row it repeats."""
         return [
@@ -138,15 +152,19 @@ class AuditResult:
             ("turns", self.turns),
             ("tokens", self.tokens),
             ("assistant tokens", self.assistant_tokens),
-            ("supervised fraction", round(self.supervised_fraction, 4)),
+            ("supervised fraction", share_value(self.supervised_fraction)),
         ]
         rows += [(f"length {k}", v) for k, v in self.length.items()]
         rows += [
             (f"over max_length {self.max_length}", self.over_max_length),
-            ("over max_length share", round(self.over_max_length_share, 4)),
+            ("over max_length share", share_value(self.over_max_length_share)),
             ("empty", self.empty),
             ("malformed", self.malformed),
             ("anomaly rows", self.anomaly_rows),  # any kind (role order, unknown role, tools not counted)
+            ("rows with an empty turn", self.empty_turn_rows),  # still samples: the trainers keep them
+        ]
+        rows += [(f"rows with an empty {k} turn", v) for k, v in self.empty_turn_roles.items()]
+        rows += [
             ("exact duplicates", self.duplicates),
             ("near duplicates", self.near_duplicates),
             ("near-duplicate rows checked", self.near_duplicates_checked),
@@ -179,6 +197,27 @@ class AuditResult:
         from comparelib import export
 
         return export.render(self.summary_table(), fmt)
+
+
+def percent(fraction: float, places: int = 1) -> str:
+    """A share as shown to people: a nonzero share never reads 0.0% ("<0.1%"), nor one short of all 100.0%
+    (">99.9%"); exactly none and exactly all read 0.0% and 100.0%."""
+    shown = f"{fraction:.{places}%}"
+    step = 10.0**-places
+    if 0 < fraction and shown == f"{0:.{places}%}":
+        return f"<{step:.{places}f}%"
+    if fraction < 1 and shown == f"{1:.{places}%}":
+        return f">{100 - step:.{places}f}%"
+    return shown
+
+
+def share_value(fraction: float, places: int = 4) -> float:
+    """A share as a number for the summary table (CLI, CSV, JSON): rounded to ``places`` decimals, or to three
+    significant digits where that rounding would turn a nonzero share into 0.0 or one short of all into 1.0."""
+    rounded = round(fraction, places)
+    if (fraction > 0 and rounded == 0) or (fraction < 1 and rounded >= 1):
+        return float(f"{fraction:.3g}") if fraction < 0.5 else 1 - float(f"{1 - fraction:.3g}")
+    return rounded
 
 
 def percentiles(lengths: Counter[int], qs: Sequence[float] = (50, 90, 99)) -> dict[str, float]:

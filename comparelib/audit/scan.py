@@ -35,14 +35,14 @@ import time
 import zlib
 from array import array
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import repeat
 from typing import Any, Literal
 
 from comparelib import limits
 from comparelib.audit import conversations as conv_mod
-from comparelib.audit.result import AuditResult, histogram, percentiles
+from comparelib.audit.result import AuditResult, histogram, percent, percentiles
 from comparelib.audit.sources import Source, open_source, reservoir
 from comparelib.audit.templates import ChatTemplate, ToolContext
 from comparelib.audit.tokens import (
@@ -195,6 +195,9 @@ class Tally:
         self.other_layouts: Counter[str] = Counter()  # set-aside rows that are another supported layout
         self.anomaly_rows = 0
         self.anomaly_examples: list[dict[str, Any]] = []
+        self.empty_turn_rows = 0  # samples with an empty user or assistant turn (conversations.empty_turns)
+        self.empty_turn_roles: Counter[str] = Counter()  # rows by the role of their empty turn
+        self.empty_turn_examples: list[dict[str, Any]] = []
         self.hashes = array("Q")
         self.hash_lines = array("q")  # row location codes, parallel to hashes (for duplicate examples)
         self.regenerated = 0
@@ -266,6 +269,7 @@ class Tally:
             return conv, conv.turns, list(conv.anomalies), None
         conv_mod.keep_developer(conv, template)
         positions, anomalies = conv_mod.trainable_positions(conv.turns)
+        conv.empty_turns = conv_mod.empty_turns(conv, positions)
         kept = [conv.turns[i] for i in positions]
         anomalies = conv.anomalies + anomalies
         context, left_out = conv_mod.tool_context(conv, positions, template)
@@ -295,6 +299,17 @@ class Tally:
                 if any(t and t not in text for t in thoughts):
                     self.reasoning_dropped_rows += 1
         self.turns += len(conv.turns)
+        if conv.empty_turns:
+            self.empty_turn_rows += 1
+            self.empty_turn_roles.update({role for _n, role in conv.empty_turns})
+            if len(self.empty_turn_examples) < _EXAMPLES:
+                self.empty_turn_examples.append(
+                    {
+                        "line": line,
+                        "empty turns": ", ".join(f"message {n} ({role})" for n, role in conv.empty_turns),
+                        "roles": conv_mod.example_roles(conv),
+                    }
+                )
         if anomalies:
             self.anomaly_rows += 1
             self.anomalies.update(set(anomalies))
@@ -380,6 +395,7 @@ class Tally:
             "empty",
             "malformed",
             "anomaly_rows",
+            "empty_turn_rows",
             "regenerated",
             "tokens",
             "assistant",
@@ -392,7 +408,16 @@ class Tally:
             "stated_untracked",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("anomalies", "other_layouts", "status", "domains", "lengths", "stated", "stated_fields"):
+        for name in (
+            "anomalies",
+            "empty_turn_roles",
+            "other_layouts",
+            "status",
+            "domains",
+            "lengths",
+            "stated",
+            "stated_fields",
+        ):
             getattr(self, name).update(getattr(other, name))
         if len(self.stated) > DOMAIN_TRACKED:  # blocks with many labels each: the rarest become untracked rows
             kept = dict(self.stated.most_common(DOMAIN_TRACKED))
@@ -401,6 +426,7 @@ class Tally:
         key = _line_key
         self.malformed_examples = sorted(self.malformed_examples + other.malformed_examples, key=key)[:_EXAMPLES]
         self.anomaly_examples = sorted(self.anomaly_examples + other.anomaly_examples, key=key)[:_EXAMPLES]
+        self.empty_turn_examples = sorted(self.empty_turn_examples + other.empty_turn_examples, key=key)[:_EXAMPLES]
         self.hashes.extend(other.hashes)
         self.hash_lines.extend(other.hash_lines)
         self.file_errors.extend(other.file_errors)
@@ -803,6 +829,10 @@ def finish(
             "from 5.21, SpecForge 0.2.0 pins 5.8.1), or the reasoning is in a thinking / reasoning field, which "
             "SpecForge drops before the template; put it in reasoning_content and use a template that renders it"
         )
+    empty_note = ""
+    if stats.empty_turn_rows:
+        empty_note = empty_turn_note(stats.empty_turn_rows, stats.samples, stats.empty_turn_roles, sample is not None)
+        notes.append(empty_note)
     for layout, n in sorted(stats.other_layouts.items()):
         notes.append(
             f"{n:,} of the malformed rows are {conv_mod.FORMAT_LABELS.get(layout, layout)} rows, not "
@@ -832,7 +862,13 @@ def finish(
             f"estimate from a random sample of {n:,} of {population:,} rows (seed {seed}); "
             f"duplicates, anomalies and malformed counts are for the sample only"
         )
-    for examples in (stats.malformed_examples, stats.anomaly_examples, dup_examples, near_examples):
+    for examples in (
+        stats.malformed_examples,
+        stats.anomaly_examples,
+        stats.empty_turn_examples,
+        dup_examples,
+        near_examples,
+    ):
         for ex in examples:
             for key in ("line", "same_as", "similar_to"):
                 if key in ex:
@@ -863,6 +899,10 @@ def finish(
         anomalies=dict(stats.anomalies),
         anomaly_rows=stats.anomaly_rows,
         anomaly_examples=stats.anomaly_examples,
+        empty_turn_rows=stats.empty_turn_rows,
+        empty_turn_roles=dict(sorted(stats.empty_turn_roles.items())),
+        empty_turn_examples=stats.empty_turn_examples,
+        empty_turn_note=empty_note,
         duplicates=dups,
         duplicate_examples=dup_examples,
         near_duplicates=near,
@@ -884,6 +924,18 @@ def finish(
         elapsed_s=round(elapsed, 3),
         notes=notes,
         file_errors=sorted(stats.file_errors, key=lambda e: e["file"]),
+    )
+
+
+def empty_turn_note(rows: int, samples: int, roles: Mapping[str, int], sampled: bool = False) -> str:
+    """The sentence that says how many samples have an empty turn, which roles, and that they still count."""
+    by_role = ", ".join(f"{roles[r]:,} with an empty {r} turn" for r in conv_mod.EMPTY_TURN_ROLES if roles.get(r))
+    return (
+        f"{rows:,} of {samples:,} samples{' in the sample' if sampled else ''} ({percent(rows / samples)}) have an "
+        f"empty or whitespace-only user or assistant turn ({by_role}): they are counted as samples, as SpecForge "
+        "and speculators train on them (neither checks for empty turns: an empty assistant turn supervises only "
+        "its end-of-turn token, and the answer after an empty user turn is trained without a question); fix or "
+        "drop them before training"
     )
 
 
