@@ -349,6 +349,37 @@ with conv_tab:
         _show_result(result)
 
 
+def _own_draft_config() -> dict[str, Any] | None:
+    """Your draft's config (the sidebar's draft, read as Overview reads it: ``app.draft_entry``), to check dumps
+    against when no config is given here; None for the built-in example or a draft that cannot be read."""
+    if own.is_example:
+        return None
+    try:
+        with settings.session_token(app.hub_token()):
+            entry = app.draft_entry(own.source, settings.token_fingerprint())
+    except CompareError:
+        return None
+    if entry.spec.role != "draft" or not entry.spec.raw_config:
+        return None
+    return dict(entry.spec.raw_config)
+
+
+def _own_config_sentence(fields: dict[str, Any]) -> str:
+    """What your draft's config sets for the dump checks, and which of its fields said it."""
+    said = []
+    if fields["target_hidden_size"]:
+        hidden = fields["target_hidden_size"]
+        said.append(
+            f"target hidden size {hidden:,} (its {fields['target_hidden_size_key']}; aux = 3 × {hidden:,} = "
+            f"{3 * hidden:,})"
+        )
+    if fields["vocab_size"]:
+        said.append(f"vocab {fields['vocab_size']:,} (its {fields['vocab_size_key']})")
+    if fields["aux_layer_ids"]:
+        said.append(f"aux layer ids {fields['aux_layer_ids']}")
+    return ", ".join(said)
+
+
 with dump_tab:
     st.caption(
         "SpecForge `.ckpt`, ModelOpt `.pt` and speculators `hs_*.safetensors` dumps: shapes against the draft "
@@ -368,6 +399,14 @@ with dump_tab:
             key="dumps_full",
             help="A capture-layer mix-up shows as a jump in a layer's norm from file to file.",
         )
+        own_config = _own_draft_config()
+        own_fields = dumps.draft_config_fields(own_config)
+        own_said = _own_config_sentence(own_fields) if own_config is not None else ""
+        if own_said:
+            st.caption(
+                f"With no config given here, the files are checked against your draft's config (`{own.short}`, the "
+                f"sidebar's draft): {own_said}. A config or a target hidden size given here replaces it."
+            )
         ray_address = cluster.address_from_env()
         if ray_address:
             st.caption(f"Files are checked on the Ray cluster at `{ray_address}` (SPECDRAFT_RAY_ADDRESS).")
@@ -378,8 +417,11 @@ with dump_tab:
         else:
             try:
                 started = time.perf_counter()
+                from_own = not cfg_text.strip() and bool(own_said)
                 common: dict[str, Any] = {
-                    "draft_config": dumps.read_draft_config(cfg_text.strip()) if cfg_text.strip() else None,
+                    "draft_config": dumps.read_draft_config(cfg_text.strip())
+                    if cfg_text.strip()
+                    else (own_config if from_own else None),
                     "target_hidden_size": int(hidden) or None,
                     "max_files": int(max_files),
                     "full": bool(full),
@@ -400,6 +442,16 @@ with dump_tab:
                 st.error(f"Cannot use that input: {exc}")
             else:
                 st.caption(f"Read in {time.perf_counter() - started:,.1f} s.")
+                if from_own:
+                    typed = (
+                        f" The target hidden size typed here ({int(hidden):,}) replaced its "
+                        f"{own_fields['target_hidden_size_key']}."
+                        if int(hidden) and own_fields["target_hidden_size"]
+                        else ""
+                    )
+                    st.caption(
+                        f"Checked against your draft's config (`{own.short}`, the sidebar's draft): {own_said}.{typed}"
+                    )
                 findings = report.finding_rows()
                 # the CLI's verdict line; notes (info) alone leave it ok, so they are no warning here either
                 banner = {"broken": st.error, "suspect": st.warning}.get(report.verdict, st.success)

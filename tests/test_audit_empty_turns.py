@@ -1,5 +1,6 @@
 """Walk R: rows with an empty user or assistant turn are a finding of their own (they still count as samples, as
-the trainers keep them), a share never reads 0.0% or 100.0% when it is not."""
+the trainers keep them), a share never reads 0.0% or 100.0% when it is not, and the dump tab checks against the
+sidebar draft's config."""
 
 from __future__ import annotations
 
@@ -223,3 +224,90 @@ def test_the_page_shows_empty_turns_and_no_zero_share(walk_file: Path, tok: Path
     said = [c.value for c in at.caption]
     assert sum("have an empty or whitespace-only user or assistant turn" in c for c in said) == 1, said
     assert any("they are counted as samples, as SpecForge and speculators train on them" in c for c in said)
+
+
+# --------------------------------------------------------------------------- the dump tab and the sidebar's draft
+
+DRAFT = "walkr-lab/tiny-eagle3"
+
+
+def _tiny_draft_config() -> dict[str, Any]:
+    return {
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "hidden_size": 32,
+        "target_hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "vocab_size": 96,
+        "draft_vocab_size": 48,
+        "max_position_embeddings": 2048,
+        "rms_norm_eps": 1e-6,
+        "torch_dtype": "bfloat16",
+        "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 5, 8]},
+    }
+
+
+def _dump_with_one_narrow_file(root: Path) -> Path:
+    """Four SpecForge files; file 3's aux holds two layers, not three (walk R's hs_3)."""
+    from tests import dump_fixtures as fx
+
+    def two_layers(i: int, rec: dict[str, Any]) -> None:
+        if i == 3:
+            rec["aux_hidden_state"] = rec["aux_hidden_state"][..., : 2 * fx.HIDDEN].contiguous()
+
+    return fx.build_dump(root, "specforge", n_files=4, mutate=two_layers)
+
+
+def _run_dumps(at: Any, folder: Path, **fields: Any) -> Any:
+    at.text_input(key="dumps_folder").set_value(str(folder))
+    for key, value in fields.items():
+        (at.number_input(key=key) if key == "dumps_hidden" else at.text_input(key=key)).set_value(value)
+    return at.button(key="dumps_run").click().run()
+
+
+def test_the_dump_tab_checks_against_the_sidebar_drafts_config(tmp_path: Path, hub: Any) -> None:
+    import streamlit as st
+
+    hub.add_model(DRAFT, _tiny_draft_config())
+    root = _dump_with_one_narrow_file(tmp_path / "dump")
+    st.cache_data.clear()  # another test's read of a draft stays cached per process
+    at = page_app(PAGE, timeout=90)
+    at.query_params["draft"] = DRAFT
+    at.run()
+    assert not at.exception, at.exception
+    said = " ".join(c.value for c in at.caption)
+    assert (
+        f"With no config given here, the files are checked against your draft's config (`{DRAFT}`, the sidebar's "
+        "draft): target hidden size 32 (its target_hidden_size; aux = 3 × 32 = 96), vocab 96 (its vocab_size), "
+        "aux layer ids [1, 5, 8]. A config or a target hidden size given here replaces it."
+    ) in said, said
+    _run_dumps(at, root)
+    assert not at.exception
+    assert [e.value for e in at.error] == ["verdict: broken - 1 error"]  # hs_3's aux, and nothing else
+    lines = " ".join(t.value for t in at.text)
+    assert "no_target_hidden" not in lines  # walk R: "no target hidden size given" with the draft set
+    assert "aux_width (rows_0-2000/data_3.ckpt)" in lines and "([1, 5, 8])" in lines, lines
+    said = " ".join(c.value for c in at.caption)
+    assert f"Checked against your draft's config (`{DRAFT}`, the sidebar's draft): target hidden size 32" in said
+
+    # a config typed here replaces the sidebar draft's: its hidden size is the one checked
+    other = tmp_path / "other" / "config.json"
+    other.parent.mkdir()
+    other.write_text(json.dumps({"target_hidden_size": 48}), encoding="utf-8")
+    _run_dumps(at, root, dumps_config=str(other))
+    lines = " ".join(t.value for t in at.text)
+    assert "hidden_size" in lines and "Checked against your draft's config" not in " ".join(
+        c.value for c in at.caption
+    )
+
+
+def test_the_dump_tab_without_a_draft_says_none_was_given(tmp_path: Path) -> None:
+    root = _dump_with_one_narrow_file(tmp_path / "dump")
+    at = page_app(PAGE, timeout=90).run()  # the built-in example draft: its config is not your dump's
+    assert not any("the sidebar's draft" in c.value for c in at.caption)
+    _run_dumps(at, root)
+    assert not at.exception
+    assert "no_target_hidden" in " ".join(t.value for t in at.text)

@@ -232,7 +232,13 @@ def discover_dump_files(folder: str | Path) -> dict[Family, list[Path]]:
 
 def draft_config_fields(config: Mapping[str, Any] | None) -> dict[str, Any]:
     """Target hidden size, target vocab and aux layer ids from a draft config, in any dialect."""
-    out: dict[str, Any] = {"target_hidden_size": None, "vocab_size": None, "aux_layer_ids": None}
+    out: dict[str, Any] = {
+        "target_hidden_size": None,
+        "vocab_size": None,
+        "aux_layer_ids": None,
+        "target_hidden_size_key": None,  # the config field the hidden size was read from
+        "vocab_size_key": None,
+    }
     if not config:
         return out
     inner = config.get("transformer_layer_config")
@@ -240,13 +246,23 @@ def draft_config_fields(config: Mapping[str, Any] | None) -> dict[str, Any]:
     for key, sources in (
         (
             "target_hidden_size",
-            (config.get("target_hidden_size"), config.get("hidden_size"), inner.get("hidden_size")),
+            (
+                ("target_hidden_size", config.get("target_hidden_size")),
+                ("hidden_size", config.get("hidden_size")),
+                ("transformer_layer_config.hidden_size", inner.get("hidden_size")),
+            ),
         ),
-        ("vocab_size", (config.get("vocab_size"), inner.get("vocab_size"))),
+        (
+            "vocab_size",
+            (
+                ("vocab_size", config.get("vocab_size")),
+                ("transformer_layer_config.vocab_size", inner.get("vocab_size")),
+            ),
+        ),
     ):
-        for value in sources:
+        for field_name, value in sources:
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                out[key] = value
+                out[key], out[f"{key}_key"] = value, field_name
                 break
     eagle = config.get("eagle_config")
     ids = config.get("eagle_aux_hidden_state_layer_ids")
