@@ -297,12 +297,15 @@ with st.spinner("Reading configs and checkpoint headers…"):
                 except CompareError as exc:
                     if not (mine and from_draft and target.strip() == from_draft) or _unread(exc, src):
                         raise
+                    # the draft alone first: an error reading its own files (a truncated checkpoint) is the
+                    # draft's, said as its by the handler below, never the target's
+                    alone = _load(src, None, target_layers, settings.token_fingerprint())
                     # the name a server reported (a folder on its machine) may not be readable here
                     st.warning(
                         f"**{src}**: {from_what}, {from_draft}, could not be read "
                         f"({exc}); shown without it. Give the target in the field above."
                     )
-                    entries.append(_load(src, None, target_layers, settings.token_fingerprint()))
+                    entries.append(alone)
         except CompareError as exc:  # a private or gated repo: which one, and the sidebar's token field
             said = (
                 app.hub_access_text(exc, f"Your draft {src}" if src == draft.source else src)
@@ -312,6 +315,8 @@ with st.spinner("Reading configs and checkpoint headers…"):
             st.error(said or f"**{src}**: {exc}")
 if not entries:
     st.stop()
+# a published draft whose target's config is not shipped takes the size read here for your draft's same target
+entries = comparison.share_targets(entries)
 
 # --- the answer first -----------------------------------------------------------------------
 for i, e in enumerate(entries):  # a target model pasted where a draft belongs: say so, and offer what to do
@@ -352,6 +357,21 @@ for col, fmt in zip(cols, export.FORMATS, strict=False):
         mime=export.MIME[fmt],
         key=f"compare_download_{fmt}",
     )
+for e, name in zip(entries, comparison.display_names(entries), strict=True):
+    basis, estimated = comparison.counts_basis(e)
+    if estimated:  # a template's counts beside ones read from checkpoint headers: said, stored left empty
+        st.caption(
+            f"**{name}**: counts {basis}; stored is left empty: no checkpoint of it was read (counts_from in the "
+            "exports)."
+        )
+    why = comparison.no_ratio_reason(e)
+    if why is not None and e.target_label is not None:  # a target known by name whose size is not known here
+        st.caption(
+            f"**{name}**: no draft/target ratio: {why}. Type {e.target_label} in the target field and tick "
+            '"Use this target for the published drafts too" (target_size_from in the exports).'
+            if e.kind == "registry"
+            else f"**{name}**: no draft/target ratio: {why} in the target field (target_size_from in the exports)."
+        )
 
 st.subheader("Where the parameters are")
 comp_df = comparison.components_frame(entries)

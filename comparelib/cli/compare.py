@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from comparelib import export, redact, tables
     from comparelib.errors import CompareError, InputError
     from comparelib.live.store import Store
-    from comparelib.models import comparison
+    from comparelib.models import comparison, hub
 
     if args.engine:
         from comparelib.models import engines
@@ -61,12 +61,16 @@ def run(args: argparse.Namespace) -> int:
                     card_target=True,  # no --target: the model card's base_model, as the Compare page takes it
                 )
             )
+        except hub.CheckpointError as exc:  # the draft's own checkpoint: the command's way round it too
+            errors.append((src, f"{exc} (here: --no-header counts it from its config alone)"))
         except CompareError as exc:
             errors.append((src, str(exc)))
     if not entries:  # nothing to show: one error line naming every source that failed
         raise InputError("none of the models could be loaded: " + "; ".join(f"{src}: {msg}" for src, msg in errors))
     for src, msg in errors:
         print(f"error: {src}: {' '.join(msg.split())}", file=sys.stderr)
+    # a published draft whose target's config is not shipped takes the size read for another draft's same target
+    entries = comparison.share_targets(entries)
     store = Store(args.db)
     store.ensure_examples()
     volumes = comparison.volumes_by_draft(store.data_volumes())
@@ -74,6 +78,19 @@ def run(args: argparse.Namespace) -> int:
     notes = [comparison.role_note(e) for e in entries]
     # a target the model card named (or could not give): said, as the page's caption under its target field
     notes += [f"{e.label}: {origin}" for e in entries if (origin := comparison.target_origin(e))]
+    # counts from a config that is not the draft's own (a template): estimates, with no stored count (counts_from)
+    notes += [
+        f"{e.label}: counts {basis}; stored is left empty: no checkpoint of it was read"
+        for e in entries
+        for basis, estimated in [comparison.counts_basis(e)]
+        if estimated
+    ]
+    notes += [  # a target known by name whose size is not known here: why draft_to_target is blank
+        f"{e.label}: no draft/target ratio: {why} (--target {e.target_label}"
+        + (" --target-all)" if e.kind == "registry" else ")")
+        for e in entries
+        if e.target_label is not None and (why := comparison.no_ratio_reason(e)) is not None
+    ]
     if kept_own:  # as the page: --target is your draft's target
         notes.append(
             f"--target {redact.mask_url(args.target)} is your drafts' target; {', '.join(kept_own)} "

@@ -30,16 +30,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from comparelib.models import comparison, lint, params
+    from comparelib.models import comparison, hub, lint, params
 
-    entry = comparison.load_entry(
-        args.model,
-        target=args.target,
-        target_layers=lint.parse_target_layers(args.target_layers, name="--target-layers"),
-        with_header=not args.no_header,
-        serving=args.engine,
-        card_target=True,  # no --target: the model card's base_model, as the pages take it
-    )
+    try:
+        entry = comparison.load_entry(
+            args.model,
+            target=args.target,
+            target_layers=lint.parse_target_layers(args.target_layers, name="--target-layers"),
+            with_header=not args.no_header,
+            serving=args.engine,
+            card_target=True,  # no --target: the model card's base_model, as the pages take it
+        )
+    except hub.CheckpointError as exc:  # the draft's own checkpoint: the command's way round it too
+        raise hub.CheckpointError(f"{exc} (here: --no-header counts it from its config alone)") from None
     data = comparison.entry_json(entry)
     if args.json:
         print_json(data)
@@ -57,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
         out.write(_target_line(entry) + "\n")
     # a target's weights are no draft's trainable part: its trainable/frozen split is not shown as one
     skipped = {"trainable", "frozen"} if note is not None else set()
+    basis, estimated = comparison.counts_basis(entry)
+    if estimated:  # a template's counts: no checkpoint of it was read, so what one stores is not said
+        skipped.add("stored")
+        out.write(f"note: counts {basis}; stored is not shown: no checkpoint of it was read\n")
     for key in (*params.HEADLINE, "mtp", "vision"):
         if key in skipped:
             continue

@@ -59,6 +59,9 @@ class Entry:
     # registry entry), "card" (its model card's base_model: ``load_entry(card_target=True)``), "" (none known)
     target_from: str = ""
     target_note: str | None = None  # a card's base_model that could not be read as the target, and what to do
+    # where ``target_count`` came from: "the config shipped with the app", "read: <target>@<rev>", "read for <the
+    # entry whose target it also is> (...)" (``share_targets``); None while the target's size is unknown
+    target_size_from: str | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -118,14 +121,18 @@ def prepare_targets() -> None:
             continue
 
 
-def _target_from_text(text: str) -> tuple[ModelSpec, params.ParamCount, str]:
-    """A target given as a Hub URL / local folder, or a hub id the app ships a config for."""
+SHIPPED_TARGET_WORDS = "the config shipped with the app"  # a target's size from architectures.known_target
+
+
+def _target_from_text(text: str) -> tuple[ModelSpec, params.ParamCount, str, str]:
+    """A target given as a Hub URL / local folder, or a hub id the app ships a config for; the last item says
+    where its size came from (``Entry.target_size_from``)."""
     known = _known_target(text.strip())
     if known is not None:
-        return known[0], known[1], text.strip()
+        return known[0], known[1], text.strip(), SHIPPED_TARGET_WORDS
     fetched = hub.fetch_model(text, with_card=False, with_header=False, with_files=False)
     spec = architectures.parse_config(fetched.config, source=fetched.source_label)
-    return spec, params.count(spec), fetched.source_label
+    return spec, params.count(spec), fetched.source_label, f"read: {fetched.source_label}"
 
 
 def _shipped_target(text: str, exc: HubError) -> tuple[str, str] | None:
@@ -236,25 +243,26 @@ def load_entry(
     target_spec: ModelSpec | None = None
     target_count: params.ParamCount | None = None
     target_label: str | None = None
-    target_from, target_note = "", None
+    target_from, target_note, size_from = "", None, None
     if spec.role != "draft":
         pass  # a target model pasted as a draft has no target: its size over another model is no ratio
     elif target:
-        target_spec, target_count, target_label = _target_from_text(target)
+        target_spec, target_count, target_label, size_from = _target_from_text(target)
         target_from = "given"
     elif published is not None:
         target_spec, target_count, target_label = _target_for_published(published)
         target_from = "published" if target_label else ""
+        size_from = SHIPPED_TARGET_WORDS if target_count is not None else None
     elif spec.role == "draft":
         verifier = _verifier_name(spec.raw_config)
         if verifier and architectures.known_target(verifier) is not None:
-            target_spec, target_count, target_label = _target_from_text(verifier)
+            target_spec, target_count, target_label, size_from = _target_from_text(verifier)
             target_from = "named"
         elif card_target and kind in ("hub", "local") and target_layers is None:
             base = base_model_from_card(card)
             if base:  # the config names none; its model card does, as the pages read it
                 try:
-                    target_spec, target_count, target_label = _target_from_text(base)
+                    target_spec, target_count, target_label, size_from = _target_from_text(base)
                     target, target_from = base, "card"
                 except CompareError as exc:
                     target_note = (
@@ -304,6 +312,7 @@ def load_entry(
         serving_args=serving_args,
         target_from=target_from,
         target_note=target_note,
+        target_size_from=size_from,
     )
 
 
@@ -538,6 +547,72 @@ def _in_registry(hub_id: str) -> bool:
     return any(d.hub_id == hub_id for d in registry.load_registry())
 
 
+def counts_basis(entry: Entry) -> tuple[str, bool]:
+    """(what a row's counts come from, whether they are an estimate): a published draft picked from the registry
+    whose config there is a template, inferred or assumed (``PublishedDraft.config_read`` False) is counted from a
+    config that is not its own, so its counts are estimates and what its checkpoint stores is not known."""
+    p = entry.published
+    if entry.kind == "registry" and p is not None:
+        return (p.config_basis, False) if p.config_read else (f"estimated from {p.config_basis}", True)
+    if any(n.startswith(SHIPPED_NOTE) for n in entry.spec.notes):
+        return SHIPPED_TARGET_WORDS, False
+    if entry.checkpoint is not None:
+        return "config.json and its checkpoint header", False
+    return "config.json (no checkpoint header read)", False
+
+
+def stored_count(entry: Entry) -> int | None:
+    """Parameters its checkpoint holds: the header's when one was read, else what its config makes its trainer
+    store; None for a count estimated from a config that is not the draft's own (``counts_basis``)."""
+    if counts_basis(entry)[1]:
+        return None
+    if entry.checkpoint is not None:
+        return entry.checkpoint.param_elements
+    return entry.count.stored
+
+
+def no_ratio_reason(entry: Entry) -> str | None:
+    """Why a draft's draft/target ratio is blank (None when it has one, or for a target model)."""
+    if entry.spec.role != "draft" or entry.ratio is not None:
+        return None
+    if entry.target_label is None:
+        return entry.target_note or "no target known"
+    if entry.target_count is None:
+        return (
+            f"the config of its target {entry.target_label} is not shipped with the app and was not read for "
+            "any draft here"
+        )
+    return f"the parameter count of its target {entry.target_label} is 0"
+
+
+def _target_key(label: str | None) -> str | None:
+    """A target's Hub id without its revision, for matching ("Qwen/X@388fa6b" and "Qwen/X" are one model);
+    None for a local folder's name."""
+    repo = (label or "").split("@", 1)[0].strip()
+    return repo.lower() if repo.count("/") == 1 and not is_local_path(repo) else None
+
+
+def share_targets(entries: Sequence[Entry]) -> list[Entry]:
+    """The entries, where a draft's target is known by name but not its size (a published draft's target whose
+    config the app does not ship) taking the size read for another entry of the same target (your draft's, from
+    the Hub): its draft/target ratio then says it, and ``target_size_from`` names the entry it was read for."""
+    read: dict[str, Entry] = {}
+    for e in entries:
+        key = _target_key(e.target_label)
+        if e.spec.role == "draft" and e.target_count is not None and e.target_count.total and key:
+            read.setdefault(key, e)
+    out = []
+    for e in entries:
+        key = _target_key(e.target_label)
+        src = read.get(key) if key and e.spec.role == "draft" and e.target_count is None else None
+        if src is None:
+            out.append(e)
+            continue
+        said = f"read for {src.label} ({src.target_label})"
+        out.append(replace(e, target_count=src.target_count, target_size_from=said))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Tables
 
@@ -602,9 +677,12 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "matches_config": ck.matches_config,
             "notes": list(ck.notes),
         },
+        "counts_from": counts_basis(entry)[0],
+        "counts_estimated": counts_basis(entry)[1],
         "target": entry.target_label,
         "target_from": entry.target_from or None,
         "target_note": entry.target_note,
+        "target_size_from": entry.target_size_from,
         "draft_to_target_ratio": entry.ratio,
         "draft_to_target_active_ratio": entry.ratio_active,
         "lint": [
@@ -677,6 +755,8 @@ TABLE_COLUMNS: tuple[str, ...] = (
     "lint_errors",
     "lint_warnings",
     "draft_to_active",
+    "counts_from",  # what the counts come from: "estimated from a SpecForge template config ..." has no stored
+    "target_size_from",  # where the target's size came from, or why draft_to_target is blank
     "role",  # last: the columns before it keep their places in CSV exports
 )
 
@@ -757,7 +837,7 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
                 "lm_head": c.lm_head,
                 "trainable": c.trainable if draft else None,
                 "frozen": c.frozen if draft else None,
-                "stored": c.stored,
+                "stored": stored_count(e),
                 "active": c.active,
                 "vocab": e.spec.vocab_size,
                 "draft_vocab": e.spec.draft_vocab_size,
@@ -774,11 +854,15 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
                 "lint_warnings": sum(f.severity == "warning" and not f.harmless for f in lint.rank(e.findings))
                 if draft
                 else None,
+                "counts_from": counts_basis(e)[0],
+                "target_size_from": (e.target_size_from if e.ratio is not None else no_ratio_reason(e))
+                if draft
+                else None,
                 "role": e.spec.role,
             }
         )
     df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    nullable = ("trainable", "frozen", "active", "draft_vocab", "train_samples", "train_tokens")
+    nullable = ("trainable", "frozen", "stored", "active", "draft_vocab", "train_samples", "train_tokens")
     for col in (*nullable, "lint_errors", "lint_warnings"):
         df[col] = df[col].astype("Int64")
     return df
@@ -897,6 +981,10 @@ def difference_sentence(a: Entry, b: Entry) -> str | None:
         vs = small.spec.draft_vocab_size or small.spec.vocab_size
         sentence += f": an output layer over {vb:,} tokens against {vs:,}"
     sentence += "."
+    for e in (big, small):  # a template's count beside a read one: said, not taken as the draft's
+        basis, estimated = counts_basis(e)
+        if estimated:
+            sentence += f" {e.label}'s counts are {basis}."
     emb = max(a.count.embedding, b.count.embedding)
     if emb:
         sentence += (

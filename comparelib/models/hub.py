@@ -858,7 +858,14 @@ def _local_header(folder: Path) -> SafetensorsHeader | None:
         return None
     header: SafetensorsHeader = {}
     for name in targets:
-        header.update(read_safetensors_header(paths.member(folder / name, "weights file")))
+        try:
+            header.update(read_safetensors_header(paths.member(folder / name, "weights file")))
+        except ConfigError as exc:  # the draft's own file, said as its, with what to do
+            raise CheckpointError(
+                f"the draft's own checkpoint could not be read: {exc}. Copy {name} into {folder} again from where "
+                "the draft was saved (the file must hold its tensors' data, not only their header), or move the "
+                "safetensors files out of the folder to count the draft from its config.json alone."
+            ) from None
     return header
 
 
@@ -891,6 +898,11 @@ def _fetch_local(ref: ModelRef, *, with_card: bool, with_header: bool) -> Fetche
         files=files,
         source_label=label,
     )
+
+
+class CheckpointError(ConfigError):
+    """A local draft folder's own checkpoint (its safetensors files) cannot be read: the draft's fault, never its
+    target's; the message says what to do (the CLI adds its --no-header)."""
 
 
 class _NotSafetensors(Exception):

@@ -190,6 +190,41 @@ class PublishedDraft:
     aux_layer_ids: tuple[int, ...] | None = None
     references: tuple[str, ...] = ()
 
+    @property
+    def config_read(self) -> bool:
+        """Whether ``config`` is the draft's own published config.json as read from its Hub page (``config_source``
+        cites it), not a training template, a config inferred from related files or one assumed from the target's
+        shape: only then are counts from it the draft's, and what its checkpoint stores known without reading it."""
+        cited = (self.config_source or "").lower()
+        return (
+            self.config is not None
+            and self.config_confidence.lower().startswith("high")
+            and f"huggingface.co/{self.hub_id.lower()}/" in cited
+            and "config.json" in cited
+        )
+
+    @property
+    def config_basis(self) -> str:
+        """What the registry's ``config`` is, in words: the published config.json, or what it was built from
+        ("a SpecForge template config (sgl-project/SpecForge configs/qwen3-235B-A22B-eagle3.json), not the
+        published config.json (not read)")."""
+        if self.config is None:
+            return "no config in the registry"
+        if self.config_read:
+            return "the published config.json (the registry's copy)"
+        said = f"{self.config_confidence} {self.config_source or ''}".lower()
+        if "assumed" in said:
+            kind = "a config assumed from a model of the same shape"
+        elif "inferred" in said:
+            kind = "a config inferred from related files"
+        elif "template" in said:
+            kind = "a SpecForge template config" if "specforge" in said else "a template config"
+        else:
+            kind = "a config not read from the draft's repo"
+        src = self.config_source or ""
+        cited = f" ({src})" if src.endswith(".json") and len(src) <= 100 else ""  # the template's file
+        return f"{kind}{cited}, not the published config.json (not read)"
+
 
 def _opt_int(d: dict[str, Any], key: str, where: str) -> int | None:
     value = d.get(key)
