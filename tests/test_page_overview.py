@@ -167,7 +167,8 @@ def test_a_num_steps_pick_from_one_measured_setting_is_called_a_prediction(hub) 
     row = table[table["kind"] == "num-steps"].iloc[0]
     note = str(row["note"])
     assert note.startswith(
-        "No best num_steps predicted yet (served: 3 at batch 4, run #2: Overview's pair); still missing: only one num_steps"
+        "No best num_steps predicted yet (served: 3 at batch 4, run #2: Overview's pair); still missing: only one "
+        "num_steps"
     ), note
     assert note.endswith("rather than assumed."), note
 

@@ -164,7 +164,8 @@ def test_the_plan_serves_the_sweeps_run_and_names_no_best_from_one_num_steps() -
     result = plan.build(plan.inputs_for(_entry(), runs=single, own_samples=37_000.0))
     ns = next(o for o in result.options if o.kind == "num-steps")
     assert ns.note.startswith(
-        "No best num_steps predicted yet (served: 3 at batch 4, run #2: Overview's pair); still missing: only one num_steps"
+        "No best num_steps predicted yet (served: 3 at batch 4, run #2: Overview's pair); still missing: only one "
+        "num_steps"
     )
     assert not ns.tok_s and ns.gain is None
     result = plan.build(plan.inputs_for(_entry(), runs=MIXED, own_samples=37_000.0))
