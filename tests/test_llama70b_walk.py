@@ -31,7 +31,9 @@ REF_8B = "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"  # 1.4M samples t
 
 
 def _run(id_: int, steps: int | None, tok_s: float, al: float | None = None, *, batch: int = 1, topk: int = 1) -> Any:
-    r = rec(id_, steps, tok_s, al, concurrency=batch, max_tokens=96, group="llama70b-480k")
+    # on GSM8K, the plan's benchmark: its AL is set against the published GSM8K trend and target (a run on the
+    # bundled prompts is not: test_plan_own_point_prompts.py)
+    r = rec(id_, steps, tok_s, al, concurrency=batch, max_tokens=96, group="llama70b-480k", prompt_set="gsm8k")
     if steps is not None and topk > 1:
         r = replace(r, topk=topk, num_draft_tokens=8)
     return replace(r, model=TARGET)

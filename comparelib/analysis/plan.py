@@ -1301,6 +1301,12 @@ def lead(result: Plan) -> str | None:
         )
     if result.log_note and not first.weighed_down:  # the first option's note says it already
         text += f" {result.log_note}"
+    if first.kind != "more-data" and result.current.get("above_trend"):
+        # unpredicted is not "no gain": walk R2 read "no option gains" while Acceptance vs data gave 1.6M samples
+        text += (
+            " More training data is not predicted for your draft, which the published trend does not place: see its "
+            "row."
+        )
     return text
 
 
@@ -1919,6 +1925,7 @@ def build(
     pts = pd.DataFrame(columns=["samples", "al", "kind", "label"])
     own_now: float | None = None
     own_al_k_for_trend: float | None = None  # your served AL at the plan's steps, beside the pooled trend
+    own_prompts: str | None = None  # the prompts your point was measured on, when not the fit's benchmark
     if inputs.curve_unused and not inputs.curve_x:  # a log was given, but it cannot be fitted: said, not skipped
         fit_note = f"your training log could not be fitted ({inputs.curve_unused.rstrip('.')}); "
     if inputs.curve_x and inputs.curve_set_aside:
@@ -2001,6 +2008,7 @@ def build(
             and prompts
             and str(prompts).lower() != (inputs.benchmark or "").lower()
         ):
+            own_prompts = str(prompts)
             other_prompts = (
                 f"; your measured point (run #{own_run.id}, AL {own_al_k:.2f}) is left out of the fit: it was "
                 f"measured on the {prompts!r} prompts, the fit is {bench_label(inputs.benchmark)}, as on Acceptance "
@@ -2183,7 +2191,15 @@ def build(
                 f"{own_now:,.0f} samples, where the trend gives {trend.text('.2f')}; the trend cannot say what more "
                 "data adds for your draft, so no gain or cost is claimed"
             )
-    if target_al is not None and measured_here is not None and measured_here[1] >= target_al:
+            if own_prompts:  # not above it: measured elsewhere (walk R2: chat prompts set against GSM8K's trend)
+                above_trend = (
+                    f"Your acceptance, {mine:.2f} ({where}), was measured on the {own_prompts!r} prompts and the "
+                    f"trend is {bench_label(inputs.benchmark)}'s, where it gives {trend.text('.2f')} at your "
+                    f"{own_now:,.0f} samples: the two are not on one scale, so the trend cannot say what more data "
+                    "adds to your tok/s, and no gain or cost is claimed"
+                )
+    # a run on other prompts than the target's benchmark has not met it (walk R: chat prompts against GSM8K's AL)
+    if target_al is not None and measured_here is not None and measured_here[1] >= target_al and not own_prompts:
         run_met, al_met = measured_here
         md.generation = md.training = md.storage = Band(None, None, None)
         md.note = (
