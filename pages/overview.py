@@ -350,6 +350,8 @@ def _size_basis(reference: str, not_compared: str = "") -> str:
     ref = comparison.registry.get_draft(reference)
     if ref.config_confidence.lower().startswith("low"):
         return f"counted from the configs; {reference}'s is assumed, not published, so no size gap is named"
+    if not ref.config_read:  # walk R2: a SpecForge template's count read as the published draft's own
+        return f"counted from the configs; {reference}'s is estimated from {ref.config_basis}"
     return "counted from the configs"
 
 

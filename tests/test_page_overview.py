@@ -527,3 +527,22 @@ def test_a_measured_tree_faster_than_every_chain_leads_overviews_plan(hub) -> No
     assert "measured 72.5 tok/s against the best chain, num_steps 3 (run #4), 66.0: 6.5 tok/s above it" in lead, lead
     md = _md(at)
     assert "**Chains or trees** (measured)" in md and "the tree is 10% faster" in md, md
+
+
+def test_a_reference_counted_from_a_template_config_is_said_to_be_estimated() -> None:
+    """Walk R2: Overview said "Size outside the embedding (counted from the configs): ... 592,461,824" of a published
+    draft whose registry config is a SpecForge template, while Compare drafts called the same count an estimate."""
+    meituan = "lmsys/SGLang-EAGLE3-Qwen3-235B-A22B-Instruct-2507-SpecForge-Meituan"
+    at = _run()
+    assert meituan in at.selectbox(key="ov_ref").options
+    at.selectbox(key="ov_ref").set_value(meituan).run()
+    assert not at.exception, at.exception
+    line = _size_line(at)
+    assert f"(counted from the configs; {meituan}'s is estimated from a SpecForge template config" in line, line
+    at.selectbox(key="ov_ref").set_value("AQ-MedAI/Kimi-K2-Instruct-eagle3").run()  # its published config, read
+    line = _size_line(at)
+    assert line.startswith("- **Size outside the embedding** (counted from the configs): "), line
+
+
+def _size_line(at: AppTest) -> str:
+    return next(line for m in at.markdown for line in m.value.splitlines() if "**Size outside the embedding**" in line)
