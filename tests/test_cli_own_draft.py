@@ -207,3 +207,15 @@ def test_runs_name_each_runs_draft_in_every_output_as_the_live_page_exports_them
     assert {r["id"]: r["draft"] for r in records if r["id"] in want} == want
     table = json.loads(run_cli("runs", "--group", GROUP, "--format", "json").stdout)
     assert {r["id"]: r["draft"] for r in table if r["id"] in want} == want
+
+
+def test_plan_says_a_loss_past_the_noise_is_a_loss(hub) -> None:  # noqa: ANN001
+    """Walk R2: the measured tree, 12.2 tok/s below the best chain, printed "gain at bs1: -12.2 tok/s (within
+    run-to-run noise, 2.0 tok/s ...: no gain)". Here the tree #6 measured 140.0 against the served chain's 150.0."""
+    hub.add_model(MINE, QWEN3_8B_EAGLE3)
+    _seed()
+    proc = run_cli("plan", MINE, "--group", GROUP)
+    assert proc.returncode == 0, proc.stderr
+    tree = proc.stdout.split("[tree]")[1].split("\n2. ")[0].split("\n3. ")[0]
+    assert "gain at bs1: -10.0 tok/s (a loss: past run-to-run noise, " in tree, tree
+    assert "within run-to-run noise" not in tree.split("gain at bs1:")[1].splitlines()[0], tree

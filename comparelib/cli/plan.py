@@ -206,6 +206,11 @@ def run(args: argparse.Namespace) -> int:
                 f"within run-to-run noise, {result.noise:,.1f} tok/s ({plan.NOISE:.0%} of {current:,.1f} tok/s): "
                 "no gain"
             )
+            if o.gain.value < -result.noise:  # a loss past the noise is a loss, not "within noise" (walk R2)
+                noise = (
+                    f"a loss: past run-to-run noise, {result.noise:,.1f} tok/s ({plan.NOISE:.0%} of {current:,.1f} "
+                    "tok/s)"
+                )
             w(
                 f"   gain at bs{result.rank_batch}: {o.gain.value:+,.1f} tok/s"
                 + ("" if plan.gains(o, result.noise) else f" ({noise})")
