@@ -118,10 +118,14 @@ def test_a_pair_made_with_an_imported_run_names_it_imported() -> None:
     from comparelib.analysis import overview
 
     runs = [*_measured(), _imported({"max_concurrency": 1})]
-    pair = speedup.best_pair(runs, V2)
+    # beside the app's own speculative runs, the app's pair answers (walk R2): a pair of one tool comes first
+    own = speedup.best_pair(runs, V2)
+    assert own is not None and (own.spec.id, own.baseline.id) == (5, 1) and own.note is None
+    runs_mixed = [r for r in runs if r.is_baseline or r.id == 19]  # the imported run is the only speculative one
+    pair = speedup.best_pair(runs_mixed, V2)
     assert pair is not None and (pair.spec.id, pair.baseline.id) == (19, 1)
     assert pair.note is not None and "prompt set not recorded by vllm bench serve (run #19)" in pair.note
-    live = overview.live_facts(runs)
+    live = overview.live_facts(runs_mixed)
     assert live is not None and live.imported == (19,) and live.note == pair.note
     assert live.sentence.startswith("Measured at batch 1: run #19 (imported, vllm, num_steps=5) at 333.7 tok/s"), (
         live.sentence
@@ -188,7 +192,7 @@ def test_speedup_draft_batch_1_leaves_the_imported_run_out_and_says_why(tmp_path
     assert "per-position rates" not in text.stdout  # the imported run's rates are not the sweep's acceptance
 
 
-def test_overview_names_the_imported_run_of_its_best_pair(tmp_path: Path, hub) -> None:  # noqa: ANN001
+def test_overview_answers_with_the_apps_own_pair_before_an_imported_one(tmp_path: Path, hub) -> None:  # noqa: ANN001
     from comparelib.models import registry
 
     hub.add_model(V2, dict(registry.get_draft("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B").config or {}))
@@ -199,9 +203,6 @@ def test_overview_names_the_imported_run_of_its_best_pair(tmp_path: Path, hub) -
     at.run()
     assert not at.exception, at.exception
     md = "\n".join(m.value for m in at.markdown)
-    assert f"**Live speed** (measured): run #{imported} (imported, vllm, num_steps=5) at batch 1," in md, md
-    assert "without: [2.35x](/bench?" in md
-    assert (
-        f"Note: max_tokens, temperature, prompt set, ignore_eos not recorded by vllm bench serve (run #{imported}): "
-        "not shown to match run #1's" in md
-    ), md
+    # the app's own pair answers, not the faster imported file beside the app's baseline (walk R2)
+    assert "**Live speed** (measured): run #5 (vllm, num_steps=4) at batch 1," in md, md
+    assert "without: [1.72x](/bench?" in md and f"run #{imported} (imported" not in md.split("**Live speed**")[1], md

@@ -93,3 +93,29 @@ def test_a_log_rising_over_passes_of_the_same_samples_is_not_evidence_of_new_dat
     )
     assert name == "training data" and sentence.endswith(said), sentence
     assert ("which agrees" in sentence) is (said == overview.RISING_AGREES)
+
+
+def test_a_pair_of_one_tool_is_named_before_one_mixing_an_imported_run() -> None:
+    """Walk R2: an imported `vllm bench serve` result (#16) beside the app's 6-request vLLM baseline (#14) was named
+    at 1.69x, and the app's own vLLM pair #15/#14 (1.60x) was named nowhere."""
+    from dataclasses import replace
+
+    from comparelib.analysis import speedup
+
+    kw = {"draft": DRAFT, "concurrency": 1}
+    runs = [
+        stored_run(4, None, 380.0, concurrency=8),
+        stored_run(5, 3, 460.0, 2.6, draft=DRAFT, concurrency=8),  # the headline pair, fastest in tok/s
+        stored_run(14, None, 60.0, engine="vllm", concurrency=1),
+        stored_run(15, 3, 96.0, 2.6, engine="vllm", **kw),
+        replace(stored_run(16, 3, 101.4, 2.6, engine="vllm", **kw), kind="imported"),
+    ]
+    live = overview.live_facts(runs, DRAFT)
+    assert live is not None and live.run_id == 5
+    assert live.others == ("vLLM EAGLE-3 batch 1, num_steps=3 at 1.60x (#15/#14)",), live.others
+    # the fastest speculative run of a group is imported, its baseline measured here: the app's own pair answers
+    only_vllm = runs[2:]
+    pair = speedup.best_pair(only_vllm)
+    assert pair is not None and (pair.spec.id, pair.baseline.id) == (15, 14)
+    mixed = speedup.best_pair([runs[2], runs[4]])  # no pair of one tool: the mixed one still answers
+    assert mixed is not None and mixed.spec.id == 16

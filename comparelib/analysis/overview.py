@@ -1080,7 +1080,11 @@ def _other_pairs(runs: Sequence[Any], pair: speedup.Pair) -> tuple[tuple[str, fl
         if base is None or base.id == pair.baseline.id:
             continue
         ratio, _ = speedup.speedup_against(r, base)
-        if ratio is not None and (base.id not in best or r.output_tokens_per_s > best[base.id][0].output_tokens_per_s):
+
+        def rank(run: Any, b: Any = base) -> tuple[bool, float]:  # one tool's pair first, then the faster
+            return speedup.is_imported(run) == speedup.is_imported(b), float(run.output_tokens_per_s)
+
+        if ratio is not None and (base.id not in best or rank(r) > rank(best[base.id][0])):
             best[base.id] = (r, base, ratio)
     return tuple(
         (_pair_words(r, base, ratio, pair.spec), ratio)

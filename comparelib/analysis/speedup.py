@@ -1137,7 +1137,10 @@ class Pair:
 
 
 def best_pair(runs: Sequence[Any], draft: str | None = None) -> Pair | None:
-    """The fastest speculative run of ``runs`` that has a comparable baseline, and that baseline.
+    """The fastest speculative run of ``runs`` that has a comparable baseline, and that baseline; a pair measured
+    by one tool (both here, or both imported) before one that mixes an imported run with a run measured here (walk
+    R2: a `vllm bench serve` file of 32 prompts beside the app's 6-request baseline was headlined, and the app's own
+    pair was not named).
 
     Every speculative run is tried (not only the newest or the fastest): a group may hold SGLang runs
     with their baseline and a vLLM run without one, and the SGLang pair still answers. With ``draft`` (your
@@ -1154,14 +1157,18 @@ def best_pair(runs: Sequence[Any], draft: str | None = None) -> Pair | None:
         key=lambda r: r.output_tokens_per_s,
         reverse=True,
     )
+    mixed: Pair | None = None  # the fastest pair of a run imported from another tool and one measured here
     for s in spec:
         base = choose_baseline(runs, [s])
         if base is None:
             continue
         ratio, _ = speedup_against(s, base)
-        if ratio is not None:
+        if ratio is None:
+            continue
+        if is_imported(s) == is_imported(base):
             return Pair(s, base, ratio, unrecorded_settings(s, base))
-    return None
+        mixed = mixed or Pair(s, base, ratio, unrecorded_settings(s, base))
+    return mixed
 
 
 def tree_words(run: Any) -> str:
