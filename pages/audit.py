@@ -357,7 +357,12 @@ def _own_draft_config() -> dict[str, Any] | None:
     try:
         with settings.session_token(app.hub_token()):
             entry = app.draft_entry(own.source, settings.token_fingerprint())
-    except CompareError:
+    except CompareError as exc:
+        # said, not silent: walk R2's share link (no token yet) read only "no target hidden size given"
+        said = (
+            app.hub_access_text(exc, f"Your draft {own.short}") or f"Your draft {own.short} could not be read: {exc}"
+        )
+        st.caption(f"{said} The dumps are checked without its config until it can be read, or a config is given here.")
         return None
     if entry.spec.role != "draft" or not entry.spec.raw_config:
         return None

@@ -311,3 +311,21 @@ def test_the_dump_tab_without_a_draft_says_none_was_given(tmp_path: Path) -> Non
     _run_dumps(at, root)
     assert not at.exception
     assert "no_target_hidden" in " ".join(t.value for t in at.text)
+
+
+def test_the_dump_tab_says_when_the_sidebar_drafts_config_cannot_be_read(hub: Any) -> None:
+    """Walk R2: a share link to a private draft (no token typed yet) read only "no target hidden size given"."""
+    import streamlit as st
+
+    hub.add_model(DRAFT, _tiny_draft_config(), private=True)
+    st.cache_data.clear()
+    at = page_app(PAGE, timeout=90)
+    at.query_params["draft"] = DRAFT
+    at.run()
+    assert not at.exception, at.exception
+    said = " ".join(c.value for c in at.caption)
+    assert f"Your draft {DRAFT} could not be read" in said, said
+    assert "The dumps are checked without its config until it can be read, or a config is given here." in said
+    at.sidebar.text_input(key="hub_token").set_value(hub.token).run()
+    said = " ".join(c.value for c in at.caption)
+    assert "could not be read" not in said and "checked against your draft's config" in said, said
