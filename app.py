@@ -525,6 +525,7 @@ KEPT: tuple[str, ...] = (
     "bench_labels",
     "bench_group",
     "bench_spec_algorithm",
+    "bench_spec_draft",
     "bench_spec_steps",
     "bench_spec_topk",
     "bench_spec_ndt",
