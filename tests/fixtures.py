@@ -552,13 +552,14 @@ def page_text(at: AppTest) -> str:
     )
 
 
-def routed_compare(draft: str, group: str, **query: Any) -> AppTest:
-    """Compare drafts through the router, with ``draft`` and its run ``group`` in the sidebar (its link)."""
+def routed_compare(draft: str, group: str | None = None, **query: Any) -> AppTest:
+    """Compare drafts through the router, with ``draft`` and its run ``group`` (if any) in the sidebar (its link)."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(TESTS.parent / "app.py"), default_timeout=120)
     at.query_params["draft"] = draft
-    at.query_params["draft_group"] = group
+    if group is not None:
+        at.query_params["draft_group"] = group
     for key, value in query.items():
         at.query_params[key] = value
     at.run()

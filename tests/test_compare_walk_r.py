@@ -19,10 +19,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.fixtures import cli_in_process, page_text
+from tests.fixtures import cli_in_process, page_text, routed_compare
 from tests.hub_emulator import HubEmulator, write_safetensors_bytes
 
-ROOT = Path(__file__).resolve().parents[1]
 DRAFT = "walkr-lab/qwen3-235b-eagle3-r"
 TARGET = "Qwen/Qwen3-235B-A22B-Instruct-2507"
 PUBLISHED = "lmsys/SGLang-EAGLE3-Qwen3-235B-A22B-Instruct-2507-SpecForge-Meituan"
@@ -102,14 +101,7 @@ def _setup(hub: HubEmulator, tmp_path: Path) -> Path:
 
 def _compare(*sources: str) -> AppTest:
     """Compare drafts through the router, with the walk's draft in the sidebar and ``sources`` in the link."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params["draft"] = DRAFT
-    at.query_params["m"] = list(sources)
-    at.run()
-    assert not at.exception, at.exception
-    at.switch_page("pages/compare.py").run()
-    assert not at.exception, at.exception
-    return at
+    return routed_compare(DRAFT, m=list(sources))
 
 
 def test_your_drafts_own_truncated_checkpoint_is_said_as_the_drafts_not_the_targets(
@@ -139,12 +131,7 @@ def test_a_target_your_draft_names_that_cannot_be_read_is_still_said_as_the_targ
     (folder / "model.safetensors").write_bytes(write_safetensors_bytes(TENSORS))  # a whole checkpoint
     missing = "Qwen/Qwen3-235B-A22B-Instruct-2507-missing"
     (folder / "README.md").write_text(CARD.replace(TARGET, missing))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params["draft"] = str(folder)
-    at.query_params["m"] = [str(folder)]
-    at.run()
-    at.switch_page("pages/compare.py").run()
-    assert not at.exception, at.exception
+    at = routed_compare(str(folder), m=[str(folder)])
     assert not at.error, [e.value for e in at.error]
     warned = [w.value for w in at.warning if "could not be read" in w.value]
     assert warned and missing in warned[0] and "shown without it" in warned[0], warned
