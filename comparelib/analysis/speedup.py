@@ -1612,7 +1612,8 @@ def sweep_groups(
     for r in sorted(_speculative(mine), key=lambda r: (int(r.num_steps), r.id)):
         by.setdefault((_concurrency(r), _engine(r)), []).append(r)
     order = sorted(by, key=lambda k: (k[0] is None, k[0] or 0, k[1] or ""))
-    pool = [r for r in runs if not any(r is o for o in own.left_out)]
+    left_out = {id(o) for o in own.left_out}
+    pool = [r for r in runs if id(r) not in left_out]
     out = []
     for b, e in order:
         members = by[(b, e)]

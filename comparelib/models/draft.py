@@ -372,7 +372,7 @@ def runs_of_draft(runs: Sequence[Any], draft: str | None) -> DraftRuns:
     kept = tuple(r for r, v in zip(runs, verdicts, strict=True) if v in keep)
     out = tuple(r for r, v in zip(runs, verdicts, strict=True) if v not in keep)
     unrecorded = tuple(r for r, v in zip(runs, verdicts, strict=True) if v == "unnamed" and v not in keep)
-    others = [r for r in out if not any(r is u for u in unrecorded)]
+    others = [r for r, v in zip(runs, verdicts, strict=True) if v not in keep and v != "unnamed"]
     said = []
     if others:
         n = len(others)
