@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from comparelib.analysis import speedup
+from comparelib.analysis import speedup, traininglogs
 from comparelib.errors import CompareError
 from comparelib.models import architectures, registry
 from comparelib.models.registry import run_setting, steps_of
@@ -1270,15 +1270,12 @@ def largest_gap(
     return name, lead
 
 
-LOG_PASSES_MIN = 1.25  # a log that saw more than this many times your unique samples ran several epochs over them
-
-
 def rising_words(passes: float | None, own_volume: float | None) -> str:
     """What a rising training log says of more data: agreement, unless it rose over passes of the same samples."""
-    if passes is None or passes <= LOG_PASSES_MIN or not own_volume:
+    if passes is None or passes <= traininglogs.SEVERAL_PASSES or not own_volume:
         return RISING_AGREES
     return (
-        f"Your training log is still rising, over about {f'{passes:,.1f}'.removesuffix('.0')} passes of your "
+        f"Your training log is still rising, over about {traininglogs.passes_text(passes)} passes of your "
         f"{human(own_volume)} samples (samples seen, not new ones): more training on this data should still help; it "
         "does not show what new data would add."
     )

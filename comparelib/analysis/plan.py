@@ -1690,20 +1690,17 @@ def _tree_option(
     return o
 
 
-LOG_EPOCHS_MIN = 1.25  # samples seen past this many times your unique samples: the log's passes are the epochs
-
-
 def _epochs_for(inputs: Inputs, epochs: float | None) -> tuple[float, str]:
     """The epochs the cost divides samples seen by, and where the figure comes from."""
     if epochs is not None:
         return epochs, "given"
     seen = max(inputs.curve_x) if inputs.curve_x and not inputs.curve_set_aside else None
-    have = inputs.own_samples
-    if seen and have and seen > have * LOG_EPOCHS_MIN:
-        passes = round(seen / have, 1)
+    passes = traininglogs.passes_over(seen, inputs.own_samples)
+    if seen and inputs.own_samples and passes is not None:
+        passes = round(passes, 1)
         return passes, (
-            f"your training log: {seen:,.0f} samples seen over your {have:,.0f} unique samples, about "
-            f"{f'{passes:,.1f}'.removesuffix('.0')} epochs"
+            f"your training log: {seen:,.0f} samples seen over your {inputs.own_samples:,.0f} unique samples, about "
+            f"{traininglogs.passes_text(passes)} epochs"
         )
     return 1.0, "SpecForge's default (1 epoch)"
 
@@ -2370,7 +2367,7 @@ def build(
             if abs(passes / epochs - 1) > 0.25:
                 epochs_words = (
                     f" Your log saw {own_now:,.0f} samples against your {inputs.own_samples:,.0f} unique training "
-                    f"samples ({inputs.own_samples_source or 'given'}): about {f'{passes:,.1f}'.removesuffix('.0')} "
+                    f"samples ({inputs.own_samples_source or 'given'}): about {traininglogs.passes_text(passes)} "
                     f"epochs, while the cost divides samples seen by {epochs:g} epoch{'' if epochs == 1 else 's'} "
                     "(`--epochs` on the CLI)."
                 )

@@ -62,6 +62,22 @@ MAX_EVENT_FILES = 256
 MAX_POSITIONS = 64
 SNIFF_LINES = 20_000
 
+SEVERAL_PASSES = 1.25  # a log that saw more than this many times your unique samples ran several epochs over them
+
+
+def passes_over(seen: float | None, unique: float | None) -> float | None:
+    """How many times a log's samples seen went over your unique training samples, where it is several
+    (``SEVERAL_PASSES``); None otherwise, or where either count is unknown. The plan takes it as the epochs and
+    Overview says a rising log rose over passes of the same samples, not over new data."""
+    if not seen or not unique or seen <= unique * SEVERAL_PASSES:
+        return None
+    return seen / unique
+
+
+def passes_text(passes: float) -> str:
+    """ "4" or "2.5": a count of passes as a sentence says it."""
+    return f"{passes:,.1f}".removesuffix(".0")
+
 
 @dataclass
 class LogRecord:
