@@ -137,3 +137,15 @@ def bench_label(benchmark: str) -> str:
         "financeqa": "FinanceQA",
     }
     return names.get(benchmark, benchmark)
+
+
+def percent(fraction: float, places: int = 1) -> str:
+    """A share as shown to people: a nonzero share never reads 0.0% ("<0.1%"), nor one short of all 100.0%
+    (">99.9%"); exactly none and exactly all read 0.0% and 100.0%."""
+    shown = f"{fraction:.{places}%}"
+    step = 10.0**-places
+    if 0 < fraction and shown == f"{0:.{places}%}":
+        return f"<{step:.{places}f}%"
+    if fraction < 1 and shown == f"{1:.{places}%}":
+        return f">{100 - step:.{places}f}%"
+    return shown

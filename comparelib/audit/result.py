@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
+from comparelib.values import percent as percent  # a share as shown (re-exported: the audit's callers use it)
+
 
 class Histogram(TypedDict):
     bins: list[float]  # bin edges, one more than counts
@@ -197,18 +199,6 @@ class AuditResult:
         from comparelib import export
 
         return export.render(self.summary_table(), fmt)
-
-
-def percent(fraction: float, places: int = 1) -> str:
-    """A share as shown to people: a nonzero share never reads 0.0% ("<0.1%"), nor one short of all 100.0%
-    (">99.9%"); exactly none and exactly all read 0.0% and 100.0%."""
-    shown = f"{fraction:.{places}%}"
-    step = 10.0**-places
-    if 0 < fraction and shown == f"{0:.{places}%}":
-        return f"<{step:.{places}f}%"
-    if fraction < 1 and shown == f"{1:.{places}%}":
-        return f">{100 - step:.{places}f}%"
-    return shown
 
 
 def share_value(fraction: float, places: int = 4) -> float:

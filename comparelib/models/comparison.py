@@ -26,6 +26,7 @@ from comparelib.models.sources import EXAMPLE_TARGET as EXAMPLE_TARGET
 from comparelib.models.sources import REGISTRY_PREFIX as REGISTRY_PREFIX
 from comparelib.models.sources import is_local_path as is_local_path
 from comparelib.models.sources import registry_source as registry_source
+from comparelib.values import percent
 
 if TYPE_CHECKING:  # loaded by the frame builders below: the sidebar's draft needs this module, not pandas
     import pandas as pd
@@ -972,7 +973,7 @@ def difference_sentence(a: Entry, b: Entry) -> str | None:
     else:
         sentence = (
             f"{big.label} has {abs(gap):,} more parameters than {small.label} outside the embedding; "
-            f"{diff:,} of them ({share:.0%}) are in the {name}"
+            f"{diff:,} of them ({percent(share, 0)}) are in the {name}"
         )
     if name == "lm_head" and small.count.lm_head_tied:  # its head is its embedding: no output layer of its own
         sentence += f": {small.label} ties its lm_head to the embedding (tie_word_embeddings true)"
