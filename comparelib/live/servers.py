@@ -482,7 +482,9 @@ DRAFT_SET_ASIDE = "stated_draft_model_set_aside"  # ServerConfig.raw: a stated d
 def record_draft(config: ServerConfig, draft: str | None, source: str) -> ServerConfig:
     """The draft the user says the server runs (``source`` names where: ``SIDEBAR_DRAFT`` on the page, "--draft-model"
     on the CLI), recorded on a speculative run whose server reports no draft of its own: vLLM never reports it
-    (its spec-decode counters only show that speculation was on), so a run of your draft read "no draft recorded"
+    (its spec-decode counters, ``vllm/v1/spec_decode/metrics.py`` ``SpecDecodingProm``, carry no model name, and its
+    ``/server_info`` route is registered only under ``VLLM_SERVER_DEV_MODE``,
+    ``vllm/entrypoints/serve/instrumentator/__init__.py``), so a run of your draft read "no draft recorded"
     and was left out of your draft's runs as another draft's. A draft the server reports is never overwritten (the
     stated one is kept aside under ``raw``), and a baseline gets none. ``draft_notes`` says what was done."""
     name = str(draft or "").strip()
