@@ -546,3 +546,18 @@ def test_a_reference_counted_from_a_template_config_is_said_to_be_estimated() ->
 
 def _size_line(at: AppTest) -> str:
     return next(line for m in at.markdown for line in m.value.splitlines() if "**Size outside the embedding**" in line)
+
+
+def test_a_size_gap_to_a_template_counted_reference_says_it_is_estimated(hub) -> None:
+    """Walk R2's headline "The largest gap is size: your draft is 75% the size of the reference" was counted from
+    SpecForge's template config for the Meituan draft, not its published one."""
+    from tests.test_compare_walk_r import CARD, DRAFT, DRAFT_CONFIG, PUBLISHED, TARGET, TARGET_CONFIG, TENSORS
+
+    hub.add_model(TARGET, TARGET_CONFIG)
+    hub.add_model(DRAFT, DRAFT_CONFIG, tensors=TENSORS, card=CARD)
+    at = _run()
+    _use(at, f"{hub.url}/{DRAFT}")
+    assert at.session_state["ov_ref"] == PUBLISHED  # the published draft for its target
+    heading = at.subheader[0].value
+    assert heading.startswith("The largest gap is size: your draft is 75% the size of the reference"), heading
+    assert "(the reference's size estimated from a SpecForge template config, not its published config)" in heading

@@ -1542,6 +1542,11 @@ def answer(
     assumed = bool(published and published.config_confidence.lower().startswith("low"))
     if assumed:
         gap_size = None
+    elif published is not None and not published.config_read and gap_size is not None:
+        # counted from a template config, not the draft's own: a size gap named from it says so (walk R2's headline
+        # "your draft is 75% the size of the reference" was of SpecForge's template, not the published draft)
+        kind = published.config_basis.split(" (")[0].split(",")[0]  # "a SpecForge template config"
+        size_scope += f" (the reference's size estimated from {kind}, not its published config)"
     # no target known and a reference of another architecture: its size says nothing of what your draft lacks
     size_note = ""
     mine_shape = draft_shape(own)
