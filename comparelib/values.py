@@ -149,3 +149,8 @@ def percent(fraction: float, places: int = 1) -> str:
     if fraction < 1 and shown == f"{1:.{places}%}":
         return f">{100 - step:.{places}f}%"
     return shown
+
+
+def clipped(text: str, chars: int) -> str:
+    """``text`` cut to ``chars`` characters, with "…" where it was cut, so a cut id never reads as whole."""
+    return text if len(text) <= chars else text[:chars] + "\u2026"

@@ -465,3 +465,21 @@ def test_the_page_shows_the_aux_width_fix_whole_and_files_in_natural_order(tmp_p
     assert "[error] aux_width: " + finding.message in texts  # the CLI's line, word for word
     files = next(d.value for d in at.dataframe if "name" in d.value.columns)
     assert list(files["name"]) == [f"hs_{i}.pt" for i in range(13)]
+
+
+# --------------------------------------------------------------------------- walk R: a long id is cut visibly
+
+ID_CASES: list[tuple[str, str]] = [
+    ("short-id", "'short-id'"),
+    ("a" * 64, "'" + "a" * 40 + "…'"),  # a sha256 hex id: cut, and the cut shows
+]
+
+
+@pytest.mark.parametrize(("cid", "shown"), ID_CASES, ids=["short", "sha256"])
+def test_a_mismatched_conversation_id_is_cut_with_an_ellipsis(tmp_path: Path, cid: str, shown: str) -> None:
+    ids = torch.arange(4)
+    state = torch.zeros(4, 16)
+    rec = {"input_ids": ids, "hidden_states": state, "aux_hidden_states": torch.zeros(4, 48), "conversation_id": cid}
+    torch.save(rec, tmp_path / "hs_0.pt")
+    (finding,) = [f for f in audit_dumps(tmp_path).findings if f.code == "conversation_id"]
+    assert f"conversation_id {shown} does not match" in finding.message, finding.message

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from comparelib import limits, paths
 from comparelib.errors import ConfigError, DataError, InputError, Severity
 from comparelib.paths import member, resolve_user_path
+from comparelib.values import clipped
 
 if TYPE_CHECKING:  # torch is heavy; imported lazily where tensors are touched
     import torch
@@ -569,7 +570,7 @@ class _FileAudit:
                 self.add(
                     "warning",
                     "conversation_id",
-                    f"conversation_id {str(cid)[:40]!r} does not match the file name; the trainer will not "
+                    f"conversation_id {clipped(str(cid), 40)!r} does not match the file name; the trainer will not "
                     "pair this file with its conversation.",
                 )
 
