@@ -40,3 +40,15 @@ def test_what_is_served_at_the_ranking_batch_is_measured_there(rank: int, served
     if rank == 1:  # the best measured at batch 1 is what is served there: no num_steps change gains
         assert ns.gain is not None and ns.gain.value == pytest.approx(0.0), ns.gain
         assert not plan.gains(ns, result.noise)
+
+
+def test_the_fitted_sweeps_fastest_run_is_not_called_overviews_pair() -> None:
+    """Walk S: Overview's pair was batch 16 (run #21 against #20: the fastest in tok/s, a 0.92x loss), but the fitted
+    sweep is batch 1's (two or more num_steps), and the plan called its fastest run, #5, "Overview's pair"."""
+    runs = _runs()[:6]  # batch 1's baseline and sweep
+    runs += [stored_run(20, None, 495.4, model="acme/target", concurrency=16)]
+    runs += [stored_run(21, 3, 455.4, AL[3], model="acme/target", concurrency=16)]
+    result = plan.build(plan.inputs_for(_entry(), runs=runs, own_samples=37_000.0), rank_batch=8)
+    ns = next(o for o in result.options if o.kind == "num-steps")
+    assert "Overview's pair" not in ns.note, ns.note
+    assert "served: 3 at batch 1, run #4: the fastest run of the fitted sweep (batch 1)" in ns.note, ns.note

@@ -1853,7 +1853,18 @@ def build(
                 max(spec_runs, key=lambda r: r.output_tokens_per_s or 0),
             )
             by_batch, batch_notes = _batch_models(inputs.runs, model)
-            why_served = "Overview's pair" if best.id == model.served_run_id else "your fastest speculative run"
+            # Overview's pair is the fastest comparable pair; the fitted sweep holds it only when it measured two
+            # or more num_steps (walk S: a batch-16 pair, one run, beside a batch-1 sweep whose run was called it)
+            pair = speedup.best_pair(list(inputs.runs))
+            if pair is not None and best.id == pair.spec.id:
+                why_served = "Overview's pair"
+            elif best.id == model.served_run_id:
+                sweep_batch = integer(run_param(best, "concurrency"))
+                why_served = "the fastest run of the fitted sweep" + (
+                    f" (batch {sweep_batch})" if sweep_batch is not None else ""
+                )
+            else:
+                why_served = "your fastest speculative run"
             # at the ranking batch, your fastest measured run there stands for what is served: walk R's plan took
             # Overview's batch-8 pair (num_steps 2, the fastest in tok/s) as served at batch 1 and ranked a
             # "+7.3 tok/s" num_steps change against a batch-1 figure nobody measured as served
