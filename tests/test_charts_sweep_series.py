@@ -93,6 +93,17 @@ SERIES_CASES = [
     ([_run(1, 90, bs=1, steps=3),
       SimpleNamespace(**{**vars(_run(2, 95, bs=1, steps=3)), "notes": {"environment": "b"}})],
      {1: "sglang EAGLE-3 bs=1 chain (#1)", 2: "sglang EAGLE-3 bs=1 chain (#2)"}),
+    # walks R and S: vLLM never reports its method; an import of the same draft typed EAGLE-3. Its runs name the
+    # algorithm its other runs state, and at one setting they are one line (they read "vllm bs=1 chain" beside it)
+    ([SimpleNamespace(**{**vars(_run(1, 60, bs=1, steps=2, engine="vllm")), "speculative_algorithm": None}),
+      SimpleNamespace(**{**vars(_run(2, 64, bs=1, steps=3, engine="vllm")), "speculative_algorithm": "unknown"}),
+      _run(3, 62, bs=1, steps=4, engine="vllm"), _run(4, 200, bs=4, steps=3, engine="vllm")],
+     {1: "vllm EAGLE-3 bs=1 chain", 2: "vllm EAGLE-3 bs=1 chain", 3: "vllm EAGLE-3 bs=1 chain",
+      4: "vllm EAGLE-3 bs=4 chain"}),
+    # another draft's stated algorithm says nothing of this one's
+    ([SimpleNamespace(**{**vars(_run(1, 60, bs=1, steps=2, engine="vllm")), "speculative_algorithm": None}),
+      _run(2, 64, bs=1, steps=3, engine="vllm", draft="/data/other")],
+     {1: "llama70b-eagle3-480k · vllm bs=1 chain", 2: "other · vllm EAGLE-3 bs=1 chain"}),
 ]  # fmt: skip
 
 

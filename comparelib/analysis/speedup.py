@@ -42,6 +42,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from comparelib.errors import CompareError, DataError, InputError
@@ -1277,7 +1278,28 @@ def _speculative(runs: Sequence[Any]) -> list[Any]:
     return sorted(spec, key=lambda r: (-float(r.output_tokens_per_s), r.id))
 
 
-def _sweep_signature(run: Any, drafts: Mapping[str, str] | None = None) -> tuple[str, ...]:
+def _stated_algorithms(runs: Iterable[Any], drafts: Mapping[str, str]) -> dict[int, str]:
+    """The algorithm of each run that states none, by run id, where the other runs of its draft (``drafts``' key)
+    state exactly one: a vLLM server never reports its method, a ``vllm bench serve`` import of the same draft may
+    have it typed, and the sweep chart drew the draft's k=3 runs as "vllm EAGLE-3 bs=4 chain" beside "vllm bs=1
+    chain" (walks R and S). A draft is served with its own method (an EAGLE-3 draft with EAGLE-3)."""
+    stated: dict[str, set[str]] = {}
+    unstated: list[tuple[int, str]] = []
+    for r in runs:
+        if getattr(r, "is_baseline", False) or registry.is_mtp(r) or (d := _draft_name(r)) is None:
+            continue
+        key = drafts.get(d) or _own_draft_key(d)
+        algo = registry.algorithm_key(r)
+        if algo in (None, "unknown"):
+            unstated.append((int(r.id), key))
+        else:
+            stated.setdefault(key, set()).add(algo)
+    return {i: next(iter(stated[k])) for i, k in unstated if len(stated.get(k, ())) == 1}
+
+
+def _sweep_signature(
+    run: Any, drafts: Mapping[str, str] | None = None, algorithms: Mapping[int, str] | None = None
+) -> tuple[str, ...]:
     """What ``sweep_mismatch`` compares, as a key: runs with equal keys always agree, so the sweep is chosen
     over a group's few distinct settings rather than over every pair of its runs (100 runs took 2.4 s). The sweep
     chart draws one line per key (``sweep_series``); a condition one run recorded and another did not splits the
@@ -1297,7 +1319,9 @@ def _sweep_signature(run: Any, drafts: Mapping[str, str] | None = None) -> tuple
         *(key(run_param(run, k)) for k in RUN_PARAMS_THAT_MATTER),
         *(key(raw.get(k)) for k in SERVER_ARGS_THAT_MATTER),
         key((getattr(run, "notes", None) or {}).get("environment")),
-        key(registry.algorithm_key(run)),  # aliases of one algorithm are one (``registry.algorithm_key``)
+        # aliases of one algorithm are one (``registry.algorithm_key``); one its draft's other runs state stands for
+        # an unstated one (``_stated_algorithms``)
+        key((algorithms or {}).get(getattr(run, "id", -1)) or registry.algorithm_key(run)),
         key(
             None
             if registry.is_mtp(run) or (d := _draft_name(run)) is None
@@ -1312,8 +1336,9 @@ def _classes(spec: Sequence[Any]) -> list[list[Any]]:
     """``spec`` (fastest first) split by ``_sweep_signature``, each class in the order of its fastest run."""
     by: dict[tuple[str, ...], list[Any]] = {}
     drafts = _draft_keys(spec)
+    algorithms = _stated_algorithms(spec, drafts)
     for r in spec:
-        by.setdefault(_sweep_signature(r, drafts), []).append(r)
+        by.setdefault(_sweep_signature(r, drafts, algorithms), []).append(r)
     return list(by.values())
 
 
@@ -1982,14 +2007,17 @@ def sweep_series(
         else:
             shape = "chain" if k <= 1 else f"tree topk={k}" + (f" ndt={ndt}" if ndt else "")
         algo = registry.algorithm_label(r)
+        if algo is None and r.id in algorithms:  # stated by its draft's other runs (an import of the same draft)
+            algo = registry.algorithm_label(SimpleNamespace(speculative_algorithm=algorithms[r.id], engine=engine))
         said = " ".join(x for x in (engine, algo, f"bs={bs}" if bs is not None else None, shape) if x)
         lead = [x for x in (models.get(r.id) if models else None, drafts.get(r.id)) if x]
         return " · ".join([*lead, said])
 
     groups: dict[tuple[Any, ...], list[Any]] = {}
     keys = _draft_keys(records)  # one draft by Hub id and from a folder of its name: one line, as it is one fit
+    algorithms = _stated_algorithms(records, keys)
     for r in records:
-        groups.setdefault(_sweep_signature(r, keys), []).append(r)
+        groups.setdefault(_sweep_signature(r, keys, algorithms), []).append(r)
     names = {k: label(rs[0]) for k, rs in groups.items()}
     for name in set(names.values()):
         alike = [k for k, v in names.items() if v == name]
