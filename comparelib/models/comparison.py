@@ -641,7 +641,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "mtp": c.mtp,
             "vision": c.vision,
             "buffers": c.buffers,
-            "stored": c.stored,
+            "stored": stored_count(entry),  # the header's when one was read: Compare's figure
             "lm_head_tied": c.lm_head_tied,
         },
         "memory_bytes": dict(entry.memory),
