@@ -364,9 +364,7 @@ def _own_draft_config() -> dict[str, Any] | None:
         )
         st.caption(f"{said} The dumps are checked without its config until it can be read, or a config is given here.")
         return None
-    if entry.spec.role != "draft" or not entry.spec.raw_config:
-        return None
-    return dict(entry.spec.raw_config)
+    return dumps.draft_config_of(entry)
 
 
 def _own_config_sentence(fields: dict[str, Any]) -> str:
@@ -394,7 +392,11 @@ with dump_tab:
     with st.form("dumps_form"):
         folder = st.text_input("Dump folder", key="dumps_folder", placeholder="/data/hidden_states")
         c = st.columns(3)
-        cfg_text = c[0].text_input("Draft config.json or its folder (optional)", key="dumps_config")
+        cfg_text = c[0].text_input(
+            "Draft config.json, its folder or Hub id (optional)",
+            key="dumps_config",
+            help="A private or gated Hub draft is read with the sidebar's Hub token.",
+        )
         hidden = c[1].number_input(
             "Target hidden size (0 = from the config)", min_value=0, value=0, step=256, key="dumps_hidden"
         )
@@ -423,10 +425,12 @@ with dump_tab:
             try:
                 started = time.perf_counter()
                 from_own = not cfg_text.strip() and bool(own_said)
+                typed_config = None
+                if cfg_text.strip():
+                    with settings.session_token(app.hub_token()):  # a Hub id is read as the sidebar's draft is
+                        typed_config = dumps.load_draft_config(cfg_text)
                 common: dict[str, Any] = {
-                    "draft_config": dumps.read_draft_config(cfg_text.strip())
-                    if cfg_text.strip()
-                    else (own_config if from_own else None),
+                    "draft_config": typed_config if cfg_text.strip() else (own_config if from_own else None),
                     "target_hidden_size": int(hidden) or None,
                     "max_files": int(max_files),
                     "full": bool(full),

@@ -31,6 +31,8 @@ from comparelib.values import clipped
 if TYPE_CHECKING:  # torch is heavy; imported lazily where tensors are touched
     import torch
 
+    from comparelib.models.comparison import Entry
+
 __all__ = [
     "FORMATS",
     "DumpFinding",
@@ -44,10 +46,12 @@ __all__ = [
     "report_dumps",
     "discover_dump_files",
     "draft_config_fields",
+    "draft_config_of",
     "iter_samples",
     "load_embedding",
     "natural_key",
     "nonfinite",
+    "load_draft_config",
     "read_draft_config",
 ]
 
@@ -1485,6 +1489,32 @@ def nonfinite(sample: DumpSample) -> str | None:
         f"non-finite hidden states ({'; '.join(parts)}): left out, as SpecForge leaves out such records; "
         "audit-dump lists the files"
     )
+
+
+def draft_config_of(entry: Entry) -> dict[str, Any] | None:
+    """A read draft's own config for the dump checks; None for a target model or an entry without a config."""
+    if entry.spec.role != "draft" or not entry.spec.raw_config:
+        return None
+    return dict(entry.spec.raw_config)
+
+
+def load_draft_config(source: str) -> dict[str, Any]:
+    """A draft's config for the dump checks: a local config.json or the folder holding it (``read_draft_config``),
+    else a Hub id or URL read as the pages read the sidebar's draft (its config alone, ``comparison.load_entry``;
+    a private or gated repo with the token from HF_TOKEN, on the page the sidebar's token field)."""
+    text = source.strip()
+    if resolve_user_path(text, "draft config").exists():
+        return read_draft_config(text)
+    from comparelib.models import comparison
+
+    entry = comparison.load_entry(text, with_header=False, with_card=False)
+    config = draft_config_of(entry)
+    if config is None:
+        raise InputError(
+            f"{entry.label} is not a draft ({entry.spec.architecture}, a {entry.spec.role} model): give the draft's "
+            "config, or the target's hidden size"
+        )
+    return config
 
 
 def read_draft_config(path: str | Path) -> dict[str, Any]:

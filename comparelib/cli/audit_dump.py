@@ -28,7 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("folder", help="folder holding the dump files (or one dump file)")
-    p.add_argument("--config", metavar="PATH", help="the draft's config.json, or the folder holding it")
+    p.add_argument(
+        "--config",
+        metavar="PATH|HUB_ID",
+        help="the draft's config.json, the folder holding it, or its Hub id or URL (private: HF_TOKEN)",
+    )
     p.add_argument("--target-hidden", type=int, metavar="N", help="the target's hidden size (overrides --config)")
     p.add_argument("--vocab", type=int, metavar="N", help="the target's vocab size (overrides --config)")
     p.add_argument(
@@ -68,7 +72,7 @@ def _fmt(x: object) -> str:
 def run(args: argparse.Namespace) -> int:
     from comparelib.audit import dumps
 
-    config = dumps.read_draft_config(args.config) if args.config else None
+    config = dumps.load_draft_config(args.config) if args.config else None
     embedding = dumps.load_embedding(args.embedding) if args.embedding else None
     common: dict[str, Any] = {
         "draft_config": config,
