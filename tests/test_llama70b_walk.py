@@ -383,3 +383,16 @@ def test_the_acceptance_bullet_names_only_the_benchmarks_its_figure_is_from() ->
     acc = overview.accept_facts(2.82, "steps=3,topk=1,draft=4,bs=1,sglang", coder)
     line = overview.accept_line(acc, coder, "2.82", "steps=3,topk=1,draft=4,bs=1,sglang", measured=True)
     assert f"{coder} 3.40 (published) on HumanEval." in line and "GSM8K" not in line, line
+
+
+def test_the_acceptance_bullet_names_the_references_other_benchmarks_at_that_setting() -> None:
+    """Walk S: "2.32-2.93 (published) on GSM8K/HumanEval/MATH500" left out MT-Bench 2.96 and LiveCodeBench 2.95 at
+    the same chain: the range read as the reference's highest, and a user on chat prompts was not shown MT-Bench."""
+    ref = "lmsys/SGLang-EAGLE3-Llama-3.3-70B-Instruct-SpecForge"
+    key = "steps=3,topk=1,draft=4,bs=1,vllm"
+    acc = overview.accept_facts(2.78, key, ref)
+    line = overview.accept_line(acc, ref, "2.78", key, measured=True)
+    assert "(GSM8K 2.32, MATH500 2.84, HumanEval 2.93)" in line, line
+    assert (
+        "At that setting it also publishes MT-Bench 2.96, LiveCodeBench 2.95, FinanceQA 2.25 and GPQA 2.19." in line
+    ), line
