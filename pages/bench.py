@@ -32,8 +32,8 @@ from comparelib.live.endpoints import BenchLimits, SessionBudget, SessionWatch
 from comparelib.live.store import Store, requests_to_frame, runs_to_frame
 from comparelib.models.draft import (
     latest_own_group,
-    model_match,
     pool_is_attached,
+    requests_run,
     run_pool,
     runs_of_draft,
     unattached_runs,
@@ -560,13 +560,11 @@ try:
     # ------------------------------------------------------------ per-request rows
     st.subheader("Per-request results")
     if all_runs:
-        with_rows = [r for r in all_runs if r.kind != "example" and r.requests > 0]
-        if speedup.served_models(with_rows):  # runs of several target models: open on one of your draft's target
-            own_target = app.draft_target(draft, run_pool(all_runs, draft)).model
-            if own_target:
-                with_rows = [r for r in with_rows if model_match(r.model, own_target) != "other"] or with_rows
-        with_rows = list(runs_of_draft(with_rows, draft.match_name).kept) or with_rows  # open on your newest run
-        latest = (with_rows or all_runs)[-1].title
+        # your newest run with per-request rows (of your draft's target when the runs have several)
+        opens = requests_run(
+            all_runs, draft.match_name, lambda: app.draft_target(draft, run_pool(all_runs, draft)).model
+        )
+        latest = (opens or all_runs[-1]).title
         if st.session_state.get("_requests_default") != latest or "requests_run" not in st.session_state:  # a new run
             st.session_state["_requests_default"] = latest
             st.session_state["requests_run"] = latest

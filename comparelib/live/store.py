@@ -195,6 +195,8 @@ class RunRecord:
     server_config: dict
     params: dict
     notes: dict
+    # rows in the requests table (``requests`` is the summary's count: an import of a summary has none stored)
+    request_rows: int = 0
 
     @property
     def title(self) -> str:
@@ -753,6 +755,7 @@ class Store:
             server_config=as_dict(r["server_config"]),
             params=as_dict(r["params"]),
             notes=as_dict(r["notes"]),
+            request_rows=int(r["n"] or 0),
         )
 
     def runs(self, *, group: str | None = None, include_examples: bool = True) -> list[RunRecord]:
