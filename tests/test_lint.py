@@ -575,3 +575,41 @@ def test_glm_and_minimax_targets_lint_with_their_engine_class(hub_id: str, unsup
         assert "Glm4MoeForCausalLM does not implement SupportsEagle3" in unsupported[0].message
         llama = lint.lint(head, target=target, target_family="llama")
         assert not any(f.code == "engine-unsupported" for f in llama)
+
+
+# Walk T: ids on a target of unknown family (only --target-layers 32, or a class the engines' rules do not model).
+# (ids, N, target class given or None): the findings must be the Llama-like class's findings, each saying so.
+LING = dict(hidden_size=4096, vocab_size=157184, draft_vocab_size=157184)
+UNKNOWN_FAMILY_CASES = [
+    ((1, 15, 28), 32, None),  # the walk: SpecForge's default for N=32
+    ((0, 14, 27), 32, None),  # SGLang adds 1, vLLM 0.34.0 reads no eagle_config ids: they differ
+    ((1, 15, 28), 32, "BailingMoeV2ForCausalLM"),  # a class the engines' rules here do not model
+    ((2, 18, 33), 36, None),
+    (None, 32, None),
+]
+
+
+@pytest.mark.parametrize(("ids", "n", "cls"), UNKNOWN_FAMILY_CASES)
+def test_unknown_family_says_what_the_llama_path_does(ids: tuple[int, ...] | None, n: int, cls: str | None) -> None:
+    """The unknown-family sentences follow the same rule (serving.py) as a known Llama-like target's, and say that
+    the family is unknown: walk T read 'vLLM 0.34.0 captures outputs of blocks 1, 15, 28 ... for vLLM 0.34.0 write
+    [2, 16, 29]' (the old per-family table), beside the app's own 'vLLM feeds blocks 0, 14, 27' on a known target."""
+    head = draft(**LING, aux_layer_ids=ids)
+    given = target(
+        architecture=cls or "X", dialect="unknown", hidden_size=4096, vocab_size=157184, num_hidden_layers=n
+    )
+    unknown = lint.lint(head, target=given) if cls else lint.lint(head, target_layers=n, target_hidden_size=4096)
+    llama = lint.lint(head, target_layers=n, target_hidden_size=4096, target_family="LlamaForCausalLM")
+    aux = [f for f in unknown if f.code.startswith(("aux-", "engine-"))]
+    assert aux and [f.code for f in aux] == [f.code for f in llama if f.code.startswith(("aux-", "engine-"))]
+    for f, g in zip(aux, [f for f in llama if f.code.startswith(("aux-", "engine-"))], strict=True):
+        assert f.message.endswith(g.message), (f.message, g.message)
+        assert "family is unknown" in f.message
+        assert "Llama-like target (LlamaForCausalLM)" in f.message
+        if cls:
+            assert cls in f.message
+    if ids == (1, 15, 28):  # SpecForge's ids for N=32: every engine feeds outputs of blocks 1, 15, 28
+        (agree,) = aux
+        assert agree.code == "aux-agree"
+        assert "vLLM 0.34.0 (v2, only runner) uses its default (2, N//2, N-3) = [2, 16, 29]" in agree.message
+        assert "write [2, 16, 29]" not in agree.message

@@ -2,8 +2,9 @@
 
 Every rule below was read from the engine's released code (the wheel on the package index), and each
 row names the file and function it comes from. These per-family rows predate ``serving``, which models each
-engine version and vLLM runner per target class and is what ``lint`` and ``params --json`` use; this table
-serves only the engine choices and the lint's fallback when the target's class is unknown. Its vLLM 0.33.0 rows
+engine version and vLLM runner per target class and is what ``lint`` and ``params --json`` use (on a target of
+unknown class, its Llama-like class, and saying so); this table serves only the engine choices and
+``lint.capture_table``. Its vLLM 0.33.0 rows
 describe Model Runner V1 (``VLLM_USE_V2_MODEL_RUNNER=0``), not 0.33.0's default; its vLLM 0.34.0 rows describe
 Model Runner V2, 0.34.0's only runner (V1 was removed).
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from comparelib.errors import InputError, Severity
@@ -179,52 +179,6 @@ def expected_aux_count(draft: ModelSpec) -> int:
     return 3
 
 
-def _ids_seen_by(c: engines.Capture, draft: ModelSpec) -> tuple[int, ...] | None:
-    """The ids an engine reads from this config, following its own lookup order."""
-    if not draft.raw_config:
-        return draft.aux_layer_ids
-    if c.rule.role == engines.TRAINING:
-        return draft.aux_layer_ids
-    return engines.read_ids(c.rule, draft.raw_config, draft.dialect)
-
-
-def _captures(
-    draft: ModelSpec, n_layers: int, family: str | None, serving: Sequence[tuple[str, str]] | None
-) -> list[engines.Capture]:
-    expected = expected_aux_count(draft)
-    out: list[engines.Capture] = []
-    for c in engine_captures(
-        draft.aux_layer_ids, n_layers, family=family, serving=serving, dialect=draft.dialect, expected=expected
-    ):
-        seen = _ids_seen_by(c, draft)
-        if c.status != "not-read" and seen != draft.aux_layer_ids:
-            c = engines.capture(c.rule, seen, n_layers, expected=expected, family=family)
-        out.append(c)
-    return out
-
-
-def _family_note(family: str | None) -> str:
-    if family is None:
-        return (
-            " (target family unknown: the Llama/Qwen rules were applied; give the target to apply its family's rules)"
-        )
-    return f" ({engines.FAMILIES.get(family, family)} target)"
-
-
-def _fix_text(serving_caps: Sequence[engines.Capture], boundaries: Sequence[int], n: int) -> str:
-    fixes = []
-    for c in serving_caps:
-        if c.rule.explicit in (engines.UNSUPPORTED,) or c.status == "not-read":
-            continue
-        ids = engines.ids_for(c.rule.explicit, boundaries, n)
-        fixes.append(
-            f"for {c.rule.label} write {ids}"
-            if ids is not None
-            else f"{c.rule.label} cannot capture exactly these layers on this target (no ids map to them)"
-        )
-    return "; ".join(fixes)
-
-
 # engines.FAMILIES keys (the old per-family rules) -> the target class that stands for the family
 _FAMILY_CLASS = {
     "llama": "LlamaForCausalLM",
@@ -232,6 +186,23 @@ _FAMILY_CLASS = {
     "deepseek": "DeepseekV3ForCausalLM",
     "gpt-oss": "GptOssForCausalLM",
 }
+# The class whose rules stand in when the target's family is unknown: the engines' default (Llama-like) path.
+LLAMA_LIKE = "LlamaForCausalLM"
+
+
+def unknown_family_note(target_arch: str | None) -> str:
+    """The sentence that opens every aux finding made on the Llama-like path for want of the target's own rules."""
+    why = (
+        f"The target's family is unknown to the engines' rules here (they do not model its class {target_arch})"
+        if target_arch
+        else "The target's family is unknown (only its number of layers was given)"
+    )
+    ask = (
+        f"check the engine's own model file for {target_arch}"
+        if target_arch
+        else "give the target's config or hub id for its own rules"
+    )
+    return f"{why}, so this says what each engine does on a Llama-like target ({LLAMA_LIKE}); {ask}. "
 
 
 def _draft_config(draft: ModelSpec) -> dict[str, Any]:
@@ -467,6 +438,7 @@ def _aux_findings(
     family: str | None,
     serving: Sequence[tuple[str, str]] | None,
     target_hidden: int | None = None,
+    target_arch: str | None = None,
 ) -> list[Finding]:
     out: list[Finding] = []
     ids = list(draft.aux_layer_ids) if draft.aux_layer_ids is not None else None
@@ -502,191 +474,16 @@ def _aux_findings(
             )
         return out
     verdicts = _verdicts(draft, n_layers, family, serving, target_hidden)
-    if verdicts is not None:
-        checks = _id_checks(draft, verdicts[0], verdicts[2], n_layers)
-        found = _serving_findings(draft, verdicts[0], verdicts[1], n_layers)
-        if any(f.code in ("aux-negative", "aux-range") for f in checks):  # they already say what each row does
-            return out + checks + [f for f in found if f.code in ("engine-unsupported", "engine-not-read")]
-        return out + checks + found
-    caps = _captures(draft, n_layers, family, serving)
-    serving_caps = [c for c in caps if c.rule.role == engines.SERVING]
-    trainers = {c.rule.engine: c for c in caps if c.rule.role == engines.TRAINING}
-    fam = _family_note(family)
-    target_default = engines.capture(engines.rule("vLLM"), None, n_layers).boundaries
-    explained: set[str] = set()
-
-    if ids is None:
-        parts = [f"{c.rule.label} captures {engines.describe_boundaries(c.captured)}" for c in serving_caps if c.ok]
-        sf = trainers["SpecForge"]
-        out.append(
-            Finding(
-                "info",
-                "aux-default",
-                f"The config names no aux layers, so every engine uses its default for N={n_layers}{fam}: "
-                + "; ".join(parts)
-                + f"; SpecForge 0.2.0 trains on {engines.describe_boundaries(sf.captured)}. If the "
-                "draft was trained on other layers, write them into eagle_config.eagle_aux_hidden_state_layer_ids, or "
-                "acceptance collapses to ~1 token.",
-                harmless=True,
-            )
-        )
-    else:
-        if len(ids) != 3:
-            out.append(
-                Finding(
-                    "warning",
-                    "aux-count",
-                    f"eagle_aux_hidden_state_layer_ids has {len(ids)} ids ({ids}). SGLang and vLLM size the draft's "
-                    f"fc as target hidden x {len(ids)} (llama_eagle3.py in both), so this serves if the checkpoint's "
-                    "fc was trained that way; SpecForge 0.2.0 refuses any count other than three "
-                    "(algorithms/model_providers.py resolve_eagle_capture_layers).",
-                )
-            )
-        if any(b <= a for a, b in itertools.pairwise(ids)) and len(set(ids)) == len(ids):
-            out.append(
-                Finding(
-                    "warning",
-                    "aux-order",
-                    f"Aux layer ids {ids} are not in increasing order. SGLang captures in layer order and vLLM sorts "
-                    "them (interfaces.py EagleModelMixin._set_aux_hidden_state_layers), so the draft receives them "
-                    f"low to high, as {sorted(ids)}; write them sorted so the config says what the engines do.",
-                )
-            )
-        negative = [i for i in ids if i < 0]
-        too_big = [i for i in ids if i > n_layers]
-        if negative:
-            what = []
-            for c in caps:
-                if c.status == "refused":
-                    what.append(f"{c.rule.label} refuses them")
-                elif c.status == "not-read":
-                    continue
-                elif 0 in c.captured and c.ids is not None and any(i == -1 for i in c.ids):
-                    what.append(
-                        f"{c.rule.label} reads -1 as boundary 0 and feeds the draft the embedding output "
-                        "instead of a decoder layer"
-                    )
-                else:
-                    what.append(f"{c.rule.label}: {c.note or 'fewer states captured'}")
-                explained.add(c.rule.label)
-            out.append(
-                Finding(
-                    "error",
-                    "aux-negative",
-                    f"Aux layer ids {negative} are negative{fam}. " + "; ".join(what) + ". Acceptance collapses (a "
-                    f"real session read 19% until this was fixed). Write the ids the draft was trained with; for this "
-                    f"target's default layers ({engines.describe_boundaries(target_default)}): "
-                    + _fix_text(serving_caps, target_default, n_layers)
-                    + ".",
-                )
-            )
-        if too_big:
-            out.append(
-                Finding(
-                    "error",
-                    "aux-range",
-                    f"Aux layer ids {too_big} are beyond the target's {n_layers} layers (the highest boundary any "
-                    f"engine captures is {n_layers}, after the last block). Is this the right target? Otherwise use "
-                    "the trained ids.",
-                )
-            )
-            explained.update(c.rule.label for c in caps)
-    for c in serving_caps:
-        if c.rule.label in explained:
-            continue
-        if c.status == "not-read":
-            alone = all(x.status == "not-read" for x in serving_caps)
-            out.append(Finding("error" if alone else "warning", "engine-not-read", c.note))
-        elif c.status == engines.UNSUPPORTED:
-            out.append(Finding("error" if len(serving_caps) == 1 else "warning", "engine-unsupported", c.note))
-        elif not c.ok:
-            out.append(
-                Finding(
-                    "error",
-                    "aux-capture",
-                    f"With {f'ids {ids}' if ids is not None else 'no ids (its default)'} on {n_layers} target "
-                    f"layers{fam}, {c.rule.label} asks for boundaries "
-                    f"{list(c.boundaries)}: {c.note}. Source: {c.rule.source}.",
-                )
-            )
-    for c in serving_caps:
-        if c.rule.engine == "SGLang" and c.status != "not-read" and ids is not None and c.ids is None:
-            out.append(
-                Finding(
-                    "warning",
-                    "aux-location",
-                    f"The aux ids {ids} are at the top level of the config, but {c.rule.label} reads them only from "
-                    f"eagle_config, so it uses its default ({engines.describe_boundaries(c.captured)}). Move them "
-                    "into eagle_config.eagle_aux_hidden_state_layer_ids.",
-                )
-            )
-    if ids is None or negative or too_big:
-        return out
-    good = [c for c in serving_caps if c.ok]
-    if not good:
-        return out
-    readings = {c.captured for c in good}
-    sf, sp = trainers["SpecForge"], trainers["speculators"]
-    trained = []
-    if sf.ok:
-        trained.append(
-            f"SpecForge 0.2.0 (captures through SGLang) trains on {engines.describe_boundaries(sf.captured)}"
-        )
-    if sp.ok:
-        trained.append(
-            f"speculators 0.9.0 (captures through vLLM) trains on {engines.describe_boundaries(sp.captured)}"
-        )
-    said = "; ".join(f"{c.rule.label} captures {engines.describe_boundaries(c.captured)}" for c in good)
-    embedding = [c.rule.label for c in good if 0 in c.captured]
-    if embedding:
-        out.append(
-            Finding(
-                "warning",
-                "aux-embedding",
-                f"{' and '.join(embedding)} feed{'s' if len(embedding) == 1 else ''} the draft the embedding output "
-                f"(boundary 0) as one of its {len(ids)} states, not a decoder layer. Keep it only if the draft was "
-                "trained that way.",
-            )
-        )
-    if len(readings) == 1:
-        (captured,) = readings
-        agree_train = [t for t in (sf, sp) if t.ok and t.captured == captured]
-        differ_train = [t for t in (sf, sp) if t.ok and t.captured != captured]
-        if not differ_train:
-            out.append(
-                Finding(
-                    "info",
-                    "aux-agree",
-                    f"Ids {ids}{fam}: {said}"
-                    + (" (the same blocks)" if len(good) > 1 else "")
-                    + (
-                        f"; {', '.join(t.rule.label for t in agree_train)} train on the same layers"
-                        if agree_train
-                        else ""
-                    )
-                    + ".",
-                    harmless=True,
-                )
-            )
-            return out
-    fixes = []
-    if sf.ok:
-        fixes.append("if it was trained with SpecForge, " + _fix_text(good, sf.captured, n_layers))
-    if sp.ok:
-        fixes.append("if it was trained with speculators, " + _fix_text(good, sp.captured, n_layers))
-    split = (
-        "the engines read these ids differently, so only one of them matches what the draft learned"
-        if len(readings) > 1
-        else "the trainers read these ids differently, so check which one trained it"
-    )
-    out.append(
-        Finding(
-            "warning",
-            "aux-convention",
-            f"Ids {ids}{fam}: {said}: {split}. {'; '.join(trained)}. To serve the layers it was trained on, "
-            f"{'; '.join(fixes)}.",
-        )
-    )
+    note = ""
+    if verdicts is None:  # no rules for this family: say what the engines' default (Llama-like) path does, and why
+        verdicts = _verdicts(draft, n_layers, LLAMA_LIKE, serving, target_hidden)
+        assert verdicts is not None
+        note = unknown_family_note(target_arch or (family if family not in _FAMILY_CLASS else None))
+    checks = _id_checks(draft, verdicts[0], verdicts[2], n_layers)
+    found = _serving_findings(draft, verdicts[0], verdicts[1], n_layers)
+    if any(f.code in ("aux-negative", "aux-range") for f in checks):  # they already say what each row does
+        found = [f for f in found if f.code in ("engine-unsupported", "engine-not-read")]
+    return out + [replace(f, message=note + f.message) if note else f for f in checks + found]
     return out
 
 
@@ -736,7 +533,7 @@ def lint(
         else None
     )
     if is_eagle3:
-        findings.extend(_aux_findings(draft, n_layers, family, serving, t_hidden))
+        findings.extend(_aux_findings(draft, n_layers, family, serving, t_hidden, _get(target, "architecture")))
         findings.extend(_norm_findings(draft))
         findings.extend(_tie_findings(draft))
 
