@@ -494,7 +494,8 @@ try:
             ids = ", ".join(f"#{r.id}" for r in older)
             st.caption(
                 f"Your older runs {ids} are not picked: the selection opens on your draft's {DEFAULT_RUNS} newest "
-                "speculative runs, its newest sweep and their baselines. Add them under Runs to compare them too."
+                "speculative runs, its newest sweep, the best chain and tree of each setting and their baselines. "
+                "Add them under Runs to compare them too."
             )
         if not attached and mine.note:
             st.caption(mine.note)

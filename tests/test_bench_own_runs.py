@@ -130,12 +130,14 @@ def test_the_newest_runs_counted_are_your_drafts_speculative_runs() -> None:
     picked = [runs[t] for t in at.multiselect(key="compare_runs").value]
     spec = [r.id for r in picked if not r.is_baseline]
     # 6 of the draft's speculative runs (the folder's run names it too), the baselines on top
-    assert spec == [*ids["folder"], *ids["bs4"][1:]], spec
+    # and batch 1's best chain (num_steps 4, 83.37 tok/s), which Overview's other pairs cite (walk T)
+    assert spec == [ids["bs1"][4], *ids["folder"], *ids["bs4"][1:]], spec
     assert {r.id for r in picked if r.is_baseline} == {ids["bs1"][0], ids["bs4"][0]}
     said = [c.value for c in at.caption if "older runs" in c.value]
     assert said == [
-        "Your older runs #2, #3, #4, #5, #6 are not picked: the selection opens on your draft's 6 newest speculative "
-        "runs, its newest sweep and their baselines. Add them under Runs to compare them too."
+        "Your older runs #2, #3, #4, #6 are not picked: the selection opens on your draft's 6 newest speculative "
+        "runs, its newest sweep, the best chain and tree of each setting and their baselines. Add them under Runs to "
+        "compare them too."
     ], said
 
 
@@ -152,3 +154,50 @@ def test_fewer_runs_than_the_count_are_all_picked(n: int) -> None:
     titles = {r.id: r.title for r in store.runs(group=GROUP)}
     assert at.multiselect(key="compare_runs").value == [titles[i] for i in (base, *spec)]
     assert not [c.value for c in at.caption if "older runs" in c.value]
+
+
+# --- walk T: the runs Overview and the plan cite are picked, however old -----------------------------------------
+
+
+def _sglang(store: Store, batch: int, steps: int | None, tok_s: float, topk: int = 1, ndt: int | None = None) -> int:
+    server: dict[str, object] = {"engine": "sglang", "model": TARGET}
+    if steps is not None:
+        server.update(
+            speculative_algorithm="EAGLE3",
+            draft_model=LABX,
+            num_steps=steps,
+            topk=topk,
+            num_draft_tokens=ndt or steps + 1,
+        )
+    rid = store.start_run(
+        endpoint="http://sglang:1", group=GROUP, params={"concurrency": batch, "max_tokens": 96}, server_config=server
+    )
+    summary: dict[str, float] = {"requests": 16, "output_tokens_per_s": tok_s}
+    if steps is not None:
+        summary["accept_length"] = 1.5 + 0.3 * steps + (0.6 if topk > 1 else 0.0)
+    store.finish_run(rid, summary)
+    return rid
+
+
+def test_the_best_chain_and_tree_of_each_setting_are_picked_however_old() -> None:
+    """Walk T: 100 runs, the batch-1 sweep and trees stored first. Overview's "chains or trees" and the plan cite the
+    best chain and the tree at batch 1, and Compare runs opened without them ("Your older runs #6, #7, #8")."""
+    store = Store(settings.database_url())
+    base1 = _sglang(store, 1, None, 46.8)
+    chains = [_sglang(store, 1, k, tok) for k, tok in zip((1, 2, 3, 4, 5, 6), (66.0, 75.0, 79.1, 77.0, 75.5, 72.0))]
+    tree = _sglang(store, 1, 3, 87.4, topk=4, ndt=8)
+    _sglang(store, 32, None, 985.0)
+    b32 = _sglang(store, 32, 3, 1057.7)
+    newer = [_sglang(store, 32, k, 1000.0 + k) for k in (1, 2, 4, 5, 6, 7, 8)]  # a newer batch-32 sweep
+    at = page_app(str(ROOT / "pages" / "bench.py"), timeout=90)
+    at.query_params["draft"] = LABX
+    at.query_params["draft_group"] = GROUP
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    runs = {r.title: r for r in store.runs(group=GROUP)}
+    picked = {runs[t].id for t in at.multiselect(key="compare_runs").value}
+    assert {chains[2], tree, base1, b32} <= picked, picked  # batch 1's best chain (num_steps 3) and its tree
+    assert set(newer) <= picked, picked
+    said = " ".join(c.value for c in at.caption if "older runs" in c.value)
+    assert f"#{chains[2]}," not in said and f"#{tree}," not in said, said
+    assert "the best chain and tree of each setting" in said, said

@@ -1449,6 +1449,30 @@ def _best_set(
     return chosen
 
 
+def cited_runs(pool: Sequence[Any], draft: str | None = None) -> list[Any]:
+    """The fastest chain and the fastest tree under each comparable baseline of ``pool`` (your ``draft``'s runs when
+    given), with their baselines: the runs Overview's other pairs, its "chains or trees" and the plan's served chain
+    cite. Walk T's 100-run store opened Compare runs on the newest batch-32 runs, without the batch-1 best chain and
+    tree that Overview and the plan quoted."""
+    own = pool
+    if draft:
+        from comparelib.models.draft import runs_of_draft
+
+        own = list(runs_of_draft(pool, draft).kept)
+    best: dict[tuple[int, bool], Any] = {}
+    bases: dict[int, Any] = {}
+    for r in own:
+        if r.is_baseline or not r.output_tokens_per_s or not r.num_steps:
+            continue
+        base = choose_baseline(pool, [r])
+        if base is None:
+            continue
+        key = (int(base.id), _tree_tokens(r) is not None or int(getattr(r, "topk", None) or 1) > 1)
+        if key not in best or float(r.output_tokens_per_s) > float(best[key].output_tokens_per_s):
+            best[key], bases[int(base.id)] = r, base
+    return [*best.values(), *bases.values()]
+
+
 def with_baselines(pool: Sequence[Any], picked: Sequence[Any], draft: str | None = None) -> list[Any]:
     """``picked`` (runs of ``pool``) plus the pair Overview reports (``best_pair``) and the baseline comparable
     with each picked speculative run, in ``pool``'s order: a selection without its baselines (the newest runs
@@ -1465,6 +1489,7 @@ def with_baselines(pool: Sequence[Any], picked: Sequence[Any], draft: str | None
     pair = best_pair(pool, draft)
     if pair is not None:
         extra += [pair.spec, pair.baseline]
+    extra += cited_runs(pool, draft)
     for run in (r for r in picked if not r.is_baseline):
         base = choose_baseline(pool, [run])
         if base is not None:
