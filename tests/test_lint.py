@@ -583,7 +583,7 @@ LING = dict(hidden_size=4096, vocab_size=157184, draft_vocab_size=157184)
 UNKNOWN_FAMILY_CASES = [
     ((1, 15, 28), 32, None),  # the walk: SpecForge's default for N=32
     ((0, 14, 27), 32, None),  # SGLang adds 1, vLLM 0.34.0 reads no eagle_config ids: they differ
-    ((1, 15, 28), 32, "BailingMoeV2ForCausalLM"),  # a class the engines' rules here do not model
+    ((1, 15, 28), 32, "MadeUpMoeForCausalLM"),  # a made-up class: the engines' rules here cannot model it
     ((2, 18, 33), 36, None),
     (None, 32, None),
 ]
