@@ -1403,38 +1403,59 @@ def published_target(
     one's 2.548 was a 70B draft's target where the 70B one reports 2.318), named as the family's and as a draft
     for another target (a Qwen3-30B-A3B draft was aimed at the Instruct-2507 draft's 2.64 as if it were its own).
     Overview's plan and Acceptance vs data's default target both read this (``default_target``); ``runs`` (your
-    run group) go to the one chooser, so a published draft measured beside yours there is the reference here too."""
-    sel = points[(points["benchmark"] == benchmark) & (points["chain"] == chain) & points["accept_length"].notna()]
-    sel = sel[pd.to_numeric(sel["samples"], errors="coerce").notna()]
-    if sel.empty:
+    run group) go to the one chooser, so a published draft measured beside yours there is the reference here too.
+    A draft for your own target needs a published acceptance here, not a published volume (walk T: the Ling-flash
+    draft publishes GSM8K 3.44 and no sample count, and the plan aimed at the Kimi-K2 draft's 3.271); one without a
+    volume is said to publish none, since the samples needed to reach it are the fit's."""
+    # a target needs a published acceptance, not a published volume (walk T: the draft for your own target, which
+    # publishes GSM8K 3.44 and no sample count, was passed over for another target's 3.271 with a volume)
+    reported = points[
+        (points["benchmark"] == benchmark) & (points["chain"] == chain) & points["accept_length"].notna()
+    ]
+    if reported.empty:
         return None
+    volume = pd.to_numeric(reported["samples"], errors="coerce")
+    sel = reported[volume.notna()]  # the drafts chosen by their training data (another target's, the family's)
     at = f"at {chain} on {benchmark}"
+    no_volume = (
+        "; it publishes no training volume, so the samples needed to reach it are the fit's, not read from this draft"
+    )
     if target:
         from comparelib.analysis import overview
 
-        mine = sel[sel["target_model"].astype(str).str.lower() == (model_id(target) or "").lower()]
+        mine = reported[reported["target_model"].astype(str).str.lower() == (model_id(target) or "").lower()]
         if own:
             mine = mine[mine["draft"].astype(str).str.lower() != own.strip().lower()]
         chosen = overview.default_reference(overview.reference_choices(), own, target, runs)
         ref = chosen.hub_id
+        most = pd.to_numeric(mine["samples"], errors="coerce")
         if (mine["draft"] == ref).any():
             row = mine[mine["draft"] == ref].iloc[0]
+            n = number(row["samples"])
             why = {
                 "side": "measured side by side with yours in your run group",
                 "group": "measured in your run group",
-            }.get(chosen.basis, "with the most training data")
+            }.get(
+                chosen.basis,
+                "with the most training data" if n is not None and n >= most.max() else f"that reports {benchmark}",
+            )
             return float(row["accept_length"]), (
-                f"{ref} {at} (the published draft for your target {target} {why}, Overview's reference)"
+                f"{ref} {at} (the published draft for your target {target} {why}, Overview's reference"
+                + ("" if n is not None else no_volume)
+                + ")"
             )
         if len(mine):
-            row = mine.loc[pd.to_numeric(mine["samples"]).idxmax()]
+            counted = most.notna().any()
+            row = mine.loc[most.idxmax()] if counted else mine.iloc[0]
+            how = "with the most training data that reports" if counted else "that reports"
             return float(row["accept_length"]), (
-                f"{row['draft']} {at} (the published draft for your target {target} with the most training data "
-                f"that reports {benchmark} at {chain})"
+                f"{row['draft']} {at} (the published draft for your target {target} {how} {benchmark} at {chain}"
+                + ("" if number(row["samples"]) is not None else no_volume)
+                + ")"
             )
         from comparelib.models.draft import model_family
 
-        kin = sel[sel["draft"] == ref]
+        kin = reported[reported["draft"] == ref]
         if len(kin) and (fam := model_family(target)) and model_family(str(kin.iloc[0]["target_model"])) == fam:
             # the nearest draft of your target's family, Overview's reference (``overview.nearest_in_family``)
             row = kin.iloc[0]
@@ -1442,12 +1463,14 @@ def published_target(
                 f"{ref} {at} (no published draft for your target {target} reports {benchmark} at {chain}; the "
                 f"nearest is this one, a draft for {row['target_model']} (same family), Overview's reference)"
             )
-    if not target and reference and (sel["draft"] == reference).any():
-        row = sel[sel["draft"] == reference].iloc[0]
+    if not target and reference and (reported["draft"] == reference).any():
+        row = reported[reported["draft"] == reference].iloc[0]
         return float(row["accept_length"]), (
             f"{reference} {at} (no target named: the published draft of your draft's hidden size and vocabulary, "
-            "Overview's reference)"
+            "Overview's reference" + ("" if number(row["samples"]) is not None else no_volume) + ")"
         )
+    if sel.empty:  # no draft to choose by its training data
+        return None
     from comparelib.models.draft import family_words, model_size
 
     nearest = ""
