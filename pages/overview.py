@@ -428,7 +428,18 @@ acc_link = (
         + f"; {_link('benchmark it', 'bench')})"
     )
 )
-lines.append(overview.accept_line(acc, reference, acc_link, own_key, measured=own_accept is not None, link=_link))
+lines.append(
+    overview.accept_line(
+        acc,
+        reference,
+        acc_link,
+        own_key,
+        measured=own_accept is not None,
+        link=_link,
+        # your run's prompts against their benchmarks (walk S named only the batch size as differing)
+        own_prompts=values.run_param(answer.own.run, "prompt_set") if answer.own is not None else None,
+    )
+)
 if live is not None:
     lines.append(
         f"- **Live speed** (measured): run #{live.run_id} ("

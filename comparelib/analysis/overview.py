@@ -629,13 +629,14 @@ _WHY = {
 }
 
 
-def setting_difference(own: str | None, refs: Sequence[str]) -> str:
+def setting_difference(own: str | None, refs: Sequence[str], prompts: str = "") -> str:
     """What differs between the user's setting and the reference's, and why it matters, in words: a batch size
-    alone is not "more draft steps" (the page said so whatever differed)."""
+    alone is not "more draft steps" (the page said so whatever differed). ``prompts``: how the prompts differ
+    ("your 'bundled' prompts against their GSM8K"), named first (walk S named the batch size only)."""
     if not own or not refs:
-        return "not like for like"
+        return f"prompts differ: {prompts}, so this is not like for like" if prompts else "not like for like"
     mine = _setting_parts(own)
-    differ: list[str] = []
+    differ: list[str] = ["prompts"] if prompts else []
     for ref in refs:
         theirs = _setting_parts(ref)
         for name in _WHY:
@@ -644,11 +645,13 @@ def setting_difference(own: str | None, refs: Sequence[str]) -> str:
     if not differ:
         return "not like for like"
     names = {"steps": "num_steps", "topk": "topk", "draft": "draft tokens", "bs": "batch size", "engine": "engine"}
+    names["prompts"] = "prompts"
     listed = [names[n] for n in differ]
     joined = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
+    why = {**_WHY, "prompts": f"{prompts} (acceptance depends on the prompts)"}
     return (
-        f"{joined} differ{'s' if len(differ) == 1 else ''}: "
-        + "; ".join(_WHY[n] for n in differ)
+        f"{joined} differ{'s' if len(differ) == 1 and differ != ['prompts'] else ''}: "
+        + "; ".join(why[n] for n in differ)
         + ", so this is not like for like"
     )
 
@@ -776,6 +779,7 @@ def accept_line(
     *,
     measured: bool,
     link: Callable[[str, str], str] = lambda text, page: text,
+    own_prompts: str | None = None,
 ) -> str:
     """Overview's acceptance bullet: ours (``ours``, already worded and linked), the reference's range on the
     benchmarks it was read on, and how the settings differ. A reference that publishes no acceptance is said so,
@@ -813,11 +817,23 @@ def accept_line(
             text += f"At that setting it also publishes {listed}. "
     if not measured:
         return text
-    if acc.same_setting:
+    # your run on other prompts than the benchmarks theirs was read on is another measurement too (walk S: the
+    # bundled prompts beside GSM8K's 2.32, "batch size differs" only)
+    other = (
+        f"your {own_prompts!r} prompts against their {benches}"
+        if own_prompts and str(own_prompts).lower() not in {b.lower() for b in read_on}
+        else ""
+    )
+    if acc.same_setting and not other:
         return text + "Same setting."
+    if acc.same_setting:
+        return (
+            text + f"Same setting, other prompts: {other} (acceptance depends on the prompts), so this is not like "
+            "for like."
+        )
     return (
         text + f"**Settings differ:** ours {own_key or 'unknown'}, theirs {'; '.join(acc.ref_settings)} "
-        f"({setting_difference(own_key, acc.ref_settings)})."
+        f"({setting_difference(own_key, acc.ref_settings, other)})."
     )
 
 

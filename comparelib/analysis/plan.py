@@ -1621,6 +1621,25 @@ def _measured_at_chain(runs: Sequence[Any], chain: str, rank_batch: int) -> tupl
     return run, al
 
 
+def _prompts_apart(run: Any, benchmark: str | None) -> str | None:
+    """The prompts ``run`` was measured on, when recorded and not ``benchmark``: its AL is not on the scale of a
+    figure on that benchmark, so it neither meets nor misses one (walk S: run #7 on the bundled prompts "met" the
+    reference's GSM8K 2.318 through the ``--curve`` path, while the published-trend path left it out)."""
+    prompts = run_param(run, "prompt_set") if run is not None else None
+    if not prompts or not benchmark or str(prompts).lower() == str(benchmark).lower():
+        return None
+    return str(prompts)
+
+
+def _apart_words(run: Any, al: float, chain: str, prompts: str, target_named: str, benchmark: str) -> str:
+    """What was measured where, and that it is not compared with the target (``_prompts_apart``)."""
+    return (
+        f"Run #{run.id} measured AL {al:.2f} at {chain} (batch {run_param(run, 'concurrency') or 'not recorded'}) "
+        f"on the {prompts!r} prompts, and the target {target_named} is a {bench_label(benchmark)} figure: the two "
+        "are not on one scale, so they are not compared (the target is neither met nor missed by that run)."
+    )
+
+
 _TREE_ONLY = ("different topk", "different num_draft_tokens", "different concurrency")
 
 
@@ -2031,15 +2050,10 @@ def build(
             if at_chain is not None
             else next((r for r in inputs.runs if speed is not None and r.id == speed.model.served_run_id), None)
         )
-        prompts = run_param(own_run, "prompt_set") if own_run is not None else None
+        prompts = _prompts_apart(own_run, inputs.benchmark)
         other_prompts = ""
-        if (
-            own_run is not None
-            and own_al_k is not None
-            and prompts
-            and str(prompts).lower() != (inputs.benchmark or "").lower()
-        ):
-            own_prompts = str(prompts)
+        if own_run is not None and own_al_k is not None and prompts:
+            own_prompts = prompts
             other_prompts = (
                 f"; your measured point (run #{own_run.id}, AL {own_al_k:.2f}) is left out of the fit: it was "
                 f"measured on the {prompts!r} prompts, the fit is {bench_label(inputs.benchmark)}, as on Acceptance "
@@ -2100,6 +2114,7 @@ def build(
 
     # ---- target AL
     target_named = ""  # the target as a note names it: the value, and whose figure on which benchmark
+    target_bench: str | None = inputs.benchmark  # the prompts the target was measured on, where known
     beside = (
         measured_target(inputs.group_runs, inputs.draft_label, inputs.target_label, chain)
         if target_al is None
@@ -2111,6 +2126,7 @@ def build(
     elif beside is not None:
         # the reference measured in your own group outweighs its published figure, as on Overview
         target_al = beside.al
+        target_bench = run_param(beside.run, "prompt_set")
         t_src = _source(sources, "measured", beside.text)
         target_named = f"{round(beside.al, 3):g} ({beside.text.split(': ', 1)[0]}, run #{beside.run.id})"
     elif inputs.published is not None and (
@@ -2210,6 +2226,13 @@ def build(
     # ---- more data
     md = Option("more-data", "More training data (same draft, same recipe)")
     measured_here = _measured_at_chain(inputs.runs, chain, rank_batch)
+    # one rule on every path: a run on other prompts than the target's neither meets nor misses it (walk S)
+    apart = _prompts_apart(measured_here[0], target_bench) if measured_here and target_al is not None else None
+    apart_words = (
+        _apart_words(measured_here[0], measured_here[1], chain, apart, target_named, str(target_bench))
+        if measured_here and apart
+        else ""
+    )
     above_trend = ""
     if fit is not None and fit.scope == "pooled" and own_now:
         # the trend's AL at your volume far below what your draft measured: the trend's ratio is not your gain
@@ -2230,7 +2253,7 @@ def build(
                     "adds to your tok/s, and no gain or cost is claimed"
                 )
     # a run on other prompts than the target's benchmark has not met it (walk R: chat prompts against GSM8K's AL)
-    if target_al is not None and measured_here is not None and measured_here[1] >= target_al and not own_prompts:
+    if target_al is not None and measured_here is not None and measured_here[1] >= target_al and not apart:
         run_met, al_met = measured_here
         md.generation = md.training = md.storage = Band(None, None, None)
         md.note = (
@@ -2265,7 +2288,7 @@ def build(
         ]
         current["above_trend"] = True
     elif fit is None:
-        md.note = fit_note or "no acceptance fit"
+        md.note = (f"{apart_words} " if apart_words else "") + (fit_note or "no acceptance fit")
     else:
         # your log's fit is on the training simulation's scale (tau_sim), not the live one the target and the
         # served AL are on (walk Q: the log's plateau 2.58 beside 2.72 measured live at 3 steps, "does not reach
@@ -2290,6 +2313,8 @@ def build(
                 "the count the cost is computed on"
             )
 
+        # your log put on the live scale by a run on other prompts than the target's is not set against it
+        apart_curve = apart if curve_scope else None
         if curve_scope:
             log_now = fit.al(own_now).value if own_now else None
             if measured_here is not None and log_now is not None:
@@ -2298,8 +2323,14 @@ def build(
                 scale_words = (
                     f" Your log's fit is on the training simulation's scale (tau_sim; {log_now:.2f} at your "
                     f"{own_now:,.0f} samples seen), not the live one: run #{run_l.id} measured AL {live_l:.2f} at "
-                    f"{chain}, so every AL here is predicted live AL = that measured AL + (the log's fit at the new "
-                    "volume - the log's fit at your volume), and the target is compared on that scale."
+                    + (
+                        f"{chain} on the {apart_curve!r} prompts, so every AL here is predicted live AL on those "
+                        "prompts = that measured AL + (the log's fit at the new volume - the log's fit at your "
+                        "volume)."
+                        if apart_curve
+                        else f"{chain}, so every AL here is predicted live AL = that measured AL + (the log's fit at "
+                        "the new volume - the log's fit at your volume), and the target is compared on that scale."
+                    )
                 )
                 scale_ev = {
                     "measured live AL": live_l,
@@ -2315,7 +2346,7 @@ def build(
                 )
         fit_now = fit.al(own_now).value if own_now else None
         base_al = None if fit_now is None else fit_now + shift
-        need = fit.samples_for(target_al - shift) if target_al is not None else None
+        need = fit.samples_for(target_al - shift) if target_al is not None and not apart_curve else None
         at_10x = max(own_now or fit.x_max, fit.x_max) * 10
         # what the row shows when the target is not costed: 10x the largest volume in the fit (or yours)
         tenfold = ("10x your volume" if own_now and own_now > fit.x_max else "10x the most it was fitted on") + (
@@ -2364,7 +2395,9 @@ def build(
         else:
             n_new, md.samples_needed = at_10x, None if need is None else need.map(at_least_yours)
             reach = (
-                f"does not reach the target {target_named} (plateau {fit.plateau + shift:.2f}"
+                "is not set against the target"
+                if apart_curve
+                else f"does not reach the target {target_named} (plateau {fit.plateau + shift:.2f}"
                 + (" on the live scale)" if shift else ")")
                 if target_al is not None
                 else "has no target AL to reach"
@@ -2439,6 +2472,7 @@ def build(
             )
         md.note = (
             set_aside
+            + (f"{apart_words} " if apart_words else "")
             + f"{fit_name} {reach}."
             + scale_words
             + epochs_words
