@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from comparelib.models.comparison import Entry
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -77,6 +81,26 @@ def _samples_text(samples: float | None, where: str, name: str, *, by_name: bool
     )
 
 
+def _load(source: str, target: str | None) -> tuple[Entry, str]:
+    """The draft's entry with ``target`` read, and ""; or, when the target cannot be read (its config not
+    reachable, or of an architecture the counter does not know), the entry with the target named but not counted,
+    and why: Overview makes the plan without the target's size and says so (walk T: ``plan`` exited 2 on
+    BailingMoeV2ForCausalLM while Overview showed the plan). An error of the draft's own is raised."""
+    from dataclasses import replace
+
+    from comparelib.errors import CompareError
+    from comparelib.models import comparison
+
+    try:
+        return comparison.load_entry(source, target=target, with_header=False), ""
+    except CompareError as exc:
+        if not target:
+            raise
+        entry = comparison.load_entry(source, with_header=False)  # the draft's own error, if it is the draft's
+        why = f"its config could not be read ({' '.join(str(exc).split())})"
+        return replace(entry, target_label=target, target_count=None), why
+
+
 def run(args: argparse.Namespace) -> int:
     from comparelib.analysis import curves, plan
     from comparelib.cli._util import print_json
@@ -100,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     if draft.is_example:
         draft = draft.with_(volume=args.volume or DEFAULT.volume, group=args.group or DEFAULT.group)
     plan.gpu(args.gpu)  # refuse an unknown GPU before anything is fetched
-    entry = comparison.load_entry(draft.source, target=args.target, with_header=False)
+    entry, target_unread = _load(draft.source, args.target)
     store = Store(args.db)
     store.ensure_examples()
     volumes = store.data_volumes()
@@ -114,11 +138,15 @@ def run(args: argparse.Namespace) -> int:
         # served with (the plan aimed at a Kimi draft's AL for a Qwen3-32B draft whose runs named Qwen3-32B)
         chosen = resolve_target(None, runs, draft=draft.match_name, card=base_model_from_card(entry.card))
         if chosen.model:
-            entry = comparison.load_entry(draft.source, target=chosen.model, with_header=False)
+            entry, target_unread = _load(draft.source, chosen.model)
             target_from = {
                 "card": comparison.CARD_TARGET_WORDS,
                 "runs": "the model your draft's runs were served with",
             }.get(chosen.origin, "")
+    # why the target is not counted (its config unread, or read and of an architecture the counter does not know):
+    # the plan is made without its size, as on Overview, and says why
+    uncounted = entry.target_label is not None and entry.target_count is None
+    not_counted = target_unread or (entry.target_note or "" if uncounted else "")
     own_samples, samples_src = (args.samples, "--samples") if args.samples else draft.training_samples(volumes)
     samples_text = _samples_text(own_samples, samples_src, draft.name, by_name=by_name)
     row = draft.volume_row(volumes)
@@ -166,7 +194,14 @@ def run(args: argparse.Namespace) -> int:
         rate_source=rate_src,
     )
     if args.json:
-        print_json({**result.to_json(), "training_samples": {"samples": own_samples, "source": samples_text}})
+        target = {"model": entry.target_label, "from": target_from or None, "not_counted": not_counted or None}
+        print_json(
+            {
+                **result.to_json(),
+                "training_samples": {"samples": own_samples, "source": samples_text},
+                "target": target,
+            }
+        )
         return 0
     w = sys.stdout.write
     w(f"plan for {result.draft} on {result.gpu}")
@@ -176,7 +211,13 @@ def run(args: argparse.Namespace) -> int:
         if source:  # which published draft it is, and why that one
             w(f" (from {source.removeprefix('registry: ')})")
     w(f"\ntraining samples: {samples_text}\n")
-    if target_from:  # as Overview's caption: a target your draft's config does not name is said with its origin
+    if not_counted:  # as Overview's caption: the plan is made without the target's size, and says why
+        origin = f", from {target_from}" if target_from else ""
+        w(
+            f"target {entry.target_label}{origin}: {not_counted.rstrip('.')}. The plan is made without the target's "
+            "size: hidden-state generation is not costed (unless --gen-samples-per-s gives its rate)\n"
+        )
+    elif target_from:  # as Overview's caption: a target your draft's config does not name is said with its origin
         w(f"target {entry.target_label}, from {target_from} (--target overrides it)\n")
     w(f"{result.fit_note}\n")
     for i, o in enumerate(result.options, 1):
