@@ -29,7 +29,7 @@ import pandas as pd
 from comparelib import charts, export, paths, settings
 from comparelib.audit import cluster, dumps
 from comparelib.audit.conversations import FORMATS
-from comparelib.audit.result import AuditResult, percent
+from comparelib.audit.result import VOLUME_TRAINED, VOLUME_UNIQUE, AuditResult, percent
 from comparelib.audit.scan import audit, progress_text
 from comparelib.errors import CompareError
 
@@ -202,10 +202,22 @@ def _show_result(result: AuditResult) -> None:
         )
 
     st.subheader("Attach to a draft as training volume")
-    vol = result.to_volume()
+    st.caption(result.volume_sentence())
+    unique = result.unique_volume()
+    choices = {"rows trained on": (result.to_volume(), VOLUME_TRAINED)}
+    if unique is not None:
+        choices["unique usable rows"] = (unique, VOLUME_UNIQUE)
+    picked_volume = st.radio(
+        "Attach",
+        list(choices),
+        key="audit_attach_what",
+        horizontal=True,
+        format_func=lambda k: f"{k} ({choices[k][0]['samples']:,} samples)",
+    )
+    vol, vol_words = choices.get(picked_volume) or choices["rows trained on"]
     st.caption(
-        f"Saves samples {vol['samples']:,} and tokens {vol['tokens']:,} to the results store, where the "
-        "acceptance-vs-data chart picks them up."
+        f"Saves {vol['samples']:,} samples and {vol['tokens']:,} tokens ({vol_words}) to the results store, where "
+        "Overview, the plan and the acceptance-vs-data chart pick them up."
     )
     if "audit_attach_draft" not in st.session_state or st.session_state.get("_audit_attach_for") != own.source:
         # your draft's name (not the pasted URL), again after the sidebar's draft changes: a name kept from the
@@ -227,7 +239,7 @@ def _show_result(result: AuditResult) -> None:
 
             try:
                 name = draft_name(draft)  # as stored: length-capped, a token typed into it masked
-                source = result.source + (" (estimate)" if result.estimated else "")
+                source = f"{result.source} ({vol_words})" + (" (estimate)" if result.estimated else "")
                 app.open_store(settings.database_url()).save_data_volume(
                     draft=name,
                     samples=vol["samples"],
@@ -239,7 +251,7 @@ def _show_result(result: AuditResult) -> None:
             except CompareError as exc:
                 st.error(str(exc))
             else:
-                said = [f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens for {name}."]
+                said = [f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens ({vol_words}) for {name}."]
                 if own.is_example:
                     pass
                 elif own.with_(volume=name).volume_of_another:  # another draft's name: stored for it, not attached

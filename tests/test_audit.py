@@ -218,7 +218,15 @@ def test_estimate_tables_round_the_interval(fixture_file: Path, tok_dir: Path) -
         "Estimate from a random sample of 5 of 14 rows; totals carry a 95% confidence interval."
     )
     rows = {r["metric"]: r for r in est.estimate_rows()}
-    assert set(rows) == {"tokens", "assistant_tokens", "samples", "over_max_length"}
+    assert set(rows) == {
+        "tokens",
+        "assistant_tokens",
+        "samples",
+        "over_max_length",
+        "samples_trained_on",  # the training volume Attach stores (result.VOLUME_TRAINED), estimated too
+        "tokens_trained_on",
+    }
+    assert est.to_volume()["samples"] == round(est.estimate["samples_trained_on"]["value"])
     assert est.estimate is not None
     assert rows["tokens"]["estimate"] == round(est.estimate["tokens"]["value"]) == est.tokens
     assert rows["tokens"]["95% low"] <= rows["tokens"]["estimate"] <= rows["tokens"]["95% high"]

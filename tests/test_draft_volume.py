@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from comparelib.audit.result import VOLUME_TRAINED
 from comparelib.models.draft import DEFAULT, OwnDraft
 from tests.tokenizer_fixture import build_tokenizer
 
@@ -110,7 +111,9 @@ def test_typed_then_attached_the_sidebar_says_which_and_offers_the_typed_one(tmp
     # the sidebar on the same screen already says so (it was drawn before the click: "typed in"), and its
     # stored-audit list shows the volume picked (it said "(none)" until the next page)
     said = _sidebar(at)
-    assert "Training data in use: 12 samples, attached from Dataset audit as my-draft." in said, said
+    assert f"Training data in use: 12 samples, attached from Dataset audit as my-draft: {VOLUME_TRAINED}." in said, (
+        said
+    )
     assert at.sidebar.selectbox(key="draft_volume").value == "my-draft"
 
     # 3. every page says the audit is used and the typed number is not, and offers it back
@@ -118,9 +121,11 @@ def test_typed_then_attached_the_sidebar_says_which_and_offers_the_typed_one(tmp
     _ok(at.run())
     assert at.sidebar.number_input(key="draft_samples").value == 250_000  # still shown in the sidebar...
     said = _sidebar(at)
-    assert "Training data in use: 12 samples, attached from Dataset audit as my-draft." in said, said
+    assert f"Training data in use: 12 samples, attached from Dataset audit as my-draft: {VOLUME_TRAINED}." in said, (
+        said
+    )
     assert "The 250,000 samples typed in are not used while an audit is attached." in said, said  # ...and said
-    assert "(attached from Dataset audit as my-draft)" in _md(at), _md(at)
+    assert f"(attached from Dataset audit as my-draft: {VOLUME_TRAINED})" in _md(at), _md(at)
     assert at.query_params["draft_vol"] == "my-draft"
 
     # 4. switching to the typed number: Overview answers for it, the link drops the audit

@@ -10,6 +10,16 @@ from typing import Any, TypedDict
 
 from comparelib.values import percent as percent  # a share as shown (re-exported: the audit's callers use it)
 
+# What an attached training volume counts, in the source it is stored with ("<dataset> (<words>)") and in every
+# sentence that names it: SpecForge and speculators drop a row with no supervised token and keep duplicates.
+VOLUME_TRAINED = "rows trained on, with exact duplicates kept and rows with no supervised token left out"
+VOLUME_UNIQUE = "unique usable rows, with exact duplicates and rows with no supervised token left out"
+
+
+def volume_words(source: str | None) -> str | None:
+    """What a stored volume counts, read from its source (None for a volume stored before it said so, or typed)."""
+    return next((w for w in (VOLUME_TRAINED, VOLUME_UNIQUE) if f"({w})" in str(source or "")), None)
+
 
 class Histogram(TypedDict):
     bins: list[float]  # bin edges, one more than counts
@@ -55,6 +65,12 @@ class AuditResult:
     domains: dict[str, int]
     zero_supervised: int
     rows_with_offsets: int
+    # the rows a trainer trains on (rows with no supervised token dropped, duplicates kept) and their tokens;
+    # the unique usable rows (duplicates dropped too), None for an estimate (duplicates counted in the sample only)
+    trained_samples: int = 0
+    trained_tokens: int = 0
+    unique_samples: int | None = None
+    unique_tokens: int | None = None
     # samples with an empty or whitespace-only user / assistant turn (still samples: the trainers keep them)
     empty_turn_rows: int = 0
     empty_turn_roles: dict[str, int] = field(default_factory=dict)  # rows by the role of their empty turn
@@ -133,11 +149,47 @@ class AuditResult:
         ]
 
     def to_volume(self) -> dict[str, int]:
+        """The training volume Attach stores by default: the rows a trainer trains on (``VOLUME_TRAINED``); a row
+        with no supervised token has no assistant token, so ``assistant_tokens`` is the whole set's."""
         return {
-            "samples": int(self.samples),
-            "tokens": int(self.tokens),
+            "samples": int(self.trained_samples),
+            "tokens": int(self.trained_tokens),
             "assistant_tokens": int(self.assistant_tokens),
         }
+
+    def unique_volume(self) -> dict[str, int] | None:
+        """The unique usable rows (``VOLUME_UNIQUE``) and their tokens; None for an estimate."""
+        if self.unique_samples is None or self.unique_tokens is None:
+            return None
+        return {"samples": int(self.unique_samples), "tokens": int(self.unique_tokens)}
+
+    def volume_sentence(self) -> str:
+        """What the rows trained on are, counted from which rows, and the unique usable rows beside them."""
+        est = " in the sample" if self.estimated else ""
+        zero = (
+            f"the {self.zero_supervised:,} with no supervised token{est} (an empty loss mask) are left out, as "
+            "SpecForge and speculators drop them"
+            if self.zero_supervised
+            else "no row lacks a supervised token (SpecForge and speculators would drop one)"
+        )
+        dups = (
+            f"the {self.duplicates:,} exact duplicates{est} are kept, as the trainers train each copy"
+            if self.duplicates
+            else "no row is an exact duplicate"
+        )
+        said = (
+            f"Rows trained on: {self.trained_samples:,} of {self.samples:,} samples, {self.trained_tokens:,} tokens"
+            f"{' (estimated)' if self.estimated else ''}: {zero}; {dups}."
+        )
+        unique = self.unique_volume()
+        if unique is None:
+            return (
+                f"{said} Unique usable rows: not counted for an estimate (duplicates are counted in the sample only)."
+            )
+        return (
+            f"{said} Unique usable rows: {unique['samples']:,} samples, {unique['tokens']:,} tokens (one copy of each "
+            "duplicate, no row without a supervised token)."
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -173,7 +225,11 @@ class AuditResult:
             ("regenerated", self.regenerated),
             ("original", self.original),
             ("zero supervised tokens", self.zero_supervised),
+            ("samples trained on", self.trained_samples),  # no row without a supervised token; duplicates kept
+            ("tokens trained on", self.trained_tokens),
         ]
+        if self.unique_samples is not None:
+            rows += [("unique usable samples", self.unique_samples), ("unique usable tokens", self.unique_tokens)]
         rows.append(("domain source", self.domain_source))
         rows += [(f"domain {k}", v) for k, v in self.domains.items()]
         rows += [(f"anomaly {k}", v) for k, v in sorted(self.anomalies.items())]

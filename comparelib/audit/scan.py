@@ -222,6 +222,11 @@ class Tally:
         self.rewritten_rows = 0  # counted on the whole render, spans by header ... end of turn (Prepared.rewritten)
         self.reasoning_dropped_rows = 0  # of those, rows whose template left a turn's reasoning_content out
         self.per_row: list[tuple[int, int, int]] | None = None  # estimate mode: (tokens, assistant, over)
+        # one entry per counted row: its duplicate hash, tokens and whether it has a supervised token (16+1 bytes):
+        # the rows a trainer trains on and the unique usable rows (``usable_volumes``)
+        self.row_keys = array("Q")
+        self.row_tokens = array("q")
+        self.row_usable = array("b")
         self._perm: tuple[Any, Any] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -324,6 +329,8 @@ class Tally:
         h = int.from_bytes(hashlib.blake2b(canon.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
         self.hashes.append(h)
         self.hash_lines.append(line)
+        if prepared is not None:
+            prepared.key = h
         content = "\n".join(c for _r, c in conv.turns)
         if conv.domain is not None:  # the row says what it is: its label, not a guess from its text
             self.stated_fields[conv.domain_field or "domain"] += 1
@@ -385,6 +392,10 @@ class Tally:
                 self.with_offsets += 1
             if self.per_row is not None:
                 self.per_row.append((n_tok, n_sup, int(over)))
+            if prepared.key is not None:
+                self.row_keys.append(prepared.key)
+                self.row_tokens.append(n_tok)
+                self.row_usable.append(1 if n_sup else 0)
 
     def merge(self, other: Tally) -> None:
         """Add another block's totals (blocks may arrive in any order; examples keep the first rows)."""
@@ -429,6 +440,9 @@ class Tally:
         self.empty_turn_examples = sorted(self.empty_turn_examples + other.empty_turn_examples, key=key)[:_EXAMPLES]
         self.hashes.extend(other.hashes)
         self.hash_lines.extend(other.hash_lines)
+        self.row_keys.extend(other.row_keys)
+        self.row_tokens.extend(other.row_tokens)
+        self.row_usable.extend(other.row_usable)
         self.file_errors.extend(other.file_errors)
         self._merge_reservoir(other)
         self.valid_seen += other.valid_seen
@@ -622,6 +636,25 @@ def _duplicates(stats: Tally) -> tuple[int, list[dict[str, Any]]]:
                 if len(examples) >= _EXAMPLES:
                     break
     return dups, examples
+
+
+def usable_volumes(stats: Tally) -> tuple[int, int, int, int]:
+    """(samples, tokens) of the rows a trainer trains on, then of the unique usable rows.
+
+    SpecForge drops a row below ``min_loss_tokens`` supervised tokens (default 1; specforge 0.2.0
+    data/preprocessing.py, has_minimum_valid_tokens) and speculators one with none ("unsupervised",
+    speculators 0.9.0 data_generation/preprocessing.py _append_row); neither drops a duplicate, trained once per
+    copy. The unique usable rows keep one copy of each (exact duplicates share their hash and their counts)."""
+    import numpy as np
+
+    keys = np.frombuffer(stats.row_keys, dtype=np.uint64)
+    toks = np.frombuffer(stats.row_tokens, dtype=np.int64)
+    usable = np.frombuffer(stats.row_usable, dtype=np.int8).astype(bool)
+    if not len(keys):
+        return 0, 0, 0, 0
+    _uniq, first = np.unique(keys[usable], return_index=True)
+    kept = toks[usable]
+    return int(usable.sum()), int(kept.sum()), len(first), int(kept[first].sum())
 
 
 def _estimate(values: Sequence[float], population: int) -> dict[str, float]:
@@ -844,6 +877,8 @@ def finish(
     )
     notes.append(domain_note)
     tokens, assistant, samples, over = stats.tokens, stats.assistant, stats.samples, stats.over
+    trained, trained_tokens, unique, unique_tokens = usable_volumes(stats)
+    unique_kept: tuple[int | None, int | None] = (unique, unique_tokens)
     estimate: dict[str, dict[str, float]] | None = None
     if sample is not None and population is not None and stats.per_row is not None:
         n = stats.rows_read
@@ -853,7 +888,12 @@ def finish(
             "assistant_tokens": _estimate([r[1] for r in rows], population),
             "samples": _estimate([1.0] * len(stats.per_row) + [0.0] * (n - len(stats.per_row)), population),
             "over_max_length": _estimate([r[2] for r in rows], population),
+            "samples_trained_on": _estimate([float(r[1] > 0) for r in rows], population),
+            "tokens_trained_on": _estimate([r[0] if r[1] > 0 else 0 for r in rows], population),
         }
+        trained = round(estimate["samples_trained_on"]["value"])
+        trained_tokens = round(estimate["tokens_trained_on"]["value"])
+        unique_kept = (None, None)  # duplicates are counted in the sample only: no total of distinct rows
         tokens = round(estimate["tokens"]["value"])
         assistant = round(estimate["assistant_tokens"]["value"])
         samples = round(estimate["samples"]["value"])
@@ -915,6 +955,10 @@ def finish(
         domain_source=domain_source,
         domain_note=domain_note,
         zero_supervised=stats.zero_sup,
+        trained_samples=trained,
+        trained_tokens=trained_tokens,
+        unique_samples=unique_kept[0],
+        unique_tokens=unique_kept[1],
         rows_with_offsets=stats.with_offsets,
         estimated=estimate is not None,
         estimate=estimate,

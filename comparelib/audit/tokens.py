@@ -158,6 +158,9 @@ class Prepared:
     rewritten: bool = False
     """The prefix rule did not hold (the template renders earlier turns differently once later turns are added):
     spans were found in the whole render by header ... end of turn, as SpecForge finds them (``header_spans``)."""
+    key: int | None = None
+    """The row's exact-duplicate hash (``scan.Tally.keep``): its copies share it, so the unique usable rows are
+    counted from the token counts."""
 
     @property
     def rendered(self) -> str:

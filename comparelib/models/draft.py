@@ -226,8 +226,12 @@ class OwnDraft:
         if row is not None and row.get("samples"):  # an attached audit comes first, also over a number typed in
             kind = str(row.get("kind") or "measured")
             other = ", which is another draft's name" if self.volume_of_another else ""
-            if kind == "measured":
-                return float(row["samples"]), f"attached from Dataset audit as {self.volume}{other}"
+            if kind == "measured":  # what it counts, where the attach said (audit.result.volume_words)
+                from comparelib.audit.result import volume_words
+
+                what = volume_words(row.get("source"))
+                counts = f": {what}" if what else ""
+                return float(row["samples"]), f"attached from Dataset audit as {self.volume}{other}{counts}"
             where = str(self.volume) if str(self.volume).startswith(kind) else f"{self.volume} ({kind})"
             return float(row["samples"]), where + other
         if self.volume and row is None:
