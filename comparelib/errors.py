@@ -24,6 +24,21 @@ class ConfigError(CompareError):
     """A model config that is unsupported, incomplete or has absurd values."""
 
 
+class UnsupportedArchitectureError(ConfigError):
+    """A config of an architecture the parameter counter has no rules for. The message is one short sentence;
+    ``detail`` lists the architectures it knows (the CLI appends it, the pages put it in an expander), so the
+    answer is not pushed down by a list of two dozen class names."""
+
+    def __init__(self, message: str, *, architecture: str, supported: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.architecture = architecture
+        self.supported = supported
+
+    @property
+    def detail(self) -> str:
+        return "the parameter counter knows: " + ", ".join(self.supported)
+
+
 class HubError(CompareError):
     """The Hub (or a mirror) could not give us what we asked for."""
 

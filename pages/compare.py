@@ -301,9 +301,11 @@ with st.spinner("Reading configs and checkpoint headers…"):
                     # draft's, said as its by the handler below, never the target's
                     alone = _load(src, None, target_layers, settings.token_fingerprint())
                     # the name a server reported (a folder on its machine) may not be readable here
+                    # the field holds it already: "give it there" would change nothing; another target would
                     st.warning(
                         f"**{src}**: {from_what}, {from_draft}, could not be read "
-                        f"({exc}); shown without it. Give the target in the field above."
+                        f"({exc}); shown without it. To size and check it against a target, replace it in the "
+                        "target field above with one that can be read, or give the target's number of layers."
                     )
                     entries.append(alone)
         except CompareError as exc:  # a private or gated repo: which one, and the sidebar's token field
@@ -313,6 +315,9 @@ with st.spinner("Reading configs and checkpoint headers…"):
                 else None
             )
             st.error(said or f"**{src}**: {exc}")
+            if detail := getattr(exc, "detail", ""):  # the architectures the counter knows: below, not above
+                with st.expander("Supported architectures"):
+                    st.caption(detail)
 if not entries:
     st.stop()
 # a published draft whose target's config is not shipped takes the size read here for your draft's same target
@@ -365,13 +370,23 @@ for e, name in zip(entries, comparison.display_names(entries), strict=True):
             "exports)."
         )
     why = comparison.no_ratio_reason(e)
-    if why is not None and e.target_label is not None:  # a target known by name whose size is not known here
-        st.caption(
-            f"**{name}**: no draft/target ratio: {why}. Type {e.target_label} in the target field and tick "
-            '"Use this target for the published drafts too" (target_size_from in the exports).'
-            if e.kind == "registry"
-            else f"**{name}**: no draft/target ratio: {why} in the target field (target_size_from in the exports)."
-        )
+    if why is None and e.target_count is None and e.target_note:  # a target counted from its checkpoint: said
+        st.caption(f"**{name}**: {e.target_note} (target_size_from in the exports).")
+    elif why is not None and e.target_label is not None:  # a target known by name whose size is not known here
+        held = comparison.same_target(typed_target, e.target_label)  # the field holds it already
+        if e.target_note or (held and (to_published or e.kind != "registry")):  # tried: why, never "type it"
+            st.caption(f"**{name}**: no draft/target ratio: {why} (target_size_from in the exports).")
+        elif e.kind == "registry":
+            st.caption(
+                f"**{name}**: no draft/target ratio: {why}. "
+                + ("Tick" if held else f"Type {e.target_label} in the target field and tick")
+                + ' "Use this target for the published drafts too" (target_size_from in the exports).'
+            )
+        else:
+            st.caption(
+                f"**{name}**: no draft/target ratio: {why}; give it in the target field (target_size_from in the "
+                "exports)."
+            )
 
 st.subheader("Where the parameters are")
 comp_df = comparison.components_frame(entries)

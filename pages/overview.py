@@ -248,6 +248,8 @@ if own_entry is not None and own_target and not own_entry.target_label:
             own_entry = _entry(draft.source, settings.token_fingerprint(), own_target)
     except CompareError as exc:
         st.caption(f"Your draft's target {own_target} could not be read ({exc}); what needs its size is left out.")
+if own_entry is not None and own_entry.target_count is None and own_entry.target_note:
+    st.caption(f"Your draft's target: {own_entry.target_note}.")  # read, but not countable: why, what still works
 with st.expander("Reference draft", expanded=False):
     reference = st.selectbox("Reference (published)", ref_options, key="ov_ref")
     if reference == suggested.hub_id:

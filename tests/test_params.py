@@ -667,7 +667,7 @@ def test_cli_params_with_glm_and_minimax_targets(
     assert [r["status"] for r in rows] == statuses
     assert any(cited in c for r in rows for c in r["cite"])
     # lint takes the target's class from its config: the engines' own rules, never the Llama/Qwen fallback
-    assert not any("target family unknown" in f["message"] for f in data["lint"])
+    assert not any("family is unknown" in f["message"] for f in data["lint"])
     unsupported = [f for f in data["lint"] if f["code"] == "engine-unsupported"]
     assert bool(unsupported) == (statuses[2] == "unsupported")
 

@@ -44,7 +44,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CompareError as exc:
         from comparelib import redact
 
-        print(f"error: {' '.join(redact.mask_text(str(exc)).split())}", file=sys.stderr)
+        detail = getattr(exc, "detail", "")  # a list the pages keep in an expander (UnsupportedArchitectureError)
+        said = f"{exc} ({detail})" if detail else str(exc)
+        print(f"error: {' '.join(redact.mask_text(said).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

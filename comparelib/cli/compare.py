@@ -85,11 +85,12 @@ def run(args: argparse.Namespace) -> int:
         for basis, estimated in [comparison.counts_basis(e)]
         if estimated
     ]
-    notes += [  # a target known by name whose size is not known here: why draft_to_target is blank
+    notes += [  # a target known by name whose size is not known here: why draft_to_target is blank, and what to give
         f"{e.label}: no draft/target ratio: {why} (--target {e.target_label}"
         + (" --target-all)" if e.kind == "registry" else ")")
         for e in entries
-        if e.target_label is not None and (why := comparison.no_ratio_reason(e)) is not None
+        # a target that was read and could not be counted: target_origin said why; giving it again changes nothing
+        if e.target_label is not None and not e.target_note and (why := comparison.no_ratio_reason(e)) is not None
     ]
     if kept_own:  # as the page: --target is your draft's target
         notes.append(

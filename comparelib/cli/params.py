@@ -96,6 +96,14 @@ def _target_line(entry: Entry) -> str:
     from comparelib.models.comparison import CARD_TARGET_WORDS
 
     origin = f" (from {CARD_TARGET_WORDS}; --target overrides it)" if entry.target_from == "card" else ""
+    if entry.target_count is None and entry.target_note:  # read, not countable: its checkpoint's total, or why not
+        ratio = (
+            f"; draft-to-target ratio {entry.ratio:.6f} ({entry.ratio:.3%}: excluding embedding over the target's "
+            "total from its checkpoint)"
+            if entry.ratio is not None
+            else "; draft-to-target ratio unknown"
+        )
+        return f"target {entry.target_label}{origin}{ratio}; {entry.target_note}"
     if entry.ratio is None or entry.target_count is None:
         return f"target {entry.target_label}{origin}; draft-to-target ratio unknown (its config is not known here)"
     active = (

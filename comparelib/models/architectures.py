@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from comparelib.errors import ConfigError
+from comparelib.errors import ConfigError, UnsupportedArchitectureError
 
 # Components, in the order tables and charts show them.
 COMPONENTS: tuple[str, ...] = (
@@ -1852,14 +1852,19 @@ def detect_dialect(config: Mapping[str, Any]) -> str:
     if dialect is None and not arch and _is_eagle3_shaped(inner):
         return "specforge-eagle3"  # bare EAGLE-3 head config (no architectures): same tensors
     if dialect is None:
-        supported = ", ".join(sorted(_ARCHITECTURES)) + ", LlamaForCausalLMEagle3, Eagle3Speculator, Medusa"
+        supported = (*sorted(_ARCHITECTURES), "LlamaForCausalLMEagle3", "Eagle3Speculator", "Medusa")
         name = arch or (f"model_type {model_type!r}" if model_type else "")
         if not name:
-            raise ConfigError(
-                "config has no 'architectures' and no 'model_type': cannot tell which model it describes "
-                f"(supported: {supported})"
+            raise UnsupportedArchitectureError(
+                "config has no 'architectures' and no 'model_type': cannot tell which model it describes",
+                architecture="",
+                supported=supported,
             )
-        raise ConfigError(f"unsupported architecture {name} (supported: {supported})")
+        raise UnsupportedArchitectureError(
+            f"unsupported architecture {name}: the parameter counter has no rules for it",
+            architecture=name,
+            supported=supported,
+        )
     return dialect
 
 

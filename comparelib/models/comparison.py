@@ -8,12 +8,13 @@ the same numbers. Sources are Hub URLs, local folders, or picks from the built-i
 from __future__ import annotations
 
 import functools
+import math
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from comparelib.errors import CompareError, HubError, InputError, OfflineError
+from comparelib.errors import CompareError, HubError, InputError, OfflineError, UnsupportedArchitectureError
 from comparelib.models import architectures, engines, hub, lint, params, registry
 from comparelib.models import serving as serving_model
 from comparelib.models.architectures import ModelSpec
@@ -63,12 +64,16 @@ class Entry:
     # where ``target_count`` came from: "the config shipped with the app", "read: <target>@<rev>", "read for <the
     # entry whose target it also is> (...)" (``share_targets``); None while the target's size is unknown
     target_size_from: str | None = None
+    # a target whose architecture the counter does not know: its total from its checkpoint (stored elements summed
+    # over its safetensors headers) when they were read; active and the split by component are not known
+    target_stored: int | None = None
 
     @property
     def ratio(self) -> float | None:
-        if self.target_count is None or not self.target_count.total:
+        total = self.target_count.total if self.target_count is not None else self.target_stored
+        if not total:
             return None
-        return self.count.excluding_embedding / self.target_count.total
+        return self.count.excluding_embedding / total
 
     @property
     def ratio_active(self) -> float | None:
@@ -86,7 +91,8 @@ def target_origin(entry: Entry, target_field: str = "--target") -> str | None:
     """Where a draft's target came from, when neither the user nor the draft's config gave it: its model card's
     base_model (and that ``target_field`` overrides it), or why the card's could not be used; else None."""
     if entry.target_from == "card":
-        return f"target {entry.target_label} from {CARD_TARGET_WORDS} ({target_field} overrides it)"
+        said = f"target {entry.target_label} from {CARD_TARGET_WORDS} ({target_field} overrides it)"
+        return f"{said}; {entry.target_note}" if entry.target_note else said  # one it could not count: why
     return entry.target_note
 
 
@@ -132,8 +138,102 @@ def _target_from_text(text: str) -> tuple[ModelSpec, params.ParamCount, str, str
     if known is not None:
         return known[0], known[1], text.strip(), SHIPPED_TARGET_WORDS
     fetched = hub.fetch_model(text, with_card=False, with_header=False, with_files=False)
-    spec = architectures.parse_config(fetched.config, source=fetched.source_label)
+    try:
+        spec = architectures.parse_config(fetched.config, source=fetched.source_label)
+    except UnsupportedArchitectureError as exc:
+        raise _UncountedTarget(text, fetched, exc) from None
     return spec, params.count(spec), fetched.source_label, f"read: {fetched.source_label}"
+
+
+class _UncountedTarget(UnsupportedArchitectureError):
+    """A target whose config was read but whose architecture the counter has no rules for (``load_entry`` keeps
+    it as the target, sized from its checkpoint where its headers can be read)."""
+
+    def __init__(self, text: str, fetched: hub.FetchedModel, exc: UnsupportedArchitectureError) -> None:
+        super().__init__(str(exc), architecture=exc.architecture, supported=exc.supported)
+        self.text, self.fetched = text, fetched
+
+
+@dataclass(frozen=True)
+class UncountedTarget:
+    """What is known of a target the counter cannot count: its name, architecture, the numbers of its config the
+    wiring lint needs, and its total from its checkpoint (None when its headers were not read, and why)."""
+
+    label: str
+    architecture: str
+    layers: int | None
+    hidden: int | None
+    vocab: int | None
+    stored: int | None
+    headers_unread: str  # why ``stored`` is None ("" when it is known)
+
+    @property
+    def size_from(self) -> str:
+        return (
+            f"its checkpoint: stored elements summed over the safetensors headers of {self.label} (its architecture "
+            f"{self.architecture} is not one the parameter counter knows: active parameters per token and the "
+            "split by component need it)"
+        )
+
+    @property
+    def note(self) -> str:
+        """Why the target's size is not counted from its config, and what still works."""
+        size = (
+            f"its total, {self.stored:,} parameters, is read from its checkpoint (stored elements in its "
+            "safetensors headers), so the draft/target ratio is over that total; active parameters per token and "
+            "the split by component need the architecture"
+            if self.stored is not None
+            else f"its checkpoint headers were not read ({self.headers_unread}), so what needs its size is left out"
+        )
+        read = ", ".join(
+            f"{name} {value}"
+            for name, value in (("layers", self.layers), ("hidden", self.hidden), ("vocabulary", self.vocab))
+            if value is not None
+        )
+        return (
+            f"{self.label} has an unsupported architecture, {self.architecture} (the parameter counter has no rules "
+            f"for it): {size}. The draft's own counts and the wiring lint against the target's config "
+            f"({read or 'none of its layers, hidden size or vocabulary stated'}) still work"
+        )
+
+
+def _int_field(config: Mapping[str, Any], key: str) -> int | None:
+    for cfg in (config, config.get("text_config")):
+        value = cfg.get(key) if isinstance(cfg, Mapping) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def _uncounted(exc: _UncountedTarget, with_header: bool) -> UncountedTarget:
+    """The target of ``exc`` as far as it is known: its config's numbers, and its checkpoint's total when its
+    safetensors headers can be read (``with_header``: the draft's --no-header skips the target's too)."""
+    fetched, stored, unread = exc.fetched, None, ""
+    if not with_header:
+        unread = "only its config was read here"
+    else:
+        pinned = replace(fetched.ref, revision=fetched.commit_sha) if fetched.commit_sha else fetched.ref
+        try:  # at the commit its config was read from
+            header = hub.fetch_model(pinned, with_card=False, with_header=True).safetensors_header
+        except hub.CheckpointError:  # a local folder's file that is not whole (its message is a draft's)
+            header, unread = None, "a safetensors file in its folder is not a whole safetensors file"
+        except CompareError as err:  # offline, a private shard
+            header, unread = None, " ".join(str(err).split())
+        if header:
+            stored = sum(math.prod(shape) for shape, _dtype in header.values())
+        elif not unread:
+            unread = (
+                "the repository has no safetensors checkpoint" if header is None else "its headers list no tensors"
+            )
+    return UncountedTarget(
+        label=fetched.source_label,
+        architecture=exc.architecture,
+        layers=_int_field(fetched.config, "num_hidden_layers"),
+        hidden=_int_field(fetched.config, "hidden_size"),
+        vocab=_int_field(fetched.config, "vocab_size"),
+        stored=stored,
+        headers_unread=unread,
+    )
 
 
 def _shipped_target(text: str, exc: HubError) -> tuple[str, str] | None:
@@ -245,10 +345,14 @@ def load_entry(
     target_count: params.ParamCount | None = None
     target_label: str | None = None
     target_from, target_note, size_from = "", None, None
+    uncounted: UncountedTarget | None = None
     if spec.role != "draft":
         pass  # a target model pasted as a draft has no target: its size over another model is no ratio
     elif target:
-        target_spec, target_count, target_label, size_from = _target_from_text(target)
+        try:
+            target_spec, target_count, target_label, size_from = _target_from_text(target)
+        except _UncountedTarget as exc:  # kept as the target: its config's numbers, its checkpoint's total
+            uncounted = _uncounted(exc, with_header)
         target_from = "given"
     elif published is not None:
         target_spec, target_count, target_label = _target_for_published(published)
@@ -265,6 +369,8 @@ def load_entry(
                 try:
                     target_spec, target_count, target_label, size_from = _target_from_text(base)
                     target, target_from = base, "card"
+                except _UncountedTarget as exc:
+                    uncounted, target, target_from = _uncounted(exc, with_header), base, "card"
                 except CompareError as exc:
                     target_note = (
                         f"its model card names {base} as base_model, whose config could not be read "
@@ -272,21 +378,36 @@ def load_entry(
                         "or --target-layers"
                     )
 
+    if uncounted is not None:
+        target_label, target_note = uncounted.label, uncounted.note
+        size_from = uncounted.size_from if uncounted.stored is not None else None
+        target_layers = target_layers or uncounted.layers
     if target_layers is None and target_spec is None and published is not None and published.target_layers:
         target_layers = published.target_layers
     checkpoint = params.reconcile(spec, header) if header else None
     family = _family(spec, target_spec, published, target)
     findings: list[lint.Finding] = []
     lint_args: dict[str, Any] = {}
-    serving_args = _serving_args(spec, target_spec, published, target, target_layers)
+    serving_args = _serving_args(
+        spec, target_spec, published, target, target_layers, uncounted.architecture if uncounted else None
+    )
     if spec.role == "draft":
         lint_args = dict(
             target=_slim(target_spec),
             target_layers=target_layers,
-            target_hidden_size=published.target_hidden_size if published and target_spec is None else None,
-            target_vocab_size=published.target_vocab_size if published and target_spec is None else None,
+            target_hidden_size=uncounted.hidden
+            if uncounted
+            else published.target_hidden_size
+            if published and target_spec is None
+            else None,
+            target_vocab_size=uncounted.vocab
+            if uncounted
+            else published.target_vocab_size
+            if published and target_spec is None
+            else None,
             checkpoint_tensors=list(header) if header else None,
-            target_family=serving_args.get("target_arch") or family,  # the engines' class when known
+            # the engines' class when known; else an uncounted target's architecture, named by the lint's note
+            target_family=serving_args.get("target_arch") or family or (uncounted.architecture if uncounted else None),
         )
         findings = lint.lint(spec, **lint_args, serving=engine_pair)
     verdicts = serving_model.serve(**serving_args, rows=serving_model.parse_rows(serving)) if serving_args else []
@@ -314,6 +435,7 @@ def load_entry(
         target_from=target_from,
         target_note=target_note,
         target_size_from=size_from,
+        target_stored=uncounted.stored if uncounted else None,
     )
 
 
@@ -323,6 +445,7 @@ def _serving_args(
     published: registry.PublishedDraft | None,
     target_text: str | None,
     target_layers: int | None,
+    target_arch: str | None = None,
 ) -> dict[str, Any]:
     """serve()'s inputs for an EAGLE-3 draft: the target's class, N and hidden size, the checkpoint's fc width
     (its safetensors header, else what the draft's trainer builds). Empty when any is unknown."""
@@ -338,7 +461,7 @@ def _serving_args(
         )
         n, hidden = target_spec.num_hidden_layers, target_spec.hidden_size
     else:
-        cls = None
+        cls = serving_model.target_class(target_arch) if target_arch else None  # an uncounted target's config
         for name in (
             target_text,
             published.target_model if published else None,
@@ -578,6 +701,8 @@ def no_ratio_reason(entry: Entry) -> str | None:
         return None
     if entry.target_label is None:
         return entry.target_note or "no target known"
+    if entry.target_count is None and entry.target_note:  # its config was read and could not be counted: why
+        return entry.target_note
     if entry.target_count is None:
         return (
             f"the config of its target {entry.target_label} is not shipped with the app and was not read for "
@@ -593,24 +718,49 @@ def _target_key(label: str | None) -> str | None:
     return repo.lower() if repo.count("/") == 1 and not is_local_path(repo) else None
 
 
+def same_target(a: str | None, b: str | None) -> bool:
+    """Whether two targets as typed or labelled are one model ("Qwen/X@388fa6b" and "qwen/x" are)."""
+    ka, kb = _target_key(a), _target_key(b)
+    return ka is not None and ka == kb
+
+
 def share_targets(entries: Sequence[Entry]) -> list[Entry]:
     """The entries, where a draft's target is known by name but not its size (a published draft's target whose
     config the app does not ship) taking the size read for another entry of the same target (your draft's, from
     the Hub): its draft/target ratio then says it, and ``target_size_from`` names the entry it was read for."""
     read: dict[str, Entry] = {}
+    tried: dict[str, Entry] = {}  # read, and not countable (an architecture the counter does not know)
     for e in entries:
         key = _target_key(e.target_label)
-        if e.spec.role == "draft" and e.target_count is not None and e.target_count.total and key:
+        if (
+            e.spec.role == "draft"
+            and key
+            and ((e.target_count is not None and e.target_count.total) or e.target_stored)
+        ):
             read.setdefault(key, e)
+        elif e.spec.role == "draft" and key and e.target_count is None and e.target_note:
+            tried.setdefault(key, e)
     out = []
     for e in entries:
         key = _target_key(e.target_label)
-        src = read.get(key) if key and e.spec.role == "draft" and e.target_count is None else None
+        unsized = key and e.spec.role == "draft" and e.target_count is None and not e.target_stored
+        src = read.get(key) if unsized and key else None
         if src is None:
-            out.append(e)
+            why = tried.get(key) if unsized and key and not e.target_note else None
+            out.append(e if why is None else replace(e, target_note=why.target_note))  # why, not "type it"
             continue
         said = f"read for {src.label} ({src.target_label})"
-        out.append(replace(e, target_count=src.target_count, target_size_from=said))
+        if src.target_count is None:  # its checkpoint's total: where it came from, as the entry it was read for
+            said = f"{said}: {src.target_size_from}"
+        out.append(
+            replace(
+                e,
+                target_count=src.target_count,
+                target_stored=src.target_stored,
+                target_size_from=said,
+                target_note=src.target_note if src.target_count is None else e.target_note,
+            )
+        )
     return out
 
 
