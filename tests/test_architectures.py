@@ -139,6 +139,49 @@ TINY_MINIMAX_M2: dict[str, Any] = {
     "use_mtp": True,
     "num_mtp_modules": 3,
 }
+# Tiny Ling 2.0 (BailingMoeV2ForCausalLM; the release's model_type is "bailing_moe") and Ling-lite (v1,
+# BailingMoeForCausalLM) targets, counted by hand in BAILING_COUNTS below.
+TINY_BAILING_V2: dict[str, Any] = {
+    "architectures": ["BailingMoeV2ForCausalLM"],
+    "model_type": "bailing_moe",
+    "hidden_size": 8,
+    "intermediate_size": 16,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "head_dim": 4,
+    "vocab_size": 10,
+    "num_hidden_layers": 2,
+    "num_experts": 4,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 4,
+    "num_shared_experts": 1,
+    "first_k_dense_replace": 1,
+    "use_qk_norm": True,
+    "use_qkv_bias": False,
+    "use_bias": False,
+    "moe_router_enable_expert_bias": True,
+    "num_nextn_predict_layers": 1,
+    "partial_rotary_factor": 0.5,
+    "tie_word_embeddings": False,
+}
+TINY_BAILING_V1: dict[str, Any] = {
+    "architectures": ["BailingMoeForCausalLM"],
+    "model_type": "bailing_moe",
+    "hidden_size": 8,
+    "intermediate_size": 16,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "vocab_size": 10,
+    "num_hidden_layers": 2,
+    "num_experts": 4,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 4,
+    "num_shared_experts": 2,
+    "first_k_dense_replace": 0,
+    "use_qkv_bias": False,
+    "use_bias": False,
+    "tie_word_embeddings": False,
+}
 
 
 def target(hub_id: str) -> dict[str, Any]:
@@ -182,6 +225,14 @@ DETECTION = [
     ("GLM-4.5-Air", "zai-org/GLM-4.5-Air", "glm4-moe", "target"),
     ("GLM-5", "zai-org/GLM-5", "glm-moe-dsa", "target"),
     ("MiniMax-M2", "MiniMaxAI/MiniMax-M2", "minimax-m2", "target"),
+    ("Ling-flash-2.0", "inclusionAI/Ling-flash-2.0", "bailing-moe", "target"),
+    ("Ling-lite (BailingMoe v1)", TINY_BAILING_V1, "bailing-moe", "target"),
+    (
+        "bailing_moe_v2 by model_type",
+        {**{k: v for k, v in TINY_BAILING_V2.items() if k != "architectures"}, "model_type": "bailing_moe_v2"},
+        "bailing-moe",
+        "target",
+    ),
     ("glm4_moe by model_type", {k: v for k, v in TINY_GLM4_MOE.items() if k != "architectures"}, "glm4-moe", "target"),
     (
         "glm_moe_dsa by model_type",
@@ -877,6 +928,20 @@ ERRORS = [
         {k: v for k, v in TINY_MINIMAX_M2.items() if k != "num_local_experts"},
         "num_local_experts",
     ),
+    ("bailing top-k above experts", {**TINY_BAILING_V2, "num_experts_per_tok": 5}, "num_experts_per_tok 5 exceeds"),
+    ("bailing v1 no expert width", {k: v for k, v in TINY_BAILING_V1.items() if k != "moe_intermediate_size"}, "moe"),
+    (
+        "bailing v1 no dense width",
+        {**{k: v for k, v in TINY_BAILING_V1.items() if k != "intermediate_size"}, "first_k_dense_replace": 1},
+        "intermediate_size",
+    ),
+    (
+        # the config class defaults to model_type "bailing_moe" for both classes: without architectures, which one
+        # (v1: no q/k norm, no expert bias, dense bias on; v2: the opposite) is not guessed
+        "bailing_moe without architectures",
+        {k: v for k, v in TINY_BAILING_V2.items() if k != "architectures"},
+        "model_type 'bailing_moe' names both",
+    ),
 ]
 
 
@@ -909,6 +974,7 @@ HUGE_MOE = [
         {**TINY_GLM_DSA, "num_hidden_layers": 1000, "n_routed_experts": 100_000, "index_topk_pattern": None},
     ),
     ("minimax-m2", {**TINY_MINIMAX_M2, "num_hidden_layers": 1000, "num_local_experts": 100_000}),
+    ("bailing-moe", {**TINY_BAILING_V2, "num_hidden_layers": 1000, "num_experts": 100_000}),
 ]
 
 
@@ -966,6 +1032,97 @@ HAND_COUNTS = [
     ("minimax", TINY_MINIMAX_M2, "mtp", 0),
     ("minimax", TINY_MINIMAX_M2, "trainable", 1440),
 ]
+
+# Ling 2.0 (BailingMoeV2ForCausalLM), as inclusionAI/Ling-V2 models/modeling_bailing_moe_v2.py builds it and SGLang
+# 0.5.23 / vLLM 0.34.0 models/bailing_moe.py load it (h = 8):
+#   attention: fused query_key_value (2 + 2*1 heads) * 4 = 16 rows x 8 = 128, dense 8x8 = 64 -> 192;
+#   query/key_layernorm 4 + 4 = 8; input/post norms 16; dense MLP (layer 0, first_k_dense_replace 1) 3*16*8 = 384;
+#   MoE: gate 4x8 = 32 + expert_bias 4 + 4 experts x 3*4*8 = 384 + one shared expert 96 = 516.
+#   Layer 0 = 600, layer 1 = 732; embedding 80 + final norm 8 + lm_head 80 -> main model 1500.
+#   MTP layer (model.layers.2): input/post norms 16 + enorm/hnorm 16 + eh_proj 8x16 = 128 + attention 200 +
+#   MoE 516 + final_layernorm 8 = 884 -> total 2384. Active: the main model minus half its routed experts (192).
+# Ling-lite (BailingMoeForCausalLM, v1): no q/k norm, no expert bias, every layer MoE (first_k_dense_replace 0) with
+#   two shared experts (width 2*4): layer = 192 + 16 + 32 + 384 + 3*8*8 = 816 -> 80 + 1632 + 8 + 80 = 1800.
+BAILING_COUNTS = [
+    ("ling2", TINY_BAILING_V2, "total", 2384),
+    ("ling2", TINY_BAILING_V2, "mtp", 884),
+    ("ling2", TINY_BAILING_V2, "embedding", 80),
+    ("ling2", TINY_BAILING_V2, "lm_head", 80),
+    ("ling2", TINY_BAILING_V2, "active", 2384 - 884 - 192),
+    ("ling2", TINY_BAILING_V2, "trainable", 2384 - 8),  # expert_bias: set during training, not learned
+    ("ling2", TINY_BAILING_V2, "frozen", 8),
+    ("ling2", TINY_BAILING_V2, "stored", 2384),
+    ("ling2 no MTP", {**TINY_BAILING_V2, "num_nextn_predict_layers": 0}, "total", 1500),
+    ("ling2 no MTP key", {k: v for k, v in TINY_BAILING_V2.items() if k != "num_nextn_predict_layers"}, "mtp", 0),
+    ("ling2 two MTP layers", {**TINY_BAILING_V2, "num_nextn_predict_layers": 2}, "mtp", 2 * 884),
+    ("ling2 tied", {**TINY_BAILING_V2, "tie_word_embeddings": True}, "total", 2384 - 80),
+    ("ling2 qkv and dense bias", {**TINY_BAILING_V2, "use_qkv_bias": True, "use_bias": True}, "total", 2384 + 3 * 24),
+    ("ling2 no qk norm", {**TINY_BAILING_V2, "use_qk_norm": False}, "total", 2384 - 3 * 8),
+    ("ling2 no expert bias", {**TINY_BAILING_V2, "moe_router_enable_expert_bias": False}, "frozen", 0),
+    ("ling2 two shared", {**TINY_BAILING_V2, "num_shared_experts": 2}, "total", 2384 + 2 * 96),
+    ("ling2 no shared", {**TINY_BAILING_V2, "num_shared_experts": 0}, "total", 2384 - 2 * 96),
+    ("ling2 shared width", {**TINY_BAILING_V2, "moe_shared_expert_intermediate_size": 6}, "total", 2384 + 2 * 48),
+    ("ling2 no dense", {**TINY_BAILING_V2, "first_k_dense_replace": 0}, "total", 2384 + 516 - 384),
+    (
+        # the config class's defaults (Ling-V2 configuration_bailing_moe_v2.py): q/k norm and expert bias on
+        "ling2 defaults",
+        {k: v for k, v in TINY_BAILING_V2.items() if k not in ("use_qk_norm", "moe_router_enable_expert_bias")},
+        "total",
+        2384,
+    ),
+    ("ling-lite", TINY_BAILING_V1, "total", 1800),
+    ("ling-lite", TINY_BAILING_V1, "active", 1800 - 2 * 192),
+    ("ling-lite", TINY_BAILING_V1, "frozen", 0),
+    ("ling-lite", TINY_BAILING_V1, "mtp", 0),
+    # v1's config class defaults use_bias to true: attention.dense gets a bias (MLPs never have one)
+    ("ling-lite use_bias default", {k: v for k, v in TINY_BAILING_V1.items() if k != "use_bias"}, "total", 1816),
+    ("ling-lite no shared", {**TINY_BAILING_V1, "num_shared_experts": 0}, "total", 1800 - 2 * 192),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "config", "field", "value"), BAILING_COUNTS, ids=[f"{c[0]}-{c[2]}" for c in BAILING_COUNTS]
+)
+def test_bailing_moe_counts_by_hand(label: str, config: dict[str, Any], field: str, value: int) -> None:
+    from comparelib.models import params
+
+    assert getattr(params.count(parse_config(config)), field) == value
+
+
+def test_bailing_moe_checkpoint_names_and_components() -> None:
+    """The names the release's safetensors use (SGLang's loader maps gate_proj/up_proj onto gate_up_proj and
+    q_norm/k_norm onto query/key_layernorm; the checkpoint keeps the modelling code's names)."""
+    spec = parse_config(TINY_BAILING_V2)
+    t = names(spec)
+    assert t["model.word_embeddings.weight"].component == "embedding"
+    assert t["model.layers.0.attention.query_key_value.weight"].shape == (16, 8)
+    assert t["model.layers.0.attention.dense.weight"].shape == (8, 8)
+    assert t["model.layers.0.attention.query_layernorm.weight"].component == "norm"
+    assert t["model.layers.0.mlp.gate_proj.weight"].shape == (16, 8)
+    assert "model.layers.0.mlp.gate.weight" not in t  # first_k_dense_replace 1
+    assert t["model.layers.1.mlp.gate.weight"].component == "router"
+    bias = t["model.layers.1.mlp.gate.expert_bias"]
+    assert (bias.shape, bias.component, bias.trainable) == ((4,), "router", False)
+    assert t["model.layers.1.mlp.experts.3.down_proj.weight"].shape == (8, 4)
+    assert t["model.layers.1.mlp.experts.3.up_proj.weight"].active_fraction == 0.5
+    assert t["model.layers.1.mlp.shared_experts.gate_proj.weight"].component == "mlp"
+    assert t["model.layers.2.eh_proj.weight"].shape == (8, 16)
+    mtp = [x for x in spec.tensors if x.name.startswith("model.layers.2.")]
+    assert {x.name[len("model.layers.2.") :] for x in mtp} >= {
+        "enorm.weight",
+        "hnorm.weight",
+        "final_layernorm.weight",
+        "mlp.gate.expert_bias",
+    }
+    assert all(x.component == "mtp" for x in mtp)
+    assert not any("embed_tokens" in n or "shared_head" in n for n in t)  # the MTP layer shares both
+    assert [x.name for x in spec.tensors[-len(mtp) - 2 :][:2]] == ["model.norm.weight", "lm_head.weight"]
+    assert spec.num_experts == 4 and spec.experts_per_token == 2 and spec.num_hidden_layers == 2
+    assert any("MTP" in n for n in spec.notes)
+    lite = names(parse_config(TINY_BAILING_V1))
+    assert "model.layers.0.attention.query_layernorm.weight" not in lite
+    assert "model.layers.0.mlp.gate.expert_bias" not in lite
+    assert lite["model.layers.0.mlp.shared_experts.down_proj.weight"].shape == (8, 8)
 
 
 @pytest.mark.parametrize(
@@ -1141,6 +1298,7 @@ def test_known_targets_listing_and_lookup() -> None:
             "zai-org/GLM-4.6",
             "zai-org/GLM-5",
             "MiniMaxAI/MiniMax-M2",
+            "inclusionAI/Ling-flash-2.0",
         ]
     )
     assert A.known_target("qwen/qwen3-8b") == A.known_target("Qwen/Qwen3-8B")
@@ -1171,6 +1329,41 @@ def test_kimi_k2_config_facts() -> None:
     assert {k: cfg[k] for k in facts} == facts
     nested = target("moonshotai/Kimi-K2.5")["text_config"]
     assert {k: nested[k] for k in facts} == facts
+
+
+def test_ling_flash_config_facts() -> None:
+    """The shipped inclusionAI/Ling-flash-2.0 config: the sizes its model card and Hub listing give (model_type
+    "bailing_moe" with BailingMoeV2ForCausalLM, as the Hub lists it), and no MTP layer (the chat release stores
+    none: its card says MTP is for the base model; the Hub's safetensors total has no room for one)."""
+    cfg = target("inclusionAI/Ling-flash-2.0")
+    facts = {
+        "architectures": ["BailingMoeV2ForCausalLM"],
+        "model_type": "bailing_moe",
+        "hidden_size": 4096,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 4,
+        "head_dim": 128,
+        "vocab_size": 157184,
+        "intermediate_size": 9216,
+        "moe_intermediate_size": 1024,
+        "num_experts": 256,
+        "num_experts_per_tok": 8,
+        "num_shared_experts": 1,
+        "first_k_dense_replace": 1,
+        "n_group": 8,
+        "topk_group": 4,
+        "use_qk_norm": True,
+        "use_qkv_bias": False,
+        "use_bias": False,
+        "tie_word_embeddings": False,
+        "partial_rotary_factor": 0.5,
+        "routed_scaling_factor": 2.5,
+        "score_function": "sigmoid",
+        "moe_router_enable_expert_bias": True,
+    }
+    assert {k: cfg[k] for k in facts} == facts
+    assert cfg.get("num_nextn_predict_layers", 0) == 0
 
 
 def test_parse_config_is_pure_and_keeps_raw_config() -> None:
@@ -1214,6 +1407,8 @@ CORRUPTIBLE = [
     ("glm4-moe", TINY_GLM4_MOE),
     ("glm-moe-dsa", TINY_GLM_DSA),
     ("minimax-m2", TINY_MINIMAX_M2),
+    ("bailing-moe-v2", TINY_BAILING_V2),
+    ("bailing-moe-v1", TINY_BAILING_V1),
 ]
 WEIRD_VALUES: list[Any] = [None, -1, 0, "x", [], {}, 1e20, True, 3.5, float("inf"), [1, "a"], {"a": 1}]
 

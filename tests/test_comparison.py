@@ -193,3 +193,27 @@ def test_a_published_drafts_2507_target_is_counted_offline() -> None:
     )
     assert e.ratio is not None and e.ratio_active is not None
     assert e.ratio == base.ratio and e.ratio_active == base.ratio_active
+
+
+LING = "inclusionAI/Ling-flash-2.0"
+LING_DRAFT = "registry:AQ-MedAI/Ling-Flash-2.0-eagle3"
+
+
+@pytest.mark.parametrize("how", ["published", "shipped id", "hub url"])
+def test_ling_flash_target_is_counted(hub: HubEmulator, how: str) -> None:
+    """Ling-flash-2.0 (BailingMoeV2ForCausalLM) as the target of its published draft: its own entry, the hub id
+    typed (the shipped config) and its Hub URL (the config read from the Hub) all give its size, where the URL
+    used to raise "unsupported architecture BailingMoeV2ForCausalLM" and the published entry had no ratio."""
+    from comparelib.models import architectures
+
+    hub.add_model(LING, architectures.known_target(LING) or {"architectures": ["BailingMoeV2ForCausalLM"]})
+    target = {"published": None, "shipped id": LING, "hub url": f"{hub.url}/{LING}"}[how]
+    e = comparison.load_entry(LING_DRAFT, target=target, with_header=False, with_card=False)
+    assert e.target_count is not None
+    assert (e.target_count.total, e.target_count.active) == (102_889_705_216, 6_152_277_760)
+    assert e.ratio == e.count.excluding_embedding / 102_889_705_216
+    assert e.ratio_active == e.count.excluding_embedding / 6_152_277_760
+    if how == "hub url":
+        assert str(e.target_size_from).startswith(f"read: {LING}@")
+    else:
+        assert e.target_size_from == comparison.SHIPPED_TARGET_WORDS

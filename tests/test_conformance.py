@@ -65,6 +65,17 @@ def _meta_counts(config_json: str) -> dict[str, int]:
 
 TARGETS = architectures.known_targets()
 
+# Shipped targets whose model_type transformers 5.23.0 does not define: they load only through the publisher's
+# remote code (trust_remote_code), which no test requirement installs. Their counts are held instead to the
+# parameter totals the Hub lists for the released safetensors (tests/test_params.py GOLDEN), and to hand counts of
+# tiny configs of the same classes (tests/test_architectures.py BAILING_COUNTS).
+NO_TRANSFORMERS_CLASS = {
+    "bailing_moe": (
+        "transformers 5.23.0 has no bailing_moe (Ling / Ring) model: the release's modeling_bailing_moe_v2.py is "
+        "remote code; its count is checked against the Hub's safetensors total (tests/test_params.py)"
+    ),
+}
+
 
 def test_every_shipped_target_is_covered() -> None:
     assert len(TARGETS) >= 18
@@ -85,6 +96,9 @@ def _meta_total(config_json: str) -> int:
 def test_target_counts_match_transformers_meta_build(hub_id: str) -> None:
     config = architectures.known_target(hub_id)
     assert config is not None
+    if config.get("model_type") in NO_TRANSFORMERS_CLASS:
+        assert not hasattr(transformers, config["architectures"][0])  # would transformers build it after all?
+        pytest.skip(NO_TRANSFORMERS_CLASS[config["model_type"]])
     ours = params.count(architectures.parse_config(config, source=hub_id))
     upstream = _meta_counts(json.dumps(config, sort_keys=True))
     # transformers builds the main model only; the MTP module is reported apart (params.mtp), and so is a

@@ -355,3 +355,26 @@ def test_the_ratios_come_first_and_fit_on_screen_at_1400_px() -> None:
     assert cfg["draft_to_active"]["type_config"]["format"] == "percent"
     assert "active" in cfg["draft_to_active"]["help"] and "MoE" in cfg["draft_to_active"]["help"]
     assert list(grid.value.columns) == list(comparison.TABLE_COLUMNS)  # the exports' names, unchanged
+
+
+def test_ling_flash_target_is_counted_not_an_unsupported_architecture(hub: HubEmulator) -> None:
+    """A new user typed inclusionAI/Ling-flash-2.0 as the target: the page said "unsupported architecture
+    BailingMoeV2ForCausalLM (supported: ...)" and left every cell that needs the target's size empty. Its config
+    (served here by the Hub emulator, shipped with the app too) is counted: the ratios are filled."""
+    from comparelib.models import architectures
+
+    ling = "inclusionAI/Ling-flash-2.0"
+    hub.add_model(ling, architectures.known_target(ling) or {"architectures": ["BailingMoeV2ForCausalLM"]})
+    published = "AQ-MedAI/Ling-Flash-2.0-eagle3"
+    at = page_app(PAGE, timeout=120).run()
+    at.multiselect(key="compare_picks").set_value([published])
+    at.text_input(key="compare_target").set_value(ling)
+    at.checkbox(key="compare_target_all").check()
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    said = " ".join(e.value for e in [*at.error, *at.warning, *at.info])
+    assert "unsupported architecture" not in said, said
+    df = at.dataframe[0].value.set_index("draft")
+    assert df.loc[published, "target"] == ling
+    assert 0 < df.loc[published, "draft_to_target"] < 0.01
+    assert 0 < df.loc[published, "draft_to_active"] < 1

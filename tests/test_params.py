@@ -152,6 +152,18 @@ GOLDEN = [
     ("Qwen/Qwen3-Next-80B-A3B-Instruct", "total", 81_324_862_720),
     ("Qwen/Qwen3-Next-80B-A3B-Instruct", "mtp", 1_650_471_424),
     ("Qwen/Qwen3-Next-80B-A3B-Instruct", "active", 3_874_929_408),
+    # inclusionAI/Ling-flash-2.0 (BailingMoeV2ForCausalLM): the Hub lists its safetensors as BF16 102,889,697,280
+    # + F32 7,936 (the 31 MoE layers' 256-wide expert_bias) = 102,889,705,216; published "100B total, 6.1B
+    # activated (4.8B non-embedding)": active 6,152,277,760 less embedding and lm_head (2 x 643,825,664) is
+    # 4,864,626,432. The chat release stores no MTP layer.
+    ("inclusionAI/Ling-flash-2.0", "total", 102_889_705_216),
+    ("inclusionAI/Ling-flash-2.0", "active", 6_152_277_760),
+    ("inclusionAI/Ling-flash-2.0", "embedding", 643_825_664),
+    ("inclusionAI/Ling-flash-2.0", "lm_head", 643_825_664),
+    ("inclusionAI/Ling-flash-2.0", "excluding_embedding", 102_245_879_552),
+    ("inclusionAI/Ling-flash-2.0", "frozen", 31 * 256),
+    ("inclusionAI/Ling-flash-2.0", "trainable", 102_889_697_280),
+    ("inclusionAI/Ling-flash-2.0", "mtp", 0),
     ("deepseek-v3-mtp", "total", 13_463_426_304),
     ("deepseek-v3-mtp", "shared_with_target", 2 * 129_280 * 7168),
 ]
@@ -230,6 +242,30 @@ def test_components_order_and_flags() -> None:
     assert moe["experts"].params == 48 * 128 * 3 * 2048 * 768
     router = {c.name: c for c in P.components(parse_config(TINY_DEEPSEEK))}["router"]
     assert router.trainable is None  # gate weights trained, e_score_correction_bias not
+
+
+# Ling-flash-2.0 by component (h 4096, 32 layers, layer 0 dense, 31 MoE layers of 256 experts + 1 shared, 8 routed
+# per token): attention = 32 x (fused query_key_value (32 + 2*4) x 128 x 4096 + dense 4096 x 4096); norm = 32 x
+# (two 4096 norms + query/key_layernorm 2 x 128) + final 4096; mlp = the dense layer 3 x 9216 x 4096 + 31 shared
+# experts 3 x 1024 x 4096; experts = 31 x 256 x 3 x 1024 x 4096; router = 31 x (gate 256 x 4096 + expert_bias 256).
+LING_FLASH_COMPONENTS = [
+    ("embedding", 157_184 * 4096, True),
+    ("attention", 32 * (40 * 128 * 4096 + 4096 * 4096), True),
+    ("mlp", 3 * 9216 * 4096 + 31 * 3 * 1024 * 4096, True),
+    ("experts", 31 * 256 * 3 * 1024 * 4096, True),
+    ("router", 31 * (256 * 4096 + 256), None),
+    ("norm", 32 * (2 * 4096 + 2 * 128) + 4096, True),
+    ("lm_head", 157_184 * 4096, True),
+]
+
+
+def test_ling_flash_components() -> None:
+    spec = spec_of("inclusionAI/Ling-flash-2.0")
+    assert [(c.name, c.params, c.trainable) for c in P.components(spec)] == LING_FLASH_COMPONENTS
+    assert sum(n for _, n, _ in LING_FLASH_COMPONENTS) == P.count(spec).total == 102_889_705_216
+    # active: every non-expert weight plus 8 of 256 routed experts in each MoE layer
+    routed = 31 * 256 * 3 * 1024 * 4096
+    assert P.count(spec).active == P.count(spec).total - routed + routed * 8 // 256
 
 
 def test_memory() -> None:

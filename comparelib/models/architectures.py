@@ -107,6 +107,7 @@ DIALECTS: tuple[str, ...] = (
     "gemma3",
     "llama4",
     "qwen3-next",
+    "bailing-moe",
 )
 
 _DIM_MAX = 10_000_000
@@ -130,6 +131,7 @@ _FIELD_MAX: dict[str, int] = {
     "num_experts_per_tok": _EXPERTS_MAX,
     "experts_per_token": _EXPERTS_MAX,
     "n_shared_experts": _EXPERTS_MAX,
+    "num_shared_experts": _EXPERTS_MAX,
 }
 
 # model_type -> dialect for plain (target) models
@@ -153,6 +155,7 @@ _MODEL_TYPES: dict[str, str] = {
     "llama4": "llama4",
     "llama4_text": "llama4",
     "qwen3_next": "qwen3-next",
+    "bailing_moe_v2": "bailing-moe",  # "bailing_moe" alone names v1 and v2 releases alike: see detect_dialect
 }
 
 _ARCHITECTURES: dict[str, str] = {
@@ -174,6 +177,8 @@ _ARCHITECTURES: dict[str, str] = {
     "Llama4ForCausalLM": "llama4",
     "Llama4ForConditionalGeneration": "llama4",
     "Qwen3NextForCausalLM": "qwen3-next",
+    "BailingMoeForCausalLM": "bailing-moe",  # Ling-lite / Ling-plus (v1)
+    "BailingMoeV2ForCausalLM": "bailing-moe",  # Ling / Ring 2.0 (Ling-mini, Ling-flash, Ling-1T)
 }
 
 _MODELOPT_KEYS = frozenset(
@@ -1398,6 +1403,124 @@ def _minimax_m2(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
     )
 
 
+# ---- Ling / Ring (BailingMoe v1 and BailingMoeV2) -----------------------------------------------------------------
+# The checkpoints are written for the publisher's remote code: inclusionAI/Ling-V2 models/modeling_bailing_moe_v2.py
+# (v2, commit af8837e) and inclusionAI/Ling models/modeling_bailing_moe.py (v1, commit 5ccaeae). SGLang 0.5.23 and
+# vLLM 0.34.0 load both classes with one file, models/bailing_moe.py. Lines below are those files'.
+
+_BAILING_V1 = "BailingMoeForCausalLM"
+
+
+def _bailing_moe(config: Mapping[str, Any], source: str, arch: str) -> ModelSpec:
+    """Ling / Ring: GQA through one fused ``query_key_value`` (+ ``dense`` out), optional q/k RMSNorms over a head
+    (``query_layernorm`` / ``key_layernorm``), ``first_k_dense_replace`` dense layers, then MoE layers of
+    ``num_experts`` SwiGLU experts, a router ``gate`` (with the sigmoid router's ``expert_bias`` in v2) and
+    ``num_shared_experts`` shared experts fused into one MLP; v2 appends ``num_nextn_predict_layers`` MTP layers.
+
+    Defaults are the config classes' (v2: Ling-V2 configuration_bailing_moe_v2.py, q/k norm and expert bias on,
+    no MTP; v1: Ling configuration_bailing_moe.py, neither, and ``use_bias`` on), as the remote code reads them."""
+    arch = arch or "BailingMoeV2ForCausalLM"
+    v2 = arch != _BAILING_V1
+    r = _Reader(config, arch)
+    r.need("hidden_size", "num_attention_heads", "num_hidden_layers", "vocab_size")
+    hidden = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
+    kv_heads = r.integer("num_key_value_heads", heads)
+    if heads % kv_heads:
+        raise _fail(arch, f"num_attention_heads {heads} is not a multiple of num_key_value_heads {kv_heads}")
+    head_dim = _head_dim(r, hidden, heads)
+    layers = r.integer("num_hidden_layers")
+    vocab = r.integer("vocab_size")
+    first_dense = r.integer("first_k_dense_replace", 1 if v2 else 0, minimum=0)
+    experts = r.integer("num_experts", 256 if v2 else 16)
+    per_tok = r.integer("num_experts_per_tok", 8 if v2 else 2)
+    if per_tok > experts:
+        raise _fail(arch, f"num_experts_per_tok {per_tok} exceeds num_experts {experts}")
+    mtp_layers = r.integer("num_nextn_predict_layers", 0, minimum=0) if v2 else 0
+    moe = first_dense < layers or mtp_layers > 0  # an MTP layer is always MoE (modeling_bailing_moe_v2.py:879)
+    # v1's config class has no default widths (None): its releases state them
+    inter = r.integer("intermediate_size", 5120 if v2 else None) if first_dense else 0
+    moe_inter = r.integer("moe_intermediate_size", 512 if v2 else None) if moe else 0
+    shared = r.integer("num_shared_experts", 1 if v2 else 0, minimum=0)
+    # SGLang bailing_moe.py:331-336 and vLLM bailing_moe.py:280-285 size the shared MLP by
+    # moe_shared_expert_intermediate_size when the config has it (the Ling 2.0 releases do, equal to
+    # moe_intermediate_size); the remote code (modeling_bailing_moe_v2.py:363-365) by moe_intermediate_size
+    shared_inter = r.integer("moe_shared_expert_intermediate_size", moe_inter) * shared if moe and shared else 0
+    qk_norm = r.flag("use_qk_norm", True) if v2 else False  # v1 has none (modeling_bailing_moe.py:492-497)
+    expert_bias = r.flag("moe_router_enable_expert_bias", True) if v2 else False
+    # modeling_bailing_moe_v2.py:467-476: query_key_value's bias is use_qkv_bias, dense's use_bias; the MLPs have
+    # none (:278-280). (The engines add use_bias to the qkv and MLP biases too: no release sets it.)
+    qkv_bias = r.flag("use_qkv_bias")
+    dense_bias = r.flag("use_bias", not v2)
+    tied = r.flag("tie_word_embeddings")
+    frac = per_tok / experts
+
+    def layer(idx: int, prefix: str, only: str | None = None) -> None:
+        def c(name: str) -> str:
+            return only or name
+
+        h = hidden
+        t.add(f"{prefix}input_layernorm.weight", (h,), c("norm"))
+        a = f"{prefix}attention."
+        t.linear(f"{a}query_key_value", (heads + 2 * kv_heads) * head_dim, h, c("attention"), bias=qkv_bias)
+        if qk_norm:
+            t.add(f"{a}query_layernorm.weight", (head_dim,), c("norm"))
+            t.add(f"{a}key_layernorm.weight", (head_dim,), c("norm"))
+        t.linear(f"{a}dense", h, heads * head_dim, c("attention"), bias=dense_bias)
+        t.add(f"{prefix}post_attention_layernorm.weight", (h,), c("norm"))
+        m = f"{prefix}mlp."
+        if idx < first_dense:  # modeling_bailing_moe_v2.py:948-952 (an MTP layer is always MoE: :879)
+            _mlp(t, m, h, inter, component=c("mlp"))
+            return
+        t.add(f"{m}gate.weight", (experts, h), c("router"))
+        if expert_bias:  # a persistent float32 buffer (:302), stored; SGLang / vLLM load it as a parameter
+            t.add(f"{m}gate.expert_bias", (experts,), c("router"), trainable=False)
+        t.repeat(
+            f"{m}experts.", experts, lambda q: _mlp(t, q, h, moe_inter, component=c("experts"), active_fraction=frac)
+        )
+        if shared_inter:  # num_shared_experts 0 builds a zero-width MLP: nothing stored
+            _mlp(t, f"{m}shared_experts.", h, shared_inter, component=c("mlp"))
+
+    t = _Tensors()
+    t.add("model.word_embeddings.weight", (vocab, hidden), "embedding")
+    for i in range(layers):
+        layer(i, f"model.layers.{i}.")
+    _norm_and_head(t, hidden, vocab, tied)
+    for k in range(mtp_layers):
+        # BailingMoeV2MTPLayer (:869-882) at model.layers.N+k, the index SGLang's NextN loader reads
+        # (bailing_moe.py:970); it shares the word embeddings and lm_head (no copies: :1014 skips any)
+        p = f"model.layers.{layers + k}."
+        t.add(f"{p}enorm.weight", (hidden,), "mtp")
+        t.add(f"{p}hnorm.weight", (hidden,), "mtp")
+        t.add(f"{p}eh_proj.weight", (hidden, 2 * hidden), "mtp")
+        layer(max(layers + k, first_dense), p, only="mtp")
+        t.add(f"{p}final_layernorm.weight", (hidden,), "mtp")
+    notes = []
+    if mtp_layers:
+        notes.append(
+            f"{mtp_layers} MTP layer(s) (model.layers.{layers}+) counted under component 'mtp'; they share the word "
+            "embeddings and lm_head. Ling 2.0 base releases store one; the chat releases store none and leave "
+            "num_nextn_predict_layers out."
+        )
+    if tied:
+        notes.append("lm_head is tied to the embedding (not stored separately).")
+    return _target_spec(
+        t,
+        config,
+        source=source,
+        arch=arch,
+        dialect="bailing-moe",
+        hidden=hidden,
+        vocab=vocab,
+        layers=layers,
+        tied=tied,
+        notes=notes,
+        num_experts=experts if moe else None,
+        experts_per_token=per_tok if moe else None,
+        common=config,
+    )
+
+
 # ---- Gemma-3, Llama-4, Qwen3-Next (read the whole config: text_config and vision_config) ------
 
 
@@ -1842,6 +1965,12 @@ def detect_dialect(config: Mapping[str, Any]) -> str:
     dialect = _ARCHITECTURES.get(arch)
     if dialect is None and (not arch or nested):
         dialect = _MODEL_TYPES.get(str(inner.get("model_type") or ""))
+    if dialect is None and not arch and model_type == "bailing_moe":
+        raise ConfigError(
+            "config has model_type 'bailing_moe' but no 'architectures': model_type 'bailing_moe' names both "
+            "BailingMoeForCausalLM (Ling-lite / Ling-plus) and BailingMoeV2ForCausalLM (Ling / Ring 2.0), whose "
+            "weights differ (q/k norms, router expert bias, MTP layers); give the config with its architectures"
+        )
     if dialect == "llama" and inner.get("num_hidden_layers") == 1:
         if _is_eagle3_shaped(inner):
             eagle_config = inner.get("eagle_config")
@@ -1912,6 +2041,8 @@ def parse_config(
             spec = _glm_moe_dsa(inner, source, arch)
         elif chosen == "minimax-m2":
             spec = _minimax_m2(inner, source, arch)
+        elif chosen == "bailing-moe":
+            spec = _bailing_moe(inner, source, arch)
         else:
             spec = _llama_like(inner, source, arch, chosen)
     except (TypeError, ValueError, AttributeError, KeyError) as exc:  # malformed nested values
