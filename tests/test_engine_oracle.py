@@ -153,6 +153,16 @@ def test_mixtral_is_unsupported_everywhere() -> None:
         ("gemma3: no ids", "vLLM 0.34.0 v2", "unsupported", None),
         ("qwen2_moe: no ids", "vLLM 0.34.0 v2", "unsupported", None),
         ("minimax_m2: no ids", "vLLM 0.34.0 v2", "ok", [2, 31, 59]),
+        # Ling-flash-2.0 (BailingMoeV2ForCausalLM, N=32): SGLang 0.5.23's hook (+1) and loop capture; 0.5.1 does not
+        # register the class; vLLM's class has no SupportsEagle3. Ling-lite (v1, N=28): 0.5.1 registers it, no hook.
+        ("bailing_moe_v2: no ids", "SGLang 0.5.23", "ok", [2, 16, 29]),
+        ("bailing_moe_v2: SpecForge default-style ids [1,N//2-1,N-4]", "SGLang 0.5.23", "ok", [2, 16, 29]),
+        ("bailing_moe_v2: no ids", "SGLang 0.5.1", "unsupported", None),
+        ("bailing_moe_v2: no ids", "vLLM 0.34.0 v2", "unsupported", None),
+        ("bailing_moe_v2: no ids", "vLLM 0.33.0 v1", "unsupported", None),
+        ("bailing_moe: no ids", "SGLang 0.5.23", "ok", [2, 14, 25]),
+        ("bailing_moe: no ids", "SGLang 0.5.1", "unsupported", None),
+        ("bailing_moe: no ids", "vLLM 0.34.0 v2", "unsupported", None),
     ],
 )
 def test_issue_cases(name: str, label: str, status: str, captured: list[int] | None) -> None:
@@ -207,6 +217,19 @@ def test_vllm_034_rejects_p_eagle_drafts(kind: str, label: str, status: str, cit
     assert ("P-EAGLE" in v.reason) == (status == "fails")
 
 
+def test_ling_flash_rows_cite_the_bailing_code() -> None:
+    rows = {v.label: v for v in _serve(_case("bailing_moe_v2: SpecForge default-style ids [1,N//2-1,N-4]"))}
+    sg = rows["SGLang 0.5.23"]
+    assert "sglang 0.5.23 sglang/srt/models/bailing_moe.py:1109" in sg.cite  # [val + 1 for val in layer_ids]
+    assert "sglang 0.5.23 sglang/srt/models/bailing_moe.py:840" in sg.cite  # if i in self.layers_to_capture
+    assert rows["SGLang 0.5.1"].reason == "SGLang 0.5.1 does not register BailingMoeV2ForCausalLM"
+    for label, version in (("vLLM 0.34.0 (v2, only runner)", "0.34.0"), ("vLLM 0.33.0 (v2, default)", "0.33.0")):
+        v = rows[label]
+        assert "does not implement SupportsEagle3" in v.reason
+        assert f"vllm {version} vllm/model_executor/models/bailing_moe.py:568" in v.cite
+        assert f"vllm {version} vllm/model_executor/models/bailing_moe.py:486" in v.cite
+
+
 def test_speculators_draft_never_loads_in_sglang_and_names_the_missing_class() -> None:
     rows = _serve(_case("Llama 3 ids, speculators format [2,16,29]"))
     assert [v.status for v in rows[:2]] == ["unsupported", "unsupported"]
@@ -222,10 +245,28 @@ def test_speculators_draft_never_loads_in_sglang_and_names_the_missing_class() -
         (("Gemma3ForCausalLM",), "Gemma3ForConditionalGeneration"),
         (("FalconForCausalLM", "falcon"), None),
         (("Glm4MoeLiteForCausalLM",), None),
+        (("BailingMoeV2ForCausalLM", "bailing_moe"), "BailingMoeV2ForCausalLM"),
+        ((None, "bailing_moe_v2"), "BailingMoeV2ForCausalLM"),
+        ((None, "bailing_moe", "bailing-moe"), None),  # names Ling-lite's class and Ling 2.0's alike
     ],
 )
 def test_target_class(names: tuple[str | None, ...], want: str | None) -> None:
     assert serving.target_class(*names) == want
+
+
+@pytest.mark.parametrize(
+    ("hub_id", "want"),
+    [
+        ("inclusionAI/Ling-flash-2.0", "BailingMoeV2ForCausalLM"),
+        ("inclusionAI/Ling-mini-base-2.0", "BailingMoeV2ForCausalLM"),
+        ("inclusionAI/Ring-1T", "BailingMoeV2ForCausalLM"),
+        ("inclusionAI/Ring-flash-linear-2.0", None),  # BailingMoeV2_5 (hybrid linear attention): no rules here
+        ("inclusionAI/Ling-lite-1.5", "BailingMoeForCausalLM"),
+        ("acme/sapling-mini-2.0", None),
+    ],
+)
+def test_ling_names_give_their_class(hub_id: str, want: str | None) -> None:
+    assert serving.target_class_from_name(hub_id) == want
 
 
 @pytest.mark.parametrize(

@@ -546,7 +546,12 @@ def test_parse_target_layers(value: Any, expected: Any) -> None:
 
 @pytest.mark.parametrize(
     ("hub_id", "unsupported_on_vllm"),
-    [("zai-org/GLM-4.6", True), ("zai-org/GLM-5", False), ("MiniMaxAI/MiniMax-M2", False)],
+    [
+        ("zai-org/GLM-4.6", True),
+        ("zai-org/GLM-5", False),
+        ("MiniMaxAI/MiniMax-M2", False),
+        ("inclusionAI/Ling-flash-2.0", True),  # BailingMoeV2ForCausalLM: SGLang 0.5.23 only
+    ],
 )
 def test_glm_and_minimax_targets_lint_with_their_engine_class(hub_id: str, unsupported_on_vllm: bool) -> None:
     """Given only the target's spec (no target_family), lint finds the engines' class from its architecture."""
@@ -571,8 +576,8 @@ def test_glm_and_minimax_targets_lint_with_their_engine_class(hub_id: str, unsup
     assert findings and not any("family is unknown" in f.message for f in findings)
     unsupported = [f for f in findings if f.code == "engine-unsupported"]
     assert bool(unsupported) == unsupported_on_vllm
-    if unsupported_on_vllm:  # GLM-4.5/4.6's own rule; the Llama rules would have said vLLM serves it
-        assert "Glm4MoeForCausalLM does not implement SupportsEagle3" in unsupported[0].message
+    if unsupported_on_vllm:  # the class's own rule; the Llama rules would have said vLLM serves it
+        assert f"{target.architecture} does not implement SupportsEagle3" in unsupported[0].message
         llama = lint.lint(head, target=target, target_family="llama")
         assert not any(f.code == "engine-unsupported" for f in llama)
 

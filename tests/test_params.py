@@ -672,6 +672,9 @@ NEW_TARGET_CASES = [
     ("zai-org/GLM-4.6", 358_337_791_296, ["ok", "unsupported"] + ["unsupported"] * 3, "models/glm4_moe.py"),
     ("zai-org/GLM-5", 755_767_304_448, ["ok", "unsupported", "ok", "ok", "ok"], "deepseek_v32"),
     ("MiniMaxAI/MiniMax-M2", 228_689_764_864, ["ok", "unsupported", "ok", "ok", "ok"], "models/minimax_m2.py"),
+    # SGLang 0.5.23 captures for BailingMoeV2ForCausalLM (models/bailing_moe.py); 0.5.1 does not register it and
+    # vLLM's class does not implement SupportsEagle3
+    ("inclusionAI/Ling-flash-2.0", 102_889_705_216, ["ok"] + ["unsupported"] * 4, "models/bailing_moe.py"),
 ]
 
 

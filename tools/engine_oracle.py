@@ -303,6 +303,18 @@ CITES: dict[str, tuple[str, str, int, str]] = {
         423,
         "class Qwen2MoeForCausalLM(nn.Module, SupportsPP, SupportsLoRA):",
     ),
+    "vl.bailing_cls": (
+        VL,
+        "model_executor/models/bailing_moe.py",
+        486,
+        "class BailingMoeForCausalLM(nn.Module, SupportsPP, SupportsLoRA):",
+    ),
+    "vl.bailingv2_cls": (
+        VL,
+        "model_executor/models/bailing_moe.py",
+        568,
+        "class BailingMoeV2ForCausalLM(BailingMoeForCausalLM):",
+    ),
     # SGLang 0.5.23
     "sg23.lookup": (
         SG23,
@@ -436,6 +448,20 @@ CITES: dict[str, tuple[str, str, int, str]] = {
         "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
     ),
     "sg23.minimax_cap": (SG23, "models/minimax_m2.py", 1003, "if i in self.layers_to_capture"),
+    "sg23.bailing_hook": (
+        SG23,
+        "models/bailing_moe.py",
+        1109,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg23.bailing_cap": (SG23, "models/bailing_moe.py", 840, "if i in self.layers_to_capture"),
+    "sg23.bailing_cls": (SG23, "models/bailing_moe.py", 1112, "class BailingMoeForCausalLM(BailingMoEForCausalLM):"),
+    "sg23.bailingv2_cls": (
+        SG23,
+        "models/bailing_moe.py",
+        1116,
+        "class BailingMoeV2ForCausalLM(BailingMoEForCausalLM):",
+    ),
     # SGLang 0.5.1
     "sg51.lookup": (SG51, "model_executor/model_runner.py", 373, "eagle_aux_hidden_state_layer_ids = eagle_config["),
     "sg51.nohook": (
@@ -544,6 +570,8 @@ _VL34_LINES = {
     "vl.glm4moe_cls": 534,
     "vl.gemma3_cls": 367,
     "vl.qwen2moe_cls": 424,
+    "vl.bailing_cls": 486,
+    "vl.bailingv2_cls": 568,
 }
 CITES.update({"vl34." + k[3:]: (VL34, CITES[k][1], line, CITES[k][3]) for k, line in _VL34_LINES.items()})
 CITES.update(
@@ -761,6 +789,8 @@ VLLM_TARGETS: dict[str, tuple[bool, str, list[str]]] = {
     "Glm4MoeForCausalLM": (False, "", ["vl.glm4moe_cls"]),
     "Gemma3ForConditionalGeneration": (False, "", ["vl.gemma3_cls"]),
     "Qwen2MoeForCausalLM": (False, "", ["vl.qwen2moe_cls"]),
+    "BailingMoeV2ForCausalLM": (False, "", ["vl.bailingv2_cls", "vl.bailing_cls"]),
+    "BailingMoeForCausalLM": (False, "", ["vl.bailing_cls"]),
 }
 
 
@@ -978,6 +1008,16 @@ SG23_TARGETS: dict[str, SgTarget] = {
         "list", ("models/minimax_m2.py", "MiniMaxM2ForCausalLM"), ["sg23.minimax_hook", "sg23.minimax_cap"]
     ),
     "MixtralForCausalLM": SgTarget("none", None, ["sg23.nohook"]),
+    "BailingMoeV2ForCausalLM": SgTarget(
+        "list",
+        ("models/bailing_moe.py", "BailingMoEForCausalLM"),
+        ["sg23.bailingv2_cls", "sg23.bailing_hook", "sg23.bailing_cap", "sg23.stage_b0"],
+    ),
+    "BailingMoeForCausalLM": SgTarget(
+        "list",
+        ("models/bailing_moe.py", "BailingMoEForCausalLM"),
+        ["sg23.bailing_cls", "sg23.bailing_hook", "sg23.bailing_cap", "sg23.stage_b0"],
+    ),
 }
 
 SG51_TARGETS: dict[str, SgTarget] = {
@@ -1019,6 +1059,8 @@ SG51_TARGETS: dict[str, SgTarget] = {
     "GlmMoeDsaForCausalLM": SgTarget("none", None, ["sg51.registry"], registered=False),
     "Qwen3NextForCausalLM": SgTarget("none", None, ["sg51.registry"], registered=False),
     "MiniMaxM2ForCausalLM": SgTarget("none", None, ["sg51.registry"], registered=False),
+    "BailingMoeV2ForCausalLM": SgTarget("none", None, ["sg51.registry"], registered=False),
+    "BailingMoeForCausalLM": SgTarget("none", None, ["sg51.nohook"]),
 }
 
 
@@ -1258,6 +1300,8 @@ FAMILIES = {  # family -> (architecture, N, hidden) ; N/hidden from the public c
     "gemma3": ("Gemma3ForConditionalGeneration", 62, 5376),  # Gemma-3-27B
     "llama4": ("Llama4ForConditionalGeneration", 48, 5120),  # Llama-4 Scout/Maverick
     "minimax_m2": ("MiniMaxM2ForCausalLM", 62, 3072),
+    "bailing_moe_v2": ("BailingMoeV2ForCausalLM", 32, 4096),  # Ling-flash-2.0
+    "bailing_moe": ("BailingMoeForCausalLM", 28, 2048),  # Ling-lite (v1)
 }
 
 

@@ -374,7 +374,8 @@ def fit_sweep(
             notes.append(f"verify {v:.1f} ms of the {t_cycle:.1f} ms cycle at {k0} steps (from the run's notes)")
         else:
             v = t_cycle
-            notes.append("no verify time recorded: the whole cycle counted as verification")
+            if sweep_range is not None:
+                notes.append("no verify time recorded: the whole cycle counted as verification")
         t_draft = (t_cycle - v) / k0
         # per-step cost: from the sweep's optimum when known, else drafting only
         t_step = t_draft
@@ -402,8 +403,21 @@ def fit_sweep(
                     f"no per-step cost makes num_steps={k0} the best of {sweep_range[0]}..{sweep_range[1]} under "
                     f"geometric acceptance; using {t_step:.2f} ms (the measured optimum is not reproduced)"
                 )
-        else:
-            notes.append("one run and no sweep: per-step cost assumed to be drafting only")
+        elif t_step > 0:
+            notes.append(
+                "one run and no sweep: per-step cost assumed to be drafting only (checking one more token free)"
+            )
+        else:  # walk S: "whole cycle counted as verification" beside "per-step cost assumed to be drafting only"
+            how = (
+                "no verify time recorded"
+                if verify_ms is None and verify_share_min is None
+                else "the recorded verify time takes the whole cycle"
+            )
+            notes.append(
+                f"one num_steps ({k0}), {how} and no sweep: what another draft step costs is not known (the "
+                f"{t_cycle:.2f} ms cycle is not split into verification and drafting), so tok/s is not predicted at "
+                "another num_steps: holding the cycle fixed while acceptance grows would only bound it from above"
+            )
         t_verify = t_cycle - k0 * t_step
     if method == "fit" and (t_step <= 0 or t_verify <= 0):
         notes.append(
@@ -1727,6 +1741,13 @@ def unphysical(model: SpeedupModel) -> bool:
     return model.method == "fit" and (model.t_step_ms <= 0 or model.t_verify_ms <= 0)
 
 
+def cycle_held(model: SpeedupModel) -> bool:
+    """A single run's cycle with no cost per draft step (no verify time, no sweep): its tok/s at another num_steps
+    holds the whole cycle fixed while acceptance grows, an upper bound and not a prediction. Walk S's batch-16 run
+    (97.76 ms at num_steps 3) was "predicted" at 501-508 tok/s from num_steps 6 on, above the 495.4 baseline."""
+    return model.method != "fit" and model.t_step_ms <= 0
+
+
 def optimum_missing(model: SpeedupModel) -> list[str]:
     """What must still be measured before the model may name a best num_steps; empty when enough.
 
@@ -1788,9 +1809,16 @@ def measured_frame(runs: Sequence[Any]) -> pd.DataFrame:
 
 
 def summary(model: SpeedupModel, *, steps: Iterable[int] = STEPS) -> dict[str, Any]:
-    """Plain dict for ``--json``: the model, the predictions and the optimum."""
+    """Plain dict for ``--json``: the model, the predictions and the optimum. A held cycle (``cycle_held``) predicts
+    nothing at a num_steps it did not measure: tok/s, speedup and optimum are None there."""
     frame = predict_frame(model, steps)
-    opt = optimum(model, frame=frame)
+    opt: dict[str, Any] | None = optimum(model, frame=frame).__dict__
+    if cycle_held(model):
+        unmeasured = frame["tok_s_source"] != "measured"
+        frame = frame.astype({c: object for c in ("tok_s", "speedup", "pick_tok_s", "tok_s_source")})
+        frame.loc[unmeasured, ["tok_s", "speedup", "pick_tok_s"]] = None
+        frame.loc[unmeasured, "tok_s_source"] = "not predicted"
+        opt = None
     return {
         "method": model.method,
         "concurrency": model.concurrency,
@@ -1801,7 +1829,7 @@ def summary(model: SpeedupModel, *, steps: Iterable[int] = STEPS) -> dict[str, A
         "baseline_tok_s": model.baseline_tok_s,
         "measured": [p.__dict__ for p in model.measured],
         "predicted": frame.to_dict(orient="records"),
-        "optimum": opt.__dict__,
+        "optimum": opt,
         "notes": list(model.notes),
         # what must still be measured before the optimum means anything (empty: enough evidence)
         "missing": missing_evidence(model),

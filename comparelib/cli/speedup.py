@@ -131,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
     if len(candidates) == 1:
         model = speedup.with_draft_step(model, candidates[0].step_ms, source=candidates[0].label)
     out = speedup.summary(model, steps=steps)
+    held = speedup.cycle_held(model)  # one run, its cycle not split: no tok/s at another num_steps (walk S)
     side = None
     if len(candidates) > 1:
         side = speedup.compare_drafts(model, candidates, steps=steps)
@@ -150,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     out["run_group"] = args.run_group
     out["kinds"] = sorted({r.kind for r in runs})
     out["draft"] = chosen
-    if args.target_accept is not None:
+    if args.target_accept is not None and not held:
         frame = speedup.what_if(model, args.target_accept, at_steps=args.at_steps, steps=steps)
         improved = frame[frame["scenario"] != "current draft"]
         out["what_if"] = improved.to_dict(orient="records")
@@ -188,12 +189,21 @@ def run(args: argparse.Namespace) -> int:
             if meas is not None and meas == meas
             else ""
         )
+        tok, unknown = row["tok_s"], held and row["tok_s"] is None
         w(
-            f"{row['num_steps']:>9}  {row['accept_length']:6.2f} {mark}  {row['cycle_ms']:8.2f}"
-            f"  {row['verify_share'] * 100:6.1f}  {row['tok_s']:17.1f}{said}\n"
+            f"{row['num_steps']:>9}  {row['accept_length']:6.2f} {mark}  "
+            + (f"{'-':>8}" if unknown else f"{row['cycle_ms']:8.2f}")
+            + (f"  {'-':>6}" if held else f"  {row['verify_share'] * 100:6.1f}")
+            + (f"  {'-':>17}" if tok is None else f"  {tok:17.1f}")
+            + f"{said}\n"
         )
     w("accept: m = measured (mean of the sweep's runs at that num_steps), p = predicted by the model\n")
     w("tok/s (measured): the mean of the sweep's runs at that num_steps (named); the best is picked on it there\n")
+    if held:
+        w(
+            "-: not predicted: one num_steps was measured and its cycle is not split into verification and drafting, "
+            "so what another num_steps costs is not known (see the notes)\n"
+        )
     if speedup.optimum_missing(model):
         w("no prediction of the best num_steps yet; missing: " + "; ".join(out["missing"]) + "\n")
     else:

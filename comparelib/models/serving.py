@@ -337,6 +337,20 @@ CITES: dict[str, Cite] = {
         423,
         "class Qwen2MoeForCausalLM(nn.Module, SupportsPP, SupportsLoRA):",
     ),
+    "vl.bailing_cls": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/bailing_moe.py",
+        486,
+        "class BailingMoeForCausalLM(nn.Module, SupportsPP, SupportsLoRA):",
+    ),
+    "vl.bailingv2_cls": Cite(
+        "vllm",
+        "0.33.0",
+        "vllm/model_executor/models/bailing_moe.py",
+        568,
+        "class BailingMoeV2ForCausalLM(BailingMoeForCausalLM):",
+    ),
     "sg23.lookup": Cite(
         "sglang",
         "0.5.23",
@@ -572,6 +586,30 @@ CITES: dict[str, Cite] = {
     "sg23.minimax_cap": Cite(
         "sglang", "0.5.23", "sglang/srt/models/minimax_m2.py", 1003, "if i in self.layers_to_capture"
     ),
+    "sg23.bailing_hook": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/bailing_moe.py",
+        1109,
+        "self.model.layers_to_capture = [val + 1 for val in layer_ids]",
+    ),
+    "sg23.bailing_cap": Cite(
+        "sglang", "0.5.23", "sglang/srt/models/bailing_moe.py", 840, "if i in self.layers_to_capture"
+    ),
+    "sg23.bailing_cls": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/bailing_moe.py",
+        1112,
+        "class BailingMoeForCausalLM(BailingMoEForCausalLM):",
+    ),
+    "sg23.bailingv2_cls": Cite(
+        "sglang",
+        "0.5.23",
+        "sglang/srt/models/bailing_moe.py",
+        1116,
+        "class BailingMoeV2ForCausalLM(BailingMoEForCausalLM):",
+    ),
     "sg51.lookup": Cite(
         "sglang",
         "0.5.1",
@@ -742,6 +780,8 @@ _VL34_LINES: dict[str, int] = {
     "vl.glm4moe_cls": 534,
     "vl.gemma3_cls": 367,
     "vl.qwen2moe_cls": 424,
+    "vl.bailing_cls": 486,
+    "vl.bailingv2_cls": 568,
 }
 CITES.update(
     {
@@ -879,6 +919,14 @@ SG23: dict[str, SgTarget] = {
     ),
     "MiniMaxM2ForCausalLM": SgTarget("list", cites=("sg23.minimax_hook", "sg23.minimax_cap")),
     "MixtralForCausalLM": SgTarget("none", cites=("sg23.nohook",)),
+    # Ling / Ring: both classes are BailingMoEForCausalLM, whose hook adds 1 and whose loop captures the state
+    # entering layer i through the layer boundary (boundary 0 guarded), never the one after the last layer
+    "BailingMoeV2ForCausalLM": SgTarget(
+        "list", cites=("sg23.bailingv2_cls", "sg23.bailing_hook", "sg23.bailing_cap", "sg23.stage_b0")
+    ),
+    "BailingMoeForCausalLM": SgTarget(
+        "list", cites=("sg23.bailing_cls", "sg23.bailing_hook", "sg23.bailing_cap", "sg23.stage_b0")
+    ),
 }
 
 SG51: dict[str, SgTarget] = {
@@ -903,6 +951,8 @@ SG51: dict[str, SgTarget] = {
     "GlmMoeDsaForCausalLM": SgTarget("none", registered=False, cites=("sg51.registry",)),
     "Qwen3NextForCausalLM": SgTarget("none", registered=False, cites=("sg51.registry",)),
     "MiniMaxM2ForCausalLM": SgTarget("none", registered=False, cites=("sg51.registry",)),
+    "BailingMoeV2ForCausalLM": SgTarget("none", registered=False, cites=("sg51.registry",)),
+    "BailingMoeForCausalLM": SgTarget("none", cites=("sg51.nohook",)),  # registered (v1 only), no hook
 }
 
 # ---- vLLM 0.33.0 and 0.34.0 (same classes and loops): arch -> (SupportsEagle3, capture kind, cites) ------------
@@ -926,6 +976,8 @@ VLLM: dict[str, tuple[bool, str, tuple[str, ...]]] = {
     "Glm4MoeForCausalLM": (False, "", ("vl.glm4moe_cls",)),
     "Gemma3ForConditionalGeneration": (False, "", ("vl.gemma3_cls",)),
     "Qwen2MoeForCausalLM": (False, "", ("vl.qwen2moe_cls",)),
+    "BailingMoeV2ForCausalLM": (False, "", ("vl.bailingv2_cls", "vl.bailing_cls")),
+    "BailingMoeForCausalLM": (False, "", ("vl.bailing_cls",)),
 }
 
 # Target classes the tables above know, and the names that share a class's rules.
@@ -961,6 +1013,8 @@ _MODEL_TYPES: dict[str, str] = {
     "mixtral": "MixtralForCausalLM",
     "gpt_oss": "GptOssForCausalLM",
     "gpt-oss": "GptOssForCausalLM",
+    # "bailing_moe" (and our dialect "bailing-moe") name both Ling classes: only the v2 model_type is one class
+    "bailing_moe_v2": "BailingMoeV2ForCausalLM",
 }
 
 
@@ -1002,6 +1056,10 @@ _NAME_HINTS: tuple[tuple[str, str], ...] = (  # a hub id's words -> class, first
     (r"gemma-3", "Gemma3ForConditionalGeneration"),
     (r"minimax-m2", "MiniMaxM2ForCausalLM"),
     (r"phi-3", "Phi3ForCausalLM"),
+    # Ling / Ring 2.0 (Ling-mini, Ling-flash, Ling-1T; not Ring-flash-linear-2.0, a BailingMoeV2_5 hybrid) and
+    # Ling-lite / Ling-plus / Ring-lite (v1)
+    (r"(^|/)(ling|ring)-((mini|flash)(-base)?-2\.0|1t)($|[-_/])", "BailingMoeV2ForCausalLM"),
+    (r"(^|/)(ling|ring)-(lite|plus)($|[-_/])", "BailingMoeForCausalLM"),
 )
 
 

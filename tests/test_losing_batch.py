@@ -1,0 +1,88 @@
+"""Walk S: speculation pays at batch 1 and loses at batch 16, and the app said otherwise.
+
+Group walks-s measured vLLM at batch 1 (baseline #4 at 36.4 tok/s, num_steps 1..5 in runs #5..#9, 72.4 tok/s at
+num_steps 3 in run #7: 1.99x) and at batch 16 (baseline #10 at 495.4 tok/s, num_steps 3 in run #11 at 455.4: 0.92x).
+
+1. The plan predicted 4,603.1 tok/s at batch 64 (batch 1's cycle held: an "upper bound" about 9x what batch 16
+   measured), said no num_steps gains there, and never offered serving without speculation.
+2. ``speedup --batch 16`` held the one run's 97.76 ms cycle at every num_steps and printed 501-508 tok/s from
+   num_steps 6 on, above the baseline; its notes said "whole cycle counted as verification" and "per-step cost
+   assumed to be drafting only" (drafting then costs nothing).
+3. Overview's Live speed led with the batch-16 pair (the fastest in tok/s, a loss) as the draft's live speed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from comparelib.analysis import speedup
+from comparelib.live.store import RunRecord
+from tests.fixtures import cli_in_process, stored_run
+
+# walk S's store: num_steps -> (tok/s, AL) at batch 1; run ids #4 (baseline), #5..#9
+B1 = {
+    1: (50.54435555878884, 1.7534246575342465),
+    2: (64.55827833169906, 2.3703703703703702),
+    3: (72.39801515846014, 2.782608695652174),
+    4: (72.48889347473582, 3.0476190476190474),
+    5: (67.86278989868471, 3.1219512195121952),
+}
+BASE1, BASE16, SPEC16 = 36.39919240287553, 495.4097349586265, 455.43813633974213
+
+
+def _run(id_: int, steps: int | None, tok_s: float, al: float | None = None, *, batch: int) -> RunRecord:
+    return stored_run(
+        id_, steps, tok_s, al, engine="vllm", model="acme/target", concurrency=batch, max_tokens=128, requests=6
+    )
+
+
+def walk_s(losing: int = 16, base: float = BASE16, spec: float = SPEC16) -> list[RunRecord]:
+    """Walk S's vLLM runs; ``losing``: the batch of the one-run pair (#10 baseline, #11 num_steps 3)."""
+    runs = [_run(4, None, BASE1, batch=1)]
+    runs += [_run(4 + k, k, t, al, batch=1) for k, (t, al) in B1.items()]
+    runs += [_run(10, None, base, batch=losing), _run(11, 3, spec, B1[3][1], batch=losing)]
+    return runs
+
+
+# ---------------------------------------------------------------- 2. speedup with one num_steps
+
+
+def test_speedup_with_one_num_steps_holds_no_cycle_fixed(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from comparelib.live.store import Store
+    from tests.fixtures import bench_config, store_run
+
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    store = Store(url)
+    for r in walk_s():
+        cfg = bench_config("vllm", "acme/target", r.num_steps, draft="x/d" if r.num_steps else None, topk=1, ndt=None)
+        summary = {"requests": 6, "output_tokens_per_s": r.output_tokens_per_s, "accept_length": r.accept_length}
+        store_run(store, cfg, summary, group="walks-s", concurrency=int(r.params["concurrency"]))
+    proc = cli_in_process(capsys, "speedup", "--run-group", "walks-s", "--batch", "16", "--db", url)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "whole cycle counted as verification" not in out and "drafting only" not in out, out
+    assert (
+        "one num_steps (3), no verify time recorded and no sweep: what another draft step costs is not known" in out
+    ), out
+    rows = {int(line.split()[0]): line for line in out.splitlines() if line[:9].strip().isdigit()}
+    assert rows[3].split()[-2:] == ["455.4", "#8"], rows[3]  # the store numbers walk S's #11 as #8 here
+    for k in (1, 2, 4, 5, 6, 10):  # not predicted: no tok/s at all, so none reads as beating the baseline
+        assert rows[k].split()[-1] == "-", rows[k]
+    assert all(f"{v:.1f}" not in out for v in (501.6, 505.2, 508.5)), out
+
+    import json
+
+    data = json.loads(
+        cli_in_process(capsys, "speedup", "--run-group", "walks-s", "--batch", "16", "--db", url, "--json").stdout
+    )
+    assert data["optimum"] is None
+    assert [r["tok_s"] is None for r in data["predicted"]] == [k != 3 for k in range(1, 11)]
+
+
+def test_a_single_run_with_a_recorded_verify_time_is_not_said_to_be_held() -> None:
+    m = speedup.fit_sweep([speedup.SweepPoint(2, 94.0, 2.1)], verify_ms=(21.0, 28.0), verify_share_min=0.95)
+    assert not speedup.cycle_held(m)
+    held = speedup.fit_sweep([speedup.SweepPoint(3, SPEC16, B1[3][1])], baseline_tok_s=BASE16, concurrency=16)
+    assert speedup.cycle_held(held)
