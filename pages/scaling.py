@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-from datetime import UTC
 
 import streamlit as st
 
@@ -628,25 +627,6 @@ def _upload_changed() -> None:
 LOG_KEPT = "_lc_kept"  # {draft name: (kept row id, the reading it was kept from)} of the logs kept this session
 
 
-def _kept_words(kept: dict) -> str:
-    """A kept log in words: its file name, when and by whom it was kept, and how it was read."""
-    when = kept.get("created_at")
-    words = kept.get("source") or "a training log"
-    if when is not None:
-        words += f", kept on {when.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
-    if kept.get("attached_by"):
-        words += f" by {kept['attached_by']}"
-    reading = [
-        f"{kept['batch_size']:,.0f} samples per logged step" if kept.get("batch_size") else "",
-        f"{kept['epoch_samples']:,.0f} samples per epoch" if kept.get("epoch_samples") else "",
-        f"its first {kept['steps']} positions" if kept.get("steps") else "",
-        f"fitted on its {kept['split']} points" if kept.get("split") in ("train", "eval") else "",
-    ]
-    if any(reading):
-        words += f" (read with {', '.join(r for r in reading if r)})"
-    return words
-
-
 def _forget_kept(kept: dict) -> None:
     """ "Forget the stored log": the curve kept with your draft (and older ones) leaves the store, for everyone."""
     if not st.button("Forget the stored log", key="lc_forget"):
@@ -664,8 +644,8 @@ def _forget_kept(kept: dict) -> None:
 def _kept_shown(kept: dict) -> None:
     """Under the inputs, when no log is loaded in this session: the curve shown is the one kept with your draft."""
     st.caption(
-        f"Showing the training log kept with your draft ({draft.name}): {_kept_words(kept)}. Upload a log or give a "
-        "path to see another; keep that one to replace it."
+        f"Showing the training log kept with your draft ({draft.name}): {curves.kept_words(kept)}. Upload a log or "
+        "give a path to see another; keep that one to replace it."
     )
     _forget_kept(kept)
 
@@ -675,13 +655,15 @@ def _keep_controls(lc: curves.Curve, reading: tuple, name: str, kept: dict | Non
     or a link to the draft shows it and Overview weighs it; what is kept already, and forgetting it."""
     if kept is not None and st.session_state.get(LOG_KEPT, {}).get(draft.name) == (kept["id"], reading):
         st.caption(
-            f"Kept with your draft ({draft.name}): {_kept_words(kept)}. A reload or a link to this draft shows this "
-            "curve where no log is loaded, and Overview weighs it."
+            f"Kept with your draft ({draft.name}): {curves.kept_words(kept)}. A reload or a link to this draft shows "
+            "this curve where no log is loaded, and Overview weighs it."
         )
         _forget_kept(kept)
         return
     if kept is not None:
-        st.caption(f"A log is kept with your draft ({draft.name}): {_kept_words(kept)}. Keeping this log replaces it.")
+        st.caption(
+            f"A log is kept with your draft ({draft.name}): {curves.kept_words(kept)}. Keeping this log replaces it."
+        )
     else:
         st.caption(
             "Keeping stores this curve's points (not the log) under your draft's name: a reload or a link to this "

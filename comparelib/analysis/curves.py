@@ -926,6 +926,28 @@ def from_stored(stored: Mapping[str, Any]) -> Curve:
     return _with_reading(out, dict(read) if isinstance(read, Mapping) else {}, steps)
 
 
+def kept_words(kept: Mapping[str, Any]) -> str:
+    """A kept log (a ``Store.learning_curve`` row) in words: its file name, when and by whom it was kept, and how
+    it was read. Acceptance vs data and ``plan`` say it alike."""
+    from datetime import UTC
+
+    when = kept.get("created_at")
+    words = kept.get("source") or "a training log"
+    if when is not None:
+        words += f", kept on {when.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+    if kept.get("attached_by"):
+        words += f" by {kept['attached_by']}"
+    reading = [
+        f"{kept['batch_size']:,.0f} samples per logged step" if kept.get("batch_size") else "",
+        f"{kept['epoch_samples']:,.0f} samples per epoch" if kept.get("epoch_samples") else "",
+        f"its first {kept['steps']} positions" if kept.get("steps") else "",
+        f"fitted on its {kept['split']} points" if kept.get("split") in ("train", "eval") else "",
+    ]
+    if any(reading):
+        words += f" (read with {', '.join(r for r in reading if r)})"
+    return words
+
+
 # ---------------------------------------------------------------- context for the page
 
 

@@ -18,7 +18,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("draft", metavar="DRAFT", help="Hub URL, org/name[@rev], local folder, registry:<id> or 'example'")
     p.add_argument("--target", default=None, help="the target model (Hub id or folder) when the config does not say")
-    p.add_argument("--curve", nargs="+", metavar="LOG", default=None, help="the draft's training log(s) (see curve)")
+    p.add_argument(
+        "--curve",
+        nargs="+",
+        metavar="LOG",
+        default=None,
+        help="the draft's training log(s) (see curve; default: the log kept with the draft on Acceptance vs data)",
+    )
+    p.add_argument(
+        "--no-kept-log",
+        action="store_true",
+        help="do not read the training log kept with the draft (Overview reads it)",
+    )
     p.add_argument("--batch-size", type=float, default=None, help="for --curve: global samples per logged step")
     p.add_argument("--epoch-samples", type=float, default=None, help="for --curve: samples per epoch (EAGLE logs)")
     p.add_argument("--target-al", type=float, default=None, help="acceptance length to reach (default: published)")
@@ -104,7 +115,7 @@ def _load(source: str, target: str | None) -> tuple[Entry, str]:
 def run(args: argparse.Namespace) -> int:
     from comparelib.analysis import curves, plan
     from comparelib.cli._util import print_json
-    from comparelib.errors import InputError
+    from comparelib.errors import CompareError, InputError
     from comparelib.live.store import Store
     from comparelib.models import comparison
     from comparelib.models.draft import DEFAULT, OwnDraft, base_model_from_card, resolve_target
@@ -153,12 +164,29 @@ def run(args: argparse.Namespace) -> int:
     own_tokens = float(row["tokens"]) if row and row.get("tokens") and not args.samples else None
     curve = None
     curve_src = ""
+    kept: dict | None = None  # the log kept with the draft on Acceptance vs data, read as Overview reads it
     if args.curve:
         # tau_sim over the plan's own --steps positions: a 7-position curve's gain is not the gain at 2 steps
         curve = curves.curve(
             args.curve, batch_size=args.batch_size, epoch_samples=args.epoch_samples, steps=args.steps
         )
         curve_src = ", ".join(args.curve)
+        log_text = f"{curve_src} (--curve)"
+    elif args.no_kept_log:
+        log_text = "none (--no-kept-log)"
+    elif draft.is_example or (kept := store.learning_curve(draft.name)) is None:
+        log_text = f"none (none kept with {draft.name} on Acceptance vs data; --curve LOG gives one)"
+    else:
+        log_text = (
+            f"{curves.kept_words(kept)}: kept with your draft on Acceptance vs data, read as Overview reads it; "
+            "--curve LOG uses another, --no-kept-log none"
+        )
+        curve_src = f"the training log kept with your draft on Acceptance vs data ({kept['source'] or 'no name'})"
+        try:
+            curve = curves.from_stored(kept)
+        except CompareError as exc:  # as Overview: the plan is made without it, and says why
+            log_text = f"none: the log kept with your draft cannot be read ({exc})"
+            kept, curve_src = None, ""
     offline = plan.read_offline(args.offline) if args.offline else None
     train_rate, rate_src = args.train_samples_per_s, ""
     if train_rate is None and args.curve and args.batch_size:
@@ -167,18 +195,22 @@ def run(args: argparse.Namespace) -> int:
             if found:
                 train_rate, rate_src = found[0], f"training rate from the log's timestamps, {found[1]}"
                 break
-    inputs = plan.inputs_for(
-        entry,
+    given = dict(
         runs=runs,
         own_samples=own_samples,
         own_samples_source=samples_src if own_samples else "",
         own_tokens=own_tokens,
-        curve=curve,
-        curve_source=curve_src,
         offline=offline,
         benchmark=args.benchmark,
         draft=draft.match_name,
     )
+    try:
+        inputs = plan.inputs_for(entry, **given, curve=curve, curve_source=curve_src)
+    except CompareError as exc:
+        if kept is None:
+            raise
+        # as Overview: a kept log that cannot be fitted is still weighed by its verdict, and the plan says why
+        inputs = plan.inputs_for(entry, **given, curve_verdict=getattr(curve, "verdict", None), curve_unused=str(exc))
     result = plan.build(
         inputs,
         target_al=args.target_al,
@@ -194,12 +226,20 @@ def run(args: argparse.Namespace) -> int:
         rate_source=rate_src,
     )
     if args.json:
+        log = (
+            {"source": ", ".join(args.curve), "kept": False}
+            if args.curve
+            else None
+            if kept is None
+            else {"source": kept["source"], "kept": True, "id": kept["id"], "words": curves.kept_words(kept)}
+        )
         target = {"model": entry.target_label, "from": target_from or None, "not_counted": not_counted or None}
         print_json(
             {
                 **result.to_json(),
                 "training_samples": {"samples": own_samples, "source": samples_text},
                 "target": target,
+                "training_log": log,
             }
         )
         return 0
@@ -211,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
         if source:  # which published draft it is, and why that one
             w(f" (from {source.removeprefix('registry: ')})")
     w(f"\ntraining samples: {samples_text}\n")
+    w(f"training log: {log_text}\n")
     if not_counted:  # as Overview's caption: the plan is made without the target's size, and says why
         origin = f", from {target_from}" if target_from else ""
         w(
