@@ -329,13 +329,11 @@ if fit is not None or (own_samples and x == "samples"):
             )
             if own_volume:
                 mean, lo, hi, clipped = scaling.predict_bounded(fit, own_volume)
-                said = (
-                    "predicts nothing it can stand behind: its line falls to the floor of **1.00**"
-                    if verdicts.at_floor(mean, clipped)
-                    else f"predicts **{mean:.2f}**"
-                )
+                unsaid = scaling.unsaid_at(fit, own_volume)  # one rule: a clip is not the trend's value
                 st.markdown(
-                    f"At your {verdicts.human(own_volume)} {x} the fit {said} "
+                    f"At your {verdicts.human(own_volume)} {x} the fit cannot say what a draft reaches: {unsaid}."
+                    if unsaid
+                    else f"At your {verdicts.human(own_volume)} {x} the fit predicts **{mean:.2f}** "
                     f"(95% band {lo:.2f}..{hi:.2f})"
                     + (", an extrapolation" if fit.extrapolates(own_volume) else "")
                     + ("; clipped to the possible range" if clipped else "")

@@ -16,12 +16,14 @@ KIMI = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 @pytest.mark.parametrize(("volume", "floor"), [(5_000, True), (10, True), (1_400_000, False)])
 def test_a_trend_at_its_floor_predicts_nothing(volume: int, floor: bool) -> None:
     said = verdicts.gap_verdict(volume, KIMI, points=scaling.published_points()).sentence
-    assert ("its line falls to the floor of 1.00 there" in said) == floor, said
+    # the words of the one rule for a trend's value at your volume (``scaling.unsaid_at``, walk T)
+    assert ("predicts nothing it can stand behind" in said) == floor, said
+    assert ("its value there is the floor of 1.00, the least acceptance possible, not a prediction" in said) == floor
     assert ("predicts 1.00 (" in said) is False, said
-    if floor:  # the floor is said once, not again as "clipped to the possible range"
-        assert (
-            "floor of 1.00 there (95% band 1.00..4.00), an extrapolation below the smallest published volume." in said
-        )
+    if floor:  # the floor is said once, with why, not again as "clipped to the possible range"
+        first = said.split("Looser")[0]
+        assert "is below the smallest published volume (320K..1.4M))." in first, said
+        assert "clipped to the possible range" not in first, said
 
 
 def test_at_floor() -> None:

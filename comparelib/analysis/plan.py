@@ -2238,19 +2238,37 @@ def build(
         # the trend's AL at your volume far below what your draft measured: the trend's ratio is not your gain
         mine = measured_here[1] if measured_here is not None else own_al_k_for_trend
         trend = fit.al(own_now)
-        if mine is not None and trend.value and mine > trend.value * (1 + ABOVE_TREND):
+        # one rule with Acceptance vs data (``scaling.trend_unsaid``): a value at a bound of 1..K+1, or a band over
+        # all of it, is not the trend's to quote (walk T: "the 1.00 the published trend gives at your 20K samples")
+        unsaid = (
+            scaling.trend_unsaid(trend.value, trend.low, trend.high, (1.0, fit.ceiling))
+            if trend.value is not None
+            else ""
+        )
+        cannot = (
+            f"cannot say what acceptance a draft reaches at your {own_now:,.0f} samples: {unsaid} (the pooled fit "
+            f"over {fit.n} points at {chain})"
+        )
+        if mine is not None and trend.value and (unsaid or mine > trend.value * (1 + ABOVE_TREND)):
             where = f"run #{measured_here[0].id} at {chain}" if measured_here is not None else f"at {steps} steps"
             above_trend = (
-                f"Your draft sits above the published trend: it measured {mine:.2f} ({where}) with "
+                f"Your draft measured {mine:.2f} ({where}) with {own_now:,.0f} samples, and the published trend "
+                f"{cannot}. So it cannot say what more data adds for your draft, and no gain or cost is claimed"
+                if unsaid
+                else f"Your draft sits above the published trend: it measured {mine:.2f} ({where}) with "
                 f"{own_now:,.0f} samples, where the trend gives {trend.text('.2f')}; the trend cannot say what more "
                 "data adds for your draft, so no gain or cost is claimed"
             )
             if own_prompts:  # not above it: measured elsewhere (walk R2: chat prompts set against GSM8K's trend)
+                gives = (
+                    f"which {cannot}. The"
+                    if unsaid
+                    else f"where it gives {trend.text('.2f')} at your {own_now:,.0f} samples: the"
+                )
                 above_trend = (
                     f"Your acceptance, {mine:.2f} ({where}), was measured on the {own_prompts!r} prompts and the "
-                    f"trend is {bench_label(inputs.benchmark)}'s, where it gives {trend.text('.2f')} at your "
-                    f"{own_now:,.0f} samples: the two are not on one scale, so the trend cannot say what more data "
-                    "adds to your tok/s, and no gain or cost is claimed"
+                    f"trend is {bench_label(inputs.benchmark)}'s, {gives} two are not on one scale, so the trend "
+                    "cannot say what more data adds to your tok/s, and no gain or cost is claimed"
                 )
     # a run on other prompts than the target's benchmark has not met it (walk R: chat prompts against GSM8K's AL)
     if target_al is not None and measured_here is not None and measured_here[1] >= target_al and not apart:

@@ -466,16 +466,55 @@ def predict_bounded(f: Fit, volume: float, level: float = LEVEL) -> tuple[float,
     return clip(mean), clip(lo), clip(hi), clipped
 
 
+def trend_unsaid(
+    value: float, low: float | None, high: float | None, bounds: tuple[float, float], level: float = LEVEL
+) -> str:
+    """Why a trend's acceptance at one volume is not the trend's to quote ("" when it is): one rule for every place
+    that quotes the published trend at a volume. A value at a bound of the possible range (the floor of 1.00 or the
+    ceiling of K + 1, as printed, to two decimals) is where the line was clipped or pressed, not a prediction; a
+    band over every possible value says nothing. Walk T: "at or above the 1.00 the published trend gives at your
+    20K samples", from a line of R² 0.34 over 7 points clipped at 1 there, with a band of 1.00..4.00."""
+    lo_b, hi_b = bounds
+    parts = []
+    if round(value, 2) <= lo_b:
+        parts.append(f"its value there is the floor of {lo_b:.2f}, the least acceptance possible, not a prediction")
+    elif round(value, 2) >= hi_b:
+        parts.append(
+            f"its value there is the ceiling of {hi_b:.2f}, the most acceptance possible at this setting, not a "
+            "prediction"
+        )
+    if low is not None and high is not None and round(low, 2) <= lo_b and round(high, 2) >= hi_b:
+        parts.append(f"its {level:.0%} band there, {low:.2f}..{high:.2f}, spans every possible value")
+    return ", and ".join(parts)
+
+
+def unsaid_at(f: Fit, volume: float, level: float = LEVEL) -> str:
+    """``trend_unsaid`` for the line ``f`` at ``volume``, with the fit's R², its points and whether ``volume`` is
+    past the published volumes ("" when the fit's value there may be quoted)."""
+    from comparelib.values import human
+
+    mean, lo, hi, _ = predict_bounded(f, volume, level)
+    why = trend_unsaid(mean, lo, hi, accept_bounds(f.setting_key), level)
+    if not why:
+        return ""
+    past = ""
+    if f.extrapolates(volume):
+        side = "below the smallest" if math.log10(volume) < f.x_min else "beyond the largest"
+        past = f", {human(volume)} is {side} published volume ({human(10**f.x_min)}..{human(10**f.x_max)})"
+    return f"{why} (the fit: R² {f.r2:.2f} over {f.n} points{past})"
+
+
 def fit_at_reference(f: Fit, points: pd.DataFrame, reference: str) -> tuple[float, int, float] | None:
     """(acceptance, num_steps, volume): what ``f`` predicts at ``reference``'s volume, when the setting
-    states its num_steps and the prediction lies strictly inside 1..steps+1; None otherwise."""
+    states its num_steps and the prediction lies strictly inside 1..steps+1 with a band narrower than that range
+    (``unsaid_at``); None otherwise."""
     volumes = points.loc[points["draft"] == reference, f.x].dropna()
     if not volumes.size:
         return None
     volume = float(volumes.iloc[0])
     steps = steps_of(f.setting_key)
     accept, _, _, _ = predict_bounded(f, volume)
-    if steps and 1.0 < accept < steps + 1:
+    if steps and 1.0 < accept < steps + 1 and not unsaid_at(f, volume):  # a value the trend cannot say is none
         return accept, steps, volume
     return None
 

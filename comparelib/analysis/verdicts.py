@@ -27,6 +27,7 @@ from comparelib.analysis.scaling import (
     scaling_points,
     select,
     settings_for,
+    unsaid_at,
     volume_for,
 )
 from comparelib.analysis.speedup import (
@@ -75,7 +76,8 @@ def fit_vs_measured(
     uninformative = lo <= lo_b + 0.01 and hi >= hi_b - 0.01  # the band is the whole possible range
     other_setting = bool(measured_setting) and measured_setting != f.setting_key
     other_bench = bool(measured_benchmark) and measured_benchmark != f.benchmark
-    close = lo <= measured <= hi and not uninformative and abs(measured - mean) <= 0.5
+    unsaid = unsaid_at(f, volume, level)  # a clipped value or a band over every value is not the trend's
+    close = lo <= measured <= hi and not uninformative and not unsaid and abs(measured - mean) <= 0.5
     agrees = close and not other_setting and not other_bench
     where_measured = ", ".join(
         x for x in (measured_source, f"at {measured_setting}" if measured_setting else None) if x
@@ -83,12 +85,18 @@ def fit_vs_measured(
     text = (
         f"You measured **{measured:.2f}**"
         + (f" ({where_measured})" if where_measured else "")
-        + f"; the fit predicts **{mean:.2f}** ({level:.0%} band {lo:.2f}..{hi:.2f}) at {human(volume)}"
+        + (
+            f"; the fit cannot say what a draft reaches at {human(volume)}"
+            if unsaid
+            else f"; the fit predicts **{mean:.2f}** ({level:.0%} band {lo:.2f}..{hi:.2f}) at {human(volume)}"
+        )
         + (f" for {f.setting_key}" if other_setting else "")
-        + "."
+        + (f": {unsaid}." if unsaid else ".")
     )
     if agrees:
         return True, text + " Your measurement is close to the fit: the published drafts' trend agrees with it."
+    if unsaid:  # no value to set the measurement against: neither higher nor lower than it
+        return False, text + " So it neither confirms nor contradicts your measurement: trust the measurement for your draft."
     reasons = []
     if uninformative:
         reasons.append(
@@ -217,7 +225,15 @@ def data_lead(
             vol, who = max(vols, key=lambda t: t[0])
             mean = predict_bounded(f, vol)[0]
             measured = float(found[0]["accept_length"])
-            if measured >= mean:
+            unsaid = unsaid_at(f, vol)
+            if unsaid:  # walk T: "at or above the 1.00 the published trend gives", a clip, quoted as its value
+                first.append(
+                    f"Your draft measured {measured:.2f}"
+                    + (f" ({found[1]})" if found[1] else "")
+                    + f"; the published trend cannot say what acceptance a draft reaches at {who} {human(vol)} "
+                    f"{f.x}: {unsaid}. So it cannot say what more data adds for your draft."
+                )
+            elif measured >= mean:
                 first.append(
                     f"Your draft already measured {measured:.2f}"
                     + (f" ({found[1]})" if found[1] else "")
@@ -266,6 +282,8 @@ def fit_summary(f: Fit, *, target_accept: float | None = None, own_volume: float
             "line_lo": lo,
             "line_hi": hi,
             "extrapolated": f.extrapolates(own_volume),
+            # why "mean" is not the trend's value there (``scaling.unsaid_at``); None when it is
+            "cannot_say": unsaid_at(f, own_volume) or None,
         }
     return out
 
@@ -367,11 +385,9 @@ def _pred_text(f: Fit, volume: float, x: Axis) -> tuple[str, tuple[float, float,
     mean, lo, hi, clipped = predict_bounded(f, volume)
     extrap = f.extrapolates(volume)
     text = f"{mean:.2f} (95% band {lo:.2f}..{hi:.2f}) at {human(volume)} {x}"
-    if at_floor(mean, clipped):  # walk Q: "predicts 1.00" beside a measured 2.72 read as "no acceptance"
-        text = (
-            f"nothing it can stand behind at {human(volume)} {x}: its line falls to the floor of 1.00 there "
-            f"(95% band {lo:.2f}..{hi:.2f})"
-        )
+    unsaid = unsaid_at(f, volume)
+    if unsaid:  # walk Q: "predicts 1.00" beside a measured 2.72 read as "no acceptance"; walk T: any clip, one rule
+        return f"nothing it can stand behind at {human(volume)} {x}: {unsaid}", (mean, lo, hi), extrap
     notes = []
     if extrap:
         notes.append(
@@ -379,7 +395,7 @@ def _pred_text(f: Fit, volume: float, x: Axis) -> tuple[str, tuple[float, float,
             + ("below the smallest" if math.log10(volume) < f.x_min else "beyond the largest")
             + " published volume"
         )
-    if clipped and not at_floor(mean, clipped):
+    if clipped:
         notes.append("clipped to the possible range 1..steps+1, so the line says little there")
     if notes:
         text += ", " + "; ".join(notes)

@@ -103,9 +103,16 @@ def run(args: argparse.Namespace) -> int:
             w(verdicts.target_sentence(f, args.target_accept) + "\n")
         if own_volume:
             mean, lo, hi, _ = scaling.predict_bounded(f, own_volume)
+            unsaid = scaling.unsaid_at(f, own_volume)  # a clip is not the trend's value (walk T: "1.00 (1.00..4.00)")
             w(
-                f"at {verdicts.human(own_volume)} {args.x} ({own_source}): {mean:.2f} (95% band {lo:.2f}..{hi:.2f})"
-                f"{' (extrapolated)' if f.extrapolates(own_volume) else ''}\n"
+                f"at {verdicts.human(own_volume)} {args.x} ({own_source}): "
+                + (
+                    f"the trend cannot say: {unsaid}"
+                    if unsaid
+                    else f"{mean:.2f} (95% band {lo:.2f}..{hi:.2f})"
+                    f"{' (extrapolated)' if f.extrapolates(own_volume) else ''}"
+                )
+                + "\n"
             )
     if out.get("gap"):
         w(out["gap"] + "\n")
