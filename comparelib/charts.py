@@ -99,6 +99,7 @@ def text_colours(spec: Any) -> list[str]:
 
 
 X_TITLES = {"samples": "training samples (log scale)", "tokens": "training tokens (log scale)"}
+CHOSEN_COLOUR = "#4c78a8"  # the chosen benchmark's points at the chosen setting, the colour of their fit
 
 
 def _layer(*charts: alt.Chart) -> alt.LayerChart:
@@ -122,11 +123,13 @@ def scaling_chart(
 ) -> alt.LayerChart:
     """Acceptance length against training volume.
 
-    Points at the chosen setting are coloured by benchmark (the chosen benchmark drawn larger);
-    published points measured at any other setting are grey and marked "not comparable" in the tooltip.
-    The user's own points are large violet diamonds at any setting (the tooltip still says whether they
-    are comparable): grey and small they vanished under the volume rule. The fit line and its band (from
-    ``scaling.band``) are drawn for the chosen benchmark and setting only.
+    The chosen benchmark's published points at the chosen setting are coloured; every other published point
+    (another benchmark, or another setting) is grey and marked "not comparable" in the tooltip, and the subtitle
+    says which benchmarks those are. The user's own points are large violet diamonds at any setting (the tooltip
+    still says whether they are comparable; hollow when not): grey and small they vanished under the volume rule.
+    The only legend is theirs, shown when they are drawn: a benchmark legend listed benchmarks (your runs' prompt
+    sets among them) whose colour no point had (walk S). The fit line and its band (from ``scaling.band``) are
+    drawn for the chosen benchmark and setting only.
     """
     if x not in X_TITLES:
         raise InputError(f"x must be samples or tokens, got {x!r}")
@@ -135,8 +138,13 @@ def scaling_chart(
         df = df[df["usable"].astype(bool) & pd.to_numeric(df[x], errors="coerce").gt(0)].copy()
     df[x] = pd.to_numeric(df[x], errors="coerce") if len(df) else pd.Series(dtype=float)
     same_setting = df["setting_key"].eq(setting_key) if setting_key is not None else pd.Series(True, index=df.index)
-    df["comparable"] = same_setting.map(lambda v: "same setting" if v else "other setting (not comparable)")
-    df["chosen"] = df["benchmark"].eq(benchmark) & same_setting
+    same_bench = df["benchmark"].eq(benchmark) if len(df) else pd.Series(True, index=df.index)
+    df["comparable"] = [
+        "same setting" if b and s else "other benchmark (not comparable)" if s else "other setting (not comparable)"
+        for b, s in zip(same_bench, same_setting, strict=True)
+    ]
+    df["chosen"] = same_bench & same_setting
+    others = sorted({str(b) for b in df.loc[same_setting & ~same_bench & df["kind"].ne("own"), "benchmark"]})
     df["kind"] = df["kind"].fillna("published")
     tooltip = [
         alt.Tooltip("draft:N", title="draft"),
@@ -153,12 +161,10 @@ def scaling_chart(
     # own rows last: within a layer, later rows are drawn on top
     df = df.sort_values("kind", key=lambda k: k.eq("own"), kind="stable")
     has_own = bool(df["kind"].eq("own").any())
-    # the legend names only the user's points (violet diamonds); published points are the benchmark legend's
-    shape = alt.Shape(
-        "kind:N",
-        title="your draft",
-        scale=alt.Scale(domain=["published", "own"], range=[PUBLISHED_SHAPE, OWN_SHAPE]),
-        legend=alt.Legend(
+    # the one legend names only the user's points (violet diamonds), and only when they are drawn; the chosen
+    # benchmark's points are the title's (a benchmark legend listed benchmarks no point was coloured as)
+    own_legend = (
+        alt.Legend(
             values=["own"],
             labelExpr=f"{OWN_LABEL!r}",
             symbolFillColor=OWN_COLOUR,
@@ -166,12 +172,18 @@ def scaling_chart(
             symbolSize=OWN_SIZE,
         )
         if has_own
-        else None,
+        else None
+    )
+    shape = alt.Shape(
+        "kind:N",
+        title="your draft",
+        scale=alt.Scale(domain=["published", "own"], range=[PUBLISHED_SHAPE, OWN_SHAPE]),
+        legend=own_legend,
     )
     y = alt.Y("accept_length:Q", title="acceptance length (tokens per cycle)", scale=alt.Scale(zero=False))
     base = alt.Chart(df)
     own = alt.datum.kind == "own"
-    grey = (
+    grey = (  # published points of another benchmark or setting
         base.transform_filter((alt.datum.comparable != "same setting") & ~own)
         .mark_point(filled=True, opacity=0.25, color=GREY, size=40, shape=PUBLISHED_SHAPE)  # published only
         .encode(x=_volume_axis(x), y=y, tooltip=tooltip)
@@ -182,15 +194,15 @@ def scaling_chart(
         .encode(
             x=_volume_axis(x),
             y=y,
-            color=alt.condition(own, alt.value(OWN_COLOUR), alt.Color("benchmark:N", title="benchmark")),
-            shape=shape,
-            size=alt.SizeValue(
-                45,
-                condition=[
-                    {"test": "datum.kind === 'own'", "value": OWN_SIZE},
-                    {"test": "datum.chosen", "value": 140},
-                ],
+            # by kind, as the shape: the one legend (your draft's) is drawn in your points' colour
+            color=alt.Color(
+                "kind:N",
+                title="your draft",
+                scale=alt.Scale(domain=["published", "own"], range=[CHOSEN_COLOUR, OWN_COLOUR]),
+                legend=own_legend,
             ),
+            shape=shape,
+            size=alt.condition(own, alt.value(OWN_SIZE), alt.value(70)),
             opacity=alt.condition(own, alt.value(1.0), alt.value(0.9)),
             # your runs at another setting are hollow: a tree's 4.36 sat filled on a chain (3,1,4) chart
             fillOpacity=alt.condition(own & (alt.datum.comparable != "same setting"), alt.value(0), alt.value(1)),
@@ -229,9 +241,15 @@ def scaling_chart(
             .encode(x=alt.X("volume:Q", scale=alt.Scale(type="log")), tooltip=["label:N"]),
         )
     # one line per statement: a single long subtitle is cut off ("…") in a narrow column
-    subtitle = [f"coloured: {setting_key or 'all settings'}; grey: other settings, not comparable"]
+    subtitle = [f"coloured: {benchmark} at {setting_key or 'any setting'}"]
+    subtitle.append("grey: other benchmarks or other settings, not comparable")
+    if others:  # drawn, greyed: acceptance differs by benchmark, so another benchmark's points are no evidence here
+        subtitle.append(f"other benchmarks at this setting (grey): {', '.join(others)}")
     if has_own:
-        subtitle.append("violet diamonds: your draft's measured runs; hollow: at another setting, not comparable")
+        subtitle.append(
+            "violet diamonds: your draft's measured runs; hollow: on other prompts or at another setting, "
+            "not comparable"
+        )
     if band is not None and len(band):
         subtitle.append("line and band: fit a + b·log10(volume), 95% band of the mean")
     return _layer(*layers).properties(

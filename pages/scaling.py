@@ -17,7 +17,8 @@ st.title("Acceptance vs data")
 st.caption(
     "Acceptance length against training-data volume for published drafts and yours. Acceptance depends on the "
     "speculative setting (chain length, tree, batch size, engine), so each fit uses one benchmark at one setting; "
-    "points from other settings are drawn grey and never enter the fit. Fits and speed curves are predictions."
+    "points from other benchmarks or settings are drawn grey and never enter the fit. Fits and speed curves are "
+    "predictions."
 )
 
 draft = app.own_draft()  # the sidebar (where a user picks the draft) comes before the page's imports

@@ -53,20 +53,29 @@ def test_scaling_chart_layers_and_log_scale(scaling_spec: dict) -> None:
         assert layer["encoding"]["x"]["scale"]["type"] == "log"
     grey, coloured = layers[3], layers[4]
     assert grey["mark"]["color"] == charts.GREY
-    assert coloured["encoding"]["color"]["field"] == "benchmark"
+    # one colour for the chosen benchmark, violet for yours: no benchmark legend with entries no point is drawn in
+    assert coloured["encoding"]["color"]["field"] == "kind"
+    assert coloured["encoding"]["color"]["scale"]["range"] == [charts.CHOSEN_COLOUR, charts.OWN_COLOUR]
     assert coloured["encoding"]["shape"]["field"] == "kind"
     assert coloured["encoding"]["shape"]["scale"]["domain"] == ["published", "own"]
     tips = {t["field"] for t in coloured["encoding"]["tooltip"]}
     assert {"draft", "benchmark", "setting_key", "source"} <= tips
     assert coloured["encoding"]["y"]["field"] == "accept_length"
-    assert any("grey: other settings, not comparable" in line for line in scaling_spec["title"]["subtitle"])
+    assert any(
+        "grey: other benchmarks or other settings, not comparable" in line
+        for line in scaling_spec["title"]["subtitle"]
+    )
 
 
 def test_scaling_chart_data_splits_settings(scaling_spec: dict) -> None:
     rows = next(iter(scaling_spec["datasets"].values()))
     # every dataset row carries whether it is at the chosen setting; the own point is there as "own"
     data = [r for ds in scaling_spec["datasets"].values() for r in ds if "comparable" in r]
-    assert {r["comparable"] for r in data} == {"same setting", "other setting (not comparable)"}
+    assert {r["comparable"] for r in data} == {
+        "same setting",
+        "other setting (not comparable)",
+        "other benchmark (not comparable)",
+    }
     assert any(r["kind"] == "own" and r["samples"] == 37_000 for r in data)
     assert all(r["setting_key"] == KEY for r in data if r["comparable"] == "same setting")
     assert rows
@@ -79,7 +88,10 @@ def test_your_runs_at_another_setting_are_hollow(scaling_spec: dict) -> None:
     assert "own" in fill["condition"]["test"] and "same setting" in fill["condition"]["test"]
     assert (fill["condition"]["value"], fill["value"]) == (0, 1)
     assert enc["stroke"]["condition"]["value"] == charts.OWN_COLOUR
-    assert any("hollow: at another setting, not comparable" in line for line in scaling_spec["title"]["subtitle"])
+    assert any(
+        "hollow: on other prompts or at another setting, not comparable" in line
+        for line in scaling_spec["title"]["subtitle"]
+    )
 
 
 def test_scaling_chart_rejects_bad_axis() -> None:

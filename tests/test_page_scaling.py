@@ -59,9 +59,7 @@ def test_chart_specs(at: AppTest) -> None:
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
     assert marks == ["area", "line", "rule", "point", "point"]  # the user's points are drawn over the volume rule
     assert spec["layer"][4]["encoding"]["x"]["scale"]["type"] == "log"
-    assert spec["layer"][4]["encoding"]["color"]["field"] == "benchmark" or "condition" in json.dumps(
-        spec["layer"][4]["encoding"]["color"]
-    )
+    assert spec["layer"][4]["encoding"]["color"]["field"] == "kind"  # the chosen benchmark's colour, and yours
     assert spec["layer"][4]["encoding"]["shape"]["field"] == "kind"
     assert spec["layer"][3]["mark"]["color"] == "#b8b8b8"  # other settings greyed out
     sweep = json.loads(charts[1].proto.spec)
