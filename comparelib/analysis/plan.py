@@ -2291,14 +2291,23 @@ def build(
     elif above_trend and fit is not None:
         md.generation = md.training = md.storage = Band(None, None, None)
         need_trend = fit.samples_for(target_al) if target_al is not None else None
-        md.note = _sentence(
-            above_trend
-            + (
-                f" (a draft on the trend reaches the target {target_named} at {need_trend.value:,.0f} samples)"
-                if need_trend is not None and need_trend.value is not None and target_al is not None
-                else ""
+        n_trend = need_trend.value if need_trend is not None and target_al is not None else None
+        # the main branch's guards: an inverse past the evidence is no figure (a 60-digit count was printed here)
+        if n_trend is None:
+            reach_trend = ""
+        elif n_trend > fit.x_max * OUT_OF_REACH:
+            reach_trend = (
+                f" (the target {target_named} is out of reach of the fitted trend within {OUT_OF_REACH:,.0f}x the "
+                f"most it was fitted on, {fit.x_max:,.0f} samples, so no samples figure is given)"
             )
-        )
+        elif n_trend > fit.x_max * EXTRAPOLATION_MAX:
+            reach_trend = (
+                f" (a draft on the trend reaches the target {target_named} at about {human(n_trend)} samples, "
+                f"{n_trend / fit.x_max:,.0f}x the most it was fitted on: far past the evidence)"
+            )
+        else:
+            reach_trend = f" (a draft on the trend reaches the target {target_named} at {n_trend:,.0f} samples)"
+        md.note = _sentence(above_trend + reach_trend)
         md.evidence = [
             _ev("acceptance fit", fit.summary(), fit_src),
             _ev("target AL", target_al, t_src),
