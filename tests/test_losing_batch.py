@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from comparelib.analysis import speedup
+from comparelib.analysis import plan, speedup
 from comparelib.live.store import RunRecord
 from tests.fixtures import cli_in_process, stored_run
+from tests.test_sweep import _entry
 
 # walk S's store: num_steps -> (tok/s, AL) at batch 1; run ids #4 (baseline), #5..#9
 B1 = {
@@ -44,6 +45,88 @@ def walk_s(losing: int = 16, base: float = BASE16, spec: float = SPEC16) -> list
     runs += [_run(4 + k, k, t, al, batch=1) for k, (t, al) in B1.items()]
     runs += [_run(10, None, base, batch=losing), _run(11, 3, spec, B1[3][1], batch=losing)]
     return runs
+
+
+def _plan(runs: list[RunRecord], rank: int) -> plan.Plan:
+    return plan.build(plan.inputs_for(_entry(), runs=runs, own_samples=5_001.0), rank_batch=rank)
+
+
+def _option(result: plan.Plan, kind: str) -> plan.Option:
+    return next(o for o in result.options if o.kind == kind)
+
+
+# ---------------------------------------------------------------- 1. the plan
+
+
+@pytest.mark.parametrize("rank", plan.BATCHES)
+def test_the_plan_offers_serving_without_speculation_where_a_measured_batch_loses(rank: int) -> None:
+    result = _plan(walk_s(), rank)
+    off = _option(result, "no-speculation")
+    assert off.title == "Serve without speculation at batch >= 16"
+    assert off.total.value == 0 and off.storage.value == 0  # free: a server flag
+    assert (
+        "at batch 16, run #11 measured 455.4 tok/s with speculation (num_steps 3) against 495.4 without (run #10): "
+        "0.92x" in off.note
+    ), off.note
+    # batch 1, 8 and 64 are not measured at or above batch 16: no gain is claimed at any of them
+    assert off.gain is None, off.gain
+    assert off.tok_s == {}, off.tok_s
+
+
+# ranking batch: whether serving without speculation leads the plan (at or above the losing batch, where no
+# speculative tok/s is predicted) or comes last (below it, where it does not apply)
+LEAD_CASES = [(1, False), (8, False), (64, True)]
+
+
+@pytest.mark.parametrize(("rank", "leads"), LEAD_CASES)
+def test_at_or_above_a_losing_batch_the_plan_predicts_no_speculative_tok_s(rank: int, leads: bool) -> None:
+    result = _plan(walk_s(), rank)
+    kinds = [o.kind for o in result.options]
+    assert kinds.index("no-speculation") == (0 if leads else len(kinds) - 1), kinds
+    lead = plan.lead(result) or ""
+    assert lead.startswith("**Ranked first: Serve without speculation at batch >= 16.**") is leads, lead
+    ns = _option(result, "num-steps")
+    assert "64" not in ns.tok_s and "4,603.1" not in ns.note, ns.note
+    assert "64" not in (result.current.get("tok_s") or {}), result.current
+    assert (
+        "batch 64: not predicted: speculation lost at batch 16 (run #11: 455.4 tok/s against 495.4 without, run "
+        "#10, 0.92x), and batch 64 was not measured" in ns.note
+    ), ns.note
+    assert "batch 1, 8, 64" not in ns.note, ns.note  # the served num_steps "ties" nowhere it is not predicted
+    # batch 8 lies between two measured batches now: batch 16's one run anchors the cycle, said so
+    assert "batch 8 predicted from batch 1 and 16 runs (cycle time linear in the batch, between them)" in ns.note
+    assert ns.tok_s["8"].value is not None and ns.tok_s["8"].value < 8 * B1[3][0] * 0.7, ns.tok_s
+    assert any("run #11 alone" in s.text and "anchors" in s.text for s in result.sources), [
+        s.text for s in result.sources
+    ]
+
+
+# the batch the one-run pair was measured at, the ranking batch, the gain claimed (None: not claimed)
+GAIN_CASES = [
+    (8, 8, 300.0 - 270.0),  # measured at the ranking batch: the baseline less the speculative run, measured
+    (8, 64, None),  # at or above the losing batch, but not measured: not claimed
+    (8, 1, None),  # below the losing batch: serving without speculation is not advised there
+    (16, 64, None),
+]
+
+
+@pytest.mark.parametrize(("losing", "rank", "gain"), GAIN_CASES)
+def test_serving_without_speculation_gains_only_what_was_measured(losing: int, rank: int, gain: float | None) -> None:
+    runs = walk_s(losing, 300.0, 270.0) if losing == 8 else walk_s()
+    off = _option(_plan(runs, rank), "no-speculation")
+    if gain is None:
+        assert off.gain is None, off.gain
+    else:
+        assert off.gain is not None and off.gain.value == pytest.approx(gain), off.gain
+        assert off.tok_s["8"].value == pytest.approx(300.0), off.tok_s
+        assert "Gain at batch 8: +30.0 tok/s measured (run #10 against run #11)" in off.note, off.note
+
+
+def test_a_batch_where_speculation_pays_offers_no_serving_without_it() -> None:
+    runs = walk_s(16, BASE16, 600.0)  # 1.21x at batch 16
+    result = _plan(runs, 64)
+    assert not any(o.kind == "no-speculation" for o in result.options)
+    assert "64" in _option(result, "num-steps").tok_s
 
 
 # ---------------------------------------------------------------- 2. speedup with one num_steps

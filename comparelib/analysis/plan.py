@@ -33,7 +33,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -46,8 +46,16 @@ from comparelib.analysis.stats import f_quantile
 from comparelib.errors import DataError, InputError
 from comparelib.values import bench_label, human, integer, model_id, number, run_param
 
-Kind = Literal["more-data", "draft-size", "num-steps", "tree", "fix-wiring", "fix-vocab"]
-KINDS: tuple[Kind, ...] = ("more-data", "draft-size", "num-steps", "tree", "fix-wiring", "fix-vocab")
+Kind = Literal["more-data", "draft-size", "num-steps", "tree", "fix-wiring", "fix-vocab", "no-speculation"]
+KINDS: tuple[Kind, ...] = (
+    "more-data",
+    "draft-size",
+    "num-steps",
+    "tree",
+    "fix-wiring",
+    "fix-vocab",
+    "no-speculation",
+)
 BATCHES: tuple[int, ...] = (1, 8, 64)
 LEVEL = 0.95
 DRAWS = 400
@@ -991,28 +999,22 @@ class Speed:
         served = m.measured_accept(k)
         if served is not None:
             return served
+        if m is not self.model and one_num_steps(m):  # one run's acceptance is no curve: the sweep's (walk S)
+            m = self.model
+            if (swept := m.measured_accept(k)) is not None:
+                return swept
         if offline is not None and k in offline.al_by_steps:
             return offline.al_by_steps[k]
         return m.accept_at(k)
 
 
-def _batch_models(
-    runs: Sequence[Any], model: speedup.SpeedupModel
-) -> tuple[dict[int, speedup.SpeedupModel], list[str]]:
-    """A model of each batch size the group measured a sweep at (``model`` for its own), and why a batch's runs
-    were not used; empty when the runs are at one batch size."""
-    spec = [r for r in runs if not getattr(r, "is_baseline", False) and getattr(r, "num_steps", None)]
-    concs = sorted({c for r in spec if (c := integer(run_param(r, "concurrency"))) is not None})
-    if len(concs) < 2:
-        return {}, []
-    out: dict[int, speedup.SpeedupModel] = {model.concurrency: model}
-    notes: list[str] = []
+def _like_the_sweep(runs: Sequence[Any], model: speedup.SpeedupModel) -> Callable[[Any], bool]:
+    """Whether a run was measured as the sweep was, but for the batch: walk M drew its batch-64 cycle through an
+    SGLang batch-1 fit and a vLLM batch-8 one, although the group held vLLM's batch-1 sweep too."""
     fitted = {p.run_id for p in model.measured}
-    anchor = next((r for r in spec if r.id in fitted), None)
+    anchor = next((r for r in runs if r.id in fitted and not getattr(r, "is_baseline", False)), None)
 
-    def like_the_sweep(r: Any) -> bool:
-        """Measured as the sweep was, but for the batch: walk M drew its batch-64 cycle through an SGLang batch-1
-        fit and a vLLM batch-8 one, although the group held vLLM's batch-1 sweep too."""
+    def like(r: Any) -> bool:
         if anchor is None:
             return True
         if getattr(r, "is_baseline", False):
@@ -1020,6 +1022,34 @@ def _batch_models(
         else:
             why = speedup.sweep_mismatch(r, anchor)
         return all(w.startswith("different concurrency") for w in why)
+
+    return like
+
+
+def one_num_steps(m: speedup.SpeedupModel) -> bool:
+    """A batch's model from runs at one num_steps: its cycle anchors the line through the batches (``_batch_models``),
+    it is no sweep to pick a num_steps from."""
+    return len({p.num_steps for p in m.measured}) < 2
+
+
+def _batch_models(
+    runs: Sequence[Any], model: speedup.SpeedupModel, step_ms: Callable[[int], float] | None = None
+) -> tuple[dict[int, speedup.SpeedupModel], list[str]]:
+    """A model of each batch size the group measured a sweep at (``model`` for its own), and why a batch's runs
+    were not used; empty when the runs are at one batch size.
+
+    A batch measured at one num_steps, with its baseline, anchors the cycle there (walk S: batch 16's run #11 and
+    baseline #10, while batch 64 was drawn from batch 1's cycle alone at 9x what batch 16 measured): its measured
+    cycle is split into a fixed cost and a per-step cost by ``step_ms`` (the draft step the plan assumes at that
+    batch) plus the sweep's cost of checking one more token. At its num_steps the line through the batches is the
+    measured cycle whatever the split; at other num_steps it rests on that assumption, and the plan says so."""
+    spec = [r for r in runs if not getattr(r, "is_baseline", False) and getattr(r, "num_steps", None)]
+    concs = sorted({c for r in spec if (c := integer(run_param(r, "concurrency"))) is not None})
+    if len(concs) < 2:
+        return {}, []
+    out: dict[int, speedup.SpeedupModel] = {model.concurrency: model}
+    notes: list[str] = []
+    like_the_sweep = _like_the_sweep(runs, model)
 
     for c in concs:
         if c in out:
@@ -1034,11 +1064,79 @@ def _batch_models(
             notes.append(f"the batch-{c} runs give no speed model ({exc})")
             continue
         missing = speedup.optimum_missing(m)
+        if missing and one_num_steps(m) and m.baseline_tok_s and step_ms is not None and m.measured:
+            k0, runs_c = m.measured[0].num_steps, _run_ids(m)
+            cycle, per_step = m.cycle_ms(k0), max(model.t_step_ms - model.t_draft_ms, 0.0) + step_ms(c)
+            if cycle - k0 * per_step > 0:
+                out[c] = replace(
+                    m,
+                    t_verify_ms=cycle - k0 * per_step,
+                    t_step_ms=per_step,
+                    t_draft_ms=step_ms(c),
+                    notes=(
+                        *m.notes,
+                        f"one num_steps measured ({k0}, run {runs_c}): its {cycle:.2f} ms cycle anchors the batch; "
+                        f"split by the per-step cost assumed there, {per_step:.3f} ms",
+                    ),
+                )
+                continue
+            notes.append(
+                f"the batch-{c} run {runs_c} does not anchor the cycle there: its {cycle:.2f} ms cycle at num_steps "
+                f"{k0} is shorter than {k0} draft steps of the {per_step:.3f} ms assumed"
+            )
+            continue
         if missing:
             notes.append(f"the batch-{c} runs do not fix a speed model yet ({'; '.join(missing)})")
             continue
         out[c] = m
     return out, notes
+
+
+@dataclass(frozen=True)
+class BatchPair:
+    """A batch's speculative run (the fewest num_steps within noise of the fastest), measured like the fitted sweep
+    but for the batch, and its baseline."""
+
+    batch: int
+    spec: Any
+    baseline: Any
+    ratio: float  # spec / baseline tok/s
+
+    @property
+    def words(self) -> str:
+        """ "run #11: 455.4 tok/s against 495.4 without, run #10, 0.92x" """
+        return (
+            f"run #{self.spec.id}: {self.spec.output_tokens_per_s:,.1f} tok/s against "
+            f"{self.baseline.output_tokens_per_s:,.1f} without, run #{self.baseline.id}, {self.ratio:.2f}x"
+        )
+
+    @property
+    def loses(self) -> bool:
+        """Slower than its baseline beyond run-to-run noise."""
+        return self.ratio < 1 - NOISE
+
+
+def batch_pairs(runs: Sequence[Any], model: speedup.SpeedupModel) -> dict[int, BatchPair]:
+    """Each batch's measured pair (``BatchPair``): every comparable pair of the group at every batch, measured as
+    the fitted sweep was. A batch whose fastest speculative run is slower than its baseline beyond noise contradicts
+    a predicted gain there and at larger batches (walk S: 0.92x measured at batch 16, 4,603.1 tok/s "predicted" at
+    batch 64 from batch 1's cycle)."""
+    like = _like_the_sweep(runs, model)
+    found: dict[int, list[BatchPair]] = {}
+    for r in runs:
+        if getattr(r, "is_baseline", False) or not r.output_tokens_per_s or not like(r):
+            continue
+        c = integer(run_param(r, "concurrency"))
+        base = speedup.choose_baseline(runs, [r]) if c is not None else None
+        ratio = speedup.speedup_against(r, base)[0] if base is not None else None
+        if c is not None and ratio is not None:
+            found.setdefault(c, []).append(BatchPair(c, r, base, ratio))
+    out: dict[int, BatchPair] = {}
+    for c, pairs in found.items():  # the speedup page's pick: within noise of the fastest, the fewest num_steps
+        top = max(p.spec.output_tokens_per_s for p in pairs)
+        near = [p for p in pairs if p.spec.output_tokens_per_s >= top * (1 - NOISE)]
+        out[c] = min(near, key=lambda p: (p.spec.num_steps or 0, -p.spec.output_tokens_per_s))
+    return out
 
 
 def _scaled_from(speed: Speed, batch: int) -> str:
@@ -1068,10 +1166,20 @@ def _scaled_source(speed: Speed, batch: int) -> str:
             f"no run measured batch {batch}"
         )
     a, b = pair
+
+    def fit(m: speedup.SpeedupModel) -> str:
+        if not one_num_steps(m):
+            return f"the batch-{m.concurrency} fit (runs {_run_ids(m)})"
+        k0 = m.measured[0].num_steps
+        return (
+            f"the batch-{m.concurrency} cycle of run {_run_ids(m)} alone (one num_steps measured: its "
+            f"{m.cycle_ms(k0):.2f} ms cycle at num_steps {k0} anchors the line, exact there; at other num_steps split "
+            f"by the per-step cost assumed, {m.t_step_ms:.3f} ms)"
+        )
+
     return (
         f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over a cycle whose fixed "
-        f"and per-step costs are drawn through the batch-{a.concurrency} fit (runs {_run_ids(a)}) and the "
-        f"batch-{b.concurrency} fit (runs {_run_ids(b)}); no run measured batch {batch}"
+        f"and per-step costs are drawn through {fit(a)} and {fit(b)}; no run measured batch {batch}"
     )
 
 
@@ -1732,6 +1840,93 @@ def _tree_option(
     return o
 
 
+def _no_speculation(
+    pairs_at: Mapping[int, BatchPair],
+    losing: Sequence[int],
+    rank_batch: int,
+    runs: Sequence[Any],
+    speed: Speed,
+    sources: list[Source],
+) -> Option:
+    """Serving without speculation at the smallest measured batch where it loses and above: free, and measured.
+
+    Its gain at the ranking batch is the measured baseline less the measured speculative tok/s where that batch lost,
+    and is not claimed at a batch no run measured; below the losing batch it does not apply."""
+    n = losing[0]
+    o = Option("no-speculation", f"Serve without speculation at batch >= {n}")
+    o.generation = o.training = o.storage = Band(0.0, 0.0, 0.0)
+    measured = "; ".join(
+        f"at batch {c}, run #{p.spec.id} measured {p.spec.output_tokens_per_s:,.1f} tok/s with speculation (num_steps "
+        f"{p.spec.num_steps}) against {p.baseline.output_tokens_per_s:,.1f} without (run #{p.baseline.id}): "
+        f"{p.ratio:.2f}x"
+        for c in losing
+        for p in (pairs_at[c],)
+    )
+    o.tok_s = {
+        str(b): Band(*[float(p.baseline.output_tokens_per_s)] * 3)
+        for b in BATCHES
+        if (p := pairs_at.get(b)) is not None and p.loses
+    }
+    here = pairs_at.get(rank_batch)
+    if here is not None and here.loses:
+        g = float(here.baseline.output_tokens_per_s - here.spec.output_tokens_per_s)
+        o.gain = Band(g, g, g)
+        gain_words = (
+            f"Gain at batch {rank_batch}: {g:+,.1f} tok/s measured (run #{here.baseline.id} against run "
+            f"#{here.spec.id})."
+        )
+    elif rank_batch >= n:
+        gain_words = (
+            f"Batch {rank_batch}, the batch the plan ranks at, was not measured, so no gain is claimed there; no "
+            "speculative tok/s is predicted there either."
+        )
+    elif here is not None and not here.loses:
+        gain_words = (
+            f"At batch {rank_batch}, the batch the plan ranks at, speculation measured {here.ratio:.2f}x "
+            f"({here.words}): keep it there."
+        )
+    else:
+        gain_words = f"Batch {rank_batch}, the batch the plan ranks at, is below batch {n}: this does not apply there."
+    like = _like_the_sweep(runs, speed.model)
+    steps_n = sorted(
+        {
+            int(r.num_steps)
+            for r in runs
+            if not getattr(r, "is_baseline", False)
+            and r.num_steps
+            and integer(run_param(r, "concurrency")) == n
+            and like(r)
+        }
+    )
+    fewer = (
+        f" Only num_steps {steps_n[0]} was measured at batch {n}: fewer draft steps cost less per cycle and may lose "
+        f"less, so measure num_steps 1 there before ruling speculation out at that batch."
+        if len(steps_n) == 1 and steps_n[0] > 1
+        else ""
+    )
+    o.note = (
+        f"Measured: {measured}, slower than without speculation beyond run-to-run noise ({NOISE:.0%}). A larger batch "
+        "leaves the target less idle compute for the draft's extra tokens, so the plan predicts no speculative tok/s "
+        f"at batch {n} or above where no run measured a gain. {gain_words}{fewer} Free: serve those batch sizes from "
+        "a server started without a draft."
+    )
+    src = _source(
+        sources,
+        "measured",
+        "store runs "
+        + ", ".join(f"#{pairs_at[c].spec.id} against baseline #{pairs_at[c].baseline.id} (batch {c})" for c in losing)
+        + ": measured pairs where speculation loses",
+    )
+    o.evidence = [
+        _ev(
+            "measured speedup per losing batch",
+            {str(c): round(pairs_at[c].ratio, 4) for c in losing},
+            src,
+        )
+    ]
+    return o
+
+
 def _epochs_for(inputs: Inputs, epochs: float | None) -> tuple[float, str]:
     """The epochs the cost divides samples seen by, and where the figure comes from."""
     if epochs is not None:
@@ -1882,6 +2077,9 @@ def build(
     speed_note = ""
     model_src = ""
     tok_src: dict[int, str] = {}  # per batch: the measured sweep of that batch, or the batch it is scaled from
+    # per batch: why no speculative tok/s is predicted there (a measured loss there or at a smaller batch: walk S)
+    lost: dict[int, str] = {}
+    pairs_at: dict[int, BatchPair] = {}
     if inputs.runs_note:  # said with the sources (the CLI, the JSON and the page's fold-out list them)
         _source(sources, "measured", f"benchmark runs: {inputs.runs_note}")
     spec_runs = [r for r in inputs.runs if not getattr(r, "is_baseline", False) and getattr(r, "num_steps", None)]
@@ -1894,7 +2092,7 @@ def build(
                 (r for r in spec_runs if r.id == model.served_run_id),
                 max(spec_runs, key=lambda r: r.output_tokens_per_s or 0),
             )
-            by_batch, batch_notes = _batch_models(inputs.runs, model)
+            by_batch, batch_notes = _batch_models(inputs.runs, model, step_fn)
             # Overview's pair is the fastest comparable pair; the fitted sweep holds it only when it measured two
             # or more num_steps (walk S: a batch-16 pair, one run, beside a batch-1 sweep whose run was called it)
             pair = speedup.best_pair(list(inputs.runs))
@@ -1925,7 +2123,11 @@ def build(
                 f"run #{best.id}: {why_served}"
             )
             if len(by_batch) >= 2 and inputs.step_record is None:
-                each = ", ".join(f"batch {c}: {m.t_draft_ms:.3f} ms" for c, m in sorted(by_batch.items()))
+                each = ", ".join(
+                    f"batch {c}: {m.t_draft_ms:.3f} ms"
+                    + (" assumed (one num_steps measured there)" if m is not model and one_num_steps(m) else "")
+                    for c, m in sorted(by_batch.items())
+                )
                 step_note = (
                     f"draft step from each measured batch's fit ({each}); at other batches the cycle's costs are "
                     "drawn through two measured batches"
@@ -1947,8 +2149,20 @@ def build(
                 f"({run_kind}; served: run {best.id} at {served} steps); {step_note}"
                 + (f"; {'; '.join(batch_notes)}" if batch_notes else ""),
             )
+            pairs_at = batch_pairs(inputs.runs, model)
+            losing = sorted(c for c, p in pairs_at.items() if p.loses)
+            for b in BATCHES if losing else ():
+                here, first = pairs_at.get(b), pairs_at[losing[0]]
+                if here is not None and here.loses:
+                    lost[b] = f"speculation lost at batch {b} ({here.words})"
+                elif here is None and b > first.batch:
+                    lost[b] = (
+                        f"speculation lost at batch {first.batch} ({first.words}), and batch {b} was not measured"
+                    )
             for b in BATCHES:
                 m = speed.model_for(b)
+                if b in lost:
+                    continue
                 if m is model and m.concurrency == b:
                     tok_src[b] = model_src
                 elif m.concurrency == b:
@@ -2160,8 +2374,11 @@ def build(
     cur_tok: dict[int, float] = {}
     if speed is not None:
         for b in BATCHES:
-            cur_tok[b] = speed.tok_s(b, speed.al_at(speed.served_steps, batch=b))
+            if b not in lost:
+                cur_tok[b] = speed.tok_s(b, speed.al_at(speed.served_steps, batch=b))
         current["tok_s"] = {str(b): v for b, v in cur_tok.items()}
+        if lost:
+            current["tok_s_not_predicted"] = {str(b): why for b, why in lost.items()}
         current["source"] = model_src
         current["tok_s_source"] = {str(b): v for b, v in tok_src.items()}
     else:
@@ -2182,7 +2399,7 @@ def build(
             return {}
         out = {}
         kk = speed.served_steps if k is None else k
-        for b in BATCHES:
+        for b in (b for b in BATCHES if b not in lost):
             base_al = speed.al_at(kk, batch=b)
             if al_ratio is None:
                 out[str(b)] = Band(speed.tok_s(b, base_al, kk, step_ms), None, None)
@@ -2211,11 +2428,14 @@ def build(
         scaled: dict[str, list[str]] = {}
         for b in BATCHES:
             m = speed.model_for(b)
+            if b in lost:
+                continue
             if m.concurrency == b:
                 own.append(f"batch {b} from its measured runs {_run_ids(m)}")
             else:
                 scaled.setdefault(_scaled_from(speed, b), []).append(str(b))
         parts = own + [f"batch {' and '.join(bs)} predicted from {how}" for how, bs in scaled.items()]
+        parts += [f"batch {b} not predicted: {why}" for b, why in lost.items()]
         return _sentence("tok/s: " + "; ".join(parts))
 
     def batch_sources() -> str:
@@ -2593,10 +2813,12 @@ def build(
             """The batch's tok/s per num_steps as the speedup page picks on it: measured where that batch's own
             sweep measured the num_steps (walk P: the model put 264.6 at batch 4, num_steps 4, where 248.4 was
             measured, and named it the best over 263.4 measured at 5), else predicted."""
+            m = speed.model_for(b)
+            if speed.measured_at(b) and one_num_steps(m):  # a batch's one run anchors its cycle; no sweep to pick on
+                return {p.num_steps: t for p in m.measured if (t := m.measured_tok_s(p.num_steps)) is not None}
             vals = {k: speed.tok_s(b, speed.al_at(k, inputs.offline, batch=b), k) for k in speedup.STEPS}
             if not speed.measured_at(b):
                 return vals
-            m = speed.model_for(b)
             said = speedup.model_gaps_clause(speedup.model_gaps(m, vals))
             if said:
                 gaps.append(f"At batch {b} {said}; the best is picked on the measurements there.")
@@ -2609,19 +2831,19 @@ def build(
             how = f"measured in {speedup.runs_text(runs)}" if runs else "predicted"
             return f" at {picks[b][k]:,.1f} tok/s {how}"
 
-        for b in BATCHES:
+        for b in (b for b in BATCHES if b not in lost):  # none where a measured batch lost (``lost``: walk S)
             picks[b] = vals = picked(b)
             k_best, tied_k[str(b)] = speedup.pick_steps(vals)  # the speedup page's rule: ties go to the smaller
             best_k[str(b)] = k_best
             tok[str(b)] = Band(vals[k_best], vals[k_best], vals[k_best])
         ns.tok_s = tok
         ns.gain = gain_of(tok)
-        served_tok = picks[rank_batch].get(speed.served_steps)
+        served_tok = picks.get(rank_batch, {}).get(speed.served_steps)
         if served_tok is not None:  # the served num_steps read as the best is (measured where measured): like for like
             ns.gain = tok[str(rank_batch)].map(lambda v: v - served_tok)
-        ns.al = Band(speed.al_at(best_k[str(rank_batch)], inputs.offline, batch=rank_batch), None, None)
-        ns.al = Band(ns.al.value, ns.al.value, ns.al.value)
-        ns.al_steps = best_k[str(rank_batch)]
+        if str(rank_batch) in best_k:
+            ns.al = Band(*[speed.al_at(best_k[str(rank_batch)], inputs.offline, batch=rank_batch)] * 3)
+            ns.al_steps = best_k[str(rank_batch)]
         missing = speedup.missing_evidence(speed.model)
         off_steps = inputs.offline is not None and bool(inputs.offline.al_by_steps)
         al_src = _source(sources, "measured", inputs.offline.source) if inputs.offline and off_steps else model_src
@@ -2640,6 +2862,14 @@ def build(
         for c in sorted(b for b in speed.by_batch if b not in BATCHES):
             picks[c] = picked(c)
             k_c, ties_c = speedup.pick_steps(picks[c])
+            if one_num_steps(speed.by_batch[c]):  # walk S's batch 16: one run, against its baseline
+                p_c = pairs_at.get(c)
+                swept_only.append(
+                    f"batch {c} (one num_steps measured, run {_run_ids(speed.by_batch[c])}): {k_c}{at(c, k_c)}"
+                    + (f", {p_c.ratio:.2f}x its baseline (run #{p_c.baseline.id})" if p_c is not None else "")
+                    + ("; speculation loses there" if p_c is not None and p_c.loses else "")
+                )
+                continue
             swept_only.append(
                 f"batch {c} (its own measured sweep, {_run_ids(speed.by_batch[c])}): {k_c}"
                 + (f" ({', '.join(map(str, ties_c))} {'ties' if len(ties_c) == 1 else 'tie'})" if ties_c else "")
@@ -2648,7 +2878,7 @@ def build(
         served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
         # walk M: batch 64's best, 1,140.6 tok/s, under the baseline drawn the same way (about 1,183): said
         no_pay = []
-        for b in BATCHES:
+        for b in (b for b in BATCHES if b not in lost):
             base = speed.baseline_tok_s(b)
             best_b = tok[str(b)].value
             if base is not None and best_b is not None and best_b <= base * (1 + speedup.TIE_TOLERANCE):
@@ -2658,7 +2888,11 @@ def build(
             "Best num_steps (measured tok/s where that batch's own sweep measured the num_steps, else the speedup "
             f"model's prediction from the attached runs; within {speedup.TIE_TOLERANCE:.0%} of the fastest the "
             "smallest is named): "
-            + ", ".join(named(b) for b in best_k)
+            + ", ".join(
+                named(str(b)) if str(b) in best_k else f"batch {b}: not predicted: {lost[b]}"
+                for b in BATCHES
+                if str(b) in best_k or b in lost
+            )
             + f" (served: {speed.served_words})."
             + (f" Also swept: {'; '.join(swept_only)}." if swept_only else "")
             + "".join(f" {g}" for g in gaps)
@@ -2683,7 +2917,10 @@ def build(
             _ev("best num_steps per batch", best_k, batch_sources()),
             _ev(
                 "tok/s per batch: measured sweep of that batch, or predicted from other batches",
-                {str(b): ("measured" if speed.measured_at(b) else "predicted") for b in BATCHES},
+                {
+                    str(b): "not predicted" if b in lost else "measured" if speed.measured_at(b) else "predicted"
+                    for b in BATCHES
+                },
                 batch_sources(),
             ),
             _ev(
@@ -2814,6 +3051,14 @@ def build(
         )
         fv.evidence = [_ev("vocabulary", {"ceiling": off.vocab_ceiling, "flags": list(off.vocab_flags)}, osrc)]
         options.append(fv)
+
+    # ---- serving without speculation where a measured batch loses (walk S: 0.92x at batch 16, never offered)
+    if speed is not None and (losing := sorted(c for c, p in pairs_at.items() if p.loses)):
+        without = _no_speculation(pairs_at, losing, rank_batch, inputs.runs, speed, sources)
+        if rank_batch in lost:  # no speculative tok/s there: this is the plan's answer at that batch
+            options.insert(0, without)
+        else:
+            options.append(without)
 
     # ---- rank
     noise = NOISE * cur_tok.get(rank_batch, 0.0)  # Plan.noise
