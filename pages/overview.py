@@ -444,7 +444,10 @@ lines.append(
 )
 if live is not None:
     lines.append(
-        f"- **Live speed** (measured): run #{live.run_id} ("
+        "- **Live speed** (measured): "
+        # where the group's pairs disagree, both first: walk S led with batch 16's loss, batch 1's 1.99x after it
+        + (f"{live.verdict} The fastest pair in tok/s: " if live.verdict else "")
+        + f"run #{live.run_id} ("
         + ("imported, " if live.run_id in live.imported else "")  # another tool's file: said with its number
         + f"{live.engine}, num_steps={live.num_steps}) "
         + (f"{live.batch_words}, " if live.batch_words else "")

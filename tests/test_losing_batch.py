@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from comparelib.analysis import plan, speedup
+from comparelib.analysis import overview, plan, speedup
 from comparelib.live.store import RunRecord
-from tests.fixtures import cli_in_process, stored_run
+from tests.fixtures import cli_in_process, page_app, stored_run
 from tests.test_sweep import _entry
 
 # walk S's store: num_steps -> (tok/s, AL) at batch 1; run ids #4 (baseline), #5..#9
@@ -169,3 +169,50 @@ def test_a_single_run_with_a_recorded_verify_time_is_not_said_to_be_held() -> No
     assert not speedup.cycle_held(m)
     held = speedup.fit_sweep([speedup.SweepPoint(3, SPEC16, B1[3][1])], baseline_tok_s=BASE16, concurrency=16)
     assert speedup.cycle_held(held)
+
+
+# ---------------------------------------------------------------- 3. Overview's live speed
+
+
+def test_live_speed_says_where_speculation_pays_and_where_it_loses() -> None:
+    runs = walk_s()
+    live = overview.live_facts(runs)
+    assert live is not None and live.run_id == 11  # best_pair keeps its meaning: the fastest in tok/s
+    assert live.verdict == "Speculation pays at batch 1 (1.99x, #7/#4) and loses at batch 16 (0.92x, #11/#10).", (
+        live.verdict
+    )
+    assert "This pair is the fastest in tok/s; the largest speedup" not in live.sentence, live.sentence
+    assert "vLLM EAGLE-3 batch 1, num_steps=3 at 1.99x (#7/#4)" in live.sentence, live.sentence
+    # pairs that agree: no verdict
+    agree = overview.live_facts(walk_s(16, BASE16, 600.0))
+    assert agree is not None and agree.verdict == ""
+
+
+def test_overview_leads_live_speed_with_both_batches() -> None:
+    from comparelib import settings
+    from comparelib.live.store import Store
+    from tests.fixtures import bench_config, store_run
+
+    store = Store(settings.database_url())
+    for r in walk_s():
+        cfg = bench_config("vllm", "acme/target", r.num_steps, draft=None, topk=1, ndt=None)
+        if r.num_steps:
+            cfg["speculative_algorithm"] = "EAGLE3"
+        summary = {"requests": 6, "output_tokens_per_s": r.output_tokens_per_s, "accept_length": r.accept_length}
+        store_run(store, cfg, summary, group="walks-s", concurrency=int(r.params["concurrency"]))
+    at = page_app("../pages/overview.py", timeout=60)
+    at.query_params["draft"] = "registry:AQ-MedAI/Kimi-K2-Instruct-eagle3"
+    at.query_params["draft_group"] = "walks-s"
+    at.run()
+    assert not at.exception, at.exception
+    md = "\n".join(m.value for m in at.markdown)
+    line = next(s for s in md.splitlines() if s.startswith("- **Live speed**"))
+    # the store numbers walk S's #4..#11 as #1..#8
+    assert line.startswith(
+        "- **Live speed** (measured): Speculation pays at batch 1 (1.99x, #4/#1) and loses at batch 16 (0.92x, "
+        "#8/#7). The fastest pair in tok/s: run #8 (vllm, num_steps=3) at batch 16, "
+    ), line
+    assert "This pair is the fastest in tok/s" not in line, line
+    assert "Other comparable pairs at other settings: vLLM EAGLE-3 batch 1, num_steps=3 at 1.99x (#4/#1)." in line, (
+        line
+    )

@@ -996,6 +996,9 @@ class LiveFacts:
     imported: tuple[int, ...] = ()  # the pair's runs imported from another tool's file (``speedup.is_imported``)
     note: str | None = None  # settings one run of the pair did not record (``speedup.Pair.note``)
     best_other_speedup: float | None = None  # the largest speedup of ``others`` (they are listed largest first)
+    # "Speculation pays at batch 1 (1.99x, #7/#4) and loses at batch 16 (0.92x, #11/#10).": where the group's pairs
+    # gain beyond noise at one batch and lose beyond it at another (``batch_verdict``); "" when they agree
+    verdict: str = ""
 
     @property
     def batch_words(self) -> str:
@@ -1013,6 +1016,8 @@ class LiveFacts:
         1.47x (the fastest in tok/s) and left the batch-1 tree's 1.56x to a list that read as lesser pairs."""
         clause = _others_clause(self.others)
         top = self.best_other_speedup
+        if clause and self.verdict:  # the verdict says where speculation pays and where it loses, first
+            return clause
         if clause and top is not None and top > self.speedup * (1 + speedup.TIE_TOLERANCE):
             clause = (
                 f"This pair is the fastest in tok/s; the largest speedup measured, {top:.2f}x, is another "
@@ -1089,28 +1094,59 @@ def _imported_words(run: Any) -> str:
     return "imported, " if speedup.is_imported(run) else ""
 
 
-def _other_pairs(runs: Sequence[Any], pair: speedup.Pair) -> tuple[tuple[str, float], ...]:
-    """The best pair (by the same rule: the fastest speculative run) under each other baseline, best speedup first:
-    a group with a batch-16 pair answered 1.78x without a word of its batch-1 pairs at 2.39x and 2.44x. Each is
-    named by engine, algorithm, draft and batch (``_pair_words``): "batch 32, num_steps=3" did not say which."""
-    best: dict[int, tuple[Any, Any, float]] = {}
+def _baseline_picks(runs: Sequence[Any]) -> dict[int, tuple[Any, Any, float]]:
+    """Each baseline's pair (speculative run, baseline, speedup), by baseline id: a pair of one tool first, then the
+    speedup page's pick, the fewest num_steps within noise of the fastest (walk S named #8/#4, num_steps 4, where
+    the plan and ``speedup`` named num_steps 3, run #7, 0.1% slower)."""
+    found: dict[int, list[tuple[Any, Any, float]]] = {}
     for r in runs:
-        if r.is_baseline or not r.output_tokens_per_s or r.id == pair.spec.id:
+        if r.is_baseline or not r.output_tokens_per_s:
             continue
         base = speedup.choose_baseline(runs, [r])
-        if base is None or base.id == pair.baseline.id:
-            continue
-        ratio, _ = speedup.speedup_against(r, base)
+        ratio = speedup.speedup_against(r, base)[0] if base is not None else None
+        if base is not None and ratio is not None:
+            found.setdefault(base.id, []).append((r, base, ratio))
+    out: dict[int, tuple[Any, Any, float]] = {}
+    for bid, pairs in found.items():
+        one = [p for p in pairs if speedup.is_imported(p[0]) == speedup.is_imported(p[1])] or pairs
+        top = max(float(p[0].output_tokens_per_s) for p in one)
+        near = [p for p in one if p[0].output_tokens_per_s >= top * (1 - speedup.TIE_TOLERANCE)]
+        out[bid] = min(near, key=lambda p: (p[0].num_steps or 0, -float(p[0].output_tokens_per_s)))
+    return out
 
-        def rank(run: Any, b: Any = base) -> tuple[bool, float]:  # one tool's pair first, then the faster
-            return speedup.is_imported(run) == speedup.is_imported(b), float(run.output_tokens_per_s)
 
-        if ratio is not None and (base.id not in best or rank(r) > rank(best[base.id][0])):
-            best[base.id] = (r, base, ratio)
+def _other_pairs(runs: Sequence[Any], pair: speedup.Pair) -> tuple[tuple[str, float], ...]:
+    """The pair under each other baseline (``_baseline_picks``), best speedup first: a group with a batch-16 pair
+    answered 1.78x without a word of its batch-1 pairs at 2.39x and 2.44x. Each is named by engine, algorithm,
+    draft and batch (``_pair_words``): "batch 32, num_steps=3" did not say which."""
+    best = {bid: p for bid, p in _baseline_picks(runs).items() if bid != pair.baseline.id}
     return tuple(
         (_pair_words(r, base, ratio, pair.spec), ratio)
         for r, base, ratio in sorted(best.values(), key=lambda t: -t[2])
     )
+
+
+def batch_verdict(runs: Sequence[Any]) -> str:
+    """ "Speculation pays at batch 1 (1.99x, #7/#4) and loses at batch 16 (0.92x, #11/#10).": where the group's pairs
+    (``_baseline_picks``; the largest speedup of each batch) gain beyond run-to-run noise at one batch and lose beyond
+    it at another; "" when they do not disagree. Walk S's Overview led with the batch-16 loss, the fastest pair in
+    tok/s, as the draft's live speed, while batch 1 measured 1.99x."""
+    by_batch: dict[int, tuple[Any, Any, float]] = {}
+    for r, base, ratio in _baseline_picks(runs).values():
+        b = _batch(r)
+        if b is not None and (b not in by_batch or ratio > by_batch[b][2]):
+            by_batch[b] = (r, base, ratio)
+    tol = speedup.TIE_TOLERANCE
+
+    def said(b: int) -> str:
+        r, base, ratio = by_batch[b]
+        return f"batch {b} ({ratio:.2f}x, #{r.id}/#{base.id}{_imported_tail(r, base)})"
+
+    pays = [said(b) for b in sorted(by_batch) if by_batch[b][2] > 1 + tol]
+    loses = [said(b) for b in sorted(by_batch) if by_batch[b][2] < 1 - tol]
+    if not pays or not loses:
+        return ""
+    return f"Speculation pays at {', '.join(pays)} and loses at {', '.join(loses)}."
 
 
 def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | None:
@@ -1138,8 +1174,10 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
             unpaired.append(f"run #{r.id} ({r.engine}): {speedup.no_baseline_reason(runs, [r])}")
     batch = _batch(best)
     at_batch = f" at batch {batch}" if batch is not None else ""
+    verdict = batch_verdict(runs)  # where pairs disagree, both said first: not the fastest pair's alone (walk S)
     sentence = (
-        f"Measured{at_batch}: run #{best.id} ({_imported_words(best)}{best.engine}, {_steps_text(best)}) at "
+        (f"{verdict} The fastest pair in tok/s, measured{at_batch}" if verdict else f"Measured{at_batch}")
+        + f": run #{best.id} ({_imported_words(best)}{best.engine}, {_steps_text(best)}) at "
         f"{best.output_tokens_per_s:.1f} tok/s with speculation against baseline run #{base.id} "
         f"({_imported_words(base)}{base.engine}) at {base.output_tokens_per_s:.1f} "
         f"tok/s without: {pair.speedup:.2f}x ({gain * 100:+.1f}%)" + (" (example data)." if kind == "example" else ".")
@@ -1167,6 +1205,7 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
         tuple(r.id for r in (best, base) if speedup.is_imported(r)),
         pair.note,
         max((ratio for _, ratio in paired), default=None),
+        verdict,
     )
     return replace(facts, sentence=f"{sentence} {facts.others_clause}") if paired else facts
 
