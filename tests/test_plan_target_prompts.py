@@ -88,3 +88,13 @@ def test_overviews_acceptance_line_names_the_prompts_as_differing(prompts: str |
     line = overview.accept_line(acc, REF, "2.78", KEY, measured=True, own_prompts=prompts)
     assert said in line, line
     assert line.endswith("so this is not like for like)."), line
+
+
+@pytest.mark.parametrize("prompts", ["bundled", "mt-bench"])
+def test_the_more_data_band_on_the_live_scale_never_passes_k_plus_one(prompts: str) -> None:
+    """Walk S: on the --curve path the log's fit, moved to the live scale by run #2's AL, read "AL 2.78 (2.36..4.41)"
+    at 3 steps: an acceptance length of K draft steps is at most K + 1, whatever the shift adds."""
+    more = _more("log", prompts, 3.9)  # run #2 measured 3.9 at 3 steps: the shift lifts the fit's band past 4
+    assert more.al is not None and more.al.high is not None
+    assert more.al.high <= 4.0 + 1e-9, more.al
+    assert more.al.value is not None and more.al.value <= 4.0 + 1e-9, more.al

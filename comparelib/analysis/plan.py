@@ -2652,7 +2652,10 @@ def build(
             if own_now and need is not None and need.low is not None and need.low <= own_now:
                 reach += f"; its band's low end is at or below your {own_now:,.0f} {mine_words}"
             shown = tenfold
-        md.al = fit.al(n_new).map(lambda v: v + shift)
+        # K draft steps accept at most K + 1 tokens a cycle: the shift to the live scale never lifts the band past it
+        # (walk S: "AL 2.78 (2.36..4.41)" at 3 steps)
+        ceiling = float(fit.steps) + 1.0 if fit.steps else math.inf
+        md.al = fit.al(n_new).map(lambda v: min(v + shift, ceiling))
         md.al_steps = fit.steps
         if shown:
             reach += f"; the row shows {shown}, where the trend gives {'live ' if shift else ''}AL {md.al.text('.2f')}"
