@@ -706,6 +706,13 @@ def curve_chart(
     # theme's default subtitle colour is black, unseen on the dark theme. Legends stay on the right: one
     # below the plot took its height from the fixed total, squeezing the plot and clipping the title.
     subtitle = [f"tau_sim per logged point; fit on {curve.evidence.get('split')} points"]
+    peak = getattr(curve, "peak", None)
+    if peak is not None:  # overfitting: no fit is drawn through the eval points after the peak (walk S)
+        subtitle = [
+            "tau_sim per logged point; "
+            + ("fit on the eval points up to the peak" if curve.band else "no fit drawn")
+            + f": eval peaked at {peak.tau:.2f} and fell {peak.fall:.2f} after it (overfitting)"
+        ]
     if curve.band:
         subtitle.append("dashed: fit, with the 95% band of the mean")
     if len(pub):  # only when drawn: on a steps or epochs axis they are not
@@ -719,6 +726,9 @@ def curve_chart(
         width="container",
         height=440,  # the title block takes ~90 px of it: the plot keeps ~250
     )
+
+
+AFTER_PEAK = "your curve after its eval peak (not fitted)"  # plan.LEFT_OUT: an overfitting log's tail
 
 
 def plan_curve_chart(
@@ -772,7 +782,8 @@ def plan_curve_chart(
                 shape=alt.Shape(
                     "kind:N",
                     scale=alt.Scale(
-                        domain=["published", "yours", "your curve"], range=[PUBLISHED_SHAPE, OWN_SHAPE, "circle"]
+                        domain=["published", "yours", "your curve", AFTER_PEAK],
+                        range=[PUBLISHED_SHAPE, OWN_SHAPE, "circle", "triangle-down"],
                     ),
                     legend=None,
                 ),
@@ -814,6 +825,8 @@ def plan_curve_chart(
     if not layers:
         layers.append(alt.Chart(pd.DataFrame({"samples": [], "al": []})).mark_point().encode(x=x, y="al:Q"))
     subtitle = ["line and band: bounded fit (AL at most K + 1), 95% band", "dashed: target AL; dotted: samples needed"]
+    if len(points) and (points["kind"] == AFTER_PEAK).any():  # an overfitting log: its fall is shown, not fitted
+        subtitle.append("triangles: your log after its eval peak, left out of the fit (eval fell there)")
     return _layer(*layers).properties(
         title=alt.TitleParams(title, subtitle=subtitle, subtitleColor=NEUTRAL), width="container", height=340
     )

@@ -274,6 +274,7 @@ try:
         own_volume,
         curve_verdict=curve_verdict,
         curve_seen=max(seen, default=None),  # a log over passes of your samples is not evidence of new data
+        curve_peak=getattr(own_log, "peak", None),  # where an overfitting log's eval peaked before it fell
         own_target=own_target,
         draft=draft.match_name,  # only your draft's runs answer; another draft's (or the target's MTP) are named
     )
@@ -311,7 +312,7 @@ else:
 if not own_target and reference == suggested.hub_id and suggested.basis == "shape":
     st.caption(suggested.why)  # how the reference was chosen with no target named, and how to name one
 if answer.curve_note:
-    (st.warning if answer.curve_verdict == "plateau" else st.caption)(answer.curve_note)
+    (st.warning if answer.curve_verdict in ("plateau", "overfitting") else st.caption)(answer.curve_note)
 if (_curve := app.own_curve(draft)) is not None:  # a loaded log: its module is imported already
     from comparelib.analysis.curves import volume_note
 

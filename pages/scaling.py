@@ -290,6 +290,7 @@ if fit is not None:
         reference=reference,
         reference_volume=float(ref_vol.max()) if len(ref_vol) else None,
         curve_verdict=app.own_curve_verdict(draft),
+        curve_peak=getattr(app.own_curve(draft), "peak", None),
     )
     st.markdown(f"**{lead}**", help=None if rest else "95% confidence band of the fitted mean.")
     for line in rest:
@@ -812,6 +813,7 @@ def _curve_tab(shown: bool) -> None:
             badge = {
                 "rising": ":green[:material/trending_up: still rising]",
                 "plateau": ":orange[:material/trending_flat: plateau]",
+                "overfitting": ":red[:material/trending_down: overfitting]",
                 "too-few-points": ":gray[:material/more_horiz: too few points]",
             }
             st.markdown(f"**{badge[lc.verdict]}** — {lc.sentence}")

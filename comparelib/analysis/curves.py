@@ -29,7 +29,7 @@ from comparelib.analysis.traininglogs import LogRecord, ReadStats
 from comparelib.analysis.verdicts import human
 from comparelib.errors import DataError, InputError
 
-Verdict = Literal["rising", "plateau", "too-few-points"]
+Verdict = Literal["rising", "plateau", "overfitting", "too-few-points"]
 Split = Literal["auto", "train", "eval"]  # which logged points a curve is fitted on ("auto": eval when enough)
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 XUnit = Literal["samples_seen", "step", "epoch"]  # what a curve's x axis counts
@@ -119,6 +119,78 @@ class CurveFit:
         }
 
 
+@dataclass(frozen=True)
+class Peak:
+    """Where held-out (eval) acceptance peaked and how far it fell after: the ``overfitting`` verdict's evidence.
+
+    Walk S: eval tau_sim 2.06, 2.26, 2.38, 2.32, 2.22 over 5 epochs of 5,000 samples while train kept rising was
+    called a plateau ("more of the same data will not move acceptance much"); it peaked at pass 3 and fell 0.16."""
+
+    x: float  # on the curve's axis (``unit``)
+    tau: float
+    step: int
+    pass_no: int | None  # the pass over the training samples (1 = the first), from the log's epochs; None: not logged
+    epoch: int | None  # as the log numbers it
+    last_x: float
+    last_tau: float
+    last_pass: int | None
+    passes: int | None  # passes in the log (its highest epoch counted from its first)
+    fall_fit: float  # the fall of the line fitted from the peak on (two lines in log x meeting at the peak)
+    fall_margin: float  # its 95% margin, from the eval points' own scatter about those lines
+    train_slope: float | None  # train tau_sim per doubling from the peak on; None: no train points there
+    unit: str  # "samples seen", "steps" or "epochs"
+
+    @property
+    def fall(self) -> float:
+        return self.tau - self.last_tau
+
+    def _where(self, x: float, pass_no: int | None, epoch: int | None = None) -> str:
+        at = f"{human(x)} {self.unit}"
+        if pass_no is None:
+            return at
+        log = f"epoch {epoch} in the log, " if epoch is not None and epoch != pass_no else ""
+        return f"pass {pass_no}{f' of {self.passes}' if self.passes else ''} ({log}{at})"
+
+    def at(self) -> str:
+        """The peak's checkpoint: "pass 3 of 5 (epoch 2 in the log, 15K samples seen)"."""
+        return self._where(self.x, self.pass_no, self.epoch)
+
+    def checkpoint(self) -> str:
+        """The checkpoint to keep: "pass-3 checkpoint (15K samples seen)", or "checkpoint at 15K samples seen"."""
+        at = f"{human(self.x)} {self.unit}"
+        return f"pass-{self.pass_no} checkpoint ({at})" if self.pass_no is not None else f"checkpoint at {at}"
+
+    def words(self) -> str:
+        """The peak and the fall in one clause, as every page and the CLI say it."""
+        train = (
+            f", while train tau_sim kept rising ({self.train_slope:+.2f} per doubling of the {self.unit} after the "
+            "peak)"
+            if self.train_slope is not None
+            else ""
+        )
+        last = (
+            f"pass {self.last_pass} ({human(self.last_x)} {self.unit})"
+            if self.last_pass is not None
+            else f"{human(self.last_x)} {self.unit}"
+        )
+        return (
+            f"eval tau_sim peaked at {self.tau:.2f} at {self.at()} and fell {self.fall:.2f} to {self.last_tau:.2f} "
+            f"by {last}{train}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "peak": {"x": self.x, "tau_sim": self.tau, "step": self.step, "pass": self.pass_no, "epoch": self.epoch},
+            "last": {"x": self.last_x, "tau_sim": self.last_tau, "pass": self.last_pass},
+            "fall": self.fall,
+            "fall_fitted": self.fall_fit,
+            "fall_fitted_margin": self.fall_margin,
+            "level": LEVEL,
+            "passes": self.passes,
+            "train_slope_per_doubling_after_peak": self.train_slope,
+        }
+
+
 @dataclass
 class Curve:
     """The points, the fit and the verdict for one training run."""
@@ -130,6 +202,7 @@ class Curve:
     evidence: dict[str, Any] = field(default_factory=dict)
     band: list[dict[str, float]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    peak: Peak | None = None  # where eval peaked before it fell (``overfitting``); None for every other verdict
 
     def frame(self) -> pd.DataFrame:
         """One row per point: step, samples_seen, split, epoch, tau_sim, acc_0..acc_K."""
@@ -619,6 +692,145 @@ def _fmt_x(x: float, unit: XUnit) -> str:
     return f"{human(x)} {_unit_label(unit)}"
 
 
+def _x_of(p: CurvePoint, unit: XUnit) -> float | None:
+    """A point's x on the curve's axis (None where it has none)."""
+    return p.samples_seen if unit == "samples_seen" else float(p.step)
+
+
+def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, str]:
+    """(the peak, "") where held-out acceptance fell past noise after it, else (None, why not).
+
+    Noise is measured from the log itself, as the other verdicts' is (a fit's residual SE and covariance): two
+    straight lines in log x meeting at the highest eval point (one line when it is the first), a curve that can rise
+    and then fall, are fitted to the eval points; the fall counts when the second line's fall from the peak to the
+    last point is past its 95% margin (Student t on the lines' residual SE: a noisy flat curve's highest point is
+    called a fall about 5% of the time, where "peak minus last point past 2.8 SDs" called it 17%) and the measured
+    fall (peak minus last point) is at least ``PLATEAU_GAIN``, the least a verdict counts as a move. It is
+    overfitting when the train points after the peak
+    still rise (at least ``PLATEAU_GAIN`` per doubling, the bar a rising curve meets) and the last eval point is in
+    a later pass than the peak (where the log numbers its epochs); with no train points there, only when the fall
+    lasts more than one pass (two later passes, read from the log's epochs).
+    """
+    label = _unit_label(unit)
+    evals = sorted(
+        ((x, p) for p in points if p.split == "eval" and (x := _x_of(p, unit)) is not None and x > 0),
+        key=lambda t: t[0],
+    )
+    if len(evals) < MIN_FIT_POINTS:
+        return None, f"fewer than {MIN_FIT_POINTS} eval points"
+    xs = np.array([x for x, _ in evals], dtype=float)
+    ys = np.array([p.tau_sim for _, p in evals], dtype=float)
+    i = int(np.argmax(ys))
+    if i == xs.size - 1:
+        return None, "eval is highest at its last point"
+    lx = np.log2(xs)
+    k = lx[i]
+    cols = [np.ones_like(lx), np.maximum(lx - k, 0.0)] + ([np.minimum(lx - k, 0.0)] if i > 0 else [])
+    design = np.column_stack(cols)
+    coef, *_ = np.linalg.lstsq(design, ys, rcond=None)
+    dof = max(1, xs.size - design.shape[1])
+    s2 = float(((ys - design @ coef) ** 2).sum()) / dof
+    g = np.zeros(design.shape[1])
+    g[1] = lx[-1] - k
+    fall_fit = -float(g @ coef)
+    margin = t_two_sided(LEVEL, dof) * math.sqrt(max(0.0, float(g @ (s2 * np.linalg.pinv(design.T @ design)) @ g)))
+    fall = float(ys[i] - ys[-1])
+    if fall < PLATEAU_GAIN or fall_fit <= margin:
+        return None, (
+            f"eval fell {fall:.3f} after its peak, within noise (fitted fall {fall_fit:.3f}, 95% margin "
+            f"{margin:.3f}; a fall must also be at least {PLATEAU_GAIN:.2f})"
+        )
+    epochs = [p.epoch for p in points if p.epoch is not None]
+    first = min(epochs) if epochs else None
+
+    def pass_of(p: CurvePoint) -> int | None:
+        return None if p.epoch is None or first is None else p.epoch - first + 1
+
+    peak_p, last_p = evals[i][1], evals[-1][1]
+    peak_pass, last_pass = pass_of(peak_p), pass_of(last_p)
+    after = None if peak_pass is None or last_pass is None else last_pass - peak_pass
+    train = [(x, p.tau_sim) for p in points if p.split == "train" and (x := _x_of(p, unit)) is not None and x > 0]
+    later = [(x, t) for x, t in train if x >= xs[i]]
+    slope = None
+    if len({x for x, _ in later}) >= 3:
+        tx = np.log2(np.array([x for x, _ in later], dtype=float))
+        slope = float(np.polyfit(tx, np.array([t for _, t in later], dtype=float), 1)[0])
+    if slope is not None and slope < PLATEAU_GAIN:
+        return None, f"eval fell after its peak, but train did not rise there ({slope:+.3f} per doubling)"
+    if slope is not None and after is not None and after < 1:
+        return None, "eval fell after its peak within the same pass"
+    if slope is None and (after is None or after < 2):
+        return None, (
+            "eval fell after its peak, but with no train points after it the fall must last more than one pass, "
+            + ("and the log numbers no epochs" if after is None else f"and it lasted {after}")
+        )
+    return Peak(
+        x=float(xs[i]),
+        tau=float(ys[i]),
+        step=peak_p.step,
+        pass_no=peak_pass,
+        epoch=peak_p.epoch,
+        last_x=float(xs[-1]),
+        last_tau=float(ys[-1]),
+        last_pass=last_pass,
+        passes=None if first is None else max(epochs) - first + 1,
+        fall_fit=fall_fit,
+        fall_margin=margin,
+        train_slope=slope,
+        unit=label,
+    ), ""
+
+
+def _overfitting(
+    points: list[CurvePoint], peak: Peak, xs: np.ndarray, ys: np.ndarray, ev: dict[str, Any], unit: XUnit, tmax: float
+) -> Curve:
+    """The ``overfitting`` curve: fitted on the eval points up to the peak only (a saturating fit through the fall
+    would hide it), drawn where it was fitted, and not extrapolated: more passes over the same samples are what
+    lowered eval, and more unique data is not on this axis."""
+    up = xs <= peak.x
+    fit: CurveFit | None = None
+    if int(np.unique(xs[up]).size) >= 4:
+        fit = fit_curve(xs[up], ys[up], x_unit=_unit_key(unit), split="eval", tau_max=tmax)
+    after = int((~up).sum())
+    left_out = (
+        f"the {_points_text(after, 'eval')} after the eval peak at {human(peak.x)} {peak.unit} are left out of the "
+        f"fit (eval fell there: a saturating curve through them would hide the fall)"
+    )
+    ev.update(
+        {
+            "last_tau_sim": peak.last_tau,
+            "overfitting": peak.to_json(),
+            "fit_used": False,
+            "fit_not_used_because": [left_out + ("; it is not extrapolated" if fit is not None else "")],
+            "fit_points": int(up.sum()),
+        }
+    )
+    noise = (
+        f"past noise: a line fitted from the peak on falls {peak.fall_fit:.2f}, more than its 95% margin of "
+        f"{peak.fall_margin:.2f} (from the eval points' own scatter about two lines in log {peak.unit} meeting at the "
+        "peak)"
+    )
+    seen = (
+        f" The x axis counts every pass: {human(peak.last_x)} samples seen are {peak.passes} passes over the same "
+        "samples, not new data."
+        if peak.passes and peak.unit == "samples seen"
+        else ""
+    )
+    sentence = (
+        f"Overfitting: {peak.words()}; {noise}.{seen} Keep the {peak.checkpoint()}, or stop training there: more "
+        "epochs over these samples lower held-out acceptance, and more unique data is likely to help."
+    )
+    return Curve(
+        points=points,
+        fit=fit,
+        verdict="overfitting",
+        sentence=sentence,
+        evidence=ev,
+        band=band(fit, float(xs.min()), peak.x) if fit is not None else [],
+        peak=peak,
+    )
+
+
 def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float | None = None) -> Curve:
     """Fit and verdict for points (eval preferred when it has enough points, as it is held out).
 
@@ -687,6 +899,11 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
             sentence=f"Too few points to tell: {have}; a verdict needs {need}. Log more often or train longer.",
             evidence=ev,
         )
+    peak, why_not = eval_peak(points, unit) if split == "eval" else (None, "")
+    if peak is not None:
+        return _overfitting(points, peak, xs, ys, ev, unit, tmax)
+    if why_not.startswith("eval fell"):  # a fall that was not called overfitting, and why
+        ev["not_overfitting"] = why_not
     f = fit_curve(xs, ys, x_unit=_unit_key(unit), split=split, tau_max=tmax)
     last_i = int(np.argmax(xs))
     now_mean = f.predict(f.x_ref)[0]

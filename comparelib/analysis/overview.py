@@ -1224,8 +1224,13 @@ def largest_gap(
     missing: Sequence[str] | None = None,
     size_scope: str = "outside the embedding",
     curve_passes: float | None = None,
+    curve_peak: Any = None,
 ) -> tuple[str, str]:
     """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
+
+    ``curve_peak`` (``curves.Peak``): where an overfitting log's eval acceptance peaked before it fell; a data gap
+    then stands, for unique data, not more passes (walk S: "plateau ... look at the data's mix and the wiring before
+    adding volume" of a log whose eval fell 0.16 after pass 3 of 5 while train rose).
 
     ``curve_passes``: the samples your training log saw over your unique training samples. A log rising over
     several passes of the same samples says more training on them helps, not what new data would add (walk R:
@@ -1327,7 +1332,40 @@ def largest_gap(
     lead += unlike + ahead_text
     if name == "training data" and curve_verdict == "rising":
         lead += f" {rising_words(curve_passes, own_volume)}"
+    if name == "training data" and curve_verdict == "overfitting":
+        lead += f" {overfitting_words(curve_peak, short=True)}"
     return name, lead
+
+
+OVERFITTING_LEAD = "Your training log is overfitting"
+
+
+def overfitting_words(peak: Any, own_volume: float | None = None, *, short: bool = False) -> str:
+    """What an overfitting log (``curves.Peak``, or None where only the verdict is known) says of more data: more
+    unique data, not more passes over the same samples, and the checkpoint to keep. ``short``: for the headline."""
+    if peak is None:
+        return (
+            f"{OVERFITTING_LEAD}: held-out (eval) acceptance fell after its peak while train acceptance rose, so more "
+            "unique data is likely to help and more epochs over the same samples are not; keep the checkpoint where "
+            "eval peaked."
+        )
+    if short:
+        return (
+            f"{OVERFITTING_LEAD}: eval acceptance peaked at {peak.at()} and fell {peak.fall:.2f} after it, so more "
+            f"unique data is likely to help and more epochs are not; keep the {peak.checkpoint()}."
+        )
+    passes = traininglogs.passes_over(peak.last_x, own_volume) if peak.unit == "samples seen" else None
+    over = (
+        f" Its {human(peak.last_x)} samples seen are about {traininglogs.passes_text(passes)} passes over your "
+        f"{human(own_volume)} samples, not new data."
+        if passes is not None and own_volume
+        else ""
+    )
+    return (
+        f"Your training log (Acceptance vs data) is overfitting: {peak.words()}.{over} More epochs over the same "
+        f"samples lower held-out acceptance: keep the {peak.checkpoint()}, or stop training there. More unique data "
+        "is likely to help, whatever the published drafts' trend says."
+    )
 
 
 def rising_words(passes: float | None, own_volume: float | None) -> str:
@@ -1516,6 +1554,7 @@ CURVE_NOTES = {
     "plateau": "Your training log (Acceptance vs data) has plateaued: by your own evidence, more of the same data "
     "is unlikely to raise acceptance, whatever the published drafts' trend says.",
     "rising": "Your training log (Acceptance vs data) is still rising: more training or data should still help.",
+    "overfitting": overfitting_words(None),
     "too-few-points": "Your training log (Acceptance vs data) has too few points to say whether it still rises.",
 }
 
@@ -1549,6 +1588,7 @@ def answer(
     own_target: str | None = None,
     draft: str | None = None,
     curve_seen: float | None = None,
+    curve_peak: Any = None,
 ) -> Answer:
     """The Overview's answer for ``own`` against the published draft ``ref`` (both from ``load_entry``; a registry
     entry without a config is its ``PublishedDraft``: sizes are then not compared, data and acceptance are),
@@ -1638,6 +1678,7 @@ def answer(
             ref_floor=ref_floor,
             curve_verdict=curve_verdict,
             curve_passes=curve_seen / own_volume if curve_seen and own_volume else None,
+            curve_peak=curve_peak,
             accept_detail=accept_detail,
             missing=missing_evidence(
                 reference=reference,
@@ -1674,7 +1715,11 @@ def answer(
         target=target,
         curve_verdict=curve_verdict,
         # the log's verdict once: a headline that says the rising log agrees needs no note repeating it
-        curve_note=None if "Your training log is still rising" in sentence else CURVE_NOTES.get(curve_verdict or ""),
+        curve_note=None
+        if "Your training log is still rising" in sentence
+        else overfitting_words(curve_peak, own_volume)
+        if curve_verdict == "overfitting"
+        else CURVE_NOTES.get(curve_verdict or ""),
         size_note=size_note,
         runs=tuple(runs),
         runs_note=by_target.note,

@@ -1407,7 +1407,7 @@ def lead(result: Plan) -> str | None:
             f" Samples{seen}: {first.samples_needed.text(',.0f')}; GPU-hours on {result.gpu}: {hours}; "
             f"offline storage {first.storage.text(',.1f', ' TB')}."
         )
-    if result.log_note and not first.weighed_down:  # the first option's note says it already
+    if result.log_note and not first.weighed_down and result.log_note not in first.note:  # said there already
         text += f" {result.log_note}"
     if first.kind != "more-data" and result.current.get("above_trend"):
         # unpredicted is not "no gain": walk R2 read "no option gains" while Acceptance vs data gave 1.6M samples
@@ -1484,6 +1484,10 @@ class Inputs:
     group_runs: tuple[Any, ...] = ()  # the group's runs for the target, every draft's: what the reference is chosen by
     curve_verdict: str | None = None  # your training log's verdict (``curves``: "rising", "plateau", ...), if loaded
     curve_unused: str = ""  # why your training log could not be fitted (no samples seen), when it was not
+    # an overfitting log's eval peak (``curves.Peak``): curve_x stops there; the points after it are left out of the
+    # fit and drawn as such (walk S: a rising Weibull through an eval tail that fell 0.16 hid the fall)
+    curve_peak: Any = None
+    curve_left_out: tuple[tuple[float, float], ...] = ()  # (samples seen, tau_sim) after the peak: not fitted
     # with no target named: the published draft of your draft's hidden size and vocabulary (Overview's reference)
     shape_reference: str | None = None
 
@@ -1838,6 +1842,22 @@ def _tree_option(
         _ev("chain tok/s per batch", "the fitted chain sweep's measured runs", model_src),
     ]
     return o
+
+
+LEFT_OUT = "your curve after its eval peak (not fitted)"  # the plan chart's kind for an overfitting log's tail
+
+
+def _peak_cut(inputs: Inputs) -> str:
+    """Why the points after an overfitting log's eval peak are not in the fit ("" when none were left out)."""
+    peak, n = inputs.curve_peak, len(inputs.curve_left_out)
+    if peak is None or not n:
+        return ""
+    rose = " while train rose" if peak.train_slope is not None else ""
+    return (
+        f"the {n} point{'s' if n != 1 else ''} after its eval peak at {peak.at()} {'are' if n != 1 else 'is'} left "
+        f"out of the fit: eval fell {peak.fall:.2f} there{rose} (overfitting), and a rising curve through them would "
+        "hide the fall"
+    )
 
 
 def _no_speculation(
@@ -2210,12 +2230,16 @@ def build(
                 f"fitted on your learning curve ({fit.n} points after binning, tau_sim over {k} positions), "
                 f"x = samples seen; best form: {fit.form}; band: the 95% joint confidence region of three "
                 "bounded forms (logistic in log N, Weibull, saturating power law)"
-            )
+            ) + (f"; {_peak_cut(inputs)}" if _peak_cut(inputs) else "")
             pts = pd.DataFrame(
                 {"samples": list(inputs.curve_x), "al": list(inputs.curve_al), "kind": "your curve", "label": ""}
             )
+            if inputs.curve_left_out:  # drawn, not fitted: the chart shows the fall the fit leaves out
+                after = pd.DataFrame(inputs.curve_left_out, columns=["samples", "al"])
+                pts = pd.concat([pts, after.assign(kind=LEFT_OUT, label="")], ignore_index=True)
         except DataError as exc:
-            fit_note = f"your curve could not be fitted ({exc}); "
+            cut = f"; {_peak_cut(inputs)}" if _peak_cut(inputs) else ""
+            fit_note = f"your curve could not be fitted ({exc}{cut}); "
     if fit is None and inputs.published is not None:
         points = inputs.published
         sel = points[
@@ -2792,6 +2816,27 @@ def build(
                 _source(sources, "user", "your training log's verdict on Acceptance vs data: plateau"),
             )
         )
+    elif inputs.curve_verdict == "overfitting":
+        # more passes over the same samples lowered eval (walk S: ranked last as a "plateau"): more UNIQUE data is
+        # the remedy, more epochs are not, and the row's new samples are unique ones
+        peak = inputs.curve_peak
+        log_note = (
+            "Your training log (Acceptance vs data) is overfitting: "
+            + (f"{peak.words()}. " if peak is not None else "eval acceptance fell after its peak while train rose. ")
+            + "More epochs over the same samples are not the remedy; more unique data (this row's new samples) is "
+            + "likely to help. Keep the "
+            + (peak.checkpoint() if peak is not None else "checkpoint where eval peaked")
+            + "."
+            + (f" In the plan, {_peak_cut(inputs)}." if _peak_cut(inputs) else "")
+        )
+        md.note = f"{log_note} {md.note}".strip()
+        md.evidence.append(
+            _ev(
+                "your training log",
+                "overfitting" if peak is None else peak.to_json(),
+                _source(sources, "user", "your training log's verdict on Acceptance vs data: overfitting"),
+            )
+        )
     options.append(md)
 
     # ---- num_steps per batch
@@ -3152,6 +3197,8 @@ def inputs_for(
     cy: tuple[float, ...] = ()
     csteps = None
     set_aside = ""
+    peak: Any = None  # an overfitting log's eval peak: the fit stops there
+    left_out: tuple[tuple[float, float], ...] = ()
     if curve is not None and curve_verdict is None:
         curve_verdict = getattr(curve, "verdict", None)
     if curve is not None:
@@ -3165,13 +3212,18 @@ def inputs_for(
                 "logged step (`--batch-size`; 'Samples per logged step' on Acceptance vs data) or per epoch "
                 "(`--epoch-samples`), so the plan can count samples"
             )
+        peak = getattr(curve, "peak", None) if curve_verdict == "overfitting" else None
+        if peak is not None:  # fitted up to the eval peak only: a rising fit through the fall would hide it
+            left_out = tuple((float(p.samples_seen), float(p.tau_sim)) for p in pts if p.step > peak.step)
+            pts = [p for p in pts if p.step <= peak.step]
         cx = tuple(float(p.samples_seen) for p in pts)
         cy = tuple(float(p.tau_sim) for p in pts)
         csteps = max((len(p.acc) for p in pts), default=0) or None
         if cx and not csteps:
             raise DataError("the learning curve has no per-position accuracies")
         ev = curve.evidence if isinstance(curve.evidence, Mapping) else {}
-        if ev.get("fit_used") is False:  # Acceptance vs data and `curve` set its fit aside: so does the plan
+        if ev.get("fit_used") is False and peak is None:  # Acceptance vs data and `curve` set it aside: so does the
+            # plan (an overfitting log's fit is cut at its peak instead, above)
             set_aside = "; ".join(str(w) for w in ev.get("fit_not_used_because") or []) or "its fit may not predict"
     record = _record_for(entry.label)
     candidates = []
@@ -3208,6 +3260,8 @@ def inputs_for(
         group_runs=tuple(by_target.kept),
         curve_verdict=curve_verdict,
         curve_unused=curve_unused,
+        curve_peak=peak,
+        curve_left_out=left_out,
         own_samples=own_samples,
         own_samples_source=own_samples_source,
         own_tokens=own_tokens,

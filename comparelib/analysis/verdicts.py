@@ -201,6 +201,7 @@ def data_lead(
     reference: str | None = None,
     reference_volume: float | None = None,
     curve_verdict: str | None = None,
+    curve_peak: Any = None,
 ) -> list[str]:
     """Acceptance vs data's answer, in order: what your own evidence says first, then the published trend.
 
@@ -208,12 +209,25 @@ def data_lead(
     gives 2.25 at the reference's volume, and whose training log had plateaued (Overview said plateau). When the
     draft meets the target, sits at or above the trend at the larger of its own and the reference's volume
     (``live_outlook``'s "no more data scenario" rule), or its log plateaued (``curve_verdict``), that comes
-    first, and the volume sentence follows as the trend's alone. The first item is the lead."""
+    first, and the volume sentence follows as the trend's alone. The first item is the lead. An overfitting log
+    (``curve_peak``: a ``curves.Peak``) leads too: keep the peak checkpoint, and more unique data, not more passes
+    (walk S called one whose eval fell 0.16 after pass 3 of 5 a plateau)."""
     first: list[str] = []
     if curve_verdict == "plateau":
         first.append(
             "Your training log (Learning curve tab) has plateaued: by your own evidence, more of the same data is "
             "unlikely to raise acceptance, whatever the published trend says."
+        )
+    elif curve_verdict == "overfitting":
+        fell = (
+            f": {curve_peak.words()}"
+            if curve_peak is not None
+            else ": held-out (eval) acceptance fell after its peak while train acceptance rose"
+        )
+        keep = curve_peak.checkpoint() if curve_peak is not None else "checkpoint where eval peaked"
+        first.append(
+            f"Your training log (Learning curve tab) is overfitting{fell}. Keep the {keep}; more unique data is "
+            "likely to help, more epochs over the same samples are not."
         )
     reached = already_reached(f, target, own_points)
     found = _most_like(f, own_points)

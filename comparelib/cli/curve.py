@@ -73,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         )
         if ev.get("fit_not_used_because"):  # the line is the fit's, not a prediction
             w(f"fit set aside for predictions: {'; '.join(ev['fit_not_used_because'])}\n")
+    elif ev.get("fit_not_used_because"):  # an overfitting log with too few points up to its peak to fit
+        w(f"no fit: {'; '.join(ev['fit_not_used_because'])}\n")
     if ev.get("note"):
         w(f"note: {ev['note']}\n")
     skipped = c.stats.get("long_lines_skipped", 0)
