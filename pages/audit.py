@@ -136,7 +136,7 @@ def _show_result(result: AuditResult) -> None:
     if hub_rows:
         st.info(hub_rows)
     for note in result.notes:
-        if note not in (result.domain_note, result.empty_turn_note):  # said under the domain mix / the anomalies
+        if note not in (result.domain_note, result.empty_turn_note, result.non_text_note):  # said further down
             st.caption(f"Note: {note}")
 
     st.subheader("Token length per sample")
@@ -153,7 +153,7 @@ def _show_result(result: AuditResult) -> None:
         app.show_frame(pd.DataFrame(result.response_rows()), key="audit_regen_table")
 
     st.subheader("Anomalies")
-    # two rows of three: a count with its share ("1,234 (12.3%)") is cut in a fifth of the page at 1400 px
+    # rows of three: a count with its share ("1,234 (12.3%)") is cut in a fifth of the page at 1400 px
     c = st.columns(3)
     c[0].metric("Malformed rows", _fmt_int(result.malformed), help="Set aside: not samples")
     c[1].metric("Empty rows", _fmt_int(result.empty), help="Every turn empty: set aside, not samples")
@@ -167,7 +167,20 @@ def _show_result(result: AuditResult) -> None:
     )
     c = st.columns(3)
     c[0].metric("Anomaly rows", _fmt_int(result.anomaly_rows))  # any kind, not only role order
-    c[1].metric("Exact duplicates", _fmt_int(result.duplicates))
+    c[1].metric(
+        "Rows with a non-text value",
+        f"{_fmt_int(result.non_text_rows)} ({result.share(result.non_text_rows)})" if result.non_text_rows else "0",
+        help="A message whose value or content is a number, a list or true/false: SpecForge does not check, what it "
+        "does with each is in the table below; samples unless SpecForge stops on them (then set aside)",
+    )
+    c = st.columns(3)
+    c[0].metric("Exact duplicates", _fmt_int(result.duplicates))
+    c[1].metric(
+        "Duplicates ignoring whitespace",
+        _fmt_int(result.whitespace_duplicates),
+        help="Rows whose text equals an earlier row's once each turn's runs of ASCII whitespace (spaces, tabs, "
+        "newlines) are one space and its ends are stripped; every row compared, the exact duplicates included",
+    )
     c[2].metric(
         "Near duplicates",
         _fmt_int(result.near_duplicates),
@@ -180,6 +193,10 @@ def _show_result(result: AuditResult) -> None:
         st.markdown("**Empty turns (first examples)**")
         st.caption(result.empty_turn_note[:1].upper() + result.empty_turn_note[1:] + ".")
         app.show_frame(pd.DataFrame(result.empty_turn_example_rows()).astype(str), key="audit_empty_turn_examples")
+    if result.non_text_rows:
+        st.markdown("**Non-text values (first examples)**")
+        st.caption(result.non_text_note[:1].upper() + result.non_text_note[1:] + ".")
+        app.show_frame(pd.DataFrame(result.non_text_examples).astype(str), key="audit_non_text_examples")
     if result.anomalies:
         st.markdown("**Role order**")
         app.show_frame(pd.DataFrame(result.anomaly_count_rows()), key="audit_anomaly_counts")

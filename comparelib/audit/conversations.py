@@ -72,6 +72,41 @@ class RowError(ValueError):
     """One row that cannot be used; it is set aside and reported, the run goes on."""
 
 
+@dataclass(frozen=True)
+class NonText:
+    """A message whose content (``value`` in ShareGPT) is neither text nor null, as the row holds it.
+
+    SpecForge 0.2.0 does not check the type: ``Parser._normalize_message`` (data/parse.py) takes
+    ``message.get("content") or message.get("value") or ""``, so a falsy value (0, false, [], {}) becomes an empty
+    turn and any other reaches the chat template as it is (``scan.NON_TEXT_OUTCOMES`` says what happens there).
+    The audit counts the text ``_content`` reads from it (text parts joined, a number's digits)."""
+
+    message: int  # the message's number in the row, counted from 1, dropped roles included
+    role: str
+    field: str  # "value" (ShareGPT) or "content"
+    value: Any
+
+    @property
+    def kind(self) -> str:
+        if isinstance(self.value, bool):
+            return "true/false"
+        if isinstance(self.value, (int, float)):
+            return "a number"
+        if isinstance(self.value, list):
+            return "a list"
+        if isinstance(self.value, Mapping):
+            return "an object"
+        return f"a {type(self.value).__name__}"
+
+    @property
+    def reaches_template(self) -> bool:
+        """Whether SpecForge hands it to the chat template (truthy) rather than an empty string (falsy)."""
+        return bool(self.value)
+
+    def label(self) -> str:
+        return f"message {self.message} ({self.role}): {self.field} is {self.kind}"
+
+
 @dataclass
 class Conversation:
     """One training sample: turns in order, and how (if at all) it was regenerated."""
@@ -88,6 +123,8 @@ class Conversation:
     domain_field: str | None = None  # the field that stated it
     unknown_roles: list[tuple[int, str]] = field(default_factory=list)  # (turn index it preceded, role): dropped
     empty_turns: list[tuple[int, str]] = field(default_factory=list)  # (message number, role): ``empty_turns``
+    non_text: dict[int, NonText] = field(default_factory=dict)  # turn index -> its content as the row holds it
+    non_text_kept: list[tuple[int, NonText]] = field(default_factory=list)  # ``kept_non_text``, set by the scan
 
     @property
     def pretemplated(self) -> bool:
@@ -169,6 +206,7 @@ class _Parsed:
     anomalies: list[str]
     fields: dict[int, dict[str, Any]]
     unknown_roles: list[tuple[int, str]]
+    non_text: dict[int, NonText] = field(default_factory=dict)
 
 
 def _messages(value: Any, role_key: str, content_key: str) -> _Parsed:
@@ -178,7 +216,8 @@ def _messages(value: Any, role_key: str, content_key: str) -> _Parsed:
     anomalies: list[str] = []
     fields: dict[int, dict[str, Any]] = {}
     unknown: list[tuple[int, str]] = []
-    for msg in value:
+    non_text: dict[int, NonText] = {}
+    for number, msg in enumerate(value, start=1):
         if not isinstance(msg, Mapping):
             raise RowError("a message is not an object")
         if role_key not in msg:
@@ -189,7 +228,14 @@ def _messages(value: Any, role_key: str, content_key: str) -> _Parsed:
             anomalies.append("unknown_role")  # SpecForge drops these messages too
             unknown.append((len(turns), _label(msg.get(role_key) or "(empty)", MAX_ROLE_CHARS) or "(empty)"))
             continue
-        content = _content(msg.get(content_key))
+        raw = msg.get(content_key)
+        if type(raw) is str or isinstance(raw, str):  # nearly every message: one identity check
+            content = raw
+        else:
+            if raw is not None:
+                non_text[len(turns)] = NonText(number, role, content_key, raw)
+            # SpecForge's `content or value or ""` (data/parse.py _normalize_message): a falsy value is an empty turn
+            content = _content(raw) if raw else ""
         extra: dict[str, Any] = {}
         thought = msg.get(REASONING_FIELD)
         if isinstance(thought, str):  # passed on as SpecForge passes it, "" included (templates test `is string`)
@@ -209,7 +255,7 @@ def _messages(value: Any, role_key: str, content_key: str) -> _Parsed:
         if extra:
             fields[len(turns)] = extra
         turns.append((role, content))
-    return _Parsed(turns, anomalies, fields, unknown)
+    return _Parsed(turns, anomalies, fields, unknown, non_text)
 
 
 def _detect_one(row: Mapping[str, Any]) -> str | None:
@@ -346,6 +392,7 @@ def normalize(row: Any, fmt: str) -> Conversation:
         domain=domain,
         domain_field=domain_field,
         unknown_roles=parsed.unknown_roles,
+        non_text=parsed.non_text,
     )
 
 
@@ -399,6 +446,7 @@ def keep_developer(conv: Conversation, template: templates.ChatTemplate) -> None
         before.setdefault(at, []).append(name)
     turns: list[tuple[str, str]] = []
     fields: dict[int, dict[str, Any]] = {}
+    non_text: dict[int, NonText] = {}
     unknown: list[tuple[int, str]] = []
     for i in range(len(conv.turns) + 1):
         unknown += [(len(turns), name) for name in before.get(i, [])]
@@ -411,8 +459,10 @@ def keep_developer(conv: Conversation, template: templates.ChatTemplate) -> None
             continue
         if i in conv.fields:
             fields[len(turns)] = conv.fields[i]
+        if i in conv.non_text:
+            non_text[len(turns)] = conv.non_text[i]
         turns.append((role, content))
-    conv.turns, conv.fields, conv.unknown_roles = turns, fields, unknown
+    conv.turns, conv.fields, conv.unknown_roles, conv.non_text = turns, fields, unknown, non_text
 
 
 def example_roles(conv: Conversation, limit: int = 12) -> list[str]:
@@ -464,6 +514,14 @@ def empty_turns(conv: Conversation, positions: Sequence[int]) -> list[tuple[int,
     return out
 
 
+def kept_non_text(conv: Conversation, positions: Sequence[int]) -> list[tuple[int, NonText]]:
+    """(index among the kept turns, the value) of each kept turn whose content is not text: a leading turn the
+    trainer drops never reaches the chat template, so it is not flagged."""
+    if not conv.non_text:
+        return []
+    return [(k, conv.non_text[i]) for k, i in enumerate(positions) if i in conv.non_text]
+
+
 def trainable_positions(turns: Sequence[tuple[str, str]]) -> tuple[list[int], list[str]]:
     """The indices of the turns a trainer keeps, and the role-order anomalies found on the way.
 
@@ -503,5 +561,8 @@ def trainable_turns(turns: Sequence[tuple[str, str]]) -> tuple[list[tuple[str, s
 
 
 def joined_text(turns: Sequence[tuple[str, str]]) -> str:
-    """Canonical text of a conversation for hashing: roles and contents, unambiguous separators."""
-    return "\x1e".join(f"{role}\x1f{content}" for role, content in turns)
+    """Canonical text of a conversation for hashing: roles and contents, unambiguous separators.
+
+    The separators stand between spaces, so collapsing the whitespace of the whole text (``scan.collapse``) strips
+    each content's ends as well: a content's leading and trailing whitespace joins the separator's space."""
+    return " \x1e ".join(f"{role} \x1f {content}" for role, content in turns)

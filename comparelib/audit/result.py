@@ -76,6 +76,15 @@ class AuditResult:
     empty_turn_roles: dict[str, int] = field(default_factory=dict)  # rows by the role of their empty turn
     empty_turn_examples: list[dict[str, Any]] = field(default_factory=list)
     empty_turn_note: str = ""  # the sentence that says so and that they still count (also in ``notes``)
+    # rows after the first whose text repeats an earlier row's once whitespace is collapsed (the exact ones included)
+    whitespace_duplicates: int = 0
+    whitespace_duplicate_examples: list[dict[str, Any]] = field(default_factory=list)  # the whitespace-only ones
+    # rows with a message whose content is not text, by what SpecForge does with them (scan.NON_TEXT_OUTCOMES);
+    # the "fail" ones are set aside (malformed), the others are samples
+    non_text_rows: int = 0
+    non_text_outcomes: dict[str, int] = field(default_factory=dict)
+    non_text_examples: list[dict[str, Any]] = field(default_factory=list)
+    non_text_note: str = ""  # the sentence that says so (also in ``notes``)
     domain_source: str = "guessed"  # "stated" (by the rows' domain/category field), "guessed" (from text), "mixed"
     domain_note: str = ""  # the sentence that says so (also in ``notes``)
     estimated: bool = False
@@ -140,13 +149,18 @@ class AuditResult:
         return percent(count / scanned) if scanned > 0 else "n/a"
 
     def duplicate_rows(self) -> list[dict[str, str]]:
-        """The first exact and near duplicates, each with the row it repeats."""
-        return [
-            {"kind": "exact", "line": str(e["line"]), "same as": str(e["same_as"])} for e in self.duplicate_examples
-        ] + [
-            {"kind": "near", "line": str(e["line"]), "same as": str(e["similar_to"])}
-            for e in self.near_duplicate_examples
-        ]
+        """The first exact, whitespace-only and near duplicates, each with the row it repeats."""
+        return (
+            [{"kind": "exact", "line": str(e["line"]), "same as": str(e["same_as"])} for e in self.duplicate_examples]
+            + [
+                {"kind": "whitespace only", "line": str(e["line"]), "same as": str(e["same_as"])}
+                for e in self.whitespace_duplicate_examples
+            ]
+            + [
+                {"kind": "near", "line": str(e["line"]), "same as": str(e["similar_to"])}
+                for e in self.near_duplicate_examples
+            ]
+        )
 
     def to_volume(self) -> dict[str, int]:
         """The training volume Attach stores by default: the rows a trainer trains on (``VOLUME_TRAINED``); a row
@@ -218,8 +232,11 @@ class AuditResult:
             ("rows with an empty turn", self.empty_turn_rows),  # still samples: the trainers keep them
         ]
         rows += [(f"rows with an empty {k} turn", v) for k, v in self.empty_turn_roles.items()]
+        rows.append(("rows with a non-text value", self.non_text_rows))  # samples unless SpecForge stops on them
+        rows += [(f"rows with a non-text value, SpecForge {k}", v) for k, v in self.non_text_outcomes.items()]
         rows += [
             ("exact duplicates", self.duplicates),
+            ("duplicates ignoring whitespace", self.whitespace_duplicates),  # the exact ones included
             ("near duplicates", self.near_duplicates),
             ("near-duplicate rows checked", self.near_duplicates_checked),
             ("regenerated", self.regenerated),

@@ -8,8 +8,8 @@ Why streaming: published drafts train on millions of rows, so nothing here holds
 Memory bounds (independent of the number of rows unless noted):
 
 * token lengths: a ``Counter`` of integer lengths, bounded by the longest sample;
-* exact duplicates: one 8-byte hash and one 8-byte row location per row in ``array``s (16 MB per
-  million rows: the only part that grows, and it is not Python objects);
+* exact duplicates, and duplicates once whitespace is collapsed: two 8-byte hashes and one 8-byte row location
+  per row in ``array``s (24 MB per million rows: the only part that grows, and it is not Python objects);
 * near duplicates: MinHash LSH (64 permutations, word 3-grams, Jaccard >= 0.8) over a reservoir of at
   most ``near_dup_cap`` rows (default 10,000) whose first 1,500 characters are kept: about 15-60 MB
   at most (ASCII vs CJK text); exact when the dataset is smaller, a lower bound otherwise;
@@ -44,7 +44,7 @@ from comparelib import limits
 from comparelib.audit import conversations as conv_mod
 from comparelib.audit.result import AuditResult, histogram, percent, percentiles
 from comparelib.audit.sources import Source, open_source, reservoir
-from comparelib.audit.templates import ChatTemplate, ToolContext
+from comparelib.audit.templates import ChatTemplate, ToolContext, as_messages, falls_back, render_errors
 from comparelib.audit.tokens import (
     FALLBACK_METHOD,
     Prepared,
@@ -91,6 +91,21 @@ Domain = Literal["code", "math", "cjk", "other"]
 DOMAINS: tuple[Domain, ...] = ("code", "math", "cjk", "other")
 DOMAIN_LABELS = 12  # stated labels shown; the rest are one "other (N labels)" row
 DOMAIN_TRACKED = 1000  # distinct stated labels counted: a file with a label per row holds this many at most
+
+NON_TEXT_OUTCOMES: dict[str, str] = {
+    "empty": 'trains it as an empty turn (content or value or "")',
+    "template": "hands it to the chat template as it is, which renders it: trains on what the template writes for it",
+    "fallback": (
+        "the chat template raises TypeError or ValueError on it: SpecForge renders the row without the template "
+        "(its registered template's headers, the value as Python text) and trains on that"
+    ),
+    "fail": "stops on it: its preprocessing raises, and the run fails",
+}
+"""What SpecForge 0.2.0 does with a message whose content is not text (``conversations.NonText``), by its code:
+data/parse.py ``Parser._normalize_message`` turns a falsy value into "" and passes any other on;
+``GeneralParser.parse`` (also the thinking parser's) renders with the target's chat template and, on
+``(ValueError, TypeError)``, builds the text from its registered template's headers with f-strings, joining a system
+message's content as it is."""
 
 
 def _has_any(text: str, marks: Sequence[str]) -> bool:
@@ -199,7 +214,11 @@ class Tally:
         self.empty_turn_roles: Counter[str] = Counter()  # rows by the role of their empty turn
         self.empty_turn_examples: list[dict[str, Any]] = []
         self.hashes = array("Q")
+        self.spaced_hashes = array("Q")  # the same rows with whitespace collapsed (``collapse``), parallel
         self.hash_lines = array("q")  # row location codes, parallel to hashes (for duplicate examples)
+        self.non_text_rows = 0  # rows with a kept message whose content is not text (conversations.NonText)
+        self.non_text_outcomes: Counter[str] = Counter()  # those rows by what SpecForge does (NON_TEXT_OUTCOMES)
+        self.non_text_examples: list[dict[str, Any]] = []
         self.regenerated = 0
         self.status: Counter[str] = Counter()
         self.domains: Counter[str] = Counter({d: 0 for d in DOMAINS})  # guessed from the text (``domain_of``)
@@ -275,6 +294,7 @@ class Tally:
         conv_mod.keep_developer(conv, template)
         positions, anomalies = conv_mod.trainable_positions(conv.turns)
         conv.empty_turns = conv_mod.empty_turns(conv, positions)
+        conv.non_text_kept = conv_mod.kept_non_text(conv, positions)
         kept = [conv.turns[i] for i in positions]
         anomalies = conv.anomalies + anomalies
         context, left_out = conv_mod.tool_context(conv, positions, template)
@@ -323,11 +343,16 @@ class Tally:
                     {"line": line, "anomalies": sorted(set(anomalies)), "roles": conv_mod.example_roles(conv)}
                 )
         canon = conv_mod.joined_text(conv.turns)
+        extra_json = ""
         if conv.tools or conv.fields:  # rows differing only in a call's arguments or a schema are not duplicates
             extra = [conv.tools, sorted(conv.fields.items())]
-            canon += "\x1e" + json.dumps(extra, sort_keys=True, default=str, ensure_ascii=False)
-        h = int.from_bytes(hashlib.blake2b(canon.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+            extra_json = json.dumps(extra, sort_keys=True, default=str, ensure_ascii=False)
+        if extra_json:
+            canon += " \x1e " + extra_json
+        data = (canon + _END).encode("utf-8", "surrogatepass")
+        h = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
         self.hashes.append(h)
+        self.spaced_hashes.append(int.from_bytes(hashlib.blake2b(collapse(data), digest_size=8).digest(), "little"))
         self.hash_lines.append(line)
         if prepared is not None:
             prepared.key = h
@@ -368,8 +393,29 @@ class Tally:
         except DataError as exc:
             self.malformed_row(line, str(exc), raw)
             return None
+        if conv.non_text_kept:
+            probe = non_text_probe(conv, kept, context)
+            (error,) = render_errors(bundle.template, [probe]) if probe is not None else (None,)
+            if not self.non_text(line, raw, conv, kept, error):
+                return None
         self.keep(line, conv, anomalies, context, prepared)
         return prepared
+
+    def non_text(
+        self, line: Any, raw: Any, conv: conv_mod.Conversation, kept: Sequence[tuple[str, str]], error: str | None
+    ) -> bool:
+        """Count a row with a non-text content (``non_text_outcome``); False if SpecForge stops on it: the row is then
+        set aside (malformed), not a sample."""
+        outcome, stop = non_text_outcome(conv.non_text_kept, kept, error)
+        values = "; ".join(v.label() for _k, v in conv.non_text_kept)
+        self.non_text_rows += 1
+        self.non_text_outcomes[outcome] += 1
+        if len(self.non_text_examples) < _EXAMPLES:
+            self.non_text_examples.append({"line": line, "values": values, "SpecForge": NON_TEXT_OUTCOMES[outcome]})
+        if stop is not None:
+            self.malformed_row(line, f"{values}: {stop}", raw)
+            return False
+        return True
 
     def _sign(self, content: str) -> Any:
         if self._perm is None:
@@ -407,6 +453,7 @@ class Tally:
             "malformed",
             "anomaly_rows",
             "empty_turn_rows",
+            "non_text_rows",
             "regenerated",
             "tokens",
             "assistant",
@@ -422,6 +469,7 @@ class Tally:
         for name in (
             "anomalies",
             "empty_turn_roles",
+            "non_text_outcomes",
             "other_layouts",
             "status",
             "domains",
@@ -438,7 +486,9 @@ class Tally:
         self.malformed_examples = sorted(self.malformed_examples + other.malformed_examples, key=key)[:_EXAMPLES]
         self.anomaly_examples = sorted(self.anomaly_examples + other.anomaly_examples, key=key)[:_EXAMPLES]
         self.empty_turn_examples = sorted(self.empty_turn_examples + other.empty_turn_examples, key=key)[:_EXAMPLES]
+        self.non_text_examples = sorted(self.non_text_examples + other.non_text_examples, key=key)[:_EXAMPLES]
         self.hashes.extend(other.hashes)
+        self.spaced_hashes.extend(other.spaced_hashes)
         self.hash_lines.extend(other.hash_lines)
         self.row_keys.extend(other.row_keys)
         self.row_tokens.extend(other.row_tokens)
@@ -465,6 +515,65 @@ class Tally:
                 out.append(theirs.pop())
                 left_theirs -= 1
         self.reservoir = out
+
+
+_END = " \x1d"
+"""Ends every row's canonical text: a content's trailing whitespace then collapses into the space before it."""
+_WHITESPACE = bytes.maketrans(b"\t\n\r\x0b\x0c", b"     ")
+
+
+def collapse(data: bytes) -> bytes:
+    """``data`` (a row's UTF-8 ``conversations.joined_text`` + ``_END``) with every run of ASCII whitespace (space,
+    tab, newline, CR, FF, VT) one space: with joined_text's spaced separators and the end mark, each content
+    collapsed and stripped. Rows equal so are duplicates once whitespace is ignored.
+
+    Whole-buffer C passes (one translate, then one replace per halving of the longest run, the last finding none),
+    as it runs on every row of millions: on bench_audit's rows (2.5 KB) about 10 us a row on the 2-core development
+    box, against 14 us for ``b" ".join(data.split())``, 46 us for a regex and 27 us a row for a numpy pass over a
+    batch (which also held the reader up on a 16-core machine)."""
+    out = data.translate(_WHITESPACE)
+    size = -1
+    while len(out) != size:
+        size = len(out)
+        out = out.replace(b"  ", b" ")
+    return out
+
+
+def non_text_probe(
+    conv: conv_mod.Conversation, kept: Sequence[tuple[str, str]], context: ToolContext | None
+) -> tuple[list[dict[str, Any]], list[Any] | None] | None:
+    """The kept messages as SpecForge hands them to the chat template, each non-text content as the row holds it
+    (a falsy one as ""), with the row's tools; None when no value reaches the template (all falsy)."""
+    if not any(v.reaches_template for _k, v in conv.non_text_kept):
+        return None
+    messages = as_messages(kept, context)
+    for k, value in conv.non_text_kept:
+        if value.reaches_template:
+            messages[k] = {**messages[k], "content": value.value}
+    return messages, context.tools if context is not None else None
+
+
+def non_text_outcome(
+    values: Sequence[tuple[int, conv_mod.NonText]], kept: Sequence[tuple[str, str]], error: str | None
+) -> tuple[str, str | None]:
+    """(what SpecForge 0.2.0 does with a row whose kept messages hold ``values``: a key of ``NON_TEXT_OUTCOMES``,
+    why it stops (None unless "fail")); ``error`` is what the chat template said rendering them as they are
+    (``non_text_probe``; None: it rendered, or nothing reached it)."""
+    if not any(v.reaches_template for _k, v in values):
+        return "empty", None
+    if error is None:
+        return "template", None
+    if not falls_back(error):
+        return (
+            "fail",
+            f"{error}; SpecForge 0.2.0 catches only TypeError and ValueError there, so its preprocessing stops",
+        )
+    if kept and kept[0][0] == "system" and any(k == 0 and v.reaches_template for k, v in values):
+        return "fail", (
+            f"{error}; SpecForge 0.2.0 then renders without the template and joins the system prompt as it is, "
+            "which raises TypeError: its preprocessing stops"
+        )
+    return "fallback", None
 
 
 def _line_key(example: dict[str, Any]) -> Any:
@@ -539,9 +648,17 @@ def _reader(
             """Render the queued rows in one call (one worker round trip for an untrusted template)."""
             nonlocal batch, n_texts
             done = prepare_many(bundle, [(conv, kept, ctx) for _l, _r, conv, _a, kept, ctx in todo], cancel=cancel)
-            for (line, raw, conv, anomalies, _kept, ctx), prepared in zip(todo, done, strict=True):
+            probes = {
+                i: probe
+                for i, (_l, _r, conv, _a, kept, ctx) in enumerate(todo)
+                if conv.non_text_kept and (probe := non_text_probe(conv, kept, ctx)) is not None
+            }
+            errors = dict(zip(probes, render_errors(bundle.template, list(probes.values())), strict=True))
+            for i, ((line, raw, conv, anomalies, kept, ctx), prepared) in enumerate(zip(todo, done, strict=True)):
                 if isinstance(prepared, DataError):
                     stats.malformed_row(line, str(prepared), raw)
+                    continue
+                if conv.non_text_kept and not stats.non_text(line, raw, conv, kept, errors.get(i)):
                     continue
                 stats.keep(line, conv, anomalies, ctx, prepared)
                 batch.append(prepared)
@@ -614,28 +731,36 @@ def _near_duplicates(stats: Tally, threshold: float = 0.8, num_perm: int = 64) -
     return found, examples
 
 
-def _duplicates(stats: Tally) -> tuple[int, list[dict[str, Any]]]:
-    """Exact duplicates: every row after the first (in row order) whose canonical hash repeats."""
+def _duplicates(stats: Tally) -> tuple[int, list[dict[str, Any]], int, list[dict[str, Any]]]:
+    """(exact duplicates: every row after the first, in row order, whose canonical hash repeats; the first of them;
+    the same count once whitespace is collapsed (``collapse``: the exact ones included); the first rows that
+    repeat an earlier one only so, each with the first row it repeats).
+
+    One argsort by row location and one ``np.unique`` per hash array: blocks merged in any order count alike."""
     import numpy as np
 
     if not len(stats.hashes):
-        return 0, []
+        return 0, [], 0, []
     lines_arr = np.frombuffer(stats.hash_lines, dtype=np.int64)
     order = np.argsort(lines_arr, kind="stable")  # merged blocks arrive in any order; one process: already sorted
-    arr = np.frombuffer(stats.hashes, dtype=np.uint64)[order]
-    lines = lines_arr[order].tolist()
-    _uniq, first, counts = np.unique(arr, return_index=True, return_counts=True)
-    dups = int(len(arr) - len(first))
-    examples: list[dict[str, Any]] = []
-    if dups:
-        first_set = set(first.tolist())
-        seen_first = {int(arr[i]): lines[i] for i in first.tolist()}
-        for i in range(len(arr)):
-            if i not in first_set:
-                examples.append({"line": lines[i], "same_as": seen_first[int(arr[i])]})
-                if len(examples) >= _EXAMPLES:
-                    break
-    return dups, examples
+    lines = lines_arr[order]
+
+    def repeats(hashes: array) -> tuple[Any, Any]:
+        """(whether each row repeats an earlier row's hash, the location of the first row with its hash)."""
+        arr = np.frombuffer(hashes, dtype=np.uint64)[order]
+        _uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
+        again = np.ones(len(arr), dtype=bool)
+        again[first] = False
+        return again, lines[first][inverse.reshape(-1)]
+
+    exact, exact_first = repeats(stats.hashes)
+    examples = [
+        {"line": int(lines[i]), "same_as": int(exact_first[i])} for i in np.flatnonzero(exact)[:_EXAMPLES].tolist()
+    ]
+    spaced, spaced_first = repeats(stats.spaced_hashes)
+    only = np.flatnonzero(spaced & ~exact)[:_EXAMPLES].tolist()
+    spaced_examples = [{"line": int(lines[i]), "same_as": int(spaced_first[i])} for i in only]
+    return int(exact.sum()), examples, int(spaced.sum()), spaced_examples
 
 
 def usable_volumes(stats: Tally) -> tuple[int, int, int, int]:
@@ -812,7 +937,7 @@ def finish(
             f"no row of {src.name} could be used as {detected} data (row {src.locate(first['line'])}: "
             f"{first['reason']}); check the file or pass the right --format"
         )
-    dups, dup_examples = _duplicates(stats)
+    dups, dup_examples, spaced_dups, spaced_examples = _duplicates(stats)
     near, near_examples = _near_duplicates(stats)
     if stats.valid_seen > stats.near_cap:
         notes.append(
@@ -866,6 +991,10 @@ def finish(
     if stats.empty_turn_rows:
         empty_note = empty_turn_note(stats.empty_turn_rows, stats.samples, stats.empty_turn_roles, sample is not None)
         notes.append(empty_note)
+    non_text_note = ""
+    if stats.non_text_rows:
+        non_text_note = non_text_sentence(stats.non_text_rows, stats.non_text_outcomes)
+        notes.append(non_text_note)
     for layout, n in sorted(stats.other_layouts.items()):
         notes.append(
             f"{n:,} of the malformed rows are {conv_mod.FORMAT_LABELS.get(layout, layout)} rows, not "
@@ -906,7 +1035,9 @@ def finish(
         stats.malformed_examples,
         stats.anomaly_examples,
         stats.empty_turn_examples,
+        stats.non_text_examples,
         dup_examples,
+        spaced_examples,
         near_examples,
     ):
         for ex in examples:
@@ -945,6 +1076,12 @@ def finish(
         empty_turn_note=empty_note,
         duplicates=dups,
         duplicate_examples=dup_examples,
+        whitespace_duplicates=spaced_dups,
+        whitespace_duplicate_examples=spaced_examples,
+        non_text_rows=stats.non_text_rows,
+        non_text_outcomes=dict(sorted(stats.non_text_outcomes.items())),
+        non_text_examples=stats.non_text_examples,
+        non_text_note=non_text_note,
         near_duplicates=near,
         near_duplicates_checked=len(stats.reservoir),
         near_duplicate_examples=near_examples,
@@ -980,6 +1117,34 @@ def empty_turn_note(rows: int, samples: int, roles: Mapping[str, int], sampled: 
         "and speculators train on them (neither checks for empty turns: an empty assistant turn supervises only "
         "its end-of-turn token, and the answer after an empty user turn is trained without a question); fix or "
         "drop them before training"
+    )
+
+
+def non_text_sentence(rows: int, outcomes: Mapping[str, int]) -> str:
+    """The sentence that says how many rows hold a message whose content is not text and what SpecForge does."""
+    said = {
+        "empty": "{n:,} only hold falsy ones (0, false, [], {{}}), which it trains as empty turns",
+        "template": "in {n:,} the chat template renders the value as it is, and that text trains",
+        "fallback": (
+            "in {n:,} the chat template raises TypeError or ValueError on it (as one that joins content with + "
+            "does), and SpecForge renders the whole row without the template instead (its registered template's "
+            "headers: no system header, no end of turn after user turns, a list as Python's ['a', 'b']) and trains "
+            "on that"
+        ),
+        "fail": (
+            "on {n:,} its preprocessing raises and the run stops (the template's error is not TypeError or "
+            "ValueError, or the value is the system prompt): set aside here, not samples"
+        ),
+    }
+    parts = [said[k].format(n=outcomes[k]) for k in ("fail", "fallback", "template", "empty") if outcomes.get(k)]
+    return (
+        f"{rows:,} row(s) have a message whose value or content is not text (a number, a list, true/false): "
+        'SpecForge 0.2.0 does not check (data/parse.py: content or value or ""); '
+        + "; ".join(parts)
+        + ". The audit counts the text it reads from them (a number's digits, a list's text parts joined). Where "
+        "no such value is in a JSONL file's first 10 MB, datasets 5.2's load_dataset (which SpecForge reads it "
+        'with) turns later ones into their JSON text (12345 becomes "12345") before SpecForge sees them. '
+        "Write them as text before training"
     )
 
 

@@ -271,12 +271,49 @@ class ChatTemplate:
         except TemplateError as exc:
             raise DataError(f"the chat template refused a conversation: {exc}") from None
         except (TypeError, KeyError, AttributeError, ValueError) as exc:
-            raise DataError(f"the chat template failed on a conversation: {exc}") from None
+            raise DataError(f"{FAILED} ({type(exc).__name__}): {exc}") from None
 
     def render_turns(
         self, turns: Sequence[Turn], add_generation_prompt: bool = False, context: ToolContext | None = None
     ) -> str:
         return self.render(as_messages(turns, context), add_generation_prompt, context.tools if context else None)
+
+
+FAILED = "the chat template failed on a conversation"
+"""How a render that raised a Python error (TypeError, KeyError, AttributeError, ValueError) begins; the type follows
+in brackets, as ``falls_back`` reads it."""
+
+
+def falls_back(message: str) -> bool:
+    """Whether a render error is one SpecForge 0.2.0 catches: ``GeneralParser.parse`` (data/parse.py, the parser of
+    its general and thinking templates) renders with ``except (ValueError, TypeError)`` and then builds the text from
+    its registered template's headers instead. A jinja2 error (an undefined method, ``raise_exception``) stops it."""
+    return message.startswith((f"{FAILED} (TypeError)", f"{FAILED} (ValueError)"))
+
+
+def render_errors(
+    template: ChatTemplate, items: Sequence[tuple[list[dict[str, Any]], list[Any] | None]]
+) -> list[str | None]:
+    """Render each (messages, tools) as it is (contents need not be text): None where it renders, else the error.
+
+    An untrusted template renders the whole batch in one worker call; a cap refusal (LimitError) propagates."""
+    if not items:
+        return []
+    if not template.trusted:
+        from comparelib.audit import sandbox
+
+        answers = sandbox.pool().call(template, "render", [render_item(m, False, tools) for m, tools in items])
+        return [None if status == "ok" else str(text) for status, text in answers]
+    out: list[str | None] = []
+    for messages, tools in items:
+        try:
+            template.render(messages, False, tools)
+            out.append(None)
+        except limits.LimitError:
+            raise
+        except DataError as exc:
+            out.append(str(exc))
+    return out
 
 
 def render_item(messages: Sequence[dict[str, Any]], add_generation_prompt: bool, tools: list[Any] | None) -> list[Any]:
