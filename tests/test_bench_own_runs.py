@@ -184,7 +184,10 @@ def test_the_best_chain_and_tree_of_each_setting_are_picked_however_old() -> Non
     best chain and the tree at batch 1, and Compare runs opened without them ("Your older runs #6, #7, #8")."""
     store = Store(settings.database_url())
     base1 = _sglang(store, 1, None, 46.8)
-    chains = [_sglang(store, 1, k, tok) for k, tok in zip((1, 2, 3, 4, 5, 6), (66.0, 75.0, 79.1, 77.0, 75.5, 72.0))]
+    chains = [
+        _sglang(store, 1, k, tok)
+        for k, tok in zip((1, 2, 3, 4, 5, 6), (66.0, 75.0, 79.1, 77.0, 75.5, 72.0), strict=True)
+    ]
     tree = _sglang(store, 1, 3, 87.4, topk=4, ndt=8)
     _sglang(store, 32, None, 985.0)
     b32 = _sglang(store, 32, 3, 1057.7)

@@ -96,7 +96,10 @@ def fit_vs_measured(
     if agrees:
         return True, text + " Your measurement is close to the fit: the published drafts' trend agrees with it."
     if unsaid:  # no value to set the measurement against: neither higher nor lower than it
-        return False, text + " So it neither confirms nor contradicts your measurement: trust the measurement for your draft."
+        return (
+            False,
+            text + " So it neither confirms nor contradicts your measurement: trust the measurement for your draft.",
+        )
     reasons = []
     if uninformative:
         reasons.append(
