@@ -154,3 +154,14 @@ def percent(fraction: float, places: int = 1) -> str:
 def clipped(text: str, chars: int) -> str:
     """``text`` cut to ``chars`` characters, with "…" where it was cut, so a cut id never reads as whole."""
     return text if len(text) <= chars else text[:chars] + "\u2026"
+
+
+# What an attached training volume counts, in the source it is stored with ("<dataset> (<words>)") and in every
+# sentence that names it: SpecForge and speculators drop a row with no supervised token and keep duplicates.
+VOLUME_TRAINED = "rows trained on, with exact duplicates kept and rows with no supervised token left out"
+VOLUME_UNIQUE = "unique usable rows, with exact duplicates and rows with no supervised token left out"
+
+
+def volume_words(source: str | None) -> str | None:
+    """What a stored volume counts, read from its source (None for a volume stored before it said so, or typed)."""
+    return next((w for w in (VOLUME_TRAINED, VOLUME_UNIQUE) if f"({w})" in str(source or "")), None)

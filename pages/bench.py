@@ -33,7 +33,6 @@ from comparelib.live.store import Store, requests_to_frame, runs_to_frame
 from comparelib.models.draft import (
     latest_own_group,
     pool_is_attached,
-    requests_run,
     run_pool,
     runs_of_draft,
     unattached_runs,
@@ -562,7 +561,7 @@ try:
     st.subheader("Per-request results")
     if all_runs:
         # your newest run with per-request rows (of your draft's target when the runs have several)
-        opens = requests_run(
+        opens = speedup.requests_run(
             all_runs, draft.match_name, lambda: app.draft_target(draft, run_pool(all_runs, draft)).model
         )
         latest = (opens or all_runs[-1]).title

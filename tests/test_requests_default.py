@@ -55,7 +55,7 @@ def _summary_import(store: Store) -> int:
     ],
 )
 def test_requests_run_is_the_newest_with_rows(layout: list[str], want: int | None) -> None:
-    from comparelib.models.draft import requests_run
+    from comparelib.analysis.speedup import requests_run
 
     store = Store(settings.database_url())
     ids = []

@@ -2095,3 +2095,24 @@ def sweep_chart_inputs(records: Sequence[Any], draft: str | None = None) -> tupl
     models = served_models(records)
     spec_runs = [r for r in records if not r.is_baseline and r.num_steps is not None]
     return sweep_series(spec_runs, models, draft=draft), models
+
+
+def requests_run(
+    runs: Sequence[Any], draft: str | None, own_target: Callable[[], str | None] | None = None
+) -> Any | None:
+    """The run 'Per-request results' opens on: the newest run with per-request rows stored (``request_rows``: a
+    summary-only import and the example have none, whatever their summary's request count), of your draft's target
+    (``own_target()``, asked only when the runs were served with several targets) and of your draft
+    (``runs_of_draft``) where such runs have rows. With no rows stored at all, the same choice among the runs whose
+    summary counts requests; None when there is none."""
+    from comparelib.models.draft import model_match, runs_of_draft
+
+    own = [r for r in runs if r.kind != "example"]
+    with_rows = [r for r in own if getattr(r, "request_rows", 0) > 0] or [r for r in own if r.requests > 0]
+    if not with_rows:
+        return None
+    if own_target is not None and served_models(with_rows):
+        target = own_target()
+        if target:
+            with_rows = [r for r in with_rows if model_match(r.model, target) != "other"] or with_rows
+    return (list(runs_of_draft(with_rows, draft).kept) or with_rows)[-1]

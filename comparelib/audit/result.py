@@ -8,17 +8,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
+from comparelib.values import VOLUME_TRAINED as VOLUME_TRAINED  # re-exported: the audit's callers
+from comparelib.values import VOLUME_UNIQUE as VOLUME_UNIQUE
 from comparelib.values import percent as percent  # a share as shown (re-exported: the audit's callers use it)
-
-# What an attached training volume counts, in the source it is stored with ("<dataset> (<words>)") and in every
-# sentence that names it: SpecForge and speculators drop a row with no supervised token and keep duplicates.
-VOLUME_TRAINED = "rows trained on, with exact duplicates kept and rows with no supervised token left out"
-VOLUME_UNIQUE = "unique usable rows, with exact duplicates and rows with no supervised token left out"
-
-
-def volume_words(source: str | None) -> str | None:
-    """What a stored volume counts, read from its source (None for a volume stored before it said so, or typed)."""
-    return next((w for w in (VOLUME_TRAINED, VOLUME_UNIQUE) if f"({w})" in str(source or "")), None)
+from comparelib.values import volume_words as volume_words
 
 
 class Histogram(TypedDict):

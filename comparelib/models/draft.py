@@ -23,7 +23,7 @@ URL parameters (all optional; none means the built-in example):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -226,8 +226,8 @@ class OwnDraft:
         if row is not None and row.get("samples"):  # an attached audit comes first, also over a number typed in
             kind = str(row.get("kind") or "measured")
             other = ", which is another draft's name" if self.volume_of_another else ""
-            if kind == "measured":  # what it counts, where the attach said (audit.result.volume_words)
-                from comparelib.audit.result import volume_words
+            if kind == "measured":  # what it counts, where the attach said (values.volume_words)
+                from comparelib.values import volume_words
 
                 what = volume_words(row.get("source"))
                 counts = f": {what}" if what else ""
@@ -850,27 +850,6 @@ def unattached_runs(pool: Sequence[Any], draft: OwnDraft) -> DraftRuns:
     else:
         said.append("Attach your draft's run group in the sidebar, or benchmark your draft above.")
     return DraftRuns((), tuple(spec), " ".join(said))
-
-
-def requests_run(
-    runs: Sequence[Any], draft: str | None, own_target: Callable[[], str | None] | None = None
-) -> Any | None:
-    """The run 'Per-request results' opens on: the newest run with per-request rows stored (``request_rows``: a
-    summary-only import and the example have none, whatever their summary's request count), of your draft's target
-    (``own_target()``, asked only when the runs were served with several targets) and of your draft
-    (``runs_of_draft``) where such runs have rows. With no rows stored at all, the same choice among the runs whose
-    summary counts requests; None when there is none."""
-    from comparelib.analysis import speedup
-
-    own = [r for r in runs if r.kind != "example"]
-    with_rows = [r for r in own if getattr(r, "request_rows", 0) > 0] or [r for r in own if r.requests > 0]
-    if not with_rows:
-        return None
-    if own_target is not None and speedup.served_models(with_rows):
-        target = own_target()
-        if target:
-            with_rows = [r for r in with_rows if model_match(r.model, target) != "other"] or with_rows
-    return (list(runs_of_draft(with_rows, draft).kept) or with_rows)[-1]
 
 
 def default_runs(all_runs: Sequence[Any], draft: OwnDraft, *, limit: int = 6) -> list[Any]:
