@@ -241,8 +241,11 @@ def scaling_chart(
             .encode(x=alt.X("volume:Q", scale=alt.Scale(type="log")), tooltip=["label:N"]),
         )
     # one line per statement: a single long subtitle is cut off ("…") in a narrow column
-    subtitle = [f"coloured: {benchmark} at {setting_key or 'any setting'}"]
-    subtitle.append("grey: other benchmarks or other settings, not comparable")
+    # one line for both: each added line pushed the title above the chart's fixed 380 px (journey test, light)
+    subtitle = [
+        f"coloured: {benchmark} at {setting_key or 'any setting'}; grey: other benchmarks or other settings, "
+        "not comparable"
+    ]
     if others:  # drawn, greyed: acceptance differs by benchmark, so another benchmark's points are no evidence here
         subtitle.append(f"other benchmarks at this setting (grey): {', '.join(others)}")
     if has_own:
