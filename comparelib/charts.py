@@ -931,7 +931,8 @@ def params_chart(components: pd.DataFrame, order: Sequence[str], leave_out: Sequ
             y=alt.Y("draft:N", title=None, sort=None, axis=alt.Axis(labelLimit=480)),  # full names, never cut
             color=alt.Color("component:N", sort=list(order), scale=scale),
             stroke=alt.Stroke("component:N", sort=list(order), scale=scale),  # outline: merged into its legend
-            opacity=alt.Opacity("trainable:N", scale=trained, title="trained?", legend=legend),
+            # the fill only: the outline stays at full strength, so a faint frozen segment still shows on dark
+            fillOpacity=alt.FillOpacity("trainable:N", scale=trained, title="trained?", legend=legend),
             strokeDash=alt.StrokeDash(
                 "trainable:N",
                 scale=alt.Scale(domain=list(TRAINED), range=list(TRAINED_DASH)),

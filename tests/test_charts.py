@@ -205,8 +205,8 @@ def test_domain_and_params_charts_keep_their_order() -> None:
     )
     spec = charts.params_chart(frame, ["embedding", "midlayer", "lm_head"]).to_dict()
     assert spec["encoding"]["color"]["sort"] == ["embedding", "midlayer", "lm_head"]
-    assert spec["encoding"]["opacity"]["scale"]["domain"] == ["trainable", "mixed", "frozen"]
-    assert spec["encoding"]["opacity"]["legend"]["symbolFillColor"] == charts.NEUTRAL  # not black on a dark page
+    assert spec["encoding"]["fillOpacity"]["scale"]["domain"] == ["trainable", "mixed", "frozen"]
+    assert spec["encoding"]["fillOpacity"]["legend"]["symbolFillColor"] == charts.NEUTRAL  # not black on a dark page
     assert spec["height"] >= 300  # both legends fit, even for one draft
 
 

@@ -319,13 +319,35 @@ def test_component_colours_are_fixed_whatever_else_is_drawn() -> None:
 
 def test_trained_mixed_frozen_differ_in_more_than_a_shade() -> None:
     enc = _params_spec(["embedding", "fc", "attention"])["encoding"]
-    opacity, dash = enc["opacity"], enc["strokeDash"]
+    opacity, dash = enc["fillOpacity"], enc["strokeDash"]
     assert opacity["scale"]["domain"] == dash["scale"]["domain"] == ["trainable", "mixed", "frozen"]
     levels = opacity["scale"]["range"]
     assert min(abs(a - b) for a, b in zip(levels, levels[1:], strict=False)) >= 0.3  # not 1 / 0.75 / 0.4
     assert len({json.dumps(d) for d in dash["scale"]["range"]}) == 3  # solid, dashed, dotted outlines
     assert opacity["title"] == dash["title"]  # one legend shows both
     assert enc["stroke"]["scale"] == enc["color"]["scale"]  # the outline in the component's own colour
+
+
+def _over(colour: str, alpha: float, background: str) -> str:
+    """``colour`` drawn at ``alpha`` over ``background``, as the browser blends it."""
+    a, b = (tuple(int(c.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4)) for c in (colour, background))
+    return "#" + "".join(f"{round(alpha * x + (1 - alpha) * y):02x}" for x, y in zip(a, b, strict=True))
+
+
+def test_a_frozen_segment_is_outlined_at_full_strength_on_both_themes() -> None:
+    """A frozen segment's fill is faint by design; its dotted outline is what shows it. Walk T: with the fill's
+    opacity on the whole mark, the outline faded with it, and a walk saw the frozen embedding (#4c78a8 at 0.2
+    over #0e1117) as a near-black bar on the dark theme."""
+    enc = _params_spec(["embedding", "fc", "attention"])["encoding"]
+    faint = enc.get("opacity") or {}
+    levels = dict(zip(faint.get("scale", {}).get("domain", []), faint.get("scale", {}).get("range", []), strict=True))
+    outline_alpha = levels.get("frozen", 1.0)  # a mark-wide opacity fades the outline too; a fill opacity does not
+    fill = enc["fillOpacity"]["scale"] if "fillOpacity" in enc else faint["scale"]
+    assert dict(zip(fill["domain"], fill["range"], strict=True))["frozen"] < 0.5  # still faint inside
+    for name, colour in charts.COMPONENT_COLOURS.items():
+        for theme, background in charts.THEME_BACKGROUNDS.items():
+            seen = _over(colour, outline_alpha, background)
+            assert charts.contrast(seen, background) >= 2.0, (name, theme, seen)
 
 
 # --- 5. the speed charts keep their plot height --------------------------------------------------------------------
