@@ -105,3 +105,23 @@ def test_attach_says_what_it_counts(tmp_path: Path, tok: Path, pick: str | None,
     # Overview and the sidebar say what the attached number is
     text = OwnDraft(source="acme/draft", volume="my-draft").volume_text(volumes)
     assert text.startswith(f"{samples:,} samples, attached from Dataset audit as my-draft") and words in text, text
+
+
+@pytest.mark.parametrize("sample", [None, 6])  # the full scan and the sampled estimate (6 of 8 rows)
+def test_tokens_trained_on_stop_at_max_length(tmp_path: Path, tok: Path, sample: int | None) -> None:
+    """SpecForge truncates each row to max_length (specforge 0.2.0 data/parse.py: ``truncation=True,
+    max_length=max_length``), so tokens past it are not trained on: the volume counted them (walk S left this)."""
+    rows = [_row(i) for i in range(8)]
+    path = _write(tmp_path / "train.jsonl", rows)
+    full = scan.audit(str(path), tokenizer=str(tok))
+    lengths = sorted(_tokens(tmp_path, tok, [r]) for r in rows)  # _tokens writes part1.jsonl each time
+    cut = lengths[1]  # 6 of the 8 rows are longer than this
+    res = scan.audit(str(path), tokenizer=str(tok), max_length=cut, sample=sample)
+    if sample is None:
+        assert res.tokens == full.tokens  # the dataset's own tokens are still all counted
+        assert res.over_max_length == sum(n > cut for n in lengths) == 6
+        assert res.trained_tokens == sum(min(n, cut) for n in lengths) < full.trained_tokens
+        assert res.unique_tokens == res.trained_tokens  # no duplicates here
+    else:  # an estimate from 6 of the 8 rows: its per-row values are cut at max_length too
+        assert res.estimated and res.trained_tokens <= 8 * cut < full.tokens
+    assert f"cut at max_length {cut:,}" in res.volume_sentence(), res.volume_sentence()

@@ -184,9 +184,15 @@ class AuditResult:
             if self.duplicates
             else "no row is an exact duplicate"
         )
+        cut = (
+            f" (each row cut at max_length {self.max_length:,}, as SpecForge truncates: {self.over_max_length:,} "
+            f"row(s){est} are longer)"
+            if self.over_max_length
+            else ""
+        )
         said = (
             f"Rows trained on: {self.trained_samples:,} of {self.samples:,} samples, {self.trained_tokens:,} tokens"
-            f"{' (estimated)' if self.estimated else ''}: {zero}; {dups}."
+            f"{' (estimated)' if self.estimated else ''}{cut}: {zero}; {dups}."
         )
         unique = self.unique_volume()
         if unique is None:

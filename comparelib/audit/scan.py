@@ -440,7 +440,7 @@ class Tally:
                 self.per_row.append((n_tok, n_sup, int(over)))
             if prepared.key is not None:
                 self.row_keys.append(prepared.key)
-                self.row_tokens.append(n_tok)
+                self.row_tokens.append(min(n_tok, max_len))  # a trainer truncates the rest (MAX_LENGTH_NOTE)
                 self.row_usable.append(1 if n_sup else 0)
 
     def merge(self, other: Tally) -> None:
@@ -1018,7 +1018,7 @@ def finish(
             "samples": _estimate([1.0] * len(stats.per_row) + [0.0] * (n - len(stats.per_row)), population),
             "over_max_length": _estimate([r[2] for r in rows], population),
             "samples_trained_on": _estimate([float(r[1] > 0) for r in rows], population),
-            "tokens_trained_on": _estimate([r[0] if r[1] > 0 else 0 for r in rows], population),
+            "tokens_trained_on": _estimate([min(r[0], max_len) if r[1] > 0 else 0 for r in rows], population),
         }
         trained = round(estimate["samples_trained_on"]["value"])
         trained_tokens = round(estimate["tokens_trained_on"]["value"])
