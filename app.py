@@ -319,22 +319,19 @@ def draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> DraftTarget:
     last (``models.draft.resolve_target``). A draft that cannot be read names none: the page shows why."""
     from comparelib import settings
     from comparelib.errors import CompareError
-    from comparelib.models.draft import resolve_target
+    from comparelib.models.draft import target_of
 
-    named, named_by, card = None, "config", None
+    def card() -> str | None:
+        with settings.session_token(hub_token()):
+            return draft_card_target(draft.source, settings.token_fingerprint())
+
+    entry = None
     try:
         with settings.session_token(hub_token()):
             entry = draft_entry(draft.source, settings.token_fingerprint())
-            named = entry.target_label
-            if entry.kind == "example":
-                named_by = "built-in example"
-            elif entry.published is not None:
-                named_by = "published entry"
-            elif named is None and entry.spec.role == "draft" and entry.kind in ("hub", "local"):
-                card = draft_card_target(draft.source, settings.token_fingerprint())
     except CompareError:
         pass
-    return resolve_target(named, runs, draft.target, named_by=named_by, draft=draft.match_name, card=card)
+    return target_of(draft, runs, entry, card)  # the CLI's overview takes it by the same rule
 
 
 def own_draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> str | None:

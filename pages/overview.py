@@ -24,11 +24,11 @@ draft = app.own_draft()  # the sidebar (where a user picks the draft) comes befo
 # The page's own modules load after its heading and the sidebar are drawn, and in two steps: what the answer
 # needs (no pandas), then, once the answer is on screen, pandas and the rest (the published trend, the plan and
 # its exports, ~0.4 s on a fresh server).
-from comparelib import settings, values
-from comparelib.analysis import overview, speedup  # speedup: light, overview imports it
+from comparelib import settings
+from comparelib.analysis import overview, summary  # light: no pandas (summary's bullets are the CLI's too)
 from comparelib.errors import CompareError
 from comparelib.models import comparison
-from comparelib.models.draft import OwnDraft, drafts_for_target, split_native
+from comparelib.models.draft import OwnDraft
 
 _store = app.open_store
 
@@ -43,12 +43,6 @@ def _published_points():  # type: ignore[no-untyped-def]
     return scaling.published_points()
 
 
-_TARGET_FROM = {
-    "named": "named by the draft",
-    "card": "the base_model of its model card",
-    "runs": "the model its runs were served with",
-    "compare": "set on Compare",
-}
 _entry = app.draft_entry  # sizes need the config only; shared with Acceptance vs data's reference
 
 
@@ -57,6 +51,18 @@ def _link(text: str, page: str, query: list[tuple[str, str]] | None = None) -> s
     q = list(query or []) + list(draft.to_query().items())
     url = f"/{page}" + (f"?{urlencode(q)}" if q else "")
     return f"[{text}]({url})"
+
+
+def _say(said: summary.Said) -> None:
+    """One thing said beside the answer, shown as its kind says."""
+    if said.kind == "warning":
+        st.warning(said.text, icon=":material/warning:")
+    elif said.kind == "info":
+        st.info(said.text)
+    elif said.kind == "error":
+        st.error(said.text)
+    else:
+        st.caption(said.text)
 
 
 def plan_section(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list) -> None:  # type: ignore[type-arg]
@@ -90,32 +96,21 @@ def _plan(
     gpu_name: str,
     rank_batch: int,
 ) -> plan.Plan | None:
-    """The plan for these inputs, or None after saying why there is none.
-
-    A training log loaded on Acceptance vs data is fitted instead of the published trend (as ``plan --curve``
-    does), so the plan cannot rank "more data" from the trend while the answer above says the log plateaued; one
-    that cannot be fitted (no samples per logged step) is still weighed by its verdict, and the plan says why it
-    was not fitted."""
-    curve = app.own_curve(own)
+    """The plan for these inputs (``summary.plan_for``, the CLI's ``overview`` too: the training log loaded on
+    Acceptance vs data, else the one kept with the draft, fitted instead of the published trend), or None after
+    saying why there is none."""
     try:
-        own_volume, vol_src = own.training_samples(volumes)
-        row = own.volume_row(volumes)
-        args = dict(
-            runs=runs,
-            own_samples=own_volume,
-            own_samples_source=vol_src if own_volume else "",
-            own_tokens=float(row["tokens"]) if row and row.get("tokens") else None,
+        return summary.plan_for(
+            own,
+            entry,
+            runs,
+            volumes,
             published=_published_points(),
-            draft=own.match_name,  # the runs' target from your draft's own runs, as the CLI's plan reads it
+            curve=app.own_curve(own),
+            target_al=target_al,
+            gpu_name=gpu_name,
+            rank_batch=int(rank_batch),
         )
-        try:
-            inputs = plan.inputs_for(entry, **args, curve=curve, curve_source="your training log (Acceptance vs data)")
-        except CompareError as exc:
-            if curve is None:
-                raise
-            # the published trend, weighed by the log's verdict; the plan says why the log was not fitted
-            inputs = plan.inputs_for(entry, **args, curve_verdict=app.own_curve_verdict(own), curve_unused=str(exc))
-        return plan.build(inputs, target_al=target_al, gpu_name=gpu_name, rank_batch=int(rank_batch))
     except CompareError as exc:
         st.info(f"No plan for this draft: {exc}")
         return None
@@ -236,20 +231,22 @@ suggested = overview.default_reference(
 )
 # the published drafts for your target without a config are offered too (compared on data and acceptance), the
 # suggested one among them: Acceptance vs data preselects the same one
-_for_target = split_native(own_target, drafts_for_target(own_target))[0]
-ref_options = drafts + [d for d in dict.fromkeys([suggested.hub_id, *_for_target]) if d not in drafts]
+ref_options = summary.reference_options(drafts, suggested, own_target)
 app.pick_reference("ov_ref", ref_options, suggested, draft)
 if target_choice.note:  # the target set on Compare drafts, used or set aside: said, never silent
     st.caption(target_choice.note)
-if own_entry is not None and own_target and not own_entry.target_label:
-    # a config naming no target: the plan costed generation without the target and took another family's AL
-    try:
-        with settings.session_token(app.hub_token()):
-            own_entry = _entry(draft.source, settings.token_fingerprint(), own_target)
-    except CompareError as exc:
-        st.caption(f"Your draft's target {own_target} could not be read ({exc}); what needs its size is left out.")
-if own_entry is not None and own_entry.target_count is None and own_entry.target_note:
-    st.caption(f"Your draft's target: {own_entry.target_note}.")  # read, but not countable: why, what still works
+
+
+def _with_target(target: str) -> comparison.Entry:
+    with settings.session_token(app.hub_token()):
+        return _entry(draft.source, settings.token_fingerprint(), target)
+
+
+# a config naming no target: read again with the target (the plan costed generation without it and took another
+# family's AL); a target not read, or read and not countable, is said
+own_entry, _said = summary.with_target(own_entry, own_target, _with_target)
+for _one in _said:
+    _say(_one)
 with st.expander("Reference draft", expanded=False):
     reference = st.selectbox("Reference (published)", ref_options, key="ov_ref")
     if reference == suggested.hub_id:
@@ -258,33 +255,20 @@ with st.expander("Reference draft", expanded=False):
 
 try:
     # a registry pick needs no token; one without a config is compared on data and acceptance only
-    ref_entry = (
-        _entry(comparison.registry_source(reference), "")
-        if reference in drafts
-        else comparison.registry.get_draft(reference)
-    )
-    own_volume, vol_src = draft.training_samples(volumes)
-    curve_verdict = app.own_curve_verdict(draft)
-    own_log = app.own_curve(draft)
-    seen = [float(p.samples_seen) for p in own_log.points if p.samples_seen] if own_log is not None else []
-    answer = overview.answer(
+    ref_entry = summary.reference_entry(reference, drafts, lambda source: _entry(source, ""))
+    said = summary.summarise(
+        draft,
         own_entry,
         ref_entry,
+        reference,
         runs,
-        own_volume,
-        curve_verdict=curve_verdict,
-        curve_seen=max(seen, default=None),  # a log over passes of your samples is not evidence of new data
-        curve_peak=getattr(own_log, "peak", None),  # where an overfitting log's eval peaked before it fell
-        own_target=own_target,
-        draft=draft.match_name,  # only your draft's runs answer; another draft's (or the target's MTP) are named
+        volumes,
+        target=target_choice,
+        suggested=suggested,
+        curve=app.own_curve(draft),  # the log loaded on Acceptance vs data, else the one kept with the draft
+        link=_link,
     )
-    size, acc, live, best = answer.size, answer.accept, answer.live, answer.best_run
-    own_accept, own_key, ref_volume, data_ratio = (
-        answer.own_accept,
-        answer.own_setting,
-        answer.ref_volume,
-        answer.data_ratio,
-    )
+    answer = said.answer
 except CompareError as exc:
     st.error(str(exc))
     st.stop()
@@ -305,203 +289,23 @@ if answer.target is not None:
         + (" (with the published drafts known for it)" if _with else "")
     )
     st.stop()
-if answer.headline:
-    st.subheader(answer.gap_sentence)
+if said.headline_kind == "gap":
+    st.subheader(said.headline)
 else:
-    st.info(answer.gap_sentence, icon=":material/info:")
-if not own_target and reference == suggested.hub_id and suggested.basis == "shape":
-    st.caption(suggested.why)  # how the reference was chosen with no target named, and how to name one
-if answer.curve_note:
-    (st.warning if answer.curve_verdict in ("plateau", "overfitting") else st.caption)(answer.curve_note)
-if (_curve := app.own_curve(draft)) is not None:  # a loaded log: its module is imported already
-    from comparelib.analysis.curves import volume_note
-
-    if _volume_note := volume_note(_curve, own_volume, f"your training volume, {vol_src}"):
-        st.warning(_volume_note, icon=":material/warning:")
-if draft.volume_of_another and own_volume:  # an audit stored under another draft's name answers for this one
-    st.warning(
-        f"The training volume used here ({values.human(own_volume)} samples) is the audit stored under "
-        f"{draft.volume_of_another}, another draft's name. If it is not this draft's data, pick this draft's own "
-        "audit in the sidebar or attach one on Dataset audit.",
-        icon=":material/warning:",
-    )
-if answer.runs_note:  # runs of the group served with another target: not in the answer, and named
-    st.warning(answer.runs_note, icon=":material/warning:")
-if answer.draft_note:  # runs of another draft or of the target's own MTP layers: not your draft's, and named
-    st.caption(answer.draft_note)
-lines = [
-    (
-        f"- **Your draft:** {own_entry.label}"
-        + (f" (commit `{own_entry.commit_sha[:7]}`)" if own_entry.commit_sha else "")
-        + f" · architecture `{own_entry.spec.architecture}`"
-        if own_entry is not None
-        else f"- **Your draft:** {draft.short} · config not read (see above)"
-    )
-    + (
-        f" · target `{own_target}` ({_TARGET_FROM.get(target_choice.origin, target_choice.origin)})."
-        if own_target
-        else " · target not known."
-    ),
-]
-
-
-def _size_basis(reference: str, not_compared: str = "") -> str:
-    """How the two sizes were counted: a registry config that is only assumed is said so, and a reference of
-    another architecture (no target known: ``Answer.size_note``) too."""
-    if not_compared:
-        return f"counted from the configs; {not_compared}, so no size gap is named"
-    ref = comparison.registry.get_draft(reference)
-    if ref.config_confidence.lower().startswith("low"):
-        return f"counted from the configs; {reference}'s is assumed, not published, so no size gap is named"
-    if not ref.config_read:  # walk R2: a SpecForge template's count read as the published draft's own
-        return f"counted from the configs; {reference}'s is estimated from {ref.config_basis}"
-    return "counted from the configs"
-
-
-def _layers_words(size: overview.SizeFacts) -> str:
-    """Where the lm_heads differ, the layers' ratio the answer names a size gap from (``overview.size_gap``):
-    walk Q's headline said "1.59x smaller in its layers" above "ours is 90% the size of the reference"."""
-    ratio, scope = overview.size_gap(size)
-    if ratio is None or scope != overview.LAYERS_SCOPE:
-        return ""
-    return (
-        f" with its lm_head; {overview.size_words(ratio)} it {scope}, the figure the answer uses (the lm_heads "
-        "differ: another draft vocabulary)"
-    )
-
-
-if size is not None:
-    compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
-    lines += [
-        f"- **Size outside the embedding** ({_size_basis(reference, answer.size_note)}): ours "
-        f"{_link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
-        f"{reference} {_link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}"
-        + (
-            f": ours is {overview.size_words(answer.size_ratio)} the reference{_layers_words(size)}. "
-            if answer.size_ratio and not answer.size_note  # another architecture's size is no yardstick
-            else ". "
-        )
-        + f"**With the embedding:** {_link(f'{size.own_total:,}', 'compare', compare_q)} against "
-        f"{_link(f'{size.ref_total:,}', 'compare', compare_q)}.",
-        f"- **Why they differ:** {size.sentence}",
-    ]
-elif own_entry is None:  # a private or gated draft read without a token: the warning above says what to do
-    lines.append(
-        "- **Size outside the embedding:** not read: its config could not be read (see above), so sizes are not "
-        "compared."
-    )
-else:  # the registry has no config for the reference: its size is not known, so no size gap is named
-    own_q = [("m", draft.source)]
-    lines.append(
-        f"- **Size outside the embedding:** ours {_link(f'{own_entry.count.excluding_embedding:,}', 'compare', own_q)}"
-        f" (with the embedding {_link(f'{own_entry.count.total:,}', 'compare', own_q)}); {reference}'s is not known: "
-        "the registry has no config for it, so sizes are not compared."
-    )
-if data_ratio:
-    # a reference whose data is only partly counted ("~532K + OpenThoughts-114k-math"): at least that, said whole
-    least = "at least " if answer.ref_volume_floor else ""
-    said = comparison.registry.get_draft(reference).train_samples_text if answer.ref_volume_floor else None
-    lines.append(
-        f"- **Training volume:** ours {_link(f'{values.human(own_volume)} samples', 'audit')} ({vol_src}), "
-        f"{reference} {least}{_link(values.human(ref_volume), 'scaling')} (published{f': {said}' if said else ''}): "
-        f"{least}{_link(values.times(max(data_ratio, 1 / data_ratio)), 'scaling')} "
-        + ("less data." if data_ratio > 1 else "more data.")
-    )
-elif own_volume is None:
-    lines.append(f"- **Training volume:** ours is missing ({vol_src}; {_link('Dataset audit', 'audit')}).")
-else:
-    lines.append(
-        f"- **Training volume:** ours {values.human(own_volume)} samples ({vol_src}); "
-        f"{reference} does not report its own."
-    )
-acc_link = (
-    # one run on every page, by one rule (overview.own_acceptance), named with why it is that run
-    _link(f"{answer.own.value:.2f}", "bench")
-    + f" (measured, run #{answer.own.run.id}"
-    + (f" imported from {speedup.imported_from(answer.own.run)}" if speedup.is_imported(answer.own.run) else "")
-    + f", {answer.own.why})"
-    if answer.own is not None
-    else (
-        "missing ("
-        + (
-            "no run group attached"
-            if not draft.group
-            else f"no speculative run with an acceptance length in group {draft.group}"
-        )
-        + f"; {_link('benchmark it', 'bench')})"
-    )
-)
-lines.append(
-    overview.accept_line(
-        acc,
-        reference,
-        acc_link,
-        own_key,
-        measured=own_accept is not None,
-        link=_link,
-        # your run's prompts against their benchmarks (walk S named only the batch size as differing)
-        own_prompts=values.run_param(answer.own.run, "prompt_set") if answer.own is not None else None,
-    )
-)
-if live is not None:
-    lines.append(
-        "- **Live speed** (measured): "
-        # where the group's pairs disagree, both first: walk S led with batch 16's loss, batch 1's 1.99x after it
-        + (f"{live.verdict} The fastest pair in tok/s: " if live.verdict else "")
-        + f"run #{live.run_id} ("
-        + ("imported, " if live.run_id in live.imported else "")  # another tool's file: said with its number
-        + f"{live.engine}, num_steps={live.num_steps}) "
-        + (f"{live.batch_words}, " if live.batch_words else "")
-        + f"{_link(f'{live.spec_tok_s:.1f} tok/s', 'bench')} with speculation against baseline run "
-        f"#{live.baseline_run_id}{' (imported)' if live.baseline_run_id in live.imported else ''} "
-        f"{_link(f'{live.baseline_tok_s:.1f} tok/s', 'bench')} without: "
-        f"{_link(f'{live.speedup:.2f}x', 'bench')} ({live.gain * 100:+.1f}%)"
-        + (" (example data)." if live.kind == "example" else ".")
-        + (f" Note: {live.note.rstrip('.')}." if live.note else "")  # what one run of the pair did not record
-        + (f" {live.others_clause}" if live.others_clause else "")  # the fastest pair is the largest batch's
-    )
-    for note in live.unpaired:
-        lines.append(f"  - {note}")
-    if trees := speedup.chains_and_trees(answer.runs, draft.match_name):
-        lines.append("- **Chains or trees** (measured):")
-        lines += [f"  - {t}." for t in trees]
-elif best is not None:
-    lines.append(
-        f"- **Live speed** (measured): run #{best.id} ({'imported, ' if speedup.is_imported(best) else ''}"
-        f"{best.engine}) "
-        f"{_link(f'{best.output_tokens_per_s:.1f} tok/s', 'bench')} with speculation "
-        f"(num_steps={best.num_steps}); no speedup: {speedup.no_baseline_reason(answer.runs, [best])}."
-    )
-else:
-    lines.append(
-        "- **Live speed:** missing: "
-        + ("no run group attached to your draft" if not draft.group else f"no speculative run in group {draft.group}")
-        + "; "
-        + _link("benchmark one", "bench")
-        + "."
-    )
-# a published draft for your target measured in your group at a setting yours ran too: compared head to head
-lines += [f"- {pair.sentence}." for pair in answer.side_by_side]
-# another draft of the group that is not published (your v1 beside your v2): compared the same way
-lines += [f"- {pair.sentence}." for pair in answer.others_beside]
-st.markdown("\n".join(lines))
+    st.info(said.headline, icon=":material/info:")
+for note in said.notes:
+    _say(note)
+st.markdown("\n".join(said.lines))
 
 from comparelib import export, tables  # noqa: I001 - after the answer: these load pandas
-from comparelib.analysis import plan, scaling, verdicts
+from comparelib.analysis import plan, scaling
 
-published_refs = set(_published_points()["draft"].dropna())
-if own_volume and ref_volume and reference not in published_refs:
-    st.info(
-        f"{reference} publishes no acceptance results, so the published data cannot say what the volume gap "
-        f"costs; pick a reference on the {_link('scaling chart', 'scaling')} for that."
-    )
-elif own_volume and ref_volume:
-    try:
-        verdict = verdicts.gap_verdict(own_volume, reference, points=_published_points())
-        with st.expander("What the published data predicts for the volume gap (a fit, not your measurement)"):
-            st.markdown(f"{verdict.sentence} ({_link('chart', 'scaling')})")
-    except CompareError as exc:
-        st.error(str(exc))
+gap = summary.volume_gap(answer, _published_points(), _link)
+if gap is not None and gap.kind == "predicted":
+    with st.expander(summary.VOLUME_GAP_TITLE):
+        st.markdown(f"{gap.text} ({_link('chart', 'scaling')})")
+elif gap is not None:
+    _say(gap)
 
 st.divider()
 if own_entry is not None:

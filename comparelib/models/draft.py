@@ -23,7 +23,7 @@ URL parameters (all optional; none means the built-in example):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -784,6 +784,28 @@ def resolve_target(
         "compare",
         f"Target {typed_id}, the {COMPARE_WORDS}: your draft's config names none and {why}.",
     )
+
+
+def target_of(
+    draft: OwnDraft,
+    runs: Sequence[Any],
+    entry: comparison.Entry | None,
+    card: Callable[[], str | None] = lambda: None,
+) -> DraftTarget:
+    """The target the pages and the CLI use for ``draft`` (``resolve_target``): the one its ``entry`` names (its
+    config, its published entry or the built-in example's), else the ``base_model`` of its model card (``card``,
+    called only for a Hub or local draft whose config names none), else the one its own ``runs`` were served with,
+    else ``draft.target`` (set on Compare drafts). ``entry`` None: its config could not be read, so it names none."""
+    named, named_by, from_card = None, "config", None
+    if entry is not None:
+        named = entry.target_label
+        if entry.kind == "example":
+            named_by = "built-in example"
+        elif entry.published is not None:
+            named_by = "published entry"
+        elif named is None and entry.spec.role == "draft" and entry.kind in ("hub", "local"):
+            from_card = card()
+    return resolve_target(named, runs, draft.target, named_by=named_by, draft=draft.match_name, card=from_card)
 
 
 def _id_span(runs: Sequence[Any]) -> str:

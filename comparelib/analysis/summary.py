@@ -1,0 +1,427 @@
+"""Overview's answer in words: what the Overview page and ``python -m comparelib overview`` both say.
+
+The page and the command gather the same inputs with these functions (the reference offered, your draft's entry
+read with its target, the reference's entry) and state the same answer from them: the headline, the notes said
+around it, the bullets (size, training volume, acceptance, live speed, runs beside yours), the volume gap the
+published trend predicts, and the plan. A bullet's numbers link to the page that produced them through ``link``;
+the command's ``no_link`` leaves the text alone, so the two cannot word an answer differently.
+
+Nothing here loads pandas at import: the page draws this answer before pandas loads (``volume_gap`` and
+``plan_for`` load it when called).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from comparelib import values
+from comparelib.analysis import overview, speedup
+from comparelib.errors import CompareError
+from comparelib.models import comparison, registry
+from comparelib.models.comparison import Entry
+from comparelib.models.draft import DraftTarget, OwnDraft, drafts_for_target, split_native
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from comparelib.analysis import plan
+
+# (text, page, query) -> the text as shown: a markdown link on the page, the text alone on the command line
+Link = Callable[..., str]
+
+
+def no_link(text: str, page: str, query: Sequence[tuple[str, str]] | None = None) -> str:
+    """``Link`` for plain text: the text alone."""
+    del page, query
+    return text
+
+
+TARGET_FROM = {
+    "named": "named by the draft",
+    "card": "the base_model of its model card",
+    "runs": "the model its runs were served with",
+    "compare": "set on Compare",
+}
+
+
+@dataclass(frozen=True)
+class Said:
+    """One thing said beside the answer, and how the page shows it: "warning", "caption", "info", "error" (a
+    part that could not be worked out), or "predicted" (a fit's prediction, folded away on the page)."""
+
+    kind: str
+    text: str
+
+
+def reference_options(drafts: Sequence[str], suggested: overview.Reference, own_target: str | None) -> list[str]:
+    """The published drafts Overview offers as the reference: those with a countable config (``drafts``:
+    ``overview.reference_choices``), then the suggested one and your target's published drafts without one
+    (compared on data and acceptance only)."""
+    for_target = split_native(own_target, drafts_for_target(own_target))[0]
+    return list(drafts) + [d for d in dict.fromkeys([suggested.hub_id, *for_target]) if d not in drafts]
+
+
+def with_target(
+    own: Entry | None, own_target: str | None, load: Callable[[str], Entry]
+) -> tuple[Entry | None, list[Said]]:
+    """Your draft's entry read again with ``own_target`` (``load(target)``) where its config names no target, so
+    the size of the target is known (the plan costed generation without it and took another family's AL), and
+    what is said about it: a target that could not be read, or that was read and cannot be counted."""
+    said: list[Said] = []
+    if own is not None and own_target and not own.target_label:
+        try:
+            own = load(own_target)
+        except CompareError as exc:
+            said.append(
+                Said(
+                    "caption",
+                    f"Your draft's target {own_target} could not be read ({exc}); what needs its size is left out.",
+                )
+            )
+    if own is not None and own.target_count is None and own.target_note:
+        said.append(Said("caption", f"Your draft's target: {own.target_note}."))  # read, not countable: why
+    return own, said
+
+
+def reference_entry(
+    reference: str, drafts: Sequence[str], load: Callable[[str], Entry]
+) -> Entry | registry.PublishedDraft:
+    """The reference as the answer compares it: its entry (``load(registry source)``, no token needed) when its
+    config can be counted (``drafts``), else its registry entry, compared on data and acceptance only."""
+    return load(comparison.registry_source(reference)) if reference in drafts else registry.get_draft(reference)
+
+
+def _size_basis(reference: str, not_compared: str = "") -> str:
+    """How the two sizes were counted: a registry config that is only assumed is said so, and a reference of
+    another architecture (no target known: ``Answer.size_note``) too."""
+    if not_compared:
+        return f"counted from the configs; {not_compared}, so no size gap is named"
+    ref = registry.get_draft(reference)
+    if ref.config_confidence.lower().startswith("low"):
+        return f"counted from the configs; {reference}'s is assumed, not published, so no size gap is named"
+    if not ref.config_read:  # walk R2: a SpecForge template's count read as the published draft's own
+        return f"counted from the configs; {reference}'s is estimated from {ref.config_basis}"
+    return "counted from the configs"
+
+
+def _layers_words(size: overview.SizeFacts) -> str:
+    """Where the lm_heads differ, the layers' ratio the answer names a size gap from (``overview.size_gap``):
+    walk Q's headline said "1.59x smaller in its layers" above "ours is 90% the size of the reference"."""
+    ratio, scope = overview.size_gap(size)
+    if ratio is None or scope != overview.LAYERS_SCOPE:
+        return ""
+    return (
+        f" with its lm_head; {overview.size_words(ratio)} it {scope}, the figure the answer uses (the lm_heads "
+        "differ: another draft vocabulary)"
+    )
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Overview's answer for one draft against one reference, in the words the page and the command show."""
+
+    answer: overview.Answer
+    own_volume: float | None
+    volume_source: str  # where ``own_volume`` comes from, or why there is none (``OwnDraft.training_samples``)
+    notes: tuple[Said, ...]  # said under the headline, before the bullets
+    lines: tuple[str, ...]  # the bullets, markdown ("- **Size ...:** ..."), numbers through ``link``
+
+    @property
+    def headline(self) -> str:
+        return self.answer.gap_sentence
+
+    @property
+    def headline_kind(self) -> str:
+        """ "gap" (a real gap named: the page's subheader), "statement" (none can be named: an info box), or
+        "target" (your draft is a target model: a warning, and nothing else is answered)."""
+        if self.answer.target is not None:
+            return "target"
+        return "gap" if self.answer.headline else "statement"
+
+
+def summarise(
+    draft: OwnDraft,
+    own: Entry | None,
+    ref: Entry | registry.PublishedDraft,
+    reference: str,
+    runs: Sequence[Any],
+    volumes: Sequence[Mapping[str, Any]],
+    *,
+    target: DraftTarget,
+    suggested: overview.Reference,
+    curve: Any = None,
+    link: Link = no_link,
+) -> Summary:
+    """Overview's answer (``overview.answer``) for ``draft`` (its entry ``own``, None when its config could not be
+    read; its run group ``runs``; the stored training ``volumes``) against ``reference`` (its entry ``ref``:
+    ``reference_entry``), for the target ``target`` (``models.draft.target_of``), weighing the training log's
+    learning ``curve`` (the log loaded on Acceptance vs data, else the one kept with the draft; None: no log).
+    ``suggested``: the reference Overview suggested (``overview.default_reference``), whose reason is said when it
+    was chosen by shape."""
+    own_target = target.model
+    own_volume, vol_src = draft.training_samples(volumes)
+    seen = [float(p.samples_seen) for p in curve.points if p.samples_seen] if curve is not None else []
+    answer = overview.answer(
+        own,
+        ref,
+        runs,
+        own_volume,
+        curve_verdict=getattr(curve, "verdict", None) if curve is not None else None,
+        curve_seen=max(seen, default=None),  # a log over passes of your samples is not evidence of new data
+        curve_peak=getattr(curve, "peak", None),  # where an overfitting log's eval peaked before it fell
+        own_target=own_target,
+        draft=draft.match_name,  # only your draft's runs answer; another draft's (or the target's MTP) are named
+    )
+    if answer.target is not None:  # "your draft" is a target model: nothing else is answered
+        return Summary(answer, own_volume, vol_src, (), ())
+    notes: list[Said] = []
+    if not own_target and reference == suggested.hub_id and suggested.basis == "shape":
+        notes.append(Said("caption", suggested.why))  # how the reference was chosen with no target named
+    if answer.curve_note:
+        notes.append(
+            Said("warning" if answer.curve_verdict in ("plateau", "overfitting") else "caption", answer.curve_note)
+        )
+    if curve is not None:  # a loaded log: its module (and pandas) is imported already
+        from comparelib.analysis.curves import volume_note
+
+        if said := volume_note(curve, own_volume, f"your training volume, {vol_src}"):
+            notes.append(Said("warning", said))
+    if draft.volume_of_another and own_volume:  # an audit stored under another draft's name answers for this one
+        notes.append(
+            Said(
+                "warning",
+                f"The training volume used here ({values.human(own_volume)} samples) is the audit stored under "
+                f"{draft.volume_of_another}, another draft's name. If it is not this draft's data, pick this draft's "
+                "own audit in the sidebar or attach one on Dataset audit.",
+            )
+        )
+    if answer.runs_note:  # runs of the group served with another target: not in the answer, and named
+        notes.append(Said("warning", answer.runs_note))
+    if answer.draft_note:  # runs of another draft or of the target's own MTP layers: not your draft's, and named
+        notes.append(Said("caption", answer.draft_note))
+    lines = _lines(draft, own, reference, answer, target, vol_src, link)
+    return Summary(answer, own_volume, vol_src, tuple(notes), tuple(lines))
+
+
+def _lines(
+    draft: OwnDraft,
+    own: Entry | None,
+    reference: str,
+    answer: overview.Answer,
+    target: DraftTarget,
+    vol_src: str,
+    link: Link,
+) -> list[str]:
+    """The answer's bullets: your draft, size, training volume, acceptance, live speed, runs measured beside it."""
+    runs_group = draft.group
+    own_target = target.model
+    size, acc, live, best = answer.size, answer.accept, answer.live, answer.best_run
+    own_volume, ref_volume, data_ratio = answer.own_volume, answer.ref_volume, answer.data_ratio
+    lines = [
+        (
+            f"- **Your draft:** {own.label}"
+            + (f" (commit `{own.commit_sha[:7]}`)" if own.commit_sha else "")
+            + f" · architecture `{own.spec.architecture}`"
+            if own is not None
+            else f"- **Your draft:** {draft.short} · config not read (see above)"
+        )
+        + (
+            f" · target `{own_target}` ({TARGET_FROM.get(target.origin, target.origin)})."
+            if own_target
+            else " · target not known."
+        ),
+    ]
+    if size is not None:
+        compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
+        lines += [
+            f"- **Size outside the embedding** ({_size_basis(reference, answer.size_note)}): ours "
+            f"{link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
+            f"{reference} {link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}"
+            + (
+                f": ours is {overview.size_words(answer.size_ratio)} the reference{_layers_words(size)}. "
+                if answer.size_ratio and not answer.size_note  # another architecture's size is no yardstick
+                else ". "
+            )
+            + f"**With the embedding:** {link(f'{size.own_total:,}', 'compare', compare_q)} against "
+            f"{link(f'{size.ref_total:,}', 'compare', compare_q)}.",
+            f"- **Why they differ:** {size.sentence}",
+        ]
+    elif own is None:  # a private or gated draft read without a token: the warning above says what to do
+        lines.append(
+            "- **Size outside the embedding:** not read: its config could not be read (see above), so sizes "
+            "are not compared."
+        )
+    else:  # the registry has no config for the reference: its size is not known, so no size gap is named
+        own_q = [("m", draft.source)]
+        lines.append(
+            "- **Size outside the embedding:** ours "
+            f"{link(f'{own.count.excluding_embedding:,}', 'compare', own_q)} (with the embedding "
+            f"{link(f'{own.count.total:,}', 'compare', own_q)}); {reference}'s is not known: the registry has no "
+            "config for it, so sizes are not compared."
+        )
+    if data_ratio and own_volume and ref_volume:
+        # a reference whose data is only partly counted ("~532K + OpenThoughts-114k-math"): at least that
+        least = "at least " if answer.ref_volume_floor else ""
+        said = registry.get_draft(reference).train_samples_text if answer.ref_volume_floor else None
+        lines.append(
+            f"- **Training volume:** ours {link(f'{values.human(own_volume)} samples', 'audit')} ({vol_src}), "
+            f"{reference} {least}{link(values.human(ref_volume), 'scaling')} "
+            f"(published{f': {said}' if said else ''}): "
+            f"{least}{link(values.times(max(data_ratio, 1 / data_ratio)), 'scaling')} "
+            + ("less data." if data_ratio > 1 else "more data.")
+        )
+    elif own_volume is None:
+        lines.append(f"- **Training volume:** ours is missing ({vol_src}; {link('Dataset audit', 'audit')}).")
+    else:
+        lines.append(
+            f"- **Training volume:** ours {values.human(own_volume)} samples ({vol_src}); "
+            f"{reference} does not report its own."
+        )
+    acc_link = (
+        # one run on every page, by one rule (overview.own_acceptance), named with why it is that run
+        link(f"{answer.own.value:.2f}", "bench")
+        + f" (measured, run #{answer.own.run.id}"
+        + (f" imported from {speedup.imported_from(answer.own.run)}" if speedup.is_imported(answer.own.run) else "")
+        + f", {answer.own.why})"
+        if answer.own is not None
+        else (
+            "missing ("
+            + (
+                "no run group attached"
+                if not runs_group
+                else f"no speculative run with an acceptance length in group {runs_group}"
+            )
+            + f"; {link('benchmark it', 'bench')})"
+        )
+    )
+    lines.append(
+        overview.accept_line(
+            acc,
+            reference,
+            acc_link,
+            answer.own_setting,
+            measured=answer.own_accept is not None,
+            link=link,
+            # your run's prompts against their benchmarks (walk S named only the batch size as differing)
+            own_prompts=values.run_param(answer.own.run, "prompt_set") if answer.own is not None else None,
+        )
+    )
+    if live is not None:
+        lines.append(
+            "- **Live speed** (measured): "
+            # where the group's pairs disagree, both first: walk S led with batch 16's loss, batch 1's 1.99x after
+            + (f"{live.verdict} The fastest pair in tok/s: " if live.verdict else "")
+            + f"run #{live.run_id} ("
+            + ("imported, " if live.run_id in live.imported else "")  # another tool's file: said with its number
+            + f"{live.engine}, num_steps={live.num_steps}) "
+            + (f"{live.batch_words}, " if live.batch_words else "")
+            + f"{link(f'{live.spec_tok_s:.1f} tok/s', 'bench')} with speculation against baseline run "
+            f"#{live.baseline_run_id}{' (imported)' if live.baseline_run_id in live.imported else ''} "
+            f"{link(f'{live.baseline_tok_s:.1f} tok/s', 'bench')} without: "
+            f"{link(f'{live.speedup:.2f}x', 'bench')} ({live.gain * 100:+.1f}%)"
+            + (" (example data)." if live.kind == "example" else ".")
+            + (f" Note: {live.note.rstrip('.')}." if live.note else "")  # what one run of the pair did not record
+            + (f" {live.others_clause}" if live.others_clause else "")  # the fastest pair is the largest batch's
+        )
+        for note in live.unpaired:
+            lines.append(f"  - {note}")
+        if trees := speedup.chains_and_trees(answer.runs, draft.match_name):
+            lines.append("- **Chains or trees** (measured):")
+            lines += [f"  - {t}." for t in trees]
+    elif best is not None:
+        lines.append(
+            f"- **Live speed** (measured): run #{best.id} ({'imported, ' if speedup.is_imported(best) else ''}"
+            f"{best.engine}) "
+            f"{link(f'{best.output_tokens_per_s:.1f} tok/s', 'bench')} with speculation "
+            f"(num_steps={best.num_steps}); no speedup: {speedup.no_baseline_reason(answer.runs, [best])}."
+        )
+    else:
+        lines.append(
+            "- **Live speed:** missing: "
+            + (
+                "no run group attached to your draft"
+                if not runs_group
+                else f"no speculative run in group {runs_group}"
+            )
+            + "; "
+            + link("benchmark one", "bench")
+            + "."
+        )
+    # a published draft for your target measured in your group at a setting yours ran too: head to head
+    lines += [f"- {pair.sentence}." for pair in answer.side_by_side]
+    # another draft of the group that is not published (your v1 beside your v2): compared the same way
+    lines += [f"- {pair.sentence}." for pair in answer.others_beside]
+    return lines
+
+
+VOLUME_GAP_TITLE = "What the published data predicts for the volume gap (a fit, not your measurement)"
+
+
+def volume_gap(answer: overview.Answer, points: pd.DataFrame, link: Link = no_link) -> Said | None:
+    """What the published drafts' trend (``points``: ``scaling.published_points``) predicts for the gap between
+    your training volume and the reference's ("predicted"); "info" when the reference publishes no acceptance
+    to set it on, "error" when it cannot be worked out; None without both volumes."""
+    own, ref, reference = answer.own_volume, answer.ref_volume, answer.reference
+    if not (own and ref):
+        return None
+    if reference not in set(points["draft"].dropna()):
+        return Said(
+            "info",
+            f"{reference} publishes no acceptance results, so the published data cannot say what the volume gap "
+            f"costs; pick a reference on the {link('scaling chart', 'scaling')} for that.",
+        )
+    from comparelib.analysis import verdicts
+
+    try:
+        verdict = verdicts.gap_verdict(own, reference, points=points)
+    except CompareError as exc:
+        return Said("error", str(exc))
+    return Said("predicted", verdict.sentence)  # the page links it to the scaling chart
+
+
+LOG_SOURCE = "your training log (Acceptance vs data)"
+
+
+def plan_for(
+    draft: OwnDraft,
+    own: Entry,
+    runs: Sequence[Any],
+    volumes: Sequence[Mapping[str, Any]],
+    *,
+    published: pd.DataFrame,
+    curve: Any = None,
+    target_al: float | None = None,
+    gpu_name: str = "H200",
+    rank_batch: int | None = None,
+) -> plan.Plan:
+    """Overview's plan for ``draft`` (CompareError when there is none, saying why).
+
+    The training log's ``curve`` (loaded on Acceptance vs data, else kept with the draft) is fitted instead of the
+    published trend (as ``plan --curve`` does), so the plan cannot rank "more data" from the trend while the answer
+    says the log plateaued; one that cannot be fitted (no samples per logged step) is still weighed by its
+    verdict, and the plan says why it was not fitted. The defaults are the plan shown with its fold-out closed: the
+    published target AL, an H200, ranked at the first of ``plan.BATCHES``."""
+    from comparelib.analysis import plan
+
+    own_volume, vol_src = draft.training_samples(volumes)
+    row = draft.volume_row(volumes)
+    given: dict[str, Any] = dict(
+        runs=runs,
+        own_samples=own_volume,
+        own_samples_source=vol_src if own_volume else "",
+        own_tokens=float(row["tokens"]) if row and row.get("tokens") else None,
+        published=published,
+        draft=draft.match_name,  # the runs' target from your draft's own runs, as the CLI's plan reads it
+    )
+    try:
+        inputs = plan.inputs_for(own, **given, curve=curve, curve_source=LOG_SOURCE)
+    except CompareError as exc:
+        if curve is None:
+            raise
+        # the published trend, weighed by the log's verdict; the plan says why the log was not fitted
+        verdict = getattr(curve, "verdict", None)
+        inputs = plan.inputs_for(own, **given, curve_verdict=verdict, curve_unused=str(exc))
+    batch = plan.BATCHES[0] if rank_batch is None else int(rank_batch)
+    return plan.build(inputs, target_al=target_al, gpu_name=gpu_name, rank_batch=batch)
