@@ -393,6 +393,25 @@ PLAN = Table(
     latex=("rank", "option", "al", "samples_needed", "gpu_hours", "storage_tb", "gain_tok_s"),
 )
 
+
+def plan_table(batches: Sequence[int]) -> Table:
+    """``PLAN`` with a tok/s column for each of ``batches`` (a plan's: 1, 8, 64 and the batch it ranks at, e.g. a
+    measured 16), in batch order where PLAN's three stand."""
+    tok = [
+        PLAN.get(f"tok_s_bs{b}")
+        or Column(f"tok_s_bs{b}", "float", label=f"tok/s bs{b}", decimals=1, width=7 * len(f"tok/s bs{b}") + 22)
+        for b in sorted(batches)
+    ]
+    columns: list[Column] = []
+    for c in PLAN.columns:
+        if c.name.startswith("tok_s_bs"):
+            columns += [t for t in tok if t is not None]
+            tok = []
+        else:
+            columns.append(c)
+    return Table(columns=tuple(columns), latex=PLAN.latex)
+
+
 LIVE_ACCEPTANCE = Table(
     # Acceptance vs data > Learning curve, "Live acceptance length (stored runs)" (curves.live_frame), in one
     # of two columns: the run, then the two acceptance lengths to compare, then the setting (the widest).

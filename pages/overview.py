@@ -77,8 +77,9 @@ def plan_section(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: li
         "The plan: every option ranked, its cost, the fit behind it, and exports", key="ov_plan", on_change="rerun"
     )
     if not box.open:  # the ranked-first line only; the table, charts and sources are built when opened
-        defaults = (None, "H200", plan.BATCHES[0])
-        result = _plan(own, entry, runs, volumes, *defaults)
+        result = _plan(own, entry, runs, volumes, None, "H200", plan.BATCHES[0])  # summary.plan_for's defaults
+        if result is not None and (linked := _linked_batch(result.rank_batches)) != result.rank_batch:
+            result = _plan(own, entry, runs, volumes, None, "H200", linked)  # the batch a shared link ranks at
         if result is not None:
             with lead_slot:
                 _plan_lead(result)
@@ -116,6 +117,25 @@ def _plan(
         return None
 
 
+def _linked_batch(offered: tuple[int, ...]) -> int:
+    """The batch size the page's link ranks the plan at (``plan_batch``), where this draft's plan can rank at it
+    (``plan.rank_batches``); else the default, the first of ``plan.BATCHES``."""
+    try:
+        linked = int(st.query_params.get("plan_batch") or 0)
+    except ValueError:
+        linked = 0
+    return linked if linked in offered else plan.BATCHES[0]
+
+
+def _link_batch(rank_batch: int) -> None:
+    """Keep the ranking batch in the page's link (none for the default), so a shared link ranks as its sender saw."""
+    if rank_batch == plan.BATCHES[0]:
+        if "plan_batch" in st.query_params:
+            del st.query_params["plan_batch"]
+    elif st.query_params.get("plan_batch") != str(rank_batch):
+        st.query_params["plan_batch"] = str(rank_batch)
+
+
 def _plan_lead(result: plan.Plan) -> None:
     lead = plan.lead(result)
     if lead:
@@ -139,18 +159,38 @@ def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list
         "of that target's draft with the most data, else of the target family's.",
     )
     gpu_name = c2.selectbox("GPU", list(plan.GPUS), index=list(plan.GPUS).index("H200"), key="plan_gpu")
-    rank_batch = c3.selectbox("Rank at batch size", list(plan.BATCHES), key="plan_batch")
-    result = _plan(own, entry, runs, volumes, target_al, gpu_name, int(rank_batch))
+    # the batch sizes it ranks at are the plan's (1, 8, 64 and every batch your runs measured a pair at)
+    first = _plan(own, entry, runs, volumes, target_al, gpu_name, plan.BATCHES[0])
+    offered = first.rank_batches if first is not None else plan.BATCHES
+    rank_batch = int(
+        c3.selectbox(
+            "Rank at batch size",
+            list(offered),
+            index=offered.index(_linked_batch(offered)),
+            key="plan_batch",
+            help="1, 8 and 64, and every batch size where your runs measured a speculative run and its baseline. "
+            "Where a run measured what is served, the current tok/s is that run's and every gain is against it.",
+        )
+    )
+    if first is None:
+        return
+    _link_batch(rank_batch)
+    result = (
+        first if rank_batch == first.rank_batch else _plan(own, entry, runs, volumes, target_al, gpu_name, rank_batch)
+    )
     if result is None:
         return
     _plan_lead(result)
+    if now := plan.current_words(result):  # what every gain is against: measured (which run) or predicted
+        st.caption(now)
     frame = result.frame()
-    app.show_table(frame, tables.PLAN, key="plan_table")
+    table = tables.plan_table(result.batches)
+    app.show_table(frame, table, key="plan_table")
     cols = st.columns(len(export.FORMATS))
     for col, fmt in zip(cols, export.FORMATS, strict=False):
         col.download_button(
             f"Plan as {fmt.upper()}",
-            data=functools.partial(export.render, frame, fmt, table=tables.PLAN),  # made when clicked
+            data=functools.partial(export.render, frame, fmt, table=table),  # made when clicked
             file_name=f"plan.{export.EXTENSION[fmt]}",
             mime=export.MIME[fmt],
             key=f"plan_dl_{fmt}",

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.fixtures import page_app
+from tests.test_losing_batch import BASE16, SPEC16, walk_s
 
 REF = "AQ-MedAI/Kimi-K2-Instruct-eagle3"
 
@@ -561,3 +562,56 @@ def test_a_size_gap_to_a_template_counted_reference_says_it_is_estimated(hub) ->
     heading = at.subheader[0].value
     assert heading.startswith("The largest gap is size: your draft is 75% the size of the reference"), heading
     assert "(the reference's size estimated from a SpecForge template config, not its published config)" in heading
+
+
+def _walk_s_page(**params: str) -> AppTest:
+    """Overview of a draft whose group measured walk S: batch 1's sweep and a batch-16 pair where speculation loses
+    (0.92x), with ``params`` added to the link."""
+    from tests.test_plan_rank_batch import _store_walk_s
+
+    _store_walk_s(walk_s())
+    at = page_app("../pages/overview.py", timeout=60)
+    at.query_params["draft"] = "registry:" + REF
+    at.query_params["draft_group"] = "walks-s"
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _lead(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith(("**Ranked first:", "**No option")))
+
+
+def test_the_plan_ranks_at_a_batch_the_user_measured_and_the_link_carries_it() -> None:
+    """The plan offered 1, 8 and 64 only: a pair measured at batch 16 showed in its notes, not ranked at."""
+    at = _walk_s_page()
+    assert not _lead(at).startswith("**Ranked first: Serve without speculation"), _lead(at)  # batch 1, the default
+    at.session_state["ov_plan"] = True  # the user opens the plan
+    at.run()
+    box = at.selectbox(key="plan_batch")
+    assert list(box.options) == ["1", "8", "16", "64"] and box.value == 1
+    box.set_value(16).run()
+    assert not at.exception, at.exception
+    table = next(df.value for df in at.dataframe if "option" in df.value.columns)
+    assert table["kind"].iloc[0] == "no-speculation"
+    assert float(table["gain_tok_s"].iloc[0]) == pytest.approx(BASE16 - SPEC16)  # measured: run #7 against #8
+    assert "tok_s_bs16" in table.columns
+    captions = "\n".join(c.value for c in at.caption)
+    assert "Served now at batch 16: no speculative tok/s is predicted there: speculation lost at batch 16" in captions
+    assert at.query_params["plan_batch"] == "16"  # the link reproduces the ranking
+    # the link opened elsewhere: the plan ranks at batch 16, closed (its first line) and opened
+    shared = _walk_s_page(plan_batch="16")
+    assert _lead(shared).startswith("**Ranked first: Serve without speculation at batch >= 16.**"), _lead(shared)
+    shared.session_state["ov_plan"] = True
+    shared.run()
+    assert shared.selectbox(key="plan_batch").value == 16
+    shared.selectbox(key="plan_batch").set_value(1).run()  # back to the default: the link drops it
+    assert "plan_batch" not in shared.query_params
+    # a batch the draft's runs measured no pair at is not offered, and a link naming one ranks at the default
+    other = _walk_s_page(plan_batch="32")
+    other.session_state["ov_plan"] = True
+    other.run()
+    assert not other.exception, other.exception
+    assert other.selectbox(key="plan_batch").value == 1

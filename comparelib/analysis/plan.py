@@ -1139,6 +1139,47 @@ def batch_pairs(runs: Sequence[Any], model: speedup.SpeedupModel) -> dict[int, B
     return out
 
 
+def _served_measured(
+    speed: Speed, pairs_at: Mapping[int, BatchPair], batch: int
+) -> tuple[float, tuple[int, ...], str] | None:
+    """What is served at ``batch`` as a run measured it: the tok/s of that batch's own sweep at the served num_steps
+    (the mean of its runs there, as the speedup page reads a num_steps it measured), else that batch's measured pair
+    when it is at the served num_steps; with its runs and whose they are. None where no run measured it."""
+    k = speed.served_steps
+    m = speed.model_for(batch)
+    if speed.measured_at(batch) and (t := m.measured_tok_s(k)) is not None:
+        return t, m.measured_runs(k), f"of the batch-{batch} store runs {_run_ids(m)}"
+    p = pairs_at.get(batch)
+    if p is not None and p.spec.num_steps == k and p.spec.output_tokens_per_s:
+        return float(p.spec.output_tokens_per_s), (int(p.spec.id),), f"against baseline run #{p.baseline.id}"
+    return None
+
+
+def rank_batches(inputs: Inputs) -> tuple[int, ...]:
+    """The batch sizes the plan ranks at, in order: 1, 8 and 64, and every batch where the draft's runs measured a
+    pair (``batch_pairs``: a speculative run and its baseline, measured as the fitted sweep was). A user who measured
+    batch 16 saw that pair in the notes but could rank only at 1, 8 or 64."""
+    spec = [r for r in inputs.runs if not getattr(r, "is_baseline", False) and getattr(r, "num_steps", None)]
+    measured: set[int] = set()
+    if spec:
+        try:
+            measured = set(batch_pairs(inputs.runs, speedup.model_from_runs(list(inputs.runs))))
+        except (DataError, InputError):  # no speed model: no pair to rank at, and build says why
+            measured = set()
+    return tuple(sorted(set(BATCHES) | {b for b in measured if b > 0}))
+
+
+def plan_batches(rank_batch: int) -> tuple[int, ...]:
+    """The batch sizes a plan gives every option's tok/s at: 1, 8, 64 and the batch it ranks at."""
+    return tuple(sorted({*BATCHES, rank_batch}))
+
+
+def _or_words(batches: Sequence[int]) -> str:
+    """ "1, 8, 16 or 64" """
+    words = [str(b) for b in batches]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
 def _scaled_from(speed: Speed, batch: int) -> str:
     """How an unmeasured batch's tok/s is predicted, in a few words (the plan's note groups batches by it)."""
     pair = speed.anchors(batch)
@@ -1308,6 +1349,12 @@ class Plan:
     sources: list[Source]
     cost: dict[str, Any]
     log_note: str = ""  # how your training log was weighed against the published trend ("" when it was not)
+    rank_batches: tuple[int, ...] = BATCHES  # the batch sizes this draft's plan can rank at (``rank_batches``)
+
+    @property
+    def batches(self) -> tuple[int, ...]:
+        """The batch sizes every option's tok/s is given at: 1, 8, 64 and the ranking batch."""
+        return plan_batches(self.rank_batch)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -1318,6 +1365,7 @@ class Plan:
             "steps": self.steps,
             "served_steps": self.served_steps,
             "rank_batch": self.rank_batch,
+            "rank_batches": list(self.rank_batches),
             "gpu": self.gpu,
             "current": self.current,
             "fit": None if self.fit is None else self.fit.summary(),
@@ -1378,6 +1426,33 @@ def gains(o: Option, noise: float) -> bool:
     """Whether ``o`` gains tok/s beyond run-to-run noise (``noise`` tok/s at the ranking batch): a gain of 0,
     below 0 or within noise is no gain (a num_steps that ties the served one gains nothing)."""
     return o.gain is not None and o.gain.value is not None and o.gain.value > noise
+
+
+def current_words(result: Plan) -> str:
+    """What is served now at the ranking batch, which every gain there is against: measured (which run), predicted
+    (from what), or not predicted (why); "" without a speed model. The CLI prints it and Overview shows it above the
+    table."""
+    b = result.rank_batch
+    cur = result.current
+    tok = (cur.get("tok_s") or {}).get(str(b))
+    measured = (cur.get("tok_s_measured") or {}).get(str(b))
+    lost = (cur.get("tok_s_not_predicted") or {}).get(str(b))
+    if measured is not None and tok is not None:
+        runs = speedup.runs_text(measured["runs"])
+        return (
+            f"Served now at batch {b}: {tok:,.1f} tok/s, measured ({runs}, num_steps {measured['num_steps']}); every "
+            f"gain at batch {b} is against it."
+        )
+    if tok is not None:
+        src = next((s.text for s in result.sources if s.id == (cur.get("tok_s_source") or {}).get(str(b))), "")
+        how = src.split(": tok/s at batch", 1)[0] if src.startswith("predicted") else f"by the {src or 'speed model'}"
+        return (
+            f"Served now at batch {b}: {tok:,.1f} tok/s at num_steps {result.served_steps}, {how} (no run measured it "
+            f"at batch {b}); every gain at batch {b} is against it."
+        )
+    if lost:
+        return f"Served now at batch {b}: no speculative tok/s is predicted there: {lost}."
+    return ""
 
 
 def lead(result: Plan) -> str | None:
@@ -1884,7 +1959,7 @@ def _no_speculation(
     )
     o.tok_s = {
         str(b): Band(*[float(p.baseline.output_tokens_per_s)] * 3)
-        for b in BATCHES
+        for b in plan_batches(rank_batch)
         if (p := pairs_at.get(b)) is not None and p.loses
     }
     here = pairs_at.get(rank_batch)
@@ -1988,8 +2063,14 @@ def build(
         raise InputError(f"--target-al must be a finite number above 1, got {target_al:g}")
     if not 1 <= steps <= 16:
         raise InputError(f"--steps must be between 1 and 16, got {steps}")
-    if rank_batch not in BATCHES:
-        raise InputError(f"the ranking batch size must be one of {', '.join(map(str, BATCHES))}")
+    if rank_batch < 1:
+        raise InputError(f"the ranking batch size must be a positive whole number, got {rank_batch}")
+    if rank_batch not in (offered := rank_batches(inputs)):
+        raise InputError(
+            f"batch {rank_batch} has no measured pair (a speculative run and its baseline at that batch, measured as "
+            f"the fitted sweep was), so the plan cannot rank there; it ranks at batch {_or_words(offered)}"
+        )
+    batches = plan_batches(rank_batch)
     epochs, epochs_src = _epochs_for(inputs, epochs)
     for name, v in (("tokens per sample", tokens_per_sample), ("epochs", epochs)):
         if v is not None and not 0 < v < math.inf:
@@ -2171,7 +2252,7 @@ def build(
             )
             pairs_at = batch_pairs(inputs.runs, model)
             losing = sorted(c for c, p in pairs_at.items() if p.loses)
-            for b in BATCHES if losing else ():
+            for b in batches if losing else ():
                 here, first = pairs_at.get(b), pairs_at[losing[0]]
                 if here is not None and here.loses:
                     lost[b] = f"speculation lost at batch {b} ({here.words})"
@@ -2179,7 +2260,7 @@ def build(
                     lost[b] = (
                         f"speculation lost at batch {first.batch} ({first.words}), and batch {b} was not measured"
                     )
-            for b in BATCHES:
+            for b in batches:
                 m = speed.model_for(b)
                 if b in lost:
                     continue
@@ -2396,15 +2477,43 @@ def build(
     # ---- current figures
     current: dict[str, Any] = {"al_served": current_al_k, "served_steps": speed.served_steps if speed else None}
     cur_tok: dict[int, float] = {}
+    # at a batch where a run measured the served num_steps, what is served now is that measurement, not the model's
+    # figure (which a sweep's fit misses by its residual there), and every gain there is against it: a predicted
+    # option's tok/s there is the model's ratio of its figure to the model's own served one, times the measurement
+    anchor: dict[int, float] = {}
     if speed is not None:
-        for b in BATCHES:
-            if b not in lost:
-                cur_tok[b] = speed.tok_s(b, speed.al_at(speed.served_steps, batch=b))
+        cur_src = dict(tok_src)
+        measured_now: dict[str, dict[str, Any]] = {}
+        for b in batches:
+            if b in lost:
+                continue
+            cur_tok[b] = model_tok = speed.tok_s(b, speed.al_at(speed.served_steps, batch=b))
+            found = _served_measured(speed, pairs_at, b)
+            if found is None or not model_tok > 0:
+                continue
+            t, ids, whose = found
+            anchor[b], cur_tok[b] = t / model_tok, t
+            measured_now[str(b)] = {
+                "tok_s": t,
+                "num_steps": speed.served_steps,
+                "runs": list(ids),
+                "model_tok_s": model_tok,
+            }
+            cur_src[b] = _source(
+                sources,
+                "measured",
+                f"store {speedup.runs_text(ids)} at batch {b}, num_steps {speed.served_steps} (what is served): "
+                f"{t:,.1f} tok/s measured, {whose}: the current tok/s at batch {b}; an option's predicted tok/s there "
+                f"is this figure times the speedup model's ratio of the option's figure to its own served one there "
+                f"({model_tok:,.1f} tok/s)",
+            )
         current["tok_s"] = {str(b): v for b, v in cur_tok.items()}
+        if measured_now:
+            current["tok_s_measured"] = measured_now
         if lost:
             current["tok_s_not_predicted"] = {str(b): why for b, why in lost.items()}
         current["source"] = model_src
-        current["tok_s_source"] = {str(b): v for b, v in tok_src.items()}
+        current["tok_s_source"] = {str(b): v for b, v in cur_src.items()}
     else:
         current["tok_s"] = None
         current["note"] = speed_note
@@ -2423,18 +2532,18 @@ def build(
             return {}
         out = {}
         kk = speed.served_steps if k is None else k
-        for b in (b for b in BATCHES if b not in lost):
+        for b in (b for b in batches if b not in lost):
             base_al = speed.al_at(kk, batch=b)
+            scale = anchor.get(b, 1.0) if kk == speed.served_steps else 1.0  # on the measured figure (``anchor``)
             if al_ratio is None:
-                out[str(b)] = Band(speed.tok_s(b, base_al, kk, step_ms), None, None)
-                v = out[str(b)].value
+                v = speed.tok_s(b, base_al, kk, step_ms) * scale
                 out[str(b)] = Band(v, v, v)
                 continue
 
-            def at(r: float | None, _b: int = b, _al: float = base_al) -> float | None:
+            def at(r: float | None, _b: int = b, _al: float = base_al, _s: float = scale) -> float | None:
                 if r is None:
                     return None
-                return speed.tok_s(_b, min(_al * r, kk + 1.0), kk, step_ms)
+                return speed.tok_s(_b, min(_al * r, kk + 1.0), kk, step_ms) * _s
 
             out[str(b)] = Band(at(al_ratio.value), at(al_ratio.low), at(al_ratio.high))
         return out
@@ -2450,7 +2559,7 @@ def build(
             return ""
         own: list[str] = []
         scaled: dict[str, list[str]] = {}
-        for b in BATCHES:
+        for b in batches:
             m = speed.model_for(b)
             if b in lost:
                 continue
@@ -2463,7 +2572,7 @@ def build(
         return _sentence("tok/s: " + "; ".join(parts))
 
     def batch_sources() -> str:
-        return ", ".join(dict.fromkeys(tok_src[b] for b in BATCHES if b in tok_src)) or model_src
+        return ", ".join(dict.fromkeys(tok_src[b] for b in batches if b in tok_src)) or model_src
 
     options: list[Option] = []
 
@@ -2879,7 +2988,7 @@ def build(
             how = f"measured in {speedup.runs_text(runs)}" if runs else "predicted"
             return f" at {picks[b][k]:,.1f} tok/s {how}"
 
-        for b in (b for b in BATCHES if b not in lost):  # none where a measured batch lost (``lost``: walk S)
+        for b in (b for b in batches if b not in lost):  # none where a measured batch lost (``lost``: walk S)
             picks[b] = vals = picked(b)
             k_best, tied_k[str(b)] = speedup.pick_steps(vals)  # the speedup page's rule: ties go to the smaller
             best_k[str(b)] = k_best
@@ -2907,7 +3016,7 @@ def build(
         # a batch the group swept that the plan's batches do not hold (walk N: 1 and 32 measured, the plan gave
         # 1, 8 and 64, and the batch-32 sweep's own best was said nowhere): its measured sweep's pick, named
         swept_only = []
-        for c in sorted(b for b in speed.by_batch if b not in BATCHES):
+        for c in sorted(b for b in speed.by_batch if b not in batches):
             picks[c] = picked(c)
             k_c, ties_c = speedup.pick_steps(picks[c])
             if one_num_steps(speed.by_batch[c]):  # walk S's batch 16: one run, against its baseline
@@ -2926,7 +3035,7 @@ def build(
         served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
         # walk M: batch 64's best, 1,140.6 tok/s, under the baseline drawn the same way (about 1,183): said
         no_pay = []
-        for b in (b for b in BATCHES if b not in lost):
+        for b in (b for b in batches if b not in lost):
             base = speed.baseline_tok_s(b)
             best_b = tok[str(b)].value
             if base is not None and best_b is not None and best_b <= base * (1 + speedup.TIE_TOLERANCE):
@@ -2938,7 +3047,7 @@ def build(
             "smallest is named): "
             + ", ".join(
                 named(str(b)) if str(b) in best_k else f"batch {b}: not predicted: {lost[b]}"
-                for b in BATCHES
+                for b in batches
                 if str(b) in best_k or b in lost
             )
             + f" (served: {speed.served_words})."
@@ -2967,7 +3076,7 @@ def build(
                 "tok/s per batch: measured sweep of that batch, or predicted from other batches",
                 {
                     str(b): "not predicted" if b in lost else "measured" if speed.measured_at(b) else "predicted"
-                    for b in BATCHES
+                    for b in batches
                 },
                 batch_sources(),
             ),
@@ -3127,6 +3236,7 @@ def build(
         sources=sources,
         cost=cost_json,
         log_note=log_note,
+        rank_batches=offered,
     )
 
 

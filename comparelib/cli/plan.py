@@ -63,7 +63,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--gen-samples-per-s", type=float, default=None, help="your run's hidden-state samples/s")
     p.add_argument("--gpus", type=int, default=1, help="GPUs of the run those rates were measured on")
-    p.add_argument("--rank-batch", type=int, default=1, choices=(1, 8, 64), help="batch size the ranking uses")
+    p.add_argument(
+        "--rank-batch",
+        type=int,
+        default=1,
+        help="batch size the ranking uses: 1, 8, 64, or any other where the draft's runs measured a speculative run "
+        "and its baseline",
+    )
     p.add_argument("--db", default=None, help="results store URL (default: SPECDRAFT_DB or the local SQLite file)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -124,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         _positive("--" + name.replace("_", "-"), getattr(args, name))
     if args.gpus < 1:
         raise InputError(f"--gpus must be at least 1, got {args.gpus}")
+    if args.rank_batch < 1:
+        raise InputError(f"--rank-batch must be a positive whole number, got {args.rank_batch}")
     if args.target_al is not None and not 1.0 < args.target_al < math.inf:
         raise InputError(f"--target-al must be a finite number above 1, got {args.target_al:g}")
     if args.target_al is not None and not args.curve and args.target_al >= args.steps + 1:
@@ -261,6 +269,8 @@ def run(args: argparse.Namespace) -> int:
     elif target_from:  # as Overview's caption: a target your draft's config does not name is said with its origin
         w(f"target {entry.target_label}, from {target_from} (--target overrides it)\n")
     w(f"{result.fit_note}\n")
+    if now := plan.current_words(result):  # what every gain at the ranking batch is against, and where it comes from
+        w(f"{now}\n")
     for i, o in enumerate(result.options, 1):
         w(f"{i}. [{o.kind}] {o.title}\n")
         if o.al is not None and o.al.value is not None:
