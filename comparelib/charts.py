@@ -710,7 +710,12 @@ def curve_chart(
     # below the plot took its height from the fixed total, squeezing the plot and clipping the title.
     subtitle = [f"tau_sim per logged point; fit on {curve.evidence.get('split')} points"]
     peak = getattr(curve, "peak", None)
-    if peak is not None:  # overfitting: no fit is drawn through the eval points after the peak (walk S)
+    if peak is not None and peak.why_not:  # a fall past noise, not overfitting: the fit through it predicts nothing
+        subtitle = [
+            "tau_sim per logged point; fit not extrapolated"
+            + f": eval peaked at {peak.tau:.2f} and fell {peak.fall:.2f} after it, past noise (not overfitting)"
+        ]
+    elif peak is not None:  # overfitting: no fit is drawn through the eval points after the peak (walk S)
         subtitle = [
             "tau_sim per logged point; "
             + ("fit on the eval points up to the peak" if curve.band else "no fit drawn")

@@ -414,7 +414,8 @@ def plan_table(batches: Sequence[int]) -> Table:
 
 LIVE_ACCEPTANCE = Table(
     # Acceptance vs data > Learning curve, "Live acceptance length (stored runs)" (curves.live_frame), in one
-    # of two columns: the run, then the two acceptance lengths to compare, then the setting (the widest).
+    # of two columns: the run, then the acceptance lengths to compare (the log's peak, where eval fell after it,
+    # before its last point), then the setting (the widest).
     columns=(
         Column("run", "text", width=None, pinned=True),
         Column(
@@ -427,11 +428,19 @@ LIVE_ACCEPTANCE = Table(
             "one was recorded)",
         ),
         Column(
+            "tau_sim_peak",
+            "float",
+            decimals=2,
+            width=102,
+            help="the log's eval peak simulated at the run's own num_steps: the checkpoint to serve where eval fell "
+            "past noise after it (the caption names its step); shown only then",
+        ),
+        Column(
             "tau_sim_last",
             "float",
             decimals=2,
             width=102,
-            help="the log's last point simulated at the run's own num_steps",
+            help="the log's last point simulated at the run's own num_steps (the caption names its step)",
         ),
         Column("num_steps", "int", label="steps", width=56),
         Column("setting_key", "text", label="setting", width=None),

@@ -816,7 +816,14 @@ def _curve_tab(shown: bool) -> None:
                 "overfitting": ":red[:material/trending_down: overfitting]",
                 "too-few-points": ":gray[:material/more_horiz: too few points]",
             }
-            st.markdown(f"**{badge[lc.verdict]}** — {lc.sentence}")
+            if lc.verdict == "plateau" and lc.peak is not None:  # eval fell past noise: not drawn as flat
+                badge["plateau"] = ":orange[:material/trending_down: plateau, eval fell after its peak]"
+            # the CLI reads every position unless --steps, this the setting's num_steps: said on both (in the
+            # verdict's paragraph: a caption of its own took the page past its height at 1400 px)
+            st.markdown(
+                f"**{badge[lc.verdict]}** — {lc.sentence} *{lc.positions_words()}: 'Draft positions used' (How to "
+                "read the log) sets them, the chosen setting's num_steps by default.*"
+            )
             if lc.evidence.get("note"):
                 st.caption(lc.evidence["note"])
             # the curve across the page (in a column its legends and subtitle lines left the plot ~100 px)
@@ -826,10 +833,13 @@ def _curve_tab(shown: bool) -> None:
             with live_col:
                 st.markdown("**Live acceptance length (stored runs)**")
                 if len(lc_live):
-                    app.show_table(lc_live, tables.LIVE_ACCEPTANCE, "lc_live_table")
+                    shown = tables.LIVE_ACCEPTANCE.order(list(lc_live.columns))
+                    if lc_live["tau_sim_peak"].isna().all():  # no eval peak before a fall past noise
+                        shown.remove("tau_sim_peak")
+                    app.show_table(lc_live, tables.LIVE_ACCEPTANCE, "lc_live_table", column_order=shown)
                     st.caption(
-                        "tau_sim_last: the log's last point simulated at the run's own num_steps. Live acceptance "
-                        "below it usually means the served prompts differ from the training data, or the wiring does."
+                        f"{curves.live_words(lc)} Live acceptance below it usually means the served prompts differ "
+                        "from the training data, or the wiring does."
                     )
                 else:
                     st.caption(

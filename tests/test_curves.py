@@ -452,6 +452,37 @@ def test_cli_text_and_batch_size(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "verdict: too-few-points" in text and "specforge" in text
 
 
+def _seven_positions_csv(path: Path) -> Path:
+    """A SpecForge-style CSV: ten points, seven positions each, as SpecForge logs them."""
+    rows = ["step,samples_seen," + ",".join(f"acc_{i}" for i in range(7))]
+    for s in range(1, 11):
+        rows.append(f"{s * 100},{s * 3200}," + ",".join(f"{(0.6 + 0.02 * s) * 0.9**i:.4f}" for i in range(7)))
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("steps", "said"),
+    [
+        # walk: the CLI read 7 positions where the page, at its setting's num_steps, read 3, and neither said so
+        (None, "tau_sim over 7 positions (num_steps 7: all the log gave); --steps N uses the first N"),
+        (3, "tau_sim over 3 positions (num_steps 3; the log gave 7)"),
+        (9, "tau_sim over 7 positions (num_steps 7: all the log gave; 9 asked)"),
+    ],
+)
+def test_cli_curve_states_the_positions_it_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], steps: int | None, said: str
+) -> None:
+    log = _seven_positions_csv(tmp_path / "specforge.csv")
+    extra = ["--steps", str(steps)] if steps else []
+    assert cli.main(["curve", str(log), *extra]) == 0
+    out = capsys.readouterr().out
+    assert said in out, out
+    assert cli.main(["curve", str(log), *extra, "--json"]) == 0
+    ev = json.loads(capsys.readouterr().out)["evidence"]
+    assert ev["positions_logged"] == 7 and ev["positions"] == min(steps or 7, 7)
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -97,6 +97,23 @@ def test_all_positions_and_train_split(at: AppTest, tmp_path: Path) -> None:
     assert "x axis is steps" in _texts(at)  # no batch size given
 
 
+def test_the_page_and_the_cli_state_the_positions_they_read(
+    at: AppTest, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same log read 3 positions on the page (the setting's num_steps) and all 4 on the CLI, without a word."""
+    from comparelib import cli
+
+    log = _specforge_log(tmp_path / "train.log")
+    at.text_input(key="lc_path").input(str(log))
+    at.run()
+    assert not at.exception and not at.error
+    assert "tau_sim over 3 positions (num_steps 3; the log gave 4)" in _texts(at), _texts(at)
+    said = next(m.value for m in at.markdown if "tau_sim over 3 positions" in m.value)
+    assert "still rising" in said and "'Draft positions used' (How to read the log) sets them" in said, said
+    assert cli.main(["curve", str(log)]) == 0
+    assert "tau_sim over 4 positions (num_steps 4: all the log gave" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [(None, "no such file"), ("just words\n", "no training metrics recognised")],

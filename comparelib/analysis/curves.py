@@ -139,6 +139,9 @@ class Peak:
     fall_margin: float  # its 95% margin, from the eval points' own scatter about those lines
     train_slope: float | None  # train tau_sim per doubling from the peak on; None: no train points there
     unit: str  # "samples seen", "steps" or "epochs"
+    # "": overfitting; else why a fall past noise is not called that (the verdict is then ``plateau``), as a clause:
+    # "train tau_sim did not rise after the peak (...)", "the fall came within the pass the peak is in ..."
+    why_not: str = ""
 
     @property
     def fall(self) -> float:
@@ -155,9 +158,17 @@ class Peak:
         """The peak's checkpoint: "pass 3 of 5 (epoch 2 in the log, 15K samples seen)"."""
         return self._where(self.x, self.pass_no, self.epoch)
 
+    def last_at(self, epoch: int | None = None) -> str:
+        """The last eval point, as ``at`` says the peak: "pass 5 of 5 (epoch 4 in the log, 25K samples seen)"."""
+        return self._where(self.last_x, self.last_pass, epoch)
+
     def checkpoint(self) -> str:
-        """The checkpoint to keep: "pass-3 checkpoint (15K samples seen)", or "checkpoint at 15K samples seen"."""
+        """The checkpoint to keep: "pass-3 checkpoint (15K samples seen)", or "checkpoint at 15K samples seen"; a
+        peak in the pass the fall ends in is named by its step ("checkpoint at step 300 (3K samples seen)"): that
+        pass's checkpoint is after the fall."""
         at = f"{human(self.x)} {self.unit}"
+        if self.pass_no is not None and self.last_pass == self.pass_no:
+            return f"checkpoint at step {self.step} ({at})"
         return f"pass-{self.pass_no} checkpoint ({at})" if self.pass_no is not None else f"checkpoint at {at}"
 
     def words(self) -> str:
@@ -165,7 +176,7 @@ class Peak:
         train = (
             f", while train tau_sim kept rising ({self.train_slope:+.2f} per doubling of the {self.unit} after the "
             "peak)"
-            if self.train_slope is not None
+            if self.train_slope is not None and not self.why_not
             else ""
         )
         last = (
@@ -177,6 +188,13 @@ class Peak:
             f"eval tau_sim peaked at {self.tau:.2f} at {self.at()} and fell {self.fall:.2f} to {self.last_tau:.2f} "
             f"by {last}{train}"
         )
+
+    def fell_words(self, *, short: bool = False) -> str:
+        """A fall that is not overfitting, for Overview, the plan and Acceptance vs data's lead: "eval acceptance
+        peaked at pass 3 of 5 (...) and fell 0.16 after it, past noise; not overfitting, as train tau_sim did not
+        ..."; ``short`` (a headline): "... past noise (not overfitting)"."""
+        fell = f"eval acceptance peaked at {self.at()} and fell {self.fall:.2f} after it, past noise"
+        return f"{fell} (not overfitting)" if short else f"{fell}; not overfitting, as {self.why_not}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -202,7 +220,22 @@ class Curve:
     evidence: dict[str, Any] = field(default_factory=dict)
     band: list[dict[str, float]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
-    peak: Peak | None = None  # where eval peaked before it fell (``overfitting``); None for every other verdict
+    # where eval peaked before it fell past noise: ``overfitting``'s, or a ``plateau``'s whose fall is not called
+    # overfitting (``peak.why_not`` says why); None where eval did not fall past noise after a peak
+    peak: Peak | None = None
+
+    def positions_words(self) -> str:
+        """The chain positions tau_sim sums, as ``curve`` and the Learning curve tab say them: "tau_sim over 3
+        positions (num_steps 3; the log gave 7)", "tau_sim over 7 positions (num_steps 7: all the log gave)". The
+        CLI reads every position unless ``--steps``, the page the chosen setting's num_steps: the same log read 7
+        and 3 without a word."""
+        used = max((len(p.acc) for p in self.points), default=0)
+        logged = max((len(p.logged_acc) or len(p.acc) for p in self.points), default=0)
+        if used < logged:
+            return f"tau_sim over {used} positions (num_steps {used}; the log gave {logged})"
+        asked = self.evidence.get("steps")
+        more = f"; {asked} asked" if isinstance(asked, int) and asked > used else ""
+        return f"tau_sim over {used} positions (num_steps {used}: all the log gave{more})"
 
     def frame(self) -> pd.DataFrame:
         """One row per point: step, samples_seen, split, epoch, tau_sim, acc_0..acc_K."""
@@ -698,7 +731,9 @@ def _x_of(p: CurvePoint, unit: XUnit) -> float | None:
 
 
 def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, str]:
-    """(the peak, "") where held-out acceptance fell past noise after it, else (None, why not).
+    """(the peak, "") where held-out acceptance fell past noise after it and that is overfitting; (the peak, why not
+    overfitting) where it fell past noise but is not called that (``Peak.why_not`` holds the clause); else (None,
+    why no fall past noise).
 
     Noise is measured from the log itself, as the other verdicts' is (a fit's residual SE and covariance): two
     straight lines in log x meeting at the highest eval point (one line when it is the first), a curve that can rise
@@ -755,16 +790,29 @@ def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, s
     if len({x for x, _ in later}) >= 3:
         tx = np.log2(np.array([x for x, _ in later], dtype=float))
         slope = float(np.polyfit(tx, np.array([t for _, t in later], dtype=float), 1)[0])
+    why, why_not = "", ""  # the evidence's words, and the sentence's clause
     if slope is not None and slope < PLATEAU_GAIN:
-        return None, f"eval fell after its peak, but train did not rise there ({slope:+.3f} per doubling)"
-    if slope is not None and after is not None and after < 1:
-        return None, "eval fell after its peak within the same pass"
-    if slope is None and (after is None or after < 2):
-        return None, (
-            "eval fell after its peak, but with no train points after it the fall must last more than one pass, "
-            + ("and the log numbers no epochs" if after is None else f"and it lasted {after}")
+        why = f"eval fell after its peak, but train did not rise there ({slope:+.3f} per doubling)"
+        why_not = (
+            f"train tau_sim did not rise after the peak ({round(slope, 2) + 0.0:+.2f} per doubling of the {label}, "
+            f"under the "
+            f"{PLATEAU_GAIN:.2f} a rising curve needs)"
         )
-    return Peak(
+    elif slope is not None and after is not None and after < 1:
+        why = "eval fell after its peak within the same pass"
+        why_not = f"the fall came within the pass the peak is in (pass {peak_pass}), not over more passes"
+    elif slope is None and (after is None or after < 2):
+        why = "eval fell after its peak, but with no train points after it the fall must last more than one pass, " + (
+            "and the log numbers no epochs" if after is None else f"and it lasted {after}"
+        )
+        why_not = "with no train points after the peak, only a fall lasting more than one pass is called that, " + (
+            "and the log numbers no epochs"
+            if after is None
+            else "and this one lasted 1 pass"
+            if after == 1
+            else "and this one came within the pass the peak is in"
+        )
+    peak = Peak(
         x=float(xs[i]),
         tau=float(ys[i]),
         step=peak_p.step,
@@ -778,7 +826,51 @@ def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, s
         fall_margin=margin,
         train_slope=slope,
         unit=label,
-    ), ""
+        why_not=why_not,
+    )
+    return peak, why
+
+
+def _noise_words(peak: Peak) -> str:
+    return (
+        f"past noise: a line fitted from the peak on falls {peak.fall_fit:.2f}, more than its 95% margin of "
+        f"{peak.fall_margin:.2f} (from the eval points' own scatter about two lines in log {peak.unit} meeting at the "
+        "peak)"
+    )
+
+
+def _fell(points: list[CurvePoint], peak: Peak, f: CurveFit, xs: np.ndarray, ev: dict[str, Any]) -> Curve:
+    """A ``plateau`` whose eval fell past noise after its peak, not called overfitting (``peak.why_not``): train did
+    not rise there, the fall was within one pass, or without train points it lasted one pass or passes are not
+    logged. It was "Flat: eval tau_sim 2.22 at 25K samples seen (fit 2.30) ... More of the same data will not move
+    acceptance much", the fall only in evidence: the sentence says the peak, the fall past noise, why it is not
+    overfitting and the checkpoint to keep. The saturating fit through the fall (which hides it) predicts nothing
+    and is drawn where it was fitted only."""
+    hides = "eval fell past noise after its peak (a saturating curve through the fall would hide it)"
+    ev.update(
+        {
+            "fit_used": False,
+            "fit_not_used_because": [*(ev.get("fit_not_used_because") or []), hides],
+            "eval_fall": {**peak.to_json(), "not_overfitting": peak.why_not},
+        }
+    )
+    n = (peak.last_pass - peak.pass_no) if peak.last_pass is not None and peak.pass_no is not None else 0
+    more = f" over {n} more pass{'es' if n != 1 else ''} of the same samples" if n > 0 else ""
+    sentence = (
+        f"Peaked, then fell: {peak.words()}; {_noise_words(peak)}. Not overfitting: {peak.why_not}. Keep the "
+        f"{peak.checkpoint()}, where eval peaked: training past it lowered held-out acceptance{more}, so more of the "
+        "same data is unlikely to raise it: look at capacity (layers, hidden size), wiring (which target layers are "
+        "captured) or how well the training data matches what you serve."
+    )
+    return Curve(
+        points=points,
+        fit=f,
+        verdict="plateau",
+        sentence=sentence,
+        evidence=ev,
+        band=band(f, float(xs.min()), f.x_ref),
+        peak=peak,
+    )
 
 
 def _overfitting(
@@ -805,11 +897,7 @@ def _overfitting(
             "fit_points": int(up.sum()),
         }
     )
-    noise = (
-        f"past noise: a line fitted from the peak on falls {peak.fall_fit:.2f}, more than its 95% margin of "
-        f"{peak.fall_margin:.2f} (from the eval points' own scatter about two lines in log {peak.unit} meeting at the "
-        "peak)"
-    )
+    noise = _noise_words(peak)
     seen = (
         f" The x axis counts every pass: {human(peak.last_x)} samples seen are {peak.passes} passes over the same "
         "samples, not new data."
@@ -874,7 +962,8 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
         "x_min": float(xs.min()) if xs.size else None,
         "x_max": float(xs.max()) if xs.size else None,
         "span": span if xs.size else None,
-        "positions": k,
+        "positions": k,  # the positions tau_sim sums (``steps`` cuts them); ``positions_logged``: the log's
+        "positions_logged": max((len(p.logged_acc) or len(p.acc) for p in points), default=0),
         "train_points": len(by_split["train"]),
         "eval_points": len(by_split["eval"]),
         "thresholds": {"min_points": MIN_FIT_POINTS, "min_span": MIN_SPAN, "plateau_gain_at_2x": PLATEAU_GAIN},
@@ -900,7 +989,7 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
             evidence=ev,
         )
     peak, why_not = eval_peak(points, unit) if split == "eval" else (None, "")
-    if peak is not None:
+    if peak is not None and not peak.why_not:
         return _overfitting(points, peak, xs, ys, ev, unit, tmax)
     if why_not.startswith("eval fell"):  # a fall that was not called overfitting, and why
         ev["not_overfitting"] = why_not
@@ -932,6 +1021,8 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     )
     if f.b <= float(_B_GRID[0]) + 1e-12:
         ev["fit_note"] = "b at its lower bound: the curve is log-like here and its ceiling tau_inf is not identified"
+    if peak is not None:  # eval fell past noise after its peak, not called overfitting: said, not called flat
+        return _fell(points, peak, f, xs, ev)
     x_text = _fmt_x(f.x_ref, unit)
     where = f"{split} tau_sim {ys[last_i]:.2f} at {x_text}" + (f" (fit {now_mean:.2f})" if fit_used else "")
     measured = f"measured over the {slope[2]}: {slope[0]:+.3f} per doubling" if slope else ""
@@ -1168,18 +1259,31 @@ def kept_words(kept: Mapping[str, Any]) -> str:
 # ---------------------------------------------------------------- context for the page
 
 
+def _live_points(curve: Curve | None) -> tuple[CurvePoint | None, CurvePoint | None]:
+    """(the last point of the curve's fitted split, the eval peak's point where eval fell past noise after it)."""
+    if curve is None:
+        return None, None
+    split = curve.evidence.get("split")
+    same = [p for p in curve.points if p.split == split] or curve.points
+    peak = curve.peak
+    at_peak = (
+        next((p for p in curve.points if p.split == "eval" and p.step == peak.step), None)
+        if peak is not None
+        else None
+    )
+    return (same[-1] if same else None), at_peak
+
+
 def live_frame(runs: Iterable[Any], curve: Curve | None = None) -> pd.DataFrame:
     """Measured acceptance length of stored speculative runs (``store.RunRecord``) beside the simulated one.
 
     ``tau_sim_last`` is tau_sim of the curve's last point of its fitted split at the run's own
     num_steps, from every position the log gave (the curve's ``steps`` cuts only its own tau_sim); None when the
-    log has fewer positions than the run drafts.
+    log has fewer positions than the run drafts. ``tau_sim_peak`` is the same at the eval peak where eval fell past
+    noise after it (``Curve.peak``, overfitting or not): the checkpoint a user would serve, where the last point is
+    after the fall; None without one. ``live_words`` names both points (step, pass or epoch, samples seen).
     """
-    last: CurvePoint | None = None
-    if curve is not None:
-        split = curve.evidence.get("split")
-        same = [p for p in curve.points if p.split == split] or curve.points
-        last = same[-1] if same else None
+    last, at_peak = _live_points(curve)
     rows = []
     for r in runs:
         if getattr(r, "is_baseline", False):
@@ -1188,20 +1292,56 @@ def live_frame(runs: Iterable[Any], curve: Curve | None = None) -> pd.DataFrame:
         if acc is None:
             continue
         key, _chain = run_setting(r)
-        sim = None
-        positions = (last.logged_acc or last.acc) if last is not None else ()
-        if r.num_steps and r.num_steps <= len(positions):
-            sim = tau_sim(positions, r.num_steps)
+        sims: list[float | None] = []
+        for point in (at_peak, last):
+            positions = (point.logged_acc or point.acc) if point is not None else ()
+            sims.append(tau_sim(positions, r.num_steps) if r.num_steps and r.num_steps <= len(positions) else None)
         rows.append(
             {
                 "run": r.title,
                 "setting_key": key,
                 "num_steps": r.num_steps,
                 "accept_length": float(acc),
-                "tau_sim_last": sim,
+                "tau_sim_peak": sims[0],
+                "tau_sim_last": sims[1],
             }
         )
-    return pd.DataFrame(rows, columns=["run", "setting_key", "num_steps", "accept_length", "tau_sim_last"])
+    return pd.DataFrame(
+        rows, columns=["run", "setting_key", "num_steps", "accept_length", "tau_sim_peak", "tau_sim_last"]
+    )
+
+
+def _point_words(p: CurvePoint) -> str:
+    """A logged point in words: "step 2500, epoch 4 in the log, 25K samples seen"."""
+    parts = [f"step {p.step}"]
+    if p.epoch is not None:
+        parts.append(f"epoch {p.epoch} in the log")
+    if p.samples_seen:
+        parts.append(f"{human(p.samples_seen)} samples seen")
+    return ", ".join(parts)
+
+
+def live_words(curve: Curve) -> str:
+    """Which logged point each simulated column of ``live_frame`` is, for the page's caption under it."""
+    last, at_peak = _live_points(curve)
+    peak = curve.peak
+    if peak is not None and at_peak is not None:
+        after = (
+            f"step {last.step}, {peak.last_at(last.epoch)}"
+            if last is not None and last.split == "eval"
+            else _point_words(last)
+            if last is not None
+            else ""
+        )
+        fell = "the fall (overfitting)" if not peak.why_not else "the fall past noise"
+        return (
+            f"tau_sim_peak: the log's eval peak (step {peak.step}, {peak.at()}), the checkpoint to serve, simulated "
+            f"at each run's own num_steps; tau_sim_last: its last {last.split if last else 'eval'} point ({after}), "
+            f"after {fell}."
+        )
+    if last is None:
+        return ""
+    return f"tau_sim_last: the log's last {last.split} point ({_point_words(last)}) at each run's num_steps."
 
 
 def published_frame(published: pd.DataFrame, *, benchmark: str, setting_key: str | None) -> pd.DataFrame:

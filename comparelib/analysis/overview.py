@@ -1230,7 +1230,8 @@ def largest_gap(
 
     ``curve_peak`` (``curves.Peak``): where an overfitting log's eval acceptance peaked before it fell; a data gap
     then stands, for unique data, not more passes (walk S: "plateau ... look at the data's mix and the wiring before
-    adding volume" of a log whose eval fell 0.16 after pass 3 of 5 while train rose).
+    adding volume" of a log whose eval fell 0.16 after pass 3 of 5 while train rose). A plateau's peak (its fall
+    past noise is not called overfitting: ``why_not``) is said as that fall, not as "has plateaued".
 
     ``curve_passes``: the samples your training log saw over your unique training samples. A log rising over
     several passes of the same samples says more training on them helps, not what new data would add (walk R:
@@ -1300,9 +1301,11 @@ def largest_gap(
             if own_volume and ref_volume
             else "less data"
         )
+        # a plateau whose eval fell past noise after its peak (not overfitting) is said as that, not "plateaued"
         lead = (
-            f"Your training log has plateaued, so more of the same data is unlikely to close the gap, although "
-            f"the reference used more ({data_text}). Look at the data's mix and the wiring before adding volume."
+            f"Your training log {_stopped(curve_peak)}, so more of the same data is unlikely to close the gap, "
+            f"although the reference used more ({data_text}). Look at the data's mix and the wiring before adding "
+            "volume."
         )
         if rest:
             other = max(rest, key=lambda k: rest[k])
@@ -1335,6 +1338,23 @@ def largest_gap(
     if name == "training data" and curve_verdict == "overfitting":
         lead += f" {overfitting_words(curve_peak, short=True)}"
     return name, lead
+
+
+def _stopped(peak: Any) -> str:
+    """A plateaued log in words: "has plateaued", or for one whose eval fell past noise after its peak
+    (``curves.Peak`` with ``why_not``): "stopped rising: eval acceptance peaked at ... and fell 0.16 after it, past
+    noise (not overfitting)"."""
+    return f"stopped rising: {peak.fell_words(short=True)}" if peak is not None else "has plateaued"
+
+
+def fell_words(peak: Any) -> str:
+    """Overview's note on a plateau whose eval fell past noise after its peak, not called overfitting (``curves.Peak``
+    with ``why_not``): it was "has plateaued" beside a measured fall of 0.16."""
+    return (
+        f"Your training log (Acceptance vs data) stopped rising: {peak.fell_words()}. By your own evidence, more of "
+        f"the same data is unlikely to raise acceptance, whatever the published drafts' trend says; keep the "
+        f"{peak.checkpoint()}."
+    )
 
 
 OVERFITTING_LEAD = "Your training log is overfitting"
@@ -1719,6 +1739,8 @@ def answer(
         if "Your training log is still rising" in sentence
         else overfitting_words(curve_peak, own_volume)
         if curve_verdict == "overfitting"
+        else fell_words(curve_peak)
+        if curve_verdict == "plateau" and curve_peak is not None
         else CURVE_NOTES.get(curve_verdict or ""),
         size_note=size_note,
         runs=tuple(runs),

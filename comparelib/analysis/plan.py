@@ -1560,7 +1560,8 @@ class Inputs:
     curve_verdict: str | None = None  # your training log's verdict (``curves``: "rising", "plateau", ...), if loaded
     curve_unused: str = ""  # why your training log could not be fitted (no samples seen), when it was not
     # an overfitting log's eval peak (``curves.Peak``): curve_x stops there; the points after it are left out of the
-    # fit and drawn as such (walk S: a rising Weibull through an eval tail that fell 0.16 hid the fall)
+    # fit and drawn as such (walk S: a rising Weibull through an eval tail that fell 0.16 hid the fall); a plateau's
+    # (a fall past noise not called overfitting, ``why_not``) is only said in its note, and nothing is cut
     curve_peak: Any = None
     curve_left_out: tuple[tuple[float, float], ...] = ()  # (samples seen, tau_sim) after the peak: not fitted
     # with no target named: the published draft of your draft's hidden size and vocabulary (Overview's reference)
@@ -2912,10 +2913,19 @@ def build(
             if fit is not None and fit.scope == "curve"
             else "is not ranked first on the published drafts' trend alone"
         )
+        # a plateau whose eval fell past noise after its peak (not called overfitting) is said as that fall
+        fell = inputs.curve_peak
         log_note = (
-            f"Your training log (Acceptance vs data) has plateaued on this data, so more training data {on_what}: "
-            "more of the same data is not expected to raise acceptance; new or different data (another mix, longer "
-            "or harder samples) or a bigger draft may." + unfit
+            "Your training log (Acceptance vs data) "
+            + (
+                f"stopped rising on this data: {fell.fell_words()}"
+                if fell is not None
+                else "has plateaued on this data"
+            )
+            + f", so more training data {on_what}: more of the same data is not expected to raise acceptance; new or "
+            "different data (another mix, longer or harder samples) or a bigger draft may."
+            + (f" Keep the {fell.checkpoint()}." if fell is not None else "")
+            + unfit
         )
         md.note = f"{log_note} {md.note}".strip()
         md.evidence.append(
@@ -3307,7 +3317,7 @@ def inputs_for(
     cy: tuple[float, ...] = ()
     csteps = None
     set_aside = ""
-    peak: Any = None  # an overfitting log's eval peak: the fit stops there
+    peak: Any = None  # the log's eval peak before a fall past noise: an overfitting log's fit stops there
     left_out: tuple[tuple[float, float], ...] = ()
     if curve is not None and curve_verdict is None:
         curve_verdict = getattr(curve, "verdict", None)
@@ -3322,8 +3332,10 @@ def inputs_for(
                 "logged step (`--batch-size`; 'Samples per logged step' on Acceptance vs data) or per epoch "
                 "(`--epoch-samples`), so the plan can count samples"
             )
-        peak = getattr(curve, "peak", None) if curve_verdict == "overfitting" else None
-        if peak is not None:  # fitted up to the eval peak only: a rising fit through the fall would hide it
+        # a plateau's peak (its fall is not called overfitting) is only said: its fit is set aside, as on the page
+        peak = getattr(curve, "peak", None) if curve_verdict in ("overfitting", "plateau") else None
+        cut = peak is not None and curve_verdict == "overfitting"
+        if cut:  # fitted up to the eval peak only: a rising fit through the fall would hide it
             left_out = tuple((float(p.samples_seen), float(p.tau_sim)) for p in pts if p.step > peak.step)
             pts = [p for p in pts if p.step <= peak.step]
         cx = tuple(float(p.samples_seen) for p in pts)
@@ -3332,7 +3344,7 @@ def inputs_for(
         if cx and not csteps:
             raise DataError("the learning curve has no per-position accuracies")
         ev = curve.evidence if isinstance(curve.evidence, Mapping) else {}
-        if ev.get("fit_used") is False and peak is None:  # Acceptance vs data and `curve` set it aside: so does the
+        if ev.get("fit_used") is False and not cut:  # Acceptance vs data and `curve` set it aside: so does the
             # plan (an overfitting log's fit is cut at its peak instead, above)
             set_aside = "; ".join(str(w) for w in ev.get("fit_not_used_because") or []) or "its fit may not predict"
     record = _record_for(entry.label)

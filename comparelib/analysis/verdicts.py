@@ -214,9 +214,16 @@ def data_lead(
     (``live_outlook``'s "no more data scenario" rule), or its log plateaued (``curve_verdict``), that comes
     first, and the volume sentence follows as the trend's alone. The first item is the lead. An overfitting log
     (``curve_peak``: a ``curves.Peak``) leads too: keep the peak checkpoint, and more unique data, not more passes
-    (walk S called one whose eval fell 0.16 after pass 3 of 5 a plateau)."""
+    (walk S called one whose eval fell 0.16 after pass 3 of 5 a plateau). A plateau with ``curve_peak`` (eval fell
+    past noise after it, not called overfitting) is said as that fall and its checkpoint, not as "has plateaued"."""
     first: list[str] = []
-    if curve_verdict == "plateau":
+    if curve_verdict == "plateau" and curve_peak is not None:  # eval fell past noise, not called overfitting
+        first.append(
+            f"Your training log (Learning curve tab) stopped rising: {curve_peak.fell_words()}. By your own evidence, "
+            f"more of the same data is unlikely to raise acceptance, whatever the published trend says; keep the "
+            f"{curve_peak.checkpoint()}."
+        )
+    elif curve_verdict == "plateau":
         first.append(
             "Your training log (Learning curve tab) has plateaued: by your own evidence, more of the same data is "
             "unlikely to raise acceptance, whatever the published trend says."

@@ -65,6 +65,13 @@ def run(args: argparse.Namespace) -> int:
         f"{ev['positions']} positions; fitting {ev['split']} against "
         f"{'samples seen' if ev['x'] == 'samples' else ev['x']}\n"
     )
+    # the page reads the chosen setting's num_steps by default, this every position: said, so the two compare
+    cut = ev.get("positions_logged", 0) > ev["positions"] or ev.get("steps")
+    w(
+        c.positions_words()
+        + ("" if cut else "; --steps N uses the first N, as Acceptance vs data does at a setting's num_steps")
+        + "\n"
+    )
     if c.fit is not None:
         f = c.fit
         w(
