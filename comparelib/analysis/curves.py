@@ -1060,10 +1060,25 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
                     "statement, not a measurement)"
                 )
         else:
-            why = (
-                f"the fit predicts only {g2:+.2f} at 2x and {g10:+.2f} at 10x the {_unit_label(unit)} "
-                f"(ceiling {min(f.tau_inf, tmax):.2f}){'; ' + measured if measured else ''}"
-            )
+            ceiling = min(f.tau_inf, tmax)
+            peak_i = int(np.argmax(ys))
+            if round(ceiling, 2) < round(float(ys[peak_i]), 2):
+                # a fit that runs below its own highest point has no ceiling to tell: the measured peak is said
+                ev["measured_peak"] = {"tau_sim": float(ys[peak_i]), "x": float(xs[peak_i])}
+                ev["fit_ceiling_below_peak"] = True
+                ceiling_words = (
+                    f"{split} tau_sim peaked at {ys[peak_i]:.2f} at {_fmt_x(float(xs[peak_i]), unit)}, measured; "
+                    f"the fit's ceiling {ceiling:.2f} is below it, so it is no ceiling for this log"
+                )
+                why = (
+                    f"the fit predicts only {g2:+.2f} at 2x and {g10:+.2f} at 10x the {_unit_label(unit)}; "
+                    f"{ceiling_words}{'; ' + measured if measured else ''}"
+                )
+            else:
+                why = (
+                    f"the fit predicts only {g2:+.2f} at 2x and {g10:+.2f} at 10x the {_unit_label(unit)} "
+                    f"(ceiling {ceiling:.2f}){'; ' + measured if measured else ''}"
+                )
         sentence = (
             f"Flat: {where}; {why}. More of the same data will not move acceptance much: look at capacity "
             "(layers, hidden size), wiring (which target layers are captured) or how well the training data "
