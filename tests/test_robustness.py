@@ -859,6 +859,15 @@ CLI_CASES = [
     ("plan", ["plan", "example", "--curve", "{rand}", "--batch-size", "8"]),
     ("plan", ["plan", "example", "--offline", "{rand}"]),
     ("plan", ["plan", "example", "--offline", "{bad_cfg}"]),
+    ("overview", ["overview", ""]),
+    ("overview", ["overview", "{missing}"]),
+    ("overview", ["overview", "{bad_cfg}"]),
+    ("overview", ["overview", "{list_cfg}"]),
+    ("overview", ["overview", "example", "--samples", "-3"]),
+    ("overview", ["overview", "example", "--curve", "{missing}"]),
+    ("overview", ["overview", "example", "--curve", "{rand}"]),
+    ("overview", ["overview", "example", "--reference", "nope/nope"]),
+    ("overview", ["overview", "example", "--group", "no-such-group"]),
     ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{missing}"]),
     ("eval-draft", ["eval-draft", "{empty_cfg}", "--dumps", "{dir}"]),
     ("eval-draft", ["eval-draft", "{missing}", "--dumps", "{odd}/dumps/specforge"]),
@@ -887,7 +896,7 @@ def test_cli_bad_input_exits_2_with_one_error_line(
     files: dict[str, str], tmp_path: Path, command: str, argv: list[str]
 ) -> None:
     args = [fill(a, files) for a in argv]
-    if command in ("bench", "import", "speedup") and "--db" not in args:
+    if command in ("bench", "import", "speedup", "overview") and "--db" not in args:
         args += ["--db", f"sqlite:///{tmp_path / 'cli.sqlite'}"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_TOKEN": SENTINEL}
     proc = subprocess.run(
