@@ -125,3 +125,18 @@ def test_tokens_trained_on_stop_at_max_length(tmp_path: Path, tok: Path, sample:
     else:  # an estimate from 6 of the 8 rows: its per-row values are cut at max_length too
         assert res.estimated and res.trained_tokens <= 8 * cut < full.tokens
     assert f"cut at max_length {cut:,}" in res.volume_sentence(), res.volume_sentence()
+
+
+def test_an_invalid_json_line_is_said_to_stop_specforge(tmp_path: Path, tok: Path) -> None:
+    """SpecForge 0.2.0 reads a JSON Lines file with ``datasets.load_dataset("json", data_files=path)``
+    (data/prompt_builder.py), which raises DatasetGenerationError on one bad line: the audit set the line aside
+    and counted the rest as if a trainer would too (walk S left this)."""
+    path = tmp_path / "train.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS[:5]) + '{"messages": [oops\n', encoding="utf-8")
+    res = scan.audit(str(path), tokenizer=str(tok))
+    assert res.malformed == 1 and res.samples == 5
+    said = " ".join(res.notes)
+    assert "1 line is not valid JSON" in said and 'load_dataset("json"' in said and "does not start" in said, said
+    # a set-aside row that is valid JSON is not this stop (datasets parses it)
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS[:5]) + '{"text": 3}\n', encoding="utf-8")
+    assert "not valid JSON" not in " ".join(scan.audit(str(path), tokenizer=str(tok)).notes)

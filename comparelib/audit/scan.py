@@ -205,6 +205,7 @@ class Tally:
         self.turns = 0
         self.empty = 0
         self.malformed = 0
+        self.invalid_json = 0  # malformed rows that are not JSON at all: datasets' json loader stops on one
         self.malformed_examples: list[dict[str, Any]] = []
         self.anomalies: Counter[str] = Counter()
         self.other_layouts: Counter[str] = Counter()  # set-aside rows that are another supported layout
@@ -273,6 +274,7 @@ class Tally:
             row = _parse(raw, load)
         except ValueError as exc:
             self.malformed_row(line, f"invalid JSON: {exc}", raw)
+            self.invalid_json += 1
             return None
         try:
             conv = conv_mod.normalize(row, fmt)
@@ -451,6 +453,7 @@ class Tally:
             "turns",
             "empty",
             "malformed",
+            "invalid_json",
             "anomaly_rows",
             "empty_turn_rows",
             "non_text_rows",
@@ -986,6 +989,14 @@ def finish(
             "included; a gpt-oss template reads thinking, which transformers fills from reasoning_content only "
             "from 5.21, SpecForge 0.2.0 pins 5.8.1), or the reasoning is in a thinking / reasoning field, which "
             "SpecForge drops before the template; put it in reasoning_content and use a template that renders it"
+        )
+    if stats.invalid_json and src.kind != "hub":  # a local or remote file: what a trainer is given
+        n, where = stats.invalid_json, " in the sample" if sample is not None else ""
+        notes.append(
+            f"{n:,} line{' is' if n == 1 else 's are'} not valid JSON{where}: "
+            "the audit sets them aside, but SpecForge 0.2.0 reads a JSON Lines file with datasets' json loader "
+            '(data/prompt_builder.py, load_dataset("json", data_files=path)), which stops on the first one '
+            "(DatasetGenerationError), so training does not start until they are fixed or removed"
         )
     empty_note = ""
     if stats.empty_turn_rows:
