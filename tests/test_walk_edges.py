@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,3 +88,56 @@ def test_the_learning_curve_tab_says_the_measured_peak_not_the_fits_ceiling(tmp_
     assert "(ceiling 2.39)" not in text, text
     assert "eval tau_sim peaked at 2.42 at 48K samples seen, measured" in text, text
     assert "the fit's ceiling 2.39 is below it" in text, text
+
+
+# ---------------------------------------------------------------- 2. a safetensors file that holds only its header
+
+ST_TENSORS = {"fc.weight": ((64, 128), "bf16"), "norm.weight": ((64,), "bf16")}  # 16,384 + 128 bytes of data
+ST_DATA = 64 * 128 * 2 + 64 * 2
+
+
+@pytest.mark.parametrize(
+    ("name", "present", "words"),
+    [
+        ("header only", 0, ["holds only its header", f"{ST_DATA:,} bytes of tensor data", "0 present"]),
+        ("cut short", 1000, ["is truncated", f"{ST_DATA:,} bytes of tensor data", "1,000 present"]),
+    ],
+)
+def test_a_truncated_local_safetensors_file_is_refused_with_what_to_do(
+    tmp_path: Path, name: str, present: int, words: list[str]
+) -> None:
+    from comparelib.errors import ConfigError
+    from comparelib.models import hub as hublib
+    from tests.hub_emulator import write_safetensors_bytes
+
+    full = write_safetensors_bytes(ST_TENSORS)
+    cut = full[: len(full) - ST_DATA + present]
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(cut)
+    with pytest.raises(ConfigError) as caught:
+        hublib.read_safetensors_header(path)
+    said = str(caught.value)
+    for w in words:
+        assert w in said, said
+    assert "re-download" in said and "full file" in said, said  # what to do
+    assert "on the Hub" not in said, said
+    # a whole file still reads
+    path.write_bytes(full)
+    assert set(hublib.read_safetensors_header(path)) == set(ST_TENSORS)
+
+
+def test_a_header_only_safetensors_file_on_the_hub_is_said_as_truncated_on_the_hub(hub: Any) -> None:
+    from comparelib.errors import ConfigError
+    from comparelib.models import hub as hublib
+    from tests.hub_emulator import write_safetensors_bytes
+
+    config = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_size": 64}
+    hub.add_model(
+        "org/cut-draft", config, extra_files={"model.safetensors": write_safetensors_bytes(ST_TENSORS, fill=False)}
+    )
+    with pytest.raises(ConfigError) as caught:
+        hublib.fetch_model("org/cut-draft")
+    said = str(caught.value)
+    assert "org/cut-draft" in said and "model.safetensors" in said, said
+    assert "holds only its header" in said and f"{ST_DATA:,} bytes of tensor data" in said, said
+    assert "byte ranges" in said and "the file on the Hub is truncated" in said, said

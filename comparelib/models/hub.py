@@ -706,12 +706,53 @@ _DTYPE_BITS = {
 _U64 = 1 << 64
 
 
-def safetensors_entries(header: dict[str, Any], shown: str, data_size: int | None) -> SafetensorsHeader:
+def _offsets_pair(offsets: Any) -> bool:
+    """Whether ``offsets`` is a safetensors [begin, end] pair of integers, begin <= end < 2^64."""
+    return (
+        isinstance(offsets, (list, tuple))
+        and len(offsets) == 2
+        and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+        and 0 <= offsets[0] <= offsets[1] < _U64
+    )
+
+
+def _truncated(header: dict[str, Any], shown: str, data_size: int, name: str, offsets: Any, remote: bool) -> str:
+    """What a file whose tensors reach past its data section is (header only, or cut short), and what to do."""
+    described = max(
+        (
+            info["data_offsets"][1]
+            for key, info in header.items()
+            if key != "__metadata__" and isinstance(info, dict) and _offsets_pair(info.get("data_offsets"))
+        ),
+        default=0,
+    )
+    state = "holds only its header" if data_size == 0 else "is truncated"
+    said = (
+        f"{shown} {state}: the header describes {described:,} bytes of tensor data, {data_size:,} present "
+        f"(tensor {name!r} has data_offsets {str(offsets)[:80]} outside the file's {data_size:,}-byte data section)"
+    )
+    if remote:
+        return (
+            f"{said}. The Hub's header read works with byte ranges and the Hub states the file's full size, so the "
+            "file on the Hub is truncated (a header-only or interrupted upload): upload the full file to the repo "
+            "again, or paste a folder holding a complete copy."
+        )
+    return (
+        f"{said}: a download cut short or a header-only copy holds no weights, so re-download it or upload the "
+        "full file."
+    )
+
+
+def safetensors_entries(
+    header: dict[str, Any], shown: str, data_size: int | None, *, remote: bool = False
+) -> SafetensorsHeader:
     """Validated tensor entries of a parsed header, by safetensors' own rules.
 
     Known dtype; data_offsets present, inside the data section and exactly dtype x shape bytes long;
     tensors contiguous from 0 (no overlap, no gap) and covering the whole data section when its size is
-    known. So a shape can never claim more elements than the file holds ([2^62, 2^62] in 32 bytes).
+    known. So a shape can never claim more elements than the file holds ([2^62, 2^62] in 32 bytes). A tensor
+    past the data section is a truncated file (header only, or cut short): said with the bytes the header
+    describes and those present, and what to do (``remote``: the Hub's copy is the truncated one).
     """
     out: SafetensorsHeader = {}
     spans: list[tuple[int, int, str]] = []
@@ -730,19 +771,14 @@ def safetensors_entries(header: dict[str, Any], shown: str, data_size: int | Non
         bits = _DTYPE_BITS.get(dtype)
         if bits is None:
             raise ConfigError(f"{shown}: tensor {name!r} has dtype {dtype[:40]!r}, which safetensors does not define")
-        offsets = info.get("data_offsets")
-        if not (
-            isinstance(offsets, (list, tuple))
-            and len(offsets) == 2
-            and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
-            and 0 <= offsets[0] <= offsets[1] < _U64
-            and (data_size is None or offsets[1] <= data_size)
-        ):
-            where = f"the file's {data_size:,}-byte data section" if data_size is not None else "the file"
+        offsets: Any = info.get("data_offsets")
+        if not _offsets_pair(offsets):
             raise ConfigError(
-                f"{shown}: tensor {name!r} has data_offsets {str(offsets)[:80]} outside {where}; the file is "
+                f"{shown}: tensor {name!r} has data_offsets {str(offsets)[:80]} outside the file; the file is "
                 "truncated or not safetensors"
             )
+        if data_size is not None and offsets[1] > data_size:
+            raise ConfigError(_truncated(header, shown, data_size, name, offsets, remote))
         n = 1
         for d in dims:
             n *= d
@@ -779,7 +815,12 @@ HeaderFault = Literal["short", "json", "object"]
 
 
 def _parse_safetensors_header(
-    read: Callable[[int, int], bytes], size: int | None, shown: str, fault: Callable[[HeaderFault], Exception]
+    read: Callable[[int, int], bytes],
+    size: int | None,
+    shown: str,
+    fault: Callable[[HeaderFault], Exception],
+    *,
+    remote: bool = False,
 ) -> SafetensorsHeader:
     """A safetensors header (8-byte little-endian length + JSON) through ``read(start, n)``; data is not read.
 
@@ -806,7 +847,7 @@ def _parse_safetensors_header(
         raise fault("json") from None
     if not isinstance(header, dict):
         raise fault("object")
-    return safetensors_entries(header, shown, None if size is None else size - 8 - length)
+    return safetensors_entries(header, shown, None if size is None else size - 8 - length, remote=remote)
 
 
 def read_safetensors_header(path: Path) -> SafetensorsHeader:
@@ -962,7 +1003,7 @@ def _remote_safetensors_header(repo_id: str, name: str, revision: str | None) ->
             return first[start : start + n]
         return _get_range(url, start, start + n - 1, shown)[0]
 
-    return _parse_safetensors_header(read, total, shown, lambda why: _NotSafetensors(name))
+    return _parse_safetensors_header(read, total, shown, lambda why: _NotSafetensors(name), remote=True)
 
 
 def _remote_header(
