@@ -1003,6 +1003,8 @@ class Speed:
             m = self.model
             if (swept := m.measured_accept(k)) is not None:
                 return swept
+        if m.elsewhere_accept(k) is not None:  # measured on the server at another batch, before an offline replay
+            return m.accept_at(k)
         if offline is not None and k in offline.al_by_steps:
             return offline.al_by_steps[k]
         return m.accept_at(k)
@@ -1058,8 +1060,8 @@ def _batch_models(
         if not any(not getattr(r, "is_baseline", False) for r in at_c):
             notes.append(f"the batch-{c} runs differ from the fitted sweep in more than the batch (engine or draft)")
             continue
-        try:
-            m = speedup.model_from_runs(at_c)
+        try:  # acceptance measured at another batch stands in for an extrapolation (``with_accept_elsewhere``)
+            m = speedup.model_from_runs(at_c, accept_from=runs)
         except (DataError, InputError) as exc:
             notes.append(f"the batch-{c} runs give no speed model ({exc})")
             continue
@@ -1101,6 +1103,8 @@ class BatchPair:
     spec: Any
     baseline: Any
     ratio: float  # spec / baseline tok/s
+    # every pair measured at this batch, fewest num_steps first (this one among them)
+    every: tuple[BatchPair, ...] = ()
 
     @property
     def words(self) -> str:
@@ -1114,6 +1118,31 @@ class BatchPair:
     def loses(self) -> bool:
         """Slower than its baseline beyond run-to-run noise."""
         return self.ratio < 1 - NOISE
+
+    @property
+    def all_lose(self) -> bool:
+        """Every speculative run measured at this batch lost to its baseline beyond noise."""
+        return all(p.loses for p in self.every or (self,))
+
+    @property
+    def lost_words(self) -> str:
+        """ "(run #11: 455.4 tok/s against 495.4 without, run #10, 0.92x)"; where several num_steps were measured there
+        and every one lost, each: "at every num_steps measured there (run #6, num_steps 2: 1,638.4 tok/s against
+        1,743.0 without, run #5, 0.94x; run #7, num_steps 3: 1,464.1 tok/s, 0.84x)". The plan named only the fastest,
+        so a batch where num_steps 2 and 3 both lost read as one run's loss."""
+        if len(self.every) < 2 or not self.all_lose:
+            return f"({self.words})"
+        parts, said_base = [], None
+        for p in self.every:
+            tok = f"{p.spec.output_tokens_per_s:,.1f} tok/s"
+            against = (
+                f" against {p.baseline.output_tokens_per_s:,.1f} without, run #{p.baseline.id}"
+                if p.baseline.id != said_base
+                else ""
+            )
+            said_base = p.baseline.id
+            parts.append(f"run #{p.spec.id}, num_steps {p.spec.num_steps}: {tok}{against}, {p.ratio:.2f}x")
+        return f"at every num_steps measured there ({'; '.join(parts)})"
 
 
 def batch_pairs(runs: Sequence[Any], model: speedup.SpeedupModel) -> dict[int, BatchPair]:
@@ -1135,7 +1164,9 @@ def batch_pairs(runs: Sequence[Any], model: speedup.SpeedupModel) -> dict[int, B
     for c, pairs in found.items():  # the speedup page's pick: within noise of the fastest, the fewest num_steps
         top = max(p.spec.output_tokens_per_s for p in pairs)
         near = [p for p in pairs if p.spec.output_tokens_per_s >= top * (1 - NOISE)]
-        out[c] = min(near, key=lambda p: (p.spec.num_steps or 0, -p.spec.output_tokens_per_s))
+        pick = min(near, key=lambda p: (p.spec.num_steps or 0, -p.spec.output_tokens_per_s))
+        every = tuple(sorted(pairs, key=lambda p: (p.spec.num_steps or 0, p.spec.id)))
+        out[c] = replace(pick, every=every)
     return out
 
 
@@ -1951,10 +1982,24 @@ def _no_speculation(
     n = losing[0]
     o = Option("no-speculation", f"Serve without speculation at batch >= {n}")
     o.generation = o.training = o.storage = Band(0.0, 0.0, 0.0)
+
+    def others(p: BatchPair) -> str:
+        """The batch's other losing runs, each with its ratio: every measured setting is named where all lost."""
+        if not p.all_lose:
+            return ""
+        return "".join(
+            f"; run #{q.spec.id} measured {q.spec.output_tokens_per_s:,.1f} tok/s (num_steps {q.spec.num_steps})"
+            + (f" against {q.baseline.output_tokens_per_s:,.1f} without (run #{q.baseline.id})"
+               if q.baseline.id != p.baseline.id else "")
+            + f": {q.ratio:.2f}x"
+            for q in p.every
+            if q.spec.id != p.spec.id
+        )  # fmt: skip
+
     measured = "; ".join(
         f"at batch {c}, run #{p.spec.id} measured {p.spec.output_tokens_per_s:,.1f} tok/s with speculation (num_steps "
         f"{p.spec.num_steps}) against {p.baseline.output_tokens_per_s:,.1f} without (run #{p.baseline.id}): "
-        f"{p.ratio:.2f}x"
+        f"{p.ratio:.2f}x{others(p)}"
         for c in losing
         for p in (pairs_at[c],)
     )
@@ -1994,12 +2039,19 @@ def _no_speculation(
             and like(r)
         }
     )
-    fewer = (
-        f" Only num_steps {steps_n[0]} was measured at batch {n}: fewer draft steps cost less per cycle and may lose "
-        f"less, so measure num_steps 1 there before ruling speculation out at that batch."
-        if len(steps_n) == 1 and steps_n[0] > 1
-        else ""
-    )
+    if len(steps_n) == 1 and steps_n[0] > 1:
+        fewer = (
+            f" Only num_steps {steps_n[0]} was measured at batch {n}: fewer draft steps cost less per cycle and may "
+            f"lose less, so measure num_steps 1 there before ruling speculation out at that batch."
+        )
+    elif steps_n and steps_n[0] > 1:  # a user's batch 16 lost at 2 and 3; the model's "win" at 1 was not measured
+        fewer = (
+            f" No run measured num_steps 1 at batch {n} (only {', '.join(map(str, steps_n))}): fewer draft steps cost "
+            f"less per cycle and may lose less, so measure num_steps 1 there before ruling speculation out at that "
+            f"batch; a speed model's tok/s there is a prediction, not a measurement."
+        )
+    else:
+        fewer = ""
     o.note = (
         f"Measured: {measured}, slower than without speculation beyond run-to-run noise ({NOISE:.0%}). A larger batch "
         "leaves the target less idle compute for the draft's extra tokens, so the plan predicts no speculative tok/s "
@@ -2010,7 +2062,11 @@ def _no_speculation(
         sources,
         "measured",
         "store runs "
-        + ", ".join(f"#{pairs_at[c].spec.id} against baseline #{pairs_at[c].baseline.id} (batch {c})" for c in losing)
+        + ", ".join(
+            f"#{q.spec.id} against baseline #{q.baseline.id} (batch {c})"
+            for c in losing
+            for q in (pairs_at[c].every if pairs_at[c].all_lose and pairs_at[c].every else (pairs_at[c],))
+        )
         + ": measured pairs where speculation loses",
     )
     o.evidence = [
@@ -2256,10 +2312,10 @@ def build(
             for b in batches if losing else ():
                 here, first = pairs_at.get(b), pairs_at[losing[0]]
                 if here is not None and here.loses:
-                    lost[b] = f"speculation lost at batch {b} ({here.words})"
+                    lost[b] = f"speculation lost at batch {b} {here.lost_words}"
                 elif here is None and b > first.batch:
                     lost[b] = (
-                        f"speculation lost at batch {first.batch} ({first.words}), and batch {b} was not measured"
+                        f"speculation lost at batch {first.batch} {first.lost_words}, and batch {b} was not measured"
                     )
             for b in batches:
                 m = speed.model_for(b)
@@ -3036,6 +3092,34 @@ def build(
                     + (f", {p_c.ratio:.2f}x its baseline (run #{p_c.baseline.id})" if p_c is not None else "")
                     + ("; speculation loses there" if p_c is not None and p_c.loses else "")
                 )
+                continue
+            m_c = speed.by_batch[c]
+            if lost_c := speedup.all_lost(m_c):
+                # every num_steps measured there lost: that is the answer there, not the model's pick past them (a
+                # user's batch 16 lost at 2 and 3; "1 at 1,831.0 tok/s predicted" was all this line said)
+                assert m_c.baseline_tok_s is not None
+                base_c = m_c.baseline_tok_s
+                swept_c = sorted({p.num_steps for p in m_c.measured})
+                line = (
+                    f"batch {c} (its own measured sweep, {_run_ids(m_c)}): every measured num_steps lost to its "
+                    f"baseline (run #{m_c.baseline_run_id}, {base_c:,.1f} tok/s): "
+                    + "; ".join(f"num_steps {p.num_steps} in run #{p.run_id}, {p.tok_s / base_c:.2f}x" for p in lost_c)
+                    + f"; serve without speculation at batch {c}"
+                )
+                if k_c not in swept_c:
+                    e = m_c.elsewhere_accept(k_c)
+                    al_c = speed.al_at(k_c, inputs.offline, batch=c)
+                    acc = e.words if e is not None else "predicted"
+                    line += (
+                        f" (num_steps {k_c} was not measured there: measure it before trusting the model's "
+                        f"{picks[c][k_c]:,.1f} tok/s there, {picks[c][k_c] / base_c:.2f}x, predicted from runs "
+                        f"{_run_ids(m_c)} with acceptance {al_c:.2f} {acc})"
+                    )
+                elif swept_c[0] > 1:
+                    line += (
+                        f" (num_steps 1 was not measured there: measure it before ruling speculation out at batch {c})"
+                    )
+                swept_only.append(line)
                 continue
             swept_only.append(
                 f"batch {c} (its own measured sweep, {_run_ids(speed.by_batch[c])}): {k_c}"

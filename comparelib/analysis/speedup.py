@@ -13,7 +13,11 @@ Model (chain drafting, topk 1, one sequence's view):
 * throughput ``tok/s = c * L(k) / T(k)`` for ``c`` concurrent sequences; every run of a sweep must use
   the same concurrency, so ``T`` is the per-sequence cycle time (ms) at that load;
 * the baseline run (no speculation) gives the plain decode step time ``c / tok_s``;
-* at a num_steps the sweep measured, its measured acceptance stands in for ``L(k)`` (``accept_at``); the best
+* at a num_steps the sweep measured, its measured acceptance stands in for ``L(k)`` (``accept_at``); at one it did
+  not, an acceptance measured as the sweep was but at another batch size, named with its batch and runs
+  (``with_accept_elsewhere``), before the model's extrapolation; where every measured num_steps lost to the
+  baseline, the answer is to serve without speculation there and a prediction past them is said as one
+  (``all_lost``, ``Optimum.recommendation``); the best
   num_steps is picked on the measured tok/s where the sweep measured that num_steps and on the prediction only
   where it did not (``picked_tok_s``), the smallest within ``TIE_TOLERANCE`` of the fastest (``pick_steps``):
   the plan picks the same way. Where the model misses a measurement by more than ``MODEL_GAP_TOLERANCE`` the
@@ -41,7 +45,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -175,6 +179,22 @@ def _fit_alpha(points: Sequence[SweepPoint]) -> float:
 
 
 @dataclass(frozen=True)
+class ElsewhereAccept:
+    """An acceptance length measured at a num_steps the sweep did not measure, by runs measured as the sweep was but
+    at another batch size (``accept_elsewhere``)."""
+
+    num_steps: int
+    accept_length: float  # the mean of ``run_ids``
+    batch: int
+    run_ids: tuple[int, ...]
+
+    @property
+    def words(self) -> str:
+        """ "measured at batch 1 (run #2)" """
+        return f"measured at batch {self.batch} ({runs_text(self.run_ids)})"
+
+
+@dataclass(frozen=True)
 class SpeedupModel:
     """Cycle cost and acceptance, identified from a sweep (``method``), with the notes that say how."""
 
@@ -192,6 +212,8 @@ class SpeedupModel:
     served_run_id: int | None = None  # the measured run that stands for what is served (``Sweep.served``)
     left_out: tuple[str, ...] = ()  # runs of the group measured under other conditions, and why
     fitted_run_ids: tuple[int, ...] = ()  # the sweep's speculative runs (``sweep_of``), with or without an acceptance
+    # acceptance measured at num_steps the sweep did not measure, at another batch size (``with_accept_elsewhere``)
+    accept_elsewhere: tuple[ElsewhereAccept, ...] = ()
 
     def accept_length(self, k: int) -> float:
         """The model's acceptance at ``k`` (per-position rates, else geometric)."""
@@ -203,6 +225,15 @@ class SpeedupModel:
         """The mean acceptance the sweep measured at ``k`` steps; None where it measured none."""
         found = [float(p.accept_length) for p in self.measured if p.num_steps == k and p.accept_length is not None]
         return sum(found) / len(found) if found else None
+
+    def elsewhere_accept(self, k: int) -> ElsewhereAccept | None:
+        """The acceptance measured at ``k`` at another batch size, where the sweep measured none at ``k``."""
+        if self.measured_accept(k) is not None:
+            return None
+        found = next((e for e in self.accept_elsewhere if e.num_steps == k), None)
+        below = [m for j in range(1, k) if (m := self.measured_accept(j)) is not None]
+        # a chain's acceptance cannot fall with more steps: one under this sweep's own at fewer steps is not used
+        return found if found is not None and found.accept_length >= max(below, default=0.0) else None
 
     def measured_tok_s(self, k: int) -> float | None:
         """The mean output tok/s the sweep measured at ``k`` steps; None where it measured none."""
@@ -226,6 +257,11 @@ class SpeedupModel:
         if measured is not None:
             return measured
         below = [m for j in range(1, k) if (m := self.measured_accept(j)) is not None]
+        elsewhere = self.elsewhere_accept(k)
+        if (
+            elsewhere is not None
+        ):  # a measurement at another batch before an extrapolation (1.69 measured, 1.75 fitted)
+            return elsewhere.accept_length
         return max([min(self.accept_length(k), self.accept_bound(k)), *below])
 
     def accept_bound(self, k: int) -> float:
@@ -449,6 +485,7 @@ PREDICTION_COLUMNS = (
     "scenario",
     "accept_length",
     "accept_source",
+    "accept_from",
     "cycle_ms",
     "verify_ms",
     "verify_share",
@@ -473,11 +510,13 @@ def predict_frame(
     """Predicted throughput per num_steps (``kind='predicted'``); ``alpha`` overrides the acceptance.
 
     The acceptance is the measured one where the sweep measured that num_steps (``accept_source``
-    "measured"), else the model's ("predicted"); with ``alpha`` every row is predicted. ``tok_s`` is always
-    a prediction (the measured acceptance over the fitted cycle: the charts' dashed line); ``measured_tok_s`` is
-    the mean the sweep measured there (``measured_runs``), and ``pick_tok_s`` what a best num_steps is picked on:
-    the measurement where there is one, else the prediction (``tok_s_source`` says which). With ``alpha`` (another
-    acceptance) or ``measured=False`` (another draft's step, ``compare_drafts``) nothing measured applies.
+    "measured"), else one measured at another batch size as the sweep was ("other batch", ``accept_from`` says which
+    runs: ``with_accept_elsewhere``), else the model's ("predicted"); with ``alpha`` every row is predicted.
+    ``tok_s`` is always a prediction (the measured acceptance over the fitted cycle: the charts' dashed line);
+    ``measured_tok_s`` is the mean the sweep measured there (``measured_runs``), and ``pick_tok_s`` what a best
+    num_steps is picked on: the measurement where there is one, else the prediction (``tok_s_source`` says which).
+    With ``alpha`` (another acceptance) or ``measured=False`` (another draft's step, ``compare_drafts``) nothing
+    measured applies.
     """
     import pandas as pd
 
@@ -485,11 +524,14 @@ def predict_frame(
     rows = []
     for k in steps:
         acc_m = model.measured_accept(k) if alpha is None else None
+        elsewhere = model.elsewhere_accept(k) if alpha is None else None
+        said = ""
         if acc_m is not None:
             acc, source = acc_m, "measured"
         else:  # never below a measurement at fewer steps (``SpeedupModel.accept_at``)
             acc = geometric_accept(alpha, k) if alpha is not None else model.accept_at(k)
-            source = "predicted"
+            source = "other batch" if elsewhere is not None else "predicted"
+            said = elsewhere.words if elsewhere is not None else ""
         tps = model.tok_s(k, acc)
         tok_m = model.measured_tok_s(k) if own else None
         rows.append(
@@ -498,6 +540,7 @@ def predict_frame(
                 "scenario": scenario,
                 "accept_length": acc,
                 "accept_source": source,
+                "accept_from": said,
                 "cycle_ms": model.cycle_ms(k),
                 "verify_ms": model.verify_ms(k),
                 "verify_share": model.verify_share(k),
@@ -587,6 +630,20 @@ class Optimum:
     run_ids: tuple[int, ...] = ()  # the runs that measured the best's tok/s
     predicted_tok_s: float | None = None  # the model's tok/s at the best num_steps
     model_gaps: tuple[tuple[int, float, float, tuple[int, ...]], ...] = ()  # ``model_gaps``
+    # (num_steps, run, speedup) of every measured run, where every one was slower than the baseline beyond noise
+    lost: tuple[tuple[int, int | None, float], ...] = ()
+    recommendation: str | None = None  # "serve without speculation at batch 16" where every measured run lost
+
+
+def all_lost(model: SpeedupModel) -> list[SweepPoint]:
+    """The sweep's measured runs, fewest steps first, where every one was slower than its baseline beyond run-to-run
+    noise (``TIE_TOLERANCE``); empty otherwise. At such a batch the measurements are the answer: a prediction at a
+    num_steps none measured (the fit through two losing runs put +5.0% at num_steps 1) is not a recommendation."""
+    base = model.baseline_tok_s
+    pts = sorted(model.measured, key=lambda p: (p.num_steps, p.run_id or 0))
+    if not base or not pts or any(p.tok_s >= base * (1 - TIE_TOLERANCE) for p in pts):
+        return []
+    return pts
 
 
 def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFrame | None = None) -> Optimum:
@@ -623,7 +680,54 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
             f"without speculation{run})"
         )
     share = f"verification {best['verify_share'] * 100:.0f}% of each cycle"
-    if k in runs_at:
+    lost = all_lost(model) if runs_at else []  # the model's own sweep (not another acceptance's what-if)
+    recommendation = None
+    if lost:
+        assert model.baseline_tok_s is not None
+        base_tok, c = model.baseline_tok_s, model.concurrency
+        swept_k = sorted({p.num_steps for p in model.measured})
+        fewer = [j for j in range(1, swept_k[0])]
+        to_measure = k if k not in runs_at else (fewer[0] if fewer else None)
+        recommendation = f"serve without speculation at batch {c}"
+        brun = f" (run #{model.baseline_run_id})" if model.baseline_run_id is not None else ""
+        parts = [
+            "Every measured num_steps was slower than the baseline ("
+            + ", ".join(f"{p.num_steps}: {p.tok_s / base_tok:.2f}x" for p in lost)
+            + ").",
+            f"At batch {c}, against {base_tok:,.1f} tok/s without speculation{brun}: "
+            + ", ".join(
+                f"num_steps={p.num_steps}"
+                + (f" in run #{p.run_id}" if p.run_id is not None else "")
+                + f" at {p.tok_s:,.1f} tok/s ({p.tok_s / base_tok:.2f}x)"
+                for p in lost
+            )
+            + f". {_sentence_of(recommendation).rstrip('.')}"
+            + (
+                f", or measure num_steps={to_measure} at batch {c} before trusting a prediction"
+                if to_measure is not None and k not in runs_at
+                else f", or measure num_steps={to_measure} at batch {c} (fewer draft steps cost less a cycle) before "
+                "ruling speculation out there"
+                if to_measure is not None
+                else ""
+            )
+            + ".",
+        ]
+        if k in runs_at:
+            parts.append(
+                f"Best measured: num_steps={k} at {best_tok:.1f} tok/s{base}, {how(k)}; the model predicts "
+                f"{model_by_k[k]:.1f} tok/s there, {share}."
+            )
+        else:
+            fitted = ", ".join(f"#{i}" for i in sorted({p.run_id for p in model.measured if p.run_id is not None}))
+            reach = "extrapolated" if not swept_k[0] < k < swept_k[-1] else "interpolated"
+            e = model.elsewhere_accept(k)
+            acc = f"{float(best['accept_length']):.2f} " + (e.words if e is not None else "predicted")
+            parts.append(
+                f"Predicted, not measured, and not the recommendation: num_steps={k} at {best_tok:.1f} tok/s{base}, "
+                f"from the model fitted to runs {fitted} (num_steps {', '.join(map(str, swept_k))}; {reach} to "
+                f"num_steps {k}), acceptance {acc}, {share}."
+            )
+    elif k in runs_at:
         parts = [
             f"Best: num_steps={k} at {best_tok:.1f} tok/s{base}, {how(k)}; the model predicts "
             f"{model_by_k[k]:.1f} tok/s there, {share}."
@@ -663,7 +767,7 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
             "at any num_steps here."
         )
         slower = sorted((p for p in model.measured if p.tok_s < model.baseline_tok_s), key=lambda p: p.num_steps)
-        if slower and len(slower) == len(model.measured):
+        if slower and len(slower) == len(model.measured) and not lost:  # ``lost``: said first
             parts.append(
                 "Every measured num_steps was slower than the baseline ("
                 + ", ".join(f"{p.num_steps}: {p.tok_s / model.baseline_tok_s:.2f}x" for p in slower)
@@ -696,6 +800,8 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
         run_ids=runs_at.get(k, ()),
         predicted_tok_s=model_by_k[k],
         model_gaps=tuple(gaps),
+        lost=tuple((p.num_steps, p.run_id, p.tok_s / model.baseline_tok_s) for p in lost if model.baseline_tok_s),
+        recommendation=recommendation,
     )
 
 
@@ -1512,6 +1618,54 @@ def with_baselines(pool: Sequence[Any], picked: Sequence[Any], draft: str | None
     return [r for r in pool if r.id in ids]
 
 
+def with_accept_elsewhere(model: SpeedupModel, runs: Sequence[Any]) -> SpeedupModel:
+    """``model`` with the acceptance that ``runs`` measured at num_steps its sweep did not, as the sweep was measured
+    but at another batch size (``sweep_mismatch`` says only the concurrency differs): the batch nearest the sweep's
+    (in ratio; the smaller on a tie), the mean of its runs there. It stands in for the model's extrapolation
+    (``accept_at``) and a note says which runs and batch, and the fit's figure beside it.
+
+    A user's batch-16 sweep measured num_steps 2 and 3 only; the geometric fit to them put 1.75 at num_steps 1, where
+    the same draft and server measured 1.69 at batch 1, and predicted a win there from it. Acceptance can vary with
+    the batch size, so the value is named as measured at that batch, never as the same."""
+    fitted = {p.run_id for p in model.measured if p.run_id is not None}
+    anchor = next((r for r in runs if r.id in fitted and not r.is_baseline), None)
+    measured_k = {p.num_steps for p in model.measured if p.accept_length is not None}
+    if anchor is None:
+        return model
+    found: dict[int, dict[int, list[Any]]] = {}  # num_steps -> batch -> runs
+    for r in runs:
+        if r.is_baseline or not r.num_steps or r.id in fitted or int(r.num_steps) in measured_k:
+            continue
+        acc = r.accept_length if r.accept_length is not None else r.accept_length_mean
+        c = _concurrency(r)
+        if acc is None or c is None or c == model.concurrency:
+            continue
+        why = sweep_mismatch(r, anchor)
+        if why and all(w.startswith("different concurrency") for w in why):
+            found.setdefault(int(r.num_steps), {}).setdefault(c, []).append(r)
+    if not found:
+        return model
+    out: list[ElsewhereAccept] = []
+    notes: list[str] = []
+    for k in sorted(found):
+        c = min(found[k], key=lambda b: (abs(math.log(b / max(model.concurrency, 1))), b))
+        rs = sorted(found[k][c], key=lambda r: r.id)
+        vals = [float(r.accept_length if r.accept_length is not None else r.accept_length_mean) for r in rs]
+        e = ElsewhereAccept(k, sum(vals) / len(vals), c, tuple(int(r.id) for r in rs))
+        fit = model.accept_at(k)  # the extrapolation it replaces
+        model_e = replace(model, accept_elsewhere=(e,))
+        if model_e.elsewhere_accept(k) is None:  # under this sweep's own at fewer steps: not used
+            continue
+        out.append(e)
+        notes.append(
+            f"acceptance at num_steps {k} is the {e.accept_length:.2f} {e.words}, not the fit's {fit:.2f}: the sweep "
+            f"at batch {model.concurrency} did not measure num_steps {k}; acceptance can differ with the batch size"
+        )
+    if not out:
+        return model
+    return replace(model, accept_elsewhere=tuple(out), notes=(*model.notes, *notes))
+
+
 def model_from_runs(
     runs: Sequence[Any],
     *,
@@ -1519,13 +1673,16 @@ def model_from_runs(
     draft_step_ms: float | None = None,
     target: str | None = None,
     draft: str | None = None,
+    accept_from: Sequence[Any] | None = None,
 ) -> SpeedupModel:
     """Model from store ``RunRecord``s of one group, fitted to its comparable sweep (``sweep_of``).
 
     A measured draft step (``draft_step_ms``, or ``draft_step_ms`` in a run's notes) replaces the
     fitted drafting cost (``with_draft_step``). Runs served with another model than the draft's ``target``
     are left out, and the notes say which; with ``draft`` (your draft's name) the sweep holding your draft's
-    pair is fitted (``sweep_of``).
+    pair is fitted (``sweep_of``). At a num_steps the sweep did not measure, an acceptance the group measured at
+    another batch size as the sweep was measured (of ``accept_from``, default the runs given) stands in for the
+    model's (``with_accept_elsewhere``).
     """
     sweep = sweep_of(runs, baseline_run_id=baseline_run_id, target=target, draft=draft)
     spec, base = list(sweep.runs), sweep.baseline
@@ -1577,7 +1734,7 @@ def model_from_runs(
     )
     ref = base if base is not None else spec[0]
     notes += list(dict.fromkeys(n for r in spec if (n := unrecorded_settings(r, ref))))
-    return SpeedupModel(
+    model = SpeedupModel(
         **{
             **model.__dict__,
             "notes": model.notes + tuple(notes),
@@ -1587,6 +1744,10 @@ def model_from_runs(
             "fitted_run_ids": tuple(int(r.id) for r in spec),
         }
     )
+    if model.method != "fit":  # one run's acceptance is no sweep to set others beside
+        return model
+    pool = sweep.pool if accept_from is None else [r for r in accept_from if r.status in ("finished", None, "")]
+    return with_accept_elsewhere(model, pool)
 
 
 def _engine(run: Any) -> str | None:

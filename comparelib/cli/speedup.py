@@ -100,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
         fitted = [r for r in runs if r.id not in left]
         target, own_note = target_from_runs(runs, draft=mine), own.note
     batches = _batches(fitted)
+    # every batch's runs (of your draft, with --draft): an acceptance measured at another batch stands in for the
+    # model's at a num_steps the fitted sweep did not measure, named as such (``speedup.with_accept_elsewhere``)
+    accept_from = list(fitted)
     if args.batch is not None:
         if args.batch not in batches:
             raise InputError(
@@ -124,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         draft_step_ms=args.draft_step_ms,
         target=target,
         draft=mine,
+        accept_from=accept_from,
     )
     chosen = _which_draft(runs, model, mine, own_note)
     steps = range(1, args.max_steps + 1)
@@ -182,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     # put 264.6 at num_steps 4 where 248.4 was measured, and only the prediction was shown)
     w("num_steps  accept    cycle_ms  verify%  tok/s (predicted)  tok/s (measured)\n")
     for row in out["predicted"]:
-        mark = "m" if row["accept_source"] == "measured" else "p"
+        mark = {"measured": "m", "other batch": "b"}.get(row["accept_source"], "p")
         meas = row.get("measured_tok_s")
         said = (
             f"  {meas:16.1f}  {', '.join(f'#{i}' for i in row['measured_runs'])}"
@@ -197,7 +201,15 @@ def run(args: argparse.Namespace) -> int:
             + (f"  {'-':>17}" if tok is None else f"  {tok:17.1f}")
             + f"{said}\n"
         )
-    w("accept: m = measured (mean of the sweep's runs at that num_steps), p = predicted by the model\n")
+    w("accept: m = measured (mean of the sweep's runs at that num_steps), p = predicted by the model")
+    other = [
+        f"num_steps {r['num_steps']}: {r['accept_from']}"
+        for r in out["predicted"]
+        if r["accept_source"] == "other batch"
+    ]
+    if other:  # acceptance can vary with the batch size: said where it came from, never as this batch's
+        w(f", b = measured at another batch size ({'; '.join(other)})")
+    w("\n")
     w("tok/s (measured): the mean of the sweep's runs at that num_steps (named); the best is picked on it there\n")
     if held:
         w(
