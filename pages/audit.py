@@ -288,22 +288,38 @@ def _show_result(result: AuditResult) -> None:
             st.caption(line)
 
 
-def _default_tokenizer() -> Any:
+@st.cache_data(show_spinner=False, ttl=3600, max_entries=128)  # keyed by what visitors type: bounded
+def _missing_tokenizer(model: str, token_tag: str) -> str | None:
+    """Why the target ``model`` gives no tokenizer (``tokens.missing_tokenizer``), or None. ``token_tag`` is the
+    session token's fingerprint, never the token: a private target's listing is not served to another session."""
+    from comparelib.audit import tokens
+
+    return tokens.missing_tokenizer(model)
+
+
+def _default_tokenizer() -> tuple[Any, str | None]:
     """Put your draft's target in the tokenizer field while the user has typed nothing else there (a field left
-    empty counted bytes / 4, and no chat template rendered reasoning_content); the target, or None."""
+    empty counted bytes / 4, and no chat template rendered reasoning_content): (the target or None, why the field
+    stays empty: the target holds no tokenizer files, or None)."""
     found = None if own.is_example else app.draft_target(own)
     state = st.session_state
     typed, put = str(state.get("audit_tokenizer") or ""), state.get(TOKENIZER_DEFAULT)
     untouched = typed == (put or "")  # empty and never defaulted, or still the default put there
-    if not untouched:
-        return found
     model = found.model if found is not None else None
+    missing = None
+    if model:
+        with settings.session_token(app.hub_token()):
+            missing = _missing_tokenizer(model, settings.token_fingerprint())
+    if not untouched:
+        return found, missing
+    if missing:  # the target cannot count them: the field stays empty, and the caption says why
+        model = None
     state["audit_tokenizer"], state[TOKENIZER_DEFAULT] = model or "", model
-    return found
+    return found, missing
 
 
 with conv_tab:
-    target_choice = _default_tokenizer()
+    target_choice, target_without_tokenizer = _default_tokenizer()
     with st.form("audit_form"):
         source = st.text_input(
             "Dataset: a .jsonl/.json/.parquet/.arrow file, a folder, or a Hub dataset "
@@ -329,6 +345,14 @@ with conv_tab:
                 f"({_TARGET_FROM.get(target_choice.origin, 'your draft')}): its tokenizer and chat template count "
                 "the tokens your draft trains on. Type another tokenizer to count with that one."
                 + (f" {target_choice.note}" if target_choice.note else "")
+            )
+        elif target_choice is not None and target_without_tokenizer and not tokenizer.strip():
+            st.caption(
+                f"Tokenizer: none: your draft's target `{target_choice.model}` "
+                f"({_TARGET_FROM.get(target_choice.origin, 'your draft')}) {target_without_tokenizer}, so its "
+                "tokens cannot be counted with it: paste a tokenizer repo or folder here (the target's own, e.g. the "
+                "model it was built from). Left empty, tokens are estimated as UTF-8 bytes / 4, not the target's "
+                "tokens." + (f" {target_choice.note}" if target_choice.note else "")
             )
         c = st.columns(4)
         max_length = c[0].number_input(

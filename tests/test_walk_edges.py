@@ -9,6 +9,7 @@ import pytest
 
 from comparelib import cli
 from comparelib.analysis import curves
+from comparelib.errors import CompareError
 from tests.fixtures import page_app, page_text
 
 # ---------------------------------------------------------------- 1. a fitted ceiling below the measured peak
@@ -141,3 +142,116 @@ def test_a_header_only_safetensors_file_on_the_hub_is_said_as_truncated_on_the_h
     assert "org/cut-draft" in said and "model.safetensors" in said, said
     assert "holds only its header" in said and f"{ST_DATA:,} bytes of tensor data" in said, said
     assert "byte ranges" in said and "the file on the Hub is truncated" in said, said
+
+
+# ---------------------------------------------------------------- 3. the audit's tokenizer: a target with none
+
+NO_TOK_TARGET = "acme/Target-NoTok-8B"
+NO_TOK_DRAFT = "acme/target-notok-eagle3"
+
+
+def _tok_files(tmp_path: Path) -> dict[str, bytes]:
+    from tests.tokenizer_fixture import build_tokenizer
+
+    tok = build_tokenizer(tmp_path / "tok")
+    return {p.name: p.read_bytes() for p in tok.iterdir() if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("name", "where", "has_tokenizer"),
+    [
+        ("hub repo with tokenizer.json", "hub", True),
+        ("hub repo without tokenizer files", "hub", False),
+        ("folder with tokenizer.json", "folder", True),
+        ("folder without tokenizer files", "folder", False),
+    ],
+)
+def test_missing_tokenizer_says_when_a_target_holds_no_tokenizer(
+    tmp_path: Path, hub: Any, name: str, where: str, has_tokenizer: bool
+) -> None:
+    from comparelib.audit import tokens
+    from tests.test_page_audit import _qwen3_8b_config
+
+    config = _qwen3_8b_config(draft=False)
+    files = _tok_files(tmp_path) if has_tokenizer else {}
+    if where == "hub":
+        hub.add_model(NO_TOK_TARGET, config, extra_files=files)
+        ref = NO_TOK_TARGET
+    else:
+        folder = tmp_path / "target"
+        folder.mkdir()
+        (folder / "config.json").write_text(__import__("json").dumps(config))
+        for fname, data in files.items():
+            (folder / fname).write_bytes(data)
+        ref = str(folder)
+    said = tokens.missing_tokenizer(ref)
+    if has_tokenizer:
+        assert said is None, said
+        tokens.load_tokenizer(ref)  # and it does load
+    else:
+        assert said is not None
+        kind = "Hub repo" if where == "hub" else "folder"
+        assert said == f"has no tokenizer files the audit can read (no tokenizer.json in the {kind})", said
+        with pytest.raises(CompareError):  # the audit would refuse it: the sentence is why
+            tokens.load_tokenizer(ref)
+
+
+def test_missing_tokenizer_is_none_where_it_cannot_tell(hub: Any) -> None:
+    from comparelib.audit import tokens
+
+    assert tokens.missing_tokenizer("acme/not-on-this-hub") is None  # the audit's own error says why on Run
+
+
+def test_the_audit_says_why_the_tokenizer_field_is_empty_when_the_target_has_no_tokenizer(
+    tmp_path: Path, hub: Any
+) -> None:
+    import streamlit as st
+
+    from comparelib.audit.scan import audit
+    from tests.test_audit_reasoning import QWEN3_ROWS, write_jsonl
+    from tests.test_page_audit import PAGE, _qwen3_8b_config, metric
+
+    card = f"---\nlicense: apache-2.0\nbase_model: {NO_TOK_TARGET}\n---\n# draft\n"
+    hub.add_model(NO_TOK_DRAFT, _qwen3_8b_config(draft=True), card=card)
+    hub.add_model(NO_TOK_TARGET, _qwen3_8b_config(draft=False))  # config and weights, no tokenizer files
+    st.cache_data.clear()
+    at = page_app(PAGE, timeout=90)
+    at.query_params["draft"] = NO_TOK_DRAFT
+    at.run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="audit_tokenizer").value == ""
+    said = " ".join(c.value for c in at.caption)
+    assert f"your draft's target `{NO_TOK_TARGET}` (the base_model of your draft's model card)" in said, said
+    assert "has no tokenizer files" in said and "paste a tokenizer repo or folder" in said, said
+    assert "bytes / 4" in said, said  # what an empty field counts with
+    # running it empty: estimated, and said so by the audit itself
+    path = write_jsonl(tmp_path / "r.jsonl", QWEN3_ROWS[:3])
+    at.text_input(key="audit_source").set_value(str(path))
+    at.button(key="audit_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert metric(at, "Tokens") == f"{audit(str(path)).tokens:,}"
+    # a tokenizer pasted there is used and kept
+    tok = tmp_path / "tok2"
+    tok.mkdir()
+    for fname, data in _tok_files(tmp_path / "b").items():
+        (tok / fname).write_bytes(data)
+    at.text_input(key="audit_tokenizer").set_value(str(tok))
+    at.button(key="audit_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.text_input(key="audit_tokenizer").value == str(tok)
+    assert metric(at, "Tokens") == f"{audit(str(path), tokenizer=str(tok)).tokens:,}"
+
+
+def test_missing_tokenizer_names_a_tokenizer_in_a_form_the_audit_does_not_read(hub: Any) -> None:
+    from comparelib.audit import tokens
+    from tests.test_page_audit import _qwen3_8b_config
+
+    hub.add_model(
+        NO_TOK_TARGET,
+        _qwen3_8b_config(draft=False),
+        extra_files={"tokenizer.model": b"\0" * 16, "tokenizer_config.json": b"{}"},
+    )
+    assert tokens.missing_tokenizer(NO_TOK_TARGET) == (
+        "has no tokenizer files the audit can read (no tokenizer.json in the Hub repo; it holds "
+        "tokenizer_config.json, tokenizer.model, not the tokenizer.json the audit reads)"
+    )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from comparelib import limits, paths
+from comparelib import limits, paths, settings
 from comparelib.audit import conversations as conv_mod
 from comparelib.audit import templates
 from comparelib.errors import ConfigError, DataError, HubError, InputError
@@ -109,6 +109,61 @@ def _tokenizer_folder(ref: str) -> tuple[Path, str]:
         except HubError:
             pass
     return folder, repo
+
+
+# files a repo ships its tokenizer in (the audit reads tokenizer.json; the others say a tokenizer exists in a form
+# it does not read)
+_TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "tokenizer.model",
+    "tiktoken.model",
+    "vocab.json",
+    "merges.txt",
+    "special_tokens_map.json",
+)
+
+
+def missing_tokenizer(ref: str) -> str | None:
+    """Why ``ref`` (a Hub model id or a folder) gives the audit no tokenizer, as a clause to follow its name ("has
+    no tokenizer files the audit can read (no tokenizer.json in the Hub repo)") when it is known to hold no
+    tokenizer.json (the Hub repo's file listing, the folder's files); None when it holds one, or when that cannot
+    be told (offline, not found, unreadable: the audit's own error says so when it runs)."""
+    from comparelib.errors import CompareError
+    from comparelib.models import hub
+
+    ref = str(ref).strip()
+    if not ref:
+        return None
+    files: list[str]
+    try:
+        path = paths.resolve_user_path(ref, "tokenizer")
+    except InputError:
+        path = None
+    try:
+        if path is not None and path.is_dir():
+            files = sorted(p.name for p in path.iterdir() if p.is_file())
+            where = "folder"
+        elif path is not None and path.exists():
+            return None  # a file: load_tokenizer reads it or says why
+        else:
+            mref = hub.parse_ref(ref)
+            if mref.repo_id is None or mref.repo_type != "model" or settings.hf_offline():
+                return None  # offline the cache holds only the files read before: it cannot tell
+            info = hub.api_client().model_info(mref.repo_id, revision=mref.revision, token=hub.auth_token())
+            if info.siblings is None:  # the Hub gave no listing: cannot tell
+                return None
+            files = [sib.rfilename for sib in info.siblings]
+            where = "Hub repo"
+    except (CompareError, OSError):
+        return None
+    except Exception:  # noqa: BLE001 - not found, private, unreachable: the audit's own error says which on Run
+        return None
+    if "tokenizer.json" in files:
+        return None
+    other = [f for f in _TOKENIZER_FILES if f in files]
+    has = f"; it holds {', '.join(other)}, not the tokenizer.json the audit reads" if other else ""
+    return f"has no tokenizer files the audit can read (no tokenizer.json in the {where}{has})"
 
 
 def load_tokenizer(ref: str | None) -> TokenizerBundle:
