@@ -197,3 +197,16 @@ def test_cli_plan_at_the_losing_batch(capsys: pytest.CaptureFixture[str]) -> Non
     assert proc.returncode == 0, proc.stderr
     assert "1. [no-speculation] Serve without speculation at batch >= 16" in proc.stdout, proc.stdout
     assert "run #7 measured 1,464.1 tok/s (num_steps 3): 0.84x" in proc.stdout, proc.stdout
+
+
+def test_the_sweep_picked_on_the_page_keeps_the_acceptance_measured_at_another_batch() -> None:
+    """Acceptance vs data's "Sweep" box fits batch 16 alone: its runs were filtered before the fit, so num_steps 1
+    showed the extrapolated 1.75 although batch 1 measured 1.69 (run #2)."""
+    from comparelib.analysis import verdicts
+
+    look = verdicts.live_outlook(runs(), None, reference="r", x="samples", sweep=(16, "vllm"))
+    assert look.model.concurrency == 16 and set(look.model.fitted_run_ids) == {6, 7}
+    assert look.model.accept_at(1) == pytest.approx(1.69)
+    assert look.prediction is not None
+    row = look.prediction.set_index("num_steps").loc[1]
+    assert row["accept_source"] == "other batch" and row["accept_from"] == "measured at batch 1 (run #2)", row

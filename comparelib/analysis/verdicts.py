@@ -659,6 +659,7 @@ def live_outlook(
 
     # the default sweep is the one model_from_runs fits below (read from its runs), not chosen twice
     choices = sweep_groups(runs, target=target, draft=draft)
+    whole = list(runs)  # an acceptance measured at another batch stands in for an extrapolation (accept_from)
     chosen: SweepChoice | None = None
     if sweep is not None:
         chosen = next((c for c in choices if c.key == tuple(sweep)), None)
@@ -671,7 +672,12 @@ def live_outlook(
     split = runs_for_target(runs, target)
     own = runs_of_draft(split.kept, draft)
     note = " ".join(n for n in (split.note, own.note) if n) or None
-    model = model_from_runs([r for r in runs if r not in own.left_out], target=target, draft=draft)
+    model = model_from_runs(
+        [r for r in runs if r not in own.left_out],
+        target=target,
+        draft=draft,
+        accept_from=[r for r in whole if r not in own.left_out],
+    )
     if sweep is None:  # the choice model_from_runs made
         chosen = next((c for c in choices if set(model.fitted_run_ids) & set(c.run_ids)), None)
     drawn = set(model.fitted_run_ids) | {model.baseline_run_id}
@@ -690,6 +696,8 @@ def live_outlook(
             where = f"your draft measured at {k_imp} steps ({own_run[2]:.2f}, run #{own_run[0]}, your acceptance)"
         elif at_k:
             where = f"your draft measured at {k_imp} steps ({at_k[0].accept_length:.2f}, run #{at_k[0].run_id})"
+        elif (other := model.elsewhere_accept(k_imp)) is not None:
+            where = f"your draft {other.words} at {k_imp} steps ({other.accept_length:.2f})"
         else:
             steps = ", ".join(str(k) for k in sorted({p.num_steps for p in model.measured}))
             where = (
