@@ -465,7 +465,9 @@ def _live_tab() -> None:
             if look.best is None:
                 st.warning("No prediction of the best num_steps yet. Missing: " + "; ".join(look.missing) + ".")
             else:
-                (st.warning if look.best.measured_faster else st.markdown)(look.best.sentence)
+                (st.warning if look.best.measured_faster or look.best.recommendation else st.markdown)(
+                    look.best.sentence
+                )
                 if look.missing:
                     st.caption("Missing: " + "; ".join(look.missing) + ".")
                 if look.best_with_more_data is not None:

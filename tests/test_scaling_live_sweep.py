@@ -145,3 +145,29 @@ def test_your_acceptance_is_overviews_run_at_overviews_setting(hub: HubEmulator)
     assert "(published: 8)" not in text
     # the live tab names that run too, not the fitted batch-8 sweep's run at 3 steps
     assert f"run #{ids[('vllm', 8, 3)]})" not in text, text
+
+
+def test_a_sweep_where_every_setting_lost_is_a_warning_that_says_serve_without(hub: HubEmulator) -> None:
+    """Batch 16 measured num_steps 2 and 3, both slower than its baseline: the page's sentence says to serve without
+    speculation there, and it is shown as a warning, not as plain text under the chart (walk U)."""
+    store = bench_store()
+    rows = [
+        (1, 0, 230.0),
+        (1, 1, 300.0),
+        (1, 2, 345.0),
+        (16, 0, 1743.0),
+        (16, 2, 1743.0 * 0.94),
+        (16, 3, 1743.0 * 0.84),
+    ]
+    for batch, k, tps in rows:
+        cfg = bench_config("vllm", LLAMA, k or None, draft=DRAFT if k else None, topk=None, ndt=None)
+        summary: dict[str, Any] = {"requests": 16, "errors": 0, "output_tokens_per_s": tps}
+        summary["accept_length"] = {1: 1.69, 2: 2.31, 3: 2.73}.get(k) if k else None
+        store_run(store, cfg, summary, group=GROUP, concurrency=batch, endpoint="http://vllm:8000")
+    at = _page(hub)
+    at.selectbox(key="sc_sweep").set_value(next(o for o in at.selectbox(key="sc_sweep").options if "batch 16" in o))
+    at.run()
+    assert not at.exception, at.exception
+    warned = " ".join(w.value for w in at.warning)
+    assert "Serve without speculation at batch 16" in warned, warned
+    assert "num_steps=1 at batch 16 before trusting a prediction" in warned, warned
