@@ -65,7 +65,13 @@ def _say(said: summary.Said) -> None:
         st.caption(said.text)
 
 
-def plan_section(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list) -> None:  # type: ignore[type-arg]
+def plan_section(
+    own: OwnDraft,
+    entry: comparison.Entry,
+    runs: list,  # type: ignore[type-arg]
+    volumes: list,  # type: ignore[type-arg]
+    answer: overview.Answer,
+) -> None:
     """What closes the gap, and what it costs: the plan for this draft (``comparelib.analysis.plan``).
 
     Self-contained: reads only its arguments, its own widgets and the cached published points, so the
@@ -82,10 +88,10 @@ def plan_section(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: li
             result = _plan(own, entry, runs, volumes, None, "H200", linked)  # the batch a shared link ranks at
         if result is not None:
             with lead_slot:
-                _plan_lead(result)
+                _plan_lead(result, answer)
         return
     with box:
-        _plan_body(own, entry, runs, volumes)
+        _plan_body(own, entry, runs, volumes, answer)
 
 
 def _plan(
@@ -136,13 +142,23 @@ def _link_batch(rank_batch: int) -> None:
         st.query_params["plan_batch"] = str(rank_batch)
 
 
-def _plan_lead(result: plan.Plan) -> None:
+def _plan_lead(result: plan.Plan, answer: overview.Answer, typed: bool = False) -> None:
+    """The plan's ranked-first line, after what its samples are where they reach another target's published
+    acceptance (``summary.plan_caution``; not where a target AL was ``typed``)."""
     lead = plan.lead(result)
     if lead:
+        if not typed and (caution := summary.plan_caution(answer, lead)) is not None:
+            _say(caution)
         st.markdown(lead)
 
 
-def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list) -> None:  # type: ignore[type-arg]
+def _plan_body(
+    own: OwnDraft,
+    entry: comparison.Entry,
+    runs: list,  # type: ignore[type-arg]
+    volumes: list,  # type: ignore[type-arg]
+    answer: overview.Answer,
+) -> None:
     """The opened plan: its inputs, the ranked table, exports, the fit and cost charts and the sources."""
     from comparelib import charts  # Altair loads only for an opened plan
 
@@ -180,7 +196,7 @@ def _plan_body(own: OwnDraft, entry: comparison.Entry, runs: list, volumes: list
     )
     if result is None:
         return
-    _plan_lead(result)
+    _plan_lead(result, answer, typed=target_al is not None)
     if now := plan.current_words(result):  # what every gain is against: measured (which run) or predicted
         st.caption(now)
     frame = result.frame()
@@ -349,7 +365,7 @@ elif gap is not None:
 
 st.divider()
 if own_entry is not None:
-    plan_section(draft, own_entry, runs, volumes)
+    plan_section(draft, own_entry, runs, volumes, answer)
 else:
     st.subheader("What closes the gap, and what it costs")
     st.info(

@@ -177,12 +177,15 @@ def test_a_single_run_with_a_recorded_verify_time_is_not_said_to_be_held() -> No
 def test_live_speed_says_where_speculation_pays_and_where_it_loses() -> None:
     runs = walk_s()
     live = overview.live_facts(runs)
-    assert live is not None and live.run_id == 11  # best_pair keeps its meaning: the fastest in tok/s
+    # the fastest pair in tok/s (#11/#10, batch 16) loses: the pair a user would serve leads, batch 1's (walk U)
+    fastest = speedup.best_pair(runs)  # best_pair keeps its meaning: the fastest in tok/s
+    assert fastest is not None and fastest.spec.id == 11
+    assert live is not None and live.run_id == 7 and live.baseline_run_id == 4 and live.batch == 1
     assert live.verdict == "Speculation pays at batch 1 (1.99x, #7/#4) and loses at batch 16 (0.92x, #11/#10).", (
         live.verdict
     )
     assert "This pair is the fastest in tok/s; the largest speedup" not in live.sentence, live.sentence
-    assert "vLLM EAGLE-3 batch 1, num_steps=3 at 1.99x (#7/#4)" in live.sentence, live.sentence
+    assert "vLLM EAGLE-3 batch 16, num_steps=3 at 0.92x (#11/#10), a loss" in live.sentence, live.sentence
     # pairs that agree: no verdict
     agree = overview.live_facts(walk_s(16, BASE16, 600.0))
     assert agree is not None and agree.verdict == ""
@@ -210,9 +213,9 @@ def test_overview_leads_live_speed_with_both_batches() -> None:
     # the store numbers walk S's #4..#11 as #1..#8
     assert line.startswith(
         "- **Live speed** (measured): Speculation pays at batch 1 (1.99x, #4/#1) and loses at batch 16 (0.92x, "
-        "#8/#7). The fastest pair in tok/s: run #8 (vllm, num_steps=3) at batch 16, "
+        "#8/#7). The pair to serve (the largest speedup measured; the fastest pair in tok/s loses): run #4 (vllm, "
+        "num_steps=3) at batch 1, "
     ), line
     assert "This pair is the fastest in tok/s" not in line, line
-    assert "Other comparable pairs at other settings: vLLM EAGLE-3 batch 1, num_steps=3 at 1.99x (#4/#1)." in line, (
-        line
-    )
+    losing = "Other comparable pairs at other settings: vLLM EAGLE-3 batch 16, num_steps=3 at 0.92x (#8/#7), a loss."
+    assert losing in line, line

@@ -211,7 +211,7 @@ def test_the_best_pair_is_your_drafts_and_the_others_are_named() -> None:
     # another draft that is not published, measured at your setting: compared side by side, not only left out
     assert [(p.theirs.id, p.yours.id) for p in ans.others_beside] == [(4, 5)]  # your newest run there
     assert ans.draft_note == (
-        "Run #4 of lmsys/other-dsv3-eagle3 is not counted as yours: it is compared with yours side by side. "
+        "Run #4 of lmsys/other-dsv3-eagle3 is not counted as yours: it is compared with yours below, run by run. "
         f"1 run of another draft left out: #3 MTP (NEXTN) (your draft is {MINE_DS})."
     )
 

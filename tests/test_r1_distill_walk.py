@@ -219,14 +219,16 @@ def test_no_target_named_picks_a_reference_of_the_drafts_shape(
     assert "largest gap is size" not in answer.gap_sentence and not answer.headline, answer.gap_sentence
     if ref == registry.KIMI_REFERENCE:  # another architecture: the sentence says the target is unknown, and how
         assert answer.gap_sentence.startswith(
-            "Not enough evidence yet to name a gap: your draft's target is not known and "
+            "Not like for like: your draft's target is not known and "
             f"{ref} is a draft of another architecture (hidden size 7,168 and vocabulary 163,840, against your "
-            "3,072 and 128,256), so sizes are not compared: set your draft's target in Compare drafts' target field"
+            "3,072 and 128,256), so no gap is named against it. Not known yet: your draft's target, to compare like "
+            "for like: set your draft's target in Compare drafts' target field"
         ), answer.gap_sentence
-        # with a training volume, the data gap is named and sizes are still said not compared
+        # with a training volume, the data differs and is said so, never as "the largest gap" against another
+        # architecture's draft (walk V)
         answer = overview.answer(own, ref_entry, [], 3_003.0, own_target=None, draft=own.label)
-        assert answer.gap == "training data", answer.gap_sentence
-        assert "Sizes are not compared: your draft's target is not known" in answer.gap_sentence
+        assert answer.gap == "" and "largest gap" not in answer.gap_sentence, answer.gap_sentence
+        assert "not a gap to close: 466x less training data (3K samples against 1.4M)" in answer.gap_sentence
 
 
 @pytest.mark.parametrize(("config", "ref", "why"), SHAPES)

@@ -27,10 +27,12 @@ def test_your_other_draft_measured_beside_yours_is_compared_not_only_left_out(hu
     assert overview.side_by_side(_runs(), DRAFT, TARGET) == ()  # not a published draft
     at = _page("../pages/overview.py")
     md = "\n".join(m.value for m in at.markdown)
+    # "measured side by side" is the README's words for a published draft on your server (walk V): yours by its run
     assert (
-        f"- Measured side by side (group {GROUP}, SGLang, num_steps 3, batch 1): {V1} 2.74 accept, 173.4 tok/s "
-        f"(#{ids['theirs-3']}) against yours 2.53, 160.4 tok/s (#{ids['mine-3']})."
+        f"- Your other draft {V1}, measured in run #{ids['theirs-3']} at the setting of your run #{ids['mine-3']} "
+        f"(group {GROUP}, SGLang, num_steps 3, batch 1): 2.74 accept, 173.4 tok/s against yours 2.53, 160.4 tok/s."
     ) in md, md
+    assert "Measured side by side" not in md, md
     captions = [c.value for c in at.caption]
     said = f"Runs #{ids['theirs-3']}, #{ids['theirs-1']} of {V1} are not counted as yours: they are compared"
     assert any(c.startswith(said) for c in captions), captions

@@ -258,6 +258,9 @@ class SideBySide:
     setting: str  # the setting key both ran (``registry.run_setting``)
     theirs: Any  # its run (the newest at that setting)
     yours: Any  # your draft's run (the newest at that setting)
+    # False for a draft of the group that is not published (your v1 beside your v2): "measured side by side" is the
+    # README's words for a published draft measured on your server; another of your drafts is named by its run
+    published: bool = True
 
     @property
     def setting_words(self) -> str:
@@ -283,6 +286,12 @@ class SideBySide:
             return f"{al:.2f}" if al is not None else "acceptance not recorded"
 
         t, y = self.theirs, self.yours
+        if not self.published:  # walk V: "Measured side by side" of a lab's own unpublished draft
+            return (
+                f"Your other draft {self.draft}, measured in run #{t.id} at the setting of your run #{y.id} "
+                f"({_group_words(self.group)}, {self.setting_words}): {acc(t)} accept, {t.output_tokens_per_s:.1f} "
+                f"tok/s against yours {acc(y)}, {y.output_tokens_per_s:.1f} tok/s"
+            )
         return (
             f"Measured side by side ({_group_words(self.group)}, {self.setting_words}): {self.draft} {acc(t)} accept, "
             f"{t.output_tokens_per_s:.1f} tok/s (#{t.id}) against yours {acc(y)}, {y.output_tokens_per_s:.1f} tok/s "
@@ -367,7 +376,8 @@ def side_by_side(
             t = max(rs, key=lambda r: r.id)
             alike = [m for m in mine if run_setting(m)[0] == key and not _setting_words(m, t)]
             if alike:
-                out.append(SideBySide(hub, getattr(t, "group", None), key, t, max(alike, key=lambda r: r.id)))
+                yours = max(alike, key=lambda r: r.id)
+                out.append(SideBySide(hub, getattr(t, "group", None), key, t, yours, published))
     out.sort(key=lambda p: (list(theirs).index(p.draft), -(p.theirs.num_steps or 0), _batch(p.theirs) or 0))
     return tuple(out)
 
@@ -585,6 +595,15 @@ class AcceptFacts:
     by_setting: tuple[tuple[str, float, float], ...] = ()
     # the reference's highest acceptance on each other benchmark it publishes at the same settings (benchmark, value)
     elsewhere: tuple[tuple[str, float], ...] = ()
+    # the benchmarks asked for (GSM8K/HumanEval/MATH500), where the reference publishes on none of them and the range
+    # is read on the benchmarks it does publish (``benchmarks``): other prompts than yours, an indicative gap (walk U:
+    # a draft publishing MT-Bench 2.56 alone was said to publish "no figure to set ours against")
+    asked: tuple[str, ...] = ()
+
+    @property
+    def other_prompts(self) -> bool:
+        """True when the range is read on other benchmarks than those asked for (``asked``)."""
+        return bool(self.asked)
 
     @property
     def ref_range(self) -> str | None:
@@ -691,6 +710,10 @@ def accept_facts(
         if rec.get("hub_id") == reference and (acc := number(rec.get("accept_length"))) is not None
     ]
     ref = [r for r in every if not benchmarks or r[2] in wanted]  # on these benchmarks
+    asked: tuple[str, ...] = ()
+    if not ref and every and benchmarks:  # none on these: the figures it does publish, said to be other prompts
+        asked, benchmarks = tuple(benchmarks), published_on
+        ref = every
     same = [r for r in ref if own_setting and r[0] == own_setting]
     same_setting = bool(same)
     own_steps = steps_of(own_setting)
@@ -711,7 +734,7 @@ def accept_facts(
     # walk R: ours, on chat prompts, was set against HumanEval 3.24 "(GSM8K 2.88 and MATH500 3.23 are higher too)"
     # while the reference's MT-Bench 2.35 and GPQA 2.36 at that setting were below it: said too
     others: dict[str, float] = {}
-    for _, a, b in at_settings([r for r in every if r[2] not in wanted]) if benchmarks else []:
+    for _, a, b in at_settings([r for r in every if r[2] not in wanted]) if benchmarks and not asked else []:
         others[b] = max(others.get(b, a), a)
     settings = tuple(sorted({setting_label(k) for k, _, _ in chosen if k is not None}))
     lo = min((a for _, a, _ in chosen), default=None)
@@ -755,8 +778,11 @@ def accept_facts(
         published_on,
         by_setting,
         tuple(sorted(others.items(), key=lambda t: t[1])),
+        asked,
     )
     ref_text = facts.ref_range_words or ref_text
+    if asked:  # read on other benchmarks than those asked for: said before the settings
+        tail = f"other prompts than {'/'.join(bench_label(b) for b in asked)} (it publishes none there); " + tail
     return replace(facts, sentence=f"Acceptance length: ours {own_text}, {reference} {ref_text} on {benches}, {tail}")
 
 
@@ -803,7 +829,8 @@ def accept_line(
             f"- **Acceptance length:** ours {ours}, {reference} {link(acc.ref_range, 'scaling')} (published) on "
             + benches
         )
-        if acc.by_setting and not measured:  # measured: the settings are compared below
+        # measured: the settings are compared below, unless the prompts are (other benchmarks than those asked)
+        if acc.by_setting and (not measured or acc.other_prompts):
             text += _at_setting(acc.by_setting[0][0])
         # a range across benchmarks (at one setting) says which benchmark is which end
         if len(acc.by_benchmark) > 1:
@@ -815,8 +842,23 @@ def accept_line(
             named = [f"{bench_label(b)} {v:.2f}" for b, v in sorted(acc.elsewhere, key=lambda t: -t[1])]
             listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
             text += f"At that setting it also publishes {listed}. "
+    if acc.other_prompts:  # walk U: MT-Bench alone, against runs on GSM8K/HumanEval/MATH500 prompts
+        text += f"It publishes none on {'/'.join(bench_label(b) for b in acc.asked)}. "
     if not measured:
         return text
+    if acc.other_prompts:
+        yours = f"your {own_prompts!r} prompts" if own_prompts else "your run's prompts"
+        said = (
+            f"**Prompts differ:** {yours} against their {benches} (acceptance depends on the prompts), so the gap "
+            "is indicative, not like for like."
+        )
+        differ = "" if acc.same_setting else setting_difference(own_key, acc.ref_settings)
+        if differ and differ != "not like for like":  # the settings besides: what differs, once
+            said += (
+                f" Settings differ too: ours {own_key or 'unknown'}, theirs {'; '.join(acc.ref_settings)} "
+                f"({differ.removesuffix(', so this is not like for like')})."
+            )
+        return text + said
     # your run on other prompts than the benchmarks theirs was read on is another measurement too (walk S: the
     # bundled prompts beside GSM8K's 2.32, "batch size differs" only)
     other = (
@@ -938,17 +980,19 @@ def own_acceptance(runs: Sequence[Any], settings: Sequence[str] = (), *, draft: 
             r, k = max(chained, key=functools.partial(_chain_rank, wanted=wanted, paired=paired))
             parts = _setting_parts(k)
             differ = [
-                f"{name} {parts.get(key) or 'not recorded'} (published: {wanted[key]})"
-                for key, name in (("engine", "engine"), ("bs", "batch"))
-                if key in wanted and parts.get(key) != wanted[key]
+                f"{name} {parts.get(key) or ('0' if key == 'T' else 'not recorded')} (published: {wanted[key]})"
+                for key, name in (("engine", "engine"), ("bs", "batch"), ("T", "temperature"))
+                if key in wanted and parts.get(key, "0" if key == "T" else None) != wanted[key]
             ]
+            if "bs" not in wanted and parts.get("bs"):  # the source states no batch size: batch 1 is preferred
+                differ.append(f"batch {parts['bs']} (the source states no batch size)")
+            # one statement: the chain it drafts, and what of the published setting it does not share (walk U read
+            # "at the published chain of ...; no run at that setting exactly", and took the batch-16 run)
             return OwnAccept(
                 r,
                 _accept_of(r),  # type: ignore[arg-type]
                 k,
-                f"at the published chain of {want}"
-                + (f", {' and '.join(differ)}" if differ else "")
-                + "; no run at that setting exactly",
+                f"at the published chain of {want}" + (f", {' and '.join(differ)}" if differ else ""),
             )
     if pair is not None:
         r = pair.spec
@@ -962,16 +1006,25 @@ def own_acceptance(runs: Sequence[Any], settings: Sequence[str] = (), *, draft: 
     return OwnAccept(r, _accept_of(r), run_setting(r)[0], why)  # type: ignore[arg-type]
 
 
-def _chain_rank(t: tuple[Any, str], wanted: dict[str, str], paired: int | None) -> tuple[bool, bool, bool, int]:
-    """Same engine first, then same batch size, then the best comparable pair's run, then the newest run."""
+def _chain_rank(t: tuple[Any, str], wanted: dict[str, str], paired: int | None) -> tuple[bool, bool, bool, bool, int]:
+    """The run closest to the published setting: same engine first, then the same temperature (a key states T only
+    when it is not 0: greedy), then the published batch size (batch 1 where the source states none: walk U took a
+    batch-16 run, the fastest pair's, over batch 1 against a figure of no stated batch), then the best comparable
+    pair's run, then the newest run."""
     parts = _setting_parts(t[1])
-    same_engine, same_batch = parts.get("engine") == wanted.get("engine"), parts.get("bs") == wanted.get("bs")
-    return same_engine, same_batch, t[0].id == paired, t[0].id
+    same_engine = parts.get("engine") == wanted.get("engine")
+    same_t = parts.get("T", "0") == wanted.get("T", "0")
+    same_batch = parts.get("bs") == wanted.get("bs", "1")
+    return same_engine, same_t, same_batch, t[0].id == paired, t[0].id
 
 
 def _accept_of(run: Any) -> float | None:
     al = run.accept_length if run.accept_length is not None else getattr(run, "accept_length_mean", None)
     return number(al)
+
+
+LEAD_FASTEST = "The fastest pair in tok/s"
+LEAD_SERVED = "The pair to serve (the largest speedup measured; the fastest pair in tok/s loses)"
 
 
 @dataclass(frozen=True)
@@ -999,6 +1052,14 @@ class LiveFacts:
     # "Speculation pays at batch 1 (1.99x, #7/#4) and loses at batch 16 (0.92x, #11/#10).": where the group's pairs
     # gain beyond noise at one batch and lose beyond it at another (``batch_verdict``); "" when they agree
     verdict: str = ""
+    # True where the fastest pair in tok/s loses and this pair, the largest speedup, leads instead (``lead_pair``)
+    served: bool = False
+
+    @property
+    def lead_words(self) -> str:
+        """What the pair is, before its runs: ``LEAD_SERVED`` where the fastest pair in tok/s loses and this one, the
+        largest speedup, leads instead; ``LEAD_FASTEST`` after a verdict; "" otherwise."""
+        return LEAD_SERVED if self.served else LEAD_FASTEST if self.verdict else ""
 
     @property
     def batch_words(self) -> str:
@@ -1121,7 +1182,8 @@ def _other_pairs(runs: Sequence[Any], pair: speedup.Pair) -> tuple[tuple[str, fl
     draft and batch (``_pair_words``): "batch 32, num_steps=3" did not say which."""
     best = {bid: p for bid, p in _baseline_picks(runs).items() if bid != pair.baseline.id}
     return tuple(
-        (_pair_words(r, base, ratio, pair.spec), ratio)
+        # a pair that loses beyond noise is said to (walk U's batch-16 pair at 0.94x read as one more setting)
+        (_pair_words(r, base, ratio, pair.spec) + (", a loss" if ratio < 1 - speedup.TIE_TOLERANCE else ""), ratio)
         for r, base, ratio in sorted(best.values(), key=lambda t: -t[2])
     )
 
@@ -1149,8 +1211,29 @@ def batch_verdict(runs: Sequence[Any]) -> str:
     return f"Speculation pays at {', '.join(pays)} and loses at {', '.join(loses)}."
 
 
+def lead_pair(runs: Sequence[Any]) -> speedup.Pair | None:
+    """The pair Overview leads live speed with: the fastest comparable pair in tok/s (``speedup.best_pair``), unless
+    speculation loses there (under 1x) and another baseline's pair (``_baseline_picks``) gains more: then the one of
+    the largest speedup, the pair a user would serve. Walk U led with a batch-16 pair at 0.94x (the fastest in
+    tok/s) while batch 1 measured 1.80x."""
+    pair = speedup.best_pair(runs)
+    if pair is None or pair.speedup >= 1.0:
+        return pair
+    picks = [p for bid, p in _baseline_picks(runs).items() if bid != pair.baseline.id]
+    if not picks:
+        return pair
+    # the largest speedup; within noise of it, the smallest batch (batch 1 where measured), then the newest run
+    top = max(ratio for _, _, ratio in picks)
+    near = [p for p in picks if p[2] >= top * (1 - speedup.TIE_TOLERANCE)]
+    r, base, ratio = min(near, key=lambda p: (_batch(p[0]) or 0, -p[0].id))
+    if ratio <= pair.speedup:
+        return pair
+    return speedup.Pair(r, base, ratio, speedup.unrecorded_settings(r, base))
+
+
 def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | None:
-    """The fastest speculative run of a group that has a comparable baseline, against that baseline.
+    """The fastest speculative run of a group that has a comparable baseline, against that baseline; where speculation
+    loses there, the pair of the largest speedup instead, the one a user would serve (``lead_pair``).
 
     Every pair of the group is tried: a newer run on another engine does not hide an older comparable pair. The
     best pair of each other setting is named too (``others``): the fastest pair in tok/s is the largest batch's,
@@ -1160,9 +1243,11 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
     """
     split = runs_of_draft(runs, draft)
     runs = list(split.kept)
-    pair = speedup.best_pair(runs)
+    pair = lead_pair(runs)
     if pair is None:
         return None
+    fastest = speedup.best_pair(runs)
+    served = fastest is not None and fastest.spec.id != pair.spec.id  # the fastest pair loses: led by the one to serve
     best, base = pair.spec, pair.baseline
     gain = pair.speedup - 1.0
     kind = "example" if "example" in (best.kind, base.kind) else best.kind
@@ -1175,8 +1260,10 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
     batch = _batch(best)
     at_batch = f" at batch {batch}" if batch is not None else ""
     verdict = batch_verdict(runs)  # where pairs disagree, both said first: not the fastest pair's alone (walk S)
+    lead = LEAD_SERVED if served else LEAD_FASTEST if verdict else ""
+    opening = f"{lead}, measured{at_batch}" if lead else f"Measured{at_batch}"
     sentence = (
-        (f"{verdict} The fastest pair in tok/s, measured{at_batch}" if verdict else f"Measured{at_batch}")
+        (f"{verdict} {opening}" if verdict else opening)
         + f": run #{best.id} ({_imported_words(best)}{best.engine}, {_steps_text(best)}) at "
         f"{best.output_tokens_per_s:.1f} tok/s with speculation against baseline run #{base.id} "
         f"({_imported_words(base)}{base.engine}) at {base.output_tokens_per_s:.1f} "
@@ -1206,6 +1293,7 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
         pair.note,
         max((ratio for _, ratio in paired), default=None),
         verdict,
+        served,
     )
     return replace(facts, sentence=f"{sentence} {facts.others_clause}") if paired else facts
 
@@ -1225,8 +1313,13 @@ def largest_gap(
     size_scope: str = "outside the embedding",
     curve_passes: float | None = None,
     curve_peak: Any = None,
+    accept_unlike: str = "",
 ) -> tuple[str, str]:
     """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
+
+    ``accept_unlike``: why the acceptance factor is not like for like where it is more than the settings ("on other
+    prompts: its MT-Bench against your runs' prompts"); an acceptance close to the reference's there is said as
+    close and indicative, not left out (walk U's headline named no acceptance at all).
 
     ``curve_peak`` (``curves.Peak``): where an overfitting log's eval acceptance peaked before it fell; a data gap
     then stands, for unique data, not more passes (walk S: "plateau ... look at the data's mix and the wiring before
@@ -1259,7 +1352,9 @@ def largest_gap(
     if ahead:
         words = {"training data": "more training data", "acceptance length": "a higher measured acceptance"}
         parts = [
-            f"{words[k]} ({accept_detail})"
+            f"{words[k]} ({accept_detail}; indicative: {accept_unlike})"
+            if k == "acceptance length" and accept_detail and accept_unlike and not accept_same_setting
+            else f"{words[k]} ({accept_detail})"
             if k == "acceptance length" and accept_detail
             else f"{words[k]} ({times(v)} the reference's)"
             for k, v in ahead.items()
@@ -1276,11 +1371,21 @@ def largest_gap(
     if "acceptance length" in real and not accept_same_setting:
         # measured at another num_steps than the published figures: a difference, but no headline
         factor = real.pop("acceptance length")
+        why = accept_unlike or "at different settings"
         unlike = (
-            f" Acceptance differs: {accept_detail}, but at different settings (not like for like)."
+            f" Acceptance differs: {accept_detail}, but {why} (not like for like)."
             if accept_detail
-            else f" Acceptance differs by a factor of {factor:.2f}, but at different settings (not like for like)."
+            else f" Acceptance differs by a factor of {factor:.2f}, but {why} (not like for like)."
         )
+    elif (
+        accept_unlike
+        and accept_ratio
+        and max(accept_ratio, 1 / accept_ratio) < GAP_MIN["acceptance length"]
+        and not accept_same_setting
+    ):
+        # within 10% on other prompts: close, and said so as indicative (no headline either way)
+        close = accept_detail or f"a factor of {max(accept_ratio, 1 / accept_ratio):.2f}"
+        unlike = f" Acceptance is close ({close}), but {accept_unlike}, so this is indicative, not like for like."
     if not real:
         alike = ", ".join(
             f"{_alike_name(k, size_scope)} (within {(v - 1) * 100:.0f}%)"
@@ -1288,9 +1393,17 @@ def largest_gap(
             if v < GAP_MIN[k] and (k != "acceptance length" or accept_same_setting)
         )
         still = f" Not known yet: {'; '.join(missing)}." if missing else ""  # "no gap" from size alone is thin
-        return "", (f"No real gap to the reference in what is known so far: {alike}." if alike else "") + unlike + (
-            ahead_text
-        ) + still
+        said = (
+            (f"No real gap to the reference in what is known so far: {alike}." if alike else "") + unlike + ahead_text
+        )
+        if not said:  # nothing comparable is known: what is missing leads (walk U's headline began " Not known")
+            return "", (
+                f"Not enough evidence yet to name a gap: {'; '.join(missing)}."
+                if missing
+                else "Not enough evidence yet to name a gap: your acceptance was measured at other settings than the "
+                "published figures, and nothing else compares."
+            )
+        return "", (said + still).strip()
     name = max(real, key=lambda k: real[k])
     plateau = curve_verdict == "plateau"
     if name == "training data" and plateau:
@@ -1523,10 +1636,70 @@ def _draft_note(runs: Sequence[Any], by_draft: Any, pairs: Sequence[SideBySide],
     one = len(theirs) == 1
     said = (
         f"{'Run' if one else 'Runs'} {', '.join(f'#{r.id}' for r in theirs)} of {names} "
-        f"{'is' if one else 'are'} not counted as yours: {'it is' if one else 'they are'} compared with yours side "
-        "by side."
+        f"{'is' if one else 'are'} not counted as yours: {'it is' if one else 'they are'} compared with yours "
+        # "side by side" is a published draft's on your server; another of your drafts is compared by its runs
+        + ("side by side." if all(p.published for p in pairs) else "below, run by run.")
     )
     return f"{said} {rest}" if rest else said
+
+
+def unlike_reference(target: str | None, reference: str, ref_target: str | None, size_note: str = "") -> str:
+    """Why ``reference`` is no like-for-like yardstick for a draft of ``target``, in one sentence; "" when it is one.
+
+    A draft for a target of another model family (``registry.family_of``; a target of no known family counts as
+    another), or, with no target known, one of another architecture (``size_note``). A draft of the same family
+    (the nearest of it: ``nearest_in_family``) is not flagged: the README's reference rule says which it is."""
+    from comparelib.models.registry import family_of
+
+    if not target:
+        return f"Not like for like: {size_note}, so no gap is named against it" if size_note else ""
+    if not ref_target or (model_id(ref_target) or "").lower() == (model_id(target) or "").lower():
+        return ""
+    own_family = family_of(target)
+    if own_family and own_family == family_of(ref_target):
+        return ""
+    from comparelib.models.draft import drafts_for_target, split_native
+
+    if split_native(target, drafts_for_target(model_id(target)))[0]:  # a draft for it exists: another was picked
+        return f"{reference} is a draft for {ref_target}, not for your target {target}, so gaps are not like for like"
+    return (
+        f"No published draft for {target}; the nearest reference is {reference}, a draft for {ref_target}, so gaps "
+        "are not like for like"
+    )
+
+
+def unlike_sentence(
+    why: str,
+    *,
+    data_ratio: float | None,
+    own_volume: float | None,
+    ref_volume: float | None,
+    ref_floor: bool,
+    size_ratio: float | None,
+    size_scope: str,
+    accept_ratio: float | None,
+    accept_detail: str,
+    missing: Sequence[str],
+) -> str:
+    """The headline against a reference that is no like-for-like yardstick (``unlike_reference``): why, then how it
+    differs, as differences, never "the largest gap" (walk V)."""
+    parts: list[str] = []
+    if data_ratio and own_volume and ref_volume:
+        least = "at least " if ref_floor else ""
+        parts.append(
+            f"{least}{times(max(data_ratio, 1 / data_ratio))} {'less' if data_ratio > 1 else 'more'} training data "
+            f"({human(own_volume)} samples against {least}{human(ref_volume)})"
+        )
+    if size_ratio:
+        parts.append(f"your draft is {size_words(size_ratio)} it {size_scope}")
+    if accept_ratio:
+        parts.append(accept_detail or f"acceptance differs by a factor of {max(accept_ratio, 1 / accept_ratio):.2f}")
+    said = f"{why}."
+    if parts:
+        said += f" How your draft differs from it, not a gap to close: {'; '.join(parts)}."
+    if missing:
+        said += f" Not known yet: {'; '.join(missing)}."
+    return said
 
 
 @dataclass(frozen=True)
@@ -1562,6 +1735,11 @@ class Answer:
     # why no size gap is named though both sizes are counted ("your draft's target is not known and X is a draft of
     # another architecture (hidden size ...)"): its hidden size or vocabulary differs; "" otherwise
     size_note: str = ""
+    # why the reference is no like-for-like yardstick: a draft for another target's model family, or (no target
+    # known) of another architecture, said in the headline, where no "largest gap" is named against it (walk V:
+    # "the largest gap is training data" of a GLM-4.5-Air draft against the Kimi-K2 draft); "" otherwise
+    unlike_reference: str = ""
+    target_model: str | None = None  # the target the answer was read for (named, set, or its runs'); None: unknown
 
     @property
     def headline(self) -> bool:
@@ -1681,11 +1859,49 @@ def answer(
     acc_ratio = (acc.ref_hi / own_accept) if own_accept and acc.ref_hi else None
     same_setting, accept_detail = acc.same_setting, accept_comparison(own_accept, acc)
     measured = _measured_against(pairs, reference, mine)
+    accept_unlike = (  # its figures are on other benchmarks than those asked for: an indicative gap (walk U)
+        f"on other prompts (it publishes {'/'.join(bench_label(b) for b in acc.benchmarks)} only, none on "
+        f"{'/'.join(bench_label(b) for b in acc.asked)})"
+        if acc.other_prompts
+        else ""
+    )
     if measured is not None:  # the reference measured beside yours outweighs its published figures
         acc_ratio, same_setting, accept_detail = measured
+        accept_unlike = ""
     target = target_notice(own) if own is not None else None
+    unlike = unlike_reference(target_model, reference, published.target_model if published else None, size_note)
     if target is not None:
         gap, sentence = "", target.sentence
+    elif unlike:  # another target's (family's) draft, or another architecture's: differences, no "largest gap"
+        gap, sentence = (
+            "",
+            unlike_sentence(
+                unlike,
+                data_ratio=data_ratio,
+                own_volume=own_volume,
+                ref_volume=ref_volume,
+                ref_floor=ref_floor,
+                size_ratio=gap_size,
+                size_scope=size_scope,
+                accept_ratio=acc_ratio,
+                accept_detail=accept_detail,
+                missing=missing_evidence(
+                    reference=reference,
+                    own_volume=own_volume,
+                    ref_volume=ref_volume,
+                    own_accept=own_accept,
+                    acc=acc,
+                    sizes_known=size is not None,
+                    ref_config_assumed=assumed,
+                    has_runs=bool(runs),
+                    measured_beside=measured is not None,
+                    own_config=own is not None,
+                    other_architecture=f"your draft's target, to compare like for like: {SET_TARGET}"
+                    if size_note
+                    else "",
+                ),
+            ),
+        )
     else:
         gap, sentence = largest_gap(
             data_ratio=data_ratio,
@@ -1700,6 +1916,7 @@ def answer(
             curve_passes=curve_seen / own_volume if curve_seen and own_volume else None,
             curve_peak=curve_peak,
             accept_detail=accept_detail,
+            accept_unlike=accept_unlike,
             missing=missing_evidence(
                 reference=reference,
                 own_volume=own_volume,
@@ -1743,6 +1960,8 @@ def answer(
         if curve_verdict == "plateau" and curve_peak is not None
         else CURVE_NOTES.get(curve_verdict or ""),
         size_note=size_note,
+        unlike_reference=unlike,
+        target_model=target_model,
         runs=tuple(runs),
         runs_note=by_target.note,
         draft_note=_draft_note(by_target.kept, by_draft, [*pairs, *others], draft),

@@ -246,8 +246,9 @@ def _lines(
             )
             + f"**With the embedding:** {link(f'{size.own_total:,}', 'compare', compare_q)} against "
             f"{link(f'{size.ref_total:,}', 'compare', compare_q)}.",
-            f"- **Why they differ:** {size.sentence}",
         ]
+        if not answer.size_note:  # another architecture's sizes are not compared: no "why" of a gap (walk V)
+            lines.append(f"- **Why they differ:** {size.sentence}")
     elif own is None:  # a private or gated draft read without a token: the warning above says what to do
         lines.append(
             "- **Size outside the embedding:** not read: its config could not be read (see above), so sizes "
@@ -312,7 +313,9 @@ def _lines(
         lines.append(
             "- **Live speed** (measured): "
             # where the group's pairs disagree, both first: walk S led with batch 16's loss, batch 1's 1.99x after
-            + (f"{live.verdict} The fastest pair in tok/s: " if live.verdict else "")
+            + (f"{live.verdict} " if live.verdict else "")
+            # where the fastest pair in tok/s loses, the pair of the largest speedup leads (walk U: batch 16 at 0.94x)
+            + (f"{live.lead_words}: " if live.lead_words else "")
             + f"run #{live.run_id} ("
             + ("imported, " if live.run_id in live.imported else "")  # another tool's file: said with its number
             + f"{live.engine}, num_steps={live.num_steps}) "
@@ -378,7 +381,31 @@ def volume_gap(answer: overview.Answer, points: pd.DataFrame, link: Link = no_li
         verdict = verdicts.gap_verdict(own, reference, points=points)
     except CompareError as exc:
         return Said("error", str(exc))
+    if answer.unlike_reference:  # another target's (or architecture's) draft: its volume is no goal (walk V)
+        return Said(
+            "predicted",
+            f"{answer.unlike_reference}. The volume below is that draft's, not a goal for yours. {verdict.sentence}",
+        )
     return Said("predicted", verdict.sentence)  # the page links it to the scaling chart
+
+
+def plan_caution(answer: overview.Answer, lead: str | None) -> Said | None:
+    """What the plan's lead (``plan.lead``) is, where Overview's reference is no like-for-like yardstick
+    (``Answer.unlike_reference``) because no published draft for your target is known, or your target is not: the
+    samples it names reach another target's published acceptance, not a goal for your draft (walk V: "Samples:
+    6,163,057" to reach the Kimi-K2 draft's 3.271 for a draft whose target was not known). None otherwise, or when
+    the lead names no samples."""
+    if not answer.unlike_reference or not lead or "samples" not in lead.lower():
+        return None
+    target = answer.target_model
+    if target and split_native(target, drafts_for_target(values.model_id(target)))[0]:
+        return None  # a published draft for your target: the plan aims at its figure
+    return Said(
+        "caption",
+        f"{answer.unlike_reference}. The samples the plan below names to reach a published acceptance aim at another "
+        "target's draft (named in it): what a draft on the published trend would need to reach that figure, not a "
+        "goal for your draft.",
+    )
 
 
 LOG_SOURCE = "your training log (Acceptance vs data)"

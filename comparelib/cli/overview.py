@@ -143,7 +143,7 @@ def _run(args: argparse.Namespace, store: Any) -> int:
         draft, own_entry, ref_entry, reference, runs, volumes, target=target, suggested=suggested, curve=curve
     )
     answer = result.answer
-    gap = plan_lead = plan_none = None
+    gap = plan_lead = plan_none = caution = None
     if result.headline_kind != "target":
         published = scaling.published_points()
         gap = summary.volume_gap(answer, published)
@@ -156,9 +156,14 @@ def _run(args: argparse.Namespace, store: Any) -> int:
                 plan_none = f"No plan for this draft: {exc}"
             else:
                 plan_lead = plan.lead(made)
+                caution = summary.plan_caution(answer, plan_lead)  # another target's figure: not a goal
 
     if args.json:
-        plan_said = {"lead": plain(plan_lead) if plan_lead else None, "none": plan_none}
+        plan_said = {
+            "lead": plain(plan_lead) if plan_lead else None,
+            "none": plan_none,
+            "caution": plain(caution.text) if caution is not None else None,
+        }
         print_json(_json(args, draft, reference, suggested, choices, target, log, result, notes, gap, plan_said))
         return 0
     w = sys.stdout.write
@@ -186,6 +191,8 @@ def _run(args: argparse.Namespace, store: Any) -> int:
             else "volume gap"
         )
         w(f"{label}: {plain(gap.text)}\n")
+    if caution is not None:
+        w(f"note: {plain(caution.text)}\n")
     if plan_lead:
         w(f"plan at Overview's defaults (published target AL, H200, batch 1): {plain(plan_lead)}\n")
     elif plan_none:
