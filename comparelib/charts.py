@@ -485,6 +485,27 @@ def baseline_labels(
 
 LOG_SPAN = 4.0  # tok/s spanning this factor or more (batch 1 beside batch 16) is drawn on a log axis
 LOG_PAD = 1.08  # room above and below the data on that axis, as a factor
+LOG_TICK_LADDERS = ((1, 1.5, 2, 3, 5, 7), (1, 2, 5), (1, 3), (1,))  # mantissas, finest first
+LOG_MAX_TICKS = 8
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """Round tick values for a log axis holding ``lo``..``hi`` (both > 0): the finest ladder of mantissas (1, 1.5,
+    2, 3, 5, 7 x 10^n down to 1 x 10^n) that brackets the data in at most ``LOG_MAX_TICKS`` ticks, from the last at or
+    below ``lo`` to the first at or above ``hi``. Vega's own log ticks thin their labels to a few per decade: the
+    walk's sweep at 1.4k-1.7k tok/s had "1k" as its top label, so the top of the data had none."""
+    if not (0 < lo <= hi < math.inf):
+        raise ValueError(f"log ticks need 0 < lo <= hi, got {lo!r}, {hi!r}")
+    first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
+    ticks: list[float] = []
+    for ladder in LOG_TICK_LADDERS:
+        cands = sorted({float(f"{m * 10.0**e:.6g}") for e in range(first, last + 1) for m in ladder})
+        below = max(c for c in cands if c <= lo)
+        above = min(c for c in cands if c >= hi)
+        ticks = [c for c in cands if below <= c <= above]
+        if len(ticks) <= LOG_MAX_TICKS:
+            return ticks
+    return [ticks[0], *ticks[1:-1][:: math.ceil(len(ticks) / LOG_MAX_TICKS)], ticks[-1]]  # many decades
 
 
 def _along_lines(spec: pd.DataFrame, series: str = "series", y: str = "output tok/s") -> list[tuple[float, float]]:
@@ -547,10 +568,16 @@ def run_sweep_charts(
     tok_s = tok_s.dropna().astype(float)
     lo, hi = (float(tok_s.min()), float(tok_s.max())) if len(tok_s) else (0.0, 0.0)
     log = lo > 0 and hi / lo >= LOG_SPAN  # batch 1 under batch 16 read as a flat line on one linear axis
-    if log:
-        domain = [lo / LOG_PAD, hi * LOG_PAD]
+    if log:  # round ticks that bracket the data, so its top and bottom are read on labelled ticks
+        ticks = log_ticks(lo, hi)
+        domain = [min(ticks[0], lo / LOG_PAD), max(ticks[-1], hi * LOG_PAD)]
         scale = alt.Scale(type="log", domain=domain, nice=False)
-        y = alt.Y("output tok/s:Q", title="output tokens/s (log scale)", scale=scale, axis=alt.Axis(format="~s"))
+        y = alt.Y(
+            "output tok/s:Q",
+            title="output tokens/s (log scale)",
+            scale=scale,
+            axis=alt.Axis(format="~s", values=ticks),
+        )
     else:
         y = alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False))
     layers = []

@@ -255,3 +255,66 @@ def test_missing_tokenizer_names_a_tokenizer_in_a_form_the_audit_does_not_read(h
         "has no tokenizer files the audit can read (no tokenizer.json in the Hub repo; it holds "
         "tokenizer_config.json, tokenizer.model, not the tokenizer.json the audit reads)"
     )
+
+
+# ---------------------------------------------------------------- 4. the sweep chart's log axis has a tick at the top
+
+
+def _sweep_runs(bs1: tuple[float, ...], bs16: tuple[float, ...]) -> list[Any]:
+    from tests.test_charts_sweep_series import _run
+
+    runs = [_run(1, bs1[0], bs=1, labels=("baseline-bs1",)), _run(2, bs16[0], bs=16, labels=("baseline-bs16",))]
+    runs += [_run(10 + k, v, bs=1, steps=k + 1, al=2.0 + 0.3 * k) for k, v in enumerate(bs1[1:])]
+    runs += [_run(20 + k, v, bs=16, steps=k + 1, al=2.0 + 0.3 * k) for k, v in enumerate(bs16[1:])]
+    return runs
+
+
+SWEEP_CASES = [
+    # name, batch-1 tok/s (baseline first), batch-16 tok/s (baseline first)
+    ("walk U: 1.4k-1.7k at the top", (310.0, 420.0, 455.0, 470.0), (1180.0, 1420.0, 1610.0, 1700.0)),
+    ("a decade and more", (37.7, 76.0, 82.2, 90.1), (474.2, 640.0, 845.0, 810.0)),
+    ("just past a decade boundary", (240.0, 260.0, 290.0, 300.0), (980.0, 1010.0, 1050.0, 1090.0)),
+    ("several decades", (3.0, 4.5, 5.2, 5.0), (9000.0, 12000.0, 15500.0, 14000.0)),
+]
+
+
+@pytest.mark.parametrize(("name", "bs1", "bs16"), SWEEP_CASES, ids=[c[0] for c in SWEEP_CASES])
+def test_the_sweep_charts_log_axis_has_ticks_around_the_data(
+    name: str, bs1: tuple[float, ...], bs16: tuple[float, ...]
+) -> None:
+    from comparelib import charts
+    from comparelib.analysis import speedup
+
+    runs = _sweep_runs(bs1, bs16)
+    built = charts.run_sweep_charts(runs, *speedup.sweep_chart_inputs(runs))
+    assert built is not None
+    spec = built[0].to_dict()
+    ys = [n["encoding"]["y"] for n in spec["layer"] if "title" in n.get("encoding", {}).get("y", {})]
+    assert ys and all(y["scale"]["type"] == "log" for y in ys), ys
+    tok_s = [float(r.output_tokens_per_s) for r in runs]
+    for y in ys:
+        lo, hi = y["scale"]["domain"]
+        ticks = y["axis"]["values"]
+        assert ticks == sorted(ticks) and all(lo <= t <= hi for t in ticks), (ticks, lo, hi)
+        assert lo < min(tok_s) and max(tok_s) < hi  # every point inside the plot
+        # a labelled tick at or above the highest point and at or below the lowest: the data's top is read
+        assert any(t >= max(tok_s) for t in ticks), (ticks, max(tok_s))
+        assert any(t <= min(tok_s) for t in ticks), (ticks, min(tok_s))
+        assert 3 <= len(ticks) <= 9, ticks
+        # no stretch of the data without a tick: neighbouring ticks within a decade
+        assert all(b / a <= 10 for a, b in zip(ticks, ticks[1:], strict=False)), ticks
+
+
+def test_the_walk_u_sweep_draws_a_label_above_its_top_point() -> None:
+    """Rendered (vl-convert): Vega drew "1k" as the top label under points at 1.4k-1.7k; now every tick is labelled,
+    2k the top one."""
+    import re
+
+    from comparelib import charts
+    from comparelib.analysis import speedup
+
+    runs = _sweep_runs(*SWEEP_CASES[0][1:])
+    built = charts.run_sweep_charts(runs, *speedup.sweep_chart_inputs(runs))
+    assert built is not None
+    drawn = re.findall(r"<text[^>]*>([0-9.]+k?)</text>", charts.chart_to_svg(built[0]))
+    assert drawn[-6:] == ["300", "500", "700", "1k", "1.5k", "2k"], drawn
