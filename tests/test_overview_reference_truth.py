@@ -185,6 +185,19 @@ OWN_CASES = [
         2,
         "at the published setting steps=3,topk=1,draft=4,bs=8,vllm",
     ),
+    # no run drafts the published chain: the pair Live speed leads with (batch 1's 1.80x), not the fastest pair's
+    # run, which loses at batch 16 (0.94x)
+    (
+        [
+            (1, None, 150.0, None, 1, 0),
+            (2, 2, 270.0, 2.2, 1, 0),
+            (3, None, 1800.0, None, 16, 0),
+            (4, 2, 1692, 2.1, 16, 0),
+        ],
+        ["steps=3,T=0,vllm"],
+        2,
+        "the speculative run of the pair Overview leads live speed with",
+    ),
     # the published temperature (0) before the batch size: a sampled run at batch 1 is not the closest
     (
         [(1, 3, 270.0, 2.1, 1, 0.7), (2, 3, 1692.0, 2.48, 16, 0)],
