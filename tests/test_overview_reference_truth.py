@@ -367,3 +367,15 @@ def test_when_a_reference_is_no_like_for_like_yardstick(
     got = overview.unlike_reference(target, reference, ref_target, size_note)
     assert got.startswith(start) if start else got == "", got
     assert not start or got.endswith(("so gaps are not like for like", "so no gap is named against it")), got
+
+
+def test_walk_v_plan_with_no_target_says_its_target_al_is_another_models(tmp_path: Path, capsys: Any) -> None:
+    """The plan's own text aimed a GLM draft naming no target at the Kimi-K2 draft's 3.271 as "the published draft
+    with the most training data", with no word that it is another model's figure."""
+    source = _walk_v(tmp_path, runs=False)
+    proc = cli_in_process(capsys, "plan", source)
+    assert proc.returncode == 0, proc.stderr
+    first = proc.stdout.splitlines()[0]
+    assert f"from {KIMI} at (3,1,4) on gsm8k" in first, first
+    assert "a draft for moonshotai/Kimi-K2-Instruct; your draft names no target" in first, first
+    assert "not a goal for yours" in first, first

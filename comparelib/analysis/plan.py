@@ -1712,6 +1712,10 @@ def published_target(
     )
     its = str(best.get("target_model") or "")
     other = f", a draft for {its}, not for your target" if target and its and its.lower() != target.lower() else ""
+    if not target and its:  # walk V: a GLM draft naming no target was aimed at the Kimi-K2 draft's 3.271 unsaid
+        other = (
+            f", a draft for {its}; your draft names no target, so this is that model's figure, not a goal for yours"
+        )
     none_own = f"; no published draft for your target {target} reports {benchmark} at {chain}" if target else ""
     return float(best["accept_length"]), f"{best['draft']} {at} ({whose} with the most training data{other}{none_own})"
 
