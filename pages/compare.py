@@ -420,20 +420,31 @@ _choice = st.selectbox(
 )
 serving = None if _choice == _NEWEST else _choice
 entries = [comparison.relint(e, serving) for e in entries]
-_tops = [
-    (e, next((f for f in lint.rank(e.findings) if not f.harmless and f.severity != "info"), None))
+# the engine you serve with: the one chosen here, else the one your group's runs served the draft with; what
+# matters for it leads the headline and the findings, other engines' gaps follow
+_engine_of = {
+    e.label: (engines.parse_choice(serving)[0], "the engine chosen above")
+    if serving
+    else comparison.served_engine(e, _group_runs())
     for e in entries
-    if e.spec.role == "draft"
-]
+}
+_tops = []
+for e in (e for e in entries if e.spec.role == "draft"):
+    _mine = _engine_of[e.label][0] if _engine_of[e.label] else None
+    _act = [f for f in lint.rank(e.findings, _mine) if not f.harmless and f.severity != "info"]
+    _top = next((f for f in _act if not lint.other_engine_only(f, _mine)), None)
+    _tops.append((e, _top, bool(_act)))
 # a verdict that your group's runs contradict (an engine served a draft its code says it does not): said beside it
 _runs_say = {e.label: comparison.served_against_rules(e, _group_runs()) for e in entries}
-for e, top in sorted(_tops, key=lambda et: lint.SEVERITIES.index(et[1].severity) if et[1] else 9):
-    say = {"error": st.error, "warning": st.warning}.get(top.severity if top else "", st.success)
-    say(f"**{e.label}**: {lint.headline(e.findings)}")
+for e, top, _any in sorted(_tops, key=lambda et: lint.SEVERITIES.index(et[1].severity) if et[1] else 9):
+    # nothing for your engine but a gap on another: said as information, not as an all-clear
+    say = {"error": st.error, "warning": st.warning}.get(top.severity if top else "", st.info if _any else st.success)
+    say(f"**{e.label}**: {comparison.lint_headline(e, engine=_engine_of[e.label])}")
     for sentence in _runs_say[e.label]:
         st.warning(f"**{e.label}**: {sentence}", icon=":material/difference:")
-act_on = comparison.findings_frame(entries, harmless=False)
-harmless = comparison.findings_frame(entries, harmless=True)
+_engines = {label: eng[0] for label, eng in _engine_of.items() if eng}
+act_on = comparison.findings_frame(entries, harmless=False, engines=_engines)
+harmless = comparison.findings_frame(entries, harmless=True, engines=_engines)
 if act_on.empty and harmless.empty:
     if any(e.spec.role == "draft" for e in entries):
         st.success("No findings.")
@@ -497,7 +508,12 @@ if _verdicts:
 
     st.markdown(f"Engine rows of {_of}:")
     app.show_table(pd.DataFrame(engine_model.table_rows(e.serving, _advice)), tables.SERVING, "compare_serving")
-    if _advice.possible and _advice.config:
+    if any(v.other_target for v in e.serving):  # trained for another target: its trained blocks are not here
+        st.markdown(
+            f"No config serves the trained blocks of {_of}: the draft was trained for another target (the headline "
+            "above says how we know)."
+        )
+    elif _advice.possible and _advice.config:
         st.markdown(f"Config that serves the trained blocks of {_of} on {', '.join(_advice.engines)}:")
         st.code(json.dumps(_advice.config, indent=2), language="json")
     elif not _advice.possible:
@@ -522,7 +538,7 @@ if _details.open:
                     meta.append(f"target `{e.target_label}`")
                 st.markdown(" · ".join(meta))
                 mem = " · ".join(f"{k}: {v / 2**30:.2f} GiB" for k, v in e.memory.items())
-                st.caption(f"Memory for what must be loaded: {mem}")
+                st.caption(f"Memory, {comparison.memory_basis(e)}: {mem}")
                 app.show_frame(comparison.tensors_frame(e))
                 if e.checkpoint is not None:
                     ck = e.checkpoint

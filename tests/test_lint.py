@@ -306,7 +306,8 @@ def test_headline_when_only_harmless_findings() -> None:
     findings = lint.lint(draft(), target=target(rope_theta=50000.0))
     assert all(f.harmless for f in findings) and len(findings) == 2
     assert lint.headline(findings) == (
-        "Nothing to act on: the wiring matches what the engines will do. 2 known-harmless notes are collapsed below."
+        "Nothing to act on: the wiring matches what SGLang 0.5.23 and vLLM 0.34.0 (v2, only runner) will do. "
+        "2 known-harmless notes are collapsed below."
     )
 
 

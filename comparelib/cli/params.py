@@ -71,7 +71,11 @@ def run(args: argparse.Namespace) -> int:
             tied = "  (tied to the embedding)" if key == "lm_head" and p["lm_head_tied"] else ""
             out.write(f"  {key:<20} {p[key]:>18,}{tied}\n")
     mem = data["memory_bytes"]  # memory_table: a draft's weights shared with the target are not counted again
-    out.write("memory: " + " · ".join(f"{k} {v:,} bytes ({v / 2**30:.2f} GiB)" for k, v in mem.items()) + "\n")
+    out.write(
+        f"memory, {data['memory_counts']}: "
+        + " · ".join(f"{k} {v:,} bytes ({v / 2**30:.2f} GiB)" for k, v in mem.items())
+        + "\n"
+    )
     out.write("components:\n")
     for comp in data["components"]:
         tied = f"  tied to the {comp['tied_to']}" if comp["tied_to"] else ""

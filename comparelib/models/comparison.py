@@ -67,6 +67,7 @@ class Entry:
     # a target whose architecture the counter does not know: its total from its checkpoint (stored elements summed
     # over its safetensors headers) when they were read; active and the split by component are not known
     target_stored: int | None = None
+    engine: str | None = None  # the engine choice the lint and the serving rows are for (None: the newest of each)
 
     @property
     def ratio(self) -> float | None:
@@ -393,6 +394,8 @@ def load_entry(
     )
     if spec.role == "draft":
         lint_args = dict(
+            target_name=target_label or target if target_from == "given" else None,
+            trained_for=_trained_for(spec, published, card, kind) if target_from == "given" else None,
             target=_slim(target_spec),
             target_layers=target_layers,
             target_hidden_size=uncounted.hidden
@@ -410,7 +413,7 @@ def load_entry(
             target_family=serving_args.get("target_arch") or family or (uncounted.architecture if uncounted else None),
         )
         findings = lint.lint(spec, **lint_args, serving=engine_pair)
-    verdicts = serving_model.serve(**serving_args, rows=serving_model.parse_rows(serving)) if serving_args else []
+    verdicts = _verdicts(spec, lint_args, serving_args, serving)
     return Entry(
         source=text,
         label=label,
@@ -436,7 +439,34 @@ def load_entry(
         target_note=target_note,
         target_size_from=size_from,
         target_stored=uncounted.stored if uncounted else None,
+        engine=serving,
     )
+
+
+def _trained_for(
+    spec: ModelSpec, published: registry.PublishedDraft | None, card: str | None, kind: str
+) -> tuple[str, str] | None:
+    """(the target the draft says it was trained for, where it says so), as ``draft.target_of`` reads it: its
+    config, its published entry, else its model card's base_model; None when nothing names one."""
+    named = _verifier_name(spec.raw_config or {}) or spec.target_model
+    if named:
+        return named, "the config"
+    if published is not None and published.target_model:
+        return published.target_model, "the published entry"
+    base = base_model_from_card(card) if kind in ("hub", "local") else None
+    return (base, "the model card") if base else None
+
+
+def _verdicts(
+    spec: ModelSpec, lint_args: Mapping[str, Any], serving_args: Mapping[str, Any], serving: str | None
+) -> list[serving_model.Verdict]:
+    """Will-it-serve rows for one engine choice; for a draft trained for another target than the one given, no row
+    says it serves ("unknown", ``serving.for_other_target``), with how we know, vocabulary first."""
+    if not serving_args:
+        return []
+    verdicts = serving_model.serve(**serving_args, rows=serving_model.parse_rows(serving))
+    why = "; ".join(lint.other_target_reasons(spec, **lint_args))
+    return serving_model.for_other_target(verdicts, why)
 
 
 def _serving_args(
@@ -605,10 +635,10 @@ def relint(entry: Entry, serving: str | None) -> Entry:
     if entry.spec.role != "draft":
         return entry
     pair = [engines.parse_choice(serving)] if serving else None
-    verdicts = (
-        serving_model.serve(**entry.serving_args, rows=serving_model.parse_rows(serving)) if entry.serving_args else []
+    verdicts = _verdicts(entry.spec, entry.lint_args, entry.serving_args, serving)
+    return replace(
+        entry, findings=lint.lint(entry.spec, **entry.lint_args, serving=pair), serving=verdicts, engine=serving
     )
-    return replace(entry, findings=lint.lint(entry.spec, **entry.lint_args, serving=pair), serving=verdicts)
 
 
 def _family(
@@ -795,6 +825,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "lm_head_tied": c.lm_head_tied,
         },
         "memory_bytes": dict(entry.memory),
+        "memory_counts": memory_basis(entry),
         "components": [
             {
                 "name": comp.name,
@@ -843,6 +874,31 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         "serving": [v.to_json() for v in entry.serving],
         "target_notice": _notice_json(entry),
     }
+
+
+def memory_basis(entry: Entry) -> str:
+    """What ``entry.memory`` counts (``params.memory_table``), said with the number it leaves out or keeps: a
+    draft's weights shared with the target (its frozen embedding) are resident with the target and not counted
+    again; a draft that keeps its own embedding counts it."""
+    if entry.spec.role != "draft":
+        return "the whole model's weights"
+    shared: dict[str, int] = {}
+    own_embedding = 0
+    for t in entry.spec.tensors:
+        if t.is_buffer:
+            continue
+        if t.shared_with_target:
+            shared[t.component] = shared.get(t.component, 0) + t.numel
+        elif t.component == "embedding":
+            own_embedding += t.numel
+    words = {"embedding": "the frozen embedding", "lm_head": "the lm_head"}
+    said = [f"{words.get(c, 'the ' + c)}, {n:,} parameters" for c, n in shared.items()]
+    notes = [f"not counted: {' and '.join(said)}, shared with the target and resident with it"] if said else []
+    if own_embedding:
+        notes.append(f"counted: its own embedding, {own_embedding:,} parameters, not shared with the target")
+    if entry.count.lm_head_tied:
+        notes.append("its tied lm_head is the embedding's storage")
+    return "the draft's weights to load beside the target" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def _notice_json(entry: Entry) -> dict[str, Any] | None:
@@ -1074,14 +1130,17 @@ def tensors_frame(entry: Entry) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["tensor", "shape", "params", "component", "trainable", "buffer", "stored"])
 
 
-def findings_frame(entries: Sequence[Entry], *, harmless: bool | None = None) -> pd.DataFrame:
-    """Findings of every entry, ranked (errors first, known-harmless last); ``harmless`` filters to one group."""
+def findings_frame(
+    entries: Sequence[Entry], *, harmless: bool | None = None, engines: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """Findings of every entry, ranked (errors first, known-harmless last); ``harmless`` filters to one group.
+    ``engines``: the engine each entry (by label) is served with, whose findings come before other engines'."""
     import pandas as pd
 
     rows = [
         {"draft": e.label, "severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
         for e in entries
-        for f in lint.rank(e.findings)
+        for f in lint.rank(e.findings, (engines or {}).get(e.label))
         if harmless is None or f.harmless == harmless
     ]
     return pd.DataFrame(rows, columns=["draft", "severity", "code", "message", "harmless"])
@@ -1090,10 +1149,52 @@ def findings_frame(entries: Sequence[Entry], *, harmless: bool | None = None) ->
 def lint_headlines(entries: Sequence[Entry]) -> list[str]:
     """One sentence per draft saying what to act on first."""
     return [
-        f"{e.label}: {lint.headline(e.findings, harmless_where=_harmless_where(e))}"
+        f"{e.label}: {lint_headline(e, _harmless_where(e), rows_where=_rows_where(e))}"
         for e in entries
         if e.spec.role == "draft"
     ]
+
+
+def _rows_where(entry: Entry) -> str:
+    """Where a text export's reader finds the Will-it-serve rows and their change: ``params`` prints them."""
+    return f"`python -m comparelib params {entry.source}` says the change"
+
+
+def lint_headline(
+    entry: Entry,
+    harmless_where: str = "collapsed below",
+    engine: tuple[str, str] | None = None,
+    rows_where: str = "Will it serve? below says the change",
+) -> str:
+    """The lint's headline for one draft (``lint.headline``): an all-clear names the engine rows the lint checked
+    (``entry.engine``'s, else the newest of each engine) and any Will-it-serve row outside them that needs a change
+    (vLLM 0.33.0's non-default V1 runner, an older version); ``engine`` (the engine the user serves with, how we
+    know) leads with what matters for it."""
+    covers = lint.covered_rows([engines.parse_choice(entry.engine)] if entry.engine else None)
+    outside: list[serving_model.Verdict] = []
+    if entry.serving and entry.serving_args:
+        adv = serving_model.advice(**entry.serving_args)
+        outside = [v for v in entry.serving if v.label not in covers and serving_model.change_for(v, adv)]
+    return lint.headline(
+        entry.findings, harmless_where, covers=covers, outside=outside, engine=engine, rows_where=rows_where
+    )
+
+
+def served_engine(entry: Entry, runs: Sequence[Any]) -> tuple[str, str] | None:
+    """(the engine the user's runs served this draft with, how we know: "your runs #3, #4"), when every finished
+    speculative run of it (its ``draft_model`` names the draft) was served by one engine; else None."""
+    from comparelib.models.draft import draft_match
+
+    if entry.spec.role != "draft":
+        return None
+    name = entry.source[len(REGISTRY_PREFIX) :] if entry.source.startswith(REGISTRY_PREFIX) else entry.source
+    served = [r for r in runs if _run_served(r) and draft_match(getattr(r, "draft_model", None), name)]
+    names = {str(getattr(r, "engine", "")).strip().lower() for r in served}
+    label = {"sglang": "SGLang", "vllm": "vLLM"}.get(names.pop()) if len(names) == 1 else None
+    if label is None:  # several engines, or one the rules do not model (an OpenAI-compatible server): not known
+        return None
+    ids = ", ".join(f"#{r.id}" for r in served)
+    return label, f"the engine your run{'s' if len(served) > 1 else ''} {ids} served this draft with"
 
 
 def _harmless_where(entry: Entry) -> str:

@@ -61,6 +61,8 @@ class Finding:
     code: str
     message: str
     harmless: bool = False  # known harmless: grouped and collapsed, never the headline
+    # the engines ("SGLang", "vLLM") the finding is about; () for every engine (the config, the target)
+    engines: tuple[str, ...] = ()
 
 
 def default_boundaries(n_layers: int) -> tuple[int, int, int]:
@@ -340,6 +342,10 @@ def _default_fix(v: engine_model.Verdict | None, draft: ModelSpec, cls: str, n: 
     )
 
 
+def _engines_of(verdicts: Sequence[engine_model.Verdict]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v.engine for v in verdicts))
+
+
 def _serving_findings(
     draft: ModelSpec, verdicts: Sequence[engine_model.Verdict], adv: engine_model.Advice, n_layers: int
 ) -> list[Finding]:
@@ -360,6 +366,7 @@ def _serving_findings(
                         for v in unsupported
                     )
                     + f". Fix: {engine_model.change_for(unsupported[0], adv)}.",
+                    engines=_engines_of(unsupported),
                 )
             )
         else:
@@ -370,6 +377,7 @@ def _serving_findings(
                     "Unsupported on "
                     + "; ".join(f"{v.label} ({v.reason}; {v.cite[0] if v.cite else ''})" for v in unsupported)
                     + (". No engine in the set serves it." if alone else "."),
+                    engines=_engines_of(unsupported),
                 )
             )
     for v in verdicts:
@@ -381,6 +389,7 @@ def _serving_findings(
                     "aux-capture",
                     f"{v.label} does not serve this draft ({said}, {n_layers} target layers): {v.reason}. "
                     f"Fix: {change}. Source: {'; '.join(v.cite)}.",
+                    engines=(v.engine,),
                 )
             )
         elif v.status == "ok" and v.same_as_trained is False:
@@ -390,6 +399,7 @@ def _serving_findings(
                     "aux-convention",
                     f"{v.label} reads {v.ids_read} from {v.ids_from} and feeds the draft "
                     f"{engine_model.describe(v.captured)}, not the blocks it was trained on. Fix: {change}.",
+                    engines=(v.engine,),
                 )
             )
     good = [v for v in verdicts if v.status == "ok" and v.same_as_trained is not False]
@@ -418,7 +428,8 @@ def _serving_findings(
                 harmless=True,
             )
         )
-    embedding = [v.label for v in verdicts if v.status == "ok" and v.captured and 0 in v.captured]
+    fed_embedding = [v for v in verdicts if v.status == "ok" and v.captured and 0 in v.captured]
+    embedding = [v.label for v in fed_embedding]
     if embedding:
         out.append(
             Finding(
@@ -427,6 +438,7 @@ def _serving_findings(
                 f"{' and '.join(embedding)} {'feeds' if len(embedding) == 1 else 'feed'} the draft the embedding "
                 "output (boundary 0) as one of its states, "
                 "not a decoder layer. Keep it only if the draft was trained that way.",
+                engines=_engines_of(fed_embedding),
             )
         )
     return out
@@ -497,6 +509,8 @@ def lint(
     checkpoint_tensors: Collection[str] | None = None,
     target_family: str | None = None,
     serving: Sequence[tuple[str, str]] | None = None,
+    target_name: str | None = None,
+    trained_for: tuple[str, str] | None = None,
 ) -> list[Finding]:
     """Every wiring problem visible from the draft config, the target and (optionally) tensor names.
 
@@ -506,6 +520,11 @@ def lint(
     the (engine, version) pairs to check; default: the newest rules of SGLang and vLLM. Errors mean the
     draft will not work as configured; warnings mean it may silently accept less; infos explain what
     engines will do. Known-harmless findings are flagged and sorted last within their severity.
+
+    ``target_name`` is the target as the user set it; ``trained_for`` is (the model the draft says it was trained
+    for, where it says so: "the model card (base_model)", ...). When they name other models the lint warns
+    (``trained-for-other-target``), and, as with a vocabulary or hidden size of another target, it does not say
+    which blocks match training (``other_target_reasons``).
     """
     findings: list[Finding] = []
     n_layers = target_layers if target_layers is not None else _get(target, "num_hidden_layers")
@@ -532,8 +551,30 @@ def lint(
         if target is not None
         else None
     )
+    other = other_target_reasons(
+        draft,
+        target=target,
+        target_hidden_size=t_hidden,
+        target_vocab_size=t_vocab,
+        target_name=target_name,
+        trained_for=trained_for,
+    )
+    named = trained_for is not None and target_name and _names_other(trained_for[0], target_name)
+    if named and trained_for is not None:
+        findings.append(
+            Finding(
+                "warning",
+                "trained-for-other-target",
+                f"{trained_for[1][:1].upper()}{trained_for[1][1:]} says this draft was trained for {trained_for[0]}; "
+                f"the target set is {target_name}. Set the target to {trained_for[0]} (every check here is against "
+                "the target set), or check that this is the draft you meant.",
+            )
+        )
     if is_eagle3:
-        findings.extend(_aux_findings(draft, n_layers, family, serving, t_hidden, _get(target, "architecture")))
+        aux = _aux_findings(draft, n_layers, family, serving, t_hidden, _get(target, "architecture"))
+        if other:  # the blocks it was trained on were another target's: "not the trained blocks" says nothing here
+            aux = [f for f in aux if f.code != "aux-convention"]
+        findings.extend(aux)
         findings.extend(_norm_findings(draft))
         findings.extend(_tie_findings(draft))
 
@@ -652,31 +693,121 @@ def lint(
     return rank(findings)
 
 
-def rank(findings: Sequence[Finding]) -> list[Finding]:
-    """Errors first, then warnings, then infos; within each, what to act on before the known-harmless."""
-    marked = [
-        f if f.harmless or f.code not in HARMLESS_CODES else Finding(f.severity, f.code, f.message, True)
-        for f in findings
-    ]
+def _names_other(a: str, b: str) -> bool:
+    """Whether two model names say they are other models (``draft.model_match``: an alias or a folder is not)."""
+    from comparelib.models.draft import model_match
+
+    return model_match(a, b) == "other"
+
+
+def other_target_reasons(
+    draft: ModelSpec,
+    *,
+    target: ModelSpec | None = None,
+    target_hidden_size: int | None = None,
+    target_vocab_size: int | None = None,
+    target_name: str | None = None,
+    trained_for: tuple[str, str] | None = None,
+    **_lint_args: Any,
+) -> list[str]:
+    """How we know the draft was trained for another target than the one given, vocabulary first: its vocab_size,
+    the target width its fc or config expects, the model its card or config names; [] when nothing says so.
+    Takes ``lint``'s keyword arguments (``Entry.lint_args``)."""
+    t_hidden = target_hidden_size if target_hidden_size is not None else _get(target, "hidden_size")
+    t_vocab = target_vocab_size if target_vocab_size is not None else _get(target, "vocab_size")
+    name = target_name or _get(target, "source") or "the target"
+    out = []
+    if t_vocab is not None and draft.vocab_size != t_vocab:
+        out.append(f"its vocab_size is {draft.vocab_size:,} but {name}'s is {t_vocab:,}")
+    if t_hidden is not None:
+        fc_in, k = fc_in_features(draft), expected_aux_count(draft)
+        expected = fc_in // k if fc_in is not None and k else draft.target_hidden_size or draft.hidden_size
+        if expected != t_hidden:
+            out.append(f"it expects a target hidden size of {expected:,} but {name}'s is {t_hidden:,}")
+    if trained_for is not None and target_name and _names_other(trained_for[0], target_name):
+        out.append(f"{trained_for[1]} says it was trained for {trained_for[0]}")
+    return out
+
+
+def rank(findings: Sequence[Finding], engine: str | None = None) -> list[Finding]:
+    """Errors first, then warnings, then infos; within each, what to act on before the known-harmless. With
+    ``engine`` (the one the user serves with), a finding about other engines only comes after the rest."""
+    marked = [f if f.harmless or f.code not in HARMLESS_CODES else replace(f, harmless=True) for f in findings]
     order = {s: i for i, s in enumerate(SEVERITIES)}
-    return sorted(marked, key=lambda f: (f.harmless, order.get(f.severity, len(order))))
+    return sorted(marked, key=lambda f: (f.harmless, other_engine_only(f, engine), order.get(f.severity, len(order))))
 
 
-def headline(findings: Sequence[Finding], harmless_where: str = "collapsed below") -> str:
+def other_engine_only(f: Finding, engine: str | None) -> bool:
+    """The finding is about other engines than ``engine`` only."""
+    return bool(engine and f.engines and engine.lower() not in {e.lower() for e in f.engines})
+
+
+def covered_rows(serving: Sequence[tuple[str, str]] | None = None) -> list[str]:
+    """The engine rows (``serving.row_label``) lint checks for ``serving`` (default: the newest of each engine)."""
+    chosen = set(_serving(serving))
+    return [engine_model.row_label(*r) for r in engine_model.ENGINE_ROWS if (r[0], r[1]) in chosen]
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _row_gap(v: engine_model.Verdict) -> str:
+    """What a Will-it-serve row that needs a change does, and which kind of row it is."""
+    what = {
+        "fails": "does not start",
+        "unsupported": "cannot serve it",
+        "unknown": "is not known to serve it",
+    }.get(v.status, "feeds the draft other blocks than trained")
+    if v.runner == "v1":
+        return f"{v.engine} {v.version}'s non-default V1 runner (VLLM_USE_V2_MODEL_RUNNER=0) {what}"
+    return f"{v.label}, an older version, {what}"
+
+
+def headline(
+    findings: Sequence[Finding],
+    harmless_where: str = "collapsed below",
+    *,
+    covers: Sequence[str] = (),
+    outside: Sequence[engine_model.Verdict] = (),
+    engine: tuple[str, str] | None = None,
+    rows_where: str = "Will it serve? below says the change",
+) -> str:
     """One sentence saying what to act on first (the top-ranked finding that is not known-harmless).
 
     ``harmless_where`` says where the known-harmless notes are: the page collapses them below; the CLI's
-    comparison lists none ("collapsed below" pointed at nothing there)."""
-    ranked = rank(findings)
+    comparison lists none ("collapsed below" pointed at nothing there). ``covers``: the engine rows the lint
+    checked (``covered_rows``; default: the newest of each engine); an all-clear says it holds for those.
+    ``outside``: Will-it-serve rows outside them that need a change (a non-default runner, an older version),
+    named after an all-clear, with where their change is said (``rows_where``). ``engine``: (the engine the user
+    serves with, how we know), so what matters for it leads and other engines' gaps follow."""
+    name = engine[0] if engine else None
+    ranked = rank(findings, name)
     act = [f for f in ranked if not f.harmless and f.severity != "info"]
     harmless = sum(f.harmless for f in ranked)
-    if act:
-        first = act[0]
+    covers = list(covers) or covered_rows()
+    mine = [f for f in act if not other_engine_only(f, name)]
+    others = [f for f in act if other_engine_only(f, name)]
+    if mine:
+        first = mine[0]
         more = f" ({len(act) - 1} more to check below)" if len(act) > 1 else ""
         return f"Act on this first [{first.severity}, {first.code}]{more}: {first.message}"
     notes = "1 known-harmless note is" if harmless == 1 else f"{harmless} known-harmless notes are"
     tail = f" {notes} {harmless_where}." if harmless else ""
-    return "Nothing to act on: the wiring matches what the engines will do." + tail
+    if engine is not None:
+        covers = [c for c in covers if c.lower().startswith(engine[0].lower())] or covers
+        outside = [v for v in outside if v.engine.lower() == engine[0].lower()]
+    said = f"Nothing to act on: the wiring matches what {_and(covers)} will do"
+    if engine is not None:
+        said = f"Nothing to act on for {engine[0]} ({engine[1]}): the wiring matches what {_and(covers)} will do"
+    if outside:
+        said += "; of the other rows, " + "; ".join(_row_gap(v) for v in outside) + f" ({rows_where})"
+    said += "."
+    if others:
+        first = others[0]
+        more = f" ({len(others) - 1} more below)" if len(others) > 1 else ""
+        said += f" For other engines [{first.severity}, {first.code}]{more}: {first.message}"
+    return said + tail
 
 
 def _tie_findings(draft: ModelSpec) -> list[Finding]:
@@ -700,6 +831,7 @@ def _tie_findings(draft: ModelSpec) -> list[Finding]:
             "tie_word_embeddings is true: SGLang 0.5.23 then uses the embedding as the draft's lm_head "
             "(models/llama_eagle3.py:303) and never loads the trained lm_head.weight" + swap + ". Set "
             "tie_word_embeddings to false in the draft's config (EAGLE-3 drafts train their own head).",
+            engines=("SGLang",),
         )
     ]
 
@@ -731,6 +863,7 @@ def _norm_findings(draft: ModelSpec) -> list[Finding]:
                 "llama_eagle3.py line 185), vLLM 0.34.0 / 0.33.0 reads only fc_norm (model_executor/models/"
                 "llama_eagle3.py line 231) and would find fc_norm weights it did not build. Write fc_norm: true as "
                 "well.",
+                engines=("vLLM",),
             )
         )
     return out

@@ -19,7 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Status = Literal["ok", "fails", "unsupported"]
+# "unknown": the engine's code path starts with this config, but the draft was trained for another target than the
+# one given (``for_other_target``), so whether it serves there, and on which blocks, is not known
+Status = Literal["ok", "fails", "unsupported", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -1237,6 +1239,8 @@ class Verdict:
     cite: list[str] = field(default_factory=list)
     same_as_trained: bool | None = None
     note: str = ""
+    # how we know the draft was trained for another target than this one (``for_other_target``); '' when not
+    other_target: str = ""
 
     @property
     def label(self) -> str:
@@ -1257,6 +1261,7 @@ class Verdict:
             "cite": list(self.cite),
             "same_as_trained": self.same_as_trained,
             "note": self.note,
+            "other_target": self.other_target or None,
         }
 
 
@@ -1515,6 +1520,31 @@ def serve(
         )
         for v in out
     ]
+
+
+_OTHER_HEAD = "the draft was trained for another target ("
+_OTHER_TAIL = "); the engine's code starts with this config, but what it drafts here is not known"
+
+
+def for_other_target(verdicts: Sequence[Verdict], why: str) -> list[Verdict]:
+    """The verdicts for a draft trained for another target than the one given (``why``: how we know, e.g. its
+    vocab_size against the target's): a row whose code path starts is "unknown" for this target, not "ok", and no
+    row is "same as trained" (the trained blocks were another target's). A row that fails or has no EAGLE-3 path
+    keeps its verdict: that holds whatever the draft was trained for."""
+    if not why:
+        return list(verdicts)
+    out = []
+    for v in verdicts:
+        if v.status == "ok":
+            v = Verdict(
+                **{
+                    **v.__dict__,
+                    "status": "unknown",
+                    "reason": f"{_OTHER_HEAD}{why}{_OTHER_TAIL}",
+                }
+            )
+        out.append(Verdict(**{**v.__dict__, "same_as_trained": None, "other_target": why}))
+    return out
 
 
 # ---- trainers -------------------------------------------------------------------------------------------------
@@ -1805,6 +1835,8 @@ def change_for(v: Verdict, adv: Advice) -> str:
     """The one change that makes this row serve the trained blocks; '' when it already does."""
     if v.status == "ok" and v.same_as_trained is not False:
         return ""
+    if v.status == "unknown":  # another target's draft: no config here makes it this target's
+        return "set the target the draft was trained for, or check that this is the draft you meant"
     if format_not_read(v):  # the draft's format, not the target: say what would load
         if not adv.convert:
             return (
@@ -1832,7 +1864,9 @@ def table_rows(verdicts: Sequence[Verdict], adv: Advice) -> list[dict[str, Any]]
     """One row per engine version and runner: starts?, blocks captured, same as trained?, what to change."""
     rows = []
     for v in verdicts:
-        starts = {"ok": "yes", "fails": "no: ", "unsupported": "unsupported: "}[v.status] + (v.reason or "")
+        starts = {"ok": "yes", "fails": "no: ", "unsupported": "unsupported: ", "unknown": "unknown: "}[v.status] + (
+            v.reason or ""
+        )
         rows.append(
             {
                 "engine": v.label,
@@ -1856,6 +1890,18 @@ def _not_loaded(adv: Advice) -> str:
 def headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
     """The engine to act on and the one change, or that every engine serves the trained blocks."""
     order = {("SGLang", "0.5.23"): 0, ("vLLM", "0.34.0"): 1, ("vLLM", "0.33.0"): 2, ("SGLang", "0.5.1"): 3}
+    why = next((v.other_target for v in verdicts if v.other_target), "")
+    if why:  # trained for another target: said first, whatever each engine's code does here
+        starts = [v.label for v in verdicts if v.status == "unknown"]
+        rest = [v.label for v in verdicts if v.status != "unknown"]
+        said = (
+            f"Not known to serve on this target: the draft was trained for another target ({why}). Set the target "
+            "it was trained for, or check that this is the draft you meant."
+        )
+        if starts:
+            said += f" {', '.join(starts)} would start with its config here; what it drafts is not known"
+            return said + (f", and {', '.join(rest)} would not serve it (rows below)." if rest else ".")
+        return said + f" {', '.join(rest)} would not serve it here either (rows below)."
     if verdicts and all(format_not_read(v) for v in verdicts):  # an EAGLE-3 path, but not for this format
         return f"{verdicts[0].label} {_not_loaded(adv)}: {change_for(verdicts[0], adv)}."
     if verdicts and all(v.status == "unsupported" for v in verdicts):
