@@ -774,10 +774,11 @@ def _volume_lines(draft: OwnDraft, volume_rows: list[dict[str, Any]]) -> bool:
             f"draft's name ({draft.name}). Pick your draft's own audit above, or attach one on Dataset audit.",
             icon=":material/warning:",
         )
-    if not draft.typed_unused:
+    unused = draft.typed_unused_in(volume_rows)  # None where the attached audit is a sample: the typed one is used
+    if not unused:
         return False
-    st.caption(f"The {draft.typed_unused:,} samples typed in are not used while an audit is attached.")
-    return st.button(f"Use the {draft.typed_unused:,} typed in instead", key="draft_use_typed")
+    st.caption(f"The {unused:,} samples typed in are not used while an audit is attached.")
+    return st.button(f"Use the {unused:,} typed in instead", key="draft_use_typed")
 
 
 def _names_draft(store: Any, group: str | None, draft: OwnDraft) -> bool:

@@ -162,6 +162,11 @@ VOLUME_TRAINED = "rows trained on, with exact duplicates kept and rows with no s
 VOLUME_UNIQUE = "unique usable rows, with exact duplicates and rows with no supervised token left out"
 
 
+# the stored kind of a volume whose audit read a sample and did not extrapolate it (the Hub states no row count):
+# its samples are the sample's rows, not the data's, so a count typed in the sidebar comes before it
+VOLUME_KIND_SAMPLE = "sample"
+
+
 def volume_words(source: str | None) -> str | None:
     """What a stored volume counts, read from its source (None for a volume stored before it said so, or typed)."""
     return next((w for w in (VOLUME_TRAINED, VOLUME_UNIQUE) if f"({w})" in str(source or "")), None)

@@ -32,6 +32,7 @@ from comparelib.audit.conversations import FORMATS
 from comparelib.audit.result import VOLUME_TRAINED, VOLUME_UNIQUE, AuditResult, percent
 from comparelib.audit.scan import audit, progress_text
 from comparelib.errors import CompareError
+from comparelib.values import VOLUME_KIND_SAMPLE
 
 ATTACHED_STATE = "_audit_attached"  # what an Attach said, shown again after the rerun that redraws the sidebar
 TOKENIZER_DEFAULT = "_audit_tokenizer_default"  # the draft's target last put in the tokenizer field
@@ -232,9 +233,16 @@ def _show_result(result: AuditResult) -> None:
         format_func=lambda k: f"{k} ({choices[k][0]['samples']:,} samples)",
     )
     vol, vol_words = choices.get(picked_volume) or choices["rows trained on"]
+    sample = result.sample_words()
     st.caption(
         f"Saves {vol['samples']:,} samples and {vol['tokens']:,} tokens ({vol_words}) to the results store, where "
         "Overview, the plan and the acceptance-vs-data chart pick them up."
+        + (
+            f" They count {sample}: stored as a sample, not the full volume, so the training samples typed in the "
+            "sidebar stay in use (with none typed, the pages ask for the full count)."
+            if sample
+            else ""
+        )
     )
     if "audit_attach_draft" not in st.session_state or st.session_state.get("_audit_attach_for") != own.source:
         # your draft's name (not the pasted URL), again after the sidebar's draft changes: a name kept from the
@@ -256,13 +264,17 @@ def _show_result(result: AuditResult) -> None:
 
             try:
                 name = draft_name(draft)  # as stored: length-capped, a token typed into it masked
-                source = f"{result.source} ({vol_words})" + (" (estimate)" if result.estimated else "")
+                source = (
+                    f"{result.source} ({vol_words})"
+                    + (" (estimate)" if result.estimated else "")
+                    + (f" ({sample})" if sample else "")
+                )
                 app.open_store(settings.database_url()).save_data_volume(
                     draft=name,
                     samples=vol["samples"],
                     tokens=vol["tokens"],
                     source=source,
-                    kind="measured",
+                    kind=VOLUME_KIND_SAMPLE if sample else "measured",
                     attached_by=app.visitor(),
                 )
             except CompareError as exc:
@@ -388,6 +400,7 @@ with conv_tab:
                     )
                 if saved is not None:
                     result.source = upload.name  # not the server's temporary path
+                result.mark_sample(int(sample_n) if sample_mode else None)  # a sample not extrapolated: said so
                 st.session_state["audit_result"] = result
             except CompareError as exc:  # a private or gated tokenizer or dataset: the sidebar's token field says how
                 what = "The dataset" if getattr(exc, "repo_type", "") == "dataset" else "The tokenizer"

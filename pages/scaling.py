@@ -176,7 +176,8 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         vol_choices = ["typed in"] + [f"{v['draft']} ({v['samples']:,} samples, {v['kind']})" for v in volumes]
         # your draft's attached audit (the latest stored under its name), else typed in
         mine = [i for i, v in enumerate(volumes) if draft.volume and v["draft"] == draft.volume]
-        default_choice = mine[-1] + 1 if mine else 0
+        # an attached sample does not replace the samples typed in (OwnDraft.training_samples)
+        default_choice = mine[-1] + 1 if mine and not (draft.samples and draft.volume_is_sample(volumes)) else 0
         app.follow_draft("sc_vol_pick", vol_choices[default_choice], draft, vol_choices)
         app.follow_draft("sc_vol_typed", draft.samples, draft)
         vol_pick = st.selectbox(

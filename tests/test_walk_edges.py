@@ -318,3 +318,167 @@ def test_the_walk_u_sweep_draws_a_label_above_its_top_point() -> None:
     assert built is not None
     drawn = re.findall(r"<text[^>]*>([0-9.]+k?)</text>", charts.chart_to_svg(built[0]))
     assert drawn[-6:] == ["300", "500", "700", "1k", "1.5k", "2k"], drawn
+
+
+# ---------------------------------------------------------------- 5. a sample audit does not replace the typed count
+
+SAMPLE_SOURCE = "acme/chat (rows trained on) (a sample of 300 rows; totals not extrapolated)"
+SAMPLE_VOLS = [
+    {"id": 1, "draft": "acme/x", "samples": 310, "kind": "measured", "source": "train.jsonl (rows trained on)"},
+    {"id": 2, "draft": "acme/s", "samples": 300, "kind": "sample", "source": SAMPLE_SOURCE},
+]
+
+SAMPLE_CASES = [
+    # name, draft, volume attached, samples typed, samples used, the sidebar's words, typed number not used
+    (
+        "sample + typed: the typed count",
+        "acme/s",
+        12_000,
+        12_000.0,
+        "12,000 samples, typed in (the audit attached as acme/s counts a sample of 300 rows, not the full volume)",
+        None,
+    ),
+    (
+        "sample alone: no volume, said why",
+        "acme/s",
+        None,
+        None,
+        "the audit attached as acme/s counts a sample of 300 rows, not the full volume: type the full "
+        "training-sample count in the sidebar",
+        None,
+    ),
+    ("a full audit still comes first", "acme/x", 12_000, 310.0, "310 samples, attached from Dataset audit", 12_000),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "volume", "typed", "used", "words", "unused"), SAMPLE_CASES, ids=[c[0] for c in SAMPLE_CASES]
+)
+def test_an_attached_sample_does_not_replace_the_typed_count(
+    name: str, volume: str, typed: int | None, used: float | None, words: str, unused: int | None
+) -> None:
+    from comparelib.models.draft import OwnDraft
+
+    d = OwnDraft.parse(volume, volume=volume, samples=typed)
+    n, _where = d.training_samples(SAMPLE_VOLS)
+    assert n == used
+    assert words in d.volume_text(SAMPLE_VOLS), d.volume_text(SAMPLE_VOLS)
+    assert d.typed_unused_in(SAMPLE_VOLS) == unused
+    assert d.volume_is_sample(SAMPLE_VOLS) == (volume == "acme/s")
+
+
+def test_a_sample_audit_attached_on_the_page_leaves_the_typed_count_in_use(tmp_path: Path, hub: Any) -> None:
+    """Walk U: 12,000 samples typed in the sidebar, then a 10-row sample of a Hub dataset (no row count stated, so
+    not extrapolated) audited and attached: the sidebar and Overview used the sample's rows as the volume."""
+    import json
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_draft_volume import DRAFT, ROOT, _go, _md, _ok, _sidebar
+    from tests.tokenizer_fixture import build_tokenizer
+
+    rows = [
+        {
+            "id": str(i),
+            "conversations": [
+                {"role": "user", "content": f"Question {i}?"},
+                {"role": "assistant", "content": "An answer. " * (i % 7 + 1)},
+            ],
+        }
+        for i in range(40)
+    ]
+    hub.add_repo(
+        "acme/chat",
+        {"data/train.jsonl": ("\n".join(json.dumps(r) for r in rows) + "\n").encode()},
+        repo_type="dataset",
+    )
+    tok = build_tokenizer(tmp_path / "tok")
+    st.cache_data.clear()
+    at = _ok(AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run())
+    at.sidebar.text_input(key="draft_source").set_value(DRAFT)
+    at.sidebar.selectbox(key="draft_volume").set_value("(none)")
+    at.sidebar.number_input(key="draft_samples").set_value(12_000)
+    _ok(at.sidebar.button[0].click().run())
+    assert "Training data in use: 12,000 samples, typed in." in _sidebar(at)
+
+    _go(at, "audit")
+    _ok(at.run())
+    at.text_input(key="audit_source").set_value("acme/chat")
+    at.text_input(key="audit_tokenizer").set_value(str(tok))
+    at.checkbox(key="audit_sample_mode").check()
+    at.number_input(key="audit_sample_n").set_value(10)
+    _ok(at.button(key="audit_run").click().run())
+    assert not at.error, [e.value for e in at.error]
+    said = " ".join(c.value for c in at.main.caption)
+    assert "a sample of 10 rows" in said and "typed" in said, said  # the attach says what it stores
+    at.text_input(key="audit_attach_draft").set_value("my-draft")
+    _ok(at.button(key="audit_attach").click().run())
+    assert any("Saved 10 samples" in s.value for s in at.success)
+
+    _go(at, "overview")
+    _ok(at.run())
+    said = _sidebar(at)
+    assert (
+        "Training data in use: 12,000 samples, typed in (the audit attached as my-draft counts a sample of 10 rows"
+        in (said)
+    ), said
+    assert "not used while an audit is attached" not in said, said
+    md = _md(at)
+    assert "(typed in" in md and "12K samples" in md, md
+    # Acceptance vs data's volume field opens on the typed count too
+    _go(at, "scaling")
+    _ok(at.run())
+    assert at.selectbox(key="sc_vol_pick").value == "typed in"
+    assert at.number_input(key="sc_vol_typed").value == 12_000
+
+
+def test_only_a_sample_not_extrapolated_is_marked_a_sample(tmp_path: Path) -> None:
+    import json
+
+    from comparelib.audit.scan import audit
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps(
+                {"conversations": [{"role": "user", "content": f"q{i}"}, {"role": "assistant", "content": "a"}]}
+            )
+            for i in range(30)
+        )
+        + "\n"
+    )
+    full = audit(str(path))
+    full.mark_sample(None)
+    assert full.sample_rows is None and full.sample_words() is None
+    estimate = audit(str(path), sample=10)  # a local file's row count is known: totals extrapolated to 30 rows
+    estimate.mark_sample(10)
+    assert estimate.estimated and estimate.sample_rows is None
+
+
+def _walk(obj: Any) -> Any:
+    """Every dict inside ``obj`` (a plan's JSON)."""
+    if isinstance(obj, dict):
+        yield obj
+        for v in obj.values():
+            yield from _walk(v)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _walk(v)
+
+
+def test_the_plan_sets_no_samples_tokens_beside_the_typed_count() -> None:
+    """With 12,000 typed and a 10-row sample attached, Overview's plan read the sample's 600 tokens over the 12,000
+    samples: 0.05 tokens per sample, called measured."""
+    from comparelib.analysis import scaling, summary
+    from comparelib.models import comparison
+    from comparelib.models.draft import OwnDraft
+
+    vols = [{**SAMPLE_VOLS[1], "draft": "acme/s", "samples": 10, "tokens": 600}]
+    d = OwnDraft.parse("registry:yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", volume="acme/s", samples=12_000)
+    assert d.volume_row(vols) is None and d.attached_row(vols) is not None
+    own = comparison.load_entry(d.source, with_header=False, with_card=False)
+    made = summary.plan_for(d, own, [], vols, published=scaling.published_points())
+    said = {e["what"]: e for e in _walk(made.to_json()) if "what" in e and "value" in e}
+    assert said["samples now"]["value"] == 12_000.0 and said["samples now"]["source"].startswith("user")
+    assert said["tokens per sample"]["value"] > 100, said["tokens per sample"]  # not 600 / 12,000

@@ -82,6 +82,9 @@ class AuditResult:
     domain_note: str = ""  # the sentence that says so (also in ``notes``)
     estimated: bool = False
     estimate: dict[str, dict[str, float]] | None = None
+    # rows audited as a sample whose totals are not extrapolated (the Hub states no row count, so there is no
+    # population): every count is the sample's, not the data's. None for a full scan or an estimate (``estimated``)
+    sample_rows: int | None = None
     population: int | None = None
     hub_rows: int | None = None
     hub_rows_note: str | None = None
@@ -99,6 +102,17 @@ class AuditResult:
             f"Estimate from a random sample of {self.rows_read:,} of {self.population:,} rows; "
             "totals carry a 95% confidence interval."
         )
+
+    def mark_sample(self, sample: int | None) -> None:
+        """Record that the audit was asked for a ``sample`` of rows (None: a full scan): one that was not
+        extrapolated counts the sample only (``sample_rows``), which Attach stores as such."""
+        self.sample_rows = self.rows_read if sample is not None and not self.estimated else None
+
+    def sample_words(self) -> str | None:
+        """ "a sample of 300 rows; totals not extrapolated" for a sample's counts (``sample_rows``), else None."""
+        if self.sample_rows is None:
+            return None
+        return f"a sample of {self.sample_rows:,} rows; totals not extrapolated"
 
     def hub_rows_sentence(self) -> str | None:
         """What the Hub states about the split's row count, or why it cannot say (None: not a Hub dataset)."""

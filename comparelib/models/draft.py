@@ -191,13 +191,26 @@ class OwnDraft:
 
     # -- what is attached
 
-    def volume_row(self, volumes: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-        """The stored training volume attached to this draft (latest audit under its name), if any."""
+    def attached_row(self, volumes: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+        """The stored training volume attached to this draft (latest audit under its name), if any, used or not."""
         if not self.volume:
             return None
         from comparelib.models import comparison
 
         return comparison.volumes_by_draft(volumes).get(self.volume)
+
+    def volume_row(self, volumes: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+        """The stored training volume the pages use for this draft (``attached_row``), if any: None where it is a
+        sample that the samples typed in replace (``training_samples``), so its tokens are not set beside a sample
+        count that is not its own (the plan read 600 tokens of a 10-row sample over 12,000 samples typed in)."""
+        row = self.attached_row(volumes)
+        return None if row is not None and self.samples and self._is_sample(row) else row
+
+    @staticmethod
+    def _is_sample(row: Mapping[str, Any]) -> bool:
+        from comparelib.values import VOLUME_KIND_SAMPLE
+
+        return row.get("kind") == VOLUME_KIND_SAMPLE
 
     @property
     def volume_of_another(self) -> str | None:
@@ -220,9 +233,30 @@ class OwnDraft:
 
         return next((name for name in comparison.volumes_by_draft(volumes) if draft_match(name, self.name)), None)
 
+    def volume_is_sample(self, volumes: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether the attached audit counted a sample it did not extrapolate (``values.VOLUME_KIND_SAMPLE``): its
+        samples are the sample's rows, not the data's."""
+        row = self.attached_row(volumes)
+        return row is not None and self._is_sample(row)
+
+    def _sample_words(self, volumes: Sequence[Mapping[str, Any]]) -> str:
+        """ "the audit attached as acme/x counts a sample of 300 rows, not the full volume"."""
+        row = self.attached_row(volumes) or {}
+        m = re.search(r"a sample of ([\d,]+) rows", str(row.get("source") or ""))
+        rows = m.group(1) if m else f"{int(row.get('samples') or 0):,}"
+        return f"the audit attached as {self.volume} counts a sample of {rows} rows, not the full volume"
+
     def training_samples(self, volumes: Sequence[Mapping[str, Any]]) -> tuple[float | None, str]:
-        """(samples, where the number comes from); (None, why not) when nothing is attached."""
-        row = self.volume_row(volumes)
+        """(samples, where the number comes from); (None, why not) when nothing is attached.
+
+        An attached audit comes first, over a number typed in, unless it counted a sample it did not extrapolate
+        (``volume_is_sample``): the number typed in is the user's statement of the full volume, and the sample's
+        rows are not (walk U: a 300-row sample replaced the 12,000 typed in). Such a sample alone gives no volume."""
+        row = self.attached_row(volumes)
+        if row is not None and self.volume_is_sample(volumes):
+            if self.samples:  # "typed in" as such: the plan calls a number typed in the user's (volume_text adds why)
+                return float(self.samples), "typed in"
+            return None, f"{self._sample_words(volumes)}: type the full training-sample count in the sidebar"
         if row is not None and row.get("samples"):  # an attached audit comes first, also over a number typed in
             kind = str(row.get("kind") or "measured")
             other = ", which is another draft's name" if self.volume_of_another else ""
@@ -244,6 +278,8 @@ class OwnDraft:
         """The training volume the pages use, as the sidebar says it: "310 samples, attached from Dataset audit as
         acme/x" or "250,000 samples, typed in" (``training_samples``' rule and words)."""
         n, where = self.training_samples(volumes)
+        if n and self.samples and self.volume_is_sample(volumes):  # why the attached audit is not the one used
+            where += f" ({self._sample_words(volumes)})"
         return f"{n:,.0f} samples, {where}" if n else where
 
     @property
@@ -253,6 +289,11 @@ class OwnDraft:
         Attaching an audit on Dataset audit keeps the number typed in the sidebar: without saying so the
         sidebar showed 250,000 while Overview answered for the audit's 310."""
         return self.samples if self.volume and self.samples else None
+
+    def typed_unused_in(self, volumes: Sequence[Mapping[str, Any]]) -> int | None:
+        """``typed_unused`` with the stored volumes known: None where the attached audit is a sample, which does not
+        replace the number typed in (``training_samples``)."""
+        return None if self.volume_is_sample(volumes) else self.typed_unused
 
     def runs(self, store: Any) -> list[Any]:
         """The draft's benchmark runs (its run group), oldest first; none when no group is attached."""
