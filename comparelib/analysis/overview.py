@@ -1652,12 +1652,16 @@ def _draft_note(runs: Sequence[Any], by_draft: Any, pairs: Sequence[SideBySide],
     return f"{said} {rest}" if rest else said
 
 
-def unlike_reference(target: str | None, reference: str, ref_target: str | None, size_note: str = "") -> str:
+def unlike_reference(
+    target: str | None, reference: str, ref_target: str | None, size_note: str = "", *, same_shape: bool = False
+) -> str:
     """Why ``reference`` is no like-for-like yardstick for a draft of ``target``, in one sentence; "" when it is one.
 
     A draft for a target of another model family (``registry.family_of``; a target of no known family counts as
     another), or, with no target known, one of another architecture (``size_note``). A draft of the same family
-    (the nearest of it: ``nearest_in_family``) is not flagged: the README's reference rule says which it is."""
+    (the nearest of it: ``nearest_in_family``) is not flagged: the README's reference rule says which it is; nor is
+    one of your draft's very shape (``same_shape``: hidden size and vocabulary) for a target of no known family, whose
+    name says nothing against it (a private fine-tune of Kimi-K2 named acme/target, with a draft of Kimi's shape)."""
     from comparelib.models.registry import family_of
 
     if not target:
@@ -1666,6 +1670,8 @@ def unlike_reference(target: str | None, reference: str, ref_target: str | None,
         return ""
     own_family = family_of(target)
     if own_family and own_family == family_of(ref_target):
+        return ""
+    if not own_family and same_shape:
         return ""
     from comparelib.models.draft import drafts_for_target, split_native
 
@@ -1878,7 +1884,13 @@ def answer(
         acc_ratio, same_setting, accept_detail = measured
         accept_unlike = ""
     target = target_notice(own) if own is not None else None
-    unlike = unlike_reference(target_model, reference, published.target_model if published else None, size_note)
+    unlike = unlike_reference(
+        target_model,
+        reference,
+        published.target_model if published else None,
+        size_note,
+        same_shape=bool(mine_shape and theirs_shape and mine_shape == theirs_shape),
+    )
     if target is not None:
         gap, sentence = "", target.sentence
     elif unlike:  # another target's (family's) draft, or another architecture's: differences, no "largest gap"
