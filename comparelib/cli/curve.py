@@ -44,6 +44,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from comparelib import paths
+    from comparelib.analysis import traininglogs
+
+    # paths first, before pandas loads (~60 MB): a log outside the data root, or a run directory's event file
+    # linked out of it, is refused at the cost of a directory listing
+    for raw in args.files:
+        path = paths.resolve_user_path(raw, "training log")
+        if path.is_dir() and args.fmt in ("auto", "tensorboard"):
+            traininglogs.event_files(path)
+
     from comparelib.analysis import curves
     from comparelib.cli._util import print_json
 
