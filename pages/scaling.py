@@ -519,31 +519,36 @@ def _cost_tab() -> None:
             record = dict(figures)[pick]
             drafts = [d["draft"] for d in record["drafts"]]
             model_dc = speedup.model_from_runs(group_runs, target=own_target, draft=draft.match_name)
-            anchor = model_dc.measured[0]  # the sweep's measured point the acceptances start from
-            k_dc = anchor.num_steps
+            # typed acceptances are read at the largest num_steps the sweep measured (the most positions); every
+            # draft's curve is the sweep's measured acceptance at each num_steps it measured (draftcost.compare)
+            k_dc = draftcost.anchor_steps(model_dc)
+            acc_dc = float(model_dc.measured_accept(k_dc) or 1.0)
+            anchor_run = speedup.runs_text(model_dc.measured_runs(k_dc)).replace(" (their mean)", "")
             own = draftcost.own_index(record, draft.source)
             first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
             order = [first] + [d for d in drafts if d != first]
-            anchor_run = f"run #{anchor.run_id}" if anchor.run_id is not None else "the sweep's run"
+            estimate = bool(record.get("estimate"))
             cols = st.columns(len(order))
             candidates = []
             for col, name in zip(cols, order, strict=False):
                 d = record["drafts"][drafts.index(name)]
-                ms, how = draftcost.step_ms_for_batch(d, model_dc.concurrency, estimate=bool(record.get("estimate")))
+                ms, how = draftcost.step_ms_for_batch(d, model_dc.concurrency, estimate=estimate)
                 acc = col.number_input(
                     f"Acceptance of {name} at {k_dc} steps",
                     min_value=1.0,
                     max_value=float(k_dc + 1),
-                    value=float(anchor.accept_length or 1.0),
+                    value=acc_dc,
                     step=0.05,
                     key=f"sc_dc_acc_{drafts.index(name)}",
-                    help=f"Starts at {anchor_run}'s measured acceptance at {k_dc} steps. A draft that run did not "
-                    "serve has its own: type it.",
+                    help=f"Starts at {anchor_run}'s measured acceptance at {k_dc} steps; left there, each num_steps "
+                    "uses the acceptance the sweep measured at it. A draft that run did not serve has its own: type "
+                    "it, and the sweep's curve is carried to pass through it.",
                 )
                 col.caption(
                     f"step {ms:.2f} ms ({how}); {d['params']['excluding_embedding'] / 1e9:.2f}B outside the embedding"
                 )
-                candidates.append(speedup.DraftCandidate(name, ms, accept_length=acc, at_steps=k_dc))
+                typed = None if abs(float(acc) - acc_dc) < 1e-9 else float(acc)
+                candidates.append(draftcost.Candidate(name, ms, typed=typed, at_steps=k_dc, step_how=how))
             missing_dc = speedup.optimum_missing(model_dc)
             if speedup.unphysical(model_dc):  # tok/s rising without end from a cycle no server has: not shown
                 st.warning(
@@ -552,16 +557,18 @@ def _cost_tab() -> None:
                     icon=":material/block:",
                 )
             else:
-                side = speedup.compare_drafts(model_dc, candidates)
-                table = draftcost.side_by_side(side, order, model_dc.measured)
+                side = draftcost.compare(model_dc, candidates)
+                table = draftcost.side_by_side(side, order, model_dc.measured, acceptances=True)
                 st.caption(
-                    f"Acceptances start at {anchor_run}'s measured "
-                    + (f"{anchor.accept_length:.2f}" if anchor.accept_length else "acceptance")
-                    + f" at {k_dc} steps. Measured: tok/s of the group's runs, named by run. Predicted: the "
-                    "sweep's fit with each draft's step cost and the acceptance above."
+                    f"Acceptances start at {anchor_run}'s measured {acc_dc:.2f} at {k_dc} steps. "
+                    + draftcost.acceptance_sources(model_dc, candidates)
+                    + " Measured: tok/s of the group's runs, named by run. Predicted: the sweep's fit with each "
+                    "draft's step cost and the acceptance used."
                 )
                 st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
-                gap = draftcost.prediction_gaps(table, first)
+                gap = draftcost.prediction_gaps(
+                    table, first, because=draftcost.gap_reason(model_dc, candidates[0], estimate=estimate)
+                )
                 if gap:
                     st.warning(gap, icon=":material/compare_arrows:")
             if missing_dc and not speedup.unphysical(model_dc):  # the sweep's rule: no "best" from a guess
@@ -569,7 +576,8 @@ def _cost_tab() -> None:
             elif not missing_dc:
                 for name in order:
                     opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
-                    st.markdown(f"**{name}**: {opt.sentence}")
+                    caveat = draftcost.best_caveat(table, first) if name == first else None
+                    st.markdown(f"**{name}**: {opt.sentence}" + (f" {caveat}" if caveat else ""))
             _fold_sc_dc_figures_open = st.expander(
                 "Step-cost figures", key="sc_dc_figures_open", on_change="rerun"
             )  # built only when opened

@@ -1011,15 +1011,20 @@ def figures_frame(record: Mapping[str, Any]) -> Any:
     )
 
 
-def side_by_side(side: Any, order: Sequence[str], measured: Sequence[Any] = ()) -> Any:
-    """``speedup.compare_drafts``'s frame as one row per num_steps: what the sweep measured (``measured``:
-    its ``SweepPoint``s, with their runs), the predicted tok/s of each draft in ``order``, then the acceptance
-    each later draft needs to match the first one's predicted throughput. Every header says measured or
-    predicted: the two sit side by side and read alike."""
+def side_by_side(side: Any, order: Sequence[str], measured: Sequence[Any] = (), *, acceptances: bool = False) -> Any:
+    """``speedup.compare_drafts``'s (or ``compare``'s) frame as one row per num_steps: what the sweep measured
+    (``measured``: its ``SweepPoint``s, with their runs), the predicted tok/s of each draft in ``order``, with
+    ``acceptances`` the acceptance each prediction used ("acceptance used: <draft>"), then the acceptance each later
+    draft needs to match the first one's predicted throughput. Every header says measured, predicted or used: the
+    columns sit side by side and read alike."""
     import pandas as pd
 
     table = side.pivot(index="num_steps", columns="scenario", values="tok_s")[list(order)]
     table.columns = [f"predicted tok/s: {c}" for c in table.columns]
+    if acceptances:
+        used = side.pivot(index="num_steps", columns="scenario", values="accept_length")[list(order)]
+        for name in order:
+            table[f"acceptance used: {name}"] = used[name]
     rest = side[side["scenario"] != order[0]].set_index("num_steps")
     for name in order[1:]:
         table[f"acceptance {name} needs to match"] = rest[rest["scenario"] == name]["accept_to_match"]
@@ -1039,25 +1044,248 @@ def side_by_side(side: Any, order: Sequence[str], measured: Sequence[Any] = ()) 
     return table
 
 
-def prediction_gaps(table: Any, first: str, tolerance: float = 0.10) -> str | None:
-    """A sentence when the first draft's predicted tok/s misses what its runs measured by more than
-    ``tolerance`` at any measured num_steps (``side_by_side``'s table), else None. The prediction swaps in
-    a step cost the server did not pay, so it can sit far from the runs: say so where both are shown."""
+def _gaps(table: Any, first: str, tolerance: float) -> list[tuple[int, float, float, str]]:
+    """(num_steps, predicted, measured, where) at each measured num_steps the first draft's prediction misses."""
     if "measured tok/s" not in table.columns:
-        return None
+        return []
     col = f"predicted tok/s: {first}"
-    misses = []
+    out = []
     for k, row in table.dropna(subset=["measured tok/s"]).iterrows():
         measured, predicted = float(row["measured tok/s"]), float(row[col])
         if measured > 0 and abs(predicted / measured - 1) > tolerance:
-            word = "above" if predicted > measured else "below"
             run = row["measured in run"]
-            where = f"run {run}" if isinstance(run, str) else "the measured run"
-            misses.append(f"{abs(predicted / measured - 1):.0%} {word} {where} at num_steps={k}")
+            out.append((int(k), predicted, measured, f"run {run}" if isinstance(run, str) else "the measured run"))
+    return out
+
+
+def prediction_gaps(table: Any, first: str, tolerance: float = 0.10, *, because: str | None = None) -> str | None:
+    """A sentence when the first draft's predicted tok/s misses what its runs measured by more than
+    ``tolerance`` at any measured num_steps (``side_by_side``'s table), else None. The prediction swaps in
+    a step cost the server did not pay, so it can sit far from the runs: say so where both are shown.
+    ``because`` says why (``gap_reason``: the step cost, and an acceptance only where one was typed); without it
+    the sentence names both as what may differ."""
+    misses = [
+        f"{abs(p / m - 1):.0%} {'above' if p > m else 'below'} {where} at num_steps={k}"
+        for k, p, m, where in _gaps(table, first, tolerance)
+    ]
     if not misses:
         return None
+    why = because or (
+        "The step cost picked above, or an acceptance typed for it, is not what those runs had (a bandwidth-floor "
+        "estimate is a lower bound on the step time)."
+    )
     return (
-        f"The prediction for {first} is " + "; ".join(misses) + ". The step cost picked above, or the "
-        "acceptance typed for it, is not what those runs had (a bandwidth-floor estimate is a lower bound on "
-        "the step time). Compare the predicted columns with each other, not with the measured one."
+        f"The prediction for {first} is "
+        + "; ".join(misses)
+        + f". {why} Compare the predicted columns with each other, not with the measured one."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Each draft's acceptance per num_steps: the sweep's measurements, never one run's read as every position
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A draft for the Draft cost table: its step time (and how it was read), and an acceptance typed for it.
+
+    ``typed`` None: the acceptance the sweep measured at each num_steps it measured (``SpeedupModel.accept_at``
+    elsewhere). A typed value at ``at_steps`` carries the sweep's curve up or down to pass through it."""
+
+    label: str
+    step_ms: float
+    typed: float | None = None
+    at_steps: int | None = None
+    step_how: str = ""
+
+
+def anchor_steps(model: Any) -> int:
+    """The num_steps an acceptance is typed at: the largest the sweep measured an acceptance at (it measured the
+    most positions; a 1-step run that accepted every drafted token says nothing of position 2)."""
+    ks = [p.num_steps for p in model.measured if p.accept_length is not None]
+    if not ks:
+        raise DataError("the sweep measured no acceptance length to start the drafts' acceptances from")
+    return max(ks)
+
+
+def acceptance_at(model: Any, k: int, typed: float | None = None, at_steps: int | None = None) -> float:
+    """A draft's acceptance at ``k``: the sweep's (measured at a measured num_steps, ``accept_at`` elsewhere), or,
+    with ``typed`` at ``at_steps``, that curve scaled so its gain over 1 token passes through the typed value there
+    (each position keeps the sweep's shape: a draft that accepts less at 4 steps accepts proportionally less at 1)."""
+    from comparelib.analysis import speedup
+
+    base = float(model.accept_at(k))
+    if typed is None:
+        return base
+    at = at_steps if at_steps is not None else anchor_steps(model)
+    if not 1.0 <= typed <= at + 1:
+        raise InputError(f"an acceptance length of {typed:g} is impossible at {at} draft steps (must be 1..{at + 1})")
+    ref = float(model.accept_at(at))
+    if ref > 1.0:
+        return min(1.0 + (base - 1.0) * (typed - 1.0) / (ref - 1.0), float(k + 1))
+    # the sweep accepted nothing there: no shape to carry, so geometric through the typed value
+    return speedup.geometric_accept(min(speedup.alpha_for(typed, at), 0.99), k)
+
+
+def compare(model: Any, candidates: Sequence[Candidate], *, steps: Iterable[int] | None = None) -> Any:
+    """Predicted tok/s per num_steps for each draft, as ``speedup.compare_drafts`` lays them out (``scenario`` =
+    label, ``accept_to_match`` against the first), with each draft's acceptance from ``acceptance_at``: the sweep's
+    measured acceptance at every num_steps it measured, not a geometric rate read from one run. ``accept_source``
+    says "measured", "other batch", "predicted" or "typed"."""
+    import pandas as pd
+
+    from comparelib.analysis import speedup
+
+    if not candidates:
+        raise InputError("give at least one draft to predict")
+    labels = [c.label for c in candidates]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"draft labels must differ, got {labels}")
+    ks = list(speedup.STEPS if steps is None else steps)
+    frames = []
+    for c in candidates:
+        m = speedup.with_draft_step(model, c.step_ms, source=c.label)
+        rows = []
+        for k in ks:
+            acc = acceptance_at(model, k, c.typed, c.at_steps)
+            if c.typed is not None:
+                source = "typed"
+            elif model.measured_accept(k) is not None:
+                source = "measured"
+            else:
+                source = "other batch" if model.elsewhere_accept(k) is not None else "predicted"
+            tps = m.tok_s(k, acc)
+            rows.append(
+                {
+                    "num_steps": int(k),
+                    "scenario": c.label,
+                    "accept_length": acc,
+                    "accept_source": source,
+                    "cycle_ms": m.cycle_ms(k),
+                    "verify_ms": m.verify_ms(k),
+                    "verify_share": m.verify_share(k),
+                    "tok_s": tps,
+                    "speedup": tps / m.baseline_tok_s if m.baseline_tok_s else None,
+                    "kind": "predicted",
+                    "draft_step_ms": float(c.step_ms),
+                }
+            )
+        frames.append(pd.DataFrame(rows))
+    first = frames[0].set_index("num_steps")
+    for f in frames:
+        f["accept_to_match"] = [
+            float(first.at[k, "accept_length"] * cyc / first.at[k, "cycle_ms"])
+            for k, cyc in zip(f["num_steps"], f["cycle_ms"], strict=False)
+        ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _steps_text(ks: Sequence[int]) -> str:
+    ks = sorted(ks)
+    if len(ks) > 2 and ks == list(range(ks[0], ks[-1] + 1)):
+        return f"{ks[0]}-{ks[-1]}"
+    return ", ".join(map(str, ks))
+
+
+def _ids_text(ids: Iterable[int]) -> str:
+    from comparelib.analysis import speedup
+
+    return speedup.runs_text(sorted(set(ids))).replace(" (their mean)", "")
+
+
+def acceptance_sources(model: Any, candidates: Sequence[Candidate], *, steps: Iterable[int] | None = None) -> str:
+    """Where each draft's acceptance in the table comes from, in words: the runs that measured it at each measured
+    num_steps, the runs a prediction elsewhere is drawn from, and a typed value with the run it replaces."""
+    from comparelib.analysis import speedup
+
+    ks = list(speedup.STEPS if steps is None else steps)
+    measured_k = [k for k in ks if model.measured_accept(k) is not None]
+    other_k = [k for k in ks if k not in measured_k and model.elsewhere_accept(k) is not None]
+    predicted_k = [k for k in ks if k not in measured_k and k not in other_k]
+    fitted = [p.run_id for p in model.measured if p.accept_length is not None and p.run_id is not None]
+    parts = []
+    if measured_k:
+        values = ", ".join(f"{model.measured_accept(k):.2f}" for k in measured_k)
+        runs = [i for k in measured_k for i in model.measured_runs(k)]
+        parts.append(f"measured at num_steps {_steps_text(measured_k)} ({_ids_text(runs)}: {values})")
+    for k in other_k:
+        e = model.elsewhere_accept(k)
+        parts.append(f"at num_steps={k} {e.accept_length:.2f}, {e.words}")
+    if predicted_k:
+        swept = sorted({p.num_steps for p in model.measured if p.accept_length is not None})
+        how = (
+            "the per-position acceptance rates they recorded, the last conditional rate kept past them"
+            if model.per_position
+            else "a geometric fit to all of them"
+            if len(swept) >= 2
+            else "a geometric rate through that one num_steps"
+        )
+        if len(swept) == 1 and not model.per_position and model.alpha >= 0.99:  # 2.00 at 1 step: nothing rejected
+            how += (
+                ", which accepted every drafted token, so every further position is taken as accepted too: an upper "
+                "bound until another num_steps is measured"
+            )
+        if len(swept) >= 2:  # SpeedupModel.accept_bound
+            how += ", rising no faster than the last measured gain per step"
+        parts.append(
+            f"at num_steps {_steps_text(predicted_k)} predicted from {_ids_text(fitted) if fitted else 'the sweep'}"
+            f" (measured at num_steps {_steps_text(swept)}: {how}; never below a measurement at fewer steps)"
+        )
+    first = candidates[0] if candidates else None
+    whose = f"{first.label}'s" if first else "The sweep's"
+    out = [f"{whose} acceptance: {'; '.join(parts)}."]
+    for i, c in enumerate(candidates):
+        if c.typed is None:
+            if i:
+                out.append(f"{c.label}: the same, assumed (no run of the group served it): type its own above.")
+            continue
+        at = c.at_steps if c.at_steps is not None else anchor_steps(model)
+        ref = model.measured_accept(at)
+        was = f", where {_ids_text(model.measured_runs(at))} measured {ref:.2f}" if ref is not None else ""
+        out.append(
+            f"{'Used for it' if not i else c.label}: typed, {c.typed:.2f} at {at} steps{was}; at other num_steps "
+            "the sweep's acceptance scaled to pass through it."
+        )
+    return " ".join(out)
+
+
+def gap_reason(model: Any, first: Candidate, *, estimate: bool) -> str:
+    """Why the first draft's prediction can miss its own runs, naming what the prediction swapped in: the step
+    cost picked (against the one fitted to the runs), and the typed acceptance only where one was typed."""
+    at = first.at_steps if first.at_steps is not None else anchor_steps(model)
+    fitted = [p.run_id for p in model.measured if p.run_id is not None]
+    runs = _ids_text(fitted) if fitted else "the sweep's runs"
+    how = f", {first.step_how}" if first.step_how else ""
+    step = (
+        f"the step cost picked above ({first.step_ms:.2f} ms per draft step{how}) replaces the "
+        f"{model.t_draft_ms:.2f} ms per step fitted to {runs}"
+    )
+    if estimate:
+        step += " (a bandwidth-floor estimate is a lower bound on the step time)"
+    if first.typed is None:
+        return (
+            f"Its acceptance there is what those runs measured, so the gap is the cycle time: {step}, and the fit "
+            "counts all of each added step's cost as drafting unless a verify time was recorded."
+        )
+    ref = model.measured_accept(at)
+    was = f" where {_ids_text(model.measured_runs(at))} measured {ref:.2f}" if ref is not None else ""
+    return (
+        f"Two things differ from those runs: the acceptance typed for it ({first.typed:.2f} at {at} steps{was}), "
+        f"and {step}."
+    )
+
+
+def best_caveat(table: Any, first: str, tolerance: float = 0.10) -> str | None:
+    """For the first draft's predicted best: where its predictions miss its own runs, the measured best beside it."""
+    gaps = _gaps(table, first, tolerance)
+    if not gaps:
+        return None
+    rows = table.dropna(subset=["measured tok/s"])
+    k = int(rows["measured tok/s"].idxmax())
+    run = rows.loc[k, "measured in run"]
+    where = f" in run {run}" if isinstance(run, str) else ""
+    above = all(p > m for _k, p, m, _w in gaps)
+    return (
+        f"Its predictions sit {'above' if above else 'away from'} the runs it was measured in (the warning above): "
+        f"the measured best is num_steps={k} at {float(rows.loc[k, 'measured tok/s']):.1f} tok/s{where}."
     )
