@@ -237,6 +237,19 @@ class Curve:
         more = f"; {asked} asked" if isinstance(asked, int) and asked > used else ""
         return f"tau_sim over {used} positions (num_steps {used}: all the log gave{more})"
 
+    def ceiling_words(self) -> str | None:
+        """A ``plateau`` that is still rising but near its ceiling (``evidence["near_ceiling"]``), in words for
+        Overview and the plan to say instead of "has plateaued"; None for any other curve."""
+        ev = self.evidence
+        if not ev.get("near_ceiling"):
+            return None
+        last, before, g = ev["slope_per_doubling_last"], ev["slope_per_doubling_before"], ev["recent_fit"]
+        return (
+            f"is near its ceiling: still rising but slowing, measured {last['slope']:+.3f} per doubling over the "
+            f"{last['window']}, down from {before['slope']:+.3f} over the {before['window']}; the power law fitted "
+            f"to its last doubling predicts {g['gain_at_2x']['mean']:+.3f} over the next doubling"
+        )
+
     def frame(self) -> pd.DataFrame:
         """One row per point: step, samples_seen, split, epoch, tau_sim, acc_0..acc_K."""
         k = max((len(p.acc) for p in self.points), default=0)
@@ -683,6 +696,101 @@ def _tail_points(n: int) -> int:
     return min(n, max(3, n // 10))
 
 
+def _window_ratio(window: str) -> float | None:
+    """How far back (a factor of x) ``_slope_per_doubling``'s window reached: half a doubling or one; None for the
+    last-3-points fallback."""
+    if window.startswith("last half-doubling"):
+        return math.sqrt(2.0)
+    if window.startswith("last doubling"):
+        return 2.0
+    return None
+
+
+def _ls_slope(lx: np.ndarray, ys: np.ndarray) -> tuple[float, float]:
+    """(least-squares slope of ys against lx, its standard error; 0 with 2 points)."""
+    xm = lx - lx.mean()
+    sxx = float((xm**2).sum())
+    slope = float((xm * (ys - ys.mean())).sum() / sxx)
+    resid = ys - ys.mean() - slope * xm
+    n = int(lx.size)
+    se = math.sqrt(float((resid**2).sum()) / (n - 2) / sxx) if n > 2 else 0.0
+    return slope, se
+
+
+def _bend(xs: np.ndarray, ys: np.ndarray, slope: tuple[float, int, str] | None) -> dict[str, Any]:
+    """Model-free curvature of the recent curve: the slope per doubling over the window before the one
+    ``_slope_per_doubling`` read (``slope_per_doubling_before``), whether the slope fell from it past noise
+    (``slope_falling``: by more than the two slopes' 95% margin), and, where every gain between the logged points
+    of the latest window (and the one before it) was positive and smaller per unit of x than the one before
+    (``gains_falling``), what the next doubling adds if they keep falling as they did (an exponential approach
+    fitted to the log of those gains: the fastest saturation in common use, so the low end of a prediction).
+
+    Walk W rose +0.098 per doubling over its last half-doubling, +0.25 over the half-doubling before, its gain per
+    logged point falling from 0.016 to 0.0045: the per-doubling slope of that half-doubling was read as the next
+    doubling's gain (it adds +0.017)."""
+    out: dict[str, Any] = {"slope_per_doubling_before": None, "slope_falling": False, "gains_falling": None}
+    ratio = _window_ratio(slope[2]) if slope else None
+    if slope is None or ratio is None:
+        return out
+    last = float(xs.max())
+    lx = np.log2(xs)
+    start = last / ratio * (1 - 1e-12)
+    latest = xs >= start
+    before = (xs < start) & (xs >= last / ratio**2 * (1 - 1e-12))
+    if int(before.sum()) >= 3 and np.ptp(lx[before]) > 0:
+        s_b, se_b = _ls_slope(lx[before], ys[before])
+        s_l, se_l = _ls_slope(lx[latest], ys[latest])
+        dof = max(1, min(int(before.sum()), int(latest.sum())) - 2)
+        margin = t_two_sided(LEVEL, dof) * math.hypot(se_b, se_l)
+        what = "half-doubling" if ratio < 2 else "doubling"
+        out["slope_per_doubling_before"] = {
+            "slope": s_b,
+            "se": se_b,
+            "points": int(before.sum()),
+            "window": f"{what} before ({int(before.sum())} points)",
+        }
+        out["slope_falling"] = bool(s_b - s_l > margin and s_b > s_l)
+        out["slope_fall_margin"] = margin
+    # the gains between consecutive logged points of the latest window (the first from the point before it)
+    order = np.argsort(xs, kind="stable")
+    sx, sy = xs[order], ys[order]
+    first = int(np.argmax(sx >= start))
+    if first == 0 or np.unique(sx).size != sx.size:
+        return out
+    gx, gy = sx[first - 1 :], sy[first - 1 :]
+    gains, dx = np.diff(gy), np.diff(gx)
+    rate = gains / dx
+    if gains.size < 3 or not (gains > 0).all() or not (np.diff(rate) < 0).all():
+        return out
+    mid = (gx[1:] + gx[:-1]) / 2
+    c1, c0 = (float(v) for v in np.polyfit(mid, np.log(rate), 1))
+    if c1 >= 0:
+        return out
+    nxt = (math.exp(c0 + c1 * 2 * last) - math.exp(c0 + c1 * last)) / c1
+    out["gains_falling"] = {
+        "gains": [float(v) for v in gains],
+        "x": [float(v) for v in gx[1:]],
+        "per_point_uniform": bool(dx.max() <= 1.1 * dx.min()),  # equal spacing: "per logged point" means something
+        "next_doubling": float(nxt),
+    }
+    return out
+
+
+def recent_fit(
+    xs: np.ndarray, ys: np.ndarray, *, x_unit: str, split: str, tau_max: float, positions: int
+) -> tuple[CurveFit, list[str], int] | None:
+    """The same saturating form fitted to the last doubling's points alone, (fit, ``fit_problems``, points), where
+    it holds ``MIN_FIT_POINTS`` distinct x values: the next doubling as the recent curve bends, where a fit over
+    all points is pulled by the early ones (walk W's put its ceiling at 11.57) and a straight slope read over half a
+    doubling does not bend at all. A power law decays slower than an exponential approach, so where the curve
+    saturates faster it predicts the upper end (walk W: +0.038 for a next doubling that adds +0.017)."""
+    sel = xs >= xs.max() / 2.0 * (1 - 1e-12)
+    if int(np.unique(xs[sel]).size) < MIN_FIT_POINTS:
+        return None
+    f = fit_curve(xs[sel], ys[sel], x_unit=x_unit, split=split, tau_max=tau_max)
+    return f, fit_problems(f, xs[sel], ys[sel], positions=positions), int(sel.sum())
+
+
 def fit_problems(f: CurveFit, xs: np.ndarray, ys: np.ndarray, *, positions: int) -> list[str]:
     """Why the fit may not drive the verdict or predict (empty: it may).
 
@@ -930,6 +1038,12 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     whose ceiling is past K + 1 or that misses its last points (``fit_problems``) predicts nothing: the measured
     slope alone decides, and the band stops at the data. Otherwise ``plateau``, and the sentence says which
     called it flat.
+
+    A curve that meets both but bends within its recent window is ``plateau`` too, "Near its ceiling", where its
+    slope fell past noise from the window before (``_bend``) and the same form fitted to the last doubling alone
+    (``recent_fit``) predicts less than ``PLATEAU_GAIN`` over the next doubling: walk W's +0.098 per doubling,
+    read over half a doubling down from +0.25 over the half before, was the next doubling's "+0.098 ... More of
+    the same data should help"; that doubling adds +0.017 (the recent fit predicts +0.038).
     """
     if split not in ("auto", "train", "eval"):
         raise InputError(f"split must be auto, train or eval, got {split!r}")
@@ -1019,6 +1133,25 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
             "fit_not_used_because": problems,
         }
     )
+    bend = _bend(xs, ys, slope)
+    ev.update(bend)
+    recent = recent_fit(xs, ys, x_unit=_unit_key(unit), split=split, tau_max=tmax, positions=k)
+    ev["recent_fit"] = None
+    if recent is not None:
+        rf, r_problems, r_n = recent
+        r_g = rf.gain(2.0)
+        r_at2 = rf.predict(2 * rf.x_ref)
+        ev["recent_fit"] = {
+            "window": "last doubling",
+            "points": r_n,
+            "tau_inf": rf.tau_inf,
+            "a": rf.a,
+            "b": rf.b,
+            "residual_se": rf.residual_se,
+            "gain_at_2x": {"mean": r_g[0], "low": r_g[1], "high": r_g[2]},
+            "tau_at_2x": {"mean": r_at2[0], "low": r_at2[1], "high": r_at2[2]},
+            "problems": r_problems,
+        }
     if f.b <= float(_B_GRID[0]) + 1e-12:
         ev["fit_note"] = "b at its lower bound: the curve is log-like here and its ceiling tau_inf is not identified"
     if peak is not None:  # eval fell past noise after its peak, not called overfitting: said, not called flat
@@ -1031,8 +1164,55 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     flat_measured = slope is not None and slope[0] < PLATEAU_GAIN
     # a fit that may not predict leaves the verdict to the measured slope; one that may needs both to agree
     fit_rises = g2 >= PLATEAU_GAIN if fit_used else slope is not None
-    if fit_rises and not flat_measured:
+    before = ev["slope_per_doubling_before"]
+    slowing = (
+        f"slowing: down from {before['slope']:+.3f} per doubling over the {before['window']}"
+        if ev["slope_falling"]
+        else ""
+    )
+    rfit = ev["recent_fit"]
+    # the slope fell past noise and the same form fitted to the last doubling puts the next doubling under the bar:
+    # the recent slope, read over a window the curve bent within, is not the next doubling's gain
+    near_ceiling = (
+        bool(slowing) and rfit is not None and not rfit["problems"] and rfit["gain_at_2x"]["mean"] < PLATEAU_GAIN
+    )
+    ev["near_ceiling"] = bool(fit_rises and not flat_measured and near_ceiling)
+    if ev["near_ceiling"]:  # Overview and the plan may say "near its ceiling" rather than "has plateaued"
+        verdict = "plateau"
+        assert rfit is not None
+        rg = rfit["gain_at_2x"]
+        gf = ev["gains_falling"]
+        per_point = (
+            f"; the gain per logged point fell steadily from {gf['gains'][0]:+.2g} to {gf['gains'][-1]:+.2g} over "
+            f"the last {len(gf['gains'])} points"
+            if gf and gf["per_point_uniform"]
+            else ""
+        )
+        faster = (
+            f"; less if the gains keep falling as they did ({gf['next_doubling']:+.3f}, extrapolated from them)"
+            if gf
+            else ""
+        )
+        whole = (
+            f"The fit over all {f.n} points extrapolates {g2:+.2f} at 2x (a model statement: the last doubling bends "
+            "more than its shape does)"
+            if fit_used
+            else f"The fit over all {f.n} points is set aside for predictions, as {' and '.join(problems)}"
+        )
+        sentence = (
+            f"Near its ceiling: {where} is still rising, but slowing: {measured}, down from "
+            f"{before['slope']:+.3f} per doubling over the {before['window']}{per_point}. Predicted by the power law "
+            f"fitted to the last doubling ({rfit['points']} points): {rg['mean']:+.3f} ({rg['low']:+.3f}.."
+            f"{rg['high']:+.3f}) over the next doubling (to {_fmt_x(2 * f.x_ref, unit)}), to "
+            f"{rfit['tau_at_2x']['mean']:.2f}, near its fitted ceiling {min(rfit['tau_inf'], tmax):.2f}, under the "
+            f"{PLATEAU_GAIN:.2f} a rising curve needs{faster}. {whole}. More of the same data will add little: look "
+            "at capacity (layers, hidden size), wiring (which target layers are captured) or how well the training "
+            "data matches what you serve."
+        )
+    elif fit_rises and not flat_measured:
         verdict = "rising"
+        if measured and slowing:
+            measured += f"; {slowing}"
         if fit_used:
             sentence = (
                 f"Still rising: {where}. The fit predicts {at2[0]:.2f} ({at2[1]:.2f}..{at2[2]:.2f}) at 2x "

@@ -92,6 +92,19 @@ def run(args: argparse.Namespace) -> int:
             w(f"fit set aside for predictions: {'; '.join(ev['fit_not_used_because'])}\n")
     elif ev.get("fit_not_used_because"):  # an overfitting log with too few points up to its peak to fit
         w(f"no fit: {'; '.join(ev['fit_not_used_because'])}\n")
+    rf = ev.get("recent_fit")
+    if rf:  # the same form over the last doubling alone: how the recent curve bends (the verdict weighs it)
+        g = rf["gain_at_2x"]
+        w(
+            f"fit to the last doubling ({rf['points']} points): tau = {rf['tau_inf']:.3f} - {rf['a']:.3f} * "
+            f"(x / {c.fit.x_ref if c.fit else ev['x_max']:.4g}) ** -{rf['b']:.3f}, residual SE={rf['residual_se']:.3f}"
+            + (
+                f"; set aside: {'; '.join(rf['problems'])}"
+                if rf["problems"]
+                else f"; predicts {g['mean']:+.3f} ({g['low']:+.3f}..{g['high']:+.3f}) at 2x"
+            )
+            + "\n"
+        )
     if ev.get("note"):
         w(f"note: {ev['note']}\n")
     skipped = c.stats.get("long_lines_skipped", 0)
