@@ -387,6 +387,7 @@ TEXT_PX = 13.0
 LINE_GAP_PX = 3.0
 LINE_PX = TEXT_PX + LINE_GAP_PX  # one line of a stack of labels
 LABEL_PAD_PX = 4.0  # text bottom above its rule
+SAME_LINE_PX = 2.0  # rules closer than this are drawn as one dashed line: their labels stack on it
 CHAR_PX = 6.3  # 11 px sans-serif: capitals ("NCCL_PROTO=LL") are the widest
 LABEL_CHARS = 40  # a label line at most (~220 px); longer ones wrap
 POINT_PX = 6.0  # a size-90 point's radius, and a little
@@ -421,15 +422,16 @@ def _nice_extent(lo: float, hi: float) -> tuple[float, float]:
 def baseline_labels(
     base: pd.DataFrame, axis: tuple[float, float], data: Sequence[tuple[float, float]] = ()
 ) -> pd.DataFrame:
-    """The baseline labels (``base``: "output tok/s", "baseline" name), placed so none overprints another or the data.
+    """The baseline labels (``base``: "output tok/s", "baseline" name), each on its own rule, placed so none
+    overprints another, another rule or the data.
 
-    Rules whose labels would touch (closer than a label's height on the tok/s ``axis``, (low, high)) form a
-    cluster; its labels stack, one line per rule in the rules' order (long ones wrapped), above the cluster's top
-    rule at the right end of the plot (num_steps sweeps seldom reach it). Where ``data`` ((num_steps, tok/s)
-    points along the drawn lines) lie under that spot, or another stack, rule or the plot's edge is there, the
-    stack goes where fewer do: at the left, or under the cluster's lowest rule. Rows: "output tok/s" (the rule a
-    line hangs from), "baseline" (its text), "align" ("right"/"left"), "anchor" ("bottom": above the rule, "top":
-    under it) and "dy" (pixels from the rule)."""
+    A label hangs from its own dashed rule, just above it or just under it, at the right end of the plot (num_steps
+    sweeps seldom reach it) or at the left: the first of those four spots where no other label, rule, plot edge or
+    ``data`` ((num_steps, tok/s) points along the drawn lines) is. Walk W's "#14 ... bs8-base48" was stacked with #9's
+    label under #9's rule, read as #9's. Only rules drawn as one line (closer than ``SAME_LINE_PX`` on the tok/s
+    ``axis``, (low, high)) share a spot: their labels stack, one line per rule in the rules' order (long ones
+    wrapped), read top down. Rows: "output tok/s" (the rule a line hangs from), "baseline" (its text), "align"
+    ("right"/"left"), "anchor" ("bottom": above the rule, "top": under it) and "dy" (pixels from the rule)."""
     cols = ["output tok/s", "baseline", "align", "anchor", "dy"]
     if base.empty:
         return pd.DataFrame(columns=cols)
@@ -438,26 +440,24 @@ def baseline_labels(
     x_unit = (STEPS_DOMAIN[1] - STEPS_DOMAIN[0]) / PLOT_PX[0]  # num_steps per pixel
     order = base.assign(_at=range(len(base))).sort_values(["output tok/s", "_at"], ascending=[True, False])
     rows = order.to_dict("records")  # low to high; at one tok/s the first run ends on top, read first
-    clusters: list[list[dict[str, Any]]] = []
+    lines: list[list[dict[str, Any]]] = []  # rules drawn as one line
     for row in rows:  # a long label wraps (one line ran across the plot and the axis), so a rule may take lines
         row["lines"] = textwrap.wrap(str(row["baseline"]), LABEL_CHARS, break_long_words=False) or [""]
-        if clusters:
-            c = clusters[-1]
-            top, tall = float(c[-1]["output tok/s"]), sum(len(r["lines"]) for r in c) * LINE_PX
-            if float(row["output tok/s"]) - top <= (tall + LABEL_PAD_PX) * unit:  # would touch the stack
-                c.append(row)
-                continue
-        clusters.append([row])
+        if lines and float(row["output tok/s"]) - float(lines[-1][0]["output tok/s"]) < SAME_LINE_PX * unit:
+            lines[-1].append(row)
+        else:
+            lines.append([row])
     rules = [float(r["output tok/s"]) for r in rows]
-    placed: list[tuple[float, float, float, float]] = []  # (x0, x1, y0, y1) of the stacks drawn so far
+    placed: list[tuple[float, float, float, float]] = []  # (x0, x1, y0, y1) of the labels drawn so far
     mx, my = POINT_PX * x_unit, POINT_PX * unit  # a point at the text's edge still covers it
     out = []
-    for c in clusters:
+    for c in reversed(lines):  # top down: a higher rule's label takes the room above it first
         names = [line for r in reversed(c) for line in r["lines"]]  # read top down as the rules are
         width = (max(len(n) for n in names) * CHAR_PX + 4) * x_unit
         tall = len(names) * LINE_PX * unit
-        low, top = float(c[0]["output tok/s"]), float(c[-1]["output tok/s"])
-        above, under = top + LABEL_PAD_PX * unit, low - LABEL_PAD_PX * unit - tall
+        rule = float(c[-1]["output tok/s"])  # the line's own rule (its top one, where several are drawn as one)
+        own = {float(r["output tok/s"]) for r in c}
+        above, under = rule + LABEL_PAD_PX * unit, rule - LABEL_PAD_PX * unit - tall
         right, left = (STEPS_DOMAIN[1] - width, STEPS_DOMAIN[1]), (STEPS_DOMAIN[0], STEPS_DOMAIN[0] + width)
         spots = [  # in order of preference: ties take the first
             (("right", "bottom"), (*right, above, above + tall)),
@@ -467,18 +467,19 @@ def baseline_labels(
         ]
         costs = []
         for _, (x0, x1, y0, y1) in spots:
-            # another stack's lines, or closer to them than lines of one stack are (boxes that only abut touched)
+            # another label's lines, or closer to them than lines of one stack are (boxes that only abut touched)
             gap = LINE_GAP_PX * unit
             clash = any(x0 < b1 and b0 < x1 and y0 - gap < d1 and d0 < y1 + gap for b0, b1, d0, d1 in placed)
-            clash = clash or any(y0 < v < y1 for v in rules)  # text over another dashed rule
+            crossed = any(y0 - gap < v < y1 + gap for v in rules if v not in own)  # another dashed rule
             outside = y0 < lo or y1 > hi
             hits = sum(x0 - mx <= x <= x1 + mx and y0 - my <= y <= y1 + my for x, y in data)
-            costs.append((2 * clash + outside, hits))  # never over another label, seldom off the plot, then data
+            # never over another label or rule (a label between two rules is read as either's), seldom off the
+            # plot, then the data
+            costs.append((2 * (clash or crossed) + outside, hits))
         (align, anchor), box = spots[costs.index(min(costs))]
         placed.append(box)
         for j, name in enumerate(names):
             dy = -(LABEL_PAD_PX + LINE_PX * (len(names) - 1 - j)) if anchor == "bottom" else LABEL_PAD_PX + LINE_PX * j
-            rule = top if anchor == "bottom" else low
             out.append({"output tok/s": rule, "baseline": name, "align": align, "anchor": anchor, "dy": dy})
     return pd.DataFrame(out, columns=cols)
 

@@ -37,6 +37,7 @@ PARAM_ALIASES: dict[str, tuple[str, ...]] = {
     "concurrency": ("concurrency", "max_concurrency"),
     "max_tokens": ("max_tokens", "random_output_len"),
     "prompt_set": ("prompt_set", "dataset_name"),
+    "requests": ("requests", "num_prompts"),  # asked for, this app's and the importers' (not those completed)
 }
 
 

@@ -62,6 +62,8 @@ class BenchJob:
     shown: bool = False
     group: str | None = None
     notes: tuple[str, ...] = ()  # the finished run's notes (the draft recorded from the sidebar, ...)
+    # its group was offered to your draft (once, when it finished): the sidebar's group is yours from then on
+    attached: bool = False
 
     def progress(self, done: int, total: int, tok_s: float) -> None:
         self.finished, self.total, self.tok_s = done, total, tok_s
@@ -138,6 +140,15 @@ def _comparison(runs: list[Any], baseline: Any | None) -> pd.DataFrame:
     for run in runs:
         base = baseline or (run if run.is_baseline else speedup.choose_baseline(runs, [run]))
         row = speedup.comparison_frame([run], baseline=base)
+        if run.is_baseline and base is not None and base is not run:
+            # a baseline over another is no speedup (walk W: #14 read "1.28x" over #9, one configuration); what else
+            # differs is still said
+            other = str(row["speedup_note"].iloc[0] or "").removeprefix("no speedup: ")
+            row["speedup"] = float("nan")
+            row["speedup_note"] = (
+                f"no speedup: run #{run.id} is a baseline (no speculation), as is run #{base.id}; a speedup compares "
+                "a speculative run with a baseline" + (f"; {other}" if other else "")
+            )
         if base is None:  # why none: the closest baseline picked and what differs, or none picked at all
             reason = speedup.no_baseline_reason(runs, [run], where="among the runs picked")
             row["speedup_note"] = f"no speedup: {reason}"
@@ -343,17 +354,14 @@ def _progress_panel() -> None:
 
 st.fragment(run_every=1.0 if running else None)(_progress_panel)()
 
-if (
-    job is not None
-    and job.done.is_set()
-    and job.run_id is not None
-    and job.group
-    and not draft.is_example
-    and draft.group != job.group
-):
-    draft = draft.with_(group=job.group)  # your draft's runs are the ones you just measured
-    app.set_own_draft(draft)
-    st.caption(f"Run group **{job.group}** is now attached to your draft; Overview and Acceptance vs data use it.")
+if job is not None and job.done.is_set() and not job.attached:
+    # once, as the run is stored: your draft's runs are the ones you just measured. Later visits keep the sidebar's
+    # group (walk W: every visit set the link back to the run's group, and the sidebar could not change it here)
+    job.attached = True
+    if job.run_id is not None and job.group and not draft.is_example and draft.group != job.group:
+        draft = draft.with_(group=job.group)
+        app.set_own_draft(draft)
+        st.caption(f"Run group **{job.group}** is now attached to your draft; Overview and Acceptance vs data use it.")
 
 # ---------------------------------------------------------------- stored runs
 

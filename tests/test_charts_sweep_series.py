@@ -103,7 +103,8 @@ SERIES_CASES = [
     # another draft's stated algorithm says nothing of this one's
     ([SimpleNamespace(**{**vars(_run(1, 60, bs=1, steps=2, engine="vllm")), "speculative_algorithm": None}),
       _run(2, 64, bs=1, steps=3, engine="vllm", draft="/data/other")],
-     {1: "llama70b-eagle3-480k · vllm bs=1 chain", 2: "other · vllm EAGLE-3 bs=1 chain"}),
+     {1: "llama70b-eagle3-480k · vllm speculative (vLLM does not report the algorithm) bs=1 chain",
+      2: "other · vllm EAGLE-3 bs=1 chain"}),  # the runs table's words for a speculation of no stated method
 ]  # fmt: skip
 
 

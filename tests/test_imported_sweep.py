@@ -186,8 +186,9 @@ def test_speedup_draft_batch_1_leaves_the_imported_run_out_and_says_why(tmp_path
     assert (
         f"  - run #{imported} (vllm, num_steps=5) left out of the fit: imported from {FILE}; its max_tokens, "
         "temperature, prompt set and ignore_eos are not recorded (run #2: max_tokens 256, temperature 0, prompt set "
-        "bundled, ignore_eos False)\n"
-    ) in text.stdout, text.stdout
+        f"bundled, ignore_eos False); number of requests not recorded for run #2 (run #{imported}: number of requests "
+        "3)\n"
+    ) in text.stdout, text.stdout  # these app runs' params leave out the number of requests, the import has it
     assert "  - runs fitted: #2, #3, #4, #5 (vllm)\n" in text.stdout
     assert "per-position rates" not in text.stdout  # the imported run's rates are not the sweep's acceptance
 

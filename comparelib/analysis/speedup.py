@@ -46,7 +46,6 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from comparelib.errors import CompareError, DataError, InputError
@@ -930,8 +929,10 @@ def _concurrency(run: Any) -> int | None:
 
 
 # Benchmark parameters that change throughput on their own: a speedup across different values of
-# these measures the parameter, not the draft.
-RUN_PARAMS_THAT_MATTER = ("concurrency", "max_tokens", "temperature", "prompt_set", "ignore_eos")
+# these measures the parameter, not the draft. The number of requests asked for is one (walk W): at one concurrency a
+# short run's ramp-up and ramp-down waves weigh more, and it sends fewer of the prompts, so 12 requests against 48
+# at concurrency 8 gave a "1.28x speedup" between two baselines of one configuration.
+RUN_PARAMS_THAT_MATTER = ("concurrency", "max_tokens", "temperature", "prompt_set", "ignore_eos", "requests")
 # Server arguments (as the server reports them, SGLang's get_server_info / server_args names, vLLM's
 # engine args) that change the target's own speed.
 SERVER_ARGS_THAT_MATTER = (
@@ -999,7 +1000,8 @@ def settings_mismatch(run: Any, other: Any, *, model_required: bool = True) -> l
     for key in RUN_PARAMS_THAT_MATTER:
         a, b = run_param(run, key), run_param(other, key)
         if _differs(a, b):
-            reasons.append(f"different {key}: {a} against {b}")
+            name = "number of requests" if key == "requests" else key
+            reasons.append(f"different {name}: {a} against {b}")
     raw_run = (getattr(run, "server_config", None) or {}).get("raw") or {}
     raw_other = (getattr(other, "server_config", None) or {}).get("raw") or {}
     if isinstance(raw_run, Mapping) and isinstance(raw_other, Mapping):
@@ -1191,7 +1193,7 @@ def speedup_against(run: Any, baseline: Any) -> tuple[float | None, str | None]:
 
 APP_SOURCE = "this app's benchmark"
 # how the parameters a speedup depends on are named when one side of a pair did not record them
-_PARAM_WORDS = {"prompt_set": "prompt set", "ignore_eos": "ignore_eos"}
+_PARAM_WORDS = {"prompt_set": "prompt set", "ignore_eos": "ignore_eos", "requests": "number of requests"}
 
 
 def run_source(run: Any) -> str:
@@ -2212,7 +2214,8 @@ def sweep_series(
         v = getattr(r, "topk", None)
         return int(v) if isinstance(v, int | float) and not math.isnan(float(v)) else None
 
-    def label(r: Any) -> str:
+    def label(line: list[Any]) -> str:
+        r = line[0]
         engine = str(getattr(r, "engine", None) or "unknown")
         bs = run_param(r, "concurrency")
         k, ndt = topk(r), getattr(r, "num_draft_tokens", None)
@@ -2220,9 +2223,9 @@ def sweep_series(
             shape = "chain" if registry._vllm_chain(r) else None
         else:
             shape = "chain" if k <= 1 else f"tree topk={k}" + (f" ndt={ndt}" if ndt else "")
-        algo = registry.algorithm_label(r)
-        if algo is None and r.id in algorithms:  # stated by its draft's other runs (an import of the same draft)
-            algo = registry.algorithm_label(SimpleNamespace(speculative_algorithm=algorithms[r.id], engine=engine))
+        # the algorithm a run of the line reported or stated (an import of the same draft typed in, at this setting);
+        # else the runs table's words: walk W's vLLM run read "vllm EAGLE-3" from its draft's SGLang runs elsewhere
+        algo = next((a for x in line if (a := registry.algorithm_label(x))), None) or registry.speculation_label(r)
         said = " ".join(x for x in (engine, algo, f"bs={bs}" if bs is not None else None, shape) if x)
         lead = [x for x in (models.get(r.id) if models else None, drafts.get(r.id)) if x]
         return " · ".join([*lead, said])
@@ -2232,7 +2235,7 @@ def sweep_series(
     algorithms = _stated_algorithms(records, keys)
     for r in records:
         groups.setdefault(_sweep_signature(r, keys, algorithms), []).append(r)
-    names = {k: label(rs[0]) for k, rs in groups.items()}
+    names = {k: label(rs) for k, rs in groups.items()}
     for name in set(names.values()):
         alike = [k for k, v in names.items() if v == name]
         if len(alike) < 2:
