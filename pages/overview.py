@@ -83,9 +83,9 @@ def plan_section(
         "The plan: every option ranked, its cost, the fit behind it, and exports", key="ov_plan", on_change="rerun"
     )
     if not box.open:  # the ranked-first line only; the table, charts and sources are built when opened
-        result = _plan(own, entry, runs, volumes, None, "H200", plan.BATCHES[0])  # summary.plan_for's defaults
+        result = _plan(own, entry, runs, volumes, None, "H200", plan.BATCHES[0], answer)  # plan_for's defaults
         if result is not None and (linked := _linked_batch(result.rank_batches)) != result.rank_batch:
-            result = _plan(own, entry, runs, volumes, None, "H200", linked)  # the batch a shared link ranks at
+            result = _plan(own, entry, runs, volumes, None, "H200", linked, answer)  # the batch a link ranks at
         if result is not None:
             with lead_slot:
                 _plan_lead(result, answer)
@@ -102,10 +102,11 @@ def _plan(
     target_al: float | None,
     gpu_name: str,
     rank_batch: int,
+    answer: overview.Answer,
 ) -> plan.Plan | None:
     """The plan for these inputs (``summary.plan_for``, the CLI's ``overview`` too: the training log loaded on
     Acceptance vs data, else the one kept with the draft, fitted instead of the published trend), or None after
-    saying why there is none."""
+    saying why there is none. It cites the run the answer reads "your acceptance" from (``Answer.own``)."""
     try:
         return summary.plan_for(
             own,
@@ -117,6 +118,7 @@ def _plan(
             target_al=target_al,
             gpu_name=gpu_name,
             rank_batch=int(rank_batch),
+            own_run=answer.own.run.id if answer.own is not None else None,
         )
     except CompareError as exc:
         st.info(f"No plan for this draft: {exc}")
@@ -176,7 +178,7 @@ def _plan_body(
     )
     gpu_name = c2.selectbox("GPU", list(plan.GPUS), index=list(plan.GPUS).index("H200"), key="plan_gpu")
     # the batch sizes it ranks at are the plan's (1, 8, 64 and every batch your runs measured a pair at)
-    first = _plan(own, entry, runs, volumes, target_al, gpu_name, plan.BATCHES[0])
+    first = _plan(own, entry, runs, volumes, target_al, gpu_name, plan.BATCHES[0], answer)
     offered = first.rank_batches if first is not None else plan.BATCHES
     rank_batch = int(
         c3.selectbox(
@@ -192,7 +194,9 @@ def _plan_body(
         return
     _link_batch(rank_batch)
     result = (
-        first if rank_batch == first.rank_batch else _plan(own, entry, runs, volumes, target_al, gpu_name, rank_batch)
+        first
+        if rank_batch == first.rank_batch
+        else _plan(own, entry, runs, volumes, target_al, gpu_name, rank_batch, answer)
     )
     if result is None:
         return

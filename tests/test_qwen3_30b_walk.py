@@ -81,7 +81,10 @@ def test_acceptance_vs_datas_default_target_is_the_plans() -> None:
 def _fit_and_own(al: float) -> tuple[scaling.Fit, pd.DataFrame]:
     pts = scaling.published_points()
     fit = scaling.fit_published(scaling.select(pts, benchmark="gsm8k", setting_key=KEY, x="samples"))
-    own = scaling.own_points_from_runs([*SWEEP[:2], _run(3, 3, 230.0, al)], draft="mine", samples=None, tokens=None)
+    # measured on GSM8K prompts, the fit's: a run on other prompts neither meets nor misses it (test_plan_walk_w)
+    own = scaling.own_points_from_runs(
+        [*SWEEP[:2], _run(3, 3, 230.0, al)], draft="mine", samples=None, tokens=None, benchmark="gsm8k"
+    )
     return fit, own
 
 

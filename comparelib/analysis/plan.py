@@ -43,7 +43,7 @@ import pandas as pd
 
 from comparelib.analysis import draftcost, scaling, speedup, traininglogs
 from comparelib.analysis.stats import f_quantile
-from comparelib.errors import DataError, InputError
+from comparelib.errors import CompareError, DataError, InputError
 from comparelib.values import bench_label, human, integer, model_id, number, run_param
 
 Kind = Literal["more-data", "draft-size", "num-steps", "tree", "fix-wiring", "fix-vocab", "no-speculation"]
@@ -957,34 +957,100 @@ class Speed:
         """(fixed cost, checking per step, drafting per step) of a cycle at ``batch`` from the sweep ``m``."""
         return m.t_verify_ms, max(m.t_step_ms - m.t_draft_ms, 0.0), self._own_step(batch, m)
 
-    def tok_s(
-        self, batch: int, al: float, k: int | None = None, step_ms: Callable[[int], float] | None = None
-    ) -> float:
-        k = self.served_steps if k is None else k
+    def measured_batches(self) -> tuple[int, ...]:
+        """The batch sizes a sweep (or one run with its baseline) measured, smallest first."""
+        return tuple(sorted(self.by_batch)) if self.by_batch else (self.model.concurrency,)
+
+    def _held(self, batch: int, line: float, nearest: float) -> float:
+        """A cost drawn through measured batches, held physical past them: past the largest measured batch it does
+        not fall below that batch's (a larger batch never costs less a step), before the smallest it does not rise
+        above that one's. Walk W: the line through batch 1's 23.3 ms and batch 8's 21.8 ms verification gave 9.7 ms
+        at batch 64, while the measured baseline decode step was 21.3-22.5 ms."""
+        cs = self.measured_batches()
+        if batch > cs[-1]:
+            return max(line, nearest)
+        if batch < cs[0]:
+            return max(min(line, nearest), 0.0)
+        return max(line, 0.0)
+
+    def held_past(self, batch: int) -> bool:
+        """Whether ``batch``, past the largest measured batch, takes that batch's cycle (and baseline step) as they
+        are rather than the line through the two measured batches: where that line lowers a cost with the batch (a
+        fixed cost, a per-step cost or the baseline's decode step), which no larger batch does, its slopes are the
+        fits' noise in splitting a cycle, not a trend to draw 8x further. Walk W: batch 1's fit (23.3 ms fixed,
+        3.10 ms a step) and batch 8's (21.8 ms, 3.87 ms) drew 9.7 ms and 10.0 ms at batch 64, and named num_steps
+        1 there against 3 measured best at batch 1 and 8."""
+        pair = self.anchors(batch)
+        if pair is None or batch <= max(self.by_batch):
+            return False
+        a, b = pair
+        pa, pb = self._parts(a.concurrency, a), self._parts(b.concurrency, b)
+        falls = pb[0] < pa[0] or pb[1] + pb[2] < pa[1] + pa[2]
+        sa, sb = a.baseline_step_ms, b.baseline_step_ms
+        return falls or (sa is not None and sb is not None and sb < sa)
+
+    def _per_stream(self, batch: int, al: float, k: int, step_ms: Callable[[int], float] | None = None) -> float:
+        """The speed model's tok/s of one stream at ``batch``: AL over the cycle (no cap)."""
         m = self.model_for(batch)
         verify, checking, draft = self._parts(batch, m)
         pair = self.anchors(batch)
+        if pair is not None and self.held_past(batch):  # no physical line past them: the largest measured cycle
+            m = pair[1]
+            verify, checking, draft = self._parts(m.concurrency, m)
+            pair = None
         if pair is not None:
             (a, b) = pair
             pa, pb = self._parts(a.concurrency, a), self._parts(b.concurrency, b)
+            near = pb if abs(batch - b.concurrency) <= abs(batch - a.concurrency) else pa
             w = (batch - a.concurrency) / (b.concurrency - a.concurrency)
-            v, c, d = (max(x + w * (y - x), 0.0) for x, y in zip(pa, pb, strict=True))
+            v, c, d = (self._held(batch, x + w * (y - x), n) for x, y, n in zip(pa, pb, near, strict=True))
             if v + k * (c + d) > 0:  # a line drawn below zero (a small batch past two large ones): hold the nearest
                 verify, checking, draft = v, c, d
         if step_ms is not None:  # another draft's step: its difference from this draft's at this batch
             draft = max(draft + step_ms(batch) - self.step_ms(batch), 0.0)
         cycle = verify + k * (checking + draft)
-        return batch * al / cycle * 1000.0
+        return al / cycle * 1000.0
+
+    def stream_cap(self, batch: int, al: float, k: int, step_ms: Callable[[int], float] | None = None) -> float | None:
+        """The most one stream can do at an unmeasured ``batch``: at each smaller measured batch, the model's
+        per-stream tok/s there (same AL, num_steps and draft step), lowered to what its runs measured at ``k`` where
+        they measured less. A bigger batch never makes each stream faster (walk W: 101.3 tok/s a stream predicted at
+        batch 64 against 90.2 measured at batch 1 and 8). None where no smaller batch was measured."""
+        if self.measured_at(batch):
+            return None
+        caps = []
+        for c in (c for c in self.measured_batches() if c < batch):
+            m = self.by_batch.get(c, self.model)
+            cap = self._per_stream(c, al, k, step_ms)
+            measured, model_al = m.measured_tok_s(k), m.measured_accept(k)
+            if measured is not None and model_al is not None and (own := self._per_stream(c, model_al, k)) > 0:
+                cap *= min(1.0, measured / c / own)
+            caps.append(cap)
+        return min(caps) if caps else None
+
+    def tok_s(
+        self, batch: int, al: float, k: int | None = None, step_ms: Callable[[int], float] | None = None
+    ) -> float:
+        k = self.served_steps if k is None else k
+        per = self._per_stream(batch, al, k, step_ms)
+        cap = self.stream_cap(batch, al, k, step_ms)
+        return batch * (per if cap is None else min(per, cap))
 
     def baseline_tok_s(self, batch: int) -> float | None:
         """Tok/s without speculation at ``batch``: the measured baseline of that batch's sweep, else its decode step
         drawn through two measured batches' baselines (as the cycle is), else held at the nearest one's."""
         pair = self.anchors(batch)
+        if pair is not None and self.held_past(batch):  # as the cycle: the largest measured batch's decode step
+            step_b = pair[1].baseline_step_ms
+            return batch / step_b * 1000.0 if step_b else None
         if pair is not None:
             a, b = pair
             sa, sb = a.baseline_step_ms, b.baseline_step_ms
             if sa is not None and sb is not None:
-                step = sa + (batch - a.concurrency) / (b.concurrency - a.concurrency) * (sb - sa)
+                near = sb if abs(batch - b.concurrency) <= abs(batch - a.concurrency) else sa
+                step = self._held(
+                    batch, sa + (batch - a.concurrency) / (b.concurrency - a.concurrency) * (sb - sa), near
+                )
                 if step > 0:
                     return batch / step * 1000.0
         step_ms = self.model_for(batch).baseline_step_ms
@@ -1218,8 +1284,25 @@ def _scaled_from(speed: Speed, batch: int) -> str:
         c = speed.model_for(batch).concurrency
         return f"batch {c} runs (linear, cycle held at batch {c}'s" + (": an upper bound)" if batch > c else ")")
     a, b = (m.concurrency for m in pair)
+    if speed.held_past(batch):  # walk W: a line lowering a cost with the batch is not drawn past them
+        return (
+            f"batch {a} and {b} runs (past them: batch {b}'s cycle held, as the line through them lowers a cost with "
+            f"the batch, which no larger batch does; each stream no faster than measured at batch {a} and {b}: an "
+            "upper bound)"
+        )
     where = "between" if a < batch < b else "past"
     return f"batch {a} and {b} runs (cycle time linear in the batch, {where} them)"
+
+
+def _predicted_from(speed: Speed, batch: int) -> str:
+    """ "predicted from batch 1 and 8 runs, an upper bound": an unmeasured batch's figure in a few words, with the
+    caveat where its cycle is held at a smaller measured batch's (a larger batch's cycle is slower)."""
+    pair = speed.anchors(batch)
+    if pair is None:
+        c = speed.model_for(batch).concurrency
+        return f"predicted from batch {c} runs" + (", an upper bound" if batch > c else "")
+    a, b = (m.concurrency for m in pair)
+    return f"predicted from batch {a} and {b} runs" + (", an upper bound" if speed.held_past(batch) else "")
 
 
 def _scaled_source(speed: Speed, batch: int) -> str:
@@ -1249,6 +1332,15 @@ def _scaled_source(speed: Speed, batch: int) -> str:
             f"by the per-step cost assumed, {m.t_step_ms:.3f} ms)"
         )
 
+    if speed.held_past(batch):
+        return (
+            f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over the cycle of "
+            f"{fit(b)}, taken as the same at batch {batch} (the line through it and {fit(a)} lowers a fixed or "
+            f"per-step cost, or the baseline's decode step, with the batch, so it is not drawn past them), and each "
+            f"stream at most as fast as the runs measured at batch {a.concurrency} and {b.concurrency}; a larger "
+            "batch's cycle is slower, so "
+            f"this is an upper bound; no run measured batch {batch}"
+        )
     return (
         f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over a cycle whose fixed "
         f"and per-step costs are drawn through {fit(a)} and {fit(b)}; no run measured batch {batch}"
@@ -1597,6 +1689,9 @@ class Inputs:
     curve_left_out: tuple[tuple[float, float], ...] = ()  # (samples seen, tau_sim) after the peak: not fitted
     # with no target named: the published draft of your draft's hidden size and vocabulary (Overview's reference)
     shape_reference: str | None = None
+    # "your acceptance": the run Overview and Acceptance vs data read it from (``overview.own_acceptance``); the
+    # plan cites it where it drafts the plan's chain
+    own_run: int | None = None
 
 
 def published_target(
@@ -1821,12 +1916,17 @@ def _loglinear_samples(xs: Any, ys: Any, target: float) -> float | None:
 ABOVE_TREND = 0.10  # a measured AL this share above the pooled fit's at your volume sits off the published trend
 
 
-def _measured_at_chain(runs: Sequence[Any], chain: str, rank_batch: int) -> tuple[Any, float] | None:
-    """The draft's own measured run at ``chain`` and its AL: one at the ranking batch first, then the highest AL.
+def _measured_at_chain(
+    runs: Sequence[Any], chain: str, rank_batch: int, own_run: int | None = None
+) -> tuple[Any, float] | None:
+    """The draft's own measured run at ``chain`` and its AL: "your acceptance" (``own_run``, the run Overview and
+    Acceptance vs data read it from, ``overview.own_acceptance``) where it drafts that chain, else one at the
+    ranking batch first, then the highest AL.
 
     Acceptance is the draft's, whatever the batch: a run at the target's chain that already reaches the target
     says more data is not needed to reach it (a plan ranked "more data" first for a target of 2.548 that run #6
-    had measured 2.74 at)."""
+    had measured 2.74 at). Walk W: the plan named run #7 (SGLang) where Overview and Acceptance vs data named run
+    #16 (vLLM), both 2.91 at 3 steps."""
     from comparelib.models.registry import run_setting
 
     found: list[tuple[bool, float, Any]] = []
@@ -1840,6 +1940,8 @@ def _measured_at_chain(runs: Sequence[Any], chain: str, rank_batch: int) -> tupl
         found.append((at_batch, float(al), r))
     if not found:
         return None
+    if own_run is not None and (mine := next((t for t in found if t[2].id == own_run), None)) is not None:
+        return mine[2], mine[1]
     _, al, run = max(found, key=lambda t: (t[0], t[1], -t[2].id))
     return run, al
 
@@ -1848,18 +1950,18 @@ def _prompts_apart(run: Any, benchmark: str | None) -> str | None:
     """The prompts ``run`` was measured on, when recorded and not ``benchmark``: its AL is not on the scale of a
     figure on that benchmark, so it neither meets nor misses one (walk S: run #7 on the bundled prompts "met" the
     reference's GSM8K 2.318 through the ``--curve`` path, while the published-trend path left it out)."""
-    prompts = run_param(run, "prompt_set") if run is not None else None
-    if not prompts or not benchmark or str(prompts).lower() == str(benchmark).lower():
-        return None
-    return str(prompts)
+    from comparelib.analysis.verdicts import prompts_apart
+
+    return prompts_apart(run_param(run, "prompt_set"), benchmark) if run is not None else None
 
 
 def _apart_words(run: Any, al: float, chain: str, prompts: str, target_named: str, benchmark: str) -> str:
-    """What was measured where, and that it is not compared with the target (``_prompts_apart``)."""
-    return (
-        f"Run #{run.id} measured AL {al:.2f} at {chain} (batch {run_param(run, 'concurrency') or 'not recorded'}) "
-        f"on the {prompts!r} prompts, and the target {target_named} is a {bench_label(benchmark)} figure: the two "
-        "are not on one scale, so they are not compared (the target is neither met nor missed by that run)."
+    """What was measured where, and that it is not compared with the target (``_prompts_apart``), in Acceptance vs
+    data's words (``verdicts.not_on_one_scale``)."""
+    from comparelib.analysis.verdicts import not_on_one_scale
+
+    return not_on_one_scale(
+        f"Run #{run.id}", al, chain, run_param(run, "concurrency"), prompts, target_named, benchmark
     )
 
 
@@ -2401,7 +2503,7 @@ def build(
         # your acceptance at the plan's chain: measured there when a run drafted it (walk P: runs #4 and #13
         # measured 2.67 at 3 steps, and the plan converted the served 5-step run's to 2.63 instead), else the
         # served run's converted by geometric acceptance
-        at_chain = _measured_at_chain(inputs.runs, chain, rank_batch)
+        at_chain = _measured_at_chain(inputs.runs, chain, rank_batch, inputs.own_run)
         if at_chain is not None:
             run_c, own_al_k = at_chain
             own_label = f"{inputs.draft_label} (run #{run_c.id}: measured {own_al_k:.2f} at {chain})"
@@ -2639,7 +2741,7 @@ def build(
 
     # ---- more data
     md = Option("more-data", "More training data (same draft, same recipe)")
-    measured_here = _measured_at_chain(inputs.runs, chain, rank_batch)
+    measured_here = _measured_at_chain(inputs.runs, chain, rank_batch, inputs.own_run)
     # one rule on every path: a run on other prompts than the target's neither meets nor misses it (walk S)
     apart = _prompts_apart(measured_here[0], target_bench) if measured_here and target_al is not None else None
     apart_words = (
@@ -2721,7 +2823,8 @@ def build(
             )
         else:
             reach_trend = f" (a draft on the trend reaches the target {target_named} at {n_trend:,.0f} samples)"
-        md.note = _sentence(above_trend + reach_trend)
+        # a run on other prompts than the target's: neither met nor missed, said as Acceptance vs data says it
+        md.note = _sentence(above_trend + reach_trend) + (f" {apart_words}" if apart_words else "")
         md.evidence = [
             _ev("acceptance fit", fit.summary(), fit_src),
             _ev("target AL", target_al, t_src),
@@ -3056,6 +3159,8 @@ def build(
             m = speed.model_for(b)
             runs = m.measured_runs(k) if speed.measured_at(b) and m.measured_tok_s(k) is not None else ()
             how = f"measured in {speedup.runs_text(runs)}" if runs else "predicted"
+            if not runs and not speed.measured_at(b):  # from which batches, and the caveat (walk W)
+                how = _predicted_from(speed, b)
             return f" at {picks[b][k]:,.1f} tok/s {how}"
 
         for b in (b for b in batches if b not in lost):  # none where a measured batch lost (``lost``: walk S)
@@ -3342,6 +3447,21 @@ def build(
 # Gathering the inputs for a draft (shared by the CLI and the Overview page)
 
 
+def _own_acceptance_run(
+    own: Sequence[Any], group: Sequence[Any], draft: str | None, target: str | None, shape_ref: str | None
+) -> int | None:
+    """The run Overview reads "your acceptance" from (``overview.own_acceptance`` over your draft's runs ``own``) at
+    the reference it suggests from the group's runs ``group``."""
+    from comparelib.analysis import overview
+
+    try:
+        reference = shape_ref or overview.default_reference(overview.reference_choices(), draft, target, group).hub_id
+        mine = overview.own_acceptance(own, overview.reference_settings(reference), draft=draft)
+    except (CompareError, KeyError, ValueError):  # no reference to read settings from: the plan's own rule
+        return None
+    return int(mine.run.id) if mine is not None and mine.run.id is not None else None
+
+
 def inputs_for(
     entry: Any,
     *,
@@ -3358,8 +3478,13 @@ def inputs_for(
     published: pd.DataFrame | None = None,
     target: str | None = None,
     draft: str | None = None,
+    own_run: int | None = None,
 ) -> Inputs:
     """``Inputs`` from a ``comparison.Entry`` (the draft, counted and linted), its runs and its data.
+
+    ``own_run``: the run "your acceptance" is read from on Overview (``overview.own_acceptance`` at its
+    reference's published settings); default: the one it reads at the reference Overview suggests, so the plan
+    names the run the other pages name.
 
     Runs served with another model than the draft's target (``target``; default: the entry's, else its runs')
     are left out and named (``runs_note``): a plan from another model's speed is not this draft's. ``draft`` (your
@@ -3386,6 +3511,8 @@ def inputs_for(
             shape_ref, shape_target = chosen.hub_id, registry_target(chosen.hub_id)
     own = runs_of_draft(by_target.kept, draft)  # your draft's runs and the baselines, as Overview's pair
     runs_note = " ".join(n for n in (by_target.note, own.note) if n)
+    if own_run is None and own.kept:
+        own_run = _own_acceptance_run(own.kept, by_target.kept, draft, named_target, shape_ref)
 
     spec = entry.spec
     try:
@@ -3483,6 +3610,7 @@ def inputs_for(
         published=published if published is not None else scaling.published_points(),
         family=family_of(model_id(entry.target_label or named_target) or shape_target),
         shape_reference=shape_ref,
+        own_run=own_run,
         benchmark=benchmark.lower(),
         offline=offline,
         step_record=record,

@@ -422,8 +422,12 @@ def plan_for(
     target_al: float | None = None,
     gpu_name: str = "H200",
     rank_batch: int | None = None,
+    own_run: int | None = None,
 ) -> plan.Plan:
     """Overview's plan for ``draft`` (CompareError when there is none, saying why).
+
+    ``own_run``: the run Overview's answer reads "your acceptance" from (``Answer.own``), so the plan cites the run
+    the page names (default: the one it reads at the reference Overview suggests).
 
     The training log's ``curve`` (loaded on Acceptance vs data, else kept with the draft) is fitted instead of the
     published trend (as ``plan --curve`` does), so the plan cannot rank "more data" from the trend while the answer
@@ -441,6 +445,7 @@ def plan_for(
         own_tokens=float(row["tokens"]) if row and row.get("tokens") else None,
         published=published,
         draft=draft.match_name,  # the runs' target from your draft's own runs, as the CLI's plan reads it
+        own_run=own_run,
     )
     try:
         inputs = plan.inputs_for(own, **given, curve=curve, curve_source=LOG_SOURCE)

@@ -178,14 +178,50 @@ def measured_against_fit(f: Fit, volume: float, own_points: pd.DataFrame) -> tup
     )
 
 
+UNRECORDED_PROMPTS = ("", "live", "none", "nan")  # an own point's benchmark where its run recorded no prompt set
+
+
+def prompts_apart(prompts: Any, benchmark: str | None) -> str | None:
+    """The prompts a run was measured on, when recorded and not ``benchmark``: its acceptance is not on the scale of
+    a figure on that benchmark, so it neither meets nor misses one (one rule for the plan and Acceptance vs data:
+    walk W's Acceptance vs data said run #16 on the bundled prompts was "at or above the target 2.64", a GSM8K
+    figure, while Overview's plan said the two are not compared)."""
+    if prompts is None or not benchmark or str(prompts).strip().lower() in UNRECORDED_PROMPTS:
+        return None
+    return None if str(prompts).lower() == str(benchmark).lower() else str(prompts)
+
+
+def not_on_one_scale(run: str, al: float, chain: str, batch: Any, prompts: str, target: str, benchmark: str) -> str:
+    """What was measured where, and that it is not compared with the target (``prompts_apart``): the plan's
+    more-data row and Acceptance vs data's lead say it in these words. ``run``: "Run #16"."""
+    return (
+        f"{run} measured AL {al:.2f} at {chain} (batch {batch or 'not recorded'}) on the {prompts!r} prompts, and the "
+        f"target {target} is a {bench_label(benchmark)} figure: the two are not on one scale, so they are not "
+        "compared (the target is neither met nor missed by that run)."
+    )
+
+
+def _point_apart(best: pd.Series, f: Fit) -> str | None:
+    """``prompts_apart`` for an own point set against the fit ``f`` (its benchmark is its run's prompt set)."""
+    return prompts_apart(best.get("benchmark"), f.benchmark)
+
+
+def _batch_of(best: pd.Series) -> Any:
+    b = number(best.get("batch_size"))
+    return None if b is None else f"{b:g}"
+
+
 def already_reached(f: Fit, target: float, own_points: pd.DataFrame) -> str | None:
     """A sentence when the user's own run at the fit's num_steps already measured ``target`` or more: "you need
-    about 2M samples to reach 3" reads wrong above a run that measured 3.00 (None otherwise)."""
+    about 2M samples to reach 3" reads wrong above a run that measured 3.00 (None otherwise). A run measured on other
+    prompts than the fit's benchmark has not reached it (``prompts_apart``): None."""
     found = _most_like(f, own_points)
     if found is None:
         return None
     best, source = found
     if not same_chain(str(best["setting_key"]), f.setting_key) or float(best["accept_length"]) < target:
+        return None
+    if _point_apart(best, f):
         return None
     return (
         f"Your draft already measured {float(best['accept_length']):.2f}"
@@ -241,7 +277,27 @@ def data_lead(
         )
     reached = already_reached(f, target, own_points)
     found = _most_like(f, own_points)
-    if reached:
+    apart = _point_apart(found[0], f) if found is not None else None
+    if found is not None and apart and same_chain(str(found[0]["setting_key"]), f.setting_key):
+        # where a run on other prompts would have "met" the target or sat "at or above" the trend, the plan's words
+        # (``not_on_one_scale``): neither is set against it; below both, the trend's sentence alone, as before
+        best, source = found
+        measured = float(best["accept_length"])
+        volumes = [v for v in (own_volume, reference_volume) if v]
+        if measured >= target or (volumes and measured >= predict_bounded(f, max(volumes))[0]):
+            chain = str(best.get("chain") or "")
+            first.append(
+                not_on_one_scale(
+                    (source[:1].upper() + source[1:]) if source else "Your run",
+                    measured,
+                    chain if chain not in ("", "nan", "None") else str(best["setting_key"]),
+                    _batch_of(best),
+                    apart,
+                    f"{round(target, 3):g}",
+                    f.benchmark,
+                )
+            )
+    elif reached:
         first.append(reached)
     elif found is not None and same_chain(str(found[0]["setting_key"]), f.setting_key):
         vols = [(v, who) for v, who in ((own_volume, "your"), (reference_volume, f"{reference}'s")) if v]
@@ -267,7 +323,11 @@ def data_lead(
     sentence = target_sentence(f, target)
     if not first:
         return [sentence]
-    return [*first, f"For a draft on the published trend (not your draft's evidence above): {sentence}"]
+    return [*first, _on_trend(sentence)]
+
+
+def _on_trend(sentence: str) -> str:
+    return f"For a draft on the published trend (not your draft's evidence above): {sentence}"
 
 
 def fit_summary(f: Fit, *, target_accept: float | None = None, own_volume: float | None = None) -> dict[str, Any]:
