@@ -142,8 +142,12 @@ def bench_label(benchmark: str) -> str:
 
 def percent(fraction: float, places: int = 1) -> str:
     """A share as shown to people: a nonzero share never reads 0.0% ("<0.1%"), nor one short of all 100.0%
-    (">99.9%"); exactly none and exactly all read 0.0% and 100.0%."""
-    shown = f"{fraction:.{places}%}"
+    (">99.9%"); exactly none and exactly all read 0.0% and 100.0%. A half rounds up, as people round: 20 of 320
+    is 6.3%, where Python's round-half-to-even format read 6.2% (walk W)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    exact = Decimal(repr(round(fraction * 100, 9)))  # 6.25, not the float's 6.2499...
+    shown = f"{exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP):f}%"
     step = 10.0**-places
     if 0 < fraction and shown == f"{0:.{places}%}":
         return f"<{step:.{places}f}%"
