@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -21,7 +22,7 @@ import pytest
 
 from comparelib.analysis import plan, scaling, speedup, verdicts
 from comparelib.live.store import RunRecord
-from tests.fixtures import stored_run
+from tests.fixtures import bench_config, bench_store, cli_in_process, stored_run
 from tests.test_sweep import _entry
 
 AL = {1: 2.0, 2: 32 / 13, 3: 32 / 11, 4: 3.2}  # acceptance at num_steps 1..4, as runs #5..#8 and #10..#13 measured
@@ -207,3 +208,31 @@ def test_the_plan_names_the_run_overview_reads_your_acceptance_from() -> None:
     ref = overview.default_reference(overview.reference_choices(), None, inputs.target_label, runs).hub_id
     mine = overview.own_acceptance(list(inputs.runs), overview.reference_settings(ref))
     assert mine is not None and inputs.own_run == mine.run.id
+
+
+def test_plan_says_which_batches_no_run_measured(capsys: pytest.CaptureFixture[str]) -> None:
+    """``plan``'s tok/s line gave "bs64: 6,482.1" bare: a batch no run measured names the source it is predicted from,
+    the one its sources list says is an upper bound."""
+    store = bench_store()
+    for r in walk_w():
+        cfg = bench_config(r.engine, "acme/target", r.num_steps, draft=None, topk=r.topk, ndt=r.num_draft_tokens)
+        rid = store.start_run(
+            endpoint=f"http://{r.engine}:8000", server_config=cfg, group="walk-w", params=dict(r.params)
+        )
+        store.finish_run(
+            rid,
+            {
+                "requests": 12,
+                "errors": 0,
+                "output_tokens_per_s": r.output_tokens_per_s,
+                "accept_length": r.accept_length,
+            },
+        )
+    proc = cli_in_process(capsys, "plan", "example", "--group", "walk-w")
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.strip().startswith("tok/s bs1:"))
+    sid = re.search(r"bs64: [\d,.]+ \(predicted: (predicted-\d+)\)", line)
+    assert sid is not None, line
+    assert "(predicted" not in line.split("bs64")[0], line  # batch 1 and 8 were measured
+    src = next(x for x in proc.stdout.splitlines() if x.strip().startswith(f"{sid.group(1)}:"))
+    assert "predicted from batch 1 and 8 runs" in src and "an upper bound" in src, src

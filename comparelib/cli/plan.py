@@ -271,6 +271,12 @@ def run(args: argparse.Namespace) -> int:
     w(f"{result.fit_note}\n")
     if now := plan.current_words(result):  # what every gain at the ranking batch is against, and where it comes from
         w(f"{now}\n")
+    kinds = {src.id: src.kind for src in result.sources}
+    unmeasured = {
+        b: f" (predicted: {sid})"
+        for b, sid in (result.current.get("tok_s_source") or {}).items()
+        if kinds.get(sid) == "predicted"
+    }
     for i, o in enumerate(result.options, 1):
         w(f"{i}. [{o.kind}] {o.title}\n")
         if o.al is not None and o.al.value is not None:
@@ -290,7 +296,12 @@ def run(args: argparse.Namespace) -> int:
                 f"offline storage {o.storage.text(',.1f', ' TB')}\n"
             )
         if o.tok_s:
-            w("   tok/s " + ", ".join(f"bs{b}: {v.value:,.1f}" for b, v in o.tok_s.items() if v.value) + "\n")
+            # a batch no run measured is said so, with the source it is predicted from (walk W's bare "bs64: 6,482.1")
+            w(
+                "   tok/s "
+                + ", ".join(f"bs{b}: {v.value:,.1f}{unmeasured.get(b, '')}" for b, v in o.tok_s.items() if v.value)
+                + "\n"
+            )
         if o.gain is not None and o.gain.value is not None:
             # ranked by this: a gain within run-to-run noise is no gain, and ranks after every real one
             current = float((result.current.get("tok_s") or {}).get(str(result.rank_batch)) or 0.0)
