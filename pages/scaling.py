@@ -501,9 +501,11 @@ def _draft_figures(own: str, token_tag: str) -> list[tuple[str, dict]]:  # token
 def _cost_tab() -> None:
     st.subheader("Draft cost: is a bigger draft worth its step?")
     st.caption(
-        "A draft step's cost measured with torch (`python -m comparelib draft-cost`, `benchmarks/bench_draftcost.py`) "
-        "replaces the fitted drafting cost; tok/s per num_steps is predicted for each draft. This page shows recorded "
-        "figures only: it cannot run a GPU benchmark for you."
+        "Draft step costs measured with torch (`python -m comparelib draft-cost`, `benchmarks/bench_draftcost.py`), "
+        "set against your sweep: the draft it measured keeps the cycle fitted to its runs, and each other draft's "
+        "per-step cost is that fit's plus the difference of the two drafts' step costs in the figures picked; tok/s "
+        "per num_steps is predicted for each. This page shows recorded figures only: it cannot run a GPU benchmark "
+        "for you."
     )
     if group is None:
         st.caption("Pick a run group above: the candidates share its verify costs.")
@@ -524,9 +526,15 @@ def _cost_tab() -> None:
             k_dc = draftcost.anchor_steps(model_dc)
             acc_dc = float(model_dc.measured_accept(k_dc) or 1.0)
             anchor_run = speedup.runs_text(model_dc.measured_runs(k_dc)).replace(" (their mean)", "")
-            own = draftcost.own_index(record, draft.source)
-            first = st.selectbox("The draft the sweep measured", drafts, index=own, key="sc_dc_first")
-            order = [first] + [d for d in drafts if d != first]
+            # the sidebar's draft, where these figures have it; else said to have none (never another in its place)
+            own = draftcost.served_index(record, draft.source, draft.short)
+            absent = f"{draft.short} (no step cost in these figures)"
+            firsts = drafts if own is not None else [absent, *drafts]
+            app.follow_draft("sc_dc_first", drafts[own] if own is not None else absent, draft, firsts)
+            first = st.selectbox("The draft the sweep measured", firsts, key="sc_dc_first")
+            served_in = first in drafts
+            served_name = first if served_in else draft.short
+            order = [first] + [d for d in drafts if d != first] if served_in else list(drafts)
             estimate = bool(record.get("estimate"))
             cols = st.columns(len(order))
             candidates = []
@@ -557,26 +565,34 @@ def _cost_tab() -> None:
                     icon=":material/block:",
                 )
             else:
-                side = draftcost.compare(model_dc, candidates)
+                side = draftcost.compare(model_dc, candidates, served=served_in)
                 table = draftcost.side_by_side(side, order, model_dc.measured, acceptances=True)
                 st.caption(
                     f"Acceptances start at {anchor_run}'s measured {acc_dc:.2f} at {k_dc} steps. "
-                    + draftcost.acceptance_sources(model_dc, candidates)
-                    + " Measured: tok/s of the group's runs, named by run. Predicted: the sweep's fit with each "
-                    "draft's step cost and the acceptance used."
+                    + draftcost.acceptance_sources(model_dc, candidates, served=served_name)
+                    + " "
+                    + draftcost.step_sources(
+                        model_dc, candidates, served=served_in, device=record.get("device_name"), estimate=estimate
+                    )
+                    + f" Measured: tok/s of the group's runs ({served_name}'s), named by run. Predicted: the sweep's "
+                    "fit with each draft's per-step cost above and the acceptance used."
                 )
                 st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
-                gap = draftcost.prediction_gaps(
-                    table, first, because=draftcost.gap_reason(model_dc, candidates[0], estimate=estimate)
-                )
-                if gap:
-                    st.warning(gap, icon=":material/compare_arrows:")
+                unset = draftcost.anchor_problem(model_dc, served_name, in_figures=served_in)
+                if unset:  # no draft of these figures is the one the runs measured: no gap to one of them
+                    st.warning(unset, icon=":material/compare_arrows:")
+                else:
+                    gap = draftcost.prediction_gaps(
+                        table, first, because=draftcost.gap_reason(model_dc, candidates[0], estimate=estimate)
+                    )
+                    if gap:
+                        st.warning(gap, icon=":material/compare_arrows:")
             if missing_dc and not speedup.unphysical(model_dc):  # the sweep's rule: no "best" from a guess
                 st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
             elif not missing_dc:
                 for name in order:
                     opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
-                    caveat = draftcost.best_caveat(table, first) if name == first else None
+                    caveat = draftcost.best_caveat(table, first) if name == first and served_in else None
                     st.markdown(f"**{name}**: {opt.sentence}" + (f" {caveat}" if caveat else ""))
             _fold_sc_dc_figures_open = st.expander(
                 "Step-cost figures", key="sc_dc_figures_open", on_change="rerun"
@@ -591,10 +607,17 @@ def _cost_tab() -> None:
                             "step time. Record real figures with `python benchmarks/bench_draftcost.py --device cuda "
                             "--out comparelib/builtin/draftcost/<gpu>.json`."
                         )
+                    graphs = (
+                        ", each forward replayed as a CUDA graph"
+                        if record.get("cuda_graphs")
+                        else ""
+                        if estimate
+                        else ", no CUDA graphs"
+                    )
                     st.caption(
-                        "One GPU, no tensor parallelism or CUDA graphs; an engine serving a large target may shard "
-                        "the draft across its GPUs. The sweep's fitted drafting cost was "
-                        f"{model_dc.t_draft_ms:.2f} ms per step."
+                        f"One GPU, no tensor parallelism{graphs}; an engine serving a large target may shard "
+                        f"the draft across its GPUs. The sweep's per-step cost was {model_dc.t_step_ms:.2f} ms; the "
+                        "caption above the table says how each draft's is set from it and these figures."
                     )
         except CompareError as exc:
             st.error(str(exc))

@@ -33,7 +33,7 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -975,13 +975,18 @@ def figure_sources(own: str | None = None) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def own_index(record: Mapping[str, Any], own: str | None) -> int:
-    """Which of a record's drafts is the user's: by source, else the built-in example ("own"), else the first."""
+def served_index(record: Mapping[str, Any], source: str | None, name: str | None = None) -> int | None:
+    """Which of a record's drafts is the sidebar's (the draft the sweep measured): by source, else by name (a recorded
+    file names its drafts without a source); None when the record has no figure for it. Never another draft in its
+    place: the built-in example's step cost set against your sweep's fit would anchor the others on the wrong draft."""
     drafts = list(record.get("drafts") or [])
     for i, d in enumerate(drafts):
-        if own and d.get("source") == own:
+        if source and d.get("source") == source:
             return i
-    return next((i for i, d in enumerate(drafts) if "own" in str(d.get("draft"))), 0)
+    for i, d in enumerate(drafts):
+        if name and d.get("draft") == name:
+            return i
+    return None
 
 
 def figures_frame(record: Mapping[str, Any]) -> Any:
@@ -1060,10 +1065,10 @@ def _gaps(table: Any, first: str, tolerance: float) -> list[tuple[int, float, fl
 
 def prediction_gaps(table: Any, first: str, tolerance: float = 0.10, *, because: str | None = None) -> str | None:
     """A sentence when the first draft's predicted tok/s misses what its runs measured by more than
-    ``tolerance`` at any measured num_steps (``side_by_side``'s table), else None. The prediction swaps in
-    a step cost the server did not pay, so it can sit far from the runs: say so where both are shown.
-    ``because`` says why (``gap_reason``: the step cost, and an acceptance only where one was typed); without it
-    the sentence names both as what may differ."""
+    ``tolerance`` at any measured num_steps (``side_by_side``'s table), else None. On the cycle fitted to its runs
+    (``compare``) that is the fit's own miss, or an acceptance typed for it; with a step cost swapped in for the
+    fitted one (no figure of its own to set the others against) that step cost too. ``because`` says which
+    (``gap_reason``); without it the sentence names what may differ."""
     misses = [
         f"{abs(p / m - 1):.0%} {'above' if p > m else 'below'} {where} at num_steps={k}"
         for k, p, m, where in _gaps(table, first, tolerance)
@@ -1071,8 +1076,8 @@ def prediction_gaps(table: Any, first: str, tolerance: float = 0.10, *, because:
     if not misses:
         return None
     why = because or (
-        "The step cost picked above, or an acceptance typed for it, is not what those runs had (a bandwidth-floor "
-        "estimate is a lower bound on the step time)."
+        "The cycle or the acceptance used for it is not what those runs had (a fit that misses them, a step cost "
+        "swapped in for the fitted one, or an acceptance typed for it)."
     )
     return (
         f"The prediction for {first} is "
@@ -1087,7 +1092,8 @@ def prediction_gaps(table: Any, first: str, tolerance: float = 0.10, *, because:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A draft for the Draft cost table: its step time (and how it was read), and an acceptance typed for it.
+    """A draft for the Draft cost table: its step time in the figures picked (and how it was read), and an acceptance
+    typed for it. ``compare`` sets the step times against the sweep's fit through their differences.
 
     ``typed`` None: the acceptance the sweep measured at each num_steps it measured (``SpeedupModel.accept_at``
     elsewhere). A typed value at ``at_steps`` carries the sweep's curve up or down to pass through it."""
@@ -1127,24 +1133,68 @@ def acceptance_at(model: Any, k: int, typed: float | None = None, at_steps: int 
     return speedup.geometric_accept(min(speedup.alpha_for(typed, at), 0.99), k)
 
 
-def compare(model: Any, candidates: Sequence[Candidate], *, steps: Iterable[int] | None = None) -> Any:
-    """Predicted tok/s per num_steps for each draft, as ``speedup.compare_drafts`` lays them out (``scenario`` =
-    label, ``accept_to_match`` against the first), with each draft's acceptance from ``acceptance_at``: the sweep's
-    measured acceptance at every num_steps it measured, not a geometric rate read from one run. ``accept_source``
-    says "measured", "other batch", "predicted" or "typed"."""
-    import pandas as pd
+def anchored(model: Any, *, served: bool = True) -> bool:
+    """Whether the drafts' step costs are set against the sweep's fit: the draft the sweep measured has a figure
+    (``served``) and the sweep fixes a per-step cost to add the others' differences to (not a single run's cycle with
+    no verify time, ``speedup.cycle_held``)."""
+    from comparelib.analysis import speedup
 
+    return served and not speedup.cycle_held(model)
+
+
+def cycle_models(model: Any, candidates: Sequence[Candidate], *, served: bool = True) -> list[Any]:
+    """The ``SpeedupModel`` each draft is predicted with.
+
+    ``served`` (the first candidate is the draft the sweep measured, its step cost read from the same figures as the
+    others'): that draft keeps the sweep's fitted cycle (fixed cost and per-step cost) whatever its figure, so its
+    predictions at measured num_steps are the fit's, within its residual of the runs; every other draft gets the fitted
+    per-step cost plus the difference between its figure and the first's (same device, batch and method; the step
+    floored at 0, its drafting part at 0 with the rest of it checking). The fitted step holds what a figure leaves
+    out (the engine's own overhead, checking one more token where no verify time was recorded); a figure from another
+    device or method swapped in for it put walk W's predictions 15-59% above the very runs the sweep measured.
+
+    Not ``anchored`` (the sweep's draft has no figure here, or the sweep fixes no per-step cost): each draft's own
+    figure replaces the fitted drafting cost per step (``speedup.with_draft_step``)."""
     from comparelib.analysis import speedup
 
     if not candidates:
         raise InputError("give at least one draft to predict")
+    if not anchored(model, served=served):
+        return [speedup.with_draft_step(model, c.step_ms, source=c.label) for c in candidates]
+    first = candidates[0]
+    out = [model]
+    for c in candidates[1:]:
+        diff = float(c.step_ms) - float(first.step_ms)
+        step = max(model.t_step_ms + diff, 0.0)
+        drafting = min(max(model.t_draft_ms + diff, 0.0), step)  # the rest of the step stays checking
+        note = (
+            f"{c.label}: per step {step:.3f} ms, the {model.method} {model.t_step_ms:.3f} ms {diff:+.3f} ms (the "
+            f"difference of its step cost {float(c.step_ms):.3f} ms and {first.label}'s {float(first.step_ms):.3f} ms)"
+        )
+        out.append(replace(model, t_step_ms=step, t_draft_ms=drafting, notes=(*model.notes, note)))
+    return out
+
+
+def compare(
+    model: Any, candidates: Sequence[Candidate], *, steps: Iterable[int] | None = None, served: bool = True
+) -> Any:
+    """Predicted tok/s per num_steps for each draft, as ``speedup.compare_drafts`` lays them out (``scenario`` =
+    label, ``accept_to_match`` against the first), with each draft's acceptance from ``acceptance_at``: the sweep's
+    measured acceptance at every num_steps it measured, not a geometric rate read from one run. ``accept_source``
+    says "measured", "other batch", "predicted" or "typed". Each draft's cycle is ``cycle_models``'s: with ``served``
+    (the first is the draft the sweep measured) the first keeps the fitted cycle and the others are set against it by
+    the difference of their figures. ``step_ms`` is the per-step cost used, ``draft_step_ms`` its drafting part,
+    ``step_figure_ms`` the draft's figure."""
+    import pandas as pd
+
+    from comparelib.analysis import speedup
+
     labels = [c.label for c in candidates]
     if len(set(labels)) != len(labels):
         raise InputError(f"draft labels must differ, got {labels}")
     ks = list(speedup.STEPS if steps is None else steps)
     frames = []
-    for c in candidates:
-        m = speedup.with_draft_step(model, c.step_ms, source=c.label)
+    for c, m in zip(candidates, cycle_models(model, candidates, served=served), strict=True):
         rows = []
         for k in ks:
             acc = acceptance_at(model, k, c.typed, c.at_steps)
@@ -1167,7 +1217,9 @@ def compare(model: Any, candidates: Sequence[Candidate], *, steps: Iterable[int]
                     "tok_s": tps,
                     "speedup": tps / m.baseline_tok_s if m.baseline_tok_s else None,
                     "kind": "predicted",
-                    "draft_step_ms": float(c.step_ms),
+                    "step_ms": float(m.t_step_ms),
+                    "draft_step_ms": float(m.t_draft_ms),
+                    "step_figure_ms": float(c.step_ms),
                 }
             )
         frames.append(pd.DataFrame(rows))
@@ -1178,6 +1230,94 @@ def compare(model: Any, candidates: Sequence[Candidate], *, steps: Iterable[int]
             for k, cyc in zip(f["num_steps"], f["cycle_ms"], strict=False)
         ]
     return pd.concat(frames, ignore_index=True)
+
+
+def _fit_words(model: Any) -> tuple[str, str, str]:
+    """("fitted", "fitted to", "runs #7, #8, #9 and #10"); "calibrated", "calibrated on" for a single run's model."""
+    fitted = [p.run_id for p in model.measured if p.run_id is not None]
+    runs = _ids_text(fitted) if fitted else "the sweep's runs"
+    verb = "fitted" if model.method == "fit" else "calibrated"
+    return verb, f"{verb} {'to' if verb == 'fitted' else 'on'}", runs
+
+
+def step_sources(
+    model: Any,
+    candidates: Sequence[Candidate],
+    *,
+    served: bool = True,
+    device: str | None = None,
+    estimate: bool = False,
+) -> str:
+    """Where each draft's per-step cost in the table comes from, in words (``cycle_models``' rule): the fit for the
+    draft the sweep measured, the fit plus the difference of the figures for the others (which figures: ``step_how``
+    and ``device``), or, not anchored, each figure in place of the fitted drafting cost."""
+    if not candidates:
+        return ""
+    verb, to, runs = _fit_words(model)
+    fit = f"{to} {runs}"
+    where = f" on {device}" if device else ""
+    floors = (
+        " (bandwidth floors at the GPU's peak, not measurements: their difference is an estimate too)"
+        if estimate
+        else ""
+    )
+    models = cycle_models(model, candidates, served=served)
+    if not anchored(model, served=served):
+        each = "; ".join(f"{c.label} {c.step_ms:.2f} ms ({c.step_how or 'from the figures'})" for c in candidates)
+        if served:  # the sweep's own per-step cost is unknown: nothing to set the figures against
+            return (
+                f"Per-step cost: the sweep measured one num_steps and no verify time, so it fixes no per-step cost to "
+                f"set the figures against: each draft's own step cost{where} is its drafting cost per step, checking "
+                f"one more token counted free ({each}){floors}."
+            )
+        return (
+            f"Per-step cost: each draft's own step cost{where} in place of the {model.t_draft_ms:.2f} ms of drafting "
+            f"per step {fit} ({each}){floors}."
+        )
+    first = candidates[0]
+    checking = model.t_step_ms - model.t_draft_ms
+    own = "its own run" if runs.startswith("run ") else "its own runs"
+    said = (
+        f"Per-step cost: {first.label}: the {model.t_step_ms:.2f} ms per step and {model.t_verify_ms:.2f} ms per "
+        f"cycle {fit}, {own}"
+    )
+    if checking > 1e-9:
+        said += f" ({model.t_draft_ms:.2f} ms of each step drafting, the rest checking, from the verify time recorded)"
+    elif model.method == "fit":
+        said += " (no verify time was recorded, so that step also counts checking one more token)"
+    said += f"; its own figure ({first.step_ms:.2f} ms) only sets the others against it."
+    out = [said]
+    for c, m in zip(candidates[1:], models[1:], strict=True):
+        diff = float(c.step_ms) - float(first.step_ms)
+        how = (
+            c.step_how
+            if c.step_how == first.step_how
+            else f"({c.label} {c.step_how or 'read'}, {first.label} {first.step_how or 'read'})"
+        )
+        line = (
+            f"{c.label}: {first.label}'s {verb} {model.t_step_ms:.2f} ms per step {'+' if diff >= 0 else '-'} "
+            f"{abs(diff):.2f} ms = {m.t_step_ms:.2f} ms, the difference of their step costs {how}{where} "
+            f"({c.step_ms:.2f} against {first.step_ms:.2f} ms){floors}"
+        )
+        if model.t_step_ms + diff <= 0:
+            line += f", floored at 0 (the difference is more than the whole {verb} step)"
+        out.append(line + ".")
+    return " ".join(out)
+
+
+def anchor_problem(model: Any, served_label: str, *, in_figures: bool) -> str | None:
+    """Why the figures cannot be set against the fit where the draft the sweep measured (``served_label``) has no
+    figure among them (``in_figures`` False); None where it has one."""
+    if in_figures:
+        return None
+    _verb, to, runs = _fit_words(model)
+    return (
+        f"{served_label}, the draft the sweep measured, has no step cost in these figures, so theirs cannot be set "
+        f"against the {model.t_step_ms:.2f} ms per step {to} {runs}: each draft's own figure replaces the fitted "
+        "drafting cost instead, and the predictions carry those figures' device, batch and method, not the runs'. "
+        f"Compare the predicted columns with each other, not with the measured one (those are {served_label}'s "
+        f"runs); pick figures that include {served_label} to set the others against its runs."
+    )
 
 
 def _steps_text(ks: Sequence[int]) -> str:
@@ -1193,9 +1333,13 @@ def _ids_text(ids: Iterable[int]) -> str:
     return speedup.runs_text(sorted(set(ids))).replace(" (their mean)", "")
 
 
-def acceptance_sources(model: Any, candidates: Sequence[Candidate], *, steps: Iterable[int] | None = None) -> str:
+def acceptance_sources(
+    model: Any, candidates: Sequence[Candidate], *, steps: Iterable[int] | None = None, served: str | None = None
+) -> str:
     """Where each draft's acceptance in the table comes from, in words: the runs that measured it at each measured
-    num_steps, the runs a prediction elsewhere is drawn from, and a typed value with the run it replaces."""
+    num_steps, the runs a prediction elsewhere is drawn from, and a typed value with the run it replaces. ``served``:
+    the draft the sweep measured where it is not the first candidate (it has no step cost among them): every
+    candidate is then assumed to have its acceptance."""
     from comparelib.analysis import speedup
 
     ks = list(speedup.STEPS if steps is None else steps)
@@ -1232,33 +1376,49 @@ def acceptance_sources(model: Any, candidates: Sequence[Candidate], *, steps: It
             f" (measured at num_steps {_steps_text(swept)}: {how}; never below a measurement at fewer steps)"
         )
     first = candidates[0] if candidates else None
-    whose = f"{first.label}'s" if first else "The sweep's"
+    mine = served is None or (first is not None and served == first.label)  # the first is the sweep's draft
+    whose = f"{served}'s" if served is not None else f"{first.label}'s" if first else "The sweep's"
     out = [f"{whose} acceptance: {'; '.join(parts)}."]
     for i, c in enumerate(candidates):
         if c.typed is None:
-            if i:
+            if i or not mine:
                 out.append(f"{c.label}: the same, assumed (no run of the group served it): type its own above.")
             continue
         at = c.at_steps if c.at_steps is not None else anchor_steps(model)
         ref = model.measured_accept(at)
         was = f", where {_ids_text(model.measured_runs(at))} measured {ref:.2f}" if ref is not None else ""
         out.append(
-            f"{'Used for it' if not i else c.label}: typed, {c.typed:.2f} at {at} steps{was}; at other num_steps "
-            "the sweep's acceptance scaled to pass through it."
+            f"{'Used for it' if not i and mine else c.label}: typed, {c.typed:.2f} at {at} steps{was}; at other "
+            "num_steps the sweep's acceptance scaled to pass through it."
         )
     return " ".join(out)
 
 
-def gap_reason(model: Any, first: Candidate, *, estimate: bool) -> str:
-    """Why the first draft's prediction can miss its own runs, naming what the prediction swapped in: the step
+def gap_reason(model: Any, first: Candidate, *, estimate: bool, served: bool = True) -> str:
+    """Why the first draft's prediction can miss its own runs. On the cycle fitted to them (``anchored``): the fit's
+    own miss, or the acceptance typed for it where one was typed. Otherwise what the prediction swapped in: the step
     cost picked (against the one fitted to the runs), and the typed acceptance only where one was typed."""
     at = first.at_steps if first.at_steps is not None else anchor_steps(model)
-    fitted = [p.run_id for p in model.measured if p.run_id is not None]
-    runs = _ids_text(fitted) if fitted else "the sweep's runs"
+    _verb, to, runs = _fit_words(model)
+    ref = model.measured_accept(at)
+    was = f" where {_ids_text(model.measured_runs(at))} measured {ref:.2f}" if ref is not None else ""
+    if anchored(model, served=served):
+        cycle = f"{model.t_verify_ms:.2f} ms + {model.t_step_ms:.2f} ms per step"
+        if first.typed is None:
+            return (
+                f"Its acceptance there is what those runs measured and its cycle is the one {to} "
+                f"them ({cycle}), so the gap is the fit's own: those runs' cycle times do not lie on one straight "
+                "line in num_steps (a disturbed run, or a cost that changes with num_steps); measure the num_steps it "
+                "misses again."
+            )
+        return (
+            f"Its cycle is the one {to} those runs ({cycle}); what differs from them is the "
+            f"acceptance typed for it ({first.typed:.2f} at {at} steps{was})."
+        )
     how = f", {first.step_how}" if first.step_how else ""
     step = (
         f"the step cost picked above ({first.step_ms:.2f} ms per draft step{how}) replaces the "
-        f"{model.t_draft_ms:.2f} ms per step fitted to {runs}"
+        f"{model.t_draft_ms:.2f} ms per step {to} {runs}"
     )
     if estimate:
         step += " (a bandwidth-floor estimate is a lower bound on the step time)"
@@ -1267,8 +1427,6 @@ def gap_reason(model: Any, first: Candidate, *, estimate: bool) -> str:
             f"Its acceptance there is what those runs measured, so the gap is the cycle time: {step}, and the fit "
             "counts all of each added step's cost as drafting unless a verify time was recorded."
         )
-    ref = model.measured_accept(at)
-    was = f" where {_ids_text(model.measured_runs(at))} measured {ref:.2f}" if ref is not None else ""
     return (
         f"Two things differ from those runs: the acceptance typed for it ({first.typed:.2f} at {at} steps{was}), "
         f"and {step}."
