@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -61,6 +62,11 @@ def walk_w(prompts: str = "bundled") -> list[RunRecord]:
     return runs
 
 
+def with_requests(runs: list[RunRecord]) -> list[RunRecord]:
+    """The walk's runs as its store held them: 12 requests at batch 1, 48 at batch 8, in the params."""
+    return [replace(r, params={**r.params, "requests": 12 if r.params["concurrency"] == 1 else 48}) for r in runs]
+
+
 def rising() -> list[RunRecord]:
     """A control whose costs all rise with the batch (fixed 10 -> 12 ms, a step 1.5 -> 2.0 ms, baseline decode 9 ->
     10 ms): its line is drawn past the measured batches, as before."""
@@ -91,9 +97,12 @@ def _measured_per_stream(runs: list[RunRecord], k: int | None) -> dict[int, floa
 # ---------------------------------------------------------------- 1. past the measured batches
 
 
-@pytest.mark.parametrize("case", ["walk W", "rising"])
+CASES = {"walk W": walk_w, "walk W, 12 and 48 requests": lambda: with_requests(walk_w()), "rising": rising}
+
+
+@pytest.mark.parametrize("case", list(CASES))
 def test_each_stream_is_no_faster_at_a_larger_batch_than_measured_at_a_smaller_one(case: str) -> None:
-    runs = walk_w() if case == "walk W" else rising()
+    runs = CASES[case]()
     speed = _speed(runs)
     assert sorted(speed.by_batch) == [1, 8]
     for k in (None, 1, 2, 3, 4):
@@ -236,3 +245,20 @@ def test_plan_says_which_batches_no_run_measured(capsys: pytest.CaptureFixture[s
     assert "(predicted" not in line.split("bs64")[0], line  # batch 1 and 8 were measured
     src = next(x for x in proc.stdout.splitlines() if x.strip().startswith(f"{sid.group(1)}:"))
     assert "predicted from batch 1 and 8 runs" in src and "an upper bound" in src, src
+
+
+def test_a_sweep_at_another_batch_may_ask_for_another_number_of_requests() -> None:
+    """Walk W's store: 12 requests at batch 1, 48 at batch 8. The request count is a compared setting (a baseline of
+    12 against one of 48 at one batch is no speedup), but across batches it is each batch's own: the batch-1 sweep
+    stays measured, not "predicted from batch 8 runs (no run measured it at batch 1)"."""
+    runs = with_requests(walk_w())
+    speed = _speed(runs)
+    assert sorted(speed.by_batch) == [1, 8]
+    result = plan.build(plan.inputs_for(_entry(), runs=runs, own_samples=305.0), rank_batch=1)
+    assert plan.current_words(result).startswith("Served now at batch 1: 90.2 tok/s, measured (run #7, num_steps 3)")
+    # at one batch a run of another request count is still not the sweep's
+    like = plan._like_the_sweep(runs, speed.by_batch[8])
+    r12 = next(r for r in runs if r.id == 12)
+    short = replace(r12, id=20, params={**r12.params, "requests": 12})
+    assert short.params["concurrency"] == 8 and not like(short)
+    assert like(next(r for r in runs if r.id == 7))

@@ -1076,6 +1076,9 @@ class Speed:
         return m.accept_at(k)
 
 
+BATCH_ONLY = ("different concurrency", "different number of requests")  # what a run at another batch may differ in
+
+
 def _like_the_sweep(runs: Sequence[Any], model: speedup.SpeedupModel) -> Callable[[Any], bool]:
     """Whether a run was measured as the sweep was, but for the batch: walk M drew its batch-64 cycle through an
     SGLang batch-1 fit and a vLLM batch-8 one, although the group held vLLM's batch-1 sweep too."""
@@ -1089,7 +1092,10 @@ def _like_the_sweep(runs: Sequence[Any], model: speedup.SpeedupModel) -> Callabl
             why = speedup.settings_mismatch(r, anchor, model_required=False)
         else:
             why = speedup.sweep_mismatch(r, anchor)
-        return all(w.startswith("different concurrency") for w in why)
+        # at another batch the number of requests is that batch's too (walk W: 12 at batch 1, 48 at batch 8, a
+        # sweep each): compared within a batch, it is not a difference of the batch across two
+        batch = any(w.startswith("different concurrency") for w in why)
+        return all(w.startswith(BATCH_ONLY if batch else BATCH_ONLY[:1]) for w in why)
 
     return like
 
