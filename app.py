@@ -479,8 +479,19 @@ def _to_spec(chart: Any) -> dict[str, Any]:
 
 
 def draw_chart(spec: dict[str, Any], key: str | None = None) -> None:
-    """Draw a spec from ``chart_spec`` as st.altair_chart(chart, width="stretch") would."""
-    st.vega_lite_chart(spec=spec, width="stretch", key=key)
+    """Draw a spec from ``chart_spec`` as st.altair_chart(chart, width="stretch") would, its secondary grey set for
+    the browser's theme (``charts.for_theme``: no one grey is readable on both)."""
+    from comparelib import charts
+
+    st.vega_lite_chart(spec=charts.for_theme(spec, _theme()), width="stretch", key=key)
+
+
+def _theme() -> str | None:
+    """The browser's theme ("light" / "dark"), None where Streamlit does not say (AppTest, older clients)."""
+    try:
+        return st.context.theme.type
+    except Exception:  # noqa: BLE001 - no theme known is the light default, never a broken page
+        return None
 
 
 def show_chart(build: Callable[..., Any], *args: Any, key: str | None = None, inputs: Any = None, **kw: Any) -> None:

@@ -28,11 +28,32 @@ alt.utils.schemapi.disable_debug_mode()
 PUBLISHED_SHAPE = "circle"
 OWN_SHAPE = "diamond"
 GREY = "#b8b8b8"  # marks only (points at other settings), never text
-# The one colour used for secondary text (subtitles, rule labels) and neutral marks: about 4.3:1 contrast
-# against both Streamlit's light (#ffffff) and dark (#0e1117) backgrounds. Primary text (titles, axes,
+# The colour builders write for secondary text (subtitles, rule labels) and neutral marks: about 4.3:1 against both
+# Streamlit's light (#ffffff) and dark (#0e1117) backgrounds, under WCAG AA's 4.5:1 for 12 px text, and no one grey
+# reaches 4.5:1 on both. The app draws it per theme (``for_theme``: NEUTRAL_BY_THEME). Primary text (titles, axes,
 # legends) carries no colour at all, so the app's theme sets it.
 NEUTRAL = "#7a7a7a"
 THEME_BACKGROUNDS = {"light": "#ffffff", "dark": "#0e1117"}
+NEUTRAL_BY_THEME = {"light": "#6b6b6b", "dark": "#9e9e9e"}  # >= 4.5:1 against its theme's background
+
+
+def for_theme(spec: Any, theme: str | None) -> Any:
+    """``spec`` (a Vega-Lite dict from the app's chart cache, or a tuple of them) with NEUTRAL recoloured for the
+    browser's theme (``theme``: "light", "dark", or None for light). The inline datasets are left alone."""
+    colour = NEUTRAL_BY_THEME.get(theme or "light", NEUTRAL_BY_THEME["light"])
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: (v if k == "datasets" else walk(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(walk(v) for v in value)
+        return colour if isinstance(value, str) and value.lower() == NEUTRAL else value
+
+    return walk(spec)
+
+
 # Marks that must be seen on both themes (>= 3:1 against each background): train light blue was
 # fine, eval navy (#1f4e79) vanished on the dark one.
 SPLIT_COLOURS = ("#6baed6", "#e6851e")  # train, eval
