@@ -151,7 +151,17 @@ def _run(args: argparse.Namespace, store: Any) -> int:
             from comparelib.analysis import plan
 
             try:
-                made = summary.plan_for(draft, own_entry, runs, volumes, published=published, curve=curve)
+                made = summary.plan_for(
+                    draft,
+                    own_entry,
+                    runs,
+                    volumes,
+                    published=published,
+                    curve=curve,
+                    # the run the answer reads "your acceptance" from, as the page passes it (a --reference other
+                    # than the suggested one may read another run)
+                    own_run=answer.own.run.id if answer.own is not None else None,
+                )
             except CompareError as exc:
                 plan_none = f"No plan for this draft: {exc}"
             else:
