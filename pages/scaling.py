@@ -292,6 +292,7 @@ if fit is not None:
         reference_volume=float(ref_vol.max()) if len(ref_vol) else None,
         curve_verdict=app.own_curve_verdict(draft),
         curve_peak=getattr(app.own_curve(draft), "peak", None),
+        curve_ceiling=c.ceiling_words() if (c := app.own_curve(draft)) is not None else None,
     )
     st.markdown(f"**{lead}**", help=None if rest else "95% confidence band of the fitted mean.")
     for line in rest:

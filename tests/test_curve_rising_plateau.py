@@ -191,3 +191,25 @@ def test_acceptance_vs_data_says_near_its_ceiling_for_walk_w(tmp_path: Path) -> 
         "plateau]** — Near its ceiling: train tau_sim 2.49 at 320K samples seen is still rising, but slowing" in said
     )
     assert "More of the same data will add little" in said and "should help" not in said
+
+
+def test_overview_and_the_plan_say_near_its_ceiling_not_plateaued(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Overview's headline and note, and the plan's, read "has plateaued" of walk W's log, which still rose +0.098 per
+    doubling: they now say what the curve says, near its ceiling, with its slopes and the next doubling predicted."""
+    from tests.fixtures import cli_in_process
+
+    path = str(_csv(tmp_path / "trainlog.csv", _walk_w, WALK_XS))
+    near = curves.curve([path]).ceiling_words()
+    assert near is not None and near.startswith("is near its ceiling: still rising but slowing")
+    proc = cli_in_process(capsys, "overview", "example", "--curve", path, "--no-kept-log", "--json")
+    assert proc.returncode == 0, proc.stderr
+    said = json.loads(proc.stdout)
+    everything = json.dumps(said)
+    assert "has plateaued" not in everything, everything
+    assert near in everything, everything
+    proc = cli_in_process(capsys, "plan", "example", "--curve", path)
+    assert proc.returncode == 0, proc.stderr
+    assert f"Your training log (Acceptance vs data) {near} on this data" in proc.stdout, proc.stdout
+    assert "has plateaued" not in proc.stdout

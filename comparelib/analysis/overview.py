@@ -1323,6 +1323,7 @@ def largest_gap(
     curve_passes: float | None = None,
     curve_peak: Any = None,
     accept_unlike: str = "",
+    curve_ceiling: str | None = None,
 ) -> tuple[str, str]:
     """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
 
@@ -1425,7 +1426,8 @@ def largest_gap(
         )
         # a plateau whose eval fell past noise after its peak (not overfitting) is said as that, not "plateaued"
         lead = (
-            f"Your training log {_stopped(curve_peak)}, so more of the same data is unlikely to close the gap, "
+            f"Your training log {curve_ceiling or _stopped(curve_peak)}, so more of the same data is unlikely to "
+            "close the gap, "
             f"although the reference used more ({data_text}). Look at the data's mix and the wiring before adding "
             "volume."
         )
@@ -1476,6 +1478,15 @@ def fell_words(peak: Any) -> str:
         f"Your training log (Acceptance vs data) stopped rising: {peak.fell_words()}. By your own evidence, more of "
         f"the same data is unlikely to raise acceptance, whatever the published drafts' trend says; keep the "
         f"{peak.checkpoint()}."
+    )
+
+
+def ceiling_note(ceiling: str) -> str:
+    """Overview's note on a log still rising but near its ceiling (``curves.Curve.ceiling_words``): walk W's read
+    "has plateaued" beside a log that rose +0.098 per doubling over its last half-doubling, slowing."""
+    return (
+        f"Your training log (Acceptance vs data) {ceiling}: by your own evidence, more of the same data is unlikely "
+        "to raise acceptance much."
     )
 
 
@@ -1802,6 +1813,7 @@ def answer(
     draft: str | None = None,
     curve_seen: float | None = None,
     curve_peak: Any = None,
+    curve_ceiling: str | None = None,
 ) -> Answer:
     """The Overview's answer for ``own`` against the published draft ``ref`` (both from ``load_entry``; a registry
     entry without a config is its ``PublishedDraft``: sizes are then not compared, data and acceptance are),
@@ -1936,6 +1948,7 @@ def answer(
             curve_verdict=curve_verdict,
             curve_passes=curve_seen / own_volume if curve_seen and own_volume else None,
             curve_peak=curve_peak,
+            curve_ceiling=curve_ceiling,
             accept_detail=accept_detail,
             accept_unlike=accept_unlike,
             missing=missing_evidence(
@@ -1979,6 +1992,8 @@ def answer(
         if curve_verdict == "overfitting"
         else fell_words(curve_peak)
         if curve_verdict == "plateau" and curve_peak is not None
+        else ceiling_note(curve_ceiling)
+        if curve_verdict == "plateau" and curve_ceiling
         else CURVE_NOTES.get(curve_verdict or ""),
         size_note=size_note,
         unlike_reference=unlike,

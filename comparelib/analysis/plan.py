@@ -1692,6 +1692,7 @@ class Inputs:
     # fit and drawn as such (walk S: a rising Weibull through an eval tail that fell 0.16 hid the fall); a plateau's
     # (a fall past noise not called overfitting, ``why_not``) is only said in its note, and nothing is cut
     curve_peak: Any = None
+    curve_ceiling: str | None = None  # a log still rising but near its ceiling, in words (``Curve.ceiling_words``)
     curve_left_out: tuple[tuple[float, float], ...] = ()  # (samples seen, tau_sim) after the peak: not fitted
     # with no target named: the published draft of your draft's hidden size and vocabulary (Overview's reference)
     shape_reference: str | None = None
@@ -3089,6 +3090,8 @@ def build(
             + (
                 f"stopped rising on this data: {fell.fell_words()}"
                 if fell is not None
+                else f"{inputs.curve_ceiling} on this data"
+                if inputs.curve_ceiling
                 else "has plateaued on this data"
             )
             + f", so more training data {on_what}: more of the same data is not expected to raise acceptance; new or "
@@ -3604,6 +3607,7 @@ def inputs_for(
         curve_verdict=curve_verdict,
         curve_unused=curve_unused,
         curve_peak=peak,
+        curve_ceiling=curve.ceiling_words() if hasattr(curve, "ceiling_words") else None,
         curve_left_out=left_out,
         own_samples=own_samples,
         own_samples_source=own_samples_source,

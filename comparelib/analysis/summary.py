@@ -171,6 +171,7 @@ def summarise(
         curve_verdict=getattr(curve, "verdict", None) if curve is not None else None,
         curve_seen=max(seen, default=None),  # a log over passes of your samples is not evidence of new data
         curve_peak=getattr(curve, "peak", None),  # where an overfitting log's eval peaked before it fell
+        curve_ceiling=curve.ceiling_words() if hasattr(curve, "ceiling_words") else None,  # rising, near its ceiling
         own_target=own_target,
         draft=draft.match_name,  # only your draft's runs answer; another draft's (or the target's MTP) are named
     )

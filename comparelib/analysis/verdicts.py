@@ -241,6 +241,7 @@ def data_lead(
     reference_volume: float | None = None,
     curve_verdict: str | None = None,
     curve_peak: Any = None,
+    curve_ceiling: str | None = None,
 ) -> list[str]:
     """Acceptance vs data's answer, in order: what your own evidence says first, then the published trend.
 
@@ -258,6 +259,11 @@ def data_lead(
             f"Your training log (Learning curve tab) stopped rising: {curve_peak.fell_words()}. By your own evidence, "
             f"more of the same data is unlikely to raise acceptance, whatever the published trend says; keep the "
             f"{curve_peak.checkpoint()}."
+        )
+    elif curve_verdict == "plateau" and curve_ceiling:  # still rising, but near its ceiling (walk W)
+        first.append(
+            f"Your training log (Learning curve tab) {curve_ceiling}: by your own evidence, more of the same data is "
+            "unlikely to raise acceptance much, whatever the published trend says."
         )
     elif curve_verdict == "plateau":
         first.append(
