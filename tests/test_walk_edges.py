@@ -482,3 +482,15 @@ def test_the_plan_sets_no_samples_tokens_beside_the_typed_count() -> None:
     said = {e["what"]: e for e in _walk(made.to_json()) if "what" in e and "value" in e}
     assert said["samples now"]["value"] == 12_000.0 and said["samples now"]["source"].startswith("user")
     assert said["tokens per sample"]["value"] > 100, said["tokens per sample"]  # not 600 / 12,000
+
+
+def test_the_plan_says_its_fits_plateau_is_below_the_measured_peak(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The plan fitted walk U's log and said "does not reach the target ... (plateau 2.39)" of a log that measured
+    2.42: a plateau under the log's own highest point is said as such, with that point."""
+    log = _curve_csv(tmp_path / "log.csv", NOISY_FALL)
+    assert cli.main(["plan", "example", "--curve", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "(the fit's plateau 2.39, below the 2.42 your log measured at 48K samples seen, so it is no ceiling" in out
+    assert "(plateau 2.39)" not in out

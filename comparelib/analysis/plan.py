@@ -2945,11 +2945,23 @@ def build(
                     reach += f"; the band's low end is at or below your {own_now:,.0f} {mine_words}"
         else:
             n_new, md.samples_needed = at_10x, None if need is None else need.map(at_least_yours)
+            # a fit of your log whose plateau runs below the log's own highest point is no ceiling (walk U: "plateau
+            # 2.39" of a log that measured 2.42): the measured peak is said beside it
+            below_peak = ""
+            if curve_scope and inputs.curve_al:
+                top_i = max(range(len(inputs.curve_al)), key=lambda i: inputs.curve_al[i])
+                top = inputs.curve_al[top_i]
+                if round(fit.plateau, 2) < round(top, 2):
+                    below_peak = (
+                        f", below the {top:.2f} your log measured at {human(inputs.curve_x[top_i])} samples seen, "
+                        "so it is no ceiling for your log"
+                    )
             reach = (
                 "is not set against the target"
                 if apart_curve
-                else f"does not reach the target {target_named} (plateau {fit.plateau + shift:.2f}"
-                + (" on the live scale)" if shift else ")")
+                else f"does not reach the target {target_named} (the fit's plateau {fit.plateau + shift:.2f}"
+                + (" on the live scale" if shift else "")
+                + f"{below_peak})"
                 if target_al is not None
                 else "has no target AL to reach"
             )
