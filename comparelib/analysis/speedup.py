@@ -1033,16 +1033,7 @@ def baseline_mismatch(run: Any, baseline: Any) -> list[str]:
 def sweep_mismatch(run: Any, other: Any) -> list[str]:
     """Why two speculative runs do not belong to one num_steps sweep: conditions, or the drafting itself
     (algorithm, draft model, topk) differ. A fit over such runs measures the difference, not num_steps."""
-    reasons = settings_mismatch(run, other, model_required=False)
-    # one algorithm under its aliases (SGLang NEXTN = EAGLE with the target as draft, vLLM deepseek_mtp = mtp)
-    algo_a, algo_b = (
-        None if k == "unknown" else k for k in (registry.algorithm_key(run), registry.algorithm_key(other))
-    )
-    if _differs(algo_a, algo_b):
-        reasons.append(
-            f"different algorithm: {registry.algorithm_label(run) or algo_a} against "
-            f"{registry.algorithm_label(other) or algo_b}"
-        )
+    reasons = settings_mismatch(run, other, model_required=False) + _algorithm_mismatch(run, other)
     # an MTP draft is the target's own layers: the algorithm says it, the path may be unrecorded
     if not (registry.is_mtp(run) or registry.is_mtp(other)):
         d_a, d_b = _draft_name(run), _draft_name(other)
@@ -1055,6 +1046,33 @@ def sweep_mismatch(run: Any, other: Any) -> list[str]:
     if a is not None and b is not None and a != b:
         reasons.append(f"different num_draft_tokens of a tree: {a} against {b}")
     return reasons + unrecorded_conditions(run, other)
+
+
+def _algorithm_mismatch(run: Any, other: Any) -> list[str]:
+    """["different algorithm: ..."] where both runs state an algorithm and they are not one under its aliases (SGLang
+    NEXTN = EAGLE with the target as draft, vLLM deepseek_mtp = mtp); else []."""
+    algo_a, algo_b = (
+        None if k == "unknown" else k for k in (registry.algorithm_key(run), registry.algorithm_key(other))
+    )
+    if not _differs(algo_a, algo_b):
+        return []
+    return [
+        f"different algorithm: {registry.algorithm_label(run) or algo_a} against "
+        f"{registry.algorithm_label(other) or algo_b}"
+    ]
+
+
+def measured_otherwise(run: Any, other: Any) -> tuple[list[str], list[str]]:
+    """Why ``run`` was not measured like ``other``, as (recorded differences, conditions one of them did not record);
+    both empty when it was. The sweep's conditions (``settings_mismatch``: batch, prompts, max_tokens, requests,
+    temperature, server settings, environment; ``unrecorded_conditions``) and the algorithm, plus the tool that
+    measured them (``run_source``): two clients time tokens differently, and each speedup is against a baseline of
+    its own tool. What drafts (num_steps, topk, draft tokens) is not compared: this is what lets a tree be set
+    against a chain (``chains_and_trees``)."""
+    recorded = settings_mismatch(run, other, model_required=False) + _algorithm_mismatch(run, other)
+    if run_source(run) != run_source(other):
+        recorded.append(f"measured by {run_source(run)} against {run_source(other)}")
+    return recorded, unrecorded_conditions(run, other)
 
 
 def _draft_name(run: Any) -> str | None:
@@ -1313,11 +1331,16 @@ def shape_words(run: Any) -> str:
 
 def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]:
     """Chains or trees, as measured: for each batch size and engine where your draft ran both, the best tree's
-    speedup against the best chain's, each against its own comparable baseline.
+    speedup against the best chain's measured like it, each against its own comparable baseline.
 
     Walk N asked "chains or trees?": the speed model fits chains only (a tree is "left out of the fit: different
     topk"), and no page set the tree measured at 1.88x beside the best chain at 1.86x, nor said that at batch 32
-    the trees lost."""
+    the trees lost. Walk X's tree (this app, bundled prompts, max_tokens 256) was set against a chain imported from
+    SGLang bench_serving on random prompts at max_tokens 96 (2.36x against its own baseline: "the tree is 11%
+    faster") that the same ``speedup`` output left out of the fit for those reasons; the chain measured like the tree
+    gave 2.21x (18%). The chain now is one measured like the tree (``measured_otherwise``: the sweep's conditions and
+    the same tool); a faster chain measured otherwise is named apart, "not comparable", with why. Where the group's
+    trees were measured in several such settings, each that has a chain measured like it gets its own line."""
     own = runs
     if draft:
         from comparelib.models.draft import runs_of_draft
@@ -1329,7 +1352,7 @@ def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]
     # labx/scout-eagle3-a
     keys = _draft_keys(own)
     names: dict[str, str] = {}  # a draft's key -> its name as said: a Hub id where one of its runs recorded it
-    best: dict[tuple[int | None, str | None, str], dict[str, tuple[float, Any, Any]]] = {}
+    found: dict[tuple[int | None, str | None, str], dict[str, list[tuple[float, Any, Any]]]] = {}
     for r in own:
         if r.is_baseline or not r.output_tokens_per_s or not r.num_steps or registry.is_mtp(r):
             continue
@@ -1343,31 +1366,100 @@ def chains_and_trees(runs: Sequence[Any], draft: str | None = None) -> list[str]
         label = registry.draft_label(r)
         if key not in names or ("/" in label and "/" not in names[key]):
             names[key] = label
-        slot = best.setdefault((_concurrency(r), _engine(r), key), {})
-        if kind not in slot or ratio > slot[kind][0]:
-            slot[kind] = (ratio, r, base)
+        found.setdefault((_concurrency(r), _engine(r), key), {}).setdefault(kind, []).append((ratio, r, base))
     out = []
-    several = len({k[2] for k in best}) > 1
+    several = len({k[2] for k in found}) > 1
     for (batch, engine, key), slot in sorted(
-        best.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1] or "", names[kv[0][2]])
+        found.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1] or "", names[kv[0][2]])
     ):
         if "tree" not in slot or "chain" not in slot:
             continue
-        (t, tree, tb), (c, chain, cb) = slot["tree"], slot["chain"]
         where = f"batch {batch if batch is not None else 'not recorded'}, {engine or 'engine not recorded'}"
         where += f", {names[key]}" if several else ""
+        out += _tree_lines(where, slot["tree"], slot["chain"])
+    return out
+
+
+def _alike(run: Any, other: Any) -> bool:
+    return measured_otherwise(run, other) == ([], [])
+
+
+def _tree_lines(
+    where: str, trees: Sequence[tuple[float, Any, Any]], chains: Sequence[tuple[float, Any, Any]]
+) -> list[str]:
+    """The lines of one batch, engine and draft (``chains_and_trees``): the best tree against the best chain measured
+    like it; a tree measured otherwise than a tree already said, where a chain was measured like it, on a line of
+    its own, named by how its setting differs. Largest speedup first; a chain faster than the one a tree is set
+    against, measured otherwise, is named apart."""
+    trees = sorted(trees, key=lambda t: (-t[0], t[1].id))
+    chains = sorted(chains, key=lambda c: (-c[0], c[1].id))
+    said: list[Any] = []
+    lines = []
+    for t, tree, tb in trees:
+        if any(_alike(tree, s) for s in said):
+            continue  # a faster tree measured like it is said
+        alike = [c for c in chains if _alike(c[1], tree)]
+        if said and not alike:
+            continue  # nothing to set this one against: the best tree's line says the chains measured otherwise
+        head = where + (_setting_apart(tree, said[0]) if said else "")
+        said.append(tree)
+        tree_words = f"best tree ({shape_words(tree)}, run {run_ref(tree)}) {t:.2f}x"
+        if not alike:
+            lines.append(
+                f"{head}: {tree_words} against its baseline ({run_ref(tb)}); no chain measured like it: "
+                + _chain_apart(chains[0], tree)
+            )
+            continue
+        c, chain, cb = alike[0]
         if abs(t / c - 1) <= TIE_TOLERANCE:
             verdict = f"within {TIE_TOLERANCE:.0%}: a tie within run-to-run noise"
         elif t > c:
             verdict = f"the tree is {t / c - 1:.0%} faster"
         else:
             verdict = f"the chain is {c / t - 1:.0%} faster"
-        out.append(
-            f"{where}: best tree ({shape_words(tree)}, run {run_ref(tree)}) {t:.2f}x against the best chain "
-            f"({shape_words(chain)}, run {run_ref(chain)}) {c:.2f}x, each against its baseline ({run_ref(tb)}, "
-            f"{run_ref(cb)}): {verdict}"
+        line = (
+            f"{head}: {tree_words} against the best chain ({shape_words(chain)}, run {run_ref(chain)}) {c:.2f}x, "
+            f"each against its baseline ({run_ref(tb)}, {run_ref(cb)}): {verdict}"
         )
-    return out
+        faster = next((o for o in chains if o[0] > c and not _alike(o[1], tree)), None)
+        lines.append(line + (f"; {_chain_apart(faster, tree)}" if faster is not None else ""))
+    return lines
+
+
+def _chain_apart(chain: tuple[float, Any, Any], tree: Any) -> str:
+    """ "an imported chain on other prompts (num_steps 5, run #14 (imported)) 2.36x against its own baseline
+    (#15 (imported)); not comparable: different max_tokens: 96 against 256; ...": a chain measured otherwise than
+    ``tree``, with what differs as recorded (what one of them did not record where nothing recorded differs)."""
+    ratio, run, base = chain
+    who = "an imported chain" if is_imported(run) and not is_imported(tree) else "a chain"
+    if run_source(run) != run_source(tree) and who == "a chain":
+        who = f"a chain measured by {run_source(run)}"
+    mine, theirs = run_param(run, "prompt_set"), run_param(tree, "prompt_set")
+    if _differs(mine, theirs):
+        who += " on other prompts"
+    elif (mine is None) != (theirs is None):
+        who += " on prompts not shown to match"
+    recorded, unrecorded = measured_otherwise(run, tree)
+    return (
+        f"{who} ({shape_words(run)}, run {run_ref(run)}) {ratio:.2f}x against its own baseline ({run_ref(base)}); "
+        f"not comparable: {'; '.join(recorded or unrecorded)}"
+    )
+
+
+def _setting_apart(run: Any, other: Any) -> str:
+    """ ", prompts random, max_tokens 96": how ``run``'s benchmark setting and tool differ from ``other``'s (its
+    batch aside: the line says it)."""
+    parts = [
+        f"{_SETTING_WORDS.get(k, k)} {_norm(run_param(run, k))}"
+        for k in RUN_PARAMS_THAT_MATTER
+        if k != "concurrency" and run_param(run, k) is not None and run_param(run, k) != run_param(other, k)
+    ]
+    if run_source(run) != run_source(other):
+        parts.append(f"measured by {run_source(run)}")
+    return "".join(f", {p}" for p in parts) or ", other settings"
+
+
+_SETTING_WORDS = {"prompt_set": "prompts", "requests": "requests"}
 
 
 def _run_text(run: Any) -> str:
