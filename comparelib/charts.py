@@ -430,14 +430,39 @@ SWEEP_LEGEND: dict[str, Any] = {
 SWEEP_SIZE: dict[str, Any] = {"height": int(PLOT_PX[1]), "autosize": FIT_WIDTH}
 
 
-def _nice_extent(lo: float, hi: float) -> tuple[float, float]:
-    """The tok/s axis as Vega draws it: the data's extent widened to round ticks (1, 2 or 5 x 10^n)."""
-    span = hi - lo
-    if span <= 0:
-        return lo - 1.0, hi + 1.0
-    raw = span / 6
-    step = min((m * 10 ** math.floor(math.log10(raw)) for m in (1, 2, 5, 10)), key=lambda s: abs(s - raw))
-    return math.floor(lo / step) * step, math.ceil(hi / step) * step
+def _nice_step(raw: float) -> float:
+    """The smallest round step (1, 2 or 5 x 10^n) at or above ``raw`` (> 0)."""
+    base = 10.0 ** math.floor(math.log10(raw))
+    return next(float(f"{m * base:.6g}") for m in (1, 2, 5, 10) if m * base >= raw * (1 - 1e-9))
+
+
+LINEAR_TICKS = 5  # about this many intervals on a linear tok/s axis
+SINGLE_PAD = 0.05  # one tok/s value alone: the axis spans this fraction of it each side (at least 0.5)
+
+
+def linear_ticks(lo: float, hi: float) -> list[float]:
+    """Round tick values (a 1, 2 or 5 x 10^n step, about ``LINEAR_TICKS`` intervals) from the last at or below
+    ``lo`` to the first at or above ``hi``: the linear tok/s axis's ticks and, first to last, its domain. One value
+    (``lo == hi``: walk X's group held only a baseline, and the browser drew one tick labelled "43.773125") is
+    given room around it, so the axis still has round ticks on both sides of it; a non-negative one stays so."""
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise ValueError(f"linear ticks need finite lo <= hi, got {lo!r}, {hi!r}")
+    if hi - lo <= 1e-9 * max(1.0, abs(hi)):
+        pad = max(abs(lo) * SINGLE_PAD, 0.5)
+        lo, hi = (max(0.0, lo - pad) if lo >= 0 else lo - pad), hi + pad
+    step = _nice_step((hi - lo) / LINEAR_TICKS)
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    return [float(f"{k * step:.10g}") for k in range(first, last + 1)]
+
+
+def tick_format(ticks: Sequence[float], log: bool = False) -> str:
+    """A d3 format for ``ticks`` that shows each as the round number it is: SI prefixes on a log axis from 1 up
+    ("1.5k"; under 1 plain, "0.5", not "500m"), else thousands separated with the step's decimals ("41", "43.6")."""
+    if log:
+        return "~s" if min(ticks) >= 1 else "~g"
+    step = min((b - a for a, b in zip(ticks, ticks[1:], strict=False)), default=1.0)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) if step > 0 else 0
+    return f",.{decimals}f"
 
 
 def baseline_labels(
@@ -590,18 +615,19 @@ def run_sweep_charts(
     tok_s = tok_s.dropna().astype(float)
     lo, hi = (float(tok_s.min()), float(tok_s.max())) if len(tok_s) else (0.0, 0.0)
     log = lo > 0 and hi / lo >= LOG_SPAN  # batch 1 under batch 16 read as a flat line on one linear axis
-    if log:  # round ticks that bracket the data, so its top and bottom are read on labelled ticks
+    # round ticks that bracket the data, so its top and bottom are read on labelled ticks, in a stated format: Vega's
+    # own labelled one tick "43.773125" under a group of one baseline (walk X)
+    if log:
         ticks = log_ticks(lo, hi)
         domain = [min(ticks[0], lo / LOG_PAD), max(ticks[-1], hi * LOG_PAD)]
         scale = alt.Scale(type="log", domain=domain, nice=False)
-        y = alt.Y(
-            "output tok/s:Q",
-            title="output tokens/s (log scale)",
-            scale=scale,
-            axis=alt.Axis(format="~s", values=ticks),
-        )
+        title = "output tokens/s (log scale)"
     else:
-        y = alt.Y("output tok/s:Q", title="output tokens/s", scale=alt.Scale(zero=False))
+        ticks = linear_ticks(lo, hi)
+        domain = [ticks[0], ticks[-1]]
+        scale = alt.Scale(domain=domain, nice=False, zero=False)
+        title = "output tokens/s"
+    y = alt.Y("output tok/s:Q", title=title, scale=scale, axis=alt.Axis(format=tick_format(ticks, log), values=ticks))
     layers = []
     if not spec.empty:
         layers.append(
@@ -626,7 +652,7 @@ def run_sweep_charts(
             labels = baseline_labels(logged, axis, [(x_, math.log10(v)) for x_, v in along if v > 0])
             labels["output tok/s"] = labels["output tok/s"].map(back)
         else:
-            labels = baseline_labels(base, _nice_extent(lo, hi), along)
+            labels = baseline_labels(base, (domain[0], domain[1]), along)
         for (align, anchor, dy), part in labels.groupby(["align", "anchor", "dy"]):
             right = align == "right"
             layers.append(

@@ -96,7 +96,8 @@ def prepare(df: pd.DataFrame, table: Table | None, fmt: str) -> pd.DataFrame:
 
     Numbers are rounded to the shown precision and stay numbers (CSV, JSON); Markdown and LaTeX get
     them as text with thousands separators and units ("1.51x", "21.0 ms"); LaTeX keeps only the
-    table's paper columns. Times become ISO 8601; missing values become empty cells (null in JSON).
+    table's paper columns, and those it carries where its rows differ in them (``Table.latex_if_varied``).
+    Times become ISO 8601; missing values become empty cells (null in JSON).
     """
     out = df.copy()
     for col in out.columns:
@@ -104,8 +105,9 @@ def prepare(df: pd.DataFrame, table: Table | None, fmt: str) -> pd.DataFrame:
             out[col] = out[col].map(plain).astype(object)
     if table is None:
         return out
-    if fmt == "latex":
-        out = out[table.latex_columns(list(out.columns))]
+    if fmt == "latex":  # a column the table carries only where its rows differ: an engine or target of several
+        varied = [str(c) for c in table.latex_if_varied if c in out.columns and out[c].nunique(dropna=False) > 1]
+        out = out[table.latex_columns(list(out.columns), varied)]
     for col in out.columns:
         spec = table.get(str(col))
         if spec is None or spec.kind not in ("int", "float"):

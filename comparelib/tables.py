@@ -73,6 +73,9 @@ def _unit_suffix(unit: str | None) -> str:
 class Table:
     columns: tuple[Column, ...]
     latex: tuple[str, ...] = field(default_factory=tuple)  # the columns that fit a paper's page
+    # columns LaTeX carries too, after its first, where the rows hold more than one value in them (the runs of two
+    # targets or engines): one value throughout tells no row from another, and the paper's caption can say it once
+    latex_if_varied: tuple[str, ...] = field(default_factory=tuple)
 
     def get(self, name: str) -> Column | None:
         return next((c for c in self.columns if c.name == name), None)
@@ -82,9 +85,13 @@ class Table:
         named = [c.name for c in self.columns if c.name in available]
         return named + [c for c in available if c not in named]
 
-    def latex_columns(self, available: Sequence[str]) -> list[str]:
+    def latex_columns(self, available: Sequence[str], varied: Iterable[str] = ()) -> list[str]:
+        """The columns a LaTeX export keeps: ``latex``, with those of ``latex_if_varied`` named in ``varied`` (the
+        columns whose rows differ) after the first, as the page puts a group's several target models."""
+        varied = set(varied)
         wanted = [c for c in self.latex if c in available]
-        return wanted or list(available)
+        extra = [c for c in self.latex_if_varied if c in varied and c in available and c not in wanted]
+        return wanted[:1] + extra + wanted[1:] if wanted else list(available)
 
 
 # Advance widths (px) of printable ASCII in the data grid's font (Streamlit's "Source Sans" at 14 px), measured
@@ -298,17 +305,24 @@ RUNS = Table(
         Column("labels", "text", width="medium"),
         Column("created_at", "datetime", label="started (UTC)", width="medium"),
     ),
+    # what tells the runs apart (walk X: the batch-1 chain #7 and tree #9 both read "EAGLE3 & 3", and a batch-4 run
+    # read as a batch-1 one but for its numbers): the draft and the setting, then what was measured
     latex=(
         "id",
-        "status",
-        "speculative_algorithm",
+        "draft",
+        "batch",
         "num_steps",
+        "topk",
         "output_tokens_per_s",
         "accept_length",
+        "speculative_algorithm",
+        "num_draft_tokens",
         "ttft_p50_ms",
         "tpot_p50_ms",
+        "status",
         "requests",
     ),
+    latex_if_varied=("model", "engine"),
 )
 
 RUN_COMPARISON = Table(

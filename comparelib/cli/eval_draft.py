@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         n = len(ev.skipped)
         w(f"{n} dump file{'s' if n != 1 else ''} left out (listed below, with why)\n")
     w(f"target tokens: {ev.labels_from}\n")
+    if ev.teacher == "dump":
+        w(offline.teacher_words(ev.teacher_tokens, ev.tokens, ev.rows) + "\n")
     w("steps  AL replay (95% CI)        AL positions*  SpecForge sim.**  cycles\n")
     for b in ev.by_steps:
         ci = b["al_replay_ci"]
