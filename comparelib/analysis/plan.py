@@ -1568,9 +1568,15 @@ def current_words(result: Plan) -> str:
     lost = (cur.get("tok_s_not_predicted") or {}).get(str(b))
     if measured is not None and tok is not None:
         runs = speedup.runs_text(measured["runs"])
+        tree = measured.get("tree_faster")
+        faster = (
+            f" A tree measured faster there: {tree['tok_s']:,.1f} tok/s (run #{tree['run']}, {tree['shape']})."
+            if tree
+            else ""
+        )
         return (
             f"Served now at batch {b}: {tok:,.1f} tok/s, measured ({runs}, num_steps {measured['num_steps']}); every "
-            f"gain at batch {b} is against it."
+            f"gain at batch {b} is against it.{faster}"
         )
     if tok is not None:
         src = next((s.text for s in result.sources if s.id == (cur.get("tok_s_source") or {}).get(str(b))), "")
@@ -1972,27 +1978,55 @@ def _apart_words(run: Any, al: float, chain: str, prompts: str, target_named: st
     )
 
 
-_TREE_ONLY = ("different topk", "different num_draft_tokens", "different concurrency")
+_TREE_ONLY = ("different topk", "different num_draft_tokens")  # what a tree may differ in from its chains
 
 
-def _measured_trees(runs: Sequence[Any], model: speedup.SpeedupModel) -> dict[int, Any]:
-    """Your draft's fastest measured tree (topk > 1) at each batch size, measured as the fitted chain sweep was but
-    for its shape and batch; an imported run is not one (its conditions are not recorded)."""
+def _chain_anchor(runs: Sequence[Any], model: speedup.SpeedupModel) -> Any | None:
+    """The first speculative run ``model`` was fitted on; None where it fits none, or fits trees (topk > 1)."""
     fitted = set(model.fitted_run_ids) or {p.run_id for p in model.measured if p.run_id is not None}
-    anchor = next((r for r in runs if r.id in fitted), None)
-    if anchor is None or (getattr(anchor, "topk", None) or 1) > 1:  # a fit of trees: no chain to set them beside
+    anchor = next((r for r in runs if r.id in fitted and not getattr(r, "is_baseline", False)), None)
+    return None if anchor is None or (getattr(anchor, "topk", None) or 1) > 1 else anchor
+
+
+def _measured_trees(
+    runs: Sequence[Any], model: speedup.SpeedupModel, by_batch: Mapping[int, speedup.SpeedupModel] | None = None
+) -> dict[int, Any]:
+    """Your draft's fastest measured tree (topk > 1) at each batch size, measured as that batch's chains were but for
+    its shape: at a batch with its own fitted chains (``by_batch``, or ``model``'s own batch) as those, the same
+    number of requests among them; at another batch as the fitted chain sweep was but for the batch (and so the
+    number of requests, as ``_like_the_sweep`` takes it). An imported run is not one (its conditions are not
+    recorded). Walk X: every tree was checked against the batch-4 sweep (16 requests), so batch 1's tree, 8 requests
+    as batch 1's chains, was left out on "different number of requests: 8 against 16"."""
+    main = _chain_anchor(runs, model)
+    if main is None:  # a fit of trees: no chain to set them beside
         return {}
+    anchors = {
+        c: a for c, m in {**(by_batch or {}), model.concurrency: model}.items() if (a := _chain_anchor(runs, m))
+    }
     best: dict[int, Any] = {}
     for r in runs:
         if getattr(r, "is_baseline", False) or (getattr(r, "topk", None) or 1) <= 1 or not r.output_tokens_per_s:
             continue
         if speedup.is_imported(r) or (b := integer(run_param(r, "concurrency"))) is None:
             continue
-        if not all(w.startswith(_TREE_ONLY) for w in speedup.sweep_mismatch(r, anchor)):
+        why = speedup.sweep_mismatch(r, anchors.get(b, main))
+        batch = any(w.startswith("different concurrency") for w in why)
+        if not all(w.startswith(_TREE_ONLY + (BATCH_ONLY if batch else ())) for w in why):
             continue
         if b not in best or r.output_tokens_per_s > best[b].output_tokens_per_s:
             best[b] = r
     return best
+
+
+def _tree_beats(runs: Sequence[Any], speed: Speed, batch: int) -> tuple[Any, float, float] | None:
+    """(the tree, its tok/s, the served chain's measured tok/s) where a tree measured at ``batch``
+    (``_measured_trees``) is faster than the served num_steps measured there; None elsewhere."""
+    tree = _measured_trees(runs, speed.model, speed.by_batch).get(batch)
+    if tree is None or not speed.measured_at(batch):
+        return None
+    chain = speed.model_for(batch).measured_tok_s(speed.served_steps)
+    t = float(tree.output_tokens_per_s)
+    return (tree, t, chain) if chain is not None and t > chain else None
 
 
 def _tree_option(
@@ -2007,7 +2041,7 @@ def _tree_option(
 
     Walk Q: the plan said no option gains beyond noise (4.0 tok/s) while run #9, a tree, measured 6.5 tok/s over
     the best chain at batch 1; the speed model fits chains only, so no option could say it."""
-    trees = _measured_trees(runs, speed.model)
+    trees = _measured_trees(runs, speed.model, speed.by_batch)
     if not trees:
         return None
     first = trees.get(rank_batch) or trees[min(trees, key=lambda b: (abs(math.log(b / max(rank_batch, 1))), -b))]
@@ -2019,8 +2053,11 @@ def _tree_option(
         chains = [(p.tok_s, p) for p in m.measured if p.tok_s] if speed.measured_at(b) else []
         t = float(r.output_tokens_per_s)
         head = f"batch {b}: run {speedup.run_ref(r)} ({speedup.shape_words(r)}) measured {t:,.1f} tok/s"
+        base = speedup.choose_baseline(runs, [r])  # its own batch's baseline, measured as it was
+        ratio = speedup.speedup_against(r, base)[0] if base is not None else None
+        against_base = f", {ratio:.2f}x its baseline, run #{base.id}" if ratio is not None and base is not None else ""
         if not chains:
-            parts.append(f"{head}; no chain was measured at batch {b} to set it beside")
+            parts.append(f"{head}{against_base}; no chain was measured at batch {b} to set it beside")
             continue
         c, p = max(chains, key=lambda cp: cp[0])
         d = t - c
@@ -2028,22 +2065,25 @@ def _tree_option(
             how = f"within {NOISE:.0%} of it: a tie within run-to-run noise"
         else:
             how = f"{abs(d):,.1f} tok/s {'above' if d > 0 else 'below'} it"
-        parts.append(f"{head} against the best chain, num_steps {p.num_steps} (run #{p.run_id}), {c:,.1f}: {how}")
+        parts.append(
+            f"{head} against the best chain, num_steps {p.num_steps} (run #{p.run_id}), {c:,.1f}: {how}{against_base}"
+        )
     served_k = speed.served_steps
     here = trees.get(rank_batch)
     if here is not None and rank_batch in cur_tok:
         m = speed.model_for(rank_batch)
         served = m.measured_tok_s(served_k) if speed.measured_at(rank_batch) else None
         base_tok = served if served is not None else cur_tok[rank_batch]
-        o.gain = Band(*([float(here.output_tokens_per_s) - base_tok] * 3))
+        gained = float(here.output_tokens_per_s) - base_tok
+        o.gain = Band(gained, gained, gained)
         against = (
             f"measured at num_steps {served_k} ({speedup.runs_text(m.measured_runs(served_k))})"
             if served is not None
             else f"predicted at num_steps {served_k}"
         )
         gain_words = (
-            f"Gain at batch {rank_batch}: {o.gain.value:+,.1f} tok/s against the served chain's {base_tok:,.1f} "
-            f"tok/s {against}."
+            f"Gain at batch {rank_batch}: {gained:+,.1f} tok/s against the served chain's {base_tok:,.1f} "
+            f"tok/s {against}" + (f", {gained / base_tok:+.0%}." if base_tok > 0 else ".")
         )
     else:
         gain_words = (
@@ -2389,6 +2429,15 @@ def build(
                     why_served = f"your fastest measured run at batch {rank_batch}, the batch the plan ranks at"
             served = int(best.num_steps)
             served_batch = integer(run_param(best, "concurrency"))
+            # a tree measured faster at that batch (walk X: run #9, 114.7 tok/s, beside the chain #7's 96.9): the
+            # chain is what the plan takes as served, not your fastest run there, and the tree option says so
+            tree = _measured_trees(inputs.runs, model, by_batch).get(served_batch) if served_batch else None
+            if tree is not None and best.output_tokens_per_s and tree.output_tokens_per_s > best.output_tokens_per_s:
+                t_tree = float(tree.output_tokens_per_s)
+                why_served = why_served.replace("your fastest measured run at", "your fastest measured chain at") + (
+                    f"; run #{tree.id}, a tree ({speedup.shape_words(tree)}), measured {t_tree:,.1f} tok/s there, "
+                    f"{t_tree - float(best.output_tokens_per_s):,.1f} more: see the tree option"
+                )
             served_words = (
                 f"{served} at batch {served_batch if served_batch is not None else 'not recorded'}, "
                 f"run #{best.id}: {why_served}"
@@ -2669,6 +2718,13 @@ def build(
                 "runs": list(ids),
                 "model_tok_s": model_tok,
             }
+            beats = _tree_beats(inputs.runs, speed, b)
+            if beats is not None and beats[1] > t:  # walk X: what the plan takes as served is not your fastest run
+                measured_now[str(b)]["tree_faster"] = {
+                    "run": int(beats[0].id),
+                    "tok_s": beats[1],
+                    "shape": speedup.shape_words(beats[0]),
+                }
             cur_src[b] = _source(
                 sources,
                 "measured",
