@@ -293,3 +293,37 @@ def test_teacher_target_needs_no_dump_token_chain(tiny: dict[str, Path], capsys:
     )  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["teacher_tokens"] == 0, out["teacher_tokens"]
+
+
+def test_the_live_benchmark_page_draws_a_lone_baselines_group_on_round_ticks(tmp_path: Path) -> None:
+    """AppTest of the page: walk X's group held only a baseline (43.773125 tok/s) and its sweep chart's one y tick
+    read "43.773125". The chart the page draws states round tick values around it and a format for them."""
+    from comparelib import settings
+    from comparelib.live.importers import import_file
+    from comparelib.live.store import Store
+    from tests.fixtures import page_app, sglang_record
+
+    rec = sglang_record()
+    for key in ("speculative_algorithm", "speculative_draft_model_path", "speculative_num_steps"):
+        rec["server_info"].pop(key)
+    rec["server_info"].pop("speculative_eagle_topk")
+    rec["server_info"].pop("speculative_num_draft_tokens")
+    rec["server_info"].pop("internal_states")
+    rec["output_throughput"] = 43.773125
+    path = tmp_path / "base.jsonl"
+    path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    store = Store(settings.database_url())
+    import_file(store, path, labels=["baseline"], group="walkx-base")
+    store.close()
+    at = page_app(str(Path(__file__).resolve().parent.parent / "pages" / "bench.py"), timeout=60)
+    at.run()
+    at.selectbox(key="sweep_group").set_value("walkx-base").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    (chart,) = at.get("vega_lite_chart")  # tok/s only: a baseline has no acceptance length
+    spec = json.loads(chart.proto.spec)
+    ys = [n["encoding"]["y"] for n in spec["layer"] if "title" in n.get("encoding", {}).get("y", {})]
+    assert ys
+    for y in ys:
+        ticks, fmt = y["axis"]["values"], y["axis"]["format"]
+        assert fmt == ",.0f" and ticks == [41.0, 42.0, 43.0, 44.0, 45.0, 46.0], (fmt, ticks)
+        assert y["scale"]["domain"] == [41.0, 46.0], y["scale"]
