@@ -170,6 +170,19 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
                 + ("" if r.fittable else " (too few to fit)")
                 for r in opts.itertuples()
             }
+            # the setting the reference publishes at (Overview's, fewest steps first), until one is picked for this
+            # reference and benchmark: the target it publishes, its drafts listed and the headline at one setting
+            # (walk X: the most-fitted bs=8 setting said "To reach 2.548 ... at ...bs=8", lmsys's bs=1 figure)
+            _ref_now = st.session_state.get("sc_ref", suggested.hub_id)
+            _setting_for = (_ref_now, bench)
+            if (
+                st.session_state.get("_sc_setting_for") != _setting_for
+                or st.session_state.get("sc_setting") not in labels
+            ):
+                st.session_state["sc_setting"] = scaling.default_setting(
+                    published, bench, _ref_now, overview.reference_settings(_ref_now), x
+                )
+                st.session_state["_sc_setting_for"] = _setting_for
             setting_key = st.selectbox("Setting", list(labels), format_func=labels.get, key="sc_setting")
         target_slot = st.container()  # drawn after the reference's target model is known (right column)
     with right:
@@ -303,10 +316,27 @@ if fit is not None:
             "reads too."
         )
 elif setting_key is not None:
+    # the reference's own setting may be too thin to fit (lmsys's Llama-3.1-8B draft publishes GSM8K at bs=1, where
+    # two drafts report it): say so, and name the setting of the same chain that can be fitted
+    _alt = scaling.fittable_same_chain(points, bench, setting_key, x)
+    _ref_keys = overview.reference_settings(reference)
     st.warning(
-        f"No fit for {verdicts.bench_label(bench)} at {setting_key}: {fit_error} Pick a setting marked with "
-        "more volumes, or add points."
+        f"No fit for {verdicts.bench_label(bench)} at {setting_key}: {fit_error}"
+        + (f" It is the setting {reference} publishes at (the reference)." if setting_key in _ref_keys else "")
+        + (
+            f" {_alt.setting_key} drafts the same chain {_alt.chain} ({_alt.points} points, {_alt.distinct_volumes} "
+            "volumes): pick it under 'Benchmark, setting, your training volume and run group' for a fit there"
+            + ("" if _alt.setting_key in _ref_keys else "; the reference publishes no figure at it")
+            + "."
+            if _alt is not None
+            else " Pick a setting marked with more volumes, or add points."
+        )
     )
+    if own_pick is not None:
+        st.caption(
+            f"Your acceptance: {own_pick.value:.2f}, run #{own_pick.run.id} ({own_pick.why}), the run Overview "
+            "reads too."
+        )
 else:
     st.warning(f"No published draft with known training {x} reports {verdicts.bench_label(bench)}.")
 st.caption(

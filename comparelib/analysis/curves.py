@@ -50,7 +50,7 @@ class CurvePoint:
     split: str
     acc: tuple[float, ...]
     tau_sim: float
-    epoch: int | None = None
+    epoch: float | None = None  # as the log numbers it: whole, or a fraction of training progress (traininglogs)
     # positions its record reported, gaps included (more than len(acc) when one was NaN): how collect() tells
     # an incomplete point; not part of the point's value
     logged_positions: int = field(default=0, compare=False, repr=False)
@@ -130,7 +130,7 @@ class Peak:
     tau: float
     step: int
     pass_no: int | None  # the pass over the training samples (1 = the first), from the log's epochs; None: not logged
-    epoch: int | None  # as the log numbers it
+    epoch: float | None  # as the log numbers it (a fraction where the log counts progress: 2.5 is half through pass 3)
     last_x: float
     last_tau: float
     last_pass: int | None
@@ -147,27 +147,29 @@ class Peak:
     def fall(self) -> float:
         return self.tau - self.last_tau
 
-    def _where(self, x: float, pass_no: int | None, epoch: int | None = None) -> str:
+    def _where(self, x: float, pass_no: int | None, epoch: float | None = None) -> str:
         at = f"{human(x)} {self.unit}"
         if pass_no is None:
             return at
-        log = f"epoch {epoch} in the log, " if epoch is not None and epoch != pass_no else ""
+        log = f"epoch {epoch_text(epoch)} in the log, " if epoch is not None and epoch != pass_no else ""
         return f"pass {pass_no}{f' of {self.passes}' if self.passes else ''} ({log}{at})"
 
     def at(self) -> str:
         """The peak's checkpoint: "pass 3 of 5 (epoch 2 in the log, 15K samples seen)"."""
         return self._where(self.x, self.pass_no, self.epoch)
 
-    def last_at(self, epoch: int | None = None) -> str:
+    def last_at(self, epoch: float | None = None) -> str:
         """The last eval point, as ``at`` says the peak: "pass 5 of 5 (epoch 4 in the log, 25K samples seen)"."""
         return self._where(self.last_x, self.last_pass, epoch)
 
     def checkpoint(self) -> str:
         """The checkpoint to keep: "pass-3 checkpoint (15K samples seen)", or "checkpoint at 15K samples seen"; a
         peak in the pass the fall ends in is named by its step ("checkpoint at step 300 (3K samples seen)"): that
-        pass's checkpoint is after the fall."""
+        pass's checkpoint is after the fall; so is a peak part way through its pass (epoch 2.5 in a log counting
+        progress): that pass's checkpoint is saved at its end, after the peak."""
         at = f"{human(self.x)} {self.unit}"
-        if self.pass_no is not None and self.last_pass == self.pass_no:
+        mid_pass = self.epoch is not None and self.epoch != int(self.epoch)
+        if self.pass_no is not None and (self.last_pass == self.pass_no or mid_pass):
             return f"checkpoint at step {self.step} ({at})"
         return f"pass-{self.pass_no} checkpoint ({at})" if self.pass_no is not None else f"checkpoint at {at}"
 
@@ -435,7 +437,8 @@ def _place(
       the line and what was dropped.
     """
     c = counters[split]
-    s, e = rec.step, rec.epoch
+    # the whole epoch: a log counting progress (0.25, 0.5, ...) begins a new one where it passes a whole number
+    s, e = rec.step, (None if rec.epoch is None else math.floor(rec.epoch))
     # the reader's last step when it thinned lines before this one; none after a restart in the other split
     last = c.step if rec.prev_step is None or c.step is None else rec.prev_step
     if last is not None and s <= last:
@@ -885,9 +888,16 @@ def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, s
         )
     epochs = [p.epoch for p in points if p.epoch is not None]
     first = min(epochs) if epochs else None
+    # an epoch that is not a whole number is training progress (walk X: 0.25 at 5K samples .. 5.000 at 100K, 20K a
+    # pass): a point at e in (k-1, k] is in pass k, and epoch 3.000 ends pass 3. Whole numbers count passes from the
+    # log's first (speculators' 0-based, EAGLE's 1-based)
+    progress = any(e != int(e) for e in epochs)
+
+    def pass_no(e: float) -> int:
+        return max(1, math.ceil(e)) if progress else int(e - (first or 0)) + 1
 
     def pass_of(p: CurvePoint) -> int | None:
-        return None if p.epoch is None or first is None else p.epoch - first + 1
+        return None if p.epoch is None or first is None else pass_no(p.epoch)
 
     peak_p, last_p = evals[i][1], evals[-1][1]
     peak_pass, last_pass = pass_of(peak_p), pass_of(last_p)
@@ -929,7 +939,7 @@ def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, s
         last_x=float(xs[-1]),
         last_tau=float(ys[-1]),
         last_pass=last_pass,
-        passes=None if first is None else max(epochs) - first + 1,
+        passes=None if first is None else pass_no(max(epochs)),
         fall_fit=fall_fit,
         fall_margin=margin,
         train_slope=slope,
@@ -937,6 +947,11 @@ def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, s
         why_not=why_not,
     )
     return peak, why
+
+
+def epoch_text(epoch: float) -> str:
+    """An epoch as the log wrote it: "3", "2.5", "0.25"."""
+    return f"{epoch:g}"
 
 
 def _noise_words(peak: Peak) -> str:
@@ -1396,7 +1411,7 @@ def _stored_point(d: Any) -> CurvePoint:
         split=str(d["split"]),
         acc=acc,
         tau_sim=num(d["tau_sim"]),
-        epoch=None if epoch is None else int(num(epoch)),
+        epoch=None if epoch is None else traininglogs.epoch_number(num(epoch)),
         logged_positions=len(logged or acc),
         logged_acc=logged,
     )
@@ -1510,7 +1525,7 @@ def _point_words(p: CurvePoint) -> str:
     """A logged point in words: "step 2500, epoch 4 in the log, 25K samples seen"."""
     parts = [f"step {p.step}"]
     if p.epoch is not None:
-        parts.append(f"epoch {p.epoch} in the log")
+        parts.append(f"epoch {epoch_text(p.epoch)} in the log")
     if p.samples_seen:
         parts.append(f"{human(p.samples_seen)} samples seen")
     return ", ".join(parts)

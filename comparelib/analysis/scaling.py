@@ -563,6 +563,44 @@ def settings_for(points: pd.DataFrame, benchmark: str, x: Axis = "samples") -> p
     return df.sort_values(["distinct_volumes", "points"], ascending=False).reset_index(drop=True)
 
 
+def default_setting(
+    points: pd.DataFrame, benchmark: str, reference: str | None, preferred: Sequence[str] = (), x: Axis = "samples"
+) -> str | None:
+    """The setting a page opens on for ``benchmark``: the first of ``preferred`` (the reference's published settings,
+    fewest steps first, as Overview reads them: ``overview.reference_settings``) that ``reference`` reports there with
+    a known volume, so the target it publishes, the published drafts listed and the headline are at one setting;
+    else the best-fittable one (``settings_for``). None where no setting has data.
+
+    Walk X: the page opened on ``...bs=8,sglang`` (most published volumes) and said "To reach 2.548 on GSM8K at
+    ...bs=8,sglang", 2.548 being lmsys's Llama-3.1-8B draft's figure at bs=1, a draft not among bs=8's."""
+    options = settings_for(points, benchmark, x)
+    if options.empty:
+        return None
+    bench = (benchmark or "").lower()
+    own = points[
+        points["usable"].astype(bool)
+        & points["draft"].eq(reference)
+        & points["benchmark"].eq(bench)
+        & pd.to_numeric(points[x], errors="coerce").gt(0)
+    ]
+    published = set(own["setting_key"].dropna().astype(str)) & set(options["setting_key"].astype(str))
+    for key in preferred:
+        if key in published:
+            return key
+    return str(options["setting_key"].iloc[0])
+
+
+def fittable_same_chain(points: pd.DataFrame, benchmark: str, setting_key: str, x: Axis = "samples") -> Any | None:
+    """The best-fittable setting drafting the same chain as ``setting_key`` (another batch size or engine), as a
+    ``settings_for`` row; None where ``setting_key`` is fittable itself, has no chain, or no such setting exists."""
+    options = settings_for(points, benchmark, x)
+    mine = options[options["setting_key"] == setting_key]
+    if mine.empty or bool(mine["fittable"].iloc[0]) or mine["chain"].iloc[0] is None:
+        return None
+    same = options[(options["chain"] == mine["chain"].iloc[0]) & options["fittable"].astype(bool)]
+    return next(same.itertuples(), None)
+
+
 def resolve_setting(points: pd.DataFrame, benchmark: str, setting: str | None, x: Axis = "samples") -> str:
     """A full setting key from a key, a chain ("3,1,4" / "(3,1,4)") or None (the best-fittable one)."""
     options = settings_for(points, benchmark, x)

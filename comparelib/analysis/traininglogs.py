@@ -38,7 +38,10 @@ trainers' released source, not from memory):
   loop): ``Train Epoch [{epoch+1}/{num_epochs}], position {i},  Acc: {acc:.2f}`` and the same with
   ``Test`` for the held-out set, once per epoch; per-step values go to wandb only. Two decimals.
 * Generic CSV: a header with ``step``, optional ``samples_seen``, ``epoch``, ``split`` (train/eval)
-  and ``acc_0``..``acc_K``.
+  and ``acc_0``..``acc_K``. ``epoch`` is a whole number (the pass, counted from the log's first: 0- or 1-based) or
+  training progress as a fraction (0.25 .. 5.0, as a Hugging Face Trainer logs it): 3.0 ends pass 3.
+  SpecForge's console and TensorBoard logs carry no epoch; speculators' ``epoch=`` and EAGLE's ``Epoch [e/N]``
+  are whole numbers.
 """
 
 from __future__ import annotations
@@ -88,7 +91,9 @@ class LogRecord:
     acc: dict[int, float] = field(default_factory=dict)  # position -> accuracy (conditional)
     full: dict[int, float] = field(default_factory=dict)  # speculators' cumulative full_acc, if that is all there is
     samples_seen: float | None = None
-    epoch: int | None = None
+    # as the log numbers it: a whole number (speculators' 0-based, EAGLE's 1-based, a CSV's), or a CSV's fractional
+    # progress (0.25 .. 5.0, as a Hugging Face Trainer or wandb export logs it; ``curves.eval_peak`` maps it to passes)
+    epoch: float | None = None
     sampled: bool = False  # already offered to the caller's sampler (and kept)
     source: str = ""  # the file's name and the record's line (event, for TensorBoard) in it: notes cite them
     line: int = 0
@@ -160,6 +165,14 @@ def _check_file(path: Path, cap: int) -> int:
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     return size
+
+
+def epoch_number(v: float | None) -> float | None:
+    """An epoch as the log gives it: a whole number as an int (``2.0`` is epoch 2, as before), a fraction as it is
+    (walk X's ``epoch`` column ran 0.25 .. 5.000 as training progress: ``int()`` made 5.000 a sixth pass)."""
+    if v is None or not math.isfinite(v):
+        return None
+    return int(v) if v == int(v) else v
 
 
 def _value(text: str) -> float | None:
@@ -526,7 +539,7 @@ def read_csv(path: Path, stats: ReadStats) -> Iterator[LogRecord]:
                         step=int(step),
                         split=split,
                         samples_seen=samples,
-                        epoch=int(epoch_v) if epoch_v is not None else None,
+                        epoch=epoch_number(epoch_v),
                         source=path.name,
                         line=stats.lines - first_line,
                     )
