@@ -320,6 +320,9 @@ elif setting_key is not None:
     # two drafts report it): say so, and name the setting of the same chain that can be fitted
     _alt = scaling.fittable_same_chain(points, bench, setting_key, x)
     _ref_keys = overview.reference_settings(reference)
+    _met = verdicts.reached_at(setting_key, bench, float(target), lead_pts)
+    if _met:  # your own evidence answers, fit or not
+        st.markdown(f"**{_met}**")
     st.warning(
         f"No fit for {verdicts.bench_label(bench)} at {setting_key}: {fit_error}"
         + (f" It is the setting {reference} publishes at (the reference)." if setting_key in _ref_keys else "")

@@ -192,6 +192,10 @@ def test_acceptance_vs_data_opens_on_the_setting_its_reference_and_target_are_at
     assert "for a fit there; the reference publishes no figure at it." in warned, warned
     assert f"Your acceptance: 3.00, run #{ids[3]} (at the published setting {BS1})" in text, text
     assert f"GSM8K at {BS1}, x axis: samples" in text
+    # no fit there, but your own evidence still answers first: the run measured 3.00 against the target 2.548
+    lead = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert lead and lead[0].startswith(f"**Your draft already measured 3.00 (run #{ids[3]}"), lead
+    assert "at or above the target 2.548" in lead[0], lead
 
 
 def test_the_published_drafts_listed_are_at_the_targets_setting(hub: HubEmulator, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import pandas as pd
 
@@ -211,10 +211,25 @@ def _batch_of(best: pd.Series) -> Any:
     return None if b is None else f"{b:g}"
 
 
+class _Setting(NamedTuple):
+    """A benchmark and setting with no fit at it (its published volumes too few): what ``already_reached`` reads."""
+
+    setting_key: str
+    benchmark: str
+
+
+def reached_at(setting_key: str, benchmark: str, target: float, own_points: pd.DataFrame) -> str | None:
+    """``already_reached`` at a setting no fit was made at: the reference's own setting may be too thin to fit
+    (lmsys's Llama-3.1-8B draft publishes GSM8K at bs=1 alone), and the page then led with the no-fit warning above a
+    run that already measured the target (walk X)."""
+    return already_reached(_Setting(setting_key, benchmark), target, own_points)  # type: ignore[arg-type]
+
+
 def already_reached(f: Fit, target: float, own_points: pd.DataFrame) -> str | None:
     """A sentence when the user's own run at the fit's num_steps already measured ``target`` or more: "you need
     about 2M samples to reach 3" reads wrong above a run that measured 3.00 (None otherwise). A run measured on other
-    prompts than the fit's benchmark has not reached it (``prompts_apart``): None."""
+    prompts than the fit's benchmark has not reached it (``prompts_apart``): None. Reads only ``f``'s setting_key
+    and benchmark (``reached_at`` passes those alone)."""
     found = _most_like(f, own_points)
     if found is None:
         return None
