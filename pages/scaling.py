@@ -84,9 +84,18 @@ def _live_outlook(
     own: str | None = None,
     sweep: tuple[int | None, str | None] | None = None,
     own_run: tuple[int, int, float] | None = None,
+    benchmark: str | None = None,
 ) -> verdicts.LiveOutlook:
     return verdicts.live_outlook(
-        runs, at_ref, reference=reference, x=x, target=target, draft=own, sweep=sweep, own_run=own_run
+        runs,
+        at_ref,
+        reference=reference,
+        x=x,
+        target=target,
+        draft=own,
+        sweep=sweep,
+        own_run=own_run,
+        benchmark=benchmark,
     )
 
 
@@ -489,7 +498,7 @@ def _live_tab() -> None:
                 if own_pick is not None and own_pick.run.num_steps
                 else None
             )
-            look = _live_outlook(group_runs, at_ref, reference, x, own_target, draft.match_name, sweep, own_run)
+            look = _live_outlook(group_runs, at_ref, reference, x, own_target, draft.match_name, sweep, own_run, bench)
             model, measured = look.model, look.measured
             if look.no_scenario:
                 st.caption(look.no_scenario)

@@ -49,7 +49,7 @@ from comparelib.models.registry import KIMI_REFERENCE as KIMI_REFERENCE  # re-ex
 from comparelib.models.registry import family_of
 from comparelib.values import bench_label as bench_label  # re-exported: callers name them here
 from comparelib.values import human as human
-from comparelib.values import id_span, number, times
+from comparelib.values import id_span, number, run_param, times
 
 FitScope = Literal["family", "pooled", "none"]  # which points a gap verdict's fit was made from
 
@@ -723,6 +723,7 @@ def live_outlook(
     draft: str | None = None,
     sweep: tuple[int | None, str | None] | None = None,
     own_run: tuple[int, int, float] | None = None,
+    benchmark: str | None = None,
 ) -> LiveOutlook:
     """Speed predictions from a run group; ``at_reference`` is scaling.fit_at_reference's (accept, steps, volume).
 
@@ -734,7 +735,10 @@ def live_outlook(
     with ``draft`` (your draft's name) runs of another draft or of the target's own MTP layers (``runs_of_draft``):
     the outlook is your draft's, as Overview's pair is. ``sweep`` (batch size, engine; one of ``sweep_choices``)
     fits the runs measured there; None fits the sweep ``model_from_runs`` picks. ``measured`` holds only the
-    fitted sweep's runs and its baseline; the draft's other runs are named in ``not_drawn``.
+    fitted sweep's runs and its baseline; the draft's other runs are named in ``not_drawn``. ``benchmark``: the
+    fit's; a run measured on other prompts is not set against its figure (``prompts_apart``: walk Y read "the
+    published trend says nothing about more data" from a GSM8K 2.78 against 3.00 on the bundled prompts, which the
+    page's lead said are not compared).
     """
     from comparelib.models.draft import runs_for_target, runs_of_draft
 
@@ -785,7 +789,18 @@ def live_outlook(
                 f"the model predicts for your draft at {k_imp} steps ({reached:.2f}, extrapolated from the "
                 f"runs at num_steps={steps}; not measured)"
             )
-        if improved <= reached:
+        compared = own_run[0] if own_run is not None and own_run[1] == k_imp else at_k[0].run_id if at_k else None
+        record = next((r for r in whole if compared is not None and r.id == compared), None)
+        apart = prompts_apart(run_param(record, "prompt_set"), benchmark) if record is not None else None
+        if apart is not None:
+            no_scenario = (
+                f"No \"more data\" scenario: the fit's {improved:.2f} at {reference}'s volume is a "
+                f"{bench_label(benchmark or '')} figure and {where} on the {apart!r} prompts: not on one scale, so "
+                f"the published trend is not set against your runs here (measure on {bench_label(benchmark or '')} "
+                "prompts to compare)."
+            )
+            improved, label = None, None
+        elif improved <= reached:
             no_scenario = (
                 f"No \"more data\" scenario: the fit's prediction of {improved:.2f} at {reference}'s volume is not "
                 f"above what {where}, so the published trend says nothing about more data for your draft."

@@ -1,0 +1,59 @@
+"""Acceptance vs data's "more data" scenario is not refused from a comparison the page refuses to make (walk Y).
+
+The Live results tab said "No 'more data' scenario: the fit's prediction of 2.78 at lmsys/...'s volume is not above
+what your draft measured at 3 steps (3.00, run #12), so the published trend says nothing about more data for your
+draft", while 2.78 is a GSM8K fit and 3.00 was measured on the bundled prompts: the top of the same page said those two
+are not on one scale, and Overview and the plan said more data should help.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from comparelib.analysis import verdicts
+from tests.fixtures import stored_run
+
+REFERENCE = "lmsys/SGLang-EAGLE3-Qwen3-30B-A3B-Instruct-2507-SpecForge-Nex"
+
+
+def _runs(prompts: str | None) -> list:  # type: ignore[type-arg]
+    # walk Y's batch-1 sweep on vLLM: baseline, then num_steps 1, 2, 3 (AL 1.50, 2.00, 3.00)
+    rows = [(10, None, 48.3, None), (11, 1, 60.6, 1.50), (12, 3, 96.9, 3.00), (13, 2, 71.7, 2.00)]
+    return [
+        stored_run(i, k, t, al, engine="vllm", algo=None, concurrency=1, requests=16, prompt_set=prompts)
+        for i, k, t, al in rows
+    ]
+
+
+@pytest.mark.parametrize(
+    ("prompts", "said"),
+    [
+        (
+            "bundled",
+            "is a GSM8K figure and your draft measured at 3 steps (3.00, run #12, your acceptance) on the 'bundled' "
+            "prompts: not on one scale",
+        ),  # fmt: skip
+        (
+            "gsm8k",
+            "is not above what your draft measured at 3 steps (3.00, run #12, your acceptance), so the published "
+            "trend says nothing",
+        ),
+        (
+            None,
+            "is not above what your draft measured at 3 steps (3.00, run #12, your acceptance), so the published "
+            "trend says nothing",
+        ),
+    ],
+)
+def test_the_more_data_scenario_is_refused_only_on_one_scale(prompts: str | None, said: str) -> None:
+    look = verdicts.live_outlook(
+        _runs(prompts),
+        (2.78, 3, 1_400_000),
+        reference=REFERENCE,
+        x="samples",
+        own_run=(12, 3, 3.00),
+        benchmark="gsm8k",
+    )
+    assert look.no_scenario is not None and said in look.no_scenario, look.no_scenario
+    if prompts == "bundled":
+        assert "says nothing about more data" not in look.no_scenario
