@@ -213,3 +213,23 @@ def test_overview_and_the_plan_say_near_its_ceiling_not_plateaued(
     assert proc.returncode == 0, proc.stderr
     assert f"Your training log (Acceptance vs data) {near} on this data" in proc.stdout, proc.stdout
     assert "has plateaued" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("tail_shift", "words"),
+    [
+        # walk Y read "by 0.00 on average (residual SE 0.002)": the miss shows two significant figures, as the SE does
+        (0.003, r"by 0\.00[1-9]\d on average \(residual SE 0\.00[1-9]\d\)"),
+        (0.2, r"by 0\.2\d on average \(residual SE 0\.00[1-9]\d\)"),
+    ],
+)
+def test_a_fit_set_aside_for_missing_its_last_points_says_by_how_much_legibly(tail_shift: float, words: str) -> None:
+    import re
+
+    xs = np.arange(1.0, 41.0) * 1000
+    ys = 3.0 - 1.0 * (xs / xs[-1]) ** -0.5
+    f = curves.fit_curve(xs, ys, x_unit="samples", split="train", tau_max=6.0)
+    bent = ys.copy()
+    bent[-4:] -= tail_shift  # the last points fall under the fit by the shift
+    said = " ".join(curves.fit_problems(f, xs, bent, positions=5))
+    assert re.search(words, said), said

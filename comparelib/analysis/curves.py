@@ -812,10 +812,17 @@ def fit_problems(f: CurveFit, xs: np.ndarray, ys: np.ndarray, *, positions: int)
     miss = float(np.mean(fitted - ys[tail]))
     if abs(miss) > f.residual_se and abs(miss) > 1e-9:
         out.append(
-            f"it {'overshoots' if miss > 0 else 'undershoots'} its last {m} points by {abs(miss):.2f} on average "
-            f"(residual SE {f.residual_se:.3f})"
+            # as many places as the SE it is set against: "by 0.00 on average (residual SE 0.002)" read as nonsense
+            f"it {'overshoots' if miss > 0 else 'undershoots'} its last {m} points by {abs(miss):.{_places(miss)}f} "
+            f"on average (residual SE {f.residual_se:.{_places(f.residual_se)}f})"
         )
     return out
+
+
+def _places(value: float) -> int:
+    """Decimals that show ``value`` with two significant figures, 2 at least and 5 at most (0.0031: 4)."""
+    v = abs(value)
+    return 2 if v >= 0.1 or v == 0 else min(5, max(2, 1 - math.floor(math.log10(v))))
 
 
 # ---------------------------------------------------------------- the curve
