@@ -57,3 +57,11 @@ def test_the_more_data_scenario_is_refused_only_on_one_scale(prompts: str | None
     assert look.no_scenario is not None and said in look.no_scenario, look.no_scenario
     if prompts == "bundled":
         assert "says nothing about more data" not in look.no_scenario
+
+
+@pytest.mark.parametrize(("passes", "said"), [(4.0, "4"), (2.5, "2.5"), (99.94, "99.9"), (2666.67, "2,667")])
+def test_a_count_of_passes_reads_as_the_times_beside_it(passes: float, said: str) -> None:
+    """Overview read "about 2,666.7 passes" beside "2,667 times" (walk Y): whole from 100 passes on."""
+    from comparelib.analysis.traininglogs import passes_text
+
+    assert passes_text(passes) == said

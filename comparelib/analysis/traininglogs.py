@@ -78,8 +78,9 @@ def passes_over(seen: float | None, unique: float | None) -> float | None:
 
 
 def passes_text(passes: float) -> str:
-    """ "4" or "2.5": a count of passes as a sentence says it."""
-    return f"{passes:,.1f}".removesuffix(".0")
+    """ "4" or "2.5": a count of passes as a sentence says it; whole from 100 on, as the "2,667 times" beside it
+    (walk Y read "about 2,666.7 passes" there)."""
+    return f"{passes:,.0f}" if passes >= 100 else f"{passes:,.1f}".removesuffix(".0")
 
 
 @dataclass
