@@ -989,8 +989,47 @@ class Speed:
         sa, sb = a.baseline_step_ms, b.baseline_step_ms
         return falls or (sa is not None and sb is not None and sb < sa)
 
+    def _run_cycle(self, m: speedup.SpeedupModel, k: int) -> float | None:
+        """The cycle (ms) the runs of the sweep ``m`` measured at ``k`` steps: batch x AL / tok/s; None where they
+        measured no tok/s or AL at ``k``."""
+        tok, al = m.measured_tok_s(k), m.measured_accept(k)
+        return m.concurrency * al / tok * 1000.0 if tok and al else None
+
+    def bracketed(self, batch: int) -> tuple[speedup.SpeedupModel, speedup.SpeedupModel] | None:
+        """The two measured batches either side of an unmeasured ``batch`` (None past them, or at a measured one)."""
+        pair = self.anchors(batch)
+        return pair if pair is not None and pair[0].concurrency < batch < pair[1].concurrency else None
+
+    def run_steps(self, batch: int) -> tuple[int, ...]:
+        """The num_steps whose cycle at ``batch`` is drawn through the runs themselves: measured (tok/s and AL) at
+        both measured batches around it. Walk Y: batch 8 drawn through the batch-1 and batch-16 fits gave num_steps 3
+        414.2 tok/s, +40.3 over num_steps 1, while the batch-16 fit was 13.4% above run #12 at num_steps 3; drawn
+        through the runs, 380.1 against 371.2, and num_steps 2 (388.0) the fastest."""
+        pair = self.bracketed(batch)
+        if pair is None:
+            return ()
+        ks = sorted({p.num_steps for m in pair for p in m.measured if p.num_steps})
+        return tuple(k for k in ks if all(self._run_cycle(m, k) is not None for m in pair))
+
+    def model_steps(self, batch: int, ks: Sequence[int]) -> tuple[int, ...]:
+        """Of ``ks``, those whose cycle at ``batch`` is drawn through each batch's fit (not measured at both)."""
+        if self.bracketed(batch) is None:
+            return ()
+        ran = set(self.run_steps(batch))
+        return tuple(k for k in ks if k not in ran)
+
     def _per_stream(self, batch: int, al: float, k: int, step_ms: Callable[[int], float] | None = None) -> float:
-        """The speed model's tok/s of one stream at ``batch``: AL over the cycle (no cap)."""
+        """The speed model's tok/s of one stream at ``batch``: AL over the cycle (no cap). Between two measured
+        batches that both measured ``k``, the cycle is drawn through those runs' own cycles, not the fits'."""
+        pair = self.bracketed(batch)
+        if pair is not None and k in self.run_steps(batch):
+            a, b = pair
+            ca, cb = self._run_cycle(a, k), self._run_cycle(b, k)
+            assert ca is not None and cb is not None
+            cycle = ca + (batch - a.concurrency) / (b.concurrency - a.concurrency) * (cb - ca)
+            if step_ms is not None:  # another draft's step: its difference from this draft's at this batch
+                cycle = max(cycle + k * (step_ms(batch) - self.step_ms(batch)), 1e-9)
+            return al / cycle * 1000.0
         m = self.model_for(batch)
         verify, checking, draft = self._parts(batch, m)
         pair = self.anchors(batch)
@@ -1297,7 +1336,48 @@ def _scaled_from(speed: Speed, batch: int) -> str:
             "upper bound)"
         )
     where = "between" if a < batch < b else "past"
-    return f"batch {a} and {b} runs (cycle time linear in the batch, {where} them)"
+    return f"batch {a} and {b} runs (cycle time linear in the batch, {where} them)" + _through_runs(speed, batch)
+
+
+def _and_words(items: Sequence[Any]) -> str:
+    xs = [str(x) for x in items]
+    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+
+
+def _through_runs(speed: Speed, batch: int) -> str:
+    """ ", drawn through the runs both batches measured at num_steps 1, 2, 3 and 5, and through each batch's fit at
+    other num_steps": which num_steps an unmeasured batch between two measured ones reads from the runs (walk Y)."""
+    ks = speed.run_steps(batch)
+    if not ks:
+        return ""
+    return f", drawn through the runs both batches measured at num_steps {_and_words(ks)}" + (
+        ", and through each batch's fit at other num_steps" if speed.model_steps(batch, speedup.STEPS) else ""
+    )
+
+
+def _fit_misses(speed: Speed, batch: int) -> str:
+    """ "the batch-16 fit misses its runs by up to 13.4%, at num_steps 3 in run #12": how far the fits that an
+    unmeasured batch's cycle is drawn through (at num_steps no run measured at both batches) miss their own runs;
+    empty when within 3%."""
+    pair = speed.bracketed(batch)
+    if pair is None:
+        return ""
+    said = []
+    for m in pair:
+        c = m.concurrency
+        vals = {
+            k: speed._per_stream(c, al, k) * c
+            for k in sorted({p.num_steps for p in m.measured if p.num_steps})
+            if (al := m.measured_accept(k)) is not None
+        }
+        gaps = speedup.model_gaps(m, vals)
+        if gaps:
+            k, pred, meas, runs = max(gaps, key=lambda g: abs(g[1] / g[2] - 1))
+            said.append(
+                f"the batch-{c} fit misses its runs by up to {abs(pred / meas - 1):.1%}, at num_steps {k} in "
+                f"{speedup.runs_text(runs)}"
+            )
+    return "; ".join(said)
 
 
 def _predicted_from(speed: Speed, batch: int) -> str:
@@ -1346,6 +1426,26 @@ def _scaled_source(speed: Speed, batch: int) -> str:
             f"stream at most as fast as the runs measured at batch {a.concurrency} and {b.concurrency}; a larger "
             "batch's cycle is slower, so "
             f"this is an upper bound; no run measured batch {batch}"
+        )
+    ks = speed.run_steps(batch)
+    if ks:  # walk Y: the fits' line put num_steps 3 at 414.2 tok/s, the runs' at 380.1
+        rest = speed.model_steps(batch, speedup.STEPS)
+        misses = _fit_misses(speed, batch)
+
+        def ran(m: speedup.SpeedupModel) -> str:
+            return f"the batch-{m.concurrency} runs ({', '.join(f'#{i}' for k in ks for i in m.measured_runs(k))})"
+
+        return (
+            f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over a cycle drawn, "
+            f"at num_steps {_and_words(ks)}, through the cycles {ran(a)} and {ran(b)} measured (batch x AL / tok/s "
+            "of each run)"
+            + (
+                f"; at num_steps {_and_words(rest)} its fixed and per-step costs are drawn through {fit(a)} and "
+                f"{fit(b)}, as no run measured those at both batches" + (f" ({misses})" if misses else "")
+                if rest
+                else ""
+            )
+            + f"; no run measured batch {batch}"
         )
     return (
         f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over a cycle whose fixed "
@@ -3313,6 +3413,22 @@ def build(
                 + at(c, k_c)
             )
         served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
+        # walk Y: a batch between two measured ones reads the runs at num_steps both measured; a best or a tie at
+        # another num_steps there rests on the fits, which may miss their own runs: said, with by how much
+        fit_drawn = []
+        for b in (b for b in batches if str(b) in best_k and speed.run_steps(b)):
+            ks_fit = speed.model_steps(b, (best_k[str(b)], *tied_k[str(b)]))
+            if ks_fit:
+                a_c, b_c = (m.concurrency for m in speed.bracketed(b) or ())
+                misses = _fit_misses(speed, b)
+                fit_drawn.append(
+                    f"At batch {b} num_steps {_and_words(ks_fit)} ("
+                    + ", ".join(f"{picks[b][k]:,.1f} tok/s" for k in ks_fit)
+                    + f") {'is' if len(ks_fit) == 1 else 'are'} drawn through the batch-{a_c} and batch-{b_c} fits, "
+                    f"not runs: no run measured {'it' if len(ks_fit) == 1 else 'them'} at both batches"
+                    + (f" ({misses})" if misses else "")
+                    + "."
+                )
         # walk M: batch 64's best, 1,140.6 tok/s, under the baseline drawn the same way (about 1,183): said
         no_pay = []
         for b in (b for b in batches if b not in lost):
@@ -3333,6 +3449,7 @@ def build(
             + f" (served: {speed.served_words})."
             + (f" Also swept: {'; '.join(swept_only)}." if swept_only else "")
             + "".join(f" {g}" for g in gaps)
+            + "".join(f" {w}" for w in fit_drawn)
             + (
                 f" The served num_steps is the best or ties it within {speedup.TIE_TOLERANCE:.0%} at batch "
                 + ", ".join(served_ties)
