@@ -65,3 +65,25 @@ def test_a_count_of_passes_reads_as_the_times_beside_it(passes: float, said: str
     from comparelib.analysis.traininglogs import passes_text
 
     assert passes_text(passes) == said
+
+
+def test_num_steps_that_lost_to_the_baseline_are_said_beside_the_best() -> None:
+    """Walk Y at batch 16: num_steps 1 wins (1.13x, measured), while num_steps 3 and 5 lose (0.93x, 0.88x); only the
+    speedup column showed it."""
+    from comparelib.analysis import speedup
+
+    rows = [(20, None, 516.9, None), (21, 1, 585.5, 1.50), (22, 2, 566.4, 2.00), (23, 3, 480.4, 3.00)]
+    rows.append((24, 5, 456.6, 3.75))
+    runs = [
+        stored_run(i, k, t, al, engine="vllm", algo=None, concurrency=16, requests=64, prompt_set="gsm8k")
+        for i, k, t, al in rows
+    ]
+    best = speedup.optimum(speedup.model_from_runs(runs))
+    assert best.num_steps == 1 and best.source == "measured", best.sentence
+    assert (
+        "Measured slower than without speculation (516.9 tok/s) at batch 16: num_steps=3 (0.93x, run #23), "
+        "num_steps=5 (0.88x, run #24)."
+    ) in best.sentence, best.sentence
+    # a sweep where nothing lost says nothing of the kind
+    won = speedup.optimum(speedup.model_from_runs(runs[:3]))
+    assert "Measured slower than without speculation" not in won.sentence, won.sentence

@@ -758,6 +758,21 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
         lower = (1 - by_k[second_k] / best_tok) * 100
         said = f" {how(second_k)}" if runs_at else ""
         parts.append(f"Next best num_steps={second_k} at {by_k[second_k]:.1f} tok/s{said} ({lower:.1f}% lower).")
+    if runs_at and not lost and model.baseline_tok_s:  # some num_steps lost beyond noise: said, not left to a column
+        base_tok = model.baseline_tok_s
+        losing = sorted(
+            (p for p in model.measured if p.tok_s < base_tok * (1 - TIE_TOLERANCE)), key=lambda p: p.num_steps
+        )
+        if losing:
+            parts.append(
+                f"Measured slower than without speculation ({base_tok:,.1f} tok/s) at batch {model.concurrency}: "
+                + ", ".join(
+                    f"num_steps={p.num_steps} ({p.tok_s / base_tok:.2f}x"
+                    + (f", run #{p.run_id})" if p.run_id is not None else ")")
+                    for p in losing
+                )
+                + "."
+            )
     if (clause := model_gaps_clause(gaps)) is not None:
         parts.append(_sentence_of(clause + "; the best is picked on the measurements there"))
     if model.baseline_tok_s and best_tok <= model.baseline_tok_s * (1 + TIE_TOLERANCE):
