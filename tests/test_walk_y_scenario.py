@@ -8,6 +8,8 @@ are not on one scale, and Overview and the plan said more data should help.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from comparelib.analysis import verdicts
@@ -87,3 +89,41 @@ def test_num_steps_that_lost_to_the_baseline_are_said_beside_the_best() -> None:
     # a sweep where nothing lost says nothing of the kind
     won = speedup.optimum(speedup.model_from_runs(runs[:3]))
     assert "Measured slower than without speculation" not in won.sentence, won.sentence
+
+
+def test_the_plan_says_when_your_targets_published_draft_sits_below_the_pooled_trend(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk Y: the plan named 771,629 samples to reach the Qwen3-30B-A3B draft's 2.64 from a fit over every target
+    that puts 2.84 at the 1.4M samples that very draft needed for 2.64; nothing said it sits below the trend."""
+    import json
+
+    from tests.fixtures import cli_in_process
+
+    folder = tmp_path / "q30-eagle3"
+    folder.mkdir()
+    config = {
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "hidden_size": 2048,
+        "intermediate_size": 6144,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 4,
+        "head_dim": 128,
+        "vocab_size": 151936,
+        "draft_vocab_size": 32000,
+        "max_position_embeddings": 40960,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+    }
+    (folder / "config.json").write_text(json.dumps(config))
+    (folder / "README.md").write_text("---\nbase_model: Qwen/Qwen3-30B-A3B-Instruct-2507\n---\n# q30\n")
+    proc = cli_in_process(capsys, "plan", str(folder), "--samples", "640000")
+    assert proc.returncode == 0, proc.stderr
+    out = " ".join(proc.stdout.split())
+    assert (
+        "The published draft for your target sits below this pooled trend: " + REFERENCE + " measured 2.64 at 1.4M "
+        in out
+    )
+    assert "so the samples named here may be too few" in out, out

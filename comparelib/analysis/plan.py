@@ -2059,6 +2059,30 @@ def _measured_at_chain(
     return run, al
 
 
+def _own_target_against(fit: Any, use: pd.DataFrame, target: str | None) -> str:
+    """Where a pooled fit runs above the published drafts of your own target at their volumes, in one sentence
+    ("" where none or none below it): walk Y's plan named 771,629 samples to reach the Qwen3-30B-A3B draft's 2.64
+    from a fit over every target that puts 2.78 at the 1.4M samples that draft needed for 2.64."""
+    if not target or "target_model" not in use.columns:
+        return ""
+    mine = use[use["target_model"].astype(str).str.lower() == (model_id(target) or "").lower()]
+    said: list[str] = []
+    for _, row in mine.iterrows():
+        n, al = number(row["samples"]), number(row["accept_length"])
+        if n is None or al is None:
+            continue
+        trend = fit.al(float(n)).value
+        if trend is not None and trend - al > 0.05:
+            said.append(f"{row['draft']} measured {al:.2f} at {human(n)} samples, where this fit gives {trend:.2f}")
+    if not said:
+        return ""
+    return (
+        f" The published draft{'s' if len(said) > 1 else ''} for your target sit{'' if len(said) > 1 else 's'} below "
+        f"this pooled trend: {'; '.join(said)}. Your target may need more data than the trend says, so the samples "
+        "named here may be too few."
+    )
+
+
 def _prompts_apart(run: Any, benchmark: str | None) -> str | None:
     """The prompts ``run`` was measured on, when recorded and not ``benchmark``: its AL is not on the scale of a
     figure on that benchmark, so it neither meets nor misses one (walk S: run #7 on the bundled prompts "met" the
@@ -2607,6 +2631,7 @@ def build(
     fit_note = ""
     chain = f"({steps},1,{steps + 1})"
     pts = pd.DataFrame(columns=["samples", "al", "kind", "label"])
+    below_trend = ""  # the published drafts of your target under a pooled trend (``_own_target_against``)
     own_now: float | None = None
     own_al_k_for_trend: float | None = None  # your served AL at the plan's steps, beside the pooled trend
     own_prompts: str | None = None  # the prompts your point was measured on, when not the fit's benchmark
@@ -2700,6 +2725,7 @@ def build(
             own_al_k = None
         own_now = inputs.own_samples
         too_few = ""
+        below_trend = ""
         for use, scope in scopes:
             xs = [float(v) for v in use["samples"]]
             ys = [float(v) for v in use["accept_length"]]
@@ -2746,6 +2772,7 @@ def build(
             )
             kinds = ["published"] * len(use) + (["yours"] if len(xs) > len(use) else [])
             pts = pd.DataFrame({"samples": xs, "al": ys, "kind": kinds, "label": labels})
+            below_trend = _own_target_against(fit, use, inputs.target_label)
             break
     elif fit is None:
         fit_note += "no fit: no learning curve and no published points given"
@@ -3196,6 +3223,7 @@ def build(
             set_aside
             + (f"{apart_words} " if apart_words else "")
             + f"{fit_name} {reach}."
+            + (below_trend if fit.scope == "pooled" else "")
             + scale_words
             + epochs_words
             + other_fit
