@@ -380,8 +380,13 @@ def _other_draft_words(run: Any) -> str:
 
 
 def _published(name: str) -> bool:
-    """``name`` is a published draft of the registry (by repo id or folder name)."""
-    return any(draft_match(name, d.hub_id) for d in registry.load_registry())
+    """``name`` is a published draft of the registry (by repo id or folder name). A target's own MTP layers, listed
+    under the target's id (deepseek-ai/DeepSeek-V3), are not: a draft card naming that target as its base_model
+    was read as naming a published draft, and the target left unknown (walk Z)."""
+    return any(
+        draft_match(name, d.hub_id) and (d.hub_id or "").lower() != (d.target_model or "").lower()
+        for d in registry.load_registry()
+    )
 
 
 def runs_of_draft(runs: Sequence[Any], draft: str | None) -> DraftRuns:
