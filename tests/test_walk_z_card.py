@@ -4,6 +4,8 @@ was not known)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from comparelib.models.draft import base_model_from_card
@@ -19,3 +21,30 @@ CASES = [
 @pytest.mark.parametrize(("base", "target"), CASES)
 def test_the_cards_base_model_is_a_target_unless_it_is_a_published_draft(base: str, target: str | None) -> None:
     assert base_model_from_card(f"---\nbase_model: {base}\nlibrary_name: sglang\n---\n# draft\n") == target
+
+
+def test_a_group_holding_only_the_targets_mtp_is_said_as_such(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk Z: a group holding only the target's MTP run read "attach a run group in the sidebar" (one was) and "no
+    speculative run in group ..." (the MTP run is one): your draft has none there."""
+    import json
+
+    from tests.fixtures import aq_config, bench_config, bench_store, cli_in_process, store_run
+
+    target = "moonshotai/Kimi-K2-Instruct"
+    folder = tmp_path / "my-kimi-draft"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(aq_config()))
+    (folder / "README.md").write_text(f"---\nbase_model: {target}\n---\n# mine\n")
+    store = bench_store()
+    cfg = bench_config("sglang", target, 3, draft=target, topk=1, ndt=4)  # SGLang NEXTN: the target as its draft
+    cfg["speculative_algorithm"] = "NEXTN"
+    summary = {"requests": 8, "errors": 0, "output_tokens_per_s": 125.0, "accept_length": 3.64}
+    store_run(store, cfg, summary, group="mtp-only", concurrency=1, endpoint="http://sglang:8000")
+    proc = cli_in_process(capsys, "overview", str(folder), "--group", "mtp-only", "--json")
+    assert proc.returncode == 0, proc.stderr
+    said = json.dumps(json.loads(proc.stdout))
+    assert "attach a run group in the sidebar" not in said, said
+    assert "no speculative run of your draft" in said, said
+    assert "no speculative run in group" not in said, said

@@ -1575,7 +1575,11 @@ def missing_evidence(
     elif own_accept is None:
         out.append(
             "your draft has no measured acceptance length ("
-            + ("no speculative run with one in its run group" if has_runs else "attach a run group in the sidebar")
+            + (
+                "no speculative run of your draft with one in its run group"
+                if has_runs
+                else "attach a run group in the sidebar"
+            )
             + ")"
         )
     if other_architecture:
@@ -1841,6 +1845,7 @@ def answer(
     by_draft = runs_of_draft(by_target.kept, draft)
     pairs = side_by_side(by_target.kept, draft, target_model)  # a published draft's runs beside yours: compared
     others = side_by_side(by_target.kept, draft, target_model, published=False)  # your v1 beside your v2
+    group_given = bool(runs)  # a group attached whose runs are none of your draft's (walk Z: the target's MTP alone)
     runs = by_draft.kept
     published: registry.PublishedDraft | None
     if isinstance(ref, registry.PublishedDraft):
@@ -1935,7 +1940,7 @@ def answer(
                     acc=acc,
                     sizes_known=size is not None,
                     ref_config_assumed=assumed,
-                    has_runs=bool(runs),
+                    has_runs=group_given,
                     measured_beside=measured is not None,
                     own_config=own is not None,
                     other_architecture=f"your draft's target, to compare like for like: {SET_TARGET}"
@@ -1968,7 +1973,7 @@ def answer(
                 acc=acc,
                 sizes_known=size is not None,
                 ref_config_assumed=assumed,
-                has_runs=bool(runs),
+                has_runs=group_given,
                 measured_beside=measured is not None,
                 own_config=own is not None,
                 other_architecture=f"{size_note}, so sizes are not compared: {SET_TARGET}" if size_note else "",

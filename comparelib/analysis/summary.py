@@ -347,7 +347,7 @@ def _lines(
             + (
                 "no run group attached to your draft"
                 if not runs_group
-                else f"no speculative run in group {runs_group}"
+                else f"no speculative run of your draft in group {runs_group}"
             )
             + "; "
             + link("benchmark one", "bench")
