@@ -48,3 +48,19 @@ def test_a_group_holding_only_the_targets_mtp_is_said_as_such(
     assert "attach a run group in the sidebar" not in said, said
     assert "no speculative run of your draft" in said, said
     assert "no speculative run in group" not in said, said
+
+
+def test_the_acceptance_factor_reads_the_references_figure_at_your_chain() -> None:
+    """Walk Z: ours (3.00 at steps=3, topk=1, draft=4, batch 1) was set against MATH500 3.49, a figure whose setting
+    the source does not state, while the reference publishes MATH500 3.468 at our chain (bs=8)."""
+    from comparelib.analysis import overview
+
+    facts = overview.accept_facts(3.0, "steps=3,topk=1,draft=4,bs=1,sglang", "AQ-MedAI/Kimi-K2-Instruct-eagle3")
+    assert dict(facts.by_benchmark)["math500"] == pytest.approx(3.468)
+    said = overview.accept_comparison(3.0, facts)
+    assert said.startswith("the reference's MATH500 3.47 is 1.16 times our 3.00"), said
+    # the range still names every setting it publishes, the unstated one included
+    assert [s for s, _, _ in facts.by_setting] == [
+        "steps=3,topk=1,draft=4,bs=8,sglang",
+        "setting not stated by the source",
+    ]
