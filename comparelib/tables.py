@@ -47,8 +47,8 @@ class Column:
 
     def text(self, value: float, *, unit: bool = True) -> str:
         """The number as Markdown shows it (LaTeX: ``unit=False``, the unit is in the header once)."""
-        if self.kind == "int":
-            out = f"{int(value):,}"
+        if self.kind == "int":  # rounded, as the notes' ",.0f" is (int() cut 6,163,056.6 to 6,163,056: walk Z)
+            out = f"{round(float(value)):,}"
         elif self.percent:  # as the grid draws it: trailing zeros dropped ("6.5%")
             places = max((self.decimals if self.decimals is not None else 4) - 2, 0)
             digits = f"{float(value) * 100:,.{places}f}"

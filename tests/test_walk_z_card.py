@@ -64,3 +64,16 @@ def test_the_acceptance_factor_reads_the_references_figure_at_your_chain() -> No
         "steps=3,topk=1,draft=4,bs=8,sglang",
         "setting not stated by the source",
     ]
+
+
+@pytest.mark.parametrize("fmt", ["md", "latex", "csv"])
+def test_an_integer_cell_is_rounded_as_the_notes_are(fmt: str) -> None:
+    """Walk Z: the plan table said samples_needed 6,163,056 where its note said 6,163,057 (int() cut 6,163,056.6)."""
+    import pandas as pd
+
+    from comparelib import export, tables
+
+    frame = pd.DataFrame({"rank": [1], "option": ["more data"], "samples_needed": [6_163_056.6]})
+    out = export.render(frame, fmt, table=tables.PLAN)
+    assert "6,163,057" in out or "6163057" in out, out
+    assert "6,163,056" not in out and "6163056" not in out, out
