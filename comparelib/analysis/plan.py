@@ -3385,13 +3385,19 @@ def build(
         off_steps = inputs.offline is not None and bool(inputs.offline.al_by_steps)
         al_src = _source(sources, "measured", inputs.offline.source) if inputs.offline and off_steps else model_src
 
+        def tie_words(b: int, ties: Sequence[int]) -> str:
+            """ "(4 ties)", "(4 ties, predicted)" or "(4, 5 tie; 5 predicted)": a tied num_steps the batch's sweep
+            did not measure is said so (walk Z: "3 (4, 5 tie) ... measured" read as if 5 had been measured too)."""
+            m = speed.model_for(b)
+            pred = [t for t in ties if not (speed.measured_at(b) and m.measured_tok_s(t) is not None)]
+            said = f" ({', '.join(map(str, ties))} {'ties' if len(ties) == 1 else 'tie'}"
+            if pred:
+                said += ", predicted" if len(ties) == 1 else f"; {', '.join(map(str, pred))} predicted"
+            return said + ")"
+
         def named(b: str) -> str:
             ties = tied_k[b]
-            return (
-                f"batch {b}: {best_k[b]}"
-                + (f" ({', '.join(map(str, ties))} {'ties' if len(ties) == 1 else 'tie'})" if ties else "")
-                + at(int(b), best_k[b])
-            )
+            return f"batch {b}: {best_k[b]}" + (tie_words(int(b), ties) if ties else "") + at(int(b), best_k[b])
 
         # a batch the group swept that the plan's batches do not hold (walk N: 1 and 32 measured, the plan gave
         # 1, 8 and 64, and the batch-32 sweep's own best was said nowhere): its measured sweep's pick, named
