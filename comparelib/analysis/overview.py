@@ -1920,6 +1920,23 @@ def answer(
         size_note,
         same_shape=bool(mine_shape and theirs_shape and mine_shape == theirs_shape),
     )
+
+    def missing(other_architecture: str) -> tuple[str, ...]:
+        """What the answer lacks (``missing_evidence``); the two headlines word the unknown target differently."""
+        return missing_evidence(
+            reference=reference,
+            own_volume=own_volume,
+            ref_volume=ref_volume,
+            own_accept=own_accept,
+            acc=acc,
+            sizes_known=size is not None,
+            ref_config_assumed=assumed,
+            has_runs=group_given,
+            measured_beside=measured is not None,
+            own_config=own is not None,
+            other_architecture=other_architecture,
+        )
+
     if target is not None:
         gap, sentence = "", target.sentence
     elif unlike:  # another target's (family's) draft, or another architecture's: differences, no "largest gap"
@@ -1935,21 +1952,7 @@ def answer(
                 size_scope=size_scope,
                 accept_ratio=acc_ratio,
                 accept_detail=accept_detail,
-                missing=missing_evidence(
-                    reference=reference,
-                    own_volume=own_volume,
-                    ref_volume=ref_volume,
-                    own_accept=own_accept,
-                    acc=acc,
-                    sizes_known=size is not None,
-                    ref_config_assumed=assumed,
-                    has_runs=group_given,
-                    measured_beside=measured is not None,
-                    own_config=own is not None,
-                    other_architecture=f"your draft's target, to compare like for like: {SET_TARGET}"
-                    if size_note
-                    else "",
-                ),
+                missing=missing(f"your draft's target, to compare like for like: {SET_TARGET}" if size_note else ""),
             ),
         )
     else:
@@ -1968,19 +1971,7 @@ def answer(
             curve_ceiling=curve_ceiling,
             accept_detail=accept_detail,
             accept_unlike=accept_unlike,
-            missing=missing_evidence(
-                reference=reference,
-                own_volume=own_volume,
-                ref_volume=ref_volume,
-                own_accept=own_accept,
-                acc=acc,
-                sizes_known=size is not None,
-                ref_config_assumed=assumed,
-                has_runs=group_given,
-                measured_beside=measured is not None,
-                own_config=own is not None,
-                other_architecture=f"{size_note}, so sizes are not compared: {SET_TARGET}" if size_note else "",
-            ),
+            missing=missing(f"{size_note}, so sizes are not compared: {SET_TARGET}" if size_note else ""),
         )
         if size_note and gap:  # a gap named from data or acceptance: sizes still said not compared, and why
             sentence += f" Sizes are not compared: {size_note}; {SET_TARGET}."
