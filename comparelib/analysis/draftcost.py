@@ -1223,13 +1223,7 @@ def compare(
                 }
             )
         frames.append(pd.DataFrame(rows))
-    first = frames[0].set_index("num_steps")
-    for f in frames:
-        f["accept_to_match"] = [
-            float(first.at[k, "accept_length"] * cyc / first.at[k, "cycle_ms"])
-            for k, cyc in zip(f["num_steps"], f["cycle_ms"], strict=False)
-        ]
-    return pd.concat(frames, ignore_index=True)
+    return speedup.side_by_side_frame(frames)
 
 
 def _fit_words(model: Any) -> tuple[str, str, str]:

@@ -895,7 +895,6 @@ def compare_drafts(
     the first candidate, ``accept_to_match``: the acceptance length this candidate needs at that
     num_steps to equal the first one's throughput (it costs more or less per cycle).
     """
-    import pandas as pd
 
     if not candidates:
         raise InputError("give at least one draft to predict")
@@ -915,6 +914,14 @@ def compare_drafts(
         f = predict_frame(m, steps, scenario=c.label, alpha=alpha, measured=False)
         f["draft_step_ms"] = float(c.step_ms)
         frames.append(f)
+    return side_by_side_frame(frames)
+
+
+def side_by_side_frame(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Candidates' prediction frames as one, each with ``accept_to_match``: the acceptance length it needs at each
+    num_steps to equal the first's throughput (the first's acceptance x this cycle / the first's cycle)."""
+    import pandas as pd
+
     first = frames[0].set_index("num_steps")
     for f in frames:
         f["accept_to_match"] = [
