@@ -584,3 +584,30 @@ def expected_counts(tokenizer: object, pieces: list[tuple[str, bool]]) -> tuple[
         pos += len(piece)
     enc = tokenizer.encode(text, add_special_tokens=False)  # type: ignore[attr-defined]
     return len(enc.ids), sum(templates.mask_from_offsets(enc.offsets, spans))
+
+
+def published_fit(setting_key: str, *, first: float = 2.0, step: float = 0.3) -> Any:
+    """A GSM8K fit of four published drafts of acme/target at chain (3,1,4) and ``setting_key``: acceptance
+    ``first + step * i`` at 10^(4+i) samples (``scaling.Fit``)."""
+    import pandas as pd
+
+    from comparelib.analysis import scaling
+
+    rows = [
+        scaling.own_point(
+            draft=f"pub/{i}",
+            benchmark="gsm8k",
+            accept_length=first + step * i,
+            setting_key=setting_key,
+            chain="(3,1,4)",
+            samples=10.0 ** (4 + i),
+            target_model="acme/target",
+            source="test",
+        )
+        for i in range(4)
+    ]
+    pub = pd.DataFrame(rows)
+    pub["kind"] = "published"
+    return scaling.fit_published(
+        scaling.select(scaling.scaling_points(pub), benchmark="gsm8k", setting_key=setting_key)
+    )

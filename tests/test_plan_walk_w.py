@@ -18,12 +18,11 @@ import re
 from dataclasses import replace
 from typing import Any
 
-import pandas as pd
 import pytest
 
 from comparelib.analysis import plan, scaling, speedup, verdicts
 from comparelib.live.store import RunRecord
-from tests.fixtures import bench_config, bench_store, cli_in_process, stored_run
+from tests.fixtures import bench_config, bench_store, cli_in_process, published_fit, stored_run
 from tests.test_sweep import _entry
 
 AL = {1: 2.0, 2: 32 / 13, 3: 32 / 11, 4: 3.2}  # acceptance at num_steps 1..4, as runs #5..#8 and #10..#13 measured
@@ -152,23 +151,7 @@ def test_a_line_whose_costs_rise_is_still_drawn_past_the_measured_batches() -> N
 
 def _fit() -> scaling.Fit:
     """A published GSM8K fit at chain (3,1,4)."""
-    key = "steps=3,topk=1,draft=4,bs=1,sglang"
-    rows = [
-        scaling.own_point(
-            draft=f"pub/{i}",
-            benchmark="gsm8k",
-            accept_length=1.8 + 0.25 * i,
-            setting_key=key,
-            chain="(3,1,4)",
-            samples=10.0 ** (4 + i),
-            target_model="acme/target",
-            source="test",
-        )
-        for i in range(4)
-    ]
-    pub = pd.DataFrame(rows)
-    pub["kind"] = "published"
-    return scaling.fit_published(scaling.select(scaling.scaling_points(pub), benchmark="gsm8k", setting_key=key))
+    return published_fit("steps=3,topk=1,draft=4,bs=1,sglang", first=1.8, step=0.25)
 
 
 def _more_data(runs: list[RunRecord], **kw: Any) -> plan.Option:

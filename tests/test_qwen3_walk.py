@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from comparelib.analysis import curves, overview, scaling, verdicts
 from comparelib.live.store import RunRecord
 from comparelib.models import comparison, registry
-from tests.fixtures import page_app, stored_run
+from tests.fixtures import page_app, published_fit, stored_run
 
 QWEN = "Qwen/Qwen3-8B"
 TENGYUN = "Tengyunw/qwen3_8b_eagle3"  # 600K samples, no config in the registry, no GSM8K result
@@ -190,24 +190,7 @@ def test_chains_are_compared_by_their_fields(own: str, fit_key: str, same: bool)
 
 
 def _fit_at(setting_key: str) -> scaling.Fit:
-    rows = [
-        scaling.own_point(
-            draft=f"pub/{i}",
-            benchmark="gsm8k",
-            accept_length=2.0 + 0.3 * i,
-            setting_key=setting_key,
-            chain="(3,1,4)",
-            samples=10.0 ** (4 + i),
-            target_model="acme/target",
-            source="test",
-        )
-        for i in range(4)
-    ]
-    pub = pd.DataFrame(rows)
-    pub["kind"] = "published"
-    return scaling.fit_published(
-        scaling.select(scaling.scaling_points(pub), benchmark="gsm8k", setting_key=setting_key)
-    )
+    return published_fit(setting_key)
 
 
 # (keys of the user's runs #7, #8, #9 at 3, 4, 5 steps, the run set against a fit at 3 steps)
