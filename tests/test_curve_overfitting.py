@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from comparelib import cli
 from comparelib.analysis import curves, overview, plan
@@ -230,8 +231,9 @@ def test_cli_eval_only_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 # ---------------------------------------------------------------- the pages and the plan
 
 
-def test_learning_curve_tab_says_overfitting(tmp_path: Path) -> None:
-    log = _walk_s_log(tmp_path / "train_speculators.log")
+def _curve_tab(log: Path) -> tuple[AppTest, str]:
+    """Acceptance vs data on its Learning curve tab with ``log`` loaded (``BATCH`` samples a step), and its text,
+    after no exception or error."""
     at = page_app("../pages/scaling.py", timeout=120)
     at.session_state["sc_tab"] = "Learning curve"
     at.run()
@@ -240,7 +242,12 @@ def test_learning_curve_tab_says_overfitting(tmp_path: Path) -> None:
     at.run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    text = page_text(at)
+    return at, page_text(at)
+
+
+def test_learning_curve_tab_says_overfitting(tmp_path: Path) -> None:
+    log = _walk_s_log(tmp_path / "train_speculators.log")
+    at, text = _curve_tab(log)
     assert "trending_down: overfitting]** — Overfitting: eval tau_sim peaked at 2.38 at pass 3 of 5" in text, text
     assert "Keep the pass-3 checkpoint (15K samples seen)" in text
     assert "plateau" not in text and "look at capacity" not in text
@@ -472,15 +479,7 @@ def test_live_acceptance_is_simulated_at_the_peak_checkpoint(
 
 def test_learning_curve_tab_names_the_fall_and_the_peak_checkpoint(tmp_path: Path) -> None:
     log = _walk_s_log(tmp_path / "train_speculators.log", train="flat")
-    at = page_app("../pages/scaling.py", timeout=120)
-    at.session_state["sc_tab"] = "Learning curve"
-    at.run()
-    at.text_input(key="lc_path").input(str(log))
-    at.number_input(key="lc_batch").set_value(BATCH)
-    at.run()
-    assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
-    text = page_text(at)
+    at, text = _curve_tab(log)
     assert (
         "trending_down: plateau, eval fell after its peak]** — Peaked, then fell: eval tau_sim peaked at 2.38" in text
     )
