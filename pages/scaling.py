@@ -31,6 +31,7 @@ import uploadgate
 from comparelib import charts, export, paths, settings, tables
 from comparelib.analysis import curves, draftcost, overview, plan, scaling, speedup, verdicts
 from comparelib.errors import CompareError
+from comparelib.live.store import Forgetter, curve_keepers, may_forget_curve
 from comparelib.models.draft import runs_for_target, runs_of_draft
 
 # The tabs below are built only while shown; what was typed or picked in them is kept for the session.
@@ -702,14 +703,32 @@ def _upload_changed() -> None:
 
 
 LOG_KEPT = "_lc_kept"  # {draft name: (kept row id, the reading it was kept from)} of the logs kept this session
+LOG_KEPT_IDS = "_lc_kept_ids"  # the ids of every log this session kept: its own to forget (store.may_forget_curve)
+
+
+def _forgetter() -> Forgetter:
+    """This browser session as the store's owner-only rule sees it."""
+    kept_here = frozenset(st.session_state.get(LOG_KEPT_IDS, ()))
+    return Forgetter(kept_here=kept_here, visitor=app.visitor(), login=settings.require_login())
+
+
+def _not_yours(kept: dict, keeping: str) -> str:
+    """For a visitor the kept log is not theirs to forget (``store.may_forget_curve``): who may, and what keeping
+    does (a new row shown in its place, this one left under it); "" for its keeper."""
+    if may_forget_curve(kept, _forgetter()):
+        return ""
+    return f" Only {curve_keepers(kept, login=settings.require_login())} can forget it; {keeping}."
 
 
 def _forget_kept(kept: dict) -> None:
-    """ "Forget the stored log": the curve kept with your draft (and older ones) leaves the store, for everyone."""
+    """ "Forget the stored log", drawn only for whoever kept it (the session, or its signed-in keeper): the curve
+    kept with your draft (and their older ones) leaves the store, for everyone."""
+    if not may_forget_curve(kept, _forgetter()):
+        return
     if not st.button("Forget the stored log", key="lc_forget"):
         return
     try:
-        _store(settings.database_url()).forget_learning_curve(draft.name, up_to=int(kept["id"]))
+        _store(settings.database_url()).forget_learning_curve(draft.name, up_to=int(kept["id"]), by=_forgetter())
     except CompareError as exc:
         st.error(str(exc))
         return
@@ -720,9 +739,14 @@ def _forget_kept(kept: dict) -> None:
 
 def _kept_shown(kept: dict) -> None:
     """Under the inputs, when no log is loaded in this session: the curve shown is the one kept with your draft."""
+    not_yours = _not_yours(
+        kept,
+        "keeping another log shows that one instead, and this one stays stored under it (shown again once that one "
+        "is forgotten)",
+    )
     st.caption(
-        f"Showing the training log kept with your draft ({draft.name}): {curves.kept_words(kept)}. Upload a log or "
-        "give a path to see another; keep that one to replace it."
+        f"Showing the training log kept with your draft ({draft.name}): {curves.kept_words(kept)}.{not_yours} "
+        "Upload a log or give a path to see another" + ("." if not_yours else "; keep that one to show it instead.")
     )
     _forget_kept(kept)
 
@@ -738,8 +762,14 @@ def _keep_controls(lc: curves.Curve, reading: tuple, name: str, kept: dict | Non
         _forget_kept(kept)
         return
     if kept is not None:
+        not_yours = _not_yours(
+            kept,
+            "keeping this log shows yours instead, and theirs stays stored under it (shown again once yours is "
+            "forgotten)",
+        )
         st.caption(
-            f"A log is kept with your draft ({draft.name}): {curves.kept_words(kept)}. Keeping this log replaces it."
+            f"A log is kept with your draft ({draft.name}): {curves.kept_words(kept)}."
+            + (not_yours or " Keeping this log shows it instead.")
         )
     else:
         st.caption(
@@ -759,6 +789,7 @@ def _keep_controls(lc: curves.Curve, reading: tuple, name: str, kept: dict | Non
             st.error(str(exc))
             return
         st.session_state.setdefault(LOG_KEPT, {})[draft.name] = (new_id, reading)
+        st.session_state.setdefault(LOG_KEPT_IDS, set()).add(new_id)
         app.kept_curve_changed()
         st.rerun()
     if kept is not None:

@@ -25,6 +25,8 @@ CARD = f"---\nbase_model: {TARGET}\ntags:\n- eagle3\n---\n# Llama-3.1-8B EAGLE-3
 SCALING = "../pages/scaling.py"
 OVERVIEW = "../pages/overview.py"
 PLATEAU = "Your training log (Acceptance vs data) has plateaued"
+ONLY_KEEPER = "Only the browser session that kept it can forget it"
+KEEP_SHOWS_YOURS = "keeping another log shows that one instead, and this one stays stored under it"
 
 
 def _add_drafts(hub: HubEmulator) -> None:
@@ -94,37 +96,107 @@ def test_a_kept_log_goes_with_the_drafts_link(hub: HubEmulator, tmp_path: Path) 
     assert _curve_shown(tab), shown
     assert f"Showing the training log kept with your draft ({DRAFT}): plateau.csv, kept on " in shown, shown
     assert "by anonymous visitor" in shown and "Upload a training log" not in shown
-    assert "lc_forget" in _buttons(tab) and "lc_attach" not in _buttons(tab)
+    # not theirs to forget: said, and no button (a link's reader once deleted the sender's log for everyone)
+    assert ONLY_KEEPER in shown and KEEP_SHOWS_YOURS in shown, shown
+    assert "lc_forget" not in _buttons(tab) and "lc_attach" not in _buttons(tab)
+    tab.run()
+    assert bench_store().learning_curve(DRAFT) is not None and _curve_shown(tab)
 
     # another draft's link does not get it
     assert not _weighs_plateau(_page(OVERVIEW, OTHER))
     other = _page(SCALING, OTHER)
     assert not _curve_shown(other) and "Upload a training log or give a path" in page_text(other)
 
-    # forgotten: the tab and Overview answer without it again, for everyone
-    tab.button(key="lc_forget").click().run()
-    assert not tab.exception and not tab.error, [e.value for e in tab.error]
+    # the sender (their log gone too: the kept curve shown) forgets it: the tab and Overview answer without it
+    # again, for everyone
+    sender.text_input(key="lc_path").input("").run()
+    assert f"Showing the training log kept with your draft ({DRAFT})" in page_text(sender)
+    assert ONLY_KEEPER not in page_text(sender)
+    sender.button(key="lc_forget").click().run()
+    assert not sender.exception and not sender.error, [e.value for e in sender.error]
+    assert "lc_forget" not in _buttons(sender) and "Upload a training log or give a path" in page_text(sender)
+    tab.run()
     assert not _curve_shown(tab) and "Upload a training log or give a path" in page_text(tab)
     assert bench_store().learning_curve(DRAFT) is None
     assert not _weighs_plateau(_page(OVERVIEW, DRAFT))
 
 
-def test_a_log_loaded_over_a_kept_one_can_replace_it(hub: HubEmulator, tmp_path: Path) -> None:
-    """A session's own log is shown over the kept one; the tab says another is kept and keeping replaces it."""
+def test_a_log_loaded_over_a_kept_one_is_shown_in_its_place(hub: HubEmulator, tmp_path: Path) -> None:
+    """A session's own log is shown over the kept one; the tab says another is kept, by whom, and that keeping
+    shows this one instead: the other stays stored, and is the draft's again once this one is forgotten."""
     _add_drafts(hub)
     first = _plateau_log(tmp_path / "first.csv")
     at = _page(SCALING, DRAFT)
     at.text_input(key="lc_path").input(str(first)).run()
     at.button(key="lc_attach").click().run()
+    first_id = _kept_id()
     second = _plateau_log(tmp_path / "second.csv")
     fresh = _page(SCALING, DRAFT)
     fresh.text_input(key="lc_path").input(str(second)).run()
     said = page_text(fresh)
-    assert "first.csv, kept on " in said and "Keeping this log replaces it." in said, said
+    assert "first.csv, kept on " in said and "by anonymous visitor" in said, said
+    assert ONLY_KEEPER in said and "keeping this log shows yours instead, and theirs stays stored under it" in said, (
+        said
+    )
+    assert "lc_forget" not in _buttons(fresh) and "lc_attach" in _buttons(fresh)
     fresh.button(key="lc_attach").click().run()
     assert not fresh.exception and not fresh.error
     row = bench_store().learning_curve(DRAFT, points=False)
     assert row is not None and row["source"] == "second.csv"
+    assert bench_store().learning_curve_by_id(first_id) is not None  # under it, not replaced
+    # forgetting its own drops only that: the first session's is the draft's again, still not the second's to forget
+    fresh.button(key="lc_forget").click().run()
+    assert not fresh.exception and not fresh.error, [e.value for e in fresh.error]
+    assert _kept_id() == first_id and "lc_forget" not in _buttons(fresh)
+    assert "first.csv, kept on " in page_text(fresh)
+    # the first session still may
+    at.run()
+    at.button(key="lc_forget").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert bench_store().learning_curve(DRAFT) is None
+
+
+def _kept_id() -> int | None:
+    row = bench_store().learning_curve(DRAFT, points=False)
+    return None if row is None else int(row["id"])
+
+
+def _signed_in(email: str) -> AppTest:
+    """A fresh browser session signed in as ``email`` (SPECDRAFT_REQUIRE_LOGIN on), on the draft's link."""
+    at = page_app(SCALING, timeout=120)
+    at.user = {"is_logged_in": True, "email": email}
+    at.query_params["draft"] = DRAFT
+    at.session_state["sc_tab"] = "Learning curve"
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def test_with_sign_in_the_keeper_may_forget_from_any_session(
+    hub: HubEmulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sign-in on: the signed-in visitor who kept a log may forget it from another browser session; another
+    signed-in visitor sees who kept it and no Forget button."""
+    monkeypatch.setenv("SPECDRAFT_REQUIRE_LOGIN", "1")
+    _add_drafts(hub)
+    alice = _signed_in("alice@example.com")
+    alice.text_input(key="lc_path").input(str(_plateau_log(tmp_path / "p.csv"))).run()
+    alice.button(key="lc_attach").click().run()
+    row = bench_store().learning_curve(DRAFT, points=False)
+    assert row is not None and row["attached_by"] == "alice@example.com"
+
+    bob = _signed_in("bob@example.com")
+    said = page_text(bob)
+    assert _curve_shown(bob) and "by alice@example.com" in said, said
+    assert "Only alice@example.com, signed in, or the browser session that kept it can forget it" in said, said
+    assert "lc_forget" not in _buttons(bob)
+
+    again = _signed_in("alice@example.com")  # alice, on another computer
+    assert "lc_forget" in _buttons(again)
+    again.button(key="lc_forget").click().run()
+    assert not again.exception and not again.error, [e.value for e in again.error]
+    assert bench_store().learning_curve(DRAFT) is None
 
 
 @pytest.mark.parametrize("draft", [None, "example"])

@@ -19,7 +19,14 @@ import sqlalchemy as sa
 
 from comparelib.analysis.speedup import comparison_frame, speedup_against
 from comparelib.errors import StoreError
-from comparelib.live.store import FRAME_COLUMNS, SCHEMA_VERSION, Store, requests_to_frame
+from comparelib.live.store import (
+    FRAME_COLUMNS,
+    SCHEMA_VERSION,
+    Forgetter,
+    Store,
+    may_forget_curve,
+    requests_to_frame,
+)
 from comparelib.redact import is_secret_key, strip_url
 from tests.fixtures import cli_in_process, run_cli
 
@@ -471,17 +478,76 @@ def test_learning_curves_round_trip_newest_wins_and_forget(store: Store) -> None
     assert newest is not None and (newest["id"], newest["source"], newest["attached_by"]) == (second, "run2.csv", None)
     assert len(newest["points"]) == 4
 
-    # forgetting the one shown also drops older ones, never one kept after it (by a colleague, meanwhile)
+    # the operator (no visitor asking) forgetting the one shown also drops older ones, never one kept after it
     third = store.save_learning_curve(draft="acme/d1", source="run3.csv", **_curve_form(5))
-    assert store.forget_learning_curve("acme/d1", up_to=second) == 2
+    assert store.forget_learning_curve("acme/d1", up_to=second, by=None) == 2
     left = store.learning_curve("acme/d1")
     assert left is not None and left["id"] == third
-    assert store.forget_learning_curve("acme/d1") == 1
+    assert store.forget_learning_curve("acme/d1", by=None) == 1
     assert store.learning_curve("acme/d1") is None and store.learning_curve_by_id(third) is None
     kept = store.learning_curve("acme/d2")
     assert kept is not None and kept["id"] == other  # another draft's is untouched
     # a new curve never takes a forgotten one's id (the page caches a rebuilt curve by id)
     assert store.save_learning_curve(draft="acme/d1", source="run4.csv", **_curve_form(5)) > third
+
+
+# the rule: (the kept row's attached_by, the ids this browser session kept, the visitor, sign-in on) -> may forget
+_ROW_ID = 7
+_OWNER_CASES = [
+    ("the session that kept it", "anonymous visitor", {_ROW_ID}, "anonymous visitor", False, True),
+    ("the session that kept it, signed in as another", "alice@x.org", {_ROW_ID}, "bob@x.org", True, True),
+    ("another anonymous session", "anonymous visitor", set(), "anonymous visitor", False, False),
+    ("another session that kept another log", "anonymous visitor", {_ROW_ID + 1}, "anonymous visitor", False, False),
+    ("anonymous, though sign-in is on", "anonymous visitor", set(), "anonymous visitor", True, False),
+    ("the signed-in keeper, in another session", "alice@x.org", set(), "alice@x.org", True, True),
+    ("the keeper's name, but sign-in is off", "alice@x.org", set(), "alice@x.org", False, False),
+    ("another signed-in visitor", "alice@x.org", set(), "bob@x.org", True, False),
+    ("a visitor whose identity differs only in case", "alice@x.org", set(), "Alice@x.org", True, False),
+    ("two accounts with neither email nor name", "signed-in user", set(), "signed-in user", True, False),
+    ("a row kept by no one named", None, set(), "alice@x.org", True, False),
+    ("an empty identity", "", set(), "", True, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("attached_by", "kept_here", "visitor", "login", "may"),
+    [case[1:] for case in _OWNER_CASES],
+    ids=[case[0] for case in _OWNER_CASES],
+)
+def test_only_the_keeper_may_forget_a_kept_curve(
+    attached_by: str | None, kept_here: set[int], visitor: str, login: bool, may: bool
+) -> None:
+    row = {"id": _ROW_ID, "draft": "acme/d1", "attached_by": attached_by}
+    asker = Forgetter(kept_here=frozenset(kept_here), visitor=visitor, login=login)
+    assert may_forget_curve(row, asker) is may
+
+
+def test_forgetting_a_kept_curve_refuses_others_and_keeps_their_older_ones(store: Store) -> None:
+    """A visitor's forget drops only what they kept: another's curve is refused with who kept it, and another's
+    older curve under the name stays (and is the draft's again)."""
+    alice = store.save_learning_curve(draft="acme/d1", source="a.csv", attached_by="alice@x.org", **_curve_form(5))
+    anon = store.save_learning_curve(
+        draft="acme/d1", source="b.csv", attached_by="anonymous visitor", **_curve_form(4)
+    )
+    mine = store.save_learning_curve(draft="acme/d1", source="c.csv", attached_by="bob@x.org", **_curve_form(3))
+    bob = Forgetter(kept_here=frozenset(), visitor="bob@x.org", login=True)
+    stranger = Forgetter(kept_here=frozenset({mine + 100}), visitor="anonymous visitor", login=False)
+    with pytest.raises(StoreError, match=r"kept by bob@x\.org on .* UTC; only the browser session that kept it"):
+        store.forget_learning_curve("acme/d1", up_to=mine, by=stranger)
+    with pytest.raises(StoreError, match="only the browser session that kept it"):
+        store.forget_learning_curve("acme/d1", up_to=anon, by=bob)
+    assert store.learning_curve_by_id(mine) is not None and store.learning_curve_by_id(anon) is not None
+    # bob forgets his: alice's and the anonymous visitor's older ones stay; the newest of them is the draft's again
+    assert store.forget_learning_curve("acme/d1", up_to=mine, by=bob) == 1
+    left = store.learning_curve("acme/d1")
+    assert left is not None and left["id"] == anon
+    # the session that kept the anonymous one forgets it (and alice's older one stays: not that session's)
+    assert store.forget_learning_curve("acme/d1", up_to=anon, by=Forgetter(kept_here=frozenset({anon}))) == 1
+    left = store.learning_curve("acme/d1")
+    assert left is not None and left["id"] == alice
+    # one forgotten meanwhile: nothing to refuse, nothing dropped
+    assert store.forget_learning_curve("acme/d1", up_to=mine, by=stranger) == 0
+    assert store.learning_curve_by_id(alice) is not None
 
 
 _WIDE_POINT = {

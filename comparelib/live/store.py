@@ -369,6 +369,42 @@ def _aware(value: datetime | None) -> datetime | None:
 # ---------------------------------------------------------------- the store
 
 
+ANONYMOUS = "anonymous visitor"  # who kept a log, attached a volume, when no one is signed in (app.visitor)
+UNNAMED_SIGN_IN = "signed-in user"  # a signed-in visitor whose identity gives neither email nor name (app.visitor)
+
+
+@dataclasses.dataclass(frozen=True)
+class Forgetter:
+    """Who asks to forget a kept learning curve, as a page knows them: the ids of the curves their browser session
+    kept (``save_learning_curve``'s answers), who they are (app.visitor()) and whether sign-in is on
+    (SPECDRAFT_REQUIRE_LOGIN: only then is that an identity, not a name anyone could type)."""
+
+    kept_here: frozenset[int] = frozenset()
+    visitor: str | None = None
+    login: bool = False
+
+
+def may_forget_curve(kept: Mapping[str, Any], by: Forgetter) -> bool:
+    """Whether ``by`` may forget ``kept`` (a ``learning_curve`` row: id, attached_by): the browser session that kept
+    it, or with sign-in on the signed-in visitor whose identity is its attached_by. Not another session, and not the
+    names every anonymous or unnamed visitor shares: on a shared dashboard no visitor deletes another's log."""
+    if int(kept["id"]) in by.kept_here:
+        return True
+    who = (by.visitor or "").strip()
+    return (
+        by.login and bool(who) and who not in (ANONYMOUS, UNNAMED_SIGN_IN) and who == (kept.get("attached_by") or "")
+    )
+
+
+def curve_keepers(kept: Mapping[str, Any], *, login: bool) -> str:
+    """Who may forget ``kept`` (``may_forget_curve``), in words: 'the browser session that kept it', and with
+    sign-in on its keeper's identity too."""
+    who = (kept.get("attached_by") or "").strip()
+    if login and who and who not in (ANONYMOUS, UNNAMED_SIGN_IN):
+        return f"{who}, signed in, or the browser session that kept it"
+    return "the browser session that kept it"
+
+
 class Store:
     """Runs, requests, snapshots, data volumes and kept learning curves in one SQLAlchemy database."""
 
@@ -1016,18 +1052,41 @@ class Store:
             out["read"] = dict(row["read"]) if isinstance(row["read"], Mapping) else {}
         return out
 
-    def forget_learning_curve(self, draft: str, *, up_to: int | None = None) -> int:
+    def forget_learning_curve(self, draft: str, *, by: Forgetter | None, up_to: int | None = None) -> int:
         """Drop the learning curves kept with ``draft``: those up to id ``up_to`` (the one a page showed, and
-        the older ones), all when None; one kept after it meanwhile stays. How many were dropped."""
+        the older ones), all when None; one kept after it meanwhile stays. How many were dropped.
+
+        ``by``: the visitor asking (a page). The curve at ``up_to`` (else the newest) must be theirs
+        (``may_forget_curve``), StoreError otherwise, and of the older ones only theirs are dropped: another's
+        stays, and is the draft's again. None: the operator (no page), every one."""
         try:
             name = draft_name(draft)
         except StoreError:
             return 0
-        cond = learning_curves_table.c.draft == name
+        cols = learning_curves_table.c
+        cond = cols.draft == name
         if up_to is not None:
-            cond = sa.and_(cond, learning_curves_table.c.id <= int(up_to))
+            cond = sa.and_(cond, cols.id <= int(up_to))
         with self._write() as conn:
-            return int(conn.execute(learning_curves_table.delete().where(cond)).rowcount or 0)
+            if by is None:
+                return int(conn.execute(learning_curves_table.delete().where(cond)).rowcount or 0)
+            query = sa.select(cols.id, sa.type_coerce(cols.created_at, sa.Text).label("created_at"), cols.attached_by)
+            rows = [dict(r) for r in conn.execute(query.where(cond).order_by(cols.id.desc())).mappings()]
+            for row in rows:
+                row["attached_by"] = _text_or_none(row["attached_by"])
+            shown = rows[0] if rows and (up_to is None or int(rows[0]["id"]) == int(up_to)) else None
+            if shown is not None and not may_forget_curve(shown, by):
+                when = _when(shown["created_at"])
+                raise StoreError(
+                    f"the training log kept with {shown_label(name)} was kept by "
+                    f"{shown['attached_by'] or 'an unnamed visitor'}"
+                    + (f" on {when.astimezone(UTC):%Y-%m-%d %H:%M} UTC" if when is not None else "")
+                    + f"; only {curve_keepers(shown, login=by.login)} can forget it"
+                )
+            ids = [int(row["id"]) for row in rows if may_forget_curve(row, by)]
+            if not ids:
+                return 0
+            return int(conn.execute(learning_curves_table.delete().where(cols.id.in_(ids))).rowcount or 0)
 
     # -- built-in example
 
