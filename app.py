@@ -97,9 +97,11 @@ def signed_in() -> bool:
 
 def visitor() -> str:
     """Who is using the page, for provenance (who attached a volume): the signed-in user, else 'anonymous'."""
+    from comparelib.live.store import ANONYMOUS, UNNAMED_SIGN_IN  # the names the owner check never trusts
+
     if _logged_in():
-        return str(st.user.get("email") or st.user.get("name") or "signed-in user")
-    return "anonymous visitor"
+        return str(st.user.get("email") or st.user.get("name") or UNNAMED_SIGN_IN)
+    return ANONYMOUS
 
 
 def _logged_in() -> bool:
