@@ -210,9 +210,12 @@ def test_the_best_pair_is_your_drafts_and_the_others_are_named() -> None:
     assert ans.best_run is not None and ans.best_run.id == 2
     # another draft that is not published, measured at your setting: compared side by side, not only left out
     assert [(p.theirs.id, p.yours.id) for p in ans.others_beside] == [(4, 5)]  # your newest run there
+    # the target's own MTP layers, measured faster than your draft: set against it, not only left out (walk Z)
+    assert ans.native_mtp is not None and (ans.native_mtp.mtp.id, ans.native_mtp.yours.id) == (3, 2)
+    assert ans.native_mtp.verdict == "faster"
     assert ans.draft_note == (
         "Run #4 of lmsys/other-dsv3-eagle3 is not counted as yours: it is compared with yours below, run by run. "
-        f"1 run of another draft left out: #3 MTP (NEXTN) (your draft is {MINE_DS})."
+        "Run #3 (MTP (NEXTN), the target's own MTP layers) is not counted as yours: it is set against yours above."
     )
 
 

@@ -1319,6 +1319,202 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
     return replace(facts, sentence=f"{sentence} {facts.others_clause}") if paired else facts
 
 
+# -- the target's own MTP layers measured in your group
+#
+# A DeepSeek-V3 group holding an SGLang NEXTN (or vLLM mtp) run measured the target drafting with its own MTP layers:
+# no draft to train or load. Overview only named it "another draft left out" though it measured 125.0 tok/s against
+# your draft's best 96.1 at the same batch and engine (walk Z). Where it is faster, a user choosing what to serve
+# must be told; where it is slower, one short clause.
+
+MTP_WHO = "The target's own MTP layers"
+
+
+@dataclass(frozen=True)
+class NativeMtp:
+    """A run of the target's own MTP layers (``registry.is_mtp``) set against your draft's best run in one run group:
+    both measured, named by run, each with the speedup over its own comparable baseline where it has one."""
+
+    mtp: Any  # the MTP run
+    yours: Any  # your draft's run it is set against
+    mtp_base: Any | None  # each run's comparable baseline (``speedup.choose_baseline``); None: none in the group
+    yours_base: Any | None
+    mtp_speedup: float | None
+    yours_speedup: float | None
+    # how the two runs' settings differ (``speedup.settings_mismatch``: "batch 8 against 1"); empty: alike, and the
+    # runs' tok/s are compared; otherwise only their speedups over their own baselines are
+    differs: tuple[str, ...]
+    verdict: str  # "faster", "slower" or "tie" (within ``speedup.TIE_TOLERANCE``): the MTP run against yours
+
+    @property
+    def faster(self) -> bool:
+        return self.verdict == "faster"
+
+    @property
+    def alike_words(self) -> str:
+        """ "at the same engine, batch and benchmark settings", or what differs ("settings differ (batch 8 against
+        1), so only the speedups over each run's own baseline compare")."""
+        if not self.differs:
+            return "at the same engine, batch and benchmark settings"
+        return (
+            f"settings differ ({'; '.join(self.differs)}), so only the speedups over each run's own baseline compare"
+        )
+
+    @property
+    def sentence(self) -> str:
+        """Faster: the whole comparison, which runs, their tok/s and speedups, and whether they were measured alike.
+        Slower or a tie: one short clause."""
+        m, y = self.mtp, self.yours
+        if not self.faster:
+            how = (
+                "measured slower than your draft"
+                if self.verdict == "slower"
+                else "measured within 2% of your draft, a tie"
+            )
+            if self.differs:  # compared by their speedups
+                return (
+                    f"{MTP_WHO} {how}: run #{m.id} at {m.output_tokens_per_s:.1f} tok/s ({self.mtp_speedup:.2f}x) "
+                    f"against your run #{y.id} at {y.output_tokens_per_s:.1f} tok/s ({self.yours_speedup:.2f}x); "
+                    f"settings differ: {'; '.join(self.differs)}."
+                )
+            return (
+                f"{MTP_WHO} {how}: run #{m.id} at {m.output_tokens_per_s:.1f} tok/s against your run #{y.id} at "
+                f"{y.output_tokens_per_s:.1f} tok/s ({_run_place(y)})."
+            )
+
+        def one(run: Any, base: Any, ratio: float | None) -> str:
+            over = f"{ratio:.2f}x over baseline #{base.id}" if ratio is not None else "no comparable baseline"
+            return f"#{run.id} ({_run_who(run)}) at {run.output_tokens_per_s:.1f} tok/s ({over})"
+
+        how = "measured faster than" if not self.differs else "measured with a larger speedup than"
+        said = (
+            f"{MTP_WHO} were {how} your draft: run {one(m, self.mtp_base, self.mtp_speedup)} against your best run "
+            f"{one(y, self.yours_base, self.yours_speedup)}"
+        )
+        if not self.differs:
+            return (
+                f"{said}, {self.alike_words}. On these runs, serving the target with its own MTP layers (no draft "
+                "model to load) is faster than serving your draft."
+            )
+        return f"{said}; {self.alike_words}. Measure both alike to tell which to serve."
+
+    @property
+    def short(self) -> str:
+        """ "The target's own MTP layers were measured faster than your draft (run #3 at 125.0 tok/s, SGLang, batch 1,
+        against your run #5 at 96.1 tok/s): ...": the plan's lead says it so; "" where it is not faster."""
+        if not self.faster:
+            return ""
+        m, y = self.mtp, self.yours
+        if self.differs:
+            return (
+                f"{MTP_WHO} were measured with a larger speedup than your draft (run #{m.id}, "
+                f"{self.mtp_speedup:.2f}x, against your run #{y.id}, {self.yours_speedup:.2f}x; settings differ: "
+                f"{'; '.join(self.differs)})."
+            )
+        return (
+            f"{MTP_WHO} were measured faster than your draft (run #{m.id} at {m.output_tokens_per_s:.1f} tok/s, "
+            f"{_run_place(m)}, against your run #{y.id} at {y.output_tokens_per_s:.1f} tok/s): the plan's options "
+            "improve your draft, not what is fastest to serve now."
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "mtp_run_id": self.mtp.id,
+            "mtp_tok_s": float(self.mtp.output_tokens_per_s),
+            "mtp_baseline_run_id": self.mtp_base.id if self.mtp_base is not None else None,
+            "mtp_speedup": self.mtp_speedup,
+            "your_run_id": self.yours.id,
+            "your_tok_s": float(self.yours.output_tokens_per_s),
+            "your_baseline_run_id": self.yours_base.id if self.yours_base is not None else None,
+            "your_speedup": self.yours_speedup,
+            "settings_differ": list(self.differs),
+            "sentence": self.sentence,
+            "short": self.short,
+        }
+
+
+def _run_who(run: Any) -> str:
+    """ "SGLang MTP (NEXTN), batch 1, num_steps=3": engine and algorithm, batch, num_steps, and a tree's shape."""
+    engine = str(getattr(run, "engine", None) or "unknown engine")
+    who = " ".join(x for x in (_ENGINE_WORDS.get(engine.lower(), engine), registry.algorithm_label(run)) if x)
+    parts = [who]
+    if (batch := _batch(run)) is not None:
+        parts.append(f"batch {batch}")
+    parts.append(_steps_text(run))
+    if tree := speedup.tree_words(run):
+        parts.append(tree)
+    return ", ".join(parts)
+
+
+def _run_place(run: Any) -> str:
+    """ "SGLang, batch 1": where a run was measured, in a few words."""
+    engine = str(getattr(run, "engine", None) or "unknown engine")
+    batch = _batch(run)
+    return _ENGINE_WORDS.get(engine.lower(), engine) + (f", batch {batch}" if batch is not None else "")
+
+
+def _differ_words(reasons: Sequence[str]) -> tuple[str, ...]:
+    """``speedup.settings_mismatch``'s reasons as settings: "different concurrency: 8 against 1" -> "batch 8 against
+    1", "different prompt_set: random against bundled" -> "prompts random against bundled"."""
+    out = []
+    for reason in reasons:
+        text = reason.removeprefix("different ")
+        key, _, rest = text.partition(": ")
+        out.append(f"{_SETTING_WORDS.get(key, key)} {rest}" if rest else text)
+    return tuple(out)
+
+
+def native_mtp(runs: Sequence[Any], draft: str | None = None, *, batch: int | None = None) -> NativeMtp | None:
+    """The target's own MTP layers measured in ``runs`` (one target's group: ``draft.runs_for_target``'s kept) set
+    against your draft's (``draft``: its name, ``draft.runs_of_draft``) best run; None without an MTP run or a run
+    of your draft with a throughput. The one comparison Overview, the CLI's ``overview`` and the plan say.
+
+    Runs measured alike (``speedup.settings_mismatch``: engine, batch, prompts, max_tokens, requests, temperature,
+    server settings) are compared by tok/s, the fastest of each side there; at the batch ``batch`` first (default:
+    the batch of Overview's live pair, ``lead_pair``). With none alike, the MTP run of the largest speedup against
+    your lead pair's run, by their speedups over their own baselines, what differs said; a run with no comparable
+    baseline is then not compared. Within ``speedup.TIE_TOLERANCE`` it is a tie."""
+    runs = list(runs)
+    mtp = [r for r in runs if registry.is_mtp(r) and not r.is_baseline and r.output_tokens_per_s]
+    if not mtp:
+        return None
+    kept = [r for r in runs_of_draft(runs, draft).kept if not registry.is_mtp(r)]
+    mine = [r for r in kept if not r.is_baseline and r.output_tokens_per_s]
+    if not mine:
+        return None
+    pairs: dict[int, tuple[Any, float | None]] = {}
+    for r in [*mtp, *mine]:
+        base = speedup.choose_baseline(runs, [r])
+        pairs[r.id] = (base, speedup.speedup_against(r, base)[0] if base is not None else None)
+    lead = lead_pair(kept)
+    if batch is None and lead is not None:
+        batch = _batch(lead.spec)
+    lead_id = lead.spec.id if lead is not None else None
+
+    def tok(r: Any) -> float:
+        return float(r.output_tokens_per_s)
+
+    found: list[tuple[tuple[Any, ...], Any, Any, tuple[str, ...]]] = []
+    for m in mtp:
+        for y in mine:
+            differs = _differ_words(speedup.settings_mismatch(m, y))
+            if differs and (pairs[m.id][1] is None or pairs[y.id][1] is None):
+                continue  # measured otherwise and without a speedup: nothing compares them
+            if differs:
+                rank = (True, _batch(m) != batch, y.id != lead_id, -(pairs[m.id][1] or 0.0), -(pairs[y.id][1] or 0.0))
+            else:
+                rank = (False, _batch(m) != batch, False, -tok(m), -tok(y))
+            found.append((rank, m, y, differs))
+    if not found:
+        return None
+    _, m, y, differs = min(found, key=lambda t: (t[0], -t[1].id, -t[2].id))
+    (m_base, m_ratio), (y_base, y_ratio) = pairs[m.id], pairs[y.id]
+    ours, theirs = (tok(y), tok(m)) if not differs else (float(y_ratio or 0.0), float(m_ratio or 0.0))
+    tol = speedup.TIE_TOLERANCE
+    verdict = "faster" if theirs > ours * (1 + tol) else "slower" if theirs < ours * (1 - tol) else "tie"
+    return NativeMtp(m, y, m_base, y_base, m_ratio, y_ratio, differs, verdict)
+
+
 def largest_gap(
     *,
     data_ratio: float | None,
@@ -1655,19 +1851,37 @@ def size_gap(size: SizeFacts | None) -> tuple[float | None, str]:
     return own_layers / ref_layers, LAYERS_SCOPE
 
 
-def _draft_note(runs: Sequence[Any], by_draft: Any, pairs: Sequence[SideBySide], draft: str | None) -> str | None:
+def _draft_note(
+    runs: Sequence[Any],
+    by_draft: Any,
+    pairs: Sequence[SideBySide],
+    draft: str | None,
+    mtp: NativeMtp | None = None,
+) -> str | None:
     """``by_draft``'s note, with the runs of a published draft compared head to head said as such: "3 runs of
-    another draft left out" stood under the side-by-side line that compares those very runs with yours."""
+    another draft left out" stood under the side-by-side line that compares those very runs with yours. The run of
+    the target's own MTP layers set against yours (``mtp``: ``native_mtp``) is said compared too (walk Z read only
+    "1 run of another draft left out: #3 MTP (NEXTN)")."""
     from comparelib.models.draft import draft_match
 
     paired = {p.draft for p in pairs}
     theirs = [
-        r for r in by_draft.left_out if any(draft_match(str(getattr(r, "draft_model", None) or ""), h) for h in paired)
+        r
+        for r in by_draft.left_out
+        if not registry.is_mtp(r) and any(draft_match(str(getattr(r, "draft_model", None) or ""), h) for h in paired)
     ]
-    if not theirs:
+    mtp_said = ""
+    if mtp is not None:
+        mtp_said = (
+            f"Run #{mtp.mtp.id} ({registry.algorithm_label(mtp.mtp)}, the target's own MTP layers) is not counted as "
+            "yours: it is set against yours above."
+        )
+    if not theirs and not mtp_said:
         return by_draft.note
-    ids = {id(r) for r in theirs}
+    ids = {id(r) for r in theirs} | ({id(mtp.mtp)} if mtp is not None else set())
     rest = runs_of_draft([r for r in runs if id(r) not in ids], draft).note
+    if not theirs:
+        return f"{mtp_said} {rest}" if rest else mtp_said
     names = ", ".join(sorted(paired))
     one = len(theirs) == 1
     said = (
@@ -1676,6 +1890,7 @@ def _draft_note(runs: Sequence[Any], by_draft: Any, pairs: Sequence[SideBySide],
         # "side by side" is a published draft's on your server; another of your drafts is compared by its runs
         + ("side by side." if all(p.published for p in pairs) else "below, run by run.")
     )
+    said = f"{said} {mtp_said}" if mtp_said else said
     return f"{said} {rest}" if rest else said
 
 
@@ -1782,6 +1997,8 @@ class Answer:
     # "the largest gap is training data" of a GLM-4.5-Air draft against the Kimi-K2 draft); "" otherwise
     unlike_reference: str = ""
     target_model: str | None = None  # the target the answer was read for (named, set, or its runs'); None: unknown
+    # the target's own MTP layers measured in your group, set against your draft's best run (``native_mtp``)
+    native_mtp: NativeMtp | None = None
 
     @property
     def headline(self) -> bool:
@@ -1849,6 +2066,7 @@ def answer(
     pairs = side_by_side(by_target.kept, draft, target_model)  # a published draft's runs beside yours: compared
     others = side_by_side(by_target.kept, draft, target_model, published=False)  # your v1 beside your v2
     group_given = bool(runs)  # a group attached whose runs are none of your draft's (walk Z: the target's MTP alone)
+    mtp = native_mtp(by_target.kept, draft)  # the target's own MTP layers against your draft (walk Z)
     runs = by_draft.kept
     published: registry.PublishedDraft | None
     if isinstance(ref, registry.PublishedDraft):
@@ -2008,8 +2226,9 @@ def answer(
         target_model=target_model,
         runs=tuple(runs),
         runs_note=by_target.note,
-        draft_note=_draft_note(by_target.kept, by_draft, [*pairs, *others], draft),
+        draft_note=_draft_note(by_target.kept, by_draft, [*pairs, *others], draft, mtp),
         own=mine,
         side_by_side=pairs,
         others_beside=others,
+        native_mtp=mtp,
     )

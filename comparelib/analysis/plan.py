@@ -1659,8 +1659,15 @@ def gains(o: Option, noise: float) -> bool:
 
 def current_words(result: Plan) -> str:
     """What is served now at the ranking batch, which every gain there is against: measured (which run), predicted
-    (from what), or not predicted (why); "" without a speed model. The CLI prints it and Overview shows it above the
+    (from what), or not predicted (why); "" without a speed model. Where the target's own MTP layers were measured
+    faster than your draft, Overview's sentence follows (walk Z). The CLI prints it and Overview shows it above the
     table."""
+    said = _current_words(result)
+    mtp = _mtp_faster(result)
+    return f"{said} {mtp}" if said and mtp else said
+
+
+def _current_words(result: Plan) -> str:
     b = result.rank_batch
     cur = result.current
     tok = (cur.get("tok_s") or {}).get(str(b))
@@ -1688,6 +1695,13 @@ def current_words(result: Plan) -> str:
     if lost:
         return f"Served now at batch {b}: no speculative tok/s is predicted there: {lost}."
     return ""
+
+
+def _mtp_faster(result: Plan, key: str = "sentence") -> str:
+    """Overview's sentence (``overview.native_mtp``) where the target's own MTP layers were measured faster than your
+    draft, else "": ``key`` "short" for the lead."""
+    mtp = result.current.get("native_mtp") or {}
+    return str(mtp.get(key) or "") if mtp.get("verdict") == "faster" else ""
 
 
 def lead(result: Plan) -> str | None:
@@ -1719,6 +1733,8 @@ def lead(result: Plan) -> str | None:
         )
     if result.log_note and not first.weighed_down and result.log_note not in first.note:  # said there already
         text += f" {result.log_note}"
+    if mtp := _mtp_faster(result, "short"):  # what to do first: your draft is not the fastest measured (walk Z)
+        text += f" {mtp}"
     if first.kind != "more-data" and result.current.get("above_trend"):
         # unpredicted is not "no gain": walk R2 read "no option gains" while Acceptance vs data gave 1.6M samples
         text += (
@@ -1805,6 +1821,9 @@ class Inputs:
     # "your acceptance": the run Overview and Acceptance vs data read it from (``overview.own_acceptance``); the
     # plan cites it where it drafts the plan's chain
     own_run: int | None = None
+    # your draft's name (``draft.runs_of_draft``): the target's own MTP layers measured in ``group_runs`` are set
+    # against its runs (``overview.native_mtp``), as Overview does
+    draft_name: str | None = None
 
 
 def published_target(
@@ -2872,6 +2891,12 @@ def build(
         current["note"] = speed_note
     if inputs.runs_note:
         current["runs_note"] = inputs.runs_note
+    from comparelib.analysis import overview
+
+    # the target's own MTP layers measured faster than your draft (walk Z): what is served now is not the fastest
+    # measured, said with Overview's one comparison (at the ranking batch first)
+    if (mtp := overview.native_mtp(inputs.group_runs, inputs.draft_name, batch=rank_batch)) is not None:
+        current["native_mtp"] = mtp.to_json()
     if fit is not None and own_now:
         now = fit.al(own_now)
         current["al_fit"] = now.to_json()
@@ -3840,6 +3865,7 @@ def inputs_for(
         family=family_of(model_id(entry.target_label or named_target) or shape_target),
         shape_reference=shape_ref,
         own_run=own_run,
+        draft_name=draft,
         benchmark=benchmark.lower(),
         offline=offline,
         step_record=record,

@@ -200,6 +200,9 @@ def summarise(
         )
     if answer.runs_note:  # runs of the group served with another target: not in the answer, and named
         notes.append(Said("warning", answer.runs_note))
+    if answer.native_mtp is not None:  # the target's own MTP layers measured beside your draft (walk Z): faster
+        # is what a user choosing what to serve must read first; slower, one short clause
+        notes.append(Said("warning" if answer.native_mtp.faster else "caption", answer.native_mtp.sentence))
     if answer.draft_note:  # runs of another draft or of the target's own MTP layers: not your draft's, and named
         notes.append(Said("caption", answer.draft_note))
     lines = _lines(draft, own, reference, answer, target, vol_src, link)

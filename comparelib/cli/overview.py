@@ -302,6 +302,8 @@ def _json(
             {"draft": p.draft, "setting": p.setting, "theirs_run_id": p.theirs.id, "yours_run_id": p.yours.id}
             for p in [*a.side_by_side, *a.others_beside]
         ],
+        # the target's own MTP layers measured in your group, set against your draft's best run (walk Z)
+        "native_mtp": a.native_mtp.to_json() if a.native_mtp is not None else None,
         "run_ids": [r.id for r in a.runs],
         "volume_gap": None if gap is None else {"kind": gap.kind, "text": plain(gap.text)},
         "plan": plan_said,  # the lead Overview shows (published target AL, H200, batch 1), or why there is none
