@@ -567,6 +567,51 @@ def _along_lines(spec: pd.DataFrame, series: str = "series", y: str = "output to
     return out
 
 
+def _requests_asked(run: Any) -> int | None:
+    """The number of requests a run asked for (its params, an import's num_prompts), else those it counted."""
+    from comparelib.values import run_param
+
+    for value in (run_param(run, "requests"), getattr(run, "requests", None)):
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+            return int(value)
+    return None
+
+
+def _requests_words(run: Any) -> str:
+    n = _requests_asked(run)
+    return f"{n} requests" if n is not None else "requests not recorded"
+
+
+def _measured_words(spec_runs: Sequence[Any], series: Mapping[int, str]) -> tuple[set[int], dict[int, str]]:
+    """(the runs drawn apart from their line, each run's "measured" tooltip). A line has one point per num_steps:
+    where one series measured a num_steps more than once (the request count splits no line:
+    ``analysis.speedup.sweep_series``), the line goes through the better measured run (the most requests, then
+    the fewest errors, then the newest) and the others are drawn apart, each tooltip saying which."""
+    at: dict[tuple[str, Any], list[Any]] = {}
+    for r in spec_runs:
+        at.setdefault((series[r.id], r.num_steps), []).append(r)
+    apart: set[int] = set()
+    words = {r.id: _requests_words(r) for r in spec_runs}
+    for (_, steps), rs in at.items():
+        if len(rs) < 2:
+            continue
+        best = max(rs, key=lambda r: (_requests_asked(r) or 0, -(getattr(r, "errors", 0) or 0), r.id))
+        listed = ", ".join(f"#{r.id} ({_requests_words(r)})" for r in sorted(rs, key=lambda r: r.id))
+        for r in rs:
+            if r is best:
+                words[r.id] = (
+                    f"{_requests_words(r)}; the line goes through this run, the better measured at num_steps {steps} "
+                    f"of {listed}"
+                )
+            else:
+                apart.add(r.id)
+                words[r.id] = (
+                    f"{_requests_words(r)}; drawn apart: the line goes through run #{best.id} "
+                    f"({_requests_words(best)}), the better measured at num_steps {steps}"
+                )
+    return apart, words
+
+
 def run_sweep_charts(
     records: Sequence[Any], series: Mapping[int, str], models: Mapping[int, str] | None = None
 ) -> tuple[alt.TopLevelMixin, alt.TopLevelMixin | None] | None:
@@ -574,9 +619,12 @@ def run_sweep_charts(
     one line per comparable setting (``series``: ``analysis.speedup.sweep_series``, by run id), led by its
     target model in a group of several (``models``: ``analysis.speedup.served_models``). The legend says each
     series as given: it names the algorithm and the shape ("sglang MTP (NEXTN) bs=1 chain") by the registry's one
-    rule, which this shared module cannot import."""
+    rule, which this shared module cannot import. A num_steps a line measured twice (with 4 and 6 requests) has one
+    point on the line, the better measured, and the other drawn apart as a hollow point; the tooltips say which
+    (``_measured_words``)."""
     spec_runs = [r for r in records if not r.is_baseline and r.num_steps is not None]
     models = models or {}
+    apart, measured = _measured_words(spec_runs, series)
     spec = pd.DataFrame(
         [
             {
@@ -587,6 +635,8 @@ def run_sweep_charts(
                 "kind": r.kind,
                 "engine": str(getattr(r, "engine", None) or "unknown"),
                 "series": series[r.id],
+                "measured": measured[r.id],
+                "_apart": r.id in apart,
             }
             for r in spec_runs
         ]
@@ -628,23 +678,32 @@ def run_sweep_charts(
         scale = alt.Scale(domain=domain, nice=False, zero=False)
         title = "output tokens/s"
     y = alt.Y("output tok/s:Q", title=title, scale=scale, axis=alt.Axis(format=tick_format(ticks, log), values=ticks))
+    on_line, off_line = (
+        (spec[~spec["_apart"]].drop(columns="_apart"), spec[spec["_apart"]].drop(columns="_apart"))
+        if not spec.empty
+        else (spec, spec)
+    )
+    tips = ["run", "series", "num_steps", "output tok/s", "accept length", "measured", "kind"]
     layers = []
     if not spec.empty:
         layers.append(
-            alt.Chart(spec)
+            alt.Chart(on_line)
             .mark_line(point=alt.OverlayMarkDef(size=90))
-            .encode(
-                x=x,
-                y=y,
-                color=colour,
-                tooltip=["run", "series", "num_steps", "output tok/s", "accept length", "kind"],
-            )
+            .encode(x=x, y=y, color=colour, tooltip=tips)
+        )
+    if not off_line.empty:  # a num_steps measured again, off the line through the better measured run
+        layers.append(
+            alt.Chart(off_line).mark_point(size=90, filled=False).encode(x=x, y=y, color=colour, tooltip=tips)
         )
     if not base.empty:
         layers.append(
             alt.Chart(base).mark_rule(strokeDash=[6, 4], color=NEUTRAL).encode(y=y, tooltip=["run", "output tok/s"])
         )
-        along = _along_lines(spec) if not spec.empty else []
+        along = _along_lines(on_line) if not on_line.empty else []
+        if not off_line.empty:  # a point drawn apart is data a label must not cover too
+            along += [
+                (float(a), float(b)) for a, b in zip(off_line["num_steps"], off_line["output tok/s"], strict=True)
+            ]
         if log:  # placed where they are drawn: on the log axis, in decades
             axis = (math.log10(domain[0]), math.log10(domain[1]))
             back = {math.log10(float(v)): float(v) for v in base["output tok/s"]}  # each rule's own value
@@ -663,23 +722,24 @@ def run_sweep_charts(
     speed = _layer(*layers).properties(title="Output tokens/s vs num_steps", **SWEEP_SIZE)
     if spec.empty or spec["accept length"].isna().all():
         return speed, None
-    accept = (
-        alt.Chart(spec.dropna(subset=["accept length"]))
-        .mark_line(point=alt.OverlayMarkDef(size=90))
-        .encode(
-            x=x,
-            y=alt.Y(
-                "accept length:Q",
-                title="acceptance length (tokens per verify)",
-                scale=alt.Scale(domain=padded_domain(list(spec["accept length"].dropna())), zero=False),
-                axis=alt.Axis(format=".2f"),
-            ),
-            color=colour,
-            tooltip=["run", "series", "num_steps", "accept length"],
-        )
-        .properties(title="Acceptance length vs num_steps", **SWEEP_SIZE)
+    y_al = alt.Y(
+        "accept length:Q",
+        title="acceptance length (tokens per verify)",
+        scale=alt.Scale(domain=padded_domain(list(spec["accept length"].dropna())), zero=False),
+        axis=alt.Axis(format=".2f"),
     )
-    return speed, accept
+    # typed: a layer's shared encoding has no data to infer them from
+    al_tips = ["run:N", "series:N", "num_steps:Q", "accept length:Q", "measured:N"]
+    line = alt.Chart(on_line.dropna(subset=["accept length"])).mark_line(point=alt.OverlayMarkDef(size=90))
+    off_al = off_line.dropna(subset=["accept length"])
+    accept: alt.Chart | alt.LayerChart = (
+        line
+        if off_al.empty
+        # a num_steps measured again: a hollow point beside the line, both layers under one encoding
+        else _layer(line, alt.Chart(off_al).mark_point(size=90, filled=False))
+    )
+    accept = accept.encode(x=x, y=y_al, color=colour, tooltip=al_tips)
+    return speed, accept.properties(title="Acceptance length vs num_steps", **SWEEP_SIZE)
 
 
 # ---------------------------------------------------------------------------------------------

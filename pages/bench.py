@@ -555,7 +555,11 @@ try:
                     app.draw_chart(specs[1], key="sweep_accept_chart")
             else:
                 right.info("no acceptance lengths in this group (baselines and generic OpenAI servers have none)")
-        st.caption("Dashed lines: the group's baseline runs (no speculation), labelled with run id and labels.")
+        st.caption(
+            "Dashed lines: the group's baseline runs (no speculation), labelled with run id and labels. A hollow "
+            "point: a num_steps its line measured again (another number of requests); the line goes through the "
+            "better measured run, as its tooltip says."
+        )
         if sweep_group == EXAMPLE_GROUP:
             st.caption(
                 "Example data: only the measured points of the session are shown (the best point of a "

@@ -4,6 +4,7 @@ was not known)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -77,3 +78,97 @@ def test_an_integer_cell_is_rounded_as_the_notes_are(fmt: str) -> None:
     out = export.render(frame, fmt, table=tables.PLAN)
     assert "6,163,057" in out or "6163057" in out, out
     assert "6,163,056" not in out and "6163056" not in out, out
+
+
+# --- the sweep chart's series: the request count splits no line (walk Z: one MTP line read "requests=4" and
+# "requests=6"; the count pairs runs with baselines, walk W, but draws no line of its own)
+
+
+def _run(id_: int, steps: int | None, tok_s: float, al: float | None, *, requests: int, mtp: bool = True) -> Any:
+    from tests.fixtures import stored_run
+
+    target = "deepseek-ai/DeepSeek-V3"
+    run = stored_run(
+        id_, steps, tok_s, al, engine="sglang", algo="NEXTN" if mtp else "EAGLE3",
+        draft=target if mtp else "/data/my-dsv3-eagle3", model=target, group="walkz-dsv3", concurrency=1,
+        max_tokens=256,
+    )  # fmt: skip
+    return dataclasses.replace(run, params={**run.params, "requests": requests})
+
+
+def _nodes(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """A chart spec and its layers, all of them."""
+    out, todo = [], [spec]
+    while todo:
+        node = todo.pop()
+        todo += node.get("layer", [])
+        out.append(node)
+    return out
+
+
+def _layers(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return [node for node in _nodes(spec) if "mark" in node]
+
+
+def _rows(spec: dict[str, Any], layer: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(spec["datasets"][layer["data"]["name"]])
+
+
+# (runs: (id, num_steps, tok/s, AL, requests, MTP?), the line's points by num_steps (run ids), points off the line)
+SERIES_CASES = [
+    # walk Z: two MTP runs of one configuration, 4 and 6 requests: one line, no "requests=4" / "requests=6"
+    pytest.param([(2, 1, 110.0, 2.6, 4, True), (3, 3, 125.0, 3.64, 6, True)], {1: 2, 3: 3}, set(), id="two-steps"),
+    # one num_steps measured twice: the line goes through the better-measured run (more requests), the other drawn
+    pytest.param(
+        [(2, 1, 110.0, 2.6, 6, True), (3, 3, 118.0, 3.6, 4, True), (4, 3, 125.0, 3.64, 6, True)],
+        {1: 2, 3: 4},
+        {3},
+        id="same-steps-twice",
+    ),
+]
+
+
+@pytest.mark.parametrize(("made", "line", "off"), SERIES_CASES)
+def test_the_request_count_splits_no_sweep_line(made: list[tuple], line: dict[int, int], off: set[int]) -> None:
+    from comparelib import charts
+    from comparelib.analysis import speedup
+
+    runs = [_run(1, None, 78.1, None, requests=6)]
+    runs += [_run(i, k, t, al, requests=n, mtp=m) for i, k, t, al, n, m in made]
+    series, models = speedup.sweep_chart_inputs(runs)
+    assert len(set(series.values())) == 1, series
+    assert not [s for s in series.values() if "requests" in s], series
+    assert set(series.values()) == {"sglang MTP (NEXTN) bs=1 chain"}, series
+    built = charts.run_sweep_charts(runs, series, models)
+    assert built is not None
+    for chart in built:
+        assert chart is not None
+        spec = chart.to_dict()
+        drawn = _layers(spec)
+        lines = [
+            layer
+            for layer in drawn
+            if (layer["mark"] if isinstance(layer["mark"], str) else layer["mark"]["type"]) == "line"
+        ]
+        assert len(lines) == 1
+        on_line = _rows(spec, lines[0])
+        assert {r["num_steps"]: int(r["run"].split()[0].lstrip("#")) for r in on_line} == line, on_line
+        assert len(on_line) == len(line), on_line  # one point of the line per num_steps
+        legend = {r["series"] for layer in drawn if "data" in layer for r in _rows(spec, layer) if "series" in r}
+        assert legend == {"sglang MTP (NEXTN) bs=1 chain"}, legend
+        apart = [
+            r for layer in drawn if layer is not lines[0] and "data" in layer
+            for r in _rows(spec, layer) if "series" in r
+        ]  # fmt: skip
+        assert {int(r["run"].split()[0].lstrip("#")) for r in apart} == off, apart
+        for r in apart:  # the tooltip says which run the line goes through, and why
+            assert "the line goes through run #4" in r["measured"] and "6 requests" in r["measured"], r
+            assert "4 requests" in r["measured"], r
+        tips = {  # on the layer, or on the layers' shared encoding
+            t["field"]
+            for layer in _nodes(spec)
+            if "tooltip" in layer.get("encoding", {})
+            for t in layer["encoding"]["tooltip"]
+            if isinstance(t, dict)
+        }
+        assert "measured" in tips, tips

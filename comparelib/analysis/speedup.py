@@ -1534,14 +1534,19 @@ def _stated_algorithms(runs: Iterable[Any], drafts: Mapping[str, str]) -> dict[i
 
 
 def _sweep_signature(
-    run: Any, drafts: Mapping[str, str] | None = None, algorithms: Mapping[int, str] | None = None
+    run: Any,
+    drafts: Mapping[str, str] | None = None,
+    algorithms: Mapping[int, str] | None = None,
+    *,
+    params: Sequence[str] = RUN_PARAMS_THAT_MATTER,
 ) -> tuple[str, ...]:
     """What ``sweep_mismatch`` compares, as a key: runs with equal keys always agree, so the sweep is chosen
     over a group's few distinct settings rather than over every pair of its runs (100 runs took 2.4 s). The sweep
     chart draws one line per key (``sweep_series``); a condition one run recorded and another did not splits the
     key, and ``sweep_mismatch`` holds the two apart too (``unrecorded_conditions``), so the fit never joins what
     the chart draws as two settings. The draft is keyed by ``drafts`` (``_draft_keys`` of the runs compared: a
-    local folder of a Hub draft's name takes the Hub id's key), else by its own name's (``_own_draft_key``)."""
+    local folder of a Hub draft's name takes the Hub id's key), else by its own name's (``_own_draft_key``).
+    ``params``: the benchmark parameters keyed (the chart's lines leave out the request count: ``SERIES_PARAMS``)."""
 
     def key(value: Any) -> str:
         value = None if value == "unknown" or value == "" else value
@@ -1552,7 +1557,7 @@ def _sweep_signature(
     return (
         key(getattr(run, "model", None)),
         key(getattr(run, "engine", None)),
-        *(key(run_param(run, k)) for k in RUN_PARAMS_THAT_MATTER),
+        *(key(run_param(run, k)) for k in params),
         *(key(raw.get(k)) for k in SERVER_ARGS_THAT_MATTER),
         key((getattr(run, "notes", None) or {}).get("environment")),
         # aliases of one algorithm are one (``registry.algorithm_key``); one its draft's other runs state stands for
@@ -2303,6 +2308,13 @@ def _draft_names(records: Sequence[Any], draft: str | None) -> dict[int, str]:
     return {r.id: name(r) for r in named}
 
 
+# The benchmark parameters that split the sweep chart's lines: all that pair runs and hold a fit's sweep fixed but the
+# number of requests asked for (walk W made it one, for pairs and fits). Two runs of one configuration measured with
+# 4 and 6 requests are one setting measured twice: walk Z's chart split one MTP line into "requests=4" and
+# "requests=6" (``charts.run_sweep_charts`` draws one point of a line per num_steps, the better measured).
+SERIES_PARAMS = tuple(k for k in RUN_PARAMS_THAT_MATTER if k != "requests")
+
+
 def sweep_series(
     records: Sequence[Any], models: dict[int, str] | None = None, *, draft: str | None = None
 ) -> dict[int, str]:
@@ -2310,8 +2322,9 @@ def sweep_series(
 
     Runs share a line when ``speedup._sweep_signature`` (what a num_steps sweep must hold fixed: engine, model,
     concurrency and the other benchmark and server settings, algorithm, draft, topk) agrees and, for a tree, the
-    number of draft tokens too (a chain's follows num_steps). Keyed on the engine alone, one "sglang" line
-    zig-zagged between batch 1 (~85 tok/s) and batch 16 (~800 tok/s) runs, and joined a tree to a chain.
+    number of draft tokens too (a chain's follows num_steps); the number of requests splits no line
+    (``SERIES_PARAMS``), though it pairs runs and holds a fit's sweep fixed. Keyed on the engine alone, one
+    "sglang" line zig-zagged between batch 1 (~85 tok/s) and batch 16 (~800 tok/s) runs, and joined a tree to a chain.
     Labels are the charts' legend: engine, algorithm (``registry.algorithm_label``, the one naming rule: "EAGLE-3",
     "MTP (NEXTN)" for SGLang's, "MTP" for vLLM's), batch and shape: "sglang EAGLE-3 bs=16 chain", "sglang MTP
     (NEXTN) bs=1 tree topk=4 ndt=8", "vllm MTP bs=1 chain" (vLLM drafts EAGLE and MTP as a chain,
@@ -2348,14 +2361,14 @@ def sweep_series(
     keys = _draft_keys(records)  # one draft by Hub id and from a folder of its name: one line, as it is one fit
     algorithms = _stated_algorithms(records, keys)
     for r in records:
-        groups.setdefault(_sweep_signature(r, keys, algorithms), []).append(r)
+        groups.setdefault(_sweep_signature(r, keys, algorithms, params=SERIES_PARAMS), []).append(r)
     names = {k: label(rs) for k, rs in groups.items()}
     for name in set(names.values()):
         alike = [k for k, v in names.items() if v == name]
         if len(alike) < 2:
             continue
         tell = None
-        for p in (k for k in RUN_PARAMS_THAT_MATTER if k != "concurrency"):
+        for p in (k for k in SERIES_PARAMS if k != "concurrency"):
             vals = [run_param(groups[k][0], p) for k in alike]
             if None not in vals and len({str(v) for v in vals}) == len(vals):
                 tell = p
