@@ -77,10 +77,20 @@ def _latex_escape(value: Any) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(value))
 
 
-def to_latex(df: pd.DataFrame, numeric: set[str] | None = None) -> str:
-    """A booktabs tabular; numeric columns (or those named in ``numeric``) right-aligned."""
+# the width of a LaTeX paragraph column (``Table.latex_wrap``): a long note wraps in it
+LATEX_WRAP_WIDTH = "6cm"
+
+
+def to_latex(df: pd.DataFrame, numeric: set[str] | None = None, wrap: set[str] | None = None) -> str:
+    """A booktabs tabular; numeric columns (or those named in ``numeric``) right-aligned, those named in ``wrap``
+    set as paragraphs."""
     align = "".join(
-        "r" if pd.api.types.is_numeric_dtype(df[c]) or (numeric and str(c) in numeric) else "l" for c in df.columns
+        f"p{{{LATEX_WRAP_WIDTH}}}"
+        if wrap and str(c) in wrap
+        else "r"
+        if pd.api.types.is_numeric_dtype(df[c]) or (numeric and str(c) in numeric)
+        else "l"
+        for c in df.columns
     )
     out = io.StringIO()
     out.write(f"\\begin{{tabular}}{{{align}}}\n\\toprule\n")
@@ -133,10 +143,12 @@ def render(df: pd.DataFrame, fmt: str, *, table: Table | None = None) -> str:
         raise InputError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     if fmt == "latex":
         numeric = {str(c) for c in df.columns if pd.api.types.is_numeric_dtype(df[c])}
+        wrap = set(table.latex_wrap) if table is not None else set()
         out = prepare(df, table, fmt)
         if table is not None:  # units once, in the header ("bf16 (GiB)"), not in every cell
             names = {str(c): spec.header for c in out.columns if (spec := table.get(str(c))) and spec.unit}
             out = out.rename(columns=names)
             numeric = {names.get(c, c) for c in numeric}
-        return to_latex(out, numeric)
+            wrap = {names.get(c, c) for c in wrap}
+        return to_latex(out, numeric, wrap)
     return writers[fmt](prepare(df, table, fmt))

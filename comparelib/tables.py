@@ -9,6 +9,7 @@ the shown precision.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -76,6 +77,9 @@ class Table:
     # columns LaTeX carries too, after its first, where the rows hold more than one value in them (the runs of two
     # targets or engines): one value throughout tells no row from another, and the paper's caption can say it once
     latex_if_varied: tuple[str, ...] = field(default_factory=tuple)
+    # text columns LaTeX sets as a paragraph (``p{...}``), so a long note wraps within the page instead of running
+    # past its edge on one line
+    latex_wrap: tuple[str, ...] = field(default_factory=tuple)
 
     def get(self, name: str) -> Column | None:
         return next((c for c in self.columns if c.name == name), None)
@@ -382,7 +386,9 @@ REQUESTS = Table(
 
 PLAN = Table(
     # the plan's options, ranked: what each gives (tok/s, AL) and costs (samples, GPU-hours, TB), with bands. What
-    # decides the ranking first (walk M: at 1400 px "samples ne..." was cut and the gain sat past the grid's edge)
+    # decides the ranking first (walk M: at 1400 px "samples ne..." was cut and the gain sat past the grid's edge).
+    # Every export carries every column, LaTeX too: the tok/s at each batch is the plan's answer, and the note says
+    # which figures are measured (which run) and which predicted (from what); walk X's LaTeX kept seven columns
     columns=(
         Column("rank", "int", width="small", pinned=True),
         Column("option", "text", width="large", pinned=True),
@@ -404,13 +410,14 @@ PLAN = Table(
         Column("gpu_hours_high", "float", label="GPU-h high", decimals=0, width=92, help="empty: unbounded"),
         Column("kind", "text", width="small"),
     ),
-    latex=("rank", "option", "al", "samples_needed", "gpu_hours", "storage_tb", "gain_tok_s"),
+    latex_wrap=("note",),
 )
 
 
 def plan_table(batches: Sequence[int]) -> Table:
-    """``PLAN`` with a tok/s column for each of ``batches`` (a plan's: 1, 8, 64 and the batch it ranks at, e.g. a
-    measured 16), in batch order where PLAN's three stand."""
+    """``PLAN`` with a tok/s column for each of ``batches`` (a plan's: 1, 8, 64, the batch it ranks at, e.g. a
+    measured 16, and any other an option gives a tok/s at: ``plan_table_of``), in batch order where PLAN's three
+    stand."""
     tok = [
         PLAN.get(f"tok_s_bs{b}")
         or Column(f"tok_s_bs{b}", "float", label=f"tok/s bs{b}", decimals=1, width=7 * len(f"tok/s bs{b}") + 22)
@@ -423,7 +430,15 @@ def plan_table(batches: Sequence[int]) -> Table:
             tok = []
         else:
             columns.append(c)
-    return Table(columns=tuple(columns), latex=PLAN.latex)
+    return Table(columns=tuple(columns), latex=PLAN.latex, latex_wrap=PLAN.latex_wrap)
+
+
+def plan_table_of(columns: Sequence[str]) -> Table:
+    """``plan_table`` for the columns of a plan's frame (``Plan.frame``): a tok/s column for every batch it gives a
+    tok/s at: 1, 8, 64, the ranking batch, and a batch only a measured tree gives one at (walk X's batch 4 was drawn
+    raw, "tok_s_bs4", and exported unrounded, 455.3902094482915). The page orders the frame by it
+    (``Table.order``), and every export carries that frame."""
+    return plan_table([int(c.removeprefix("tok_s_bs")) for c in columns if re.fullmatch(r"tok_s_bs\d+", c)])
 
 
 LIVE_ACCEPTANCE = Table(

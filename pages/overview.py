@@ -204,7 +204,8 @@ def _plan_body(
     if now := plan.current_words(result):  # what every gain is against: measured (which run) or predicted
         st.caption(now)
     frame = result.frame()
-    table = tables.plan_table(result.batches)
+    table = tables.plan_table_of(list(frame.columns))
+    frame = frame[table.order(list(frame.columns))]  # the grid's order: every export below carries this frame
     app.show_table(frame, table, key="plan_table")
     cols = st.columns(len(export.FORMATS))
     for col, fmt in zip(cols, export.FORMATS, strict=False):
