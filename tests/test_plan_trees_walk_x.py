@@ -126,9 +126,11 @@ def test_what_is_served_says_the_tree_measured_faster_at_the_ranking_batch() -> 
         "served: 3 at batch 1, run #7: your fastest measured chain at batch 1, the batch the plan ranks at; run #9, "
         "a tree (num_steps 3, topk 4, 8 draft tokens), measured 114.7 tok/s there, 17.8 more: see the tree option"
     ) in ns.note, ns.note
-    assert plan.current_words(result) == (
-        "Served now at batch 1: 96.9 tok/s, measured (run #7, num_steps 3); every gain at batch 1 is against it. "
-        "A tree measured faster there: 114.7 tok/s (run #9, num_steps 3, topk 4, 8 draft tokens)."
+    assert plan.current_words(result) == (  # the chain is what gains are against, not "served now" (walk X)
+        "What every gain at batch 1 is against: a chain, 96.9 tok/s measured (run #7, num_steps 3), as the speed "
+        "model predicts chains only. A tree measured faster there: 114.7 tok/s (run #9, num_steps 3, topk 4, 8 draft "
+        "tokens), 17.8 more (the tree option); if you serve it, a chain option predicted below 114.7 tok/s at batch "
+        "1 is slower than what you serve."
     )
 
 

@@ -1659,9 +1659,10 @@ def gains(o: Option, noise: float) -> bool:
 
 def current_words(result: Plan) -> str:
     """What is served now at the ranking batch, which every gain there is against: measured (which run), predicted
-    (from what), or not predicted (why); "" without a speed model. Where the target's own MTP layers were measured
-    faster than your draft, Overview's sentence follows (walk Z). The CLI prints it and Overview shows it above the
-    table."""
+    (from what), or not predicted (why); "" without a speed model. Where a tree of your draft measured faster there,
+    the chain is said to be what every gain is against, not what is served, and the tree is named (walk X). Where the
+    target's own MTP layers were measured faster than your draft, Overview's sentence follows (walk Z). The CLI prints
+    it and Overview shows it above the table."""
     said = _current_words(result)
     mtp = _mtp_faster(result)
     return f"{said} {mtp}" if said and mtp else said
@@ -1675,15 +1676,20 @@ def _current_words(result: Plan) -> str:
     lost = (cur.get("tok_s_not_predicted") or {}).get(str(b))
     if measured is not None and tok is not None:
         runs = speedup.runs_text(measured["runs"])
-        tree = measured.get("tree_faster")
-        faster = (
-            f" A tree measured faster there: {tree['tok_s']:,.1f} tok/s (run #{tree['run']}, {tree['shape']})."
-            if tree
-            else ""
-        )
+        if tree := measured.get("tree_faster"):
+            # walk X: "Served now" named the chain #7 (96.9 tok/s) beside the tree #9 measured at 114.7 there. The
+            # chain is what every gain is set against (the speed model predicts chains only), not what is served
+            t = float(tree["tok_s"])
+            return (
+                f"What every gain at batch {b} is against: a chain, {tok:,.1f} tok/s measured ({runs}, num_steps "
+                f"{measured['num_steps']}), as the speed model predicts chains only. A tree measured faster there: "
+                f"{t:,.1f} tok/s (run #{tree['run']}, {tree['shape']}), {t - tok:,.1f} more (the tree option); if "
+                f"you serve it, a chain option predicted below {t:,.1f} tok/s at batch {b} is slower than what you "
+                "serve."
+            )
         return (
             f"Served now at batch {b}: {tok:,.1f} tok/s, measured ({runs}, num_steps {measured['num_steps']}); every "
-            f"gain at batch {b} is against it.{faster}"
+            f"gain at batch {b} is against it."
         )
     if tok is not None:
         src = next((s.text for s in result.sources if s.id == (cur.get("tok_s_source") or {}).get(str(b))), "")
