@@ -443,7 +443,12 @@ def volume_for(f: Fit, target_accept: float, level: float = LEVEL) -> tuple[floa
 
 
 def accept_bounds(setting_key: str | None) -> tuple[float, float]:
-    """Acceptance length is at least 1 and at most steps + 1 (a chain); the line knows neither."""
+    """Acceptance length is at least 1 and at most min(steps + 1, draft tokens), a chain's or a tree's; the line
+    knows neither. A tree (topk > 1) accepts one root-to-leaf path of its num_draft_tokens nodes, the root (the
+    bonus token) included, at most num_steps deep: SGLang 0.5.23 verifies into an accept_index num_steps + 1 wide
+    (``EagleVerifyInput.max_tree_depth``, speculative/eagle_info.py:52-56; eagle_utils.py:634) with accept_lens =
+    correct drafts + 1 (eagle_utils.py:845), the tree holding num_draft_tokens - 1 drafted nodes (eagle_utils.py:110).
+    A tree accepts more than a chain of the same num_steps does, never past this ceiling."""
     steps = steps_of(setting_key)
     chain = re.search(r"\((\d+),(?:\d+|\?),(\d+|\?)\)", setting_key or "")  # a looser fit's "chain (3,1,4)"
     if steps is None and chain:
