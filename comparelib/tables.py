@@ -224,8 +224,10 @@ DRAFT_PARAMS = Table(
             decimals=4,
             width=96,
             percent=True,
-            help="the draft's parameters outside the embedding over the target's active parameters (MoE targets "
-            "only; empty for a dense one): what one token costs the target",
+            help="the draft's parameters outside the embedding over the target's parameters one text token passes "
+            "through: a MoE target's active parameters, a dense target's total less its vision tower and MTP modules "
+            "(for a text-only dense target, the same as draft/target): what one token costs the target. Empty while "
+            "the target's architecture is not one the counter knows (target_size_from says why)",
         ),
         *_ints("excluding_embedding", "total", "embedding", "lm_head", "frozen", "active", width=None),
         Column(
@@ -245,7 +247,19 @@ DRAFT_PARAMS = Table(
         Column("dialect", "text"),
         Column("revision", "text"),
         Column("target", "text"),
-        Column("train_source", "text"),
+        Column(
+            "train_source",
+            "text",
+            help="where train_samples and train_tokens come from: published (the draft's card), or the kind and "
+            "source of the training volume attached to the draft that is in use (its latest)",
+        ),
+        Column(
+            "attached_volume",
+            "text",
+            help="every training volume attached to the draft in the results store (each source's latest: samples, "
+            "tokens, kind and source, who and when), whether train_samples uses it or, for a published draft, "
+            "keeps the published figure beside it",
+        ),
     ),
     latex=("draft", "total", "excluding_embedding", "embedding", "lm_head", "trainable", "bf16_GiB", "train_samples"),
 )

@@ -78,11 +78,13 @@ class Entry:
 
     @property
     def ratio_active(self) -> float | None:
-        """The same over the target's active parameters (a MoE target; None for a dense one): what a token costs
-        the target, so a 30B-A3B target's draft is ~10x its share of the total."""
-        if self.target_count is None or not self.target_count.active:
+        """The same over the parameters one text token of the target passes through (``ParamCount.per_token``):
+        what a token costs the target, so a 30B-A3B target's draft is ~10x its share of the total. A dense target's
+        is its total (less a vision tower or MTP module: Gemma 3's is a little above the draft/target ratio); None
+        while the target is not counted (an architecture the counter does not know: ``target_size_from`` says so)."""
+        if self.target_count is None or not self.target_count.per_token:
             return None
-        return self.count.excluding_embedding / self.target_count.active
+        return self.count.excluding_embedding / self.target_count.per_token
 
 
 CARD_TARGET_WORDS = "the model card's base_model"  # where a ``target_from == "card"`` target came from, as said
@@ -1000,17 +1002,18 @@ def _attached_text(row: Mapping[str, Any]) -> str:
 def _volume(
     entry: Entry, volumes: Mapping[str, Mapping[str, Any]]
 ) -> tuple[int | None, int | None, str | None, str | None]:
-    """(samples, tokens, source, attached): a published draft keeps its published figure, attached shown beside."""
+    """(samples, tokens, source, attached): the volume in use and where it came from, and every volume attached to
+    the draft (each source's latest, the one in use included). A published draft keeps its published figure, the
+    attached ones shown beside it; any other draft uses the latest attached one (walk AB: your draft's export read
+    "measured: ..." with ``attached_volume`` empty while the sidebar said the audit was attached)."""
     own = volumes.get(entry.label)
     p = entry.published
+    attached = "; ".join(_attached_text(r) for r in own.get("by_source") or [own]) if own is not None else None
     if p is not None and (p.train_samples or p.train_tokens) and entry.label == p.hub_id:
-        attached = None
-        if own is not None:
-            attached = "; ".join(_attached_text(r) for r in own.get("by_source") or [own])
         return p.train_samples, p.train_tokens, "published", attached
     if own is not None:
         kind = own.get("kind") or "measured"
-        return own.get("samples"), own.get("tokens"), f"{kind}: {own.get('source') or 'dataset audit'}", None
+        return own.get("samples"), own.get("tokens"), f"{kind}: {own.get('source') or 'dataset audit'}", attached
     if p is not None and (p.train_samples or p.train_tokens):
         return p.train_samples, p.train_tokens, "published", None
     return None, None, None, None
@@ -1021,7 +1024,9 @@ def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | N
 
     ``volumes`` maps a draft's label to a stored training volume (from a dataset audit or typed in);
     published drafts fall back to the volume their card reports. A volume attached under a published
-    draft's own name never replaces its published figure: it is shown beside it (``attached_volume``).
+    draft's own name never replaces its published figure: it is shown beside it. ``train_samples`` /
+    ``train_tokens`` are the volume in use and ``train_source`` where it came from ("published", or the kind and
+    source of the attached volume); ``attached_volume`` lists every volume attached to the draft, used or not.
     """
     import pandas as pd
 

@@ -61,6 +61,12 @@ class ParamCount:
     # a draft whose config ties lm_head to the embedding: the head is counted once, as the embedding (tied_lm_head)
     lm_head_tied: bool = False
 
+    @property
+    def per_token(self) -> int:
+        """The main model's parameters one text token passes through: ``active`` for a MoE model; for a dense one
+        its total less its MTP module(s) and vision tower (neither is on a text token's path, as for ``active``)."""
+        return self.active if self.active is not None else self.total - self.mtp - self.vision
+
 
 # The counts every model is shown with, in the order the CLI and the comparison table print them.
 HEADLINE: tuple[str, ...] = (
