@@ -1,0 +1,174 @@
+"""Walk AB (Compare drafts' export, Dataset audit, Live benchmark's form): a local EAGLE-3 folder for
+google/gemma-3-27b-it (a target the app ships the config of, its model card's base_model), an audit attached to it,
+and vLLM runs in a run group.
+
+1. Compare drafts' export left ``attached_volume`` empty for that draft while an audit was attached to it (its
+   ``train_samples`` 348 and ``train_source`` "measured: ..." came from it, and the sidebar said "attached").
+2. The same export left ``draft_to_active`` empty for the dense Gemma target while the Kimi (MoE) draft had 3.62%:
+   a dense target's token passes through all its parameters (less a vision tower: a text token never enters it).
+3. Dataset audit opened with the draft's target in the tokenizer field; where that repo could not be read (gated
+   without a token, not on the Hub, offline), "Run audit" failed outright.
+4. Live benchmark: Max tokens filled with 64 (then Tab) read 256 again, and the run was stored with 256.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from comparelib.live.store import Store
+from comparelib.models import comparison
+from tests.fixtures import routed_compare
+
+GEMMA = "google/gemma-3-27b-it"
+DRAFT_NAME = "gemma27-eagle3"
+H, V, FFN = 5376, 262208, 14336
+# the walk's draft (its make_draft.py): SpecForge's EAGLE-3 config for Gemma 3 27B, a full-vocabulary lm_head
+GEMMA_DRAFT_CONFIG: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "hidden_act": "silu",
+    "hidden_size": H,
+    "intermediate_size": FFN,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 16,
+    "head_dim": 128,
+    "vocab_size": V,
+    "draft_vocab_size": V,
+    "max_position_embeddings": 8192,
+    "rms_norm_eps": 1e-06,
+    "rope_theta": 1000000.0,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "target_hidden_size": H,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 30, 58], "use_aux_hidden_state": True},
+}
+CARD = (
+    f"---\nbase_model: {GEMMA}\nlibrary_name: sglang\ntags: [eagle3, speculative-decoding]\n---\n"
+    f"# {DRAFT_NAME}\nEAGLE-3 draft for {GEMMA} trained with SpecForge on 60,000 samples.\n"
+)
+
+
+def gemma_draft(root: Path) -> Path:
+    """The walk's local draft folder: config.json and a model card naming its target."""
+    folder = root / DRAFT_NAME
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps(GEMMA_DRAFT_CONFIG), encoding="utf-8")
+    (folder / "README.md").write_text(CARD, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def _fresh_reads() -> None:
+    import streamlit as st
+
+    st.cache_data.clear()
+
+
+# ---------------------------------------------------------------- 1. attached_volume for your own draft
+
+AUDIT_SOURCE = "/data/chat.jsonl (rows trained on, with exact duplicates kept)"
+
+
+def test_compare_export_names_the_audit_attached_to_your_draft(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's table (what its CSV / Markdown / JSON downloads render) says the attached audit in
+    ``attached_volume`` where ``train_samples`` uses it, as the sidebar does."""
+    db = f"sqlite:///{tmp_path / 'walk.sqlite'}"
+    monkeypatch.setenv("SPECDRAFT_DB", db)
+    folder = gemma_draft(tmp_path)
+    store = Store(db)
+    store.save_data_volume(draft=DRAFT_NAME, samples=348, tokens=26_294, source=AUDIT_SOURCE, attached_by="walker")
+    store.close()
+    at = routed_compare(str(folder), draft_vol=DRAFT_NAME)
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert f"Training data in use: 348 samples, attached from Dataset audit as {DRAFT_NAME}" in said, said
+    df = at.dataframe[0].value
+    own = df[df["draft"].str.startswith(DRAFT_NAME)].iloc[0]
+    assert (own["train_samples"], own["train_tokens"]) == (348, 26_294)
+    assert own["train_source"] == f"measured: {AUDIT_SOURCE}"
+    attached = own["attached_volume"]
+    assert isinstance(attached, str), own.to_dict()
+    assert attached.startswith(f"348 samples, 26,294 tokens (measured: {AUDIT_SOURCE}, by walker, "), attached
+    published = df[df["draft"].str.startswith("AQ-MedAI/Kimi-K2-Instruct-eagle3")].iloc[0]
+    assert published["train_source"] == "published" and pd.isna(published["attached_volume"])  # nothing attached
+
+
+VOLUME_CASES = [
+    # draft, what is stored under its name, train_source, attached_volume's start (None: empty)
+    ("own draft, one audit", [(348, 26_294, "audit a")], "measured: audit a", "348 samples, 26,294 tokens (measured:"),
+    ("own draft, two sources", [(10, None, "audit a"), (348, 26_294, "audit b")], "measured: audit b", "10 samples"),
+    ("own draft, nothing", [], None, None),
+    ("published, one attached", [(5, None, "team audit")], "published", "5 samples (measured: team audit"),
+    ("published, nothing", [], "published", None),
+]
+
+
+@pytest.mark.parametrize(("case", "stored", "source", "attached"), VOLUME_CASES)
+def test_attached_volume_lists_every_volume_stored_for_the_draft(
+    tmp_path: Path, case: str, stored: list[tuple[int, int | None, str]], source: str | None, attached: str | None
+) -> None:
+    published = case.startswith("published")
+    entry = (
+        comparison.load_entry("registry:AQ-MedAI/Kimi-K2-Instruct-eagle3")
+        if published
+        else comparison.load_entry(str(gemma_draft(tmp_path)), card_target=True)
+    )
+    store = Store(f"sqlite:///{tmp_path / 'v.sqlite'}")
+    for samples, tokens, src in stored:
+        store.save_data_volume(draft=entry.label, samples=samples, tokens=tokens, source=src, attached_by="a")
+    row = comparison.table([entry], comparison.volumes_by_draft(store.data_volumes())).iloc[0]
+    store.close()
+    assert (row["train_source"] if pd.notna(row["train_source"]) else None) == source
+    if attached is None:
+        assert pd.isna(row["attached_volume"]), row["attached_volume"]
+        return
+    assert str(row["attached_volume"]).startswith(attached), row["attached_volume"]
+    for samples, _tokens, src in stored:  # every source's latest, the one in use too
+        assert f"{samples:,} samples" in row["attached_volume"] and src in row["attached_volume"]
+
+
+# ---------------------------------------------------------------- 2. draft_to_active for a dense target
+
+
+def _per_token(count: Any) -> int:
+    return count.active if count.active is not None else count.total - count.mtp - count.vision
+
+
+@pytest.mark.parametrize(
+    ("case", "source"),
+    [
+        ("dense, multimodal (vision tower)", "gemma folder"),
+        ("dense, text only", "registry:yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"),
+        ("MoE", "registry:AQ-MedAI/Kimi-K2-Instruct-eagle3"),
+    ],
+)
+def test_draft_to_active_is_over_what_a_token_of_the_target_passes_through(
+    tmp_path: Path, case: str, source: str
+) -> None:
+    text = str(gemma_draft(tmp_path)) if source == "gemma folder" else source
+    entry = comparison.load_entry(text, card_target=True, with_header=False)
+    tc = entry.target_count
+    assert tc is not None and entry.ratio is not None
+    row = comparison.table([entry], {}).iloc[0]
+    want = entry.count.excluding_embedding / _per_token(tc)
+    assert row["draft_to_active"] == pytest.approx(round(want, 5)), row.to_dict()
+    assert comparison.entry_json(entry)["draft_to_target_active_ratio"] == pytest.approx(want, rel=1e-12)
+    if case == "dense, text only":  # every parameter is on a token's path: the same as draft/target
+        assert row["draft_to_active"] == row["draft_to_target"]
+    elif case.startswith("dense, multimodal"):  # Gemma 3's vision tower is not: a little above draft/target
+        assert tc.vision > 0 and tc.active is None and entry.target_label == GEMMA
+        assert row["draft_to_active"] > row["draft_to_target"]
+        assert row["draft_to_active"] == pytest.approx(round(1_837_667_328 / (27_432_406_640 - 423_060_336), 5))
+    else:
+        assert (
+            tc.active is not None
+            and tc.active < tc.total
+            and row["draft_to_active"] == pytest.approx(0.0362, abs=5e-5)
+        )
