@@ -31,11 +31,14 @@ from comparelib.audit import cluster, dumps
 from comparelib.audit.conversations import FORMATS
 from comparelib.audit.result import VOLUME_TRAINED, VOLUME_UNIQUE, AuditResult, percent
 from comparelib.audit.scan import audit, progress_text
+from comparelib.audit.tokens import TokenizerBundle, TokenizerCheck
 from comparelib.errors import CompareError
 from comparelib.values import VOLUME_KIND_SAMPLE
 
 ATTACHED_STATE = "_audit_attached"  # what an Attach said, shown again after the rerun that redraws the sidebar
 TOKENIZER_DEFAULT = "_audit_tokenizer_default"  # the draft's target last put in the tokenizer field
+# {(that target, the session token's fingerprint): why the last audit could not read it, or None: it did}
+TOKENIZER_READ = "_audit_tokenizer_read"
 _TARGET_FROM = {
     "named": "named by your draft",
     "card": "the base_model of your draft's model card",
@@ -65,7 +68,13 @@ def _session_watch() -> Any:
 
 
 def _run_audit(
-    source: str, tokenizer: str, max_length: int, fmt: str, sample: int | None, config: str, split: str
+    source: str,
+    tokenizer: str | TokenizerBundle,
+    max_length: int,
+    fmt: str,
+    sample: int | None,
+    config: str,
+    split: str,
 ) -> AuditResult:
     bar = st.progress(0.0, text="Starting…")
 
@@ -100,6 +109,8 @@ def _run_audit(
 
 
 def _show_result(result: AuditResult) -> None:
+    if result.tokenizer_unread:  # your draft's target could not be read: estimated instead, and why
+        st.warning(result.tokenizer_unread)
     warning = result.estimate_warning()
     if warning:
         st.warning(warning)
@@ -301,37 +312,63 @@ def _show_result(result: AuditResult) -> None:
 
 
 @st.cache_data(show_spinner=False, ttl=3600, max_entries=128)  # keyed by what visitors type: bounded
-def _missing_tokenizer(model: str, token_tag: str) -> str | None:
-    """Why the target ``model`` gives no tokenizer (``tokens.missing_tokenizer``), or None. ``token_tag`` is the
-    session token's fingerprint, never the token: a private target's listing is not served to another session."""
+def _tokenizer_check(model: str, token_tag: str) -> TokenizerCheck:
+    """Whether the target ``model`` gives a tokenizer (``tokens.check_tokenizer``): none in it, or none readable
+    here. ``token_tag`` is the session token's fingerprint, never the token: a private target's listing is not
+    served to another session."""
     from comparelib.audit import tokens
 
-    return tokens.missing_tokenizer(model)
+    return tokens.check_tokenizer(model, token_field=app.TOKEN_FIELD)
 
 
-def _default_tokenizer() -> tuple[Any, str | None]:
+def _default_tokenizer() -> tuple[Any, TokenizerCheck]:
     """Put your draft's target in the tokenizer field while the user has typed nothing else there (a field left
-    empty counted bytes / 4, and no chat template rendered reasoning_content): (the target or None, why the field
-    stays empty: the target holds no tokenizer files, or None)."""
+    empty counted bytes / 4, and no chat template rendered reasoning_content): (the target or None, what is known
+    of its tokenizer: none in it (the field stays empty), or none readable here (it stays, for a token pasted
+    later; Run audit then counts with the estimate and says why))."""
     found = None if own.is_example else app.draft_target(own)
     state = st.session_state
     typed, put = str(state.get("audit_tokenizer") or ""), state.get(TOKENIZER_DEFAULT)
     untouched = typed == (put or "")  # empty and never defaulted, or still the default put there
     model = found.model if found is not None else None
-    missing = None
+    check = TokenizerCheck()
     if model:
         with settings.session_token(app.hub_token()):
-            missing = _missing_tokenizer(model, settings.token_fingerprint())
+            check = _tokenizer_check(model, settings.token_fingerprint())
     if not untouched:
-        return found, missing
-    if missing:  # the target cannot count them: the field stays empty, and the caption says why
+        return found, check
+    if check.missing:  # the target cannot count them: the field stays empty, and the caption says why
         model = None
     state["audit_tokenizer"], state[TOKENIZER_DEFAULT] = model or "", model
-    return found, missing
+    return found, check
+
+
+def _unread_caption(target: Any, check: TokenizerCheck) -> str | None:
+    """The caption for your draft's target in the tokenizer field when it cannot be read here (this session's last
+    audit could not, or the check says so), else None: no claim that it counts the tokens."""
+    with settings.session_token(app.hub_token()):
+        tag = settings.token_fingerprint()
+    origin = f"your draft's target `{target.model}` ({_TARGET_FROM.get(target.origin, 'your draft')})"
+    ran = st.session_state.get(TOKENIZER_READ, {})
+    if (target.model, tag) in ran:  # what the last audit found beats the check
+        if ran[(target.model, tag)] is None:
+            return None
+        return (
+            f"Tokenizer: {origin}, which the last audit could not read (the warning below says why): its tokens "
+            "were estimated as UTF-8 bytes / 4, not the target's tokens. Run it again once it can be read, or type "
+            "another tokenizer."
+        )
+    if check.unread is None:
+        return None
+    return (
+        f"Tokenizer: {origin}, which cannot be read here: {check.unread.why}. Run audit then estimates tokens as "
+        f"UTF-8 bytes / 4 (not the target's tokens) and says so. To count exactly, {check.unread.how}."
+    )
 
 
 with conv_tab:
-    target_choice, target_without_tokenizer = _default_tokenizer()
+    target_choice, target_check = _default_tokenizer()
+    target_without_tokenizer = target_check.missing
     with st.form("audit_form"):
         source = st.text_input(
             "Dataset: a .jsonl/.json/.parquet/.arrow file, a folder, or a Hub dataset "
@@ -351,7 +388,14 @@ with conv_tab:
             key="audit_tokenizer",
             placeholder="meta-llama/Llama-3.1-8B-Instruct",
         )
-        if target_choice is not None and target_choice.model and tokenizer == target_choice.model:
+        unread_caption = (
+            _unread_caption(target_choice, target_check)
+            if target_choice is not None and target_choice.model and tokenizer == target_choice.model
+            else None
+        )
+        if unread_caption is not None:
+            st.caption(unread_caption + (f" {target_choice.note}" if target_choice.note else ""))
+        elif target_choice is not None and target_choice.model and tokenizer == target_choice.model:
             st.caption(
                 f"Tokenizer: your draft's target `{target_choice.model}` "
                 f"({_TARGET_FROM.get(target_choice.origin, 'your draft')}): its tokenizer and chat template count "
@@ -388,10 +432,24 @@ with conv_tab:
             try:
                 if upload is not None:
                     saved = paths.save_upload(upload, upload.name)
+                asked = tokenizer.strip()
+                # your draft's target, put in the field for you: one that cannot be read here does not stop the
+                # audit (the estimate counts, and a warning says why); a tokenizer typed there stops it with why
+                prefilled = bool(asked) and asked == (st.session_state.get(TOKENIZER_DEFAULT) or "")
                 with settings.session_token(app.hub_token()):  # a private dataset or tokenizer, as on Compare
+                    counted_with: str | TokenizerBundle = asked
+                    if prefilled:
+                        from comparelib.audit import tokens
+
+                        counted_with = tokens.load_tokenizer_or_estimate(
+                            asked, what=f"The tokenizer of your draft's target {asked}", token_field=app.TOKEN_FIELD
+                        )
+                        st.session_state.setdefault(TOKENIZER_READ, {})[(asked, settings.token_fingerprint())] = (
+                            counted_with.unread
+                        )
                     result = _run_audit(
                         str(saved) if saved is not None else source.strip(),
-                        tokenizer.strip(),
+                        counted_with,
                         int(max_length),
                         fmt,
                         int(sample_n) if sample_mode else None,

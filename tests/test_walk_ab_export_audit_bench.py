@@ -172,3 +172,113 @@ def test_draft_to_active_is_over_what_a_token_of_the_target_passes_through(
             and tc.active < tc.total
             and row["draft_to_active"] == pytest.approx(0.0362, abs=5e-5)
         )
+
+
+# ---------------------------------------------------------------- 3. a prefilled tokenizer that cannot be read
+
+AUDIT_PAGE = "pages/audit.py"
+GEMMA_TARGET_CONFIG = {"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3"}
+ROWS = [
+    {"conversations": [{"role": "user", "content": f"Question {i}?"}, {"role": "assistant", "content": "Yes. " * i}]}
+    for i in range(1, 6)
+]
+TOKEN_FIELD_WORDS = 'the sidebar\'s "Hub token (this session only)" field'
+UNREAD_CASES = [
+    # case, what the target's repo is here, words of why it could not be read, words of how to count exactly
+    ("gated, no token", "gated", ["model google/gemma-3-27b-it is gated", "no Hub token"], ["accept its terms"]),
+    ("not on the Hub", "absent", ["shows no model google/gemma-3-27b-it without a token"], [TOKEN_FIELD_WORDS]),
+    ("offline", "offline", ["offline (HF_HUB_OFFLINE is set)", "not in the local cache"], ["tokenizer.json"]),
+    ("unreachable", "unreachable", ["could not be reached", "not in the local cache"], ["tokenizer.json"]),
+]
+
+
+def _dataset(tmp_path: Path) -> Path:
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    return path
+
+
+def _tokenizer_files(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
+    from tests.tokenizer_fixture import build_tokenizer
+
+    tok = build_tokenizer(tmp_path / "tok")
+    return tok, {p.name: p.read_bytes() for p in tok.iterdir() if p.is_file()}
+
+
+def _target_is(where: str, hub: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The draft's target as the case has it: gated (with a tokenizer), not on the Hub, offline or unreachable."""
+    tok, files = _tokenizer_files(tmp_path)
+    if where == "gated":
+        hub.add_model(GEMMA, GEMMA_TARGET_CONFIG, extra_files=files, gated=True)
+    elif where == "offline":
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    elif where == "unreachable":
+        from tests.streamlit_server import free_port
+
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{free_port()}")  # nothing listens there
+    return tok
+
+
+def _captions(at: Any) -> str:
+    return " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(("case", "where", "why", "how"), UNREAD_CASES)
+def test_a_prefilled_target_tokenizer_that_cannot_be_read_falls_back_to_the_estimate(
+    tmp_path: Path, hub: Any, monkeypatch: pytest.MonkeyPatch, case: str, where: str, why: list[str], how: list[str]
+) -> None:
+    from comparelib.audit.scan import audit
+    from tests.fixtures import page_app
+    from tests.test_page_audit import metric
+
+    tok = _target_is(where, hub, tmp_path, monkeypatch)
+    data = _dataset(tmp_path)
+    at = page_app(AUDIT_PAGE, timeout=120)
+    at.query_params["draft"] = str(gemma_draft(tmp_path))
+    at.run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="audit_tokenizer").value == GEMMA  # kept there: a token pasted later counts with it
+    said = _captions(at)
+    assert "count the tokens your draft trains on" not in said, said  # no claim for a tokenizer not read
+    assert f"your draft's target `{GEMMA}`" in said and "cannot be read here" in said, said
+    assert all(w in said for w in why), said
+    at.text_input(key="audit_source").set_value(str(data))
+    at.button(key="audit_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    warned = " ".join(w.value for w in at.warning)
+    assert f"The tokenizer of your draft's target {GEMMA} could not be read" in warned, warned
+    assert "UTF-8 bytes / 4" in warned and "To count exactly" in warned, warned
+    assert all(w in warned for w in why + how), warned
+    assert metric(at, "Tokens") == f"{audit(str(data)).tokens:,}"  # the estimate, as an empty field counts
+    said = _captions(at)
+    assert "tokenizer: none" in said and "count the tokens your draft trains on" not in said, said
+    if where == "gated":  # the token the warning asks for: counted with the target's own tokenizer
+        at.sidebar.text_input(key="hub_token").set_value(hub.token).run()
+        assert "count the tokens your draft trains on" in _captions(at), _captions(at)
+        at.button(key="audit_run").click().run()
+        assert not at.exception and not at.error and not at.warning, [w.value for w in at.warning]
+        assert metric(at, "Tokens") == f"{audit(str(data), tokenizer=str(tok)).tokens:,}"
+        assert f"tokenizer: {GEMMA}" in _captions(at)
+
+
+def test_a_typed_tokenizer_that_cannot_be_read_still_stops_the_audit(tmp_path: Path, hub: Any) -> None:
+    from tests.fixtures import page_app
+
+    data = _dataset(tmp_path)
+    at = page_app(AUDIT_PAGE, timeout=120)
+    at.query_params["draft"] = str(gemma_draft(tmp_path))
+    at.run()
+    at.text_input(key="audit_source").set_value(str(data))
+    at.text_input(key="audit_tokenizer").set_value("acme/not-on-this-hub")
+    at.button(key="audit_run").click().run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "The tokenizer could not be read" in errors and "acme/not-on-this-hub" in errors, errors
+    assert not [m for m in at.metric if m.label == "Tokens"]  # no result
+
+
+def test_the_cli_audit_with_a_tokenizer_it_cannot_read_fails(tmp_path: Path, hub: Any) -> None:
+    from tests.fixtures import run_cli
+
+    got = run_cli("audit", str(_dataset(tmp_path)), "--tokenizer", GEMMA, env={"HF_ENDPOINT": hub.url})
+    assert got.returncode != 0 and f"model {GEMMA} not found" in got.stderr, (got.returncode, got.stderr)

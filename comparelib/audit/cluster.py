@@ -223,7 +223,7 @@ def audit(
     source: str,
     *,
     address: str,
-    tokenizer: str | None = None,
+    tokenizer: str | TokenizerBundle | None = None,
     max_length: int = scan.DEFAULT_MAX_LENGTH,
     fmt: str = "auto",
     seed: int = 0,
@@ -241,7 +241,8 @@ def audit(
             "--ray reads local files and folders (shared storage mounted on every node) and s3:// / gs:// "
             "URIs; audit a Hub dataset without --ray, or download it first"
         )
-    bundle = load_tokenizer(tokenizer)  # on the driver: workers get it pickled, and need no Hub access
+    # on the driver: workers get it pickled, and need no Hub access
+    bundle = tokenizer if isinstance(tokenizer, TokenizerBundle) else load_tokenizer(tokenizer)
     detected, _rows = scan.detect(itertools.islice(_readable_rows(src.files), 2000), fmt)
     ray = connect(address)
     pool = _pool(ray, workers)

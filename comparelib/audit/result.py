@@ -93,6 +93,9 @@ class AuditResult:
     # Ray path only: files a worker could not read (path and why), and how the pipeline ran.
     file_errors: list[dict[str, str]] = field(default_factory=list)
     runner: dict[str, Any] | None = None
+    # a tokenizer the audit was given for the user (a page's draft target) that could not be read, so the byte
+    # estimate counted instead: which, why and how to count exactly (``tokens.load_tokenizer_or_estimate``)
+    tokenizer_unread: str | None = None
 
     def estimate_warning(self) -> str | None:
         """The sentence that says totals are estimated from a sample (None for a full scan)."""
@@ -225,7 +228,15 @@ class AuditResult:
         rows: list[tuple[str, Any]] = [
             ("source", self.source),
             ("format", self.format),
-            ("tokenizer", self.tokenizer or "none (estimate)"),
+            (
+                "tokenizer",
+                self.tokenizer
+                or (
+                    "none (estimate: the one asked for could not be read)"
+                    if self.tokenizer_unread
+                    else "none (estimate)"
+                ),
+            ),
             ("token count", self.token_count_method),
             ("chat template", self.template),
             ("samples", self.samples),

@@ -948,7 +948,12 @@ def finish(
             f"{stats.valid_seen:,} rows: a lower bound for the whole set"
         )
     if bundle.tokenizer is None:
-        notes.append("no tokenizer given: token counts are estimates (UTF-8 bytes / 4), not the target's tokens")
+        notes.append(
+            "the tokenizer asked for could not be read: token counts are estimates (UTF-8 bytes / 4), not the "
+            "target's tokens"
+            if bundle.unread
+            else "no tokenizer given: token counts are estimates (UTF-8 bytes / 4), not the target's tokens"
+        )
     if bundle.template.is_fallback and detected != "text":
         notes.append("no chat template found: conversations rendered with a plain ChatML template")
     if bundle.shape is None:
@@ -1061,6 +1066,7 @@ def finish(
         format=detected,
         format_label=label,
         tokenizer=bundle.name,
+        tokenizer_unread=bundle.unread,
         token_count_method="tokenizer.json + chat template" if bundle.tokenizer is not None else FALLBACK_METHOD,
         template=bundle.template.name if detected != "text" else "none (pre-templated)",
         samples=samples,

@@ -41,6 +41,9 @@ class TokenizerBundle:
     _ends: frozenset[str] = field(default_factory=frozenset, repr=False)  # their last characters
     _starts: frozenset[str] = field(default_factory=frozenset, repr=False)  # their first characters
     shape: templates.TemplateShape | None = None
+    # a tokenizer asked for that could not be read, so the estimate counts instead (``load_tokenizer_or_estimate``):
+    # the sentence that says which, why, and how to count exactly
+    unread: str | None = None
 
     @property
     def method(self) -> str:
@@ -124,17 +127,101 @@ _TOKENIZER_FILES = (
 )
 
 
-def missing_tokenizer(ref: str) -> str | None:
-    """Why ``ref`` (a Hub model id or a folder) gives the audit no tokenizer, as a clause to follow its name ("has
-    no tokenizer files the audit can read (no tokenizer.json in the Hub repo)") when it is known to hold no
-    tokenizer.json (the Hub repo's file listing, the folder's files); None when it holds one, or when that cannot
-    be told (offline, not found, unreadable: the audit's own error says so when it runs)."""
+@dataclass(frozen=True)
+class Unread:
+    """Why a tokenizer could not be read here (``why``, a clause) and how to count with it exactly (``how``)."""
+
+    why: str
+    how: str
+
+    def sentence(self, what: str) -> str:
+        """What the audit says when it counted with the estimate instead (``what``: "The tokenizer of X")."""
+        return (
+            f"{what} could not be read: {self.why}. Tokens are estimated as UTF-8 bytes / 4 (a plain ChatML "
+            f"template), not the target's tokens. To count exactly, {self.how}."
+        )
+
+
+def unread_reason(exc: BaseException, token_field: str) -> Unread:
+    """Why a tokenizer could not be read (the error ``load_tokenizer`` raised, or the Hub's answer to a check) and
+    what to do in a page whose token field is labelled ``token_field``: gated, not shown (private or gated
+    without a token, or not on this Hub), offline or unreachable without a cached copy, or anything else."""
+    from comparelib.errors import EntryNotFoundError, GatedRepoError, HubAccessError, OfflineError
+    from comparelib.models import hub
+
+    place = f'the sidebar\'s "{token_field}" field'
+    elsewhere = (
+        "put the target's tokenizer.json (with its tokenizer_config.json) in a folder this server can read (under "
+        "SPECDRAFT_DATA_ROOT where it is set) and type that folder in the tokenizer field"
+    )
+    if isinstance(exc, GatedRepoError):
+        page = f"{settings.hf_endpoint()}/{exc.repo_id}"
+        if exc.token_given:
+            return Unread(
+                f"model {exc.repo_id} is gated and the Hub token in use has not been granted access",
+                f"accept its terms on the Hub ({page}) with that token's account, or paste another token in {place}",
+            )
+        return Unread(
+            f"model {exc.repo_id} is gated and no Hub token is given",
+            f"accept its terms on the Hub ({page}), then paste a token of that account in {place}",
+        )
+    if isinstance(exc, HubAccessError):
+        shown = "to the Hub token in use" if exc.token_given else "without a token"
+        return Unread(
+            f"{hub.endpoint_host()} shows no model {exc.repo_id} {shown} (it is private or gated, or not on this Hub)",
+            f"paste a token that can read it in {place}, or type a tokenizer that can be read in the tokenizer field "
+            "(a Hub model id, or a folder with tokenizer.json)",
+        )
+    if isinstance(exc, OfflineError):
+        where = (
+            "offline (HF_HUB_OFFLINE is set)"
+            if settings.hf_offline()
+            else f"{hub.endpoint_host()} could not be reached"
+        )
+        again = "unset HF_HUB_OFFLINE" if settings.hf_offline() else "run the audit again when the Hub can be reached"
+        return Unread(f"{where}, and its tokenizer.json is not in the local cache", f"{elsewhere}, or {again}")
+    said = str(exc).rstrip(". ")
+    if isinstance(exc, EntryNotFoundError):
+        return Unread(said, "type a tokenizer repo or folder that has one (the target's own) in the tokenizer field")
+    return Unread(
+        said,
+        "type a tokenizer that can be read in the tokenizer field (tokenizer.json, its folder, or a Hub model id)",
+    )
+
+
+@dataclass(frozen=True)
+class TokenizerCheck:
+    """What can be told of a tokenizer before the audit reads it (``check_tokenizer``): that it holds no
+    tokenizer.json (``missing``, a clause to follow its name), or that it cannot be read here (``unread``)."""
+
+    missing: str | None = None
+    unread: Unread | None = None
+
+
+def _cached_tokenizer(repo_id: str, revision: str | None, token_field: str) -> TokenizerCheck:
+    """Offline or unreachable: readable where the local cache holds its tokenizer.json for this session."""
     from comparelib.errors import CompareError
+    from comparelib.models import hub
+
+    try:
+        hub.download(repo_id, "tokenizer.json", revision=revision, repo_type="model", local_only=True)
+    except CompareError as cached:
+        return TokenizerCheck(unread=unread_reason(cached, token_field))
+    return TokenizerCheck()
+
+
+def check_tokenizer(ref: str, *, token_field: str = "HF_TOKEN") -> TokenizerCheck:
+    """Whether ``ref`` (a Hub model id or a folder) gives the audit a tokenizer, told without reading it: the
+    folder's files or the Hub repo's listing (a gated repo: one HEAD of its tokenizer.json; offline or
+    unreachable: the local cache). ``missing`` when it holds no tokenizer.json; ``unread`` when it cannot be read
+    here (gated, not shown, offline or unreachable without a cached copy); neither when it can, or when that
+    cannot be told (the audit's own error says why when it runs)."""
+    from comparelib.errors import CompareError, HubAccessError, OfflineError
     from comparelib.models import hub
 
     ref = str(ref).strip()
     if not ref:
-        return None
+        return TokenizerCheck()
     files: list[str]
     try:
         path = paths.resolve_user_path(ref, "tokenizer")
@@ -145,25 +232,65 @@ def missing_tokenizer(ref: str) -> str | None:
             files = sorted(p.name for p in path.iterdir() if p.is_file())
             where = "folder"
         elif path is not None and path.exists():
-            return None  # a file: load_tokenizer reads it or says why
+            return TokenizerCheck()  # a file: load_tokenizer reads it or says why
         else:
             mref = hub.parse_ref(ref)
-            if mref.repo_id is None or mref.repo_type != "model" or settings.hf_offline():
-                return None  # offline the cache holds only the files read before: it cannot tell
-            info = hub.api_client().model_info(mref.repo_id, revision=mref.revision, token=hub.auth_token())
+            if mref.repo_id is None or mref.repo_type != "model":
+                return TokenizerCheck()
+            repo, revision = str(mref.repo_id), mref.revision
+            if settings.hf_offline():  # the cache holds only the files read before: whether it holds this one
+                return _cached_tokenizer(repo, revision, token_field)
+            try:
+                info = hub.api_client().model_info(repo, revision=revision, token=hub.auth_token())
+            except Exception as exc:  # noqa: BLE001 - mapped: gated, not shown, unreachable, or cannot tell
+                said = hub.map_error(exc, repo_id=repo, revision=revision, filename="tokenizer.json")
+                if isinstance(said, OfflineError):
+                    return _cached_tokenizer(repo, revision, token_field)
+                if isinstance(said, HubAccessError):
+                    return TokenizerCheck(unread=unread_reason(said, token_field))
+                return TokenizerCheck()
             if info.siblings is None:  # the Hub gave no listing: cannot tell
-                return None
+                return TokenizerCheck()
             files = [sib.rfilename for sib in info.siblings]
             where = "Hub repo"
+            if "tokenizer.json" in files and info.gated:  # listed to anyone; its files only to a granted token
+                try:
+                    hub.check_file(repo, "tokenizer.json", revision=revision)
+                except HubAccessError as exc:
+                    return TokenizerCheck(unread=unread_reason(exc, token_field))
     except (CompareError, OSError):
-        return None
-    except Exception:  # noqa: BLE001 - not found, private, unreachable: the audit's own error says which on Run
-        return None
+        return TokenizerCheck()
+    except Exception:  # noqa: BLE001 - anything else: the audit's own error says which on Run
+        return TokenizerCheck()
     if "tokenizer.json" in files:
-        return None
+        return TokenizerCheck()
     other = [f for f in _TOKENIZER_FILES if f in files]
     has = f"; it holds {', '.join(other)}, not the tokenizer.json the audit reads" if other else ""
-    return f"has no tokenizer files the audit can read (no tokenizer.json in the {where}{has})"
+    return TokenizerCheck(missing=f"has no tokenizer files the audit can read (no tokenizer.json in the {where}{has})")
+
+
+def missing_tokenizer(ref: str) -> str | None:
+    """Why ``ref`` (a Hub model id or a folder) gives the audit no tokenizer, as a clause to follow its name ("has
+    no tokenizer files the audit can read (no tokenizer.json in the Hub repo)") when it is known to hold no
+    tokenizer.json (the Hub repo's file listing, the folder's files); None when it holds one, or when that cannot
+    be told (offline, not found, unreadable: ``check_tokenizer``'s ``unread``)."""
+    return check_tokenizer(ref).missing
+
+
+def load_tokenizer_or_estimate(ref: str, *, what: str, token_field: str = "HF_TOKEN") -> TokenizerBundle:
+    """``load_tokenizer`` for a tokenizer the user did not choose (a page puts the draft's target in its field):
+    one that cannot be read (gated or not shown without a token that can read it, offline or unreachable without a
+    cached copy, not a tokenizer) gives the byte estimate instead of stopping the audit, with ``unread`` saying
+    which (``what``: "The tokenizer of your draft's target X"), why and how to count exactly. A tokenizer the user
+    typed goes to ``load_tokenizer``, whose error stops the audit."""
+    from comparelib.errors import CompareError
+
+    try:
+        return load_tokenizer(ref)
+    except CompareError as exc:
+        bundle = load_tokenizer(None)
+        bundle.unread = unread_reason(exc, token_field).sentence(what)
+        return bundle
 
 
 def load_tokenizer(ref: str | None) -> TokenizerBundle:

@@ -620,6 +620,14 @@ def _reachable_metadata(repo_id: str, filename: str, *, revision: str | None, re
     return int(meta.size or 0)
 
 
+def check_file(repo_id: str, filename: str, *, revision: str | None = None, repo_type: str = "model") -> None:
+    """One HEAD of a repo file, nothing downloaded: raises what ``download_file`` would where the Hub refuses it
+    (gated without a granted token, not shown, no such file); returns quietly where it answers or cannot be
+    reached (the local cache may still hold it)."""
+    check_repo_id(repo_id, repo_id)
+    _reachable_metadata(repo_id, filename, revision=revision, repo_type=repo_type)
+
+
 def download_file(
     repo_id: str,
     filename: str,
