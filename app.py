@@ -566,16 +566,17 @@ def keep_values(keys: tuple[str, ...] = KEPT, prefixes: tuple[str, ...] = KEPT_P
 
     Streamlit forgets a widget's value after a run that does not draw it, and on a switch to another page
     before that page runs, so such a part would come back reset. Each value is copied under a key of its
-    own (``KEPT_SHADOW`` + key), which is no widget's and so is never cleared, and written back when the
-    widget's own key is gone (Streamlit's documented way to keep a value through runs that do not draw the
-    widget). Uploaders and buttons cannot be written: never name them here. The router calls this on every
-    run; the pages that build parts lazily call it too, so a page run on its own (AppTest) keeps them as well.
+    own (``KEPT_SHADOW`` + key), which is no widget's and so is never cleared, and written back only when the
+    widget's own key is gone. Never while it is there: a value written into session state goes to the browser
+    with the widget (set_value), replacing what it shows, so a run still in flight when the user committed
+    another value (fill, Tab) reset that field (walk AB: Max tokens 64 read 256 again, and the run used 256).
+    Uploaders and buttons cannot be written: never name them here. The router calls this on every run; the
+    pages that build parts lazily call it too, so a page run on its own (AppTest) keeps them as well.
     """
     state = st.session_state
     for key in list(state):
         if isinstance(key, str) and (key in keys or (prefixes and key.startswith(prefixes))):
             state[KEPT_SHADOW + key] = state[key]
-            state[key] = state[key]
     for shadow in [k for k in list(state) if isinstance(k, str) and k.startswith(KEPT_SHADOW)]:
         if shadow[len(KEPT_SHADOW) :] not in state:
             state[shadow[len(KEPT_SHADOW) :]] = state[shadow]

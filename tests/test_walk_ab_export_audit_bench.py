@@ -282,3 +282,75 @@ def test_the_cli_audit_with_a_tokenizer_it_cannot_read_fails(tmp_path: Path, hub
 
     got = run_cli("audit", str(_dataset(tmp_path)), "--tokenizer", GEMMA, env={"HF_ENDPOINT": hub.url})
     assert got.returncode != 0 and f"model {GEMMA} not found" in got.stderr, (got.returncode, got.stderr)
+
+
+# ---------------------------------------------------------------- 4. a value typed in the benchmark form stays
+
+BENCH_PAGE = "pages/bench.py"
+FORM_NUMBERS = ["bench_concurrency", "bench_requests", "bench_max_tokens", "bench_warmup", "bench_spec_steps"]
+
+
+def test_a_run_that_changes_nothing_does_not_overwrite_what_the_browser_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every run wrote each kept widget's value back into session state (app.keep_values), so each widget went to
+    the browser with set_value: a run still in flight when the user committed another value (fill, Tab) then reset
+    that field to the value the run started with. The walk's Max tokens 64 read 256 again, and the run used 256
+    (the Playwright test below shows it in a browser). A value is sent back only where the app changes it."""
+    from tests.fixtures import page_app
+
+    monkeypatch.setenv("SPECDRAFT_DB", f"sqlite:///{tmp_path / 'b.sqlite'}")
+    at = page_app(BENCH_PAGE, timeout=120)
+    at.session_state["bench_form_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    at.number_input(key="bench_max_tokens").set_value(64)
+    at.number_input(key="bench_requests").set_value(16).run()
+    assert not at.exception, at.exception
+    at.run()  # the next run, as another field's commit starts it: nothing the app changes
+    for key in FORM_NUMBERS:
+        widget = at.number_input(key=key)
+        assert not widget.proto.set_value, f"{key} is sent back to the browser, overwriting what it shows"
+    assert (at.number_input(key="bench_max_tokens").value, at.number_input(key="bench_requests").value) == (64, 16)
+    # a visit to another page and back: the values kept, and shown (sent back once, as they must be)
+    at.session_state["bench_form_open"] = False
+    at.run()
+    at.session_state["bench_form_open"] = True
+    at.run()
+    assert (at.number_input(key="bench_max_tokens").value, at.number_input(key="bench_requests").value) == (64, 16)
+
+
+BROWSER_FIELDS = ["Concurrency", "Requests", "Max tokens", "Warm-up requests", "num_steps", "topk"]
+
+
+def test_values_filled_in_quick_succession_stay_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    """The walk's way of filling the form (fill, Tab, next field at once): with each run sending every kept value
+    back, about one round in two lost a value (Max tokens back to 256, num_steps emptied). Six rounds here."""
+    from tests.streamlit_server import running_app, wait_for_script
+
+    env = {
+        "SPECDRAFT_HOME": str(tmp_path / "home"),
+        "HF_HOME": str(tmp_path / "hf"),
+        "SPECDRAFT_DB": f"sqlite:///{tmp_path / 'b.sqlite'}",
+        "HF_HUB_OFFLINE": "1",
+    }
+    with running_app(env) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(url + "/bench")
+        wait_for_script(page)
+        page.get_by_text("Run a benchmark").first.click()
+        page.get_by_role("spinbutton", name="Max tokens", exact=True).wait_for()
+        wait_for_script(page)
+        lost = []
+        for round_ in range(6):
+            want = {label: str(3 + round_ + i) for i, label in enumerate(BROWSER_FIELDS)}
+            for label in BROWSER_FIELDS:
+                page.get_by_role("spinbutton", name=label, exact=True).fill(want[label])
+                page.keyboard.press("Tab")
+            for _ in range(2):  # the last commit's run, and any run it was queued behind
+                page.wait_for_timeout(800)
+                wait_for_script(page)
+            got = {label: page.get_by_role("spinbutton", name=label, exact=True).input_value() for label in want}
+            lost += [(round_, label, want[label], got[label]) for label in want if got[label] != want[label]]
+        page.close()
+    assert not lost, f"(round, field, filled, shown after the runs): {lost}"
