@@ -156,6 +156,44 @@ def percent(fraction: float, places: int = 1) -> str:
     return shown
 
 
+def percent_beside(fraction: float, limit: float) -> str:
+    """``fraction`` in percent (no sign), with the fewest decimals (one at least) that keep it on its side of
+    ``limit``: a gap under a 2% threshold never reads "2.0" (walk AA: 541.5 is 1.97% below 552.4, a tie, said
+    "2.0% higher"), one over it never reads as it; exactly at it reads as it."""
+    shown = f"{fraction * 100:.1f}"
+    for places in range(1, 7):
+        shown = f"{fraction * 100:.{places}f}"
+        v, cap = float(shown), limit * 100
+        if (v < cap) if fraction < limit else (v > cap) if fraction > limit else True:
+            return shown
+    return shown
+
+
+def band_text(
+    value: float,
+    low: float,
+    high: float,
+    fmt: str = ".2f",
+    *,
+    label: str = "band",
+    on_fit: str = "the points lie on the fit",
+    unit: str = "",
+    emphasis: str = "",
+) -> str:
+    """A fitted value and its band as every sentence states one: "2.58 (2.57..2.58)", or with a ``label`` other than
+    "band", "2.58 (95% band 2.57..2.58)". A band whose ends read alike at the shown decimals is said in words,
+    "2.38 (band under 0.01: the points lie on the fit)" (``on_fit`` says why it is so narrow), never as a
+    degenerate range: walk AA's noise-free log read "2.38 (2.38..2.38)"."""
+    lo, hi = format(low, fmt), format(high, fmt)
+    mid = f"{emphasis}{format(value, fmt)}{unit}{emphasis}"  # emphasis "**": Markdown bold, as the pages write it
+    if lo == hi:
+        m = re.search(r"\.(\d+)", fmt)
+        places = int(m.group(1)) if m else 0
+        step = format(10.0**-places, f".{places}f")
+        return f"{mid} ({label} under {step}: {on_fit})"
+    return f"{mid} ({'' if label == 'band' else label + ' '}{lo}..{hi})"
+
+
 def clipped(text: str, chars: int) -> str:
     """``text`` cut to ``chars`` characters, with "…" where it was cut, so a cut id never reads as whole."""
     return text if len(text) <= chars else text[:chars] + "\u2026"

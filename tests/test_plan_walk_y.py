@@ -105,7 +105,8 @@ def test_the_plan_picks_num_steps_2_at_batch_8_and_gains_no_40_tok_s() -> None:
     assert at8 == pytest.approx(from_the_runs(2), rel=0.01), at8
     # num_steps 4 may tie (the fits put it at 395.1, said as the fits' in the note): a tie named as such
     m = re.search(
-        r"batch 8: 2 (?:\(4 ties, predicted\) )?at ([\d,.]+) tok/s predicted from batch 1 and 16 runs", ns.note
+        r"batch 8: 2 (?:\(4 ties; both predicted\) )?at ([\d,.]+) tok/s predicted from batch 1 and 16 runs",
+        ns.note,
     )
     assert m is not None, ns.note
     assert float(m.group(1).replace(",", "")) == pytest.approx(388.0, abs=0.2), ns.note

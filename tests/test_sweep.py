@@ -443,7 +443,7 @@ def test_the_plan_and_the_speedup_page_name_the_same_num_steps() -> None:
     # prompts unrecorded, another setting than the app's sweep (the chart draws it as its own line)
     assert model.fitted_run_ids == (2, 3, 4, 9) and result.served_steps == 3
     ns = next(o for o in result.options if o.kind == "num-steps")
-    assert ns.al_steps == best.num_steps and "batch 1: 3 (4 ties, predicted)" in ns.note, ns.note
+    assert ns.al_steps == best.num_steps and "batch 1: 3 (measured; 4 ties, predicted)" in ns.note, ns.note
     assert ns.tok_s["1"].value == pytest.approx(best.tok_s)  # the same figure, not only the same pick
     assert "The served num_steps is the best or ties it within 2% at batch 1" in ns.note, ns.note
     assert not plan.gains(ns, result.noise)

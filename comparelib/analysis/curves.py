@@ -28,6 +28,7 @@ from comparelib.analysis.stats import t_two_sided
 from comparelib.analysis.traininglogs import LogRecord, ReadStats
 from comparelib.analysis.verdicts import human
 from comparelib.errors import DataError, InputError
+from comparelib.values import band_text
 
 Verdict = Literal["rising", "plateau", "overfitting", "too-few-points"]
 Split = Literal["auto", "train", "eval"]  # which logged points a curve is fitted on ("auto": eval when enough)
@@ -95,13 +96,15 @@ class CurveFit:
         return clip(mean), clip(mean - half), clip(mean + half)
 
     def gain(self, factor: float) -> tuple[float, float, float]:
-        """Predicted change of tau from x_ref to factor * x_ref: (mean, low, high), un-clipped band."""
+        """Predicted change of tau from x_ref to factor * x_ref: (mean, low, high), the band not clipped at
+        tau_max. The form (a >= 0) never falls as x grows, so for factor >= 1 the band's low end is at least 0: a
+        delta-method band reaching under it says nothing the form allows."""
         dg = self._g(self.x_ref * factor) - self._g(self.x_ref)
         cur = self.tau_inf - self.a
         new = min(self.tau_max, self.tau_inf - self.a * factor ** (-self.b))
         mean = new - cur
         half = self._t() * math.sqrt(max(0.0, float(dg @ np.array(self.cov) @ dg)))
-        return mean, mean - half, mean + half
+        return mean, max(mean - half, 0.0) if factor >= 1 else mean - half, mean + half
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -603,6 +606,11 @@ def collect(
 
 
 # ---------------------------------------------------------------- fit
+
+
+# why a fit's band can be narrower than the decimals a sentence shows (``values.band_text``): walk AA's log lay on
+# its power law to within 0.0004 tau_sim, and its 2x band read "2.38 (2.38..2.38)"
+ON_FIT = "the log's points lie on the fit"
 
 
 def fit_curve(
@@ -1224,8 +1232,9 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
         sentence = (
             f"Near its ceiling: {where} is still rising, but slowing: {measured}, down from "
             f"{before['slope']:+.3f} per doubling over the {before['window']}{per_point}. Predicted by the power law "
-            f"fitted to the last doubling ({rfit['points']} points): {rg['mean']:+.3f} ({rg['low']:+.3f}.."
-            f"{rg['high']:+.3f}) over the next doubling (to {_fmt_x(2 * f.x_ref, unit)}), to "
+            f"fitted to the last doubling ({rfit['points']} points): "
+            f"{band_text(rg['mean'], rg['low'], rg['high'], '+.3f', on_fit=ON_FIT)} over the next doubling (to "
+            f"{_fmt_x(2 * f.x_ref, unit)}), to "
             f"{rfit['tau_at_2x']['mean']:.2f}, near its fitted ceiling {min(rfit['tau_inf'], tmax):.2f}, under the "
             f"{PLATEAU_GAIN:.2f} a rising curve needs{faster}. {whole}. More of the same data will add little: look "
             "at capacity (layers, hidden size), wiring (which target layers are captured) or how well the training "
@@ -1237,8 +1246,8 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
             measured += f"; {slowing}"
         if fit_used:
             sentence = (
-                f"Still rising: {where}. The fit predicts {at2[0]:.2f} ({at2[1]:.2f}..{at2[2]:.2f}) at 2x "
-                f"({g2:+.2f}) and {at10[0]:.2f} ({at10[1]:.2f}..{at10[2]:.2f}) at 10x ({g10:+.2f}) the "
+                f"Still rising: {where}. The fit predicts {band_text(*at2, on_fit=ON_FIT)} at 2x "
+                f"({g2:+.2f}) and {band_text(*at10, on_fit=ON_FIT)} at 10x ({g10:+.2f}) the "
                 f"{_unit_label(unit)}{'; ' + measured if measured else ''}. More of the same data should help."
             )
         else:

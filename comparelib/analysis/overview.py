@@ -517,12 +517,23 @@ def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: st
         why = (
             f"{own_name} has {count_words(abs(diff))} {'more' if diff > 0 else 'fewer'} parameters than {ref_name} "
             "outside the embedding"
-            + (
-                f"; the lm_head accounts for {count_words(abs(lm_diff))} of them."
-                if lm_diff and (lm_diff > 0) == (diff > 0)
-                else "."
-            )
         )
+        if lm_diff and (lm_diff > 0) == (diff > 0) and abs(lm_diff) <= abs(diff):
+            why += f"; the lm_head accounts for {count_words(abs(lm_diff))} of them."
+        elif lm_diff:
+            # walk AB: "647 million more ...; the lm_head accounts for 1.18 billion of them": a head difference
+            # larger than the whole (or on the other side of it) is no part of it. Both parts are said
+            rest = diff - lm_diff
+            tied = own.count.lm_head_tied or ref.count.lm_head_tied  # said below, as elsewhere
+            heads = (
+                "" if tied else f" ({_head_words(own, own_name)} against {_head_words(ref, ref_name)} in {ref_name})"
+            )
+            why += (
+                f": its lm_head is {count_words(abs(lm_diff))} {'larger' if lm_diff > 0 else 'smaller'}{heads}, and "
+                f"the rest (layers, fc, norms) {count_words(abs(rest))} {'larger' if rest > 0 else 'smaller'}."
+            )
+        else:
+            why += "."
     for entry, name in ((own, own_name), (ref, ref_name)):
         if entry.count.lm_head_tied and "tie_word_embeddings" not in why:
             who = name[:1].upper() + name[1:]

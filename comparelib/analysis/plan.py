@@ -41,10 +41,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from comparelib.analysis import draftcost, scaling, speedup, traininglogs
+from comparelib.analysis import curves, draftcost, scaling, speedup, traininglogs
 from comparelib.analysis.stats import f_quantile
 from comparelib.errors import CompareError, DataError, InputError
-from comparelib.values import bench_label, human, integer, model_id, number, run_param
+from comparelib.values import band_text, bench_label, human, integer, model_id, number, run_param
 
 Kind = Literal["more-data", "draft-size", "num-steps", "tree", "fix-wiring", "fix-vocab", "no-speculation"]
 KINDS: tuple[Kind, ...] = (
@@ -479,6 +479,25 @@ class BoundedFit:
         mean = float(self.line(xs)[0])
         lo, hi = self._edges(xs)
         return Band(mean, float(min(lo[0], mean)), float(max(hi[0], mean)))
+
+    def gain(self, x_from: float, x_to: float) -> Band:
+        """The line's change from ``x_from`` to ``x_to``, with the band of that change over the parameter sets (the
+        region's extremes, or the draws' 2.5-97.5% quantiles): what a measured AL at ``x_from`` moves by. The band of
+        the AL at ``x_to`` itself holds the fit's uncertainty at ``x_from`` too, which a measurement there replaces
+        (walk AA: that band, shifted onto a measured AL, reached under it)."""
+        xs = np.array([max(float(x_from), 1e-12), max(float(x_to), 1e-12)])
+        mean = float(self.line(xs[1:])[0] - self.line(xs[:1])[0])
+        if not self.region:
+            d = np.diff(self._al_draws(xs), axis=1)[:, 0]
+            lo, hi = (float(v) for v in np.quantile(d, [(1 - LEVEL) / 2, (1 + LEVEL) / 2]))
+        else:
+            lo, hi = math.inf, -math.inf
+            step = 1_000_000
+            for start in range(0, self.draws.shape[0], step):
+                d = np.diff(self._al_draws(xs, slice(start, start + step)), axis=1)[:, 0]
+                if d.size:
+                    lo, hi = min(lo, float(d.min())), max(hi, float(d.max()))
+        return Band(mean, min(lo, mean), max(hi, mean))
 
     def samples_for(self, target: float) -> Band:
         """Samples where the line reaches ``target``, with its band: for a curve fit the profile
@@ -1137,6 +1156,22 @@ def _like_the_sweep(runs: Sequence[Any], model: speedup.SpeedupModel) -> Callabl
         return all(w.startswith(BATCH_ONLY if batch else BATCH_ONLY[:1]) for w in why)
 
     return like
+
+
+# why a band of the bounded fit is narrower than the decimals shown (``values.band_text``)
+BOUNDED_AGREE = "the fits your log allows agree there"
+BOUNDED_CHANGE = "(the log's fit at the new volume - the log's fit at your volume)"  # the live-scale rule, in words
+
+
+def _gain_fit(inputs: Inputs, steps: int) -> curves.CurveFit | None:
+    """Your log's own fit as Acceptance vs data and `curve` fit it (``curves.fit_curve``: the power law, on the same
+    points), whose gain band the plan's live-scale AL takes; None where it cannot be fitted."""
+    try:
+        return curves.fit_curve(
+            inputs.curve_x, inputs.curve_al, x_unit="samples_seen", split="", tau_max=float(steps) + 1.0
+        )
+    except DataError:
+        return None
 
 
 def one_num_steps(m: speedup.SpeedupModel) -> bool:
@@ -3080,23 +3115,36 @@ def build(
 
         # your log put on the live scale by a run on other prompts than the target's is not set against it
         apart_curve = apart if curve_scope else None
+        gain_fit: curves.CurveFit | None = None  # your log's power law, whose gain the live-scale AL takes
+        live_words: Callable[[str], str] | None = None  # the live-scale sentence, given how the change is read
         if curve_scope:
             log_now = fit.al(own_now).value if own_now else None
             if measured_here is not None and log_now is not None:
                 run_l, live_l = measured_here
                 shift = live_l - log_now
-                scale_words = (
-                    f" Your log's fit is on the training simulation's scale (tau_sim; {log_now:.2f} at your "
-                    f"{own_now:,.0f} samples seen), not the live one: run #{run_l.id} measured AL {live_l:.2f} at "
-                    + (
-                        f"{chain} on the {apart_curve!r} prompts, so every AL here is predicted live AL on those "
-                        "prompts = that measured AL + (the log's fit at the new volume - the log's fit at your "
-                        "volume)."
-                        if apart_curve
-                        else f"{chain}, so every AL here is predicted live AL = that measured AL + (the log's fit at "
-                        "the new volume - the log's fit at your volume), and the target is compared on that scale."
+                # on the live scale the measured AL is where you are: what is predicted is the change from your
+                # volume, with the band of that change (walk AA: the bounded fit's band of the AL itself at 10x,
+                # shifted, read "3.10 (2.78..3.56)", its low end under the measured 2.79, beside Acceptance vs data's
+                # 10x gain +0.31 (+0.305..+0.321)). Where Acceptance vs data predicts from its own fit (a rising log)
+                # and the row shows a multiple of your volume, the plan takes that fit's gain there; on a log it calls
+                # flat or near its ceiling that fit's extrapolation is "a model statement", and where the row costs
+                # the samples the target needs the bounded fit reaches it: the bounded fit's change, with its band
+                gain_fit = _gain_fit(inputs, fit.steps) if own_now and inputs.curve_verdict == "rising" else None
+
+                def live_words(change: str) -> str:
+                    return (
+                        f" Your log's fit is on the training simulation's scale (tau_sim; {log_now:.2f} at your "
+                        f"{own_now:,.0f} samples seen), not the live one: run #{run_l.id} measured AL {live_l:.2f} at "
+                        + (
+                            f"{chain} on the {apart_curve!r} prompts, so every AL here is predicted live AL on those "
+                            f"prompts = that measured AL + {change}."
+                            if apart_curve
+                            else f"{chain}, so every AL here is predicted live AL = that measured AL + {change}, and "
+                            "the target is compared on that scale."
+                        )
                     )
-                )
+
+                scale_words = live_words(BOUNDED_CHANGE)
                 scale_ev = {
                     "measured live AL": live_l,
                     "run": run_l.id,
@@ -3185,10 +3233,47 @@ def build(
         # K draft steps accept at most K + 1 tokens a cycle: the shift to the live scale never lifts the band past it
         # (walk S: "AL 2.78 (2.36..4.41)" at 3 steps)
         ceiling = float(fit.steps) + 1.0 if fit.steps else math.inf
-        md.al = fit.al(n_new).map(lambda v: min(v + shift, ceiling))
+        curve_gain = False  # the AL is Acceptance vs data's gain on the measured AL
+        if gain_fit is not None and shown and live_words and own_now and base_al is not None:  # base_al: measured
+            live_al = base_al
+            factor = max(n_new, own_now) / own_now
+            gain_band = gain_fit.gain(factor)
+            md.al = Band(*(min(live_al + v, ceiling) for v in gain_band))
+            curve_gain = True
+            scale_words = live_words(
+                "the gain your log's power-law fit (the one Acceptance vs data draws) predicts from your volume to "
+                "the new one"
+            ) + (
+                f" Its band is that fit's {curves.LEVEL:.0%} band of the gain ({gain_fit.n} points: "
+                f"{band_text(*gain_band, '+.3f', on_fit=curves.ON_FIT)} at {factor:,.3g}x your samples seen), as "
+                "Acceptance vs data gives it; the measured AL's own run-to-run spread is not in it."
+            )
+            assert scale_ev is not None
+            scale_ev["rule"] = (
+                "predicted live AL = measured live AL + the log's power-law gain from your volume (its 95% band: "
+                "Acceptance vs data's fit)"
+            )
+        elif scale_ev is not None and own_now and base_al is not None:  # the bounded fit's gain on the measured AL
+            live_al, factor = base_al, max(n_new, own_now) / own_now
+            gain_b = fit.gain(own_now, max(n_new, own_now))
+            md.al = gain_b.map(lambda v: min(live_al + v, ceiling))
+            said_gain = band_text(
+                gain_b.value or 0.0, gain_b.low or 0.0, gain_b.high or 0.0, "+.3f", on_fit=BOUNDED_AGREE
+            )
+            scale_words += (
+                f" Its band is the band of that difference over the bounded fit's confidence region ({said_gain} at "
+                f"{factor:,.3g}x your samples seen); the measured AL's own run-to-run spread is not in it."
+            )
+        else:
+            md.al = fit.al(n_new).map(lambda v: min(v + shift, ceiling))
         md.al_steps = fit.steps
         if shown:
-            reach += f"; the row shows {shown}, where the trend gives {'live ' if shift else ''}AL {md.al.text('.2f')}"
+            al_said = (
+                band_text(md.al.value, md.al.low, md.al.high, on_fit=curves.ON_FIT if curve_gain else BOUNDED_AGREE)
+                if md.al.value is not None and md.al.low is not None and md.al.high is not None and curve_scope
+                else md.al.text(".2f")
+            )
+            reach += f"; the row shows {shown}, where the trend gives {'live ' if shift else ''}AL {al_said}"
         have = own_now or 0.0
         band_n = md.samples_needed if md.samples_needed is not None else Band(n_new, n_new, n_new)
         md.generation = band_n.map(lambda n: cost.generation_hours(max(n / epochs_div - have / epochs_div, 0.0)))
@@ -3416,23 +3501,37 @@ def build(
         off_steps = inputs.offline is not None and bool(inputs.offline.al_by_steps)
         al_src = _source(sources, "measured", inputs.offline.source) if inputs.offline and off_steps else model_src
 
-        def tie_words(b: int, ties: Sequence[int]) -> str:
-            """ "(4 ties)", "(4 ties, predicted)" or "(4, 5 tie; 5 predicted)": a tied num_steps the batch's sweep
-            did not measure is said so (walk Z: "3 (4, 5 tie) ... measured" read as if 5 had been measured too)."""
+        def tie_words(b: int, k: int, ties: Sequence[int]) -> str:
+            """ "(4 ties)", "(measured; 4 ties, predicted)", "(measured; 4, 5 tie; 5 predicted)" or "(2 ties; both
+            predicted)": a tied num_steps the batch's sweep did not measure is said so (walk Z: "3 (4, 5 tie) ...
+            measured" read as if 5 had been measured too), and then so is the named one (walk AA: "3 (4 ties,
+            predicted) at 92.4 tok/s measured in run #14" read as if 3 were predicted)."""
             m = speed.model_for(b)
-            pred = [t for t in ties if not (speed.measured_at(b) and m.measured_tok_s(t) is not None)]
-            said = f" ({', '.join(map(str, ties))} {'ties' if len(ties) == 1 else 'tie'}"
-            if pred:
-                said += ", predicted" if len(ties) == 1 else f"; {', '.join(map(str, pred))} predicted"
-            return said + ")"
+
+            def measured(t: int) -> bool:
+                return speed.measured_at(b) and m.measured_tok_s(t) is not None
+
+            pred = [t for t in ties if not measured(t)]
+            said = f"{', '.join(map(str, ties))} {'ties' if len(ties) == 1 else 'tie'}"
+            if not pred:
+                return f" ({said})"
+            if not measured(k) and len(pred) == len(ties):  # all of them predicted
+                return f" ({said}; {'both' if len(ties) == 1 else 'all'} predicted)"
+            said += ", predicted" if len(ties) == 1 else f"; {', '.join(map(str, pred))} predicted"
+            return f" ({'measured' if measured(k) else 'predicted'}; {said})"
 
         def named(b: str) -> str:
             ties = tied_k[b]
-            return f"batch {b}: {best_k[b]}" + (tie_words(int(b), ties) if ties else "") + at(int(b), best_k[b])
+            return (
+                f"batch {b}: {best_k[b]}"
+                + (tie_words(int(b), best_k[b], ties) if ties else "")
+                + at(int(b), best_k[b])
+            )
 
         # a batch the group swept that the plan's batches do not hold (walk N: 1 and 32 measured, the plan gave
         # 1, 8 and 64, and the batch-32 sweep's own best was said nowhere): its measured sweep's pick, named
         swept_only = []
+        swept_lost = []  # a swept batch's runs that lost to its baseline beyond noise, where others did not
         for c in sorted(b for b in speed.by_batch if b not in batches):
             picks[c] = picked(c)
             k_c, ties_c = speedup.pick_steps(picks[c])
@@ -3474,9 +3573,11 @@ def build(
                 continue
             swept_only.append(
                 f"batch {c} (its own measured sweep, {_run_ids(speed.by_batch[c])}): {k_c}"
-                + (f" ({', '.join(map(str, ties_c))} {'ties' if len(ties_c) == 1 else 'tie'})" if ties_c else "")
+                + (tie_words(c, k_c, ties_c) if ties_c else "")
                 + at(c, k_c)
             )
+            if said_lost := speedup.losing_words(m_c):  # walk AB: #7 lost at batch 4 (0.92x), said nowhere
+                swept_lost.append(said_lost)
         served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
         # walk Y: a batch between two measured ones reads the runs at num_steps both measured; a best or a tie at
         # another num_steps there rests on the fits, which may miss their own runs: said, with by how much
@@ -3494,6 +3595,15 @@ def build(
                     + (f" ({misses})" if misses else "")
                     + "."
                 )
+        # walk AB: num_steps 1 measured 1.49 at batch 4 (and at batch 1 with other max_tokens) while batch 1 ranked
+        # on the 2.00 its sweep's per-position rates predicted: an acceptance measured elsewhere stands in, said so
+        stood_in = [
+            f"At batch {m_b.concurrency} the acceptance at num_steps {e.num_steps} is the {e.accept_length:.2f} "
+            f"{e.words}" + (f", not the fit's {e.fit_accept:.2f}" if e.fit_accept is not None else "") + "."
+            for _, m_b in sorted({m.concurrency: m for m in (speed.model, *speed.by_batch.values())}.items())
+            for e in m_b.accept_elsewhere
+            if m_b.elsewhere_accept(e.num_steps) is e
+        ]
         # walk M: batch 64's best, 1,140.6 tok/s, under the baseline drawn the same way (about 1,183): said
         no_pay = []
         for b in (b for b in batches if b not in lost):
@@ -3513,7 +3623,9 @@ def build(
             )
             + f" (served: {speed.served_words})."
             + (f" Also swept: {'; '.join(swept_only)}." if swept_only else "")
+            + "".join(f" {w}" for w in swept_lost)
             + "".join(f" {g}" for g in gaps)
+            + "".join(f" {w}" for w in stood_in)
             + "".join(f" {w}" for w in fit_drawn)
             + (
                 f" The served num_steps is the best or ties it within {speedup.TIE_TOLERANCE:.0%} at batch "

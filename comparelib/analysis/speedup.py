@@ -14,8 +14,9 @@ Model (chain drafting, topk 1, one sequence's view):
   the same concurrency, so ``T`` is the per-sequence cycle time (ms) at that load;
 * the baseline run (no speculation) gives the plain decode step time ``c / tok_s``;
 * at a num_steps the sweep measured, its measured acceptance stands in for ``L(k)`` (``accept_at``); at one it did
-  not, an acceptance measured as the sweep was but at another batch size, named with its batch and runs
-  (``with_accept_elsewhere``), before the model's extrapolation; where every measured num_steps lost to the
+  not, an acceptance the same draft, engine, prompts and temperature measured at another batch size, request count
+  or max_tokens, named with its batch, runs and what else differs (``with_accept_elsewhere``), before the model's
+  extrapolation; where every measured num_steps lost to the
   baseline, the answer is to serve without speculation there and a prediction past them is said as one
   (``all_lost``, ``Optimum.recommendation``); the best
   num_steps is picked on the measured tok/s where the sweep measured that num_steps and on the prediction only
@@ -50,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from comparelib.errors import CompareError, DataError, InputError
 from comparelib.models import registry
-from comparelib.values import integer, run_param
+from comparelib.values import integer, percent_beside, run_param
 
 if TYPE_CHECKING:  # numpy and pandas load in the functions that fit or build frames: Overview's answer needs neither
     import pandas as pd
@@ -179,18 +180,21 @@ def _fit_alpha(points: Sequence[SweepPoint]) -> float:
 
 @dataclass(frozen=True)
 class ElsewhereAccept:
-    """An acceptance length measured at a num_steps the sweep did not measure, by runs measured as the sweep was but
-    at another batch size (``accept_elsewhere``)."""
+    """An acceptance length measured at a num_steps the sweep did not measure, by runs of the same draft, engine,
+    prompts and temperature as the sweep, at another batch size, request count or max_tokens
+    (``with_accept_elsewhere``)."""
 
     num_steps: int
     accept_length: float  # the mean of ``run_ids``
     batch: int
     run_ids: tuple[int, ...]
+    differs: tuple[str, ...] = ()  # what else differs from the sweep, in words: "32 requests", "max_tokens 256"
+    fit_accept: float | None = None  # the model's acceptance there, which this one stands in for
 
     @property
     def words(self) -> str:
-        """ "measured at batch 1 (run #2)" """
-        return f"measured at batch {self.batch} ({runs_text(self.run_ids)})"
+        """ "measured at batch 1 (run #2)", "measured at batch 4 (run #5, 32 requests)" """
+        return f"measured at batch {self.batch} ({', '.join((runs_text(self.run_ids), *self.differs))})"
 
 
 @dataclass(frozen=True)
@@ -211,7 +215,8 @@ class SpeedupModel:
     served_run_id: int | None = None  # the measured run that stands for what is served (``Sweep.served``)
     left_out: tuple[str, ...] = ()  # runs of the group measured under other conditions, and why
     fitted_run_ids: tuple[int, ...] = ()  # the sweep's speculative runs (``sweep_of``), with or without an acceptance
-    # acceptance measured at num_steps the sweep did not measure, at another batch size (``with_accept_elsewhere``)
+    # acceptance measured at num_steps the sweep did not measure, at another batch, request count or max_tokens
+    # (``with_accept_elsewhere``)
     accept_elsewhere: tuple[ElsewhereAccept, ...] = ()
 
     def accept_length(self, k: int) -> float:
@@ -226,7 +231,7 @@ class SpeedupModel:
         return sum(found) / len(found) if found else None
 
     def elsewhere_accept(self, k: int) -> ElsewhereAccept | None:
-        """The acceptance measured at ``k`` at another batch size, where the sweep measured none at ``k``."""
+        """The acceptance measured at ``k`` elsewhere (``with_accept_elsewhere``), where the sweep measured none."""
         if self.measured_accept(k) is not None:
             return None
         found = next((e for e in self.accept_elsewhere if e.num_steps == k), None)
@@ -509,8 +514,9 @@ def predict_frame(
     """Predicted throughput per num_steps (``kind='predicted'``); ``alpha`` overrides the acceptance.
 
     The acceptance is the measured one where the sweep measured that num_steps (``accept_source``
-    "measured"), else one measured at another batch size as the sweep was ("other batch", ``accept_from`` says which
-    runs: ``with_accept_elsewhere``), else the model's ("predicted"); with ``alpha`` every row is predicted.
+    "measured"), else one measured at another batch size, request count or max_tokens ("other batch", the name kept
+    for all three; ``accept_from`` says which runs and what differs: ``with_accept_elsewhere``), else the model's
+    ("predicted"); with ``alpha`` every row is predicted.
     ``tok_s`` is always a prediction (the measured acceptance over the fitted cycle: the charts' dashed line);
     ``measured_tok_s`` is the mean the sweep measured there (``measured_runs``), and ``pick_tok_s`` what a best
     num_steps is picked on: the measurement where there is one, else the prediction (``tok_s_source`` says which).
@@ -645,6 +651,28 @@ def all_lost(model: SpeedupModel) -> list[SweepPoint]:
     return pts
 
 
+def losing_words(model: SpeedupModel) -> str:
+    """ "Measured slower than without speculation (189.2 tok/s) at batch 4: num_steps=4 (0.92x, run #7)." naming every
+    measured run of the sweep slower than its baseline beyond run-to-run noise (``TIE_TOLERANCE``); "" where none
+    was. The speedup page and the plan's "Also swept" line say it alike (walk AB: the plan named batch 4's best, #6,
+    and never that #7 lost there)."""
+    base = model.baseline_tok_s
+    if not base:
+        return ""
+    losing = sorted((p for p in model.measured if p.tok_s < base * (1 - TIE_TOLERANCE)), key=lambda p: p.num_steps)
+    if not losing:
+        return ""
+    return (
+        f"Measured slower than without speculation ({base:,.1f} tok/s) at batch {model.concurrency}: "
+        + ", ".join(
+            f"num_steps={p.num_steps} ({p.tok_s / base:.2f}x"
+            + (f", run #{p.run_id})" if p.run_id is not None else ")")
+            for p in losing
+        )
+        + "."
+    )
+
+
 def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFrame | None = None) -> Optimum:
     """The num_steps to name (``pick_steps``: the smallest within noise of the fastest), and which tie with it.
 
@@ -739,40 +767,33 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
             said = f": not measured (the sweep measured num_steps {swept}), from the model fitted to runs {fitted}"
         parts = [f"Predicted best: num_steps={k} at {best_tok:.1f} tok/s{base}{said}, {share}."]
     if tied:
+        # each said as the rule measures it, below the fastest (walk AA: 541.5 named beside 552.4, "2.0% higher",
+        # read as the 2% threshold itself; 541.5 is 1.97% below 552.4), with the decimals that keep it under 2%
+        top_k = max((k, *tied), key=lambda j: (by_k[j], -j))
+
+        def below(t: int) -> str:
+            return f"{percent_beside(1 - by_k[t] / by_k[top_k], TIE_TOLERANCE)}% below the fastest"
 
         def gap(t: int) -> str:
-            d = (by_k[t] / best_tok - 1) * 100
             said = f" {how(t)}" if runs_at else ""
-            return f"{by_k[t]:.1f} tok/s{said}, {abs(d):.1f}% {'higher' if d >= 0 else 'lower'}"
+            return f"{by_k[t]:.1f} tok/s{said}, {'the fastest' if t == top_k else below(t)}"
 
         names = (
             " and ".join(f"num_steps={t}" for t in tied)
             if len(tied) <= 2
             else f"num_steps {', '.join(map(str, tied))}"
         )
+        named_gap = "" if top_k == k else f"; num_steps={k} is {below(k)}"
         parts.append(
-            f"{names} {'ties' if len(tied) == 1 else 'tie'} within noise ({'; '.join(gap(t) for t in tied)}): "
-            f"within {TIE_TOLERANCE:.0%} the smallest num_steps is named."
+            f"{names} {'ties' if len(tied) == 1 else 'tie'} within noise ({'; '.join(gap(t) for t in tied)}"
+            f"{named_gap}): within {TIE_TOLERANCE:.0%} of the fastest the smallest num_steps is named."
         )
     elif second_k is not None:
-        lower = (1 - by_k[second_k] / best_tok) * 100
+        lower = percent_beside(1 - by_k[second_k] / best_tok, TIE_TOLERANCE)  # past 2%: never reads as 2.0
         said = f" {how(second_k)}" if runs_at else ""
-        parts.append(f"Next best num_steps={second_k} at {by_k[second_k]:.1f} tok/s{said} ({lower:.1f}% lower).")
-    if runs_at and not lost and model.baseline_tok_s:  # some num_steps lost beyond noise: said, not left to a column
-        base_tok = model.baseline_tok_s
-        losing = sorted(
-            (p for p in model.measured if p.tok_s < base_tok * (1 - TIE_TOLERANCE)), key=lambda p: p.num_steps
-        )
-        if losing:
-            parts.append(
-                f"Measured slower than without speculation ({base_tok:,.1f} tok/s) at batch {model.concurrency}: "
-                + ", ".join(
-                    f"num_steps={p.num_steps} ({p.tok_s / base_tok:.2f}x"
-                    + (f", run #{p.run_id})" if p.run_id is not None else ")")
-                    for p in losing
-                )
-                + "."
-            )
+        parts.append(f"Next best num_steps={second_k} at {by_k[second_k]:.1f} tok/s{said} ({lower}% lower).")
+    if runs_at and not lost and (losing := losing_words(model)):  # some lost beyond noise: said, not left to a column
+        parts.append(losing)
     if (clause := model_gaps_clause(gaps)) is not None:
         parts.append(_sentence_of(clause + "; the best is picked on the measurements there"))
     if model.baseline_tok_s and best_tok <= model.baseline_tok_s * (1 + TIE_TOLERANCE):
@@ -1739,11 +1760,20 @@ def with_baselines(pool: Sequence[Any], picked: Sequence[Any], draft: str | None
     return [r for r in pool if r.id in ids]
 
 
+# what a run may differ from a sweep in and still say what acceptance the sweep's draft reaches at its num_steps:
+# acceptance is the draft's, engine's, prompts' and temperature's, not the batch's, request count's or output
+# length's (walk AB: num_steps 1 measured 1.49 at batch 4 with 32 requests and at batch 1 with max_tokens 256, and the
+# plan ranked batch 1 on the 2.00 its per-position rates predicted). Tok/s is compared under like settings only
+ACCEPT_ONLY = ("different concurrency", "different number of requests", "different max_tokens")
+
+
 def with_accept_elsewhere(model: SpeedupModel, runs: Sequence[Any]) -> SpeedupModel:
-    """``model`` with the acceptance that ``runs`` measured at num_steps its sweep did not, as the sweep was measured
-    but at another batch size (``sweep_mismatch`` says only the concurrency differs): the batch nearest the sweep's
-    (in ratio; the smaller on a tie), the mean of its runs there. It stands in for the model's extrapolation
-    (``accept_at``) and a note says which runs and batch, and the fit's figure beside it.
+    """``model`` with the acceptance that ``runs`` measured at num_steps its sweep did not, by the same draft,
+    engine, prompts and temperature as the sweep (``sweep_mismatch`` names only ``ACCEPT_ONLY`` differences: the
+    batch size, the number of requests, max_tokens). Of those, a run that differs from the sweep in the batch and
+    request count alone comes first, then the batch nearest the sweep's (in ratio; the smaller on a tie), the mean of
+    its runs there. It stands in for the model's extrapolation (``accept_at``) and a note says which runs and batch,
+    what else differs, and the fit's figure beside it.
 
     A user's batch-16 sweep measured num_steps 2 and 3 only; the geometric fit to them put 1.75 at num_steps 1, where
     the same draft and server measured 1.69 at batch 1, and predicted a win there from it. Acceptance can vary with
@@ -1753,27 +1783,37 @@ def with_accept_elsewhere(model: SpeedupModel, runs: Sequence[Any]) -> SpeedupMo
     measured_k = {p.num_steps for p in model.measured if p.accept_length is not None}
     if anchor is None:
         return model
-    found: dict[int, dict[int, list[Any]]] = {}  # num_steps -> batch -> runs
+    # num_steps -> (max_tokens differs, batch, what differs in words) -> runs
+    found: dict[int, dict[tuple[bool, int, tuple[str, ...]], list[Any]]] = {}
     for r in runs:
         if r.is_baseline or not r.num_steps or r.id in fitted or int(r.num_steps) in measured_k:
             continue
         acc = r.accept_length if r.accept_length is not None else r.accept_length_mean
         c = _concurrency(r)
-        if acc is None or c is None or c == model.concurrency:
+        if acc is None or c is None:
             continue
         why = sweep_mismatch(r, anchor)
-        if why and all(w.startswith("different concurrency") for w in why):
-            found.setdefault(int(r.num_steps), {}).setdefault(c, []).append(r)
+        if not why or not all(w.startswith(ACCEPT_ONLY) for w in why):
+            continue
+        differs = tuple(
+            f"{run_param(r, 'requests')} requests"
+            if w.startswith("different number of requests")
+            else f"max_tokens {run_param(r, 'max_tokens')}"
+            for w in why
+            if not w.startswith("different concurrency")
+        )
+        length = any(w.startswith("different max_tokens") for w in why)
+        found.setdefault(int(r.num_steps), {}).setdefault((length, c, differs), []).append(r)
     if not found:
         return model
     out: list[ElsewhereAccept] = []
     notes: list[str] = []
     for k in sorted(found):
-        c = min(found[k], key=lambda b: (abs(math.log(b / max(model.concurrency, 1))), b))
-        rs = sorted(found[k][c], key=lambda r: r.id)
+        key = min(found[k], key=lambda g: (g[0], abs(math.log(g[1] / max(model.concurrency, 1))), g[1], g[2]))
+        rs = sorted(found[k][key], key=lambda r: r.id)
         vals = [float(r.accept_length if r.accept_length is not None else r.accept_length_mean) for r in rs]
-        e = ElsewhereAccept(k, sum(vals) / len(vals), c, tuple(int(r.id) for r in rs))
         fit = model.accept_at(k)  # the extrapolation it replaces
+        e = ElsewhereAccept(k, sum(vals) / len(vals), key[1], tuple(int(r.id) for r in rs), key[2], fit)
         model_e = replace(model, accept_elsewhere=(e,))
         if model_e.elsewhere_accept(k) is None:  # under this sweep's own at fewer steps: not used
             continue
@@ -1802,7 +1842,7 @@ def model_from_runs(
     fitted drafting cost (``with_draft_step``). Runs served with another model than the draft's ``target``
     are left out, and the notes say which; with ``draft`` (your draft's name) the sweep holding your draft's
     pair is fitted (``sweep_of``). At a num_steps the sweep did not measure, an acceptance the group measured at
-    another batch size as the sweep was measured (of ``accept_from``, default the runs given) stands in for the
+    another batch size, request count or max_tokens (of ``accept_from``, default the runs given) stands in for the
     model's (``with_accept_elsewhere``).
     """
     sweep = sweep_of(runs, baseline_run_id=baseline_run_id, target=target, draft=draft)

@@ -47,9 +47,9 @@ from comparelib.errors import CompareError, DataError, InputError
 from comparelib.models.draft import family_words
 from comparelib.models.registry import KIMI_REFERENCE as KIMI_REFERENCE  # re-exported
 from comparelib.models.registry import family_of
+from comparelib.values import band_text, id_span, number, run_param, times
 from comparelib.values import bench_label as bench_label  # re-exported: callers name them here
 from comparelib.values import human as human
-from comparelib.values import id_span, number, run_param, times
 
 FitScope = Literal["family", "pooled", "none"]  # which points a gap verdict's fit was made from
 
@@ -88,7 +88,9 @@ def fit_vs_measured(
         + (
             f"; the fit cannot say what a draft reaches at {human(volume)}"
             if unsaid
-            else f"; the fit predicts **{mean:.2f}** ({level:.0%} band {lo:.2f}..{hi:.2f}) at {human(volume)}"
+            else "; the fit predicts "
+            f"{band_text(mean, lo, hi, label=f'{level:.0%} band', on_fit=PUBLISHED_ON_FIT, emphasis='**')} "
+            f"at {human(volume)}"
         )
         + (f" for {f.setting_key}" if other_setting else "")
         + (f": {unsaid}." if unsaid else ".")
@@ -480,6 +482,10 @@ def _try_fit(sel: Selection, label: str) -> Fit | None:
         return None
 
 
+# why a published trend's band can be narrower than the decimals shown (``values.band_text``)
+PUBLISHED_ON_FIT = "the published points lie on the fit"
+
+
 def at_floor(mean: float, clipped: bool) -> bool:
     """The fitted line's mean was clipped to the floor of 1.00 (no token accepted): far below its volumes it
     predicts nothing, not an acceptance of 1.00."""
@@ -489,7 +495,7 @@ def at_floor(mean: float, clipped: bool) -> bool:
 def _pred_text(f: Fit, volume: float, x: Axis) -> tuple[str, tuple[float, float, float], bool]:
     mean, lo, hi, clipped = predict_bounded(f, volume)
     extrap = f.extrapolates(volume)
-    text = f"{mean:.2f} (95% band {lo:.2f}..{hi:.2f}) at {human(volume)} {x}"
+    text = f"{band_text(mean, lo, hi, label='95% band', on_fit=PUBLISHED_ON_FIT)} at {human(volume)} {x}"
     unsaid = unsaid_at(f, volume)
     if unsaid:  # walk Q: "predicts 1.00" beside a measured 2.72 read as "no acceptance"; walk T: any clip, one rule
         return f"nothing it can stand behind at {human(volume)} {x}: {unsaid}", (mean, lo, hi), extrap
