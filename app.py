@@ -755,20 +755,26 @@ def _sync_url(draft: OwnDraft) -> None:
 ATTACHED_STATE = "_draft_attached"  # {draft identity: its volume, run group and typed samples}, this session only
 
 
-def set_own_draft(draft: OwnDraft) -> None:
+def set_own_draft(draft: OwnDraft, *, detached: bool = False) -> None:
     """Make ``draft`` the session's draft (e.g. after attaching an audit or running a benchmark). What is attached
-    to it is remembered for this browser session (``remembered``), never stored elsewhere."""
+    to it is remembered for this browser session (``remembered``), never stored elsewhere. ``detached``: the user
+    took its audit off ("Use the ... typed in instead"); remembered until an audit is attached to it again, so
+    switching back to it does not attach its own stored audit again (walk AD)."""
     st.session_state[DRAFT_STATE] = draft
-    st.session_state.setdefault(ATTACHED_STATE, {})[draft.identity] = {
+    memo = st.session_state.setdefault(ATTACHED_STATE, {})
+    was = memo.get(draft.identity, {})
+    memo[draft.identity] = {
         "volume": draft.volume,
         "group": draft.group,
         "samples": draft.samples,
+        "detached": not draft.volume and (detached or bool(was.get("detached"))),
     }
     _sync_url(draft)
 
 
 def remembered(draft: OwnDraft) -> dict[str, Any]:
-    """The volume, run group and typed samples ``draft`` last had in this browser session (empty: not used yet)."""
+    """The volume, run group and typed samples ``draft`` last had in this browser session, and whether the user
+    took its audit off (``detached``); empty: not used yet."""
     return dict(st.session_state.get(ATTACHED_STATE, {}).get(draft.identity, {}))
 
 
@@ -895,8 +901,9 @@ def own_draft() -> OwnDraft:
                     picked_volume = new.volume != draft.volume
                     kept = new.volume if picked_volume and not new.volume_of_another else None
                     before = was.get("volume") if not picked_volume and was.get("volume") in volumes else None
+                    own = None if was.get("detached") else new.own_volume(volume_rows)  # the user took it off
                     new = new.with_(
-                        volume=kept or before or new.own_volume(volume_rows),
+                        volume=kept or before or own,
                         group=new.group
                         if new.group != draft.group or _names_draft(store, new.group, new)
                         else _known(was.get("group"), groups),
@@ -909,12 +916,14 @@ def own_draft() -> OwnDraft:
                 st.session_state["_draft_shown"] = None
                 st.rerun()
         if _volume_lines(draft, volume_rows):
-            set_own_draft(draft.with_(volume=None))
+            set_own_draft(draft.with_(volume=None), detached=True)
             st.session_state["_draft_shown"] = None
             st.rerun()
         if draft != DEFAULT and st.button("Back to the built-in example", key="draft_reset"):
             set_own_draft(DEFAULT)
             st.rerun()
+        if refused := draft.refusal:  # the pages say it too; here: why nothing picked came along
+            st.caption(f"Nothing is attached to it: {refused}.")
         if draft.uses_example_data:
             st.caption("Built-in example data is in use: paste your own draft above.")
         if draft.target:

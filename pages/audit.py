@@ -259,7 +259,9 @@ def _show_result(result: AuditResult) -> None:
         # your draft's name (not the pasted URL), again after the sidebar's draft changes: a name kept from the
         # draft before stored this draft's audit under the other's name and attached it here
         st.session_state["audit_attach_draft"] = (
-            "" if own.is_example else (own.volume if own.volume and not own.volume_of_another else own.name)
+            ""
+            if own.is_example or own.refusal
+            else (own.volume if own.volume and not own.volume_of_another else own.name)
         )
         st.session_state["_audit_attach_for"] = own.source
     draft = st.text_input(
@@ -294,6 +296,10 @@ def _show_result(result: AuditResult) -> None:
                 said = [f"Saved {vol['samples']:,} samples / {vol['tokens']:,} tokens ({vol_words}) for {name}."]
                 if own.is_example:
                     pass
+                elif refused := own.refusal:  # a source the pages refuse names no draft: nothing attaches to it
+                    said.append(
+                        f"Not attached to your draft ({own.short}): {refused}. Paste a draft that can be read."
+                    )
                 elif own.with_(volume=name).volume_of_another:  # another draft's name: stored for it, not attached
                     said.append(
                         f"Not attached to your draft ({own.name}): {name} names another draft. Pick it in the "

@@ -358,7 +358,13 @@ if job is not None and job.done.is_set() and not job.attached:
     # once, as the run is stored: your draft's runs are the ones you just measured. Later visits keep the sidebar's
     # group (walk W: every visit set the link back to the run's group, and the sidebar could not change it here)
     job.attached = True
-    if job.run_id is not None and job.group and not draft.is_example and draft.group != job.group:
+    if (
+        job.run_id is not None
+        and job.group
+        and not draft.is_example
+        and not draft.refusal
+        and draft.group != job.group
+    ):
         draft = draft.with_(group=job.group)
         app.set_own_draft(draft)
         st.caption(f"Run group **{job.group}** is now attached to your draft; Overview and Acceptance vs data use it.")

@@ -53,6 +53,30 @@ class OwnDraft:
     group: str | None = None  # the run group of its benchmarks
     target: str | None = None  # the target model set on Compare drafts (its config's, published or runs' first)
 
+    def __post_init__(self) -> None:
+        # a source the pages refuse to read names no draft: nothing stored under a name in it comes along (walk AD:
+        # https://evil.example.com/coderlab/x took the audit stored under coderlab/x and put draft_vol in the link)
+        if (self.volume or self.group or self.target) and self.refusal:
+            for name in ("volume", "group", "target"):
+                object.__setattr__(self, name, None)
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the pages refuse to read this draft's source, as they say it (a web host that is not a Hub, a
+        revision or path with '..', an address that is not https, a folder outside the data root); None when they
+        read it. A refused source has nothing attached: no stored audit, run group or target."""
+        kind = self.kind
+        try:
+            if kind == "hub":
+                hub.parse_ref(self.source)
+            elif kind == "local":
+                from comparelib import paths
+
+                paths.resolve_user_path(self.source, "folder")
+        except CompareError as exc:
+            return str(exc)
+        return None
+
     @property
     def kind(self) -> str:
         """example | registry | local | hub."""
@@ -226,8 +250,8 @@ class OwnDraft:
         return self.volume
 
     def own_volume(self, volumes: Sequence[Mapping[str, Any]]) -> str | None:
-        """The name of the audit stored under this draft's own name, if there is one."""
-        if self.is_example:
+        """The name of the audit stored under this draft's own name, if there is one (none for a refused source)."""
+        if self.is_example or self.refusal:
             return None
         from comparelib.models import comparison
 
