@@ -37,7 +37,8 @@ PARAM_ALIASES: dict[str, tuple[str, ...]] = {
     "concurrency": ("concurrency", "max_concurrency"),
     "max_tokens": ("max_tokens", "random_output_len"),
     "prompt_set": ("prompt_set", "dataset_name"),
-    "requests": ("requests", "num_prompts"),  # asked for, this app's and the importers' (not those completed)
+    # asked for, this app's and vLLM's; sglang.bench_serving states none, only those it completed (``completed``)
+    "requests": ("requests", "num_prompts", "completed"),
 }
 
 

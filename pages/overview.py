@@ -71,19 +71,21 @@ def plan_section(
     runs: list,  # type: ignore[type-arg]
     volumes: list,  # type: ignore[type-arg]
     answer: overview.Answer,
+    default: plan.Plan | None = None,
 ) -> None:
     """What closes the gap, and what it costs: the plan for this draft (``comparelib.analysis.plan``).
 
     Self-contained: reads only its arguments, its own widgets and the cached published points, so the
-    answer above can change freely. Closed, it shows the option ranked first (at the default inputs); the
-    table, the charts (and Altair) and the sources are built only when a user opens it."""
+    answer above can change freely. Closed, it shows the option ranked first (at the default inputs: ``default``
+    where it was built already); the table, the charts (and Altair) and the sources are built only when a user
+    opens it."""
     st.subheader("What closes the gap, and what it costs")
     lead_slot = st.container()  # the ranked-first line goes above the fold-out
     box = st.expander(
         "The plan: every option ranked, its cost, the fit behind it, and exports", key="ov_plan", on_change="rerun"
     )
     if not box.open:  # the ranked-first line only; the table, charts and sources are built when opened
-        result = _plan(own, entry, runs, volumes, None, "H200", plan.BATCHES[0], answer)  # plan_for's defaults
+        result = default or _plan(own, entry, runs, volumes, None, "H200", plan.BATCHES[0], answer)  # the defaults
         if result is not None and (linked := _linked_batch(result.rank_batches)) != result.rank_batch:
             result = _plan(own, entry, runs, volumes, None, "H200", linked, answer)  # the batch a link ranks at
         if result is not None:
@@ -361,7 +363,21 @@ st.markdown("\n".join(said.lines))
 from comparelib import export, tables  # noqa: I001 - after the answer: these load pandas
 from comparelib.analysis import plan, scaling
 
-gap = summary.volume_gap(answer, _published_points(), _link)
+_default_plan = None  # the plan at its defaults, as its closed fold-out shows it: the volume gap names its fit
+if own_entry is not None and answer.own_volume and answer.ref_volume:
+    try:
+        _default_plan = summary.plan_for(
+            draft,
+            own_entry,
+            runs,
+            volumes,
+            published=_published_points(),
+            curve=app.own_curve(draft),
+            own_run=answer.own.run.id if answer.own is not None else None,
+        )
+    except CompareError:  # said in the plan's section below
+        _default_plan = None
+gap = summary.volume_gap(answer, _published_points(), _link, made=_default_plan)
 if gap is not None and gap.kind == "predicted":
     with st.expander(summary.VOLUME_GAP_TITLE):
         st.markdown(f"{gap.text} ({_link('chart', 'scaling')})")
@@ -370,7 +386,7 @@ elif gap is not None:
 
 st.divider()
 if own_entry is not None:
-    plan_section(draft, own_entry, runs, volumes, answer)
+    plan_section(draft, own_entry, runs, volumes, answer, _default_plan)
 else:
     st.subheader("What closes the gap, and what it costs")
     st.info(

@@ -282,7 +282,10 @@ try:
     # settings, not the fit's: the fit's bs=8 setting named a batch-1 run "batch 1 (published: 8)" while Overview
     # said "at the published setting ...bs=1"): the answer reads it alone
     own_pick = overview.own_acceptance(
-        list(group_split.kept), overview.reference_settings(reference), draft=draft.match_name
+        list(group_split.kept),
+        overview.reference_settings(reference),
+        draft=draft.match_name,
+        engine=overview.reference_engine(reference),  # the engine it publishes on, where its figure states none
     )
     lead_pts = (
         own_pts[own_pts["source"].astype(str).str.startswith(f"store run {own_pick.run.id} ")]

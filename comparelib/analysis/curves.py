@@ -1604,3 +1604,56 @@ def volume_note(curve: Curve | None, volume: float | None, source: str = "the vo
         f"{MAX_PLAUSIBLE_EPOCHS} epochs, or that volume is of another set. The answers use {volume:,.0f}; attach "
         "the audit of the set the log trained on, or type its samples in the sidebar."
     )
+
+
+# a volume within this fraction of the samples a log had seen at its end is that count (walk AC: 400,000 typed in,
+# 400,000 samples seen over 4 passes)
+SAME_COUNT = 0.05
+
+
+@dataclass(frozen=True)
+class PassesRead:
+    """A training volume in use that the training log reads as samples seen over several passes: its samples seen at
+    its end equal the volume, and its epochs count ``passes`` passes over about ``unique`` samples."""
+
+    volume: float  # the volume in use (typed in or attached)
+    passes: float
+    unique: float  # about: samples seen per pass
+
+    def words(self) -> str:
+        """ "your training log reads them as 4 passes over about 100K unique samples"."""
+        return (
+            f"your training log reads them as {traininglogs.passes_text(self.passes)} passes over about "
+            f"{human(self.unique)} unique samples"
+        )
+
+    def against(self, ref_volume: float, least: str = "") -> str:
+        """ "..., 0.31x of the reference's 320K": the unique samples against the reference's volume."""
+        ratio = self.unique / ref_volume
+        return f"{self.words()}, {ratio:.2f}x of the reference's {least}{human(ref_volume)}"
+
+
+def passes_read(curve: Curve | None, volume: float | None) -> PassesRead | None:
+    """The training volume in use read through the training log: where the log's samples seen at its end are that
+    volume (within ``SAME_COUNT``) and its epochs say it made several passes (``traininglogs.SEVERAL_PASSES``), the
+    volume counts every pass, and the unique samples are about the samples seen over the passes (the samples seen at
+    the last epoch over that epoch where the log counts progress, 4.0 at 400K; else over the passes it numbers).
+    None otherwise: no log, no epochs, or a volume the log does not read as passes. Walk AC's Overview said "1.25x
+    more data" of 400,000 samples typed in beside its own warning that they were 4 passes over 100,000."""
+    if curve is None or not volume or volume <= 0:
+        return None
+    pts = [p for p in curve.points if p.samples_seen and p.epoch is not None]
+    if not pts:
+        return None
+    last = max(pts, key=lambda p: (float(p.samples_seen or 0), float(p.epoch or 0)))
+    seen = float(last.samples_seen or 0)
+    if abs(seen - volume) > SAME_COUNT * volume:
+        return None
+    epochs = [float(p.epoch) for p in pts if p.epoch is not None]
+    if any(e != int(e) for e in epochs):  # progress (0.25 .. 4.0): passes are the last point's epoch
+        passes = float(last.epoch or 0)
+    else:  # whole numbers count passes from the log's first (0-based or 1-based)
+        passes = float(last.epoch or 0) - min(epochs) + 1
+    if passes < traininglogs.SEVERAL_PASSES:
+        return None
+    return PassesRead(float(volume), passes, seen / passes)

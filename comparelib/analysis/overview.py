@@ -171,9 +171,10 @@ def default_reference(
         return Reference(fallback, f"Chosen as a published draft for a Kimi target, as yours is ({own_target}).")
     wanted = (model_id(own_target) or "").lower()  # "org/name@rev" is org/name: the registry has no revisions
     countable = set(reference_choices())
-    side: dict[str, SideBySide] = {}  # hub id -> its first side-by-side pair in your group
-    for pair in side_by_side(runs, own_repo, own_target):
-        side.setdefault(pair.draft, pair)
+    side: dict[str, SideBySide] = {}  # hub id -> its first side-by-side pair in your group, like for like first
+    for pair in side_by_side(runs, own_repo, own_target, qualified=True):
+        if pair.draft not in side or (pair.like_for_like and not side[pair.draft].like_for_like):
+            side[pair.draft] = pair
     in_group = _published_in_group(runs, own_repo, own_target)
     with_accept = _with_acceptance()
     same = [
@@ -215,7 +216,9 @@ def default_reference(
         p = side[pick.hub_id]
         why = (
             f"Chosen as the published draft for {yours} measured side by side with yours in "
-            f"{_group_words(p.group)} (run #{p.theirs.id} against your #{p.yours.id}, {p.setting_words})."
+            f"{_group_words(p.group)} (run #{p.theirs.id} against your #{p.yours.id}, {p.setting_words}"
+            + (f", {p.qualifier}" if p.qualifier else "")
+            + ")."
         )
     elif pick.hub_id in in_group:
         ids = ", ".join(f"#{r.id}" for r in in_group[pick.hub_id])
@@ -261,6 +264,25 @@ class SideBySide:
     # False for a draft of the group that is not published (your v1 beside your v2): "measured side by side" is the
     # README's words for a published draft measured on your server; another of your drafts is named by its run
     published: bool = True
+    # what both runs recorded and differ in besides the setting ("other prompts (random 256/128 against bundled)"):
+    # said with the pair, never left out (walk AD: the lmsys import on random prompts beside the user's bundled run
+    # read "at no setting your draft ran"); empty: like for like
+    apart: tuple[str, ...] = ()
+    other_prompts: bool = False  # the prompts are among ``apart``: their acceptances are an indicative gap
+    # what one run did not record (``speedup.unrecorded_settings``: a bench_serving file has no temperature): said,
+    # never taken as equal; None when both recorded the same parameters
+    unrecorded: str | None = None
+
+    @property
+    def like_for_like(self) -> bool:
+        """True when the two runs differ in nothing both recorded (the setting alike, and every other parameter)."""
+        return not self.apart
+
+    @property
+    def qualifier(self) -> str:
+        """ "on other prompts (random 256/128 against bundled)", "max_tokens 256 against 128", ...: how the pair is
+        not like for like; "" when it is."""
+        return ", ".join(("on " + a) if a.startswith("other prompts") else a for a in self.apart)
 
     @property
     def setting_words(self) -> str:
@@ -286,16 +308,18 @@ class SideBySide:
             return f"{al:.2f}" if al is not None else "acceptance not recorded"
 
         t, y = self.theirs, self.yours
+        apart = f", {self.qualifier}" if self.qualifier else ""
+        unsaid = f"; {self.unrecorded}" if self.unrecorded else ""
         if not self.published:  # walk V: "Measured side by side" of a lab's own unpublished draft
             return (
                 f"Your other draft {self.draft}, measured in run #{t.id} at the setting of your run #{y.id} "
-                f"({_group_words(self.group)}, {self.setting_words}): {acc(t)} accept, {t.output_tokens_per_s:.1f} "
-                f"tok/s against yours {acc(y)}, {y.output_tokens_per_s:.1f} tok/s"
+                f"({_group_words(self.group)}, {self.setting_words}){apart}: {acc(t)} accept, "
+                f"{t.output_tokens_per_s:.1f} tok/s against yours {acc(y)}, {y.output_tokens_per_s:.1f} tok/s{unsaid}"
             )
         return (
-            f"Measured side by side ({_group_words(self.group)}, {self.setting_words}): {self.draft} {acc(t)} accept, "
-            f"{t.output_tokens_per_s:.1f} tok/s (#{t.id}) against yours {acc(y)}, {y.output_tokens_per_s:.1f} tok/s "
-            f"(#{y.id})"
+            f"Measured side by side ({_group_words(self.group)}, {self.setting_words}){apart}: {self.draft} "
+            f"{acc(t)} accept, {t.output_tokens_per_s:.1f} tok/s (#{t.id}) against yours {acc(y)}, "
+            f"{y.output_tokens_per_s:.1f} tok/s (#{y.id}){unsaid}"
         )
 
 
@@ -349,12 +373,23 @@ def _unpublished_in_group(runs: Sequence[Any], own_repo: str | None, own_target:
 
 
 def side_by_side(
-    runs: Sequence[Any], own_repo: str | None, own_target: str | None, *, published: bool = True
+    runs: Sequence[Any],
+    own_repo: str | None,
+    own_target: str | None,
+    *,
+    published: bool = True,
+    qualified: bool = False,
 ) -> tuple[SideBySide, ...]:
     """Each published draft for your target that your run group (``runs``) measured at a setting your draft also
-    ran, one pair per setting: the newest run of each side there. Runs of another target are not compared; your
-    draft's runs are those ``draft.runs_of_draft`` keeps. Ordered by the registry, then most num_steps first.
-    With ``published=False``, the group's other drafts that are not published instead (a team's v1 beside v2)."""
+    ran (engine, num_steps, topk, draft tokens, batch size), one pair per setting: the newest run of each side
+    there. Runs of another target are not compared; your draft's runs are those ``draft.runs_of_draft`` keeps.
+    Ordered by the registry, then most num_steps first. With ``published=False``, the group's other drafts that are
+    not published instead (a team's v1 beside v2).
+
+    Only pairs whose other benchmark parameters agree where both recorded them (prompts, max_tokens, requests,
+    ...), unless ``qualified``: then also pairs that differ in them, each said with the pair (``SideBySide.apart``),
+    your run there with the fewest such differences first, then the newest. What one run did not record is no
+    difference, and is said (``SideBySide.unrecorded``)."""
     theirs = (
         _published_in_group(runs, own_repo, own_target)
         if published
@@ -374,10 +409,13 @@ def side_by_side(
             by_key.setdefault(run_setting(r)[0], []).append(r)
         for key, rs in by_key.items():
             t = max(rs, key=lambda r: r.id)
-            alike = [m for m in mine if run_setting(m)[0] == key and not _setting_words(m, t)]
-            if alike:
-                yours = max(alike, key=lambda r: r.id)
-                out.append(SideBySide(hub, getattr(t, "group", None), key, t, yours, published))
+            there = [(m, _apart_words(t, m)) for m in mine if run_setting(m)[0] == key]
+            there = [(m, w) for m, w in there if qualified or not w[0]]
+            if there:
+                yours, (apart, prompts) = min(there, key=lambda mw: (len(mw[1][0]), -mw[0].id))
+                unsaid = speedup.unrecorded_settings(t, yours)
+                group = getattr(t, "group", None)
+                out.append(SideBySide(hub, group, key, t, yours, published, apart, prompts, unsaid))
     out.sort(key=lambda p: (list(theirs).index(p.draft), -(p.theirs.num_steps or 0), _batch(p.theirs) or 0))
     return tuple(out)
 
@@ -946,6 +984,23 @@ def reference_settings(reference: str, results: pd.DataFrame | None = None) -> t
     return tuple(sorted(keys, key=lambda k: (steps_of(k) is None, steps_of(k) or 0, k)))
 
 
+def reference_engine(reference: str, results: pd.DataFrame | None = None) -> str | None:
+    """The engine ``reference``'s published acceptance was measured on where its own settings state none: the one
+    engine every other published result of it names (lmsys's Maverick draft states no engine with its acceptance,
+    and its speedup on SGLang in the SpecForge blog); None where they name none, or more than one."""
+    records = registry.results_records() if results is None else results.to_dict(orient="records")
+    mine = [rec for rec in records if rec.get("hub_id") == reference]
+    stated = {
+        str(e).strip().lower()
+        for rec in mine
+        if number(rec.get("accept_length")) is not None and isinstance(e := rec.get("engine"), str) and e.strip()
+    }
+    if stated:
+        return next(iter(stated)) if len(stated) == 1 else None
+    named = {str(e).strip().lower() for rec in mine if isinstance(e := rec.get("engine"), str) and e.strip()}
+    return next(iter(named)) if len(named) == 1 else None
+
+
 def _same_chain(a: str, b: str) -> bool:
     parts_a, parts_b = _setting_parts(a), _setting_parts(b)
     if "steps" not in parts_a or parts_a.get("steps") != parts_b.get("steps"):
@@ -953,7 +1008,9 @@ def _same_chain(a: str, b: str) -> bool:
     return all(parts_a.get(k) is None or parts_b.get(k) is None or parts_a[k] == parts_b[k] for k in ("topk", "draft"))
 
 
-def own_acceptance(runs: Sequence[Any], settings: Sequence[str] = (), *, draft: str | None = None) -> OwnAccept | None:
+def own_acceptance(
+    runs: Sequence[Any], settings: Sequence[str] = (), *, draft: str | None = None, engine: str | None = None
+) -> OwnAccept | None:
     """The one run whose acceptance length is "your acceptance" on every page (Overview, Acceptance vs data).
 
     ``settings``: the published settings it is set against (the reference's, fewest steps first, or a fit's).
@@ -962,6 +1019,8 @@ def own_acceptance(runs: Sequence[Any], settings: Sequence[str] = (), *, draft: 
     pair's speculative run (``speedup.best_pair``); else the fastest speculative run. Among runs alike by these,
     the best comparable pair's run, else the newest.
     Only runs with an acceptance length count; with ``draft`` only your draft's runs (``draft.runs_of_draft``).
+    ``engine``: the reference's engine where its published settings state none (``reference_engine``): walk AC
+    took a vLLM run over an SGLang run of the same chain, batch and acceptance against lmsys's SGLang draft.
 
     Overview showed the batch-8 vLLM run's 2.59 while Acceptance vs data led with an SGLang batch-1 run's 2.74."""
     mine = [
@@ -995,10 +1054,18 @@ def own_acceptance(runs: Sequence[Any], settings: Sequence[str] = (), *, draft: 
         chained = [(r, k) for r, k in keyed if _same_chain(k, want)]
         if chained:
             wanted = _setting_parts(want)
+            inferred = "engine" not in wanted and bool(engine)
+            if inferred:  # the source states no engine with the figure; the reference publishes on this one
+                wanted["engine"] = str(engine).lower()
             r, k = max(chained, key=functools.partial(_chain_rank, wanted=wanted, paired=paired))
             parts = _setting_parts(k)
             differ = [
-                f"{name} {parts.get(key) or ('0' if key == 'T' else 'not recorded')} (published: {wanted[key]})"
+                f"{name} {parts.get(key) or ('0' if key == 'T' else 'not recorded')} "
+                + (
+                    f"(the reference publishes on {wanted[key]})"
+                    if key == "engine" and inferred
+                    else f"(published: {wanted[key]})"
+                )
                 for key, name in (("engine", "engine"), ("bs", "batch"), ("T", "temperature"))
                 if key in wanted and parts.get(key, "0" if key == "T" else None) != wanted[key]
             ]
@@ -1132,15 +1199,55 @@ _SETTING_WORDS = {"concurrency": "batch", "max_tokens": "max_tokens", "prompt_se
 
 def _setting_words(run: Any, other: Any, *, skip: Sequence[str] = ()) -> str:
     """How ``run``'s benchmark setting differs from ``other``'s, in a few words ("batch 1"); ``skip`` names
-    parameters said elsewhere. "" when none of the others differs."""
+    parameters said elsewhere. "" when none of the others differs. A parameter one run did not record is no
+    difference (``speedup.unrecorded_settings`` says it): walk AD's imported sglang.bench_serving run, which records
+    no temperature or ignore_eos, read as differing in "temperature 0.0, ignore_eos False" from the user's."""
     from comparelib.values import run_param
 
     parts = []
     for key in speedup.RUN_PARAMS_THAT_MATTER:
         mine, theirs = run_param(run, key), run_param(other, key)
-        if key not in skip and mine is not None and mine != theirs:
+        if key not in skip and speedup._differs(mine, theirs):
             parts.append(f"{_SETTING_WORDS.get(key, key)} {mine}")
     return ", ".join(parts)
+
+
+def prompt_words(run: Any) -> str:
+    """A run's prompts as people say them: "bundled", "random 256/128" (a random dataset's input/output lengths, as
+    sglang.bench_serving and vllm bench serve record them), "not recorded"."""
+    from comparelib.values import run_param
+
+    name = run_param(run, "prompt_set")
+    if name is None:
+        return "not recorded"
+    params = getattr(run, "params", None) or {}
+    lengths = [number(params.get(k)) for k in ("random_input_len", "random_output_len")]
+    if str(name).strip().lower() == "random" and all(v is not None for v in lengths):
+        return f"{name} {lengths[0]:g}/{lengths[1]:g}"
+    return str(name)
+
+
+def _apart_words(theirs: Any, yours: Any) -> tuple[tuple[str, ...], bool]:
+    """What two runs both recorded and differ in, besides their setting (engine, chain, batch): "other prompts
+    (random 256/128 against bundled)", "max_tokens 256 against 128", ... (``theirs`` first); and whether the prompts
+    are among them."""
+    from comparelib.values import run_param
+
+    out: list[str] = []
+    prompts = False
+    for key in speedup.RUN_PARAMS_THAT_MATTER:
+        if key == "concurrency":
+            continue
+        a, b = run_param(theirs, key), run_param(yours, key)
+        if not speedup._differs(a, b):
+            continue
+        if key == "prompt_set":
+            prompts = True
+            out.insert(0, f"other prompts ({prompt_words(theirs)} against {prompt_words(yours)})")
+        else:
+            name = "requests" if key == "requests" else _SETTING_WORDS.get(key, key)
+            out.append(f"{name} {speedup._norm(a)} against {speedup._norm(b)}")
+    return tuple(out), prompts
 
 
 _ENGINE_WORDS = {"sglang": "SGLang", "vllm": "vLLM", "openai": "OpenAI-compatible server"}
@@ -1588,7 +1695,7 @@ def largest_gap(
             else f"{words[k]} ({times(v)} the reference's)"
             for k, v in ahead.items()
         ]
-        ahead_text = f" Your draft is ahead in {' and '.join(parts)}, so neither is a gap."
+        ahead_text = f" Your draft is ahead in {ahead_words(parts)}."
     if not factors:
         if ahead_text:
             return "", "No real gap to the reference in what is known so far." + ahead_text
@@ -1681,6 +1788,35 @@ def largest_gap(
     if name == "training data" and curve_verdict == "overfitting":
         lead += f" {overfitting_words(curve_peak, short=True)}"
     return name, lead
+
+
+def ahead_words(parts: Sequence[str]) -> str:
+    """Where your draft is ahead of the reference, with a quantifier that agrees with the list: "A, so it is not a
+    gap", "A and B, so neither is a gap", "A, B and C, so none is a gap" (walk AC: one thing ahead read "so neither
+    is a gap")."""
+    if not parts:
+        return ""
+    if len(parts) == 1:
+        return f"{parts[0]}, so it is not a gap"
+    listed = f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return f"{listed}, so {'neither' if len(parts) == 2 else 'none'} is a gap"
+
+
+def passes_caveat(read: Any, ref_volume: float | None, gap: str, ref_floor: bool = False) -> str:
+    """Where your training log reads the volume in use as passes over fewer unique samples (``curves.passes_read``)
+    and those unique samples would be a training-data gap to the reference (``GAP_MIN``) that the volume as given
+    is not: the headline's sentence saying that the gap is closed only as the volume was given (walk AC: 400K typed
+    in against 320K, "no real gap", beside a log of 4 passes over about 100K). "" otherwise."""
+    if read is None or not ref_volume or gap.startswith("training data"):
+        return ""
+    given, unique = ref_volume / read.volume, ref_volume / read.unique
+    if unique < GAP_MIN["training data"] or given >= GAP_MIN["training data"]:
+        return ""
+    least = "at least " if ref_floor else ""
+    return (
+        f"Training data is no gap only as your volume counts it ({human(read.volume)} samples against "
+        f"{least}{human(ref_volume)}): {read.words()}, {least}{times(unique)} fewer than the reference's."
+    )
 
 
 def _stopped(peak: Any) -> str:
@@ -2010,6 +2146,8 @@ class Answer:
     target_model: str | None = None  # the target the answer was read for (named, set, or its runs'); None: unknown
     # the target's own MTP layers measured in your group, set against your draft's best run (``native_mtp``)
     native_mtp: NativeMtp | None = None
+    # your training log reads the volume in use as passes over fewer unique samples (``curves.passes_read``)
+    volume_read: Any = None
 
     @property
     def headline(self) -> bool:
@@ -2028,20 +2166,44 @@ CURVE_NOTES = {
 
 
 def _measured_against(
-    pairs: Sequence[SideBySide], reference: str, mine: OwnAccept | None
-) -> tuple[float, bool, str] | None:
-    """(reference's acceptance / yours, same setting, the words) from the reference measured side by side with your
-    draft (the pair at your acceptance's run first): a like-for-like measured gap, not a published one."""
+    pairs: Sequence[SideBySide], reference: str, mine: OwnAccept | None, acc: AcceptFacts | None = None
+) -> tuple[float, bool, str, str] | None:
+    """(reference's acceptance / yours, like for like, the words, why not like for like) from the reference measured
+    side by side with your draft: a measured gap, which outweighs a published one.
+
+    A pair on the same prompts first, then the pair at your acceptance's run. A pair on other prompts (walk AD: the
+    lmsys import on random 256/128 prompts beside your run on the bundled ones) is an indicative gap, said so; it
+    still outweighs the published figure, which differs in its prompts too and in its server and batch size, unless
+    that figure is on your run's very prompts (your prompt set is the benchmark it was read on): then the published
+    comparison stands and the pair is said on its own line only. A temperature one run did not record is said."""
+    from comparelib.values import run_param
+
     alike = [p for p in pairs if p.draft == reference and _accept_of(p.theirs) and _accept_of(p.yours)]
     if not alike:
         return None
-    p = next((q for q in alike if mine is not None and q.yours.id == mine.run.id), alike[0])
+    p = min(alike, key=lambda q: (q.other_prompts, not (mine is not None and q.yours.id == mine.run.id)))
+    if p.other_prompts and acc is not None and mine is not None and not acc.other_prompts:
+        own_prompts = str(run_param(mine.run, "prompt_set") or "").strip().lower()
+        if own_prompts and own_prompts in {b.lower() for b, _ in acc.by_benchmark}:
+            return None  # the published figure is on your prompts: like for like in them, the pair is not
     theirs, yours = _accept_of(p.theirs), _accept_of(p.yours)
     words = (
         f"{reference} measured {theirs:.2f} against your {yours:.2f} side by side ({p.setting_words}; runs "
         f"#{p.theirs.id} and #{p.yours.id})"
     )
-    return theirs / yours, True, words  # type: ignore[operator]
+    unsaid = ""
+    for who, other in ((p.theirs, p.yours), (p.yours, p.theirs)):
+        if run_param(who, "temperature") is None and run_param(other, "temperature") is not None:
+            by = speedup.run_source(who)
+            unsaid = (
+                f"temperature not recorded {'by ' + by + ' ' if by != speedup.APP_SOURCE else 'for '}(run #{who.id})"
+            )
+    if p.other_prompts:
+        why = next(a for a in p.apart if a.startswith("other prompts"))
+        return theirs / yours, False, words, f"on {why}" + (f"; {unsaid}" if unsaid else "")  # type: ignore[operator]
+    if unsaid:
+        words += f"; {unsaid}"
+    return theirs / yours, True, words, ""  # type: ignore[operator]
 
 
 def answer(
@@ -2058,6 +2220,7 @@ def answer(
     curve_seen: float | None = None,
     curve_peak: Any = None,
     curve_ceiling: str | None = None,
+    volume_read: Any = None,
 ) -> Answer:
     """The Overview's answer for ``own`` against the published draft ``ref`` (both from ``load_entry``; a registry
     entry without a config is its ``PublishedDraft``: sizes are then not compared, data and acceptance are),
@@ -2070,12 +2233,15 @@ def answer(
     the target's own MTP layers are left out and named in ``draft_note`` (``draft.runs_of_draft``); a published
     draft for your target measured at a setting yours ran too is compared with yours in ``side_by_side``.
     ``own`` None: your draft's config could not be read (a private or gated repo without a token); sizes are then
-    not compared, and the rest answers from the runs and the volume."""
+    not compared, and the rest answers from the runs and the volume. ``volume_read`` (``curves.passes_read``): your
+    training log reads the volume as passes over fewer unique samples; where those would be a data gap the volume
+    is not, the headline says so (``passes_caveat``)."""
     target_model = own_target or (own.target_label if own is not None else None) or target_from_runs(runs, draft)
     by_target = runs_for_target(runs, target_model)
     by_draft = runs_of_draft(by_target.kept, draft)
-    pairs = side_by_side(by_target.kept, draft, target_model)  # a published draft's runs beside yours: compared
-    others = side_by_side(by_target.kept, draft, target_model, published=False)  # your v1 beside your v2
+    # a published draft's runs beside yours: compared, what differs besides the setting said (walk AD)
+    pairs = side_by_side(by_target.kept, draft, target_model, qualified=True)
+    others = side_by_side(by_target.kept, draft, target_model, published=False, qualified=True)  # your v1 beside v2
     group_given = bool(runs)  # a group attached whose runs are none of your draft's (walk Z: the target's MTP alone)
     mtp = native_mtp(by_target.kept, draft)  # the target's own MTP layers against your draft (walk Z)
     runs = by_draft.kept
@@ -2100,7 +2266,9 @@ def answer(
         best = max(spec_runs, key=lambda r: r.output_tokens_per_s)
     # your acceptance: the run at the reference's published setting, else its chain, else the best pair's (one rule,
     # Acceptance vs data's too)
-    mine = own_acceptance(runs, reference_settings(reference, results), draft=draft)
+    mine = own_acceptance(
+        runs, reference_settings(reference, results), draft=draft, engine=reference_engine(reference, results)
+    )
     own_accept = mine.value if mine is not None else None
     own_key = mine.setting if mine is not None else None
     acc = accept_facts(own_accept, own_key, reference, results=results)
@@ -2131,7 +2299,7 @@ def answer(
         )
     acc_ratio = (acc.ref_hi / own_accept) if own_accept and acc.ref_hi else None
     same_setting, accept_detail = acc.same_setting, accept_comparison(own_accept, acc)
-    measured = _measured_against(pairs, reference, mine)
+    measured = _measured_against(pairs, reference, mine, acc)
     accept_unlike = (  # its figures are on other benchmarks than those asked for: an indicative gap (walk U)
         f"on other prompts (it publishes {'/'.join(bench_label(b) for b in acc.benchmarks)} only, none on "
         f"{'/'.join(bench_label(b) for b in acc.asked)})"
@@ -2139,8 +2307,7 @@ def answer(
         else ""
     )
     if measured is not None:  # the reference measured beside yours outweighs its published figures
-        acc_ratio, same_setting, accept_detail = measured
-        accept_unlike = ""
+        acc_ratio, same_setting, accept_detail, accept_unlike = measured
     target = target_notice(own) if own is not None else None
     unlike = unlike_reference(
         target_model,
@@ -2204,6 +2371,8 @@ def answer(
         )
         if size_note and gap:  # a gap named from data or acceptance: sizes still said not compared, and why
             sentence += f" Sizes are not compared: {size_note}; {SET_TARGET}."
+    if target is None and (caveat := passes_caveat(volume_read, ref_volume, gap, ref_floor)):
+        sentence += f" {caveat}"
     return Answer(
         reference=reference,
         size=size,
@@ -2242,4 +2411,5 @@ def answer(
         side_by_side=pairs,
         others_beside=others,
         native_mtp=mtp,
+        volume_read=volume_read,
     )

@@ -163,6 +163,11 @@ def summarise(
     own_target = target.model
     own_volume, vol_src = draft.training_samples(volumes)
     seen = [float(p.samples_seen) for p in curve.points if p.samples_seen] if curve is not None else []
+    read = None
+    if curve is not None and own_volume:  # a loaded log: its module (and pandas) is imported already
+        from comparelib.analysis.curves import passes_read
+
+        read = passes_read(curve, own_volume)  # the volume as samples seen over passes (walk AC)
     answer = overview.answer(
         own,
         ref,
@@ -174,6 +179,7 @@ def summarise(
         curve_ceiling=curve.ceiling_words() if hasattr(curve, "ceiling_words") else None,  # rising, near its ceiling
         own_target=own_target,
         draft=draft.match_name,  # only your draft's runs answer; another draft's (or the target's MTP) are named
+        volume_read=read,
     )
     if answer.target is not None:  # "your draft" is a target model: nothing else is answered
         return Summary(answer, own_volume, vol_src, (), ())
@@ -270,12 +276,19 @@ def _lines(
         # a reference whose data is only partly counted ("~532K + OpenThoughts-114k-math"): at least that
         least = "at least " if answer.ref_volume_floor else ""
         said = registry.get_draft(reference).train_samples_text if answer.ref_volume_floor else None
+        read = answer.volume_read  # your log reads the volume as passes: "samples seen", and its unique ones said
         lines.append(
             f"- **Training volume:** ours {link(f'{values.human(own_volume)} samples', 'audit')} ({vol_src}), "
             f"{reference} {least}{link(values.human(ref_volume), 'scaling')} "
             f"(published{f': {said}' if said else ''}): "
             f"{least}{link(values.times(max(data_ratio, 1 / data_ratio)), 'scaling')} "
-            + ("less data." if data_ratio > 1 else "more data.")
+            + (
+                f"{'fewer' if data_ratio > 1 else 'more'} samples seen; {read.against(ref_volume, least)}."
+                if read is not None
+                else "less data."
+                if data_ratio > 1
+                else "more data."
+            )
         )
     elif own_volume is None:
         lines.append(f"- **Training volume:** ours is missing ({vol_src}; {link('Dataset audit', 'audit')}).")
@@ -366,10 +379,15 @@ def _lines(
 VOLUME_GAP_TITLE = "What the published data predicts for the volume gap (a fit, not your measurement)"
 
 
-def volume_gap(answer: overview.Answer, points: pd.DataFrame, link: Link = no_link) -> Said | None:
+def volume_gap(
+    answer: overview.Answer, points: pd.DataFrame, link: Link = no_link, *, made: plan.Plan | None = None
+) -> Said | None:
     """What the published drafts' trend (``points``: ``scaling.published_points``) predicts for the gap between
     your training volume and the reference's ("predicted"); "info" when the reference publishes no acceptance
-    to set it on, "error" when it cannot be worked out; None without both volumes."""
+    to set it on, "error" when it cannot be worked out; None without both volumes.
+
+    ``made``: the plan at Overview's defaults (``plan_for``), whose "More training data" row reads its own fit: the
+    figure it gives at your volume is said here too, and why it is not this line's (``plan_fit_words``)."""
     own, ref, reference = answer.own_volume, answer.ref_volume, answer.reference
     if not (own and ref):
         return None
@@ -385,12 +403,61 @@ def volume_gap(answer: overview.Answer, points: pd.DataFrame, link: Link = no_li
         verdict = verdicts.gap_verdict(own, reference, points=points)
     except CompareError as exc:
         return Said("error", str(exc))
+    text = verdict.sentence
+    if made is not None and (said := plan_fit_words(made, own, verdict)):
+        text += f" {said}"
+    if answer.volume_read is not None:  # your log reads the volume as passes: the trend's x is unique samples
+        read = answer.volume_read
+        text += (
+            f" The {values.human(own)} is your volume as given; {read.words()}, and the published volumes count "
+            "unique samples."
+        )
     if answer.unlike_reference:  # another target's (or architecture's) draft: its volume is no goal (walk V)
         return Said(
             "predicted",
-            f"{answer.unlike_reference}. The volume below is that draft's, not a goal for yours. {verdict.sentence}",
+            f"{answer.unlike_reference}. The volume below is that draft's, not a goal for yours. {text}",
         )
-    return Said("predicted", verdict.sentence)  # the page links it to the scaling chart
+    return Said("predicted", text)  # the page links it to the scaling chart
+
+
+def plan_fit_words(made: plan.Plan, own: float, verdict: Any) -> str:
+    """What the plan's fit (``made.fit``, the one its "More training data" row reads) gives at your volume ``own``, and
+    why that is not the volume gap's line (``verdicts.gap_verdict``): the plan fits a logistic in log N bounded at
+    K + 1 to every published point at its chain, any batch size and engine (or your own training log), where the
+    line is log-linear over the points at one full setting, as Acceptance vs data draws it. Walk AD: the fold-out
+    said "the floor of 1.00" at 895 samples and the plan "1.16 (1.00..2.50)" with no word of why. "" without a fit."""
+    from comparelib.analysis import scaling
+
+    fit = made.fit
+    if fit is None:
+        return ""
+    row = '"More training data" row'
+    if fit.scope == "curve":
+        return (
+            f"The plan's {row} reads your training log's own fit instead (bounded forms fitted to your learning "
+            "curve, x = samples seen), not this published trend."
+        )
+    band = fit.al(own)
+    unsaid = (
+        scaling.trend_unsaid(band.value, band.low, band.high, (1.0, fit.ceiling)) if band.value is not None else ""
+    )
+    gives = (
+        f"which cannot say what a draft reaches at {values.human(own)} samples: {unsaid}"
+        if unsaid
+        else (f"which gives {band.text('.2f')} at {values.human(own)} samples")
+    )
+    chain = f"({fit.steps},1,{fit.steps + 1})"
+    line = (
+        f"the fit above is log-linear over the {verdict.fit.n} points at {verdict.setting_key} alone, as Acceptance "
+        "vs data draws it"
+        if verdict.fit is not None
+        else f"no line could be fitted at {verdict.setting_key or 'its setting'} alone"
+    )
+    return (
+        f"The plan's {row} reads another fit of the published points: a logistic in log N bounded at K + 1 = "
+        f"{fit.ceiling:g}, over {fit.n} points at chain {chain} of {fit.label} (any batch size and engine), {gives}; "
+        f"{line}, so the two figures differ."
+    )
 
 
 def plan_caution(answer: overview.Answer, lead: str | None) -> Said | None:

@@ -146,7 +146,7 @@ def _run(args: argparse.Namespace, store: Any) -> int:
     gap = plan_lead = plan_none = caution = None
     if result.headline_kind != "target":
         published = scaling.published_points()
-        gap = summary.volume_gap(answer, published)
+        made = None
         if own_entry is not None:
             from comparelib.analysis import plan
 
@@ -167,6 +167,7 @@ def _run(args: argparse.Namespace, store: Any) -> int:
             else:
                 plan_lead = plan.lead(made)
                 caution = summary.plan_caution(answer, plan_lead)  # another target's figure: not a goal
+        gap = summary.volume_gap(answer, published, made=made)  # the plan's own fit said beside the line (walk AD)
 
     if args.json:
         plan_said = {
