@@ -207,6 +207,7 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     # 3. three benchmark runs (a baseline and two speculative settings) in one group
     _nav(page, "Live benchmark")
     page.get_by_text("Run a benchmark", exact=True).click()
+    finished: list[str] = []  # the "Run N finished" messages seen so far
     for i, server in enumerate(servers):
         _fill(page, "Endpoint URL", server.url)
         if i == 0:
@@ -216,7 +217,16 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
             _fill(page, "Warm-up requests", "0")
             _fill(page, "Group", "kimi-k2-sweep")
         page.get_by_role("button", name="Run benchmark").click()
-        page.get_by_text(re.compile(r"Run \d+ finished: 4/4 requests")).wait_for(timeout=120_000)
+        # this run's own message, not the one the previous run left on the page (on a loaded machine the test went
+        # on while the third run was still running, and Overview read two runs)
+        done = re.compile(r"Run \d+ finished: 4/4 requests")
+        page.wait_for_function(
+            "([re, seen]) => [...document.body.innerText.matchAll(new RegExp(re, 'g'))]"
+            ".some(m => !seen.includes(m[0]))",
+            arg=[done.pattern, finished],
+            timeout=120_000,
+        )
+        finished.extend(done.findall(page.locator("body").inner_text()))
         _settle(page)
         if i < 2:
             page.get_by_role("button", name="Run benchmark").wait_for()
