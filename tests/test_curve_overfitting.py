@@ -320,7 +320,9 @@ def test_plan_fits_up_to_the_peak_and_draws_the_fall_apart() -> None:
     assert "more unique data (this row's new samples) is likely to help" in more.note
     assert "Keep the pass-3 checkpoint (15K samples seen)" in more.note
     # the cost's epochs are the peak checkpoint's: 15,000 samples seen over 5,000 unique
-    assert "unique samples at 3 epochs (your log's passes over your unique samples)" in more.note, more.note
+    assert (
+        "unique samples at 3 epochs (the passes your log made up to its eval peak: see the cost model's epochs)"
+    ) in more.note, more.note
 
 
 def test_overview_and_acceptance_words_without_a_peak() -> None:

@@ -524,7 +524,9 @@ def test_a_measured_tree_faster_than_every_chain_leads_overviews_plan(hub) -> No
     _use(at, f"{hub.url}/acme/kimi-draft", draft_group="tree-sweep")
     assert not at.exception and not at.error, [e.value for e in at.error]
     lead = next(m.value for m in at.markdown if m.value.startswith("**Ranked first:"))
-    assert lead.startswith("**Ranked first: Serve the measured tree (num_steps 3, topk 4, 8 draft tokens).**"), lead
+    assert lead.startswith(
+        "**Ranked first: Serve the measured tree (num_steps 3, topk 4, 8 draft tokens) at batch 1.**"
+    ), lead
     assert "measured 72.5 tok/s against the best chain, num_steps 3 (run #4), 66.0: 6.5 tok/s above it" in lead, lead
     md = _md(at)
     assert "**Chains or trees** (measured)" in md and "the tree is 10% faster" in md, md

@@ -49,7 +49,7 @@ def test_a_measured_tree_is_an_option_with_its_measured_gain(tree_tok: float, wo
     result = _plan(CHAINS + [tree])
     opt = next((o for o in result.options if o.kind == "tree"), None)
     assert opt is not None, [o.title for o in result.options]
-    assert opt.title == "Serve the measured tree (num_steps 3, topk 4, 8 draft tokens)"
+    assert opt.title == "Serve the measured tree (num_steps 3, topk 4, 8 draft tokens) at batch 1"
     assert (
         f"batch 1: run #9 (num_steps 3, topk 4, 8 draft tokens) measured {tree_tok:,.1f} tok/s against the best "
         "chain, num_steps 4 (run #5), 201.0: " + words

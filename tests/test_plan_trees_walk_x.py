@@ -92,7 +92,7 @@ def test_a_tree_at_the_ranking_batch_is_set_beside_that_batchs_chains_with_its_m
 ) -> None:
     result = _plan(walk_x(), rank)
     opt = _option(result, "tree")
-    assert opt.title == "Serve the measured tree (num_steps 3, topk 4, 8 draft tokens)"
+    assert opt.title == f"Serve the measured tree (num_steps 3, topk 4, 8 draft tokens) at batch {rank}"
     # both batches' trees are measured, each against its own batch's best chain
     assert {b: v.value for b, v in opt.tok_s.items()} == {"1": B1["tree"], "4": B4["tree"]}, opt.tok_s
     assert (

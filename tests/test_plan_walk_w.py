@@ -126,7 +126,11 @@ def test_walk_w_batch_64_holds_batch_8s_cycle_and_picks_what_was_measured_best()
     at64 = ns.tok_s["64"].value
     assert at64 is not None and at64 <= 64 * B8[3] / 8, at64  # the walk's 6,482.1: 101.3 a stream
     assert f"batch 64: 3 at {at64:,.1f} tok/s predicted from batch 1 and 8 runs, an upper bound" in ns.note, ns.note
-    assert "batch 64 predicted from batch 1 and 8 runs (past them: batch 8's cycle held" in ns.note, ns.note
+    # walk AD: the runs' own cycles held where batch 8 measured them, the fit's only where it did not
+    assert (
+        "batch 64 predicted from batch 1 and 8 runs (past them: batch 8's runs' own cycles held at num_steps 1, 2, 3 "
+        "and 4 (#10, #11, #12, #13), the batch-8 fit's at other num_steps"
+    ) in ns.note, ns.note
     src = next(s.text for s in result.sources if s.text.startswith("predicted from batch 1 and 8 runs"))
     assert "this is an upper bound; no run measured batch 64" in src, src
     assert "SpeedupModel(" not in src, src  # the fits are named by their runs

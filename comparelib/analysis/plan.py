@@ -1054,6 +1054,12 @@ class Speed:
         pair = self.anchors(batch)
         if pair is not None and self.held_past(batch):  # no physical line past them: the largest measured cycle
             m = pair[1]
+            if (held := self._run_cycle(m, k)) is not None:
+                # its runs' own cycle at ``k``, as measured, not the fit's: walk AD held batch 32's fit at num_steps 3
+                # (15% under run #10) and capped num_steps 1 to run #9, and named 1 the best at batch 64
+                if step_ms is not None:  # another draft's step: its difference from this draft's at this batch
+                    held = max(held + k * (step_ms(batch) - self.step_ms(batch)), 1e-9)
+                return al / held * 1000.0
             verify, checking, draft = self._parts(m.concurrency, m)
             pair = None
         if pair is not None:
@@ -1070,10 +1076,12 @@ class Speed:
         return al / cycle * 1000.0
 
     def stream_cap(self, batch: int, al: float, k: int, step_ms: Callable[[int], float] | None = None) -> float | None:
-        """The most one stream can do at an unmeasured ``batch``: at each smaller measured batch, the model's
-        per-stream tok/s there (same AL, num_steps and draft step), lowered to what its runs measured at ``k`` where
-        they measured less. A bigger batch never makes each stream faster (walk W: 101.3 tok/s a stream predicted at
-        batch 64 against 90.2 measured at batch 1 and 8). None where no smaller batch was measured."""
+        """The most one stream can do at an unmeasured ``batch``: at each smaller measured batch, what its runs
+        measured a stream at ``k`` (scaled to the same AL and draft step), else the model's per-stream tok/s there. A
+        bigger batch never makes each stream faster (walk W: 101.3 tok/s a stream predicted at batch 64 against 90.2
+        measured at batch 1 and 8). None where no smaller batch was measured. Before walk AD the runs only lowered the
+        model's figure: a fit under its run (batch 32's, 15% under run #10 at num_steps 3) capped that num_steps below
+        what was measured while one over its run was capped to it, and the cap's rule differed by num_steps."""
         if self.measured_at(batch):
             return None
         caps = []
@@ -1082,7 +1090,9 @@ class Speed:
             cap = self._per_stream(c, al, k, step_ms)
             measured, model_al = m.measured_tok_s(k), m.measured_accept(k)
             if measured is not None and model_al is not None and (own := self._per_stream(c, model_al, k)) > 0:
-                cap *= min(1.0, measured / c / own)
+                # as its runs measured ``k`` there, not the fit (walk AD: the batch-32 fit 15% under run #10 capped
+                # num_steps 3 at batch 64, while num_steps 1 was capped at run #9's measurement)
+                cap *= measured / c / own
             caps.append(cap)
         return min(caps) if caps else None
 
@@ -1366,12 +1376,31 @@ def _scaled_from(speed: Speed, batch: int) -> str:
     a, b = (m.concurrency for m in pair)
     if speed.held_past(batch):  # walk W: a line lowering a cost with the batch is not drawn past them
         return (
-            f"batch {a} and {b} runs (past them: batch {b}'s cycle held, as the line through them lowers a cost with "
-            f"the batch, which no larger batch does; each stream no faster than measured at batch {a} and {b}: an "
-            "upper bound)"
+            f"batch {a} and {b} runs (past them: {_held_words(speed, pair[1])}, as the line through them lowers a "
+            f"cost with the batch, which no larger batch does; each stream no faster than measured at batch {a} and "
+            f"{b}: an upper bound)"
         )
     where = "between" if a < batch < b else "past"
     return f"batch {a} and {b} runs (cycle time linear in the batch, {where} them)" + _through_runs(speed, batch)
+
+
+def _held_steps(speed: Speed, m: speedup.SpeedupModel) -> tuple[int, ...]:
+    """The num_steps whose cycle the runs of ``m`` measured (tok/s and AL): held as measured past its batch."""
+    ks = sorted({p.num_steps for p in m.measured if p.num_steps})
+    return tuple(k for k in ks if speed._run_cycle(m, k) is not None)
+
+
+def _held_words(speed: Speed, m: speedup.SpeedupModel) -> str:
+    """ "batch 32's runs' own cycles held at num_steps 1, 3 and 6 (#9, #10, #11), the batch-32 fit's at other
+    num_steps": what a batch past the largest measured one holds, one rule for every num_steps (walk AD)."""
+    c, ks = m.concurrency, _held_steps(speed, m)
+    if not ks:
+        return f"batch {c}'s fitted cycle held"
+    runs = ", ".join(f"#{i}" for k in ks for i in m.measured_runs(k))
+    rest = any(k not in ks for k in speedup.STEPS)
+    return f"batch {c}'s runs' own cycles held at num_steps {_and_words(ks)} ({runs})" + (
+        f", the batch-{c} fit's at other num_steps" if rest else ""
+    )
 
 
 def _and_words(items: Sequence[Any]) -> str:
@@ -1454,8 +1483,16 @@ def _scaled_source(speed: Speed, batch: int) -> str:
         )
 
     if speed.held_past(batch):
+        ks_held = _held_steps(speed, b)
+        runs_held = (
+            f"the cycle batch {b.concurrency}'s runs measured at num_steps {_and_words(ks_held)} ("
+            + ", ".join(f"#{i}" for k in ks_held for i in b.measured_runs(k))
+            + ": batch x AL / tok/s of each run), and at other num_steps the cycle of "
+            if ks_held
+            else "the cycle of "
+        )
         return (
-            f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over the cycle of "
+            f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over {runs_held}"
             f"{fit(b)}, taken as the same at batch {batch} (the line through it and {fit(a)} lowers a fixed or "
             f"per-step cost, or the baseline's decode step, with the batch, so it is not drawn past them), and each "
             f"stream at most as fast as the runs measured at batch {a.concurrency} and {b.concurrency}; a larger "
@@ -1614,6 +1651,10 @@ class Plan:
     cost: dict[str, Any]
     log_note: str = ""  # how your training log was weighed against the published trend ("" when it was not)
     rank_batches: tuple[int, ...] = BATCHES  # the batch sizes this draft's plan can rank at (``rank_batches``)
+    benchmark: str = (
+        "gsm8k"  # what the target AL is read on (and the pooled trend fitted on, unless ``fit_note`` says)
+    )
+    benchmark_source: str = ""  # how it was chosen where it was not given
 
     @property
     def batches(self) -> tuple[int, ...]:
@@ -1630,6 +1671,8 @@ class Plan:
             "served_steps": self.served_steps,
             "rank_batch": self.rank_batch,
             "rank_batches": list(self.rank_batches),
+            "benchmark": self.benchmark,
+            "benchmark_source": self.benchmark_source or None,
             "gpu": self.gpu,
             "current": self.current,
             "fit": None if self.fit is None else self.fit.summary(),
@@ -1844,6 +1887,11 @@ class Inputs:
     published: pd.DataFrame | None = None  # scaling.published_points()
     family: str | None = None
     benchmark: str = "gsm8k"
+    # False: ``benchmark`` is the one Acceptance vs data opens on for Overview's reference
+    # (``scaling.default_benchmark``), not given; the pooled fit may then fall back to GSM8K where that benchmark
+    # cannot be fitted, and says so
+    benchmark_given: bool = True
+    benchmark_source: str = ""  # how the benchmark was chosen, where it was not given
     offline: Offline | None = None
     step_record: Mapping[str, Any] | None = None
     candidates: tuple[tuple[str, float, Mapping[str, Any]], ...] = ()  # other drafts: label, params, draft-cost record
@@ -1991,6 +2039,33 @@ def published_target(
 _published_target = published_target  # the name the plan's callers and tests used
 
 
+def opening_benchmark(
+    points: pd.DataFrame,
+    own: str | None,
+    target: str | None,
+    runs: Sequence[Any] = (),
+    reference: str | None = None,
+) -> tuple[str, str]:
+    """The benchmark Acceptance vs data opens on, and why: the one Overview's reference (``reference``, else
+    ``overview.default_reference`` for your target and run group) publishes most on (``scaling.default_benchmark``:
+    GSM8K first among equals), else GSM8K. The plan reads its target AL and fits the published trend there, so both
+    pages aim at one figure."""
+    from comparelib.analysis import overview
+
+    if reference is None:
+        try:
+            reference = overview.default_reference(overview.reference_choices(), own, target, runs).hub_id
+        except (CompareError, KeyError, ValueError):
+            reference = None
+    bench = scaling.default_benchmark(points, reference) if reference else None
+    if not bench:
+        return "gsm8k", "GSM8K, as no reference publishes a benchmark to open on"
+    return (
+        bench,
+        f"the one {reference} (Overview's reference) publishes most on, as Acceptance vs data opens on it",
+    )
+
+
 def registry_target(hub_id: str | None) -> str | None:
     """The target model a published draft is for, None when it is not in the registry."""
     from comparelib.errors import CompareError
@@ -2040,21 +2115,26 @@ def default_target(
     points: pd.DataFrame,
     *,
     benchmark: str,
-    setting_key: str | None,
+    setting_key: str | None = None,
     target: str | None,
     own: str | None = None,
     runs: Sequence[Any] = (),
     reference: str | None = None,
+    chain: str | None = None,
 ) -> tuple[float, str] | None:
-    """The target AL a page opens on for ``setting_key`` (Acceptance vs data): ``published_target`` at that
-    setting's chain, with the family of ``target`` as the plan reads it, so the page and Overview's plan agree
-    (the page opened on a round 3.00 while the plan aimed at a published 2.64)."""
+    """The target AL a page opens on for ``setting_key`` (Acceptance vs data), or the plan aims at for ``chain``:
+    ``published_target`` at that chain, with the family of ``target`` as the plan reads it, so the page and
+    Overview's plan agree (the page opened on a round 3.00 while the plan aimed at a published 2.64). The plan calls
+    it with the benchmark the page opens on (``opening_benchmark``; walk AD: the plan's GSM8K default aimed at
+    another target's 2.64 while the page opened on the Qwen3-Coder draft's HumanEval 3.395)."""
     from comparelib.analysis.scaling import family_of
 
-    rows = points[points["setting_key"] == setting_key]["chain"].dropna() if setting_key else points.iloc[:0]
-    if rows.empty:
-        return None
-    beside = measured_target(runs, own, target, str(rows.iloc[0]))
+    if chain is None:
+        rows = points[points["setting_key"] == setting_key]["chain"].dropna() if setting_key else points.iloc[:0]
+        if rows.empty:
+            return None
+        chain = str(rows.iloc[0])
+    beside = measured_target(runs, own, target, chain)
     if beside is not None:  # the plan's rule: the reference measured beside yours outweighs its published figure
         return beside.al, beside.text
     family = family_of(target) if target else (family_of(registry_target(reference)) if reference else None)
@@ -2062,7 +2142,7 @@ def default_target(
         points,
         family,
         benchmark.lower(),
-        str(rows.iloc[0]),
+        chain,
         target,
         own,
         runs,
@@ -2181,13 +2261,24 @@ def _measured_trees(
     number of requests, as ``_like_the_sweep`` takes it). An imported run is not one (its conditions are not
     recorded). Walk X: every tree was checked against the batch-4 sweep (16 requests), so batch 1's tree, 8 requests
     as batch 1's chains, was left out on "different number of requests: 8 against 16"."""
+    return {
+        b: max(trees, key=lambda r: r.output_tokens_per_s)
+        for b, trees in _trees_by_batch(runs, model, by_batch).items()
+    }
+
+
+def _trees_by_batch(
+    runs: Sequence[Any], model: speedup.SpeedupModel, by_batch: Mapping[int, speedup.SpeedupModel] | None = None
+) -> dict[int, list[Any]]:
+    """Every tree of your draft measured at each batch size as ``_measured_trees`` takes them (each batch's fastest is
+    its pick), in the order measured."""
     main = _chain_anchor(runs, model)
     if main is None:  # a fit of trees: no chain to set them beside
         return {}
     anchors = {
         c: a for c, m in {**(by_batch or {}), model.concurrency: model}.items() if (a := _chain_anchor(runs, m))
     }
-    best: dict[int, Any] = {}
+    found: dict[int, list[Any]] = {}
     for r in runs:
         if getattr(r, "is_baseline", False) or (getattr(r, "topk", None) or 1) <= 1 or not r.output_tokens_per_s:
             continue
@@ -2197,9 +2288,13 @@ def _measured_trees(
         batch = any(w.startswith("different concurrency") for w in why)
         if not all(w.startswith(_TREE_ONLY + (BATCH_ONLY if batch else ())) for w in why):
             continue
-        if b not in best or r.output_tokens_per_s > best[b].output_tokens_per_s:
-            best[b] = r
-    return best
+        found.setdefault(b, []).append(r)
+    return found
+
+
+def _tree_shape(run: Any) -> tuple[Any, Any, Any]:
+    """What makes two trees one configuration: num_steps, topk and draft tokens."""
+    return (getattr(run, "num_steps", None), getattr(run, "topk", None), getattr(run, "num_draft_tokens", None))
 
 
 def _tree_beats(runs: Sequence[Any], speed: Speed, batch: int) -> tuple[Any, float, float] | None:
@@ -2225,35 +2320,78 @@ def _tree_option(
 
     Walk Q: the plan said no option gains beyond noise (4.0 tok/s) while run #9, a tree, measured 6.5 tok/s over
     the best chain at batch 1; the speed model fits chains only, so no option could say it."""
-    trees = _measured_trees(runs, speed.model, speed.by_batch)
-    if not trees:
+    every = _trees_by_batch(runs, speed.model, speed.by_batch)
+    fastest = {b: max(ts, key=lambda r: r.output_tokens_per_s) for b, ts in every.items()}
+    if not fastest:
         return None
-    first = trees.get(rank_batch) or trees[min(trees, key=lambda b: (abs(math.log(b / max(rank_batch, 1))), -b))]
-    o = Option("tree", f"Serve the measured tree ({speedup.shape_words(first)})")
-    o.tok_s = {str(b): Band(*([float(r.output_tokens_per_s)] * 3)) for b, r in sorted(trees.items())}
+    # one configuration: the fastest tree at the ranking batch (else at the nearest batch that measured one), and that
+    # same shape's runs at the other batches. Walk AC: the row named #6's 16 draft tokens and gave #11's 1,759.9
+    # tok/s (8 draft tokens) at batch 16, where #12, the tree it named, measured 1,618.4
+    at_b = (
+        rank_batch
+        if rank_batch in fastest
+        else min(fastest, key=lambda b: (abs(math.log(b / max(rank_batch, 1))), -b))
+    )
+    first = fastest[at_b]
+    shape = _tree_shape(first)
+    mine = {
+        b: max(same, key=lambda r: r.output_tokens_per_s)
+        for b, ts in sorted(every.items())
+        if (same := [r for r in ts if _tree_shape(r) == shape])
+    }
+    o = Option("tree", f"Serve the measured tree ({speedup.shape_words(first)}) at batch {at_b}")
+    o.tok_s = {str(b): Band(*([float(r.output_tokens_per_s)] * 3)) for b, r in mine.items()}
     parts: list[str] = []
-    for b, r in sorted(trees.items()):
+    lost_at: list[str] = []  # batches where every tree measured lost to the best chain there, beyond noise
+
+    def best_chain(b: int) -> tuple[float, Any] | None:
         m = speed.model_for(b)
         chains = [(p.tok_s, p) for p in m.measured if p.tok_s] if speed.measured_at(b) else []
-        t = float(r.output_tokens_per_s)
-        head = f"batch {b}: run {speedup.run_ref(r)} ({speedup.shape_words(r)}) measured {t:,.1f} tok/s"
-        base = speedup.choose_baseline(runs, [r])  # its own batch's baseline, measured as it was
-        ratio = speedup.speedup_against(r, base)[0] if base is not None else None
-        against_base = f", {ratio:.2f}x its baseline, run #{base.id}" if ratio is not None and base is not None else ""
-        if not chains:
-            parts.append(f"{head}{against_base}; no chain was measured at batch {b} to set it beside")
-            continue
-        c, p = max(chains, key=lambda cp: cp[0])
-        d = t - c
+        return max(chains, key=lambda cp: cp[0]) if chains else None
+
+    def against_chain(r: Any, c: float) -> str:
+        d = float(r.output_tokens_per_s) - c
         if abs(d) <= NOISE * c:
-            how = f"within {NOISE:.0%} of it: a tie within run-to-run noise"
+            return f"within {NOISE:.0%} of it: a tie within run-to-run noise"
+        return f"{abs(d):,.1f} tok/s {'above' if d > 0 else 'below'} it"
+
+    for b in sorted(every):
+        r = mine.get(b)
+        chain = best_chain(b)
+        other = fastest[b] if r is None or fastest[b].output_tokens_per_s > r.output_tokens_per_s else None
+        if chain is not None and all(t.output_tokens_per_s < chain[0] * (1 - NOISE) for t in every[b]):
+            c, p = chain
+            lost_at.append(
+                f"at batch {b} every tree measured slower than the best chain there (num_steps "
+                f"{p.num_steps}, run #{p.run_id}, {c:,.1f} tok/s), so serve that chain at batch {b}"
+            )
+        if r is None:
+            head = f"batch {b}: this tree was not measured"
         else:
-            how = f"{abs(d):,.1f} tok/s {'above' if d > 0 else 'below'} it"
-        parts.append(
-            f"{head} against the best chain, num_steps {p.num_steps} (run #{p.run_id}), {c:,.1f}: {how}{against_base}"
-        )
+            t = float(r.output_tokens_per_s)
+            head = f"batch {b}: run {speedup.run_ref(r)} ({speedup.shape_words(r)}) measured {t:,.1f} tok/s"
+            base = speedup.choose_baseline(runs, [r])  # its own batch's baseline, measured as it was
+            ratio = speedup.speedup_against(r, base)[0] if base is not None else None
+            against_base = (
+                f", {ratio:.2f}x its baseline, run #{base.id}" if ratio is not None and base is not None else ""
+            )
+            if chain is None:
+                head += f"{against_base}; no chain was measured at batch {b} to set it beside"
+            else:
+                c, p = chain
+                head += (
+                    f" against the best chain, num_steps {p.num_steps} (run #{p.run_id}), {c:,.1f}: "
+                    f"{against_chain(r, c)}{against_base}"
+                )
+        if other is not None:  # another shape was faster there: named, never in the row's cells
+            head += (
+                f"; the fastest tree there, run {speedup.run_ref(other)} ({speedup.shape_words(other)}), measured "
+                f"{float(other.output_tokens_per_s):,.1f} tok/s"
+                + (f", {against_chain(other, chain[0])}" if chain is not None else "")
+            )
+        parts.append(head)
     served_k = speed.served_steps
-    here = trees.get(rank_batch)
+    here = mine.get(rank_batch)
     if here is not None and rank_batch in cur_tok:
         m = speed.model_for(rank_batch)
         served = m.measured_tok_s(served_k) if speed.measured_at(rank_batch) else None
@@ -2276,13 +2414,37 @@ def _tree_option(
     o.generation = o.training = o.storage = Band(0.0, 0.0, 0.0)
     o.al = Band(*([r_al] * 3)) if (r_al := first.accept_length) is not None else None
     o.al_steps = first.num_steps
+    wins = [
+        b
+        for b, r in mine.items()
+        if (chain := best_chain(b)) is not None and r.output_tokens_per_s > chain[0] * (1 + NOISE)
+    ]
+    lost_words = ""
+    if lost_at:  # walk AC: "Ranked first: Serve the measured tree" while every tree lost at batch 16
+        said = "; ".join(lost_at)
+        lost_words = f"Faster at batch {_and_words(wins)} only: {said}. " if wins else f"{said[0].upper()}{said[1:]}. "
     o.note = (
-        "Measured, not predicted (the speed model fits chains only, so a tree is not predicted at other num_steps "
+        lost_words
+        + "Measured, not predicted (the speed model fits chains only, so a tree is not predicted at other num_steps "
         "or batches): " + "; ".join(parts) + f". {gain_words} Free: the same draft, served with a tree."
     )
-    src = _source(sources, "measured", "store runs " + ", ".join(f"{r.id}" for _, r in sorted(trees.items())))
+    src = _source(
+        sources,
+        "measured",
+        "store runs " + ", ".join(f"{r.id}" for b in sorted(every) for r in every[b]),
+    )
     o.evidence = [
-        _ev("tree tok/s per batch", {str(b): float(r.output_tokens_per_s) for b, r in sorted(trees.items())}, src),
+        _ev("tree tok/s per batch", {str(b): float(r.output_tokens_per_s) for b, r in mine.items()}, src),
+        _ev(
+            "every tree measured, per batch",
+            {
+                str(b): [
+                    {"run": r.id, "shape": speedup.shape_words(r), "tok_s": float(r.output_tokens_per_s)} for r in ts
+                ]
+                for b, ts in sorted(every.items())
+            },
+            src,
+        ),
         _ev("chain tok/s per batch", "the fitted chain sweep's measured runs", model_src),
     ]
     return o
@@ -2416,10 +2578,40 @@ def _no_speculation(
     return o
 
 
+def _fit_passes(inputs: Inputs) -> tuple[float, str] | None:
+    """An overfitting log fitted up to its eval peak, where the log numbers its passes: the passes its fit runs to
+    (samples seen at the peak over the unique samples a pass, the log's samples seen at its end over its passes), and
+    where the figure comes from. Walk AC: 4 passes of 100K samples, fitted to the peak at 200K samples seen, read
+    "2,000,000 samples seen; 2,000,000 unique samples at 1 epoch" (the end's 400K over the 400,000 typed in)."""
+    peak = inputs.curve_peak
+    if peak is None or not inputs.curve_left_out or not inputs.curve_x or inputs.curve_set_aside:
+        return None
+    if not peak.passes or peak.unit != "samples seen" or not peak.last_x > 0 or not peak.x > 0:
+        return None
+    per_pass = peak.last_x / peak.passes
+    passes = round(peak.x / per_pass, 1)
+    at = f"pass {peak.pass_no}, " if peak.pass_no is not None else ""
+    text = (
+        f"your training log: {peak.last_x:,.0f} samples seen over its {peak.passes} passes (its epoch column), about "
+        f"{per_pass:,.0f} unique samples a pass; its fit runs to the eval peak ({at}{peak.x:,.0f} samples seen): "
+        f"{traininglogs.passes_text(passes)} pass{'' if passes == 1 else 'es'} over the unique samples, the epochs "
+        "the cost divides samples seen by"
+    )
+    own = inputs.own_samples
+    if own and abs(own / per_pass - 1) > 0.25:
+        seen_all = abs(own / peak.last_x - 1) <= 0.25
+        text += f"; not the {own:,.0f} of your training samples ({inputs.own_samples_source or 'given'})" + (
+            ", which is about what the log saw over all its passes" if seen_all else ""
+        )
+    return passes, text
+
+
 def _epochs_for(inputs: Inputs, epochs: float | None) -> tuple[float, str]:
     """The epochs the cost divides samples seen by, and where the figure comes from."""
     if epochs is not None:
         return epochs, "given"
+    if (cut := _fit_passes(inputs)) is not None:
+        return cut
     seen = max(inputs.curve_x) if inputs.curve_x and not inputs.curve_set_aside else None
     passes = traininglogs.passes_over(seen, inputs.own_samples)
     if seen and inputs.own_samples and passes is not None:
@@ -2465,6 +2657,10 @@ def build(
             f"the fitted sweep was), so the plan cannot rank there; it ranks at batch {_or_words(offered)}"
         )
     batches = plan_batches(rank_batch)
+    # every batch an option's tok/s is given at: the plan's batches and each batch the group swept beside them (walk
+    # AC: the tree row gave batch 16, measured, and the num_steps and more-data rows left that column blank while the
+    # note said "Also swept: batch 16 ... 2 at 2,222.3 tok/s measured in run #8"); not a swept batch that lost
+    tok_batches = batches
     epochs, epochs_src = _epochs_for(inputs, epochs)
     for name, v in (("tokens per sample", tokens_per_sample), ("epochs", epochs)):
         if v is not None and not 0 < v < math.inf:
@@ -2663,7 +2859,10 @@ def build(
                     lost[b] = (
                         f"speculation lost at batch {first.batch} {first.lost_words}, and batch {b} was not measured"
                     )
-            for b in batches:
+            tok_batches = tuple(
+                sorted({*batches, *(c for c in by_batch if not (c in pairs_at and pairs_at[c].loses))})
+            )
+            for b in tok_batches:
                 m = speed.model_for(b)
                 if b in lost:
                     continue
@@ -2725,115 +2924,135 @@ def build(
         except DataError as exc:
             cut = f"; {_peak_cut(inputs)}" if _peak_cut(inputs) else ""
             fit_note = f"your curve could not be fitted ({exc}{cut}); "
+    fit_bench = inputs.benchmark  # the benchmark of the pooled fit (``benches`` below)
     if fit is None and inputs.published is not None:
         points = inputs.published
-        sel = points[
-            (points["benchmark"] == inputs.benchmark)
-            & (points["chain"] == chain)
-            & points["accept_length"].notna()
-            & pd.to_numeric(points["samples"], errors="coerce").gt(0)
-        ]
-        fam = sel[sel["family"] == inputs.family] if inputs.family else sel.iloc[0:0]
-        from comparelib.models.draft import family_words
+        # the benchmark the target is read on first; where the published drafts there cannot be fitted and no
+        # benchmark was given (walk AC: the Maverick draft publishes 2.45 on unspecified prompts, one volume), GSM8K's
+        # trend, said so: the target is not switched to another draft's to suit the fit
+        benches = [inputs.benchmark]
+        if not inputs.benchmark_given and inputs.benchmark != "gsm8k":
+            benches.append("gsm8k")
+        note_before, switched = fit_note, ""
+        for fit_bench in benches:
+            fit_note = note_before + switched
+            why_not = ""
+            sel = points[
+                (points["benchmark"] == fit_bench)
+                & (points["chain"] == chain)
+                & points["accept_length"].notna()
+                & pd.to_numeric(points["samples"], errors="coerce").gt(0)
+            ]
+            fam = sel[sel["family"] == inputs.family] if inputs.family else sel.iloc[0:0]
+            from comparelib.models.draft import family_words
 
-        # the target's family first (with your point it may have the three volumes a fit needs), then every target's
-        scopes = [(fam, f"{family_words(inputs.family)} drafts")] if fam["samples"].nunique() >= 2 else []
-        scopes.append((sel, "drafts of every target"))
-        own_al_k = None
-        own_label = own_how = ""
-        # your acceptance at the plan's chain: measured there when a run drafted it (walk P: runs #4 and #13
-        # measured 2.67 at 3 steps, and the plan converted the served 5-step run's to 2.63 instead), else the
-        # served run's converted by geometric acceptance
-        at_chain = _measured_at_chain(inputs.runs, chain, rank_batch, inputs.own_run)
-        if at_chain is not None:
-            run_c, own_al_k = at_chain
-            own_label = f"{inputs.draft_label} (run #{run_c.id}: measured {own_al_k:.2f} at {chain})"
-            own_how = f", plus your point measured at {steps} steps (run #{run_c.id}, AL {own_al_k:.2f})"
-        elif current_al_k is not None and speed is not None:
-            k0 = speed.served_steps
-            try:
-                alpha = speedup.alpha_for(current_al_k, k0)
-                own_al_k = speedup.geometric_accept(alpha, steps)
-            except DataError:
-                own_al_k = None
-            own_label = f"{inputs.draft_label} (measured {current_al_k:g} at {k0} steps)"
-            own_how = (
-                f", plus your measured point at {steps} steps"
-                if k0 == steps
-                else f", plus your measured point converted from {k0} to {steps} steps by geometric acceptance"
-            )
-        if inputs.lint_errors:
-            own_al_k = None  # measured through broken wiring: not evidence of what the data supports
-        own_al_k_for_trend = own_al_k
-        # a point measured on other prompts is not a point of this benchmark's trend: Acceptance vs data leaves it
-        # out of its fit, and the plan does too (walk R: run #7 on the bundled chat prompts, pooled into the GSM8K
-        # fit, moved the samples needed from 1.6M to 31.7M while Acceptance vs data said about 1.6M)
-        own_run = (
-            at_chain[0]
-            if at_chain is not None
-            else next((r for r in inputs.runs if speed is not None and r.id == speed.model.served_run_id), None)
-        )
-        prompts = _prompts_apart(own_run, inputs.benchmark)
-        other_prompts = ""
-        if own_run is not None and own_al_k is not None and prompts:
-            own_prompts = prompts
-            other_prompts = (
-                f"; your measured point (run #{own_run.id}, AL {own_al_k:.2f}) is left out of the fit: it was "
-                f"measured on the {prompts!r} prompts, the fit is {bench_label(inputs.benchmark)}, as on Acceptance "
-                "vs data"
-            )
+            # the target's family first (with your point it may have the three volumes a fit needs), then every
+            # target's
+            scopes = [(fam, f"{family_words(inputs.family)} drafts")] if fam["samples"].nunique() >= 2 else []
+            scopes.append((sel, "drafts of every target"))
             own_al_k = None
-        own_now = inputs.own_samples
-        too_few = ""
-        below_trend = ""
-        for use, scope in scopes:
-            xs = [float(v) for v in use["samples"]]
-            ys = [float(v) for v in use["accept_length"]]
-            labels = [str(d) for d in use["draft"]]
-            if inputs.own_samples and own_al_k is not None:
-                xs.append(float(inputs.own_samples))
-                ys.append(float(own_al_k))
-                labels.append(own_label)
-            own_left_out = ""
-            try:
+            own_label = own_how = ""
+            # your acceptance at the plan's chain: measured there when a run drafted it (walk P: runs #4 and #13
+            # measured 2.67 at 3 steps, and the plan converted the served 5-step run's to 2.63 instead), else the
+            # served run's converted by geometric acceptance
+            at_chain = _measured_at_chain(inputs.runs, chain, rank_batch, inputs.own_run)
+            if at_chain is not None:
+                run_c, own_al_k = at_chain
+                own_label = f"{inputs.draft_label} (run #{run_c.id}: measured {own_al_k:.2f} at {chain})"
+                own_how = f", plus your point measured at {steps} steps (run #{run_c.id}, AL {own_al_k:.2f})"
+            elif current_al_k is not None and speed is not None:
+                k0 = speed.served_steps
                 try:
-                    fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
+                    alpha = speedup.alpha_for(current_al_k, k0)
+                    own_al_k = speedup.geometric_accept(alpha, steps)
                 except DataError:
-                    if len(xs) == len(use):
-                        raise
-                    # your point broke the trend (far more acceptance at far fewer samples): fit the published
-                    # points alone and say why, rather than no fit beside a fold-out that shows the trend
-                    own_left_out = (
-                        f"; your measured point ({ys[-1]:.2f} at {xs[-1]:,.0f} samples) does not lie on a rising "
-                        "trend with the published ones, so it was left out of the fit"
-                    )
-                    xs, ys, labels = xs[: len(use)], ys[: len(use)], labels[: len(use)]
-                    fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
-            except DataError as exc:
-                fit = None
-                if use is fam:  # too few of the family's volumes: every target's, said so
-                    too_few = f"{scope} could not be fitted alone ({exc}); "
-                    continue
-                fit_note += f"{too_few}no pooled fit: {exc}"
+                    own_al_k = None
+                own_label = f"{inputs.draft_label} (measured {current_al_k:g} at {k0} steps)"
+                own_how = (
+                    f", plus your measured point at {steps} steps"
+                    if k0 == steps
+                    else f", plus your measured point converted from {k0} to {steps} steps by geometric acceptance"
+                )
+            if inputs.lint_errors:
+                own_al_k = None  # measured through broken wiring: not evidence of what the data supports
+            own_al_k_for_trend = own_al_k
+            # a point measured on other prompts is not a point of this benchmark's trend: Acceptance vs data leaves it
+            # out of its fit, and the plan does too (walk R: run #7 on the bundled chat prompts, pooled into the GSM8K
+            # fit, moved the samples needed from 1.6M to 31.7M while Acceptance vs data said about 1.6M)
+            own_run = (
+                at_chain[0]
+                if at_chain is not None
+                else next((r for r in inputs.runs if speed is not None and r.id == speed.model.served_run_id), None)
+            )
+            prompts = _prompts_apart(own_run, fit_bench)
+            other_prompts = ""
+            if own_run is not None and own_al_k is not None and prompts:
+                own_prompts = prompts
+                other_prompts = (
+                    f"; your measured point (run #{own_run.id}, AL {own_al_k:.2f}) is left out of the fit: it was "
+                    f"measured on the {prompts!r} prompts, the fit is {bench_label(fit_bench)}, as on Acceptance "
+                    "vs data"
+                )
+                own_al_k = None
+            own_now = inputs.own_samples
+            too_few = ""
+            below_trend = ""
+            for use, scope in scopes:
+                xs = [float(v) for v in use["samples"]]
+                ys = [float(v) for v in use["accept_length"]]
+                labels = [str(d) for d in use["draft"]]
+                if inputs.own_samples and own_al_k is not None:
+                    xs.append(float(inputs.own_samples))
+                    ys.append(float(own_al_k))
+                    labels.append(own_label)
+                own_left_out = ""
+                try:
+                    try:
+                        fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
+                    except DataError:
+                        if len(xs) == len(use):
+                            raise
+                        # your point broke the trend (far more acceptance at far fewer samples): fit the published
+                        # points alone and say why, rather than no fit beside a fold-out that shows the trend
+                        own_left_out = (
+                            f"; your measured point ({ys[-1]:.2f} at {xs[-1]:,.0f} samples) does not lie on a rising "
+                            "trend with the published ones, so it was left out of the fit"
+                        )
+                        xs, ys, labels = xs[: len(use)], ys[: len(use)], labels[: len(use)]
+                        fit = fit_pooled_bounded(xs, ys, steps=steps, draws=draws, seed=seed, label=scope)
+                except DataError as exc:
+                    fit = None
+                    if use is fam:  # too few of the family's volumes: every target's, said so
+                        too_few = f"{scope} could not be fitted alone ({exc}); "
+                        continue
+                    fit_note += f"{too_few}no pooled fit: {exc}"
+                    why_not = f"{too_few}{exc}"
+                    break
+                fit_src = _source(
+                    sources,
+                    "publication",
+                    f"registry: published {fit_bench} acceptance at chain {chain} of {scope} "
+                    f"({len(use)} points: {', '.join(sorted(set(labels[: len(use)])))})",
+                )
+                fit_note += (
+                    too_few
+                    + f"pooled fit over {scope} at chain {chain} on {fit_bench}"
+                    + (own_how if own_al_k is not None and inputs.own_samples and not own_left_out else "")
+                    + own_left_out
+                    + other_prompts
+                    + f"; plateau fixed at K + 1 = {steps + 1}; band: Student t draws of the line, {draws} draws"
+                )
+                kinds = ["published"] * len(use) + (["yours"] if len(xs) > len(use) else [])
+                pts = pd.DataFrame({"samples": xs, "al": ys, "kind": kinds, "label": labels})
+                below_trend = _own_target_against(fit, use, inputs.target_label)
                 break
-            fit_src = _source(
-                sources,
-                "publication",
-                f"registry: published {inputs.benchmark} acceptance at chain {chain} of {scope} "
-                f"({len(use)} points: {', '.join(sorted(set(labels[: len(use)])))})",
+            if fit is not None or fit_bench == benches[-1]:
+                break
+            switched = (
+                f"the published drafts at {chain} on the target's benchmark, {bench_label(fit_bench)}, cannot be "
+                f"fitted ({why_not.rstrip('; ')}), so the trend is fitted on {bench_label(benches[-1])}, other "
+                "prompts than the target's: "
             )
-            fit_note += (
-                too_few
-                + f"pooled fit over {scope} at chain {chain} on {inputs.benchmark}"
-                + (own_how if own_al_k is not None and inputs.own_samples and not own_left_out else "")
-                + own_left_out
-                + other_prompts
-                + f"; plateau fixed at K + 1 = {steps + 1}; band: Student t draws of the line, {draws} draws"
-            )
-            kinds = ["published"] * len(use) + (["yours"] if len(xs) > len(use) else [])
-            pts = pd.DataFrame({"samples": xs, "al": ys, "kind": kinds, "label": labels})
-            below_trend = _own_target_against(fit, use, inputs.target_label)
-            break
     elif fit is None:
         fit_note += "no fit: no learning curve and no published points given"
 
@@ -2855,14 +3074,14 @@ def build(
         t_src = _source(sources, "measured", beside.text)
         target_named = f"{round(beside.al, 3):g} ({beside.text.split(': ', 1)[0]}, run #{beside.run.id})"
     elif inputs.published is not None and (
-        pub := published_target(
+        # one function with Acceptance vs data's "Target acceptance length", on the benchmark it opens on
+        pub := default_target(
             inputs.published,
-            inputs.family,
-            inputs.benchmark,
-            chain,
-            inputs.target_label,
-            inputs.draft_label,
-            inputs.group_runs,
+            benchmark=inputs.benchmark,
+            chain=chain,
+            target=inputs.target_label,
+            own=inputs.draft_label,
+            runs=inputs.group_runs,
             reference=inputs.shape_reference,
         )
     ):
@@ -2877,6 +3096,17 @@ def build(
         )
     else:
         t_src = ""
+    # a target read on another benchmark than the pooled trend's (the fit fell back to GSM8K: ``benches``)
+    cross_bench = ""
+    if target_al is not None and t_src.startswith("publication") and fit_bench != inputs.benchmark:
+        on_t, on_f = (
+            f"{bench_label(b)} prompts" if b == "unspecified" else bench_label(b)
+            for b in (inputs.benchmark, fit_bench)
+        )
+        cross_bench = (
+            f" The target {target_al:g} is read on {on_t} and the trend on {on_f} (no trend could be fitted on "
+            f"{on_t}): where the trend reaches the target is read across benchmarks, indicative only."
+        )
     if target_al is not None and target_al >= steps + 1:
         raise InputError(f"a target AL of {target_al:g} is impossible at {steps} draft steps (at most {steps + 1})")
 
@@ -2890,7 +3120,7 @@ def build(
     if speed is not None:
         cur_src = dict(tok_src)
         measured_now: dict[str, dict[str, Any]] = {}
-        for b in batches:
+        for b in tok_batches:
             if b in lost:
                 continue
             cur_tok[b] = model_tok = speed.tok_s(b, speed.al_at(speed.served_steps, batch=b))
@@ -2951,7 +3181,7 @@ def build(
             return {}
         out = {}
         kk = speed.served_steps if k is None else k
-        for b in (b for b in batches if b not in lost):
+        for b in (b for b in tok_batches if b not in lost):
             base_al = speed.al_at(kk, batch=b)
             scale = anchor.get(b, 1.0) if kk == speed.served_steps else 1.0  # on the measured figure (``anchor``)
             if al_ratio is None:
@@ -2978,7 +3208,7 @@ def build(
             return ""
         own: list[str] = []
         scaled: dict[str, list[str]] = {}
-        for b in batches:
+        for b in tok_batches:
             m = speed.model_for(b)
             if b in lost:
                 continue
@@ -2991,7 +3221,7 @@ def build(
         return _sentence("tok/s: " + "; ".join(parts))
 
     def batch_sources() -> str:
-        return ", ".join(dict.fromkeys(tok_src[b] for b in batches if b in tok_src)) or model_src
+        return ", ".join(dict.fromkeys(tok_src[b] for b in tok_batches if b in tok_src)) or model_src
 
     options: list[Option] = []
 
@@ -3039,7 +3269,7 @@ def build(
                 )
                 above_trend = (
                     f"Your acceptance, {mine:.2f} ({where}), was measured on the {own_prompts!r} prompts and the "
-                    f"trend is {bench_label(inputs.benchmark)}'s, {gives} two are not on one scale, so the trend "
+                    f"trend is {bench_label(fit_bench)}'s, {gives} two are not on one scale, so the trend "
                     "cannot say what more data adds to your tok/s, and no gain or cost is claimed"
                 )
     # a run on other prompts than the target's benchmark has not met it (walk R: chat prompts against GSM8K's AL)
@@ -3080,7 +3310,7 @@ def build(
         else:
             reach_trend = f" (a draft on the trend reaches the target {target_named} at {n_trend:,.0f} samples)"
         # a run on other prompts than the target's: neither met nor missed, said as Acceptance vs data says it
-        md.note = _sentence(above_trend + reach_trend) + (f" {apart_words}" if apart_words else "")
+        md.note = _sentence(above_trend + reach_trend) + (f" {apart_words}" if apart_words else "") + cross_bench
         md.evidence = [
             _ev("acceptance fit", fit.summary(), fit_src),
             _ev("target AL", target_al, t_src),
@@ -3103,9 +3333,17 @@ def build(
         seen = " seen" if curve_scope else ""
         epochs_div = epochs if curve_scope else 1.0
 
+        fit_passes = _fit_passes(inputs) if epochs_src.startswith("your training log") else None
         passes_how = (
-            " (your log's passes over your unique samples)" if epochs_src.startswith("your training log") else ""
+            " (the passes your log made up to its eval peak: see the cost model's epochs)"
+            if fit_passes is not None
+            else " (your log's passes over your unique samples)"
+            if epochs_src.startswith("your training log")
+            else ""
         )
+        # an overfitting log is fitted up to its eval peak: "your volume" on the fit is the peak's, not the checkpoint
+        # your measured run serves (walk AC: "2.77 at your 200,000 samples seen" of a log that saw 400K)
+        peak_cut = inputs.curve_peak if inputs.curve_left_out else None
 
         def unique(n: float) -> str:
             return (
@@ -3131,10 +3369,19 @@ def build(
                 # the samples the target needs the bounded fit reaches it: the bounded fit's change, with its band
                 gain_fit = _gain_fit(inputs, fit.steps) if own_now and inputs.curve_verdict == "rising" else None
 
+                if peak_cut is not None:
+                    where_now = f"at its eval peak, {own_now:,.0f} samples seen" + (
+                        f" (pass {peak_cut.pass_no}{f' of {peak_cut.passes}' if peak_cut.passes else ''})"
+                        if peak_cut.pass_no is not None
+                        else ""
+                    )
+                else:
+                    where_now = f"at your {own_now:,.0f} samples seen"
+
                 def live_words(change: str) -> str:
                     return (
-                        f" Your log's fit is on the training simulation's scale (tau_sim; {log_now:.2f} at your "
-                        f"{own_now:,.0f} samples seen), not the live one: run #{run_l.id} measured AL {live_l:.2f} at "
+                        f" Your log's fit is on the training simulation's scale (tau_sim; {log_now:.2f} {where_now}), "
+                        f"not the live one: run #{run_l.id} measured AL {live_l:.2f} at "
                         + (
                             f"{chain} on the {apart_curve!r} prompts, so every AL here is predicted live AL on those "
                             f"prompts = that measured AL + {change}."
@@ -3144,7 +3391,11 @@ def build(
                         )
                     )
 
-                scale_words = live_words(BOUNDED_CHANGE)
+                scale_words = live_words(
+                    BOUNDED_CHANGE.replace("at your volume", "at its eval peak")
+                    if peak_cut is not None
+                    else BOUNDED_CHANGE
+                )
                 scale_ev = {
                     "measured live AL": live_l,
                     "run": run_l.id,
@@ -3257,15 +3508,31 @@ def build(
             live_al, factor = base_al, max(n_new, own_now) / own_now
             gain_b = fit.gain(own_now, max(n_new, own_now))
             md.al = gain_b.map(lambda v: min(live_al + v, ceiling))
+            seen_from = "the peak's samples seen" if peak_cut is not None else "your samples seen"
             said_gain = band_text(
                 gain_b.value or 0.0, gain_b.low or 0.0, gain_b.high or 0.0, "+.3f", on_fit=BOUNDED_AGREE
             )
             scale_words += (
                 f" Its band is the band of that difference over the bounded fit's confidence region ({said_gain} at "
-                f"{factor:,.3g}x your samples seen); the measured AL's own run-to-run spread is not in it."
+                f"{factor:,.3g}x {seen_from}); the measured AL's own "
+                "run-to-run spread is not in it."
             )
         else:
             md.al = fit.al(n_new).map(lambda v: min(v + shift, ceiling))
+        if peak_cut is not None and scale_ev is not None and measured_here is not None:
+            # the change is the fit's from the peak; the checkpoint the measured run serves may be after the fall
+            last = (
+                f"pass {peak_cut.last_pass}, {human(peak_cut.last_x)} {peak_cut.unit}"
+                if peak_cut.last_pass is not None
+                else f"{human(peak_cut.last_x)} {peak_cut.unit}"
+            )
+            scale_words += (
+                f" The change is counted from the eval peak, not from the checkpoint run #{measured_here[0].id} "
+                f"serves: if that is your last one ({last}, eval tau_sim {peak_cut.last_tau:.2f}), it is "
+                f"{peak_cut.fall:.2f} below the peak on the log's scale, which keeping the {peak_cut.checkpoint()} "
+                f"recovers without more data; that {peak_cut.fall:.2f} is in neither this row's AL nor its gain."
+            )
+            scale_ev["change from"] = "the eval peak"
         md.al_steps = fit.steps
         if shown:
             al_said = (
@@ -3340,6 +3607,7 @@ def build(
             + (f"{apart_words} " if apart_words else "")
             + f"{fit_name} {reach}."
             + (below_trend if fit.scope == "pooled" else "")
+            + (cross_bench if fit.scope == "pooled" else "")
             + scale_words
             + epochs_words
             + other_fit
@@ -3578,6 +3846,11 @@ def build(
             )
             if said_lost := speedup.losing_words(m_c):  # walk AB: #7 lost at batch 4 (0.92x), said nowhere
                 swept_lost.append(said_lost)
+        # a swept batch's column in the table: the figure its "Also swept" line names (walk AC: bs16 was blank)
+        for c in (c for c in tok_batches if c not in batches and c in picks):
+            k_c = speedup.pick_steps(picks[c])[0]
+            tok[str(c)] = Band(*[picks[c][k_c]] * 3)
+        ns.tok_s = dict(sorted(tok.items(), key=lambda kv: int(kv[0])))
         served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
         # walk Y: a batch between two measured ones reads the runs at num_steps both measured; a best or a tie at
         # another num_steps there rests on the fits, which may miss their own runs: said, with by how much
@@ -3811,6 +4084,8 @@ def build(
         cost=cost_json,
         log_note=log_note,
         rank_batches=offered,
+        benchmark=inputs.benchmark,
+        benchmark_source=inputs.benchmark_source,
     )
 
 
@@ -3845,7 +4120,7 @@ def inputs_for(
     curve_verdict: str | None = None,
     curve_unused: str = "",
     offline: Offline | None = None,
-    benchmark: str = "gsm8k",
+    benchmark: str | None = None,
     published: pd.DataFrame | None = None,
     target: str | None = None,
     draft: str | None = None,
@@ -3865,7 +4140,12 @@ def inputs_for(
 
     ``curve_verdict`` (default: ``curve``'s) is your training log's verdict; with ``curve_unused`` (why the log
     could not be fitted, e.g. no samples seen) the plan fits the published trend yet weighs the log: a plateaued
-    log is not outranked by the trend's "more data"."""
+    log is not outranked by the trend's "more data".
+
+    ``benchmark`` None: the one Acceptance vs data opens on for Overview's reference (``opening_benchmark``), so the
+    plan's target AL is the figure that page opens on (walk AC: the plan insisted on GSM8K, found no GSM8K figure of
+    the published Maverick draft, which publishes 2.45 on unspecified prompts, and aimed at a Llama-4-Scout draft's
+    3.112; walk AD: a Qwen3-30B-A3B draft's GSM8K 2.64 beside the Qwen3-Coder draft's HumanEval 3.395)."""
     from comparelib.analysis.scaling import family_of
     from comparelib.models import lint as lint_mod
     from comparelib.models.draft import runs_for_target, runs_of_draft, target_from_runs
@@ -3895,7 +4175,7 @@ def inputs_for(
     target_active = None
     target_lm_head = 0.0
     if tc is not None:  # what one generated token runs through: no MTP module, no vision tower
-        target_active = float(tc.active if tc.active is not None else tc.total - tc.mtp - tc.vision)
+        target_active = float(tc.per_token)
         target_lm_head = float(tc.lm_head)
     errors = tuple(f"{f.code}: {f.message}" for f in entry.findings if f.severity == "error" and not f.harmless)
     warnings = tuple(f"{f.code}: {f.message}" for f in entry.findings if f.severity == "warning" and not f.harmless)
@@ -3933,6 +4213,13 @@ def inputs_for(
         if ev.get("fit_used") is False and not cut:  # Acceptance vs data and `curve` set it aside: so does the
             # plan (an overfitting log's fit is cut at its peak instead, above)
             set_aside = "; ".join(str(w) for w in ev.get("fit_not_used_because") or []) or "its fit may not predict"
+    published = published if published is not None else scaling.published_points()
+    bench_given = benchmark is not None
+    bench_src = ""
+    if benchmark is None:
+        benchmark, bench_src = opening_benchmark(
+            published, draft or entry.label, model_id(entry.target_label or named_target), by_target.kept, shape_ref
+        )
     record = _record_for(entry.label)
     candidates = []
     if record is not None:
@@ -3979,12 +4266,14 @@ def inputs_for(
         curve_steps=csteps,
         curve_source=curve_source,
         curve_set_aside=set_aside,
-        published=published if published is not None else scaling.published_points(),
+        published=published,
         family=family_of(model_id(entry.target_label or named_target) or shape_target),
         shape_reference=shape_ref,
         own_run=own_run,
         draft_name=draft,
         benchmark=benchmark.lower(),
+        benchmark_given=bench_given,
+        benchmark_source=bench_src,
         offline=offline,
         step_record=record,
         candidates=tuple(candidates),

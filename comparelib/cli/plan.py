@@ -34,7 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epoch-samples", type=float, default=None, help="for --curve: samples per epoch (EAGLE logs)")
     p.add_argument("--target-al", type=float, default=None, help="acceptance length to reach (default: published)")
     p.add_argument("--steps", type=int, default=3, help="num_steps K of the acceptance figures (chain K,1,K+1)")
-    p.add_argument("--benchmark", default="gsm8k", help="benchmark of the published points (pooled fit)")
+    p.add_argument(
+        "--benchmark",
+        default=None,
+        help="benchmark of the target AL and the published points (pooled fit); default: the one Overview's reference "
+        "publishes most on, as Acceptance vs data opens on it (GSM8K first among equals, and without a reference)",
+    )
     p.add_argument("--gpu", default="H200", help="H100, H200, A100 or B200")
     p.add_argument("--ttt", type=int, default=7, help="TTT steps of the training recipe (SpecForge default 7)")
     p.add_argument(
@@ -125,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     from comparelib.live.store import Store
     from comparelib.models import comparison
     from comparelib.models.draft import DEFAULT, OwnDraft, base_model_from_card, resolve_target
+    from comparelib.values import bench_label
 
     for name in ("samples", "tokens_per_sample", "train_samples_per_s", "gen_samples_per_s", "epochs"):
         _positive("--" + name.replace("_", "-"), getattr(args, name))
@@ -260,6 +266,11 @@ def run(args: argparse.Namespace) -> int:
             w(f" (from {source.removeprefix('registry: ')})")
     w(f"\ntraining samples: {samples_text}\n")
     w(f"training log: {log_text}\n")
+    # what the target AL is read on, and the pooled trend fitted on unless its line below says otherwise (walk AC)
+    bench_how = (
+        f", {result.benchmark_source}; --benchmark gives another" if result.benchmark_source else " (--benchmark)"
+    )
+    w(f"benchmark: {bench_label(result.benchmark)}{bench_how}\n")
     if not_counted:  # as Overview's caption: the plan is made without the target's size, and says why
         origin = f", from {target_from}" if target_from else ""
         w(
