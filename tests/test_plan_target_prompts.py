@@ -98,3 +98,19 @@ def test_the_more_data_band_on_the_live_scale_never_passes_k_plus_one(prompts: s
     assert more.al is not None and more.al.high is not None
     assert more.al.high <= 4.0 + 1e-9, more.al
     assert more.al.value is not None and more.al.value <= 4.0 + 1e-9, more.al
+
+
+@pytest.mark.parametrize(
+    ("bench", "says"),
+    [
+        ("gsm8k", "is a GSM8K figure:"),
+        ("humaneval", "is a HumanEval figure:"),
+        ("mtbench", "is an MT-Bench figure:"),
+        ("unspecified", "is a figure on prompts its source does not name:"),  # walk AC: read "is a unspecified figure"
+    ],
+)
+def test_not_on_one_scale_names_the_target_benchmark_in_words(bench: str, says: str) -> None:
+    from comparelib.analysis import verdicts
+
+    text = verdicts.not_on_one_scale("Run #4", 2.61, "(3,1,4)", 1, "bundled", "2.45", bench)
+    assert says in text and " a unspecified" not in text, text

@@ -196,10 +196,16 @@ def prompts_apart(prompts: Any, benchmark: str | None) -> str | None:
 def not_on_one_scale(run: str, al: float, chain: str, batch: Any, prompts: str, target: str, benchmark: str) -> str:
     """What was measured where, and that it is not compared with the target (``prompts_apart``): the plan's
     more-data row and Acceptance vs data's lead say it in these words. ``run``: "Run #16"."""
+    label = bench_label(benchmark)
+    figure = (
+        "a figure on prompts its source does not name"
+        if label.lower() in ("unspecified", "unknown")
+        else f"{'an' if label[:1].lower() in 'aeiou' or label.startswith('MT') else 'a'} {label} figure"
+    )
     return (
         f"{run} measured AL {al:.2f} at {chain} (batch {batch or 'not recorded'}) on the {prompts!r} prompts, and the "
-        f"target {target} is a {bench_label(benchmark)} figure: the two are not on one scale, so they are not "
-        "compared (the target is neither met nor missed by that run)."
+        f"target {target} is {figure}: the two are not on one scale, so they are not compared (the target is "
+        "neither met nor missed by that run)."
     )
 
 
