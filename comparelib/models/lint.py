@@ -511,6 +511,7 @@ def lint(
     serving: Sequence[tuple[str, str]] | None = None,
     target_name: str | None = None,
     trained_for: tuple[str, str] | None = None,
+    checkpoint_shapes: engine_model.Shapes | None = None,
 ) -> list[Finding]:
     """Every wiring problem visible from the draft config, the target and (optionally) tensor names.
 
@@ -525,8 +526,11 @@ def lint(
     for, where it says so: "the model card (base_model)", ...). When they name other models the lint warns
     (``trained-for-other-target``), and, as with a vocabulary or hidden size of another target, it does not say
     which blocks match training (``other_target_reasons``).
+
+    ``checkpoint_shapes``: the checkpoint's tensors of another shape than the config builds (name, config's,
+    checkpoint's; ``params.reconcile``): an error for any an engine loads (``checkpoint-shape``).
     """
-    findings: list[Finding] = []
+    findings: list[Finding] = list(_shape_findings(checkpoint_shapes))
     n_layers = target_layers if target_layers is not None else _get(target, "num_hidden_layers")
     t_hidden = target_hidden_size if target_hidden_size is not None else _get(target, "hidden_size")
     t_vocab = target_vocab_size if target_vocab_size is not None else _get(target, "vocab_size")
@@ -691,6 +695,39 @@ def lint(
                 )
             )
     return rank(findings)
+
+
+def _shape_findings(shapes: engine_model.Shapes | None) -> list[Finding]:
+    """The checkpoint against the shapes its config builds: every engine builds the tensors from the config and
+    loads the checkpoint into them, and its loader stops on another shape or cuts or pads it without an error
+    (``serving.load_check``); t2d no engine loads."""
+    loaded: list[str] = []
+    skipped: list[str] = []
+    for name, built, stored in shapes or ():
+        said = f"{name} is {[int(d) for d in stored]} but the config builds {[int(d) for d in built]}"
+        (skipped if engine_model.tensor_role(name) == "t2d" else loaded).append(said)
+    out = []
+    if loaded:
+        out.append(
+            Finding(
+                "error",
+                "checkpoint-shape",
+                f"The checkpoint's {'; its '.join(loaded)}. SGLang and vLLM build every tensor from the config and "
+                "load the checkpoint into it: on such a shape their loaders stop at load, or cut or zero-pad it "
+                "without an error and serve weights that are not the trained ones (Will it serve? says what each "
+                f"engine does). Fix: {engine_model.LOAD_FIX}.",
+            )
+        )
+    if skipped:
+        out.append(
+            Finding(
+                "warning",
+                "checkpoint-shape",
+                f"The checkpoint's {'; its '.join(skipped)}: no engine loads it (SGLang and vLLM skip t2d), but its "
+                "length is the vocabulary it was made for; check that this config is the one it was trained with.",
+            )
+        )
+    return out
 
 
 def _names_other(a: str, b: str) -> bool:

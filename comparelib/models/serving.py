@@ -1241,6 +1241,8 @@ class Verdict:
     note: str = ""
     # how we know the draft was trained for another target than this one (``for_other_target``); '' when not
     other_target: str = ""
+    # it starts and serves, on a checkpoint its weight loader cut or zero-padded without an error (``load_check``)
+    load_cut: bool = False
 
     @property
     def label(self) -> str:
@@ -1482,6 +1484,252 @@ def parse_rows(choice: str | None) -> list[tuple[str, str, str | None]]:
     return [r for r in rows if r[1] == version and (runner is None or r[2] == runner)]
 
 
+# ---- loading the checkpoint -----------------------------------------------------------------------------------
+# Every engine builds the draft's tensors from its config and then loads the checkpoint into them; what its weight
+# loader does with a checkpoint tensor of another shape than the one built is read from the wheels, per loader:
+#   the default loader (norms, vLLM's d2t) and the embedding's assert on the shape;
+#   the column loaders (q/k/v_proj into qkv_proj, gate/up_proj into gate_up_proj) slice the output rows and the row
+#   loaders (o_proj, down_proj) the input columns to what was built, then assert on the shape: a larger checkpoint
+#   dimension is cut to its first rows/columns without an error, a smaller one raises in narrow, except where
+#   SGLang 0.5.23 pads it with zeros (its gate_up and row loaders: pad_or_narrow_weight);
+#   t2d is skipped by every engine (llama_eagle3.load_weights), d2t by SGLang's shape checks (hot_token_id).
+# The fc has its own rule (``_finish``: the in-features each engine builds); its out-features are the default's.
+AT_LOAD = "at load: "  # a verdict whose reason starts so fails on the checkpoint's shapes (``load_check``)
+LOAD_FIX = (
+    "use the config the checkpoint was trained with (the one that builds its shapes), or a checkpoint of this config"
+)
+
+
+@dataclass(frozen=True)
+class _Loader:
+    """What one engine's weight loader does with a checkpoint tensor whose shape is not the one built."""
+
+    dim: int | None  # the dimension it cuts to what was built (0 output rows, 1 input columns); None: none
+    pads: bool  # a smaller dimension is padded with zeros instead of raising
+    cut: str  # CITES key of the line that cuts (or pads, with ``pads``)
+    check: str  # CITES key of the line that asserts on the shape
+
+
+def _loader_cites(prefix: str, package: str, version: str, lines: Mapping[str, tuple[str, int, str]]) -> None:
+    CITES.update({f"{prefix}.{key}": Cite(package, version, *where) for key, where in lines.items()})
+
+
+_VL_PARAM = "vllm/model_executor/parameter.py"
+_VL_NARROW = "loaded_weight = loaded_weight.narrow("
+_lines: tuple[int, ...]
+for _prefix, _version, _lines in (
+    ("vl", "0.33.0", (169, 172, 193, 197, 218, 225, 1538, 515, 426)),
+    ("vl34", "0.34.0", (164, 167, 188, 192, 213, 220, 1597, 520, 416)),
+):
+    _loader_cites(
+        _prefix,
+        "vllm",
+        _version,
+        {
+            "load_merged": (_VL_PARAM, _lines[0], _VL_NARROW),
+            "load_merged_check": (_VL_PARAM, _lines[1], "assert param_data.shape == loaded_weight.shape"),
+            "load_qkv": (_VL_PARAM, _lines[2], _VL_NARROW),
+            "load_qkv_check": (_VL_PARAM, _lines[3], "assert param_data.shape == loaded_weight.shape"),
+            "load_row": (_VL_PARAM, _lines[4], _VL_NARROW),
+            "load_row_check": (_VL_PARAM, _lines[5], "assert self.data.shape == loaded_weight.shape"),
+            "load_default": (
+                "vllm/model_executor/model_loader/weight_utils.py",
+                _lines[6],
+                "assert param.size() == loaded_weight.size(), (",
+            ),
+            "load_vocab": (
+                "vllm/model_executor/layers/vocab_parallel_embedding.py",
+                _lines[7],
+                "assert loaded_weight.shape[output_dim] == self.org_vocab_size",
+            ),
+            "load_t2d": ("vllm/model_executor/models/llama_eagle3.py", _lines[8], 'if "t2d" in name:'),
+        },
+    )
+_SG_LINEAR = "sglang/srt/layers/linear.py"
+for _prefix, _version, _lines in (
+    ("sg51", "0.5.1", (628, 654, 1119, 1143, 1273, 1280, 649, 451, 220, 217)),
+    ("sg23", "0.5.23", (868, 894, 1523, 1547, 1699, 1708, 1582, 436, 355, 352)),
+):
+    _loader_cites(
+        _prefix,
+        "sglang",
+        _version,
+        {
+            "load_merged": (_SG_LINEAR, _lines[0], "loaded_weight = loaded_weight.narrow("),
+            "load_merged_check": (_SG_LINEAR, _lines[1], "assert param_data.shape == loaded_weight.shape"),
+            "load_qkv": (_SG_LINEAR, _lines[2], "loaded_weight = loaded_weight.narrow("),
+            "load_qkv_check": (_SG_LINEAR, _lines[3], "assert param_data.shape == loaded_weight.shape"),
+            "load_row": (
+                _SG_LINEAR,
+                _lines[4],
+                "loaded_weight = loaded_weight.narrow(input_dim, start_idx, shard_size)"
+                if _version == "0.5.1"
+                else "loaded_weight = loaded_weight.narrow(",
+            ),
+            "load_row_check": (_SG_LINEAR, _lines[5], "assert param_data.shape == loaded_weight.shape"),
+            "load_default": (
+                "sglang/srt/model_loader/weight_utils.py",
+                _lines[6],
+                "assert param.size() == loaded_weight.size(), (",
+            ),
+            "load_vocab": (
+                "sglang/srt/layers/vocab_parallel_embedding.py",
+                _lines[7],
+                "assert loaded_weight.shape[output_dim] == (",
+            ),
+            "load_t2d": ("sglang/srt/models/llama_eagle3.py", _lines[8], 'if "t2d" in name:'),
+            "load_d2t": (
+                "sglang/srt/models/llama_eagle3.py",
+                _lines[9],
+                "self.hot_token_id = loaded_weight + torch.arange(loaded_weight.shape[0])",
+            ),
+        },
+    )
+CITES.update(
+    {
+        "sg23.load_merged_pad": Cite("sglang", "0.5.23", _SG_LINEAR, 864, "loaded_weight = pad_or_narrow_weight("),
+        "sg23.load_row_pad": Cite("sglang", "0.5.23", _SG_LINEAR, 1695, "loaded_weight = pad_or_narrow_weight("),
+    }
+)
+
+
+def _loaders(prefix: str, pads: bool) -> dict[str, _Loader | None]:
+    """role -> loader for one engine version (CITES prefix); None: the engine does not check it at load."""
+    strict = _Loader(None, False, f"{prefix}.load_default", f"{prefix}.load_default")
+    return {
+        "qkv": _Loader(0, False, f"{prefix}.load_qkv", f"{prefix}.load_qkv_check"),
+        "merged": _Loader(
+            0, pads, f"{prefix}.load_merged_pad" if pads else f"{prefix}.load_merged", f"{prefix}.load_merged_check"
+        ),
+        "row": _Loader(
+            1, pads, f"{prefix}.load_row_pad" if pads else f"{prefix}.load_row", f"{prefix}.load_row_check"
+        ),
+        "vocab": _Loader(None, False, f"{prefix}.load_vocab", f"{prefix}.load_vocab"),
+        "norm": strict,
+        "d2t": None if prefix.startswith("sg") else strict,
+        "t2d": None,
+    }
+
+
+_LOADERS: dict[tuple[str, str], dict[str, _Loader | None]] = {
+    ("SGLang", "0.5.23"): _loaders("sg23", True),
+    ("SGLang", "0.5.1"): _loaders("sg51", False),
+    ("vLLM", "0.34.0"): _loaders("vl34", False),
+    ("vLLM", "0.33.0"): _loaders("vl", False),
+}
+_ROLES = {
+    "q_proj": "qkv",
+    "k_proj": "qkv",
+    "v_proj": "qkv",
+    "gate_proj": "merged",
+    "up_proj": "merged",
+    "o_proj": "row",
+    "down_proj": "row",
+    "embed_tokens": "vocab",
+    "lm_head": "vocab",
+    "d2t": "d2t",
+    "t2d": "t2d",
+    "fc": "fc",
+}
+
+
+def tensor_role(name: str) -> str | None:
+    """How engines load the draft tensor ``name`` (``_ROLES``; any '*norm*' tensor is a norm); None: not known."""
+    parts = [p for p in str(name).split(".") if p and not p.isdigit() and p not in ("weight", "bias")]
+    leaf = parts[-1] if parts else ""
+    return _ROLES.get(leaf) or ("norm" if "norm" in leaf else None)
+
+
+Shapes = Sequence[tuple[str, Sequence[int], Sequence[int]]]  # (tensor, shape the config builds, checkpoint's)
+
+
+def loaded_mismatches(shapes: Shapes | None) -> list[tuple[str, list[int], list[int]]]:
+    """The checkpoint tensors of another shape than the config's that some engine loads: t2d is skipped by all,
+    and an fc whose in-features alone differ is the fc rule's (``_finish``, against what each engine builds)."""
+    out = []
+    for name, built, stored in shapes or ():
+        built, stored = [int(d) for d in built], [int(d) for d in stored]
+        role = tensor_role(name)
+        if role == "t2d" or (role == "fc" and built[:1] == stored[:1] and len(built) == len(stored)):
+            continue
+        out.append((str(name), built, stored))
+    return out
+
+
+def _load_effect(
+    v: Verdict, draft: Mapping[str, Any], name: str, built: list[int], stored: list[int]
+) -> tuple[str, bool, str] | None:
+    """(what engine row ``v``'s loader does with ``name``, whether it raises, its CITES key); None: not checked."""
+    table = _LOADERS.get((v.engine, v.version))
+    role = tensor_role(name)
+    if table is None or role is None:
+        return None
+    if role == "fc":
+        return (
+            "the weight load asserts on the shape",
+            True,
+            ("sg23.fc_load" if v.engine == "SGLang" else _vk(v.version, "vl.fc_load")),
+        )
+    if role == "vocab" and name.startswith("lm_head") and v.engine == "SGLang" and draft.get("tie_word_embeddings"):
+        return None  # SGLang serves the embedding as the head and never loads lm_head (llama_eagle3.py:303)
+    loader = table.get(role)
+    if loader is None:
+        return None
+    d = loader.dim
+    if (
+        d is None
+        or len(built) != len(stored)
+        or d >= len(built)
+        or any(b != s for i, (b, s) in enumerate(zip(built, stored, strict=True)) if i != d)
+    ):
+        return "the weight load asserts on the shape", True, loader.check
+    what = "rows" if d == 0 else "columns"
+    if stored[d] > built[d]:
+        return (
+            f"the loader keeps the first {built[d]} of its {stored[d]} {what} and drops the rest without an error",
+            False,
+            loader.cut.replace("_pad", ""),
+        )
+    if loader.pads:
+        return f"the loader pads its {stored[d]} {what} with zeros to {built[d]} without an error", False, loader.cut
+    return f"the loader cannot cut {built[d]} {what} from its {stored[d]} (RuntimeError in narrow)", True, loader.cut
+
+
+def load_check(v: Verdict, draft: Mapping[str, Any], shapes: Shapes | None) -> Verdict:
+    """Engine row ``v`` once the checkpoint is loaded into what the config builds (``shapes``: the tensors of
+    another shape, as ``params.reconcile`` lists them). A row that stops before loading the draft (unsupported, a
+    config rejected, a start-up error: no fc built) keeps its verdict. Otherwise any tensor the engine loads
+    another shape of fails it "at load": it stops there where its loader raises (nothing is captured), and where
+    the loader cuts or pads without an error, the engine starts with a draft that is not the one trained."""
+    if v.status == "unsupported" or v.fc_in is None:
+        return v
+    effects = []
+    for name, built, stored in loaded_mismatches(shapes):
+        effect = _load_effect(v, draft, name, built, stored)
+        if effect is not None:
+            effects.append((name, built, stored, *effect))
+    if not effects:
+        return v
+    raises = any(r for *_, r, _ in effects)
+    said = "; ".join(f"{n} shape {s} vs config {b}: {what}" for n, b, s, what, _, _ in effects)
+    if not raises:
+        said += ": the engine starts with a draft that is not the one trained"
+    fc_at_load = v.status == "fails" and "the weight load asserts on the shape" in v.reason  # ``_finish``'s fc
+    if v.status == "fails" and (fc_at_load or not raises):  # the fc fails at load too, or what fails after a load
+        said += f"; also {v.reason}"
+    cites = list(dict.fromkeys([*v.cite, *(cite(k) for *_, k in effects)]))
+    return Verdict(
+        **{
+            **v.__dict__,
+            "status": "fails",
+            "reason": AT_LOAD + said,
+            "captured": None if raises else v.captured,
+            "cite": cites,
+            "load_cut": not raises and v.status == "ok",
+        }
+    )
+
+
 def serve(
     draft: Mapping[str, Any],
     *,
@@ -1490,11 +1738,13 @@ def serve(
     target_hidden: int,
     fc_in_checkpoint: int | None = None,
     rows: Sequence[tuple[str, str, str | None]] | None = None,
+    checkpoint_shapes: Shapes | None = None,
 ) -> list[Verdict]:
     """One verdict per engine row (default: all of ENGINE_ROWS) for ``draft`` (its raw config.json) on a target
     of class ``target_arch`` (target_class()), ``n_layers`` decoder layers and hidden size ``target_hidden``.
 
-    ``fc_in_checkpoint``: in-features of the checkpoint's fc.weight (None: not known, not checked)."""
+    ``fc_in_checkpoint``: in-features of the checkpoint's fc.weight (None: not known, not checked).
+    ``checkpoint_shapes``: the checkpoint's tensors of another shape than the config builds (``load_check``)."""
     out: list[Verdict] = []
     for engine, version, runner in rows or ENGINE_ROWS:
         if engine == "SGLang":
@@ -1512,11 +1762,15 @@ def serve(
         if sg.status == "ok":
             b = sg.captured
     return [
-        Verdict(
-            **{
-                **v.__dict__,
-                "same_as_trained": None if (b is None or v.captured is None) else sorted(v.captured) == sorted(b),
-            }
+        load_check(
+            Verdict(
+                **{
+                    **v.__dict__,
+                    "same_as_trained": None if (b is None or v.captured is None) else sorted(v.captured) == sorted(b),
+                }
+            ),
+            draft,
+            checkpoint_shapes,
         )
         for v in out
     ]
@@ -1720,9 +1974,12 @@ def advice(
     target_hidden: int,
     fc_in_checkpoint: int | None = None,
     boundaries: Sequence[int] | None = None,
+    checkpoint_shapes: Shapes | None = None,
 ) -> Advice:
     """The exact keys to write (top-level and eagle_config), for the trained boundaries (default: trained(),
-    else what SGLang 0.5.23 captures when no known trainer produced the config)."""
+    else what SGLang 0.5.23 captures when no known trainer produced the config). None when the checkpoint holds a
+    tensor an engine loads of another shape than the config builds (``checkpoint_shapes``, ``load_check``): no
+    capture setting makes it load as trained."""
     n, arch = n_layers, target_arch
     every = ["SGLang 0.5.23", "vLLM 0.34.0 (v2)", "vLLM 0.33.0 (v2)", "vLLM 0.33.0 (v1)"]
     vl_ok, kind, _ = VLLM[arch]
@@ -1734,6 +1991,17 @@ def advice(
             [
                 f"{VLLM_NAMES} has no EAGLE-3 support for {arch} (no SupportsEagle3)",
                 f"SGLang 0.5.23 has no EAGLE-3 hook for {arch}",
+            ],
+            [],
+        )
+    if loaded := loaded_mismatches(checkpoint_shapes):
+        shapes = "; ".join(f"{name}: checkpoint {stored}, config {built}" for name, built, stored in loaded)
+        return Advice(
+            False,
+            {},
+            [
+                f"the checkpoint does not match its config ({shapes}): every engine builds these tensors from the "
+                f"config, so no capture setting loads it as trained; {LOAD_FIX}"
             ],
             [],
         )
@@ -1837,6 +2105,8 @@ def change_for(v: Verdict, adv: Advice) -> str:
         return ""
     if v.status == "unknown":  # another target's draft: no config here makes it this target's
         return "set the target the draft was trained for, or check that this is the draft you meant"
+    if v.reason.startswith(AT_LOAD):  # the checkpoint is not what its config builds: no capture setting helps
+        return LOAD_FIX
     if format_not_read(v):  # the draft's format, not the target: say what would load
         if not adv.convert:
             return (
@@ -1916,7 +2186,9 @@ def headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
         return "Serves the trained blocks on " + ", ".join(v.label for v in verdicts) + "."
     first = todo[0]
     what = (
-        "does not start"
+        "does not load this checkpoint as trained"
+        if first.reason.startswith(AT_LOAD)
+        else "does not start"
         if first.status == "fails"
         else (
             _not_loaded(adv)
