@@ -152,6 +152,10 @@ def _comparison(runs: list[Any], baseline: Any | None) -> pd.DataFrame:
         if base is None:  # why none: the closest baseline picked and what differs, or none picked at all
             reason = speedup.no_baseline_reason(runs, [run], where="among the runs picked")
             row["speedup_note"] = f"no speedup: {reason}"
+        elif baseline is None and not run.is_baseline and (also := speedup.other_baselines(runs, run, base)):
+            # its own baseline picked, where another measured alike disagrees: said, as Overview says it (walk AE)
+            said = str(row["speedup_note"].iloc[0] or "")
+            row["speedup_note"] = f"{said}; {also}" if said else also
         row["baseline"] = "none" if base is None else "itself" if base is run else f"#{base.id}"
         rows.append(row)
     import pandas as pd

@@ -178,6 +178,15 @@ TARGET_FROM = {  # origin: (the caption under a prefilled target field, the targ
 from_draft, from_origin = _draft_target()
 from_where, from_what = TARGET_FROM.get(from_origin, ("", ""))
 published = _published_ids()
+# a link's, else the one set here this session, else your draft's (what Overview answers for)
+prefill = qp.get("target", "") or draft.target or from_draft or ""
+# A keyed field ignores a new default once drawn: a draft pasted on this page (walk AE: the built-in example's
+# empty field kept, target-unknown) or a card read once the Hub token is typed refills it, unless typed in.
+FILLED = "_compare_target_filled"
+filled = st.session_state.get(FILLED)
+if filled != prefill and "compare_target" in st.session_state and st.session_state["compare_target"] == filled:
+    st.session_state["compare_target"] = prefill
+st.session_state[FILLED] = prefill
 with st.form("compare_form"):
     picks = st.multiselect(
         "Published drafts (built in, offline)",
@@ -195,8 +204,7 @@ with st.form("compare_form"):
     c1, c2 = st.columns(2)
     target = c1.text_input(
         "Target model (optional: URL, folder, or a known hub id)",
-        # a link's, else the one set here this session, else your runs' (what Overview answers for)
-        value=qp.get("target", "") or draft.target or from_draft or "",
+        value=prefill,
         key="compare_target",
         help="Your draft's target. Overview and Acceptance vs data use it too when your draft names none.",
     )
@@ -347,10 +355,13 @@ try:  # training volumes attached on the Dataset audit page (or the built-in exa
 except CompareError as exc:
     volumes = {}
     st.warning(f"Training volumes from the results store are not shown: {exc}")
-own_row = draft.volume_row(app.open_store(settings.database_url()).data_volumes()) if draft.volume else None
+_rows = app.open_store(settings.database_url()).data_volumes()
+own_row = draft.volume_row(_rows) if draft.volume else None
 if own_row is not None:  # your draft's attached audit, whatever name it was stored under
     volumes.update({e.label: own_row for e in entries if e.source == draft.source})
-df = comparison.table(entries, volumes)
+_in_use, _in_use_from = draft.training_samples(_rows)  # the sidebar's "Training data in use"
+_typed = {e.label: _in_use for e in entries if e.source == draft.source} if _in_use_from == "typed in" else {}
+df = comparison.table(entries, volumes, typed=_typed)  # the typed samples in use, as the sidebar says (walk AC)
 st.subheader("Parameters")
 app.show_table(df, tables.DRAFT_PARAMS, "compare_table")
 cols = st.columns(len(export.FORMATS))

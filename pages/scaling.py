@@ -269,6 +269,15 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
             if aim
             else "Default 3.0: no published draft reports this benchmark at this setting's chain."
         )
+        # the default measured beside yours is a figure of its own prompts and setting, said as such while it is the
+        # target (walk AF: run #10's 3.05, prompts not recorded, read as a GSM8K figure on the trend)
+        beside = plan.beside_target(
+            published, setting_key=setting_key, target=own_target, own=draft.name, runs=own_runs
+        )
+        measured_aim = beside.figure if beside is not None and abs(float(target) - default_target) < 5e-4 else None
+        # the published default's own setting, said where the fit is at another (walk AE: 3.172, no engine or batch
+        # size stated, was said "at ...,bs=8,sglang", the fit's)
+        aim_setting = aim.setting if aim is not None and abs(float(target) - default_target) < 5e-4 else None
 
 # --- fit and sentences ---------------------------------------------------------------------------
 try:
@@ -319,10 +328,17 @@ if fit is not None:
         curve_verdict=app.own_curve_verdict(draft),
         curve_peak=getattr(app.own_curve(draft), "peak", None),
         curve_ceiling=c.ceiling_words() if (c := app.own_curve(draft)) is not None else None,
+        measured=measured_aim,
+        target_setting=aim_setting,
     )
     st.markdown(f"**{lead}**", help=None if rest else "95% confidence band of the fitted mean.")
     for line in rest:
         st.markdown(line)
+    if measured_aim is not None and verdicts.measured_off_trend(measured_aim, fit.benchmark):
+        st.caption(
+            f"Type a {verdicts.bench_label(fit.benchmark)} figure as the target acceptance length above to read the "
+            "trend's samples for it."
+        )
     if own_pick is not None:
         st.caption(
             f"Your acceptance: {own_pick.value:.2f}, run #{own_pick.run.id} ({own_pick.why}), the run Overview "

@@ -21,6 +21,7 @@ import pytest
 
 from comparelib.analysis import curves, plan, scaling, speedup, verdicts
 from comparelib.live.store import RunRecord
+from comparelib.values import human
 from tests.test_sweep import _entry, cycle_tok_s, rec
 
 GPT_OSS = "openai/gpt-oss-120b"
@@ -153,7 +154,7 @@ def test_both_samples_needed_figures_say_which_model_they_are_from() -> None:
     assert "The pooled logistic fit of published drafts at (3,1,4)" in md.note, md.note
     assert "The log-linear fit on the same" in md.note and "They differ in form, not data" in md.note, md.note
     loglin = next(e for e in md.evidence if e["what"] == "samples needed by the log-linear fit on the same points")
-    assert f"{loglin['value']:,.0f} samples" in md.note
+    assert f"about {human(loglin['value'])} samples" in md.note  # a prediction, said as the pages say one
     # and Acceptance vs data's figure names its model and says the plan's differs
     fit: Any = scaling.fit_published(
         scaling.select(scaling.scaling_points(), benchmark="gsm8k", setting_key="steps=3,topk=1,draft=4,bs=8,sglang")

@@ -432,7 +432,9 @@ LLAMA_REF = "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"  # 1.4M sample
 @pytest.mark.parametrize(
     ("own_repo", "own_target", "expected", "why"),
     [
-        ("acme/x", "moonshotai/Kimi-K2.5", REF, "a Kimi target"),
+        # a Kimi target's own published drafts first (walk AE: K2.6 took the Kimi-K2 draft); one with none keeps it
+        ("acme/x", "moonshotai/Kimi-K2.5", "lightseekorg/kimi-k2.5-eagle3", "your target (moonshotai/Kimi-K2.5)"),
+        ("acme/x", "moonshotai/Kimi-K2-Thinking", REF, "a Kimi target"),
         ("acme/x", None, REF, "target is not known"),
         ("acme/x", "meta-llama/Llama-3.1-8B-Instruct", LLAMA_REF, "trained on the most samples"),
         (LLAMA_REF, "meta-llama/Llama-3.1-8B-Instruct", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "most samples"),

@@ -33,13 +33,19 @@ def test_default_page_answers_offline(at: AppTest) -> None:
     text = _texts(at)
     # the target opens on the published one Overview's plan aims at (a round 3.00 was the page's own)
     from comparelib.analysis import plan, scaling
+    from comparelib.models.draft import DEFAULT
 
     aim = plan.default_target(
-        scaling.published_points(), benchmark="gsm8k", setting_key=KEY, target="moonshotai/Kimi-K2.5", own=None
+        scaling.published_points(), benchmark="gsm8k", setting_key=KEY, target="moonshotai/Kimi-K2.5", own=DEFAULT.name
     )
     assert aim is not None and at.number_input(key="sc_target").value == pytest.approx(aim[0]) == pytest.approx(3.201)
     assert f"Default 3.201: {aim[1]}, as Overview's plan." in text
-    assert f"To reach 3.201 on GSM8K at {KEY} you need about 2.7M samples" in text
+    # lightseekorg's 3.201 states SGLang and no batch size: said at its own setting, the fit at the fit's (walk AE)
+    assert aim.setting == "steps=3,topk=1,draft=4,sglang"
+    assert (
+        "To reach 3.201 on GSM8K, published at steps=3,topk=1,draft=4,sglang (batch size not stated), you need about "
+        f"2.7M samples by the log-linear fit at {KEY}" in text
+    ), text
     assert (
         "37K training samples sits far below the 1.4M of the published draft "
         "AQ-MedAI/Kimi-K2-Instruct-eagle3 (38x fewer)" in text

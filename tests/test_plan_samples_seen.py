@@ -18,6 +18,7 @@ from comparelib import cli
 from comparelib.analysis import plan, speedup
 from comparelib.live.store import Store
 from comparelib.models import comparison
+from comparelib.values import human
 
 LOG_X = tuple(800.0 * i for i in range(1, 63))  # 62 logged points to 49,600 samples seen
 
@@ -42,14 +43,15 @@ def _more(result: plan.Plan) -> plan.Option:
 
 SEEN_CASES = [
     # name, log (plateau, N0; None: the published trend), target AL, epochs, your unique samples, phrases in the note
-    # ("{n}": samples needed, "{u}": samples needed / epochs), phrases not in it
+    # ("{n}": samples needed, "{u}": samples needed / epochs, each a prediction said as "about 1.4M"), phrases not in
+    # it
     (
         "log reaches the target",
         (3.6, 60000.0),
         3.0,
         10.0,
         4960.0,
-        ["at {n} samples seen ({u} unique samples at 10 epochs, the count the cost is computed on)"],
+        ["at {n} samples seen (band ", "; {u} unique samples at 10 epochs, the count the cost is computed on)"],
         ["Your log saw"],
     ),
     (
@@ -71,7 +73,8 @@ SEEN_CASES = [
         1.0,
         4960.0,
         [
-            "at {n} samples seen ({u} unique samples at 1 epoch, the count the cost is computed on)",
+            "at {n} samples seen (band ",
+            "; {u} unique samples at 1 epoch, the count the cost is computed on)",
             "Your log saw 49,600 samples against your 4,960 unique training samples (example audit): about 10 "
             "epochs, while the cost divides samples seen by 1 epoch",
         ],
@@ -108,7 +111,7 @@ def test_the_rows_samples_say_seen_on_your_logs_axis(
     assert result.fit is not None and result.fit.scope == ("pooled" if log is None else "curve")
     more = _more(result)
     n = more.samples_needed.value if more.samples_needed is not None else None
-    words = {"n": "" if n is None else f"{n:,.0f}", "u": "" if n is None else f"{n / epochs:,.0f}"}
+    words = {"n": "" if n is None else f"about {human(n)}", "u": "" if n is None else f"about {human(n / epochs)}"}
     for phrase in has:
         assert phrase.format(**words) in more.note, more.note
     for phrase in has_not:
@@ -167,10 +170,10 @@ def _csv_log(path: Path) -> Path:
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        # your 2,000 samples: the trend's band started at 1,513
-        (["--samples", "2000", "--target-al", "2.6"], "   samples needed {v} (2,000.."),
+        # your 2,000 samples: the trend's band started at 1,513 (a prediction, said as "about 2.6K (2K..")
+        (["--samples", "2000", "--target-al", "2.6"], "   samples needed about {v} (2K.."),
         # your log's 49,600 samples seen: its band started below them
-        (["--curve", "{log}", "--target-al", "2.8"], "   samples seen needed {v} (49,600.."),
+        (["--curve", "{log}", "--target-al", "2.8"], "   samples seen needed about {v} (50K.."),
     ],
 )
 def test_cli_prints_the_band_from_your_volume(
@@ -181,8 +184,8 @@ def test_cli_prints_the_band_from_your_volume(
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     got = next((ln for ln in out.splitlines() if "needed" in ln), "")
-    value = got.split("needed ", 1)[-1].split(" ", 1)[0]
-    assert value and not math.isnan(float(value.replace(",", "")))
+    value = got.split("needed about ", 1)[-1].split(" ", 1)[0]
+    assert value and value[-1] in "KMB" and not math.isnan(float(value[:-1]))
     assert got.startswith(line.format(v=value)), out
     assert "the target may already be in reach at your volume" in out
 

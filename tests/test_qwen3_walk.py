@@ -294,7 +294,8 @@ REFERENCE_CASES = [
     ("acme/qwen3-8b", QWEN, REDHAT),
     ("acme/x", "Qwen/Qwen3-30B-A3B", "Tengyunw/qwen3_30b_moe_eagle3"),
     ("acme/x", "meta-llama/Llama-3.1-8B-Instruct", "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"),
-    ("acme/x", "moonshotai/Kimi-K2.5", KIMI_REF),
+    ("acme/x", "moonshotai/Kimi-K2.5", "lightseekorg/kimi-k2.5-eagle3"),  # its own target's (walk AE)
+    ("acme/x", "moonshotai/Kimi-K2-Thinking", KIMI_REF),  # a Kimi target with no published draft of its own
     ("acme/x", None, KIMI_REF),
     # RedHatAI's states no config or volume but publishes an acceptance length: before zhuyksir's (a volume, no
     # acceptance), on both pages

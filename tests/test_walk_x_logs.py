@@ -217,7 +217,9 @@ def test_a_setting_picked_stays_until_the_reference_changes(hub: HubEmulator) ->
     at.selectbox(key="sc_setting").set_value(BS8).run()
     assert not at.exception and at.selectbox(key="sc_setting").value == BS8
     text = page_text(at)
-    assert f"on GSM8K at {BS8}" in text, text  # the fit's answer where the user asked for it
+    # the fit's answer where the user asked for it, the target (lmsys's bs=1 figure) at its own setting (walk AE)
+    assert f"To reach 2.548 on GSM8K, published at {BS1}, you need about" in text, text
+    assert f"by the log-linear fit at {BS8}" in text, text
     at.selectbox(key="sc_bench").set_value("gsm8k").run()  # a rerun keeps the pick
     assert at.selectbox(key="sc_setting").value == BS8
     at.selectbox(key="sc_ref").set_value("AQ-MedAI/Kimi-K2-Instruct-eagle3").run()

@@ -167,8 +167,10 @@ def default_reference(
         shaped = _same_shape(own_shape, own_repo, drafts)
         return shaped if shaped.basis else Reference(fallback, shaped.why)
     kimi_family = family_of(by_id[KIMI_REFERENCE].target_model) if KIMI_REFERENCE in by_id else "kimik2"
-    if family_of(own_target) == kimi_family:
-        return Reference(fallback, f"Chosen as a published draft for a Kimi target, as yours is ({own_target}).")
+    kimi = family_of(own_target) == kimi_family
+    kimi_why = f"Chosen as a published draft for a Kimi target, as yours is ({own_target})."
+    if kimi and _is_example(own_repo):  # the built-in example's story: the Kimi-K2 draft
+        return Reference(fallback, kimi_why)
     wanted = (model_id(own_target) or "").lower()  # "org/name@rev" is org/name: the registry has no revisions
     countable = set(reference_choices())
     side: dict[str, SideBySide] = {}  # hub id -> its first side-by-side pair in your group, like for like first
@@ -191,6 +193,8 @@ def default_reference(
         )
     ]
     if not same:
+        if kimi:  # a Kimi target with no published draft of its own (walk AE: K2.6 has two, and took this one)
+            return Reference(fallback, kimi_why)
         near = nearest_in_family(own_target, own_repo)
         if near is not None:
             return near
@@ -238,6 +242,13 @@ def default_reference(
         why += " The registry has no config for it, so its size is not known; training data and acceptance compare."
     basis = "side" if pick.hub_id in side else "group" if pick.hub_id in in_group else ""
     return Reference(pick.hub_id, why, basis)
+
+
+def _is_example(own_repo: str | None) -> bool:
+    """Whether ``own_repo`` names the built-in example draft (its source or its name)."""
+    from comparelib.models.draft import DEFAULT
+
+    return (own_repo or "").strip().lower() in {DEFAULT.source.lower(), DEFAULT.name.lower()}
 
 
 def _with_acceptance() -> set[str]:
@@ -1260,9 +1271,10 @@ def _batch(run: Any) -> int | None:
     return int(value) if value is not None and float(value).is_integer() else None
 
 
-def _pair_words(run: Any, base: Any, ratio: float, headline: Any) -> str:
+def _pair_words(run: Any, base: Any, ratio: float, headline: Any, also: str | None = None) -> str:
     """ "vLLM EAGLE-3 batch 32, num_steps=3 at 1.60x (#12/#13)": a pair named so that it is told from the others
-    by engine, algorithm, draft (when not the headline pair's) and batch size."""
+    by engine, algorithm, draft (when not the headline pair's) and batch size; ``also`` goes in its parentheses
+    (another baseline's speedup, ``speedup.other_baselines``)."""
     engine = str(getattr(run, "engine", None) or "unknown engine")
     who = [_ENGINE_WORDS.get(engine.lower(), engine)]
     algo = registry.algorithm_label(run)
@@ -1280,7 +1292,7 @@ def _pair_words(run: Any, base: Any, ratio: float, headline: Any) -> str:
     text = " ".join(who) + (f", {rest}" if rest else "") + f", {_steps_text(run)}"
     tree = speedup.tree_words(run)  # "topk 4, 8 draft tokens", as Chains or trees names a tree
     text += f", {tree}" if tree else ""
-    return f"{text} at {ratio:.2f}x (#{run.id}/#{base.id}{_imported_tail(run, base)})"
+    return f"{text} at {ratio:.2f}x (#{run.id}/#{base.id}{_imported_tail(run, base)}{f'; {also}' if also else ''})"
 
 
 def _imported_tail(*runs: Any) -> str:
@@ -1322,7 +1334,11 @@ def _other_pairs(runs: Sequence[Any], pair: speedup.Pair) -> tuple[tuple[str, fl
     best = {bid: p for bid, p in _baseline_picks(runs).items() if bid != pair.baseline.id}
     return tuple(
         # a pair that loses beyond noise is said to (walk U's batch-16 pair at 0.94x read as one more setting)
-        (_pair_words(r, base, ratio, pair.spec) + (", a loss" if ratio < 1 - speedup.TIE_TOLERANCE else ""), ratio)
+        (
+            _pair_words(r, base, ratio, pair.spec, speedup.other_baselines(runs, r, base))
+            + (", a loss" if ratio < 1 - speedup.TIE_TOLERANCE else ""),
+            ratio,
+        )
         for r, base, ratio in sorted(best.values(), key=lambda t: -t[2])
     )
 
@@ -1410,6 +1426,8 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
     )
     if pair.note:  # a setting one side did not record: said, never taken as equal
         sentence += f" Note: {pair.note.rstrip('.')}."
+    if other_base := speedup.other_baselines(runs, best, base):  # baselines measured alike that disagree (walk AE)
+        sentence += f" {other_base[:1].upper()}{other_base[1:]}."
     if split.note:
         sentence += f" {split.note}"
     paired = _other_pairs(runs, pair)

@@ -41,7 +41,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from comparelib.analysis import curves, draftcost, scaling, speedup, traininglogs
+from comparelib.analysis import curves, draftcost, scaling, speedup, traininglogs, verdicts
 from comparelib.analysis.stats import f_quantile
 from comparelib.errors import CompareError, DataError, InputError
 from comparelib.values import band_text, bench_label, human, integer, model_id, number, run_param
@@ -389,6 +389,38 @@ class Band:
         if low == high == value:  # a point, not a band (a measured or assumed value): no "(2.10..2.10)"
             return f"{value}{unit}"
         return f"{value}{unit} ({low}..{high})"
+
+    def words(self, unit: str = "", missing: str = "not known") -> str:
+        """A count a fit predicts, said as the pages say one: "about 2.8M samples (1.1M..unbounded)" (``human``'s
+        two significant digits), never to the sample (walk AF: "2,758,641 samples" from a fit whose band spanned
+        1.14..2.74 AL, beside Acceptance vs data's "about 2.1M"). Counts (your samples) keep ``text``."""
+        if self.value is None:
+            return missing
+        low = "?" if self.low is None else human(self.low)
+        high = "unbounded" if self.high is None else human(self.high)
+        value = human(self.value)
+        if low == high == value:
+            return f"about {value}{unit}"
+        return f"about {value}{unit} ({low}..{high})"
+
+
+def _band_words(b: Band) -> str:
+    """ "band 1.1M..unbounded" for a predicted count's band inside a sentence, "" where it is a point as said."""
+    low = "?" if b.low is None else human(b.low)
+    high = "unbounded" if b.high is None else human(b.high)
+    return "" if low == high == human(b.value) else f"band {low}..{high}"
+
+
+def as_said(n: float | None) -> float | None:
+    """``n`` rounded as ``human`` says it (2,758,641 -> 2,800,000): the plan table's predicted samples, so a cell
+    says what the note says (walk Z's rule), while ``Plan.to_json`` keeps the fit's own figure."""
+    if n is None or not math.isfinite(n):
+        return n
+    for div in (1e12, 1e9, 1e6, 1e3):
+        if abs(n) >= div:
+            val = n / div
+            return float(round((float(f"{val:.2g}") if val < 10 else round(val)) * div))
+    return float(round(n))
 
 
 def _finite(v: float) -> float | None:
@@ -1700,9 +1732,10 @@ class Plan:
                 "al": o.al.value if o.al else None,
                 "al_low": o.al.low if o.al else None,
                 "al_high": o.al.high if o.al else None,
-                "samples_needed": o.samples_needed.value if o.samples_needed else None,
-                "samples_low": o.samples_needed.low if o.samples_needed else None,
-                "samples_high": o.samples_needed.high if o.samples_needed else None,
+                # predicted: rounded as the note says them (``as_said``); ``to_json`` keeps the fit's own figures
+                "samples_needed": as_said(o.samples_needed.value) if o.samples_needed else None,
+                "samples_low": as_said(o.samples_needed.low) if o.samples_needed else None,
+                "samples_high": as_said(o.samples_needed.high) if o.samples_needed else None,
                 "gpu_hours": tot.value,
                 "gpu_hours_low": tot.low,
                 "gpu_hours_high": tot.high,
@@ -1812,7 +1845,7 @@ def lead(result: Plan) -> str | None:
         )
         seen = " seen" if first.kind == "more-data" and result.fit is not None and result.fit.scope == "curve" else ""
         text += (
-            f" Samples{seen}: {first.samples_needed.text(',.0f')}; GPU-hours on {result.gpu}: {hours}; "
+            f" Samples{seen}: {first.samples_needed.words()}; GPU-hours on {result.gpu}: {hours}; "
             f"offline storage {first.storage.text(',.1f', ' TB')}."
         )
     if result.log_note and not first.weighed_down and result.log_note not in first.note:  # said there already
@@ -1915,6 +1948,26 @@ class Inputs:
     draft_name: str | None = None
 
 
+class Aim(tuple[float, str]):
+    """A published target: (acceptance length, which draft and why), as a pair, with ``setting``, the setting key its
+    source states the figure at ("steps=3,topk=1,draft=4" where it states no engine or batch size): a fit at another
+    setting names it, never its own as the figure's (walk AE: "3.172 on GSM8K at ...,bs=8,sglang", a figure whose
+    source states neither)."""
+
+    setting: str | None
+
+    def __new__(cls, accept_length: float, text: str, setting: str | None = None) -> Aim:
+        aim = super().__new__(cls, (accept_length, text))
+        aim.setting = setting
+        return aim
+
+    @classmethod
+    def of(cls, row: Any, text: str) -> Aim:
+        """The published point ``row``'s acceptance and setting key, with ``text``."""
+        key = row.get("setting_key")
+        return cls(float(row["accept_length"]), text, str(key) if isinstance(key, str) and key else None)
+
+
 def published_target(
     points: pd.DataFrame,
     family: str | None,
@@ -1925,8 +1978,9 @@ def published_target(
     runs: Sequence[Any] = (),
     *,
     reference: str | None = None,
-) -> tuple[float, str] | None:
-    """The published acceptance to aim at, and which draft it is and why that one.
+) -> Aim | None:
+    """The published acceptance to aim at, and which draft it is and why that one (``Aim``: with the setting its
+    source states it at).
 
     With no ``target``, ``reference`` (Overview's: a published draft of your draft's hidden size and vocabulary)
     comes first: a Llama-3 checkpoint naming no target was aimed at the Kimi-K2 draft's 3.271 while Overview compared
@@ -1974,19 +2028,21 @@ def published_target(
                 chosen.basis,
                 "with the most training data" if n is not None and n >= most.max() else f"that reports {benchmark}",
             )
-            return float(row["accept_length"]), (
+            return Aim.of(
+                row,
                 f"{ref} {at} (the published draft for your target {target} {why}, Overview's reference"
                 + ("" if n is not None else no_volume)
-                + ")"
+                + ")",
             )
         if len(mine):
             counted = most.notna().any()
             row = mine.loc[most.idxmax()] if counted else mine.iloc[0]
             how = "with the most training data that reports" if counted else "that reports"
-            return float(row["accept_length"]), (
+            return Aim.of(
+                row,
                 f"{row['draft']} {at} (the published draft for your target {target} {how} {benchmark} at {chain}"
                 + ("" if number(row["samples"]) is not None else no_volume)
-                + ")"
+                + ")",
             )
         from comparelib.models.draft import model_family
 
@@ -1994,15 +2050,17 @@ def published_target(
         if len(kin) and (fam := model_family(target)) and model_family(str(kin.iloc[0]["target_model"])) == fam:
             # the nearest draft of your target's family, Overview's reference (``overview.nearest_in_family``)
             row = kin.iloc[0]
-            return float(row["accept_length"]), (
+            return Aim.of(
+                row,
                 f"{ref} {at} (no published draft for your target {target} reports {benchmark} at {chain}; the "
-                f"nearest is this one, a draft for {row['target_model']} (same family), Overview's reference)"
+                f"nearest is this one, a draft for {row['target_model']} (same family), Overview's reference)",
             )
     if not target and reference and (reported["draft"] == reference).any():
         row = reported[reported["draft"] == reference].iloc[0]
-        return float(row["accept_length"]), (
+        return Aim.of(
+            row,
             f"{reference} {at} (no target named: the published draft of your draft's hidden size and vocabulary, "
-            "Overview's reference" + ("" if number(row["samples"]) is not None else no_volume) + ")"
+            "Overview's reference" + ("" if number(row["samples"]) is not None else no_volume) + ")",
         )
     if sel.empty:  # no draft to choose by its training data
         return None
@@ -2033,7 +2091,7 @@ def published_target(
             f", a draft for {its}; your draft names no target, so this is that model's figure, not a goal for yours"
         )
     none_own = f"; no published draft for your target {target} reports {benchmark} at {chain}" if target else ""
-    return float(best["accept_length"]), f"{best['draft']} {at} ({whose} with the most training data{other}{none_own})"
+    return Aim.of(best, f"{best['draft']} {at} ({whose} with the most training data{other}{none_own})")
 
 
 _published_target = published_target  # the name the plan's callers and tests used
@@ -2079,11 +2137,13 @@ def registry_target(hub_id: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class MeasuredTarget:
-    """Overview's reference measured beside your draft at the plan's chain: its run and acceptance length."""
+    """Overview's reference measured beside your draft at the plan's chain: its run and acceptance length, and the
+    figure as Acceptance vs data and the more-data row word it (its own prompts and setting, its draft's volume)."""
 
     al: float
     run: Any
     text: str
+    figure: verdicts.MeasuredFigure
 
 
 def measured_target(runs: Sequence[Any], own: str | None, target: str | None, chain: str) -> MeasuredTarget | None:
@@ -2102,13 +2162,54 @@ def measured_target(runs: Sequence[Any], own: str | None, target: str | None, ch
         al = theirs.accept_length if theirs.accept_length is not None else theirs.accept_length_mean
         if pair.draft != ref or al is None or run_setting(theirs)[1] != chain:
             continue
+        prompts = run_param(theirs, "prompt_set")
         return MeasuredTarget(
             float(al),
             theirs,
             f"{ref}'s AL measured beside yours: run #{theirs.id}, {float(al):.2f} at {pair.setting_words} "
             f"({pair.group or 'your run group'}; your run #{pair.yours.id} at the same setting)",
+            verdicts.MeasuredFigure(
+                float(al),
+                theirs.id,
+                ref,
+                pair.setting_words,
+                None if prompts is None else str(prompts),
+                _published_volume(ref),
+            ),
         )
     return None
+
+
+def _published_volume(hub_id: str) -> float | None:
+    """The training samples the registry publishes for ``hub_id``; None where it is not there or states none."""
+    from comparelib.models import registry
+
+    try:
+        n = registry.get_draft(hub_id).train_samples
+    except CompareError:
+        return None
+    return float(n) if n else None
+
+
+def _chain_of(points: pd.DataFrame, setting_key: str | None) -> str | None:
+    """The chain "(K,1,K+1)" of a published setting, None where no point has it."""
+    rows = points[points["setting_key"] == setting_key]["chain"].dropna() if setting_key else points.iloc[:0]
+    return None if rows.empty else str(rows.iloc[0])
+
+
+def beside_target(
+    points: pd.DataFrame,
+    *,
+    setting_key: str | None,
+    target: str | None,
+    own: str | None = None,
+    runs: Sequence[Any] = (),
+) -> MeasuredTarget | None:
+    """The measured target ``default_target`` opens Acceptance vs data on at ``setting_key``, where it is one (the
+    reference measured beside yours); None where the default is published. The page words it with its own prompts
+    (``verdicts.data_lead(measured=...)``), as the plan's more-data row does."""
+    chain = _chain_of(points, setting_key)
+    return None if chain is None else measured_target(runs, own, target, chain)
 
 
 def default_target(
@@ -2121,7 +2222,7 @@ def default_target(
     runs: Sequence[Any] = (),
     reference: str | None = None,
     chain: str | None = None,
-) -> tuple[float, str] | None:
+) -> Aim | None:
     """The target AL a page opens on for ``setting_key`` (Acceptance vs data), or the plan aims at for ``chain``:
     ``published_target`` at that chain, with the family of ``target`` as the plan reads it, so the page and
     Overview's plan agree (the page opened on a round 3.00 while the plan aimed at a published 2.64). The plan calls
@@ -2130,13 +2231,12 @@ def default_target(
     from comparelib.analysis.scaling import family_of
 
     if chain is None:
-        rows = points[points["setting_key"] == setting_key]["chain"].dropna() if setting_key else points.iloc[:0]
-        if rows.empty:
+        chain = _chain_of(points, setting_key)
+        if chain is None:
             return None
-        chain = str(rows.iloc[0])
     beside = measured_target(runs, own, target, chain)
     if beside is not None:  # the plan's rule: the reference measured beside yours outweighs its published figure
-        return beside.al, beside.text
+        return Aim(beside.al, beside.text)
     family = family_of(target) if target else (family_of(registry_target(reference)) if reference else None)
     return published_target(
         points,
@@ -3070,9 +3170,10 @@ def build(
     elif beside is not None:
         # the reference measured in your own group outweighs its published figure, as on Overview
         target_al = beside.al
-        target_bench = run_param(beside.run, "prompt_set")
+        # its own prompts: "unspecified" where its run did not record them (walk AF: a ``vllm bench serve`` import)
+        target_bench = beside.figure.benchmark
         t_src = _source(sources, "measured", beside.text)
-        target_named = f"{round(beside.al, 3):g} ({beside.text.split(': ', 1)[0]}, run #{beside.run.id})"
+        target_named = beside.figure.named
     elif inputs.published is not None and (
         # one function with Acceptance vs data's "Target acceptance length", on the benchmark it opens on
         pub := default_target(
@@ -3107,6 +3208,14 @@ def build(
             f" The target {target_al:g} is read on {on_t} and the trend on {on_f} (no trend could be fitted on "
             f"{on_t}): where the trend reaches the target is read across benchmarks, indicative only."
         )
+    # a target measured beside yours on other prompts than the pooled trend's (or unrecorded ones) is not placed on
+    # it: no samples figure, and its draft's own volume is the evidence (walk AF: run #10's 3.05 from ``vllm bench
+    # serve`` "reached at 2,758,641 samples" on the GSM8K trend, where the reference reached it with 532K)
+    off_trend = (
+        verdicts.measured_off_trend(beside.figure, fit_bench)
+        if beside is not None and fit is not None and fit.scope == "pooled"
+        else None
+    )
     if target_al is not None and target_al >= steps + 1:
         raise InputError(f"a target AL of {target_al:g} is impossible at {steps} draft steps (at most {steps + 1})")
 
@@ -3292,7 +3401,7 @@ def build(
         current["target_met_by_run"] = run_met.id
     elif above_trend and fit is not None:
         md.generation = md.training = md.storage = Band(None, None, None)
-        need_trend = fit.samples_for(target_al) if target_al is not None else None
+        need_trend = fit.samples_for(target_al) if target_al is not None and not off_trend else None
         n_trend = need_trend.value if need_trend is not None and target_al is not None else None
         # the main branch's guards: an inverse past the evidence is no figure (a 60-digit count was printed here)
         if n_trend is None:
@@ -3308,9 +3417,20 @@ def build(
                 f"{n_trend / fit.x_max:,.0f}x the most it was fitted on: far past the evidence)"
             )
         else:
-            reach_trend = f" (a draft on the trend reaches the target {target_named} at {n_trend:,.0f} samples)"
+            # a prediction, said as Acceptance vs data says one (walk AF: "2,758,641 samples" beside its "about 2.1M")
+            assert need_trend is not None  # n_trend is its value
+            band_said = _band_words(need_trend)
+            reach_trend = (
+                f" (a draft on the trend reaches the target {target_named} at about {human(n_trend)} samples"
+                + (f", {band_said})" if band_said else ")")
+            )
         # a run on other prompts than the target's: neither met nor missed, said as Acceptance vs data says it
-        md.note = _sentence(above_trend + reach_trend) + (f" {apart_words}" if apart_words else "") + cross_bench
+        md.note = (
+            _sentence(above_trend + reach_trend)
+            + (f" {apart_words}" if apart_words else "")
+            + cross_bench
+            + (f" {off_trend}" if off_trend else "")
+        )
         md.evidence = [
             _ev("acceptance fit", fit.summary(), fit_src),
             _ev("target AL", target_al, t_src),
@@ -3345,9 +3465,11 @@ def build(
         # your measured run serves (walk AC: "2.77 at your 200,000 samples seen" of a log that saw 400K)
         peak_cut = inputs.curve_peak if inputs.curve_left_out else None
 
-        def unique(n: float) -> str:
+        def unique(n: float, predicted: bool = False) -> str:
+            # a count the fit predicts is said as the pages say one ("about 1.4M"), 10x a count to the sample
+            per = f"about {human(n / epochs_div)}" if predicted else f"{n / epochs_div:,.0f}"
             return (
-                f"{n / epochs_div:,.0f} unique samples at {epochs:g} epoch{'' if epochs == 1 else 's'}{passes_how}, "
+                f"{per} unique samples at {epochs:g} epoch{'' if epochs == 1 else 's'}{passes_how}, "
                 "the count the cost is computed on"
             )
 
@@ -3410,7 +3532,8 @@ def build(
                 )
         fit_now = fit.al(own_now).value if own_now else None
         base_al = None if fit_now is None else fit_now + shift
-        need = fit.samples_for(target_al - shift) if target_al is not None and not apart_curve else None
+        costed = target_al is not None and not apart_curve and not off_trend
+        need = fit.samples_for(target_al - shift) if costed and target_al is not None else None
         at_10x = max(own_now or fit.x_max, fit.x_max) * 10
         # what the row shows when the target is not costed: 10x the largest volume in the fit (or yours)
         tenfold = ("10x your volume" if own_now and own_now > fit.x_max else "10x the most it was fitted on") + (
@@ -3447,12 +3570,13 @@ def build(
             n_new, md.samples_needed = needed.value or need.value, needed
             if own_now and need.value <= own_now:
                 reach = (
-                    f"puts the target {target_named} at {need.value:,.0f} samples{seen}, at or below your "
+                    f"puts the target {target_named} at about {human(need.value)} samples{seen}, at or below your "
                     f"{own_now:,.0f} {mine_words}"
                 )
             else:
-                reach = f"reaches the target {target_named} at {n_new:,.0f} samples{seen}" + (
-                    f" ({unique(n_new)})" if curve_scope else ""
+                said = [_band_words(needed)] + ([unique(n_new, predicted=True)] if curve_scope else [])
+                reach = f"reaches the target {target_named} at about {human(n_new)} samples{seen}" + (
+                    f" ({'; '.join(p for p in said if p)})" if any(said) else ""
                 )
                 if own_now and need.low is not None and need.low <= own_now:
                     reach += f"; the band's low end is at or below your {own_now:,.0f} {mine_words}"
@@ -3471,7 +3595,7 @@ def build(
                     )
             reach = (
                 "is not set against the target"
-                if apart_curve
+                if apart_curve or off_trend
                 else f"does not reach the target {target_named} (the fit's plateau {fit.plateau + shift:.2f}"
                 + (" on the live scale" if shift else "")
                 + f"{below_peak})"
@@ -3578,7 +3702,7 @@ def build(
         )
         other_fit = ""
         loglin = None
-        if fit.scope == "pooled" and target_al is not None and len(pts) >= 3:
+        if fit.scope == "pooled" and target_al is not None and len(pts) >= 3 and not off_trend:
             loglin = _loglinear_samples(pts["samples"], pts["al"], target_al)
         if loglin is not None and (md.samples_needed is None or md.samples_needed.value is None):
             # the logistic gives no count here: the line's, said as that fit's (Acceptance vs data draws it)
@@ -3596,7 +3720,8 @@ def build(
             more = md.samples_needed.value > loglin
             other_fit = (
                 f" The log-linear fit on the same {len(pts)} points (AL linear in log N, the form Acceptance vs data "
-                f"draws, no ceiling) puts the target at {loglin:,.0f} samples. They differ in form, not data: the "
+                f"draws, no ceiling) puts the target at about {human(loglin)} samples. They differ in form, not "
+                "data: the "
                 f"logistic's slope in log N changes along it (steepest in its middle, flattening toward its ceiling "
                 f"K + 1 = {fit.steps + 1}), the line's stays fixed, so here the logistic needs "
                 f"{'more' if more else 'less'} data. Acceptance vs data fits its line to one setting's points, so "
@@ -3606,6 +3731,7 @@ def build(
             set_aside
             + (f"{apart_words} " if apart_words else "")
             + f"{fit_name} {reach}."
+            + (f" {off_trend}" if off_trend else "")
             + (below_trend if fit.scope == "pooled" else "")
             + (cross_bench if fit.scope == "pooled" else "")
             + scale_words

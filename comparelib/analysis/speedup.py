@@ -1310,6 +1310,33 @@ def choose_baseline(runs: Sequence[Any], spec_runs: Sequence[Any]) -> Any | None
     )
 
 
+def other_baselines(runs: Sequence[Any], run: Any, base: Any) -> str | None:
+    """The group's other baselines for ``run``, comparable to it as ``base`` is (``baseline_mismatch`` passes), whose
+    tok/s differs from ``base``'s by more than run-to-run noise (``TIE_TOLERANCE``), with the speedup each gives:
+    "another baseline, run #4 at 62.6 tok/s, gives 1.84x"; None where there is none. Walk AE: two batch-1 baselines
+    measured alike (62.61 and 60.84 tok/s) and the pair named the newer's 1.89x alone, never the other's 1.84x."""
+    if run is None or base is None or not getattr(base, "output_tokens_per_s", None):
+        return None
+    ref = float(base.output_tokens_per_s)
+    found = []
+    for b in runs:
+        if not b.is_baseline or b.id == base.id or not b.output_tokens_per_s:
+            continue
+        if abs(float(b.output_tokens_per_s) / ref - 1) <= TIE_TOLERANCE:
+            continue
+        ratio, _ = speedup_against(run, b)
+        if ratio is not None:
+            found.append((b, ratio))
+    if not found:
+        return None
+    found.sort(key=lambda t: t[0].id)
+    if len(found) == 1:
+        b, ratio = found[0]
+        return f"another baseline, run #{b.id} at {b.output_tokens_per_s:.1f} tok/s, gives {ratio:.2f}x"
+    each = [f"{ratio:.2f}x (run #{b.id}, {b.output_tokens_per_s:.1f} tok/s)" for b, ratio in found]
+    return f"other baselines give {', '.join(each[:-1])} and {each[-1]}"
+
+
 @dataclass(frozen=True)
 class Pair:
     """A speculative run and the baseline measured under the same conditions, with the speedup they give."""

@@ -193,19 +193,74 @@ def prompts_apart(prompts: Any, benchmark: str | None) -> str | None:
     return None if str(prompts).lower() == str(benchmark).lower() else str(prompts)
 
 
+def _figure_words(benchmark: str) -> str:
+    """ "a GSM8K figure", "an MT-Bench figure", or for unnamed prompts "a figure on prompts its source does not
+    name"."""
+    label = bench_label(benchmark)
+    if label.lower() in ("unspecified", "unknown"):
+        return "a figure on prompts its source does not name"
+    return f"{'an' if label[:1].lower() in 'aeiou' or label.startswith('MT') else 'a'} {label} figure"
+
+
 def not_on_one_scale(run: str, al: float, chain: str, batch: Any, prompts: str, target: str, benchmark: str) -> str:
     """What was measured where, and that it is not compared with the target (``prompts_apart``): the plan's
-    more-data row and Acceptance vs data's lead say it in these words. ``run``: "Run #16"."""
-    label = bench_label(benchmark)
-    figure = (
-        "a figure on prompts its source does not name"
-        if label.lower() in ("unspecified", "unknown")
-        else f"{'an' if label[:1].lower() in 'aeiou' or label.startswith('MT') else 'a'} {label} figure"
-    )
+    more-data row and Acceptance vs data's lead say it in these words. ``run``: "Run #16"; ``benchmark``: the prompts
+    the target was measured on ("unspecified" where its source does not name them)."""
+    figure = _figure_words(benchmark)
     return (
         f"{run} measured AL {al:.2f} at {chain} (batch {batch or 'not recorded'}) on the {prompts!r} prompts, and the "
         f"target {target} is {figure}: the two are not on one scale, so they are not compared (the target is "
         "neither met nor missed by that run)."
+    )
+
+
+@dataclass(frozen=True)
+class MeasuredFigure:
+    """A target AL measured in your run group (Overview's reference beside your draft, ``plan.measured_target``):
+    a figure of its own prompts and setting, not the published trend's benchmark (walk AF: run #10, 3.05 from ``vllm
+    bench serve`` at vLLM, num_steps 3, batch 1, prompts not recorded, was called a GSM8K figure and placed on the
+    published GSM8K trend at 2.76M samples, where the reference had reached it with its published 532K)."""
+
+    al: float
+    run_id: int
+    draft: str  # the draft measured
+    setting: str  # "vLLM, num_steps 3, batch 1"
+    prompts: str | None  # the prompt set its run recorded; None: not recorded
+    volume: float | None = None  # the draft's published training samples; None: not known
+
+    @property
+    def benchmark(self) -> str:
+        """Its prompts as a benchmark name: "unspecified" where its run did not record them."""
+        p = (self.prompts or "").strip().lower()
+        return "unspecified" if p in UNRECORDED_PROMPTS else p
+
+    @property
+    def named(self) -> str:
+        """The target as the plan and Acceptance vs data name it: "3.05 (org/draft's AL measured beside yours, run
+        #10)"."""
+        return f"{round(self.al, 3):g} ({self.draft}'s AL measured beside yours, run #{self.run_id})"
+
+
+def measured_off_trend(m: MeasuredFigure, benchmark: str) -> str | None:
+    """Why a published trend on ``benchmark`` gives no samples figure for the measured target ``m``: it was measured
+    on other prompts (or prompts its run did not record), so where the trend reaches that number says nothing of
+    what reaches it on its own prompts; the one evidence of that is the measured draft's own training volume. None
+    where ``m`` was measured on ``benchmark``'s prompts. One sentence for Acceptance vs data and the plan's
+    more-data row."""
+    if m.benchmark == str(benchmark).strip().lower():
+        return None
+    label = bench_label(benchmark)
+    on = "on prompts its run did not record" if m.benchmark == "unspecified" else f"on the {m.prompts!r} prompts"
+    evidence = (
+        f"{m.draft} reached it with its {human(m.volume)} training samples (its published volume), the one evidence "
+        "of what reaches it on those prompts"
+        if m.volume
+        else f"{m.draft} publishes no training volume, so nothing says what volume reaches it on those prompts"
+    )
+    return (
+        f"The target {round(m.al, 3):g} is run #{m.run_id}'s acceptance of {m.draft}, measured at {m.setting} {on}, "
+        f"not {_figure_words(benchmark)}: the published "
+        f"{label} trend cannot say how many samples reach it, so no samples figure is given; {evidence}."
     )
 
 
@@ -265,6 +320,8 @@ def data_lead(
     curve_verdict: str | None = None,
     curve_peak: Any = None,
     curve_ceiling: str | None = None,
+    measured: MeasuredFigure | None = None,
+    target_setting: str | None = None,
 ) -> list[str]:
     """Acceptance vs data's answer, in order: what your own evidence says first, then the published trend.
 
@@ -275,7 +332,15 @@ def data_lead(
     first, and the volume sentence follows as the trend's alone. The first item is the lead. An overfitting log
     (``curve_peak``: a ``curves.Peak``) leads too: keep the peak checkpoint, and more unique data, not more passes
     (walk S called one whose eval fell 0.16 after pass 3 of 5 a plateau). A plateau with ``curve_peak`` (eval fell
-    past noise after it, not called overfitting) is said as that fall and its checkpoint, not as "has plateaued"."""
+    past noise after it, not called overfitting) is said as that fall and its checkpoint, not as "has plateaued".
+
+    ``measured``: the target is that AL measured in your run group (the page's default, ``plan.measured_target``), a
+    figure of its own prompts: your run is set against it on those prompts (``not_on_one_scale``), and where they are
+    not the trend's benchmark the trend gives no samples figure for it (``measured_off_trend``), as the plan's
+    more-data row says (walk AF).
+
+    ``target_setting``: the setting the published target's source states it at (``plan.Aim.setting``), said where the
+    fit is at another (``target_sentence``)."""
     first: list[str] = []
     if curve_verdict == "plateau" and curve_peak is not None:  # eval fell past noise, not called overfitting
         first.append(
@@ -304,55 +369,67 @@ def data_lead(
             f"Your training log (Learning curve tab) is overfitting{fell}. Keep the {keep}; more unique data is "
             "likely to help, more epochs over the same samples are not."
         )
-    reached = already_reached(f, target, own_points)
+    off_trend = measured_off_trend(measured, f.benchmark) if measured is not None else None
+    # the target's prompts: a measured target's own where they are not the trend's, else the trend's benchmark
+    t_bench = measured.benchmark if measured is not None and off_trend else f.benchmark
+    reached = None if off_trend else already_reached(f, target, own_points)
     found = _most_like(f, own_points)
-    apart = _point_apart(found[0], f) if found is not None else None
-    if found is not None and apart and same_chain(str(found[0]["setting_key"]), f.setting_key):
+    apart = _point_apart(found[0], f) if found is not None else None  # your run against the trend
+    apart_t = prompts_apart(found[0].get("benchmark"), t_bench) if found is not None else None  # ... the target
+    on_chain = found is not None and same_chain(str(found[0]["setting_key"]), f.setting_key)
+    if found is not None and on_chain and (apart or apart_t):
         # where a run on other prompts would have "met" the target or sat "at or above" the trend, the plan's words
         # (``not_on_one_scale``): neither is set against it; below both, the trend's sentence alone, as before
         best, source = found
-        measured = float(best["accept_length"])
+        mine = float(best["accept_length"])
         volumes = [v for v in (own_volume, reference_volume) if v]
-        if measured >= target or (volumes and measured >= predict_bounded(f, max(volumes))[0]):
+        if apart_t and (mine >= target or (apart and volumes and mine >= predict_bounded(f, max(volumes))[0])):
             chain = str(best.get("chain") or "")
             first.append(
                 not_on_one_scale(
                     (source[:1].upper() + source[1:]) if source else "Your run",
-                    measured,
+                    mine,
                     chain if chain not in ("", "nan", "None") else str(best["setting_key"]),
                     _batch_of(best),
-                    apart,
-                    f"{round(target, 3):g}",
-                    f.benchmark,
+                    apart_t,
+                    measured.named if measured is not None and off_trend else f"{round(target, 3):g}",
+                    t_bench,
                 )
+            )
+        elif measured is not None and mine >= target and str(best.get("benchmark") or "").lower() == t_bench:
+            # on the measured target's own recorded prompts: set against it there
+            first.append(
+                f"Your draft already measured {mine:.2f}" + (f" ({source})" if source else "") + f": at or above "
+                f"the target {measured.named}, on the same {t_bench!r} prompts."
             )
     elif reached:
         first.append(reached)
-    elif found is not None and same_chain(str(found[0]["setting_key"]), f.setting_key):
+    elif found is not None and on_chain:
         vols = [(v, who) for v, who in ((own_volume, "your"), (reference_volume, f"{reference}'s")) if v]
         if vols:
             vol, who = max(vols, key=lambda t: t[0])
             mean = predict_bounded(f, vol)[0]
-            measured = float(found[0]["accept_length"])
+            own_al = float(found[0]["accept_length"])
             unsaid = unsaid_at(f, vol)
             if unsaid:  # walk T: "at or above the 1.00 the published trend gives", a clip, quoted as its value
                 first.append(
-                    f"Your draft measured {measured:.2f}"
+                    f"Your draft measured {own_al:.2f}"
                     + (f" ({found[1]})" if found[1] else "")
                     + f"; the published trend cannot say what acceptance a draft reaches at {who} {human(vol)} "
                     f"{f.x}: {unsaid}. So it cannot say what more data adds for your draft."
                 )
-            elif measured >= mean:
+            elif own_al >= mean:
                 first.append(
-                    f"Your draft already measured {measured:.2f}"
+                    f"Your draft already measured {own_al:.2f}"
                     + (f" ({found[1]})" if found[1] else "")
                     + f", at or above the {mean:.2f} the published trend gives at {who} {human(vol)} {f.x}: the "
                     "trend cannot say what more data adds for your draft."
                 )
-    sentence = target_sentence(f, target)
+    # a measured target on other prompts than the trend's is not placed on it (walk AF)
+    sentence = off_trend or target_sentence(f, target, published_at=target_setting)
     if not first:
         return [sentence]
-    return [*first, _on_trend(sentence)]
+    return [*first, sentence if off_trend else _on_trend(sentence)]
 
 
 def _on_trend(sentence: str) -> str:
@@ -401,18 +478,56 @@ def fit_summary(f: Fit, *, target_accept: float | None = None, own_volume: float
     return out
 
 
-def target_sentence(f: Fit, target_accept: float) -> str:
-    """'To reach 3.0 on GSM8K at (3,1,4) you need about N samples (range M..K).'"""
-    where = f"{bench_label(f.benchmark)} at {f.setting_key}"
+_STATED = (("engine", "engine"), ("bs", "batch size"), ("topk", "topk"), ("draft", "draft tokens"))
+
+
+def _key_parts(key: str) -> dict[str, str]:
+    """ "steps=3,topk=1,draft=4,bs=8,sglang" as {"steps": "3", ..., "engine": "sglang"}."""
+    out: dict[str, str] = {}
+    for part in (key or "").split(","):
+        name, sep, value = part.strip().partition("=")
+        if sep:
+            out[name] = value
+        elif re.fullmatch(r"[a-z][a-z0-9_.-]*", name):  # "sglang"; as overview._setting_parts reads it
+            out["engine"] = name
+    return out
+
+
+def setting_as_stated(key: str | None, against: str | None = None) -> str:
+    """A published figure's setting key with what its source leaves unsaid, never filled in from another setting:
+    "steps=3,topk=1,draft=4 (engine and batch size not stated)". ``against``: the setting it is set beside (a fit's),
+    whose stated parts the figure's source does not state are named; without it, the engine and batch size."""
+    if not key or key == "unspecified":
+        return "a setting its source does not state"
+    mine = _key_parts(key)
+    theirs = _key_parts(against) if against else {"engine": "", "bs": ""}
+    missing = [words for part, words in _STATED if part not in mine and part in theirs]
+    if not missing:
+        return key
+    said = missing[0] if len(missing) == 1 else f"{', '.join(missing[:-1])} and {missing[-1]}"
+    return f"{key} ({said} not stated)"
+
+
+def target_sentence(f: Fit, target_accept: float, *, published_at: str | None = None) -> str:
+    """'To reach 3.0 on GSM8K at (3,1,4) you need about N samples (range M..K).'
+
+    ``published_at``: the setting key the target figure's source states it at (``plan.Aim.setting``). Where it is not
+    the fit's, the target is said at its own setting and the fit at the fit's (walk AE: "To reach 3.172 on GSM8K at
+    steps=3,topk=1,draft=4,bs=8,sglang", a figure whose source states no engine and no batch size)."""
+    fit_where = where = f"{bench_label(f.benchmark)} at {f.setting_key}"
+    fit_at = ""
+    if published_at and published_at != f.setting_key:
+        where = f"{bench_label(f.benchmark)}, published at {setting_as_stated(published_at, f.setting_key)},"
+        fit_at = f" at {f.setting_key}"
     inv = volume_for(f, target_accept)
     if inv is None:
         return (
-            f"The fit for {where} does not rise with more {f.x} (slope {f.b:+.2f} per decade), so no volume "
+            f"The fit for {fit_where} does not rise with more {f.x} (slope {f.b:+.2f} per decade), so no volume "
             f"reaches {round(target_accept, 3):g}."
         )
     n, lo, hi = inv
     # Overview's plan states samples needed from another model; both figures say which model they are from
-    model = f"by the log-linear fit (acceptance linear in log {f.x}, no ceiling)"
+    model = f"by the log-linear fit{fit_at} (acceptance linear in log {f.x}, no ceiling)"
     other = (
         " Overview's plan gives its own figure from a logistic in log N bounded at K + 1, fitted to the published "
         "points at this chain: its slope flattens toward that ceiling, so the two figures differ."

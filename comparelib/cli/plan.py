@@ -294,7 +294,7 @@ def run(args: argparse.Namespace) -> int:
             w(f"   AL {o.al.text('.2f')}\n")
         if o.samples_needed is not None:  # on your log's axis, samples seen (epochs x unique samples)
             seen = " seen" if result.fit is not None and result.fit.scope == "curve" else ""
-            w(f"   samples{seen} needed {o.samples_needed.text(',.0f', missing='not reached')}\n")
+            w(f"   samples{seen} needed {o.samples_needed.words(missing='not reached')}\n")
         tot = o.total
         if tot.value:
             w(

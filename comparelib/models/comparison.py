@@ -394,6 +394,8 @@ def load_entry(
     serving_args = _serving_args(
         spec, target_spec, published, target, target_layers, uncounted.architecture if uncounted else None
     )
+    if serving_args and _shapes(checkpoint):  # what each engine's loader does with them (serving.load_check)
+        serving_args["checkpoint_shapes"] = _shapes(checkpoint)
     if spec.role == "draft":
         lint_args = dict(
             target_name=target_label or target if target_from == "given" else None,
@@ -411,6 +413,7 @@ def load_entry(
             if published and target_spec is None
             else None,
             checkpoint_tensors=list(header) if header else None,
+            checkpoint_shapes=_shapes(checkpoint),
             # the engines' class when known; else an uncounted target's architecture, named by the lint's note
             target_family=serving_args.get("target_arch") or family or (uncounted.architecture if uncounted else None),
         )
@@ -443,6 +446,13 @@ def load_entry(
         target_stored=uncounted.stored if uncounted else None,
         engine=serving,
     )
+
+
+def _shapes(checkpoint: params.CheckpointReport | None) -> list[tuple[str, list[int], list[int]]]:
+    """The checkpoint's tensors of another shape than the config builds: (name, config's, checkpoint's)."""
+    if checkpoint is None:
+        return []
+    return [(name, list(built), list(stored)) for name, built, stored in checkpoint.shape_mismatches]
 
 
 def _trained_for(
@@ -580,14 +590,14 @@ def served_against_rules(entry: Entry, runs: Sequence[Any]) -> list[str]:
     out = []
     for engine in dict.fromkeys(v.engine for v in entry.serving):
         rows = [v for v in entry.serving if v.engine == engine]
-        if all(v.status == "ok" for v in rows):
+        if all(v.status == "ok" or v.load_cut for v in rows):  # a cut checkpoint starts: its runs are no conflict
             continue
         versions = {v.version for v in rows}
 
         def conflicts(run: Any, rows: list[serving_model.Verdict] = rows, versions: set[str] = versions) -> bool:
             version = _run_version(run)
             mine = [v for v in rows if v.version == version] if version in versions else rows
-            return not any(v.status == "ok" for v in mine)
+            return not any(v.status == "ok" or v.load_cut for v in mine)
 
         served = [
             r
@@ -1000,17 +1010,20 @@ def _attached_text(row: Mapping[str, Any]) -> str:
 
 
 def _volume(
-    entry: Entry, volumes: Mapping[str, Mapping[str, Any]]
+    entry: Entry, volumes: Mapping[str, Mapping[str, Any]], typed: Mapping[str, float] | None = None
 ) -> tuple[int | None, int | None, str | None, str | None]:
     """(samples, tokens, source, attached): the volume in use and where it came from, and every volume attached to
     the draft (each source's latest, the one in use included). A published draft keeps its published figure, the
-    attached ones shown beside it; any other draft uses the latest attached one (walk AB: your draft's export read
+    attached ones shown beside it; any other draft uses the samples typed in for it where they are the volume in use
+    (``typed``: the sidebar's, walk AC), else the latest attached one (walk AB: your draft's export read
     "measured: ..." with ``attached_volume`` empty while the sidebar said the audit was attached)."""
     own = volumes.get(entry.label)
     p = entry.published
     attached = "; ".join(_attached_text(r) for r in own.get("by_source") or [own]) if own is not None else None
     if p is not None and (p.train_samples or p.train_tokens) and entry.label == p.hub_id:
         return p.train_samples, p.train_tokens, "published", attached
+    if typed and typed.get(entry.label):
+        return int(typed[entry.label]), None, "typed in", attached
     if own is not None:
         kind = own.get("kind") or "measured"
         return own.get("samples"), own.get("tokens"), f"{kind}: {own.get('source') or 'dataset audit'}", attached
@@ -1019,21 +1032,28 @@ def _volume(
     return None, None, None, None
 
 
-def table(entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]] | None = None) -> pd.DataFrame:
+def table(
+    entries: Sequence[Entry],
+    volumes: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    typed: Mapping[str, float] | None = None,
+) -> pd.DataFrame:
     """The side-by-side table; integers stay integers so exports are exact.
 
     ``volumes`` maps a draft's label to a stored training volume (from a dataset audit or typed in);
     published drafts fall back to the volume their card reports. A volume attached under a published
-    draft's own name never replaces its published figure: it is shown beside it. ``train_samples`` /
-    ``train_tokens`` are the volume in use and ``train_source`` where it came from ("published", or the kind and
-    source of the attached volume); ``attached_volume`` lists every volume attached to the draft, used or not.
+    draft's own name never replaces its published figure: it is shown beside it. ``typed`` maps a draft's label to
+    the samples typed in for it where they are the volume in use (the sidebar's draft: ``OwnDraft.training_samples``
+    says "typed in"). ``train_samples`` / ``train_tokens`` are the volume in use and ``train_source`` where it came
+    from ("published", "typed in", or the kind and source of the attached volume); ``attached_volume`` lists every
+    volume attached to the draft, used or not.
     """
     import pandas as pd
 
     rows = []
     for e in entries:
         c = e.count
-        samples, tokens, vol_source, attached = _volume(e, volumes or {})
+        samples, tokens, vol_source, attached = _volume(e, volumes or {}, typed)
         # A target model pasted where a draft belongs keeps its counts, as a target's: nothing of it is a draft's
         # trainable part, it has no target to be a fraction of, and lint (a draft's wiring) did not run on it.
         draft = e.spec.role == "draft"
