@@ -9,6 +9,7 @@ The group as the walk built it (scripts/bench.sh, w3_journey.py): this app's SGL
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from comparelib.analysis import overview
 from comparelib.values import run_param
 from tests.fixtures import bench_store, cli_in_process, eagle3_tensors
+from tests.test_plan_walk_ac_ad import AD_CONFIG
 
 DRAFT = "coderlab/q3coder-30b-eagle3"
 TARGET = "Qwen/Qwen3-Coder-30B-A3B-Instruct"
@@ -215,26 +217,7 @@ def _target_config() -> dict[str, Any]:
 
 
 def _draft_config() -> dict[str, Any]:
-    return {
-        "architectures": ["LlamaForCausalLMEagle3"],
-        "model_type": "llama",
-        "hidden_act": "silu",
-        "hidden_size": 2048,
-        "intermediate_size": 8192,
-        "num_hidden_layers": 1,
-        "num_attention_heads": 32,
-        "num_key_value_heads": 4,
-        "head_dim": 128,
-        "vocab_size": 151936,
-        "draft_vocab_size": 32000,
-        "max_position_embeddings": 32768,
-        "rope_theta": 10000000,
-        "rms_norm_eps": 1e-06,
-        "tie_word_embeddings": False,
-        "torch_dtype": "bfloat16",
-        "target_hidden_size": 2048,
-        "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 23, 44], "use_aux_hidden_state": True},
-    }
+    return copy.deepcopy(AD_CONFIG)  # walk AD's draft, one definition (tests.test_plan_walk_ac_ad)
 
 
 def test_overview_command_says_the_side_by_side_line(hub: Any, capsys: Any, tmp_path: Path) -> None:
