@@ -492,3 +492,29 @@ def test_learning_curve_tab_names_the_fall_and_the_peak_checkpoint(tmp_path: Pat
     at.run()  # the page's lead reads the log this session loaded
     lead = next(m.value for m in at.markdown if m.value.startswith("**Your training log"))
     assert lead.startswith("**Your training log (Learning curve tab) stopped rising: eval acceptance peaked"), lead
+
+
+def test_lead_names_the_more_data_row_when_another_option_leads() -> None:
+    """Walk AC C8: the lead appended the log's "more unique data (this row's new samples)" to "Ranked first: Serve
+    the measured tree", where "this row" was the tree."""
+    store = Store(None)
+    store.ensure_examples()
+    entry = comparison.load_entry(comparison.EXAMPLE_OWN, with_header=False)
+    inputs = plan.inputs_for(
+        entry,
+        runs=store.runs(group="example-kimi-k2.5"),
+        own_samples=5_000.0,
+        own_samples_source="example audit",
+        curve=_dense_curve(),
+        curve_source="train.log",
+    )
+    result = plan.build(inputs)
+    other = next(o for o in result.options if o.kind != "more-data")
+    result.options = [other] + [o for o in result.options if o is not other]
+    text = plan.lead(result) or ""
+    assert "is overfitting" in text, text
+    assert "this row's" not in text, text
+    assert 'more unique data (the new samples of the row "More training data") is likely to help' in text, text
+    more = next(o for o in result.options if o.kind == "more-data")
+    result.options = [more] + [o for o in result.options if o is not more]
+    assert "this row's" not in (plan.lead(result) or "").split(more.note, 1)[1]

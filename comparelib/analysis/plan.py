@@ -1711,7 +1711,7 @@ class Plan:
             "fit_note": self.fit_note,
             "cost_model": self.cost,
             "sources": [s.to_json() for s in self.sources],
-            "log_note": self.log_note or None,
+            "log_note": _log_note_outside_row(self.log_note) or None,
         }
 
     @property
@@ -1814,6 +1814,16 @@ def _current_words(result: Plan) -> str:
     return ""
 
 
+_MORE_DATA_TITLE = "More training data (same draft, same recipe)"
+
+
+def _log_note_outside_row(note: str) -> str:
+    """The log's note said away from the more-data row, whose "this row" would name another option."""
+    return note.replace(
+        "(this row's new samples)", f'(the new samples of the row "{_MORE_DATA_TITLE.split(" (")[0]}")'
+    )
+
+
 def _mtp_faster(result: Plan, key: str = "sentence") -> str:
     """Overview's sentence (``overview.native_mtp``) where the target's own MTP layers were measured faster than your
     draft, else "": ``key`` "short" for the lead."""
@@ -1849,7 +1859,8 @@ def lead(result: Plan) -> str | None:
             f"offline storage {first.storage.text(',.1f', ' TB')}."
         )
     if result.log_note and not first.weighed_down and result.log_note not in first.note:  # said there already
-        text += f" {result.log_note}"
+        # "this row" is the more-data row's own wording: under another option it named that option (walk AC C8)
+        text += " " + _log_note_outside_row(result.log_note)
     if mtp := _mtp_faster(result, "short"):  # what to do first: your draft is not the fastest measured (walk Z)
         text += f" {mtp}"
     if first.kind != "more-data" and result.current.get("above_trend"):
@@ -3335,7 +3346,7 @@ def build(
     options: list[Option] = []
 
     # ---- more data
-    md = Option("more-data", "More training data (same draft, same recipe)")
+    md = Option("more-data", _MORE_DATA_TITLE)
     measured_here = _measured_at_chain(inputs.runs, chain, rank_batch, inputs.own_run)
     # one rule on every path: a run on other prompts than the target's neither meets nor misses it (walk S)
     apart = _prompts_apart(measured_here[0], target_bench) if measured_here and target_al is not None else None
