@@ -38,7 +38,7 @@ import pytest
 
 from comparelib.analysis import curves, overview, plan, scaling
 from comparelib.live.store import RunRecord
-from comparelib.models import comparison
+from comparelib.models import comparison, registry
 from tests.fixtures import stored_run
 
 # ---------------------------------------------------------------- walk AC's data
@@ -378,11 +378,11 @@ def test_an_overfitting_logs_samples_seen_are_converted_by_its_own_passes(tmp_pa
 def test_an_overfitting_logs_change_is_said_from_the_peak_with_what_the_served_checkpoint_lost(
     tmp_path: Path,
 ) -> None:
-    note = _option(_ac_plan(tmp_path), "more-data").note or ""
+    note = _option(_ac_plan(tmp_path), "more-data").note or ""  # your acceptance is SGLang #3, as on Overview
     assert "at your 200,000 samples seen" not in note, note
     assert "2.77 at its eval peak, 200,000 samples seen (pass 2 of 4)" in note, note
     assert (
-        "The change is counted from the eval peak, not from the checkpoint run #20 serves: if that is your last one "
+        "The change is counted from the eval peak, not from the checkpoint run #3 serves: if that is your last one "
         "(pass 4, 400K samples seen, eval tau_sim 2.45), it is 0.31 below the peak on the log's scale, which keeping "
         "the pass-2 checkpoint (200K samples seen) recovers without more data; that 0.31 is in neither this row's AL "
         "nor its gain."
@@ -402,3 +402,14 @@ def test_past_the_largest_swept_batch_every_measured_num_steps_holds_its_measure
     assert "batch 64: 3 at 6,275.1 tok/s predicted from batch 1 and 32 runs, an upper bound" in note, note
     assert "batch 32's runs' own cycles held at num_steps 1, 3 and 6 (#9, #10, #11)" in note, note
     assert "the batch-32 fit's at other num_steps" in note, note
+
+
+def test_the_plans_own_run_is_overviews_on_the_references_engine(tmp_path: Path) -> None:
+    """The plan's default "your acceptance" (the CLI's `plan`, which passes no run) is the run Overview reads, on the
+    engine the reference publishes on: SGLang #3, not vLLM #20 (the same chain, batch and acceptance)."""
+    runs = walk_ac()
+    entry = _local_draft(tmp_path, "maverick-eagle3", MAV_CONFIG)
+    inputs = plan.inputs_for(entry, runs=runs, draft=MAV_DRAFT)
+    answer = overview.answer(entry, registry.get_draft(MAV_REF), runs, None, own_target=MAV, draft=MAV_DRAFT)
+    assert answer.own is not None and answer.own.run.id == 3, answer.own
+    assert inputs.own_run == answer.own.run.id == 3, inputs.own_run

@@ -4239,7 +4239,9 @@ def _own_acceptance_run(
 
     try:
         reference = shape_ref or overview.default_reference(overview.reference_choices(), draft, target, group).hub_id
-        mine = overview.own_acceptance(own, overview.reference_settings(reference), draft=draft)
+        mine = overview.own_acceptance(
+            own, overview.reference_settings(reference), draft=draft, engine=overview.reference_engine(reference)
+        )
     except (CompareError, KeyError, ValueError):  # no reference to read settings from: the plan's own rule
         return None
     return int(mine.run.id) if mine is not None and mine.run.id is not None else None
