@@ -93,7 +93,7 @@ def plan_section(
                 _plan_lead(result, answer)
         return
     with box:
-        _plan_body(own, entry, runs, volumes, answer)
+        _plan_body(own, entry, runs, volumes, answer, default)
 
 
 def _plan(
@@ -162,8 +162,10 @@ def _plan_body(
     runs: list,  # type: ignore[type-arg]
     volumes: list,  # type: ignore[type-arg]
     answer: overview.Answer,
+    default: plan.Plan | None = None,
 ) -> None:
-    """The opened plan: its inputs, the ranked table, exports, the fit and cost charts and the sources."""
+    """The opened plan: its inputs, the ranked table, exports, the fit and cost charts and the sources. ``default``:
+    the plan at its defaults where the page built it already (its inputs untouched, it is not built again)."""
     from comparelib import charts  # Altair loads only for an opened plan
 
     c1, c2, c3 = st.columns(3)
@@ -180,7 +182,8 @@ def _plan_body(
     )
     gpu_name = c2.selectbox("GPU", list(plan.GPUS), index=list(plan.GPUS).index("H200"), key="plan_gpu")
     # the batch sizes it ranks at are the plan's (1, 8, 64 and every batch your runs measured a pair at)
-    first = _plan(own, entry, runs, volumes, target_al, gpu_name, plan.BATCHES[0], answer)
+    untouched = default is not None and target_al is None and gpu_name == "H200"  # the defaults' inputs
+    first = default if untouched else _plan(own, entry, runs, volumes, target_al, gpu_name, plan.BATCHES[0], answer)
     offered = first.rank_batches if first is not None else plan.BATCHES
     rank_batch = int(
         c3.selectbox(
