@@ -60,7 +60,7 @@ class Entry:
     # where the target came from: "given" (--target, the page's field), "named" (its config), "published" (its
     # registry entry), "card" (its model card's base_model: ``load_entry(card_target=True)``), "" (none known)
     target_from: str = ""
-    target_note: str | None = None  # a card's base_model that could not be read as the target, and what to do
+    target_note: str | None = None  # a card's base_model or the config's target that could not be read, and why
     # where ``target_count`` came from: "the config shipped with the app", "read: <target>@<rev>", "read for <the
     # entry whose target it also is> (...)" (``share_targets``); None while the target's size is unknown
     target_size_from: str | None = None
@@ -279,7 +279,12 @@ def load_entry(
 
     ``serving`` is the engine the draft is served with ("SGLang 0.5.23", "vLLM", ...); None checks the
     newest rules of every serving engine (engines.serving_choices()). Without the header and the card, a Hub
-    draft costs one config download (no repo listing: see ``hub.fetch_model``).
+    draft costs one config download (no repo listing: see ``hub.fetch_model``), and one more for a target its
+    config names (``speculators_config.verifier``) whose config the app does not ship.
+
+    A Hub or local draft whose config names its target has that target (``target_from`` "named"), read with the
+    session's token; one whose config cannot be read (gated, offline) stays its target by name, and
+    ``target_note`` says why its size is unknown. A published draft keeps its registry entry's target (no fetch).
 
     ``card_target`` (the CLI): a Hub or local draft given no target (nor ``target_layers``) whose config names
     none takes the ``base_model`` its model card names, as the pages take your draft's target
@@ -363,9 +368,16 @@ def load_entry(
         size_from = SHIPPED_TARGET_WORDS if target_count is not None else None
     elif spec.role == "draft":
         verifier = _verifier_name(spec.raw_config)
-        if verifier and architectures.known_target(verifier) is not None:
-            target_spec, target_count, target_label, size_from = _target_from_text(verifier)
-            target_from = "named"
+        if verifier:  # the target its config names: read as a card's base_model is (a shipped config, else the Hub)
+            target_label, target_from = verifier, "named"  # its target by name even where its config is not read
+            try:
+                target_spec, target_count, _read, size_from = _target_from_text(verifier)
+            except _UncountedTarget as exc:
+                uncounted = _uncounted(exc, with_header)
+            except CompareError as exc:
+                target_note = _unread_named_note(label, verifier, exc)
+                if _repo_id_or_none(verifier) is None:  # a folder of the trainer's machine: no model to go by here
+                    target_label, target_from = None, ""
         elif card_target and kind in ("hub", "local") and target_layers is None:
             base = base_model_from_card(card)
             if base:  # the config names none; its model card does, as the pages read it
@@ -381,8 +393,8 @@ def load_entry(
                         "or --target-layers"
                     )
 
-    if uncounted is not None:
-        target_label, target_note = uncounted.label, uncounted.note
+    if uncounted is not None:  # a target named by the config keeps the name it gives
+        target_label, target_note = target_label or uncounted.label, uncounted.note
         size_from = uncounted.size_from if uncounted.stored is not None else None
         target_layers = target_layers or uncounted.layers
     if target_layers is None and target_spec is None and published is not None and published.target_layers:
@@ -445,6 +457,16 @@ def load_entry(
         target_size_from=size_from,
         target_stored=uncounted.stored if uncounted else None,
         engine=serving,
+    )
+
+
+def _unread_named_note(label: str, verifier: str, exc: CompareError) -> str:
+    """Why the target a draft's config names has no size here: its config could not be read (gated without a
+    token, offline, a folder of the trainer's machine), and what gives it."""
+    return (
+        f"{label}'s config names {verifier} as its target (speculators_config.verifier.name_or_path), whose config "
+        f"could not be read ({' '.join(str(exc).split())}); what needs the target's size is left out (on the "
+        "command line, --target with a copy that can be read, or --target-layers, gives it)"
     )
 
 
