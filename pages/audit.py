@@ -228,6 +228,7 @@ def _show_result(result: AuditResult) -> None:
             mime=export.MIME[fmt],
             file_name=f"dataset_audit.{export.EXTENSION[fmt]}",
             key=f"audit_download_{fmt}",
+            on_click="ignore",  # no rerun: one would drop the other buttons' deferred files
         )
 
     st.subheader("Attach to a draft as training volume")

@@ -404,6 +404,7 @@ try:
         mime=export.MIME[fmt],
         file_name=f"runs.{export.EXTENSION[fmt]}",
         key="runs_export",
+        on_click="ignore",  # no rerun: one would drop the other buttons' deferred files
     )
 
     import_fold = st.expander(

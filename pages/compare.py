@@ -372,6 +372,7 @@ for col, fmt in zip(cols, export.FORMATS, strict=False):
         file_name=f"draft-comparison.{export.EXTENSION[fmt]}",
         mime=export.MIME[fmt],
         key=f"compare_download_{fmt}",
+        on_click="ignore",  # no rerun: one would drop the other buttons' deferred files
     )
 for e, name in zip(entries, comparison.display_names(entries), strict=True):
     basis, estimated = comparison.counts_basis(e)

@@ -220,6 +220,7 @@ def _plan_body(
             file_name=f"plan.{export.EXTENSION[fmt]}",
             mime=export.MIME[fmt],
             key=f"plan_dl_{fmt}",
+            on_click="ignore",  # no rerun: one would drop the other buttons' deferred files
         )
     more = next((o for o in result.options if o.kind == "more-data"), None)
     needed = None
