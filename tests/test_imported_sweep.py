@@ -127,7 +127,7 @@ def test_a_pair_made_with_an_imported_run_names_it_imported() -> None:
     assert pair.note is not None and "prompt set not recorded by vllm bench serve (run #19)" in pair.note
     live = overview.live_facts(runs_mixed)
     assert live is not None and live.imported == (19,) and live.note == pair.note
-    assert live.sentence.startswith("Measured at batch 1: run #19 (imported, vllm, num_steps=5) at 333.7 tok/s"), (
+    assert live.sentence.startswith("Measured at batch 1: run #19 (imported, vllm, num_steps 5) at 333.7 tok/s"), (
         live.sentence
     )
     assert speedup.run_ref(pair.spec) == "#19 (imported)" and speedup.run_ref(pair.baseline) == "#1"
@@ -205,5 +205,5 @@ def test_overview_answers_with_the_apps_own_pair_before_an_imported_one(tmp_path
     assert not at.exception, at.exception
     md = "\n".join(m.value for m in at.markdown)
     # the app's own pair answers, not the faster imported file beside the app's baseline (walk R2)
-    assert "**Live speed** (measured): run #5 (vllm, num_steps=4) at batch 1," in md, md
+    assert "**Live speed** (measured): run #5 (vllm, num_steps 4) at batch 1," in md, md
     assert "without: [1.72x](/bench?" in md and f"run #{imported} (imported" not in md.split("**Live speed**")[1], md

@@ -357,7 +357,7 @@ def test_story_token_across_pages_best_pair_and_a_target_pasted_as_draft(  # typ
     assert '"Hub token (this session only)" field' in page.locator("[data-testid='stMain']").inner_text()
     _fill(page, "Hub token (this session only)", hub.token)
     main = page.locator("[data-testid='stMain']")
-    expect(main).to_contain_text(f"run #{ids['spec']} (sglang, num_steps=4)", timeout=60_000)
+    expect(main).to_contain_text(f"run #{ids['spec']} (sglang, num_steps 4)", timeout=60_000)
     text = main.inner_text()
     assert f"baseline run #{ids['base']}" in text and "2.44x" in text
     assert f"run #{ids['vllm']} (vllm): no comparable baseline" in text

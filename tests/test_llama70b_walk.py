@@ -130,7 +130,7 @@ def test_a_draft_above_the_published_trend_is_not_scaled_by_it() -> None:
 def test_overview_names_the_best_pair_of_each_other_setting() -> None:
     live = overview.live_facts(WALK_480K)
     assert live is not None and (live.run_id, live.baseline_run_id) == (11, 10)  # the pair rule stands
-    assert live.others == ("SGLang EAGLE-3 batch 1, num_steps=5, topk 4, 8 draft tokens at 2.44x (#9/#1)",)
+    assert live.others == ("SGLang EAGLE-3 batch 1, num_steps 5, topk 4, 8 draft tokens at 2.44x (#9/#1)",)
     assert live.others_clause == (
         "This pair is the fastest in tok/s; the largest speedup measured, 2.44x, is another setting's (the first "
         f"below). Other comparable pairs at other settings: {live.others[0]}."

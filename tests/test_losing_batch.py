@@ -185,7 +185,7 @@ def test_live_speed_says_where_speculation_pays_and_where_it_loses() -> None:
         live.verdict
     )
     assert "This pair is the fastest in tok/s; the largest speedup" not in live.sentence, live.sentence
-    assert "vLLM EAGLE-3 batch 16, num_steps=3 at 0.92x (#11/#10), a loss" in live.sentence, live.sentence
+    assert "vLLM EAGLE-3 batch 16, num_steps 3 at 0.92x (#11/#10), a loss" in live.sentence, live.sentence
     # pairs that agree: no verdict
     agree = overview.live_facts(walk_s(16, BASE16, 600.0))
     assert agree is not None and agree.verdict == ""
@@ -214,8 +214,8 @@ def test_overview_leads_live_speed_with_both_batches() -> None:
     assert line.startswith(
         "- **Live speed** (measured): Speculation pays at batch 1 (1.99x, #4/#1) and loses at batch 16 (0.92x, "
         "#8/#7). The pair to serve (the largest speedup measured; the fastest pair in tok/s loses): run #4 (vllm, "
-        "num_steps=3) at batch 1, "
+        "num_steps 3) at batch 1, "
     ), line
     assert "This pair is the fastest in tok/s" not in line, line
-    losing = "Other comparable pairs at other settings: vLLM EAGLE-3 batch 16, num_steps=3 at 0.92x (#8/#7), a loss."
+    losing = "Other comparable pairs at other settings: vLLM EAGLE-3 batch 16, num_steps 3 at 0.92x (#8/#7), a loss."
     assert losing in line, line

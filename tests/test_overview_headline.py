@@ -33,7 +33,7 @@ def test_overview_says_when_the_largest_speedup_is_another_settings(spec1: float
     assert (words in live.others_clause) is said, live.others_clause
     assert (words in live.sentence) is said, live.sentence
     assert "Other comparable pairs at other settings: " in live.others_clause
-    assert f"batch 1, num_steps=3 at {spec1 / 100:.2f}x (#2/#1)" in live.others_clause, live.others_clause
+    assert f"batch 1, num_steps 3 at {spec1 / 100:.2f}x (#2/#1)" in live.others_clause, live.others_clause
 
 
 MEITUAN = "lmsys/SGLang-EAGLE3-Qwen3-235B-A22B-Instruct-2507-SpecForge-Meituan"
@@ -112,7 +112,7 @@ def test_a_pair_of_one_tool_is_named_before_one_mixing_an_imported_run() -> None
     ]
     live = overview.live_facts(runs, DRAFT)
     assert live is not None and live.run_id == 5
-    assert live.others == ("vLLM EAGLE-3 batch 1, num_steps=3 at 1.60x (#15/#14)",), live.others
+    assert live.others == ("vLLM EAGLE-3 batch 1, num_steps 3 at 1.60x (#15/#14)",), live.others
     # the fastest speculative run of a group is imported, its baseline measured here: the app's own pair answers
     only_vllm = runs[2:]
     pair = speedup.best_pair(only_vllm)

@@ -154,9 +154,9 @@ def test_walk_u_compares_with_the_figure_the_reference_publishes_on_the_batch_1_
     speed = _line(said["lines"], "- Live speed")
     assert (
         "The pair to serve (the largest speedup measured; the fastest pair in tok/s loses): run #4 (vllm, "
-        "num_steps=3) at batch 1, 270.0 tok/s with speculation against baseline run #1 150.0 tok/s without: 1.80x"
+        "num_steps 3) at batch 1, 270.0 tok/s with speculation against baseline run #1 150.0 tok/s without: 1.80x"
     ) in speed, speed
-    assert "vLLM EAGLE-3 batch 16, num_steps=2 at 0.96x (#7/#6), a loss." in speed, speed
+    assert "vLLM EAGLE-3 batch 16, num_steps 2 at 0.96x (#7/#6), a loss." in speed, speed
 
     # the page says the same (it calls the same functions)
     at = _page({"draft": source, "draft_group": U_GROUP, "draft_vol": U_DRAFT})

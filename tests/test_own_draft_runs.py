@@ -162,7 +162,7 @@ def test_overview_answers_from_the_drafts_own_runs_in_a_group_of_several_drafts(
     md = "\n".join(m.value for m in at.markdown)
     assert f"target `{GPT_OSS}` (the model its runs were served with)" in md, md
     live = next(line for line in md.splitlines() if line.startswith("- **Live speed**"))
-    assert "(sglang, num_steps=3) at batch 32, [560.0 tok/s]" in live and "1.40x" in live, live
+    assert "(sglang, num_steps 3) at batch 32, [560.0 tok/s]" in live and "1.40x" in live, live
     left = " ".join(c.value for c in at.caption)
     # measured beside yours at the same setting: compared side by side, not "left out"
     assert "Run #3 of lmsys/EAGLE3-gpt-oss-120b-bf16 is not counted as yours: it is compared" in left, left
@@ -281,10 +281,10 @@ def test_pairs_at_other_settings_name_engine_algorithm_and_batch() -> None:
     live = overview.live_facts(runs, draft=MINE)
     assert live is not None and (live.run_id, live.baseline_run_id) == (13, 12)
     assert live.batch == 32 and live.batch_words == "at batch 32"
-    assert live.sentence.startswith("Measured at batch 32: run #13 (vllm, num_steps=3)"), live.sentence
+    assert live.sentence.startswith("Measured at batch 32: run #13 (vllm, num_steps 3)"), live.sentence
     assert live.others == (
-        "SGLang EAGLE-3 batch 1, num_steps=3 at 2.00x (#15/#14)",
-        "SGLang EAGLE-3 batch 4, num_steps=3 at 1.75x (#11/#10)",
+        "SGLang EAGLE-3 batch 1, num_steps 3 at 2.00x (#15/#14)",
+        "SGLang EAGLE-3 batch 4, num_steps 3 at 1.75x (#11/#10)",
     )
 
 

@@ -263,7 +263,7 @@ def test_the_best_comparable_pair_of_the_group_answers_and_is_named() -> None:
     at.run()
     assert not at.exception, at.exception
     md = _md(at)
-    assert f"**Live speed** (measured): run #{spec} (sglang, num_steps=4)" in md
+    assert f"**Live speed** (measured): run #{spec} (sglang, num_steps 4)" in md
     assert f"against baseline run #{base}" in md and "[2.44x](/bench" in md
     assert (
         f"run #{other} (vllm): no comparable baseline in this group: the closest, run #{base}, has different "

@@ -182,7 +182,7 @@ def test_overview_page_names_the_runs_it_left_out() -> None:
     at.run()
     assert not at.exception, at.exception
     md = _md(at)
-    assert f"**Live speed** (measured): run #{llama['spec']} (sglang, num_steps=3)" in md, md
+    assert f"**Live speed** (measured): run #{llama['spec']} (sglang, num_steps 3)" in md, md
     assert f"against baseline run #{llama['base']}" in md and "1.50x" in md
     assert "3.00x" not in md and f"run #{qwen[-1]}" not in md
     assert _note(qwen) in [w.value for w in at.warning]

@@ -198,11 +198,11 @@ def test_overview_page_says_the_comparable_chain_and_the_larger_speedup(tmp_path
     assert "the tree is 11% faster" not in md, md
     live = md.split("**Live speed** (measured): ")[1].split("\n")[0]
     t4, t1, b1 = ids[(4, 3, 4)], ids[(1, 3, 4)], ids[(1, None, 1)]
-    assert live.startswith(f"run #{t4} (sglang, num_steps=3) at batch 4,"), live
+    assert live.startswith(f"run #{t4} (sglang, num_steps 3, topk 4, 8 draft tokens) at batch 4,"), live
     assert (
         "This pair is the fastest in tok/s; another setting's speedup is larger, 2.62x (the first below) against "
         "this pair's 2.59x, within 2%: a tie within run-to-run noise. Other comparable pairs at other settings: "
-        f"SGLang EAGLE-3 batch 1, requests 8, num_steps=3, topk 4, 8 draft tokens at 2.62x (#{t1}/#{b1});"
+        f"SGLang EAGLE-3 batch 1, requests 8, num_steps 3, topk 4, 8 draft tokens at 2.62x (#{t1}/#{b1});"
     ) in live, live
 
 

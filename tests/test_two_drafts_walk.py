@@ -250,9 +250,9 @@ def test_overview_says_a_rising_log_once() -> None:
 @pytest.mark.parametrize(
     ("topk", "ndt", "words"),
     [
-        (1, 4, "num_steps=3 at"),  # a chain: its steps
-        (4, 8, "num_steps=3, topk 4, 8 draft tokens at"),  # a tree: its topk and draft tokens, as Chains or trees
-        (4, None, "num_steps=3, topk 4 at"),  # draft tokens not recorded: not guessed
+        (1, 4, "num_steps 3 at"),  # a chain: its steps
+        (4, 8, "num_steps 3, topk 4, 8 draft tokens at"),  # a tree: its topk and draft tokens, as Chains or trees
+        (4, None, "num_steps 3, topk 4 at"),  # draft tokens not recorded: not guessed
     ],
 )
 def test_other_pairs_name_a_tree_by_its_draft_tokens(topk: int, ndt: int | None, words: str) -> None:

@@ -76,13 +76,13 @@ def _walk_z(folder: Path, mtp: dict[str, Any] | None) -> None:
 
 FASTER = (
     "The target's own MTP layers were measured faster than your draft: run #3 (SGLang MTP (NEXTN), batch 1, "
-    "num_steps=3) at 125.0 tok/s (1.60x over baseline #1) against your best run #5 (SGLang EAGLE-3, batch 1, "
-    "num_steps=3) at 96.1 tok/s (1.23x over baseline #1), at the same engine, batch and benchmark settings."
+    "num_steps 3) at 125.0 tok/s (1.60x over baseline #1) against your best run #5 (SGLang EAGLE-3, batch 1, "
+    "num_steps 3) at 96.1 tok/s (1.23x over baseline #1), at the same engine, batch and benchmark settings."
 )
 OTHER_BATCH = (
     "The target's own MTP layers were measured with a larger speedup than your draft: run #3 (SGLang MTP (NEXTN), "
-    "batch 8, num_steps=3) at 700.0 tok/s (1.60x over baseline #6) against your best run #5 (SGLang EAGLE-3, batch 1, "
-    "num_steps=3) at 96.1 tok/s (1.23x over baseline #1); settings differ (batch 8 against 1)"
+    "batch 8, num_steps 3) at 700.0 tok/s (1.60x over baseline #6) against your best run #5 (SGLang EAGLE-3, batch 1, "
+    "num_steps 3) at 96.1 tok/s (1.23x over baseline #1); settings differ (batch 8 against 1)"
 )
 SLOWER = (
     "The target's own MTP layers measured slower than your draft: run #3 at 80.0 tok/s against your run #5 at 96.1"

@@ -1155,6 +1155,7 @@ class LiveFacts:
     verdict: str = ""
     # True where the fastest pair in tok/s loses and this pair, the largest speedup, leads instead (``lead_pair``)
     served: bool = False
+    setting: str = ""  # "num_steps 3, topk 4, 16 draft tokens": the speculative run's shape (``_steps_text``)
 
     @property
     def lead_words(self) -> str:
@@ -1202,7 +1203,9 @@ def _others_clause(others: Sequence[str]) -> str:
 
 
 def _steps_text(run: Any) -> str:
-    return f"num_steps={run.num_steps}" if run.num_steps is not None else "num_steps not reported"
+    """ "num_steps 3" for a chain, "num_steps 3, topk 4, 16 draft tokens" for a tree: the one label the plan and
+    Chains or trees use (walk AG named a tree "num_steps=3", as its chain of num_steps 3 read)."""
+    return speedup.shape_words(run)
 
 
 _SETTING_WORDS = {"concurrency": "batch", "max_tokens": "max_tokens", "prompt_set": "prompts"}
@@ -1272,7 +1275,7 @@ def _batch(run: Any) -> int | None:
 
 
 def _pair_words(run: Any, base: Any, ratio: float, headline: Any, also: str | None = None) -> str:
-    """ "vLLM EAGLE-3 batch 32, num_steps=3 at 1.60x (#12/#13)": a pair named so that it is told from the others
+    """ "vLLM EAGLE-3 batch 32, num_steps 3 at 1.60x (#12/#13)": a pair named so that it is told from the others
     by engine, algorithm, draft (when not the headline pair's) and batch size; ``also`` goes in its parentheses
     (another baseline's speedup, ``speedup.other_baselines``)."""
     engine = str(getattr(run, "engine", None) or "unknown engine")
@@ -1290,8 +1293,6 @@ def _pair_words(run: Any, base: Any, ratio: float, headline: Any, also: str | No
     if not rest and batch == _batch(headline) and engine == getattr(headline, "engine", None):
         rest = "other server settings"
     text = " ".join(who) + (f", {rest}" if rest else "") + f", {_steps_text(run)}"
-    tree = speedup.tree_words(run)  # "topk 4, 8 draft tokens", as Chains or trees names a tree
-    text += f", {tree}" if tree else ""
     return f"{text} at {ratio:.2f}x (#{run.id}/#{base.id}{_imported_tail(run, base)}{f'; {also}' if also else ''})"
 
 
@@ -1451,6 +1452,7 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
         max((ratio for _, ratio in paired), default=None),
         verdict,
         served,
+        _steps_text(best),
     )
     return replace(facts, sentence=f"{sentence} {facts.others_clause}") if paired else facts
 
@@ -1570,15 +1572,13 @@ class NativeMtp:
 
 
 def _run_who(run: Any) -> str:
-    """ "SGLang MTP (NEXTN), batch 1, num_steps=3": engine and algorithm, batch, num_steps, and a tree's shape."""
+    """ "SGLang MTP (NEXTN), batch 1, num_steps 3": engine and algorithm, batch, num_steps, and a tree's shape."""
     engine = str(getattr(run, "engine", None) or "unknown engine")
     who = " ".join(x for x in (_ENGINE_WORDS.get(engine.lower(), engine), registry.algorithm_label(run)) if x)
     parts = [who]
     if (batch := _batch(run)) is not None:
         parts.append(f"batch {batch}")
     parts.append(_steps_text(run))
-    if tree := speedup.tree_words(run):
-        parts.append(tree)
     return ", ".join(parts)
 
 

@@ -335,7 +335,7 @@ def _lines(
             + (f"{live.lead_words}: " if live.lead_words else "")
             + f"run #{live.run_id} ("
             + ("imported, " if live.run_id in live.imported else "")  # another tool's file: said with its number
-            + f"{live.engine}, num_steps={live.num_steps}) "
+            + f"{live.engine}, {live.setting}) "  # a tree's topk and draft tokens too (walk AG: "num_steps=3")
             + (f"{live.batch_words}, " if live.batch_words else "")
             + f"{link(f'{live.spec_tok_s:.1f} tok/s', 'bench')} with speculation against baseline run "
             f"#{live.baseline_run_id}{' (imported)' if live.baseline_run_id in live.imported else ''} "
@@ -355,7 +355,7 @@ def _lines(
             f"- **Live speed** (measured): run #{best.id} ({'imported, ' if speedup.is_imported(best) else ''}"
             f"{best.engine}) "
             f"{link(f'{best.output_tokens_per_s:.1f} tok/s', 'bench')} with speculation "
-            f"(num_steps={best.num_steps}); no speedup: {speedup.no_baseline_reason(answer.runs, [best])}."
+            f"({speedup.shape_words(best)}); no speedup: {speedup.no_baseline_reason(answer.runs, [best])}."
         )
     else:
         lines.append(

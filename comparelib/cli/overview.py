@@ -294,6 +294,7 @@ def _json(
             "speedup": live.speedup,
             "engine": live.engine,
             "num_steps": live.num_steps,
+            "setting": live.setting,  # "num_steps 3, topk 4, 16 draft tokens": a tree named as one
             "batch": live.batch,
             "kind": live.kind,
             "verdict": live.verdict or None,
