@@ -63,6 +63,8 @@ class Finding:
     harmless: bool = False  # known harmless: grouped and collapsed, never the headline
     # the engines ("SGLang", "vLLM") the finding is about; () for every engine (the config, the target)
     engines: tuple[str, ...] = ()
+    # a ``not-eagle3`` note's (method, what was checked), which the headline says with its own engine rows
+    parts: tuple[str, ...] = ()
 
 
 def default_boundaries(n_layers: int) -> tuple[int, int, int]:
@@ -544,11 +546,7 @@ def lint(
             )
         )
 
-    is_eagle3 = (
-        draft.aux_layer_ids is not None
-        or draft.draft_vocab_size is not None
-        or "eagle3" in (f"{draft.dialect} {draft.architecture}".lower())
-    )
+    is_eagle3 = checks_capture(draft)
     # the old family key where one covers the target; else the engines' class (GLM, MiniMax-M2, Phi-3, Mixtral, ...)
     family = target_family or (
         engines.family_of(target.dialect) or engine_model.target_class(target.architecture, target.dialect)
@@ -574,6 +572,8 @@ def lint(
                 "the target set), or check that this is the draft you meant.",
             )
         )
+    if not is_eagle3 and draft.role == "draft":
+        findings.append(_not_eagle3(draft, serving, t_hidden, t_vocab, target is not None))
     if is_eagle3:
         aux = _aux_findings(draft, n_layers, family, serving, t_hidden, _get(target, "architecture"))
         if other:  # the blocks it was trained on were another target's: "not the trained blocks" says nothing here
@@ -695,6 +695,48 @@ def lint(
                 )
             )
     return rank(findings)
+
+
+# How the methods whose wiring the engines' EAGLE-3 rules do not check are said in a sentence.
+_METHODS: dict[str, str] = {"eagle1": "an EAGLE-1 draft", "medusa": "a Medusa draft", "mtp": "an MTP module"}
+
+
+def checks_capture(draft: ModelSpec) -> bool:
+    """Whether the engines' capture rules (aux layer ids, fc width, draft vocabulary map) apply: an EAGLE-3 draft."""
+    return (
+        draft.aux_layer_ids is not None
+        or draft.draft_vocab_size is not None
+        or "eagle3" in (f"{draft.dialect} {draft.architecture}".lower())
+    )
+
+
+def method_phrase(draft: ModelSpec) -> str:
+    """The draft's method with its article ("an EAGLE-1 draft"), for sentences about drafts the rules do not check."""
+    return _METHODS.get(draft.dialect, f"a draft that is not EAGLE-3 (its config reads as {draft.dialect})")
+
+
+def _not_eagle3(
+    draft: ModelSpec,
+    serving: Sequence[tuple[str, str]] | None,
+    t_hidden: int | None,
+    t_vocab: int | None,
+    has_target: bool,
+) -> Finding:
+    """What the lint checked of a draft the engines' EAGLE-3 rules do not cover: the headline's all-clear says this
+    instead of a wiring match (walk AH2: an EAGLE-1 draft was said to match what SGLang and vLLM will do)."""
+    what = [x for x, known in (("hidden size", t_hidden), ("vocabulary", t_vocab)) if known is not None]
+    what += ["positions"] if has_target else []
+    checked = f"its {_and(what)} against the target" if what else "the draft's own config only: no target was given"
+    method = method_phrase(draft)
+    said = f"{_rules_do_not_apply(method, covered_rows(serving))}; checked: {checked}."
+    return Finding("info", "not-eagle3", said, parts=(method, checked))
+
+
+def _rules_do_not_apply(method: str, covers: Sequence[str]) -> str:
+    return (
+        f"This is {method}: the engines' EAGLE-3 capture rules (aux layer ids, fc width, draft vocabulary map) do not "
+        f"apply to it, so no wiring match with what {_and(covers)} will do is claimed"
+    )
 
 
 def _shape_findings(shapes: engine_model.Shapes | None) -> list[Finding]:
@@ -834,9 +876,13 @@ def headline(
     if engine is not None:
         covers = [c for c in covers if c.lower().startswith(engine[0].lower())] or covers
         outside = [v for v in outside if v.engine.lower() == engine[0].lower()]
-    said = f"Nothing to act on: the wiring matches what {_and(covers)} will do"
-    if engine is not None:
-        said = f"Nothing to act on for {engine[0]} ({engine[1]}): the wiring matches what {_and(covers)} will do"
+    unchecked = next((f.parts for f in ranked if f.code == "not-eagle3" and len(f.parts) == 2), None)
+    who = f" for {engine[0]} ({engine[1]})" if engine is not None else ""
+    said = f"Nothing to act on{who}: the wiring matches what {_and(covers)} will do"
+    if unchecked is not None:  # the engines' rules check EAGLE-3 wiring only: no match is claimed for this draft
+        said = (
+            f"Nothing to act on{who} in what was checked ({unchecked[1]}). {_rules_do_not_apply(unchecked[0], covers)}"
+        )
     if outside:
         said += "; of the other rows, " + "; ".join(_row_gap(v) for v in outside) + f" ({rows_where})"
     said += "."
