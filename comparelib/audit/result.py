@@ -111,6 +111,24 @@ class AuditResult:
         extrapolated counts the sample only (``sample_rows``), which Attach stores as such."""
         self.sample_rows = self.rows_read if sample is not None and not self.estimated else None
 
+    @property
+    def sampled(self) -> bool:
+        """Whether the counts are a sample's (an estimate, or a sample not extrapolated): duplicates among them."""
+        return self.estimated or self.sample_rows is not None
+
+    def duplicates_note(self) -> str | None:
+        """What a sample's duplicate counts are (None for a full scan): a row counts as one only where the row it
+        repeats was drawn too, so a random third of a split with 8% duplicates found about a third of that rate
+        (walk AG3 offered the sample's 974 "unique usable rows" as if they were the split's)."""
+        if not self.sampled:
+            return None
+        return (
+            f"duplicates are counted within the sample of {self.rows_read:,} rows only: a row counts as one only "
+            "where the row it repeats was drawn too, so a random sample finds a lower duplicate rate than the whole "
+            "split has (for rows repeated once, about the sampled fraction of it); unique usable rows are not "
+            "counted (a full scan counts them)"
+        )
+
     def sample_words(self) -> str | None:
         """ "a sample of 300 rows; totals not extrapolated" for a sample's counts (``sample_rows``), else None."""
         if self.sample_rows is None:
@@ -189,7 +207,7 @@ class AuditResult:
 
     def volume_sentence(self) -> str:
         """What the rows trained on are, counted from which rows, and the unique usable rows beside them."""
-        est = " in the sample" if self.estimated else ""
+        est = " in the sample" if self.sampled else ""
         zero = (
             f"the {self.zero_supervised:,} with no supervised token{est} (an empty loss mask) are left out, as "
             "SpecForge and speculators drop them"
@@ -213,9 +231,8 @@ class AuditResult:
         )
         unique = self.unique_volume()
         if unique is None:
-            return (
-                f"{said} Unique usable rows: not counted for an estimate (duplicates are counted in the sample only)."
-            )
+            what = "an estimate" if self.estimated else "a sample"
+            return f"{said} Unique usable rows: not counted for {what} (duplicates are counted in the sample only)."
         return (
             f"{said} Unique usable rows: {unique['samples']:,} samples, {unique['tokens']:,} tokens (one copy of each "
             "duplicate, no row without a supervised token)."

@@ -1047,6 +1047,8 @@ def finish(
             f"estimate from a random sample of {n:,} of {population:,} rows (seed {seed}); "
             f"duplicates, anomalies and malformed counts are for the sample only"
         )
+    elif sample is not None:  # not extrapolated (no row count): a sample's duplicates give no count of unique rows
+        unique_kept = (None, None)
     for examples in (
         stats.malformed_examples,
         stats.anomaly_examples,
@@ -1061,7 +1063,7 @@ def finish(
                 if key in ex:
                     ex[key] = src.locate(ex[key])
     label = conv_mod.FORMAT_LABELS.get(detected, detected)
-    return AuditResult(
+    result = AuditResult(
         source=src.name,
         format=detected,
         format_label=label,
@@ -1116,6 +1118,7 @@ def finish(
         rows_with_offsets=stats.with_offsets,
         estimated=estimate is not None,
         estimate=estimate,
+        sample_rows=stats.rows_read if sample is not None and estimate is None else None,  # as ``mark_sample``
         population=population,
         hub_rows=src.hub_rows,
         hub_rows_note=src.hub_rows_note,
@@ -1123,6 +1126,9 @@ def finish(
         notes=notes,
         file_errors=sorted(stats.file_errors, key=lambda e: e["file"]),
     )
+    if dup_note := result.duplicates_note():  # a sample's duplicates are not the split's (walk AG3)
+        result.notes.append(dup_note)
+    return result
 
 
 def empty_turn_note(rows: int, samples: int, roles: Mapping[str, int], sampled: bool = False) -> str:
