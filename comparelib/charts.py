@@ -975,6 +975,11 @@ def plan_curve_chart(
     )
 
 
+# GPU-hours on an axis: thousands separated, no trailing zeros. Without a format, a plan of free options only (a
+# zero-width domain) gave Vega no tick step to set a precision from, and its one tick read "0.000000" (walk AG).
+GPU_HOURS_FORMAT = ",~f"
+
+
 def plan_cost_chart(frame: pd.DataFrame, *, rank_batch: int = 1) -> alt.LayerChart:
     """Cost (GPU-hours, symlog: free changes sit at 0) against tok/s gained at the ranking batch size, one
     point per option with its GPU-hours band; ``frame`` is ``Plan.frame()``."""
@@ -987,7 +992,13 @@ def plan_cost_chart(frame: pd.DataFrame, *, rank_batch: int = 1) -> alt.LayerCha
     if len(df):
         df["gpu_hours_high"] = df["gpu_hours_high"].fillna(df["gpu_hours"])
         df["gpu_hours_low"] = df["gpu_hours_low"].fillna(df["gpu_hours"])
-    x = alt.X("gpu_hours:Q", title="GPU-hours (symlog; 0 = a free change)", scale=alt.Scale(type="symlog", constant=1))
+    axis = alt.Axis(format=GPU_HOURS_FORMAT)
+    x = alt.X(
+        "gpu_hours:Q",
+        title="GPU-hours (symlog; 0 = a free change)",
+        scale=alt.Scale(type="symlog", constant=1),
+        axis=axis,
+    )
     y = alt.Y("gain_tok_s:Q", title=f"tok/s gained at batch {rank_batch}")
     tooltip = [
         alt.Tooltip("rank:Q"),
@@ -999,7 +1010,7 @@ def plan_cost_chart(frame: pd.DataFrame, *, rank_batch: int = 1) -> alt.LayerCha
     ]
     base = alt.Chart(df)
     bars = base.mark_rule(opacity=0.6).encode(
-        x=alt.X("gpu_hours_low:Q", scale=alt.Scale(type="symlog", constant=1)),
+        x=alt.X("gpu_hours_low:Q", scale=alt.Scale(type="symlog", constant=1), axis=axis),
         x2="gpu_hours_high:Q",
         y=y,
         color=alt.Color("kind:N", title="option"),
