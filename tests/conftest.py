@@ -31,6 +31,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         "HF_HUB_OFFLINE",
         "TRANSFORMERS_OFFLINE",
         "SPECDRAFT_DB",
-        "HF_ENDPOINT",
     ):
         monkeypatch.delenv(name, raising=False)
+    # a Hub call no test planned (one without the ``hub`` fixture) is refused at once on any machine, never sent to
+    # huggingface.co nor left to a network's timeout; the ``hub`` fixture points it at its emulator
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")

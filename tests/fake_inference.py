@@ -405,6 +405,7 @@ class FakeInferenceServer:
         fault_at = len(sizes) // 2
         done_tokens = 0
         first_at = last_at = 0.0
+        chunk_at: list[float] = []  # when each chunk was written: its gaps are the ITL the server made
         for i, size in enumerate(sizes):
             if i > 0 and o.chunk_delay_s > 0:
                 await asyncio.sleep(o.chunk_delay_s)
@@ -428,6 +429,7 @@ class FakeInferenceServer:
             piece = _words(size, done_tokens)
             done_tokens += size
             last_at = time.perf_counter()
+            chunk_at.append(last_at)
             if i == 0:
                 first_at = last_at
             if kind == "generate":
@@ -488,6 +490,7 @@ class FakeInferenceServer:
                 "received": received,
                 "first": first_at,
                 "last": last_at,
+                "chunk_at": chunk_at,
                 "done": time.perf_counter(),
                 "tokens": total,
                 "chunks": len(sizes),

@@ -72,7 +72,11 @@ def test_sglang_native_timing_tokens_and_acceptance(fake_server) -> None:
     server_decode = _median([t["last"] - t["first"] for t in truth])
     assert 0.0 <= s.ttft_ms["p50"] / 1000 - server_ttft < 0.015
     assert s.tpot_ms["p50"] / 1000 * 31 == pytest.approx(server_decode, abs=0.010)
-    assert s.itl_ms["p50"] / 1000 == pytest.approx(server_decode / 7, abs=0.005)
+    # the median gap against the server's median gap (its mean, decode / 7, moves with one late chunk on a busy
+    # machine while the median does not: a CI run read 20.8 ms against a mean of 27.2)
+    server_gaps = [b - a for t in truth for a, b in zip(t["chunk_at"], t["chunk_at"][1:], strict=False)]
+    assert len(server_gaps) == 8 * 7
+    assert s.itl_ms["p50"] / 1000 == pytest.approx(_median(server_gaps), abs=0.005)
     # and against what it was told to do, with room for a loaded machine
     assert 50.0 <= s.ttft_ms["p50"] <= 80.0
     assert 7 * 20.0 / 31 - 0.05 <= s.tpot_ms["p50"] <= 7 * 30.0 / 31
