@@ -86,6 +86,10 @@ _NOT_SAMPLES = {"vocab_mapping.pt", "token_freq.pt", "d2t.pt", "t2d.pt", "cache.
 _NEEDS_OBJECTS = re.compile(r"GLOBAL|Can only (?:create new object|build)|is blocked|allowlisted")
 
 _STATE_DTYPES = ("bfloat16", "float16", "float32")
+# Trainers that set the last position of each sample's loss mask to 0 at load time, whatever it held, so a
+# last 1 is masked but never supervised (specforge 0.2.0 algorithms/eagle3/data.py normalize_offline_sample and
+# data/preprocessing.py OfflineEagle3Dataset.process_data; SafeAILab/EAGLE eagle/train/main.py CustomDataset).
+_ZEROES_LAST: dict[DumpFormat, str] = {"specforge": "SpecForge", "eagle12": "the EAGLE-1/2 trainer"}
 _SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 # Wiring thresholds. Real layer outputs never repeat exactly; the bugs they catch repeat exactly.
@@ -515,8 +519,9 @@ def _row(name: str, status: RowStatus, fmt: DumpFormat | None, error: str | None
         "seq_len": None,
         "hidden": None,
         "dtype": None,
-        "loss_mask_share": None,
-        "supervised_tokens": None,
+        "loss_mask_share": None,  # share of positions the loss mask marks (masked_tokens / seq_len)
+        "supervised_tokens": None,  # masked positions the trainer supervises (its last zeroed, _ZEROES_LAST)
+        "masked_tokens": None,  # positions the loss mask marks, as stored
         "nan": None,
         "inf": None,
         "aux_norms": None,  # median per-token RMS of the low, mid, high chunks
@@ -734,8 +739,12 @@ class _FileAudit:
         if mask.is_floating_point():
             self.add("warning", "dtype", f"loss_mask is {_dtype_name(mask)}; trainers expect int64 0/1.")
         ones = int((mask != 0).sum())
-        self.row["supervised_tokens"] = ones
+        trainer = _ZEROES_LAST.get(self.fmt)
+        dropped = 1 if trainer and bool(mask[-1] != 0) else 0
+        self.row["masked_tokens"] = ones
+        self.row["supervised_tokens"] = ones - dropped
         self.row["loss_mask_share"] = ones / max(int(mask.shape[0]), 1)
+        self.ctx.last_position_ones += dropped
         if ones == 0:
             self.add(
                 "warning",
@@ -743,8 +752,13 @@ class _FileAudit:
                 "loss mask is all zeros: the sample supervises nothing (chat template or assistant-span "
                 "detection mismatch?).",
             )
-        elif bool(mask[-1] != 0):
-            self.ctx.last_position_ones += 1
+        elif ones == dropped:
+            self.add(
+                "warning",
+                "loss_mask_empty",
+                f"loss mask marks only the last position, which {trainer} sets to 0 at load time: the sample "
+                "supervises nothing (chat template or assistant-span detection mismatch?).",
+            )
 
     def _check_widths(self, final: torch.Tensor | None, aux: torch.Tensor | None) -> tuple[int | None, bool]:
         """(hidden size for the row, whether the aux splits into three chunks of that size)."""
@@ -1306,12 +1320,19 @@ def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
         )
     masked = [r for r in ok_rows if r.get("supervised_tokens") is not None]
     supervised = sum(r["supervised_tokens"] for r in masked) if masked else None
+    masked_tokens = sum(r["masked_tokens"] for r in masked) if masked else None
+    trainer = _ZEROES_LAST.get(fmt, _ZEROES_LAST["specforge"])
     if masked and supervised == 0:
+        why = (
+            "is all zeros"
+            if masked_tokens == 0
+            else f"is all zeros or marks only the last position, which {trainer} sets to 0 at load time"
+        )
         findings.append(
             DumpFinding(
                 "error",
                 "no_supervised_tokens",
-                f"every loss mask in the {len(masked)} files read is all zeros: nothing would be "
+                f"every loss mask in the {len(masked)} files read {why}: nothing would be "
                 "trained. Check the chat template used when the dump was made.",
             )
         )
@@ -1320,8 +1341,9 @@ def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
             DumpFinding(
                 "info",
                 "loss_mask_last",
-                f"{last_position_ones} of {len(masked)} files have loss_mask[-1] = 1; SpecForge "
-                "zeroes the last position at load time, so it is not supervised.",
+                f"{last_position_ones} of {len(masked)} files have loss_mask[-1] = 1; {trainer} "
+                "sets the last position to 0 at load time, so it is not supervised: supervised_tokens counts "
+                f"{supervised:,} of the {masked_tokens:,} masked positions.",
             )
         )
     if files_read < len(chosen):
@@ -1348,7 +1370,8 @@ def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
         "errors": sum(1 for f in findings if f.severity == "error"),
         "warnings": sum(1 for f in findings if f.severity == "warning"),
         "tokens": tokens,
-        "supervised_tokens": supervised,
+        "supervised_tokens": supervised,  # what the trainer supervises: each sample's last position zeroed
+        "masked_tokens": masked_tokens,  # loss-mask ones as stored
         "supervised_share": (supervised / tokens) if supervised is not None and tokens else None,
         "seq_len": {"min": min(lens), "mean": tokens / len(lens), "max": max(lens)} if lens else None,
         "samples_total": len(paths),  # one sample per file in every known layout

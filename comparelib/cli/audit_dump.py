@@ -122,8 +122,11 @@ def run(args: argparse.Namespace) -> int:
     out.write(
         f"read {report.files_read} of {report.files_total} files (sampled {s['files_sampled']}, seed {s['seed']})\n"
     )
+    supervised = _fmt(s["supervised_tokens"])
+    if s.get("masked_tokens") not in (None, s["supervised_tokens"]):  # the trainer zeroes a masked last position
+        supervised += f" of {s['masked_tokens']} masked (each sample's last position is not supervised)"
     out.write(
-        f"tokens {s['tokens']}, supervised {_fmt(s['supervised_tokens'])}, "
+        f"tokens {s['tokens']}, supervised {supervised}, "
         # a median RMS per element, not the L2 norm per token of the --all lines (~sqrt(hidden) larger)
         f"aux RMS per element (median over tokens, mean over files), low/mid/high {_fmt(s['mean_aux_norms'])}\n"
     )
