@@ -246,7 +246,7 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     assert f"ours {ROWS} samples" in answer  # the audit's count
     # the fastest pair, whichever num_steps it is (3 drafts 4 tokens a verify step, 2 drafts 3)
     live = re.search(
-        r"Live speed \(measured\): run #\d+ \(sglang, num_steps=(\d)\) at batch \d+, [\d.]+ tok/s with speculation "
+        r"Live speed \(measured\): run #\d+ \(sglang, num_steps (\d)\) at batch \d+, [\d.]+ tok/s with speculation "
         r"against "
         r"baseline run #\d+ [\d.]+ tok/s without: [\d.]+x \(\+\d",
         answer,
