@@ -153,3 +153,16 @@ def test_cli_compare_says_what_was_checked_for_an_eagle1_draft(vicuna_folder: Pa
     assert "This is an EAGLE-1 draft: " in wiring[0] and "This is a Medusa draft: " in wiring[1], wiring
     eagle3 = run_cli("compare", f"registry:{EAGLE3}", "--no-header")
     assert f"Nothing to act on: {MATCH} {ROWS} will do." in eagle3.stdout, eagle3.stdout
+
+
+def test_compare_page_shows_an_eagle1_all_clear_as_information_not_success() -> None:
+    """The green success box read as "the wiring is fine" for a draft whose wiring the rules never checked."""
+    from tests.fixtures import page_app
+
+    at = page_app("../pages/compare.py", timeout=120).run()
+    at.multiselect(key="compare_picks").set_value(["yuhuili/EAGLE-LLaMA3-Instruct-8B"])
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    said = [i.value for i in at.info if "yuhuili/EAGLE-LLaMA3-Instruct-8B" in i.value]
+    assert any("This is an EAGLE-1 draft" in s for s in said), [i.value for i in at.info]
+    assert not any("EAGLE-LLaMA3-Instruct-8B" in s.value for s in at.success), [s.value for s in at.success]
