@@ -90,7 +90,7 @@ def _same_shape(
     size" was headlined."""
     from comparelib.models.registry import KIMI_REFERENCE
 
-    own = (own_repo or "").lower()
+    own = _own_id(own_repo)
     if own_shape is None:
         return Reference(
             KIMI_REFERENCE, f"Your draft's target is not known, so the default reference is shown; {SET_TARGET}."
@@ -161,7 +161,7 @@ def default_reference(
 
     drafts = registry.load_registry()
     by_id = {d.hub_id: d for d in drafts}
-    own = (own_repo or "").lower()
+    own = _own_id(own_repo)
     fallback = KIMI_REFERENCE if KIMI_REFERENCE in choices else (choices[0] if choices else KIMI_REFERENCE)
     if not own_target:
         shaped = _same_shape(own_shape, own_repo, drafts)
@@ -193,7 +193,9 @@ def default_reference(
         )
     ]
     if not same:
-        if kimi:  # a Kimi target with no published draft of its own (walk AE: K2.6 has two, and took this one)
+        # a Kimi target with no published draft of its own (walk AE: K2.6 has two, and took this one); the Kimi-K2
+        # draft itself pasted as yours is set against the nearest of its family instead, never against itself
+        if kimi and fallback.lower() != own:
             return Reference(fallback, kimi_why)
         near = nearest_in_family(own_target, own_repo)
         if near is not None:
@@ -334,8 +336,15 @@ class SideBySide:
         )
 
 
+def _own_id(own_repo: str | None) -> str:
+    """Your draft's name as the registry's ids read it: lower case, without an @revision. The plan passes the
+    draft's label ("AQ-MedAI/Kimi-K2.7-Code-eagle3@1799d63"), and walk AJ3's published draft, not known as itself,
+    was the plan's reference while Overview compared it with another."""
+    return (model_id(own_repo) or "").lower()
+
+
 def _published_for(target: str, own_repo: str | None) -> list[str]:
-    wanted, own = target.strip().lower(), (own_repo or "").strip().lower()
+    wanted, own = target.strip().lower(), _own_id(own_repo)
     return [
         d.hub_id
         for d in registry.load_registry()
@@ -446,7 +455,7 @@ def nearest_in_family(own_target: str, own_repo: str | None = None) -> Reference
     family = model_family(own_target)
     if family is None:
         return None
-    own = (own_repo or "").lower()
+    own = _own_id(own_repo)
     wanted = (model_id(own_target) or "").lower()  # "org/name@rev" is org/name: the registry has no revisions
     countable = set(reference_choices())
     with_accept = _with_acceptance()
@@ -1088,7 +1097,9 @@ def own_acceptance(
                 r,
                 _accept_of(r),  # type: ignore[arg-type]
                 k,
-                f"at the published chain of {want}" + (f", {' and '.join(differ)}" if differ else ""),
+                f"at the published chain of {want}"
+                + (f", {' and '.join(differ)}" if differ else "")
+                + _other_engines_words(r, chained, wanted, paired, inferred),
             )
     if pair is not None:
         r = pair.spec
@@ -1105,6 +1116,41 @@ def own_acceptance(
     if settings:
         why += f"; no run drafts a published chain ({'; '.join(settings)})"
     return OwnAccept(r, _accept_of(r), run_setting(r)[0], why)  # type: ignore[arg-type]
+
+
+def _other_engines_words(
+    run: Any, chained: Sequence[tuple[Any, str]], wanted: dict[str, str], paired: int | None, inferred: bool
+) -> str:
+    """ "; SGLang run #4 measured 2.79 at the same chain and batch: ..." where another engine's run at ``run``'s chain,
+    batch and temperature measured another acceptance (its newest there), and why ``run`` was taken; "" where none.
+    Walk AJ: "your acceptance" moved from SGLang #4 (2.79) to a newer vLLM run (2.61) at the same chain and batch
+    by the newest-run rule, and #4 was not named."""
+    mine = _setting_parts(run_setting(run)[0])
+    al = _accept_of(run)
+    others: dict[str, Any] = {}
+    for other, key in chained:
+        parts = _setting_parts(key)
+        engine = parts.get("engine")
+        if not engine or engine == mine.get("engine") or parts.get("bs") != mine.get("bs"):
+            continue
+        if parts.get("T", "0") != mine.get("T", "0") or _accept_of(other) is None or al is None:
+            continue
+        if f"{_accept_of(other):.2f}" != f"{al:.2f}" and (engine not in others or other.id > others[engine].id):
+            others[engine] = other
+    if not others:
+        return ""
+    said = " and ".join(
+        f"{_ENGINE_WORDS.get(e, e)} run #{o.id} measured {_accept_of(o):.2f}" for e, o in sorted(others.items())
+    )
+    if "engine" not in wanted:  # neither the figure nor the reference's other results name an engine
+        rule = "the best comparable pair's run" if run.id == paired else "the newest run"
+        why = f": the published figure states no engine (nor does the reference elsewhere), so {rule} is taken"
+    elif mine.get("engine") == wanted["engine"]:
+        whose = "the engine the reference publishes on" if inferred else "the published engine"
+        why = f", not on {whose} ({_ENGINE_WORDS.get(wanted['engine'], wanted['engine'])})"
+    else:
+        why = ""
+    return f"; {said} at the same chain and batch{why}"
 
 
 def _chain_rank(t: tuple[Any, str], wanted: dict[str, str], paired: int | None) -> tuple[bool, bool, bool, bool, int]:
@@ -1482,10 +1528,25 @@ class NativeMtp:
     # runs' tok/s are compared; otherwise only their speedups over their own baselines are
     differs: tuple[str, ...]
     verdict: str  # "faster", "slower" or "tie" (within ``speedup.TIE_TOLERANCE``): the MTP run against yours
+    # the comparison at each batch both were measured alike, lowest batch first (this one among them); walk AI
+    # compared batch 16 only (slower) where batch 1 measured MTP 12.8% faster
+    batches: tuple[NativeMtp, ...] = ()
 
     @property
     def faster(self) -> bool:
         return self.verdict == "faster"
+
+    @property
+    def _per_batch(self) -> str:
+        """ "faster at batch 1 (run #4 at 184.8 tok/s against your run #3 at 163.8 tok/s, SGLang), slower at batch
+        16 (...)": each batch's comparison, by measured tok/s."""
+        words = {"faster": "faster", "slower": "slower", "tie": "within 2% (a tie)"}
+        return ", ".join(
+            f"{words[b.verdict]} at batch {_batch(b.mtp)} (run #{b.mtp.id} at {b.mtp.output_tokens_per_s:.1f} tok/s "
+            f"against your run #{b.yours.id} at {b.yours.output_tokens_per_s:.1f} tok/s, "
+            f"{_run_place(b.mtp).split(',')[0]})"
+            for b in self.batches
+        )
 
     @property
     def alike_words(self) -> str:
@@ -1500,8 +1561,20 @@ class NativeMtp:
     @property
     def sentence(self) -> str:
         """Faster: the whole comparison, which runs, their tok/s and speedups, and whether they were measured alike.
-        Slower or a tie: one short clause."""
+        Slower or a tie: one short clause. Measured at several batches: each batch's verdict."""
         m, y = self.mtp, self.yours
+        if len(self.batches) > 1:
+            said = (
+                f"{MTP_WHO} were measured against your draft at each batch both ran, at the same engine and benchmark "
+                f"settings: {self._per_batch}."
+            )
+            if not self.faster:
+                return said
+            at = " and ".join(f"batch {_batch(b.mtp)}" for b in self.batches if b.faster)
+            return (
+                f"{said} At {at}, serving the target with its own MTP layers (no draft model to load) is faster "
+                "than serving your draft."
+            )
         if not self.faster:
             how = (
                 "measured slower than your draft"
@@ -1542,6 +1615,12 @@ class NativeMtp:
         if not self.faster:
             return ""
         m, y = self.mtp, self.yours
+        if len(self.batches) > 1:
+            at = " and ".join(f"batch {_batch(b.mtp)}" for b in self.batches if b.faster)
+            return (
+                f"{MTP_WHO} were measured faster than your draft at {at} ({self._per_batch}): the plan's options "
+                f"improve your draft, not what is fastest to serve at {at} now."
+            )
         if self.differs:
             return (
                 f"{MTP_WHO} were measured with a larger speedup than your draft (run #{m.id}, "
@@ -1568,6 +1647,18 @@ class NativeMtp:
             "settings_differ": list(self.differs),
             "sentence": self.sentence,
             "short": self.short,
+            # each batch both were measured alike: its runs and verdict (walk AI)
+            "per_batch": [
+                {
+                    "batch": _batch(b.mtp),
+                    "verdict": b.verdict,
+                    "mtp_run_id": b.mtp.id,
+                    "mtp_tok_s": float(b.mtp.output_tokens_per_s),
+                    "your_run_id": b.yours.id,
+                    "your_tok_s": float(b.yours.output_tokens_per_s),
+                }
+                for b in self.batches
+            ],
         }
 
 
@@ -1609,7 +1700,11 @@ def native_mtp(runs: Sequence[Any], draft: str | None = None, *, batch: int | No
     server settings) are compared by tok/s, the fastest of each side there; at the batch ``batch`` first (default:
     the batch of Overview's live pair, ``lead_pair``). With none alike, the MTP run of the largest speedup against
     your lead pair's run, by their speedups over their own baselines, what differs said; a run with no comparable
-    baseline is then not compared. Within ``speedup.TIE_TOLERANCE`` it is a tie."""
+    baseline is then not compared. Within ``speedup.TIE_TOLERANCE`` it is a tie.
+
+    Measured alike at several batches, each batch is compared (``batches``) and the one returned is the batch asked
+    where MTP is not faster at another, else the batch where it is faster: one faster batch warns (walk AI: batch
+    16 slower hid batch 1, 12.8% faster), and Overview and the plan, asking different batches, say the same."""
     runs = list(runs)
     mtp = [r for r in runs if registry.is_mtp(r) and not r.is_baseline and r.output_tokens_per_s]
     if not mtp:
@@ -1643,12 +1738,27 @@ def native_mtp(runs: Sequence[Any], draft: str | None = None, *, batch: int | No
             found.append((rank, m, y, differs))
     if not found:
         return None
-    _, m, y, differs = min(found, key=lambda t: (t[0], -t[1].id, -t[2].id))
-    (m_base, m_ratio), (y_base, y_ratio) = pairs[m.id], pairs[y.id]
-    ours, theirs = (tok(y), tok(m)) if not differs else (float(y_ratio or 0.0), float(m_ratio or 0.0))
-    tol = speedup.TIE_TOLERANCE
-    verdict = "faster" if theirs > ours * (1 + tol) else "slower" if theirs < ours * (1 - tol) else "tie"
-    return NativeMtp(m, y, m_base, y_base, m_ratio, y_ratio, differs, verdict)
+
+    def one(m: Any, y: Any, differs: tuple[str, ...]) -> NativeMtp:
+        (m_base, m_ratio), (y_base, y_ratio) = pairs[m.id], pairs[y.id]
+        ours, theirs = (tok(y), tok(m)) if not differs else (float(y_ratio or 0.0), float(m_ratio or 0.0))
+        tol = speedup.TIE_TOLERANCE
+        verdict = "faster" if theirs > ours * (1 + tol) else "slower" if theirs < ours * (1 - tol) else "tie"
+        return NativeMtp(m, y, m_base, y_base, m_ratio, y_ratio, differs, verdict)
+
+    def order(t: tuple[tuple[Any, ...], Any, Any, tuple[str, ...]]) -> tuple[Any, ...]:
+        return (t[0], -t[1].id, -t[2].id)
+
+    best = min(found, key=order)
+    alike: dict[int | None, tuple[tuple[Any, ...], Any, Any, tuple[str, ...]]] = {}
+    for t in sorted((t for t in found if not t[3]), key=order):
+        alike.setdefault(_batch(t[1]), t)
+    if len(alike) < 2:
+        return one(*best[1:])
+    each = tuple(one(*alike[b][1:]) for b in sorted(alike, key=lambda b: (b is None, b or 0)))
+    asked = one(*best[1:])
+    chosen = asked if asked.faster or not any(b.faster for b in each) else next(b for b in each if b.faster)
+    return replace(chosen, batches=each)
 
 
 def largest_gap(
@@ -2036,14 +2146,17 @@ def _draft_note(
         if not registry.is_mtp(r) and any(draft_match(str(getattr(r, "draft_model", None) or ""), h) for h in paired)
     ]
     mtp_said = ""
-    if mtp is not None:
+    compared = [] if mtp is None else sorted({b.mtp.id: b.mtp for b in (mtp, *mtp.batches)}.items())
+    if mtp is not None:  # every MTP run compared, at each batch (walk AI named #4 "another draft left out")
+        one = len(compared) == 1
         mtp_said = (
-            f"Run #{mtp.mtp.id} ({registry.algorithm_label(mtp.mtp)}, the target's own MTP layers) is not counted as "
-            "yours: it is set against yours above."
+            f"{'Run' if one else 'Runs'} {', '.join(f'#{i}' for i, _ in compared)} "
+            f"({registry.algorithm_label(mtp.mtp)}, the target's own MTP layers) {'is' if one else 'are'} not "
+            f"counted as yours: {'it is' if one else 'they are'} set against yours above."
         )
     if not theirs and not mtp_said:
         return by_draft.note
-    ids = {id(r) for r in theirs} | ({id(mtp.mtp)} if mtp is not None else set())
+    ids = {id(r) for r in theirs} | {id(r) for _, r in compared}
     rest = runs_of_draft([r for r in runs if id(r) not in ids], draft).note
     if not theirs:
         return f"{mtp_said} {rest}" if rest else mtp_said
