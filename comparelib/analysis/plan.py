@@ -1842,9 +1842,15 @@ def lead(result: Plan) -> str | None:
     if (first.blocking or unknown or gains(first, result.noise)) and not first.weighed_down:
         text = f"**Ranked first: {first.title}.** {first.note}"
     else:
+        b = result.rank_batch  # walk AH3: "the served tok/s at batch 1" was a prediction; nothing was served there
+        served = (
+            f"served tok/s at batch {b}"
+            if str(b) in (result.current.get("tok_s_measured") or {})
+            else f"served setting's tok/s predicted at batch {b}, where no run measured it"
+        )
         text = (
             f"**No option is predicted to gain beyond run-to-run noise ({result.noise:,.1f} tok/s, 2% of the "
-            f"served tok/s at batch {result.rank_batch}).** First listed: {first.title}. {first.note}"
+            f"{served}).** First listed: {first.title}. {first.note}"
         )
     if first.samples_needed is not None and first.samples_needed.value:
         tot = first.total
@@ -2024,8 +2030,8 @@ def published_target(
         from comparelib.analysis import overview
 
         mine = reported[reported["target_model"].astype(str).str.lower() == (model_id(target) or "").lower()]
-        if own:
-            mine = mine[mine["draft"].astype(str).str.lower() != own.strip().lower()]
+        if own:  # your label is "org/name@rev" (walk AJ3: a published draft aimed at its own figure)
+            mine = mine[mine["draft"].astype(str).str.lower() != (model_id(own) or "").lower()]
         chosen = overview.default_reference(overview.reference_choices(), own, target, runs)
         ref = chosen.hub_id
         most = pd.to_numeric(mine["samples"], errors="coerce")
@@ -2063,7 +2069,7 @@ def published_target(
             row = kin.iloc[0]
             return Aim.of(
                 row,
-                f"{ref} {at} (no published draft for your target {target} reports {benchmark} at {chain}; the "
+                f"{ref} {at} (no other published draft for your target {target} reports {benchmark} at {chain}; the "
                 f"nearest is this one, a draft for {row['target_model']} (same family), Overview's reference)",
             )
     if not target and reference and (reported["draft"] == reference).any():
@@ -2116,9 +2122,10 @@ def opening_benchmark(
     reference: str | None = None,
 ) -> tuple[str, str]:
     """The benchmark Acceptance vs data opens on, and why: the one Overview's reference (``reference``, else
-    ``overview.default_reference`` for your target and run group) publishes most on (``scaling.default_benchmark``:
-    GSM8K first among equals), else GSM8K. The plan reads its target AL and fits the published trend there, so both
-    pages aim at one figure."""
+    ``overview.default_reference`` for your target and run group) publishes most on (``scaling.benchmark_choice``:
+    GSM8K first among equals; where it states no volume, a benchmark the trend can be fitted on), else GSM8K, the
+    reason saying which branch. The plan reads its target AL and fits the published trend there, so both pages aim
+    at one figure."""
     from comparelib.analysis import overview
 
     if reference is None:
@@ -2126,13 +2133,10 @@ def opening_benchmark(
             reference = overview.default_reference(overview.reference_choices(), own, target, runs).hub_id
         except (CompareError, KeyError, ValueError):
             reference = None
-    bench = scaling.default_benchmark(points, reference) if reference else None
+    bench, why = scaling.benchmark_choice(points, reference, f"{reference} (Overview's reference)")
     if not bench:
-        return "gsm8k", "GSM8K, as no reference publishes a benchmark to open on"
-    return (
-        bench,
-        f"the one {reference} (Overview's reference) publishes most on, as Acceptance vs data opens on it",
-    )
+        return "gsm8k", "as no published draft states a training volume"
+    return bench, f"{why}; Acceptance vs data opens on it too"
 
 
 def registry_target(hub_id: str | None) -> str | None:
@@ -2308,6 +2312,34 @@ def _measured_at_chain(
         return mine[2], mine[1]
     _, al, run = max(found, key=lambda t: (t[0], t[1], -t[2].id))
     return run, al
+
+
+def _engine_words(run: Any) -> str:
+    """A run's engine as Overview names it ("SGLang", "vLLM")."""
+    from comparelib.analysis import overview
+
+    engine = str(getattr(run, "engine", "") or "")
+    return overview._ENGINE_WORDS.get(engine.lower(), engine)
+
+
+def _served_al_base(
+    runs: Sequence[Any], chain: str, rank_batch: int, here: tuple[Any, float] | None, served_ids: Sequence[int]
+) -> tuple[Any, float] | None:
+    """The measured run a row that scales the served tok/s by an AL ratio counts its AL from: one of the runs that
+    measured the served tok/s (``served_ids``) where it drafts ``chain``, else one on their engine, else ``here``.
+    Walk AJ1: the more-data row said AL 2.90 from vLLM's run #11 (2.61) and scaled SGLang's served 88.7 tok/s (run
+    #4, AL 2.79) by 2.90 / 2.61: one engine's speed by another's acceptance."""
+    served = [r for r in runs if r.id in set(served_ids)]
+    if not served or (here is not None and here[0].id in {r.id for r in served}):
+        return here
+    engine = getattr(served[0], "engine", None)
+    if here is not None and getattr(here[0], "engine", None) == engine:
+        return here
+    return (
+        _measured_at_chain(served, chain, rank_batch)
+        or _measured_at_chain([r for r in runs if getattr(r, "engine", None) == engine], chain, rank_batch)
+        or here
+    )
 
 
 def _own_target_against(fit: Any, use: pd.DataFrame, target: str | None) -> str:
@@ -2788,6 +2820,8 @@ def build(
     if inputs.own_samples:
         text = inputs.own_samples_source or "given"
         kind: SourceKind = "user" if text in ("typed in", "--samples", "given") else "measured"
+        if text.startswith("published"):  # a published draft pasted as yours: its registry figure (walk AJ3)
+            kind = "publication"
         samples_src = _source(sources, kind, f"your training samples: {inputs.own_samples:,.0f} ({text})")
 
     # ---- tokens per sample and the cost model
@@ -3487,11 +3521,17 @@ def build(
         # your log put on the live scale by a run on other prompts than the target's is not set against it
         apart_curve = apart if curve_scope else None
         gain_fit: curves.CurveFit | None = None  # your log's power law, whose gain the live-scale AL takes
+        live_here = measured_here  # the measured run the live-scale AL is counted from (``_served_al_base``)
         live_words: Callable[[str], str] | None = None  # the live-scale sentence, given how the change is read
         if curve_scope:
             log_now = fit.al(own_now).value if own_now else None
-            if measured_here is not None and log_now is not None:
-                run_l, live_l = measured_here
+            # the row scales the served tok/s by its AL over this run's: the run must be the served one's (AJ1)
+            served_ids = ((current.get("tok_s_measured") or {}).get(str(rank_batch)) or {}).get("runs") or (
+                [speed.model.served_run_id] if speed is not None and speed.model.served_run_id is not None else []
+            )
+            live_here = _served_al_base(inputs.runs, chain, rank_batch, measured_here, served_ids)
+            if live_here is not None and log_now is not None:
+                run_l, live_l = live_here
                 shift = live_l - log_now
                 # on the live scale the measured AL is where you are: what is predicted is the change from your
                 # volume, with the band of that change (walk AA: the bounded fit's band of the AL itself at 10x,
@@ -3511,10 +3551,18 @@ def build(
                 else:
                     where_now = f"at your {own_now:,.0f} samples seen"
 
+                other_run = (
+                    f" ({_engine_words(run_l)}, the served tok/s's run; run #{measured_here[0].id}'s "
+                    f"{measured_here[1]:.2f} on {_engine_words(measured_here[0])} is not counted from, as the tok/s "
+                    "scaled here is not that engine's)"
+                    if measured_here is not None and measured_here[0].id != run_l.id
+                    else ""
+                )
+
                 def live_words(change: str) -> str:
                     return (
                         f" Your log's fit is on the training simulation's scale (tau_sim; {log_now:.2f} {where_now}), "
-                        f"not the live one: run #{run_l.id} measured AL {live_l:.2f} at "
+                        f"not the live one: run #{run_l.id} measured AL {live_l:.2f}{other_run} at "
                         + (
                             f"{chain} on the {apart_curve!r} prompts, so every AL here is predicted live AL on those "
                             f"prompts = that measured AL + {change}."
@@ -3654,7 +3702,7 @@ def build(
             )
         else:
             md.al = fit.al(n_new).map(lambda v: min(v + shift, ceiling))
-        if peak_cut is not None and scale_ev is not None and measured_here is not None:
+        if peak_cut is not None and scale_ev is not None and live_here is not None:
             # the change is the fit's from the peak; the checkpoint the measured run serves may be after the fall
             last = (
                 f"pass {peak_cut.last_pass}, {human(peak_cut.last_x)} {peak_cut.unit}"
@@ -3662,7 +3710,7 @@ def build(
                 else f"{human(peak_cut.last_x)} {peak_cut.unit}"
             )
             scale_words += (
-                f" The change is counted from the eval peak, not from the checkpoint run #{measured_here[0].id} "
+                f" The change is counted from the eval peak, not from the checkpoint run #{live_here[0].id} "
                 f"serves: if that is your last one ({last}, eval tau_sim {peak_cut.last_tau:.2f}), it is "
                 f"{peak_cut.fall:.2f} below the peak on the log's scale, which keeping the {peak_cut.checkpoint()} "
                 f"recovers without more data; that {peak_cut.fall:.2f} is in neither this row's AL nor its gain."
@@ -3864,6 +3912,12 @@ def build(
         tok: dict[str, Band] = {}
         picks: dict[int, dict[int, float]] = {}  # what each batch's best is picked on
         gaps: list[str] = []  # where a swept batch's measurement and the model part by more than a few percent
+        # a swept batch's predictions and measured num_steps: a prediction is weighed against the model's own at a
+        # measured num_steps, as on the speedup page (walk AH3: 357.8 predicted at 5 beat 350.6 measured at 4)
+        basis: dict[int, tuple[dict[int, float], set[int]]] = {}
+
+        def pick(b: int) -> tuple[int, tuple[int, ...]]:
+            return speedup.pick_steps(picks[b], *basis.get(b, (None, set())))
 
         def picked(b: int) -> dict[int, float]:
             """The batch's tok/s per num_steps as the speedup page picks on it: measured where that batch's own
@@ -3878,6 +3932,7 @@ def build(
             said = speedup.model_gaps_clause(speedup.model_gaps(m, vals))
             if said:
                 gaps.append(f"At batch {b} {said}; the best is picked on the measurements there.")
+            basis[b] = (vals, {k for k in vals if m.measured_tok_s(k) is not None})
             return speedup.picked_tok_s(m, vals)
 
         def at(b: int, k: int) -> str:
@@ -3891,7 +3946,7 @@ def build(
 
         for b in (b for b in batches if b not in lost):  # none where a measured batch lost (``lost``: walk S)
             picks[b] = vals = picked(b)
-            k_best, tied_k[str(b)] = speedup.pick_steps(vals)  # the speedup page's rule: ties go to the smaller
+            k_best, tied_k[str(b)] = pick(b)  # the speedup page's rule: ties go to the smaller
             best_k[str(b)] = k_best
             tok[str(b)] = Band(vals[k_best], vals[k_best], vals[k_best])
         ns.tok_s = tok
@@ -3939,7 +3994,7 @@ def build(
         swept_lost = []  # a swept batch's runs that lost to its baseline beyond noise, where others did not
         for c in sorted(b for b in speed.by_batch if b not in batches):
             picks[c] = picked(c)
-            k_c, ties_c = speedup.pick_steps(picks[c])
+            k_c, ties_c = pick(c)
             if one_num_steps(speed.by_batch[c]):  # walk S's batch 16: one run, against its baseline
                 p_c = pairs_at.get(c)
                 swept_only.append(
@@ -3985,7 +4040,7 @@ def build(
                 swept_lost.append(said_lost)
         # a swept batch's column in the table: the figure its "Also swept" line names (walk AC: bs16 was blank)
         for c in (c for c in tok_batches if c not in batches and c in picks):
-            k_c = speedup.pick_steps(picks[c])[0]
+            k_c = pick(c)[0]
             tok[str(c)] = Band(*[picks[c][k_c]] * 3)
         ns.tok_s = dict(sorted(tok.items(), key=lambda kv: int(kv[0])))
         served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
@@ -4024,8 +4079,8 @@ def build(
                 no_pay.append(f"batch {b} ({best_b:,.1f} tok/s against {base:,.1f} {how} without it)")
         ns.note = (
             "Best num_steps (measured tok/s where that batch's own sweep measured the num_steps, else the speedup "
-            f"model's prediction from the attached runs; within {speedup.TIE_TOLERANCE:.0%} of the fastest the "
-            "smallest is named): "
+            "model's prediction from the attached runs, weighed against the model's own prediction at a measured "
+            f"num_steps; within {speedup.TIE_TOLERANCE:.0%} of the fastest the smallest is named): "
             + ", ".join(
                 named(str(b)) if str(b) in best_k else f"batch {b}: not predicted: {lost[b]}"
                 for b in batches
