@@ -278,6 +278,12 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         # the published default's own setting, said where the fit is at another (walk AE: 3.172, no engine or batch
         # size stated, was said "at ...,bs=8,sglang", the fit's)
         aim_setting = aim.setting if aim is not None and abs(float(target) - default_target) < 5e-4 else None
+        # another model's draft's figure is said as such in the lead, not only in the caption above (walk AG)
+        aim_whose = (
+            verdicts.figure_whose(aim[1], own_target, bench)
+            if aim is not None and beside is None and abs(float(target) - default_target) < 5e-4
+            else None
+        )
 
 # --- fit and sentences ---------------------------------------------------------------------------
 try:
@@ -330,6 +336,7 @@ if fit is not None:
         curve_ceiling=c.ceiling_words() if (c := app.own_curve(draft)) is not None else None,
         measured=measured_aim,
         target_setting=aim_setting,
+        target_whose=aim_whose,
     )
     st.markdown(f"**{lead}**", help=None if rest else "95% confidence band of the fitted mean.")
     for line in rest:

@@ -32,7 +32,7 @@ from comparelib.models.draft import family_words
 from comparelib.models.registry import family_of as family_of  # re-exported: callers name them here
 from comparelib.models.registry import run_setting as run_setting
 from comparelib.models.registry import steps_of as steps_of
-from comparelib.values import number
+from comparelib.values import bench_label, number
 
 MIN_DISTINCT_VOLUMES = 3
 LEVEL = 0.95
@@ -535,18 +535,82 @@ def benchmarks(points: pd.DataFrame) -> list[str]:
 
 
 def default_benchmark(points: pd.DataFrame, reference: str | None) -> str | None:
-    """The benchmark ``reference`` publishes most usable points on (GSM8K first among equals), else GSM8K, else
-    the one with most points: a coder draft that publishes HumanEval only opened on a GSM8K chart without it."""
+    """The benchmark a page opens on for ``reference`` (``benchmark_choice``)."""
+    return benchmark_choice(points, reference)[0]
+
+
+def _names(benches: Sequence[str], most: int = 4) -> str:
+    """Benchmarks in words: "HumanEval", "HumanEval and MT-Bench", "A, B, C and 7 others"."""
+    labels = [bench_label(b) for b in benches] or [""]
+    if len(labels) > most:
+        labels = [*labels[: most - 1], f"{len(labels) - most + 1} others"]
+    return labels[0] if len(labels) <= 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+
+
+def benchmark_choice(
+    points: pd.DataFrame, reference: str | None, who: str | None = None, x: Axis = "samples"
+) -> tuple[str | None, str]:
+    """The benchmark Acceptance vs data and the plan open on for ``reference``, and why (a phrase that follows
+    "GSM8K, "; ``who`` names the reference in it, ``reference`` itself by default).
+
+    The one ``reference`` publishes most figures on (GSM8K first among equals, then the one the trend has most points
+    on), counting a benchmark where its figures state a training volume or the published trend can be fitted
+    (a setting with ``MIN_DISTINCT_VOLUMES``); else GSM8K. Walk AG: the Qwen3-Coder-480B draft of EigenAI publishes
+    HumanEval and LiveCodeBench without a volume; only figures with one were counted, so the page and plan opened on
+    GSM8K "the one it publishes most on", aimed at a Qwen3-235B draft's GSM8K 2.876."""
     options = benchmarks(points)
     if not options:
-        return None
-    usable = points[points["usable"].astype(bool) & points["draft"].eq(reference)]
-    counts = usable["benchmark"].value_counts()
-    if len(counts):
-        best = int(counts.max())
-        tied = [b for b in options if counts.get(b, 0) == best]
-        return "gsm8k" if "gsm8k" in tied else tied[0]
-    return "gsm8k" if "gsm8k" in options else options[0]
+        return None, "no published draft states a training volume on any benchmark"
+    who = who or reference
+    # as ``settings_for`` marks a setting fittable, for every benchmark at once
+    vol = points[points["usable"].astype(bool) & pd.to_numeric(points[x], errors="coerce").gt(0)]
+    distinct = vol.groupby(["benchmark", "setting_key"])[x].nunique()
+    fit_ok = set(distinct[distinct >= MIN_DISTINCT_VOLUMES].index.get_level_values(0))
+    fittable = [b for b in options if b in fit_ok]
+    fallback = "gsm8k" if "gsm8k" in fittable else (fittable or ["gsm8k" if "gsm8k" in options else options[0]])[0]
+    fb = (
+        "the default benchmark"
+        if fallback == "gsm8k"
+        else f"the benchmark with the most published points {'the trend can be fitted on' if fittable else ''}".strip()
+    )
+    if not reference:
+        return fallback, f"{fb}, as no reference is chosen"
+    own = points[points["draft"].eq(reference) & pd.to_numeric(points["accept_length"], errors="coerce").notna()]
+    counts = own["benchmark"].value_counts()
+    if counts.empty:
+        return fallback, f"{fb}, as {who} publishes no acceptance figure in the registry"
+    with_volume = set(own.loc[own["usable"].astype(bool), "benchmark"])
+    candidates = [b for b in counts.index if b in with_volume or b in fittable]
+    passed = [str(b) for b in counts.index if b not in candidates]
+    passed_words = _names(passed)
+    unfit = "without a training volume, and too few published drafts state one there to fit the trend"
+    if not candidates:
+        only = " only" if len(passed) == 1 else ""
+        return fallback, f"as {who} publishes on {passed_words}{only}, {unfit}: {bench_label(fallback)} is {fb}"
+    trend = points[points["usable"].astype(bool)]["benchmark"].value_counts()
+    # most figures; GSM8K first among equals, then the benchmark the trend has most points on, then by name
+    ranked = sorted(candidates, key=lambda b: (-int(counts[b]), b != "gsm8k", -int(trend.get(b, 0)), str(b)))
+    best, n = str(ranked[0]), int(counts[ranked[0]])
+    tied = [str(b) for b in ranked[1:] if int(counts[b]) == n]
+    # a benchmark with as many figures set aside: "most on" is said of the ones the trend can be fitted on only
+    passed_many = [b for b in passed if int(counts[b]) >= n]
+    among = " of the benchmarks the published trend can be fitted on" if passed_many else ""
+    why = f"the one {who} publishes most on{among} ({n} figure{'s' if n != 1 else ''}"
+    if tied:
+        why += f", as many as on {_names(tied)}; "
+        if best == "gsm8k":
+            why += "GSM8K first among equals"
+        elif int(trend.get(best, 0)) > int(trend.get(tied[0], 0)):
+            why += (
+                f"{bench_label(best)} first, where the trend has more published points with a volume: "
+                f"{int(trend.get(best, 0))} against {int(trend.get(tied[0], 0))}"
+            )
+        else:
+            why += f"{bench_label(best)} first among equals by name"
+    why += ")"
+    if passed_many:
+        why += f"; it publishes on {_names(passed_many)} too, {unfit}"
+    return best, why
 
 
 def settings_for(points: pd.DataFrame, benchmark: str, x: Axis = "samples") -> pd.DataFrame:

@@ -288,11 +288,11 @@ def reached_at(setting_key: str, benchmark: str, target: float, own_points: pd.D
     return already_reached(_Setting(setting_key, benchmark), target, own_points)  # type: ignore[arg-type]
 
 
-def already_reached(f: Fit, target: float, own_points: pd.DataFrame) -> str | None:
+def already_reached(f: Fit, target: float, own_points: pd.DataFrame, named: str | None = None) -> str | None:
     """A sentence when the user's own run at the fit's num_steps already measured ``target`` or more: "you need
     about 2M samples to reach 3" reads wrong above a run that measured 3.00 (None otherwise). A run measured on other
     prompts than the fit's benchmark has not reached it (``prompts_apart``): None. Reads only ``f``'s setting_key
-    and benchmark (``reached_at`` passes those alone)."""
+    and benchmark (``reached_at`` passes those alone). ``named``: the target in words, its figure alone by default."""
     found = _most_like(f, own_points)
     if found is None:
         return None
@@ -304,7 +304,8 @@ def already_reached(f: Fit, target: float, own_points: pd.DataFrame) -> str | No
     return (
         f"Your draft already measured {float(best['accept_length']):.2f}"
         + (f" ({source}, at {best['setting_key']})" if source else f" (at {best['setting_key']})")
-        + f": at or above the target {round(target, 3):g}, on your own server rather than on the published drafts' "
+        + f": at or above the target {named or f'{round(target, 3):g}'}, on your own server rather than on the "
+        f"published drafts' "
         f"{bench_label(f.benchmark)} prompts."
     )
 
@@ -322,6 +323,7 @@ def data_lead(
     curve_ceiling: str | None = None,
     measured: MeasuredFigure | None = None,
     target_setting: str | None = None,
+    target_whose: str | None = None,
 ) -> list[str]:
     """Acceptance vs data's answer, in order: what your own evidence says first, then the published trend.
 
@@ -340,7 +342,8 @@ def data_lead(
     more-data row says (walk AF).
 
     ``target_setting``: the setting the published target's source states it at (``plan.Aim.setting``), said where the
-    fit is at another (``target_sentence``)."""
+    fit is at another (``target_sentence``). ``target_whose``: whose figure the target is where it is a draft's for
+    another model (``figure_whose``), said beside it (``target_sentence``)."""
     first: list[str] = []
     if curve_verdict == "plateau" and curve_peak is not None:  # eval fell past noise, not called overfitting
         first.append(
@@ -372,7 +375,9 @@ def data_lead(
     off_trend = measured_off_trend(measured, f.benchmark) if measured is not None else None
     # the target's prompts: a measured target's own where they are not the trend's, else the trend's benchmark
     t_bench = measured.benchmark if measured is not None and off_trend else f.benchmark
-    reached = None if off_trend else already_reached(f, target, own_points)
+    # another model's draft's figure is named as such wherever the target is said (walk AG)
+    named = f"{round(target, 3):g}" + (f" ({target_whose})" if target_whose else "")
+    reached = None if off_trend else already_reached(f, target, own_points, named)
     found = _most_like(f, own_points)
     apart = _point_apart(found[0], f) if found is not None else None  # your run against the trend
     apart_t = prompts_apart(found[0].get("benchmark"), t_bench) if found is not None else None  # ... the target
@@ -392,7 +397,7 @@ def data_lead(
                     chain if chain not in ("", "nan", "None") else str(best["setting_key"]),
                     _batch_of(best),
                     apart_t,
-                    measured.named if measured is not None and off_trend else f"{round(target, 3):g}",
+                    measured.named if measured is not None and off_trend else named,
                     t_bench,
                 )
             )
@@ -426,7 +431,7 @@ def data_lead(
                     "trend cannot say what more data adds for your draft."
                 )
     # a measured target on other prompts than the trend's is not placed on it (walk AF)
-    sentence = off_trend or target_sentence(f, target, published_at=target_setting)
+    sentence = off_trend or target_sentence(f, target, published_at=target_setting, whose=target_whose)
     if not first:
         return [sentence]
     return [*first, sentence if off_trend else _on_trend(sentence)]
@@ -508,12 +513,16 @@ def setting_as_stated(key: str | None, against: str | None = None) -> str:
     return f"{key} ({said} not stated)"
 
 
-def target_sentence(f: Fit, target_accept: float, *, published_at: str | None = None) -> str:
+def target_sentence(f: Fit, target_accept: float, *, published_at: str | None = None, whose: str | None = None) -> str:
     """'To reach 3.0 on GSM8K at (3,1,4) you need about N samples (range M..K).'
 
     ``published_at``: the setting key the target figure's source states it at (``plan.Aim.setting``). Where it is not
     the fit's, the target is said at its own setting and the fit at the fit's (walk AE: "To reach 3.172 on GSM8K at
-    steps=3,topk=1,draft=4,bs=8,sglang", a figure whose source states no engine and no batch size)."""
+    steps=3,topk=1,draft=4,bs=8,sglang", a figure whose source states no engine and no batch size).
+
+    ``whose``: another model's draft's figure, said beside the target (``figure_whose``; walk AG: "To reach 2.876 on
+    GSM8K" led the page, a Qwen3-235B draft's figure for a Qwen3-Coder-480B draft, said only in a closed expander)."""
+    goal = f"{round(target_accept, 3):g}" + (f" ({whose})" if whose else "")
     fit_where = where = f"{bench_label(f.benchmark)} at {f.setting_key}"
     fit_at = ""
     if published_at and published_at != f.setting_key:
@@ -523,7 +532,7 @@ def target_sentence(f: Fit, target_accept: float, *, published_at: str | None = 
     if inv is None:
         return (
             f"The fit for {fit_where} does not rise with more {f.x} (slope {f.b:+.2f} per decade), so no volume "
-            f"reaches {round(target_accept, 3):g}."
+            f"reaches {goal}."
         )
     n, lo, hi = inv
     # Overview's plan states samples needed from another model; both figures say which model they are from
@@ -534,15 +543,32 @@ def target_sentence(f: Fit, target_accept: float, *, published_at: str | None = 
     )
     if lo is None or hi is None:
         return (
-            f"To reach {round(target_accept, 3):g} on {where} you need about {human(n)} {f.x} {model} "
+            f"To reach {goal} on {where} you need about {human(n)} {f.x} {model} "
             f"(no {int(LEVEL * 100)}% "
             f"range: the slope, {f.b:+.2f} ± {f.se_b:.2f} per decade, is too uncertain to bound it)." + other
         )
     note = "; outside the fitted volumes, so an extrapolation" if f.extrapolates(n) else ""
     return (
-        f"To reach {round(target_accept, 3):g} on {where} you need about {human(n)} {f.x} {model} "
+        f"To reach {goal} on {where} you need about {human(n)} {f.x} {model} "
         f"(range {human(lo)}..{human(hi)}, {int(LEVEL * 100)}% band{note})." + other
     )
+
+
+def figure_whose(text: str, target: str | None, benchmark: str) -> str | None:
+    """Whose figure a published target is, where its draft is for another model than ``target`` (or ``target`` is
+    not known): "D's published GSM8K figure, a draft for T, not for your target"; None where the draft is for
+    ``target``, or ``text`` (``plan.Aim``'s: "org/draft at (K,1,K+1) on bench (why)") names no registry draft."""
+    from comparelib.models import registry
+
+    draft = text.split(" at ", 1)[0].strip()
+    try:
+        its = registry.get_draft(draft).target_model or ""
+    except CompareError:
+        return None
+    if not its or (target and its.lower() == target.split("@", 1)[0].strip().lower()):
+        return None
+    mine = ", not for your target" if target else "; your draft names no target"
+    return f"{draft}'s published {bench_label(benchmark)} figure, a draft for {its}{mine}"
 
 
 @dataclass(frozen=True)
