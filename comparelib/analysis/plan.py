@@ -3038,6 +3038,7 @@ def build(
     below_trend = ""  # the published drafts of your target under a pooled trend (``_own_target_against``)
     own_now: float | None = None
     own_al_k_for_trend: float | None = None  # your served AL at the plan's steps, beside the pooled trend
+    own_al_k_converted = ""  # how ``own_al_k_for_trend`` was converted from another num_steps ("" where measured)
     own_prompts: str | None = None  # the prompts your point was measured on, when not the fit's benchmark
     if inputs.curve_unused and not inputs.curve_x:  # a log was given, but it cannot be fitted: said, not skipped
         fit_note = f"your training log could not be fitted ({inputs.curve_unused.rstrip('.')}); "
@@ -3113,6 +3114,11 @@ def build(
                 except DataError:
                     own_al_k = None
                 own_label = f"{inputs.draft_label} (measured {current_al_k:g} at {k0} steps)"
+                if k0 != steps:  # walk AI2: "2.96 (at 3 steps), was measured" where no run drafted 3 steps
+                    own_al_k_converted = (
+                        f"at {steps} steps, converted from run #{speed.model.served_run_id}'s {current_al_k:.2f} at "
+                        f"{k0} steps by a constant per-position acceptance"
+                    )
                 own_how = (
                     f", plus your measured point at {steps} steps"
                     if k0 == steps
@@ -3134,7 +3140,9 @@ def build(
             if own_run is not None and own_al_k is not None and prompts:
                 own_prompts = prompts
                 other_prompts = (
-                    f"; your measured point (run #{own_run.id}, AL {own_al_k:.2f}) is left out of the fit: it was "
+                    f"; your {'point' if own_al_k_converted else 'measured point'} (run #{own_run.id}, AL "
+                    f"{own_al_k:.2f}{f', {own_al_k_converted}' if own_al_k_converted else ''}) is left out of the "
+                    "fit: it was "
                     f"measured on the {prompts!r} prompts, the fit is {bench_label(fit_bench)}, as on Acceptance "
                     "vs data"
                 )
@@ -3406,12 +3414,19 @@ def build(
             f"over {fit.n} points at {chain})"
         )
         if mine is not None and trend.value and (unsaid or mine > trend.value * (1 + ABOVE_TREND)):
-            where = f"run #{measured_here[0].id} at {chain}" if measured_here is not None else f"at {steps} steps"
+            converted = own_al_k_converted if measured_here is None else ""
+            where = (
+                f"run #{measured_here[0].id} at {chain}"
+                if measured_here is not None
+                else converted or f"at {steps} steps"
+            )
             above_trend = (
-                f"Your draft measured {mine:.2f} ({where}) with {own_now:,.0f} samples, and the published trend "
+                f"Your draft {'comes to' if converted else 'measured'} {mine:.2f} ({where}) with {own_now:,.0f} "
+                "samples, and the published trend "
                 f"{cannot}. So it cannot say what more data adds for your draft, and no gain or cost is claimed"
                 if unsaid
-                else f"Your draft sits above the published trend: it measured {mine:.2f} ({where}) with "
+                else f"Your draft sits above the published trend: it {'comes to' if converted else 'measured'} "
+                f"{mine:.2f} ({where}) with "
                 f"{own_now:,.0f} samples, where the trend gives {trend.text('.2f')}; the trend cannot say what more "
                 "data adds for your draft, so no gain or cost is claimed"
             )
@@ -3422,7 +3437,9 @@ def build(
                     else f"where it gives {trend.text('.2f')} at your {own_now:,.0f} samples: the"
                 )
                 above_trend = (
-                    f"Your acceptance, {mine:.2f} ({where}), was measured on the {own_prompts!r} prompts and the "
+                    f"Your acceptance, {mine:.2f} ({where}), "
+                    + ("comes from a run on" if converted else "was measured on")
+                    + f" the {own_prompts!r} prompts and the "
                     f"trend is {bench_label(fit_bench)}'s, {gives} two are not on one scale, so the trend "
                     "cannot say what more data adds to your tok/s, and no gain or cost is claimed"
                 )
