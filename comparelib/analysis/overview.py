@@ -22,7 +22,15 @@ from comparelib.values import bench_label, human, model_id, number, times
 if TYPE_CHECKING:  # the answer is computed without pandas: the first page shows it before pandas loads
     import pandas as pd
 from comparelib.models.comparison import Entry
-from comparelib.models.draft import TargetNotice, runs_for_target, runs_of_draft, target_from_runs, target_notice
+from comparelib.models.draft import (
+    TargetNotice,
+    checkpoint_words,
+    runs_for_target,
+    runs_of_draft,
+    same_target,
+    target_from_runs,
+    target_notice,
+)
 
 
 def reference_choices() -> list[str]:
@@ -183,7 +191,7 @@ def default_reference(
         d
         for d in drafts
         if d.hub_id.lower() not in (own, wanted)  # nor the target's own MTP layers (its registry entry)
-        and d.target_model.lower() == wanted
+        and same_target(d.target_model, own_target)
         and (
             d.hub_id in countable
             or d.train_samples
@@ -240,6 +248,8 @@ def default_reference(
         why = f"Chosen as the published draft for {yours} trained on the most samples."
     else:
         why = f"Chosen as a published draft for {yours}; none states its training samples."
+    if checkpoint := checkpoint_words(pick.target_model, own_target):
+        why += f" It is published for {checkpoint}."
     if pick.hub_id not in countable:
         why += " The registry has no config for it, so its size is not known; training data and acceptance compare."
     basis = "side" if pick.hub_id in side else "group" if pick.hub_id in in_group else ""
@@ -348,7 +358,7 @@ def _published_for(target: str, own_repo: str | None) -> list[str]:
     return [
         d.hub_id
         for d in registry.load_registry()
-        if d.target_model.lower() == wanted and d.hub_id.lower() not in (own, wanted)
+        if same_target(d.target_model, target) and d.hub_id.lower() not in (own, wanted)
     ]
 
 
@@ -466,6 +476,7 @@ def nearest_in_family(own_target: str, own_repo: str | None = None) -> Reference
         if d.hub_id.lower() != own
         and d.hub_id.lower() != d.target_model.lower()  # a target's own MTP layers: not a draft
         and d.target_model.lower() != wanted
+        and not same_target(d.target_model, own_target)  # walk AI: the FP8 checkpoint's draft is your target's
         and model_family(d.target_model) == family
         and (d.hub_id in countable or d.train_samples or d.train_tokens)
     ]

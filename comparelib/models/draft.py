@@ -249,6 +249,21 @@ class OwnDraft:
             return None
         return self.volume
 
+    @property
+    def published(self) -> registry.PublishedDraft | None:
+        """The registry's entry when this draft is a published one (pasted by its Hub id or URL, or picked as
+        ``registry:``), None otherwise: a folder of the same name is not it, nor is a target's own MTP layers.
+        Walk AJ3: AQ-MedAI/Kimi-K2.7-Code-eagle3 pasted as yours said "Training volume: ours is missing" while the
+        registry publishes its 400,000 samples."""
+        hub_id = self.short if self.kind == "registry" else _repo_id(self.source) if self.kind == "hub" else None
+        if not hub_id:
+            return None
+        try:
+            pub = registry.get_draft(hub_id)
+        except CompareError:
+            return None
+        return None if pub.hub_id.lower() == (pub.target_model or "").lower() else pub
+
     def own_volume(self, volumes: Sequence[Mapping[str, Any]]) -> str | None:
         """The name of the audit stored under this draft's own name, if there is one (none for a refused source)."""
         if self.is_example or self.refusal:
@@ -296,6 +311,11 @@ class OwnDraft:
             return None, f"no training volume is stored under {self.volume!r}; audit the data and attach it"
         if self.samples:
             return float(self.samples), "typed in"
+        pub = self.published
+        if pub is not None and pub.train_samples:  # a published draft pasted as yours: its published figure
+            return float(pub.train_samples), (
+                f"published: the registry's figure for {pub.hub_id}; a number typed in or an audit attached replaces it"
+            )
         return None, "not measured: audit the training data on the Dataset audit page and attach it to this draft"
 
     def volume_text(self, volumes: Sequence[Mapping[str, Any]]) -> str:
@@ -625,6 +645,36 @@ def model_match(served: str | None, target: str | None) -> str:
         shorter = served if len(a) <= len(b) else target
         return "same" if _signature(shorter or "")[2] else "unsure"
     return "unsure"
+
+
+QUANT = re.compile(r"(?i)(?<![a-z0-9])(nvfp4|mxfp4|fp8|fp4|int8|int4|w4a16|w8a8|w4a8|awq|gptq|bnb|gguf)(?![a-z0-9])")
+
+
+def same_target(theirs: str | None, yours: str | None) -> bool:
+    """Whether a published draft's target ``theirs`` is your target ``yours``: the same name, or ``model_match``'s
+    "same" where the names differ only by a quantisation (walk AI: the draft for Qwen3-Next-80B-A3B-Instruct-FP8
+    was "not a draft for your target"). A later release (Qwen3-30B-A3B-Instruct-2507 of Qwen3-30B-A3B) is not."""
+    a, b = _base(theirs or ""), _base(yours or "")
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+
+    def bare(name: str) -> str:
+        return re.sub(r"[^a-z0-9]", "", QUANT.sub("", name))
+
+    return model_match(theirs, yours) == "same" and bare(a) == bare(b)
+
+
+def checkpoint_words(theirs: str | None, yours: str | None) -> str:
+    """ "the FP8 checkpoint of your target (Qwen/...-FP8)" where ``theirs`` (``same_target``) names your target
+    otherwise; "" where the names are the same."""
+    a, b = (theirs or "").strip(), (yours or "").strip()
+    if not a or not b or _base(a) == _base(b):
+        return ""
+    if (quant := QUANT.search(_base(a))) and not QUANT.search(_base(b)):
+        return f"the {quant.group(1).upper()} checkpoint of your target ({a})"
+    return f"{a}, a checkpoint of your target"
 
 
 def _name_classes(names: Sequence[str]) -> list[list[str]]:
@@ -968,11 +1018,12 @@ def _repo_id(source: str) -> str | None:
 
 
 def drafts_for_target(hub_id: str | None) -> tuple[str, ...]:
-    """Published drafts whose target is ``hub_id`` (case-insensitive); none for an unknown id."""
+    """Published drafts whose target is ``hub_id`` (``same_target``: walk AI's draft for the FP8 checkpoint of
+    Qwen3-Next-80B-A3B-Instruct is one of its); none for an unknown id."""
     if not hub_id:
         return ()
-    wanted = hub_id.strip().strip("/").lower()
-    return tuple(d.hub_id for d in registry.load_registry() if d.target_model.lower() == wanted)
+    wanted = hub_id.strip().strip("/")
+    return tuple(d.hub_id for d in registry.load_registry() if same_target(d.target_model, wanted))
 
 
 def split_native(hub_id: str | None, drafts: Sequence[str]) -> tuple[list[str], list[str]]:
