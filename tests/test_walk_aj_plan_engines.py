@@ -96,3 +96,20 @@ def test_the_more_data_rows_al_base_is_the_run_that_anchors_the_served_tok_s(tmp
     assert md.al.value == pytest.approx(alone.al.value, abs=1e-6)
     assert tok1 == pytest.approx(alone.tok_s["1"].value, rel=1e-6)
     assert md.al.low == pytest.approx(alone.al.low, abs=1e-6)
+
+
+def test_a_batch_another_engine_measured_is_not_said_unmeasured(tmp_path: Path) -> None:
+    """AJ2: predicted-1 said "no run measured batch 8" and the num_steps row "batch 8: 3 at 693.6 tok/s predicted from
+    batch 1 runs" while vLLM's #12 (baseline) and #13 (num_steps 3, 619.2 tok/s) measured batch 8."""
+    result = _plan(tmp_path)
+    src = next(s for s in result.sources if s.id == result.current["tok_s_source"]["8"])
+    assert src.kind == "predicted"
+    assert "no run measured batch 8" not in src.text, src.text
+    assert "vLLM runs #12 and #13 measured batch 8" in src.text, src.text
+    assert "this fit's runs are SGLang's" in src.text, src.text
+    ns = next(o for o in result.options if o.kind == "num-steps")
+    said = ns.note.split("batch 8: ", 1)[1].split(", batch 64", 1)[0]
+    assert "vLLM run #13 measured 619.2 tok/s at num_steps 3 at batch 8" in said, said
+    # batch 64: no run of any engine measured it, said so as before
+    src64 = next(s for s in result.sources if s.id == result.current["tok_s_source"]["64"])
+    assert src64.text.endswith("no run measured batch 64"), src64.text

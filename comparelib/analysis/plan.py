@@ -1557,6 +1557,54 @@ def _scaled_source(speed: Speed, batch: int) -> str:
     )
 
 
+def _fit_runs(speed: Speed) -> set[int]:
+    """The run ids the speed model's fits read (sweeps and baselines, every batch)."""
+    ids: set[int] = set()
+    for m in {id(m): m for m in (speed.model, *speed.by_batch.values())}.values():
+        ids |= set(m.fitted_run_ids) | {p.run_id for p in m.measured if p.run_id is not None}
+        ids |= {m.baseline_run_id} if m.baseline_run_id is not None else set()
+    return ids
+
+
+def _outside_fit(runs: Sequence[Any], speed: Speed, batch: int) -> tuple[list[Any], list[str]]:
+    """Runs at ``batch`` the speed model does not read (another engine's, walk AJ2: vLLM #12/#13 at batch 8 beside an
+    SGLang fit at batch 1), and the fit's engines as Overview names them."""
+    ids = _fit_runs(speed)
+    engines = sorted({_engine_words(r) for r in runs if r.id in ids})
+    at = [r for r in runs if r.id not in ids and integer(run_param(r, "concurrency")) == batch]
+    return [r for r in at if r.output_tokens_per_s], engines
+
+
+def _no_run_words(runs: Sequence[Any], speed: Speed, batch: int) -> str:
+    """ "no run measured batch 8", true of every attached run; where runs outside the fit did (another engine's), who
+    they are and that the fit is not theirs (walk AJ2: "no run measured batch 8" beside vLLM's #12 and #13)."""
+    out, engines = _outside_fit(runs, speed, batch)
+    if not out:
+        return f"no run measured batch {batch}"
+    by: dict[str, list[int]] = {}
+    for r in out:
+        by.setdefault(_engine_words(r), []).append(int(r.id))
+    said = "; ".join(
+        f"{e} {'run' if len(ids) == 1 else 'runs'} {_and_words([f'#{i}' for i in ids])} measured batch {batch}"
+        for e, ids in by.items()
+    )
+    return f"no run in this fit measured batch {batch} ({said}; this fit's runs are {_and_words(engines)}'s)"
+
+
+def _measured_beside(runs: Sequence[Any], speed: Speed, batch: int, k: int) -> str:
+    """A chain at num_steps ``k`` that a run outside the fit measured at ``batch``, named beside a prediction there
+    (" (vLLM run #13 measured 619.2 tok/s at num_steps 3 at batch 8, another engine ...)"); "" where none (AJ2)."""
+    out, engines = _outside_fit(runs, speed, batch)
+    found = [r for r in out if getattr(r, "num_steps", None) == k and (getattr(r, "topk", None) or 1) <= 1]
+    said = [
+        f"{_engine_words(r)} run #{r.id} measured {float(r.output_tokens_per_s):,.1f} tok/s at num_steps {k} at "
+        f"batch {batch}"
+        + (f", another engine than the fit's, {_and_words(engines)}" if _engine_words(r) not in engines else "")
+        for r in found
+    ]
+    return f" ({'; '.join(said)})" if said else ""
+
+
 def _run_ids(model: speedup.SpeedupModel) -> str:
     return ", ".join(f"#{p.run_id}" for p in model.measured if p.run_id is not None) or "of the sweep"
 
@@ -3021,7 +3069,10 @@ def build(
                         f"speedup model ({m.method}) from the batch-{b} store runs {_run_ids(m)}{base_b} ({run_kind})",
                     )
                 else:
-                    tok_src[b] = _source(sources, "predicted", _scaled_source(speed, b))
+                    said_b = _scaled_source(speed, b)
+                    if said_b.endswith(f"; no run measured batch {b}"):  # true of every attached run (walk AJ2)
+                        said_b = said_b[: -len(f"no run measured batch {b}")] + _no_run_words(inputs.runs, speed, b)
+                    tok_src[b] = _source(sources, "predicted", said_b)
             current_al_k = float(best.accept_length if best.accept_length is not None else best.accept_length_mean)
         except (DataError, InputError) as exc:
             speed_note = f"no speed model: {exc}"
@@ -3958,7 +4009,7 @@ def build(
             runs = m.measured_runs(k) if speed.measured_at(b) and m.measured_tok_s(k) is not None else ()
             how = f"measured in {speedup.runs_text(runs)}" if runs else "predicted"
             if not runs and not speed.measured_at(b):  # from which batches, and the caveat (walk W)
-                how = _predicted_from(speed, b)
+                how = _predicted_from(speed, b) + _measured_beside(inputs.runs, speed, b, k)
             return f" at {picks[b][k]:,.1f} tok/s {how}"
 
         for b in (b for b in batches if b not in lost):  # none where a measured batch lost (``lost``: walk S)
