@@ -41,3 +41,18 @@ def test_a_later_release_is_not_your_targets_checkpoint() -> None:
 
     assert same_target(FP8, TARGET) and same_target(TARGET, TARGET)
     assert not same_target("Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-30B-A3B")
+
+
+def test_compare_sizes_the_fp8_checkpoints_target_from_the_shipped_bf16_config() -> None:
+    """Compare gave the lmsys draft no draft/target ratio ("the config of its target ...-FP8 is not shipped") though
+    the app ships Qwen3-Next-80B-A3B-Instruct's config: a quantised checkpoint has the same parameters."""
+    from comparelib.models import comparison
+
+    e = comparison.load_entry(comparison.REGISTRY_PREFIX + LMSYS)
+    assert e.target_label == FP8, e.target_label
+    assert e.ratio is not None and comparison.no_ratio_reason(e) is None, comparison.no_ratio_reason(e)
+    assert e.target_size_from and TARGET in e.target_size_from and "FP8 checkpoint" in e.target_size_from, (
+        e.target_size_from
+    )
+    bf16 = comparison.load_entry(comparison.REGISTRY_PREFIX + LMSYS, target=TARGET)
+    assert e.target_count == bf16.target_count

@@ -261,8 +261,32 @@ def _target_for_published(
 ) -> tuple[ModelSpec | None, params.ParamCount | None, str | None]:
     if not draft.target_model:
         return None, None, None
-    known = _known_target(draft.target_model)
+    known = _known_target(_shipped_checkpoint_of(draft.target_model) or draft.target_model)
     return (known[0], known[1], draft.target_model) if known is not None else (None, None, draft.target_model)
+
+
+def _shipped_checkpoint_of(target: str) -> str | None:
+    """The shipped target config of which ``target`` is a quantised checkpoint (``draft.same_target``: walk AI's
+    Qwen3-Next-80B-A3B-Instruct-FP8, whose draft had no ratio though the BF16 config ships); None for ``target``
+    itself shipped, or none. A quantisation keeps the parameter count."""
+    from comparelib.models.draft import same_target as same_model
+
+    if architectures.known_target(target) is not None:
+        return None
+    return next((n for n in architectures.known_targets() if same_model(target, n)), None)
+
+
+def _shipped_words(target: str | None) -> str:
+    """Where a published draft's target size came from: the shipped config, or the one of which it is a
+    checkpoint, said so."""
+    from comparelib.models.draft import QUANT
+
+    shipped = _shipped_checkpoint_of(target) if target else None
+    if shipped is None or target is None:
+        return SHIPPED_TARGET_WORDS
+    quant = QUANT.search(target)
+    what = f"the {quant.group(1).upper()} checkpoint" if quant else "a checkpoint"
+    return f"{SHIPPED_TARGET_WORDS} for {shipped}, of which {target} is {what} (the same parameters)"
 
 
 def load_entry(
@@ -284,7 +308,8 @@ def load_entry(
 
     A Hub or local draft whose config names its target has that target (``target_from`` "named"), read with the
     session's token; one whose config cannot be read (gated, offline) stays its target by name, and
-    ``target_note`` says why its size is unknown. A published draft keeps its registry entry's target (no fetch).
+    ``target_note`` says why its size is unknown. A published draft keeps its registry entry's target: read from the
+    Hub (as above) when the draft was and the app ships no config for it, never for a ``registry:`` copy.
 
     ``card_target`` (the CLI): a Hub or local draft given no target (nor ``target_layers``) whose config names
     none takes the ``base_model`` its model card names, as the pages take your draft's target
@@ -365,7 +390,16 @@ def load_entry(
     elif published is not None:
         target_spec, target_count, target_label = _target_for_published(published)
         target_from = "published" if target_label else ""
-        size_from = SHIPPED_TARGET_WORDS if target_count is not None else None
+        size_from = _shipped_words(target_label) if target_count is not None else None
+        if target_label and target_count is None and kind == "hub":
+            # read from the Hub as the draft just was, with the session's token, as a config-named target is (walk
+            # AJ3: the published Kimi-K2.7-Code draft's public target was "unknown"); registry copies fetch nothing
+            try:
+                target_spec, target_count, _read, size_from = _target_from_text(target_label)
+            except _UncountedTarget as exc:
+                uncounted = _uncounted(exc, with_header)
+            except CompareError as exc:
+                target_note = _unread_published_note(published, exc)
     elif spec.role == "draft":
         verifier = _verifier_name(spec.raw_config)
         if verifier:  # the target its config names: read as a card's base_model is (a shipped config, else the Hub)
@@ -467,6 +501,15 @@ def _unread_named_note(label: str, verifier: str, exc: CompareError) -> str:
         f"{label}'s config names {verifier} as its target (speculators_config.verifier.name_or_path), whose config "
         f"could not be read ({' '.join(str(exc).split())}); what needs the target's size is left out (on the "
         "command line, --target with a copy that can be read, or --target-layers, gives it)"
+    )
+
+
+def _unread_published_note(published: registry.PublishedDraft, exc: CompareError) -> str:
+    """Why the target the registry names for a published draft read from the Hub has no size here."""
+    return (
+        f"the registry names {published.target_model} as {published.hub_id}'s target, whose config could not be "
+        f"read ({' '.join(str(exc).split())}); what needs the target's size is left out (a Hub token for a gated or "
+        "private target, or on the command line --target with a copy that can be read, or --target-layers, gives it)"
     )
 
 
