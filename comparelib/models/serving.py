@@ -2184,6 +2184,21 @@ def headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
     todo.sort(key=lambda v: (v.status == "unsupported", order.get((v.engine, v.version), 9), v.runner != "v2"))
     if not todo:
         return "Serves the trained blocks on " + ", ".join(v.label for v in verdicts) + "."
+    # walk AI: an old version's row (SGLang 0.5.1 cannot serve Qwen3-Next) led though the newest versions of every
+    # engine serve the trained blocks: their verdict leads, the older rows after
+    newest = {e: ver for e, ver, _ in reversed(ENGINE_ROWS)}  # each engine's first row is its newest version
+    current = [v for v in verdicts if newest.get(v.engine) == v.version]
+    if current and not any(v in todo for v in current):
+        return (
+            "Serves the trained blocks on "
+            + ", ".join(v.label for v in current)
+            + f", the newest versions here; older: {_todo_words(todo, adv)}"
+        )
+    return _todo_words(todo, adv)
+
+
+def _todo_words(todo: Sequence[Verdict], adv: Advice) -> str:
+    """The first row to act on (``todo``, in ``headline``'s order) and its change, and how many more."""
     first = todo[0]
     what = (
         "does not load this checkpoint as trained"
