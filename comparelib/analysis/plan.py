@@ -3657,6 +3657,9 @@ def build(
                     f"live: no run of your draft measured AL at {chain} to put them on the live scale the target is "
                     "on, so the comparison with the target is across scales."
                 )
+                # a rising log's row takes Acceptance vs data's fit here too (walk AI4: the bounded fit's 2.66
+                # (2.44..2.97) at 10x beside that page's 2.66 (2.51..2.82))
+                gain_fit = _gain_fit(inputs, fit.steps) if own_now and inputs.curve_verdict == "rising" else None
         fit_now = fit.al(own_now).value if own_now else None
         base_al = None if fit_now is None else fit_now + shift
         costed = target_al is not None and not apart_curve and not off_trend
@@ -3767,6 +3770,16 @@ def build(
                 f" Its band is the band of that difference over the bounded fit's confidence region ({said_gain} at "
                 f"{factor:,.3g}x {seen_from}); the measured AL's own "
                 "run-to-run spread is not in it."
+            )
+        elif gain_fit is not None and shown and own_now and scale_ev is None:  # on the log's scale: the page's AL
+            factor = max(n_new, own_now) / own_now
+            md.al = Band(*gain_fit.predict(max(n_new, own_now)))
+            base_al = gain_fit.predict(own_now)[0]  # the row's tok/s ratio: the same fit's, now to the new volume
+            curve_gain = True
+            scale_words += (
+                f" The AL and its band are your log's power-law fit's (the one Acceptance vs data draws, "
+                f"{gain_fit.n} points) at {factor:,.3g}x your samples seen, its {curves.LEVEL:.0%} band, as that page "
+                "gives them."
             )
         else:
             md.al = fit.al(n_new).map(lambda v: min(v + shift, ceiling))
