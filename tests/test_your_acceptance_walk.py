@@ -133,8 +133,11 @@ def test_own_acceptance_rule(settings: list[str], expected: str, why: str) -> No
     got = overview.own_acceptance(runs, settings, draft=DRAFT)
     assert got is not None and got.run.id == ids[expected], got
     if expected == "sglang-14":
-        assert "engine" not in got.why  # same engine: nothing to say but the batch size
+        assert "engine vllm" not in got.why  # the same engine: no difference in engine to say, only the batch size
         assert "batch 1 (published: 8)" in got.why, got.why
+        # vLLM measured the same chain at that batch apart: named, with its acceptance (walk AJ)
+        other = f"; vLLM run #{ids['vllm-3']} measured 2.50 at the same chain and batch, not on the published engine"
+        assert other in got.why, got.why
     else:
         assert why in got.why, got.why
 

@@ -272,13 +272,15 @@ def _lines(
             f"{link(f'{own.count.total:,}', 'compare', own_q)}); {reference}'s is not known: the registry has no "
             "config for it, so sizes are not compared."
         )
+    own_page = "scaling" if vol_src.startswith("published") else "audit"
     if data_ratio and own_volume and ref_volume:
         # a reference whose data is only partly counted ("~532K + OpenThoughts-114k-math"): at least that
         least = "at least " if answer.ref_volume_floor else ""
         said = registry.get_draft(reference).train_samples_text if answer.ref_volume_floor else None
         read = answer.volume_read  # your log reads the volume as passes: "samples seen", and its unique ones said
         lines.append(
-            f"- **Training volume:** ours {link(f'{values.human(own_volume)} samples', 'audit')} ({vol_src}), "
+            # a published draft's own figure links where published figures are shown (walk AJ3)
+            f"- **Training volume:** ours {link(f'{values.human(own_volume)} samples', own_page)} ({vol_src}), "
             f"{reference} {least}{link(values.human(ref_volume), 'scaling')} "
             f"(published{f': {said}' if said else ''}): "
             f"{least}{link(values.times(max(data_ratio, 1 / data_ratio)), 'scaling')} "

@@ -314,7 +314,8 @@ class OwnDraft:
         pub = self.published
         if pub is not None and pub.train_samples:  # a published draft pasted as yours: its published figure
             return float(pub.train_samples), (
-                f"published: the registry's figure for {pub.hub_id}; a number typed in or an audit attached replaces it"
+                f"published: the registry's figure for {pub.hub_id}; a number typed in or an audit attached "
+                "replaces it"
             )
         return None, "not measured: audit the training data on the Dataset audit page and attach it to this draft"
 
