@@ -622,6 +622,40 @@ def choose_setting(pts: pd.DataFrame, reference: str, benchmark: str) -> str | N
     return best
 
 
+def _kind_word(rows: pd.DataFrame) -> str:
+    """ "published" (a registry figure) or "measured" (a run's), as the rows are."""
+    return "published" if (rows["kind"] == "published").all() else "measured"
+
+
+def _why_not_its_setting(pts: pd.DataFrame, reference: str, benchmark: str) -> str:
+    """Why ``choose_setting`` found no setting of ``reference``'s on ``benchmark``: no figure there at all, a
+    figure at no stated setting, or one at a stated setting that cannot go on the trend (walk AK: a published
+    GSM8K 5.51 at no stated setting was said to be "no GSM8K acceptance")."""
+    label = bench_label(benchmark)
+    rows = pts[(pts["draft"] == reference) & (pts["benchmark"] == benchmark)]
+    rows = rows[pd.to_numeric(rows["accept_length"], errors="coerce").notna()]
+    if rows.empty:
+        return f"{reference} reports no {label} acceptance"
+    key = rows["setting_key"].fillna("").astype(str)
+    unstated = rows[key.isin(["", "unspecified"])]
+    stated = rows[~key.isin(["", "unspecified"])]
+    said = []
+    if len(unstated):
+        figs = ", ".join(f"{float(a):.2f}" for a in unstated["accept_length"])
+        one = len(unstated) == 1
+        said.append(
+            f"{reference}'s {_kind_word(unstated)} {label} {figs} state{'s' if one else ''} no setting "
+            "(num_steps, topk, draft tokens)"
+        )
+    for i, rec in enumerate(stated.to_dict(orient="records")):
+        why = str(rec.get("reason") or "") or "not usable"
+        said.append(
+            f"{reference}'s {_kind_word(stated.iloc[[i]])} {label} {float(rec['accept_length']):.2f} at "
+            f"{rec['setting_key']} is not on the trend ({why})"
+        )
+    return "; ".join(said)
+
+
 def _try_fit(sel: Selection, label: str) -> Fit | None:
     try:
         return fit_published(sel, label)
@@ -679,7 +713,8 @@ def gap_verdict(
     """Compare ``own_volume`` with ``reference``'s volume, and predict acceptance at ``own_volume``.
 
     Every fit is made at one setting key: ``setting_key``, else the reference's own on ``benchmark``
-    (``choose_setting``), else, when the reference reports nothing there, ``fallback_setting`` (the page's)
+    (``choose_setting``), else, when it has no fittable figure at a stated setting there (``_why_not_its_setting``
+    says which), ``fallback_setting`` (the page's)
     or the best-fitted setting, said so. Settings are never pooled: acceptance at 7 steps is not acceptance
     at 3, and a line through both predicted more than the 3-step ceiling.
     The fit is first tried on drafts of the reference's own model family at that setting key;
@@ -711,7 +746,7 @@ def gap_verdict(
         setting_key = fallback_setting or _best_setting(pts, bench, x)
         if setting_key:
             setting_note = (
-                f"{reference} reports no {bench_label(bench)} acceptance, so the fit is at {setting_key} ("
+                f"{_why_not_its_setting(pts, reference, bench)}, so the fit is at {setting_key} ("
                 + ("the setting picked on this page" if fallback_setting else "the best-fitted setting")
                 + ")."
             )
