@@ -984,7 +984,8 @@ def _notice_json(entry: Entry) -> dict[str, Any] | None:
     if notice is None:
         return None
     drafts, native = split_native(notice.hub_id, notice.drafts)
-    return {"hub_id": notice.hub_id, "drafts": drafts, "native_mtp": bool(native), "note": role_note(entry)}
+    own = bool(native) or entry.count.mtp > 0  # a registry entry for its MTP layers, or its config counts them
+    return {"hub_id": notice.hub_id, "drafts": drafts, "native_mtp": own, "note": role_note(entry)}
 
 
 def role_note(entry: Entry) -> str | None:
@@ -995,7 +996,7 @@ def role_note(entry: Entry) -> str | None:
     notice = target_notice(entry)
     if notice is None:
         return None
-    drafts = drafts_text(notice.hub_id, notice.drafts)
+    drafts = drafts_text(notice.hub_id, notice.drafts, own_mtp=entry.count.mtp > 0)
     as_target = notice.hub_id or entry.source
     return (
         f"{notice.hub_id or entry.label} is a target model ({notice.architecture}, {notice.layers} layers), "

@@ -1038,12 +1038,14 @@ def split_native(hub_id: str | None, drafts: Sequence[str]) -> tuple[list[str], 
     return [d for d in drafts if d not in native], native
 
 
-def drafts_text(hub_id: str | None, drafts: Sequence[str]) -> str:
+def drafts_text(hub_id: str | None, drafts: Sequence[str], own_mtp: bool = False) -> str:
     """The sentence on what drafts a target has: published ones, and its own MTP layers where the registry
-    holds them (``split_native``). Overview's and Compare's target notice and the CLI's say the same."""
+    holds them (``split_native``) or its config counts them (``own_mtp``: walk AK's DeepSeek-V3-0324 counts 13.5B
+    of MTP parameters, yet only deepseek-ai/DeepSeek-V3 has a registry entry for them). Overview's and Compare's
+    target notice and the CLI's say the same."""
     published, native = split_native(hub_id, drafts)
     said = f"Published drafts for it: {', '.join(published)}." if published else ""
-    if native:
+    if native or own_mtp:
         said = (said + " " if said else "No separate published draft for it is known to this app. ") + (
             "It drafts with its own MTP layers (native): served by its own weights, with no draft model to load."
         )
@@ -1074,7 +1076,8 @@ def target_notice(entry: comparison.Entry) -> TargetNotice | None:
     sentence = (
         f"{name} is a target model ({entry.spec.architecture}, {entry.spec.num_hidden_layers} layers, "
         f"{_count_words(entry.count.total)} parameters), not a draft: it is what a draft speculates for. "
-        + drafts_text(hub_id, drafts)  # its own MTP registry entry is the target itself, not a published draft
+        # its own MTP registry entry is the target itself, not a published draft
+        + drafts_text(hub_id, drafts, own_mtp=entry.count.mtp > 0)
         + " Paste your draft in the sidebar, and use this model as the target on Compare drafts."
         + "".join(f" ({n[0].upper()}{n[1:]}.)" for n in entry.spec.notes if n.startswith(SHIPPED_NOTE))
     )
