@@ -3387,25 +3387,39 @@ def build(
         current["samples"] = own_now
         current["samples_source"] = samples_src if fit.scope == "pooled" else fit_src
 
+    def served_run(b: int) -> tuple[int, float] | None:
+        """What a batch with its own measured runs serves: its fastest run's num_steps and tok/s (measured); None
+        elsewhere. An option's tok/s there scales that run, as the num_steps row and "Served now" read it."""
+        if speed is None or not speed.measured_at(b):
+            return None
+        m = speed.model_for(b)
+        ts = {p.num_steps: t for p in m.measured if p.num_steps and (t := m.measured_tok_s(p.num_steps)) is not None}
+        return max(ts.items(), key=lambda kt: kt[1]) if ts else None
+
     def tok_band(
         al_ratio: Band | None, *, k: int | None = None, step_ms: Callable[[int], float] | None = None
     ) -> dict[str, Band]:
         if speed is None:
             return {}
         out = {}
-        kk = speed.served_steps if k is None else k
         for b in (b for b in tok_batches if b not in lost):
-            base_al = speed.al_at(kk, batch=b)
+            kk = speed.served_steps if k is None else k
             scale = anchor.get(b, 1.0) if kk == speed.served_steps else 1.0  # on the measured figure (``anchor``)
+            if k is None and al_ratio is not None and b != rank_batch and (ran := served_run(b)) is not None:
+                kk, t = ran  # walk AK: batch 32's run #7 (num_steps 3), not batch 1's served 5 pushed to batch 32
+                scale = t / speed.tok_s(b, speed.al_at(kk, batch=b), kk)
+            base_al = speed.al_at(kk, batch=b)
             if al_ratio is None:
                 v = speed.tok_s(b, base_al, kk, step_ms) * scale
                 out[str(b)] = Band(v, v, v)
                 continue
 
-            def at(r: float | None, _b: int = b, _al: float = base_al, _s: float = scale) -> float | None:
+            def at(
+                r: float | None, _b: int = b, _al: float = base_al, _s: float = scale, _k: int = kk
+            ) -> float | None:
                 if r is None:
                     return None
-                return speed.tok_s(_b, min(_al * r, kk + 1.0), kk, step_ms) * _s
+                return speed.tok_s(_b, min(_al * r, _k + 1.0), _k, step_ms) * _s
 
             out[str(b)] = Band(at(al_ratio.value), at(al_ratio.low), at(al_ratio.high))
         return out
@@ -3816,6 +3830,19 @@ def build(
             ratio = md.al.map(lambda v: v / base_al)
             md.tok_s = tok_band(ratio)
             md.gain = gain_of(md.tok_s)
+            if speed is not None and md.tok_s:  # walk AK: the AL column and each batch's tok/s, which setting
+                served_at = [f"batch {rank_batch}: num_steps {speed.served_steps}, what is served there"] + [
+                    f"batch {b}: num_steps {ran[0]}, its fastest measured run "
+                    f"({speedup.runs_text(speed.model_for(b).measured_runs(ran[0]))})"
+                    for b in tok_batches
+                    if b != rank_batch and str(b) in md.tok_s and (ran := served_run(b)) is not None
+                ]
+                if any(not speed.measured_at(int(b)) for b in md.tok_s):
+                    served_at.append(f"elsewhere num_steps {speed.served_steps}, predicted")
+                scale_words += (
+                    f" Its AL is at {chain}; its tok/s at each batch is that batch's served setting times this AL's "
+                    f"change ({'; '.join(served_at)})."
+                )
         if fit.scope == "curve":
             fit_name = f"The bounded fit of your learning curve (plateau at or below K + 1 = {fit.steps + 1})"
         else:
