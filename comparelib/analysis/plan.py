@@ -3830,13 +3830,20 @@ def build(
             ratio = md.al.map(lambda v: v / base_al)
             md.tok_s = tok_band(ratio)
             md.gain = gain_of(md.tok_s)
-            if speed is not None and md.tok_s:  # walk AK: the AL column and each batch's tok/s, which setting
-                served_at = [f"batch {rank_batch}: num_steps {speed.served_steps}, what is served there"] + [
+            others = (
+                [
                     f"batch {b}: num_steps {ran[0]}, its fastest measured run "
                     f"({speedup.runs_text(speed.model_for(b).measured_runs(ran[0]))})"
                     for b in tok_batches
                     if b != rank_batch and str(b) in md.tok_s and (ran := served_run(b)) is not None
                 ]
+                if speed is not None and md.tok_s
+                else []
+            )
+            # walk AK: the AL column and each batch's tok/s, which setting; said only where another measured batch
+            # is at its own run (every batch at the served num_steps needs no such sentence)
+            if speed is not None and others:
+                served_at = [f"batch {rank_batch}: num_steps {speed.served_steps}, what is served there", *others]
                 if any(not speed.measured_at(int(b)) for b in md.tok_s):
                     served_at.append(f"elsewhere num_steps {speed.served_steps}, predicted")
                 scale_words += (
