@@ -203,7 +203,12 @@ def clipped(text: str, chars: int) -> str:
 # What an attached training volume counts, in the source it is stored with ("<dataset> (<words>)") and in every
 # sentence that names it: SpecForge and speculators drop a row with no supervised token and keep duplicates.
 VOLUME_TRAINED = "rows trained on, with exact duplicates kept and rows with no supervised token left out"
-VOLUME_UNIQUE = "unique usable rows, with exact duplicates and rows with no supervised token left out"
+VOLUME_UNIQUE = (
+    "unique usable rows, with duplicates (exact or differing only in whitespace) and rows with no supervised token "
+    "left out"
+)
+_VOLUME_UNIQUE_EXACT = "unique usable rows, with exact duplicates and rows with no supervised token left out"
+"""What a unique volume stored before whitespace-only duplicates were left out too says it counts."""
 
 
 # the stored kind of a volume whose audit read a sample and did not extrapolate it (the Hub states no row count):
@@ -213,4 +218,5 @@ VOLUME_KIND_SAMPLE = "sample"
 
 def volume_words(source: str | None) -> str | None:
     """What a stored volume counts, read from its source (None for a volume stored before it said so, or typed)."""
-    return next((w for w in (VOLUME_TRAINED, VOLUME_UNIQUE) if f"({w})" in str(source or "")), None)
+    known = (VOLUME_TRAINED, VOLUME_UNIQUE, _VOLUME_UNIQUE_EXACT)
+    return next((w for w in known if f"({w})" in str(source or "")), None)

@@ -198,8 +198,8 @@ def _show_result(result: AuditResult) -> None:
         "Duplicates ignoring whitespace",
         _fmt_int(result.whitespace_duplicates),
         help="Rows whose text equals an earlier row's once each turn's runs of ASCII whitespace (spaces, tabs, "
-        f"newlines) are one space and its ends are stripped; every row compared, the exact duplicates included"
-        f"{sample_help}",
+        f"newlines) are one space and its ends are stripped; every row compared, the exact duplicates included. "
+        f"The unique usable rows keep one copy of each{sample_help}",
     )
     c[2].metric(
         "Near duplicates",

@@ -588,7 +588,14 @@ def fake_server() -> Iterator[Callable[..., FakeServer]]:
         server.stop()
 
 
-def main(argv: list[str] | None = None) -> int:
+SGLANG_ALIASES = {"NEXTN": "EAGLE"}
+"""Algorithms SGLang resolves before it reports them (sglang 0.5.23 arg_groups/speculative_hook.py
+``_resolve_speculative_algorithm_alias``: NEXTN becomes EAGLE); for an MTP target (DeepSeek-V3, GLM-4.5, ...) with no
+draft given, ``_handle_eagle_family`` sets the draft path to the target's model path. Its server_info then says
+EAGLE with the target as the draft."""
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m tests.fake_inference", description=__doc__.splitlines()[0])
     p.add_argument("--engine", choices=ENGINES, default="sglang")
     p.add_argument("--host", default="127.0.0.1")
@@ -600,15 +607,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--output-tokens", type=int, default=32)
     p.add_argument("--honour-max-tokens", action="store_true")
     p.add_argument("--no-spec", action="store_true", help="serve as a baseline without speculation")
+    p.add_argument(
+        "--algorithm",
+        default="EAGLE3",
+        help="the speculative algorithm as launched (EAGLE3, EAGLE, NEXTN, STANDALONE, NGRAM, ...); reported as "
+        "SGLang reports it: NEXTN as EAGLE, with the target as the draft unless --draft-model is given",
+    )
     p.add_argument("--num-steps", type=int, default=3)
     p.add_argument("--topk", type=int, default=1, help="the draft tree's width (1: a chain)")
     p.add_argument("--num-draft-tokens", type=int, default=0, help="a tree's token budget (default: num_steps + 1)")
     p.add_argument("--model", default="fake/target-model", help="the target model the server reports")
-    p.add_argument("--draft-model", default="fake/draft-eagle3", help="the draft model the server reports")
+    p.add_argument(
+        "--draft-model",
+        default=None,
+        help="the draft model the server reports (default fake/draft-eagle3; the target for NEXTN)",
+    )
     for name in ("fail", "cut", "truncate", "stall", "garbage"):
         p.add_argument(f"--{name}-every", type=int, default=0)
-    args = p.parse_args(argv)
-    opts = FakeOptions(
+    return p
+
+
+def _options(args: argparse.Namespace) -> FakeOptions:
+    algorithm = str(args.algorithm).strip().upper()
+    resolved = SGLANG_ALIASES.get(algorithm, algorithm)
+    draft = args.draft_model or (args.model if algorithm in SGLANG_ALIASES else "fake/draft-eagle3")
+    return FakeOptions(
         engine=args.engine,
         ttft_s=args.ttft_ms / 1000,
         chunk_delay_s=args.chunk_delay_ms / 1000,
@@ -616,18 +639,28 @@ def main(argv: list[str] | None = None) -> int:
         accept_pattern=[int(x) for x in args.accept_pattern.split(",") if x.strip()] or None,
         output_tokens=args.output_tokens,
         honour_max_tokens=args.honour_max_tokens,
-        speculative_algorithm=None if args.no_spec else "EAGLE3",
+        speculative_algorithm=None if args.no_spec else resolved,
         num_steps=args.num_steps,
         topk=args.topk,
         num_draft_tokens=args.num_draft_tokens or args.num_steps + 1,
         model=args.model,
-        draft_model=args.draft_model,
+        draft_model=draft,
         fail_every=args.fail_every,
         cut_every=args.cut_every,
         truncate_every=args.truncate_every,
         stall_every=args.stall_every,
         garbage_every=args.garbage_every,
     )
+
+
+def options_from_args(argv: list[str]) -> FakeOptions:
+    """The options the command line ``argv`` serves with (as ``main`` reads them)."""
+    return _options(_parser().parse_args(argv))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    opts = _options(args)
 
     async def serve() -> None:
         server = FakeInferenceServer(opts)

@@ -59,7 +59,8 @@ class AuditResult:
     zero_supervised: int
     rows_with_offsets: int
     # the rows a trainer trains on (rows with no supervised token dropped, duplicates kept) and their tokens;
-    # the unique usable rows (duplicates dropped too), None for an estimate (duplicates counted in the sample only)
+    # the unique usable rows (duplicates dropped too, exact and whitespace-only: ``whitespace_duplicates``), None for
+    # an estimate (duplicates counted in the sample only)
     trained_samples: int = 0
     trained_tokens: int = 0
     unique_samples: int | None = None
@@ -235,7 +236,7 @@ class AuditResult:
             return f"{said} Unique usable rows: not counted for {what} (duplicates are counted in the sample only)."
         return (
             f"{said} Unique usable rows: {unique['samples']:,} samples, {unique['tokens']:,} tokens (one copy of each "
-            "duplicate, no row without a supervised token)."
+            "duplicate, exact or differing only in whitespace, no row without a supervised token)."
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -341,8 +341,11 @@ class Prepared:
     """The prefix rule did not hold (the template renders earlier turns differently once later turns are added):
     spans were found in the whole render by header ... end of turn, as SpecForge finds them (``header_spans``)."""
     key: int | None = None
-    """The row's exact-duplicate hash (``scan.Tally.keep``): its copies share it, so the unique usable rows are
-    counted from the token counts."""
+    """The row's duplicate hash once whitespace is collapsed (``scan.Tally.keep``): its copies, exact or
+    whitespace-only, share it, so the unique usable rows are counted from the token counts."""
+    line: int = 0
+    """The row's location code (``scan.Tally.keep``): the unique usable rows keep the first copy by location, which
+    does not depend on the order merged blocks arrive in (whitespace-only copies tokenise to different lengths)."""
 
     @property
     def rendered(self) -> str:
