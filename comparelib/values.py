@@ -202,7 +202,9 @@ def clipped(text: str, chars: int) -> str:
 
 # What an attached training volume counts, in the source it is stored with ("<dataset> (<words>)") and in every
 # sentence that names it: SpecForge and speculators drop a row with no supervised token and keep duplicates.
-VOLUME_TRAINED = "rows trained on, with exact duplicates kept and rows with no supervised token left out"
+VOLUME_TRAINED = "rows trained on, with duplicates kept and rows with no supervised token left out"
+_VOLUME_TRAINED_EXACT = "rows trained on, with exact duplicates kept and rows with no supervised token left out"
+"""What a trained volume stored before said it counts: the same rows (every copy, whitespace-only ones too)."""
 VOLUME_UNIQUE = (
     "unique usable rows, with duplicates (exact or differing only in whitespace) and rows with no supervised token "
     "left out"
@@ -218,5 +220,7 @@ VOLUME_KIND_SAMPLE = "sample"
 
 def volume_words(source: str | None) -> str | None:
     """What a stored volume counts, read from its source (None for a volume stored before it said so, or typed)."""
+    if f"({_VOLUME_TRAINED_EXACT})" in str(source or ""):
+        return VOLUME_TRAINED  # the same count, in the words that say it exactly
     known = (VOLUME_TRAINED, VOLUME_UNIQUE, _VOLUME_UNIQUE_EXACT)
     return next((w for w in known if f"({w})" in str(source or "")), None)

@@ -215,10 +215,14 @@ class AuditResult:
             if self.zero_supervised
             else "no row lacks a supervised token (SpecForge and speculators would drop one)"
         )
+        spaced = self.whitespace_duplicates - self.duplicates  # the rows that repeat another only in whitespace
+        kept = ([f"the {self.duplicates:,} exact duplicates{est}"] if self.duplicates else []) + (
+            [f"the {spaced:,} rows{est} that differ from an earlier row only in whitespace"] if spaced > 0 else []
+        )
         dups = (
-            f"the {self.duplicates:,} exact duplicates{est} are kept, as the trainers train each copy"
-            if self.duplicates
-            else "no row is an exact duplicate"
+            f"{' and '.join(kept)} are kept, as the trainers train each copy"
+            if kept
+            else "no row is a duplicate, exact or differing only in whitespace"
         )
         cut = (
             f" (each row cut at max_length {self.max_length:,}, as SpecForge truncates: {self.over_max_length:,} "

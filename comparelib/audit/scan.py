@@ -90,10 +90,28 @@ _WORD_CODE = {
 Why not the bare words: "function", "class", "import" and "select" are English, and a walk's 5,000 ordinary chat
 rows read 4,034 "code" on the bare marker "function ". Each word is found with ``str.find`` and its syntax matched
 only there: one regex over the whole text cost about 0.5 ms a row of prose that uses the words."""
-_MATH_MARKS = ("\\frac", "\\boxed", "\\sqrt", "\\sum", "\\int", "$$", "\\(", "\\[")
-_MATH_WORDS = ("equation", "solve for", "theorem", "integral", "derivative", "probability")
-_MATH_RE = re.compile("|".join(re.escape(m) for m in _MATH_MARKS))
-_ARITH = re.compile(r"\d\s*[+\-*/^]\s*\d+\s*=|\d\s*=\s*\d")
+_LATEX = re.compile(
+    r"\\(?:[dt]?frac|boxed|sqrt|sum|int|prod|lim|cdot|times|leq|geq|neq|approx|equiv|infty|binom|partial"
+    r"|math(?:bb|bf|rm|cal))(?![A-Za-z])"  # a command, not a path's \internal or \summary
+    r"|\\begin\{(?:align|equation|gather|cases|[pbv]?matrix)"
+    r"|\\\([^\n]{1,300}?\\\)|\\\[.{1,1000}?\\\]",  # \( inline \) and \[ display \], closed
+    re.DOTALL,
+)
+"""LaTeX math at a backslash: a command (where no letter follows), an environment, a closed \\( \\) or \\[ \\] span."""
+_DISPLAY = re.compile(r"\$\$([^$]{1,1000}+)\$\$")  # $$ ... $$
+_INLINE = re.compile(r"\$([^\s$][^$\n]{0,300}+)\$")  # $...$, which does not end with a space (checked after)
+_MATH_INSIDE = re.compile(r"[=^_\\{}<>]|^\s*[A-Za-z]\s*$|[A-Za-z0-9)]\s*[+\-*/]\s*[A-Za-z0-9(]")
+"""What makes a dollar span math: a relation, power, subscript, command or brace, one letter, or an operation."""
+_EQ_LEFT = re.compile(
+    r"(?:\d\s*[+\-*/^\u00d7\u00f7]\s*\d+"  # 3 + 4 =
+    r"|\b\d*[a-z]\s*[+\-*/\u00d7\u00f7]\s*\d*[a-z]"  # a + b =, 2x - y =
+    r"|\b[a-zA-Z]\([a-z]\))\s*$"  # f(x) =
+)
+"""What stands before an "=" that makes it an equation whatever follows (searched in the 24 characters before)."""
+_EQ_RIGHT = re.compile(r"\s*-?\d")
+_POWER = re.compile(r"\{?-?[A-Za-z0-9(]")  # after a "^" that follows a letter, digit or bracket: x^2, 2^{10}, (a+b)^2
+_GSM8K = re.compile(r"####[ \t]*-?[\d,]*\d(?:\.\d+)?[ \t]*(?:\n|$)")  # a GSM8K answer line: #### 72
+_MATH_SIGNS = ("\u222b", "\u2211")  # the integral and n-ary sum signs
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 Domain = Literal["code", "math", "cjk", "other"]
 DOMAINS: tuple[Domain, ...] = ("code", "math", "cjk", "other")
@@ -150,20 +168,74 @@ def _code_statement(text: str) -> bool:
     return False
 
 
+def _equation(text: str) -> bool:
+    """Whether an "=" stands in an equation: a digit or a lone letter before it and a number after it (3x = 9,
+    x = -3; not a link's ?q=3 or a setting's timeout = 30), or an operation or f(x) before it (3 + 4 =, a + b =,
+    f(x) =)."""
+    at = text.find("=")
+    while at != -1:
+        j = at - 1
+        while j >= 0 and text[j] in " \t":
+            j -= 1
+        if j >= 0:
+            c = text[j]  # a digit, a lone letter (x, 3x; not a word's or a link's ?q) or f(x)'s bracket
+            lone = c.isascii() and c.islower() and (j == 0 or not (text[j - 1].isalpha() or text[j - 1] in "_?&./=-"))
+            if (c.isdigit() or lone) and _EQ_RIGHT.match(text, at + 1):
+                return True
+            if (c.isdigit() or lone or c == ")") and _EQ_LEFT.search(text, max(0, j - 23), j + 1):
+                return True
+        at = text.find("=", at + 1)
+    return False
+
+
+def _math_evidence(text: str) -> bool:
+    """Whether ``text`` holds math: LaTeX, a $ span with math inside, an equation, a power or a GSM8K answer line.
+
+    Why not the words ("equation", "probability", "theorem", ...): prose uses them, as it uses "function". As for
+    code, each sign (a backslash, "$", "=", "^", "####") is found with ``str.find`` and its pattern matched only
+    there: most prose has none, and a row full of them costs a match per sign, not a regex over the whole text."""
+    at = text.find("\\")
+    while at != -1:
+        if _LATEX.match(text, at):
+            return True
+        at = text.find("\\", at + 1)
+    at = text.find("$")
+    while at != -1:
+        display = text.startswith("$$", at)
+        m = (_DISPLAY if display else _INLINE).match(text, at)
+        inner = m.group(1) if m else ""
+        if inner and (display or not inner[-1].isspace()) and _MATH_INSIDE.search(inner):
+            return True
+        at = text.find("$", at + 1)
+    if _equation(text):
+        return True
+    at = text.find("^")
+    while at != -1:
+        if at > 0 and (text[at - 1].isascii() and text[at - 1].isalnum() or text[at - 1] in ")}"):
+            if _POWER.match(text, at + 1):
+                return True
+        at = text.find("^", at + 1)
+    at = text.find("####")
+    while at != -1:
+        if (at == 0 or text[at - 1] == "\n") and _GSM8K.match(text, at):
+            return True
+        at = text.find("####", at + 1)
+    return _has_any(text, _MATH_SIGNS)
+
+
 def domain_of(text: str) -> Domain:
     """A cheap single label, code > math > CJK > other, from the first 1,500 characters.
 
-    Code needs code evidence (``_CODE_MARKS``, ``_code_statement``), not a word that prose uses too.
+    Code needs code evidence (``_CODE_MARKS``, ``_code_statement``) and math math evidence (``_math_evidence``),
+    not a word that prose uses too.
     Literal searches (``str`` ``in``, a C pass each: faster than one regex alternation over the text), a code
-    word's syntax matched only where the word occurs, the arithmetic regex only where an "=" makes it worth it:
-    this runs on every row of millions.
+    word's syntax and a math sign's pattern matched only where the word or sign occurs: this runs on every row of
+    millions.
     """
     head = text[:1500]
     if _has_any(head, _CODE_MARKS) or _code_statement(head):
         return "code"
-    if _MATH_RE.search(head) or ("=" in head and _ARITH.search(head)):
-        return "math"
-    if _has_any(head.lower(), _MATH_WORDS):
+    if _math_evidence(head):
         return "math"
     if not head.isascii():
         cjk = len(_CJK.findall(head))
