@@ -158,10 +158,11 @@ def test_own_draft_audit_three_runs_overview(  # type: ignore[no-untyped-def]
     # 48 output tokens: whole verify steps at both settings (4 tokens x 12, 3 tokens x 16). 20 ms per chunk keeps
     # the baseline (~1 s a request) far slower than speculation (~0.3 s) even on a loaded 2-core CI machine
     common = {"ttft_s": 0.01, "chunk_delay_s": 0.02, "output_tokens": 48, "model": "acme/kimi-k2-target"}
+    ours = {"draft_model": "acme/kimi-k2-eagle3"}  # served and reported as SGLang does: another repo id is not ours
     servers = [
         fake_server("sglang", speculative_algorithm=None, tokens_per_chunk=1, **common),
-        fake_server("sglang", num_steps=3, num_draft_tokens=4, tokens_per_chunk=4, **common),
-        fake_server("sglang", num_steps=2, num_draft_tokens=3, tokens_per_chunk=3, **common),
+        fake_server("sglang", num_steps=3, num_draft_tokens=4, tokens_per_chunk=4, **ours, **common),
+        fake_server("sglang", num_steps=2, num_draft_tokens=3, tokens_per_chunk=3, **ours, **common),
     ]
     data = _dataset(tmp_path / "train.jsonl")
     sha = hub.add_model("acme/kimi-k2-eagle3", aq_config(), tensors=aq_tensors())

@@ -434,13 +434,21 @@ def _published(name: str) -> bool:
     )
 
 
+def _other_repo(run_draft: str, draft: str) -> bool:
+    """Both name a Hub repo id, and not the same one: another draft. Only a path or folder name can be the draft
+    served under another name; walk AM took qwen35lab/qwen35-397b-eagle3's runs as AQ-MedAI/...-eagle3's."""
+    (repo_a, _), (repo_b, _) = _draft_parts(run_draft), _draft_parts(draft)
+    return bool(repo_a and repo_b and repo_a != repo_b)
+
+
 def runs_of_draft(runs: Sequence[Any], draft: str | None) -> DraftRuns:
     """The runs that measure the draft named ``draft`` (its repo id or folder name) and the baselines; runs of
     another draft and of the target's own MTP layers (``registry.is_mtp``) are left out and named.
 
     When no run names this draft, the runs naming no draft, or a draft that is not a published one, may be it
     (a draft is often served from a folder of another name, a checkpoint's ``epoch_9``): they are kept and the note
-    says so; a published draft's runs and MTP runs are still left out. With no ``draft`` every run is kept.
+    says so; a published draft's runs, MTP runs and, for a draft named by repo id, runs naming another repo id are
+    still left out. With no ``draft`` every run is kept.
 
     Where runs do name the draft, a speculative run that records no draft (a vLLM run made before the Live benchmark
     page recorded the sidebar's draft: vLLM does not report it) is left out too, but not called another draft's:
@@ -460,7 +468,7 @@ def runs_of_draft(runs: Sequence[Any], draft: str | None) -> DraftRuns:
             return "other" if registry.draft_label(r) != registry.UNRECORDED_DRAFT else "unnamed"
         if draft_match(named, draft):
             return "mine"
-        return "other" if _published(named) else "unknown"
+        return "other" if _published(named) or _other_repo(named, str(draft)) else "unknown"
 
     verdicts = [verdict(r) for r in runs]
     keep = {"baseline", "mine"} if "mine" in verdicts else {"baseline", "unnamed", "unknown"}
