@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -131,6 +132,96 @@ def _own_shape(target: str | None) -> tuple[int, int] | None:
             return overview.draft_shape(app.draft_entry(draft.source, settings.token_fingerprint()))
     except CompareError:
         return None
+
+
+@st.cache_data(show_spinner="Reading the training log…", max_entries=8)
+def _learning_curve(
+    paths: tuple[str, ...], stamp: tuple, batch: float | None, per_epoch: float | None, steps: int | None, split: str
+) -> curves.Curve:
+    del stamp  # only part of the cache key: a rewritten log is read again
+    return curves.curve(list(paths), batch_size=batch, epoch_samples=per_epoch, steps=steps, split=split)
+
+
+def _stamp(logs: tuple[str, ...]) -> tuple:
+    """``_learning_curve``'s cache key part, shared by every session: each log's mtime and size, so a rewritten
+    or deleted log is read again. Stat'ed where the reader reads it (confined: relative to the data root); a
+    path the data root refuses is never stat'ed, and the reader gives the refusal."""
+    out = []
+    for p in logs:
+        try:
+            st_ = os.stat(paths.resolve_user_path(p, "training log"))
+            out.append((p, st_.st_mtime_ns, st_.st_size))
+        except (CompareError, OSError):
+            out.append((p, None, None))
+    return tuple(out)
+
+
+class _LogRead(NamedTuple):
+    """The training log the Learning curve tab names, and its curve as read with the inputs as they are now."""
+
+    paths: tuple[str, ...]  # () when no log is named (or its upload could not be kept)
+    name: str  # the log's file name, as it is kept with your draft
+    held: bool  # uploaded for this draft earlier in this session (its uploader since emptied)
+    key: tuple  # _learning_curve's arguments: what the curve was read with; () when no log is named
+    curve: curves.Curve | None
+    error: str | None
+
+
+LOG_READ = "_lc_read"  # the drafts whose curve for Overview (app.remember_curve) this page read from a log
+
+
+def _read_log(steps_default: int) -> _LogRead:
+    """Read the log the Learning curve tab names with its inputs as they are now (session state), before the page's
+    headline, on every run: the headline, the tab, its keep button and Overview (``app.remember_curve``) read this
+    one reading. Read inside the tab, the headline above it showed the previous run's reading (walk AM: in steps
+    after a batch size was typed, and no verdict at all when the path came after the batch size). With no log named,
+    or one that cannot be read, the curve this page remembered is dropped: Overview and the headline fall back to
+    the log kept with the draft, if any, never the one the inputs no longer name."""
+    state = st.session_state
+    upload = state.get(LOG_UPLOAD)
+    uploads = state.setdefault(LOG_UPLOADS, {})
+    held = uploads.get(draft.source)
+    found: tuple[str, ...] = ()
+    name = ""
+    error = None
+    if upload is not None:
+        try:  # one file per content, the name kept (the reader picks TensorBoard / CSV by it)
+            name = upload.name or "training.log"
+            found = (str(paths.keep_upload(upload.getvalue(), name)),)
+        except CompareError as exc:
+            error, name = str(exc), ""
+        else:
+            # a replaced upload is deleted once no session holds it; a closed tab's when its session ends
+            uploadgate.hold(found[0], held[0] if held else None)
+            uploads[draft.source] = (found[0], name)
+    elif held is not None:
+        found, name = (held[0],), held[1]
+    elif typed := str(state.get("lc_path") or "").strip():
+        found = (os.path.expanduser(typed),)
+        name = os.path.basename(found[0].rstrip("/")) or found[0]
+    key: tuple = ()
+    curve = None
+    if found:
+        key = (
+            found,
+            _stamp(found),
+            float(state.get("lc_batch") or 0) or None,
+            float(state.get("lc_epoch") or 0) or None,
+            int(state.get("lc_steps", steps_default) or 0) or None,
+            str(state.get("lc_split") or "auto"),
+        )
+        try:
+            curve = _learning_curve(*key)
+        except CompareError as exc:
+            error = str(exc)
+    read = state.setdefault(LOG_READ, set())
+    if curve is not None:
+        app.remember_curve(draft, curve)
+        read.add(draft.source)
+    elif draft.source in read:
+        state.get(app.CURVE_STATE, {}).pop(draft.source, None)
+        read.discard(draft.source)
+    return _LogRead(found, name, upload is None and held is not None, key, curve, error)
 
 
 try:
@@ -318,6 +409,8 @@ except CompareError as exc:
     st.error(str(exc))
     st.stop()
 
+# the training log first: the headline below, the Learning curve tab and Overview read it with the same inputs
+log_read = _read_log(int(scaling.steps_of(setting_key) or 0))
 st.subheader("What more data would buy")
 # The answer in one line; the fit, your prediction and the volume gap (long coloured blocks that pushed
 # the chart below the fold) are in one expander, the chart comes next.
@@ -694,28 +787,6 @@ def _cost_tab() -> None:
 
 
 # --- learning curve from the training run's own logs ---------------------------------------------
-@st.cache_data(show_spinner="Reading the training log…", max_entries=8)
-def _learning_curve(
-    paths: tuple[str, ...], stamp: tuple, batch: float | None, per_epoch: float | None, steps: int | None, split: str
-) -> curves.Curve:
-    del stamp  # only part of the cache key: a rewritten log is read again
-    return curves.curve(list(paths), batch_size=batch, epoch_samples=per_epoch, steps=steps, split=split)
-
-
-def _stamp(logs: tuple[str, ...]) -> tuple:
-    """``_learning_curve``'s cache key part, shared by every session: each log's mtime and size, so a rewritten
-    or deleted log is read again. Stat'ed where the reader reads it (confined: relative to the data root); a
-    path the data root refuses is never stat'ed, and the reader gives the refusal."""
-    out = []
-    for p in logs:
-        try:
-            st_ = os.stat(paths.resolve_user_path(p, "training log"))
-            out.append((p, st_.st_mtime_ns, st_.st_size))
-        except (CompareError, OSError):
-            out.append((p, None, None))
-    return tuple(out)
-
-
 def _forget_upload() -> None:
     """Your draft's uploaded log is dropped (and deleted once no session holds it)."""
     held = st.session_state.get(LOG_UPLOADS, {}).pop(draft.source, None)
@@ -838,19 +909,19 @@ def _curve_tab(shown: bool) -> None:
     # positions and split, set less often, in the fold-out under them
     lc_in, lc_opts = st.columns([1, 1])
     with lc_in:
-        lc_upload = st.file_uploader(
+        st.file_uploader(
             "Training log (console log, CSV or a TensorBoard events file)",
             key=LOG_UPLOAD,
             accept_multiple_files=False,
             on_change=_upload_changed,
         )
-        lc_path = st.text_input(
+        st.text_input(
             "…or a path on this machine (file or TensorBoard run directory)",
             key="lc_path",
             placeholder="outputs/run/runs",
         )
     with lc_opts:
-        lc_batch = st.number_input(
+        st.number_input(
             "Samples per logged step (global batch size)",
             min_value=0,
             value=0,
@@ -858,12 +929,12 @@ def _curve_tab(shown: bool) -> None:
             key="lc_batch",
             help="samples_seen = step × this, when the log does not record samples. 0: leave the x axis in steps.",
         )
-        lc_epoch = st.number_input(
+        st.number_input(
             "Samples per epoch (per-epoch logs, EAGLE trainer)", min_value=0, value=0, step=1000, key="lc_epoch"
         )
     with lc_opts.expander("How to read the log (positions, split)"):
         lc_steps_default = scaling.steps_of(setting_key) or 0
-        lc_steps = st.number_input(
+        st.number_input(
             "Draft positions used (chain steps)",
             min_value=0,
             max_value=64,
@@ -872,7 +943,7 @@ def _curve_tab(shown: bool) -> None:
             help="tau_sim over the first N positions, so it compares with live runs and published drafts at that "
             "setting's num_steps. 0: every position the trainer logged.",
         )
-        lc_split = st.radio(
+        st.radio(
             "Fit on",
             ["auto", "train", "eval"],
             horizontal=True,
@@ -880,31 +951,15 @@ def _curve_tab(shown: bool) -> None:
             help="auto: eval points when there are 5 or more (held out), else train points.",
         )
 
-    lc_paths: tuple[str, ...] = ()
-    lc_name = ""  # the log's file name, as it is kept with your draft
-    uploads = st.session_state.setdefault(LOG_UPLOADS, {})
-    held = uploads.get(draft.source)
-    if lc_upload is not None:
-        try:  # one file per content, the name kept (the reader picks TensorBoard / CSV by it)
-            name = lc_upload.name or "training.log"
-            lc_paths = (str(paths.keep_upload(lc_upload.getvalue(), name)),)
-        except CompareError as exc:
-            st.error(str(exc))
-        else:
-            # a replaced upload is deleted once no session holds it; a closed tab's when its session ends
-            uploadgate.hold(lc_paths[0], held[0] if held else None)
-            uploads[draft.source] = (lc_paths[0], name)
-            lc_name = name
-    elif held is not None:
+    # the log and its curve were read before the page's headline, with these inputs (_read_log)
+    lc_paths, lc_name = log_read.paths, log_read.name
+    if log_read.error is not None and not lc_paths:  # an upload that could not be kept
+        st.error(log_read.error)
+    if log_read.held:
         # uploaded for this draft before another draft (or page) was shown, which emptied its uploader
-        lc_paths = (held[0],)
-        lc_name = held[1]
         with lc_in:
-            st.caption(f"Using {held[1]}, uploaded for this draft earlier in this session.")
+            st.caption(f"Using {lc_name}, uploaded for this draft earlier in this session.")
             st.button("Forget this log", key="lc_forget_upload", on_click=_forget_upload)
-    elif lc_path.strip():
-        lc_paths = (os.path.expanduser(lc_path.strip()),)
-        lc_name = os.path.basename(lc_paths[0].rstrip("/")) or lc_paths[0]
 
     if not shown:
         return
@@ -919,15 +974,9 @@ def _curve_tab(shown: bool) -> None:
     else:
         try:
             if lc_paths:
-                lc_key = (
-                    lc_paths,
-                    _stamp(lc_paths),
-                    float(lc_batch) or None,
-                    float(lc_epoch) or None,
-                    int(lc_steps) or None,
-                    lc_split,
-                )
-                lc = _learning_curve(*lc_key)
+                if log_read.curve is None:
+                    raise CompareError(str(log_read.error))
+                lc, lc_key = log_read.curve, log_read.key
             else:  # a reload or a link to your draft: the log kept with it
                 assert kept is not None
                 lc, lc_key = kept["curve"], ("kept", kept["id"])
@@ -937,7 +986,6 @@ def _curve_tab(shown: bool) -> None:
             st.error(str(exc))
         else:
             if lc_paths:
-                app.remember_curve(draft, lc)
                 if not draft.is_example:
                     with lc_in:
                         _keep_controls(lc, lc_key, lc_name, kept)

@@ -122,6 +122,15 @@ class CurveFit:
         }
 
 
+def x_words(x: float) -> str:
+    """A place on a learning curve's axis (a step, samples seen, an epoch) to three significant figures: "10.8K",
+    "461K", "2.5". The checkpoint the verdict names must be one the log has: ``human``'s two figures called step
+    10,800 "11K" (walk AM) and epoch 2.5 "2"."""
+    div, suffix = next(((d, s) for d, s in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")) if abs(x) >= d), (1, ""))
+    text = f"{x / div:.3g}"
+    return f"{f'{x / div:.0f}' if 'e' in text else text}{suffix}"
+
+
 @dataclass(frozen=True)
 class Peak:
     """Where held-out (eval) acceptance peaked and how far it fell after: the ``overfitting`` verdict's evidence.
@@ -151,7 +160,7 @@ class Peak:
         return self.tau - self.last_tau
 
     def _where(self, x: float, pass_no: int | None, epoch: float | None = None) -> str:
-        at = f"{human(x)} {self.unit}"
+        at = f"{x_words(x)} {self.unit}"
         if pass_no is None:
             return at
         log = f"epoch {epoch_text(epoch)} in the log, " if epoch is not None and epoch != pass_no else ""
@@ -170,7 +179,7 @@ class Peak:
         peak in the pass the fall ends in is named by its step ("checkpoint at step 300 (3K samples seen)"): that
         pass's checkpoint is after the fall; so is a peak part way through its pass (epoch 2.5 in a log counting
         progress): that pass's checkpoint is saved at its end, after the peak."""
-        at = f"{human(self.x)} {self.unit}"
+        at = f"{x_words(self.x)} {self.unit}"
         mid_pass = self.epoch is not None and self.epoch != int(self.epoch)
         if self.pass_no is not None and (self.last_pass == self.pass_no or mid_pass):
             return f"checkpoint at step {self.step} ({at})"
@@ -185,9 +194,9 @@ class Peak:
             else ""
         )
         last = (
-            f"pass {self.last_pass} ({human(self.last_x)} {self.unit})"
+            f"pass {self.last_pass} ({x_words(self.last_x)} {self.unit})"
             if self.last_pass is not None
-            else f"{human(self.last_x)} {self.unit}"
+            else f"{x_words(self.last_x)} {self.unit}"
         )
         return (
             f"eval tau_sim peaked at {self.tau:.2f} at {self.at()} and fell {self.fall:.2f} to {self.last_tau:.2f} "
@@ -848,7 +857,7 @@ def _unit_label(unit: XUnit) -> str:
 
 
 def _fmt_x(x: float, unit: XUnit) -> str:
-    return f"{human(x)} {_unit_label(unit)}"
+    return f"{x_words(x)} {_unit_label(unit)}"
 
 
 def _x_of(p: CurvePoint, unit: XUnit) -> float | None:
@@ -1023,7 +1032,7 @@ def _overfitting(
         fit = fit_curve(xs[up], ys[up], x_unit=_unit_key(unit), split="eval", tau_max=tmax)
     after = int((~up).sum())
     left_out = (
-        f"the {_points_text(after, 'eval')} after the eval peak at {human(peak.x)} {peak.unit} are left out of the "
+        f"the {_points_text(after, 'eval')} after the eval peak at {x_words(peak.x)} {peak.unit} are left out of the "
         f"fit (eval fell there: a saturating curve through them would hide the fall)"
     )
     ev.update(
@@ -1037,7 +1046,7 @@ def _overfitting(
     )
     noise = _noise_words(peak)
     seen = (
-        f" The x axis counts every pass: {human(peak.last_x)} samples seen are {peak.passes} passes over the same "
+        f" The x axis counts every pass: {x_words(peak.last_x)} samples seen are {peak.passes} passes over the same "
         "samples, not new data."
         if peak.passes and peak.unit == "samples seen"
         else ""
@@ -1543,7 +1552,7 @@ def _point_words(p: CurvePoint) -> str:
     if p.epoch is not None:
         parts.append(f"epoch {epoch_text(p.epoch)} in the log")
     if p.samples_seen:
-        parts.append(f"{human(p.samples_seen)} samples seen")
+        parts.append(f"{x_words(p.samples_seen)} samples seen")
     return ", ".join(parts)
 
 
