@@ -80,6 +80,22 @@ def padded_domain(values: Sequence[float], min_span: float = MIN_ACCEPT_SPAN, fl
     return [round(lo, 2), round(lo + max(min_span, hi - lo), 2)]
 
 
+def accept_axis(*columns: Any) -> dict[str, Any]:
+    """``scale`` and ``axis`` of an acceptance-length y axis over every value it plots (``columns``: a layer's
+    values each, points, live runs, a fit and its band): round ticks (``linear_ticks``) from one at or below the
+    lowest to one at or above the highest, and the domain they span. Left to the renderer, the lowest tick (2.40)
+    was drawn above a plotted point (2.21)."""
+    vals = [float(v) for col in columns for v in (col if col is not None else []) if v is not None and not pd.isna(v)]
+    vals = [v for v in vals if math.isfinite(v)]
+    if not vals:
+        return {"scale": alt.Scale(zero=False)}
+    ticks = linear_ticks(min(vals), max(vals))
+    return {
+        "scale": alt.Scale(domain=[ticks[0], ticks[-1]], nice=False, zero=False),
+        "axis": alt.Axis(values=ticks, format=tick_format(ticks)),
+    }
+
+
 def _luminance(hex_colour: str) -> float:
     h = hex_colour.lstrip("#")
     if len(h) == 3:
@@ -201,7 +217,9 @@ def scaling_chart(
         scale=alt.Scale(domain=["published", "own"], range=[PUBLISHED_SHAPE, OWN_SHAPE]),
         legend=own_legend,
     )
-    y = alt.Y("accept_length:Q", title="acceptance length (tokens per cycle)", scale=alt.Scale(zero=False))
+    band_cols = [band[c] for c in ("accept_length", "lo", "hi")] if band is not None and len(band) else []
+    y_axis = accept_axis(df["accept_length"], *band_cols)  # every point drawn and the fit's band
+    y = alt.Y("accept_length:Q", title="acceptance length (tokens per cycle)", **y_axis)
     base = alt.Chart(df)
     own = alt.datum.kind == "own"
     grey = (  # published points of another benchmark or setting
@@ -236,14 +254,15 @@ def scaling_chart(
     if band is not None and len(band):
         bdf = band.rename(columns={x: "volume"})[["volume", "accept_length", "lo", "hi"]].copy()
         bx = alt.X("volume:Q", title=X_TITLES[x], scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
-        layers.insert(0, alt.Chart(bdf).mark_area(opacity=0.18, color="#4c78a8").encode(x=bx, y="lo:Q", y2="hi:Q"))
+        by = alt.Y("lo:Q", title="acceptance length (tokens per cycle)", **y_axis)
+        layers.insert(0, alt.Chart(bdf).mark_area(opacity=0.18, color="#4c78a8").encode(x=bx, y=by, y2="hi:Q"))
         layers.insert(
             1,
             alt.Chart(bdf)
             .mark_line(color="#4c78a8")
             .encode(
                 x=bx,
-                y=alt.Y("accept_length:Q"),
+                y=y,
                 tooltip=[
                     alt.Tooltip("volume:Q", format=","),
                     alt.Tooltip("accept_length:Q", title="fit", format=".2f"),
@@ -650,12 +669,12 @@ def run_sweep_charts(
     )
     if spec.empty and base.empty:
         return None
-    x = alt.X(
-        "num_steps:Q",
-        title="num_steps (draft depth)",
-        scale=alt.Scale(domain=list(STEPS_DOMAIN)),
-        axis=alt.Axis(tickMinStep=1),
-    )
+    steps_axis: dict[str, Any] = {
+        "title": "num_steps (draft depth)",
+        "scale": alt.Scale(domain=list(STEPS_DOMAIN)),
+        "axis": alt.Axis(tickMinStep=1),
+    }
+    x = alt.X("num_steps:Q", **steps_axis)
     # batch 1 and 16, chain and tree: separate lines; labels in full (the default cut "max_tokens=256" to "…"),
     # under the plot, where they take no width from it
     colour = alt.Color("series:N", title="setting", legend=alt.Legend(**SWEEP_LEGEND))
@@ -730,15 +749,30 @@ def run_sweep_charts(
     )
     # typed: a layer's shared encoding has no data to infer them from
     al_tips = ["run:N", "series:N", "num_steps:Q", "accept length:Q", "measured:N"]
-    line = alt.Chart(on_line.dropna(subset=["accept length"])).mark_line(point=alt.OverlayMarkDef(size=90))
-    off_al = off_line.dropna(subset=["accept length"])
+    # acceptance hardly moves with the batch: batch 1 and 16 of one draft (or SGLang and vLLM) measured one value at
+    # one num_steps, and the point drawn last hid the other. Each line is drawn a little to the side (its own offset
+    # in the legend's order; the tooltip says the num_steps) and each engine has its own shape
+    names = sorted(set(spec["series"]))
+    gap = min(0.25, 0.8 / (len(names) - 1)) if len(names) > 1 else 0.0
+    shift = {n: (i - (len(names) - 1) / 2) * gap for i, n in enumerate(names)}
+
+    def drawn(frame: pd.DataFrame) -> pd.DataFrame:
+        frame = frame.dropna(subset=["accept length"])
+        return frame.assign(
+            **{"num_steps drawn": frame["num_steps"].astype(float) + frame["series"].map(shift).astype(float)}
+        )
+
+    x_al = alt.X("num_steps drawn:Q", **steps_axis)
+    shape = alt.Shape("engine:N", title="engine", legend=alt.Legend(**SWEEP_LEGEND))
+    line = alt.Chart(drawn(on_line)).mark_line(point=alt.OverlayMarkDef(size=90))
+    off_al = drawn(off_line)
     accept: alt.Chart | alt.LayerChart = (
         line
         if off_al.empty
         # a num_steps measured again: a hollow point beside the line, both layers under one encoding
         else _layer(line, alt.Chart(off_al).mark_point(size=90, filled=False))
     )
-    accept = accept.encode(x=x, y=y_al, color=colour, tooltip=al_tips)
+    accept = accept.encode(x=x_al, y=y_al, color=colour, shape=shape, tooltip=al_tips)
     return speed, accept.properties(title="Acceptance length vs num_steps", **SWEEP_SIZE)
 
 
@@ -766,11 +800,28 @@ def curve_chart(
     pts["x"] = pd.to_numeric(pts[xcol], errors="coerce")
     pts = pts[["x", "step", "split", "tau_sim"]]
     x_enc = alt.X("x:Q", title=f"{unit} seen (log scale)", scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
-    y_enc = alt.Y("tau_sim:Q", title="acceptance length (tokens/cycle)", scale=alt.Scale(zero=False))
+    pub = pd.DataFrame()
+    if published is not None and len(published) and unit == "samples":  # published drafts have no steps axis
+        pub = published[pd.to_numeric(published["samples"], errors="coerce").gt(0)].copy()
+        pub = pub.rename(columns={"samples": "x", "accept_length": "tau_sim"})[["draft", "x", "tau_sim"]]
+        pub["draft"] = pub["draft"].astype("string")
+    bdf = pd.DataFrame(curve.band).rename(columns={"mean": "tau_sim"}) if curve.band else pd.DataFrame()
+    # one axis over every value drawn: the log's points, its fit and band, published drafts and live runs
+    y_axis = accept_axis(
+        pts["tau_sim"],
+        *([bdf[c] for c in ("tau_sim", "low", "high")] if len(bdf) else []),
+        pub["tau_sim"] if len(pub) else None,
+        live["accept_length"] if live is not None and len(live) else None,
+    )
+    y_title = "acceptance length (tokens/cycle)"
+    y_enc = alt.Y("tau_sim:Q", title=y_title, **y_axis)
     layers: list[alt.Chart] = []
-    if curve.band:
-        bdf = pd.DataFrame(curve.band).rename(columns={"mean": "tau_sim"})
-        layers.append(alt.Chart(bdf).mark_area(opacity=0.18, color="#4c78a8").encode(x=x_enc, y="low:Q", y2="high:Q"))
+    if len(bdf):
+        layers.append(
+            alt.Chart(bdf)
+            .mark_area(opacity=0.18, color="#4c78a8")
+            .encode(x=x_enc, y=alt.Y("low:Q", title=y_title, **y_axis), y2="high:Q")
+        )
         layers.append(
             alt.Chart(bdf)
             .mark_line(color="#4c78a8", strokeDash=[6, 3])
@@ -802,11 +853,6 @@ def curve_chart(
             ],
         )
     )
-    pub = pd.DataFrame()
-    if published is not None and len(published) and unit == "samples":  # published drafts have no steps axis
-        pub = published[pd.to_numeric(published["samples"], errors="coerce").gt(0)].copy()
-        pub = pub.rename(columns={"samples": "x", "accept_length": "tau_sim"})[["draft", "x", "tau_sim"]]
-        pub["draft"] = pub["draft"].astype("string")
     if len(pub):
         layers.append(
             alt.Chart(pub)
@@ -883,10 +929,12 @@ def plan_curve_chart(
     steps: int | None = None,
     title: str | None = None,
     seen: bool = False,
+    target_words: str | None = None,
 ) -> alt.LayerChart:
     """The plan's bounded fit (``band``: samples, al, low, high) with its band, the points it was fitted on
     (``points``: samples, al, kind, label), the target AL (dashed) and the samples it needs (a rule and
-    the band of that figure)."""
+    the band of that figure). ``target_al`` is on the fit's axis (``Plan.chart_target``, which gives
+    ``target_words``, its label): a target on another scale than the fit is not drawn over it."""
     # ``seen``: the fit is of your training log, whose x is samples seen (epochs x unique samples), not unique ones
     samples_words = "training samples seen" if seen else "training samples"
     title = title or f"Acceptance length vs {samples_words}: the plan's fit"
@@ -894,16 +942,26 @@ def plan_curve_chart(
         "samples:Q", title=f"{samples_words} (log scale)", scale=alt.Scale(type="log"), axis=alt.Axis(format="~s")
     )
     y_title = "acceptance length" + (f" at {steps} steps" if steps else "")
+    # one axis over the fit, its band, its points and the target drawn
+    y_axis = accept_axis(
+        *([band[c] for c in ("al", "low", "high")] if len(band) else []),
+        points["al"] if len(points) else None,
+        [target_al] if target_al is not None else None,
+    )
     layers: list[alt.Chart] = []
     if len(band):
         bdf = band[["samples", "al", "low", "high"]].astype(float)
-        layers.append(alt.Chart(bdf).mark_area(opacity=0.18, color="#4c78a8").encode(x=x, y="low:Q", y2="high:Q"))
+        layers.append(
+            alt.Chart(bdf)
+            .mark_area(opacity=0.18, color="#4c78a8")
+            .encode(x=x, y=alt.Y("low:Q", title=y_title, **y_axis), y2="high:Q")
+        )
         layers.append(
             alt.Chart(bdf)
             .mark_line(color="#4c78a8")
             .encode(
                 x=x,
-                y=alt.Y("al:Q", title=y_title, scale=alt.Scale(zero=False)),
+                y=alt.Y("al:Q", title=y_title, **y_axis),
                 tooltip=[
                     alt.Tooltip("samples:Q", format=","),
                     alt.Tooltip("al:Q", title="fit", format=".2f"),
@@ -920,7 +978,7 @@ def plan_curve_chart(
             .mark_point(filled=True, opacity=0.85, size=55)
             .encode(
                 x=x,
-                y=alt.Y("al:Q", title=y_title, scale=alt.Scale(zero=False)),
+                y=alt.Y("al:Q", title=y_title, **y_axis),
                 color=alt.Color("kind:N", title="points"),
                 shape=alt.Shape(
                     "kind:N",
@@ -938,9 +996,11 @@ def plan_curve_chart(
             )
         )
     if target_al is not None:
-        tdf = pd.DataFrame({"al": [float(target_al)], "label": [f"target AL {target_al:.2f}"]})
+        tdf = pd.DataFrame({"al": [float(target_al)], "label": [target_words or f"target AL {target_al:.2f}"]})
         layers.append(
-            alt.Chart(tdf).mark_rule(strokeDash=[6, 3], color="#e45756").encode(y="al:Q", tooltip=["label:N"])
+            alt.Chart(tdf)
+            .mark_rule(strokeDash=[6, 3], color="#e45756")
+            .encode(y=alt.Y("al:Q", title=y_title, **y_axis), tooltip=["label:N"])
         )
     if samples_needed is not None and samples_needed[0]:
         value, low, high = samples_needed
@@ -967,7 +1027,17 @@ def plan_curve_chart(
         )
     if not layers:
         layers.append(alt.Chart(pd.DataFrame({"samples": [], "al": []})).mark_point().encode(x=x, y="al:Q"))
-    subtitle = ["line and band: bounded fit (AL at most K + 1), 95% band", "dashed: target AL; dotted: samples needed"]
+    subtitle = [
+        "line and band: bounded fit (AL at most K + 1), 95% band",
+        # a target on another scale than the fit is not drawn: the subtitle does not promise one
+        # short, in one line (a long one is cut with "..."): the tooltip gives the label in full
+        (
+            "dashed: target AL" + (", put on your log's scale" if "your log's scale" in (target_words or "") else "")
+            if target_al is not None
+            else "no target drawn"
+        )
+        + "; dotted: samples needed",
+    ]
     if len(points) and (points["kind"] == AFTER_PEAK).any():  # an overfitting log: its fall is shown, not fitted
         subtitle.append("triangles: your log after its eval peak, left out of the fit (eval fell there)")
     return _layer(*layers).properties(

@@ -29,7 +29,7 @@ from comparelib.charts import run_sweep_charts
 from comparelib.errors import CompareError
 from comparelib.live.bench import BenchOptions, benchmark
 from comparelib.live.endpoints import BenchLimits, SessionBudget, SessionWatch
-from comparelib.live.store import Store, requests_to_frame, runs_to_frame
+from comparelib.live.store import Store, requests_to_frame, run_titles, runs_to_frame
 from comparelib.models.draft import (
     latest_own_group,
     pool_is_attached,
@@ -473,6 +473,12 @@ try:
 
     all_runs = store.runs()
     by_title = {r.title: r for r in all_runs}
+    # what each run is called on screen: its title, with the engine and batch where two stored runs would read alike
+    # without them (batch 1 and 16 of one setting: ``run_titles``); the pickers keep the titles as their values
+    names = run_titles(all_runs)
+
+    def _named(title: str) -> str:
+        return names[by_title[title].id] if title in by_title else title
 
     # ------------------------------------------------------------ comparison
     st.subheader("Compare runs")
@@ -487,10 +493,15 @@ try:
         mine = runs_of_draft(pool, draft.match_name) if attached else unattached_runs(pool, draft)
         # your draft's newest speculative runs (the published draft's newest ones took the places of your num_steps
         # 1 and 2; baselines took places of the "6 newest"), and the whole sweep of your newest speculative run: a
-        # num_steps 1..10 sweep opened on 5..10, its best 2 cut. The baselines they need come on top.
+        # num_steps 1..10 sweep opened on 5..10, its best 2 cut. The baselines they need come on top. Its sweep is
+        # its line on the sweep chart below (``sweep_chart_inputs`` of the group): taken by ``sweep_mismatch``, a
+        # num_steps measured again with more requests left the rest of its line out, named as "older runs"
         kept = list(mine.kept)
         spec = [r for r in kept if not r.is_baseline and r.num_steps]
-        sweep = [r for r in spec if not speedup.sweep_mismatch(r, spec[-1])][-SWEEP_RUNS:] if spec else []
+        lines = speedup.sweep_chart_inputs(pool, draft=draft.match_name)[0] if spec else {}
+        line = lines.get(spec[-1].id) if spec else None
+        whole: list[Any] = [r for r in spec if lines.get(r.id) == line] if line is not None else spec[-1:]
+        sweep = whole[-SWEEP_RUNS:]
         # from the 6th newest speculative run on, with the baselines measured among them (all runs when fewer)
         own_spec = [r for r in kept if not r.is_baseline]
         first = own_spec[-DEFAULT_RUNS] if len(own_spec) >= DEFAULT_RUNS else None
@@ -507,12 +518,18 @@ try:
             st.session_state["_compare_default"] = default_pick
             st.session_state["compare_runs"] = default_pick
             _forget("compare_baseline")
-        picked = st.multiselect("Runs", list(by_title), key="compare_runs")
+        picked = st.multiselect("Runs", list(by_title), key="compare_runs", format_func=_named)
         if older and not {r.title for r in older} & set(picked):
             ids = ", ".join(f"#{r.id}" for r in older)
+            # the sweep's runs named, as the sweep chart draws them: "its newest sweep" alone left a run of it unsaid
+            which = (
+                "its newest sweep" if len(sweep) == len(whole) else f"the {len(sweep)} newest runs of its newest sweep"
+            )
+            on_chart = f': the sweep chart\'s line "{line}"' if line else ""
+            named = f"{which} ({', '.join(f'#{r.id}' for r in sweep)}{on_chart})"
             st.caption(
                 f"Your older runs {ids} are not picked: the selection opens on your draft's {DEFAULT_RUNS} newest "
-                "speculative runs, its newest sweep, the best chain and tree of each setting and their baselines. "
+                f"speculative runs, {named}, the best chain and tree of each setting and their baselines. "
                 "Add them under Runs to compare them too."
             )
         if not attached and mine.note:
@@ -528,11 +545,13 @@ try:
                 "Baseline run",
                 [OWN_BASELINES, *picked],
                 key="compare_baseline",
+                format_func=_named,
                 help="Each run against a baseline of its own model, engine, batch and settings among the runs "
                 "picked (a group of SGLang and vLLM runs: each engine's own); or one run for every row.",
             )
             chosen = None if base_title == OWN_BASELINES else by_title[base_title]
             cmp = _comparison(picked_runs, chosen)
+            cmp["run"] = [names[r.id] for r in picked_runs]  # one row per run, in order
             # rows over 64 px let the grid wrap text: "why no speedup" is read whole in its column
             app.show_table(cmp, tables.RUN_COMPARISON, "compare_table", row_height=tables.WRAP_ROW_PX, ordered=True)
             st.caption(
@@ -569,7 +588,9 @@ try:
         st.caption(
             "Dashed lines: the group's baseline runs (no speculation), labelled with run id and labels. A hollow "
             "point: a num_steps its line measured again (another number of requests); the line goes through the "
-            "better measured run, as its tooltip says."
+            "better measured run, as its tooltip says. On the acceptance chart each setting's points sit a little "
+            "to one side of their num_steps (one offset per setting, its tooltip says the num_steps), so settings "
+            "that measured one acceptance length stay apart; the point's shape is the engine."
         )
         if sweep_group == EXAMPLE_GROUP:
             st.caption(
@@ -591,7 +612,7 @@ try:
         if st.session_state.get("_requests_default") != latest or "requests_run" not in st.session_state:  # a new run
             st.session_state["_requests_default"] = latest
             st.session_state["requests_run"] = latest
-        req_title = st.selectbox("Run", list(by_title), key="requests_run")
+        req_title = st.selectbox("Run", list(by_title), key="requests_run", format_func=_named)
         reqs = store.requests(by_title[req_title].id)
         if reqs.empty:
             st.info("no per-request rows for this run (example and summary-only imports have none)")

@@ -136,8 +136,8 @@ def test_the_newest_runs_counted_are_your_drafts_speculative_runs() -> None:
     said = [c.value for c in at.caption if "older runs" in c.value]
     assert said == [
         "Your older runs #2, #3, #4, #6 are not picked: the selection opens on your draft's 6 newest speculative "
-        "runs, its newest sweep, the best chain and tree of each setting and their baselines. Add them under Runs to "
-        "compare them too."
+        'runs, its newest sweep (#9, #10, #11, #12, #13: the sweep chart\'s line "vllm EAGLE-3 bs=4 chain"), the best '
+        "chain and tree of each setting and their baselines. Add them under Runs to compare them too."
     ], said
 
 

@@ -227,8 +227,9 @@ def test_your_older_runs_left_out_of_the_selection_are_said() -> None:
     said = [c.value for c in at.caption if "older runs" in c.value]
     assert said == [
         f"Your older runs #{ids[7]} are not picked: the selection opens on your draft's 6 newest "
-        "speculative runs, its newest sweep, the best chain and tree of each setting and their baselines. Add them "
-        "under Runs to compare them too."
+        f"speculative runs, its newest sweep ({', '.join(f'#{ids[i]}' for i in (2, 3, 4, 5, *range(10, 16)))}: the "
+        'sweep chart\'s line "your draft · sglang EAGLE-3 bs=1 chain"), the best chain and tree of each setting and '
+        "their baselines. Add them under Runs to compare them too."
     ], said
     at.multiselect(key="compare_runs").set_value([titles[ids[i]] for i in (1, 6, 7)]).run()
     assert not [c.value for c in at.caption if "older runs" in c.value]  # added: no longer said

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from comparelib import settings
 from comparelib.live.importers import import_file
-from comparelib.live.store import Store
+from comparelib.live.store import Store, run_titles
 from tests.fixtures import page_app, sglang_record
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "bench.py")
@@ -246,8 +246,9 @@ def test_after_three_runs_the_page_follows_them_not_the_example() -> None:
     fake = pytest.importorskip("tests.fake_inference")
     opts = {"ttft_s": 0.005, "chunk_delay_s": 0.005, "output_tokens": 16}
     base = fake.start_fake_server("sglang", speculative_algorithm=None, tokens_per_chunk=1, **opts)
-    spec3 = fake.start_fake_server("sglang", num_steps=3, tokens_per_chunk=4, **opts)
-    spec2 = fake.start_fake_server("sglang", num_steps=2, tokens_per_chunk=3, **opts)
+    # the servers serve your draft, and report it: a run of another repo id (the fake's default) is never yours
+    spec3 = fake.start_fake_server("sglang", num_steps=3, tokens_per_chunk=4, draft_model="acme/kimi-draft", **opts)
+    spec2 = fake.start_fake_server("sglang", num_steps=2, tokens_per_chunk=3, draft_model="acme/kimi-draft", **opts)
     try:
         at = page()
         at.query_params["draft"] = "acme/kimi-draft"
@@ -364,7 +365,8 @@ def test_a_group_measured_first_without_speculation_compares_against_its_baselin
     assert runs[s_base].title in picked and runs[v_base].title in picked
     assert at.selectbox(key="compare_baseline").value == "each run's own comparable baseline"
     cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns)
-    row = cmp[cmp["run"] == runs[v_best].title].iloc[0]
+    names = run_titles(store.runs())  # the table says each run's engine: its baselines read alike without it
+    row = cmp[cmp["run"] == names[v_best]].iloc[0]
     assert row["speedup"] == pytest.approx(1593.5 / 390.0) and row["baseline"] == f"#{v_base}"
 
 
@@ -381,15 +383,16 @@ def test_each_run_is_compared_with_its_own_engines_baseline() -> None:
     runs = {r.id: r for r in store.runs(group="both")}
     assert set(at.multiselect(key="compare_runs").value) == {r.title for r in runs.values()}
     cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns).set_index("run")
+    names = run_titles(store.runs())  # the table says each run's engine: its baselines read alike without it
     for rid, base, tok in ((s_spec, s_base, 760.0), (v_spec[0], v_base, 700.0), (v_spec[1], v_base, 810.0)):
-        row = cmp.loc[runs[rid].title]
+        row = cmp.loc[names[rid]]
         assert row["baseline"] == f"#{base}", row
         assert row["speedup"] == pytest.approx(tok / runs[base].output_tokens_per_s), row
         assert row.isna()["speedup_note"] or not row["speedup_note"], row
     # without the vLLM baseline among the runs picked: the vLLM rows say why, naming the closest
     at.multiselect(key="compare_runs").set_value([runs[i].title for i in (s_base, s_spec, v_spec[1])]).run()
     cmp = next(df.value for df in at.dataframe if "speedup" in df.value.columns).set_index("run")
-    row = cmp.loc[runs[v_spec[1]].title]
+    row = cmp.loc[names[v_spec[1]]]
     assert row["baseline"] == "none" and row.isna()["speedup"]
     assert row["speedup_note"] == (
         f"no speedup: no comparable baseline among the runs picked: the closest, run #{s_base}, has "

@@ -13,7 +13,7 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -202,7 +202,12 @@ class RunRecord:
     def title(self) -> str:
         """A short human name for pickers: id, kind, spec config, labels. The algorithm is named as every page
         names it (``registry.algorithm_label``): SGLang's NEXTN, reported as EAGLE with the target as draft, reads
-        "MTP (NEXTN)", not "EAGLE"."""
+        "MTP (NEXTN)", not "EAGLE". ``run_titles`` adds the engine and batch where runs would read alike."""
+        return self.titled()
+
+    def titled(self, *, engine: bool = False, batch: bool = False) -> str:
+        """``title``, with the run's engine and batch (concurrency, "bs=16" as the sweep chart's legend) before its
+        setting where asked: "#4 vllm bs=16 EAGLE-3 steps=3"."""
         algo = None if self.is_baseline else algorithm_label(self)
         spec = "baseline" if self.is_baseline else (algo or "speculative")
         if self.num_steps is not None:
@@ -212,15 +217,36 @@ class RunRecord:
         if self.num_draft_tokens is not None:
             spec += f" ndt={self.num_draft_tokens}"
         tag = " [example]" if self.kind == "example" else (" [imported]" if self.kind == "imported" else "")
+        bs = integer(run_param(self, "concurrency")) if batch else None
+        name = self.engine if engine and self.engine not in ("", "unknown") else None
+        where = "".join(f"{x} " for x in (name, None if bs is None else f"bs={bs}") if x)
         labels = [lab for lab in self.labels if lab != "example"]
         extra = f" ({', '.join(labels)})" if labels else ""
-        return f"#{self.id}{tag} {spec}{extra}"
+        return f"#{self.id}{tag} {where}{spec}{extra}"
 
     @property
     def draft(self) -> str:
         """The draft it was served with, as the runs table names it (``registry.draft_label``): "—" for a
         baseline, "MTP (NEXTN)" for the target's own layers, a repo id or folder name."""
         return draft_label(self)
+
+
+def run_titles(runs: Sequence[RunRecord]) -> dict[int, str]:
+    """Each run's ``title`` by id, with every run's engine where two of ``runs`` would read alike but for their id and
+    were served by different engines, and every run's batch (concurrency) where two such runs were measured at
+    different batches: without them, runs of one draft and setting at batch 1 and 16 read alike in Compare runs
+    ("#3 EAGLE-3 steps=3", "#4 EAGLE-3 steps=3"). Said only where needed, so the run column stays narrow enough for
+    the comparison's key columns at 1400 px."""
+    alike: dict[str, list[RunRecord]] = {}
+    for r in runs:
+        alike.setdefault(r.title.removeprefix(f"#{r.id}"), []).append(r)
+
+    def differ(value: Callable[[RunRecord], Any]) -> bool:
+        return any(len({value(r) for r in rs}) > 1 for rs in alike.values())
+
+    engine = differ(lambda r: r.engine)
+    batch = differ(lambda r: integer(run_param(r, "concurrency")))
+    return {r.id: r.titled(engine=engine, batch=batch) for r in runs}
 
 
 # ---------------------------------------------------------------- secrets and JSON hygiene
