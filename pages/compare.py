@@ -23,7 +23,7 @@ draft = app.own_draft()  # the sidebar (where a user picks the draft) comes befo
 # The page's own modules load after its heading and the sidebar are drawn: a fresh server's first page shows
 # both while pandas and the analysis load (~0.4 s).
 from comparelib import charts, export, redact, settings, tables
-from comparelib.errors import CompareError
+from comparelib.errors import CompareError, HubAccessError
 from comparelib.models import comparison, engines, hub, lint, registry
 from comparelib.models import draft as own_draft
 from comparelib.models import serving as engine_model
@@ -303,11 +303,25 @@ with st.spinner("Reading configs and checkpoint headers…"):
                         )
                     )
                 except CompareError as exc:
-                    if not (mine and from_draft and target.strip() == from_draft) or _unread(exc, src):
+                    named = bool(from_draft) and target.strip() == from_draft
+                    # a target a token would open (gated, private): a share link opened without one still shows
+                    # the draft, whose own config is public, and says what needs the target
+                    closed = isinstance(exc, HubAccessError) and bool(target.strip())
+                    if not (mine and (named or closed)) or _unread(exc, src):
                         raise
                     # the draft alone first: an error reading its own files (a truncated checkpoint) is the
                     # draft's, said as its by the handler below, never the target's
                     alone = _load(src, None, target_layers, settings.token_fingerprint())
+                    if not named:
+                        note = (app.hub_access_text(exc, f"its target {target.strip()}'s config") or str(exc)).rstrip(
+                            "."
+                        )
+                        st.warning(
+                            f"**{src}**: shown without its target: {note}. Until then what needs the target (its "
+                            "size, the draft/target ratio, the checks against its layers) is unavailable."
+                        )
+                        entries.append(comparison.with_unread_target(alone, target.strip(), note))
+                        continue
                     # the name a server reported (a folder on its machine) may not be readable here
                     # the field holds it already: "give it there" would change nothing; another target would
                     st.warning(
@@ -443,7 +457,7 @@ _engine_of = {
 _tops = []
 for e in (e for e in entries if e.spec.role == "draft"):
     _mine = _engine_of[e.label][0] if _engine_of[e.label] else None
-    _act = [f for f in lint.rank(e.findings, _mine) if not f.harmless and f.severity != "info"]
+    _act = lint.to_act_on(e.findings, _mine)
     _top = next((f for f in _act if not lint.other_engine_only(f, _mine)), None)
     _tops.append((e, _top, bool(_act)))
 # a verdict that your group's runs contradict (an engine served a draft its code says it does not): said beside it
@@ -472,7 +486,7 @@ if not act_on.empty:
     app.show_table(act_on, tables.FINDINGS, "compare_findings", row_height=72, ordered=False)
 if not harmless.empty:
     _harmless = st.expander(
-        f"Known harmless ({len(harmless)}): published drafts work this way",
+        lint.harmless_title(len(harmless)),  # what ``params`` heads the same findings with
         key="compare_harmless_open",
         on_change="rerun",
     )  # its grid is built only when opened

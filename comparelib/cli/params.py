@@ -85,9 +85,27 @@ def run(args: argparse.Namespace) -> int:
             out.write(f"note: {comp['name']} {comp['note']}\n")
     _write_checkpoint(out, entry)
     _write_serving(out, entry)
-    for f in data["lint"]:
-        out.write(f"[{f['severity']}] {f['code']}: {f['message']}\n")
+    _write_lint(out, entry, args.engine)
     return 0
+
+
+def _write_lint(out: TextIO, entry: Entry, choice: str | None) -> None:
+    """The wiring lint as Compare shows it (``comparison.lint_headline`` and ``lint_groups``): the headline, the
+    findings to read, then the known-harmless ones under the page's own heading (``lint.harmless_title``)."""
+    from comparelib.models import comparison, engines, lint
+
+    engine = (engines.parse_choice(choice)[0], "the engine given with --engine") if choice else None
+    if entry.spec.role == "draft":
+        where = f'listed below under "{lint.HARMLESS_HEADING}"'
+        said = comparison.lint_headline(entry, where, engine=engine, rows_where="will it serve above says the change")
+        out.write(f"wiring: {said}\n")
+    act_on, harmless = comparison.lint_groups(entry, engine[0] if engine else None)
+    for f in act_on:
+        out.write(f"[{f.severity}] {f.code}: {f.message}\n")
+    if harmless:
+        out.write(lint.harmless_title(len(harmless)) + "\n")
+        for f in harmless:
+            out.write(f"  [{f.severity}] {f.code}: {f.message}\n")
 
 
 def _target_line(entry: Entry) -> str:

@@ -494,6 +494,13 @@ def load_entry(
     )
 
 
+def with_unread_target(entry: Entry, target: str, note: str) -> Entry:
+    """``entry``, loaded without the target it was given because that target's config could not be read (a gated
+    or private repo without the token that opens it): the target is still named, and ``note`` (why, and what opens
+    it) is what its size and draft/target ratio say instead (``no_ratio_reason``), not a dropped row."""
+    return replace(entry, target_label=target, target_from="given", target_note=note)
+
+
 def _unread_named_note(label: str, verifier: str, exc: CompareError) -> str:
     """Why the target a draft's config names has no size here: its config could not be read (gated without a
     token, offline, a folder of the trainer's machine), and what gives it."""
@@ -605,13 +612,21 @@ def no_serving_verdict(entry: Entry, target_field: str = "--target") -> str | No
         )
     named = f"{entry.spec.dialect} {entry.spec.architecture}".lower()
     if entry.spec.aux_layer_ids is None and "eagle3" not in named:  # as _serving_args
-        return f"the engines' rules here are for EAGLE-3 drafts; this is a {entry.spec.dialect} draft"
+        return f"the engines' rules here are for EAGLE-3 drafts; this is {lint.method_phrase(entry.spec)}"
     if entry.target_label is None and not entry.target_layers:
         return f"the engines' rules need an EAGLE-3 draft and its target ({target_field})"
-    if entry.target_label is not None:
+    target = entry.lint_args.get("target")
+    if isinstance(target, ModelSpec) or entry.target_stored is not None:  # its config was read: a class not modelled
+        cls = f" ({target.architecture})" if isinstance(target, ModelSpec) else ""
         return (
-            f"the engines' rules know no EAGLE-3 target class for {entry.target_label}; give a target whose "
+            f"the engines' rules know no EAGLE-3 target class for {entry.target_label}{cls}; give a target whose "
             "family the engines know (its config or hub id)"
+        )
+    if entry.target_label is not None:  # as the lint's note (lint.unknown_family_note): the class is what is missing
+        return (
+            f"the engines' rules need the target's class, and that of {entry.target_label} is not known here: its "
+            f"config was not read (nor shipped with the app) and its name says no family the rules know; give a "
+            f"copy of its config that can be read ({target_field})"
         )
     return (
         f"the engines' rules need the target's family: give its config or hub id ({target_field}), not only its layers"
@@ -859,16 +874,39 @@ def share_targets(entries: Sequence[Entry]) -> list[Entry]:
         said = f"read for {src.label} ({src.target_label})"
         if src.target_count is None:  # its checkpoint's total: where it came from, as the entry it was read for
             said = f"{said}: {src.target_size_from}"
-        out.append(
-            replace(
-                e,
-                target_count=src.target_count,
-                target_stored=src.target_stored,
-                target_size_from=said,
-                target_note=src.target_note if src.target_count is None else e.target_note,
-            )
+        sized = replace(
+            e,
+            target_count=src.target_count,
+            target_stored=src.target_stored,
+            target_size_from=said,
+            target_note=src.target_note if src.target_count is None else e.target_note,
         )
+        out.append(_with_read_target(sized, src))
     return out
+
+
+def _with_read_target(entry: Entry, src: Entry) -> Entry:
+    """``entry`` with its serving rows and wiring lint made on the target config read for ``src`` (the same target)
+    when it had none: a registry draft's target known by name and sizes only got "no verdict" beside a draft the
+    rows served on that very config (walk AL). Unchanged when it has rows, or ``src`` holds no read config."""
+    target = src.lint_args.get("target")
+    if entry.serving or entry.serving_args or not isinstance(target, ModelSpec):
+        return entry
+    args = _serving_args(entry.spec, target, entry.published, None, None)
+    if not args:
+        return entry
+    if _shapes(entry.checkpoint):
+        args["checkpoint_shapes"] = _shapes(entry.checkpoint)
+    lint_args = {**entry.lint_args, "target_family": args["target_arch"]}
+    pair = [engines.parse_choice(entry.engine)] if entry.engine else None
+    return replace(
+        entry,
+        serving_args=args,
+        lint_args=lint_args,
+        findings=lint.lint(entry.spec, **lint_args, serving=pair),
+        serving=_verdicts(entry.spec, lint_args, args, entry.engine),
+        target_family=entry.target_family or engines.family_of(target.dialect),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1231,10 +1269,18 @@ def findings_frame(
     rows = [
         {"draft": e.label, "severity": f.severity, "code": f.code, "message": f.message, "harmless": f.harmless}
         for e in entries
-        for f in lint.rank(e.findings, (engines or {}).get(e.label))
+        for group in lint_groups(e, (engines or {}).get(e.label))
+        for f in group
         if harmless is None or f.harmless == harmless
     ]
     return pd.DataFrame(rows, columns=["draft", "severity", "code", "message", "harmless"])
+
+
+def lint_groups(entry: Entry, engine: str | None = None) -> tuple[list[lint.Finding], list[lint.Finding]]:
+    """(the findings to read, ranked; the known-harmless ones, ``lint.harmless_title``'s group): how Compare and
+    ``params`` show one draft's lint. ``engine``: the one it is served with, whose findings lead."""
+    ranked = lint.rank(entry.findings, engine)
+    return [f for f in ranked if not f.harmless], [f for f in ranked if f.harmless]
 
 
 def lint_headlines(entries: Sequence[Entry]) -> list[str]:

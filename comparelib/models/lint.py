@@ -28,6 +28,12 @@ SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 # Codes whose findings are known to be harmless for drafts that were published working this way: shown
 # collapsed, after everything worth acting on.
 HARMLESS_CODES: frozenset[str] = frozenset({"rope-mismatch", "max-position-mismatch", "aux-default", "aux-agree"})
+HARMLESS_HEADING, HARMLESS_WHY = "Known harmless", "published drafts work this way"  # their group, and why
+
+
+def harmless_title(count: int) -> str:
+    """The heading of the known-harmless group: Compare's collapsed group and ``params``'s list say the same."""
+    return f"{HARMLESS_HEADING} ({count}): {HARMLESS_WHY}"
 
 
 MAX_TARGET_LAYERS = 10_000
@@ -199,7 +205,7 @@ def unknown_family_note(target_arch: str | None) -> str:
     why = (
         f"The target's family is unknown to the engines' rules here (they do not model its class {target_arch})"
         if target_arch
-        else "The target's family is unknown (only its number of layers was given)"
+        else "The target's family is unknown (its config was not read: only its number of layers is known)"
     )
     ask = (
         f"check the engine's own model file for {target_arch}"
@@ -816,6 +822,11 @@ def rank(findings: Sequence[Finding], engine: str | None = None) -> list[Finding
     return sorted(marked, key=lambda f: (f.harmless, other_engine_only(f, engine), order.get(f.severity, len(order))))
 
 
+def to_act_on(findings: Sequence[Finding], engine: str | None = None) -> list[Finding]:
+    """The ranked findings to act on: neither known-harmless nor information (what a headline leads with)."""
+    return [f for f in rank(findings, engine) if not f.harmless and f.severity != "info"]
+
+
 def other_engine_only(f: Finding, engine: str | None) -> bool:
     """The finding is about other engines than ``engine`` only."""
     return bool(engine and f.engines and engine.lower() not in {e.lower() for e in f.engines})
@@ -862,7 +873,7 @@ def headline(
     serves with, how we know), so what matters for it leads and other engines' gaps follow."""
     name = engine[0] if engine else None
     ranked = rank(findings, name)
-    act = [f for f in ranked if not f.harmless and f.severity != "info"]
+    act = to_act_on(findings, name)
     harmless = sum(f.harmless for f in ranked)
     covers = list(covers) or covered_rows()
     mine = [f for f in act if not other_engine_only(f, name)]
