@@ -1051,6 +1051,7 @@ _NAME_HINTS: tuple[tuple[str, str], ...] = (  # a hub id's words -> class, first
     (r"qwen2", "Qwen2ForCausalLM"),
     (r"llama-4", "Llama4ForConditionalGeneration"),
     (r"llama", "LlamaForCausalLM"),
+    (r"vicuna", "LlamaForCausalLM"),  # lmsys' Vicuna v1.1-v1.5: LLaMA / Llama 2 fine-tunes (their configs' class)
     (r"mixtral", "MixtralForCausalLM"),
     (r"mistral", "MistralForCausalLM"),
     (r"glm-5", "GlmMoeDsaForCausalLM"),
