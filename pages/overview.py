@@ -234,11 +234,13 @@ def _plan_body(
     left, right = st.columns(2)
     with left:
         if len(curve) or len(result.points):
+            drawn = result.chart_target()  # on the fit's scale, or not drawn (your log's tau_sim is not a benchmark's)
             app.show_chart(
                 charts.plan_curve_chart,
                 curve,
                 result.points,
-                target_al=result.target_al,
+                target_al=drawn[0] if drawn else None,
+                target_words=drawn[1] if drawn else None,
                 samples_needed=needed,
                 steps=result.steps,
                 seen=result.fit is not None and result.fit.scope == "curve",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from comparelib.analysis import speedup, traininglogs
 from comparelib.errors import CompareError
-from comparelib.models import architectures, registry
+from comparelib.models import architectures, engines, registry
 from comparelib.models.registry import run_setting, steps_of
 from comparelib.values import bench_label, human, model_id, number, times
 
@@ -312,7 +312,7 @@ class SideBySide:
         """ "SGLang, num_steps 3, batch 1": the shared setting as people say it (a tree adds topk and draft tokens)."""
         r = self.theirs
         engine = str(getattr(r, "engine", None) or "unknown engine")
-        parts = [_ENGINE_WORDS.get(engine.lower(), engine)]
+        parts = [engines.engine_word(engine)]
         parts.append(f"num_steps {r.num_steps}" if r.num_steps is not None else "num_steps not reported")
         if tree := speedup.tree_words(r):
             parts.append(tree)
@@ -527,6 +527,7 @@ class SizeFacts:
     sentence: str
     own_lm_tied: bool = False  # tie_word_embeddings: the head is the embedding's storage, no D x H of its own
     ref_lm_tied: bool = False
+    heads_differ: str = ""  # how the lm_heads differ, in words (``_heads_differ``); "" where they are alike
 
 
 def _lm_rows(spec: Any) -> tuple[int | None, int | None]:
@@ -546,6 +547,28 @@ def _head_words(entry: Entry, name: str) -> str:
     emb = next((t.shape for t in entry.spec.tensors if t.component == "embedding" and len(t.shape) == 2), None)
     vocab = "a reduced draft vocabulary" if emb is not None and rows < int(emb[0]) else "the full vocabulary"
     return f"{rows:,} x {hidden:,} over {vocab}"
+
+
+def _heads_differ(own: Entry, ref: Entry, own_name: str, ref_name: str) -> str:
+    """How the two lm_heads differ, in words; "" where they are alike. Walk AL: an EAGLE-3 draft against the EAGLE-1
+    reference, both over 32,000 tokens, read "the lm_heads differ: another draft vocabulary"; the reference has no
+    lm_head of its own (EAGLE-1/2 uses the target's)."""
+    a, b = own.count, ref.count
+    if a.lm_head == b.lm_head:
+        return ""
+    for entry, name in ((ref, ref_name), (own, own_name)):
+        if entry.count.lm_head_tied:
+            return f"{name}'s lm_head is tied to the embedding (tie_word_embeddings): no head of its own"
+        if not entry.count.lm_head:
+            user = "an EAGLE-1/2 draft" if entry.spec.dialect == "eagle1" else "it"
+            return f"{name} has no lm_head of its own: {user} uses the target's"
+    a_rows, a_hidden = _lm_rows(own.spec)
+    b_rows, b_hidden = _lm_rows(ref.spec)
+    if a_rows and b_rows and a_rows != b_rows:
+        return f"another draft vocabulary: {a_rows:,} rows against {b_rows:,}"
+    if a_rows and b_rows and a_hidden and b_hidden:
+        return f"heads of another width: {a_rows:,} x {a_hidden:,} against {b_rows:,} x {b_hidden:,}"
+    return f"an lm_head of {a.lm_head:,} parameters against {b.lm_head:,}"
 
 
 def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: str = "the reference") -> SizeFacts:
@@ -607,6 +630,10 @@ def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: st
         if entry.count.lm_head_tied and "tie_word_embeddings" not in why:
             who = name[:1].upper() + name[1:]
             why += f" {who}'s lm_head is tied to the embedding (tie_word_embeddings): counted once."
+    heads = _heads_differ(own, ref, own_name, ref_name)
+    if "no lm_head of its own" in heads:  # walk AL: why one side counts no head at all
+        lead = heads.split(" ", 1)[0]  # "our draft" opens a sentence capitalised; a hub id as spelt
+        why += f" {heads if '/' in lead else heads[:1].upper() + heads[1:]}."
     return SizeFacts(
         own_excluding_embedding=a.excluding_embedding,
         own_total=a.total,
@@ -623,6 +650,7 @@ def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: st
         sentence=why + emb_note,
         own_lm_tied=a.lm_head_tied,
         ref_lm_tied=b.lm_head_tied,
+        heads_differ=heads,
     )
 
 
@@ -998,6 +1026,13 @@ class OwnAccept:
     value: float
     setting: str  # the run's setting key (``registry.run_setting``)
     why: str  # "at the reference's published setting steps=3,...", in words a page shows after the run
+    # why the run is not like for like with the published figures: a tree's acceptance against a chain's, or the
+    # reverse (walk AM); "" where the shapes agree, or no run of the published shape exists
+    unlike: str = ""
+    # where a run of the other shape was set aside for this one, for the headline: which run this is and why
+    # ("Your acceptance is your best chain's, 3.45 (run #6: ...)"), and the run set aside ("tree run #9 ..."); ""
+    apart: str = ""
+    aside: str = ""
 
 
 def reference_settings(reference: str, results: pd.DataFrame | None = None) -> tuple[str, ...]:
@@ -1032,9 +1067,18 @@ def reference_engine(reference: str, results: pd.DataFrame | None = None) -> str
     return next(iter(named)) if len(named) == 1 else None
 
 
+def _is_tree(key: str | None) -> bool:
+    """A setting key of a draft tree (topk over 1, or a tree stated: "tree", "dynamic tree (EAGLE-2)"); a key that
+    states no shape reads as a chain, as published chain figures rarely say they are one."""
+    topk = number(_setting_parts(key or "").get("topk"))
+    return (topk is not None and topk > 1) or any("tree" in part for part in (key or "").split(","))
+
+
 def _same_chain(a: str, b: str) -> bool:
     parts_a, parts_b = _setting_parts(a), _setting_parts(b)
     if "steps" not in parts_a or parts_a.get("steps") != parts_b.get("steps"):
+        return False
+    if _is_tree(a) != _is_tree(b):  # a tree accepts more per cycle than the chain of its num_steps (walk AM)
         return False
     return all(parts_a.get(k) is None or parts_b.get(k) is None or parts_a[k] == parts_b[k] for k in ("topk", "draft"))
 
@@ -1126,7 +1170,60 @@ def own_acceptance(
         why = "the fastest speculative run"
     if settings:
         why += f"; no run drafts a published chain ({'; '.join(settings)})"
+        if (shaped := _of_published_shape(r, keyed, settings, engine)) is not None:
+            return shaped
+        if _is_tree(run_setting(r)[0]) != all(_is_tree(s) for s in settings):  # only the other shape was measured
+            ours, theirs = ("tree", "chain") if _is_tree(run_setting(r)[0]) else ("chain", "tree")
+            unlike = (
+                f"ours is a {ours}'s (run #{r.id}: {speedup.shape_words(r)}) and the published figures "
+                + ("are a tree's" if theirs == "tree" else "state no tree (a chain's)")
+                + ", and a tree accepts more per cycle than a chain by construction"
+            )
+            return OwnAccept(r, _accept_of(r), run_setting(r)[0], f"{why}; {unlike}", unlike=unlike)  # type: ignore[arg-type]
     return OwnAccept(r, _accept_of(r), run_setting(r)[0], why)  # type: ignore[arg-type]
+
+
+def _of_published_shape(
+    taken: Any, keyed: Sequence[tuple[Any, str]], settings: Sequence[str], engine: str | None
+) -> OwnAccept | None:
+    """Where ``taken`` (the best pair's run) is a tree and the published figures a chain's (or of no stated shape),
+    or the reverse, the run of the published shape with the highest measured acceptance, at the published batch size
+    (batch 1 where none is stated) and engine first; None where ``taken`` is of that shape, or none is. Walk AM set a
+    tree's 4.00 against a chain's 3.53 ("ahead") while the best chain at that batch measured 3.45."""
+    tree = all(_is_tree(s) for s in settings)
+    if _is_tree(run_setting(taken)[0]) == tree:
+        return None
+    shaped = [(r, k) for r, k in keyed if _is_tree(k) == tree]
+    if not shaped:
+        return None
+    batch = next((b for s in settings if (b := _setting_parts(s).get("bs"))), "1")
+    eng = next((e for s in settings if (e := _setting_parts(s).get("engine"))), (engine or "").lower())
+
+    def rank(t: tuple[Any, str]) -> tuple[bool, bool, float, int]:
+        parts = _setting_parts(t[1])
+        return parts.get("bs") == batch, not eng or parts.get("engine") == eng, _accept_of(t[0]) or 0.0, t[0].id
+
+    r, k = max(shaped, key=rank)
+    parts = _setting_parts(k)
+    name, other = ("tree", "chain") if tree else ("chain", "tree")
+    batch_said = f"batch {parts['bs']}" if parts.get("bs") else ""
+    published = "are a tree's" if tree else "state no tree (a chain's)"
+    more = "accepts more" if other == "tree" else "accepts less"
+    why = (
+        f"the {name} run with the highest measured acceptance{' at ' + batch_said if batch_said else ''}: the "
+        f"published figures {published}; {other} run "
+        f"#{taken.id} ({speedup.shape_words(taken)}) measured {_accept_of(taken):.2f}, a {other}, which {more} per "
+        "cycle, so it is not set against them"
+    )
+    apart = (
+        f"Your acceptance is your best {name}'s, {_accept_of(r):.2f} (run #{r.id}: {speedup.shape_words(r)}"
+        f"{', ' + batch_said if batch_said else ''}), as the published figures {published}"
+    )
+    aside = (
+        f"{other} run #{taken.id} ({speedup.shape_words(taken)}) measured {_accept_of(taken):.2f}, not set against "
+        f"them: a {other} {more} per cycle by construction."
+    )
+    return OwnAccept(r, _accept_of(r), k, why, apart=apart, aside=aside)  # type: ignore[arg-type]
 
 
 def _other_engines_words(
@@ -1151,14 +1248,14 @@ def _other_engines_words(
     if not others:
         return ""
     said = " and ".join(
-        f"{_ENGINE_WORDS.get(e, e)} run #{o.id} measured {_accept_of(o):.2f}" for e, o in sorted(others.items())
+        f"{engines.engine_word(e)} run #{o.id} measured {_accept_of(o):.2f}" for e, o in sorted(others.items())
     )
     if "engine" not in wanted:  # neither the figure nor the reference's other results name an engine
         rule = "the best comparable pair's run" if run.id == paired else "the newest run"
         why = f": the published figure states no engine (nor does the reference elsewhere), so {rule} is taken"
     elif mine.get("engine") == wanted["engine"]:
         whose = "the engine the reference publishes on" if inferred else "the published engine"
-        why = f", not on {whose} ({_ENGINE_WORDS.get(wanted['engine'], wanted['engine'])})"
+        why = f", not on {whose} ({engines.engine_word(wanted['engine'])})"
     else:
         why = ""
     return f"; {said} at the same chain and batch{why}"
@@ -1321,9 +1418,6 @@ def _apart_words(theirs: Any, yours: Any) -> tuple[tuple[str, ...], bool]:
     return tuple(out), prompts
 
 
-_ENGINE_WORDS = {"sglang": "SGLang", "vllm": "vLLM", "openai": "OpenAI-compatible server"}
-
-
 def _batch(run: Any) -> int | None:
     from comparelib.values import run_param
 
@@ -1336,7 +1430,7 @@ def _pair_words(run: Any, base: Any, ratio: float, headline: Any, also: str | No
     by engine, algorithm, draft (when not the headline pair's) and batch size; ``also`` goes in its parentheses
     (another baseline's speedup, ``speedup.other_baselines``)."""
     engine = str(getattr(run, "engine", None) or "unknown engine")
-    who = [_ENGINE_WORDS.get(engine.lower(), engine)]
+    who = [engines.engine_word(engine)]
     algo = registry.algorithm_label(run)
     if algo:
         who.append(algo)
@@ -1676,7 +1770,7 @@ class NativeMtp:
 def _run_who(run: Any) -> str:
     """ "SGLang MTP (NEXTN), batch 1, num_steps 3": engine and algorithm, batch, num_steps, and a tree's shape."""
     engine = str(getattr(run, "engine", None) or "unknown engine")
-    who = " ".join(x for x in (_ENGINE_WORDS.get(engine.lower(), engine), registry.algorithm_label(run)) if x)
+    who = " ".join(x for x in (engines.engine_word(engine), registry.algorithm_label(run)) if x)
     parts = [who]
     if (batch := _batch(run)) is not None:
         parts.append(f"batch {batch}")
@@ -1688,7 +1782,7 @@ def _run_place(run: Any) -> str:
     """ "SGLang, batch 1": where a run was measured, in a few words."""
     engine = str(getattr(run, "engine", None) or "unknown engine")
     batch = _batch(run)
-    return _ENGINE_WORDS.get(engine.lower(), engine) + (f", batch {batch}" if batch is not None else "")
+    return engines.engine_word(engine) + (f", batch {batch}" if batch is not None else "")
 
 
 def _differ_words(reasons: Sequence[str]) -> tuple[str, ...]:
@@ -1789,8 +1883,13 @@ def largest_gap(
     curve_peak: Any = None,
     accept_unlike: str = "",
     curve_ceiling: str | None = None,
+    accept_shape: str = "",
 ) -> tuple[str, str]:
     """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
+
+    ``accept_shape`` (``OwnAccept.unlike``): your acceptance is a tree's against published chain figures, or the
+    reverse; it is then neither a gap nor ahead, only said with "not like for like" (walk AM: "ahead in a higher
+    measured acceptance" of a tree's 4.00 against a chain's 3.53).
 
     ``accept_unlike``: why the acceptance factor is not like for like where it is more than the settings ("on other
     prompts: its MT-Bench against your runs' prompts"); an acceptance close to the reference's there is said as
@@ -1808,7 +1907,8 @@ def largest_gap(
     ``size_scope`` says what ``size_ratio`` counts (``size_gap``: the layers alone when the lm_heads differ).
 
     A factor under ``GAP_MIN`` is no gap: a draft the size of the reference gets no "largest gap is
-    size" headline. A training curve that has plateaued (``curve_verdict``) contradicts "the gap is
+    size" headline, nor does one larger than it (walk AL: 1.28 times it, short of nothing; said as a difference).
+    A training curve that has plateaued (``curve_verdict``) contradicts "the gap is
     training data": more of the same data is not what the user's own log says will help. ``accept_detail``
     (``accept_comparison``) says which benchmark the acceptance factor compares and which way, wherever it is named.
     ``missing`` (``missing_evidence``) names what keeps a gap from being named, where nothing can be: "attach
@@ -1818,12 +1918,22 @@ def largest_gap(
     ahead: dict[str, float] = {}  # where your draft is past the reference: no gap to close there
     if data_ratio:
         (factors if data_ratio >= 1 else ahead)["training data"] = max(data_ratio, 1 / data_ratio)
-    if size_ratio:
+    larger = ""  # walk AL: a draft larger than the reference is short of nothing there: a difference, not a gap
+    if size_ratio and size_ratio >= GAP_MIN["size"]:
+        larger = (
+            f" Your draft is {size_words(size_ratio)} the reference {size_scope}: larger, so size is no shortfall to "
+            "close."
+        )
+    elif size_ratio:
         factors["size"] = max(size_ratio, 1 / size_ratio)
+    shape = ""  # a tree's acceptance against a chain's: said, never weighed (walk AM)
+    if accept_ratio and accept_shape:
+        differs = accept_detail or f"a factor of {max(accept_ratio, 1 / accept_ratio):.2f}"
+        shape, accept_ratio = f" Acceptance differs: {differs}, but {accept_shape} (not like for like).", None
     if accept_ratio:
         (factors if accept_ratio >= 1 else ahead)["acceptance length"] = max(accept_ratio, 1 / accept_ratio)
     ahead = {k: v for k, v in ahead.items() if v >= GAP_MIN[k]}
-    ahead_text = ""
+    ahead_text = larger
     if ahead:
         words = {"training data": "more training data", "acceptance length": "a higher measured acceptance"}
         parts = [
@@ -1834,15 +1944,18 @@ def largest_gap(
             else f"{words[k]} ({times(v)} the reference's)"
             for k, v in ahead.items()
         ]
-        ahead_text = f" Your draft is ahead in {ahead_words(parts)}."
+        ahead_text += f" Your draft is ahead in {ahead_words(parts)}."
     if not factors:
         if ahead_text:
-            return "", "No real gap to the reference in what is known so far." + ahead_text
+            still = f" Not known yet: {'; '.join(missing)}." if missing and larger else ""  # size alone is thin
+            return "", "No real gap to the reference in what is known so far." + ahead_text + shape + still
         if missing:
-            return "", f"Not enough evidence yet to name a gap: {'; '.join(missing)}."
-        return "", "Not enough evidence yet to name a gap: attach training data or benchmark runs in the sidebar."
+            return "", f"Not enough evidence yet to name a gap: {'; '.join(missing)}." + shape
+        return "", (
+            "Not enough evidence yet to name a gap: attach training data or benchmark runs in the sidebar." + shape
+        )
     real = {k: v for k, v in factors.items() if v >= GAP_MIN[k]}
-    unlike = ""
+    unlike = shape
     if "acceptance length" in real and not accept_same_setting:
         # measured at another num_steps than the published figures: a difference, but no headline
         factor = real.pop("acceptance length")
@@ -2002,9 +2115,18 @@ def overfitting_words(peak: Any, own_volume: float | None = None, *, short: bool
             f"unique data is likely to help and more epochs are not; keep the {peak.checkpoint()}."
         )
     passes = traininglogs.passes_over(peak.last_x, own_volume) if peak.unit == "samples seen" else None
+    # the last eval point is not the log's end: training may run on past it (walk AM: "Its 691K samples seen are
+    # about 2.8 passes" of a log whose training ran to 742K, 3 passes)
+    end = getattr(peak, "end_x", None)
+    ran_on = (
+        f"; training runs on to {human(end)} samples seen in the log, about "
+        f"{traininglogs.passes_text(end / own_volume)} passes"
+        if passes is not None and own_volume and end and human(end) != human(peak.last_x)
+        else ""
+    )
     over = (
-        f" Its {human(peak.last_x)} samples seen are about {traininglogs.passes_text(passes)} passes over your "
-        f"{human(own_volume)} samples, not new data."
+        f" Its last eval point, at {human(peak.last_x)} samples seen, is about {traininglogs.passes_text(passes)} "
+        f"passes over your {human(own_volume)} samples, not new data{ran_on}."
         if passes is not None and own_volume
         else ""
     )
@@ -2448,8 +2570,11 @@ def answer(
         if acc.other_prompts
         else ""
     )
+    # a tree's acceptance against published chain figures (or the reverse): said, never weighed (walk AM)
+    accept_shape = mine.unlike if mine is not None else ""
     if measured is not None:  # the reference measured beside yours outweighs its published figures
         acc_ratio, same_setting, accept_detail, accept_unlike = measured
+        accept_shape = ""
     target = target_notice(own) if own is not None else None
     unlike = unlike_reference(
         target_model,
@@ -2489,7 +2614,12 @@ def answer(
                 size_ratio=gap_size,
                 size_scope=size_scope,
                 accept_ratio=acc_ratio,
-                accept_detail=accept_detail,
+                accept_detail=(
+                    f"{accept_detail or f'acceptance differs by a factor of {max(acc_ratio, 1 / acc_ratio):.2f}'}, "
+                    f"but {accept_shape} (not like for like)"
+                    if accept_shape and acc_ratio
+                    else accept_detail
+                ),
                 missing=missing(f"your draft's target, to compare like for like: {SET_TARGET}" if size_note else ""),
             ),
         )
@@ -2509,10 +2639,14 @@ def answer(
             curve_ceiling=curve_ceiling,
             accept_detail=accept_detail,
             accept_unlike=accept_unlike,
+            accept_shape=accept_shape,
             missing=missing(f"{size_note}, so sizes are not compared: {SET_TARGET}" if size_note else ""),
         )
         if size_note and gap:  # a gap named from data or acceptance: sizes still said not compared, and why
             sentence += f" Sizes are not compared: {size_note}; {SET_TARGET}."
+    if target is None and measured is None and mine is not None and mine.apart:  # the tree set aside (walk AM)
+        compared = f": {accept_detail}" if accept_detail and accept_detail not in sentence else ""
+        sentence += f" {mine.apart}{compared}; {mine.aside}"
     if target is None and (caveat := passes_caveat(volume_read, ref_volume, gap, ref_floor)):
         sentence += f" {caveat}"
     return Answer(

@@ -1735,6 +1735,24 @@ class Plan:
         "gsm8k"  # what the target AL is read on (and the pooled trend fitted on, unless ``fit_note`` says)
     )
     benchmark_source: str = ""  # how it was chosen where it was not given
+    # the target AL less this is where it sits on the fit's axis: 0 on a published trend, the live run's AL less your
+    # log's fit on your log's fit; None where the plan says the two are on other scales (``chart_target``)
+    target_shift: float | None = None
+
+    def chart_target(self) -> tuple[float, str] | None:
+        """(AL on the fit's axis, its label) where the target can be drawn over the fit; None where the plan says the
+        fit is on another scale (your log's tau_sim with no live run of the target's prompts at the chain): a GSM8K
+        target drawn over it read as comparable with it (walk leftover)."""
+        if self.target_al is None or self.target_shift is None or self.fit is None:
+            return None
+        bench = bench_label(self.benchmark)
+        if self.fit.scope != "curve" or not self.target_shift:
+            return self.target_al, f"target AL {self.target_al:g} ({bench})"
+        at = self.target_al - self.target_shift
+        return at, (
+            f"target AL {self.target_al:g} ({bench}, live) = {at:.2f} on your log's scale (the live run's AL is "
+            f"{self.target_shift:+.2f} from your log's fit)"
+        )
 
     @property
     def batches(self) -> tuple[int, ...]:
@@ -1865,6 +1883,9 @@ def _current_words(result: Plan) -> str:
 _MORE_DATA_TITLE = "More training data (same draft, same recipe)"
 
 
+RISING_LOG = "Your training log (Acceptance vs data) is still rising"  # the more-data row's note on a rising log
+
+
 def _log_note_outside_row(note: str) -> str:
     """The log's note said away from the more-data row, whose "this row" would name another option."""
     return note.replace(
@@ -1877,6 +1898,24 @@ def _mtp_faster(result: Plan, key: str = "sentence") -> str:
     draft, else "": ``key`` "short" for the lead."""
     mtp = result.current.get("native_mtp") or {}
     return str(mtp.get(key) or "") if mtp.get("verdict") == "faster" else ""
+
+
+def _mtp_at_rank(result: Plan) -> str:
+    """Where the MTP layers were faster at other batches than the plan's: the plan's batch named, with what was
+    measured there (walk AM: ranked at batch 8, the lead ended "not what is fastest to serve at batch 1 now", where
+    your draft measured faster at batch 8); "" where the plan's batch is among the faster ones or was not compared."""
+    mtp = result.current.get("native_mtp") or {}
+    b = result.rank_batch
+    here = next((p for p in mtp.get("per_batch") or () if p.get("batch") == b), None)
+    if here is None or here.get("verdict") == "faster":
+        return ""
+    said = (
+        f"your draft measured faster than them (your run #{here['your_run_id']} at {here['your_tok_s']:,.1f} tok/s "
+        f"against run #{here['mtp_run_id']} at {here['mtp_tok_s']:,.1f} tok/s)"
+        if here.get("verdict") == "slower"
+        else "the two measured within 2% of each other (a tie)"
+    )
+    return f" This plan ranks at batch {b}, where {said}."
 
 
 def lead(result: Plan) -> str | None:
@@ -1916,12 +1955,16 @@ def lead(result: Plan) -> str | None:
         # "this row" is the more-data row's own wording: under another option it named that option (walk AC C8)
         text += " " + _log_note_outside_row(result.log_note)
     if mtp := _mtp_faster(result, "short"):  # what to do first: your draft is not the fastest measured (walk Z)
-        text += f" {mtp}"
+        text += f" {mtp}{_mtp_at_rank(result)}"
     if first.kind != "more-data" and result.current.get("above_trend"):
-        # unpredicted is not "no gain": walk R2 read "no option gains" while Acceptance vs data gave 1.6M samples
+        # unpredicted is not "no gain": walk R2 read "no option gains" while Acceptance vs data gave 1.6M samples;
+        # beside a rising log (said above) it is how much more data adds that is not predicted (walk AL4)
         text += (
-            " More training data is not predicted for your draft, which the published trend does not place: see its "
-            "row."
+            " How much more training data adds is not predicted for your draft, which the published trend does not "
+            "place: see its row."
+            if result.log_note.startswith(RISING_LOG)
+            else " More training data is not predicted for your draft, which the published trend does not place: see "
+            "its row."
         )
     return text
 
@@ -2002,6 +2045,7 @@ class Inputs:
     # (a fall past noise not called overfitting, ``why_not``) is only said in its note, and nothing is cut
     curve_peak: Any = None
     curve_ceiling: str | None = None  # a log still rising but near its ceiling, in words (``Curve.ceiling_words``)
+    curve_rise: str = ""  # a rising log's measured slope, in words (``Curve.rise_words``); "" for any other
     curve_left_out: tuple[tuple[float, float], ...] = ()  # (samples seen, tau_sim) after the peak: not fitted
     # with no target named: the published draft of your draft's hidden size and vocabulary (Overview's reference)
     shape_reference: str | None = None
@@ -2156,7 +2200,37 @@ def published_target(
             f", a draft for {its}; your draft names no target, so this is that model's figure, not a goal for yours"
         )
     none_own = f"; no published draft for your target {target} reports {benchmark} at {chain}" if target else ""
+    if target:
+        none_own += _own_elsewhere(points, target, benchmark, chain)
     return Aim.of(best, f"{best['draft']} {at} ({whose} with the most training data{other}{none_own})")
+
+
+def _own_elsewhere(points: pd.DataFrame, target: str, benchmark: str, chain: str) -> str:
+    """Your target's own published figure on ``benchmark`` at another setting than ``chain``, and why it is not the
+    target AL (walk AL: yuhuili/EAGLE3-Vicuna1.3-13B publishes GSM8K 6.29 on a dynamic tree at batch 1, while the
+    plan aimed at a Kimi-K2 draft's 3.271 and said only that no draft of your target reports it at (3,1,4)); ""
+    where it publishes none there."""
+    mine = points[
+        (points["benchmark"] == benchmark)
+        & points["accept_length"].notna()
+        & (points["target_model"].astype(str).str.lower() == (model_id(target) or "").lower())
+    ]
+    if mine.empty:
+        return ""
+    volume = pd.to_numeric(mine["samples"], errors="coerce")
+    row = mine.loc[volume.idxmax()] if volume.notna().any() else mine.iloc[0]
+    al = float(row["accept_length"])
+    k = re.fullmatch(r"\((\d+),1,(\d+)\)", chain)
+    reach = int(k.group(1)) + 1 if k else None
+    why = (
+        f"above the {reach} a {reach - 1}-step chain can reach"
+        if reach is not None and al > reach
+        else f"not at {chain}, so not the same measurement"
+    )
+    return (
+        f"; {row['draft']}, a draft for your target, publishes {bench_label(benchmark)} {al:g} at "
+        f"{row['setting_key']}, {why}, so it is not the target AL here"
+    )
 
 
 _published_target = published_target  # the name the plan's callers and tests used
@@ -2364,10 +2438,9 @@ def _measured_at_chain(
 
 def _engine_words(run: Any) -> str:
     """A run's engine as Overview names it ("SGLang", "vLLM")."""
-    from comparelib.analysis import overview
+    from comparelib.models import engines
 
-    engine = str(getattr(run, "engine", "") or "")
-    return overview._ENGINE_WORDS.get(engine.lower(), engine)
+    return engines.engine_word(str(getattr(run, "engine", "") or ""))
 
 
 def _served_al_base(
@@ -3396,6 +3469,17 @@ def build(
         ts = {p.num_steps: t for p in m.measured if p.num_steps and (t := m.measured_tok_s(p.num_steps)) is not None}
         return max(ts.items(), key=lambda kt: kt[1]) if ts else None
 
+    served_k = speed.served_steps if speed is not None else None
+    no_pick = bool(speedup.optimum_missing(speed.model)) if speed is not None else True
+
+    def predicted_best(b: int) -> int | None:
+        """The num_steps row's pick at a batch no run measured (its prediction: ``speedup.pick_steps`` over the
+        model's tok/s there, as that row picks); None at a measured batch or where that row names no best."""
+        if speed is None or no_pick or speed.measured_at(b):
+            return None
+        vals = {k: speed.tok_s(b, speed.al_at(k, inputs.offline, batch=b), k) for k in speedup.STEPS}
+        return speedup.pick_steps(vals)[0]
+
     def tok_band(
         al_ratio: Band | None, *, k: int | None = None, step_ms: Callable[[int], float] | None = None
     ) -> dict[str, Band]:
@@ -3455,6 +3539,9 @@ def build(
     # ---- more data
     md = Option("more-data", _MORE_DATA_TITLE)
     measured_here = _measured_at_chain(inputs.runs, chain, rank_batch, inputs.own_run)
+    # where the target sits on the fit's axis (``Plan.target_shift``): a published trend is on the target's scale
+    # (unless a target measured beside yours is off it); your log's fit only through a live run at the chain, below
+    target_shift: float | None = 0.0 if fit is not None and fit.scope != "curve" and not off_trend else None
     # one rule on every path: a run on other prompts than the target's neither meets nor misses it (walk S)
     apart = _prompts_apart(measured_here[0], target_bench) if measured_here and target_al is not None else None
     apart_words = (
@@ -3615,6 +3702,8 @@ def build(
             if live_here is not None and log_now is not None:
                 run_l, live_l = live_here
                 shift = live_l - log_now
+                if not apart_curve:  # on the target's prompts: the target is on this live scale
+                    target_shift = shift
                 # on the live scale the measured AL is where you are: what is predicted is the change from your
                 # volume, with the band of that change (walk AA: the bounded fit's band of the AL itself at 10x,
                 # shifted, read "3.10 (2.78..3.56)", its low end under the measured 2.79, beside Acceptance vs data's
@@ -3820,7 +3909,13 @@ def build(
             )
             reach += f"; the row shows {shown}, where the trend gives {'live ' if shift else ''}AL {al_said}"
         have = own_now or 0.0
-        band_n = md.samples_needed if md.samples_needed is not None else Band(n_new, n_new, n_new)
+        # a band with no count (the target not reached) costs what the row shows, n_new, as its note says (walk AM:
+        # "2,560,000 unique samples ..., the count the cost is computed on" beside empty GPU-hours)
+        band_n = (
+            md.samples_needed
+            if md.samples_needed is not None and md.samples_needed.value is not None
+            else Band(n_new, n_new, n_new)
+        )
         md.generation = band_n.map(lambda n: cost.generation_hours(max(n / epochs_div - have / epochs_div, 0.0)))
         if no_target and gen_s is None:
             md.generation = Band(None, None, None)
@@ -3841,11 +3936,34 @@ def build(
                 else []
             )
             # walk AK: the AL column and each batch's tok/s, which setting; said only where another measured batch
-            # is at its own run (every batch at the served num_steps needs no such sentence)
-            if speed is not None and others:
+            # is at its own run, or the num_steps row names another best at a batch no run measured (every batch at
+            # the served num_steps, and no other pick, needs no such sentence)
+            unmeasured = [b for b in md.tok_s if speed is not None and not speed.measured_at(int(b))]
+            picked_there = {
+                b: k_b for b in unmeasured if (k_b := predicted_best(int(b))) is not None and k_b != served_k
+            }
+            if speed is not None and (others or picked_there):
                 served_at = [f"batch {rank_batch}: num_steps {speed.served_steps}, what is served there", *others]
-                if any(not speed.measured_at(int(b)) for b in md.tok_s):
-                    served_at.append(f"elsewhere num_steps {speed.served_steps}, predicted")
+                if unmeasured:  # the ranked batch's served num_steps, and the num_steps row's own pick there
+                    many = len(unmeasured) > 1
+                    served_at.append(
+                        f"batch{'es' if many else ''} {_and_words(unmeasured)}: num_steps {speed.served_steps}, "
+                        f"batch {rank_batch}'s served num_steps carried there, predicted (no run measured "
+                        f"{'those batches' if many else 'it'}, so none is served there yet"
+                        + (
+                            "; the num_steps row predicts "
+                            + _and_words(
+                                [
+                                    f"{k_b}{' best' if i == 0 else ''} at batch {b}"
+                                    for i, (b, k_b) in enumerate(picked_there.items())
+                                ]
+                            )
+                            + " and gives its tok/s there"
+                            if picked_there
+                            else ""
+                        )
+                        + ")"
+                    )
                 scale_words += (
                     f" Its AL is at {chain}; its tok/s at each batch is that batch's served setting times this AL's "
                     f"change ({'; '.join(served_at)})."
@@ -4006,6 +4124,21 @@ def build(
                 "your training log",
                 "overfitting" if peak is None else peak.to_json(),
                 _source(sources, "user", "your training log's verdict on Acceptance vs data: overfitting"),
+            )
+        )
+    elif inputs.curve_verdict == "rising" and inputs.curve_rise and (fit is None or fit.scope != "curve"):
+        # the row is the published trend's (or none), not your log's: your log's own evidence is said beside it, as
+        # measured (walk AL4: Overview's "still rising, which agrees: more data should help" above a row that said
+        # nothing of the log's +0.455 per doubling)
+        log_note = f"{RISING_LOG}: {inputs.curve_rise}, so more of the same data should help."
+        md.note = f"{log_note} {md.note}".strip()
+        md.evidence.append(
+            _ev(
+                "your training log",
+                "rising",
+                _source(
+                    sources, "user", f"your training log's verdict on Acceptance vs data: rising; {inputs.curve_rise}"
+                ),
             )
         )
     options.append(md)
@@ -4393,6 +4526,7 @@ def build(
         rank_batches=offered,
         benchmark=inputs.benchmark,
         benchmark_source=inputs.benchmark_source,
+        target_shift=target_shift,
     )
 
 
@@ -4434,8 +4568,13 @@ def inputs_for(
     target: str | None = None,
     draft: str | None = None,
     own_run: int | None = None,
+    steps: int = 3,
 ) -> Inputs:
     """``Inputs`` from a ``comparison.Entry`` (the draft, counted and linted), its runs and its data.
+
+    ``steps``: the plan's num_steps K (``build``'s): ``curve`` is read over its first K positions, as ``--curve`` is
+    (``curves.at_steps``), whether it was kept with the draft or loaded on Acceptance vs data at another setting's
+    (walk AL3: a log kept at 5 positions was fitted as a 5-position curve by a plan at 3 steps).
 
     ``own_run``: the run "your acceptance" is read from on Overview (``overview.own_acceptance`` at its
     reference's published settings); default: the one it reads at the reference Overview suggests, so the plan
@@ -4494,6 +4633,8 @@ def inputs_for(
     set_aside = ""
     peak: Any = None  # the log's eval peak before a fall past noise: an overfitting log's fit stops there
     left_out: tuple[tuple[float, float], ...] = ()
+    if isinstance(curve, curves.Curve):
+        curve = curves.at_steps(curve, steps)
     if curve is not None and curve_verdict is None:
         curve_verdict = getattr(curve, "verdict", None)
     if curve is not None:
@@ -4566,6 +4707,7 @@ def inputs_for(
         curve_unused=curve_unused,
         curve_peak=peak,
         curve_ceiling=curve.ceiling_words() if hasattr(curve, "ceiling_words") else None,
+        curve_rise=(curve.rise_words() or "") if hasattr(curve, "rise_words") else "",
         curve_left_out=left_out,
         own_samples=own_samples,
         own_samples_source=own_samples_source,

@@ -112,10 +112,10 @@ def _layers_words(size: overview.SizeFacts) -> str:
     ratio, scope = overview.size_gap(size)
     if ratio is None or scope != overview.LAYERS_SCOPE:
         return ""
-    return (
-        f" with its lm_head; {overview.size_words(ratio)} it {scope}, the figure the answer uses (the lm_heads "
-        "differ: another draft vocabulary)"
-    )
+    # walk AL: the EAGLE-1 reference has no head of its own, not "another draft vocabulary" (both 32,000 tokens)
+    whose = "our" if not size.ref_lm_head else "the reference's" if not size.own_lm_head else "its"
+    why = size.heads_differ or "the lm_heads differ"
+    return f" with {whose} lm_head; {overview.size_words(ratio)} it {scope}, the figure the answer uses ({why})"
 
 
 @dataclass(frozen=True)
@@ -215,6 +215,37 @@ def summarise(
     return Summary(answer, own_volume, vol_src, tuple(notes), tuple(lines))
 
 
+def _published_accept(draft: OwnDraft, link: Link) -> str | None:
+    """A published draft pasted as yours, with no run of it measured: its own published acceptance, named as
+    published (benchmarks, setting, source), not as measured; None for any other draft or one that publishes none.
+    It read "ours missing" beside a figure the registry holds (as its training volume is the published one)."""
+    pub = draft.published
+    if pub is None:
+        return None
+    facts = overview.accept_facts(None, None, pub.hub_id)
+    words = facts.ref_range_words
+    if words is None:
+        return None
+    on = {b.lower() for b in facts.benchmarks}
+    sources = sorted(
+        {
+            str(rec.get("source"))
+            for rec in registry.results_records()
+            if rec.get("hub_id") == pub.hub_id
+            and str(rec.get("benchmark") or "").lower() in on
+            and values.number(rec.get("accept_length")) is not None
+            and rec.get("source")
+        }
+    )
+    each = ", ".join(f"{values.bench_label(b)} {v:.2f}" for b, v in facts.by_benchmark)
+    return (
+        f"{words} (published, not measured: {pub.hub_id}'s own figures"
+        + (f", {each}" if each else "")
+        + (f"; source {'; '.join(sources)}" if sources else "")
+        + f"; {link('benchmark it', 'bench')} to measure yours)"
+    )
+
+
 def _lines(
     draft: OwnDraft,
     own: Entry | None,
@@ -306,7 +337,8 @@ def _lines(
         + (f" imported from {speedup.imported_from(answer.own.run)}" if speedup.is_imported(answer.own.run) else "")
         + f", {answer.own.why})"
         if answer.own is not None
-        else (
+        else _published_accept(draft, link)
+        or (
             "missing ("
             + (
                 "no run group attached"

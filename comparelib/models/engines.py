@@ -403,6 +403,14 @@ RULES: tuple[CaptureRule, ...] = (
 )
 
 SERVING_ENGINES: tuple[str, ...] = ("SGLang", "vLLM")
+# a run's engine as stored (``RunRecord.engine``: "sglang", "vllm", "openai") as the pages name it
+_ENGINE_NAMES: Final = {"sglang": "SGLang", "vllm": "vLLM", "openai": "OpenAI-compatible server"}
+
+
+def engine_word(engine: str) -> str:
+    """ "sglang" -> "SGLang", "openai" -> "OpenAI-compatible server": a run's engine as people name it (any case);
+    one the app does not know is given as it is. Overview and the plan name engines by it alike."""
+    return _ENGINE_NAMES.get(engine.lower(), engine)
 
 
 def _version_key(version: str) -> tuple[int, ...]:
