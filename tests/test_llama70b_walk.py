@@ -277,14 +277,16 @@ def test_a_full_vocabulary_head_is_not_called_the_largest_gap(tmp_path: Path) ->
     assert answer.gap != "size" and "largest gap is size" not in answer.gap_sentence, answer.gap_sentence
     ratio, scope = overview.size_gap(answer.size)
     assert ratio == pytest.approx(1.0, abs=0.01) and scope == overview.LAYERS_SCOPE
-    # a draft with twice the layers is still a size gap, said of its layers
+    # a draft with twice the layers is larger in its layers: said of its layers, and no gap to close (walk AL: a
+    # larger draft is short of nothing there; this read "The largest gap is size")
     two = {**WALK_L_CONFIG, "transformer_layer_config": {**WALK_L_CONFIG["transformer_layer_config"]}}
     two["transformer_layer_config"]["num_hidden_layers"] = 2  # type: ignore[index]
     (tmp_path / "config.json").write_text(json.dumps(two))
     own2 = comparison.load_entry(str(tmp_path), with_header=False)
     answer2 = overview.answer(own2, ref, [], None, own_target=TARGET)
-    assert answer2.gap == "size", answer2.gap_sentence
+    assert answer2.gap == "", answer2.gap_sentence
     assert "the reference in its layers (outside the embedding and the lm_head)" in answer2.gap_sentence
+    assert "largest gap" not in answer2.gap_sentence and "larger, so size is no shortfall" in answer2.gap_sentence
     # nothing else attached: "no real gap" says what is not known yet
     assert "Not known yet: your training volume is missing" in answer.gap_sentence, answer.gap_sentence
 

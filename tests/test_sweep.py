@@ -210,8 +210,9 @@ def test_the_data_gap_is_a_gap_only_when_you_have_less(ratio: float, name: str, 
 
 
 def test_more_data_than_the_reference_is_never_called_less_under_a_plateau() -> None:
+    # size 1 / 1.3: a smaller draft, a real gap (a larger one is none since walk AL)
     name, sentence = overview.largest_gap(
-        data_ratio=1 / 3.57, size_ratio=1.3, accept_ratio=None, own_volume=5e6, ref_volume=1.4e6,
+        data_ratio=1 / 3.57, size_ratio=1 / 1.3, accept_ratio=None, own_volume=5e6, ref_volume=1.4e6,
         curve_verdict="plateau",
     )  # fmt: skip
     assert name == "size" and "the reference used more" not in sentence, sentence
