@@ -104,7 +104,9 @@ def test_a_curve_fit_set_aside_on_acceptance_vs_data_gives_no_band_in_the_plan()
     assert result.fit is None or result.fit.scope == "pooled"
     assert "your learning curve's fit is set aside" in result.fit_note
     md = next(o for o in result.options if o.kind == "more-data")
-    assert md.note.startswith("Your learning curve's fit is set aside, as on Acceptance vs data (its ceiling"), md.note
+    # a rising log's measured slope leads the row (its own evidence, walk AL4), then why its fit is set aside
+    assert md.note.startswith(plan.RISING_LOG), md.note
+    assert "Your learning curve's fit is set aside, as on Acceptance vs data (its ceiling" in md.note, md.note
     assert "The pooled logistic fit of published drafts" in md.note and "not your curve" in md.note
 
 

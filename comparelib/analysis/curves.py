@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -154,6 +154,9 @@ class Peak:
     # "": overfitting; else why a fall past noise is not called that (the verdict is then ``plateau``), as a clause:
     # "train tau_sim did not rise after the peak (...)", "the fall came within the pass the peak is in ..."
     why_not: str = ""
+    # the log's last point on the axis, of either split: training may run past the last eval point (walk AM: eval
+    # ended at 691K samples seen, training was logged on to 742K); None where no point has an x
+    end_x: float | None = None
 
     @property
     def fall(self) -> float:
@@ -262,6 +265,22 @@ class Curve:
             f"is near its ceiling: still rising but slowing, measured {last['slope']:+.3f} per doubling over the "
             f"{last['window']}, down from {before['slope']:+.3f} over the {before['window']}; the power law fitted "
             f"to its last doubling predicts {g['gain_at_2x']['mean']:+.3f} over the next doubling"
+        )
+
+    def rise_words(self) -> str | None:
+        """A ``rising`` curve's measured slope in words, for the plan's more-data row: "train tau_sim rose +0.261
+        per doubling of the samples seen over its last half-doubling (22 points), measured from the log (tau_sim
+        over 3 positions, the training simulation's scale, not live AL)"; None for any other curve. Overview said
+        "still rising, which agrees: more data should help" above a plan that named nothing of the log (walk AL4)."""
+        ev = self.evidence
+        slope = ev.get("slope_per_doubling_last")
+        if self.verdict != "rising" or not isinstance(slope, Mapping):
+            return None
+        unit = {"samples": "samples seen"}.get(str(ev.get("x")), str(ev.get("x")))
+        return (
+            f"{ev.get('split')} tau_sim rose {slope['slope']:+.3f} per doubling of the {unit} over its "
+            f"{slope['window']}, measured from the log (tau_sim over {ev.get('positions')} positions, the training "
+            "simulation's scale, not live AL)"
         )
 
     def frame(self) -> pd.DataFrame:
@@ -969,6 +988,7 @@ def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, s
         train_slope=slope,
         unit=label,
         why_not=why_not,
+        end_x=max((x for p in points if (x := _x_of(p, unit)) is not None), default=None),
     )
     return peak, why
 
@@ -1467,6 +1487,27 @@ def from_stored(stored: Mapping[str, Any]) -> Curve:
     out = analyse(points, split=split, tau_max=(steps + 1) if steps else None)
     read = stored.get("read")
     return _with_reading(out, dict(read) if isinstance(read, Mapping) else {}, steps)
+
+
+def at_steps(curve: Curve, steps: int) -> Curve:
+    """``curve`` read over its first ``steps`` positions, as ``curve(..., steps=steps)`` reads its log: each point's
+    tau_sim from every position the log gave (``logged_acc``), cut to ``steps``, fitted again below K + 1. The plan
+    at 3 steps read a log kept at its 5 positions as a 5-position curve, and ``--curve`` the same log at 3 (walk AL3):
+    one log, however it arrives, is read at the plan's num_steps. A curve read at ``steps`` already is returned."""
+    if not 1 <= steps <= traininglogs.MAX_POSITIONS:
+        raise InputError(f"--steps must be between 1 and {traininglogs.MAX_POSITIONS}, got {steps}")
+    if curve.evidence.get("steps") == steps:
+        return curve
+    points = []
+    for p in curve.points:
+        full = p.logged_acc or p.acc
+        acc = tuple(full[:steps])
+        points.append(
+            replace(p, acc=acc, tau_sim=tau_sim(acc), logged_acc=tuple(full) if len(full) > len(acc) else ())
+        )
+    split = curve.evidence.get("split")
+    out = analyse(points, split=split if split in ("train", "eval") else "auto", tau_max=steps + 1)
+    return _with_reading(out, dict(curve.stats), steps)
 
 
 def kept_words(kept: Mapping[str, Any]) -> str:

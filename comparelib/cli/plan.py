@@ -217,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
         offline=offline,
         benchmark=args.benchmark,
         draft=draft.match_name,
+        steps=args.steps,  # the kept log read at the plan's positions, as --curve is (walk AL3)
     )
     try:
         inputs = plan.inputs_for(entry, **given, curve=curve, curve_source=curve_src)
