@@ -413,7 +413,10 @@ except CompareError as exc:
 log_read = _read_log(int(scaling.steps_of(setting_key) or 0))
 st.subheader("What more data would buy")
 # The answer in one line; the fit, your prediction and the volume gap (long coloured blocks that pushed
-# the chart below the fold) are in one expander, the chart comes next.
+# the chart below the fold) are in one expander, the chart comes next. What the answer was read from (your run,
+# which runs are yours, the inputs) is one caption under it.
+read_from: list[str] = []
+plan_note = None  # how Overview's plan's samples figure differs: said in the fit's fold-out
 if fit is not None:
     # your own evidence (a run at or above the trend or target, a plateaued log) leads; the trend's volume after
     ref_vol = points.loc[points["draft"] == reference, x].dropna()
@@ -431,16 +434,16 @@ if fit is not None:
         target_setting=aim_setting,
         target_whose=aim_whose,
     )
-    st.markdown(f"**{lead}**", help=None if rest else "95% confidence band of the fitted mean.")
-    for line in rest:
-        st.markdown(line)
+    (lead, *rest), plan_note = verdicts.plan_note_apart([lead, *rest])
+    # the answer in one block, the lead in bold on its first line: a block each pushed the page past its height
+    st.markdown("  \n".join([f"**{lead}**", *rest]), help=None if rest else "95% confidence band of the fitted mean.")
     if measured_aim is not None and verdicts.measured_off_trend(measured_aim, fit.benchmark):
         st.caption(
             f"Type a {verdicts.bench_label(fit.benchmark)} figure as the target acceptance length above to read the "
             "trend's samples for it."
         )
     if own_pick is not None:
-        st.caption(
+        read_from.append(
             f"Your acceptance: {own_pick.value:.2f}, run #{own_pick.run.id} ({own_pick.why}), the run Overview "
             "reads too."
         )
@@ -465,18 +468,21 @@ elif setting_key is not None:
         )
     )
     if own_pick is not None:
-        st.caption(
+        read_from.append(
             f"Your acceptance: {own_pick.value:.2f}, run #{own_pick.run.id} ({own_pick.why}), the run Overview "
             "reads too."
         )
 else:
     st.warning(f"No published draft with known training {x} reports {verdicts.bench_label(bench)}.")
-st.caption(
+if group_own.note:
+    read_from.append(group_own.note)
+read_from.append(
     f"{verdicts.bench_label(bench)} at {setting_key or 'no setting'}, x axis: {x}; your volume: "
     + (f"{verdicts.human(own_volume)} {x} ({own_name})" if own_volume else "not given")
     + f"; run group: {group or 'none'}; reference: {reference}. Change them under "
     "'Benchmark, setting, your training volume and run group' above."
 )
+st.caption("  \n".join(read_from))  # one block, one line each: three blocks' gaps pushed the page past its height
 if own_samples and (_curve := app.own_curve(draft)) is not None:  # Overview's warning, on the page of the log
     from comparelib.analysis.curves import volume_note
 
@@ -484,14 +490,13 @@ if own_samples and (_curve := app.own_curve(draft)) is not None:  # Overview's w
         st.warning(_volume_note, icon=":material/warning:")
 if group_split.note:
     st.warning(group_split.note, icon=":material/warning:")
-if group_own.note:
-    st.caption(group_own.note)
 if fit is not None or (own_samples and x == "samples"):
     with st.expander("The fit, its prediction at your volume, and the volume gap (predictions)", expanded=False):
         if fit is not None:
             st.caption(
                 f"Fit: acceptance = {fit.a:.2f} (±{fit.se_a:.2f}) + {fit.b:.2f} (±{fit.se_b:.2f}) · log10({x}); "
                 f"n = {fit.n} points, {fit.distinct} volumes, R² = {fit.r2:.2f}, residual SE {fit.residual_se:.2f}."
+                + (f" {plan_note}" if plan_note else "")
             )
             if own_volume:
                 mean, lo, hi, clipped = scaling.predict_bounded(fit, own_volume)

@@ -58,7 +58,8 @@ def _walk_am_log(path: Path) -> Path:
 
 
 def _lead(at: AppTest) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("**Your training log"))
+    """The headline's lead: the answer block's bold first line (the trend's sentence follows on the next)."""
+    return next(m.value for m in at.markdown if m.value.startswith("**Your training log")).split("  \n")[0]
 
 
 def _verdict_box(at: AppTest) -> str:

@@ -513,6 +513,22 @@ def setting_as_stated(key: str | None, against: str | None = None) -> str:
     return f"{key} ({said} not stated)"
 
 
+# why Overview's plan gives another samples figure than the log-linear fit: ``target_sentence`` says it after its
+# figure; Acceptance vs data moves it into the fit's fold-out (``plan_note_apart``)
+PLAN_DIFFERS = (
+    "Overview's plan gives its own figure from a logistic in log N bounded at K + 1, fitted to the published "
+    "points at this chain: its slope flattens toward that ceiling, so the two figures differ."
+)
+
+
+def plan_note_apart(lines: list[str]) -> tuple[list[str], str | None]:
+    """``data_lead``'s lines without ``PLAN_DIFFERS``, and the note where one of them said it: the page's headline
+    leads with its answer and says how the plan's model differs in the fit's fold-out, beside the fit's formula
+    (issue 19: derivations in fold-outs; the log's verdict leading too pushed the page past its height)."""
+    said = any(PLAN_DIFFERS in line for line in lines)
+    return [line.replace(" " + PLAN_DIFFERS, "") for line in lines], PLAN_DIFFERS if said else None
+
+
 def target_sentence(f: Fit, target_accept: float, *, published_at: str | None = None, whose: str | None = None) -> str:
     """'To reach 3.0 on GSM8K at (3,1,4) you need about N samples (range M..K).'
 
@@ -537,10 +553,7 @@ def target_sentence(f: Fit, target_accept: float, *, published_at: str | None = 
     n, lo, hi = inv
     # Overview's plan states samples needed from another model; both figures say which model they are from
     model = f"by the log-linear fit{fit_at} (acceptance linear in log {f.x}, no ceiling)"
-    other = (
-        " Overview's plan gives its own figure from a logistic in log N bounded at K + 1, fitted to the published "
-        "points at this chain: its slope flattens toward that ceiling, so the two figures differ."
-    )
+    other = " " + PLAN_DIFFERS
     if lo is None or hi is None:
         return (
             f"To reach {goal} on {where} you need about {human(n)} {f.x} {model} "
