@@ -32,7 +32,8 @@ def test_headline_names_lm_head_as_the_difference() -> None:
     entries = [comparison.load_entry(f"registry:{AQ}"), comparison.load_entry(comparison.EXAMPLE_OWN)]
     [sentence] = comparison.headlines(entries)
     assert "945,029,120 more parameters" in sentence
-    assert "lm_head" in sentence and "163,840 tokens against 32,000" in sentence
+    # in Overview's words (comparison.heads_differ, walk AL): the rows of each head, the vocabulary each drafts over
+    assert "are in the lm_head (another draft vocabulary: 163,840 rows against 32,000)" in sentence, sentence
     assert "1,174,405,120" in sentence  # the frozen, shared embedding
 
 

@@ -1339,6 +1339,37 @@ def _harmless_where(entry: Entry) -> str:
     return f"listed by `python -m comparelib params {entry.source}`"
 
 
+def lm_rows(spec: Any) -> tuple[int | None, int | None]:
+    """The lm_head's (rows, hidden) from the spec's tensors; (None, None) where none is listed."""
+    for t in spec.tensors:
+        if t.component == "lm_head" and len(t.shape) == 2:
+            return int(t.shape[0]), int(t.shape[1])
+    return None, None
+
+
+def heads_differ(own: Entry, ref: Entry, own_name: str, ref_name: str) -> str:
+    """How the two lm_heads differ, in words; "" where they are alike: one rule for Overview's size line and
+    Compare's difference sentence. Walk AL: an EAGLE-3 draft against the EAGLE-1 reference, both over 32,000 tokens,
+    read "another draft vocabulary" (Overview) and "an output layer over 32,000 tokens against 32,000" (Compare);
+    the reference has no lm_head of its own (EAGLE-1/2 uses the target's)."""
+    a, b = own.count, ref.count
+    if a.lm_head == b.lm_head:
+        return ""
+    for entry, name in ((ref, ref_name), (own, own_name)):
+        if entry.count.lm_head_tied:
+            return f"{name}'s lm_head is tied to the embedding (tie_word_embeddings): no head of its own"
+        if not entry.count.lm_head:
+            user = "an EAGLE-1/2 draft" if entry.spec.dialect == "eagle1" else "it"
+            return f"{name} has no lm_head of its own: {user} uses the target's"
+    a_rows, a_hidden = lm_rows(own.spec)
+    b_rows, b_hidden = lm_rows(ref.spec)
+    if a_rows and b_rows and a_rows != b_rows:
+        return f"another draft vocabulary: {a_rows:,} rows against {b_rows:,}"
+    if a_rows and b_rows and a_hidden and b_hidden:
+        return f"heads of another width: {a_rows:,} x {a_hidden:,} against {b_rows:,} x {b_hidden:,}"
+    return f"an lm_head of {a.lm_head:,} parameters against {b.lm_head:,}"
+
+
 def difference_sentence(a: Entry, b: Entry) -> str | None:
     """Name the component that explains most of the size gap between two drafts."""
     gap = a.count.excluding_embedding - b.count.excluding_embedding
@@ -1363,12 +1394,8 @@ def difference_sentence(a: Entry, b: Entry) -> str | None:
             f"{big.label} has {abs(gap):,} more parameters than {small.label} outside the embedding; "
             f"{diff:,} of them ({percent(share, 0)}) are in the {name}"
         )
-    if name == "lm_head" and small.count.lm_head_tied:  # its head is its embedding: no output layer of its own
-        sentence += f": {small.label} ties its lm_head to the embedding (tie_word_embeddings true)"
-    elif name == "lm_head":
-        vb = big.spec.draft_vocab_size or big.spec.vocab_size
-        vs = small.spec.draft_vocab_size or small.spec.vocab_size
-        sentence += f": an output layer over {vb:,} tokens against {vs:,}"
+    if name == "lm_head":  # what differs in the heads, as Overview says it: none of its own, tied, rows, width
+        sentence += f" ({heads_differ(big, small, big.label, small.label)})"
     sentence += "."
     for e in (big, small):  # a template's count beside a read one: said, not taken as the draft's
         basis, estimated = counts_basis(e)
