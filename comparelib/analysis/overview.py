@@ -22,6 +22,8 @@ from comparelib.values import bench_label, human, model_id, number, times
 if TYPE_CHECKING:  # the answer is computed without pandas: the first page shows it before pandas loads
     import pandas as pd
 from comparelib.models.comparison import Entry
+from comparelib.models.comparison import heads_differ as _heads_differ
+from comparelib.models.comparison import lm_rows as _lm_rows
 from comparelib.models.draft import (
     TargetNotice,
     checkpoint_words,
@@ -530,13 +532,6 @@ class SizeFacts:
     heads_differ: str = ""  # how the lm_heads differ, in words (``_heads_differ``); "" where they are alike
 
 
-def _lm_rows(spec: Any) -> tuple[int | None, int | None]:
-    for t in spec.tensors:
-        if t.component == "lm_head" and len(t.shape) == 2:
-            return int(t.shape[0]), int(t.shape[1])
-    return None, None
-
-
 def _head_words(entry: Entry, name: str) -> str:
     """One draft's lm_head in words: "163,840 x 7,168 over the full vocabulary", or tied to the embedding."""
     if entry.count.lm_head_tied:
@@ -547,28 +542,6 @@ def _head_words(entry: Entry, name: str) -> str:
     emb = next((t.shape for t in entry.spec.tensors if t.component == "embedding" and len(t.shape) == 2), None)
     vocab = "a reduced draft vocabulary" if emb is not None and rows < int(emb[0]) else "the full vocabulary"
     return f"{rows:,} x {hidden:,} over {vocab}"
-
-
-def _heads_differ(own: Entry, ref: Entry, own_name: str, ref_name: str) -> str:
-    """How the two lm_heads differ, in words; "" where they are alike. Walk AL: an EAGLE-3 draft against the EAGLE-1
-    reference, both over 32,000 tokens, read "the lm_heads differ: another draft vocabulary"; the reference has no
-    lm_head of its own (EAGLE-1/2 uses the target's)."""
-    a, b = own.count, ref.count
-    if a.lm_head == b.lm_head:
-        return ""
-    for entry, name in ((ref, ref_name), (own, own_name)):
-        if entry.count.lm_head_tied:
-            return f"{name}'s lm_head is tied to the embedding (tie_word_embeddings): no head of its own"
-        if not entry.count.lm_head:
-            user = "an EAGLE-1/2 draft" if entry.spec.dialect == "eagle1" else "it"
-            return f"{name} has no lm_head of its own: {user} uses the target's"
-    a_rows, a_hidden = _lm_rows(own.spec)
-    b_rows, b_hidden = _lm_rows(ref.spec)
-    if a_rows and b_rows and a_rows != b_rows:
-        return f"another draft vocabulary: {a_rows:,} rows against {b_rows:,}"
-    if a_rows and b_rows and a_hidden and b_hidden:
-        return f"heads of another width: {a_rows:,} x {a_hidden:,} against {b_rows:,} x {b_hidden:,}"
-    return f"an lm_head of {a.lm_head:,} parameters against {b.lm_head:,}"
 
 
 def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: str = "the reference") -> SizeFacts:
