@@ -316,15 +316,27 @@ def _with_target(target: str) -> comparison.Entry:
 own_entry, _said = summary.with_target(own_entry, own_target, _with_target)
 for _one in _said:
     _say(_one)
+
+
+def _ref_entry(source: str) -> comparison.Entry:
+    if source.startswith(comparison.REGISTRY_PREFIX):  # the registry's copy: no token needed
+        return _entry(source, "")
+    with settings.session_token(app.hub_token()):
+        return _entry(source, settings.token_fingerprint())
+
+
 with st.expander("Reference draft", expanded=False):
     reference = st.selectbox("Reference (published)", ref_options, key="ov_ref")
-    if reference == suggested.hub_id:
-        st.caption(suggested.why)
+    # the suggestion's reason, once the reference is read (its size from the Hub, or not known)
+    _why = st.empty() if reference == suggested.hub_id else None
     st.caption("Your draft, its training data and its benchmark runs are chosen in the sidebar.")
 
 try:
-    # a registry pick needs no token; one without a config is compared on data and acceptance only
-    ref_entry = summary.reference_entry(reference, drafts, lambda source: _entry(source, ""))
+    # a registry pick needs no token; one without a config is read from the Hub as Compare reads it (the session's
+    # token), else compared on data and acceptance only, and why said (walk AN)
+    ref_entry, ref_unread = summary.read_reference(reference, drafts, _ref_entry)
+    if _why is not None:
+        _why.caption(summary.reference_why(suggested.why, ref_entry))
     said = summary.summarise(
         draft,
         own_entry,
@@ -336,6 +348,7 @@ try:
         suggested=suggested,
         curve=app.own_curve(draft),  # the log loaded on Acceptance vs data, else the one kept with the draft
         link=_link,
+        ref_unread=ref_unread,
     )
     answer = said.answer
 except CompareError as exc:

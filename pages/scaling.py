@@ -33,7 +33,7 @@ from comparelib import charts, export, paths, settings, tables
 from comparelib.analysis import curves, draftcost, overview, plan, scaling, speedup, verdicts
 from comparelib.errors import CompareError
 from comparelib.live.store import Forgetter, curve_keepers, may_forget_curve
-from comparelib.models.draft import runs_for_target, runs_of_draft
+from comparelib.models.draft import runs_for_target, runs_of_draft, target_notice
 
 # The tabs below are built only while shown; what was typed or picked in them is kept for the session.
 app.keep_values()  # also when the page runs on its own (AppTest)
@@ -42,6 +42,21 @@ LOG_INPUTS = ("lc_path", "lc_batch", "lc_epoch", "lc_steps", "lc_split")
 app.per_draft_values("lc", LOG_INPUTS, draft)
 LOG_UPLOAD = app.draft_key("lc_upload", draft)  # an uploader cannot be emptied: each draft has its own
 LOG_UPLOADS = "_lc_uploads"  # {draft source: (kept path, file name)} of the logs uploaded this session
+
+
+def _target_sentence() -> str | None:
+    """What Overview and Compare drafts say when "your draft" is a target model (``draft.target_notice``): here too,
+    not only "runs of another draft left out" (walk AN). None for a draft, or one whose config was not read."""
+    try:
+        with settings.session_token(app.hub_token()):
+            notice = target_notice(app.draft_entry(draft.source, settings.token_fingerprint()))
+    except CompareError:
+        return None  # not read: the pages that count it say why
+    return notice.sentence if notice is not None else None
+
+
+if _said_target := _target_sentence():
+    st.warning(_said_target, icon=":material/warning:")
 
 
 _store = app.open_store

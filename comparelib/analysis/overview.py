@@ -140,6 +140,11 @@ def _same_shape(
     )
 
 
+NO_CONFIG = " The registry has no config for it, so its size is not known; training data and acceptance compare."
+"""Said of a suggested reference without a shipped config; ``summary.reference_why`` rewords it once its Hub
+config was read (walk AN)."""
+
+
 def default_reference(
     choices: Sequence[str],
     own_repo: str | None,
@@ -253,7 +258,7 @@ def default_reference(
     if checkpoint := checkpoint_words(pick.target_model, own_target):
         why += f" It is published for {checkpoint}."
     if pick.hub_id not in countable:
-        why += " The registry has no config for it, so its size is not known; training data and acceptance compare."
+        why += NO_CONFIG
     basis = "side" if pick.hub_id in side else "group" if pick.hub_id in in_group else ""
     return Reference(pick.hub_id, why, basis)
 
@@ -506,7 +511,7 @@ def nearest_in_family(own_target: str, own_repo: str | None = None) -> Reference
         f"{pick.target_model} (same family, {family_words(family)}), not a draft for your target."
     )
     if pick.hub_id not in countable:
-        why += " The registry has no config for it, so its size is not known; training data and acceptance compare."
+        why += NO_CONFIG
     return Reference(pick.hub_id, why)
 
 
@@ -2515,10 +2520,12 @@ def answer(
     )
     gap_size, size_scope = size_gap(size)
     # a reference whose config the registry only assumes (not published): its size is no evidence of a gap, or of none
-    assumed = bool(published and published.config_confidence.lower().startswith("low"))
+    # only counts from the registry's own copy of a config (not one read from the Hub: walk AN) are so qualified
+    from_registry = not isinstance(ref, registry.PublishedDraft) and ref.kind == "registry"
+    assumed = from_registry and bool(published and published.config_confidence.lower().startswith("low"))
     if assumed:
         gap_size = None
-    elif published is not None and not published.config_read and gap_size is not None:
+    elif from_registry and published is not None and not published.config_read and gap_size is not None:
         # counted from a template config, not the draft's own: a size gap named from it says so (walk R2's headline
         # "your draft is 75% the size of the reference" was of SpecForge's template, not the published draft)
         kind = published.config_basis.split(" (")[0].split(",")[0]  # "a SpecForge template config"

@@ -85,19 +85,59 @@ def with_target(
     return own, said
 
 
+def read_reference(
+    reference: str, drafts: Sequence[str], load: Callable[[str], Entry]
+) -> tuple[Entry | registry.PublishedDraft, str]:
+    """The reference as the answer compares it, and why its size is not known ("" where it is): its entry from the
+    registry's config (``load(registry source)``) where the app ships one (``drafts``), else from its Hub config as
+    Compare drafts reads it (``load(hub id)``, the session's token where given: walk AN said "not known" of a public
+    repo Compare had counted), else its registry entry, compared on data and acceptance only."""
+    if reference in drafts:
+        return load(comparison.registry_source(reference)), ""
+    try:
+        return load(reference), ""
+    except CompareError as exc:
+        return registry.get_draft(reference), unread_why(exc)
+
+
 def reference_entry(
     reference: str, drafts: Sequence[str], load: Callable[[str], Entry]
 ) -> Entry | registry.PublishedDraft:
-    """The reference as the answer compares it: its entry (``load(registry source)``, no token needed) when its
-    config can be counted (``drafts``), else its registry entry, compared on data and acceptance only."""
-    return load(comparison.registry_source(reference)) if reference in drafts else registry.get_draft(reference)
+    """``read_reference``'s entry alone."""
+    return read_reference(reference, drafts, load)[0]
 
 
-def _size_basis(reference: str, not_compared: str = "") -> str:
+def unread_why(exc: CompareError) -> str:
+    """Why a reference's Hub config was not read, in a few words (the error's own text says what to do)."""
+    from comparelib.errors import GatedRepoError, OfflineError, RepoNotFoundError
+
+    if isinstance(exc, GatedRepoError):
+        return "its repository is gated (accept its terms on the Hub, and give the token of an account that did)"
+    if isinstance(exc, RepoNotFoundError):
+        return "its repository was not found (or is private, and no token that can see it was given)"
+    if isinstance(exc, OfflineError):
+        return "the Hub was not reached"
+    return str(exc).rstrip(".")
+
+
+def reference_why(why: str, ref: Entry | registry.PublishedDraft) -> str:
+    """A suggested reference's reason (``overview.Reference.why``), without "its size is not known" once its
+    config was read from the Hub (``read_reference``)."""
+    if isinstance(ref, registry.PublishedDraft) or overview.NO_CONFIG not in why:
+        return why
+    return why.replace(
+        overview.NO_CONFIG, " The registry has no config for it; its size is counted from its Hub config."
+    )
+
+
+def _size_basis(reference: str, not_compared: str = "", hub_read: bool = False) -> str:
     """How the two sizes were counted: a registry config that is only assumed is said so, and a reference of
-    another architecture (no target known: ``Answer.size_note``) too."""
+    another architecture (no target known: ``Answer.size_note``) too. ``hub_read``: the reference's own config was
+    read from the Hub (``read_reference``), so what the registry's copy is does not matter."""
     if not_compared:
         return f"counted from the configs; {not_compared}, so no size gap is named"
+    if hub_read:
+        return "counted from the configs (the reference's read from the Hub)"
     ref = registry.get_draft(reference)
     if ref.config_confidence.lower().startswith("low"):
         return f"counted from the configs; {reference}'s is assumed, not published, so no size gap is named"
@@ -153,13 +193,14 @@ def summarise(
     suggested: overview.Reference,
     curve: Any = None,
     link: Link = no_link,
+    ref_unread: str = "",
 ) -> Summary:
     """Overview's answer (``overview.answer``) for ``draft`` (its entry ``own``, None when its config could not be
     read; its run group ``runs``; the stored training ``volumes``) against ``reference`` (its entry ``ref``:
     ``reference_entry``), for the target ``target`` (``models.draft.target_of``), weighing the training log's
     learning ``curve`` (the log loaded on Acceptance vs data, else the one kept with the draft; None: no log).
     ``suggested``: the reference Overview suggested (``overview.default_reference``), whose reason is said when it
-    was chosen by shape."""
+    was chosen by shape. ``ref_unread``: why the reference's Hub config was not read (``read_reference``)."""
     own_target = target.model
     own_volume, vol_src = draft.training_samples(volumes)
     seen = [float(p.samples_seen) for p in curve.points if p.samples_seen] if curve is not None else []
@@ -185,7 +226,9 @@ def summarise(
         return Summary(answer, own_volume, vol_src, (), ())
     notes: list[Said] = []
     if not own_target and reference == suggested.hub_id and suggested.basis == "shape":
-        notes.append(Said("caption", suggested.why))  # how the reference was chosen with no target named
+        notes.append(
+            Said("caption", reference_why(suggested.why, ref))
+        )  # how the reference was chosen with no target named
     if answer.curve_note:
         notes.append(
             Said("warning" if answer.curve_verdict in ("plateau", "overfitting") else "caption", answer.curve_note)
@@ -211,7 +254,8 @@ def summarise(
         notes.append(Said("warning" if answer.native_mtp.faster else "caption", answer.native_mtp.sentence))
     if answer.draft_note:  # runs of another draft or of the target's own MTP layers: not your draft's, and named
         notes.append(Said("caption", answer.draft_note))
-    lines = _lines(draft, own, reference, answer, target, vol_src, link)
+    hub_read = not isinstance(ref, registry.PublishedDraft) and ref.kind == "hub"  # its Hub config, not the registry's
+    lines = _lines(draft, own, reference, answer, target, vol_src, link, ref_unread, hub_read)
     return Summary(answer, own_volume, vol_src, tuple(notes), tuple(lines))
 
 
@@ -254,6 +298,8 @@ def _lines(
     target: DraftTarget,
     vol_src: str,
     link: Link,
+    ref_unread: str = "",
+    hub_read: bool = False,
 ) -> list[str]:
     """The answer's bullets: your draft, size, training volume, acceptance, live speed, runs measured beside it."""
     runs_group = draft.group
@@ -275,9 +321,9 @@ def _lines(
         ),
     ]
     if size is not None:
-        compare_q = [("m", draft.source), ("m", comparison.registry_source(reference))]
+        compare_q = [("m", draft.source), ("m", reference if hub_read else comparison.registry_source(reference))]
         lines += [
-            f"- **Size outside the embedding** ({_size_basis(reference, answer.size_note)}): ours "
+            f"- **Size outside the embedding** ({_size_basis(reference, answer.size_note, hub_read)}): ours "
             f"{link(f'{size.own_excluding_embedding:,}', 'compare', compare_q)}, "
             f"{reference} {link(f'{size.ref_excluding_embedding:,}', 'compare', compare_q)}"
             + (
@@ -302,6 +348,7 @@ def _lines(
             f"{link(f'{own.count.excluding_embedding:,}', 'compare', own_q)} (with the embedding "
             f"{link(f'{own.count.total:,}', 'compare', own_q)}); {reference}'s is not known: the registry has no "
             "config for it, so sizes are not compared."
+            + (f" Its config was not read from the Hub: {ref_unread}." if ref_unread else "")
         )
     own_page = "scaling" if vol_src.startswith("published") else "audit"
     if data_ratio and own_volume and ref_volume:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -121,7 +122,8 @@ def _run(args: argparse.Namespace, store: Any) -> int:
     notes: list[Said] = [summary.Said("caption", target.note)] if target.note else []
     own_entry, said = summary.with_target(own_entry, target.model, lambda t: load(draft.source, t))
     notes += said
-    ref_entry = summary.reference_entry(reference, drafts, load)
+    ref_entry, ref_unread = summary.read_reference(reference, drafts, load)  # as the page: the Hub's, else why not
+    suggested = replace(suggested, why=summary.reference_why(suggested.why, ref_entry))  # its size read, or not
 
     curve = None
     log: dict[str, Any] | None = None
@@ -140,7 +142,16 @@ def _run(args: argparse.Namespace, store: Any) -> int:
         log["verdict"] = curve.verdict
 
     result = summary.summarise(
-        draft, own_entry, ref_entry, reference, runs, volumes, target=target, suggested=suggested, curve=curve
+        draft,
+        own_entry,
+        ref_entry,
+        reference,
+        runs,
+        volumes,
+        target=target,
+        suggested=suggested,
+        curve=curve,
+        ref_unread=ref_unread,
     )
     answer = result.answer
     gap = plan_lead = plan_none = caution = None
