@@ -756,6 +756,62 @@ def _ls_slope(lx: np.ndarray, ys: np.ndarray) -> tuple[float, float]:
     return slope, se
 
 
+def _window_noise(xs: np.ndarray, ys: np.ndarray, sel: np.ndarray) -> dict[str, Any]:
+    """The slope per doubling over ``sel`` with its noise: SE, 95% margin (t at n - 2), and whether the rise is
+    ``significant``: at least ``PLATEAU_GAIN``, its 95% range above 0, and still ``PLATEAU_GAIN`` or more without
+    the last point (one point does not make a rise). None where ``sel`` holds under ``SLOPE_WINDOW_POINTS`` points,
+    too few to tell noise from the curve's bend."""
+    lx = np.log2(xs)
+    s, se = _ls_slope(lx[sel], ys[sel])
+    n = int(sel.sum())
+    margin = t_two_sided(LEVEL, max(1, n - 2)) * se
+    out: dict[str, Any] = {"slope": s, "points": n, "se": se, "margin": margin, "low": s - margin, "high": s + margin}
+    out["significant"] = None
+    if n >= SLOPE_WINDOW_POINTS:
+        rest = sel & (xs < xs.max())
+        out["slope_without_last_point"] = _ls_slope(lx[rest], ys[rest])[0]
+        out["significant"] = bool(
+            s >= PLATEAU_GAIN and s - margin > 0 and out["slope_without_last_point"] >= PLATEAU_GAIN
+        )
+    return out
+
+
+def _slope_noise(xs: np.ndarray, ys: np.ndarray, slope: tuple[float, int, str]) -> dict[str, Any]:
+    """``_window_noise`` over ``_slope_per_doubling``'s window; where a rise there is within noise over a
+    half-doubling, the last doubling's (``over_last_doubling``, its more points) may show it past noise instead.
+
+    Walk AN's plateaued log rose +0.082 per doubling over its last half-doubling (6 points), SE 0.038 (+-0.106),
+    +0.038 without its last point, and +0.011 (SE 0.016) over its last doubling: it was "Still rising ... More of the
+    same data should help". A log-linear rise with scatter moves +0.055 +- 0.075 over half a doubling, past noise
+    over the doubling."""
+    ratio = _window_ratio(slope[2])
+    distinct = np.unique(xs)
+    sel = xs >= (xs.max() / ratio * (1 - 1e-12) if ratio else distinct[max(0, distinct.size - 3)])
+    out = _window_noise(xs, ys, sel)
+    del out["slope"], out["points"]
+    if out["significant"] is False and ratio is not None and ratio < 2:
+        wide = _window_noise(xs, ys, xs >= xs.max() / 2.0 * (1 - 1e-12))
+        if wide["significant"]:
+            out["over_last_doubling"] = wide
+            out["significant"] = True
+    return out
+
+
+def _pm(noise: Mapping[str, Any]) -> str:
+    """A slope's uncertainty, as the sentences say it after "per doubling": "(± 0.106 at 95%, SE 0.038)"; a window
+    too small to tell noise says so."""
+    if noise["significant"] is None:
+        return "(too few points to tell its noise)"
+    wide = noise.get("over_last_doubling")
+    more = (
+        f"; over the last doubling ({wide['points']} points): {wide['slope']:+.3f} (± {wide['margin']:.3f} at 95%, "
+        f"SE {wide['se']:.3f}), past noise"
+        if wide
+        else ""
+    )
+    return f"(± {noise['margin']:.3f} at 95%, SE {noise['se']:.3f}{more})"
+
+
 def _bend(xs: np.ndarray, ys: np.ndarray, slope: tuple[float, int, str] | None) -> dict[str, Any]:
     """Model-free curvature of the recent curve: the slope per doubling over the window before the one
     ``_slope_per_doubling`` read (``slope_per_doubling_before``), whether the slope fell from it past noise
@@ -1186,7 +1242,7 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
             "tau_at_10x": {"mean": at10[0], "low": at10[1], "high": at10[2]},
             "slope_per_doubling_last": None
             if slope is None
-            else {"slope": slope[0], "points": slope[1], "window": slope[2]},
+            else {"slope": slope[0], "points": slope[1], "window": slope[2], **_slope_noise(xs, ys, slope)},
             "r2": f.r2,
             "fit_used": fit_used,  # False: the gains and taus above are the fit's, not predictions
             "fit_not_used_because": problems,
@@ -1217,10 +1273,18 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
         return _fell(points, peak, f, xs, ev)
     x_text = _fmt_x(f.x_ref, unit)
     where = f"{split} tau_sim {ys[last_i]:.2f} at {x_text}" + (f" (fit {now_mean:.2f})" if fit_used else "")
-    measured = f"measured over the {slope[2]}: {slope[0]:+.3f} per doubling" if slope else ""
+    noise = ev["slope_per_doubling_last"]
+    measured = (
+        f"measured over the {slope[2]}: {slope[0]:+.3f} per doubling {_pm(noise)}"
+        + (", within noise" if noise["significant"] is not None and noise["low"] <= 0 <= noise["high"] else "")
+        if slope
+        else ""
+    )
     unused = f"the power-law fit is set aside for predictions, as {' and '.join(problems)}" if problems else ""
     verdict: Verdict
-    flat_measured = slope is not None and slope[0] < PLATEAU_GAIN
+    # a rise within noise (its 95% range reaches 0, or it goes with the last point) is flat too (walk AN)
+    within_noise = slope is not None and slope[0] >= PLATEAU_GAIN and noise["significant"] is False
+    flat_measured = slope is not None and (slope[0] < PLATEAU_GAIN or within_noise)
     # a fit that may not predict leaves the verdict to the measured slope; one that may needs both to agree
     fit_rises = g2 >= PLATEAU_GAIN if fit_used else slope is not None
     before = ev["slope_per_doubling_before"]
@@ -1288,10 +1352,19 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
         verdict = "plateau"
         if slope is not None and (not fit_used or (flat_measured and g2 >= PLATEAU_GAIN)):
             # the data say flat, whatever the fit extrapolates (or the fit may not extrapolate at all)
-            why = (
-                f"over the {slope[2]} it moved only {slope[0]:+.3f} per doubling of the {_unit_label(unit)}, "
-                f"under the {PLATEAU_GAIN:.2f} a rising curve needs"
-            )
+            if within_noise:
+                why = (
+                    f"over the {slope[2]} it moved {slope[0]:+.3f} per doubling of the {_unit_label(unit)} "
+                    f"{_pm(noise)}, {'within noise' if noise['low'] <= 0 else 'from its last point alone'} "
+                    f"({noise['slope_without_last_point']:+.3f} without its last point): "
+                    f"a rising curve needs at least {PLATEAU_GAIN:.2f} per doubling, above 0 at 95% and not from "
+                    "its last point alone"
+                )
+            else:
+                why = (
+                    f"over the {slope[2]} it moved only {slope[0]:+.3f} per doubling of the {_unit_label(unit)} "
+                    f"{_pm(noise)}, under the {PLATEAU_GAIN:.2f} a rising curve needs"
+                )
             if not fit_used:
                 why += f"; {unused}"
             else:
