@@ -250,8 +250,9 @@ DRAFT_PARAMS = Table(
         Column(
             "train_source",
             "text",
-            help="where train_samples and train_tokens come from: published (the draft's card), or the kind and "
-            "source of the training volume attached to the draft that is in use (its latest)",
+            help="where train_samples and train_tokens come from: published (the draft's card); approximate or "
+            "unverified, and why, where the registry's figure is (e.g. read from its dataset's name); typed in; or "
+            "the kind and source of the training volume attached to the draft that is in use (its latest)",
         ),
         Column(
             "attached_volume",
@@ -274,7 +275,9 @@ DRAFT_PARAMS = Table(
         "stored",
         "bf16_GiB",
         "train_samples",
+        "train_source",  # walk AN: a typed-in figure must not read as a published one
     ),
+    latex_wrap=("train_source",),
 )
 
 FINDINGS = Table(

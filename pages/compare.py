@@ -588,6 +588,8 @@ if _details.open:
                 if e.published is not None:
                     p = e.published
                     vol = f"{p.train_samples:,} samples" if p.train_samples else "unknown volume"
+                    if p.train_samples and (basis := comparison.volume_basis(p)) != "published":
+                        vol += f" ({basis})"  # walk AN: "~1M (dataset name)" is no published figure
                     st.markdown(
                         f"**Published**: {p.method} for `{p.target_model}`, trained on {vol}. [source]({p.source_url})"
                     )

@@ -25,7 +25,8 @@ def params_frame() -> pd.DataFrame:
 def test_latex_keeps_the_columns_that_matter(params_frame: pd.DataFrame) -> None:
     tex = export.render(params_frame, "latex", table=tables.DRAFT_PARAMS)
     header = tex.splitlines()[0]
-    assert header == "\\begin{tabular}{lrrrrrrrrr}"  # 10 columns, not 22
+    # 11 columns, not 22: the last, train_source, says where train_samples comes from (walk AN), wrapped
+    assert header == "\\begin{tabular}{lrrrrrrrrrp{6cm}}"
     assert "excluding\\_embedding" in tex and "lint\\_warnings" not in tex and "1,190,948,864" in tex
     assert "bf16 (GiB)" in tex  # the unit once, in the header
     body = tex.split("\\midrule", 1)[1]

@@ -1113,6 +1113,22 @@ def _attached_text(row: Mapping[str, Any]) -> str:
     return text + ")"
 
 
+def volume_basis(p: registry.PublishedDraft) -> str:
+    """Where a registry draft's ``train_samples`` (else ``train_tokens``) comes from, as the registry's text for it
+    says: "published" where the card states it; else what it is, so an export does not call a figure read from a
+    dataset's name published (walk AN: "~1M (dataset name)" became 1,000,000 "published")."""
+    text = (p.train_samples_text if p.train_samples is not None else p.train_tokens_text) or ""
+    low = text.lower()
+    if "dataset name" in low:
+        named = next((d.split()[0] for d in p.datasets if d.split() and "/" in d.split()[0]), "")
+        return "approximate: from the dataset's name" + (f" ({named})" if named else "")
+    if "~" in text or "approx" in low:
+        return f'approximate: "{text}" as published'
+    if "unverified" in low or "not read" in low:
+        return f'unverified: "{text}"'
+    return "published"
+
+
 def _volume(
     entry: Entry, volumes: Mapping[str, Mapping[str, Any]], typed: Mapping[str, float] | None = None
 ) -> tuple[int | None, int | None, str | None, str | None]:
@@ -1125,14 +1141,14 @@ def _volume(
     p = entry.published
     attached = "; ".join(_attached_text(r) for r in own.get("by_source") or [own]) if own is not None else None
     if p is not None and (p.train_samples or p.train_tokens) and entry.label == p.hub_id:
-        return p.train_samples, p.train_tokens, "published", attached
+        return p.train_samples, p.train_tokens, volume_basis(p), attached
     if typed and typed.get(entry.label):
         return int(typed[entry.label]), None, "typed in", attached
     if own is not None:
         kind = own.get("kind") or "measured"
         return own.get("samples"), own.get("tokens"), f"{kind}: {own.get('source') or 'dataset audit'}", attached
     if p is not None and (p.train_samples or p.train_tokens):
-        return p.train_samples, p.train_tokens, "published", None
+        return p.train_samples, p.train_tokens, volume_basis(p), None
     return None, None, None, None
 
 
@@ -1149,7 +1165,8 @@ def table(
     draft's own name never replaces its published figure: it is shown beside it. ``typed`` maps a draft's label to
     the samples typed in for it where they are the volume in use (the sidebar's draft: ``OwnDraft.training_samples``
     says "typed in"). ``train_samples`` / ``train_tokens`` are the volume in use and ``train_source`` where it came
-    from ("published", "typed in", or the kind and source of the attached volume); ``attached_volume`` lists every
+    from ("published", or what the registry's figure is: "approximate: ..."; "typed in"; or the kind and source of
+    the attached volume); ``attached_volume`` lists every
     volume attached to the draft, used or not.
     """
     import pandas as pd
