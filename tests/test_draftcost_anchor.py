@@ -142,7 +142,8 @@ def test_a_typed_acceptance_is_named_as_typed_beside_the_run_it_replaces() -> No
         # a sweep whose 1-step run accepted everything: later positions are read from the later runs, not from it
         (
             [speedup.SweepPoint(k, 600.0 + k, al, run_id=10 + k) for k, al in enumerate(ALS, start=1)],
-            "a geometric fit to all of them, rising no faster than the last measured gain per step",
+            "a geometric fit to all of them within num_steps 1-4; past 4, each further step adds the share of the "
+            "step before that the last two measured gains keep",
             "upper bound",
         ),
     ],

@@ -216,12 +216,14 @@ def test_ranked_at_32_the_unmeasured_batches_say_their_num_steps_and_the_rows_pi
     md = next(o for o in result.options if o.kind == "more-data")
     ns = next(o for o in result.options if o.kind == "num-steps")
     best = {b: int(k) for b, k in re.findall(r"batch (\d+): (\d+)", ns.note or "")}
-    assert best.get("8") == 5 and best.get("64") == 5, ns.note  # the num_steps row's predicted best there
+    # the num_steps row's predicted best there (walk AN: 6 at batch 64, not 5, since past batch 1's num_steps 5 the
+    # acceptance carries its shrinking measured gains, 4.10 at 6, where a geometric fit missing 3.76 at 5 put 3.99)
+    assert best.get("8") == 5 and best.get("64") == 6, ns.note
     note = md.note or ""
     assert "elsewhere num_steps 3, predicted" not in note, note
     assert (
         "batches 8 and 64: num_steps 3, batch 32's served num_steps carried there, predicted (no run measured those "
-        "batches, so none is served there yet; the num_steps row predicts 5 best at batch 8 and 5 at batch 64 and "
+        "batches, so none is served there yet; the num_steps row predicts 5 best at batch 8 and 6 at batch 64 and "
         "gives its tok/s there)"
     ) in note, note
     # the tok/s is what the note says: the served num_steps at batch 8 (the model's, times the AL change)

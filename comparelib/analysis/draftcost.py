@@ -1363,7 +1363,12 @@ def acceptance_sources(
                 ", which accepted every drafted token, so every further position is taken as accepted too: an upper "
                 "bound until another num_steps is measured"
             )
-        if len(swept) >= 2:  # SpeedupModel.accept_bound
+        if len(swept) >= 2 and not model.per_position and model.accept_decayed(swept[-1] + 1) is not None:
+            how += (  # SpeedupModel.accept_decayed (walk AN: the bound was said, and used, as the prediction)
+                f" within num_steps {_steps_text(swept)}; past {swept[-1]}, each further step adds the share of the "
+                "step before that the last two measured gains keep"
+            )
+        elif len(swept) >= 2:  # SpeedupModel.accept_bound
             how += ", rising no faster than the last measured gain per step"
         parts.append(
             f"at num_steps {_steps_text(predicted_k)} predicted from {_ids_text(fitted) if fitted else 'the sweep'}"
