@@ -126,12 +126,18 @@ def test_walk_u_compares_with_the_figure_the_reference_publishes_on_the_batch_1_
     # A: your acceptance is the batch-1 run at the published chain, said in one statement
     acc = said["acceptance"]
     assert acc["run_id"] == 4 and acc["own"] == pytest.approx(2.50), acc
-    assert acc["why"] == "at the published chain of steps=3,T=0,vllm, batch 1 (the source states no batch size)"
+    assert (
+        acc["why"]
+        == "at the published chain of steps=3,topk=1,draft=4,T=0,vllm, batch 1 (the source states no batch size)"
+    )
     line = _line(said["lines"], "- Acceptance length:")
-    assert "(measured, run #4, at the published chain of steps=3,T=0,vllm, batch 1 (the source states no" in line
+    assert (
+        "(measured, run #4, at the published chain of steps=3,topk=1,draft=4,T=0,vllm, batch 1 (the source states no"
+        in line
+    )
     assert "no run at that setting exactly" not in line, line
     # the figure it publishes, and that the prompts differ
-    assert f"{REDHAT} 2.56 (published) on MT-Bench at steps=3,T=0,vllm." in line, line
+    assert f"{REDHAT} 2.56 (published) on MT-Bench at steps=3,topk=1,draft=4,T=0,vllm." in line, line
     assert "It publishes none on GSM8K/HumanEval/MATH500." in line, line
     assert (
         f"Prompts differ: your '{PROMPTS}' prompts against their MT-Bench (acceptance depends on the prompts), so "

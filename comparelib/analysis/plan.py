@@ -1999,6 +1999,28 @@ def _source(sources: list[Source], kind: SourceKind, text: str) -> str:
     return sid
 
 
+def _storage_words(storage: Band, cost: CostModel, given: bool) -> str:
+    """The row's offline storage and the tokens per sample it assumes (walk AN: "135.9 TB offline storage for 2.88M
+    samples" was every sample at max_length 2,048 tokens, unsaid). "" where no storage is costed."""
+    if not storage.value:
+        return ""
+    per_token = storage_bytes(1.0, cost.num_aux, cost.target_hidden)
+    if given:
+        basis = "your --tokens-per-sample"
+    elif cost.tokens_source.startswith("measured"):
+        basis = "the measured mean of the audit attached to the draft"
+    else:
+        basis = (
+            "every sample at max_length, SpecForge's default, an upper bound: no audit measured your samples' mean "
+            "length"
+        )
+    return (
+        f" Offline storage {storage.text(',.1f', ' TB')}: the row's samples x {cost.tokens_per_sample:,.0f} tokens "
+        f"per sample ({basis}) x {per_token:,.0f} B per token ({cost.num_aux + 1} hidden states of "
+        f"{cost.target_hidden:,} x 2 B)."
+    )
+
+
 def _ev(what: str, value: Any, source: str) -> dict[str, Any]:
     return {"what": what, "value": value, "source": source}
 
@@ -2227,6 +2249,16 @@ def _own_elsewhere(points: pd.DataFrame, target: str, benchmark: str, chain: str
         if reach is not None and al > reach
         else f"not at {chain}, so not the same measurement"
     )
+    unstated = re.fullmatch(r"\((\d+),(\?|1),(\?|\d+)\)", str(row.get("chain") or ""))
+    if reach is not None and unstated and "?" in unstated.group(0) and int(unstated.group(1)) == reach - 1:
+        # walk AN: a (3,?,?) figure is the (3,1,4) chain only where its engine drafts only chains (vLLM's EAGLE,
+        # ``registry.chain_setting``); where the source states no such engine, it may be a tree
+        engine = row.get("engine")
+        why = (
+            f"its source states {reach - 1} steps but not the topk or the draft tokens"
+            + ("" if isinstance(engine, str) and engine else ", nor an engine that drafts only chains")
+            + f", so it may be a tree of {reach - 1} steps, not the {chain} chain"
+        )
     return (
         f"; {row['draft']}, a draft for your target, publishes {bench_label(benchmark)} {al:g} at "
         f"{row['setting_key']}, {why}, so it is not the target AL here"
@@ -3921,6 +3953,7 @@ def build(
             md.generation = Band(None, None, None)
         md.training = band_n.map(lambda n: cost.training_hours(n / epochs_div))
         md.storage = band_n.map(lambda n: cost.storage_tb(n / epochs_div))
+        storage_words = _storage_words(md.storage, cost, tokens_per_sample is not None)
         if base_al and md.al is not None and md.al.value is not None:
             ratio = md.al.map(lambda v: v / base_al)
             md.tok_s = tok_band(ratio)
@@ -4028,6 +4061,7 @@ def build(
             + (cross_bench if fit.scope == "pooled" else "")
             + scale_words
             + epochs_words
+            + storage_words
             + other_fit
             + (" " + _sentence(speed_note) if speed is None and speed_note else "")
             + (f" Note: {no_target}." if no_target else "")

@@ -11,7 +11,7 @@ import difflib
 import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -260,7 +260,29 @@ def _setting(d: dict[str, Any], where: str) -> Setting:
     )
 
 
-def _result(d: dict[str, Any], where: str) -> ReportedResult:
+_CHAIN_ONLY_METHODS = re.compile(r"eagle|mtp", re.IGNORECASE)
+
+
+def chain_setting(setting: Setting, method: str) -> Setting:
+    """A published vLLM EAGLE/EAGLE-3/MTP figure stated as num_steps N (``num_speculative_tokens``) with topk and
+    draft tokens unstated is the chain (N,1,N+1): vLLM's proposer drafts only a chain, one argmax per step, and the
+    target verifies N + 1 tokens (``run_setting`` keys vLLM runs so). Walk AN: RedHat's gpt-oss-20b draft's MT-Bench
+    2.56 at num_speculative_tokens 3 was keyed (3,?,?), so the plan aimed at another target's (3,1,4) figure. A
+    figure whose engine is unstated keeps its unknowns: it may be a tree (``plan._own_elsewhere`` says so)."""
+    n, topk, ndt = setting.num_steps, setting.topk, setting.num_draft_tokens
+    if (
+        setting.engine != "vllm"
+        or n is None
+        or setting.tree
+        or not _CHAIN_ONLY_METHODS.search(method)
+        or topk not in (None, 1)
+        or ndt not in (None, n + 1)
+    ):
+        return setting
+    return replace(setting, topk=1, num_draft_tokens=n + 1)
+
+
+def _result(d: dict[str, Any], where: str, method: str = "") -> ReportedResult:
     bench = d.get("benchmark")
     if not isinstance(bench, str) or normalize_benchmark(bench) != bench:
         raise DataError(f"{where}: benchmark {bench!r} is not a normalised name.")
@@ -270,7 +292,7 @@ def _result(d: dict[str, Any], where: str) -> ReportedResult:
         throughput_tok_s=_opt_float(d, "throughput_tok_s", where),
         baseline_tok_s=_opt_float(d, "baseline_tok_s", where),
         speedup=_opt_float(d, "speedup", where),
-        setting=_setting(d.get("setting") or {}, where),
+        setting=chain_setting(_setting(d.get("setting") or {}, where), method),
         source=str(d.get("source") or ""),
         note=d.get("note"),
     )
@@ -301,7 +323,9 @@ def _draft(d: dict[str, Any]) -> PublishedDraft:
         train_samples=_opt_int(d, "train_samples", hub_id),
         train_tokens=_opt_int(d, "train_tokens", hub_id),
         datasets=tuple(d.get("datasets") or ()),
-        results=tuple(_result(r, f"{hub_id} result {i}") for i, r in enumerate(d.get("results") or ())),
+        results=tuple(
+            _result(r, f"{hub_id} result {i}", str(d["method"])) for i, r in enumerate(d.get("results") or ())
+        ),
         source_url=str(d["source_url"]),
         notes=str(d.get("notes") or ""),
         train_samples_text=d.get("train_samples_text"),
