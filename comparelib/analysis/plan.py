@@ -4193,7 +4193,7 @@ def build(
         tied_k: dict[str, tuple[int, ...]] = {}
         tok: dict[str, Band] = {}
         picks: dict[int, dict[int, float]] = {}  # what each batch's best is picked on
-        gaps: list[str] = []  # where a swept batch's measurement and the model part by more than a few percent
+        gaps: list[tuple[int, str]] = []  # where a swept batch's measurement and the model part by more than a few %
         # a swept batch's predictions and measured num_steps: a prediction is weighed against the model's own at a
         # measured num_steps, as on the speedup page (walk AH3: 357.8 predicted at 5 beat 350.6 measured at 4)
         basis: dict[int, tuple[dict[int, float], set[int]]] = {}
@@ -4213,9 +4213,20 @@ def build(
                 return vals
             said = speedup.model_gaps_clause(speedup.model_gaps(m, vals))
             if said:
-                gaps.append(f"At batch {b} {said}; the best is picked on the measurements there.")
+                gaps.append((b, said))  # its tail waits for the pick: measured or predicted (walk AN)
             basis[b] = (vals, {k for k in vals if m.measured_tok_s(k) is not None})
             return speedup.picked_tok_s(m, vals)
+
+        def gap_words(b: int, said: str) -> str:
+            """The batch's model-gap sentence, ending as the speedup page ends it: "the best is picked on the
+            measurements there" only where the pick is measured (walk AN: a predicted 6 read as picked on them)."""
+            k = best_k.get(str(b))
+            if k is None or speed.model_for(b).measured_tok_s(k) is not None:
+                return f"At batch {b} {said}; the best is picked on the measurements there."
+            return (
+                f"At batch {b} {said}; measured num_steps are weighed on their measurements, and the best, "
+                f"num_steps={k}, is predicted."
+            )
 
         def at(b: int, k: int) -> str:
             """ "at 83.4 tok/s measured in run #5" or "at 1,140.6 tok/s predicted" """
@@ -4371,7 +4382,7 @@ def build(
             + f" (served: {speed.served_words})."
             + (f" Also swept: {'; '.join(swept_only)}." if swept_only else "")
             + "".join(f" {w}" for w in swept_lost)
-            + "".join(f" {g}" for g in gaps)
+            + "".join(f" {gap_words(b, said)}" for b, said in gaps)
             + "".join(f" {w}" for w in stood_in)
             + "".join(f" {w}" for w in fit_drawn)
             + (
