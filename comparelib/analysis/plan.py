@@ -1200,6 +1200,30 @@ def _like_the_sweep(runs: Sequence[Any], model: speedup.SpeedupModel) -> Callabl
     return like
 
 
+def unlike_the_sweep(runs: Sequence[Any], model: speedup.SpeedupModel) -> dict[int, str]:
+    """Each other batch whose speculative runs all differ from the fitted sweep in more than the batch, with how (the
+    first such run's ``speedup.sweep_mismatch``, less the batch's own words). Walk AO: imported batch-32 runs of the
+    same engine and draft were said to differ in "engine or draft"; what differed was what the import left out."""
+    fitted = {p.run_id for p in model.measured}
+    anchor = next((r for r in runs if r.id in fitted and not getattr(r, "is_baseline", False)), None)
+    like = _like_the_sweep(runs, model)
+    out: dict[int, str] = {}
+    spec = sorted((r for r in runs if not getattr(r, "is_baseline", False) and getattr(r, "num_steps", None)),
+                  key=lambda r: r.id)  # fmt: skip
+    for r in spec:
+        c = integer(run_param(r, "concurrency"))
+        if anchor is None or c is None or c == model.concurrency or c in out:
+            continue
+        if any(like(o) for o in spec if integer(run_param(o, "concurrency")) == c):
+            continue
+        why = [w for w in speedup.sweep_mismatch(r, anchor) if not w.startswith(BATCH_ONLY)]
+        out[c] = (
+            f"run #{r.id} (batch {c}) differs from the fitted sweep's run #{anchor.id} in more than the batch: "
+            + "; ".join(why or ["its baseline differs"])
+        )
+    return out
+
+
 # why a band of the bounded fit is narrower than the decimals shown (``values.band_text``)
 BOUNDED_AGREE = "the fits your log allows agree there"
 BOUNDED_CHANGE = "(the log's fit at the new volume - the log's fit at your volume)"  # the live-scale rule, in words
@@ -1240,13 +1264,15 @@ def _batch_models(
     out: dict[int, speedup.SpeedupModel] = {model.concurrency: model}
     notes: list[str] = []
     like_the_sweep = _like_the_sweep(runs, model)
+    unlike = unlike_the_sweep(runs, model)
 
     for c in concs:
         if c in out:
             continue
         at_c = [r for r in runs if integer(run_param(r, "concurrency")) == c and like_the_sweep(r)]
         if not any(not getattr(r, "is_baseline", False) for r in at_c):
-            notes.append(f"the batch-{c} runs differ from the fitted sweep in more than the batch (engine or draft)")
+            why = unlike.get(c, f"the batch-{c} runs differ from the fitted sweep in more than the batch")
+            notes.append(f"batch {c} is not ranked at or fitted: {why}")
             continue
         try:  # acceptance measured at another batch stands in for an extrapolation (``with_accept_elsewhere``)
             m = speedup.model_from_runs(at_c, accept_from=runs)
@@ -1386,6 +1412,14 @@ def rank_batches(inputs: Inputs) -> tuple[int, ...]:
         except (DataError, InputError):  # no speed model: no pair to rank at, and build says why
             measured = set()
     return tuple(sorted(set(BATCHES) | {b for b in measured if b > 0}))
+
+
+def _unlike_words(inputs: Inputs) -> dict[int, str]:
+    """``unlike_the_sweep`` of the draft's runs under their speed model; empty where there is none."""
+    try:
+        return unlike_the_sweep(inputs.runs, speedup.model_from_runs(list(inputs.runs)))
+    except (DataError, InputError):
+        return {}
 
 
 def plan_batches(rank_batch: int) -> tuple[int, ...]:
@@ -2948,6 +2982,11 @@ def build(
     if rank_batch < 1:
         raise InputError(f"the ranking batch size must be a positive whole number, got {rank_batch}")
     if rank_batch not in (offered := rank_batches(inputs)):
+        if (why := _unlike_words(inputs).get(rank_batch)) is not None:
+            raise InputError(
+                f"batch {rank_batch} is not ranked at: {why}; a pair must be measured as the fitted sweep was, so "
+                f"the plan ranks at batch {_or_words(offered)}"
+            )
         raise InputError(
             f"batch {rank_batch} has no measured pair (a speculative run and its baseline at that batch, measured as "
             f"the fitted sweep was), so the plan cannot rank there; it ranks at batch {_or_words(offered)}"
