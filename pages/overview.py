@@ -302,6 +302,12 @@ suggested = overview.default_reference(
 # suggested one among them: Acceptance vs data preselects the same one
 ref_options = summary.reference_options(drafts, suggested, own_target)
 app.pick_reference("ov_ref", ref_options, suggested, draft)
+_linked_ref = st.query_params.get("reference")
+if _linked_ref in ref_options and not st.session_state.get("_ov_ref_link_read"):
+    # a shared link opens on the sender's reference, once per session: after that a pick made here holds, and
+    # another draft gets its own suggestion (``app.pick_reference``), as before (walk AO)
+    st.session_state["ov_ref"] = _linked_ref
+st.session_state["_ov_ref_link_read"] = True
 if target_choice.note:  # the target set on Compare drafts, used or set aside: said, never silent
     st.caption(target_choice.note)
 
@@ -327,6 +333,11 @@ def _ref_entry(source: str) -> comparison.Entry:
 
 with st.expander("Reference draft", expanded=False):
     reference = st.selectbox("Reference (published)", ref_options, key="ov_ref")
+    if reference == suggested.hub_id or reference not in ref_options:  # the link names a pick, not the suggestion
+        if "reference" in st.query_params:
+            del st.query_params["reference"]
+    elif st.query_params.get("reference") != reference:
+        st.query_params["reference"] = reference
     # the suggestion's reason, once the reference is read (its size from the Hub, or not known)
     _why = st.empty() if reference == suggested.hub_id else None
     st.caption("Your draft, its training data and its benchmark runs are chosen in the sidebar.")
