@@ -394,15 +394,35 @@ def _draft_parts(name: str) -> tuple[str | None, str]:
     return (None if local or not _HUB_ID.fullmatch(text) else text.lower()), last
 
 
+# a trainer's checkpoint folder name, the same in every run of every team: it says nothing of whose draft it is
+_CHECKPOINT_NAME = re.compile(
+    r"(?:epoch|step|checkpoint|ckpt|iter|iteration|global[_-]?step)[-_]?\d+|final|latest|best|last"
+)
+
+
+def _parent(name: str) -> str | None:
+    """The folder above a local draft's last part (lower case), None where the name has no parent."""
+    text = re.sub(r"^(?:hf://|https?://[^/]+/)", "", str(name or "").strip()).split("@", 1)[0]
+    parts = [p for p in re.split(r"[/\\]", text.rstrip("/\\").lower()) if p and p != "."]
+    return parts[-2] if len(parts) >= 2 else None
+
+
 def draft_match(run_draft: str | None, draft: str | None) -> bool:
     """Whether a run's ``draft_model`` names the draft ``draft``: the same repo id, or the same folder name where
-    either is a local folder; case and an @revision aside. False when either is not recorded."""
+    either is a local folder; case and an @revision aside. False when either is not recorded. A checkpoint name
+    (``epoch_9``, ``checkpoint-1200``) matches only under the same parent folder where both give one: walk AP took
+    another team's /ckpt/other-team-draft/epoch_9 as qwen3-30b-eagle3/epoch_9."""
     if not (run_draft or "").strip() or not (draft or "").strip():
         return False
     (repo_a, last_a), (repo_b, last_b) = _draft_parts(str(run_draft)), _draft_parts(str(draft))
-    if repo_a and repo_b:
+    if repo_a and repo_b and not _CHECKPOINT_NAME.fullmatch(last_a):
         return repo_a == repo_b
-    return bool(last_a) and last_a == last_b
+    if not last_a or last_a != last_b:
+        return False
+    if _CHECKPOINT_NAME.fullmatch(last_a):
+        parent_a, parent_b = _parent(str(run_draft)), _parent(str(draft))
+        return parent_a is None or parent_b is None or parent_a == parent_b
+    return True
 
 
 @dataclass(frozen=True)
