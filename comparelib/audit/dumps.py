@@ -59,6 +59,8 @@ DumpFormat = Literal["specforge", "eagle12", "modelopt", "speculators"]
 # A file row's status: read files carry their worst finding's severity (info stays "ok"); the last two were not read.
 RowStatus = Literal["ok", "warning", "error", "refused", "unreadable"]
 _NOT_READ = ("refused", "unreadable")
+# findings that stop a file's checks before its lengths and mask are measured: such a file is in no summary figure
+_SHAPE_FAILURES = frozenset({"missing_key", "not_tensor", "bad_shape", "length_mismatch", "empty"})
 Family = Literal["ckpt", "modelopt", "speculators"]  # what a file name tells: ckpt is SpecForge or EAGLE-1/2
 
 # Required keys per dump layout (data_formats.md 1.1-1.4).
@@ -1318,7 +1320,12 @@ def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
                 "embedding checks skipped (wrong target checkpoint?).",
             )
         )
-    masked = [r for r in ok_rows if r.get("supervised_tokens") is not None]
+    # every figure (tokens, masked, supervised, share, seq_len) is over one set of files: those whose shape
+    # checks passed; a file stopped by one (say 567 ids against 574 states) has a seq_len but no mask count
+    failed = {f.file for f in raw if f.code in _SHAPE_FAILURES}
+    counted = [r for r in ok_rows if r.get("seq_len") and r["name"] not in failed]
+    left_out = [r["name"] for r in ok_rows if not (r.get("seq_len") and r["name"] not in failed)]
+    masked = [r for r in counted if r.get("supervised_tokens") is not None]
     supervised = sum(r["supervised_tokens"] for r in masked) if masked else None
     masked_tokens = sum(r["masked_tokens"] for r in masked) if masked else None
     trainer = _ZEROES_LAST.get(fmt, _ZEROES_LAST["specforge"])
@@ -1352,8 +1359,8 @@ def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
     findings.sort(key=lambda f: -_SEVERITY_RANK.get(f.severity, 0))
     severities = {f.severity for f in findings}
     verdict = "broken" if "error" in severities else "suspect" if "warning" in severities else "ok"
-    tokens = sum(r["seq_len"] for r in ok_rows if r.get("seq_len"))
-    lens = [r["seq_len"] for r in ok_rows if r.get("seq_len")]
+    lens = [r["seq_len"] for r in counted]
+    tokens = sum(lens)
     # norms of two targets' states do not average: only files at the target's (or the one) width count
     width = target_hidden_size
     if width is None and len(widths) == 1:
@@ -1369,6 +1376,8 @@ def report_dumps(plan: DumpPlan, checks: list[FileCheck]) -> DumpReport:
         "files_unreadable": sum(1 for r in rows if r.get("status") == "unreadable"),
         "errors": sum(1 for f in findings if f.severity == "error"),
         "warnings": sum(1 for f in findings if f.severity == "warning"),
+        "files_counted": len(counted),  # the files every figure below is over
+        "files_left_out": left_out,  # read but failed a shape check (or empty): in no figure
         "tokens": tokens,
         "supervised_tokens": supervised,  # what the trainer supervises: each sample's last position zeroed
         "masked_tokens": masked_tokens,  # loss-mask ones as stored

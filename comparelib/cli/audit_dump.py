@@ -122,6 +122,18 @@ def run(args: argparse.Namespace) -> int:
     out.write(
         f"read {report.files_read} of {report.files_total} files (sampled {s['files_sampled']}, seed {s['seed']})\n"
     )
+    left = len(s["files_left_out"])
+    out.write(
+        f"figures over {s['files_counted']} of {report.files_read} files read"
+        + (
+            f"; {left} failed checks and {'is' if left == 1 else 'are'} left out: "
+            + ", ".join(s["files_left_out"][:3])
+            + (f" and {left - 3} more" if left > 3 else "")
+            if left
+            else ""
+        )
+        + "\n"
+    )
     supervised = _fmt(s["supervised_tokens"])
     if s.get("masked_tokens") not in (None, s["supervised_tokens"]):  # the trainer zeroes a masked last position
         supervised += f" of {s['masked_tokens']} masked (each sample's last position is not supervised)"
