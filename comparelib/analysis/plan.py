@@ -2944,8 +2944,7 @@ def _epochs_for(inputs: Inputs, epochs: float | None) -> tuple[float, str]:
         return cut
     seen = max(inputs.curve_x) if inputs.curve_x and not inputs.curve_set_aside else None
     passes = traininglogs.passes_over(seen, inputs.own_samples)
-    if seen and inputs.own_samples and passes is not None:
-        passes = round(passes, 1)
+    if seen and inputs.own_samples and passes is not None:  # said to one decimal, divided unrounded (walk AP)
         return passes, (
             f"your training log: {seen:,.0f} samples seen over your {inputs.own_samples:,.0f} unique samples, about "
             f"{traininglogs.passes_text(passes)} epochs"
@@ -3754,7 +3753,8 @@ def build(
             # a count the fit predicts is said as the pages say one ("about 1.4M"), 10x a count to the sample
             per = f"about {human(n / epochs_div)}" if predicted else f"{n / epochs_div:,.0f}"
             return (
-                f"{per} unique samples at {epochs:g} epoch{'' if epochs == 1 else 's'}{passes_how}, "
+                f"{per} unique samples at {traininglogs.passes_text(epochs)} epoch{'' if epochs == 1 else 's'}"
+                f"{passes_how}, "
                 "the count the cost is computed on"
             )
 
