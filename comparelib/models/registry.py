@@ -265,8 +265,10 @@ _CHAIN_ONLY_METHODS = re.compile(r"eagle|mtp", re.IGNORECASE)
 
 def chain_setting(setting: Setting, method: str) -> Setting:
     """A published vLLM EAGLE/EAGLE-3/MTP figure stated as num_steps N (``num_speculative_tokens``) with topk and
-    draft tokens unstated is the chain (N,1,N+1): vLLM's proposer drafts only a chain, one argmax per step, and the
-    target verifies N + 1 tokens (``run_setting`` keys vLLM runs so). Walk AN: RedHat's gpt-oss-20b draft's MT-Bench
+    draft tokens unstated is the chain (N,1,N+1): vLLM's proposer drafts a chain, one argmax per step, unless a
+    ``speculative_token_tree`` is given (vLLM docs/features/speculative_decoding/configuration.md: one k, no
+    topk/num_draft_tokens split), and the target verifies N + 1 tokens (``run_setting`` keys vLLM runs so).
+    Walk AN: RedHat's gpt-oss-20b draft's MT-Bench
     2.56 at num_speculative_tokens 3 was keyed (3,?,?), so the plan aimed at another target's (3,1,4) figure. A
     figure whose engine is unstated keeps its unknowns: it may be a tree (``plan._own_elsewhere`` says so)."""
     n, topk, ndt = setting.num_steps, setting.topk, setting.num_draft_tokens
