@@ -17,7 +17,7 @@ from comparelib.analysis import speedup, traininglogs
 from comparelib.errors import CompareError
 from comparelib.models import architectures, engines, registry
 from comparelib.models.registry import run_setting, steps_of
-from comparelib.values import bench_label, human, model_id, number, times
+from comparelib.values import bench_label, human, model_id, number, run_param, times
 
 if TYPE_CHECKING:  # the answer is computed without pandas: the first page shows it before pandas loads
     import pandas as pd
@@ -2554,6 +2554,16 @@ def answer(
         if acc.other_prompts
         else ""
     )
+    own_prompts = str(run_param(mine.run, "prompt_set") or "") if mine is not None else ""
+    read_on = [b for b in acc.benchmarks if b in {x for x, _ in acc.by_benchmark}] or list(acc.benchmarks)
+    if same_setting and own_prompts and own_prompts.lower() not in {b.lower() for b in read_on}:
+        # the published setting on your own prompts: indicative, as the Acceptance length line says (walk AQ's
+        # headline set the 'bundled' prompts' 3.20 against GSM8K's 3.44 as "acceptance length (within 7%)")
+        same_setting = False
+        accept_unlike = (
+            f"on other prompts (your {own_prompts!r} prompts against their "
+            f"{'/'.join(bench_label(b) for b in read_on)})"
+        )
     # a tree's acceptance against published chain figures (or the reverse): said, never weighed (walk AM)
     accept_shape = mine.unlike if mine is not None else ""
     if measured is not None:  # the reference measured beside yours outweighs its published figures
