@@ -14,7 +14,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from comparelib.errors import CompareError, HubError, InputError, OfflineError, UnsupportedArchitectureError
+from comparelib.errors import (
+    CompareError,
+    ConfigError,
+    HubError,
+    InputError,
+    OfflineError,
+    UnsupportedArchitectureError,
+)
 from comparelib.models import architectures, engines, hub, lint, params, registry
 from comparelib.models import serving as serving_model
 from comparelib.models.architectures import ModelSpec
@@ -370,9 +377,9 @@ def load_entry(
             kind = "local" if fetched.ref.local_path is not None else "hub"
             revision, commit, card = fetched.revision, fetched.commit_sha, fetched.card
             header = fetched.safetensors_header
-            spec = architectures.parse_config(fetched.config, source=label)
             if fetched.repo_id and _in_registry(fetched.repo_id):
                 published = registry.get_draft(fetched.repo_id)
+            spec = _parse_draft(fetched.config, label, published, target)
 
     target_spec: ModelSpec | None = None
     target_count: params.ParamCount | None = None
@@ -401,7 +408,8 @@ def load_entry(
             except CompareError as exc:
                 target_note = _unread_published_note(published, exc)
     elif spec.role == "draft":
-        verifier = _verifier_name(spec.raw_config)
+        # the target its config names: a speculators verifier, or a Medusa head's base model (walk AQ)
+        verifier = _verifier_name(spec.raw_config) or (spec.target_model if spec.dialect == "medusa" else None)
         if verifier:  # the target its config names: read as a card's base_model is (a shipped config, else the Hub)
             target_label, target_from = verifier, "named"  # its target by name even where its config is not read
             try:
@@ -756,6 +764,34 @@ def _published_target_sizes(draft: registry.PublishedDraft) -> dict[str, int] | 
     if draft.target_hidden_size and draft.target_vocab_size:
         return {"hidden_size": draft.target_hidden_size, "vocab_size": draft.target_vocab_size}
     return None
+
+
+def _parse_draft(
+    config: Mapping[str, Any], label: str, published: registry.PublishedDraft | None, target: str | None
+) -> ModelSpec:
+    """A fetched config's spec. A Medusa-1 head names only its base model, whose hidden and vocabulary sizes are
+    the head's: they come from the registry's entry, else from the target given, else from the base model its
+    config names, read as a target is (walk AQ: a Medusa head pasted by Hub id was "missing required fields")."""
+    try:
+        return architectures.parse_config(config, source=label)
+    except ConfigError:
+        base = config.get("base_model_name_or_path")
+        if "medusa_num_heads" not in config or not (target or isinstance(base, str)):
+            raise
+    sizes: Mapping[str, Any] | None = _published_target_sizes(published) if published is not None else None
+    if sizes is None:
+        named = str(target or base).strip()
+        try:
+            base_spec = _target_from_text(named)[0]
+            sizes = {"hidden_size": base_spec.hidden_size, "vocab_size": base_spec.vocab_size}
+        except _UncountedTarget as exc:  # an architecture the counter has no rules for: its config's sizes
+            sizes = exc.fetched.config
+        except CompareError as exc:
+            raise ConfigError(
+                f"{label} is a Medusa head that takes its sizes from its base model {named}, whose config could "
+                f"not be read ({exc}); give a readable copy of {named} as the target"
+            ) from None
+    return architectures.parse_config(config, source=label, target=sizes)
 
 
 def _verifier_name(config: Mapping[str, Any]) -> str | None:
