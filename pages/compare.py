@@ -513,7 +513,10 @@ for e in _drafts:
         continue
     _advice = engine_model.advice(**e.serving_args)
     _ok = all(not engine_model.change_for(v, _advice) for v in e.serving)
-    (st.success if _ok else st.warning)(f"**{e.label}**: {engine_model.headline(e.serving, _advice)}")
+    _said = engine_model.headline(e.serving, _advice, engine=_engine_of[e.label])
+    # the engine you serve with serves it, another does not: information, as the lint's headline says it
+    _yours_serve = _engine_of[e.label] is not None and _said.startswith("Serves the trained blocks")
+    (st.success if _ok else st.info if _yours_serve else st.warning)(f"**{e.label}**: {_said}")
     for sentence in _runs_say[e.label]:
         st.warning(f"**{e.label}**: {sentence}", icon=":material/difference:")
     _verdicts.append((e, _advice, _ok))

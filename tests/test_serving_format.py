@@ -81,7 +81,10 @@ def test_sglang_verdict_names_the_format_and_the_conversion(
     assert json.dumps({"eagle_aux_hidden_state_layer_ids": sg_ids}) in head
     assert f"captures id+1: the trained boundaries {bounds}" in head
     assert source is not None and f"sglang 0.5.23 sglang/srt/models/{source}" in head  # the hook's line, cited
-    assert head == only_sglang.rstrip(".") + " (1 more row(s) below)"  # SGLang 0.5.1 is the other row
+    # vLLM 0.34.0, the newest vLLM, serves it as it is: it leads (walk AQ), SGLang's change follows; SGLang 0.5.1 is
+    # the other row to act on
+    vl = next(v for v in verdicts if v.label.startswith("vLLM 0.34.0"))
+    assert head == f"Serves the trained blocks on {vl.label}; " + only_sglang.rstrip(".") + " (1 more row(s) below)"
     old = next(r for r in rows if r["engine"].startswith("SGLang 0.5.1"))
     assert old["what to change"].startswith("convert the config to LlamaForCausalLMEagle3")
     assert "serve it with SGLang 0.5.23" in old["what to change"]

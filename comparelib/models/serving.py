@@ -2158,8 +2158,48 @@ def _not_loaded(adv: Advice) -> str:
     )
 
 
-def headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
-    """The engine to act on and the one change, or that every engine serves the trained blocks."""
+def headline(verdicts: Sequence[Verdict], adv: Advice, engine: tuple[str, str] | None = None) -> str:
+    """The engine to act on and the one change, or that every engine serves the trained blocks.
+
+    ``engine`` (the engine you serve with, how that is known: ``comparison.served_engine``) leads, as it leads the
+    lint's headline; else the newest version of an engine that serves the trained blocks leads, the rows to act on
+    after it (walk AQ: "vLLM 0.34.0 cannot serve this target" led for a draft SGLang 0.5.23 serves, whose runs were
+    SGLang's and whose lint headline said "Nothing to act on for SGLang")."""
+    said = _headline(verdicts, adv)
+    if any(v.other_target for v in verdicts):
+        return said
+    newest = {e: ver for e, ver, _ in reversed(ENGINE_ROWS)}
+    current = [v for v in verdicts if newest.get(v.engine) == v.version]
+    if engine is not None:
+        mine = [v for v in current if v.engine == engine[0]]
+        if mine:
+            mine_todo = [v for v in mine if change_for(v, adv)]
+            rest = [v for v in verdicts if v not in mine and change_for(v, adv)]
+            if mine_todo:
+                return f"For {engine[0]} ({engine[1]}): {_todo_words(_ordered(mine_todo), adv)}" + (
+                    f"; {len(rest)} other row(s) to act on below" if rest else ""
+                )
+            lead = f"Serves the trained blocks on {', '.join(v.label for v in mine)} ({engine[1]})"
+            return lead + (f"; other rows: {_todo_words(_ordered(rest), adv)}" if rest else ".")
+    serves = [v for v in current if not change_for(v, adv)]
+    todo = [v for v in verdicts if change_for(v, adv)]
+    if serves and todo and any(v in todo for v in current):  # the newest of one engine serves, another's does not
+        return f"Serves the trained blocks on {', '.join(v.label for v in serves)}; {_todo_words(_ordered(todo), adv)}"
+    return said
+
+
+def _ordered(todo: Sequence[Verdict]) -> list[Verdict]:
+    """Rows to act on, in ``headline``'s order: a change before an engine that cannot serve, newest first."""
+    return sorted(
+        todo, key=lambda v: (v.status == "unsupported", _ORDER.get((v.engine, v.version), 9), v.runner != "v2")
+    )
+
+
+_ORDER = {("SGLang", "0.5.23"): 0, ("vLLM", "0.34.0"): 1, ("vLLM", "0.33.0"): 2, ("SGLang", "0.5.1"): 3}
+
+
+def _headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
+    """``headline`` for no engine known: the first row to act on, or that every engine serves the trained blocks."""
     order = {("SGLang", "0.5.23"): 0, ("vLLM", "0.34.0"): 1, ("vLLM", "0.33.0"): 2, ("SGLang", "0.5.1"): 3}
     why = next((v.other_target for v in verdicts if v.other_target), "")
     if why:  # trained for another target: said first, whatever each engine's code does here
