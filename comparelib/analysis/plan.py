@@ -3708,9 +3708,28 @@ def build(
                 f" (a draft on the trend reaches the target {target_named} at about {human(n_trend)} samples"
                 + (f", {band_said})" if band_said else ")")
             )
+        # the line's figure beside the logistic's, as the main branch gives it (walk AQ: 13M here, "about 3.9M by
+        # the log-linear fit" on Acceptance vs data, and no word of why)
+        loglin = None
+        if n_trend is not None and target_al is not None and fit.scope == "pooled" and len(pts) >= 3:
+            loglin = _loglinear_samples(pts["samples"], pts["al"], target_al)
+        line_words = (
+            f" The log-linear fit on the same {len(pts)} points (AL linear in log N, the form Acceptance vs data "
+            "draws, no ceiling) puts the target at about "
+            + (
+                f"the same, {human(loglin)} samples."
+                if human(loglin) == human(n_trend)
+                else f"{human(loglin)} samples: the logistic flattens toward its ceiling K + 1 = {fit.steps + 1}, "
+                "the line does not."
+            )
+            + " Acceptance vs data fits its line to one setting's points, so its figure can differ again."
+            if loglin is not None and n_trend is not None and loglin <= fit.x_max * OUT_OF_REACH
+            else ""
+        )
         # a run on other prompts than the target's: neither met nor missed, said as Acceptance vs data says it
         md.note = (
             _sentence(above_trend + reach_trend)
+            + line_words
             + (f" {apart_words}" if apart_words else "")
             + cross_bench
             + (f" {off_trend}" if off_trend else "")
@@ -3720,6 +3739,8 @@ def build(
             _ev("target AL", target_al, t_src),
             _ev("samples now", own_now, samples_src),
         ]
+        if line_words:
+            md.evidence.append(_ev("samples needed by the log-linear fit on the same points", loglin, fit_src))
         current["above_trend"] = True
     elif fit is None:
         md.note = (f"{apart_words} " if apart_words else "") + (fit_note or "no acceptance fit")
