@@ -197,6 +197,12 @@ def _plan_body(
     )
     if first is None:
         return
+    if first.unranked:  # a batch your runs measured that the selector leaves out: why (walk AO's imported batch 32)
+        st.caption(
+            "Not offered to rank at: "
+            + "; ".join(f"batch {b}: {why}" for b, why in sorted(first.unranked.items()))
+            + ". A pair must be measured as the fitted sweep was."
+        )
     _link_batch(rank_batch)
     result = (
         first

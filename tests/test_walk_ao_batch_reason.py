@@ -66,3 +66,47 @@ def test_rank_batch_32_is_refused_with_the_real_reason(tmp_path: Path) -> None:
     msg = str(exc.value)
     assert "imported from vllm_k3_c32.json" in msg and "run #9" in msg, msg
     assert "has no measured pair" not in msg, msg
+
+
+def test_the_plan_says_why_a_measured_batch_is_not_offered(tmp_path: Path) -> None:
+    """Overview's "Rank at batch size" left batch 32 out with no word of why (the notes and the CLI's refusal say it):
+    the plan's result carries each measured batch it cannot rank at, with the reason the refusal gives."""
+    result = plan.build(_inputs(tmp_path, _runs()), rank_batch=1)
+    assert 32 not in result.rank_batches
+    assert set(result.unranked) == {32}, result.unranked
+    assert "imported from vllm_k3_c32.json" in result.unranked[32] and "run #9" in result.unranked[32]
+    assert result.to_json()["unranked"] == {"32": result.unranked[32]}
+
+
+def test_overview_says_why_batch_32_is_not_offered(tmp_path: Path) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.fixtures import bench_config, bench_store
+
+    store = bench_store()
+    for r in _runs():
+        rid = store.start_run(
+            endpoint="http://127.0.0.1:8000",
+            server_config=bench_config("vllm", TARGET, r.num_steps, draft=r.draft_model, topk=1, ndt=None),
+            group="g",
+            params=r.params,
+            kind=r.kind,
+        )
+        store.finish_run(rid, {"requests": 12, "errors": 0, "output_tokens_per_s": r.output_tokens_per_s,
+                               "accept_length": r.accept_length})  # fmt: skip
+    cfg: dict[str, Any] = copy.deepcopy(DRAFT_CONFIG)
+    cfg["speculators_config"]["verifier"]["name_or_path"] = TARGET
+    folder = tmp_path / "draft"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(cfg))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=180)
+    at.query_params["draft"] = str(folder)
+    at.query_params["draft_group"] = "g"
+    at.query_params["draft_samples"] = "300000"
+    at.session_state["ov_plan"] = True  # the plan, opened: its selector
+    at.run()
+    assert not at.exception, at.exception
+    options = [str(o) for o in at.selectbox(key="plan_batch").options]
+    assert "32" not in options, options
+    said = [c.value for c in at.caption if c.value.startswith("Not offered to rank at")]
+    assert len(said) == 1 and "batch 32" in said[0] and "imported from vllm_k3_c32.json" in said[0], said

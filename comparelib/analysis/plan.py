@@ -1765,6 +1765,8 @@ class Plan:
     cost: dict[str, Any]
     log_note: str = ""  # how your training log was weighed against the published trend ("" when it was not)
     rank_batches: tuple[int, ...] = BATCHES  # the batch sizes this draft's plan can rank at (``rank_batches``)
+    # measured batches it cannot rank at, with why (``unlike_the_sweep``): Overview's selector left them out unsaid
+    unranked: dict[int, str] = field(default_factory=dict)
     benchmark: str = (
         "gsm8k"  # what the target AL is read on (and the pooled trend fitted on, unless ``fit_note`` says)
     )
@@ -1803,6 +1805,7 @@ class Plan:
             "served_steps": self.served_steps,
             "rank_batch": self.rank_batch,
             "rank_batches": list(self.rank_batches),
+            "unranked": {str(b): why for b, why in sorted(self.unranked.items())},
             "benchmark": self.benchmark,
             "benchmark_source": self.benchmark_source or None,
             "gpu": self.gpu,
@@ -4629,6 +4632,7 @@ def build(
         cost=cost_json,
         log_note=log_note,
         rank_batches=offered,
+        unranked={b: why for b, why in _unlike_words(inputs).items() if b not in offered},
         benchmark=inputs.benchmark,
         benchmark_source=inputs.benchmark_source,
         target_shift=target_shift,
