@@ -297,13 +297,39 @@ def open_store(url: str) -> Store:
 
 
 @st.cache_data(show_spinner=False, ttl=3600, max_entries=128)  # keyed by what visitors type: bounded
-def draft_entry(source: str, token_tag: str, target: str | None = None) -> Entry:
-    """A draft's sizes and target from its config alone (no card, no header), shared by the pages that answer
-    for it (Overview, Acceptance vs data's reference). ``token_tag`` is a token's fingerprint, never the token:
-    a gated draft read with one session's token is not served to a session without it."""
+def _draft_entry_read(source: str, token_tag: str, target: str | None = None) -> Entry:
     from comparelib.models import comparison
 
     return comparison.load_entry(source, target=target, with_header=False, with_card=False)
+
+
+FAILED_READ_S = 60.0  # a failed read is tried again after this long, or at once with a token or another draft
+
+
+def draft_entry(source: str, token_tag: str, target: str | None = None) -> Entry:
+    """A draft's sizes and target from its config alone (no card, no header), shared by the pages that answer
+    for it (Overview, Acceptance vs data's reference). ``token_tag`` is a token's fingerprint, never the token:
+    a gated draft read with one session's token is not served to a session without it.
+
+    A read that failed is remembered for this browser session for ``FAILED_READ_S``, its error raised again:
+    st.cache_data keeps no exception, so each rerun of each page read the Hub again, several times a run."""
+    import time
+
+    from comparelib.errors import CompareError
+
+    failed: dict[tuple[str, str, str | None], tuple[float, CompareError]] = st.session_state.setdefault(
+        "_failed_reads", {}
+    )
+    key = (source, token_tag, target)
+    if key in failed and time.monotonic() - failed[key][0] < FAILED_READ_S:
+        raise failed[key][1].with_traceback(None)
+    try:
+        entry = _draft_entry_read(source, token_tag, target)
+    except CompareError as exc:
+        failed[key] = (time.monotonic(), exc)
+        raise
+    failed.pop(key, None)
+    return entry
 
 
 @st.cache_data(show_spinner=False, ttl=3600, max_entries=128)  # keyed by what visitors type: bounded
