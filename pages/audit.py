@@ -336,12 +336,23 @@ def _tokenizer_check(model: str, token_tag: str) -> TokenizerCheck:
     return tokens.check_tokenizer(model, token_field=app.TOKEN_FIELD)
 
 
+def _own_runs() -> list[Any]:
+    """Your draft's run group, as the other pages read its target from it (walk AR: every run was served with
+    Kimi-K2.6, Overview said so, and the tokenizer field here stayed empty); none when the store cannot be read."""
+    if not own.group:
+        return []
+    try:
+        return list(own.runs(app.open_store(settings.database_url())))
+    except CompareError:
+        return []
+
+
 def _default_tokenizer() -> tuple[Any, TokenizerCheck]:
     """Put your draft's target in the tokenizer field while the user has typed nothing else there (a field left
     empty counted bytes / 4, and no chat template rendered reasoning_content): (the target or None, what is known
     of its tokenizer: none in it (the field stays empty), or none readable here (it stays, for a token pasted
     later; Run audit then counts with the estimate and says why))."""
-    found = None if own.is_example else app.draft_target(own)
+    found = None if own.is_example else app.draft_target(own, _own_runs())
     state = st.session_state
     typed, put = str(state.get("audit_tokenizer") or ""), state.get(TOKENIZER_DEFAULT)
     untouched = typed == (put or "")  # empty and never defaulted, or still the default put there
