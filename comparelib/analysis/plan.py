@@ -4336,8 +4336,25 @@ def build(
             said += ", predicted" if len(ties) == 1 else f"; {', '.join(map(str, pred))} predicted"
             return f" ({'measured' if measured(k) else 'predicted'}; {said})"
 
+        # walk AR: a batch measured at one num_steps, with no verify time and sweep to calibrate it (what the speedup
+        # page asks before it names a best), has no best: what another num_steps gives there rests on an assumed
+        # draft-step cost. Its one run is said, not a best
+        one_at = {
+            b
+            for b in best_k
+            if speed.measured_at(int(b))
+            and one_num_steps(m_b := speed.model_for(int(b)))
+            and speedup.optimum_missing(m_b)
+        }
+
         def named(b: str) -> str:
             ties = tied_k[b]
+            if b in one_at:
+                return (
+                    f"batch {b}: one num_steps measured, {best_k[b]},{at(int(b), best_k[b])} (the best there is not "
+                    "known: no other num_steps was measured there, and what one would give rests on a draft-step "
+                    "cost assumed, not measured)"
+                )
             return (
                 f"batch {b}: {best_k[b]}"
                 + (tie_words(int(b), best_k[b], ties) if ties else "")
@@ -4399,7 +4416,7 @@ def build(
             k_c = pick(c)[0]
             tok[str(c)] = Band(*[picks[c][k_c]] * 3)
         ns.tok_s = dict(sorted(tok.items(), key=lambda kv: int(kv[0])))
-        served_ties = [b for b in best_k if speed.served_steps in (best_k[b], *tied_k[b])]
+        served_ties = [b for b in best_k if b not in one_at and speed.served_steps in (best_k[b], *tied_k[b])]
         # walk Y: a batch between two measured ones reads the runs at num_steps both measured; a best or a tie at
         # another num_steps there rests on the fits, which may miss their own runs: said, with by how much
         fit_drawn = []
@@ -4466,7 +4483,7 @@ def build(
             + batch_words()
         )
         ns.evidence = [
-            _ev("best num_steps per batch", best_k, batch_sources()),
+            _ev("best num_steps per batch", {b: k for b, k in best_k.items() if b not in one_at}, batch_sources()),
             _ev(
                 "tok/s per batch: measured sweep of that batch, or predicted from other batches",
                 {
