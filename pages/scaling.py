@@ -662,9 +662,16 @@ def _live_tab() -> None:
             with st.expander("How the speed model was identified"):
                 for note in model.notes:
                     st.markdown(f"- {note}")
+                # elsewhere: the per-position rates a run reported where the model reads them (walk AS: "geometric"
+                # beside a note reading them from run #10's five rates)
+                _elsewhere = (
+                    "from the per-position rates a run reported elsewhere (the notes above say which)"
+                    if model.per_position
+                    else "geometric elsewhere"
+                )
                 st.caption(
                     "Dashed lines are predictions from the cycle-cost model (verify + steps × step cost): the "
-                    "acceptance is the measured one where the sweep measured that num_steps, geometric elsewhere; "
+                    f"acceptance is the measured one where the sweep measured that num_steps, {_elsewhere}; "
                     "tok/s is always predicted. They are never stored as measurements."
                 )
             if (measured["kind"] == "example").any():
