@@ -75,31 +75,45 @@ def _overview_reference() -> tuple[Reference, str | None]:
 
 def _default_sources() -> tuple[list[str], str | None]:
     """Your draft (from the sidebar) with the reference Overview picks for it (a Llama-3.3-70B draft opened on
-    Kimi, Qwen and Llama-3.1-8B drafts), and what to say when that reference has no config to count here (then
-    a countable draft for the same target, else the published defaults); the built-in example against the
-    published defaults."""
+    Kimi, Qwen and Llama-3.1-8B drafts): the registry's config where it holds one, else its Hub id, read from the
+    Hub as Overview reads it (walk AR: Overview counted AQ-MedAI/Kimi-K26-eagle3 from its Hub config while Compare
+    listed drafts of other targets). Only a failed read falls back (a countable draft for the same target, else the
+    published defaults, said to be for other targets), and what to say then. The built-in example: the defaults."""
+    from comparelib.analysis import summary
+
     refs, said = list(registry.DEFAULT_COMPARISON), None
-    if not draft.is_example:
-        ref, target_id = _overview_reference()
-        if ref.hub_id in _published_ids():
-            refs = [ref.hub_id]
-        else:
+    if draft.is_example:
+        return [comparison.registry_source(h) for h in refs] + [draft.source], said
+    ref, target_id = _overview_reference()
+    if ref.hub_id in _published_ids():
+        seeded = [comparison.registry_source(ref.hub_id)]
+    else:
+        try:
+            with settings.session_token(app.hub_token()):
+                app.draft_entry(ref.hub_id, settings.token_fingerprint())  # its config, as Overview reads it
+            seeded = [ref.hub_id]
+        except CompareError as exc:
             same = [
                 d
                 for d in registry.load_registry()
                 if d.config and target_id and own_draft.model_match(d.target_model, target_id) == "same"
             ]
-            instead = (
-                f"{same[0].hub_id}, published for {same[0].target_model}, is listed in its place."
-                if same
-                else "The published defaults are listed instead."
-            )
-            refs = [same[0].hub_id] if same else refs
+            if same:
+                instead = f"{same[0].hub_id}, published for {same[0].target_model}, is listed in its place."
+                refs = [same[0].hub_id]
+            else:
+                others = ", ".join(f"{h} for {registry.get_draft(h).target_model}" for h in refs)
+                instead = (
+                    f"The published defaults are listed instead, drafts for other targets ({others}), not "
+                    f"{target_id}: their sizes are no reference for your draft's."
+                    if target_id  # no target known: not said to be other targets
+                    else f"The published defaults are listed instead ({others}); your draft's target is not known."
+                )
             said = (
-                f"Overview compares your draft with {ref.hub_id}, which is not listed here: the registry holds no "
-                f"config of it to count. {instead}"
+                f"Overview compares your draft with {ref.hub_id}, whose config could not be read from the Hub "
+                f"({summary.unread_why(exc)}), so it is not listed here. {instead}"
             )
-    seeded = [comparison.registry_source(h) for h in refs]
+            seeded = [comparison.registry_source(h) for h in refs]
     return [s for s in seeded if s != draft.source] + [draft.source], said
 
 

@@ -173,7 +173,7 @@ def test_compare_names_the_reference_overview_measured_beside_yours(hub: HubEmul
     _store_group(ANGEL)
     assert _page("../pages/overview.py").selectbox(key="ov_ref").value == ANGEL
     said = page_text(_page("../pages/compare.py"))
-    assert f"Overview compares your draft with {ANGEL}, which is not listed here" in said, said
+    assert f"Overview compares your draft with {ANGEL}, whose config could not be read from the Hub" in said, said
 
 
 def test_the_plan_chooses_its_reference_from_the_whole_group() -> None:
