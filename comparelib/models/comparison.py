@@ -1473,7 +1473,10 @@ def headlines(entries: Sequence[Entry]) -> list[str]:
     entries = [e for e in entries if e.spec.role == "draft"]  # a target pasted among drafts is no draft to size
     published = [e for e in entries if e.kind == "registry"]
     for own in (e for e in entries if e.kind != "registry"):
-        match = next((r for r in published if _same_family(own, r)), None)
+        # a published draft for your draft's own target first (walk AR: a Kimi-K2.6 draft was sized against the
+        # Kimi-K2-Instruct one, listed first, beside the one for its target)
+        match = next((r for r in published if _same_family(own, r) and _same_target(own, r)), None)
+        match = match or next((r for r in published if _same_family(own, r)), None)
         match = match or next((x for x in entries if x is not own and _same_family(own, x)), None)
         if match is not None:
             pairs.append((own, match))
@@ -1493,9 +1496,21 @@ def headlines(entries: Sequence[Entry]) -> list[str]:
     out = []
     for a, b in pairs:
         sentence = difference_sentence(a, b)
+        if sentence and a.target_label and b.target_label and not _same_target(a, b):
+            sentence += (
+                f" They are drafts trained for different targets ({a.label} for {a.target_label}, {b.label} for "
+                f"{b.target_label}): the same hidden size and vocabulary, not the same target."
+            )
         if sentence and sentence not in out:
             out.append(sentence)
     return out
+
+
+def _same_target(a: Entry, b: Entry) -> bool:
+    """Whether two drafts are for one target (a quantised checkpoint of it counts as it: ``draft.same_target``)."""
+    from comparelib.models.draft import same_target
+
+    return bool(a.target_label and b.target_label and same_target(a.target_label, b.target_label))
 
 
 def load_entries(sources: Sequence[str], **kwargs: Any) -> tuple[list[Entry], list[tuple[str, str]]]:
