@@ -1009,6 +1009,10 @@ def live_outlook(
             improved, label = None, None
     missing = missing_evidence(model)
     if optimum_missing(model):
+        # no prediction to be fitted to (walk AR: "Drawn: only the runs the prediction is fitted to" beside "No
+        # prediction of the best num_steps yet"): the runs drawn are the sweep's
+        if not_drawn is not None:
+            not_drawn = not_drawn.replace("the runs the prediction is fitted to", "the runs of this sweep", 1)
         return LiveOutlook(
             measured, model, None, missing, None, no_scenario, None, None, note, chosen, choices, not_drawn
         )
