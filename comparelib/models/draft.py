@@ -946,6 +946,8 @@ def target_of(
     called only for a Hub or local draft whose config names none), else the one its own ``runs`` were served with,
     else ``draft.target`` (set on Compare drafts). ``entry`` None: its config could not be read, so it names none."""
     named, named_by, from_card = None, "config", None
+    if entry is not None and entry.spec.role != "draft":  # a target pasted as your draft: it has no target to find
+        return DraftTarget(None, "")  # (walk AR: "Target X, the target from Compare drafts" of X itself)
     if entry is not None:
         named = entry.target_label
         if entry.kind == "example":
