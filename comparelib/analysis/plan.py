@@ -986,6 +986,26 @@ class Speed:
     def measured_at(self, batch: int) -> bool:
         return self.model_for(batch).concurrency == batch
 
+    def assumed_at(self, batch: int, k: int) -> speedup.SpeedupModel | None:
+        """The batch measured at one num_steps (not ``k``) whose cycle at ``batch`` and ``k`` rests on the draft-step
+        cost assumed there (``_batch_models`` splits its one cycle by it), else None. Walk AS: batch 32 measured at 3
+        alone; 5 served there (5,285.9 tok/s) was sourced "(measured)" and 4 at batch 64 called an upper bound."""
+
+        def assumed(m: speedup.SpeedupModel) -> speedup.SpeedupModel | None:
+            ks = {p.num_steps for p in m.measured}
+            return m if len(ks) == 1 and k not in ks and speedup.optimum_missing(m) else None
+
+        if self.measured_at(batch):
+            return assumed(self.model_for(batch))
+        if self.bracketed(batch) is not None and k in self.run_steps(batch):
+            return None
+        pair = self.anchors(batch)
+        if pair is None:
+            return assumed(self.model_for(batch))
+        if self.held_past(batch):
+            return None if self._run_cycle(pair[1], k) is not None else assumed(pair[1])
+        return assumed(pair[0]) or assumed(pair[1])
+
     def anchors(self, batch: int) -> tuple[speedup.SpeedupModel, speedup.SpeedupModel] | None:
         """The two measured batches an unmeasured ``batch``'s cycle is drawn through: the two around it, else the
         two nearest on its side; None with fewer than two measured batches. Holding batch 16's cycle at batch 64
@@ -1443,8 +1463,10 @@ def _scaled_from(speed: Speed, batch: int) -> str:
     if speed.held_past(batch):  # walk W: a line lowering a cost with the batch is not drawn past them
         return (
             f"batch {a} and {b} runs (past them: {_held_words(speed, pair[1])}, as the line through them lowers a "
-            f"cost with the batch, which no larger batch does; each stream no faster than measured at batch {a} and "
-            f"{b}: an upper bound)"
+            f"cost with the batch, which no larger batch does; each stream no faster than at batch {a} and {b} at "
+            f"the same num_steps, as measured where a run measured it, else as predicted there: an upper bound"
+            + _assumed_tail(speed, pair[1])
+            + ")"
         )
     where = "between" if a < batch < b else "past"
     return f"batch {a} and {b} runs (cycle time linear in the batch, {where} them)" + _through_runs(speed, batch)
@@ -1510,10 +1532,36 @@ def _fit_misses(speed: Speed, batch: int) -> str:
     return "; ".join(said)
 
 
-def _predicted_from(speed: Speed, batch: int) -> str:
+def _assumed_words(m: speedup.SpeedupModel) -> str:
+    """ "the per-step cost assumed at batch 32, 1.431 ms (run #2 measured num_steps 3 alone there)" """
+    k0 = m.measured[0].num_steps
+    runs = speedup.runs_text(m.measured_runs(k0))
+    cost = f"{m.t_step_ms:.3f} ms"
+    return f"the per-step cost assumed at batch {m.concurrency}, {cost} ({runs} measured num_steps {k0} alone there)"
+
+
+def _assumed_tail(speed: Speed, m: speedup.SpeedupModel) -> str:
+    """ " at num_steps 3; at other num_steps it rests on the per-step cost assumed ...": where a bound holds only
+    at the num_steps a one-num_steps batch measured (walk AS: 169.0 tok/s a stream at batch 64 was called a bound)."""
+    if not (one_num_steps(m) and m.measured and speedup.optimum_missing(m)) or speed.model is m:
+        return ""
+    return (
+        f" at num_steps {m.measured[0].num_steps}; at other num_steps it rests on {_assumed_words(m)}, not measured: "
+        "a prediction, not a bound"
+    )
+
+
+def _predicted_from(speed: Speed, batch: int, k: int | None = None) -> str:
     """ "predicted from batch 1 and 8 runs, an upper bound": an unmeasured batch's figure in a few words, with the
-    caveat where its cycle is held at a smaller measured batch's (a larger batch's cycle is slower)."""
+    caveat where its cycle is held at a smaller measured batch's (a larger batch's cycle is slower). At ``k`` resting
+    on a step cost assumed at a batch measured at one num_steps, it says so, and no bound (walk AS)."""
     pair = speed.anchors(batch)
+    on = speed.assumed_at(batch, k) if k is not None else None
+    if on is not None:
+        c = speed.model_for(batch).concurrency
+        runs = f"batch {c} runs" if pair is None else f"batch {pair[0].concurrency} and {pair[1].concurrency} runs"
+        bound = speed.held_past(batch) if pair is not None else batch > c
+        return f"predicted from {runs}, on {_assumed_words(on)}, not measured" + (": no bound" if bound else "")
     if pair is None:
         c = speed.model_for(batch).concurrency
         return f"predicted from batch {c} runs" + (", an upper bound" if batch > c else "")
@@ -1561,9 +1609,9 @@ def _scaled_source(speed: Speed, batch: int) -> str:
             f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over {runs_held}"
             f"{fit(b)}, taken as the same at batch {batch} (the line through it and {fit(a)} lowers a fixed or "
             f"per-step cost, or the baseline's decode step, with the batch, so it is not drawn past them), and each "
-            f"stream at most as fast as the runs measured at batch {a.concurrency} and {b.concurrency}; a larger "
-            "batch's cycle is slower, so "
-            f"this is an upper bound; no run measured batch {batch}"
+            f"stream at most as fast as at batch {a.concurrency} and {b.concurrency} at the same num_steps (as "
+            "measured where a run measured it, else as predicted there); a larger batch's cycle is slower, so "
+            f"this is an upper bound{_assumed_tail(speed, b)}; no run measured batch {batch}"
         )
     ks = speed.run_steps(batch)
     if ks:  # walk Y: the fits' line put num_steps 3 at 414.2 tok/s, the runs' at 380.1
@@ -3209,10 +3257,17 @@ def build(
                     tok_src[b] = model_src
                 elif m.concurrency == b:
                     base_b = f", baseline run {m.baseline_run_id}" if m.baseline_run_id is not None else ""
+                    on = speed.assumed_at(b, speed.served_steps)  # walk AS: the served num_steps not measured there
                     tok_src[b] = _source(
                         sources,
-                        "measured",
-                        f"speedup model ({m.method}) from the batch-{b} store runs {_run_ids(m)}{base_b} ({run_kind})",
+                        "measured" if on is None else "predicted",
+                        f"speedup model ({m.method}) from the batch-{b} store runs {_run_ids(m)}{base_b} ({run_kind})"
+                        + (
+                            f"; at num_steps {speed.served_steps} (what is served) predicted on {_assumed_words(on)}, "
+                            "not measured"
+                            if on is not None
+                            else ""
+                        ),
                     )
                 else:
                     said_b = _scaled_source(speed, b)
@@ -3484,6 +3539,15 @@ def build(
                 continue
             cur_tok[b] = model_tok = speed.tok_s(b, speed.al_at(speed.served_steps, batch=b))
             found = _served_measured(speed, pairs_at, b)
+            if found is None and speed.measured_at(b):  # walk AS: no run measured the served num_steps there
+                m_b, on = speed.model_for(b), speed.assumed_at(b, speed.served_steps)
+                cur_src[b] = _source(
+                    sources,
+                    "predicted",
+                    f"num_steps {speed.served_steps} (what is served) at batch {b}: {model_tok:,.1f} tok/s predicted, "
+                    f"as no run measured it there, by the speedup model ({m_b.method}) of the batch-{b} store runs "
+                    f"{_run_ids(m_b)}" + (f", on {_assumed_words(on)}, not measured" if on is not None else ""),
+                )
             if found is None or not model_tok > 0:
                 continue
             t, ids, whose = found
@@ -4296,8 +4360,8 @@ def build(
             m = speed.model_for(b)
             runs = m.measured_runs(k) if speed.measured_at(b) and m.measured_tok_s(k) is not None else ()
             how = f"measured in {speedup.runs_text(runs)}" if runs else "predicted"
-            if not runs and not speed.measured_at(b):  # from which batches, and the caveat (walk W)
-                how = _predicted_from(speed, b) + _measured_beside(inputs.runs, speed, b, k)
+            if not runs and not speed.measured_at(b):  # from which batches, and the caveat (walk W, walk AS)
+                how = _predicted_from(speed, b, k) + _measured_beside(inputs.runs, speed, b, k)
             return f" at {picks[b][k]:,.1f} tok/s {how}"
 
         for b in (b for b in batches if b not in lost):  # none where a measured batch lost (``lost``: walk S)
