@@ -73,6 +73,6 @@ def test_no_bound_or_measured_cap_claimed_on_an_assumed_step(tmp_path: Path) -> 
         b64 = ns.note[best.end() :].split("(served", 1)[0]
         assert "an upper bound" not in b64 and "per-step cost assumed at batch 32" in b64, b64
         # the figure itself is faster a stream than any run measured: no bound at all
-        assert ns.tok_s["64"].value / 64 > 167.79
+        assert (ns.tok_s["64"].value or 0) / 64 > 167.79
         # num_steps 3, measured at batch 32, keeps its measurement there
         assert "4,530.9 tok/s measured in run #2" in ns.note, ns.note
