@@ -2504,6 +2504,24 @@ def default_target(
     )
 
 
+def _two_fits_words(loglin: float, logistic: float, n_points: int, steps: int) -> str:
+    """The log-linear fit's samples beside the bounded logistic's, and why they differ; figures that read the same
+    are said to agree (walk AR: "about 336K" both, then "so here the logistic needs more data")."""
+    if human(loglin) == human(logistic):
+        differ = f"puts the target at about the same, {human(loglin)} samples."
+    else:
+        differ = (
+            f"puts the target at about {human(loglin)} samples. They differ in form, not data: the logistic's slope "
+            f"in log N changes along it (steepest in its middle, flattening toward its ceiling K + 1 = {steps + 1}), "
+            f"the line's stays fixed, so here the logistic needs {'more' if logistic > loglin else 'less'} data."
+        )
+    return (
+        f" The log-linear fit on the same {n_points} points (AL linear in log N, the form Acceptance vs data draws, "
+        f"no ceiling) {differ} Acceptance vs data fits its line to one setting's points, so its figure can differ "
+        "again."
+    )
+
+
 def _loglinear_samples(xs: Any, ys: Any, target: float) -> float | None:
     """Where a straight line of AL against log10 N (Acceptance vs data's form, no ceiling) reaches ``target``
     over the same points as the pooled logistic: the figure set beside the logistic's, named as this fit's."""
@@ -4169,16 +4187,7 @@ def build(
                 "points, so its figure can differ again."
             )
         elif loglin is not None and md.samples_needed is not None and md.samples_needed.value is not None:
-            more = md.samples_needed.value > loglin
-            other_fit = (
-                f" The log-linear fit on the same {len(pts)} points (AL linear in log N, the form Acceptance vs data "
-                f"draws, no ceiling) puts the target at about {human(loglin)} samples. They differ in form, not "
-                "data: the "
-                f"logistic's slope in log N changes along it (steepest in its middle, flattening toward its ceiling "
-                f"K + 1 = {fit.steps + 1}), the line's stays fixed, so here the logistic needs "
-                f"{'more' if more else 'less'} data. Acceptance vs data fits its line to one setting's points, so "
-                "its figure can differ again."
-            )
+            other_fit = _two_fits_words(loglin, md.samples_needed.value, len(pts), fit.steps)
         md.note = (
             set_aside
             + (f"{apart_words} " if apart_words else "")
