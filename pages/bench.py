@@ -41,6 +41,7 @@ from comparelib.models.draft import (
 EXAMPLE_GROUP = "example-kimi-k2.5"
 ENGINES = ["auto", "sglang", "vllm", "openai"]
 ALL_GROUPS = "(all groups)"
+ATTACHED_SAID = "_bench_attached_said"  # the sentence that a finished run attached its group, for the next run
 
 
 open_store = app.open_store
@@ -369,9 +370,15 @@ if job is not None and job.done.is_set() and not job.attached:
         and not draft.refusal
         and draft.group != job.group
     ):
-        draft = draft.with_(group=job.group)
-        app.set_own_draft(draft)
-        st.caption(f"Run group **{job.group}** is now attached to your draft; Overview and Acceptance vs data use it.")
+        app.set_own_draft(draft.with_(group=job.group))
+        # said on one more run, whose sidebar (drawn above, before this) shows the group: walk AR, the sidebar still
+        # showed the old group beside this sentence
+        st.session_state[ATTACHED_SAID] = (
+            f"Run group **{job.group}** is now attached to your draft; Overview and Acceptance vs data use it."
+        )
+        st.rerun()
+if said := st.session_state.pop(ATTACHED_SAID, None):
+    st.caption(said)
 
 # ---------------------------------------------------------------- stored runs
 
