@@ -45,6 +45,7 @@ def _published_ids() -> list[str]:
     return [d.hub_id for d in registry.load_registry() if d.config]
 
 
+@functools.cache  # once a run (this module runs afresh each time): four callers read the store four times
 def _group_runs() -> list:
     """Your draft's run group (the sidebar's), as the other pages read it; none when the store cannot be read
     (the sidebar says why)."""
@@ -52,6 +53,14 @@ def _group_runs() -> list:
         return draft.runs(app.open_store(settings.database_url()))
     except CompareError:
         return []
+
+
+@st.cache_data(show_spinner=False)
+def _reference_choices() -> list[str]:
+    """The registry's references (its configs parsed): the same for every visitor, as Overview caches them."""
+    from comparelib.analysis import overview
+
+    return list(overview.reference_choices())
 
 
 def _overview_reference() -> tuple[Reference, str | None]:
@@ -69,7 +78,7 @@ def _overview_reference() -> tuple[Reference, str | None]:
         except CompareError:
             shape = None
     # the group's runs too: a published draft measured beside yours is Overview's first pick
-    ref = overview.default_reference(overview.reference_choices(), draft.name, target_id, runs, own_shape=shape)
+    ref = overview.default_reference(_reference_choices(), draft.name, target_id, runs, own_shape=shape)
     return ref, target_id
 
 
