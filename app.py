@@ -781,26 +781,22 @@ def _sync_url(draft: OwnDraft) -> None:
 ATTACHED_STATE = "_draft_attached"  # {draft identity: its volume, run group and typed samples}, this session only
 
 
-def set_own_draft(draft: OwnDraft, *, detached: bool = False) -> None:
+def set_own_draft(draft: OwnDraft) -> None:
     """Make ``draft`` the session's draft (e.g. after attaching an audit or running a benchmark). What is attached
-    to it is remembered for this browser session (``remembered``), never stored elsewhere. ``detached``: the user
-    took its audit off ("Use the ... typed in instead"); remembered until an audit is attached to it again, so
-    switching back to it does not attach its own stored audit again (walk AD)."""
+    to it is remembered for this browser session (``remembered``), never stored elsewhere: switching back to it
+    brings back exactly that, no audit included (one taken off with "Use the ... typed in instead" stays off, walk
+    AD; one never attached is not attached, walk AT)."""
     st.session_state[DRAFT_STATE] = draft
-    memo = st.session_state.setdefault(ATTACHED_STATE, {})
-    was = memo.get(draft.identity, {})
-    memo[draft.identity] = {
+    st.session_state.setdefault(ATTACHED_STATE, {})[draft.identity] = {
         "volume": draft.volume,
         "group": draft.group,
         "samples": draft.samples,
-        "detached": not draft.volume and (detached or bool(was.get("detached"))),
     }
     _sync_url(draft)
 
 
 def remembered(draft: OwnDraft) -> dict[str, Any]:
-    """The volume, run group and typed samples ``draft`` last had in this browser session, and whether the user
-    took its audit off (``detached``); empty: not used yet."""
+    """The volume, run group and typed samples ``draft`` last had in this browser session; empty: not used yet."""
     return dict(st.session_state.get(ATTACHED_STATE, {}).get(draft.identity, {}))
 
 
@@ -922,12 +918,13 @@ def own_draft() -> OwnDraft:
                     # another draft: the previous one's audit and runs stay with it unless picked again, and
                     # an audit stored under another draft's name never comes along. What was not picked in this
                     # submit is what the new draft had earlier in this session (switching back to it lost its run
-                    # group), else none, and its own stored audit
+                    # group), else none; its own stored audit only on its first use in the session: switching back
+                    # to it with none attached (typed samples, or taken off) attached a stored audit (walk AT)
                     was = remembered(new)
                     picked_volume = new.volume != draft.volume
                     kept = new.volume if picked_volume and not new.volume_of_another else None
                     before = was.get("volume") if not picked_volume and was.get("volume") in volumes else None
-                    own = None if was.get("detached") else new.own_volume(volume_rows)  # the user took it off
+                    own = None if was else new.own_volume(volume_rows)
                     new = new.with_(
                         volume=kept or before or own,
                         group=new.group
@@ -942,7 +939,7 @@ def own_draft() -> OwnDraft:
                 st.session_state["_draft_shown"] = None
                 st.rerun()
         if _volume_lines(draft, volume_rows):
-            set_own_draft(draft.with_(volume=None), detached=True)
+            set_own_draft(draft.with_(volume=None))
             st.session_state["_draft_shown"] = None
             st.rerun()
         if draft != DEFAULT and st.button("Back to the built-in example", key="draft_reset"):
