@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -68,13 +69,19 @@ _LATEX_SPECIAL = {
 }
 
 
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
 def _latex_escape(value: Any) -> str:
     value = plain(value)
     if value is None:
         return ""
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}".replace(",", "{,}")
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(value))
+    text = "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(value))
+    # straight quotes typeset as two closing quotes (walk AT: 'unverified: "1.4M (template, unverified)"'): paired
+    # ones become TeX's opening and closing quotes, a lone one stays as it is
+    return _QUOTED.sub(r"``\1''", text)
 
 
 # the width of a LaTeX paragraph column (``Table.latex_wrap``): a long note wraps in it
