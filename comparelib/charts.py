@@ -763,7 +763,9 @@ def run_sweep_charts(
         )
 
     x_al = alt.X("num_steps drawn:Q", **steps_axis)
-    shape = alt.Shape("engine:N", title="engine", legend=alt.Legend(**SWEEP_LEGEND))
+    # the engine's legend above the plot: beside the settings' legend under it, its entries were cut off at 1400 px
+    # (walk AT: "eng", a black square and nothing else)
+    shape = alt.Shape("engine:N", title="engine", legend=alt.Legend(orient="top", direction="horizontal"))
     line = alt.Chart(drawn(on_line)).mark_line(point=alt.OverlayMarkDef(size=90))
     off_al = drawn(off_line)
     accept: alt.Chart | alt.LayerChart = (
