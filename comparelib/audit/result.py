@@ -263,7 +263,8 @@ class AuditResult:
             ("chat template", self.template),
             ("samples", self.samples),
             ("rows read", self.rows_read),
-            ("turns", self.turns),
+            # every message, a system prompt's too: "turns 20,028" of 20,008 user and assistant turns (walk AT)
+            ("messages (system prompts included)", self.turns),
             ("tokens", self.tokens),
             ("assistant tokens", self.assistant_tokens),
             ("supervised fraction", share_value(self.supervised_fraction)),
