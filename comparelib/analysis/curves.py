@@ -1706,7 +1706,7 @@ def published_frame(published: pd.DataFrame, *, benchmark: str, setting_key: str
     return sel[cols].reset_index(drop=True)
 
 
-MAX_PLAUSIBLE_EPOCHS = 20  # past this many passes over the volume in use, the volume is likely another set's
+MAX_PLAUSIBLE_EPOCHS = traininglogs.MAX_PLAUSIBLE_EPOCHS  # past it, the volume is likely another set's
 
 
 def volume_note(curve: Curve | None, volume: float | None, source: str = "the volume in use") -> str | None:

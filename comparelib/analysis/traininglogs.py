@@ -66,6 +66,9 @@ MAX_POSITIONS = 64
 SNIFF_LINES = 20_000
 
 SEVERAL_PASSES = 1.25  # a log that saw more than this many times your unique samples ran several epochs over them
+# past this many passes over the volume in use, the volume is likely another set's (``curves.volume_note`` says so,
+# and Overview's headline does not assert the passes there: walk AT)
+MAX_PLAUSIBLE_EPOCHS = 20
 
 
 def passes_over(seen: float | None, unique: float | None) -> float | None:
