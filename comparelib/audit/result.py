@@ -224,9 +224,14 @@ class AuditResult:
             if kept
             else "no row is a duplicate, exact or differing only in whitespace"
         )
+        # an estimate's count is of all rows, not the sample's (walk AU: "8 row(s) in the sample are longer", 5 were)
+        longer = (
+            f"about {self.over_max_length:,} row(s) are longer, estimated from the sample"
+            if self.estimated
+            else f"{self.over_max_length:,} row(s){est} are longer"
+        )
         cut = (
-            f" (each row cut at max_length {self.max_length:,}, as SpecForge truncates: {self.over_max_length:,} "
-            f"row(s){est} are longer)"
+            f" (each row cut at max_length {self.max_length:,}, as SpecForge truncates: {longer})"
             if self.over_max_length
             else ""
         )

@@ -902,17 +902,25 @@ def usable_volumes(stats: Tally) -> tuple[int, int, int, int]:
     return int(usable.sum()), int(kept.sum()), len(first), int(kept[first].sum())
 
 
-def _estimate(values: Sequence[float], population: int) -> dict[str, float]:
-    """Population total from a simple random sample, with a 95% normal interval (with fpc)."""
+def _estimate(values: Sequence[float], population: int, *, indicator: bool = False) -> dict[str, float]:
+    """Population total from a simple random sample, with a 95% normal interval (with fpc).
+
+    The values are counts (never negative): the total is at least what the sample holds, and for a 0/1
+    ``indicator`` at most that plus every row not sampled. Walk AU's interval for rows over max_length, 3.7 to 11,
+    began below the 5 the sample held."""
     n = len(values)
     if n == 0:
         return {"value": 0.0, "low": 0.0, "high": 0.0, "se": 0.0}
-    mean = sum(values) / n
+    seen = float(sum(values))
+    mean = seen / n
     var = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
     fpc = max(0.0, (population - n) / (population - 1)) if population > 1 else 0.0
     se = population * math.sqrt(var / n * fpc)
     total = population * mean
-    return {"value": total, "low": total - 1.96 * se, "high": total + 1.96 * se, "se": se}
+    high = total + 1.96 * se
+    if indicator:
+        high = min(high, seen + max(0, population - n))
+    return {"value": total, "low": max(total - 1.96 * se, seen), "high": high, "se": se}
 
 
 def audit(
@@ -1148,9 +1156,11 @@ def finish(
         estimate = {
             "tokens": _estimate([r[0] for r in rows], population),
             "assistant_tokens": _estimate([r[1] for r in rows], population),
-            "samples": _estimate([1.0] * len(stats.per_row) + [0.0] * (n - len(stats.per_row)), population),
-            "over_max_length": _estimate([r[2] for r in rows], population),
-            "samples_trained_on": _estimate([float(r[1] > 0) for r in rows], population),
+            "samples": _estimate(
+                [1.0] * len(stats.per_row) + [0.0] * (n - len(stats.per_row)), population, indicator=True
+            ),
+            "over_max_length": _estimate([r[2] for r in rows], population, indicator=True),
+            "samples_trained_on": _estimate([float(r[1] > 0) for r in rows], population, indicator=True),
             "tokens_trained_on": _estimate([min(r[0], max_len) if r[1] > 0 else 0 for r in rows], population),
         }
         trained = round(estimate["samples_trained_on"]["value"])
