@@ -251,9 +251,10 @@ def measured_off_trend(m: MeasuredFigure, benchmark: str) -> str | None:
         return None
     label = bench_label(benchmark)
     on = "on prompts its run did not record" if m.benchmark == "unspecified" else f"on the {m.prompts!r} prompts"
+    doubt = _volume_doubt(m.draft) if m.volume else ""  # walk AT: a template's 1.4M was "its published volume"
     evidence = (
-        f"{m.draft} reached it with its {human(m.volume)} training samples (its published volume), the one evidence "
-        "of what reaches it on those prompts"
+        f"{m.draft} reached it with its {human(m.volume)} training samples ({doubt or 'its published volume'}), the "
+        "one evidence of what reaches it on those prompts"
         if m.volume
         else f"{m.draft} publishes no training volume, so nothing says what volume reaches it on those prompts"
     )
@@ -262,6 +263,13 @@ def measured_off_trend(m: MeasuredFigure, benchmark: str) -> str | None:
         f"not {_figure_words(benchmark)}: the published "
         f"{label} trend cannot say how many samples reach it, so no samples figure is given; {evidence}."
     )
+
+
+def _volume_doubt(hub_id: str) -> str:
+    """``comparison.volume_doubt`` of the registry's ``hub_id``: "" where its volume is the card's own figure."""
+    from comparelib.models.comparison import volume_doubt_of  # the registry's words for its volumes live there
+
+    return volume_doubt_of(hub_id)
 
 
 def _point_apart(best: pd.Series, f: Fit) -> str | None:
@@ -794,20 +802,24 @@ def gap_verdict(
         loose = _try_fit(loose_sel, f"{fam_words} drafts at chain {chain}, batch size and engine not all stated")
 
     parts: list[str] = []
+    if ref_vol and ratio and x == "samples" and (doubt := _volume_doubt(reference)):  # walk AT: said so
+        ref_said = f"{human(ref_vol)} ({doubt})"
+    else:
+        ref_said = human(ref_vol) if ref_vol else ""
     if ref_vol and ratio:
         if ratio >= 1.5:
             far = "far below" if ratio >= 10 else "below"
             parts.append(
-                f"{human(own_volume)} training {x} sits {far} the {human(ref_vol)} of the published draft "
+                f"{human(own_volume)} training {x} sits {far} the {ref_said} of the published draft "
                 f"{reference} ({times(ratio)} fewer)."
             )
         elif ratio <= 1 / 1.5:
             parts.append(
-                f"{human(own_volume)} training {x} is more than the {human(ref_vol)} of {reference} "
+                f"{human(own_volume)} training {x} is more than the {ref_said} of {reference} "
                 f"({times(1 / ratio)} more)."
             )
         else:
-            parts.append(f"{human(own_volume)} training {x} is close to the {human(ref_vol)} of {reference}.")
+            parts.append(f"{human(own_volume)} training {x} is close to the {ref_said} of {reference}.")
     else:
         parts.append(f"{reference} does not report its training volume, so the volumes cannot be compared.")
     where = f"{bench_label(bench)} at {setting_key}" if setting_key else bench_label(bench)

@@ -1165,6 +1165,28 @@ def volume_basis(p: registry.PublishedDraft) -> str:
     return "published"
 
 
+def volume_doubt(p: registry.PublishedDraft) -> str:
+    """What a sentence resting on ``p``'s training volume must say of it: "" where it is the card's own figure
+    (``volume_basis`` "published", or approximate as the card states it); else a few words, "a template figure,
+    unverified" (walk AT: a headline's "largest gap is training data" rested on "1.4M (template, unverified)"
+    called published), "unverified", "read from its dataset's name, not stated"."""
+    basis = volume_basis(p)
+    if basis == "published" or basis.startswith('approximate: "'):
+        return ""
+    if basis.startswith("approximate: from the dataset"):
+        return "read from its dataset's name, not stated"
+    text = (p.train_samples_text if p.train_samples is not None else p.train_tokens_text) or ""
+    return "a template figure, unverified" if "template" in text.lower() else "unverified"
+
+
+def volume_doubt_of(hub_id: str) -> str:
+    """``volume_doubt`` of the registry's draft ``hub_id``; "" where the registry has no such draft."""
+    try:
+        return volume_doubt(registry.get_draft(hub_id))
+    except CompareError:
+        return ""
+
+
 def _volume(
     entry: Entry, volumes: Mapping[str, Mapping[str, Any]], typed: Mapping[str, float] | None = None
 ) -> tuple[int | None, int | None, str | None, str | None]:
