@@ -685,6 +685,17 @@ class AcceptFacts:
     # is read on the benchmarks it does publish (``benchmarks``): other prompts than yours, an indicative gap (walk U:
     # a draft publishing MT-Bench 2.56 alone was said to publish "no figure to set ours against")
     asked: tuple[str, ...] = ()
+    # each setting's own figure on each benchmark of the range (setting label, ((benchmark, value), ...)), as
+    # ``by_setting``: walk AT listed the 7-step figures, each benchmark's highest, beside a 3-step range unnamed
+    per_setting: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = ()
+    # the setting of each figure in ``by_benchmark`` and ``elsewhere`` (benchmark, setting label), where the figures
+    # span several settings or are read off a range over several, not at your chain; empty where none needs naming
+    figure_settings: tuple[tuple[str, str], ...] = ()
+
+    def figure(self, bench: str, value: float) -> str:
+        """A figure as "GSM8K 2.67", with " at steps=7,..." where ``figure_settings`` names its setting."""
+        at = dict(self.figure_settings)
+        return f"{bench_label(bench)} {value:.2f}" + (_at_setting(at[bench]) if bench in at else "")
 
     @property
     def other_prompts(self) -> bool:
@@ -822,10 +833,11 @@ def accept_facts(
     # at exactly the settings the range was read at, temperature included (walk AO: "at that setting", steps=7,T=1,
     # named the mean 4.81 published at T=0 where the T=1 mean is 4.66)
     others: dict[str, float] = {}
+    figure_at: dict[str, str] = {}  # the setting each figure set against ours is from
     keys = {k for k, _, _ in chosen}
     for k, a, b in (r for r in every if r[2] not in wanted) if benchmarks and not asked else ():
-        if k in keys:
-            others[b] = max(others.get(b, a), a)
+        if k in keys and a >= others.get(b, a):
+            others[b], figure_at[b] = a, setting_label(k)
     settings = tuple(sorted({setting_label(k) for k, _, _ in chosen if k is not None}))
     lo = min((a for _, a, _ in chosen), default=None)
     hi = max((a for _, a, _ in chosen), default=None)
@@ -833,11 +845,14 @@ def accept_facts(
     # each benchmark's figure the factor is read from: at your chain where the reference states one there (walk Z set
     # ours against MATH500 3.49 "setting not stated" while 3.468 was published at our chain, steps=3,topk=1,draft=4)
     at_chain = [r for r in chosen if own_setting and r[0] is not None and _same_chain(r[0], own_setting)]
-    for _, a, b in at_chain or chosen:
-        top[b] = max(top.get(b, a), a)
+    for k, a, b in at_chain or chosen:
+        if a >= top.get(b, a):
+            top[b], figure_at[b] = a, setting_label(k)
     spans: dict[str, list[float]] = {}
-    for k, a, _ in chosen:
+    each: dict[str, dict[str, float]] = {}
+    for k, a, b in chosen:
         spans.setdefault(setting_label(k), []).append(a)
+        each.setdefault(setting_label(k), {})[b] = max(each.get(setting_label(k), {}).get(b, a), a)
     by_setting = tuple(
         (label, min(v), max(v))
         for label, v in sorted(spans.items(), key=lambda t: (steps_of(t[0]) is None, steps_of(t[0]) or 0, t[0]))
@@ -872,6 +887,8 @@ def accept_facts(
         by_setting,
         tuple(sorted(others.items(), key=lambda t: t[1])),
         asked,
+        tuple((label, tuple(each[label].items())) for label, _, _ in by_setting),
+        tuple(figure_at.items()) if len(set(figure_at.values())) > 1 or (len(by_setting) > 1 and not at_chain) else (),
     )
     ref_text = facts.ref_range_words or ref_text
     if asked:  # read on other benchmarks than those asked for: said before the settings
@@ -975,14 +992,15 @@ def accept_line(
 def accept_comparison(own: float | None, acc: AcceptFacts) -> str:
     """What an acceptance factor compares, and which way: the factor is the reference's highest benchmark against
     ours, so it names that benchmark and those on the other side of ours ("differs by a factor of 1.22" was
-    HumanEval's 2.93 against our 2.40, while GSM8K's 2.32 was below ours)."""
+    HumanEval's 2.93 against our 2.40, while GSM8K's 2.32 was below ours); figures from several settings each name
+    theirs (walk AT: a 7-step HumanEval read as the 3-step one)."""
     if not own or not acc.by_benchmark:
         return ""
     bench, high = max(acc.by_benchmark, key=lambda t: t[1])
     if high > own:
 
         def listed(sel: list[tuple[str, float]]) -> str:
-            return " and ".join(f"{bench_label(b)} {v:.2f}" for b, v in sel)
+            return " and ".join(acc.figure(b, v) for b, v in sel)
 
         above = [(b, v) for b, v in acc.by_benchmark if v > own and b != bench]
         below = [(b, v) for b, v in acc.by_benchmark if v <= own]
@@ -995,9 +1013,9 @@ def accept_comparison(own: float | None, acc: AcceptFacts) -> str:
                 f"on its other benchmarks there, {listed(low_elsewhere)} "
                 f"{'is' if len(low_elsewhere) == 1 else 'are'} at or below ours"
             )
-        text = f"the reference's {bench_label(bench)} {high:.2f} is {high / own:.2f} times our {own:.2f}"
+        text = f"the reference's {acc.figure(bench, high)} is {high / own:.2f} times our {own:.2f}"
         return text + (f" ({'; '.join(parts)})" if parts else "")
-    return f"our {own:.2f} is {own / high:.2f} times the reference's highest, {bench_label(bench)} {high:.2f}"
+    return f"our {own:.2f} is {own / high:.2f} times the reference's highest, {acc.figure(bench, high)}"
 
 
 @dataclass(frozen=True)

@@ -281,7 +281,12 @@ def _published_accept(draft: OwnDraft, link: Link) -> str | None:
             and rec.get("source")
         }
     )
-    each = ", ".join(f"{values.bench_label(b)} {v:.2f}" for b, v in facts.by_benchmark)
+    # each setting's own figures, named with it where there are several (walk AT: the 7-step figures, each benchmark's
+    # highest, read as the 3-step ones)
+    per = [
+        (label, ", ".join(f"{values.bench_label(b)} {v:.2f}" for b, v in figs)) for label, figs in facts.per_setting
+    ]
+    each = per[0][1] if len(per) == 1 else "; ".join(f"at {label}: {figs}" for label, figs in per)
     return (
         f"{words} (published, not measured: {pub.hub_id}'s own figures"
         + (f", {each}" if each else "")
