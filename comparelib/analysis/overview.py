@@ -21,7 +21,7 @@ from comparelib.values import bench_label, human, model_id, number, run_param, t
 
 if TYPE_CHECKING:  # the answer is computed without pandas: the first page shows it before pandas loads
     import pandas as pd
-from comparelib.models.comparison import Entry
+from comparelib.models.comparison import Entry, volume_doubt
 from comparelib.models.comparison import heads_differ as _heads_differ
 from comparelib.models.comparison import lm_rows as _lm_rows
 from comparelib.models.draft import (
@@ -1884,8 +1884,12 @@ def largest_gap(
     accept_unlike: str = "",
     curve_ceiling: str | None = None,
     accept_shape: str = "",
+    ref_doubt: str = "",
 ) -> tuple[str, str]:
     """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
+
+    ``ref_doubt`` (``comparison.volume_doubt``): the reference's volume is no published figure ("a template figure,
+    unverified"); a training-data gap resting on it says so (walk AT).
 
     ``accept_shape`` (``OwnAccept.unlike``): your acceptance is a tree's against published chain figures, or the
     reverse; it is then neither a gap nor ahead, only said with "not like for like" (walk AM: "ahead in a higher
@@ -1998,7 +2002,7 @@ def largest_gap(
         rest = {k: v for k, v in real.items() if k != "training data"}
         least = "at least " if ref_floor else ""
         data_text = (
-            f"{human(own_volume)} samples against {least}{human(ref_volume)}"
+            f"{human(own_volume)} samples against {least}{human(ref_volume)}" + (f", {ref_doubt}" if ref_doubt else "")
             if own_volume and ref_volume
             else "less data"
         )
@@ -2018,7 +2022,9 @@ def largest_gap(
         least = "at least " if ref_floor else ""
         lead = (
             f"The largest gap is training data: {human(own_volume)} samples against {least}{human(ref_volume)} "
-            f"({least}{times(real[name])} fewer)."
+            f"({least}{times(real[name])} fewer"
+            + (f"; the {human(ref_volume)} is {ref_doubt}" if ref_doubt else "")
+            + ")."
         )
     else:
         lead = (
@@ -2130,6 +2136,12 @@ def overfitting_words(peak: Any, own_volume: float | None = None, *, short: bool
         if passes is not None and own_volume
         else ""
     )
+    if passes is not None and own_volume and passes > traininglogs.MAX_PLAUSIBLE_EPOCHS:  # a ratio only (walk AT)
+        over = (
+            f" Its last eval point, at {human(peak.last_x)} samples seen, is {traininglogs.passes_text(passes)} times "
+            f"your {human(own_volume)} samples: about as many passes over them, or your {human(own_volume)} samples "
+            "are of another set than the one it trained on."
+        )
     return (
         f"Your training log (Acceptance vs data) is overfitting: {peak.words()}.{over} More epochs over the same "
         f"samples lower held-out acceptance: keep the {peak.checkpoint()}, or stop training there. More unique data "
@@ -2138,9 +2150,20 @@ def overfitting_words(peak: Any, own_volume: float | None = None, *, short: bool
 
 
 def rising_words(passes: float | None, own_volume: float | None) -> str:
-    """What a rising training log says of more data: agreement, unless it rose over passes of the same samples."""
+    """What a rising training log says of more data: agreement, unless it rose over passes of the same samples.
+    Past ``traininglogs.MAX_PLAUSIBLE_EPOCHS`` the passes are only a ratio the page's volume note doubts, so both
+    readings are said (walk AT: "about 30 passes of your 5K samples" of a log of 150K samples seen, no epochs, beside
+    a 4,997-sample audit of another set)."""
     if passes is None or passes <= traininglogs.SEVERAL_PASSES or not own_volume:
         return RISING_AGREES
+    if passes > traininglogs.MAX_PLAUSIBLE_EPOCHS:
+        return (
+            f"Your training log is still rising. Its {human(passes * own_volume)} samples seen are "
+            f"{traininglogs.passes_text(passes)} times your {human(own_volume)} samples: either about as many passes "
+            "over them (then more training on this data should still help, and the log does not say what new data "
+            f"would add), or your {human(own_volume)} samples are of another set than the one it trained on (then it "
+            "rose over new samples, which agrees: more data should help)."
+        )
     return (
         f"Your training log is still rising, over about {traininglogs.passes_text(passes)} passes of your "
         f"{human(own_volume)} samples (samples seen, not new ones): more training on this data should still help; it "
@@ -2348,15 +2371,18 @@ def unlike_sentence(
     accept_ratio: float | None,
     accept_detail: str,
     missing: Sequence[str],
+    ref_doubt: str = "",
 ) -> str:
     """The headline against a reference that is no like-for-like yardstick (``unlike_reference``): why, then how it
-    differs, as differences, never "the largest gap" (walk V)."""
+    differs, as differences, never "the largest gap" (walk V). ``ref_doubt``: as ``largest_gap``'s."""
     parts: list[str] = []
     if data_ratio and own_volume and ref_volume:
         least = "at least " if ref_floor else ""
         parts.append(
             f"{least}{times(max(data_ratio, 1 / data_ratio))} {'less' if data_ratio > 1 else 'more'} training data "
-            f"({human(own_volume)} samples against {least}{human(ref_volume)})"
+            f"({human(own_volume)} samples against {least}{human(ref_volume)}"
+            + (f", {ref_doubt}" if ref_doubt else "")
+            + ")"
         )
     if size_ratio:
         parts.append(f"your draft is {size_words(size_ratio)} it {size_scope}")
@@ -2633,6 +2659,7 @@ def answer(
                     else accept_detail
                 ),
                 missing=missing(f"your draft's target, to compare like for like: {SET_TARGET}" if size_note else ""),
+                ref_doubt=volume_doubt(published) if published is not None and ref_volume else "",
             ),
         )
     else:
@@ -2653,6 +2680,7 @@ def answer(
             accept_unlike=accept_unlike,
             accept_shape=accept_shape,
             missing=missing(f"{size_note}, so sizes are not compared: {SET_TARGET}" if size_note else ""),
+            ref_doubt=volume_doubt(published) if published is not None and ref_volume else "",
         )
         if size_note and gap:  # a gap named from data or acceptance: sizes still said not compared, and why
             sentence += f" Sizes are not compared: {size_note}; {SET_TARGET}."
