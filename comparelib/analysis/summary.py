@@ -360,12 +360,15 @@ def _lines(
         # a reference whose data is only partly counted ("~532K + OpenThoughts-114k-math"): at least that
         least = "at least " if answer.ref_volume_floor else ""
         said = registry.get_draft(reference).train_samples_text if answer.ref_volume_floor else None
+        # what the registry says the figure is, as Compare's export does (walk AT: a template's "1.4M (template,
+        # unverified)" was called published)
+        basis = "published" if said else comparison.volume_basis(registry.get_draft(reference))
         read = answer.volume_read  # your log reads the volume as passes: "samples seen", and its unique ones said
         lines.append(
             # a published draft's own figure links where published figures are shown (walk AJ3)
             f"- **Training volume:** ours {link(f'{values.human(own_volume)} samples', own_page)} ({vol_src}), "
             f"{reference} {least}{link(values.human(ref_volume), 'scaling')} "
-            f"(published{f': {said}' if said else ''}): "
+            f"({basis}{f': {said}' if said else ''}): "
             f"{least}{link(values.times(max(data_ratio, 1 / data_ratio)), 'scaling')} "
             + (
                 f"{'fewer' if data_ratio > 1 else 'more'} samples seen; {read.against(ref_volume, least)}."
