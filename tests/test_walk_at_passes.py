@@ -94,3 +94,20 @@ def test_an_overfitting_note_asserts_passes_only_where_they_are_plausible(volume
     assert peak is not None and peak.last_x == 25_000.0
     note = overview.overfitting_words(peak, volume)
     assert said in note, note
+
+
+@pytest.mark.parametrize(
+    ("seen", "volume", "doubted"),
+    [(150_000.0, 4_997.0, True), (100_000.0, 5_000.0, False), (1_488_000.0, 150_000.0, False)],
+)
+def test_the_plans_epochs_past_20_are_doubted(seen: float, volume: float, doubted: bool) -> None:
+    """The plan's cost divided 150K samples seen by 30 epochs over a 5K sample of the data, said as fact, while
+    Overview's headline gives both readings past 20."""
+    from types import SimpleNamespace
+
+    from comparelib.analysis import plan
+
+    inputs = SimpleNamespace(curve_x=[seen / 10, seen], curve_set_aside=False, own_samples=volume, curve_peak=None)
+    epochs, text = plan._epochs_for(inputs, None)  # type: ignore[arg-type]
+    assert epochs == pytest.approx(seen / volume)
+    assert ("or your" in text and "of another set" in text) is doubted, text

@@ -3015,9 +3015,18 @@ def _epochs_for(inputs: Inputs, epochs: float | None) -> tuple[float, str]:
     seen = max(inputs.curve_x) if inputs.curve_x and not inputs.curve_set_aside else None
     passes = traininglogs.passes_over(seen, inputs.own_samples)
     if seen and inputs.own_samples and passes is not None:  # said to one decimal, divided unrounded (walk AP)
+        # past 20 the ratio is doubted, as Overview's headline and the volume note doubt it (walk AT: 150K seen over a
+        # 5K sample of the data was costed as 30 epochs, said as fact)
+        doubt = (
+            f" (more than {traininglogs.MAX_PLAUSIBLE_EPOCHS}: or your {inputs.own_samples:,.0f} samples are of "
+            "another set than the one it trained on; then the cost is that many times this, and `--epochs` gives "
+            "the real count)"
+            if passes > traininglogs.MAX_PLAUSIBLE_EPOCHS
+            else ""
+        )
         return passes, (
             f"your training log: {seen:,.0f} samples seen over your {inputs.own_samples:,.0f} unique samples, about "
-            f"{traininglogs.passes_text(passes)} epochs"
+            f"{traininglogs.passes_text(passes)} epochs{doubt}"
         )
     return 1.0, "SpecForge's default (1 epoch)"
 
