@@ -104,3 +104,15 @@ def test_another_targets_reference_says_so_too() -> None:
     )
     assert a.gap == ""
     assert "9.3x less training data (150K samples against 1.4M, a template figure, unverified)" in a.gap_sentence
+
+
+def test_the_passes_caveat_says_a_template_volume_is_one() -> None:
+    """Walk AT1's fixer left passes_caveat saying "against 1.4M" bare where the headline qualified it."""
+    from types import SimpleNamespace
+
+    from comparelib.analysis import overview
+
+    read = SimpleNamespace(volume=1_600_000.0, unique=400_000.0, words=lambda: "your log reads them as 4 passes")
+    said = overview.passes_caveat(read, 1_400_000.0, "", ref_doubt="a template figure, unverified")
+    assert "(1.6M samples against 1.4M, a template figure, unverified)" in said, said
+    assert "a template figure" not in overview.passes_caveat(read, 1_400_000.0, "")

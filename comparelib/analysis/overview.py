@@ -2060,11 +2060,12 @@ def ahead_words(parts: Sequence[str]) -> str:
     return f"{listed}, so {'neither' if len(parts) == 2 else 'none'} is a gap"
 
 
-def passes_caveat(read: Any, ref_volume: float | None, gap: str, ref_floor: bool = False) -> str:
+def passes_caveat(read: Any, ref_volume: float | None, gap: str, ref_floor: bool = False, ref_doubt: str = "") -> str:
     """Where your training log reads the volume in use as passes over fewer unique samples (``curves.passes_read``)
     and those unique samples would be a training-data gap to the reference (``GAP_MIN``) that the volume as given
     is not: the headline's sentence saying that the gap is closed only as the volume was given (walk AC: 400K typed
-    in against 320K, "no real gap", beside a log of 4 passes over about 100K). "" otherwise."""
+    in against 320K, "no real gap", beside a log of 4 passes over about 100K). "" otherwise. ``ref_doubt`` as
+    ``largest_gap``'s: a reference volume that is no published figure says so here too."""
     if read is None or not ref_volume or gap.startswith("training data"):
         return ""
     given, unique = ref_volume / read.volume, ref_volume / read.unique
@@ -2073,7 +2074,8 @@ def passes_caveat(read: Any, ref_volume: float | None, gap: str, ref_floor: bool
     least = "at least " if ref_floor else ""
     return (
         f"Training data is no gap only as your volume counts it ({human(read.volume)} samples against "
-        f"{least}{human(ref_volume)}): {read.words()}, {least}{times(unique)} fewer than the reference's."
+        f"{least}{human(ref_volume)}{f', {ref_doubt}' if ref_doubt else ''}): {read.words()}, {least}{times(unique)} "
+        "fewer than the reference's."
     )
 
 
@@ -2687,7 +2689,8 @@ def answer(
     if target is None and measured is None and mine is not None and mine.apart:  # the tree set aside (walk AM)
         compared = f": {accept_detail}" if accept_detail and accept_detail not in sentence else ""
         sentence += f" {mine.apart}{compared}; {mine.aside}"
-    if target is None and (caveat := passes_caveat(volume_read, ref_volume, gap, ref_floor)):
+    doubt = volume_doubt(published) if published is not None and ref_volume else ""
+    if target is None and (caveat := passes_caveat(volume_read, ref_volume, gap, ref_floor, doubt)):
         sentence += f" {caveat}"
     return Answer(
         reference=reference,
