@@ -10,24 +10,14 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.fixtures import bench_config, bench_store, store_run
+from tests.fixtures import KIMI_EAGLE3, bench_config, bench_store, store_run
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "moonshotai/Kimi-K2.6"
-DRAFT_CONFIG = {  # a SpecForge EAGLE-3 config that names no target
-    "architectures": ["LlamaForCausalLMEagle3"],
-    "model_type": "llama",
-    "hidden_size": 7168,
-    "intermediate_size": 18432,
-    "num_attention_heads": 64,
-    "num_key_value_heads": 64,
-    "num_hidden_layers": 1,
-    "vocab_size": 163840,
+DRAFT_CONFIG = {
+    **KIMI_EAGLE3,
     "draft_vocab_size": 163840,
-    "max_position_embeddings": 8192,
-    "rms_norm_eps": 1e-05,
-    "tie_word_embeddings": False,
-}
+}  # a SpecForge EAGLE-3 config naming no target, full vocabulary
 
 
 def test_the_audits_tokenizer_opens_on_the_target_your_runs_were_served_with(tmp_path: Path) -> None:

@@ -8,21 +8,9 @@ import json
 from pathlib import Path
 
 from comparelib.models import comparison
+from tests.fixtures import KIMI_EAGLE3
 
-OWN = {  # a SpecForge EAGLE-3 config for a Kimi target, full vocabulary
-    "architectures": ["LlamaForCausalLMEagle3"],
-    "model_type": "llama",
-    "hidden_size": 7168,
-    "intermediate_size": 18432,
-    "num_attention_heads": 64,
-    "num_key_value_heads": 64,
-    "num_hidden_layers": 1,
-    "vocab_size": 163840,
-    "draft_vocab_size": 163840,
-    "max_position_embeddings": 8192,
-    "rms_norm_eps": 1e-05,
-    "tie_word_embeddings": False,
-}
+OWN = {**KIMI_EAGLE3, "draft_vocab_size": 163840}  # a SpecForge EAGLE-3 config naming no target, full vocabulary
 
 
 def _own(tmp_path: Path, target: str) -> comparison.Entry:
