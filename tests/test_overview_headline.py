@@ -38,30 +38,37 @@ def test_overview_says_when_the_largest_speedup_is_another_settings(spec1: float
 
 MEITUAN = "lmsys/SGLang-EAGLE3-Qwen3-235B-A22B-Instruct-2507-SpecForge-Meituan"
 
-# ours, the clause on the reference's other benchmarks at its (3,1,4) setting (None: no such clause)
+# ours, the clause on the reference's other benchmarks at its (3,1,4) setting: those above ours named too (walk AW:
+# LiveCodeBench 2.82, above our 2.67, was left out of "... are at or below ours"; this test expected that omission)
 ELSEWHERE_CASES = [
     # walk R: 2.56 on the bundled chat prompts; MT-Bench 2.345, GPQA 2.357 and FinanceQA 2.557 are below it
-    (2.56, "on its other benchmarks there, MT-Bench 2.35 and GPQA 2.36 and FinanceQA 2.56 are at or below ours"),
-    (2.35, "on its other benchmarks there, MT-Bench 2.35 is at or below ours"),
-    (2.30, None),  # below every benchmark the reference publishes at that setting
+    (
+        2.56,
+        "on its other benchmarks there, LiveCodeBench 2.82 is higher than ours, and MT-Bench 2.35 and GPQA 2.36 and "
+        "FinanceQA 2.56 are at or below ours",
+    ),
+    (
+        2.35,
+        "on its other benchmarks there, GPQA 2.36 and FinanceQA 2.56 and LiveCodeBench 2.82 are higher than ours, "
+        "and MT-Bench 2.35 is at or below ours",
+    ),
+    (  # below every benchmark the reference publishes at that setting
+        2.30,
+        "on its other benchmarks there, MT-Bench 2.35 and GPQA 2.36 and FinanceQA 2.56 and LiveCodeBench 2.82 are "
+        "higher than ours)",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("ours", "clause"), ELSEWHERE_CASES)
-def test_an_acceptance_factor_names_the_references_other_benchmarks_below_ours(
-    ours: float, clause: str | None
-) -> None:
+def test_an_acceptance_factor_names_the_references_other_benchmarks_on_each_side(ours: float, clause: str) -> None:
     """The factor is the reference's highest of GSM8K/HumanEval/MATH500 against ours; the benchmarks it publishes
-    at the same setting outside those three, where they are at or below ours, are said too."""
+    at the same setting outside those three are said too, on each side of ours."""
     acc = overview.accept_facts(ours, "steps=3,topk=1,draft=4,bs=1,sglang", MEITUAN)
     said = overview.accept_comparison(ours, acc)
     assert said.startswith(f"the reference's HumanEval 3.24 is {3.239 / ours:.2f} times our {ours:.2f}"), said
     assert "GSM8K 2.88 and MATH500 3.23 are higher too" in said, said
-    if clause is None:
-        assert "other benchmarks" not in said, said
-    else:
-        assert clause in said, said
-    assert "LiveCodeBench" not in said  # 2.817: above ours, not said as below
+    assert clause in said, said
 
 
 # samples seen over your unique samples, what a rising log adds to a "training data" headline

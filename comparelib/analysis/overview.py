@@ -1007,15 +1007,29 @@ def accept_comparison(own: float | None, acc: AcceptFacts) -> str:
         parts = [f"{listed(above)} {'is' if len(above) == 1 else 'are'} higher too"] if above else []
         if below:
             parts.append(f"{listed(below)} {'is' if len(below) == 1 else 'are'} at or below ours")
-        low_elsewhere = [(b, v) for b, v in acc.elsewhere if v <= own]
-        if low_elsewhere:
-            parts.append(
-                f"on its other benchmarks there, {listed(low_elsewhere)} "
-                f"{'is' if len(low_elsewhere) == 1 else 'are'} at or below ours"
-            )
+        if elsewhere := _elsewhere_words(own, acc):
+            parts.append(elsewhere)
         text = f"the reference's {acc.figure(bench, high)} is {high / own:.2f} times our {own:.2f}"
         return text + (f" ({'; '.join(parts)})" if parts else "")
-    return f"our {own:.2f} is {own / high:.2f} times the reference's highest, {acc.figure(bench, high)}"
+    text = f"our {own:.2f} is {own / high:.2f} times the reference's highest, {acc.figure(bench, high)}"
+    above_elsewhere = _elsewhere_words(own, acc, below=False)
+    return text + (f" ({above_elsewhere})" if above_elsewhere else "")
+
+
+def _elsewhere_words(own: float, acc: AcceptFacts, *, below: bool = True) -> str:
+    """The reference's other benchmarks at that setting on each side of ours: those above ours were left out (walk
+    AW: "on its other benchmarks there, MT-Bench 2.35 ... are at or below ours" hid LiveCodeBench 2.82 above our
+    2.67). ``below`` False: those above ours only."""
+
+    def listed(sel: list[tuple[str, float]]) -> str:
+        return " and ".join(acc.figure(b, v) for b, v in sel)
+
+    high = [(b, v) for b, v in acc.elsewhere if v > own]
+    low = [(b, v) for b, v in acc.elsewhere if v <= own] if below else []
+    sides = ([f"{listed(high)} {'is' if len(high) == 1 else 'are'} higher than ours"] if high else []) + (
+        [f"{listed(low)} {'is' if len(low) == 1 else 'are'} at or below ours"] if low else []
+    )
+    return f"on its other benchmarks there, {', and '.join(sides)}" if sides else ""
 
 
 @dataclass(frozen=True)
