@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import re
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -989,6 +990,21 @@ def mtp_spec(config: Mapping[str, Any], source: str = "") -> ModelSpec:
     if r.integer("num_nextn_predict_layers", 0, minimum=0) == 0:
         raise _fail(arch, "num_nextn_predict_layers is 0 or missing: this model has no MTP module")
     return _mtp_draft(inner, source, arch)
+
+
+def mtp_only_checkpoint(config: Mapping[str, Any], names: Collection[str]) -> bool:
+    """Whether a checkpoint's tensor ``names`` are only the MTP layers of ``config`` (every one under
+    ``layers.N.`` with N >= num_hidden_layers, and the config has num_nextn_predict_layers): an MTP module published
+    with a copy of its target's config (walk AV1: nebius/MTP-DeepSeek-V3-0324 holds model.layers.61.* only)."""
+    inner, _ = _text_config(config)
+    layers, mtp = inner.get("num_hidden_layers"), inner.get("num_nextn_predict_layers")
+    if not (isinstance(layers, int) and isinstance(mtp, int) and mtp > 0 and names):
+        return False
+    for name in names:
+        m = re.search(r"(?:^|\.)layers\.(\d+)\.", name)
+        if m is None or int(m.group(1)) < layers:
+            return False
+    return True
 
 
 # ---- dense and MoE targets --------------------------------------------------------------------

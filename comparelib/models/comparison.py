@@ -148,6 +148,9 @@ def _target_from_text(text: str) -> tuple[ModelSpec, params.ParamCount, str, str
     if known is not None:
         return known[0], known[1], text.strip(), SHIPPED_TARGET_WORDS
     fetched = hub.fetch_model(text, with_card=False, with_header=False, with_files=False)
+    if fetched.repo_id and _in_registry(fetched.repo_id) and registry.get_draft(fetched.repo_id).mtp_module:
+        of = registry.get_draft(fetched.repo_id).target_model  # its config is a copy of that target's (walk AV1)
+        raise InputError(f"{fetched.repo_id} is a published MTP module (a draft) for {of}, not a target: give {of}")
     try:
         spec = architectures.parse_config(fetched.config, source=fetched.source_label)
     except UnsupportedArchitectureError as exc:
@@ -379,7 +382,7 @@ def load_entry(
             header = fetched.safetensors_header
             if fetched.repo_id and _in_registry(fetched.repo_id):
                 published = registry.get_draft(fetched.repo_id)
-            spec = _parse_draft(fetched.config, label, published, target)
+            spec = _parse_draft(fetched.config, label, published, target, header)
 
     target_spec: ModelSpec | None = None
     target_count: params.ParamCount | None = None
@@ -767,17 +770,33 @@ def _published_target_sizes(draft: registry.PublishedDraft) -> dict[str, int] | 
 
 
 def _parse_draft(
-    config: Mapping[str, Any], label: str, published: registry.PublishedDraft | None, target: str | None
+    config: Mapping[str, Any],
+    label: str,
+    published: registry.PublishedDraft | None,
+    target: str | None,
+    header: params.Header | None = None,
 ) -> ModelSpec:
     """A fetched config's spec. A Medusa-1 head names only its base model, whose hidden and vocabulary sizes are
     the head's: they come from the registry's entry, else from the target given, else from the base model its
-    config names, read as a target is (walk AQ: a Medusa head pasted by Hub id was "missing required fields")."""
+    config names, read as a target is (walk AQ: a Medusa head pasted by Hub id was "missing required fields").
+    A target config in a repo the registry lists as a published MTP module, or whose checkpoint holds only its MTP
+    layers, is that MTP module (walk AV1: nebius/MTP-DeepSeek-V3-0324 was counted as the 684B target)."""
     try:
-        return architectures.parse_config(config, source=label)
+        spec = architectures.parse_config(config, source=label)
     except ConfigError:
         base = config.get("base_model_name_or_path")
         if "medusa_num_heads" not in config or not (target or isinstance(base, str)):
             raise
+    else:
+        listed = published is not None and published.mtp_module
+        mtp_layers = spec.dialect == "deepseek-v3" and any(t.component == "mtp" for t in spec.tensors)
+        only_mtp = bool(header) and architectures.mtp_only_checkpoint(config, list(header or ()))
+        if spec.role != "draft" and mtp_layers and (listed or only_mtp):
+            why = "the registry lists it as a published MTP module" if listed else "its checkpoint holds only them"
+            mtp = architectures.mtp_spec(config, source=label)
+            note = f"the MTP layer(s) of its {spec.architecture} config counted, not the whole model: {why}."
+            return replace(mtp, notes=(*mtp.notes, note))
+        return spec
     sizes: Mapping[str, Any] | None = _published_target_sizes(published) if published is not None else None
     if sizes is None:
         named = str(target or base).strip()

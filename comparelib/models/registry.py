@@ -204,6 +204,15 @@ class PublishedDraft:
         )
 
     @property
+    def mtp_module(self) -> bool:
+        """A published MTP module of its target under its own repo id (nebius/MTP-DeepSeek-V3-0324): such repos ship
+        a copy of the target's config and the MTP layer's weights only, so the config alone reads as the target (walk
+        AV1). The target's own MTP entry (deepseek-ai/DeepSeek-V3 for itself) is the target, not this."""
+        return bool(re.match(r"\s*MTP\b", self.method, re.IGNORECASE)) and (
+            self.hub_id.lower() != self.target_model.strip().lower()
+        )
+
+    @property
     def config_basis(self) -> str:
         """What the registry's ``config`` is, in words: the published config.json, or what it was built from
         ("a SpecForge template config (sgl-project/SpecForge configs/qwen3-235B-A22B-eagle3.json), not the
