@@ -710,7 +710,8 @@ def _cost_tab() -> None:
             pick = st.selectbox("Step costs", [label for label, _ in figures], key="sc_dc_source")
             record = dict(figures)[pick]
             drafts = [d["draft"] for d in record["drafts"]]
-            model_dc = speedup.model_from_runs(group_runs, target=own_target, draft=draft.match_name)
+            # your draft's own runs, as the Live results tab fits them (walk AV: the target's NEXTN runs were fitted)
+            model_dc, runs_note_dc = draftcost.sweep_model(group_runs, target=own_target, draft=draft.match_name)
             # typed acceptances are read at the largest num_steps the sweep measured (the most positions); every
             # draft's curve is the sweep's measured acceptance at each num_steps it measured (draftcost.compare)
             k_dc = draftcost.anchor_steps(model_dc)
@@ -766,6 +767,7 @@ def _cost_tab() -> None:
                     )
                     + f" Measured: tok/s of the group's runs ({served_name}'s), named by run. Predicted: the sweep's "
                     "fit with each draft's per-step cost above and the acceptance used."
+                    + (f" {runs_note_dc}" if runs_note_dc else "")
                 )
                 st.dataframe(table, width="stretch", key="sc_dc_table", placeholder=app.MISSING)
                 unset = draftcost.anchor_problem(model_dc, served_name, in_figures=served_in)

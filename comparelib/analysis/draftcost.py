@@ -1226,6 +1226,29 @@ def compare(
     return speedup.side_by_side_frame(frames)
 
 
+def sweep_model(runs: Sequence[Any], *, target: str | None, draft: str | None) -> tuple[Any, str | None]:
+    """The sweep model the tab sets drafts against, fitted to your ``draft``'s own runs by the Live results tab's rule
+    (``verdicts.live_outlook``): runs of another draft and the target's own MTP runs are left out first
+    (``draft.runs_of_draft``), and the words naming them are returned. Walk AV: a DeepSeek-V3 group's NEXTN runs
+    were fitted as "its own runs" where the Live results tab fitted the draft's EAGLE-3 runs."""
+    from comparelib.analysis import speedup
+    from comparelib.models import registry
+    from comparelib.models.draft import runs_of_draft
+
+    own = runs_of_draft(runs, draft)
+    mine = [r for r in runs if r not in own.left_out]
+    model = speedup.model_from_runs(mine, target=target, draft=draft, accept_from=mine)
+    notes = [own.note] if own.note else []
+    fitted = {int(i) for i in model.fitted_run_ids}
+    mtp = [r for r in runs if int(r.id) in fitted and registry.is_mtp(r)]
+    if mtp:  # no draft named (nothing left out): the fit may be the target's MTP layers, said so
+        notes.append(
+            f"The sweep fitted is {_ids_text(int(r.id) for r in mtp)} of {registry.draft_label(mtp[0])}, the "
+            "target's own MTP layers, not a draft's."
+        )
+    return model, " ".join(notes) or None
+
+
 def _fit_words(model: Any) -> tuple[str, str, str]:
     """("fitted", "fitted to", "runs #7, #8, #9 and #10"); "calibrated", "calibrated on" for a single run's model."""
     fitted = [p.run_id for p in model.measured if p.run_id is not None]
