@@ -1294,6 +1294,11 @@ def _accept_of(run: Any) -> float | None:
 
 LEAD_FASTEST = "The fastest pair in tok/s"
 LEAD_SERVED = "The pair to serve (the largest speedup measured; the fastest pair in tok/s loses)"
+# every comparable pair loses beyond noise: none is "to serve" (walk AW led with #8/#7 at 0.58x as the pair to serve)
+LEAD_NONE_GAINS = (
+    "No pair gains: speculation was slower than without speculation in every comparable pair measured; "
+    + "the smallest loss"
+)
 
 
 @dataclass(frozen=True)
@@ -1324,11 +1329,17 @@ class LiveFacts:
     # True where the fastest pair in tok/s loses and this pair, the largest speedup, leads instead (``lead_pair``)
     served: bool = False
     setting: str = ""  # "num_steps 3, topk 4, 16 draft tokens": the speculative run's shape (``_steps_text``)
+    # every comparable pair of the group (each baseline's, ``_baseline_picks``) loses beyond run-to-run noise
+    all_lose: bool = False
 
     @property
     def lead_words(self) -> str:
-        """What the pair is, before its runs: ``LEAD_SERVED`` where the fastest pair in tok/s loses and this one, the
-        largest speedup, leads instead; ``LEAD_FASTEST`` after a verdict; "" otherwise."""
+        """What the pair is, before its runs: ``LEAD_NONE_GAINS`` where several pairs were measured and every one
+        loses (this one the smallest loss: walk AW called a 0.58x pair "the pair to serve"); ``LEAD_SERVED`` where the
+        fastest pair in tok/s loses and this one, the largest speedup, gains; ``LEAD_FASTEST`` after a verdict; ""
+        otherwise."""
+        if self.all_lose and (self.served or self.others):
+            return LEAD_NONE_GAINS
         return LEAD_SERVED if self.served else LEAD_FASTEST if self.verdict else ""
 
     @property
@@ -1581,7 +1592,18 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
     batch = _batch(best)
     at_batch = f" at batch {batch}" if batch is not None else ""
     verdict = batch_verdict(runs)  # where pairs disagree, both said first: not the fastest pair's alone (walk S)
-    lead = LEAD_SERVED if served else LEAD_FASTEST if verdict else ""
+    tol = speedup.TIE_TOLERANCE
+    all_lose = pair.speedup < 1 - tol and all(ratio < 1 - tol for _, _, ratio in _baseline_picks(runs).values())
+    paired = _other_pairs(runs, pair)
+    lead = (
+        LEAD_NONE_GAINS
+        if all_lose and (served or paired)
+        else LEAD_SERVED
+        if served
+        else LEAD_FASTEST
+        if verdict
+        else ""
+    )
     opening = f"{lead}, measured{at_batch}" if lead else f"Measured{at_batch}"
     sentence = (
         (f"{verdict} {opening}" if verdict else opening)
@@ -1596,7 +1618,6 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
         sentence += f" {other_base[:1].upper()}{other_base[1:]}."
     if split.note:
         sentence += f" {split.note}"
-    paired = _other_pairs(runs, pair)
     facts = LiveFacts(
         float(best.output_tokens_per_s),
         float(base.output_tokens_per_s),
@@ -1618,6 +1639,7 @@ def live_facts(runs: Sequence[Any], draft: str | None = None) -> LiveFacts | Non
         verdict,
         served,
         _steps_text(best),
+        all_lose,
     )
     return replace(facts, sentence=f"{sentence} {facts.others_clause}") if paired else facts
 
@@ -2706,6 +2728,12 @@ def answer(
     doubt = volume_doubt(published) if published is not None and ref_volume else ""
     if target is None and (caveat := passes_caveat(volume_read, ref_volume, gap, ref_floor, doubt)):
         sentence += f" {caveat}"
+    if target is None and live is not None and live.all_lose:  # walk AW: every pair lost, said below the headline only
+        which = "every speculative run measured" + (" with a comparable baseline" if live.unpaired else "")
+        sentence += (
+            f" Live speed: {which} was slower than its comparable baseline beyond run-to-run noise (the smallest "
+            f"loss: run #{live.run_id} against #{live.baseline_run_id}, {live.speedup:.2f}x)."
+        )
     return Answer(
         reference=reference,
         size=size,

@@ -3199,11 +3199,17 @@ def build(
                 max(spec_runs, key=lambda r: r.output_tokens_per_s or 0),
             )
             by_batch, batch_notes = _batch_models(inputs.runs, model, step_fn)
-            # Overview's pair is the fastest comparable pair; the fitted sweep holds it only when it measured two
-            # or more num_steps (walk S: a batch-16 pair, one run, beside a batch-1 sweep whose run was called it)
-            pair = speedup.best_pair(list(inputs.runs))
+            # Overview's pair is the one its live speed leads with (``overview.lead_pair``): walk AW called the
+            # fastest pair in tok/s, run #5, "Overview's pair" while Overview led with #8; the fitted sweep holds it
+            # only when it measured two or more num_steps (walk S: a batch-16 pair, one run, beside a batch-1 sweep)
+            from comparelib.analysis import overview
+
+            pair = overview.lead_pair(list(inputs.runs))
+            fastest_pair = speedup.best_pair(list(inputs.runs))
             if pair is not None and best.id == pair.spec.id:
                 why_served = "Overview's pair"
+            elif fastest_pair is not None and best.id == fastest_pair.spec.id:
+                why_served = "the fastest pair in tok/s"
             elif best.id == model.served_run_id:
                 sweep_batch = integer(run_param(best, "concurrency"))
                 why_served = "the fastest run of the fitted sweep" + (
@@ -3266,13 +3272,23 @@ def build(
             )
             pairs_at = batch_pairs(inputs.runs, model)
             losing = sorted(c for c, p in pairs_at.items() if p.loses)
+            # the engine named where the group paired runs of several (walk AW: SGLang's #3/#1 beside vLLM's #8/#7)
+            paired_engines = {
+                str(r.engine) for r in spec_runs if speedup.choose_baseline(list(inputs.runs), [r]) is not None
+            }
+            from comparelib.models.engines import engine_word
+
+            def engine_on(p: BatchPair) -> str:
+                return f" on {engine_word(str(p.spec.engine))}" if len(paired_engines) > 1 else ""
+
             for b in batches if losing else ():
                 here, first = pairs_at.get(b), pairs_at[losing[0]]
                 if here is not None and here.loses:
-                    lost[b] = f"speculation lost at batch {b} {here.lost_words}"
+                    lost[b] = f"speculation lost at batch {b}{engine_on(here)} {here.lost_words}"
                 elif here is None and b > first.batch:
                     lost[b] = (
-                        f"speculation lost at batch {first.batch} {first.lost_words}, and batch {b} was not measured"
+                        f"speculation lost at batch {first.batch}{engine_on(first)} {first.lost_words}, and batch "
+                        f"{b} was not measured"
                     )
             tok_batches = tuple(
                 sorted({*batches, *(c for c in by_batch if not (c in pairs_at and pairs_at[c].loses))})
