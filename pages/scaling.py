@@ -727,6 +727,8 @@ def _cost_tab() -> None:
             served_name = first if served_in else draft.short
             order = [first] + [d for d in drafts if d != first] if served_in else list(drafts)
             estimate = bool(record.get("estimate"))
+            if served_in and (widths := draftcost.other_widths(record, drafts.index(first))):
+                st.caption(widths)
             cols = st.columns(len(order))
             candidates = []
             for col, name in zip(cols, order, strict=False):
@@ -783,7 +785,9 @@ def _cost_tab() -> None:
                 st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
             elif not missing_dc:
                 for name in order:
-                    opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name])
+                    # the runs measured the first draft only where it is in the figures (``served_in``)
+                    ran = served_in and name == first
+                    opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name], its_runs=ran)
                     caveat = draftcost.best_caveat(table, first) if name == first and served_in else None
                     st.markdown(f"**{name}**: {opt.sentence}" + (f" {caveat}" if caveat else ""))
             _fold_sc_dc_figures_open = st.expander(

@@ -951,6 +951,7 @@ def floor_record(
                 },
                 "peak_gbs": peak,
                 "results": rows,
+                "shape": {"hidden": shape.hidden},
             }
         )
     return {"device_name": device_name, "dtype": dtype, "context": context, "estimate": True, "drafts": drafts}
@@ -987,6 +988,35 @@ def served_index(record: Mapping[str, Any], source: str | None, name: str | None
         if name and d.get("draft") == name:
             return i
     return None
+
+
+def other_widths(record: Mapping[str, Any], own: int | None) -> str | None:
+    """The figures' drafts of another hidden size than the served one's, said: drafts for another target, whose step
+    costs show what a draft of that size costs, not a draft to serve on yours (walk AX: two Kimi-K2 drafts set beside a
+    Llama-3.1-8B draft unremarked). None where all share its width, or it has no figure here."""
+    drafts = list(record.get("drafts") or [])
+    if own is None or not 0 <= own < len(drafts):
+        return None
+
+    def hidden(d: Mapping[str, Any]) -> int | None:
+        h = (d.get("shape") or {}).get("hidden")
+        return int(h) if h else None
+
+    mine = hidden(drafts[own])
+    if mine is None:
+        return None
+    others = [(str(d.get("draft")), hidden(d)) for i, d in enumerate(drafts) if i != own]
+    wide = [(n, h) for n, h in others if h is not None and h != mine]
+    if not wide:
+        return None
+    names = " and ".join(n for n, _ in wide) if len(wide) <= 2 else ", ".join(n for n, _ in wide)
+    widths = ", ".join(sorted({f"{h:,}" for _, h in wide}))
+    verb = "is a draft" if len(wide) == 1 else "are drafts"
+    return (
+        f"{names} {verb} of hidden size {widths} against {mine:,} in {drafts[own].get('draft')}: drafts for another "
+        "target. Their columns show what a draft of that size would cost a step on your sweep, not drafts you can "
+        "serve on your target."
+    )
 
 
 def figures_frame(record: Mapping[str, Any]) -> Any:

@@ -786,12 +786,21 @@ def losing_words(model: SpeedupModel) -> str:
     )
 
 
-def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFrame | None = None) -> Optimum:
+def optimum(
+    model: SpeedupModel,
+    steps: Iterable[int] = STEPS,
+    frame: pd.DataFrame | None = None,
+    *,
+    its_runs: bool = True,
+) -> Optimum:
     """The num_steps to name (``pick_steps``: the smallest within noise of the fastest), and which tie with it.
 
     Picked on ``pick_tok_s``: the measured tok/s at a num_steps the sweep measured, the prediction elsewhere; the
     sentence says which the best is ("measured in run #15" or "Predicted best"), and where the model misses a
-    measurement by more than ``MODEL_GAP_TOLERANCE`` (``model_gaps``)."""
+    measurement by more than ``MODEL_GAP_TOLERANCE`` (``model_gaps``). ``its_runs`` False: ``frame`` predicts
+    another draft than the one the model's runs measured (the Draft cost tab's other columns), so nothing is said
+    of those runs against it (walk AX: a Kimi-K2 draft's slower prediction read as "the model underestimates this
+    group", from the user's Llama draft's run)."""
     df = predict_frame(model, steps) if frame is None else frame
     col = "pick_tok_s" if "pick_tok_s" in df.columns else "tok_s"
     by_k = {int(k): float(v) for k, v in zip(df["num_steps"], df[col], strict=False)}
@@ -971,15 +980,16 @@ def optimum(model: SpeedupModel, steps: Iterable[int] = STEPS, frame: pd.DataFra
             "at any num_steps here."
         )
         slower = sorted((p for p in model.measured if p.tok_s < model.baseline_tok_s), key=lambda p: p.num_steps)
-        if slower and len(slower) == len(model.measured) and not lost:  # ``lost``: said first
+        if its_runs and slower and len(slower) == len(model.measured) and not lost:  # ``lost``: said first
             parts.append(
                 "Every measured num_steps was slower than the baseline ("
                 + ", ".join(f"{p.num_steps}: {p.tok_s / model.baseline_tok_s:.2f}x" for p in slower)
                 + ")."
             )
-    parts += [_sentence_of(n) for n in falling_measurements(model.measured)]
+    if its_runs:
+        parts += [_sentence_of(n) for n in falling_measurements(model.measured)]
     # a run faster than every prediction by more than run-to-run noise: 636.2 against 625.2 tok/s (1.7%) warned
-    faster = [p for p in model.measured if p.tok_s > top_model * (1 + TIE_TOLERANCE)]
+    faster = [p for p in model.measured if p.tok_s > top_model * (1 + TIE_TOLERANCE)] if its_runs else []
     if faster:
         fastest = max(faster, key=lambda p: p.tok_s)
         parts.append(
