@@ -2613,7 +2613,7 @@ def _own_target_against(fit: Any, use: pd.DataFrame, target: str | None) -> str:
             continue
         trend = fit.al(float(n)).value
         if trend is not None and trend - al > 0.05:
-            said.append(f"{row['draft']} measured {al:.2f} at {human(n)} samples, where this fit gives {trend:.2f}")
+            said.append(f"{row['draft']} published {al:.2f} at {human(n)} samples, where this fit gives {trend:.2f}")
     if not said:
         return ""
     return (
