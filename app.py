@@ -808,7 +808,10 @@ def _known(value: Any, choices: Sequence[Any]) -> Any:
 def _volume_lines(draft: OwnDraft, volume_rows: list[dict[str, Any]]) -> bool:
     """The sidebar's lines on the volume every page uses, and a typed number an attached audit overrides; True
     when "use the typed number" was clicked."""
-    if draft.volume or draft.samples:
+    # a published draft pasted as yours uses its published figure: said too (walk AY: Overview used the registry's
+    # 1.4M while the sidebar said nothing)
+    published = draft.published is not None and bool(draft.published.train_samples)
+    if draft.volume or draft.samples or published:
         st.caption(f"Training data in use: {draft.volume_text(volume_rows)}.")
     if draft.volume_of_another and draft.volume_row(volume_rows) is not None:
         st.warning(
