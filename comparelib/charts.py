@@ -1142,6 +1142,9 @@ def params_chart(components: pd.DataFrame, order: Sequence[str], leave_out: Sequ
     if leave_out:
         components = components[~components["draft"].isin(list(leave_out))]
     scale = component_scale(order, [str(c) for c in components["component"]])
+    # segments stacked in the legend's order (walk AY: alphabetical, attention first, beside a legend from embedding)
+    rank = {c: i for i, c in enumerate(scale.domain)}
+    components = components.assign(stack=[rank.get(str(c), len(rank)) for c in components["component"]])
     trained = alt.Scale(domain=list(TRAINED), range=list(TRAINED_OPACITY))
     legend = alt.Legend(  # one legend for both channels, in the neutral grey seen on both themes
         symbolFillColor=NEUTRAL, symbolStrokeColor=NEUTRAL, symbolType="square", symbolSize=200, symbolStrokeWidth=2
@@ -1163,7 +1166,7 @@ def params_chart(components: pd.DataFrame, order: Sequence[str], leave_out: Sequ
                 legend=legend,
             ),
             tooltip=["draft", "component", alt.Tooltip("params:Q", format=","), "trainable"],
-            order=alt.Order("component:N"),
+            order=alt.Order("stack:Q"),
         )
         # tall enough for both legends (up to 7 components, then trained?: Streamlit spaces entries ~30 px apart)
         .properties(height=max(340, 28 * components["draft"].nunique()))

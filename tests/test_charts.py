@@ -210,6 +210,29 @@ def test_domain_and_params_charts_keep_their_order() -> None:
     assert spec["height"] >= 300  # both legends fit, even for one draft
 
 
+def test_params_chart_stacks_its_segments_in_the_legends_order() -> None:
+    """Walk AY: the stacks read attention, embedding, fc, lm_head, mlp, norm (alphabetical) beside a legend in the
+    page's order (embedding, fc, attention, ...)."""
+    order = ["embedding", "fc", "attention", "mlp", "norm", "lm_head"]
+    frame = pd.DataFrame(
+        {
+            "draft": ["a"] * 6,
+            "component": sorted(order),
+            "params": [1, 2, 3, 4, 5, 6],
+            "trainable": ["trainable"] * 6,
+        }
+    )
+    spec = charts.params_chart(frame, order).to_dict()
+    assert spec["encoding"]["order"] == {"field": "stack", "type": "quantitative"}, spec["encoding"]["order"]
+    rows = next(iter(spec["datasets"].values()))
+    assert (
+        sorted(rows, key=lambda r: r["stack"])
+        and [r["component"] for r in sorted(rows, key=lambda r: r["stack"])]
+        == spec["encoding"]["color"]["scale"]["domain"]
+        == order
+    )
+
+
 def test_plan_charts_band_target_and_symlog_cost() -> None:
     band = pd.DataFrame(
         {"samples": [1e4, 1e5, 1e6], "al": [2.0, 2.6, 3.1], "low": [1.8, 2.4, 2.8], "high": [2.2, 2.8, 3.3]}
