@@ -489,7 +489,8 @@ def volume_gap(
     from comparelib.analysis import verdicts
 
     try:
-        verdict = verdicts.gap_verdict(own, reference, points=points)
+        # at your run's setting, as the Acceptance line reads the reference (walk AX: a dynamic-tree 6.23 against 1.72)
+        verdict = verdicts.gap_verdict(own, reference, points=points, own_setting=answer.own_setting)
     except CompareError as exc:
         return Said("error", str(exc))
     text = verdict.sentence

@@ -629,11 +629,32 @@ def _reference_rows(pts: pd.DataFrame, reference: str, benchmark: str) -> pd.Dat
     return pts[(pts["draft"] == reference) & (pts["benchmark"] == benchmark) & pts["usable"].astype(bool)]
 
 
-def choose_setting(pts: pd.DataFrame, reference: str, benchmark: str) -> str | None:
-    """The reference's setting on ``benchmark`` with the most distinct volumes across drafts (best-fitted)."""
+def _chain_of(key: str | None) -> str | None:
+    """ "steps=3,topk=1,draft=4,bs=1,sglang" as "(3,1,4)", as the points' ``chain``; None without num_steps."""
+    parts = dict(p.strip().partition("=")[::2] for p in (key or "").split(",") if "=" in p)
+    if "steps" not in parts:
+        return None
+    return "(" + ",".join(parts.get(k, "?") for k in ("steps", "topk", "draft")) + ")"
+
+
+def choose_setting(pts: pd.DataFrame, reference: str, benchmark: str, own_setting: str | None = None) -> str | None:
+    """The reference's setting on ``benchmark`` the comparison reads: ``own_setting`` (your run's) where it publishes
+    there, else one at your chain, else one at any stated chain before a tree or unstated one (walk AX: a tie picked
+    the EAGLE-3 paper's dynamic-tree GSM8K 6.23 while the Acceptance line read the chain's 1.72); within that, the
+    one with the most distinct volumes across drafts (best-fitted)."""
     rows = _reference_rows(pts, reference, benchmark)
     if rows.empty:
         return None
+    keyed = rows[rows["setting_key"].notna()]
+    mine = _chain_of(own_setting)
+    for tier in (
+        keyed[keyed["setting_key"] == own_setting],
+        keyed[keyed["chain"] == mine] if mine else keyed.iloc[0:0],
+        keyed[keyed["chain"].notna()],
+    ):
+        if not tier.empty:
+            rows = tier
+            break
     best, best_n = None, -1
     for key in rows["setting_key"].dropna().unique():
         same = pts[(pts["benchmark"] == benchmark) & (pts["setting_key"] == key) & pts["usable"].astype(bool)]
@@ -730,12 +751,13 @@ def gap_verdict(
     fallback_setting: str | None = None,
     points: pd.DataFrame | None = None,
     x: Axis = "samples",
+    own_setting: str | None = None,
 ) -> GapVerdict:
     """Compare ``own_volume`` with ``reference``'s volume, and predict acceptance at ``own_volume``.
 
     Every fit is made at one setting key: ``setting_key``, else the reference's own on ``benchmark``
-    (``choose_setting``), else, when it has no fittable figure at a stated setting there (``_why_not_its_setting``
-    says which), ``fallback_setting`` (the page's)
+    (``choose_setting``: at ``own_setting``, your run's, or its chain first), else, when it has no fittable figure
+    at a stated setting there (``_why_not_its_setting`` says which), ``fallback_setting`` (the page's)
     or the best-fitted setting, said so. Settings are never pooled: acceptance at 7 steps is not acceptance
     at 3, and a line through both predicted more than the 3-step ceiling.
     The fit is first tried on drafts of the reference's own model family at that setting key;
@@ -762,7 +784,7 @@ def gap_verdict(
         family = str(ref_rows["family"].iloc[0])
     setting_note = ""
     if setting_key is None:
-        setting_key = choose_setting(pts, reference, bench)
+        setting_key = choose_setting(pts, reference, bench, own_setting)
     if setting_key is None:
         setting_key = fallback_setting or _best_setting(pts, bench, x)
         if setting_key:
