@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     entries = comparison.share_targets(entries)
     store = Store(args.db)
     store.ensure_examples()
-    volumes = comparison.volumes_by_draft(store.data_volumes())
+    volumes = comparison.volumes_by_label(entries, comparison.volumes_by_draft(store.data_volumes()))
     sys.stdout.write(export.render(comparison.table(entries, volumes), args.format, table=tables.DRAFT_PARAMS))
     notes = [comparison.role_note(e) for e in entries]
     # a target the model card named (or could not give): said, as the page's caption under its target field

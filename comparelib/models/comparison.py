@@ -1154,6 +1154,22 @@ def volumes_by_draft(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, A
     return out
 
 
+def volumes_by_label(
+    entries: Sequence[Entry], volumes: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Mapping[str, Any]]:
+    """``volumes`` (by the draft name an audit was attached under) keyed also by each entry's label: a Hub draft's
+    label names its commit ("acme/d@8f13534") where the page attaches under its repo id (walk AX: the CLI's
+    ``compare`` left the attached 20,000 samples out where the page's export gave them)."""
+    from comparelib.models.draft import OwnDraft
+
+    out = dict(volumes)
+    for e in entries:
+        name = OwnDraft(source=e.source).name if e.source else ""
+        if e.label not in out and name in volumes:
+            out[e.label] = volumes[name]
+    return out
+
+
 def _attached_text(row: Mapping[str, Any]) -> str:
     """One attached volume as a line: figures, kind and source, who and when."""
     parts = [f"{row['samples']:,} samples" if isinstance(row.get("samples"), int) else "? samples"]
