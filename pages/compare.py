@@ -535,7 +535,7 @@ for e in _drafts:
         st.info(f"**{e.label}**: no verdict on whether each engine serves it: {_why}.")
         continue
     _advice = engine_model.advice(**e.serving_args)
-    _ok = all(not engine_model.change_for(v, _advice) for v in e.serving)
+    _ok = all(engine_model.serves_trained(v, _advice) for v in e.serving)  # not where sameness is unknown
     _said = engine_model.headline(e.serving, _advice, engine=_engine_of[e.label])
     # the engine you serve with serves it, another does not: information, as the lint's headline says it
     _yours_serve = _engine_of[e.label] is not None and _said.startswith("Serves the trained blocks")

@@ -2179,13 +2179,40 @@ def headline(verdicts: Sequence[Verdict], adv: Advice, engine: tuple[str, str] |
                 return f"For {engine[0]} ({engine[1]}): {_todo_words(_ordered(mine_todo), adv)}" + (
                     f"; {len(rest)} other row(s) to act on below" if rest else ""
                 )
-            lead = f"Serves the trained blocks on {', '.join(v.label for v in mine)} ({engine[1]})"
+            lead = _lead(mine, adv, f" ({engine[1]})", why=not rest)
             return lead + (f"; other rows: {_todo_words(_ordered(rest), adv)}" if rest else ".")
     serves = [v for v in current if not change_for(v, adv)]
     todo = [v for v in verdicts if change_for(v, adv)]
     if serves and todo and any(v in todo for v in current):  # the newest of one engine serves, another's does not
-        return f"Serves the trained blocks on {', '.join(v.label for v in serves)}; {_todo_words(_ordered(todo), adv)}"
+        return f"{_lead(serves, adv)}; {_todo_words(_ordered(todo), adv)}"
     return said
+
+
+def serves_trained(v: Verdict, adv: Advice) -> bool:
+    """Whether this row starts and feeds the draft the blocks it was trained on: no change to make, and the
+    sameness known. A row that starts with the trained boundaries unknown (``same_as_trained`` None) has no change
+    to make but is not said to serve them (walk AY: "Serves the trained blocks on vLLM 0.34.0" for a draft whose
+    rows said "same as trained: unknown")."""
+    return not change_for(v, adv) and v.same_as_trained is True
+
+
+def _lead(rows: Sequence[Verdict], adv: Advice, how: str = "", why: bool = False) -> str:
+    """What rows with no change to make do: "Serves the trained blocks on ..." for those known to, and for those
+    whose sameness is unknown the blocks they feed and that it is unknown (``why``: with the reason, when no row
+    to act on follows to say it)."""
+    known = [v for v in rows if v.same_as_trained is True]
+    unknown = [v for v in rows if v.same_as_trained is not True]
+    said = [f"Serves the trained blocks on {', '.join(v.label for v in known)}{how}"] if known else []
+    if unknown:
+        first = "" if known or not how.startswith(" (") else how  # "(the engine chosen above)" after the first
+        feeds = ", ".join(
+            f"{v.label}{'' if i else first} starts and feeds the draft {describe(v.captured) or 'nothing known'}"
+            f" (ids from {v.ids_from or 'none'})"
+            for i, v in enumerate(unknown)
+        )
+        reason = ": " + "; ".join(adv.why) if why and adv.why else ""
+        said.append(f"{feeds}; whether these are the blocks it was trained on is unknown{reason}")
+    return "; ".join(said)
 
 
 def _ordered(todo: Sequence[Verdict]) -> list[Verdict]:
@@ -2224,17 +2251,13 @@ def _headline(verdicts: Sequence[Verdict], adv: Advice) -> str:
     todo = [v for v in verdicts if change_for(v, adv)]
     todo.sort(key=lambda v: (v.status == "unsupported", order.get((v.engine, v.version), 9), v.runner != "v2"))
     if not todo:
-        return "Serves the trained blocks on " + ", ".join(v.label for v in verdicts) + "."
+        return _lead(verdicts, adv, why=True) + "."
     # walk AI: an old version's row (SGLang 0.5.1 cannot serve Qwen3-Next) led though the newest versions of every
     # engine serve the trained blocks: their verdict leads, the older rows after
     newest = {e: ver for e, ver, _ in reversed(ENGINE_ROWS)}  # each engine's first row is its newest version
     current = [v for v in verdicts if newest.get(v.engine) == v.version]
     if current and not any(v in todo for v in current):
-        return (
-            "Serves the trained blocks on "
-            + ", ".join(v.label for v in current)
-            + f", the newest versions here; older: {_todo_words(todo, adv)}"
-        )
+        return _lead(current, adv, ", the newest versions here") + f"; older: {_todo_words(todo, adv)}"
     return _todo_words(todo, adv)
 
 
