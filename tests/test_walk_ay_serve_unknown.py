@@ -95,3 +95,13 @@ def test_compare_page_does_not_show_unknown_sameness_as_served(tmp_path: Path) -
         w.value for w in at.warning
     ]
     assert not [s.value for s in at.success if "Serves the trained blocks" in s.value and "kimi" in s.value]
+
+
+def test_lint_does_not_say_the_unknown_trained_blocks_match(tmp_path: Path) -> None:
+    """With the engine given as vLLM 0.34.0 the lint said "Nothing to act on ... the wiring matches" and "uses its
+    default ... = [2, 30, 58], which happens to be what the draft was trained on" for the same draft."""
+    e = comparison.load_entry(_draft(tmp_path, [0, 0, 0]), target=KIMI, serving="vLLM 0.34.0")
+    said = comparison.lint_headline(e, engine=("vLLM", "the engine given with --engine"))
+    assert not said.startswith("Nothing to act on"), said
+    assert "whether these are the blocks it was trained on is unknown" in said, said
+    assert not [f.message for f in e.findings if "happens to be what the draft was trained on" in f.message]

@@ -410,7 +410,18 @@ def _serving_findings(
                     engines=(v.engine,),
                 )
             )
-    good = [v for v in verdicts if v.status == "ok" and v.same_as_trained is not False]
+        elif v.status == "ok" and v.same_as_trained is None:  # walk AY: not "matches" where the trained are unknown
+            out.append(
+                Finding(
+                    "warning",
+                    "aux-unknown",
+                    f"{v.label} starts and feeds the draft {engine_model.describe(v.captured)} (ids from "
+                    f"{v.ids_from or 'none'}); whether these are the blocks it was trained on is unknown"
+                    + (f": {'; '.join(adv.why)}." if adv.why else "."),
+                    engines=(v.engine,),
+                )
+            )
+    good = [v for v in verdicts if v.status == "ok" and v.same_as_trained is True]
     if good and not [f for f in out if f.severity == "error" or f.code == "aux-convention"]:
         parts = []
         for v in good:
