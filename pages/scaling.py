@@ -784,10 +784,9 @@ def _cost_tab() -> None:
             if missing_dc and not speedup.unphysical(model_dc):  # the sweep's rule: no "best" from a guess
                 st.info("No best num_steps per draft yet: " + "; ".join(missing_dc))
             elif not missing_dc:
-                for name in order:
+                for name, cand in zip(order, candidates, strict=True):
                     # the runs measured the first draft only where it is in the figures (``served_in``)
-                    ran = served_in and name == first
-                    opt = speedup.optimum(model_dc, frame=side[side["scenario"] == name], its_runs=ran)
+                    opt = draftcost.best(model_dc, side, cand, served=served_in and name == first)
                     caveat = draftcost.best_caveat(table, first) if name == first and served_in else None
                     st.markdown(f"**{name}**: {opt.sentence}" + (f" {caveat}" if caveat else ""))
             _fold_sc_dc_figures_open = st.expander(

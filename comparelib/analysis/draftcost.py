@@ -1485,6 +1485,26 @@ def gap_reason(model: Any, first: Candidate, *, estimate: bool, served: bool = T
     )
 
 
+def best(model: Any, side: Any, candidate: Candidate, *, served: bool) -> Any:
+    """The best num_steps for one draft of the table (``speedup.optimum``). The draft the sweep measured (``served``,
+    no acceptance typed for it) is picked as the Live results tab picks it: on the measured tok/s at each num_steps
+    the sweep measured, the prediction elsewhere; its column is the fit's own, so the two agree (walk BA: the tab named
+    num_steps=3 on the fit's 1126.8 tok/s where run #7 measured 3 at 1103.5 and run #8 measured 4 at 1140.3, 3.2%
+    faster). Every other draft, or one with an acceptance typed, is a prediction, and nothing is said of the runs
+    against it (``its_runs``: they did not measure it)."""
+    from comparelib.analysis import speedup
+
+    frame = side[side["scenario"] == candidate.label]
+    if not (served and candidate.typed is None):
+        return speedup.optimum(model, frame=frame, its_runs=False)
+    ks = [int(k) for k in frame["num_steps"]]
+    measured = speedup.predict_frame(model, ks)[["num_steps", "pick_tok_s", "tok_s_source", "measured_runs"]]
+    merged = frame.merge(measured, on="num_steps", how="left")
+    predicted = merged["tok_s_source"] != "measured"  # elsewhere the table's own prediction, as shown
+    merged.loc[predicted, "pick_tok_s"] = merged.loc[predicted, "tok_s"]
+    return speedup.optimum(model, frame=merged)
+
+
 def best_caveat(table: Any, first: str, tolerance: float = 0.10) -> str | None:
     """For the first draft's predicted best: where its predictions miss its own runs, the measured best beside it."""
     gaps = _gaps(table, first, tolerance)
