@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import streamlit as st
 
@@ -391,6 +391,17 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
             else None
         )
 
+
+def _overview_reads(pick: Any, overview_pick: Any) -> str:
+    """Whether Overview reads the same run as your acceptance, said (it reads the reference's settings only)."""
+    if overview_pick is None or overview_pick.run.id == pick.run.id:
+        return "the run Overview reads too."
+    return (
+        f"at this page's setting; Overview reads run #{overview_pick.run.id} ({overview_pick.value:.2f}, "
+        f"{overview_pick.why}): the reference, {reference}, publishes no acceptance setting."
+    )
+
+
 # --- fit and sentences ---------------------------------------------------------------------------
 try:
     group_runs = store.runs(group=group) if group else []
@@ -402,12 +413,22 @@ try:
     # your acceptance is one run, chosen as Overview chooses it (overview.own_acceptance at the reference's published
     # settings, not the fit's: the fit's bs=8 setting named a batch-1 run "batch 1 (published: 8)" while Overview
     # said "at the published setting ...bs=1"): the answer reads it alone
+    _ref_settings = overview.reference_settings(reference)
     own_pick = overview.own_acceptance(
         list(group_split.kept),
-        overview.reference_settings(reference),
+        _ref_settings,
         draft=draft.match_name,
         engine=overview.reference_engine(reference),  # the engine it publishes on, where its figure states none
     )
+    overview_pick = own_pick  # the run Overview reads
+    if not _ref_settings and (setting_key or aim_setting):
+        # a reference that publishes no acceptance: the page sets your run against the target at the fit's setting,
+        # so your acceptance is read there (walk BA: run #8's 2.98 at 4 steps beside a 2.64 target at 3 steps, where
+        # run #7 measured 2.61 at 3)
+        own_pick = (
+            overview.own_acceptance(list(group_split.kept), [str(aim_setting or setting_key)], draft=draft.match_name)
+            or own_pick
+        )
     lead_pts = (
         own_pts[own_pts["source"].astype(str).str.startswith(f"store run {own_pick.run.id} ")]
         if own_pick is not None
@@ -459,8 +480,8 @@ if fit is not None:
         )
     if own_pick is not None:
         read_from.append(
-            f"Your acceptance: {own_pick.value:.2f}, run #{own_pick.run.id} ({own_pick.why}), the run Overview "
-            "reads too."
+            f"Your acceptance: {own_pick.value:.2f}, run #{own_pick.run.id} ({own_pick.why}), "
+            + _overview_reads(own_pick, overview_pick)
         )
 elif setting_key is not None:
     # the reference's own setting may be too thin to fit (lmsys's Llama-3.1-8B draft publishes GSM8K at bs=1, where
@@ -484,8 +505,8 @@ elif setting_key is not None:
     )
     if own_pick is not None:
         read_from.append(
-            f"Your acceptance: {own_pick.value:.2f}, run #{own_pick.run.id} ({own_pick.why}), the run Overview "
-            "reads too."
+            f"Your acceptance: {own_pick.value:.2f}, run #{own_pick.run.id} ({own_pick.why}), "
+            + _overview_reads(own_pick, overview_pick)
         )
 else:
     st.warning(f"No published draft with known training {x} reports {verdicts.bench_label(bench)}.")
