@@ -855,7 +855,10 @@ def own_draft() -> OwnDraft:
             problem = f"The link's draft is not usable: {exc}"
     set_own_draft(draft)
 
-    here = (st.session_state.get(PAGE_STATE, ""), draft)
+    # keyed by what the sidebar's widgets show: the target, set on Compare drafts after the sidebar is drawn, is not
+    # one of them (walk AZ: "Use ... as the target" changed it, and the next "Use this draft" found the draft changed,
+    # refilled the field over the draft just typed, and kept the target as the draft)
+    here = (st.session_state.get(PAGE_STATE, ""), draft.with_(target=None))
     # the widgets show the current draft after a link, a reset, another page's change, or a page switch
     # (each page has its own widgets); values typed but not yet sent stay
     if st.session_state.get("_token_shown") != here[0]:
