@@ -426,7 +426,7 @@ PLAN = Table(
         Column("per_gpu_hour", "float", label="gain per GPU-h", decimals=3, width=116, help="empty: free"),
         Column("al", "float", label="AL", decimals=2, width="small", help="acceptance length at the plan's steps"),
         Column("samples_needed", "int", label="samples needed", width=124),
-        Column("gpu_hours", "float", label="GPU-hours", decimals=0, width=96),
+        Column("gpu_hours", "float", label="GPU-hours", decimals=1, width=96),  # 0.4 h is not "0" (walk BA)
         Column("storage_tb", "float", label="offline storage", decimals=1, unit="TB", width=128),
         Column("tok_s_bs1", "float", label="tok/s bs1", decimals=1, width=84),
         Column("tok_s_bs8", "float", label="tok/s bs8", decimals=1, width=84),

@@ -463,3 +463,20 @@ def test_cli_says_which_gains_are_within_noise(tmp_path: Path) -> None:
     ns = r.stdout.split("[num-steps]")[1].split("\nsources:")[0]
     assert "gain at bs1: +0.0 tok/s (within run-to-run noise" in ns and ": no gain)" in ns, ns
     assert "batch 1: 2" in ns and "The served num_steps is the best or ties it within 2%" in ns, ns
+
+
+@pytest.mark.parametrize(
+    ("band", "said"),
+    [
+        # walk BA: hidden states of 120K samples through a 30B MoE, 0.4 GPU-hours, read "generation 0" (free)
+        (plan.Band(0.4, 0.4, 0.4), "0.4"),
+        (plan.Band(1.2, 0.5, 3.0), "1.2 (0.5..3.0)"),
+        (plan.Band(2.0, 1.0, None), "2.0 (1.0..unbounded)"),
+        (plan.Band(0.0, 0.0, 0.0), "0.0"),  # a free row (serving changes): zero, said as such
+        (plan.Band(51.0, 3.0, None), "51 (3..unbounded)"),  # from 10 hours on, whole hours
+        (plan.Band(8.0, 4.0, 12.0), "8 (4..12)"),  # one format across a band that reaches 10
+        (plan.Band(None, None, None), "not known"),
+    ],
+)
+def test_gpu_hours_keep_a_decimal_below_ten(band: plan.Band, said: str) -> None:
+    assert band.hours() == said

@@ -390,6 +390,12 @@ class Band:
             return f"{value}{unit}"
         return f"{value}{unit} ({low}..{high})"
 
+    def hours(self) -> str:
+        """GPU-hours as ``text`` says them, with one decimal below 10 hours: "0" read as free (walk BA: "GPU-hours 1
+        (generation 0, training 1)" for hidden states of 120K samples through a 30B MoE)."""
+        small = self.value is not None and max(v for v in (self.value, self.low, self.high) if v is not None) < 10
+        return self.text(",.1f" if small else ",.0f")
+
     def words(self, unit: str = "", missing: str = "not known") -> str:
         """A count a fit predicts, said as the pages say one: "about 2.8M samples (1.1M..unbounded)" (``human``'s
         two significant digits), never to the sample (walk AF: "2,758,641 samples" from a fit whose band spanned

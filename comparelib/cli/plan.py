@@ -299,12 +299,12 @@ def run(args: argparse.Namespace) -> int:
         tot = o.total
         if tot.value:
             w(
-                f"   GPU-hours {tot.text(',.0f')} (generation {o.generation.text(',.0f')}, "
-                f"training {o.training.text(',.0f')}); offline storage {o.storage.text(',.1f', ' TB')}\n"
+                f"   GPU-hours {tot.hours()} (generation {o.generation.hours()}, "
+                f"training {o.training.hours()}); offline storage {o.storage.text(',.1f', ' TB')}\n"
             )
         elif tot.value is None and o.training.value:  # no target count: generation is not costed
             w(
-                f"   GPU-hours: training {o.training.text(',.0f')}, hidden-state generation not costed; "
+                f"   GPU-hours: training {o.training.hours()}, hidden-state generation not costed; "
                 f"offline storage {o.storage.text(',.1f', ' TB')}\n"
             )
         if o.tok_s:
