@@ -551,6 +551,12 @@ if _verdicts:
     _labels = [_named[id(e)] + (" (your draft)" if e.source == draft.source else "") for e, _, _ in _verdicts]
     _first = next((i for i, (_, _, ok) in enumerate(_verdicts) if not ok), len(_verdicts) - 1)
     _mine = next((i for i, (e, _, _) in enumerate(_verdicts) if e.source == draft.source), None)
+    # your draft, once it has rows (walk AZ: a private draft read only after the token was typed left the pick on a
+    # published draft); a pick made while yours is listed holds
+    _mine_label = _labels[_mine] if _mine is not None else None
+    if _mine_label is not None and st.session_state.get("_compare_serve_mine") != _mine_label:
+        st.session_state["compare_serve_detail"] = _mine_label
+    st.session_state["_compare_serve_mine"] = _mine_label
     _picked = st.selectbox(
         "Engine rows and the config that serves: of draft",
         _labels,
