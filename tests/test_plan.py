@@ -480,3 +480,19 @@ def test_cli_says_which_gains_are_within_noise(tmp_path: Path) -> None:
 )
 def test_gpu_hours_keep_a_decimal_below_ten(band: plan.Band, said: str) -> None:
     assert band.hours() == said
+
+
+def test_a_single_runs_unsplit_cycle_states_no_draft_step() -> None:
+    """Walk BC: one (3,1,4) run at 100 tok/s, acceptance 1.60, no verify time: the plan's sources said "draft step
+    0.000 ms (calibrated at concurrency 1)", a placeholder read as a figure."""
+    from comparelib.analysis import speedup
+
+    model = speedup.fit_sweep([speedup.SweepPoint(3, 100.0, 1.6, run_id=2)], concurrency=1, baseline_tok_s=51.0)
+    assert speedup.cycle_held(model)
+    _, said = plan.step_function(model, None)
+    assert "0.000 ms" not in said, said
+    # 1.6 tokens a cycle at 100 tok/s: a 16 ms cycle
+    assert said == (
+        "draft step not known: one num_steps was measured at concurrency 1, and its 16.00 ms cycle is not split into "
+        "verification and drafting"
+    ), said

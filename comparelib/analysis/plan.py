@@ -1717,7 +1717,15 @@ def _sentence(text: str) -> str:
 
 def step_function(model: speedup.SpeedupModel, record: Mapping[str, Any] | None) -> tuple[Callable[[int], float], str]:
     """Drafting cost per step at each batch: the model's (at its concurrency) moved by what the recorded
-    draft-cost figures measured between that batch and the model's concurrency; flat without figures."""
+    draft-cost figures measured between that batch and the model's concurrency; flat without figures. A single
+    run's cycle that is not split (``speedup.cycle_held``) has no step cost to state: "0.000 ms" read as measured
+    (walk BC)."""
+    if speedup.cycle_held(model):
+        cycle = model.t_verify_ms  # the whole cycle: held as verification
+        return (lambda _b: model.t_draft_ms), (
+            f"draft step not known: one num_steps was measured at concurrency {model.concurrency}, and its "
+            f"{cycle:.2f} ms cycle is not split into verification and drafting"
+        )
     if record is None:
         return (lambda _b: model.t_draft_ms), (
             f"draft step {model.t_draft_ms:.3f} ms ({model.method} at concurrency {model.concurrency}), "
