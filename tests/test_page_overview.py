@@ -455,7 +455,9 @@ LLAMA_REF = "lmsys/SGLang-EAGLE3-Llama-3.1-8B-Instruct-SpecForge"  # 1.4M sample
         ),
         # no other draft for Qwen3-32B to compare: the nearest of its family, not the Kimi-K2 draft
         ("acme/x", "Qwen/Qwen3-32B", "lmsys/SGLang-EAGLE3-Qwen3-30B-A3B-Instruct-2507-SpecForge-Nex", "same family"),
-        ("acme/x", "acme/private-70b", REF, "No other published draft for acme/private-70b"),
+        # none known for it at all: not "no other" (walk BB, GLM-4.5-Air)
+        ("acme/x", "acme/private-70b", REF, "No published draft for acme/private-70b is known here"),
+        ("acme/x", "zai-org/GLM-4.5-Air", REF, "No published draft for zai-org/GLM-4.5-Air is known here"),
     ],
 )
 def test_the_default_reference_is_a_draft_for_your_target(

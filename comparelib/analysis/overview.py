@@ -215,10 +215,17 @@ def default_reference(
         near = nearest_in_family(own_target, own_repo)
         if near is not None:
             return near
-        why = (
-            f"No other published draft for {own_target} states a config, its training volume or an acceptance "
-            "length here, so the default reference is shown."
-        )
+        # "other" only where one is known (walk BB: "No other published draft for zai-org/GLM-4.5-Air" where the
+        # registry holds none for it at all)
+        known = [d for d in drafts if d.hub_id.lower() != wanted and same_target(d.target_model, own_target)]
+        if any(d.hub_id.lower() != own for d in known):
+            why = (
+                f"No other published draft for {own_target} states a config, its training volume or an acceptance "
+                "length here, so the default reference is shown."
+            )
+        else:
+            other = "other " if known else ""
+            why = f"No {other}published draft for {own_target} is known here, so the default reference is shown."
         return Reference(fallback, why)
     order = {d.hub_id: i for i, d in enumerate(drafts)}
     pick = min(
