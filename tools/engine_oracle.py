@@ -1803,9 +1803,17 @@ def run_all() -> dict:
             if err:
                 tr["boundaries_error"] = err
         b = tr.get("boundaries")
-        if b is None and not case["draft"].get("speculators_model_type") and rows[0]["status"] == "ok":
+        ec_ids = (case["draft"].get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids") or []
+        negative = any(isinstance(i, int) and i < 0 for i in ec_ids)  # walk BC2: a typo, not the trained blocks
+        if (
+            b is None
+            and not case["draft"].get("speculators_model_type")
+            and not negative
+            and rows[0]["status"] == "ok"
+        ):
             # no trainer in the project's set produced it: assume its ids were written for SGLang (the format's
-            # home engine), i.e. trained on what SGLang 0.5.23 captures
+            # home engine), i.e. trained on what SGLang 0.5.23 captures; not for a negative id, which both trainers
+            # refuse and SGLang reads as the embedding output or wraps (serving.assumes_sglang)
             b = rows[0]["captured"]
             tr["boundaries_assumed"] = b
             tr["assumption"] = (

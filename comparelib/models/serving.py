@@ -1754,7 +1754,7 @@ def serve(
             out.append(_vllm(draft, target_arch, n_layers, target_hidden, fc_in_checkpoint, runner or "v2", version))
     tr = trained(draft, target_arch=target_arch, n_layers=n_layers, target_hidden=target_hidden)
     b = tr.boundaries
-    if b is None and draft.get("speculators_model_type") is None:
+    if b is None and assumes_sglang(draft):
         sg = (
             out[0]
             if out and out[0].version == "0.5.23"
@@ -1810,7 +1810,7 @@ class Trained:
     trainer: str
     status: str  # "ok" | "refused" | "refused-offline" | "short"
     boundaries: list[int] | None
-    assumed: bool  # boundaries are what SGLang 0.5.23 captures, because no known trainer produced the config
+    assumed: bool  # never set: a config no known trainer produces has boundaries None (see ``assumes_sglang``)
     reason: str
     cite: list[str]
 
@@ -1818,7 +1818,8 @@ class Trained:
 def trained(draft: Mapping[str, Any], *, target_arch: str, n_layers: int, target_hidden: int) -> Trained:
     """Speculators 0.9.0 for a speculators-format draft (ids are vLLM boundaries); SpecForge 0.2.0 otherwise
     (ids through SGLang 0.5.14's hook, the version it pins; for every id SpecForge accepts it equals 0.5.23's).
-    When neither trainer could have produced the config, assume the ids were written for SGLang 0.5.23."""
+    When neither trainer could have produced the config, the boundaries are None; callers may then assume what
+    SGLang 0.5.23 captures (``assumes_sglang``)."""
     n = n_layers
     if draft.get("speculators_model_type") is not None:
         ids = _ints(draft.get("eagle_aux_hidden_state_layer_ids"))
@@ -1872,6 +1873,19 @@ def trained(draft: Mapping[str, Any], *, target_arch: str, n_layers: int, target
             return Trained(sf, "ok", bounds, False, "", [cite("sf.resolve"), cite("sf.via_sglang")])
         tr = Trained(sf, "short", None, False, reason, [cite("sf.via_sglang")])
     return tr
+
+
+def assumes_sglang(draft: Mapping[str, Any]) -> bool:
+    """Whether a config no known trainer produces is taken as trained on what SGLang 0.5.23 captures: a
+    SpecForge-format draft whose eagle_config ids are none negative. Both trainers refuse a negative id, and SGLang
+    reads -1 as the embedding output on Llama/Qwen (others wrap or drop it): what it captures is then an accident
+    of the typo, not the trained blocks (walk BC2: [-1, 17, 32] on Qwen3-8B read "same as trained: yes" on SGLang
+    and offered top-level [0, 18, 33], feeding vLLM the embedding too)."""
+    if draft.get("speculators_model_type") is not None:
+        return False
+    ec = draft.get("eagle_config")
+    ids = ec.get("eagle_aux_hidden_state_layer_ids") if isinstance(ec, Mapping) else None
+    return not any(isinstance(i, int) and i < 0 for i in (ids if isinstance(ids, list) else []))
 
 
 # ---- advice ---------------------------------------------------------------------------------------------------
@@ -1978,9 +1992,9 @@ def advice(
     checkpoint_shapes: Shapes | None = None,
 ) -> Advice:
     """The exact keys to write (top-level and eagle_config), for the trained boundaries (default: trained(),
-    else what SGLang 0.5.23 captures when no known trainer produced the config). None when the checkpoint holds a
-    tensor an engine loads of another shape than the config builds (``checkpoint_shapes``, ``load_check``): no
-    capture setting makes it load as trained."""
+    else what SGLang 0.5.23 captures when no known trainer produced the config and ``assumes_sglang``). None when
+    the checkpoint holds a tensor an engine loads of another shape than the config builds (``checkpoint_shapes``,
+    ``load_check``): no capture setting makes it load as trained."""
     n, arch = n_layers, target_arch
     every = ["SGLang 0.5.23", "vLLM 0.34.0 (v2)", "vLLM 0.33.0 (v2)", "vLLM 0.33.0 (v1)"]
     vl_ok, kind, _ = VLLM[arch]
@@ -2009,7 +2023,17 @@ def advice(
     if boundaries is None:
         tr = trained(draft, target_arch=arch, n_layers=n, target_hidden=target_hidden)
         boundaries = tr.boundaries
-        if boundaries is None and draft.get("speculators_model_type") is None:
+        if boundaries is None and not assumes_sglang(draft):  # walk BC2: no config serves unknown trained blocks
+            return Advice(
+                False,
+                {},
+                [
+                    f"the trained boundaries are unknown: neither SpecForge 0.2.0 nor speculators 0.9.0 produces "
+                    f"this config ({tr.trainer}: {tr.reason})"
+                ],
+                [],
+            )
+        if boundaries is None:
             sg = _sglang(draft, arch, n, target_hidden, fc_in_checkpoint, "0.5.23")
             boundaries = sg.captured if sg.status == "ok" else None
     if not boundaries:
