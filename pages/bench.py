@@ -528,14 +528,20 @@ try:
         picked = st.multiselect("Runs", list(by_title), key="compare_runs", format_func=_named)
         if older and not {r.title for r in older} & set(picked):
             ids = ", ".join(f"#{r.id}" for r in older)
-            # the sweep's runs named, as the sweep chart draws them: "its newest sweep" alone left a run of it unsaid
+            # the sweep's runs named, as the sweep chart draws them: "its newest sweep" alone left a run of it unsaid;
+            # a lone run on its line is no sweep (walk BB: "its newest sweep (#17: ... tree ...)")
             which = (
-                "its newest sweep" if len(sweep) == len(whole) else f"the {len(sweep)} newest runs of its newest sweep"
+                "its newest run, alone on its line"
+                if len(whole) == 1
+                else "its newest sweep"
+                if len(sweep) == len(whole)
+                else f"the {len(sweep)} newest runs of its newest sweep"
             )
             on_chart = f': the sweep chart\'s line "{line}"' if line else ""
             named = f"{which} ({', '.join(f'#{r.id}' for r in sweep)}{on_chart})"
             st.caption(
-                f"Your older runs {ids} are not picked: the selection opens on your draft's {DEFAULT_RUNS} newest "
+                f"Your older {'runs' if len(older) > 1 else 'run'} {ids} {'are' if len(older) > 1 else 'is'} not "
+                f"picked: the selection opens on your draft's {DEFAULT_RUNS} newest "
                 f"speculative runs, {named}, the best chain and tree of each setting and their baselines. "
                 "Add them under Runs to compare them too."
             )

@@ -224,15 +224,15 @@ def test_your_older_runs_left_out_of_the_selection_are_said() -> None:
     titles = {r.id: r.title for r in Store(settings.database_url()).runs(group=GROUP)}
     # the best tree (#6) is picked too, as the best chain and tree of each setting are (walk T)
     assert at.multiselect(key="compare_runs").value == [titles[ids[i]] for i in (1, 2, 3, 4, 5, 6, *range(10, 16))]
-    said = [c.value for c in at.caption if "older runs" in c.value]
-    assert said == [
-        f"Your older runs #{ids[7]} are not picked: the selection opens on your draft's 6 newest "
+    said = [c.value for c in at.caption if "older run" in c.value]
+    assert said == [  # one run: "run ... is" (walk BB)
+        f"Your older run #{ids[7]} is not picked: the selection opens on your draft's 6 newest "
         f"speculative runs, its newest sweep ({', '.join(f'#{ids[i]}' for i in (2, 3, 4, 5, *range(10, 16)))}: the "
         'sweep chart\'s line "your draft · sglang EAGLE-3 bs=1 chain"), the best chain and tree of each setting and '
         "their baselines. Add them under Runs to compare them too."
     ], said
     at.multiselect(key="compare_runs").set_value([titles[ids[i]] for i in (1, 6, 7)]).run()
-    assert not [c.value for c in at.caption if "older runs" in c.value]  # added: no longer said
+    assert not [c.value for c in at.caption if "older run" in c.value]  # added: no longer said
     assert at.selectbox(key="requests_run").value == titles[ids[15]]
 
 

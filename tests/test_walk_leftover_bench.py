@@ -171,3 +171,22 @@ def test_acceptance_points_of_two_batches_and_engines_are_drawn_apart() -> None:
     assert enc["shape"]["field"] == "engine", enc
     assert enc["shape"].get("legend", {}) is not None
     assert {row["engine"] for row in rows} == {"sglang", "vllm"}
+
+
+def test_a_lone_newest_run_is_not_called_a_sweep() -> None:
+    """Walk BB: the newest run was a lone tree (num_steps 3, topk 4, 8 draft tokens) after a 1..6 chain sweep; the
+    caption said "its newest sweep (#17: ... tree ...)" and "Your older runs #9" for one run."""
+    store = Store(settings.database_url())
+    _stored(store, 1, None, 40.0, engine="sglang")
+    chain = [
+        _stored(store, 1, k, tok, engine="sglang") for k, tok in enumerate((60.0, 70.0, 78.0, 84.0, 82.0, 80.0), 1)
+    ]
+    tree = _stored(store, 1, 3, 81.0, engine="sglang", topk=4, ndt=8)
+    assert _line_of(store, tree) == {tree}
+    at = _page()
+    said = [c.value for c in at.caption if "older run" in c.value]
+    assert len(said) == 1, said
+    label = speedup.sweep_chart_inputs(store.runs(group=GROUP), draft=DRAFT)[0][tree]
+    assert f"Your older run #{chain[0]} is not picked" in said[0], said
+    assert f'its newest run, alone on its line (#{tree}: the sweep chart\'s line "{label}"),' in said[0], said
+    assert "its newest sweep" not in said[0], said
