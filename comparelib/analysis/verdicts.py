@@ -547,17 +547,14 @@ def target_sentence(f: Fit, target_accept: float, *, published_at: str | None = 
     ``whose``: another model's draft's figure, said beside the target (``figure_whose``; walk AG: "To reach 2.876 on
     GSM8K" led the page, a Qwen3-235B draft's figure for a Qwen3-Coder-480B draft, said only in a closed expander)."""
     goal = f"{round(target_accept, 3):g}" + (f" ({whose})" if whose else "")
-    fit_where = where = f"{bench_label(f.benchmark)} at {f.setting_key}"
+    where = f"{bench_label(f.benchmark)} at {f.setting_key}"
     fit_at = ""
     if published_at and published_at != f.setting_key:
         where = f"{bench_label(f.benchmark)}, published at {setting_as_stated(published_at, f.setting_key)},"
         fit_at = f" at {f.setting_key}"
     inv = volume_for(f, target_accept)
     if inv is None:
-        return (
-            f"The fit for {fit_where} does not rise with more {f.x} (slope {f.b:+.2f} per decade), so no volume "
-            f"reaches {goal}."
-        )
+        return _flat_sentence(f, target_accept, goal, published_at)
     n, lo, hi = inv
     # Overview's plan states samples needed from another model; both figures say which model they are from
     model = f"by the log-linear fit{fit_at} (acceptance linear in log {f.x}, no ceiling)"
@@ -573,6 +570,39 @@ def target_sentence(f: Fit, target_accept: float, *, published_at: str | None = 
         f"To reach {goal} on {where} you need about {human(n)} {f.x} {model} "
         f"(range {human(lo)}..{human(hi)}, {int(LEVEL * 100)}% band{note})." + other
     )
+
+
+def _flat_sentence(f: Fit, target_accept: float, goal: str, published_at: str | None) -> str:
+    """A fit that does not rise with more volume, set against the target's level over the published data's range.
+    Walk BC: "does not rise ... so no volume reaches 2.26" under a line at about 2.57 over 320K..1.4M samples, above
+    the target at every volume there: by that trend the target is met, and volume is not what limits acceptance."""
+    if published_at and published_at != f.setting_key:
+        goal += f" (published at {setting_as_stated(published_at, f.setting_key)})"
+    at_lo, at_hi = f.a + f.b * f.x_min, f.a + f.b * f.x_max
+    span = (
+        f"the published data's range ({at_lo:.2f} at {human(10.0**f.x_min)} to {at_hi:.2f} at "
+        f"{human(10.0**f.x_max)} {f.x})"
+    )
+    head = f"The log-linear fit for {bench_label(f.benchmark)} at {f.setting_key}"
+    flat = f"does not rise with more {f.x} (slope {f.b:+.2f} per decade)"
+    if target_accept <= min(at_lo, at_hi):
+        said = (
+            f"{head} is at or above the target {goal} at every volume in {span} and {flat}: by this trend a draft "
+            f"trained on any of these volumes already meets the target, and data volume is not what limits its "
+            f"acceptance."
+        )
+    elif target_accept > max(at_lo, at_hi):
+        said = (
+            f"{head} is below the target {goal} at every volume in {span} and {flat}: by this trend more {f.x} do "
+            f"not reach it; data volume is not what limits acceptance."
+        )
+    else:
+        said = (
+            f"{head} crosses the target {goal} within {span} and {flat}: by this trend more {f.x} do not raise "
+            f"acceptance; data volume is not what limits it."
+        )
+    # no PLAN_DIFFERS: this fit names no volume, and Overview's plan says its own fit's figure can differ from it
+    return said
 
 
 def figure_whose(text: str, target: str | None, benchmark: str) -> str | None:
