@@ -531,7 +531,7 @@ if fit is not None or (own_samples and x == "samples"):
         if fit is not None:
             st.caption(
                 f"Fit: acceptance = {fit.a:.2f} (±{fit.se_a:.2f}) + {fit.b:.2f} (±{fit.se_b:.2f}) · log10({x}); "
-                f"n = {fit.n} points, {fit.distinct} volumes, R² = {fit.r2:.2f}, residual SE {fit.residual_se:.2f}."
+                f"n = {fit.n} points, {fit.distinct} volumes, R² = {fit.r2:.3f}, residual SE {fit.residual_se:.2f}."
                 + (f" {plan_note}" if plan_note else "")
             )
             if own_volume:
@@ -1095,7 +1095,7 @@ def _curve_tab(shown: bool) -> None:
                         f = lc.fit
                         st.markdown(
                             f"Fit on {f.n} {f.split} points: tau = {f.tau_inf:.3f} − {f.a:.3f} · "
-                            f"(x / {verdicts.human(f.x_ref)})^−{f.b:.3f}; R² = {f.r2:.2f}, "
+                            f"(x / {verdicts.human(f.x_ref)})^−{f.b:.3f}; R² = {f.r2:.3f}, "
                             f"residual SE {f.residual_se:.3f}."
                         )
                     st.json(lc.evidence, expanded=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +62,8 @@ def test_log_path_gives_verdict_chart_and_context(at: AppTest, tmp_path: Path) -
     text = _texts(at)
     assert "still rising" in text and "at 2x" in text and "at 10x" in text
     assert "eval tau_sim" in text  # 10 eval points: the held-out split is the one fitted
+    # R² to three places, as the CLI prints it: 0.995 read "R² = 1.00", a perfect fit (walk BB)
+    assert re.search(r"; R² = \d\.\d{3}, residual SE", text), text
     charts = at.get("vega_lite_chart")
     assert len(charts) == 2  # the fit's, plus the learning curve (the live tab's are not built)
     spec = json.loads(charts[-1].proto.spec)
