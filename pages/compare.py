@@ -535,10 +535,14 @@ for e in _drafts:
         st.info(f"**{e.label}**: no verdict on whether each engine serves it: {_why}.")
         continue
     _advice = engine_model.advice(**e.serving_args)
-    _ok = all(engine_model.serves_trained(v, _advice) for v in e.serving)  # not where sameness is unknown
+    # never a calmer box than the lint's: a draft with an error-level finding (a tied lm_head, say) is no all-clear
+    _lint_error = any(f.severity == "error" and not f.harmless for f in e.findings)
+    _ok = not _lint_error and all(engine_model.serves_trained(v, _advice) for v in e.serving)  # sameness known
     _said = engine_model.headline(e.serving, _advice, engine=_engine_of[e.label])
     # the engine you serve with serves it, another does not: information, as the lint's headline says it
-    _yours_serve = _engine_of[e.label] is not None and _said.startswith("Serves the trained blocks")
+    _yours_serve = (
+        not _lint_error and _engine_of[e.label] is not None and _said.startswith("Serves the trained blocks")
+    )
     (st.success if _ok else st.info if _yours_serve else st.warning)(f"**{e.label}**: {_said}")
     for sentence in _runs_say[e.label]:
         st.warning(f"**{e.label}**: {sentence}", icon=":material/difference:")
