@@ -844,8 +844,15 @@ def curve_chart(
         .encode(
             x=x_enc,
             y=y_enc,
+            # only the splits logged (walk BB: "train" in the legend of an eval-only log), each in its own colour
             color=alt.Color(
-                "split:N", title="logged", scale=alt.Scale(domain=["train", "eval"], range=list(SPLIT_COLOURS))
+                "split:N",
+                title="logged",
+                scale=alt.Scale(
+                    domain=[s for s in ("train", "eval") if s in set(pts["split"])] or ["train", "eval"],
+                    range=[c for s, c in zip(("train", "eval"), SPLIT_COLOURS, strict=True) if s in set(pts["split"])]
+                    or list(SPLIT_COLOURS),
+                ),
             ),
             tooltip=[
                 alt.Tooltip("step:Q"),

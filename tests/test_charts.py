@@ -333,3 +333,23 @@ def test_learning_curve_reads_on_the_dark_theme_and_names_the_live_line() -> Non
     assert dashed, "the live line has a legend entry"
     legend = dashed[0]["encoding"]["strokeDash"]["legend"]
     assert legend["symbolStrokeColor"] == charts.LIVE_COLOUR
+
+
+@pytest.mark.parametrize(
+    ("splits", "legend"),
+    [
+        (("eval",), ["eval"]),  # walk BB: an eval-only log listed "train" in the legend
+        (("train",), ["train"]),
+        (("train", "eval"), ["train", "eval"]),
+    ],
+)
+def test_learning_curve_legend_lists_the_splits_logged(splits: tuple[str, ...], legend: list[str]) -> None:
+    from comparelib.analysis import curves
+
+    pts = [curves.CurvePoint(step=i, samples_seen=1000.0 * i, split=splits[i % len(splits)],
+                             acc=(0.8, 0.6, 0.4), tau_sim=1.0 + 0.1 * i) for i in range(1, 12)]  # fmt: skip
+    spec = charts.curve_chart(curves.analyse(pts)).to_dict()
+    coloured = [n for n in _all_nodes(spec) if n.get("encoding", {}).get("color", {}).get("field") == "split"]
+    scale = coloured[0]["encoding"]["color"]["scale"]
+    assert scale["domain"] == legend
+    assert scale["range"] == [dict(zip(("train", "eval"), charts.SPLIT_COLOURS, strict=True))[s] for s in legend]
