@@ -531,8 +531,12 @@ def store_run(
     endpoint: str = "http://127.0.0.1:30000",
 ) -> int:
     """One run stored as the bench page stores it (started, then finished with ``summary``); returns its id."""
+    # the bench page stores the temperature it asked for (greedy by default): a run without one is an import's
     rid = store.start_run(
-        endpoint=endpoint, server_config=server_config, group=group, params={"concurrency": concurrency}
+        endpoint=endpoint,
+        server_config=server_config,
+        group=group,
+        params={"concurrency": concurrency, "temperature": 0.0},
     )
     store.finish_run(rid, summary)
     return rid

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -1155,15 +1155,16 @@ def own_acceptance(
                 wanted["engine"] = str(engine).lower()
             r, k = max(chained, key=functools.partial(_chain_rank, wanted=wanted, paired=paired))
             parts = _setting_parts(k)
+            run_t = _run_t(r, parts)
             differ = [
-                f"{name} {parts.get(key) or ('0' if key == 'T' else 'not recorded')} "
+                f"{name} {(run_t or 'not recorded') if key == 'T' else (parts.get(key) or 'not recorded')} "
                 + (
                     f"(the reference publishes on {wanted[key]})"
                     if key == "engine" and inferred
                     else f"(published: {wanted[key]})"
                 )
                 for key, name in (("engine", "engine"), ("bs", "batch"), ("T", "temperature"))
-                if key in wanted and parts.get(key, "0" if key == "T" else None) != wanted[key]
+                if key in wanted and (run_t if key == "T" else parts.get(key)) != wanted[key]
             ]
             if "bs" not in wanted and parts.get("bs"):  # the source states no batch size: batch 1 is preferred
                 differ.append(f"batch {parts['bs']} (the source states no batch size)")
@@ -1282,6 +1283,13 @@ def _other_engines_words(
     return f"; {said} at the same chain and batch{why}"
 
 
+def _run_t(run: Any, parts: Mapping[str, str]) -> str | None:
+    """The temperature ``run`` recorded, as a setting key states it ("0" for greedy); None where it recorded none."""
+    if "T" in parts:
+        return parts["T"]
+    return "0" if run_param(run, "temperature") is not None else None
+
+
 def _chain_rank(t: tuple[Any, str], wanted: dict[str, str], paired: int | None) -> tuple[bool, bool, bool, bool, int]:
     """The run closest to the published setting: same engine first, then the same temperature (a key states T only
     when it is not 0: greedy), then the published batch size (batch 1 where the source states none: walk U took a
@@ -1289,7 +1297,9 @@ def _chain_rank(t: tuple[Any, str], wanted: dict[str, str], paired: int | None) 
     pair's run, then the newest run."""
     parts = _setting_parts(t[1])
     same_engine = parts.get("engine") == wanted.get("engine")
-    same_t = parts.get("T", "0") == wanted.get("T", "0")
+    # a run that recorded no temperature (an imported `vllm bench serve` file) is not a greedy one: walk BE took it
+    # over a run stored at T=0, same chain and engine, and said it was "at ... T=0"
+    same_t = _run_t(t[0], parts) == wanted.get("T", "0")
     same_batch = parts.get("bs") == wanted.get("bs", "1")
     return same_engine, same_t, same_batch, t[0].id == paired, t[0].id
 
