@@ -1244,6 +1244,8 @@ class Verdict:
     other_target: str = ""
     # it starts and serves, on a checkpoint its weight loader cut or zero-padded without an error (``load_check``)
     load_cut: bool = False
+    # "same as trained" is set against boundaries assumed, not a trainer's: why ('' when a trainer's were read)
+    assumed: str = ""
 
     @property
     def label(self) -> str:
@@ -1265,6 +1267,7 @@ class Verdict:
             "same_as_trained": self.same_as_trained,
             "note": self.note,
             "other_target": self.other_target or None,
+            "trained_assumed": self.assumed or None,
         }
 
 
@@ -1754,6 +1757,7 @@ def serve(
             out.append(_vllm(draft, target_arch, n_layers, target_hidden, fc_in_checkpoint, runner or "v2", version))
     tr = trained(draft, target_arch=target_arch, n_layers=n_layers, target_hidden=target_hidden)
     b = tr.boundaries
+    assumed = ""
     if b is None and assumes_sglang(draft):
         sg = (
             out[0]
@@ -1762,12 +1766,18 @@ def serve(
         )
         if sg.status == "ok":
             b = sg.captured
+            # said, as README promises: rows and headline read "assumed", never a trainer's fact
+            assumed = (
+                f"no trainer produces this config ({tr.trainer}: {tr.reason}), so its trained blocks are taken as "
+                f"what SGLang 0.5.23 captures, {describe(b)}"
+            )
     return [
         load_check(
             Verdict(
                 **{
                     **v.__dict__,
                     "same_as_trained": None if (b is None or v.captured is None) else sorted(v.captured) == sorted(b),
+                    "assumed": assumed if (b is not None and v.captured is not None) else "",
                 }
             ),
             draft,
@@ -2168,7 +2178,8 @@ def table_rows(verdicts: Sequence[Verdict], adv: Advice) -> list[dict[str, Any]]
                 "starts?": starts,
                 "blocks captured": describe(v.captured) if v.captured is not None else "",
                 "ids read from": v.ids_from or "",
-                "same as trained?": {True: "yes", False: "no", None: "unknown"}[v.same_as_trained],
+                "same as trained?": {True: "yes", False: "no", None: "unknown"}[v.same_as_trained]
+                + (" (assumed)" if v.assumed and v.same_as_trained is not None else ""),
                 "what to change": change_for(v, adv) or "nothing",
                 "source": "; ".join(v.cite),
             }
@@ -2189,6 +2200,17 @@ def headline(verdicts: Sequence[Verdict], adv: Advice, engine: tuple[str, str] |
     lint's headline; else the newest version of an engine that serves the trained blocks leads, the rows to act on
     after it (walk AQ: "vLLM 0.34.0 cannot serve this target" led for a draft SGLang 0.5.23 serves, whose runs were
     SGLang's and whose lint headline said "Nothing to act on for SGLang")."""
+    said = _assumed(_headline_of(verdicts, adv, engine), verdicts)
+    return said
+
+
+def _assumed(said: str, verdicts: Sequence[Verdict]) -> str:
+    """The headline with the assumption behind "the trained blocks" said, where there is one."""
+    why = next((v.assumed for v in verdicts if v.assumed), "")
+    return f"{said.rstrip('.')} (assumed: {why})." if why else said
+
+
+def _headline_of(verdicts: Sequence[Verdict], adv: Advice, engine: tuple[str, str] | None) -> str:
     said = _headline(verdicts, adv)
     if any(v.other_target for v in verdicts):
         return said
