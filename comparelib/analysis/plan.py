@@ -1278,8 +1278,9 @@ def _batch_models(
     """A model of each batch size the group measured a sweep at (``model`` for its own), and why a batch's runs
     were not used; empty when the runs are at one batch size.
 
-    A batch measured at one num_steps, with its baseline, anchors the cycle there (walk S: batch 16's run #11 and
-    baseline #10, while batch 64 was drawn from batch 1's cycle alone at 9x what batch 16 measured): its measured
+    A batch measured at one num_steps anchors the cycle there, with its baseline or without (a cycle is AL x batch /
+    tok/s; walk BF's batch-8 run with no baseline was "no run measured"; walk S: batch 16's run #11 and baseline #10,
+    while batch 64 was drawn from batch 1's cycle alone at 9x what batch 16 measured): its measured
     cycle is split into a fixed cost and a per-step cost by ``step_ms`` (the draft step the plan assumes at that
     batch) plus the sweep's cost of checking one more token. At its num_steps the line through the batches is the
     measured cycle whatever the split; at other num_steps it rests on that assumption, and the plan says so."""
@@ -1306,7 +1307,7 @@ def _batch_models(
             notes.append(f"the batch-{c} runs give no speed model ({exc})")
             continue
         missing = speedup.optimum_missing(m)
-        if missing and one_num_steps(m) and m.baseline_tok_s and step_ms is not None and m.measured:
+        if missing and one_num_steps(m) and step_ms is not None and m.measured:
             k0, runs_c = m.measured[0].num_steps, _run_ids(m)
             cycle, per_step = m.cycle_ms(k0), max(model.t_step_ms - model.t_draft_ms, 0.0) + step_ms(c)
             if cycle - k0 * per_step > 0:
