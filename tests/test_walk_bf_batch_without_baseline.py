@@ -52,3 +52,5 @@ def test_the_batch_8_run_is_what_is_served_there(
     text = " ".join(at1.stdout.split())
     assert "no run measured those batches" not in text and "no run measured it at batch 8" not in text, text
     assert f"batch 8: one num_steps measured, 3, at 679.7 tok/s measured in run #{ids[3]}" in text, text
+    # the num_steps row's batch-8 figure is run #4's measurement, not the current's prediction there
+    assert f"bs8: 679.7 (measured: run #{ids[3]})" in text, text

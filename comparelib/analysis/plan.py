@@ -1764,6 +1764,9 @@ class Option:
     blocking: bool = False  # a wiring error: nothing else is worth measuring first
     weighed_down: bool = False  # your own evidence (a plateaued training log) says its predicted gain is not yours
     al_steps: int | None = None  # the num_steps ``al`` is stated at
+    # batches where the row's tok/s is a measurement, and its runs ("run #4"): never labelled with the current's
+    # prediction there (walk BF: the num_steps row's bs8 679.7, run #4's, read "(predicted: predicted-3)")
+    measured: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> Band:
@@ -1808,6 +1811,7 @@ class Option:
             "free": self.total.value == 0,
             "evidence": self.evidence,
             "note": self.note,
+            "tok_s_measured_in": dict(self.measured),
         }
 
 
@@ -4419,6 +4423,9 @@ def build(
             k_best, tied_k[str(b)] = pick(b)  # the speedup page's rule: ties go to the smaller
             best_k[str(b)] = k_best
             tok[str(b)] = Band(vals[k_best], vals[k_best], vals[k_best])
+            m_b = speed.model_for(b)
+            if speed.measured_at(b) and m_b.measured_tok_s(k_best) is not None:
+                ns.measured[str(b)] = speedup.runs_text(m_b.measured_runs(k_best))
         ns.tok_s = tok
         ns.gain = gain_of(tok)
         served_tok = picks.get(rank_batch, {}).get(speed.served_steps)

@@ -311,7 +311,12 @@ def run(args: argparse.Namespace) -> int:
             # a batch no run measured is said so, with the source it is predicted from (walk W's bare "bs64: 6,482.1")
             w(
                 "   tok/s "
-                + ", ".join(f"bs{b}: {v.value:,.1f}{unmeasured.get(b, '')}" for b, v in o.tok_s.items() if v.value)
+                + ", ".join(
+                    f"bs{b}: {v.value:,.1f}"
+                    + (f" (measured: {o.measured[b]})" if b in o.measured else unmeasured.get(b, ""))
+                    for b, v in o.tok_s.items()
+                    if v.value
+                )
                 + "\n"
             )
         if o.gain is not None and o.gain.value is not None:
