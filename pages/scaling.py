@@ -453,6 +453,19 @@ st.subheader("What more data would buy")
 # which runs are yours, the inputs) is one caption under it.
 read_from: list[str] = []
 plan_note = None  # how Overview's plan's samples figure differs: said in the fit's fold-out
+# a published draft pasted as yours with no run of it: its own published figure at this setting's chain says whether
+# the target is met (walk BG: "To reach 2.64 ... you need about 1.1M samples" for a draft publishing 3.13 there)
+_own_pub = (
+    plan.own_published(published, draft.name, bench, _ch)
+    if own_pick is None and (_ch := plan.chain_of(published, setting_key)) is not None
+    else None
+)
+if _own_pub is not None and _own_pub[0] >= float(target):
+    st.markdown(
+        f"**{draft.name} already meets the target {float(target):.2f} by its own published figure: it publishes "
+        f"AL {_own_pub[0]:.2f} on {verdicts.bench_label(bench)} at {_own_pub[1]}; more data is not needed to reach "
+        "it (no run of it is attached to say so for your server).**"
+    )
 if fit is not None:
     # your own evidence (a run at or above the trend or target, a plateaued log) leads; the trend's volume after
     ref_vol = points.loc[points["draft"] == reference, x].dropna()

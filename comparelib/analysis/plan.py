@@ -1710,6 +1710,27 @@ def _record_for(label: str) -> dict[str, Any] | None:
     return None
 
 
+def _own_published(inputs: Inputs, benchmark: str, chain: str) -> tuple[float, str] | None:
+    return own_published(inputs.published, inputs.draft_label, benchmark, chain)
+
+
+def own_published(pub: pd.DataFrame | None, draft: str, benchmark: str, chain: str) -> tuple[float, str] | None:
+    """Your draft's own published acceptance on ``benchmark`` at ``chain`` (a published draft pasted as yours), and
+    its setting: the highest where several settings of the chain are published; None for a draft not published."""
+    if pub is None or not len(pub) or "chain" not in pub.columns:
+        return None
+    rows = pub[
+        (pub["draft"].astype(str).str.lower() == draft.lower())
+        & (pub["benchmark"].astype(str) == benchmark)
+        & (pub["chain"].astype(str) == chain)
+    ]
+    rows = rows[pd.to_numeric(rows["accept_length"], errors="coerce").notna()]
+    if not len(rows):
+        return None
+    best = rows.loc[pd.to_numeric(rows["accept_length"]).idxmax()]
+    return float(best["accept_length"]), str(best["setting_key"])
+
+
 def _sentence(text: str) -> str:
     """A clause as a sentence of its own: capital first letter, closing full stop."""
     text = text.strip()
@@ -2031,7 +2052,11 @@ def lead(result: Plan) -> str | None:
     if first is None:
         return None
     unknown = first.gain is None or first.gain.value is None  # not predicted: not "no gain" either
-    if (first.blocking or unknown or gains(first, result.noise)) and not first.weighed_down:
+    met = result.current.get("target_met_by_run") is not None or bool(result.current.get("target_met_by_published"))
+    if first.kind == "more-data" and met and not gains(first, result.noise):
+        # walk BG: "Ranked first: More training data" beside "Target already met by ...'s published figure"
+        text = f"**The target is already met: {first.title} is not needed to reach it.** {first.note}"
+    elif (first.blocking or unknown or gains(first, result.noise)) and not first.weighed_down:
         text = f"**Ranked first: {first.title}.** {first.note}"
     else:
         b = result.rank_batch  # walk AH3: "the served tok/s at batch 1" was a prediction; nothing was served there
@@ -2463,6 +2488,10 @@ def _published_volume(hub_id: str) -> float | None:
     except CompareError:
         return None
     return float(n) if n else None
+
+
+def chain_of(points: pd.DataFrame, setting_key: str | None) -> str | None:
+    return _chain_of(points, setting_key)
 
 
 def _chain_of(points: pd.DataFrame, setting_key: str | None) -> str | None:
@@ -3813,6 +3842,28 @@ def build(
             ),
         ]
         current["target_met_by_run"] = run_met.id
+    elif target_al is not None and measured_here is None and (
+        (pub_met := _own_published(inputs, str(target_bench), chain)) is not None and pub_met[0] >= target_al
+    ):
+        # a published draft pasted as yours, no run of it at the chain: its own published figure there is its
+        # acceptance (walk BG: "reach 2.64 at about 772K samples" for a draft publishing 3.13 on GSM8K at (3,1,4))
+        al_pub, key_pub = pub_met
+        md.generation = md.training = md.storage = Band(None, None, None)
+        md.note = (
+            f"Target already met by {inputs.draft_label}'s published figure: it publishes AL {al_pub:.2f} on "
+            f"{bench_label(str(target_bench))} at {key_pub}, at or above the target {target_named}; more data is not "
+            "needed to reach it, so no gain or cost is claimed (no run of it at this chain is attached to say so for "
+            "your server)."
+        )
+        md.evidence = [
+            _ev("target AL", target_al, t_src),
+            _ev(
+                f"published AL at {key_pub}",
+                al_pub,
+                _source(sources, "publication", f"registry: {inputs.draft_label} AL {al_pub:g} at {key_pub}"),
+            ),
+        ]
+        current["target_met_by_published"] = key_pub
     elif above_trend and fit is not None:
         md.generation = md.training = md.storage = Band(None, None, None)
         need_trend = fit.samples_for(target_al) if target_al is not None and not off_trend else None
