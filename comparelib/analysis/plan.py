@@ -3842,8 +3842,10 @@ def build(
             ),
         ]
         current["target_met_by_run"] = run_met.id
-    elif target_al is not None and measured_here is None and (
-        (pub_met := _own_published(inputs, str(target_bench), chain)) is not None and pub_met[0] >= target_al
+    elif (
+        target_al is not None
+        and measured_here is None
+        and ((pub_met := _own_published(inputs, str(target_bench), chain)) is not None and pub_met[0] >= target_al)
     ):
         # a published draft pasted as yours, no run of it at the chain: its own published figure there is its
         # acceptance (walk BG: "reach 2.64 at about 772K samples" for a draft publishing 3.13 on GSM8K at (3,1,4))
