@@ -1076,7 +1076,22 @@ def _curve_tab(shown: bool) -> None:
                 st.caption(lc.evidence["note"])
             # the curve across the page (in a column its legends and subtitle lines left the plot ~100 px)
             # the curve is known by what it was read from: hashing its thousands of points is slower than its chart
-            app.show_chart(charts.curve_chart, lc, published=lc_pub, live=lc_live, inputs=(lc_key, lc_pub, lc_live))
+            # only runs drafting the curve's positions are on its scale (walk BH: a 4-step run's 3.46 drawn over a
+            # 3-position curve whose ceiling is 2.68, while the table beside it refused the comparison)
+            on_scale = (
+                lc_live[pd.to_numeric(lc_live["num_steps"], errors="coerce") == lc.positions]
+                if len(lc_live)
+                else lc_live
+            )
+            app.show_chart(charts.curve_chart, lc, published=lc_pub, live=on_scale, inputs=(lc_key, lc_pub, on_scale))
+            if len(on_scale) < len(lc_live):
+                off = lc_live.drop(on_scale.index)
+                st.caption(
+                    "Not drawn on the curve: "
+                    + ", ".join(f"{r} (num_steps {int(k)})" for r, k in zip(off["run"], off["num_steps"], strict=True))
+                    + f": the curve sums {lc.positions} positions, so a run drafting another num_steps is not on its "
+                    "scale; the table below gives each run's own figures."
+                )
             live_col, pub_col = st.columns(2)
             with live_col:
                 st.markdown("**Live acceptance length (stored runs)**")

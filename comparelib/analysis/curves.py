@@ -241,6 +241,11 @@ class Curve:
     # overfitting (``peak.why_not`` says why); None where eval did not fall past noise after a peak
     peak: Peak | None = None
 
+    @property
+    def positions(self) -> int:
+        """The chain positions tau_sim sums: the num_steps a live run must draft to be on this curve's scale."""
+        return max((len(p.acc) for p in self.points), default=0)
+
     def positions_words(self) -> str:
         """The chain positions tau_sim sums, as ``curve`` and the Learning curve tab say them: "tau_sim over 3
         positions (num_steps 3; the log gave 7)", "tau_sim over 7 positions (num_steps 7: all the log gave)". The
