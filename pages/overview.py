@@ -6,7 +6,7 @@ import functools
 from urllib.parse import urlencode
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
+from streamlit.errors import StreamlitAPIException, StreamlitPageNotFoundError
 
 import app
 
@@ -51,6 +51,10 @@ def _link(text: str, page: str, query: list[tuple[str, str]] | None = None) -> s
     q = list(query or []) + list(draft.to_query().items())
     url = f"/{page}" + (f"?{urlencode(q)}" if q else "")
     return f"[{text}]({url})"
+
+
+def _as_list(value: str | list[str]) -> list[str]:
+    return value if isinstance(value, list) else [value]
 
 
 def _say(said: summary.Said) -> None:
@@ -380,13 +384,21 @@ if answer.target is not None:
     # only the drafts Compare can read offline (a registry entry without a config is an error there)
     _loadable = {d.hub_id for d in comparison.registry.load_registry() if d.config}
     _with = [d for d in answer.target.drafts if d in _loadable]
-    target_q = [("target", answer.target.hub_id or draft.source)] + [
-        ("m", comparison.registry_source(d)) for d in _with
-    ]
-    st.markdown(
-        _link("Use it as the target on Compare drafts", "compare", target_q)
-        + (" (with the published drafts known for it)" if _with else "")
-    )
+    # a page link, not a markdown one: a markdown link opens a new tab, a new session without the Hub token typed in
+    # this one (walk BH: the draft pasted back there "could not be read ... without a token")
+    _target_params: dict[str, str | list[str]] = {"target": answer.target.hub_id or draft.source}
+    if _with:
+        _target_params["m"] = [comparison.registry_source(d) for d in _with]
+    _label = "Use it as the target on Compare drafts" + (" (with the published drafts known for it)" if _with else "")
+    try:
+        st.page_link(
+            str(app.PAGES / "compare.py"),
+            label=_label,
+            icon=":material/arrow_forward:",
+            query_params={**_target_params, **draft.to_query()},  # the draft stays in the link, as ``_link`` keeps it
+        )
+    except StreamlitPageNotFoundError:  # the page run on its own, outside the router (tests): a plain link
+        st.markdown(_link(_label, "compare", [(k, v) for k, vs in _target_params.items() for v in _as_list(vs)]))
     st.stop()
 if said.headline_kind == "gap":
     st.subheader(said.headline)
