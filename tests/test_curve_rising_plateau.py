@@ -233,18 +233,3 @@ def test_a_fit_set_aside_for_missing_its_last_points_says_by_how_much_legibly(ta
     bent[-4:] -= tail_shift  # the last points fall under the fit by the shift
     said = " ".join(curves.fit_problems(f, xs, bent, positions=5))
     assert re.search(words, said), said
-
-
-@pytest.mark.parametrize(
-    ("margin", "se", "said"),
-    [
-        (0.106, 0.038, "(± 0.106 at 95%, SE 0.038)"),
-        (0.001, 0.00032, "(± 0.001 at 95%, SE 0.00032)"),  # walk BE: "SE 0.000", read as no uncertainty at all
-        (0.00041, 0.00013, "(± 0.00041 at 95%, SE 0.00013)"),
-        (0.0, 0.0, "(± 0.000 at 95%, SE 0.000)"),  # an exact zero stays one
-    ],
-)
-def test_a_slopes_uncertainty_never_rounds_to_zero(margin: float, se: float, said: str) -> None:
-    from comparelib.analysis.curves import _pm
-
-    assert _pm({"significant": True, "margin": margin, "se": se}) == said

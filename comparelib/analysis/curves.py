@@ -802,11 +802,6 @@ def _slope_noise(xs: np.ndarray, ys: np.ndarray, slope: tuple[float, int, str]) 
     return out
 
 
-def _small(x: float) -> str:
-    """Three decimals, or two significant figures below 0.001: "SE 0.000" read as no uncertainty (walk BE)."""
-    return f"{x:.2g}" if 0 < abs(x) < 0.0005 else f"{x:.3f}"
-
-
 def _pm(noise: Mapping[str, Any]) -> str:
     """A slope's uncertainty, as the sentences say it after "per doubling": "(± 0.106 at 95%, SE 0.038)"; a window
     too small to tell noise says so."""
@@ -814,12 +809,12 @@ def _pm(noise: Mapping[str, Any]) -> str:
         return "(too few points to tell its noise)"
     wide = noise.get("over_last_doubling")
     more = (
-        f"; over the last doubling ({wide['points']} points): {wide['slope']:+.3f} (± {_small(wide['margin'])} at "
-        f"95%, SE {_small(wide['se'])}), past noise"
+        f"; over the last doubling ({wide['points']} points): {wide['slope']:+.3f} (± {wide['margin']:.3f} at 95%, "
+        f"SE {wide['se']:.3f}), past noise"
         if wide
         else ""
     )
-    return f"(± {_small(noise['margin'])} at 95%, SE {_small(noise['se'])}{more})"
+    return f"(± {noise['margin']:.3f} at 95%, SE {noise['se']:.3f}{more})"
 
 
 def _bend(xs: np.ndarray, ys: np.ndarray, slope: tuple[float, int, str] | None) -> dict[str, Any]:
