@@ -1084,13 +1084,14 @@ def _curve_tab(shown: bool) -> None:
                 else lc_live
             )
             app.show_chart(charts.curve_chart, lc, published=lc_pub, live=on_scale, inputs=(lc_key, lc_pub, on_scale))
+            not_drawn = ""  # said under the table (a caption of its own took the page past its height at 1400 px)
             if len(on_scale) < len(lc_live):
                 off = lc_live.drop(on_scale.index)
-                st.caption(
-                    "Not drawn on the curve: "
-                    + ", ".join(f"{r} (num_steps {int(k)})" for r, k in zip(off["run"], off["num_steps"], strict=True))
-                    + f": the curve sums {lc.positions} positions, so a run drafting another num_steps is not on its "
-                    "scale; the table below gives each run's own figures."
+                steps_off = ", ".join(sorted({str(int(k)) for k in off["num_steps"]}))
+                not_drawn = (
+                    f" Not drawn on the curve (it sums {lc.positions} positions): "
+                    + ", ".join(str(r).split(" ")[0] for r in off["run"])
+                    + f" at num_steps {steps_off}."
                 )
             live_col, pub_col = st.columns(2)
             with live_col:
@@ -1102,7 +1103,7 @@ def _curve_tab(shown: bool) -> None:
                     app.show_table(lc_live, tables.LIVE_ACCEPTANCE, "lc_live_table", column_order=shown)
                     st.caption(
                         f"{curves.live_words(lc)} Live acceptance below it usually means the served prompts differ "
-                        "from the training data, or the wiring does."
+                        "from the training data, or the wiring does." + not_drawn
                     )
                 else:
                     st.caption(

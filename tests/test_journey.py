@@ -344,7 +344,10 @@ def test_story_token_across_pages_best_pair_and_a_target_pasted_as_draft(  # typ
             "num_steps": 4 if spec else None,
         }
         ids[name] = store.start_run(
-            endpoint="http://127.0.0.1:30000", server_config=cfg, group="story", params={"concurrency": 8}
+            endpoint="http://127.0.0.1:30000",
+            server_config=cfg,
+            group="story",
+            params={"concurrency": 8, "temperature": 0.0},  # as the bench page stores a run (greedy by default)
         )
         store.finish_run(
             ids[name], {"requests": 8, "output_tokens_per_s": tok_s, "accept_length": 3.1 if spec else None}

@@ -73,7 +73,7 @@ def test_log_path_gives_verdict_chart_and_context(at: AppTest, tmp_path: Path) -
     # the example group's live run drafts 2 steps, the curve sums 3 positions: not on its scale, so not drawn, and
     # said (walk BH: a 4-step run's 3.46 was drawn over a 3-position curve whose table refused the comparison)
     assert "rule" not in marks[3:], marks
-    assert "Not drawn on the curve: " in text and "(num_steps 2): the curve sums 3 positions" in text, text
+    assert "Not drawn on the curve (it sums 3 positions): #" in text and " at num_steps 2." in text, text
     assert spec["layer"][2]["encoding"]["x"]["scale"]["type"] == "log"
     table = _frame(at, "tau_sim")
     assert len(table) == 60 and set(table["split"]) == {"train", "eval"}
