@@ -41,6 +41,7 @@ TOKENIZER_DEFAULT = "_audit_tokenizer_default"  # the draft's target last put in
 TOKENIZER_READ = "_audit_tokenizer_read"
 _TARGET_FROM = {
     "named": "named by your draft",
+    "published": "the registry's entry for this published draft",
     "card": "the base_model of your draft's model card",
     "runs": "the one your draft's runs were served with",
     "compare": "the target set on Compare drafts",

@@ -191,7 +191,8 @@ def _draft_target() -> tuple[str | None, str]:
 
 
 TARGET_FROM = {  # origin: (the caption under a prefilled target field, the target as a warning names it)
-    "named": ("Named by your draft (its config or published entry).", "the target your draft names"),
+    "named": ("Named by your draft (its config).", "the target your draft names"),
+    "published": ("The registry's entry for this published draft (its config names none).", "its published target"),
     "card": ("From your draft's model card (its base_model).", "the target your draft's model card names"),
     "runs": (
         f"From your runs' server (run group {draft.group}): the model they were served with.",

@@ -40,6 +40,7 @@ def no_link(text: str, page: str, query: Sequence[tuple[str, str]] | None = None
 
 TARGET_FROM = {
     "named": "named by the draft",
+    "published": "the registry's entry for this published draft",
     "card": "the base_model of its model card",
     "runs": "the model its runs were served with",
     "compare": "set on Compare",

@@ -868,7 +868,9 @@ class DraftTarget:
     """The target the pages use for your draft, where it comes from, and what they say about it."""
 
     model: str | None  # a hub id where one can be read; None when nothing names a target
-    origin: str  # "named" (its config, published entry or the example), "card", "runs", "compare" or "" (unknown)
+    # "named" (its config or the example), "published" (its registry entry: its config names none), "card", "runs",
+    # "compare" or "" (unknown)
+    origin: str
     note: str = ""  # said on the page whenever the target set on Compare drafts is used or set aside
 
 
@@ -899,7 +901,9 @@ def resolve_target(
         runs = runs_of_draft(runs, draft).kept
     typed = (typed or "").strip() or None
     typed_id = (_repo_id(typed) or typed) if typed else None
-    own, origin, by = (named, "named", f"your draft's {named_by}") if named else (None, "", "")
+    # a published draft whose config names no target has its registry entry's (walk BJ: "named by the draft")
+    origin_named = "published" if named_by == "published entry" else "named"
+    own, origin, by = (named, origin_named, f"your draft's {named_by}") if named else (None, "", "")
     if own is None and card:  # its config names none; its model card's front matter does (``base_model``)
         own, origin, by = card, "card", "your draft's model card (base_model)"
     if own is None:
@@ -952,7 +956,7 @@ def target_of(
         named = entry.target_label
         if entry.kind == "example":
             named_by = "built-in example"
-        elif entry.published is not None:
+        elif entry.published is not None and entry.target_from == "published":
             named_by = "published entry"
         elif named is None and entry.spec.role == "draft" and entry.kind in ("hub", "local"):
             from_card = card()
