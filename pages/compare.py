@@ -74,7 +74,10 @@ def _overview_reference() -> tuple[Reference, str | None]:
     if not target_id:  # no target known: a published draft of your draft's hidden size and vocabulary, as Overview
         try:
             with settings.session_token(app.hub_token()):
-                shape = overview.draft_shape(app.draft_entry(draft.source, settings.token_fingerprint()))
+                entry = app.draft_entry(draft.source, settings.token_fingerprint())
+            # a target model pasted as your draft: its own published drafts first (walk BI)
+            target_id = own_draft.pasted_target(entry)
+            shape = None if target_id else overview.draft_shape(entry)
         except CompareError:
             shape = None
     # the group's runs too: a published draft measured beside yours is Overview's first pick

@@ -1096,6 +1096,16 @@ def _count_words(n: int) -> str:
 SHIPPED_NOTE = "the Hub was not reached"  # a target read from its config shipped with the app (offline)
 
 
+def pasted_target(entry: comparison.Entry | None) -> str | None:
+    """The Hub id of a target model pasted as your draft: the target a page picks published references for
+    (walk BI: a Llama-4-Maverick target pasted as a draft had Acceptance vs data aim at a Llama-4-Scout draft's
+    figure, "your draft names no target", and Compare open on that Scout draft, while the notice listed Maverick's
+    own drafts). None for a draft, a local folder, or no entry."""
+    if entry is None or entry.spec.role != "target" or entry.kind == "local":
+        return None
+    return _repo_id(entry.source)
+
+
 def target_notice(entry: comparison.Entry) -> TargetNotice | None:
     """Say so when "your draft" is a target model (its config describes a full model, not a draft head).
 
