@@ -342,6 +342,11 @@ def sweep_chart_parts(
     tput: list[alt.Chart] = []
     acc: list[alt.Chart] = []
     has_pred = predicted is not None and len(predicted) > 0
+    # round ticks at or below the lowest and at or above the highest value drawn: left to the renderer, one run's
+    # 2.78 sat above a 0.0-2.5 axis (walk BI)
+    al_axis = accept_axis(
+        meas["accept_length"], predicted["accept_length"] if predicted is not None and has_pred else None
+    )
     if predicted is not None and has_pred:
         pred = predicted[["num_steps", "scenario", "tok_s", "accept_length", "kind"]].copy()
         # no legend of its own: the subtitle says dashed = predicted (its default black symbol vanished in dark mode)
@@ -365,7 +370,11 @@ def sweep_chart_parts(
             alt.Chart(pred)
             .mark_line(point=True)
             .encode(
-                x=x, y=alt.Y("accept_length:Q", title="acceptance length"), color=color, strokeDash=dash, tooltip=tip
+                x=x,
+                y=alt.Y("accept_length:Q", title="acceptance length", **al_axis),
+                color=color,
+                strokeDash=dash,
+                tooltip=tip,
             )
         )
     mtip = [
@@ -382,7 +391,7 @@ def sweep_chart_parts(
     acc.append(
         alt.Chart(meas.dropna(subset=["accept_length"]))
         .mark_point(filled=True, size=120, color=NEUTRAL, shape="diamond")
-        .encode(x=x, y=alt.Y("accept_length:Q", title="acceptance length"), tooltip=mtip)
+        .encode(x=x, y=alt.Y("accept_length:Q", title="acceptance length", **al_axis), tooltip=mtip)
     )
     if baseline_tok_s:
         bdf = pd.DataFrame(
