@@ -2056,6 +2056,12 @@ def lead(result: Plan) -> str | None:
     if first.kind == "more-data" and met and not gains(first, result.noise):
         # walk BG: "Ranked first: More training data" beside "Target already met by ...'s published figure"
         text = f"**The target is already met: {first.title} is not needed to reach it.** {first.note}"
+    elif (
+        first.kind == "more-data" and result.current.get("target_in_reach_by_trend") and not gains(first, result.noise)
+    ):
+        # walk BJ3: "Ranked first: More training data" for a row whose fit puts the target at or below your volume
+        text = f"**{first.title}: not what the fit asks for, as it puts the target at or below your volume.** "
+        text += first.note
     elif (first.blocking or unknown or gains(first, result.noise)) and not first.weighed_down:
         text = f"**Ranked first: {first.title}.** {first.note}"
     else:
@@ -4053,6 +4059,11 @@ def build(
         def at_least_yours(n: float) -> float:
             return max(n, own_now or 0.0)
 
+        # the fit's count for the target at or below your volume, with no run of yours measuring acceptance at the
+        # chain: more data is not what the fit asks for (walk BJ3: "the target may already be in reach at your
+        # volume" beside "Ranked first: More training data", 1.4M samples, 26 GPU-hours of retraining, 47 TB)
+        in_reach: float | None = None
+
         if need is not None and need.value is not None and need.value > fit.x_max * OUT_OF_REACH:
             # the inverse exploded (a 13-digit count): out of the trend's reach, no count printed
             n_new, md.samples_needed = at_10x, None
@@ -4077,6 +4088,8 @@ def build(
             needed = need.map(at_least_yours)
             n_new, md.samples_needed = needed.value or need.value, needed
             if own_now and need.value <= own_now:
+                if measured_here is None and live_here is None:
+                    in_reach = need.value
                 reach = (
                     f"puts the target {target_named} at about {human(need.value)} samples{seen}, at or below your "
                     f"{own_now:,.0f} {mine_words}"
@@ -4197,7 +4210,7 @@ def build(
         md.training = band_n.map(lambda n: cost.training_hours(n / epochs_div))
         md.storage = band_n.map(lambda n: cost.storage_tb(n / epochs_div))
         storage_words = _storage_words(md.storage, cost, tokens_per_sample is not None)
-        if base_al and md.al is not None and md.al.value is not None:
+        if in_reach is None and base_al and md.al is not None and md.al.value is not None:
             ratio = md.al.map(lambda v: v / base_al)
             md.tok_s = tok_band(ratio)
             md.gain = gain_of(md.tok_s)
@@ -4331,6 +4344,38 @@ def build(
             md.evidence.append(
                 _ev("tok/s", "served AL scaled by the fit's AL ratio, at the served num_steps", model_src)
             )
+        if in_reach is not None and own_now:
+            # as "Target already met" says it: no samples, AL, tok/s, gain or cost; the fit's count and what no run
+            # measured, instead of retraining on the volume you have
+            fitted = "the trend" if fit.scope == "pooled" else "your log's fit"
+            md.al = md.samples_needed = md.gain = None
+            md.tok_s = {}
+            md.generation = md.training = md.storage = Band(None, None, None)
+            if loglin is not None:
+                other_fit = _two_fits_words(loglin, in_reach, len(pts), fit.steps)
+            md.note = (
+                set_aside
+                + f"{fit_name} puts the target {target_named} at about {human(in_reach)} samples{seen}, at or below "
+                f"your {own_now:,.0f} samples{seen}: more training data is not what {fitted} asks for, so no gain or "
+                f"cost is claimed. No run of your draft measured acceptance at {chain} to say whether it reaches the "
+                "target there"
+                + (
+                    "; your log's fit is on the training simulation's scale (tau_sim), not the live one the target is "
+                    "on, so this is read across scales."
+                    if curve_scope
+                    else "."
+                )
+                + (f" {off_trend}" if off_trend else "")
+                + (below_trend if fit.scope == "pooled" else "")
+                + (cross_bench if fit.scope == "pooled" else "")
+                + other_fit
+            )
+            md.evidence = [
+                e
+                for e in md.evidence
+                if not str(e.get("what", "")).startswith(("GPU-hours", "storage", "tokens per", "tok/s"))
+            ]
+            current["target_in_reach_by_trend"] = in_reach
     log_note = ""
     if inputs.curve_verdict == "plateau":
         # your own log says more of the same data does not help: neither the published trend nor the log's own fit
