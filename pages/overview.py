@@ -13,10 +13,19 @@ import app
 app.ensure_routed()
 
 st.title("Overview")
+# a markdown link opens a new tab: a new session, without the Hub token typed in this one (walks BH, BJ: Compare
+# opened from a count said the gated target "could not be read"). With a token typed, numbers are not links; the
+# page links at the bottom and the sidebar keep the session
+_TOKEN_TYPED = app.hub_token() is not None
 st.caption(
     "The answer first, for your draft (chosen in the sidebar, carried in the link) and a published reference: "
-    "size, training data, acceptance and live speed, and which of these gaps is the largest. Each number links to "
-    "the page that produced it."
+    "size, training data, acceptance and live speed, and which of these gaps is the largest. "
+    + (
+        "With a Hub token typed, numbers are not links (a link opens a new tab, without the token); the page links "
+        "at the bottom and the sidebar keep it."
+        if _TOKEN_TYPED
+        else "Each number links to the page that produced it."
+    )
 )
 
 draft = app.own_draft()  # the sidebar (where a user picks the draft) comes before the page's imports
@@ -47,7 +56,10 @@ _entry = app.draft_entry  # sizes need the config only; shared with Acceptance v
 
 
 def _link(text: str, page: str, query: list[tuple[str, str]] | None = None) -> str:
-    """A markdown link to one of the app's pages (url paths as app.py registers them), carrying the draft."""
+    """A markdown link to one of the app's pages (url paths as app.py registers them), carrying the draft; the text
+    alone where a Hub token was typed in this session, which a new tab would not have."""
+    if _TOKEN_TYPED:
+        return text
     q = list(query or []) + list(draft.to_query().items())
     url = f"/{page}" + (f"?{urlencode(q)}" if q else "")
     return f"[{text}]({url})"
@@ -428,7 +440,7 @@ if own_entry is not None and answer.own_volume and answer.ref_volume:
 gap = summary.volume_gap(answer, _published_points(), _link, made=_default_plan)
 if gap is not None and gap.kind == "predicted":
     with st.expander(summary.VOLUME_GAP_TITLE):
-        st.markdown(f"{gap.text} ({_link('chart', 'scaling')})")
+        st.markdown(gap.text + ("" if _TOKEN_TYPED else f" ({_link('chart', 'scaling')})"))
 elif gap is not None:
     _say(gap)
 
