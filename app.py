@@ -582,6 +582,21 @@ KEPT: tuple[str, ...] = (
     "compare_baseline",
     "sweep_group",
     "requests_run",
+    # Dataset audit's form: leaving and coming back emptied the dataset and tokenizer fields under the results they
+    # gave, and the tokenizer's caption then spoke of a bytes / 4 estimate above counts made with a tokenizer (walk BJ)
+    "audit_source",
+    "audit_tokenizer",
+    "audit_max_length",
+    "audit_format",
+    "audit_config",
+    "audit_split",
+    "audit_sample_mode",
+    "audit_sample_n",
+    "dumps_folder",
+    "dumps_config",
+    "dumps_hidden",
+    "dumps_max_files",
+    "dumps_full",
 )
 KEPT_SHADOW = "_kept:"  # keep_values' copy of each kept value, under a key no widget has
 KEPT_PREFIXES: tuple[str, ...] = ("sc_dc_acc_",)  # one acceptance input per draft in the step-cost figures

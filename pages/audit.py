@@ -21,6 +21,7 @@ st.caption(
 )
 
 own = app.own_draft()  # the sidebar (where a user picks the draft) comes before the page's imports
+app.keep_values()  # also when the page runs on its own (AppTest)
 
 # The page's own modules load after its heading and the sidebar are drawn: a fresh server's first page shows
 # both while pandas and the analysis load (~0.4 s).
