@@ -370,13 +370,18 @@ def _lines(
             f"- **Training volume:** ours {link(f'{values.human(own_volume)} samples', own_page)} ({vol_src}), "
             f"{reference} {least}{link(values.human(ref_volume), 'scaling')} "
             f"({basis}{f': {said}' if said else ''}): "
-            f"{least}{link(values.times(max(data_ratio, 1 / data_ratio)), 'scaling')} "
             + (
-                f"{'fewer' if data_ratio > 1 else 'more'} samples seen; {read.against(ref_volume, least)}."
-                if read is not None
-                else "less data."
-                if data_ratio > 1
-                else "more data."
+                # equal volumes read "1.00x more data" (walk BJ: 1.4M against 1.4M)
+                f"{link('the same volume', 'scaling')}."
+                if values.times(max(data_ratio, 1 / data_ratio)) == "1.00x" and read is None and not least
+                else f"{least}{link(values.times(max(data_ratio, 1 / data_ratio)), 'scaling')} "
+                + (
+                    f"{'fewer' if data_ratio > 1 else 'more'} samples seen; {read.against(ref_volume, least)}."
+                    if read is not None
+                    else "less data."
+                    if data_ratio > 1
+                    else "more data."
+                )
             )
         )
     elif own_volume is None:
