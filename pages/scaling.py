@@ -398,7 +398,12 @@ def _overview_reads(pick: Any, overview_pick: Any) -> str:
         return "the run Overview reads too."
     return (
         f"at this page's setting; Overview reads run #{overview_pick.run.id} ({overview_pick.value:.2f}, "
-        f"{overview_pick.why}): the reference, {reference}, publishes no acceptance setting."
+        f"{overview_pick.why})"
+        + (
+            f": the reference, {reference}, publishes no acceptance setting."
+            if not overview.reference_settings(reference)
+            else "."
+        )
     )
 
 
@@ -412,7 +417,7 @@ try:
     own_pts = _own_points(list(group_own.kept), own_name, own_samples, own_tokens, None)
     # your acceptance is one run, chosen as Overview chooses it (overview.own_acceptance at the reference's published
     # settings, not the fit's: the fit's bs=8 setting named a batch-1 run "batch 1 (published: 8)" while Overview
-    # said "at the published setting ...bs=1"): the answer reads it alone
+    # said "at the published setting ...bs=1"), unless it drafts another chain than the target's: the answer reads it
     _ref_settings = overview.reference_settings(reference)
     own_pick = overview.own_acceptance(
         list(group_split.kept),
@@ -421,14 +426,20 @@ try:
         engine=overview.reference_engine(reference),  # the engine it publishes on, where its figure states none
     )
     overview_pick = own_pick  # the run Overview reads
-    if not _ref_settings and (setting_key or aim_setting):
-        # a reference that publishes no acceptance: the page sets your run against the target at the fit's setting,
-        # so your acceptance is read there (walk BA: run #8's 2.98 at 4 steps beside a 2.64 target at 3 steps, where
-        # run #7 measured 2.61 at 3)
-        own_pick = (
-            overview.own_acceptance(list(group_split.kept), [str(aim_setting or setting_key)], draft=draft.match_name)
-            or own_pick
-        )
+    if setting_key or aim_setting:
+        # the page sets your run against the target at its own setting, so your acceptance is read there (walk BA:
+        # run #8's 2.98 at 4 steps beside a 2.64 target at 3 steps, where run #7 measured 2.61 at 3; walk BI: a 1-step
+        # run's 1.80 beside RedHat's 3.08 target at steps=3), where a run drafts its chain and Overview's does not
+        _aim_key = str(aim_setting or setting_key)
+        if not _ref_settings or own_pick is None or not overview.same_chain(own_pick.setting, _aim_key):
+            _at_aim = overview.own_acceptance(
+                list(group_split.kept),
+                [_aim_key],
+                draft=draft.match_name,
+                engine=overview.reference_engine(reference) if _aim_key in _ref_settings else None,
+            )
+            if _at_aim is not None and (not _ref_settings or overview.same_chain(_at_aim.setting, _aim_key)):
+                own_pick = _at_aim
     lead_pts = (
         own_pts[own_pts["source"].astype(str).str.startswith(f"store run {own_pick.run.id} ")]
         if own_pick is not None
