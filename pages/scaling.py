@@ -33,7 +33,7 @@ from comparelib import charts, export, paths, settings, tables
 from comparelib.analysis import curves, draftcost, overview, plan, scaling, speedup, verdicts
 from comparelib.errors import CompareError
 from comparelib.live.store import Forgetter, curve_keepers, may_forget_curve
-from comparelib.models.draft import runs_for_target, runs_of_draft, target_notice
+from comparelib.models.draft import pasted_target, runs_for_target, runs_of_draft, target_notice
 
 # The tabs below are built only while shown; what was typed or picked in them is kept for the session.
 app.keep_values()  # also when the page runs on its own (AppTest)
@@ -44,18 +44,21 @@ LOG_UPLOAD = app.draft_key("lc_upload", draft)  # an uploader cannot be emptied:
 LOG_UPLOADS = "_lc_uploads"  # {draft source: (kept path, file name)} of the logs uploaded this session
 
 
-def _target_sentence() -> str | None:
+def _target_sentence() -> tuple[str | None, str | None]:
     """What Overview and Compare drafts say when "your draft" is a target model (``draft.target_notice``): here too,
-    not only "runs of another draft left out" (walk AN). None for a draft, or one whose config was not read."""
+    not only "runs of another draft left out" (walk AN); and its Hub id, the target this page then picks published
+    references for (``draft.pasted_target``). (None, None) for a draft, or one whose config was not read."""
     try:
         with settings.session_token(app.hub_token()):
-            notice = target_notice(app.draft_entry(draft.source, settings.token_fingerprint()))
+            entry = app.draft_entry(draft.source, settings.token_fingerprint())
     except CompareError:
-        return None  # not read: the pages that count it say why
-    return notice.sentence if notice is not None else None
+        return None, None  # not read: the pages that count it say why
+    notice = target_notice(entry)
+    return (notice.sentence if notice is not None else None), pasted_target(entry)
 
 
-if _said_target := _target_sentence():
+_said_target, _pasted_target = _target_sentence()
+if _said_target:
     st.warning(_said_target, icon=":material/warning:")
 
 
@@ -254,7 +257,9 @@ ref_options = sorted(published["draft"].dropna().unique())
 # as on Overview: a published draft for your draft's target first (a Kimi target keeps the Kimi-K2 one)
 own_runs = store.runs(group=draft.group) if draft.group else []
 target_choice = app.draft_target(draft, own_runs)  # its own, its runs', else the one set on Compare
-own_target = target_choice.model
+# a target model pasted as your draft: its own published drafts are the references (walk BI: the page aimed at a
+# Llama-4-Scout draft's 3.112, "your draft names no target", for Llama-4-Maverick pasted as the draft)
+own_target = target_choice.model or _pasted_target
 # a published draft measured beside yours in your group first, as on Overview and in the plan
 suggested = overview.default_reference(ref_options, draft.name, own_target, own_runs, own_shape=_own_shape(own_target))
 # a draft for your target with no results here is offered all the same, as on Overview

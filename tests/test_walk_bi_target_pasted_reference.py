@@ -53,3 +53,17 @@ def test_compare_opens_on_a_draft_of_the_pasted_target(hub: HubEmulator) -> None
     values = " ".join(str(s.value) for s in shown) + " " + " ".join(str(m.value) for m in at.multiselect)
     assert LMSYS in values, values
     assert "Scout" not in values, values
+
+
+def test_acceptance_vs_data_aims_at_a_draft_of_the_pasted_target(hub: HubEmulator) -> None:
+    _hub(hub)
+    at = page_app("../pages/scaling.py", timeout=120)
+    at.query_params["draft"] = MAVERICK
+    at.run()
+    assert not at.exception, at.exception
+    text = page_text(at)
+    assert f"{MAVERICK} is a target model" in text, text
+    assert "Scout" not in text, text
+    assert "your draft names no target" not in text, text
+    assert f"Default 2.45: {LMSYS} at (3,1,4)" in text, text
+    assert at.session_state["sc_ref"] == LMSYS
