@@ -597,6 +597,10 @@ KEPT: tuple[str, ...] = (
     "dumps_hidden",
     "dumps_max_files",
     "dumps_full",
+    # the reference picked on Overview and on Acceptance vs data: a visit to another page put the suggestion back
+    # (walk BI: RedHat picked on Overview, Overview answered against lmsys again after Compare)
+    "ov_ref",
+    "sc_ref",
 )
 KEPT_SHADOW = "_kept:"  # keep_values' copy of each kept value, under a key no widget has
 KEPT_PREFIXES: tuple[str, ...] = ("sc_dc_acc_",)  # one acceptance input per draft in the step-cost figures

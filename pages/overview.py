@@ -29,6 +29,7 @@ st.caption(
 )
 
 draft = app.own_draft()  # the sidebar (where a user picks the draft) comes before the page's imports
+app.keep_values()  # also when the page runs on its own (AppTest): the reference picked below is kept
 
 # The page's own modules load after its heading and the sidebar are drawn, and in two steps: what the answer
 # needs (no pandas), then, once the answer is on screen, pandas and the rest (the published trend, the plan and
