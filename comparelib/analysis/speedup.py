@@ -375,6 +375,38 @@ def _cycle_ms(p: SweepPoint, concurrency: int) -> float:
     return concurrency * float(p.accept_length) / p.tok_s * 1000.0  # type: ignore[arg-type]
 
 
+def _verify_floor(
+    ks: Any, ts: Any, t_verify: float, t_step: float, baseline_tok_s: float | None, concurrency: int
+) -> tuple[float, float, str] | None:
+    """The fit held at the baseline's decode step where it puts a cycle under it: (fixed cost, per-step cost, the note
+    that says so); None where the fit stands.
+
+    A cycle verifies num_steps + 1 tokens a sequence in one target forward, which costs at least the plain decode
+    step the baseline measured at that batch, so no cycle (num_steps 1 the cheapest) is cheaper than that step and
+    the model's fixed cost (its verification) is at least it. Walk BJ: a batch-8 sweep at num_steps 2..4 (27.3 to
+    44.8 ms cycles) fitted 9.75 ms fixed and 8.77 ms a step, an 18.52 ms cycle at num_steps 1 under the 19.73 ms
+    decode step, and predicted num_steps 1 at 781.7 tok/s, above the 733.9 that 8 streams x 1.81 accepted / 19.73 ms
+    allow even with a free draft. Held at 19.73 ms, the per-step cost is refitted through the runs (least squares
+    with the fixed cost held). A line whose num_steps-1 cycle is at or above the step stands as fitted (its fixed
+    cost below the step then reads the verification's growth with num_steps as drafting, and predicts no tok/s past
+    the ceiling); nor is it applied to a fit that is not physical anyway (``unphysical`` says so), or where a run's
+    own cycle is under the decode step (the runs and the baseline then disagree; the fit stands)."""
+    if not baseline_tok_s or t_step <= 0 or t_verify <= 0:
+        return None
+    base_ms = concurrency / baseline_tok_s * 1000.0
+    if t_verify + t_step >= base_ms or float(min(ts)) < base_ms:
+        return None
+    step = float(((ts - base_ms) * ks).sum() / (ks * ks).sum())
+    miss = max(abs(base_ms + k * step - t) / t for k, t in zip(ks, ts, strict=True))
+    note = (
+        f"the fitted fixed cost, {t_verify:.2f} ms a cycle (per step {t_step:.2f} ms), is below the baseline decode "
+        f"step, {base_ms:.2f} ms, which each cycle's target forward costs at least: the fixed cost is held at "
+        f"{base_ms:.2f} ms and the per-step cost refitted to {step:.2f} ms (the runs' cycles missed by up to "
+        f"{miss:.1%})"
+    )
+    return base_ms, step, note
+
+
 def fit_sweep(
     points: Sequence[SweepPoint],
     *,
@@ -411,9 +443,13 @@ def fit_sweep(
         ts = np.array([_cycle_ms(p, concurrency) for p in usable])
         slope, intercept = np.polyfit(ks, ts, 1)
         t_verify, t_step = float(intercept), float(slope)
-        t_draft = t_step
         method = "fit"
         notes.append(f"fitted on {len(usable)} runs at num_steps {', '.join(map(str, steps))}")
+        floored = _verify_floor(ks, ts, t_verify, t_step, baseline_tok_s, concurrency)
+        if floored is not None:
+            t_verify, t_step, note = floored
+            notes.append(note)
+        t_draft = t_step
         if verify_ms is not None:
             v_lo, v_hi = (verify_ms, verify_ms) if isinstance(verify_ms, (int, float)) else verify_ms
             k0 = steps[0]
