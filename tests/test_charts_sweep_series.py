@@ -93,6 +93,12 @@ SERIES_CASES = [
     ([_run(1, 90, bs=1, steps=3),
       SimpleNamespace(**{**vars(_run(2, 95, bs=1, steps=3)), "notes": {"environment": "b"}})],
      {1: "sglang EAGLE-3 bs=1 chain (#1)", 2: "sglang EAGLE-3 bs=1 chain (#2)"}),
+    # a line of several runs alike with another: every run of it is named, not its first (walk BJ: "(#9)" for the
+    # batch-8 line through #9, #10, #11)
+    ([_run(1, 90, bs=1, steps=3), _run(2, 92, bs=1, steps=4), _run(3, 93, bs=1, steps=5),
+      SimpleNamespace(**{**vars(_run(4, 95, bs=1, steps=3)), "notes": {"environment": "b"}})],
+     {1: "sglang EAGLE-3 bs=1 chain (#1-#3)", 2: "sglang EAGLE-3 bs=1 chain (#1-#3)",
+      3: "sglang EAGLE-3 bs=1 chain (#1-#3)", 4: "sglang EAGLE-3 bs=1 chain (#4)"}),
     # walks R and S: vLLM never reports its method; an import of the same draft typed EAGLE-3. Its runs name the
     # algorithm its other runs state, and at one setting they are one line (they read "vllm bs=1 chain" beside it)
     ([SimpleNamespace(**{**vars(_run(1, 60, bs=1, steps=2, engine="vllm")), "speculative_algorithm": None}),

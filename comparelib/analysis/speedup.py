@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from comparelib.errors import CompareError, DataError, InputError
 from comparelib.models import registry
-from comparelib.values import integer, percent_beside, run_param
+from comparelib.values import id_span, integer, percent_beside, run_param
 
 if TYPE_CHECKING:  # numpy and pandas load in the functions that fit or build frames: Overview's answer needs neither
     import pandas as pd
@@ -2658,7 +2658,9 @@ def sweep_series(
         for k in alike:
             first = groups[k][0]
             value = str(run_param(first, tell)).rstrip("/").rsplit("/", 1)[-1][:16] if tell else ""
-            names[k] = f"{name} {tell}={value}" if tell else f"{name} (#{first.id})"
+            # every run of the line, not its first: walk BJ's batch-8 line through #9, #10, #11 read "(#9)"
+            runs = id_span(int(r.id) for r in groups[k] if str(getattr(r, "id", "")).isdigit()) or f"#{first.id}"
+            names[k] = f"{name} {tell}={value}" if tell else f"{name} ({runs})"
     return {r.id: names[k] for k, rs in groups.items() for r in rs}
 
 
