@@ -298,16 +298,17 @@ def open_store(url: str) -> Store:
 
 @st.cache_data(show_spinner=False, ttl=3600, max_entries=128)  # keyed by what visitors type: bounded
 def _draft_entry_read(source: str, token_tag: str, target: str | None = None) -> Entry:
-    from comparelib.models import comparison
+    from comparelib.analysis import summary
 
-    return comparison.load_entry(source, target=target, with_header=False, with_card=False)
+    return summary.read_entry(source, target)  # an uncounted target's total from its headers (walk BL4)
 
 
 FAILED_READ_S = 60.0  # a failed read is tried again after this long, or at once with a token or another draft
 
 
 def draft_entry(source: str, token_tag: str, target: str | None = None) -> Entry:
-    """A draft's sizes and target from its config alone (no card, no header), shared by the pages that answer
+    """A draft's sizes and target from its config alone (no card, no header: an uncounted target's total is read
+    from its checkpoint headers, ``summary.read_entry``), shared by the pages that answer
     for it (Overview, Acceptance vs data's reference). ``token_tag`` is a token's fingerprint, never the token:
     a gated draft read with one session's token is not served to a session without it.
 

@@ -2423,7 +2423,13 @@ def _draft_note(
 
 
 def unlike_reference(
-    target: str | None, reference: str, ref_target: str | None, size_note: str = "", *, same_shape: bool = False
+    target: str | None,
+    reference: str,
+    ref_target: str | None,
+    size_note: str = "",
+    *,
+    same_shape: bool = False,
+    hidden: tuple[int, int] | None = None,
 ) -> str:
     """Why ``reference`` is no like-for-like yardstick for a draft of ``target``, in one sentence; "" when it is one.
 
@@ -2431,7 +2437,11 @@ def unlike_reference(
     another), or, with no target known, one of another architecture (``size_note``). A draft of the same family
     (the nearest of it: ``nearest_in_family``) is not flagged: the README's reference rule says which it is; nor is
     one of your draft's very shape (``same_shape``: hidden size and vocabulary) for a target of no known family, whose
-    name says nothing against it (a private fine-tune of Kimi-K2 named acme/target, with a draft of Kimi's shape)."""
+    name says nothing against it (a private fine-tune of Kimi-K2 named acme/target, with a draft of Kimi's shape).
+    A draft of the same family for another target is flagged where it is of another architecture: ``hidden`` (your
+    draft's hidden size, the reference's) differ (walk BL3: the Qwen3-Coder-480B draft, hidden 6,144, was "the
+    largest gap is size" for a Qwen3.5-397B draft of hidden 4,096)."""
+    from comparelib.models.draft import drafts_for_target, family_words, split_native
     from comparelib.models.registry import family_of
 
     if not target:
@@ -2439,17 +2449,25 @@ def unlike_reference(
     if not ref_target or (model_id(ref_target) or "").lower() == (model_id(target) or "").lower():
         return ""
     own_family = family_of(target)
-    if own_family and own_family == family_of(ref_target):
+    other_hidden = bool(hidden and hidden[0] != hidden[1])
+    if own_family and own_family == family_of(ref_target) and not other_hidden:
         return ""
     if not own_family and same_shape:
         return ""
-    from comparelib.models.draft import drafts_for_target, split_native
-
+    arch = ""
+    if own_family and own_family == family_of(ref_target) and hidden:  # the family's, of another architecture
+        arch = (
+            f" (same family, {family_words(own_family)}, but of another architecture: hidden size {hidden[1]:,} "
+            f"against your draft's {hidden[0]:,})"
+        )
     if split_native(target, drafts_for_target(model_id(target)))[0]:  # a draft for it exists: another was picked
-        return f"{reference} is a draft for {ref_target}, not for your target {target}, so gaps are not like for like"
+        return (
+            f"{reference} is a draft for {ref_target}, not for your target {target}{arch}, so gaps are not like for "
+            "like"
+        )
     return (
-        f"No published draft for {target}; the nearest reference is {reference}, a draft for {ref_target}, so gaps "
-        "are not like for like"
+        f"No published draft for {target}; the nearest reference is {reference}, a draft for {ref_target}{arch}, so "
+        "gaps are not like for like"
     )
 
 
@@ -2717,6 +2735,7 @@ def answer(
         published.target_model if published else None,
         size_note,
         same_shape=bool(mine_shape and theirs_shape and mine_shape == theirs_shape),
+        hidden=(mine_shape[0], theirs_shape[0]) if mine_shape and theirs_shape else None,
     )
 
     def missing(other_architecture: str) -> tuple[str, ...]:

@@ -2194,6 +2194,9 @@ class Inputs:
     offline: Offline | None = None
     step_record: Mapping[str, Any] | None = None
     candidates: tuple[tuple[str, float, Mapping[str, Any]], ...] = ()  # other drafts: label, params, draft-cost record
+    # why ``target_active`` is unknown though the target's config was read: the parameter counter has no rules for
+    # its architecture (``target_uncounted``); "" otherwise (walk BL5: "its config could not be read" of a read one)
+    target_uncounted: str = ""
     runs_note: str = ""  # runs left out as served with another target, or the target models the runs mix
     group_runs: tuple[Any, ...] = ()  # the group's runs for the target, every draft's: what the reference is chosen by
     curve_verdict: str | None = None  # your training log's verdict (``curves``: "rising", "plateau", ...), if loaded
@@ -3158,6 +3161,12 @@ def build(
         tps, tps_src = 2048.0, pubs["specforge-defaults"]
     if inputs.target_active is not None:
         no_target = ""
+    elif inputs.target_label and inputs.target_uncounted:  # its config read, of an architecture not counted
+        no_target = (
+            f"the target's active parameters per token are unknown ({inputs.target_label}: "
+            f"{inputs.target_uncounted}), so hidden-state generation is not costed; your own run's hidden-state "
+            "samples/s cost it (`--gen-samples-per-s` on the CLI)"
+        )
     elif inputs.target_label:  # named (config, card, runs) but its config was not read: private, gated, offline
         no_target = (
             f"the target's parameter count is unknown ({inputs.target_label}: its config could not be read), so "
@@ -4896,6 +4905,31 @@ def _own_acceptance_run(
     return int(mine.run.id) if mine is not None and mine.run.id is not None else None
 
 
+# the words ``comparison.UncountedTarget.note`` names an architecture the parameter counter has no rules for with
+_UNCOUNTED = re.compile(r"has an unsupported architecture, ([^\s(]+) \(the parameter counter")
+
+
+def target_uncounted(entry: Any) -> str:
+    """Why ``entry``'s target has no active parameter count though its config was read: an architecture the
+    parameter counter has no rules for (``comparison.UncountedTarget``), with its checkpoint's total where its
+    headers were read, which does not say what one token passes through; "" for a counted target or one whose
+    config was not read (walk BL5: the plan said Qwen/Qwen3.5-397B-A17B's config "could not be read", beside the
+    note of its config's layers, hidden size and vocabulary)."""
+    if entry.target_count is not None or not entry.target_label:
+        return ""
+    found = _UNCOUNTED.search(entry.target_note or "")
+    if found is None and entry.target_stored is None:
+        return ""
+    arch = f", {found.group(1)}" if found else ""
+    said = f"its config was read, but the parameter counter has no rules for its architecture{arch}"
+    if entry.target_stored is not None:
+        said += (
+            f"; its checkpoint's {entry.target_stored:,} parameters in all do not say how many one token passes "
+            "through"
+        )
+    return said
+
+
 def inputs_for(
     entry: Any,
     *,
@@ -4965,6 +4999,7 @@ def inputs_for(
     except Exception:  # not an EAGLE-3 draft: the usual three aux layers, the draft's hidden size
         num_aux, target_hidden = lint_mod.expected_aux_count(spec), spec.target_hidden_size or spec.hidden_size
     tc = entry.target_count
+    uncounted = target_uncounted(entry)
     target_active = None
     target_lm_head = 0.0
     if tc is not None:  # what one generated token runs through: no MTP module, no vision tower
@@ -5073,4 +5108,5 @@ def inputs_for(
         offline=offline,
         step_record=record,
         candidates=tuple(candidates),
+        target_uncounted=uncounted,
     )

@@ -64,6 +64,28 @@ def reference_options(drafts: Sequence[str], suggested: overview.Reference, own_
     return list(drafts) + [d for d in dict.fromkeys([suggested.hub_id, *for_target]) if d not in drafts]
 
 
+# ``comparison.UncountedTarget``'s words for a target of an architecture the counter does not know, read from its
+# config alone (``load_entry(with_header=False)``): its checkpoint headers, its total, are read again (``read_entry``)
+HEADERS_NOT_READ = "only its config was read here"
+
+
+def read_entry(source: str, target: str | None = None, *, with_card: bool = False) -> Entry:
+    """A draft's entry as Overview (the page and ``overview``/``plan`` on the command line) reads it: its config and
+    its target's, no header and no card, as ``load_entry(with_header=False)`` reads them; but a target of an
+    architecture the parameter counter does not know has its total read from its checkpoint headers, as Compare
+    drafts reads it (walk BL4: Overview said the headers of Qwen/Qwen3.5-397B-A17B "were not read", so its size was
+    left out, beside Compare's 402,941,918,464 read from them). That entry is read again with the headers (the
+    draft's too, as Compare reads it); one whose headers cannot be read keeps the first, which says so."""
+    entry = comparison.load_entry(source, target=target, with_header=False, with_card=with_card)
+    if entry.target_count is None and entry.target_stored is None and HEADERS_NOT_READ in (entry.target_note or ""):
+        try:
+            again = comparison.load_entry(source, target=target, with_card=with_card)
+        except CompareError:  # the draft's own checkpoint not whole: the config's answer stands
+            return entry
+        return again if again.target_stored is not None or again.target_count is not None else entry
+    return entry
+
+
 def with_target(
     own: Entry | None, own_target: str | None, load: Callable[[str], Entry]
 ) -> tuple[Entry | None, list[Said]]:
@@ -570,8 +592,10 @@ def plan_caution(answer: overview.Answer, lead: str | None) -> Said | None:
     if not answer.unlike_reference or not lead or "samples" not in lead.lower():
         return None
     target = answer.target_model
-    if target and split_native(target, drafts_for_target(values.model_id(target)))[0]:
-        return None  # a published draft for your target: the plan aims at its figure
+    # a published draft for your target: the plan aims at its figure, unless the lead names the reference's (walk
+    # BL3: AQ-MedAI's draft pasted as yours, the plan aimed at the Qwen3-Coder-480B draft's, unsaid)
+    if target and answer.reference not in lead and split_native(target, drafts_for_target(values.model_id(target)))[0]:
+        return None
     return Said(
         "caption",
         f"{answer.unlike_reference}. The samples the plan below names to reach a published acceptance aim at another "

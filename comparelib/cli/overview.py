@@ -104,7 +104,7 @@ def _run(args: argparse.Namespace, store: Any) -> int:
     drafts = overview.reference_choices()
 
     def load(source: str, target: str | None = None) -> comparison.Entry:
-        return comparison.load_entry(source, target=target, with_header=False, with_card=False)  # the page's
+        return summary.read_entry(source, target)  # the page's
 
     own_entry: comparison.Entry | None = load(draft.source)  # an unreadable draft: one line, exit 2
     runs = draft.runs(store)

@@ -110,11 +110,12 @@ def _load(source: str, target: str | None) -> tuple[Entry, str]:
     BailingMoeV2ForCausalLM while Overview showed the plan). An error of the draft's own is raised."""
     from dataclasses import replace
 
+    from comparelib.analysis import summary
     from comparelib.errors import CompareError
     from comparelib.models import comparison
 
     try:
-        return comparison.load_entry(source, target=target, with_header=False), ""
+        return summary.read_entry(source, target, with_card=True), ""  # as Overview reads it (walk BL4)
     except CompareError as exc:
         if not target:
             raise
