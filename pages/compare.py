@@ -492,7 +492,8 @@ _runs_say = {e.label: comparison.served_against_rules(e, _group_runs()) for e in
 for e, top, _any in sorted(_tops, key=lambda et: lint.SEVERITIES.index(et[1].severity) if et[1] else 9):
     # nothing for your engine but a gap on another: said as information, not as an all-clear
     # nor for a draft the EAGLE-3 rules do not check (EAGLE-1, Medusa, MTP): its headline claims no match
-    unchecked = any(f.code == "not-eagle3" for f in e.findings)
+    # nor on a target whose class the rules do not model (walk BL1): the Llama-like path's notes claim no match
+    unchecked = any(f.code == "not-eagle3" or f.unknown_family is not None for f in e.findings)
     say = {"error": st.error, "warning": st.warning}.get(
         top.severity if top else "", st.info if _any or unchecked else st.success
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from comparelib.cli._util import print_json
 
@@ -64,12 +64,24 @@ def run(args: argparse.Namespace) -> int:
     if estimated:  # a template's counts: no checkpoint of it was read, so what one stores is not said
         skipped.add("stored")
         out.write(f"note: counts {basis}; stored is not shown: no checkpoint of it was read\n")
+    if not entry.spec.tensors:  # an uncounted target's headers not read: no counts (walk BL6)
+        skipped.update((*params.HEADLINE, "mtp", "vision"))
     for key in (*params.HEADLINE, "mtp", "vision"):
         if key in skipped:
             continue
         if p[key] is not None and not (key in {"mtp", "vision"} and not p[key]):
             tied = "  (tied to the embedding)" if key == "lm_head" and p["lm_head_tied"] else ""
             out.write(f"  {key:<20} {p[key]:>18,}{tied}\n")
+    if entry.spec.tensors:  # none: an uncounted target whose headers were not read, as its note says (walk BL6)
+        _write_sizes(out, data)
+    _write_checkpoint(out, entry)
+    _write_serving(out, entry)
+    _write_lint(out, entry, args.engine)
+    return 0
+
+
+def _write_sizes(out: TextIO, data: dict[str, Any]) -> None:
+    """The memory line and the components of ``params --json``'s object."""
     mem = data["memory_bytes"]  # memory_table: a draft's weights shared with the target are not counted again
     out.write(
         f"memory, {data['memory_counts']}: "
@@ -83,10 +95,6 @@ def run(args: argparse.Namespace) -> int:
     for comp in data["components"]:
         if comp["note"]:
             out.write(f"note: {comp['name']} {comp['note']}\n")
-    _write_checkpoint(out, entry)
-    _write_serving(out, entry)
-    _write_lint(out, entry, args.engine)
-    return 0
 
 
 def _write_lint(out: TextIO, entry: Entry, choice: str | None) -> None:

@@ -1007,6 +1007,91 @@ def mtp_only_checkpoint(config: Mapping[str, Any], names: Collection[str]) -> bo
     return True
 
 
+UNCOUNTED = "uncounted"  # the dialect of ``uncounted_target``: a full model the counter has no rules for
+_DRAFT_MARKERS = ("eagle", "medusa", "speculator", "draft", "mtp", "nextn", "hydra")
+
+
+def declared_mtp_layers(config: Mapping[str, Any]) -> int:
+    """The MTP layers a target's config declares (num_nextn_predict_layers, or Qwen3.5's mtp_num_hidden_layers)."""
+    inner, _ = _text_config(config)
+    for key in ("num_nextn_predict_layers", "mtp_num_hidden_layers"):
+        n = inner.get(key, config.get(key))
+        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            return n
+    return 0
+
+
+def _stored_component(name: str) -> str:
+    """A stored tensor's component by its name alone, for a model the counter has no rules for: the embedding, the
+    lm_head, MTP layers and a vision tower by their usual names; everything else "other" (not split)."""
+    if re.search(r"(^|\.)embed_tokens\.", name) and not re.search(r"(^|\.)mtp\.", name):
+        return "embedding"
+    if re.search(r"(^|\.)lm_head\.", name):
+        return "lm_head"
+    if re.search(r"(^|\.)mtp\.", name):
+        return "mtp"
+    if re.search(r"(^|\.)(visual|vision_tower|vision_model)\.", name):
+        return "vision"
+    return "other"
+
+
+def uncounted_target(
+    config: Mapping[str, Any], source: str, stored: Sequence[tuple[str, Sequence[int]]] | None
+) -> ModelSpec | None:
+    """A full model whose architecture the counter has no rules for, as a target (walk BL6: Qwen/Qwen3.5-397B-A17B
+    pasted as your draft was only "unsupported architecture"); None when the config is not one.
+
+    A full model: a causal-LM or multimodal class with no draft marker (EAGLE, Medusa, MTP, ...), no EAGLE-3 fields
+    and many layers. Its tensors are its checkpoint's as stored (``stored``: (name, shape) from its safetensors
+    headers; none when they were not read): the total is what it stores, and no split by component or active count
+    is claimed beyond what the tensor names say (``_stored_component``)."""
+    inner, _ = _text_config(config)
+    arch = _first_architecture(config) or _first_architecture(inner)
+    lowered = arch.lower()
+    full_class = lowered.endswith(("forcausallm", "forconditionalgeneration"))
+    sizes = [
+        v for v in (inner.get(k) for k in ("num_hidden_layers", "hidden_size", "vocab_size")) if isinstance(v, int)
+    ]
+    if len(sizes) != 3 or any(isinstance(v, bool) or v <= 0 for v in sizes):
+        return None
+    layers, hidden, vocab = sizes
+    if (
+        not full_class
+        or layers < 4
+        or any(m in lowered for m in _DRAFT_MARKERS)
+        or _is_eagle3_shaped(inner)
+        or _is_eagle3_shaped(config)
+        or config.get("speculators_model_type") is not None
+        or config.get("medusa_num_heads") is not None
+    ):
+        return None
+    tensors = tuple(
+        TensorSpec(name, tuple(int(d) for d in shape), _stored_component(name)) for name, shape in stored or ()
+    )
+    return ModelSpec(
+        source=source,
+        architecture=arch,
+        dialect=UNCOUNTED,
+        role="target",
+        hidden_size=hidden,
+        vocab_size=vocab,
+        num_hidden_layers=layers,
+        tensors=tensors,
+        max_position_embeddings=inner.get("max_position_embeddings")
+        if isinstance(inner.get("max_position_embeddings"), int)
+        else None,
+        raw_config=dict(config),
+        notes=(
+            f"{arch}: the parameter counter has no rules for its architecture; "
+            + (
+                "its total is the elements stored in its checkpoint (safetensors headers)"
+                if tensors
+                else "its checkpoint's headers were not read, so its size is not known"
+            ),
+        ),
+    )
+
+
 # ---- dense and MoE targets --------------------------------------------------------------------
 
 

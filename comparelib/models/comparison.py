@@ -25,7 +25,14 @@ from comparelib.errors import (
 from comparelib.models import architectures, engines, hub, lint, params, registry
 from comparelib.models import serving as serving_model
 from comparelib.models.architectures import ModelSpec
-from comparelib.models.draft import SHIPPED_NOTE, base_model_from_card, drafts_text, split_native, target_notice
+from comparelib.models.draft import (
+    SHIPPED_NOTE,
+    base_model_from_card,
+    drafts_text,
+    own_mtp,
+    split_native,
+    target_notice,
+)
 
 # re-exported (``x as x``): callers name a draft's source kinds through this module
 from comparelib.models.sources import EXAMPLE_OWN as EXAMPLE_OWN
@@ -74,6 +81,9 @@ class Entry:
     # a target whose architecture the counter does not know: its total from its checkpoint (stored elements summed
     # over its safetensors headers) when they were read; active and the split by component are not known
     target_stored: int | None = None
+    # that target's architecture, from its config read (None for a counted target or one not read): the engines'
+    # rules are that class's or none, never a guess from the target's name (walk BL1)
+    target_arch: str | None = None
     engine: str | None = None  # the engine choice the lint and the serving rows are for (None: the newest of each)
 
     @property
@@ -382,7 +392,15 @@ def load_entry(
             header = fetched.safetensors_header
             if fetched.repo_id and _in_registry(fetched.repo_id):
                 published = registry.get_draft(fetched.repo_id)
-            spec = _parse_draft(fetched.config, label, published, target, header)
+            try:
+                spec = _parse_draft(fetched.config, label, published, target, header)
+            except UnsupportedArchitectureError:
+                # a full model the counter has no rules for is still a target pasted as a draft (walk BL6)
+                stored = [(name, shape) for name, (shape, _dtype) in (header or {}).items()]
+                uncounted_spec = architectures.uncounted_target(fetched.config, label, stored)
+                if uncounted_spec is None:
+                    raise
+                spec = uncounted_spec
 
     target_spec: ModelSpec | None = None
     target_count: params.ParamCount | None = None
@@ -444,8 +462,10 @@ def load_entry(
         target_layers = target_layers or uncounted.layers
     if target_layers is None and target_spec is None and published is not None and published.target_layers:
         target_layers = published.target_layers
-    checkpoint = params.reconcile(spec, header) if header else None
-    family = _family(spec, target_spec, published, target)
+    # an uncounted target's tensors are its header's: no config-built tensors to reconcile them with
+    checkpoint = params.reconcile(spec, header) if header and spec.dialect != architectures.UNCOUNTED else None
+    # an uncounted target's family is its config's class (the lint names it), not a guess from its name (walk BL1)
+    family = _family(spec, target_spec, published, target) if uncounted is None else None
     findings: list[lint.Finding] = []
     lint_args: dict[str, Any] = {}
     serving_args = _serving_args(
@@ -501,6 +521,7 @@ def load_entry(
         target_note=target_note,
         target_size_from=size_from,
         target_stored=uncounted.stored if uncounted else None,
+        target_arch=uncounted.architecture if uncounted else None,
         engine=serving,
     )
 
@@ -586,13 +607,11 @@ def _serving_args(
         )
         n, hidden = target_spec.num_hidden_layers, target_spec.hidden_size
     else:
-        cls = serving_model.target_class(target_arch) if target_arch else None  # an uncounted target's config
-        for name in (
-            target_text,
-            published.target_model if published else None,
-            spec.target_model,
-            _verifier_name(spec.raw_config),
-        ):
+        # an uncounted target's config was read: its class, or none; never a guess from a name (walk BL1: the
+        # Qwen3_5MoeForConditionalGeneration config of Qwen/Qwen3.5-397B-A17B got Qwen3-MoE's rules by its name)
+        cls = serving_model.target_class(target_arch) if target_arch else None
+        names = (target_text, published.target_model if published else None, spec.target_model)
+        for name in (*names, _verifier_name(spec.raw_config)) if not target_arch else ():
             cls = cls or serving_model.target_class_from_name(name)
         n = target_layers
         hidden = (published.target_hidden_size if published else None) or spec.target_hidden_size or spec.hidden_size
@@ -627,8 +646,8 @@ def no_serving_verdict(entry: Entry, target_field: str = "--target") -> str | No
     if entry.target_label is None and not entry.target_layers:
         return f"the engines' rules need an EAGLE-3 draft and its target ({target_field})"
     target = entry.lint_args.get("target")
-    if isinstance(target, ModelSpec) or entry.target_stored is not None:  # its config was read: a class not modelled
-        cls = f" ({target.architecture})" if isinstance(target, ModelSpec) else ""
+    if isinstance(target, ModelSpec) or entry.target_arch:  # its config was read: a class not modelled
+        cls = f" ({target.architecture if isinstance(target, ModelSpec) else entry.target_arch})"
         return (
             f"the engines' rules know no EAGLE-3 target class for {entry.target_label}{cls}; give a target whose "
             "family the engines know (its config or hub id)"
@@ -933,6 +952,7 @@ def share_targets(entries: Sequence[Entry]) -> list[Entry]:
             e,
             target_count=src.target_count,
             target_stored=src.target_stored,
+            target_arch=src.target_arch,
             target_size_from=said,
             target_note=src.target_note if src.target_count is None else e.target_note,
         )
@@ -1077,7 +1097,7 @@ def _notice_json(entry: Entry) -> dict[str, Any] | None:
     if notice is None:
         return None
     drafts, native = split_native(notice.hub_id, notice.drafts)
-    own = bool(native) or entry.count.mtp > 0  # a registry entry for its MTP layers, or its config counts them
+    own = bool(native) or own_mtp(entry)  # a registry entry for its MTP layers, or its config counts them
     return {"hub_id": notice.hub_id, "drafts": drafts, "native_mtp": own, "note": role_note(entry)}
 
 
@@ -1089,11 +1109,19 @@ def role_note(entry: Entry) -> str | None:
     notice = target_notice(entry)
     if notice is None:
         return None
-    drafts = drafts_text(notice.hub_id, notice.drafts, own_mtp=entry.count.mtp > 0)
+    drafts = drafts_text(notice.hub_id, notice.drafts, own_mtp=own_mtp(entry))
     as_target = notice.hub_id or entry.source
+    counts = "its counts are a target's"
+    if entry.spec.dialect == architectures.UNCOUNTED:  # walk BL6: a full model the counter has no rules for
+        counts = (
+            "its counts are what its checkpoint stores (the parameter counter has no rules for its architecture)"
+            if entry.count.total
+            else "its size is not known here (the parameter counter has no rules for its architecture, and its "
+            "checkpoint's headers were not read)"
+        )
     return (
         f"{notice.hub_id or entry.label} is a target model ({notice.architecture}, {notice.layers} layers), "
-        "not a draft: its counts are a target's, with no trainable split, draft-to-target ratio or wiring lint. "
+        f"not a draft: {counts}, with no trainable split, draft-to-target ratio or wiring lint. "
         f"{drafts} Use it as the target: python -m comparelib params YOUR_DRAFT --target {as_target}"
         + "".join(f" ({n[0].upper()}{n[1:]}.)" for n in entry.spec.notes if n.startswith(SHIPPED_NOTE))
     )

@@ -1106,6 +1106,30 @@ def pasted_target(entry: comparison.Entry | None) -> str | None:
     return _repo_id(entry.source)
 
 
+def size_words(entry: comparison.Entry) -> str:
+    """A target's size for its notice: counted, or, for a full model the counter has no rules for
+    (``architectures.uncounted_target``, walk BL6), what its checkpoint stores, else that it was not read."""
+    from comparelib.models import architectures
+
+    if entry.spec.dialect != architectures.UNCOUNTED:
+        return f"{_count_words(entry.count.total)} parameters"
+    said = "the parameter counter has no rules for its architecture"
+    if entry.count.total:
+        return f"{_count_words(entry.count.total)} parameters stored in its checkpoint; {said}"
+    return f"its size not read here: {said}"
+
+
+def own_mtp(entry: comparison.Entry) -> bool:
+    """Whether a target model has MTP layers of its own: counted, or declared by an uncounted target's config."""
+    from comparelib.models import architectures
+
+    if entry.count.mtp > 0:
+        return True
+    return (
+        entry.spec.dialect == architectures.UNCOUNTED and architectures.declared_mtp_layers(entry.spec.raw_config) > 0
+    )
+
+
 def target_notice(entry: comparison.Entry) -> TargetNotice | None:
     """Say so when "your draft" is a target model (its config describes a full model, not a draft head).
 
@@ -1119,9 +1143,9 @@ def target_notice(entry: comparison.Entry) -> TargetNotice | None:
     name = hub_id or entry.label
     sentence = (
         f"{name} is a target model ({entry.spec.architecture}, {entry.spec.num_hidden_layers} layers, "
-        f"{_count_words(entry.count.total)} parameters), not a draft: it is what a draft speculates for. "
+        f"{size_words(entry)}), not a draft: it is what a draft speculates for. "
         # its own MTP registry entry is the target itself, not a published draft
-        + drafts_text(hub_id, drafts, own_mtp=entry.count.mtp > 0)
+        + drafts_text(hub_id, drafts, own_mtp=own_mtp(entry))
         + " Paste your draft in the sidebar, and use this model as the target on Compare drafts."
         + "".join(f" ({n[0].upper()}{n[1:]}.)" for n in entry.spec.notes if n.startswith(SHIPPED_NOTE))
     )

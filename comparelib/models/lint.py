@@ -71,6 +71,9 @@ class Finding:
     engines: tuple[str, ...] = ()
     # a ``not-eagle3`` note's (method, what was checked), which the headline says with its own engine rows
     parts: tuple[str, ...] = ()
+    # made on the Llama-like path for want of the target's own rules: the class the rules do not model ("" when the
+    # target's config was not read); None where the target's rules applied. The headline then claims no match
+    unknown_family: str | None = None
 
 
 def default_boundaries(n_layers: int) -> tuple[int, int, int]:
@@ -509,12 +512,15 @@ def _aux_findings(
     if verdicts is None:  # no rules for this family: say what the engines' default (Llama-like) path does, and why
         verdicts = _verdicts(draft, n_layers, LLAMA_LIKE, serving, target_hidden)
         assert verdicts is not None
-        note = unknown_family_note(target_arch or (family if family not in _FAMILY_CLASS else None))
+        unknown = target_arch or (family if family not in _FAMILY_CLASS else None)
+        note = unknown_family_note(unknown)
     checks = _id_checks(draft, verdicts[0], verdicts[2], n_layers)
     found = _serving_findings(draft, verdicts[0], verdicts[1], n_layers)
     if any(f.code in ("aux-negative", "aux-range") for f in checks):  # they already say what each row does
         found = [f for f in found if f.code in ("engine-unsupported", "engine-not-read")]
-    return out + [replace(f, message=note + f.message) if note else f for f in checks + found]
+    if not note:
+        return out + checks + found
+    return out + [replace(f, message=note + f.message, unknown_family=unknown or "") for f in checks + found]
     return out
 
 
@@ -904,6 +910,17 @@ def headline(
     if unchecked is not None:  # the engines' rules check EAGLE-3 wiring only: no match is claimed for this draft
         said = (
             f"Nothing to act on{who} in what was checked ({unchecked[1]}). {_rules_do_not_apply(unchecked[0], covers)}"
+        )
+    unknown = next((f.unknown_family for f in ranked if f.unknown_family is not None), None)
+    if unchecked is None and unknown is not None:  # Llama-like rules stood in for the target's own (walk BL1)
+        why = (
+            f"the engines' rules here do not model the target's class {unknown}"
+            if unknown
+            else "the target's config was not read (only its number of layers is known)"
+        )
+        said = (
+            f"Nothing to act on{who} in what was checked, but no wiring match with what {_and(covers)} will do is "
+            f"claimed: {why}, so the notes say what each engine does on a Llama-like target ({LLAMA_LIKE})"
         )
     if outside:
         said += "; of the other rows, " + "; ".join(_row_gap(v) for v in outside) + f" ({rows_where})"
