@@ -398,9 +398,15 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
 
 
 def _overview_reads(pick: Any, overview_pick: Any) -> str:
-    """Whether Overview reads the same run as your acceptance, said (it reads the reference's settings only)."""
+    """Whether Overview reads the same run as your acceptance, said (it reads its reference's settings only: this
+    page's reference, or the one Overview suggests where another is picked here)."""
     if overview_pick is None or overview_pick.run.id == pick.run.id:
         return "the run Overview reads too."
+    if overview_ref != reference:
+        return (
+            f"at this page's reference and setting; Overview, on its reference {overview_ref}, reads run "
+            f"#{overview_pick.run.id} ({overview_pick.value:.2f}, {overview_pick.why})."
+        )
     return (
         f"at this page's setting; Overview reads run #{overview_pick.run.id} ({overview_pick.value:.2f}, "
         f"{overview_pick.why})"
@@ -430,7 +436,19 @@ try:
         draft=draft.match_name,
         engine=overview.reference_engine(reference),  # the engine it publishes on, where its figure states none
     )
-    overview_pick = own_pick  # the run Overview reads
+    # the run Overview reads, at its own reference (walk BK5: with AQ-MedAI/Kimi-K2-Instruct-eagle3 picked here, the
+    # lead said run #13 was "the run Overview reads too" where Overview, on yuhuili's draft for the target, read #11)
+    overview_ref = st.session_state.get("ov_ref") or suggested.hub_id
+    overview_pick = (
+        own_pick
+        if overview_ref == reference
+        else overview.own_acceptance(
+            list(group_split.kept),
+            overview.reference_settings(overview_ref),
+            draft=draft.match_name,
+            engine=overview.reference_engine(overview_ref),
+        )
+    )
     if setting_key or aim_setting:
         # the page sets your run against the target at its own setting, so your acceptance is read there (walk BA:
         # run #8's 2.98 at 4 steps beside a 2.64 target at 3 steps, where run #7 measured 2.61 at 3; walk BI: a 1-step

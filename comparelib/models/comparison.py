@@ -926,6 +926,16 @@ def share_targets(entries: Sequence[Entry]) -> list[Entry]:
     the Hub): its draft/target ratio then says it, and ``target_size_from`` names the entry it was read for."""
     read: dict[str, Entry] = {}
     tried: dict[str, Entry] = {}  # read, and not countable (an architecture the counter does not know)
+    # a target model pasted where a draft belongs, counted here and shown as the target (walk BK4: its published
+    # draft beside it said its target's config "was not read for any draft here" under its 8,030,261,248 parameters)
+    shown = {
+        key: e
+        for e in reversed(entries)
+        if e.spec.role == "target"
+        and e.spec.dialect != architectures.UNCOUNTED
+        and e.count.total
+        and (key := _target_key(e.label))
+    }
     for e in entries:
         key = _target_key(e.target_label)
         if (
@@ -941,6 +951,11 @@ def share_targets(entries: Sequence[Entry]) -> list[Entry]:
         key = _target_key(e.target_label)
         unsized = key and e.spec.role == "draft" and e.target_count is None and not e.target_stored
         src = read.get(key) if unsized and key else None
+        if src is None and unsized and key and key in shown:
+            t = shown[key]
+            sized = replace(e, target_count=t.count, target_size_from=f"read for {t.label}, shown as the target")
+            out.append(_with_read_target(sized, _slim(t.spec)))
+            continue
         if src is None:
             why = tried.get(key) if unsized and key and not e.target_note else None
             out.append(e if why is None else replace(e, target_note=why.target_note))  # why, not "type it"
@@ -956,15 +971,14 @@ def share_targets(entries: Sequence[Entry]) -> list[Entry]:
             target_size_from=said,
             target_note=src.target_note if src.target_count is None else e.target_note,
         )
-        out.append(_with_read_target(sized, src))
+        out.append(_with_read_target(sized, src.lint_args.get("target")))
     return out
 
 
-def _with_read_target(entry: Entry, src: Entry) -> Entry:
-    """``entry`` with its serving rows and wiring lint made on the target config read for ``src`` (the same target)
-    when it had none: a registry draft's target known by name and sizes only got "no verdict" beside a draft the
-    rows served on that very config (walk AL). Unchanged when it has rows, or ``src`` holds no read config."""
-    target = src.lint_args.get("target")
+def _with_read_target(entry: Entry, target: object) -> Entry:
+    """``entry`` with its serving rows and wiring lint made on ``target``, the target config read for another entry
+    (the same target) when it had none: a registry draft's target known by name and sizes only got "no verdict"
+    beside a draft the rows served on that very config (walk AL). Unchanged when it has rows, or no config was read."""
     if entry.serving or entry.serving_args or not isinstance(target, ModelSpec):
         return entry
     args = _serving_args(entry.spec, target, entry.published, None, None)
