@@ -41,5 +41,6 @@ def test_a_reference_config_the_registry_only_assumes_names_no_size_gap() -> Non
     assert not at.exception, at.exception
     text = page_text(at)
     assert "size (within" not in text, text
-    assert f"{R1} publishes no config (the registry assumes one), so sizes are not compared" in text, text
-    assert f"counted from the configs; {R1}'s is assumed, not published, so no size gap is named" in text, text
+    # walk BK3: its repo holds config.json, which is not read (not "publishes no config" / "not published")
+    assert f"{R1}'s config is assumed, not the published config.json (not read), so sizes are not compared" in text
+    assert f"counted from the configs; {R1}'s is assumed, not the published config.json (not read)" in text, text

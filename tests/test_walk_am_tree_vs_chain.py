@@ -89,7 +89,7 @@ def test_your_acceptance_against_a_chain_figure_is_your_best_chain_at_its_batch(
     assert mine.value == 3.45 and mine.unlike == ""
     assert "chain" in mine.why and "batch 1" in mine.why, mine.why
     # the tree is named as a tree, apart
-    assert "tree run #9 (num_steps 4, topk 4, 8 draft tokens) measured 4.00" in mine.why, mine.why
+    assert "tree run #9 (num_steps 4, topk 4, 8 draft tokens, batch 1) measured 4.00" in mine.why, mine.why
 
 
 def test_a_tree_alone_is_said_not_like_for_like() -> None:

@@ -1216,21 +1216,25 @@ def own_acceptance(
         why = "the fastest speculative run"
     if settings:
         why += f"; no run drafts a published chain ({'; '.join(settings)})"
-        if (shaped := _of_published_shape(r, keyed, settings, engine)) is not None:
+        if (shaped := _of_published_shape(r, keyed, settings, engine, both)) is not None:
             return shaped
         if _is_tree(run_setting(r)[0]) != all(_is_tree(s) for s in settings):  # only the other shape was measured
             ours, theirs = ("tree", "chain") if _is_tree(run_setting(r)[0]) else ("chain", "tree")
             unlike = (
                 f"ours is a {ours}'s (run #{r.id}: {speedup.shape_words(r)}) and the published figures "
                 + ("are a tree's" if theirs == "tree" else "state no tree (a chain's)")
-                + ", and a tree accepts more per cycle than a chain by construction"
+                + ", and a tree and a chain are other settings"
             )
             return OwnAccept(r, _accept_of(r), run_setting(r)[0], f"{why}; {unlike}", unlike=unlike)  # type: ignore[arg-type]
     return OwnAccept(r, _accept_of(r), run_setting(r)[0], why)  # type: ignore[arg-type]
 
 
 def _of_published_shape(
-    taken: Any, keyed: Sequence[tuple[Any, str]], settings: Sequence[str], engine: str | None
+    taken: Any,
+    keyed: Sequence[tuple[Any, str]],
+    settings: Sequence[str],
+    engine: str | None,
+    runs: Sequence[Any] = (),
 ) -> OwnAccept | None:
     """Where ``taken`` (the best pair's run) is a tree and the published figures a chain's (or of no stated shape),
     or the reverse, the run of the published shape with the highest measured acceptance, at the published batch size
@@ -1254,22 +1258,55 @@ def _of_published_shape(
     name, other = ("tree", "chain") if tree else ("chain", "tree")
     batch_said = f"batch {parts['bs']}" if parts.get("bs") else ""
     published = "are a tree's" if tree else "state no tree (a chain's)"
-    more = "accepts more" if other == "tree" else "accepts less"
+    # the run of the other shape named as set aside: the one Chains or trees sets ``r`` against, at its batch (walk
+    # BK6 named the batch-16 chain #13, unbatched, while the tree was set against the batch-1 chain #7 elsewhere)
+    aside_run, aside_key = _set_aside(r, k, keyed, tree, runs) or (taken, run_setting(taken)[0])
+    aside_bs = _setting_parts(aside_key).get("bs")
+    aside_said = f"{other} run #{aside_run.id} ({speedup.shape_words(aside_run)}" + (
+        f", batch {aside_bs})" if aside_bs else ")"
+    )
+    # a chain accepts less than a tree only at equal depth and budget (walk BK6: a 6-step chain measured the topk-4
+    # tree's 3.33), so the reason is that it is another setting, never "by construction"
+    reason = (
+        f"a {other} is another setting than the published {name} (what is accepted per cycle depends on the shape, "
+        "depth and draft budget)"
+    )
     why = (
         f"the {name} run with the highest measured acceptance{' at ' + batch_said if batch_said else ''}: the "
-        f"published figures {published}; {other} run "
-        f"#{taken.id} ({speedup.shape_words(taken)}) measured {_accept_of(taken):.2f}, a {other}, which {more} per "
-        "cycle, so it is not set against them"
+        f"published figures {published}, at other settings; {aside_said} measured {_accept_of(aside_run):.2f}, not "
+        f"set against them: {reason}"
     )
+    # a tree's only in shape: the published tree is of other settings, so never like for like (walk BK2)
     apart = (
         f"Your acceptance is your best {name}'s, {_accept_of(r):.2f} (run #{r.id}: {speedup.shape_words(r)}"
-        f"{', ' + batch_said if batch_said else ''}), as the published figures {published}"
+        f"{', ' + batch_said if batch_said else ''}), as the published figures {published} too, at other settings"
     )
-    aside = (
-        f"{other} run #{taken.id} ({speedup.shape_words(taken)}) measured {_accept_of(taken):.2f}, not set against "
-        f"them: a {other} {more} per cycle by construction."
-    )
+    aside = f"{aside_said} measured {_accept_of(aside_run):.2f}, not set against them: {reason}."
     return OwnAccept(r, _accept_of(r), k, why, apart=apart, aside=aside)  # type: ignore[arg-type]
+
+
+def _set_aside(
+    chosen: Any, key: str, keyed: Sequence[tuple[Any, str]], tree: bool, runs: Sequence[Any]
+) -> tuple[Any, str] | None:
+    """The run of the other shape than ``chosen`` (of ``tree``'s shape) that Chains or trees sets it against: at
+    its batch and engine, measured like it, the largest speedup against its own baseline (``speedup.chains_and_trees``
+    picks the same); None where none is (or no baseline pairs one)."""
+    parts = _setting_parts(key)
+    rated = []
+    for o, k in keyed:
+        theirs = _setting_parts(k)
+        if _is_tree(k) == tree or (theirs.get("bs"), theirs.get("engine")) != (parts.get("bs"), parts.get("engine")):
+            continue
+        if speedup.measured_otherwise(o, chosen) != ([], []) or _accept_of(o) is None:
+            continue
+        base = speedup.choose_baseline(runs, [o])
+        ratio = speedup.speedup_against(o, base)[0] if base is not None else None
+        if ratio:
+            rated.append((ratio, -o.id, o, k))
+    if not rated:
+        return None
+    best = max(rated, key=lambda t: (t[0], t[1]))
+    return best[2], best[3]
 
 
 def _other_engines_words(
@@ -2094,7 +2131,8 @@ def largest_gap(
             other = max(rest, key=lambda k: rest[k])
             words_other = _factor_words(other, rest[other], size_ratio, accept_ratio, accept_detail, size_scope)
             lead += f" The next gap is {other}: {words_other}."
-        return "training data (contradicted by your training log)", lead + ahead_text
+        # an acceptance at other settings keeps its "not like for like" (walk BK2: dropped once a log was kept)
+        return "training data (contradicted by your training log)", lead + unlike + ahead_text
     if name == "training data" and own_volume and ref_volume:
         least = "at least " if ref_floor else ""
         lead = (
@@ -2313,7 +2351,10 @@ def missing_evidence(
     elif not sizes_known:
         out.append(f"the registry has no config for {reference}, so sizes are not compared")
     elif ref_config_assumed:
-        out.append(f"{reference} publishes no config (the registry assumes one), so sizes are not compared")
+        # walk BK3: "publishes no config" of a repo holding config.json; the registry's is assumed, the Hub's not read
+        out.append(
+            f"{reference}'s config is assumed, not the published config.json (not read), so sizes are not compared"
+        )
     return tuple(out)
 
 
@@ -2802,7 +2843,8 @@ def answer(
             sentence += f" Sizes are not compared: {size_note}; {SET_TARGET}."
     if target is None and measured is None and mine is not None and mine.apart:  # the tree set aside (walk AM)
         compared = f": {accept_detail}" if accept_detail and accept_detail not in sentence else ""
-        sentence += f" {mine.apart}{compared}; {mine.aside}"
+        unlike_said = "" if "not like for like" in sentence else " (not like for like)"  # walk BK2
+        sentence += f" {mine.apart}{unlike_said}{compared}; {mine.aside}"
     doubt = volume_doubt(published) if published is not None and ref_volume else ""
     if target is None and (caveat := passes_caveat(volume_read, ref_volume, gap, ref_floor, doubt)):
         sentence += f" {caveat}"

@@ -163,7 +163,12 @@ def _size_basis(reference: str, not_compared: str = "", hub_read: bool = False) 
         return "counted from the configs (the reference's read from the Hub)"
     ref = registry.get_draft(reference)
     if ref.config_confidence.lower().startswith("low"):
-        return f"counted from the configs; {reference}'s is assumed, not published, so no size gap is named"
+        # the Hub repo may well hold a config.json: the registry's assumed one is used, and that one was not read
+        # (walk BK3: "assumed, not published" of a repo with a config.json; Compare's words)
+        return (
+            f"counted from the configs; {reference}'s is assumed, not the published config.json (not read), so no "
+            "size gap is named"
+        )
     if not ref.config_read:  # walk R2: a SpecForge template's count read as the published draft's own
         return f"counted from the configs; {reference}'s is estimated from {ref.config_basis}"
     return "counted from the configs"

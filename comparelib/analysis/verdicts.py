@@ -655,6 +655,21 @@ def _published_entry(reference: str) -> Any:
         return None
 
 
+def _volume_floor(reference: str) -> tuple[float, str] | None:
+    """(the lower bound, the registry's words for the volume) where ``reference`` publishes no training volume but
+    the registry states a lower bound (``train_samples_min``: part of its data counted, the rest not stated); None
+    otherwise."""
+    from comparelib.models import registry
+
+    try:
+        p = registry.get_draft(reference)
+    except CompareError:
+        return None
+    if p.train_samples or not p.train_samples_min:
+        return None
+    return float(p.train_samples_min), f"published: {p.train_samples_text}" if p.train_samples_text else "a bound"
+
+
 def _reference_rows(pts: pd.DataFrame, reference: str, benchmark: str) -> pd.DataFrame:
     return pts[(pts["draft"] == reference) & (pts["benchmark"] == benchmark) & pts["usable"].astype(bool)]
 
@@ -721,6 +736,12 @@ def _why_not_its_setting(pts: pd.DataFrame, reference: str, benchmark: str) -> s
         )
     for i, rec in enumerate(stated.to_dict(orient="records")):
         why = str(rec.get("reason") or "") or "not usable"
+        if "no training volume reported" in why and (floor := _volume_floor(reference)) is not None:
+            # walk BK1: a bound is stated, so "no training volume reported" was false; a bound places no point
+            why = why.replace(
+                "no training volume reported",
+                f"its training volume is only a lower bound, at least {human(floor[0])} samples",
+            )
         said.append(
             f"{reference}'s {_kind_word(stated.iloc[[i]])} {label} {float(rec['accept_length']):.2f} at "
             f"{rec['setting_key']} is not on the trend ({why})"
@@ -872,6 +893,17 @@ def gap_verdict(
             )
         else:
             parts.append(f"{human(own_volume)} training {x} is close to the {ref_said} of {reference}.")
+    elif x == "samples" and (floor := _volume_floor(reference)) is not None:
+        # a lower bound only (part of its data counted, the rest not stated): said so, as the headline compares on it
+        # (walk BK1: "does not report its training volume, so the volumes cannot be compared" under a headline of
+        # "12K samples against at least 532K")
+        bound, stated = floor
+        fewer = f"at least {times(bound / own_volume)} fewer" if bound / own_volume >= 1.5 else "near or above it"
+        parts.append(
+            f"{reference} states only a lower bound on its training volume, at least {human(bound)} samples "
+            f"({stated}): your {human(own_volume)} samples are {fewer}, but the trend cannot place a draft known "
+            "only by a bound."
+        )
     else:
         parts.append(f"{reference} does not report its training volume, so the volumes cannot be compared.")
     where = f"{bench_label(bench)} at {setting_key}" if setting_key else bench_label(bench)
