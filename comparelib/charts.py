@@ -753,8 +753,9 @@ def run_sweep_charts(
     y_al = alt.Y(
         "accept length:Q",
         title="acceptance length (tokens per verify)",
-        scale=alt.Scale(domain=padded_domain(list(spec["accept length"].dropna())), zero=False),
-        axis=alt.Axis(format=".2f"),
+        # ticks from one at or below the lowest point to one at or above the highest (walk BK: labelled 1.80-3.20,
+        # points drawn at 3.33 above the last tick), at least MIN_ACCEPT_SPAN tall (2.50 to 2.51 would not fill it)
+        **accept_axis(spec["accept length"], padded_domain(list(spec["accept length"].dropna()))),
     )
     # typed: a layer's shared encoding has no data to infer them from
     al_tips = ["run:N", "series:N", "num_steps:Q", "accept length:Q", "measured:N"]

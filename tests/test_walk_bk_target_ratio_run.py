@@ -10,14 +10,18 @@ acceptance: 2.79, run #13 (at the published chain of steps=3,...,bs=8,sglang, ba
 Overview reads too" (and the Live results tab "run #13, your acceptance") where Overview, on its own reference
 (yuhuili's draft for the target), reads run #11, the tree; with yuhuili picked the lead read run #7. The lead and the
 tab name one run; the lead no longer claims Overview reads it where Overview's reference is another.
+
+Minor: the Live benchmark acceptance chart's axis was labelled 1.80-3.20 with runs drawn at 3.33 above its last tick.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from comparelib import charts
+from comparelib.analysis import speedup
 from comparelib.models import comparison
-from tests.fixtures import bench_config, bench_store, page_app, page_text, store_run
+from tests.fixtures import bench_config, bench_store, page_app, page_text, store_run, stored_run
 from tests.hub_emulator import HubEmulator
 
 TARGET = "deepseek-ai/DeepSeek-R1-Distill-Llama-8B"
@@ -132,3 +136,23 @@ def test_lead_names_overviews_run_at_overviews_reference(hub: HubEmulator) -> No
     for line in page_text(at).split("\n"):
         if "your acceptance)" in line:
             assert f"run #{run}, your acceptance" in line, (lead, line)
+
+
+def test_run_sweep_acceptance_axis_ticks_span_every_point() -> None:
+    runs = [
+        stored_run(i, steps, tok_s, al, topk=topk, ndt=ndt, concurrency=bs, requests=6 * bs)
+        for i, (bs, steps, topk, ndt, tok_s, al) in enumerate(RUNS, start=4)
+    ]
+    built = charts.run_sweep_charts(runs, *speedup.sweep_chart_inputs(runs))
+    assert built is not None and built[1] is not None
+    spec = built[1].to_dict()
+    ys = [
+        n["encoding"]["y"]
+        for n in [spec, *spec.get("layer", [])]
+        if n.get("encoding", {}).get("y", {}).get("field") == "accept length" and "axis" in n["encoding"]["y"]
+    ]
+    assert ys, spec
+    for y in ys:
+        ticks = y["axis"]["values"]
+        assert ticks[0] <= 1.79 and ticks[-1] >= 3.33, ticks
+        assert y["scale"]["domain"] == [ticks[0], ticks[-1]], y
