@@ -629,19 +629,20 @@ def keep_values(keys: tuple[str, ...] = KEPT, prefixes: tuple[str, ...] = KEPT_P
 
 
 DRAFT_STATE = "own_draft"
-CURVE_STATE = "_own_curve"  # {draft source: the learning curve of the training log loaded this session}
+# {draft identity (a Hub draft however pasted, walk BM): the learning curve of the training log loaded this session}
+CURVE_STATE = "_own_curve"
 
 
 def remember_curve(draft: OwnDraft, curve: Any) -> None:
     """The Acceptance vs data page's learning curve for ``draft``, for Overview's answer and plan (this session
     only): the answer weighs its verdict, the plan fits on it instead of the published trend."""
-    st.session_state.setdefault(CURVE_STATE, {})[draft.source] = curve
+    st.session_state.setdefault(CURVE_STATE, {})[draft.identity] = curve
 
 
 def own_curve(draft: OwnDraft) -> Any:
     """The learning curve of the training log loaded for ``draft`` in this session, else the one kept with the
     draft (``stored_curve``: a reload or a share link answers as its sender saw), if any."""
-    curve = st.session_state.get(CURVE_STATE, {}).get(draft.source)
+    curve = st.session_state.get(CURVE_STATE, {}).get(draft.identity)
     if curve is not None:
         return curve
     kept = stored_curve(draft)

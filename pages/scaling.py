@@ -41,7 +41,8 @@ app.keep_values()  # also when the page runs on its own (AppTest)
 LOG_INPUTS = ("lc_path", "lc_batch", "lc_epoch", "lc_steps", "lc_split")
 app.per_draft_values("lc", LOG_INPUTS, draft)
 LOG_UPLOAD = app.draft_key("lc_upload", draft)  # an uploader cannot be emptied: each draft has its own
-LOG_UPLOADS = "_lc_uploads"  # {draft source: (kept path, file name)} of the logs uploaded this session
+# {draft identity (a Hub draft however pasted, walk BM): (kept path, file name)} of the logs uploaded this session
+LOG_UPLOADS = "_lc_uploads"
 
 
 def _target_sentence() -> tuple[str | None, str | None]:
@@ -198,7 +199,7 @@ def _read_log(steps_default: int) -> _LogRead:
     state = st.session_state
     upload = state.get(LOG_UPLOAD)
     uploads = state.setdefault(LOG_UPLOADS, {})
-    held = uploads.get(draft.source)
+    held = uploads.get(draft.identity)
     found: tuple[str, ...] = ()
     name = ""
     error = None
@@ -211,7 +212,7 @@ def _read_log(steps_default: int) -> _LogRead:
         else:
             # a replaced upload is deleted once no session holds it; a closed tab's when its session ends
             uploadgate.hold(found[0], held[0] if held else None)
-            uploads[draft.source] = (found[0], name)
+            uploads[draft.identity] = (found[0], name)
     elif held is not None:
         found, name = (held[0],), held[1]
     elif typed := str(state.get("lc_path") or "").strip():
@@ -235,10 +236,10 @@ def _read_log(steps_default: int) -> _LogRead:
     read = state.setdefault(LOG_READ, set())
     if curve is not None:
         app.remember_curve(draft, curve)
-        read.add(draft.source)
-    elif draft.source in read:
-        state.get(app.CURVE_STATE, {}).pop(draft.source, None)
-        read.discard(draft.source)
+        read.add(draft.identity)
+    elif draft.identity in read:
+        state.get(app.CURVE_STATE, {}).pop(draft.identity, None)
+        read.discard(draft.identity)
     return _LogRead(found, name, upload is None and held is not None, key, curve, error)
 
 
@@ -889,7 +890,7 @@ def _cost_tab() -> None:
 # --- learning curve from the training run's own logs ---------------------------------------------
 def _forget_upload() -> None:
     """Your draft's uploaded log is dropped (and deleted once no session holds it)."""
-    held = st.session_state.get(LOG_UPLOADS, {}).pop(draft.source, None)
+    held = st.session_state.get(LOG_UPLOADS, {}).pop(draft.identity, None)
     if held is not None:
         uploadgate.hold(None, held[0])
 

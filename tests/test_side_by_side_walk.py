@@ -95,7 +95,7 @@ def _page(path: str, curve: Any = None) -> AppTest:
     at.query_params["draft_group"] = GROUP
     at.query_params["draft_samples"] = "328"
     if curve is not None:
-        at.session_state["_own_curve"] = {DRAFT: curve}
+        at.session_state["_own_curve"] = {f"hub:{DRAFT.lower()}": curve}  # keyed by the draft's identity
     at.run()
     assert not at.exception, at.exception
     return at

@@ -78,7 +78,7 @@ def test_a_training_log_loaded_for_v2_stays_with_v2(
         at.text_input(key="lc_path").input("v2.csv").run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     assert _curve_shown(at)
-    assert set(at.session_state[app.CURVE_STATE]) == {V2}
+    assert set(at.session_state[app.CURVE_STATE]) == {f"hub:{V2.lower()}"}  # a Hub draft by its identity
 
     _use(at, V1)  # another draft: its page shows no log, and v2's is not taken for v1's
     assert not at.error, [e.value for e in at.error]
@@ -86,7 +86,7 @@ def test_a_training_log_loaded_for_v2_stays_with_v2(
     assert "Upload a training log or give a path" in page_text(at)
     assert at.text_input(key="lc_path").value == ""
     assert at.file_uploader[0].value is None
-    assert set(at.session_state[app.CURVE_STATE]) == {V2}
+    assert set(at.session_state[app.CURVE_STATE]) == {f"hub:{V2.lower()}"}  # a Hub draft by its identity
 
     _use(at, V2)  # back to v2: the log loaded for it comes back
     assert not at.error, [e.value for e in at.error]
