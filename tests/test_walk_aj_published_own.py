@@ -206,9 +206,11 @@ def test_your_acceptance_names_the_other_engines_run_at_the_same_chain_and_batch
     runs = _runs()
     settings_ = overview.reference_settings(PUB)
     mine = overview.own_acceptance(runs, settings_, draft="kimi-k27-code-eagle3-own")
-    assert mine is not None and mine.run.id == ids["vl3"], mine  # no engine known: the newest
+    # no engine known: the run on the engine live speed is served with (the batch-8 vLLM pair; walk BM)
+    assert mine is not None and mine.run.id == ids["vl3"], mine
     assert f"SGLang run #{ids['sg3']} measured 2.79 at the same chain and batch" in mine.why, mine.why
-    assert "newest" in mine.why and "states no engine" in mine.why, mine.why
+    assert "the run on the engine your live speed is served with (vLLM)" in mine.why, mine.why
+    assert "states no engine" in mine.why, mine.why
     on_sglang = overview.own_acceptance(runs, settings_, draft="kimi-k27-code-eagle3-own", engine="sglang")
     assert on_sglang is not None and on_sglang.run.id == ids["sg3"], on_sglang
     assert f"vLLM run #{ids['vl3']} measured 2.61 at the same chain and batch" in on_sglang.why, on_sglang.why

@@ -1145,6 +1145,11 @@ def own_acceptance(
     # there before the fewest-steps one (walk BI: RedHat's Maverick draft publishes vLLM chains at steps 1 to 7, and
     # an SGLang run at steps 1 was read while a vLLM run at the served steps 3 was not named)
     served_steps = steps_of(run_setting(pair.spec)[0]) if pair is not None else None
+    # and the engine it is served on: where the published figure states no engine, a run on it comes before a newer
+    # run on another engine (walk BM: vLLM run #12's 2.50 was taken over SGLang run #7's 3.00 at the same chain and
+    # batch for being newer, and turned the headline to "Acceptance differs", while live speed and the
+    # plan read SGLang)
+    served_engine = str(pair.spec.engine or "").lower() or None if pair is not None else None
     order = {want: i for i, want in reversed(list(enumerate(settings)))}  # fewest steps first
 
     def at_served(key: str) -> bool:
@@ -1173,7 +1178,8 @@ def own_acceptance(
         for r, k in keyed:
             if _same_chain(k, want):
                 same_engine, *rest = _chain_rank((r, k), wanted, paired)
-                rank = (same_engine, at_served(k), -order[want], *rest)
+                on_served = served_engine is not None and _setting_parts(k).get("engine") == served_engine
+                rank = (same_engine, at_served(k), -order[want], on_served, *rest)
                 chains.append((rank, r, k, want, wanted, inferred))
     if chains:
         _, r, k, want, wanted, inferred = max(chains, key=lambda c: c[0])
@@ -1200,7 +1206,7 @@ def own_acceptance(
             k,
             f"at the published chain of {want}"
             + (f", {' and '.join(differ)}" if differ else "")
-            + _other_engines_words(r, chained, wanted, paired, inferred),
+            + _other_engines_words(r, chained, wanted, paired, inferred, served_engine),
         )
     if pair is not None:
         r = pair.spec
@@ -1310,7 +1316,12 @@ def _set_aside(
 
 
 def _other_engines_words(
-    run: Any, chained: Sequence[tuple[Any, str]], wanted: dict[str, str], paired: int | None, inferred: bool
+    run: Any,
+    chained: Sequence[tuple[Any, str]],
+    wanted: dict[str, str],
+    paired: int | None,
+    inferred: bool,
+    served_engine: str | None = None,
 ) -> str:
     """ "; SGLang run #4 measured 2.79 at the same chain and batch: ..." where another engine's run at ``run``'s chain,
     batch and temperature measured another acceptance (its newest there), and why ``run`` was taken; "" where none.
@@ -1334,7 +1345,13 @@ def _other_engines_words(
         f"{engines.engine_word(e)} run #{o.id} measured {_accept_of(o):.2f}" for e, o in sorted(others.items())
     )
     if "engine" not in wanted:  # neither the figure nor the reference's other results name an engine
-        rule = "the best comparable pair's run" if run.id == paired else "the newest run"
+        rule = (
+            "the best comparable pair's run"
+            if run.id == paired
+            else f"the run on the engine your live speed is served with ({engines.engine_word(served_engine)})"
+            if served_engine and mine.get("engine") == served_engine
+            else "the newest run"
+        )
         why = f": the published figure states no engine (nor does the reference elsewhere), so {rule} is taken"
     elif mine.get("engine") == wanted["engine"]:
         whose = "the engine the reference publishes on" if inferred else "the published engine"
