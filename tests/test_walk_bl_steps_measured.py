@@ -93,15 +93,13 @@ def test_a_prediction_never_removes_a_faster_measured_num_steps(
 
 
 def test_the_walks_batch_1_best_is_the_measured_3() -> None:
+    """The walk saw 5, 6 and 7 tie at 111.4 tok/s predicted: that model held the line's fixed cost at the decode step
+    and refitted a flatter slope (walk BN undid it). The line through the runs (16.91 ms + 4.03 ms a step) stands past
+    them, and only the measured 4 ties with 3 (the pick's rule itself: ``PICKS`` above)."""
     opt = speedup.optimum(speedup.model_from_runs(_runs(1)))
-    assert (opt.num_steps, opt.source, opt.run_ids, opt.ties) == (3, "measured", (6,), (4, 5, 6, 7)), opt.sentence
+    assert (opt.num_steps, opt.source, opt.run_ids, opt.ties) == (3, "measured", (6,), (4,)), opt.sentence
     assert opt.sentence.startswith("Best: num_steps=3 at 106.0 tok/s (+123.4% against 47.5 tok/s"), opt.sentence
-    assert "num_steps=4 at 105.7" not in opt.sentence, opt.sentence
-    # each tie said as weighed: through the model's prediction at 4, measured within noise of 3
-    assert (
-        "111.4 tok/s predicted, 0.8% above the measured 106.0, through the model's 110.2 tok/s at num_steps=4, "
-        "105.7 measured in run #7" in opt.sentence
-    ), opt.sentence
+    assert "num_steps=4 ties within noise (105.7 tok/s measured in run #7, 0.3% below the fastest)" in opt.sentence
 
 
 def _num_steps_row(runs: list[RunRecord]) -> plan.Option:
@@ -115,7 +113,7 @@ def _num_steps_row(runs: list[RunRecord]) -> plan.Option:
 def test_the_plans_num_steps_row_gains_nothing_against_the_served_3() -> None:
     row = _num_steps_row(_runs())
     assert row.gain is not None and row.gain.value is not None and row.gain.value >= 0, row.gain
-    assert "batch 1: 3 (measured; 4, 5, 6, 7 tie; 5, 6, 7 predicted) at 106.0 tok/s measured in run #6" in row.note
+    assert "batch 1: 3 (4 ties) at 106.0 tok/s measured in run #6" in row.note, row.note
     assert "The served num_steps is the best or ties it within 2% at batch 1" in row.note, row.note
 
 

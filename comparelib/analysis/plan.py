@@ -44,7 +44,17 @@ import pandas as pd
 from comparelib.analysis import curves, draftcost, scaling, speedup, traininglogs, verdicts
 from comparelib.analysis.stats import f_quantile
 from comparelib.errors import CompareError, DataError, InputError
-from comparelib.values import band_text, bench_label, human, integer, model_id, number, run_param
+from comparelib.values import (
+    VOLUME_TRAINED,
+    band_text,
+    bench_label,
+    human,
+    integer,
+    model_id,
+    number,
+    run_param,
+    volume_words,
+)
 
 Kind = Literal["more-data", "draft-size", "num-steps", "tree", "fix-wiring", "fix-vocab", "no-speculation"]
 KINDS: tuple[Kind, ...] = (
@@ -1030,9 +1040,14 @@ class Speed:
         delta = self.step_delta(batch, m.concurrency) if self.step_delta is not None else 0.0
         return max(m.t_draft_ms + delta, 0.0)
 
-    def _parts(self, batch: int, m: speedup.SpeedupModel) -> tuple[float, float, float]:
-        """(fixed cost, checking per step, drafting per step) of a cycle at ``batch`` from the sweep ``m``."""
-        return m.t_verify_ms, max(m.t_step_ms - m.t_draft_ms, 0.0), self._own_step(batch, m)
+    def _parts(self, batch: int, m: speedup.SpeedupModel, k: int | None = None) -> tuple[float, float, float]:
+        """(fixed cost, checking per step, drafting per step) of a cycle at ``batch`` from the sweep ``m``; at a ``k``
+        whose cycle ``m`` draws from the decode step (``SpeedupModel.floored``), the fixed cost that gives that
+        cycle there (walk BN: the fitted line alone put num_steps 1 under the decode step)."""
+        checking, draft = max(m.t_step_ms - m.t_draft_ms, 0.0), self._own_step(batch, m)
+        if k is not None and m.floored(k):
+            return m.cycle_ms(k) - k * (checking + m.t_draft_ms), checking, draft
+        return m.t_verify_ms, checking, draft
 
     def measured_batches(self) -> tuple[int, ...]:
         """The batch sizes a sweep (or one run with its baseline) measured, smallest first."""
@@ -1108,7 +1123,7 @@ class Speed:
                 cycle = max(cycle + k * (step_ms(batch) - self.step_ms(batch)), 1e-9)
             return al / cycle * 1000.0
         m = self.model_for(batch)
-        verify, checking, draft = self._parts(batch, m)
+        verify, checking, draft = self._parts(batch, m, k)
         pair = self.anchors(batch)
         if pair is not None and self.held_past(batch):  # no physical line past them: the largest measured cycle
             m = pair[1]
@@ -1118,11 +1133,11 @@ class Speed:
                 if step_ms is not None:  # another draft's step: its difference from this draft's at this batch
                     held = max(held + k * (step_ms(batch) - self.step_ms(batch)), 1e-9)
                 return al / held * 1000.0
-            verify, checking, draft = self._parts(m.concurrency, m)
+            verify, checking, draft = self._parts(m.concurrency, m, k)
             pair = None
         if pair is not None:
             (a, b) = pair
-            pa, pb = self._parts(a.concurrency, a), self._parts(b.concurrency, b)
+            pa, pb = self._parts(a.concurrency, a, k), self._parts(b.concurrency, b, k)
             near = pb if abs(batch - b.concurrency) <= abs(batch - a.concurrency) else pa
             w = (batch - a.concurrency) / (b.concurrency - a.concurrency)
             v, c, d = (self._held(batch, x + w * (y - x), n) for x, y, n in zip(pa, pb, near, strict=True))
@@ -3035,6 +3050,16 @@ def _no_speculation(
     return o
 
 
+def _own_noun(inputs: Inputs) -> str:
+    """What your attached volume counts, as the plan names it beside epochs: "unique samples", unless the audit
+    attached the rows trained on (duplicates kept), which are not unique (walk BM 3: "144,000 unique samples at 1.7
+    epochs", where the audit counted 13,840 unique rows)."""
+    source = inputs.own_samples_source or ""
+    if VOLUME_TRAINED in source or volume_words(source) == VOLUME_TRAINED:
+        return "samples (rows trained on, duplicates kept)"
+    return "unique samples"
+
+
 def _fit_passes(inputs: Inputs) -> tuple[float, str] | None:
     """An overfitting log fitted up to its eval peak, where the log numbers its passes: the passes its fit runs to
     (samples seen at the peak over the unique samples a pass, the log's samples seen at its end over its passes), and
@@ -3082,7 +3107,8 @@ def _epochs_for(inputs: Inputs, epochs: float | None) -> tuple[float, str]:
             else ""
         )
         return passes, (
-            f"your training log: {seen:,.0f} samples seen over your {inputs.own_samples:,.0f} unique samples, about "
+            f"your training log: {seen:,.0f} samples seen over your {inputs.own_samples:,.0f} {_own_noun(inputs)}, "
+            "about "
             f"{traininglogs.passes_text(passes)} epochs{doubt}"
         )
     return 1.0, "SpecForge's default (1 epoch)"
@@ -3960,7 +3986,7 @@ def build(
         passes_how = (
             " (the passes your log made up to its eval peak: see the cost model's epochs)"
             if fit_passes is not None
-            else " (your log's passes over your unique samples)"
+            else f" (your log's passes over your {_own_noun(inputs).split(' (')[0]})"
             if epochs_src.startswith("your training log")
             else ""
         )
@@ -3972,7 +3998,7 @@ def build(
             # a count the fit predicts is said as the pages say one ("about 1.4M"), 10x a count to the sample
             per = f"about {human(n / epochs_div)}" if predicted else f"{n / epochs_div:,.0f}"
             return (
-                f"{per} unique samples at {traininglogs.passes_text(epochs)} epoch{'' if epochs == 1 else 's'}"
+                f"{per} {_own_noun(inputs)} at {traininglogs.passes_text(epochs)} epoch{'' if epochs == 1 else 's'}"
                 f"{passes_how}, "
                 "the count the cost is computed on"
             )
@@ -4279,8 +4305,9 @@ def build(
             passes = own_now / inputs.own_samples
             if abs(passes / epochs - 1) > 0.25:
                 epochs_words = (
-                    f" Your log saw {own_now:,.0f} samples against your {inputs.own_samples:,.0f} unique training "
-                    f"samples ({inputs.own_samples_source or 'given'}): about {traininglogs.passes_text(passes)} "
+                    f" Your log saw {own_now:,.0f} samples against your {inputs.own_samples:,.0f} "
+                    f"{_own_noun(inputs).replace('samples', 'training samples', 1)} "
+                    f"({inputs.own_samples_source or 'given'}): about {traininglogs.passes_text(passes)} "
                     f"epochs, while the cost divides samples seen by {epochs:g} epoch{'' if epochs == 1 else 's'} "
                     "(`--epochs` on the CLI)."
                 )

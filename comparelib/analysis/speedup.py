@@ -221,6 +221,12 @@ class SpeedupModel:
     # acceptance measured at num_steps the sweep did not measure, at another batch, request count or max_tokens
     # (``with_accept_elsewhere``)
     accept_elsewhere: tuple[ElsewhereAccept, ...] = ()
+    # below the fewest measured num_steps (``floor_below``), where the fitted line dips under the baseline's decode
+    # step: the cycle is drawn from that step (``floor_ms``, at num_steps 0) by ``floor_step_ms`` a step
+    # (``_verify_floor``); None where the line stands everywhere
+    floor_ms: float | None = None
+    floor_step_ms: float = 0.0
+    floor_below: int = 0
 
     def accept_length(self, k: int) -> float:
         """The model's acceptance at ``k`` (per-position rates, else geometric)."""
@@ -321,11 +327,25 @@ class SpeedupModel:
         slope = max((hi - lo) / (top - before), 0.0)
         return hi + (k - top) * slope
 
+    def floored(self, k: int) -> bool:
+        """Whether the cycle at ``k`` is drawn from the decode step rather than the fitted line (``_verify_floor``)."""
+        return (
+            self.floor_ms is not None
+            and k < self.floor_below
+            and self.floor_ms + k * self.floor_step_ms > self.t_verify_ms + k * self.t_step_ms
+        )
+
     def cycle_ms(self, k: int) -> float:
+        if self.floored(k):
+            assert self.floor_ms is not None
+            return self.floor_ms + k * self.floor_step_ms
         return self.t_verify_ms + k * self.t_step_ms
 
     def verify_ms(self, k: int) -> float:
-        return self.cycle_ms(k) - k * self.t_draft_ms
+        cycle = self.cycle_ms(k)
+        if self.floor_ms is not None:  # the target forward costs at least the decode step; drafting the rest
+            return max(cycle - k * self.t_draft_ms, min(self.floor_ms, cycle))
+        return cycle - k * self.t_draft_ms
 
     def verify_share(self, k: int) -> float:
         return self.verify_ms(k) / self.cycle_ms(k)
@@ -377,39 +397,41 @@ def _cycle_ms(p: SweepPoint, concurrency: int) -> float:
 
 def _verify_floor(
     ks: Any, ts: Any, t_verify: float, t_step: float, baseline_tok_s: float | None, concurrency: int
-) -> tuple[float, float, str] | None:
-    """The fit held at the baseline's decode step where it puts a cycle under it: (fixed cost, per-step cost, the note
-    that says so); None where the fit stands.
+) -> tuple[float, float, int, str] | None:
+    """Where the fitted line puts a cycle the sweep did not measure under the baseline's decode step, below its fewest
+    measured num_steps: (the decode step, the chord's cost a step, the fewest measured num_steps, the note that says
+    so); None where the line stands.
 
     A cycle verifies num_steps + 1 tokens a sequence in one target forward, which costs at least the plain decode
-    step the baseline measured at that batch, so no cycle (num_steps 1 the cheapest) is cheaper than that step and
-    the model's fixed cost (its verification) is at least it. Walk BJ: a batch-8 sweep at num_steps 2..4 (27.3 to
-    44.8 ms cycles) fitted 9.75 ms fixed and 8.77 ms a step, an 18.52 ms cycle at num_steps 1 under the 19.73 ms
-    decode step, and predicted num_steps 1 at 781.7 tok/s, above the 733.9 that 8 streams x 1.81 accepted / 19.73 ms
-    allow even with a free draft. Held at 19.73 ms, the per-step cost is refitted through the runs (least squares
-    with the fixed cost held). A line whose num_steps-1 cycle is at or above the step stands as fitted (its fixed
-    cost below the step then reads the verification's growth with num_steps as drafting, and predicts no tok/s past
-    the ceiling); nor is it applied to a fit that is not physical anyway (``unphysical`` says so), or where a run's
-    own cycle is under the decode step (the runs and the baseline then disagree; the fit stands). Only a cycle the
-    line predicts matters: where the smallest num_steps it predicts (the smallest not measured) is at or above the
-    step, the measured runs stand where the line dips under it, and the fit is kept (walk AD: batch 32 measured
-    num_steps 1, 3 and 6; held, its line missed them by 20-23% and batch 64 lost the held-cycle bound)."""
+    step the baseline measured at that batch, so no cycle is cheaper than that step. Walk BJ: a batch-8 sweep at
+    num_steps 2..4 (27.3 to 44.8 ms cycles) fitted 9.75 ms fixed and 8.77 ms a step, an 18.52 ms cycle at num_steps 1
+    under the 19.73 ms decode step, and predicted num_steps 1 at 781.7 tok/s, above the 733.9 that 8 streams x 1.81
+    accepted / 19.73 ms allow even with a free draft. Below the fewest measured num_steps the cycle is drawn on the
+    chord from the decode step (at num_steps 0) to the runs' own cycle there, where that chord lies above the line;
+    the line stands at and past the runs. Walk BN: holding the whole line's fixed cost at the step and refitting its
+    slope (3.66 ms a step, where the runs grew by 7.5) predicted num_steps 10 at 191.3 tok/s past a measured fall
+    from 141.9 at 3 to 128.0 at 4. Not applied where a run's own cycle is under the decode step (the runs and the
+    baseline then disagree), nor where the fewest num_steps the line predicts lies past the runs (walk AD: batch 32
+    measured num_steps 1, 3 and 6)."""
     if not baseline_tok_s or t_step <= 0 or t_verify <= 0:
         return None
     base_ms = concurrency / baseline_tok_s * 1000.0
     measured = {int(k) for k in ks}
-    first_predicted = next(k for k in range(1, max(measured) + 2) if k not in measured)
-    if t_verify + first_predicted * t_step >= base_ms or float(min(ts)) < base_ms:
+    k0 = min(measured)
+    if k0 <= 1 or t_verify + t_step >= base_ms or float(min(ts)) < base_ms:
         return None
-    step = float(((ts - base_ms) * ks).sum() / (ks * ks).sum())
-    miss = max(abs(base_ms + k * step - t) / t for k, t in zip(ks, ts, strict=True))
+    at_k0 = [float(t) for k, t in zip(ks, ts, strict=True) if int(k) == k0]
+    cycle0 = sum(at_k0) / len(at_k0)
+    step = (cycle0 - base_ms) / k0
+    below = ", ".join(map(str, range(1, k0)))
     note = (
-        f"the fitted fixed cost, {t_verify:.2f} ms a cycle (per step {t_step:.2f} ms), is below the baseline decode "
-        f"step, {base_ms:.2f} ms, which each cycle's target forward costs at least: the fixed cost is held at "
-        f"{base_ms:.2f} ms and the per-step cost refitted to {step:.2f} ms (the runs' cycles missed by up to "
-        f"{miss:.1%})"
+        f"the fitted line ({t_verify:.2f} ms a cycle + {t_step:.2f} ms a step) puts num_steps 1, not measured, at "
+        f"{t_verify + t_step:.2f} ms, under the baseline decode step, {base_ms:.2f} ms, which each cycle's target "
+        f"forward costs at least: at num_steps {below} (fewer than the {k0} measured) the cycle is drawn from that "
+        f"step to the {cycle0:.2f} ms the runs measured at num_steps {k0} ({step:.2f} ms a step; "
+        f"{base_ms + step:.2f} ms at num_steps 1)"
     )
-    return base_ms, step, note
+    return base_ms, step, k0, note
 
 
 def fit_sweep(
@@ -438,6 +460,7 @@ def fit_sweep(
     if concurrency < 1:
         raise InputError("concurrency must be at least 1")
     notes: list[str] = []
+    floored: tuple[float, float, int, str] | None = None
     per_pos, rates_note = _rates_of(usable)
     if rates_note:
         notes.append(rates_note)
@@ -452,8 +475,7 @@ def fit_sweep(
         notes.append(f"fitted on {len(usable)} runs at num_steps {', '.join(map(str, steps))}")
         floored = _verify_floor(ks, ts, t_verify, t_step, baseline_tok_s, concurrency)
         if floored is not None:
-            t_verify, t_step, note = floored
-            notes.append(note)
+            notes.append(floored[3])
         t_draft = t_step
         if verify_ms is not None:
             v_lo, v_hi = (verify_ms, verify_ms) if isinstance(verify_ms, (int, float)) else verify_ms
@@ -558,6 +580,9 @@ def fit_sweep(
         method=method,
         measured=tuple(usable),
         notes=tuple(notes),
+        floor_ms=floored[0] if floored is not None else None,
+        floor_step_ms=floored[1] if floored is not None else 0.0,
+        floor_below=floored[2] if floored is not None else 0,
     )
 
 
@@ -1166,6 +1191,7 @@ def with_draft_step(model: SpeedupModel, draft_step_ms: float, *, source: str = 
             **model.__dict__,
             "t_step_ms": checking + float(draft_step_ms),
             "t_draft_ms": float(draft_step_ms),
+            "floor_step_ms": model.floor_step_ms + float(draft_step_ms) - model.t_draft_ms,
             "notes": model.notes + (note,),
         }
     )
@@ -2451,6 +2477,10 @@ def summary(model: SpeedupModel, *, steps: Iterable[int] = STEPS) -> dict[str, A
         "t_verify_ms": model.t_verify_ms,
         "t_step_ms": model.t_step_ms,
         "t_draft_ms": model.t_draft_ms,
+        # below ``floor_below`` num_steps a cycle is drawn from the decode step ``floor_ms`` (``_verify_floor``)
+        "floor_ms": model.floor_ms,
+        "floor_step_ms": model.floor_step_ms if model.floor_ms is not None else None,
+        "floor_below": model.floor_below if model.floor_ms is not None else None,
         "alpha": model.alpha,
         "baseline_tok_s": model.baseline_tok_s,
         "measured": [p.__dict__ for p in model.measured],
