@@ -571,11 +571,24 @@ def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: st
     if a.embedding and a.embedding == b.embedding:
         emb_shape = next((t.shape for t in own_spec.tensors if t.component == "embedding"), None)
         dims = f" ({emb_shape[0]:,} x {emb_shape[1]:,})" if emb_shape and len(emb_shape) == 2 else ""
-        emb_note = (
-            f" Both carry the same {a.embedding:,}-parameter embedding{dims}"
-            + (", frozen and shared with the target" if shared else "")
-            + ", so it adds equally to both totals."
-        )
+        # walk BN: "Both carry the same 163,840,000-parameter embedding" of two checkpoints that store none (each uses
+        # the target's): carried in a checkpoint only where one stores it
+        held = [any(t.stored for t in spec.tensors if t.component == "embedding") for spec in (own_spec, ref_spec)]
+        frozen = ", frozen and shared with the target" if shared else ""
+        if all(held):
+            emb_note = f" Both carry the same {a.embedding:,}-parameter embedding{dims}{frozen}"
+        elif not any(held):
+            emb_note = (
+                f" Neither checkpoint stores its embedding: both count the target's {a.embedding:,}-parameter "
+                f"embedding{dims}{frozen}"
+            )
+        else:
+            keeps, lacks = (own_name, ref_name) if held[0] else (ref_name, own_name)
+            emb_note = (
+                f" Both count the same {a.embedding:,}-parameter embedding{dims}{frozen} ({keeps} stores it, "
+                f"{lacks} uses the target's)"
+            )
+        emb_note += ", so it adds equally to both totals."
     if diff == 0:
         why = "They have the same size outside the embedding."
     elif lm_diff and abs(diff - lm_diff) <= 0.01 * abs(diff):
