@@ -407,7 +407,7 @@ def _verify_floor(
     num_steps 2..4 (27.3 to 44.8 ms cycles) fitted 9.75 ms fixed and 8.77 ms a step, an 18.52 ms cycle at num_steps 1
     under the 19.73 ms decode step, and predicted num_steps 1 at 781.7 tok/s, above the 733.9 that 8 streams x 1.81
     accepted / 19.73 ms allow even with a free draft. Below the fewest measured num_steps the cycle is drawn on the
-    chord from the decode step (at num_steps 0) to the runs' own cycle there, where that chord lies above the line;
+    chord from the decode step (at num_steps 0) to the line's cycle there, where that chord lies above the line;
     the line stands at and past the runs. Walk BN: holding the whole line's fixed cost at the step and refitting its
     slope (3.66 ms a step, where the runs grew by 7.5) predicted num_steps 10 at 191.3 tok/s past a measured fall
     from 141.9 at 3 to 128.0 at 4. Not applied where a run's own cycle is under the decode step (the runs and the
@@ -420,16 +420,17 @@ def _verify_floor(
     k0 = min(measured)
     if k0 <= 1 or t_verify + t_step >= base_ms or float(min(ts)) < base_ms:
         return None
-    at_k0 = [float(t) for k, t in zip(ks, ts, strict=True) if int(k) == k0]
-    cycle0 = sum(at_k0) / len(at_k0)
+    # to the line's own cycle there, so cycles never shorten with more steps (walk BO 3: drawn to the runs' 25.13 ms,
+    # num_steps 1 read 23.21 ms beside the line's 22.82 ms at 2)
+    cycle0 = max(t_verify + k0 * t_step, base_ms)
     step = (cycle0 - base_ms) / k0
     below = ", ".join(map(str, range(1, k0)))
     note = (
         f"the fitted line ({t_verify:.2f} ms a cycle + {t_step:.2f} ms a step) puts num_steps 1, not measured, at "
         f"{t_verify + t_step:.2f} ms, under the baseline decode step, {base_ms:.2f} ms, which each cycle's target "
         f"forward costs at least: at num_steps {below} (fewer than the {k0} measured) the cycle is drawn from that "
-        f"step to the {cycle0:.2f} ms the runs measured at num_steps {k0} ({step:.2f} ms a step; "
-        f"{base_ms + step:.2f} ms at num_steps 1)"
+        f"step to the line's {cycle0:.2f} ms at num_steps {k0} ({step:.2f} ms a step; {base_ms + step:.2f} ms at "
+        "num_steps 1)"
     )
     return base_ms, step, k0, note
 
