@@ -35,6 +35,9 @@ Split = Literal["auto", "train", "eval"]  # which logged points a curve is fitte
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 XUnit = Literal["samples_seen", "step", "epoch"]  # what a curve's x axis counts
 MIN_FIT_POINTS = 5
+# eval points a fall is read from without a noise test (fewer than ``MIN_FIT_POINTS``): a log evaluated once a pass
+# for four passes (walk BP) has four
+FEW_EVAL_POINTS = 3
 MIN_SPAN = 2.0  # the points must cover at least a doubling of the x axis
 PLATEAU_GAIN = 0.05  # acceptance length gained at 2x that still counts as "rising"
 MAX_POINTS_PER_SPLIT = 4096
@@ -157,6 +160,9 @@ class Peak:
     # the log's last point on the axis, of either split: training may run past the last eval point (walk AM: eval
     # ended at 691K samples seen, training was logged on to 742K); None where no point has an x
     end_x: float | None = None
+    # the eval points where there were too few to test the fall against noise (``FEW_EVAL_POINTS`` up to
+    # ``MIN_FIT_POINTS``): the fall is then read only where it fell at every eval after the peak; 0: tested
+    few: int = 0
 
     @property
     def fall(self) -> float:
@@ -961,18 +967,27 @@ def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, s
     a later pass than the peak (where the log numbers its epochs); with no train points there, only when the fall
     lasts more than one pass (two later passes, read from the log's epochs).
     """
-    label = _unit_label(unit)
     evals = sorted(
         ((x, p) for p in points if p.split == "eval" and (x := _x_of(p, unit)) is not None and x > 0),
         key=lambda t: t[0],
     )
-    if len(evals) < MIN_FIT_POINTS:
+    few = len(evals) < MIN_FIT_POINTS
+    if len(evals) < FEW_EVAL_POINTS:
         return None, f"fewer than {MIN_FIT_POINTS} eval points"
     xs = np.array([x for x, _ in evals], dtype=float)
     ys = np.array([p.tau_sim for _, p in evals], dtype=float)
     i = int(np.argmax(ys))
     if i == xs.size - 1:
         return None, "eval is highest at its last point"
+    if few:
+        # too few points to measure the eval scatter (walk BP: 2.13, 2.42, 2.30, 2.17 at passes 1-4, train rising,
+        # was "still rising ... More of the same data should help"): a fall is read where eval fell at every point
+        # after the peak, over at least two of them, by at least ``PLATEAU_GAIN``; the words say it was not tested
+        after_peak = ys[i:]
+        fall = float(ys[i] - ys[-1])
+        if xs.size - 1 - i < 2 or bool(np.any(np.diff(after_peak) > 0)) or fall < PLATEAU_GAIN:
+            return None, f"fewer than {MIN_FIT_POINTS} eval points"
+        return _peak_of(points, unit, evals, xs, ys, i, fall, 0.0, few=len(evals))
     lx = np.log2(xs)
     k = lx[i]
     cols = [np.ones_like(lx), np.maximum(lx - k, 0.0)] + ([np.minimum(lx - k, 0.0)] if i > 0 else [])
@@ -990,6 +1005,24 @@ def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, s
             f"eval fell {fall:.3f} after its peak, within noise (fitted fall {fall_fit:.3f}, 95% margin "
             f"{margin:.3f}; a fall must also be at least {PLATEAU_GAIN:.2f})"
         )
+    return _peak_of(points, unit, evals, xs, ys, i, fall_fit, margin)
+
+
+def _peak_of(
+    points: Sequence[CurvePoint],
+    unit: XUnit,
+    evals: Sequence[tuple[float, CurvePoint]],
+    xs: np.ndarray,
+    ys: np.ndarray,
+    i: int,
+    fall_fit: float,
+    margin: float,
+    *,
+    few: int = 0,
+) -> tuple[Peak | None, str]:
+    """``eval_peak``'s peak at eval point ``i``, once its fall counts: whether it is overfitting (train still rising
+    after it, over later passes) or why not."""
+    label = _unit_label(unit)
     epochs = [p.epoch for p in points if p.epoch is not None]
     first = min(epochs) if epochs else None
     # an epoch that is not a whole number is training progress (walk X: 0.25 at 5K samples .. 5.000 at 100K, 20K a
@@ -1050,6 +1083,7 @@ def eval_peak(points: Sequence[CurvePoint], unit: XUnit) -> tuple[Peak | None, s
         unit=label,
         why_not=why_not,
         end_x=max((x for p in points if (x := _x_of(p, unit)) is not None), default=None),
+        few=few,
     )
     return peak, why
 
@@ -1060,6 +1094,11 @@ def epoch_text(epoch: float) -> str:
 
 
 def _noise_words(peak: Peak) -> str:
+    if peak.few:
+        return (
+            f"not tested against noise: {peak.few} eval points are too few to measure their scatter (a test needs "
+            f"{MIN_FIT_POINTS}), but it fell at every eval after the peak; log eval more often to test it"
+        )
     return (
         f"past noise: a line fitted from the peak on falls {peak.fall_fit:.2f}, more than its 95% margin of "
         f"{peak.fall_margin:.2f} (from the eval points' own scatter about two lines in log {peak.unit} meeting at the "
@@ -1168,6 +1207,7 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     if split not in ("auto", "train", "eval"):
         raise InputError(f"split must be auto, train or eval, got {split!r}")
     by_split = {s: [p for p in points if p.split == s] for s in ("train", "eval")}
+    auto = split == "auto"
     if split == "auto":
         split = "eval" if len({p.step for p in by_split["eval"]}) >= MIN_FIT_POINTS else "train"
     pts = by_split[split]
@@ -1225,6 +1265,16 @@ def analyse(points: list[CurvePoint], *, split: Split = "auto", tau_max: float |
     peak, why_not = eval_peak(points, unit) if split == "eval" else (None, "")
     if peak is not None and not peak.why_not:
         return _overfitting(points, peak, xs, ys, ev, unit, tmax)
+    if auto and split == "train" and peak is None:
+        # eval points too few to fit (a log evaluated once a pass), still read for a fall after a peak (walk BP)
+        few_peak, _ = eval_peak(points, unit)
+        if few_peak is not None and not few_peak.why_not:
+            evals = sorted((x, p.tau_sim) for p in by_split["eval"] if (x := _x_of(p, unit)) is not None and x > 0)
+            ex = np.array([x for x, _ in evals], dtype=float)
+            ey = np.array([t for _, t in evals], dtype=float)
+            ev["split"] = "eval"
+            ev["eval_points_untested"] = len(evals)
+            return _overfitting(points, few_peak, ex, ey, ev, unit, tmax)
     if why_not.startswith("eval fell"):  # a fall that was not called overfitting, and why
         ev["not_overfitting"] = why_not
     f = fit_curve(xs, ys, x_unit=_unit_key(unit), split=split, tau_max=tmax)
