@@ -164,6 +164,17 @@ def _comparison(runs: list[Any], baseline: Any | None) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True) if rows else speedup.comparison_frame([])
 
 
+def _follow_sidebar_draft(key: str, name: str, draft: Any) -> None:
+    """``app.follow_draft`` for a Draft field: preset to your draft's name when the sidebar's draft changes, and
+    also whenever the field's state is gone. Streamlit drops a widget's state on a visit to another page, and
+    ``follow_draft`` presets only on a change of draft, so the field came back empty under an unchanged sidebar
+    draft and a new vLLM run recorded none (walk BO5). A value typed for this draft is kept: ``app.keep_values``
+    (called above) writes its copy back before this runs, so the state is missing only when nothing was kept."""
+    if key not in st.session_state:
+        st.session_state.pop(f"_{key}_for", None)  # follow_draft's tag: without it, the field is preset again
+    app.follow_draft(key, name, draft)
+
+
 def _forget(key: str) -> None:
     """Drop a kept widget value (and keep_values' copy, which would bring it back) so its default shows again."""
     st.session_state.pop(key, None)
@@ -229,12 +240,13 @@ if run_fold.open or st.session_state.get("bench_prompt_upload") is not None:
         spec_algo = c1.text_input("Algorithm", placeholder="read from the server", key="bench_spec_algorithm")
         # vLLM does not report the draft it serves: without it your own vLLM runs read "no draft recorded" and were
         # left out of your draft's runs. Your draft's name is the default, as the import's Draft field
-        app.follow_draft("bench_spec_draft", draft.match_name or "", draft)
+        _follow_sidebar_draft("bench_spec_draft", draft.match_name or "", draft)
         spec_draft = c2.text_input(
             "Draft",
             key="bench_spec_draft",
             placeholder="read from the server",
-            help="The draft the server runs (Hub id or folder): your draft's name is the default. It is recorded only "
+            help="The draft the server runs (Hub id or folder): your draft's name is the default, and is used when "
+            "the field is left empty. It is recorded only "
             "when the server measures speculation and does not report its draft (vLLM never does); a draft the "
             "server reports is kept, and a baseline records none.",
         )
@@ -295,8 +307,12 @@ if start and not running:
         from comparelib.live.prompts import prompt_set_name
         from comparelib.live.servers import SIDEBAR_DRAFT
 
-        stated_draft = spec_draft.strip() or None
-        sidebar = stated_draft is not None and stated_draft == (draft.match_name or "").strip()
+        # your sidebar draft is the field's default; a field left empty records it too (walk BO5: the field came
+        # back empty after a page switch and a new vLLM run was stored with no draft, left out of yours). It is
+        # recorded only on a speculative run whose server reports no draft (vLLM); the example has no name to record
+        own_name = (draft.match_name or "").strip()
+        stated_draft = spec_draft.strip() or own_name or None
+        sidebar = stated_draft is not None and stated_draft == own_name
         options = functools.partial(
             BenchOptions,
             endpoint=endpoint,
@@ -432,7 +448,7 @@ try:
                 help="Runs of one group are charted together; your draft's group is the default.",
             )
             # vLLM results do not record the draft: without it your own import read "a run of another draft"
-            app.follow_draft("import_draft", draft.match_name or "", draft)
+            _follow_sidebar_draft("import_draft", draft.match_name or "", draft)
             import_draft = c3.text_input(
                 "Draft",
                 key="import_draft",
