@@ -331,6 +331,17 @@ if _linked_ref in ref_options and not st.session_state.get("_ov_ref_link_read"):
     # another draft gets its own suggestion (``app.pick_reference``), as before (walk AO)
     st.session_state["ov_ref"] = _linked_ref
 st.session_state["_ov_ref_link_read"] = True
+_PICK, _SHOWN = "_ov_ref_pick", "_ov_ref_shown"  # (draft source, reference picked); (source, tag, shown, picked)
+if _linked_ref in ref_options and st.session_state.get("ov_ref") == _linked_ref:
+    st.session_state.setdefault(_PICK, (draft.source, _linked_ref))  # the link's reference is the sender's pick
+_tag = repr(sorted(draft.to_query().items()))  # the draft with what is attached to it: samples, audit, run group
+_shown = st.session_state.get(_SHOWN)
+if _shown is not None and _shown[0] == draft.source and _shown[1] != _tag:
+    # the same draft, something else about it changed (walk BO6: typed samples): the reference stays as it was, a pick
+    # or the suggestion; a select value that came along with that change (fallen back to its first option) is no pick
+    _kept = _shown[2] if _shown[3] and _shown[2] in ref_options else suggested.hub_id
+    st.session_state["ov_ref"] = _kept
+    st.session_state[_PICK] = (draft.source, _kept) if _shown[3] and _kept == _shown[2] else None
 if target_choice.note:  # the target set on Compare drafts, used or set aside: said, never silent
     st.caption(target_choice.note)
 
@@ -355,8 +366,15 @@ def _ref_entry(source: str) -> comparison.Entry:
 
 
 with st.expander("Reference draft", expanded=False):
-    reference = st.selectbox("Reference (published)", ref_options, key="ov_ref")
-    if reference == suggested.hub_id or reference not in ref_options:  # the link names a pick, not the suggestion
+    reference = st.selectbox(
+        "Reference (published)",
+        ref_options,
+        key="ov_ref",
+        on_change=lambda: st.session_state.__setitem__(_PICK, (draft.source, st.session_state.get("ov_ref"))),
+    )
+    _picked = reference != suggested.hub_id and st.session_state.get(_PICK) == (draft.source, reference)
+    st.session_state[_SHOWN] = (draft.source, _tag, reference, _picked)
+    if not _picked:  # the link names a pick, never the suggestion nor a value the select fell back to
         if "reference" in st.query_params:
             del st.query_params["reference"]
     elif st.query_params.get("reference") != reference:

@@ -1,0 +1,101 @@
+"""Walk BO6 (high): typing the training samples in the sidebar changed Overview's reference.
+
+The walk's Llama-3.3-70B draft was set against the suggested lmsys SpecForge draft; typing 180000 in "…or training
+samples, typed in" and pressing Enter left the "Reference (published)" select on its first option
+(yuhuili/EAGLE3-LLaMA3.1-Instruct-8B), which the user never picked, and wrote it into the link as ``reference=``.
+Here the select's value that came along with the samples (its first option, as the browser sent it) must not count:
+anything about the draft other than its identity never changes the reference.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.fixtures import page_app
+
+TARGET = "meta-llama/Llama-3.3-70B-Instruct"
+SUGGESTED = "lmsys/SGLang-EAGLE3-Llama-3.3-70B-Instruct-SpecForge"
+OTHER = "nebius/EAGLE3-Llama-3.3-70B-Instruct"
+SUBMIT = "FormSubmitter:draft_form-Use this draft"
+
+
+@pytest.fixture()
+def walk_draft(tmp_path: Path) -> Path:
+    """A Llama-3.3-70B EAGLE-3 draft (speculators config naming its verifier; no weights, no Hub)."""
+    folder = tmp_path / "llama70b-eagle3-480k"
+    folder.mkdir()
+    layer = {
+        "model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 8192,
+        "intermediate_size": 28672, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
+        "num_hidden_layers": 1, "vocab_size": 128256, "rms_norm_eps": 1e-05, "max_position_embeddings": 131072,
+        "rope_theta": 500000.0, "hidden_act": "silu", "tie_word_embeddings": False,
+    }  # fmt: skip
+    config = {
+        "architectures": ["Eagle3Speculator"],
+        "speculators_model_type": "eagle3",
+        "speculators_version": "0.9.0",
+        "draft_vocab_size": 32000,
+        "target_hidden_size": None,
+        "eagle_aux_hidden_state_layer_ids": [2, 40, 77],
+        "transformer_layer_config": layer,
+        "speculators_config": {
+            "algorithm": "eagle3",
+            "verifier": {"name_or_path": TARGET, "architectures": ["LlamaForCausalLM"]},
+        },
+        "torch_dtype": "bfloat16",
+    }
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
+def _overview(draft: Path) -> AppTest:
+    at = page_app("../pages/overview.py", timeout=120)
+    at.query_params["draft"] = str(draft)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _type_samples(at: AppTest, samples: int, *, fell_back: bool) -> None:
+    """Type ``samples`` in the sidebar and press Enter (the form's submit); ``fell_back``: the reference select
+    comes along on its first option, as the walk's browser sent it."""
+    if fell_back:
+        box = at.selectbox(key="ov_ref")
+        box.set_value(box.options[0])
+    at.number_input(key="draft_samples").set_value(samples)
+    at.button(key=SUBMIT).click().run()
+    assert not at.exception, at.exception
+    assert at.query_params["draft_samples"] == str(samples)
+
+
+@pytest.mark.parametrize("fell_back", [False, True])
+def test_typed_samples_keep_the_suggested_reference(walk_draft: Path, fell_back: bool) -> None:
+    at = _overview(walk_draft)
+    box = at.selectbox(key="ov_ref")
+    assert box.value == SUGGESTED and box.options[0] != SUGGESTED, (box.value, box.options[:3])
+    assert "reference" not in at.query_params
+    _type_samples(at, 180_000, fell_back=fell_back)
+    assert at.selectbox(key="ov_ref").value == SUGGESTED
+    assert at.session_state["ov_ref"] == SUGGESTED
+    assert "reference" not in at.query_params  # nothing was picked: the link names no reference
+    at.run()  # and it holds on the next run
+    assert at.selectbox(key="ov_ref").value == SUGGESTED and "reference" not in at.query_params
+    _type_samples(at, 250_000, fell_back=fell_back)  # changed again
+    assert at.selectbox(key="ov_ref").value == SUGGESTED and "reference" not in at.query_params
+
+
+@pytest.mark.parametrize("fell_back", [False, True])
+def test_typed_samples_keep_a_picked_reference(walk_draft: Path, fell_back: bool) -> None:
+    at = _overview(walk_draft)
+    at.selectbox(key="ov_ref").set_value(OTHER).run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="ov_ref").value == OTHER and at.query_params["reference"] == OTHER
+    _type_samples(at, 180_000, fell_back=fell_back)
+    assert at.selectbox(key="ov_ref").value == OTHER
+    assert at.query_params["reference"] == OTHER  # the pick stays in the link
+    at.run()
+    assert at.selectbox(key="ov_ref").value == OTHER and at.query_params["reference"] == OTHER
