@@ -3054,7 +3054,7 @@ def _own_noun(inputs: Inputs) -> str:
     """What your attached volume counts, as the plan names it beside epochs: "unique samples", unless the audit
     attached the rows trained on (duplicates kept), which are not unique (walk BM 3: "144,000 unique samples at 1.7
     epochs", where the audit counted 13,840 unique rows)."""
-    source = inputs.own_samples_source or ""
+    source = str(getattr(inputs, "own_samples_source", "") or "")  # a duck-typed inputs may lack it
     if VOLUME_TRAINED in source or volume_words(source) == VOLUME_TRAINED:
         return "samples (rows trained on, duplicates kept)"
     return "unique samples"
