@@ -266,6 +266,14 @@ suggested = overview.default_reference(ref_options, draft.name, own_target, own_
 # a draft for your target with no results here is offered all the same, as on Overview
 if suggested.hub_id not in ref_options:
     ref_options = sorted([*ref_options, suggested.hub_id])
+# a reference other than the suggestion stands only as a pick made in the select for this draft: walk BP 3 saw the
+# example's Kimi-K2 reference come back (kept values of an earlier draft) for a Qwen3-235B draft after draft switches
+_SC_PICK = "_sc_ref_pick"
+if st.session_state.get("sc_ref") not in (None, suggested.hub_id) and st.session_state.get(_SC_PICK) != (
+    draft.source,
+    st.session_state.get("sc_ref"),
+):
+    st.session_state.pop("sc_ref", None)
 app.pick_reference("sc_ref", ref_options, suggested, draft)
 # The inputs fold away: the page leads with its answer and one chart (the caption under it names the choice).
 with st.expander("Benchmark, setting, your training volume and run group", expanded=False):
@@ -344,7 +352,12 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         app.follow_draft("sc_group", group_options[group_default], draft, group_options)
         group = st.selectbox("Live results: run group", group_options, key="sc_group")
         group = None if group == "(none)" else group
-        reference = st.selectbox("Reference draft", ref_options, key="sc_ref")
+        reference = st.selectbox(
+            "Reference draft",
+            ref_options,
+            key="sc_ref",
+            on_change=lambda: st.session_state.__setitem__(_SC_PICK, (draft.source, st.session_state.get("sc_ref"))),
+        )
         if reference == suggested.hub_id:
             st.caption(suggested.why)
         if target_choice.note:  # the target set on Compare drafts, used or set aside
