@@ -220,8 +220,13 @@ _SPEC_KEYS = {
 }
 
 
+SPEC_SET_ASIDE = "stated_spec_config_set_aside"
+"""``raw`` key: settings the form stated that SGLang's server_info contradicted, {key: {"stated", "server"}}."""
+
+
 def apply_spec_override(config: ServerConfig, spec: Mapping[str, Any] | None) -> ServerConfig:
-    """User-stated speculative config (vLLM cannot report it); values given win over detected ones."""
+    """User-stated speculative config (vLLM cannot report it); values given win over detected ones, except what
+    SGLang's server_info reports (``SPEC_SET_ASIDE``)."""
     if not spec:
         return config
     given = {}
@@ -241,6 +246,23 @@ def apply_spec_override(config: ServerConfig, spec: Mapping[str, Any] | None) ->
             if value is None or value < 0:
                 raise BenchError(f"{key} must be a non-negative integer, got {given[key]!r}")
             given[key] = value
+    if config.engine == "sglang" and config.config_source == "server":
+        # what SGLang's server_info reports is what ran: a value left in the form is set aside, kept under ``raw`` and
+        # said in the run's notes (walk BQ 4: a server serving num_steps 2 stored as num_steps 3 and 4 from the form)
+        aside: dict[str, dict[str, Any]] = {}
+        for key in list(given):
+            told = getattr(config, key, None)
+            if told is None:
+                continue
+            stated = given.pop(key)
+            same = str(stated).upper() == str(told).upper() if key == "speculative_algorithm" else stated == told
+            if not same:
+                aside[key] = {"stated": stated, "server": told}
+        if aside:
+            config.raw = dict(config.raw)
+            config.raw[SPEC_SET_ASIDE] = _redact.redact(aside)
+        if not given:
+            return config
     for key, value in given.items():
         setattr(config, key, value)
     if config.speculative_algorithm is not None:
@@ -503,9 +525,18 @@ def record_draft(config: ServerConfig, draft: str | None, source: str) -> Server
 
 
 def draft_notes(config: ServerConfig) -> list[str]:
-    """What ``record_draft`` (and a stated draft the server overruled) did, for the run's notes."""
+    """What ``record_draft`` (and a stated draft or setting the server overruled) did, for the run's notes."""
     raw = config.raw or {}
     notes = []
+    set_aside = raw.get(SPEC_SET_ASIDE)
+    if isinstance(set_aside, Mapping) and set_aside:
+        notes.append(
+            "the server reports "
+            + ", ".join(f"{k} {v.get('server')}" for k, v in set_aside.items() if isinstance(v, Mapping))
+            + "; the form's "
+            + ", ".join(f"{k} {v.get('stated')}" for k, v in set_aside.items() if isinstance(v, Mapping))
+            + " was not recorded (the server's setting is what ran)"
+        )
     if raw.get(DRAFT_RECORDED_FROM) and config.draft_model:
         notes.append(
             f"draft recorded from {raw[DRAFT_RECORDED_FROM]}: {config.draft_model}; the server does not report it"
