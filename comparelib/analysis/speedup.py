@@ -2424,7 +2424,42 @@ def optimum_missing(model: SpeedupModel) -> list[str]:
     calibrated_enough = any("best of num_steps" in n for n in model.notes) and any(
         "(from the run's notes)" in n for n in model.notes
     )
-    if unphysical(model):
+    ks = sorted({p.num_steps for p in model.measured if p.accept_length is not None and p.tok_s})
+    cycles = [
+        sum(c) / len(c)
+        for k in ks
+        if (c := [_cycle_ms(p, model.concurrency) for p in model.measured if p.num_steps == k and p.accept_length])
+    ]
+    slopes = [(cycles[i + 1] - cycles[i]) / (ks[i + 1] - ks[i]) for i in range(len(cycles) - 1)]
+    steeper = (  # growing, by more each step: a convex cycle a straight line puts under zero at num_steps 0
+        unphysical(model)
+        and model.t_step_ms > 0
+        and len(cycles) >= 3
+        and all(d > 0 for d in slopes)
+        and all(b > a for a, b in zip(slopes, slopes[1:], strict=False))
+    )
+    if steeper:
+        # walk BQ 1: cycles of 29.3, 41.5 and 61.0 ms at num_steps 2, 3, 4 read "Missing: a sweep whose cycle time
+        # grows with num_steps ... repeat the sweep": they grow, faster than a straight line, whose fixed cost falls
+        # under zero; the measured best stands and is named
+        runs = ", ".join(f"#{p.run_id}" for p in model.measured if p.run_id is not None)
+        best = max(ks, key=lambda k: model.measured_tok_s(k) or 0.0)
+        best_runs = runs_text(model.measured_runs(best)).replace(" (their mean)", "")
+        missing.append(
+            f"a cycle model that fits these runs: their cycles grow faster than linearly with num_steps "
+            f"({', '.join(f'{c:.1f}' for c in cycles)} ms at num_steps {', '.join(map(str, ks))}; runs {runs}), so a "
+            f"straight line through them has a fixed cost of {model.t_verify_ms:.2f} ms a cycle, which no server has, "
+            f"and no num_steps they did not measure is predicted; the measured best is num_steps {best} "
+            f"({model.measured_tok_s(best):,.1f} tok/s, {best_runs}); measure num_steps {ks[0] - 1} to see whether "
+            "fewer steps pay"
+            if ks[0] > 1
+            else f"a cycle model that fits these runs: their cycles grow faster than linearly with num_steps "
+            f"({', '.join(f'{c:.1f}' for c in cycles)} ms at num_steps {', '.join(map(str, ks))}; runs {runs}), so a "
+            f"straight line through them has a fixed cost of {model.t_verify_ms:.2f} ms a cycle, which no server has, "
+            f"and no num_steps they did not measure is predicted; the measured best is num_steps {best} "
+            f"({model.measured_tok_s(best):,.1f} tok/s, {best_runs})"
+        )
+    elif unphysical(model):
         runs = ", ".join(f"#{p.run_id}" for p in model.measured if p.run_id is not None)
         missing.append(
             f"a sweep whose cycle time grows with num_steps: the runs fitted ({runs or 'the sweep'}) give a per-step "
