@@ -452,7 +452,11 @@ try:
     )
     # the run Overview reads, at its own reference (walk BK5: with AQ-MedAI/Kimi-K2-Instruct-eagle3 picked here, the
     # lead said run #13 was "the run Overview reads too" where Overview, on yuhuili's draft for the target, read #11)
-    overview_ref = st.session_state.get("ov_ref") or suggested.hub_id
+    # Overview's kept reference counts only while it is this draft's (``app.pick_reference`` keeps its owner): walk
+    # BQ 8 pasted the target as the draft, then the draft back, and this page named the target's reference as
+    # "Overview's reference" before Overview had run for the draft (Overview then picks this draft's suggestion)
+    _ov_own = st.session_state.get("_ov_ref_for") == draft.source
+    overview_ref = (st.session_state.get("ov_ref") if _ov_own else None) or suggested.hub_id
     overview_pick = (
         own_pick
         if overview_ref == reference

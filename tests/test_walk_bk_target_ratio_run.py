@@ -156,3 +156,21 @@ def test_run_sweep_acceptance_axis_ticks_span_every_point() -> None:
         ticks = y["axis"]["values"]
         assert ticks[0] <= 1.79 and ticks[-1] >= 3.33, ticks
         assert y["scale"]["domain"] == [ticks[0], ticks[-1]], y
+
+
+def test_a_reference_overview_kept_for_another_draft_is_not_overviews(hub: HubEmulator) -> None:
+    """Walk BQ 8: after the target was pasted as the draft and the draft pasted back, this page named the target's
+    reference as "Overview's reference" (Overview had not run for the draft since; it then picks the draft's own
+    suggestion). A kept ``ov_ref`` counts only while it is this draft's."""
+    ids = _own(hub)
+    at = page_app("../pages/scaling.py", timeout=180)
+    at.query_params["draft"] = OWN
+    at.query_params["draft_group"] = GROUP
+    at.session_state["ov_ref"] = KIMI  # what Overview kept for the target pasted before
+    at.session_state["_ov_ref_for"] = TARGET
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="sc_ref").value == REF
+    lead = _lead(at)
+    assert KIMI not in lead and "Overview, on its reference" not in lead, lead
+    assert f"Overview reads run #{ids[(1, 3, 4)]} (3.33" in lead, lead  # on the page's reference, Overview's too
