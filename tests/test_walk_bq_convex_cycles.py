@@ -5,8 +5,10 @@ now says so and names the measured best; a fit that is not physical for another 
 
 from __future__ import annotations
 
+import pytest
+
 from comparelib.analysis import speedup
-from tests.fixtures import stored_run
+from tests.fixtures import bench_config, bench_store, cli_in_process, store_run, stored_run
 
 # the walk's runs: id, num_steps (None: baseline), tok/s, AL (batch 4, SGLang)
 WALK_BQ = [
@@ -31,3 +33,25 @@ def test_convex_cycles_name_the_measured_best() -> None:
     assert "a sweep whose cycle time grows with num_steps" not in said, said
     assert "their cycles grow faster than linearly with num_steps (29.3, 41.5, 61.0 ms at num_steps 2, 3, 4" in said
     assert "the measured best is num_steps 2 (341.7 tok/s, run #12); measure num_steps 1" in said, said
+
+
+def test_the_cli_table_predicts_nothing_from_a_fit_no_server_has(capsys: pytest.CaptureFixture[str]) -> None:
+    """Walk BQ 2: ``speedup`` printed num_steps 1 at 595.9 tok/s and verify shares of -30% from the fit its own notes
+    called not physical."""
+    store = bench_store()
+    for _, k, tok_s, al in WALK_BQ:
+        cfg = bench_config("sglang", "Qwen/Qwen3-8B", k, draft="acme-bq/qwen3-8b-eagle3" if k else None,
+                           topk=1 if k else None, ndt=(k + 1) if k else None)  # fmt: skip
+        store_run(store, cfg, {"requests": 16, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al},
+                  group="bq-main", concurrency=4)  # fmt: skip
+    done = cli_in_process(capsys, "speedup", "--run-group", "bq-main")
+    assert done.returncode == 0, done.stderr
+    rows = {
+        int(p[0]): p
+        for line in done.stdout.splitlines()
+        if (p := line.split()) and p[0].isdigit() and len(p) >= 5 and p[2] in ("m", "p", "b")
+    }
+    assert rows[1][3:6] == ["-", "-", "-"], rows[1]  # cycle, verify%, tok/s: not predicted
+    assert all(not r[4].startswith("-") or r[4] == "-" for r in rows.values()), rows  # no negative verify share
+    assert "-: not predicted: the fitted costs are not a server's" in done.stdout, done.stdout
+    assert "a straight line does not fit the runs" in done.stdout, done.stdout

@@ -136,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         model = speedup.with_draft_step(model, candidates[0].step_ms, source=candidates[0].label)
     out = speedup.summary(model, steps=steps)
     held = speedup.cycle_held(model)  # one run, its cycle not split: no tok/s at another num_steps (walk S)
+    void = held or speedup.unphysical(model)  # or a fit no server has (walk BQ 2: verify% -30, 595.9 tok/s)
     side = None
     if len(candidates) > 1:
         side = speedup.compare_drafts(model, candidates, steps=steps)
@@ -193,11 +194,11 @@ def run(args: argparse.Namespace) -> int:
             if meas is not None and meas == meas
             else ""
         )
-        tok, unknown = row["tok_s"], held and row["tok_s"] is None
+        tok, unknown = row["tok_s"], void and row["tok_s"] is None
         w(
             f"{row['num_steps']:>9}  {row['accept_length']:6.2f} {mark}  "
             + (f"{'-':>8}" if unknown else f"{row['cycle_ms']:8.2f}")
-            + (f"  {'-':>6}" if held else f"  {row['verify_share'] * 100:6.1f}")
+            + (f"  {'-':>6}" if void else f"  {row['verify_share'] * 100:6.1f}")
             + (f"  {'-':>17}" if tok is None else f"  {tok:17.1f}")
             + f"{said}\n"
         )
@@ -216,6 +217,8 @@ def run(args: argparse.Namespace) -> int:
             "-: not predicted: one num_steps was measured and its cycle is not split into verification and drafting, "
             "so what another num_steps costs is not known (see the notes)\n"
         )
+    elif void:
+        w("-: not predicted: the fitted costs are not a server's (see the notes and what is missing below)\n")
     if speedup.optimum_missing(model):
         w("no prediction of the best num_steps yet; missing: " + "; ".join(out["missing"]) + "\n")
     else:
