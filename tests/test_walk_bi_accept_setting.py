@@ -207,6 +207,7 @@ def _scaling(source: str) -> AppTest:
     at.query_params["draft_group"] = GROUP
     at.query_params["draft_samples"] = "12000"
     at.session_state["ov_ref"] = REDHAT  # walk BI picked RedHat on Overview too (BK5: the page names Overview's run)
+    at.session_state["_ov_ref_for"] = source  # for this draft, as Overview's pick_reference records (walk BQ 8)
     at.run()
     assert not at.exception, at.exception
     at.selectbox(key="sc_ref").set_value(REDHAT).run()
