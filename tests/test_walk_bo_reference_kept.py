@@ -9,47 +9,18 @@ anything about the draft other than its identity never changes the reference.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.fixtures import page_app
+from tests.test_compare_default_reference import walk_draft  # noqa: F401 (a fixture: the walk's draft folder)
 
 TARGET = "meta-llama/Llama-3.3-70B-Instruct"
 SUGGESTED = "lmsys/SGLang-EAGLE3-Llama-3.3-70B-Instruct-SpecForge"
 OTHER = "nebius/EAGLE3-Llama-3.3-70B-Instruct"
 SUBMIT = "FormSubmitter:draft_form-Use this draft"
-
-
-@pytest.fixture()
-def walk_draft(tmp_path: Path) -> Path:
-    """A Llama-3.3-70B EAGLE-3 draft (speculators config naming its verifier; no weights, no Hub)."""
-    folder = tmp_path / "llama70b-eagle3-480k"
-    folder.mkdir()
-    layer = {
-        "model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 8192,
-        "intermediate_size": 28672, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
-        "num_hidden_layers": 1, "vocab_size": 128256, "rms_norm_eps": 1e-05, "max_position_embeddings": 131072,
-        "rope_theta": 500000.0, "hidden_act": "silu", "tie_word_embeddings": False,
-    }  # fmt: skip
-    config = {
-        "architectures": ["Eagle3Speculator"],
-        "speculators_model_type": "eagle3",
-        "speculators_version": "0.9.0",
-        "draft_vocab_size": 32000,
-        "target_hidden_size": None,
-        "eagle_aux_hidden_state_layer_ids": [2, 40, 77],
-        "transformer_layer_config": layer,
-        "speculators_config": {
-            "algorithm": "eagle3",
-            "verifier": {"name_or_path": TARGET, "architectures": ["LlamaForCausalLM"]},
-        },
-        "torch_dtype": "bfloat16",
-    }
-    (folder / "config.json").write_text(json.dumps(config))
-    return folder
 
 
 def _overview(draft: Path) -> AppTest:
@@ -73,7 +44,7 @@ def _type_samples(at: AppTest, samples: int, *, fell_back: bool) -> None:
 
 
 @pytest.mark.parametrize("fell_back", [False, True])
-def test_typed_samples_keep_the_suggested_reference(walk_draft: Path, fell_back: bool) -> None:
+def test_typed_samples_keep_the_suggested_reference(walk_draft: Path, fell_back: bool) -> None:  # noqa: F811
     at = _overview(walk_draft)
     box = at.selectbox(key="ov_ref")
     assert box.value == SUGGESTED and box.options[0] != SUGGESTED, (box.value, box.options[:3])
@@ -89,7 +60,7 @@ def test_typed_samples_keep_the_suggested_reference(walk_draft: Path, fell_back:
 
 
 @pytest.mark.parametrize("fell_back", [False, True])
-def test_typed_samples_keep_a_picked_reference(walk_draft: Path, fell_back: bool) -> None:
+def test_typed_samples_keep_a_picked_reference(walk_draft: Path, fell_back: bool) -> None:  # noqa: F811
     at = _overview(walk_draft)
     at.selectbox(key="ov_ref").set_value(OTHER).run()
     assert not at.exception, at.exception
