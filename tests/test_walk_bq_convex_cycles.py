@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from comparelib.analysis import speedup
-from tests.fixtures import bench_config, bench_store, cli_in_process, store_run, stored_run
+from tests.fixtures import QWEN3_8B_EAGLE3, bench_config, bench_store, cli_in_process, store_run, stored_run
 
 # the walk's runs: id, num_steps (None: baseline), tok/s, AL (batch 4, SGLang)
 WALK_BQ = [
@@ -55,3 +55,27 @@ def test_the_cli_table_predicts_nothing_from_a_fit_no_server_has(capsys: pytest.
     assert all(not r[4].startswith("-") or r[4] == "-" for r in rows.values()), rows  # no negative verify share
     assert "-: not predicted: the fitted costs are not a server's" in done.stdout, done.stdout
     assert "a straight line does not fit the runs" in done.stdout, done.stdout
+
+
+def test_the_plan_holds_the_runs_own_cycle_at_a_batch_it_did_not_measure(
+    capsys: pytest.CaptureFixture[str],
+    hub,  # noqa: ANN001
+) -> None:
+    """Walk BQ 2, the plan: "Served now at batch 1: 89.1 tok/s" was drawn from the fit the paragraph under it calls
+    no server's; batch 4's run #2 measured num_steps 2 in a 29.26 ms cycle (4 x 2.5 / 341.7), 85.4 tok/s a stream."""
+    mine = "acme-bq/qwen3-8b-eagle3"
+    hub.add_model(mine, QWEN3_8B_EAGLE3)
+    store = bench_store()
+    for _, k, tok_s, al in WALK_BQ:
+        cfg = bench_config("sglang", "Qwen/Qwen3-8B", k, draft=mine if k else None,
+                           topk=1 if k else None, ndt=(k + 1) if k else None)  # fmt: skip
+        store_run(store, cfg, {"requests": 16, "errors": 0, "output_tokens_per_s": tok_s, "accept_length": al},
+                  group="bq-plan", concurrency=4)  # fmt: skip
+    done = cli_in_process(capsys, "plan", mine, "--group", "bq-plan", "--rank-batch", "1")
+    assert done.returncode == 0, done.stderr
+    held = 2.5 / (4 * 2.5 / 341.7)
+    assert f"Served now at batch 1: {held:,.1f} tok/s at num_steps 2, predicted from batch 4 runs" in done.stdout, (
+        done.stdout
+    )
+    assert "per-sequence cycle batch 4's runs measured at num_steps 2, 3 and 4 (#2, #3, #4" in done.stdout
+    assert "per-sequence cycle fitted on runs" not in done.stdout, done.stdout

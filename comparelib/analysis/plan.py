@@ -1125,6 +1125,12 @@ class Speed:
         m = self.model_for(batch)
         verify, checking, draft = self._parts(batch, m, k)
         pair = self.anchors(batch)
+        if pair is None and speedup.unphysical(m) and (own := self._run_cycle(m, k)) is not None:
+            # walk BQ 2: a fit with a fixed cost under zero (cycles growing faster than linearly) put batch 4's
+            # num_steps 2 at 89.1 tok/s a stream where its run's own cycle gives 85.4: the cycle held is the run's
+            if step_ms is not None:  # another draft's step: its difference from this draft's at this batch
+                own = max(own + k * (step_ms(batch) - self.step_ms(batch)), 1e-9)
+            return al / own * 1000.0
         if pair is not None and self.held_past(batch):  # no physical line past them: the largest measured cycle
             m = pair[1]
             if (held := self._run_cycle(m, k)) is not None:
@@ -1601,6 +1607,15 @@ def _scaled_source(speed: Speed, batch: int) -> str:
             if batch > c
             else ""
         )
+        if speedup.unphysical(m):  # walk BQ 2: the runs' own cycles, as the fit is no server's
+            ks = _held_steps(speed, m)
+            runs = ", ".join(f"#{i}" for k in ks for i in m.measured_runs(k))
+            return (
+                f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over the "
+                f"per-sequence cycle batch {c}'s runs measured at num_steps {_and_words(ks)} ({runs}: batch x AL / "
+                f"tok/s of each run), taken as the same{bound} (the straight line fitted through them is no "
+                f"server's, so no other num_steps is predicted); no run measured batch {batch}"
+            )
         return (
             f"predicted from {_scaled_from(speed, batch)}: tok/s at batch {batch} = {batch} x AL over the "
             f"per-sequence cycle fitted on runs {_run_ids(m)} at batch {c}, taken as the same{bound}; "
