@@ -529,6 +529,7 @@ def store_run(
     group: str,
     concurrency: int = 1,
     endpoint: str = "http://127.0.0.1:30000",
+    prompt_set: str | None = None,
 ) -> int:
     """One run stored as the bench page stores it (started, then finished with ``summary``); returns its id."""
     # the bench page stores the temperature it asked for (greedy by default): a run without one is an import's
@@ -536,7 +537,7 @@ def store_run(
         endpoint=endpoint,
         server_config=server_config,
         group=group,
-        params={"concurrency": concurrency, "temperature": 0.0},
+        params={"concurrency": concurrency, "temperature": 0.0} | ({"prompt_set": prompt_set} if prompt_set else {}),
     )
     store.finish_run(rid, summary)
     return rid

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from comparelib.analysis import speedup, traininglogs
+from comparelib.analysis import speedup, traininglogs, verdicts
 from comparelib.errors import CompareError
 from comparelib.models import architectures, engines, registry
 from comparelib.models.registry import run_setting, steps_of
@@ -2029,6 +2029,7 @@ def largest_gap(
     curve_ceiling: str | None = None,
     accept_shape: str = "",
     ref_doubt: str = "",
+    accept_apart: str = "",
 ) -> tuple[str, str]:
     """(name, sentence) of the largest real gap, each as a factor >= 1 against the reference.
 
@@ -2051,6 +2052,9 @@ def largest_gap(
     ``curve_passes``: the samples your training log saw over your unique training samples. A log rising over
     several passes of the same samples says more training on them helps, not what new data would add (walk R:
     "still rising, which agrees: more data should help" of a 4-epoch log of 3,000 samples).
+
+    ``accept_apart``: your acceptance was measured on recorded prompts other than the reference's figure's, so where
+    it is higher it is not said as ahead but as not compared, as the plan's more-data row says it (walk BQ 3).
 
     ``size_scope`` says what ``size_ratio`` counts (``size_gap``: the layers alone when the lm_heads differ).
 
@@ -2078,6 +2082,9 @@ def largest_gap(
     if accept_ratio and accept_shape:
         differs = accept_detail or f"a factor of {max(accept_ratio, 1 / accept_ratio):.2f}"
         shape, accept_ratio = f" Acceptance differs: {differs}, but {accept_shape} (not like for like).", None
+    if accept_ratio and accept_apart and 1 / accept_ratio >= GAP_MIN["acceptance length"]:
+        # ahead only: a close figure is said as indicative, a higher one as not like for like, neither a verdict
+        shape, accept_ratio = f"{shape} {accept_apart}.", None
     if accept_ratio:
         (factors if accept_ratio >= 1 else ahead)["acceptance length"] = max(accept_ratio, 1 / accept_ratio)
     ahead = {k: v for k, v in ahead.items() if v >= GAP_MIN[k]}
@@ -2794,11 +2801,25 @@ def answer(
             f"on other prompts (your {own_prompts!r} prompts against their "
             f"{'/'.join(bench_label(b) for b in read_on)})"
         )
+    # walk BQ 3: your acceptance on recorded prompts other than the reference's figure's is not compared, as the
+    # plan's more-data row says of the same two figures (``verdicts.prompts_apart``); "ahead" was said beside it
+    top_bench = max(acc.by_benchmark, key=lambda bv: bv[1])[0] if acc.by_benchmark else None
+    accept_apart = (
+        f"Acceptance is not compared: ours {own_accept:.2f} (run #{mine.run.id}) on your {own_prompts!r} prompts, "
+        f"the reference's {ref_top:.2f} on {bench_label(top_bench)}: not on one scale (acceptance depends on the "
+        "prompts)"
+        if mine is not None
+        and own_accept
+        and ref_top
+        and top_bench
+        and verdicts.prompts_apart(own_prompts, top_bench) is not None
+        else ""
+    )
     # a tree's acceptance against published chain figures (or the reverse): said, never weighed (walk AM)
     accept_shape = mine.unlike if mine is not None else ""
     if measured is not None:  # the reference measured beside yours outweighs its published figures
         acc_ratio, same_setting, accept_detail, accept_unlike = measured
-        accept_shape = ""
+        accept_shape = accept_apart = ""
     target = target_notice(own) if own is not None else None
     unlike = unlike_reference(
         target_model,
@@ -2866,6 +2887,7 @@ def answer(
             accept_detail=accept_detail,
             accept_unlike=accept_unlike,
             accept_shape=accept_shape,
+            accept_apart=accept_apart,
             missing=missing(f"{size_note}, so sizes are not compared: {SET_TARGET}" if size_note else ""),
             ref_doubt=volume_doubt(published) if published is not None and ref_volume else "",
         )
