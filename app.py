@@ -604,6 +604,7 @@ KEPT: tuple[str, ...] = (
     "sc_ref",
 )
 KEPT_SHADOW = "_kept:"  # keep_values' copy of each kept value, under a key no widget has
+_KEPT_PAGE = "_kept_page"  # the page keep_values last ran on: a switch is when kept values are sent again
 KEPT_PREFIXES: tuple[str, ...] = ("sc_dc_acc_",)  # one acceptance input per draft in the step-cost figures
 
 
@@ -626,6 +627,18 @@ def keep_values(keys: tuple[str, ...] = KEPT, prefixes: tuple[str, ...] = KEPT_P
     for shadow in [k for k in list(state) if isinstance(k, str) and k.startswith(KEPT_SHADOW)]:
         if shadow[len(KEPT_SHADOW) :] not in state:
             state[shadow[len(KEPT_SHADOW) :]] = state[shadow]
+    page = state.get(PAGE_STATE)
+    if state.get(_KEPT_PAGE, page) != page:
+        # the first run of a page after a switch: the browser forgot this page's widgets, and a value the session
+        # still holds goes to the browser only when written in this run; unwritten, a select is drawn on its first
+        # option and the next rerun sends that back as the user's change (walk BQ 8: Acceptance vs data's reference
+        # became AQ-MedAI/Kimi-K2-Instruct-eagle3, the first listed, and its benchmark GSM8K; walk BR 2: Live
+        # benchmark's Runs select showed none picked while its table compared them). No field can have been
+        # typed in on this page yet, so writing it here resets nothing a user entered (walk AB).
+        for key in [k for k in list(state) if isinstance(k, str) and not k.startswith(KEPT_SHADOW)]:
+            if key in keys or (prefixes and key.startswith(prefixes)):
+                state[key] = state[key]
+    state[_KEPT_PAGE] = page
 
 
 DRAFT_STATE = "own_draft"
@@ -791,12 +804,14 @@ def _sync_url(draft: OwnDraft) -> None:
     from comparelib.models.draft import PARAMS
 
     wanted = draft.to_query()
-    for key in PARAMS:
-        if key in wanted:
-            if st.query_params.get(key) != wanted[key]:
-                st.query_params[key] = wanted[key]
-        elif key in st.query_params:
-            del st.query_params[key]
+    qp = st.query_params
+    now = {key: qp.get_all(key) for key in qp}
+    new: dict[str, list[str]] = {k: v for k, v in now.items() if k not in PARAMS}
+    new.update({k: [v] for k, v in wanted.items()})
+    if new != now:
+        # in one write: each write is a browser-history entry, and a key at a time left entries of the link with the
+        # draft cut short (walk BR 1: Back opened it without its run group, then without its audit)
+        qp.from_dict(new)
 
 
 ATTACHED_STATE = "_draft_attached"  # {draft identity: its volume, run group and typed samples}, this session only
