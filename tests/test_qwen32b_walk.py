@@ -274,3 +274,23 @@ def test_audit_length_metrics_are_whole_at_1400_px(tmp_path: Path) -> None:
     for col in at.columns:
         for m in col.metric:
             assert _metric_fits(m.value, col.weight), (m.label, m.value, col.weight)
+
+
+def test_runs_served_with_another_target_than_the_one_given_are_said_so(tmp_path: Path) -> None:
+    """Walk BR 5: with Llama-3.3-70B typed as the target, the lint's contradiction with runs served on Llama-3.1-8B
+    was blamed on the server ("may have loaded another revision or config of the draft ... check the server's
+    --speculative-draft-model-path"); the runs recorded another target than the one the rules were checked for."""
+    draft_dir, target_dir = tmp_path / "qwen3-32b-eagle3", tmp_path / "Qwen3-32B"
+    for folder, cfg in ((draft_dir, _draft_config()), (target_dir, _target_config())):
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps(cfg))
+    entry = comparison.load_entry(str(draft_dir), target=str(target_dir))
+    store = bench_store()
+    cfg = {"engine": "sglang", "model": "Qwen/Qwen3-8B", "speculative_algorithm": "EAGLE3", "num_steps": 3,
+           "draft_model": DRAFT}  # fmt: skip
+    store_run(store, cfg, {"requests": 8, "errors": 0, "output_tokens_per_s": 50.0, "accept_length": 2.7},
+              group="br5", concurrency=1)  # fmt: skip
+    (sentence,) = comparison.served_against_rules(entry, list(store.runs(group="br5")))
+    assert "served by SGLang with this draft on Qwen/Qwen3-8B" in sentence, sentence
+    assert f"the rules here are checked for the target given, {entry.target_label}" in sentence, sentence
+    assert "may have loaded another revision" not in sentence, sentence

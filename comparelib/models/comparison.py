@@ -691,8 +691,9 @@ def served_against_rules(entry: Entry, runs: Sequence[Any]) -> list[str]:
 
     A run whose recorded version has a row that starts is no conflict; a run of no recorded version (or one
     without a row) conflicts only when no row of its engine starts. The sentence names the runs, their group and
-    measured acceptance, and what to check on the server."""
-    from comparelib.models.draft import draft_match
+    measured acceptance, and what to check on the server; or, where they recorded another target than the one the
+    rules were checked for, that target (walk BR 5)."""
+    from comparelib.models.draft import draft_match, model_match
 
     if entry.spec.role != "draft" or not entry.serving:
         return []
@@ -735,6 +736,19 @@ def served_against_rules(entry: Entry, runs: Sequence[Any]) -> list[str]:
             acceptance = ""
         flag = _DRAFT_FLAG.get(engine.lower(), "draft path")
         many = len(served) > 1
+        given = entry.target_label
+        served_on = sorted({str(r.model) for r in served if getattr(r, "model", None)})
+        if given and served_on and all(model_match(m, given) == "other" for m in served_on):
+            # walk BR 5: the runs recorded another target than the one typed here; the rules were checked for the
+            # target given, so the server is not what contradicts them ("check the server's draft path" was said)
+            out.append(
+                f"By {engine}'s code {' and '.join(said)} {'does' if len(said) == 1 else 'do'} not serve this draft, "
+                f"but run{'s' if many else ''} {ids}{where} {'were' if many else 'was'} served by {by} with this "
+                f"draft on {', '.join(served_on)}{acceptance}: the rules here are checked for the target given, "
+                f"{given}, not the one {'those runs' if many else 'that run'} recorded; give {served_on[0]} as the "
+                "target to check the draft for it."
+            )
+            continue
         out.append(
             f"By {engine}'s code {' and '.join(said)} {'does' if len(said) == 1 else 'do'} not serve this draft, "
             f"but run{'s' if many else ''} {ids}{where} {'were' if many else 'was'} served by {by} "
