@@ -502,6 +502,8 @@ LIVE_ACCEPTANCE = Table(
             help="the log's last point simulated at the run's own num_steps (the caption names its step)",
         ),
         Column("num_steps", "int", label="steps", width=56),
+        # over 1, a tree: no tau_sim (a chain's), off the curve; its setting says "tree", so the page leaves it out
+        Column("topk", "int", width=48, help="draft tokens per position: over 1, a tree"),
         Column("setting_key", "text", label="setting", width=None),
     ),
 )

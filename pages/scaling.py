@@ -1130,26 +1130,15 @@ def _curve_tab(shown: bool) -> None:
             # the curve is known by what it was read from: hashing its thousands of points is slower than its chart
             # only runs drafting the curve's positions are on its scale (walk BH: a 4-step run's 3.46 drawn over a
             # 3-position curve whose ceiling is 2.68, while the table beside it refused the comparison)
-            on_scale = (
-                lc_live[pd.to_numeric(lc_live["num_steps"], errors="coerce") == lc.positions]
-                if len(lc_live)
-                else lc_live
-            )
+            on_scale, not_drawn = curves.on_curve(lc_live, lc.positions)
             app.show_chart(charts.curve_chart, lc, published=lc_pub, live=on_scale, inputs=(lc_key, lc_pub, on_scale))
-            not_drawn = ""  # said under the table (a caption of its own took the page past its height at 1400 px)
-            if len(on_scale) < len(lc_live):
-                off = lc_live.drop(on_scale.index)
-                steps_off = ", ".join(sorted({str(int(k)) for k in off["num_steps"]}))
-                not_drawn = (
-                    f" Not drawn on the curve (it sums {lc.positions} positions): "
-                    + ", ".join(str(r).split(" ")[0] for r in off["run"])
-                    + f" at num_steps {steps_off}."
-                )
+            not_drawn = f" {not_drawn}" if not_drawn else ""  # said under the table (a caption of its own took the
+            # page past its height at 1400 px)
             live_col, pub_col = st.columns(2)
             with live_col:
                 st.markdown("**Live acceptance length (stored runs)**")
                 if len(lc_live):
-                    shown = tables.LIVE_ACCEPTANCE.order(list(lc_live.columns))
+                    shown = tables.LIVE_ACCEPTANCE.order([c for c in lc_live.columns if c != "topk"])
                     if lc_live["tau_sim_peak"].isna().all():  # no eval peak before a fall past noise
                         shown.remove("tau_sim_peak")
                     app.show_table(lc_live, tables.LIVE_ACCEPTANCE, "lc_live_table", column_order=shown)

@@ -1696,23 +1696,54 @@ def live_frame(runs: Iterable[Any], curve: Curve | None = None) -> pd.DataFrame:
         if acc is None:
             continue
         key, _chain = run_setting(r)
+        topk = int(r.topk) if getattr(r, "topk", None) else None
         sims: list[float | None] = []
         for point in (at_peak, last):
             positions = (point.logged_acc or point.acc) if point is not None else ()
-            sims.append(tau_sim(positions, r.num_steps) if r.num_steps and r.num_steps <= len(positions) else None)
+            chain = not (topk and topk > 1)  # walk BR 4: a tree accepts more per cycle than a chain's tau_sim sums
+            sims.append(
+                tau_sim(positions, r.num_steps) if chain and r.num_steps and r.num_steps <= len(positions) else None
+            )
         rows.append(
             {
                 "run": r.title,
                 "setting_key": key,
                 "num_steps": r.num_steps,
+                "topk": topk,
                 "accept_length": float(acc),
                 "tau_sim_peak": sims[0],
                 "tau_sim_last": sims[1],
             }
         )
     return pd.DataFrame(
-        rows, columns=["run", "setting_key", "num_steps", "accept_length", "tau_sim_peak", "tau_sim_last"]
+        rows, columns=["run", "setting_key", "num_steps", "topk", "accept_length", "tau_sim_peak", "tau_sim_last"]
     )
+
+
+def on_curve(live: pd.DataFrame, positions: int) -> tuple[pd.DataFrame, str]:
+    """The runs of ``live_frame`` on the curve's scale (chains drafting its ``positions``), and a sentence naming
+    the others: walk BH drew a 4-step run's 3.46 over a 3-position curve, walk BR 4 a tree's 3.60 (topk 4)."""
+    if not len(live):
+        return live, ""
+    steps = pd.to_numeric(live["num_steps"], errors="coerce")
+    tree = pd.to_numeric(live["topk"], errors="coerce").fillna(1) > 1
+    on = live[(steps == positions) & ~tree]
+    if len(on) == len(live):
+        return on, ""
+    said = []
+    other = live[(steps != positions) & ~tree]
+    if len(other):
+        steps_off = ", ".join(sorted({str(int(k)) for k in other["num_steps"] if pd.notna(k)}))
+        said.append(", ".join(str(r).split(" ")[0] for r in other["run"]) + f" at num_steps {steps_off}")
+    trees = live[tree]
+    if len(trees):
+        ks = sorted({int(k) for k in trees["topk"]})
+        many = len(trees) > 1
+        said.append(
+            ", ".join(str(r).split(" ")[0] for r in trees["run"])
+            + f", {'trees' if many else 'a tree'} (topk {', '.join(str(k) for k in ks)})"
+        )
+    return on, f"Not drawn on the curve (it sums {positions} positions): {'; '.join(said)}."
 
 
 def _point_words(p: CurvePoint) -> str:
