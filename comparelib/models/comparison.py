@@ -1609,21 +1609,32 @@ def headlines(entries: Sequence[Entry]) -> list[str]:
     out = []
     for a, b in pairs:
         sentence = difference_sentence(a, b)
-        if sentence and a.target_label and b.target_label and not _same_target(a, b):
+        if sentence and trained_for(a) and trained_for(b) and not _same_target(a, b):
             sentence += (
-                f" They are drafts trained for different targets ({a.label} for {a.target_label}, {b.label} for "
-                f"{b.target_label}): the same hidden size and vocabulary, not the same target."
+                f" They are drafts trained for different targets ({a.label} for {trained_for(a)}, {b.label} for "
+                f"{trained_for(b)}): the same hidden size and vocabulary, not the same target."
             )
         if sentence and sentence not in out:
             out.append(sentence)
     return out
 
 
+def trained_for(e: Entry) -> str | None:
+    """The target a draft was trained for: the one it names (config, published entry, card), not one typed in a
+    target field, which it is only checked against (walk BS 3: "wbs-oss20b-eagle3 for meta-llama/Llama-3.1-8B-Instruct"
+    of a draft whose config names openai/gpt-oss-20b)."""
+    if e.target_from == "given":
+        named = e.lint_args.get("trained_for")
+        return str(named[0]) if named else None
+    return e.target_label
+
+
 def _same_target(a: Entry, b: Entry) -> bool:
     """Whether two drafts are for one target (a quantised checkpoint of it counts as it: ``draft.same_target``)."""
     from comparelib.models.draft import same_target
 
-    return bool(a.target_label and b.target_label and same_target(a.target_label, b.target_label))
+    ta, tb = trained_for(a), trained_for(b)
+    return bool(ta and tb and same_target(ta, tb))
 
 
 def load_entries(sources: Sequence[str], **kwargs: Any) -> tuple[list[Entry], list[tuple[str, str]]]:
