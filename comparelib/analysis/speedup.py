@@ -227,6 +227,9 @@ class SpeedupModel:
     floor_ms: float | None = None
     floor_step_ms: float = 0.0
     floor_below: int = 0
+    # the group's other baselines comparable with every fitted run, beyond noise of the one taken: (run id, tok/s)
+    # (walk BS 2: Overview's pair named #6 at 82.5 tok/s, this model #8 at 85.4 alone)
+    other_baselines: tuple[tuple[int, float], ...] = ()
 
     def accept_length(self, k: int) -> float:
         """The model's acceptance at ``k`` (per-position rates, else geometric)."""
@@ -946,9 +949,18 @@ def optimum(
     base = ""
     if model.baseline_tok_s:
         run = f", run #{model.baseline_run_id}" if model.baseline_run_id is not None else ""
+        others = "; ".join(
+            f"run #{i} at {t:.1f} tok/s gives {(best_tok / t - 1) * 100:+.1f}%" for i, t in model.other_baselines
+        )
         base = (
             f" ({(best_tok / model.baseline_tok_s - 1) * 100:+.1f}% against {model.baseline_tok_s:.1f} tok/s "
-            f"without speculation{run})"
+            f"without speculation{run}"
+            + (
+                f"; the group's other comparable baseline{'s' if len(model.other_baselines) > 1 else ''}: {others}"
+                if others
+                else ""
+            )
+            + ")"
         )
     share = f"verification {best['verify_share'] * 100:.0f}% of each cycle"
     lost = all_lost(model) if runs_at else []  # the model's own sweep (not another acceptance's what-if)
@@ -2248,12 +2260,30 @@ def model_from_runs(
             "served_run_id": sweep.served.id if sweep.served is not None else None,
             "left_out": sweep.left_out,
             "fitted_run_ids": tuple(int(r.id) for r in spec),
+            "other_baselines": _other_comparable(sweep.pool, spec, base),
         }
     )
     # a calibrated model (one num_steps) too: walk BL7, batch 8 measured num_steps 3 alone, and its table put the
     # model's 2.47 and 3.43 at 2 and 4, where the same draft measured 2.50 and 3.53 at batch 1 (runs #5, #7)
     pool = sweep.pool if accept_from is None else [r for r in accept_from if r.status in ("finished", None, "")]
     return with_accept_elsewhere(model, pool)
+
+
+def _other_comparable(runs: Sequence[Any], spec: Sequence[Any], base: Any | None) -> tuple[tuple[int, float], ...]:
+    """``runs``' baselines other than ``base`` that every run of ``spec`` is comparable with (``baseline_mismatch``),
+    more than run-to-run noise (``TIE_TOLERANCE``) from ``base``'s tok/s: (run id, tok/s), by id."""
+    if base is None or not base.output_tokens_per_s:
+        return ()
+    ref = float(base.output_tokens_per_s)
+    return tuple(
+        (int(b.id), float(b.output_tokens_per_s))
+        for b in sorted(runs, key=lambda r: r.id)
+        if b.is_baseline
+        and b.id != base.id
+        and b.output_tokens_per_s
+        and abs(float(b.output_tokens_per_s) / ref - 1) > TIE_TOLERANCE
+        and not any(baseline_mismatch(s, b) for s in spec)
+    )
 
 
 def _engine(run: Any) -> str | None:
