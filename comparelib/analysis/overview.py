@@ -2178,6 +2178,14 @@ def largest_gap(
             + (f"; the {human(ref_volume)} is {ref_doubt}" if ref_doubt else "")
             + ")."
         )
+    elif len(factors) == 1 and not ahead:
+        # walk BS 4: "The largest gap is size" where size was all that compared (no volume published, acceptance
+        # not compared): the only gap known, with what is not
+        lead = (
+            f"The only gap known is {name}: "
+            f"{_factor_words(name, real[name], size_ratio, accept_ratio, accept_detail, size_scope)}."
+            + (f" Not known yet: {'; '.join(missing)}." if missing else "")
+        )
     else:
         lead = (
             f"The largest gap is {name}: "
