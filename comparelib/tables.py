@@ -431,6 +431,8 @@ PLAN = Table(
         Column("tok_s_bs1", "float", label="tok/s bs1", decimals=1, width=84),
         Column("tok_s_bs8", "float", label="tok/s bs8", decimals=1, width=84),
         Column("tok_s_bs64", "float", label="tok/s bs64", decimals=1, width=92),
+        # which tok/s columns are measured (which runs) and which predicted (walk BS 8)
+        Column("tok_s_basis", "text", label="tok/s measured?", width="medium"),
         Column("note", "text", width="large"),
         Column("al_low", "float", label="AL low", decimals=2, width="small"),
         Column("al_high", "float", label="AL high", decimals=2, width="small"),

@@ -104,3 +104,17 @@ def test_more_data_says_which_setting_its_al_and_each_batchs_tok_s_are_at(tmp_pa
     assert "Its AL is at (3,1,4); its tok/s at each batch is that batch's served setting" in note, note
     assert "batch 1: num_steps 5, what is served there" in note, note
     assert "batch 32: num_steps 3, its fastest measured run (run #7)" in note, note
+
+
+def test_the_exported_table_says_which_tok_s_is_measured(tmp_path: Path) -> None:
+    """Walk BS 8: the plan's CSV set measured and predicted tok/s in sibling columns (tok_s_bs1 138.4 measured,
+    tok_s_bs8 and tok_s_bs64 predicted), only the free-text note telling them apart. ``tok_s_basis`` says it."""
+    result = _plan(tmp_path, 1)
+    frame = result.frame()
+    for o, (_, row) in zip(result.options, frame.iterrows(), strict=True):
+        basis = str(row["tok_s_basis"] or "")
+        for b in o.tok_s:
+            said = f"bs{b} measured ({o.measured[b]})" if b in o.measured else f"bs{b} predicted"
+            assert said in basis, (o.kind, basis)
+    assert any("measured (" in str(v) for v in frame["tok_s_basis"]), frame["tok_s_basis"].tolist()
+    assert any("predicted" in str(v) for v in frame["tok_s_basis"]), frame["tok_s_basis"].tolist()

@@ -1965,6 +1965,13 @@ class Plan:
             }
             for b, band in o.tok_s.items():
                 row[f"tok_s_bs{b}"] = band.value
+            # walk BS 8: measured and predicted tok/s sat in sibling columns, told apart only in the note
+            row["tok_s_basis"] = (
+                "; ".join(
+                    f"bs{b} measured ({o.measured[b]})" if b in o.measured else f"bs{b} predicted" for b in o.tok_s
+                )
+                or None
+            )
             row["gain_tok_s"] = o.gain.value if o.gain else None
             ratio = o.per_gpu_hour
             row["per_gpu_hour"] = None if ratio is None or math.isinf(ratio) else ratio
