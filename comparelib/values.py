@@ -224,3 +224,16 @@ def volume_words(source: str | None) -> str | None:
         return VOLUME_TRAINED  # the same count, in the words that say it exactly
     known = (VOLUME_TRAINED, VOLUME_UNIQUE, _VOLUME_UNIQUE_EXACT)
     return next((w for w in known if f"({w})" in str(source or "")), None)
+
+
+UNRECORDED_PROMPTS = ("", "live", "none", "nan")  # an own point's benchmark where its run recorded no prompt set
+
+
+def prompts_apart(prompts: Any, benchmark: str | None) -> str | None:
+    """The prompts a run was measured on, when recorded and not ``benchmark``: its acceptance is not on the scale of
+    a figure on that benchmark, so it neither meets nor misses one (one rule for the plan and Acceptance vs data:
+    walk W's Acceptance vs data said run #16 on the bundled prompts was "at or above the target 2.64", a GSM8K
+    figure, while Overview's plan said the two are not compared)."""
+    if prompts is None or not benchmark or str(prompts).strip().lower() in UNRECORDED_PROMPTS:
+        return None
+    return None if str(prompts).lower() == str(benchmark).lower() else str(prompts)

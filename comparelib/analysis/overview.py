@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from comparelib.analysis import speedup, traininglogs, verdicts
+from comparelib.analysis import speedup, traininglogs
 from comparelib.errors import CompareError
 from comparelib.models import architectures, engines, registry
 from comparelib.models.registry import run_setting, steps_of
-from comparelib.values import bench_label, human, model_id, number, run_param, times
+from comparelib.values import bench_label, human, model_id, number, prompts_apart, run_param, times
 
 if TYPE_CHECKING:  # the answer is computed without pandas: the first page shows it before pandas loads
     import pandas as pd
@@ -2810,7 +2810,7 @@ def answer(
             f"{'/'.join(bench_label(b) for b in read_on)})"
         )
     # walk BQ 3: your acceptance on recorded prompts other than the reference's figure's is not compared, as the
-    # plan's more-data row says of the same two figures (``verdicts.prompts_apart``); "ahead" was said beside it
+    # plan's more-data row says of the same two figures (``values.prompts_apart``); "ahead" was said beside it
     top_bench = max(acc.by_benchmark, key=lambda bv: bv[1])[0] if acc.by_benchmark else None
     accept_apart = (
         f"Acceptance is not compared: ours {own_accept:.2f} (run #{mine.run.id}) on your {own_prompts!r} prompts, "
@@ -2820,7 +2820,7 @@ def answer(
         and own_accept
         and ref_top
         and top_bench
-        and verdicts.prompts_apart(own_prompts, top_bench) is not None
+        and prompts_apart(own_prompts, top_bench) is not None
         else ""
     )
     # a tree's acceptance against published chain figures (or the reverse): said, never weighed (walk AM)

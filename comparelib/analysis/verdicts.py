@@ -47,7 +47,7 @@ from comparelib.errors import CompareError, DataError, InputError
 from comparelib.models.draft import family_words
 from comparelib.models.registry import KIMI_REFERENCE as KIMI_REFERENCE  # re-exported
 from comparelib.models.registry import family_of
-from comparelib.values import band_text, id_span, number, run_param, times
+from comparelib.values import UNRECORDED_PROMPTS, band_text, id_span, number, prompts_apart, run_param, times
 from comparelib.values import bench_label as bench_label  # re-exported: callers name them here
 from comparelib.values import human as human
 
@@ -178,19 +178,6 @@ def measured_against_fit(f: Fit, volume: float, own_points: pd.DataFrame) -> tup
         measured_benchmark=str(best["benchmark"]),
         measured_source=source,
     )
-
-
-UNRECORDED_PROMPTS = ("", "live", "none", "nan")  # an own point's benchmark where its run recorded no prompt set
-
-
-def prompts_apart(prompts: Any, benchmark: str | None) -> str | None:
-    """The prompts a run was measured on, when recorded and not ``benchmark``: its acceptance is not on the scale of
-    a figure on that benchmark, so it neither meets nor misses one (one rule for the plan and Acceptance vs data:
-    walk W's Acceptance vs data said run #16 on the bundled prompts was "at or above the target 2.64", a GSM8K
-    figure, while Overview's plan said the two are not compared)."""
-    if prompts is None or not benchmark or str(prompts).strip().lower() in UNRECORDED_PROMPTS:
-        return None
-    return None if str(prompts).lower() == str(benchmark).lower() else str(prompts)
 
 
 def _figure_words(benchmark: str) -> str:
