@@ -141,10 +141,11 @@ def run() -> None:
     )
     st.session_state[ROUTED] = True
     st.session_state[PAGE_STATE] = nav.url_path  # which page this run shows (the sidebar form is per page)
-    keep_values()  # on every page: what was typed on another is still there
+    keep_values(resend=True)  # on every page: what was typed on another is still there, and shown
     try:
         page_boundary(nav.run)
     finally:  # also when the page stops early (st.stop)
+        kept_values_sent()
         st.set_page_config(page_icon=str(ICON))
     warm_up()
     prefetch_browser_code()
@@ -370,14 +371,25 @@ def own_draft_target(draft: OwnDraft, runs: Sequence[Any] = ()) -> str | None:
 
 def pick_reference(key: str, choices: list[str], suggested: Reference, draft: OwnDraft) -> None:
     """Preselect ``suggested`` in the reference selectbox ``key`` for this draft; a pick made there holds until
-    another draft is chosen (then that draft's suggestion is preselected). A suggestion that changes for the same
+    another draft is chosen (then that draft's suggestion, or the pick made for it earlier this session, is
+    preselected). A suggestion that changes for the same
     draft replaces the one preselected before, unless the user picked another: walk R typed the Hub token after
     pasting a private draft, its target became known, and Overview kept the Kimi-K2 draft suggested before it."""
     state = st.session_state
-    owner, said = f"_{key}_for", f"_{key}_suggested"
+    owner, said, pick = f"_{key}_for", f"_{key}_suggested", f"_{key}_pick"
+    # the pick made for each draft this session (the page's ``_{key}_pick``: draft source, reference), to bring back
+    # with it: walk BS 1 pasted the target and the draft again, and Overview's pick and headline were gone
+    picks: dict[str, str] = state.setdefault(f"_{key}_picks", {})
+    made = state.get(pick)
+    if isinstance(made, tuple) and len(made) == 2 and made[0] == state.get(owner) and state.get(key) == made[1]:
+        picks[str(made[0])] = str(made[1])
     new = suggested.hub_id if suggested.hub_id in choices else (choices[0] if choices else None)
     stale = state.get(key) == state.get(said) and state.get(said) != new  # still the old suggestion, unpicked
-    if choices and (state.get(owner) != draft.source or state.get(key) not in choices or stale):
+    if choices and state.get(owner) != draft.source and picks.get(draft.source) in choices:
+        state[key] = picks[draft.source]
+        state[pick] = (draft.source, picks[draft.source])
+        state[owner] = draft.source
+    elif choices and (state.get(owner) != draft.source or state.get(key) not in choices or stale):
         state[key] = new
         state[owner] = draft.source
     state[said] = new
@@ -605,10 +617,13 @@ KEPT: tuple[str, ...] = (
 )
 KEPT_SHADOW = "_kept:"  # keep_values' copy of each kept value, under a key no widget has
 _KEPT_PAGE = "_kept_page"  # the page keep_values last ran on: a switch is when kept values are sent again
+_KEPT_UNSENT = "_kept_unsent"  # kept values not yet sent with their widgets since the last switch
 KEPT_PREFIXES: tuple[str, ...] = ("sc_dc_acc_",)  # one acceptance input per draft in the step-cost figures
 
 
-def keep_values(keys: tuple[str, ...] = KEPT, prefixes: tuple[str, ...] = KEPT_PREFIXES) -> None:
+def keep_values(
+    keys: tuple[str, ...] = KEPT, prefixes: tuple[str, ...] = KEPT_PREFIXES, *, resend: bool = False
+) -> None:
     """Keep the values of widgets that are built only while their tab or fold-out is shown.
 
     Streamlit forgets a widget's value after a run that does not draw it, and on a switch to another page
@@ -627,18 +642,46 @@ def keep_values(keys: tuple[str, ...] = KEPT, prefixes: tuple[str, ...] = KEPT_P
     for shadow in [k for k in list(state) if isinstance(k, str) and k.startswith(KEPT_SHADOW)]:
         if shadow[len(KEPT_SHADOW) :] not in state:
             state[shadow[len(KEPT_SHADOW) :]] = state[shadow]
+    if not resend:
+        return
     page = state.get(PAGE_STATE)
     if state.get(_KEPT_PAGE, page) != page:
-        # the first run of a page after a switch: the browser forgot this page's widgets, and a value the session
-        # still holds goes to the browser only when written in this run; unwritten, a select is drawn on its first
-        # option and the next rerun sends that back as the user's change (walk BQ 8: Acceptance vs data's reference
-        # became AQ-MedAI/Kimi-K2-Instruct-eagle3, the first listed, and its benchmark GSM8K; walk BR 2: Live
-        # benchmark's Runs select showed none picked while its table compared them). No field can have been
-        # typed in on this page yet, so writing it here resets nothing a user entered (walk AB).
-        for key in [k for k in list(state) if isinstance(k, str) and not k.startswith(KEPT_SHADOW)]:
-            if key in keys or (prefixes and key.startswith(prefixes)):
-                state[key] = state[key]
+        # a switch: the browser forgot this page's widgets, and a value the session still holds goes to the browser
+        # only when written in the run that draws its widget; unwritten, a select is drawn on its first option and
+        # the next rerun sends that back as the user's change (walk BQ 8: Acceptance vs data's reference became
+        # AQ-MedAI/Kimi-K2-Instruct-eagle3, the first listed, and its benchmark GSM8K; walk BR 2: Live benchmark's
+        # Runs select showed none picked while its table compared them; walk BS 6: the learning curve's samples per
+        # logged step read 0, drawn in a tab a later run). Each is written on every run until one draws it: never
+        # after, so a value a user enters while a run is in flight is not reset (walk AB).
+        state[_KEPT_UNSENT] = {k for k in state if isinstance(k, str) and _kept(k, keys, prefixes)}
     state[_KEPT_PAGE] = page
+    for key in state.get(_KEPT_UNSENT) or ():
+        if key in state:
+            state[key] = state[key]
+
+
+def _kept(key: str, keys: tuple[str, ...], prefixes: tuple[str, ...]) -> bool:
+    return not key.startswith(KEPT_SHADOW) and (key in keys or bool(prefixes and key.startswith(prefixes)))
+
+
+def kept_values_sent() -> None:
+    """After a run: the kept values whose widgets it drew went to the browser with them (``keep_values``)."""
+    unsent = st.session_state.get(_KEPT_UNSENT)
+    if unsent:
+        st.session_state[_KEPT_UNSENT] = {k for k in unsent if not _drawn_this_run(k)}
+
+
+def _drawn_this_run(key: str) -> bool:
+    """Whether this run drew the widget keyed ``key``. Streamlit has no public call for it; where its run context
+    does not say, every kept value counts as sent after one run (as before walk BS 6)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    keys = getattr(getattr(ctx, "shared", None), "widget_user_keys_this_run", None) if ctx is not None else None
+    try:
+        return keys is None or key in keys
+    except TypeError:  # no membership test in another Streamlit version
+        return True
 
 
 DRAFT_STATE = "own_draft"

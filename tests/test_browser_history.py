@@ -153,3 +153,42 @@ def test_live_benchmarks_runs_are_shown_picked_after_a_page_switch(
     _nav(page, "Live benchmark")
     assert _runs_picked(page) == picked
     page.close()
+
+
+def test_a_kept_field_in_a_tab_shows_its_value_after_a_page_switch(
+    browser, live_app: LiveApp, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
+    """Walk BS 6: the learning curve's "Samples per logged step" read 0 after a switch to Overview and back, while the
+    curve still used the 16 typed in: the field is drawn in a tab, a run after the page's first."""
+    from tests.test_page_curves import _specforge_log
+
+    live_app.hub.add_model(DRAFT, QWEN3_8B_EAGLE3)
+    _seed(tmp_path, monkeypatch)
+    log = _specforge_log(tmp_path / "train.log")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.set_default_timeout(120_000)
+    query = urlencode({"draft": DRAFT, "draft_vol": VOLUME, "draft_group": GROUP})
+    page.goto(f"{live_app.url}/scaling?{query}")
+    wait_for_script(page)
+    page.get_by_role("tab", name="Learning curve").click()
+    wait_for_script(page)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(log))
+    page.wait_for_timeout(500)
+    wait_for_script(page)
+    field = page.get_by_role("spinbutton", name="Samples per logged step (global batch size)")
+    field.fill("16")
+    field.press("Enter")
+    page.wait_for_timeout(500)
+    wait_for_script(page)
+    assert field.input_value() == "16"
+    page.get_by_role("button", name="Keep this log with your draft").click()
+    page.wait_for_timeout(500)
+    wait_for_script(page)
+    _nav(page, "Overview")
+    _nav(page, "Acceptance vs data")
+    page.get_by_role("tab", name="Learning curve").click()
+    page.wait_for_timeout(300)
+    wait_for_script(page)
+    field = page.get_by_role("spinbutton", name="Samples per logged step (global batch size)")
+    assert field.input_value() == "16"
+    page.close()

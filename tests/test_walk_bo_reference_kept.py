@@ -70,3 +70,40 @@ def test_typed_samples_keep_a_picked_reference(walk_draft: Path, fell_back: bool
     assert at.query_params["reference"] == OTHER  # the pick stays in the link
     at.run()
     assert at.selectbox(key="ov_ref").value == OTHER and at.query_params["reference"] == OTHER
+
+
+def _use_draft(at: AppTest, source: str) -> None:
+    at.text_input(key="draft_source").set_value(source)
+    at.button(key=SUBMIT).click().run()
+    assert not at.exception, at.exception
+
+
+def test_a_picked_reference_comes_back_with_its_draft(walk_draft: Path) -> None:  # noqa: F811
+    """Walk BS 1 (normal): a reference picked on Overview was gone after pasting another draft (the target) and the
+    draft again, and the headline changed with it ("the largest gap is training data" to "... is size"); the
+    sidebar brings back the draft's samples and runs, and the pick comes back with them. The other draft opens
+    on its own suggestion, and a pick made on Acceptance vs data comes back there the same way."""
+    at = _overview(walk_draft)
+    at.selectbox(key="ov_ref").set_value(OTHER).run()
+    assert at.selectbox(key="ov_ref").value == OTHER and at.query_params["reference"] == OTHER
+    _use_draft(at, TARGET)
+    assert at.selectbox(key="ov_ref").value != OTHER and "reference" not in at.query_params
+    _use_draft(at, str(walk_draft))
+    assert at.selectbox(key="ov_ref").value == OTHER, at.selectbox(key="ov_ref").value
+    assert at.query_params["reference"] == OTHER  # a pick again: in the link
+    at.run()
+    assert at.selectbox(key="ov_ref").value == OTHER and at.query_params["reference"] == OTHER
+
+
+def test_a_reference_picked_on_acceptance_vs_data_comes_back_with_its_draft(walk_draft: Path) -> None:  # noqa: F811
+    at = page_app("../pages/scaling.py", timeout=120)
+    at.query_params["draft"] = str(walk_draft)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="sc_ref").value == SUGGESTED
+    at.selectbox(key="sc_ref").set_value(OTHER).run()
+    assert at.selectbox(key="sc_ref").value == OTHER
+    _use_draft(at, TARGET)
+    assert at.selectbox(key="sc_ref").value != OTHER
+    _use_draft(at, str(walk_draft))
+    assert at.selectbox(key="sc_ref").value == OTHER, at.selectbox(key="sc_ref").value
