@@ -492,7 +492,7 @@ LIVE_ACCEPTANCE = Table(
             "tau_sim_peak",
             "float",
             decimals=2,
-            width=102,
+            width=112,  # "tau_sim_last" whole (walk BS 6: cut to "tau_sim_la" at 102)
             help="the log's eval peak simulated at the run's own num_steps: the checkpoint to serve where eval fell "
             "past noise after it (the caption names its step); shown only then",
         ),
@@ -500,7 +500,7 @@ LIVE_ACCEPTANCE = Table(
             "tau_sim_last",
             "float",
             decimals=2,
-            width=102,
+            width=112,  # "tau_sim_last" whole (walk BS 6: cut to "tau_sim_la" at 102)
             help="the log's last point simulated at the run's own num_steps (the caption names its step)",
         ),
         Column("num_steps", "int", label="steps", width=56),

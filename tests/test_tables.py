@@ -152,3 +152,10 @@ def test_the_plan_table_leads_with_the_gain_and_shows_whole_headers() -> None:
     for c in tables.PLAN.columns:
         if isinstance(c.width, int):
             assert c.width >= 7 * len(c.label or c.name) + 16, c
+
+
+def test_the_live_acceptance_headers_are_whole() -> None:
+    """Walk BS 6: at 1400 px the learning curve's live table cut "tau_sim_last" to "tau_sim_la" (102 px)."""
+    for c in tables.LIVE_ACCEPTANCE.columns:
+        if isinstance(c.width, int):
+            assert c.width >= tables.fit_px([], c.title), (c.name, c.width, tables.fit_px([], c.title))
