@@ -291,9 +291,7 @@ class SpeedupModel:
         the shrinking gains give 3.72 .. 3.99. The gains are per step between measured num_steps (L(0) = 1: no draft,
         one token), each placed at the middle of its positions. None where fewer than two num_steps were measured,
         at or below K, or where the last two gains do not shrink (noise: the geometric fit and the bound stand)."""
-        by_k = {
-            j: a for j in sorted({p.num_steps for p in self.measured}) if (a := self.measured_accept(j)) is not None
-        }
+        by_k = self.accepts_known()
         ks = [0, *by_k]
         if len(ks) < 3 or k <= ks[-1]:
             return None
@@ -313,6 +311,22 @@ class SpeedupModel:
             total += term
         return min(total, k + 1.0)
 
+    def accepts_known(self) -> dict[int, float]:
+        """{num_steps: acceptance} measured for this sweep's setting: its own runs', and at num_steps it did not
+        measure, those of the same draft and setting at another batch (``elsewhere_accept``), by num_steps. Walk BT 1:
+        batch 32 measured 1 and 3 (1.67, 3.00); read alone, their gains did not shrink and acceptance rose +0.67 a
+        step to 7.67 at num_steps 10, while batch 1's 2.50 at 2 (borrowed into the same table) says each gain keeps
+        0.6 of the last, near 3.75 at most, as batch 1's own prediction."""
+        steps = {p.num_steps for p in self.measured} | {e.num_steps for e in self.accept_elsewhere}
+        found = {}
+        for j in sorted(steps):
+            a = self.measured_accept(j)
+            if a is None and (e := self.elsewhere_accept(j)) is not None:
+                a = e.accept_length
+            if a is not None:
+                found[j] = a
+        return found
+
     def accept_bound(self, k: int) -> float:
         """The most a chain can accept at ``k`` past its measured num_steps: the last measured gain per step, kept.
 
@@ -320,13 +334,14 @@ class SpeedupModel:
         ``a1 a2 ... ai``, never more than the step before (every factor is at most 1): past the largest measured
         num_steps K, acceptance rises at most by the slope between K and the measurement before it. A geometric fit
         to 2.00, 2.60, 2.70 put 4.08 at eight steps, where the measured gains allow 3.20. Infinite where fewer than
-        two num_steps were measured, or below K."""
-        ks = sorted({p.num_steps for p in self.measured if p.accept_length is not None})
+        two num_steps were measured (here, or at another batch for num_steps it did not measure: ``accepts_known``),
+        or below K."""
+        known = self.accepts_known()
+        ks = sorted(known)
         if len(ks) < 2 or k <= ks[-1]:
             return math.inf
         top, before = ks[-1], ks[-2]
-        hi, lo = self.measured_accept(top), self.measured_accept(before)
-        assert hi is not None and lo is not None
+        hi, lo = known[top], known[before]
         slope = max((hi - lo) / (top - before), 0.0)
         return hi + (k - top) * slope
 
