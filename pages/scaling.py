@@ -49,15 +49,18 @@ def _target_sentence() -> tuple[str | None, str | None]:
     """What Overview and Compare drafts say when "your draft" is a target model (``draft.target_notice``): here too,
     not only "runs of another draft left out" (walk AN); and its Hub id, the target this page then picks published
     references for (``draft.pasted_target``). (None, None) for a draft, or one whose config was not read."""
+    global _draft_unread
     try:
         with settings.session_token(app.hub_token()):
             entry = app.draft_entry(draft.source, settings.token_fingerprint())
     except CompareError:
+        _draft_unread = True
         return None, None  # not read: the pages that count it say why
     notice = target_notice(entry)
     return (notice.sentence if notice is not None else None), pasted_target(entry)
 
 
+_draft_unread = False  # your draft's config could not be read (private without the token, ...): its target unknown
 _said_target, _pasted_target = _target_sentence()
 if _said_target:
     st.warning(_said_target, icon=":material/warning:")
@@ -379,6 +382,8 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         if st.session_state.get("sc_target") in (None, st.session_state.get("_sc_target_default")):
             st.session_state["sc_target"] = default_target
         st.session_state["_sc_target_default"] = default_target
+        # walk BT 2: a draft not read (a private repo before the token) is not said to name no target
+        _aim_said = (aim[1].replace(plan.NO_TARGET, plan.UNREAD_TARGET) if _draft_unread else aim[1]) if aim else ""
         target = st.number_input(
             "Target acceptance length",
             min_value=1.05,
@@ -387,10 +392,10 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
             format="%.3f",
             key="sc_target",
             help="Opens on the published target Overview's plan uses"
-            + (f": {aim[0]:g}, {aim[1]}." if aim else "; no published draft reports this setting, so 3.0."),
+            + (f": {aim[0]:g}, {_aim_said}." if aim else "; no published draft reports this setting, so 3.0."),
         )
         st.caption(
-            f"Default {aim[0]:g}: {aim[1]}, as Overview's plan."
+            f"Default {aim[0]:g}: {_aim_said}, as Overview's plan."
             if aim
             else "Default 3.0: no published draft reports this benchmark at this setting's chain."
         )
@@ -405,7 +410,7 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         aim_setting = aim.setting if aim is not None and abs(float(target) - default_target) < 5e-4 else None
         # another model's draft's figure is said as such in the lead, not only in the caption above (walk AG)
         aim_whose = (
-            verdicts.figure_whose(aim[1], own_target, bench)
+            verdicts.figure_whose(aim[1], own_target, bench, unread=_draft_unread)
             if aim is not None and beside is None and abs(float(target) - default_target) < 5e-4
             else None
         )

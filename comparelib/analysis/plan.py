@@ -2275,6 +2275,12 @@ class Aim(tuple[float, str]):
         return cls(float(row["accept_length"]), text, str(key) if isinstance(key, str) and key else None)
 
 
+NO_TARGET = "your draft names no target"
+# where your draft's config could not be read (a private repo before the token is typed): whether it names one is not
+# known (walk BT 2: "your draft names no target" of a draft whose card names one); the pages say this instead
+UNREAD_TARGET = "your draft could not be read, so its target is not known"
+
+
 def published_target(
     points: pd.DataFrame,
     family: str | None,
@@ -2394,9 +2400,7 @@ def published_target(
     its = str(best.get("target_model") or "")
     other = f", a draft for {its}, not for your target" if target and its and its.lower() != target.lower() else ""
     if not target and its:  # walk V: a GLM draft naming no target was aimed at the Kimi-K2 draft's 3.271 unsaid
-        other = (
-            f", a draft for {its}; your draft names no target, so this is that model's figure, not a goal for yours"
-        )
+        other = f", a draft for {its}; {NO_TARGET}, so this is that model's figure, not a goal for yours"
     none_own = f"; no published draft for your target {target} reports {benchmark} at {chain}" if target else ""
     if target:
         none_own += _own_elsewhere(points, target, benchmark, chain)

@@ -592,10 +592,13 @@ def _flat_sentence(f: Fit, target_accept: float, goal: str, published_at: str | 
     return said
 
 
-def figure_whose(text: str, target: str | None, benchmark: str) -> str | None:
+def figure_whose(text: str, target: str | None, benchmark: str, *, unread: bool = False) -> str | None:
     """Whose figure a published target is, where its draft is for another model than ``target`` (or ``target`` is
     not known): "D's published GSM8K figure, a draft for T, not for your target"; None where the draft is for
-    ``target``, or ``text`` (``plan.Aim``'s: "org/draft at (K,1,K+1) on bench (why)") names no registry draft."""
+    ``target``, or ``text`` (``plan.Aim``'s: "org/draft at (K,1,K+1) on bench (why)") names no registry draft.
+    ``unread``: your draft could not be read, so whether it names a target is not known (walk BT 2: "your draft names
+    no target" of a private draft whose card names one, before the token was typed)."""
+    from comparelib.analysis.plan import NO_TARGET, UNREAD_TARGET
     from comparelib.models import registry
 
     draft = text.split(" at ", 1)[0].strip()
@@ -605,7 +608,7 @@ def figure_whose(text: str, target: str | None, benchmark: str) -> str | None:
         return None
     if not its or (target and its.lower() == target.split("@", 1)[0].strip().lower()):
         return None
-    mine = ", not for your target" if target else "; your draft names no target"
+    mine = ", not for your target" if target else f"; {UNREAD_TARGET}" if unread else f"; {NO_TARGET}"
     return f"{draft}'s published {bench_label(benchmark)} figure, a draft for {its}{mine}"
 
 
