@@ -1623,10 +1623,9 @@ def trained_for(e: Entry) -> str | None:
     """The target a draft was trained for: the one it names (config, published entry, card), not one typed in a
     target field, which it is only checked against (walk BS 3: "wbs-oss20b-eagle3 for meta-llama/Llama-3.1-8B-Instruct"
     of a draft whose config names openai/gpt-oss-20b)."""
-    if e.target_from == "given":
-        named = e.lint_args.get("trained_for")
-        return str(named[0]) if named else None
-    return e.target_label
+    if e.target_from == "given" and (named := e.lint_args.get("trained_for")):
+        return str(named[0])
+    return e.target_label  # where the draft names none, the target given is all that is known (walk AR)
 
 
 def _same_target(a: Entry, b: Entry) -> bool:
