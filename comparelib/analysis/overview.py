@@ -555,6 +555,14 @@ def _head_words(entry: Entry, name: str) -> str:
     return f"{rows:,} x {hidden:,} over {vocab}"
 
 
+def _stores_embedding(entry: Entry) -> bool | None:
+    """Whether a draft's checkpoint holds its embedding, from the header read (its elements beyond the rest of the
+    draft); None where no header was read: a config alone says only what its format leaves out by default."""
+    if entry.checkpoint is None or not entry.count.embedding:
+        return None
+    return entry.checkpoint.param_elements >= entry.count.excluding_embedding + entry.count.embedding
+
+
 def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: str = "the reference") -> SizeFacts:
     """Counts outside and with the embedding, and the one-line reason (lm_head vocabulary, usually).
 
@@ -572,10 +580,21 @@ def size_facts(own: Entry, ref: Entry, own_name: str = "our draft", ref_name: st
         emb_shape = next((t.shape for t in own_spec.tensors if t.component == "embedding"), None)
         dims = f" ({emb_shape[0]:,} x {emb_shape[1]:,})" if emb_shape and len(emb_shape) == 2 else ""
         # walk BN: "Both carry the same 163,840,000-parameter embedding" of two checkpoints that store none (each uses
-        # the target's): carried in a checkpoint only where one stores it
-        held = [any(t.stored for t in spec.tensors if t.component == "embedding") for spec in (own_spec, ref_spec)]
+        # the target's): carried in a checkpoint only where one stores it, and that only where its header was read
+        # (walk BU 1: "Neither checkpoint stores its embedding" of a SpecForge draft whose header holds embed_tokens,
+        # read from its config alone, whose format leaves it out by default)
+        held = [_stores_embedding(own), _stores_embedding(ref)]
         frozen = ", frozen and shared with the target" if shared else ""
-        if all(held):
+        if None in held:
+            known = [
+                f"{name} stores it" if h else f"{name} uses the target's"
+                for name, h in ((own_name, held[0]), (ref_name, held[1]))
+                if h is not None
+            ]
+            emb_note = f" Both count the same {a.embedding:,}-parameter embedding{dims}{frozen}" + (
+                f" ({known[0]}; the other's checkpoint was not read here)" if known else ""
+            )
+        elif all(held):
             emb_note = f" Both carry the same {a.embedding:,}-parameter embedding{dims}{frozen}"
         elif not any(held):
             emb_note = (
