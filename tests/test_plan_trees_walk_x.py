@@ -194,3 +194,12 @@ def test_cli_plan_json_names_the_batch_1_tree(capsys: pytest.CaptureFixture[str]
     assert proc.returncode == 0, proc.stderr
     assert "No tree was measured at batch 1" not in proc.stdout, proc.stdout
     assert "A tree measured faster there: 114.7 tok/s" in proc.stdout, proc.stdout
+
+
+def test_the_tree_rows_tok_s_is_said_measured_in_the_export() -> None:
+    """Walk BV 1: the plan's tok_s_basis called measured tok/s "predicted"; a tree row's figures are its runs'."""
+    result = _plan(walk_x())
+    tree = _option(result, "tree")
+    row = result.frame().set_index("kind").loc["tree"]
+    assert tree.tok_s and all(f"bs{b} measured (run #" in row["tok_s_basis"] for b in tree.tok_s), row["tok_s_basis"]
+    assert "predicted" not in row["tok_s_basis"], row["tok_s_basis"]

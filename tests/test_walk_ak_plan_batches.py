@@ -118,3 +118,13 @@ def test_the_exported_table_says_which_tok_s_is_measured(tmp_path: Path) -> None
             assert said in basis, (o.kind, basis)
     assert any("measured (" in str(v) for v in frame["tok_s_basis"]), frame["tok_s_basis"].tolist()
     assert any("predicted" in str(v) for v in frame["tok_s_basis"]), frame["tok_s_basis"].tolist()
+
+
+def test_a_swept_batchs_column_is_said_measured_where_a_run_measured_it(tmp_path: Path) -> None:
+    """Walk BV 1: the num_steps row's tok_s_bs4 635.6 and tok_s_bs16 1,950.8, runs #6 and #11 as measured (the note
+    said so), were "bs4 predicted; bs16 predicted" in tok_s_basis. Here, ranked at batch 1, batch 32 is a swept batch
+    outside the plan's 1, 8 and 64: its column is run #7's 2,931.1 tok/s, measured."""
+    row = _plan(tmp_path, 1).frame().set_index("kind").loc["num-steps"]
+    assert round(row["tok_s_bs32"], 1) == 2931.1
+    assert "bs32 measured (run #7)" in row["tok_s_basis"], row["tok_s_basis"]
+    assert "bs1 measured (run #5)" in row["tok_s_basis"] and "bs8 predicted" in row["tok_s_basis"]

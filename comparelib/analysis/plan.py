@@ -2839,6 +2839,7 @@ def _tree_option(
     }
     o = Option("tree", f"Serve the measured tree ({speedup.shape_words(first)}) at batch {at_b}")
     o.tok_s = {str(b): Band(*([float(r.output_tokens_per_s)] * 3)) for b, r in mine.items()}
+    o.measured = {str(b): f"run #{r.id}" for b, r in mine.items()}  # each a tree's run, as measured
     parts: list[str] = []
     lost_at: list[str] = []  # batches where every tree measured lost to the best chain there, beyond noise
 
@@ -3005,6 +3006,7 @@ def _no_speculation(
         for b in plan_batches(rank_batch)
         if (p := pairs_at.get(b)) is not None and p.loses
     }
+    o.measured = {b: f"run #{pairs_at[int(b)].baseline.id}" for b in o.tok_s}  # each a measured baseline
     here = pairs_at.get(rank_batch)
     if here is not None and here.loses:
         g = float(here.baseline.output_tokens_per_s - here.spec.output_tokens_per_s)
@@ -4696,6 +4698,9 @@ def build(
         for c in (c for c in tok_batches if c not in batches and c in picks):
             k_c = pick(c)[0]
             tok[str(c)] = Band(*[picks[c][k_c]] * 3)
+            m_c = speed.model_for(c)
+            if speed.measured_at(c) and m_c.measured_tok_s(k_c) is not None:  # walk BV 1: said "predicted"
+                ns.measured[str(c)] = speedup.runs_text(m_c.measured_runs(k_c))
         ns.tok_s = dict(sorted(tok.items(), key=lambda kv: int(kv[0])))
         served_ties = [b for b in best_k if b not in one_at and speed.served_steps in (best_k[b], *tied_k[b])]
         # walk Y: a batch between two measured ones reads the runs at num_steps both measured; a best or a tie at
