@@ -614,6 +614,10 @@ KEPT: tuple[str, ...] = (
     # (walk BI: RedHat picked on Overview, Overview answered against lmsys again after Compare)
     "ov_ref",
     "sc_ref",
+    # Acceptance vs data's benchmark, axis and setting: a visit to another page put GSM8K back (walk BV 2)
+    "sc_bench",
+    "sc_x",
+    "sc_setting",
 )
 KEPT_SHADOW = "_kept:"  # keep_values' copy of each kept value, under a key no widget has
 _KEPT_PAGE = "_kept_page"  # the page keep_values last ran on: a switch is when kept values are sent again

@@ -285,14 +285,27 @@ with st.expander("Benchmark, setting, your training volume and run group", expan
         bench_options = scaling.benchmarks(published)
         # the benchmark the reference publishes most on (a coder draft's HumanEval, not GSM8K), until one is picked
         # for this reference
-        _bench = scaling.default_benchmark(published, st.session_state.get("sc_ref", suggested.hub_id))
+        _ref_b = st.session_state.get("sc_ref", suggested.hub_id)
+        _bench = scaling.default_benchmark(published, _ref_b)
+        # walk BV 2: a benchmark picked here for this draft stays when the reference changes (it went back to the
+        # reference's default, GSM8K, on every change); until one is picked, each reference opens on its own
+        _keeps = st.session_state.get("_sc_bench_pick") == (draft.source, st.session_state.get("sc_bench"))
         if bench_options and (
-            st.session_state.get("_sc_bench_for") != st.session_state.get("sc_ref")
+            (st.session_state.get("_sc_bench_for") != _ref_b and not _keeps)
             or st.session_state.get("sc_bench") not in bench_options
         ):
             st.session_state["sc_bench"] = _bench
-            st.session_state["_sc_bench_for"] = st.session_state.get("sc_ref")
-        bench = st.selectbox("Benchmark", bench_options, format_func=verdicts.bench_label, key="sc_bench")
+            st.session_state["_sc_bench_pick"] = None
+        st.session_state["_sc_bench_for"] = _ref_b
+        bench = st.selectbox(
+            "Benchmark",
+            bench_options,
+            format_func=verdicts.bench_label,
+            key="sc_bench",
+            on_change=lambda: st.session_state.__setitem__(
+                "_sc_bench_pick", (draft.source, st.session_state.get("sc_bench"))
+            ),
+        )
         x = st.radio("Volume axis", ["samples", "tokens"], horizontal=True, key="sc_x")
         opts = scaling.settings_for(published, bench, x)
         if opts.empty:  # said under the answer heading, where it is seen
