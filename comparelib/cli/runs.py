@@ -19,6 +19,7 @@ TABLE_COLUMNS = {
     "num_steps": "steps",
     "topk": "topk",
     "num_draft_tokens": "ndt",
+    "batch": "bs",  # walk BV 4: batch 4 and 16 runs of one group read alike, told apart only by their requests
     "requests": "requests",
     "errors": "errors",
     "output_tokens_per_s": "tok/s",
