@@ -34,6 +34,18 @@ def _seed(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     store.save_data_volume(draft=VOLUME, samples=20_000, tokens=20_000 * 800, source="audit", kind="measured")
 
 
+def _open(browser, live_app: LiveApp, tmp_path, monkeypatch, path: str):  # type: ignore[no-untyped-def]
+    """A page of a fresh session on the user's draft with its audit and run group in the link (``path``: "" for
+    Overview, "scaling", "bench")."""
+    live_app.hub.add_model(DRAFT, QWEN3_8B_EAGLE3)
+    _seed(tmp_path, monkeypatch)
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.set_default_timeout(120_000)
+    query = urlencode({"draft": DRAFT, "draft_vol": VOLUME, "draft_group": GROUP})
+    page.goto(f"{live_app.url}/{path}?{query}")
+    return page
+
+
 def _params(url: str) -> dict[str, str]:
     return {k: v[-1] for k, v in parse_qs(urlparse(url).query).items()}
 
@@ -41,12 +53,7 @@ def _params(url: str) -> dict[str, str]:
 def test_back_and_forward_keep_the_drafts_run_group_and_audit(
     browser, live_app: LiveApp, tmp_path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
-    live_app.hub.add_model(DRAFT, QWEN3_8B_EAGLE3)
-    _seed(tmp_path, monkeypatch)
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.set_default_timeout(120_000)
-    query = urlencode({"draft": DRAFT, "draft_vol": VOLUME, "draft_group": GROUP})
-    page.goto(f"{live_app.url}/?{query}")
+    page = _open(browser, live_app, tmp_path, monkeypatch, "")
     wait_for_script(page)
     start = page.evaluate("history.length")
     sidebar = page.get_by_test_id("stSidebar")
@@ -104,13 +111,8 @@ def test_a_kept_reference_is_shown_again_after_a_page_switch_and_never_becomes_a
     back: the server kept RedHatAI/Qwen3-8B-speculator.eagle3, but the browser, which forgets a page's widgets on a
     switch, drew the select on its first option (AQ-MedAI/Kimi-K2-Instruct-eagle3); the next rerun sent that back as
     the user's pick, and the page answered against a Kimi-K2 draft on GSM8K ("need about 1.1M samples"). A kept value
-    is sent with its widget again on the first run of a page after a switch."""
-    live_app.hub.add_model(DRAFT, QWEN3_8B_EAGLE3)
-    _seed(tmp_path, monkeypatch)
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.set_default_timeout(120_000)
-    query = urlencode({"draft": DRAFT, "draft_vol": VOLUME, "draft_group": GROUP})
-    page.goto(f"{live_app.url}/scaling?{query}")
+    is sent with its widget again after a switch, on each run until one draws it."""
+    page = _open(browser, live_app, tmp_path, monkeypatch, "scaling")
     wait_for_script(page)
     page.get_by_text("Benchmark, setting, your training volume and run group").first.click()
     first = (_select_value(page, "Reference draft"), _select_value(page, "Benchmark"))
@@ -136,12 +138,7 @@ def test_live_benchmarks_runs_are_shown_picked_after_a_page_switch(
 ) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
     """Walk BR 2: back on Live benchmark the Runs select was empty while the table compared the runs it kept; adding
     one run there then left that run alone, with no baseline."""
-    live_app.hub.add_model(DRAFT, QWEN3_8B_EAGLE3)
-    _seed(tmp_path, monkeypatch)
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.set_default_timeout(120_000)
-    query = urlencode({"draft": DRAFT, "draft_vol": VOLUME, "draft_group": GROUP})
-    page.goto(f"{live_app.url}/bench?{query}")
+    page = _open(browser, live_app, tmp_path, monkeypatch, "bench")
     picked = _runs_picked(page)
     assert len(picked) == 2, picked
     for _ in range(2):  # reruns of the page (on and off again), as any click on it makes one
@@ -162,13 +159,8 @@ def test_a_kept_field_in_a_tab_shows_its_value_after_a_page_switch(
     curve still used the 16 typed in: the field is drawn in a tab, a run after the page's first."""
     from tests.test_page_curves import _specforge_log
 
-    live_app.hub.add_model(DRAFT, QWEN3_8B_EAGLE3)
-    _seed(tmp_path, monkeypatch)
     log = _specforge_log(tmp_path / "train.log")
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.set_default_timeout(120_000)
-    query = urlencode({"draft": DRAFT, "draft_vol": VOLUME, "draft_group": GROUP})
-    page.goto(f"{live_app.url}/scaling?{query}")
+    page = _open(browser, live_app, tmp_path, monkeypatch, "scaling")
     wait_for_script(page)
     page.get_by_role("tab", name="Learning curve").click()
     wait_for_script(page)
