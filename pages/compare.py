@@ -416,12 +416,9 @@ for col, fmt in zip(cols, export.FORMATS, strict=False):
         on_click="ignore",  # no rerun: one would drop the other buttons' deferred files
     )
 for e, name in zip(entries, comparison.display_names(entries), strict=True):
-    basis, estimated = comparison.counts_basis(e)
-    if estimated:  # a template's counts beside ones read from checkpoint headers: said, stored left empty
-        st.caption(
-            f"**{name}**: counts {basis}; stored is left empty: no checkpoint of it was read (counts_from in the "
-            "exports)."
-        )
+    said = comparison.stored_note(e)  # a template's counts, or a target's header not read: stored left empty
+    if said:
+        st.caption(f"**{name}**: {said} (counts_from in the exports).")
     why = comparison.no_ratio_reason(e)
     if why is None and e.target_count is None and e.target_note:  # a target counted from its checkpoint: said
         st.caption(f"**{name}**: {e.target_note} (target_size_from in the exports).")

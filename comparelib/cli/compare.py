@@ -78,13 +78,8 @@ def run(args: argparse.Namespace) -> int:
     notes = [comparison.role_note(e) for e in entries]
     # a target the model card named (or could not give): said, as the page's caption under its target field
     notes += [f"{e.label}: {origin}" for e in entries if (origin := comparison.target_origin(e))]
-    # counts from a config that is not the draft's own (a template): estimates, with no stored count (counts_from)
-    notes += [
-        f"{e.label}: counts {basis}; stored is left empty: no checkpoint of it was read"
-        for e in entries
-        for basis, estimated in [comparison.counts_basis(e)]
-        if estimated
-    ]
+    # counts from a config that is not the draft's own (a template), or a target's header not read: no stored count
+    notes += [f"{e.label}: {said}" for e in entries if (said := comparison.stored_note(e))]
     notes += [  # a target known by name whose size is not known here: why draft_to_target is blank, and what to give
         f"{e.label}: no draft/target ratio: {why} (--target {e.target_label}"
         + (" --target-all)" if e.kind == "registry" else ")")

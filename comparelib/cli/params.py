@@ -60,10 +60,10 @@ def run(args: argparse.Namespace) -> int:
         out.write(_target_line(entry) + "\n")
     # a target's weights are no draft's trainable part: its trainable/frozen split is not shown as one
     skipped = {"trainable", "frozen"} if note is not None else set()
-    basis, estimated = comparison.counts_basis(entry)
-    if estimated:  # a template's counts: no checkpoint of it was read, so what one stores is not said
+    said = comparison.stored_note(entry)  # a template's counts, or a target's header not read (walk BW 1)
+    if said:
         skipped.add("stored")
-        out.write(f"note: counts {basis}; stored is not shown: no checkpoint of it was read\n")
+        out.write(f"note: {said.replace('is left empty', 'is not shown')}\n")
     if not entry.spec.tensors:  # an uncounted target's headers not read: no counts (walk BL6)
         skipped.update((*params.HEADLINE, "mtp", "vision"))
     for key in (*params.HEADLINE, "mtp", "vision"):

@@ -896,13 +896,25 @@ def counts_basis(entry: Entry) -> tuple[str, bool]:
 
 
 def stored_count(entry: Entry) -> int | None:
-    """Parameters its checkpoint holds: the header's when one was read, else what its config makes its trainer
-    store; None for a count estimated from a config that is not the draft's own (``counts_basis``)."""
+    """Parameters its checkpoint holds: the header's when one was read, else what a draft's config makes its
+    trainer store; None for a count estimated from a config that is not the draft's own (``counts_basis``), and
+    for a target whose header was not read: no trainer's rule says what its checkpoint holds (walk BW 1)."""
     if counts_basis(entry)[1]:
         return None
     if entry.checkpoint is not None:
         return entry.checkpoint.param_elements
-    return entry.count.stored
+    return entry.count.stored if entry.spec.role == "draft" else None
+
+
+def stored_note(entry: Entry) -> str | None:
+    """Why a row's stored count is empty, said where it is (Compare's caption, ``compare``'s and ``params``' notes);
+    None where it is filled. An uncounted target's unread headers are said by its own note (walk BL6)."""
+    basis, estimated = counts_basis(entry)
+    if estimated:
+        return f"counts {basis}; stored is left empty: no checkpoint of it was read"
+    if stored_count(entry) is None and entry.spec.tensors:
+        return "stored is left empty: no checkpoint of it was read"
+    return None
 
 
 def no_ratio_reason(entry: Entry) -> str | None:
