@@ -4553,7 +4553,10 @@ def build(
                 return {p.num_steps: t for p in m.measured if (t := m.measured_tok_s(p.num_steps)) is not None}
             vals = {k: speed.tok_s(b, speed.al_at(k, inputs.offline, batch=b), k) for k in speedup.STEPS}
             if not speed.measured_at(b):
-                return vals
+                # walk BW 3: where other num_steps rest on a step cost assumed at a one-num_steps batch, no best is
+                # picked on them: only the num_steps the runs anchor
+                anchored = {k: v for k, v in vals.items() if speed.assumed_at(b, k) is None}
+                return anchored if len(anchored) < len(vals) and anchored else vals
             said = speedup.model_gaps_clause(speedup.model_gaps(m, vals))
             if said:
                 gaps.append((b, said))  # its tail waits for the pick: measured or predicted (walk AN)
@@ -4630,8 +4633,25 @@ def build(
             and speedup.optimum_missing(m_b)
         }
 
+        # walk BW 3: a batch no run measured, predicted at other num_steps on a step cost assumed at a batch measured
+        # at one num_steps, has no best either (``picked`` kept only the num_steps the runs anchor)
+        assumed_at = {
+            b: on
+            for b in best_k
+            if not speed.measured_at(int(b))
+            and (on := next((o for k in speedup.STEPS if (o := speed.assumed_at(int(b), k)) is not None), None))
+        }
+        one_at |= set(assumed_at)
+
         def named(b: str) -> str:
             ties = tied_k[b]
+            if b in assumed_at:
+                k0 = best_k[b]
+                return (
+                    f"batch {b}: the best is not known (no run measured batch {b}, and at num_steps other than {k0} "
+                    f"what it gives rests on {_assumed_words(assumed_at[b])}, not measured); "
+                    f"num_steps {k0}{at(int(b), k0)}"
+                )
             if b in one_at:
                 return (
                     f"batch {b}: one num_steps measured, {best_k[b]},{at(int(b), best_k[b])} (the best there is not "
