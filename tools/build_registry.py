@@ -232,8 +232,10 @@ def result(
     setting_: dict[str, Any],
     source: str,
     note: str | None = None,
+    checkpoint: str | None = None,
+    train_samples: int | None = None,
 ) -> dict[str, Any]:
-    return {
+    out = {
         "benchmark": normalize_benchmark(benchmark),
         "accept_length": accept_length,
         "throughput_tok_s": throughput_tok_s,
@@ -243,6 +245,9 @@ def result(
         "source": source,
         "note": note,
     }
+    if checkpoint is not None:  # a figure of an earlier checkpoint, not the published weights, at its own volume
+        out |= {"checkpoint": checkpoint, "train_samples": train_samples}
+    return out
 
 
 def chain_setting(s: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
@@ -382,6 +387,8 @@ def irregular(
                 setting_=chain_setting(s, engine="sglang"),
                 source=src,
                 note="phase 1 checkpoint (20k steps, ~300K samples), not the published weights",
+                checkpoint="phase 1 checkpoint, 20k steps",
+                train_samples=300_000,
             ),
         ]
     if hub == "lightseekorg/kimi-k2.5-eagle3-mla":

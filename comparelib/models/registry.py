@@ -159,6 +159,10 @@ class ReportedResult:
     setting: Setting
     source: str
     note: str | None = None
+    # an earlier checkpoint's figure, not the published weights' (walk BX 1: lightseekorg's phase-1 figures read as
+    # the published draft's at its 600K samples): its own point at its own volume, never the draft's figure
+    checkpoint: str | None = None
+    train_samples: float | None = None
 
 
 @dataclass(frozen=True)
@@ -306,7 +310,11 @@ def _result(d: dict[str, Any], where: str, method: str = "") -> ReportedResult:
         setting=chain_setting(_setting(d.get("setting") or {}, where), method),
         source=str(d.get("source") or ""),
         note=d.get("note"),
+        checkpoint=d.get("checkpoint"),
+        train_samples=_opt_float(d, "train_samples", where),
     )
+    if (res.checkpoint is None) != (res.train_samples is None):
+        raise DataError(f"{where}: a checkpoint's result needs its own train_samples, and only one has them.")
     if all(v is None for v in (res.accept_length, res.throughput_tok_s, res.speedup)):
         raise DataError(f"{where}: a result needs an acceptance length, a throughput or a speedup.")
     return res
@@ -413,7 +421,8 @@ def results_records() -> list[dict[str, Any]]:
     pandas (Overview's answer, drawn before pandas loads)."""
     return [
         {
-            "hub_id": d.hub_id,
+            # a checkpoint's figure is its own draft's: no lookup of the published draft's figures finds it
+            "hub_id": d.hub_id if r.checkpoint is None else f"{d.hub_id} ({r.checkpoint})",
             "target_model": d.target_model,
             "method": d.method,
             "benchmark": r.benchmark,
@@ -425,8 +434,8 @@ def results_records() -> list[dict[str, Any]]:
             "chain": r.setting.chain,
             "batch_size": r.setting.batch_size,
             "engine": r.setting.engine,
-            "train_samples": d.train_samples,
-            "train_tokens": d.train_tokens,
+            "train_samples": d.train_samples if r.train_samples is None else r.train_samples,
+            "train_tokens": d.train_tokens if r.train_samples is None else None,
             "source": r.source,
         }
         for d in _load()
