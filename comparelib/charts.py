@@ -775,7 +775,12 @@ def run_sweep_charts(
     x_al = alt.X("num_steps drawn:Q", **steps_axis)
     # the engine's legend above the plot: beside the settings' legend under it, its entries were cut off at 1400 px
     # (walk AT: "eng", a black square and nothing else)
-    shape = alt.Shape("engine:N", title="engine", legend=alt.Legend(orient="top", direction="horizontal"))
+    # its symbols in a grey read on both themes: Vega's default black vanished on the dark one (walks BW 2, BX 6)
+    shape = alt.Shape(
+        "engine:N",
+        title="engine",
+        legend=alt.Legend(orient="top", direction="horizontal", symbolFillColor=NEUTRAL, symbolStrokeColor=NEUTRAL),
+    )
     line = alt.Chart(drawn(on_line)).mark_line(point=alt.OverlayMarkDef(size=90))
     off_al = drawn(off_line)
     accept: alt.Chart | alt.LayerChart = (

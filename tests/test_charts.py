@@ -353,3 +353,25 @@ def test_learning_curve_legend_lists_the_splits_logged(splits: tuple[str, ...], 
     scale = coloured[0]["encoding"]["color"]["scale"]
     assert scale["domain"] == legend
     assert scale["range"] == [dict(zip(("train", "eval"), charts.SPLIT_COLOURS, strict=True))[s] for s in legend]
+
+
+def test_the_engine_legends_symbols_read_on_both_themes() -> None:
+    """Walks BW 2, BX 6: the engine's shape legend took Vega's default black symbols, invisible in the dark theme."""
+    from types import SimpleNamespace
+
+    def run(i: int, engine: str, acc: float) -> SimpleNamespace:
+        return SimpleNamespace(
+            id=i, num_steps=1 + i % 3, output_tokens_per_s=700.0 + i, accept_length=acc, title=f"#{i}",
+            kind="measured", engine=engine, is_baseline=False,
+        )  # fmt: skip
+
+    runs = [run(1, "sglang", 1.8), run(2, "sglang", 2.4), run(3, "vllm", 2.9)]
+    _speed, accept = charts.run_sweep_charts(runs, *speedup.sweep_chart_inputs(runs))
+    assert accept is not None
+    shapes = [n["encoding"]["shape"] for n in _all_nodes(accept.to_dict()) if "shape" in n.get("encoding", {})]
+    assert shapes and all(s.get("field") == "engine" for s in shapes), shapes
+    for s in shapes:
+        legend = s["legend"]
+        for key in ("symbolFillColor", "symbolStrokeColor"):
+            for bg in charts.THEME_BACKGROUNDS.values():
+                assert charts.contrast(legend[key], bg) >= 3.0, (key, legend.get(key), bg)
