@@ -618,6 +618,12 @@ KEPT: tuple[str, ...] = (
     "sc_bench",
     "sc_x",
     "sc_setting",
+    # Compare's drafts: its link parameters stay behind on a page switch, and a second draft pasted there was gone
+    # on return (walk BX 3); the target field follows your draft (its own fill rule), so it is not kept here
+    "compare_picks",
+    "compare_urls",
+    "compare_target_layers",
+    "compare_target_all",
 )
 KEPT_SHADOW = "_kept:"  # keep_values' copy of each kept value, under a key no widget has
 _KEPT_PAGE = "_kept_page"  # the page keep_values last ran on: a switch is when kept values are sent again

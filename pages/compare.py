@@ -130,13 +130,18 @@ def _default_sources() -> tuple[list[str], str | None]:
 
 
 def _form_sources() -> list[str] | None:
-    """The drafts the form holds this session (None before it is drawn): what a seed is checked against."""
+    """The drafts the form holds this session (None before it is drawn): what a seed is checked against. Back from
+    another page, Streamlit has dropped the fields before this run: their kept copies are read (walk BX 3)."""
     state = st.session_state
-    if "compare_picks" not in state and "compare_urls" not in state:
+
+    def held(key: str) -> object:
+        return state[key] if key in state else state.get(app.KEPT_SHADOW + key)
+
+    picks, urls = held("compare_picks"), held("compare_urls")
+    if picks is None and urls is None:
         return None
-    urls = str(state.get("compare_urls") or "")
-    return [comparison.registry_source(p) for p in state.get("compare_picks") or []] + [
-        redact.mask_url(u.strip()) for u in urls.splitlines() if u.strip()
+    return [comparison.registry_source(str(p)) for p in (picks if isinstance(picks, list) else [])] + [
+        redact.mask_url(u.strip()) for u in str(urls or "").splitlines() if u.strip()
     ]
 
 
