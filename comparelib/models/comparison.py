@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from comparelib.errors import (
     CompareError,
     ConfigError,
+    GatedRepoError,
     HubError,
     InputError,
     OfflineError,
@@ -261,8 +262,9 @@ def _uncounted(exc: _UncountedTarget, with_header: bool) -> UncountedTarget:
 
 def _shipped_target(text: str, exc: HubError) -> tuple[str, str] | None:
     """(hub id, kind) when ``text`` names, at its default revision, a target the app ships a config for and the
-    Hub is offline: a target pasted as "your draft" is then still recognised (and said) as a target."""
-    if not isinstance(exc, OfflineError):
+    Hub is offline or gated to this session: a target pasted as "your draft" is then still recognised (and said)
+    as a target (walk BX 2: a gated Kimi-K2.5 read only "accept its terms")."""
+    if not isinstance(exc, OfflineError | GatedRepoError):
         return None
     try:
         ref = hub.parse_ref(text)
@@ -384,7 +386,14 @@ def load_entry(
             fetched = None
             label, kind = shipped
             spec = architectures.parse_config(architectures.known_target(label) or {}, source=label)
-            spec = replace(spec, notes=(*spec.notes, f"{SHIPPED_NOTE}: the config of {label} shipped with the app"))
+            why = (
+                "offline"
+                if isinstance(exc, OfflineError)
+                else "gated: accept its terms on the Hub and give a token to read it there"
+            )
+            spec = replace(
+                spec, notes=(*spec.notes, f"{SHIPPED_NOTE} ({why}): the config of {label} shipped with the app")
+            )
         if fetched is not None:
             label = fetched.source_label
             kind = "local" if fetched.ref.local_path is not None else "hub"

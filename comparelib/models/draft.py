@@ -1093,7 +1093,7 @@ def _count_words(n: int) -> str:
     return f"{n:,}"
 
 
-SHIPPED_NOTE = "the Hub was not reached"  # a target read from its config shipped with the app (offline)
+SHIPPED_NOTE = "not read from the Hub"  # a target read from its config shipped with the app (offline or gated)
 
 
 def pasted_target(entry: comparison.Entry | None) -> str | None:
