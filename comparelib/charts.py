@@ -823,6 +823,9 @@ def curve_chart(
         pub = pub.rename(columns={"samples": "x", "accept_length": "tau_sim"})[["draft", "x", "tau_sim"]]
         pub["draft"] = pub["draft"].astype("string")
     bdf = pd.DataFrame(curve.band).rename(columns={"mean": "tau_sim"}) if curve.band else pd.DataFrame()
+    # a fit the verdict sets aside (its ceiling above what the chain can reach, say) predicts nothing: drawn grey,
+    # with no band, and said so (walk BW 4: "dashed: fit" rose above a plateau the verdict called flat)
+    set_aside = curve.evidence.get("fit_used") is False
     # one axis over every value drawn: the log's points, its fit and band, published drafts and live runs
     y_axis = accept_axis(
         pts["tau_sim"],
@@ -833,15 +836,16 @@ def curve_chart(
     y_title = "acceptance length (tokens/cycle)"
     y_enc = alt.Y("tau_sim:Q", title=y_title, **y_axis)
     layers: list[alt.Chart] = []
-    if len(bdf):
+    if len(bdf) and not set_aside:
         layers.append(
             alt.Chart(bdf)
             .mark_area(opacity=0.18, color="#4c78a8")
             .encode(x=x_enc, y=alt.Y("low:Q", title=y_title, **y_axis), y2="high:Q")
         )
+    if len(bdf):
         layers.append(
             alt.Chart(bdf)
-            .mark_line(color="#4c78a8", strokeDash=[6, 3])
+            .mark_line(color=NEUTRAL if set_aside else "#4c78a8", strokeDash=[6, 3])
             .encode(
                 x=x_enc,
                 y=y_enc,
@@ -926,7 +930,9 @@ def curve_chart(
             + ("fit on the eval points up to the peak" if curve.band else "no fit drawn")
             + f": eval peaked at {peak.tau:.2f} and fell {peak.fall:.2f} after it (overfitting)"
         ]
-    if curve.band:
+    if curve.band and set_aside:
+        subtitle.append("grey dashed: fit set aside for predictions (verdict)")
+    elif curve.band:
         subtitle.append("dashed: fit, with the 95% band of the mean")
     if len(pub):  # only when drawn: on a steps or epochs axis they are not
         subtitle.append("grey diamonds: published drafts at this setting")
