@@ -215,17 +215,17 @@ def test_ranked_at_32_the_unmeasured_batches_say_their_num_steps_and_the_rows_pi
     result = _ak_plan(tmp_path, 32)
     md = next(o for o in result.options if o.kind == "more-data")
     ns = next(o for o in result.options if o.kind == "num-steps")
-    best = {b: int(k) for b, k in re.findall(r"batch (\d+): (\d+)", ns.note or "")}
-    # the num_steps row's predicted best there (walk AN: 6 at batch 64, not 5, since past batch 1's num_steps 5 the
-    # acceptance carries its shrinking measured gains, 4.10 at 6, where a geometric fit missing 3.76 at 5 put 3.99)
-    assert best.get("8") == 5 and best.get("64") == 6, ns.note
+    # walk BW 3: batch 32 measured num_steps 3 alone, so at batches 8 and 64 every other num_steps rests on the step
+    # cost assumed there: the num_steps row names no best at either (it named 5 and 6), and the more-data row no pick
+    for b in (8, 64):
+        assert f"batch {b}: the best is not known (no run measured batch {b}" in (ns.note or ""), ns.note
     note = md.note or ""
     assert "elsewhere num_steps 3, predicted" not in note, note
     assert (
         "batches 8 and 64: num_steps 3, batch 32's served num_steps carried there, predicted (no run measured those "
-        "batches, so none is served there yet; the num_steps row predicts 5 best at batch 8 and 6 at batch 64 and "
-        "gives its tok/s there)"
+        "batches, so none is served there yet)"
     ) in note, note
+    assert "the num_steps row predicts" not in note, note
     # the tok/s is what the note says: the served num_steps at batch 8 (the model's, times the AL change)
     cur = result.current["tok_s"]
     assert md.tok_s["8"].value == pytest.approx(cur["8"], rel=0.001), (md.tok_s["8"], cur["8"])

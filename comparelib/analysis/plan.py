@@ -3775,6 +3775,8 @@ def build(
         model's tok/s there, as that row picks); None at a measured batch or where that row names no best."""
         if speed is None or no_pick or speed.measured_at(b):
             return None
+        if any(speed.assumed_at(b, k) is not None for k in speedup.STEPS):  # no best there (walk BW 3)
+            return None
         vals = {k: speed.tok_s(b, speed.al_at(k, inputs.offline, batch=b), k) for k in speedup.STEPS}
         return speedup.pick_steps(vals)[0]
 
