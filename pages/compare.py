@@ -382,6 +382,17 @@ for i, e in enumerate(entries):  # a target model pasted where a draft belongs: 
     notice = own_draft.target_notice(e)
     if notice is None:
         continue
+    as_typed = notice.hub_id or e.source
+    if typed_target and (
+        comparison.same_target(typed_target, as_typed) or typed_target.strip().rstrip("/") == as_typed.rstrip("/")
+    ):
+        # moved to the target field already (Overview's or this page's button): not offered again (walk BW 6)
+        st.info(
+            f"{notice.hub_id or e.label} is the target now (the field above), and a target model, not a draft: paste "
+            "your draft in the sidebar, or among the drafts above, to size and check it against it.",
+            icon=":material/info:",
+        )
+        continue
     st.warning(notice.sentence, icon=":material/warning:")
     _kept, _as_target = comparison.use_as_target(sources, e, published)
     st.button(
