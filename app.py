@@ -422,8 +422,11 @@ def column_config(table: Table, frame: pd.DataFrame | None = None) -> dict[str, 
         if frame is not None and c.name not in frame.columns:
             continue
         width = c.width
-        if width is None and c.pinned and c.kind == "text" and frame is not None:
-            width = tables.fit_px(frame[c.name], c.title)  # every name whole, not only the rows the grid samples
+        if width is None and c.kind == "text" and frame is not None:
+            # every name whole, not only the rows the grid samples (walk BX 4: Stored runs cut each draft to
+            # "ferrylab"); the pinned one up to its table's cap, so the key columns stay on screen
+            values = frame[c.name]
+            width = tables.pinned_px(table, values, c.title) if c.pinned else tables.fit_px(values, c.title)
         common: dict[str, Any] = {
             "label": c.title,
             "width": width,

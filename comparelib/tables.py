@@ -80,6 +80,10 @@ class Table:
     # text columns LaTeX sets as a paragraph (``p{...}``), so a long note wraps within the page instead of running
     # past its edge on one line
     latex_wrap: tuple[str, ...] = field(default_factory=tuple)
+    # the widest the pinned name column is fitted to its content, so the key columns after it stay on screen at
+    # 1400 px (walk BX 4: "#10 speculative steps=2 topk=1 ndt=3 (vllm s2)" pushed acceptance past the grid's edge);
+    # a longer name is cut in its cell and read whole on hover. None: up to Streamlit's own cap
+    pinned_max_px: int | None = None
 
     def get(self, name: str) -> Column | None:
         return next((c for c in self.columns if c.name == name), None)
@@ -188,6 +192,12 @@ def fit_px(values: Iterable[object], title: str = "") -> int:
     texts = [str(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
     widest = max([text_px(t) for t in texts] + [text_px(title) * 1.1])
     return min(MAX_FIT_PX, math.ceil(widest) + 2 * CELL_PADDING_PX + 2)  # 2: the grid's rounding and border
+
+
+def pinned_px(table: Table, values: Iterable[object], title: str = "") -> int:
+    """The pinned name column's width: its longest value whole (``fit_px``), up to ``table.pinned_max_px``."""
+    fitted = fit_px(values, title)
+    return fitted if table.pinned_max_px is None else min(fitted, table.pinned_max_px)
 
 
 def _ints(*names: str, width: str | None = "medium") -> tuple[Column, ...]:
@@ -393,6 +403,7 @@ RUN_COMPARISON = Table(
         Column("status", "text", width="small"),
         Column("model", "text", width="medium"),
     ),
+    pinned_max_px=GRID_PX - 656,  # the run, then its 656 px of key columns (num_steps to accept length)
 )
 
 REQUESTS = Table(
@@ -508,6 +519,7 @@ LIVE_ACCEPTANCE = Table(
         Column("topk", "int", width=48, help="draft tokens per position: over 1, a tree"),
         Column("setting_key", "text", label="setting", width=None),
     ),
+    pinned_max_px=HALF_GRID_PX - 176,  # the run, then live AL (64) and tau_sim_last (112) in a half grid
 )
 
 SERVING = Table(

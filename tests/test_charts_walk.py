@@ -212,6 +212,19 @@ KEY_COLUMNS = [
         "GRID_PX",
     ),
     ("LIVE_ACCEPTANCE", "#5 EAGLE-3 steps=3 topk=1 ndt=4", ["accept_length", "tau_sim_last"], "HALF_GRID_PX"),
+    # walk BX 4: runs labelled by the user, fitted whole, pushed the acceptance columns past the grid's edge
+    (
+        "RUN_COMPARISON",
+        "#10 speculative steps=2 topk=1 ndt=3 (vllm s2)",
+        ["num_steps", "output tok/s", "speedup", "speedup_note", "accept length (pooled)", "accept length (mean)"],
+        "GRID_PX",
+    ),
+    (
+        "LIVE_ACCEPTANCE",
+        "#9 EAGLE-3 steps=1 topk=1 ndt=2 (chain s1 rerun)",
+        ["accept_length", "tau_sim_last"],
+        "HALF_GRID_PX",
+    ),
     (
         "SERVING",
         "vLLM 0.33.0 (v1, VLLM_USE_V2_MODEL_RUNNER=0)",
@@ -236,7 +249,7 @@ def test_key_columns_fit_the_grid_at_1400_px(table_name: str, name: str, keys: l
     found = [table.get(k) for k in keys]
     cols = [c for c in found if c is not None]
     assert len(cols) == len(keys), keys
-    widths = [_px(pinned, tables.fit_px([name], pinned.title))] + [_px(c) for c in cols]
+    widths = [_px(pinned, tables.pinned_px(table, [name], pinned.title))] + [_px(c) for c in cols]
     assert sum(widths) <= getattr(tables, grid_name), widths
     # the key columns come first, so the grid shows them before any other
     assert table.order([*reversed(keys), "other", pinned.name])[: len(keys) + 1] == [pinned.name, *keys]
