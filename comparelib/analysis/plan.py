@@ -3759,12 +3759,16 @@ def build(
         current["samples_source"] = samples_src if fit.scope == "pooled" else fit_src
 
     def served_run(b: int) -> tuple[int, float] | None:
-        """What a batch with its own measured runs serves: its fastest run's num_steps and tok/s (measured); None
-        elsewhere. An option's tok/s there scales that run, as the num_steps row and "Served now" read it."""
+        """What a batch with its own measured runs serves: the served num_steps's run where one measured it there
+        ("Served now" reads the same run: walk BY 1 scaled #16, at num_steps 2, beside a "Served now" of #17 at the
+        served 3), else its fastest run's num_steps and tok/s (walk AK); None elsewhere. An option's tok/s there
+        scales that run."""
         if speed is None or not speed.measured_at(b):
             return None
         m = speed.model_for(b)
         ts = {p.num_steps: t for p in m.measured if p.num_steps and (t := m.measured_tok_s(p.num_steps)) is not None}
+        if speed.served_steps in ts:
+            return speed.served_steps, ts[speed.served_steps]
         return max(ts.items(), key=lambda kt: kt[1]) if ts else None
 
     served_k = speed.served_steps if speed is not None else None
@@ -4281,8 +4285,9 @@ def build(
             md.gain = gain_of(md.tok_s)
             others = (
                 [
-                    f"batch {b}: num_steps {ran[0]}, its fastest measured run "
-                    f"({speedup.runs_text(speed.model_for(b).measured_runs(ran[0]))})"
+                    f"batch {b}: num_steps {ran[0]}, "
+                    + ("what is served there" if ran[0] == served_k else "its fastest measured run")
+                    + f" ({speedup.runs_text(speed.model_for(b).measured_runs(ran[0]))})"
                     for b in tok_batches
                     if b != rank_batch and str(b) in md.tok_s and (ran := served_run(b)) is not None
                 ]
@@ -4725,6 +4730,25 @@ def build(
                 ns.measured[str(c)] = speedup.runs_text(m_c.measured_runs(k_c))
         ns.tok_s = dict(sorted(tok.items(), key=lambda kv: int(kv[0])))
         served_ties = [b for b in best_k if b not in one_at and speed.served_steps in (best_k[b], *tied_k[b])]
+        # walk BY 1: where a batch's runs measured the served num_steps and its best beats it beyond noise, what
+        # switching gains there, from the runs (batch 16: 2 measured 9.1% over the served 3, said nowhere)
+        served_loses = []
+        for b in sorted(int(x) for x in picks):
+            m_b = speed.model_for(b)
+            t_s = m_b.measured_tok_s(speed.served_steps) if speed.measured_at(b) else None
+            if t_s is None or (str(b) in one_at if str(b) in best_k else one_num_steps(m_b)):
+                continue
+            k_b = best_k[str(b)] if str(b) in best_k else pick(b)[0]
+            t_b = picks[b].get(k_b)
+            if k_b == speed.served_steps or t_b is None or t_b <= t_s * (1 + speedup.TIE_TOLERANCE):
+                continue
+            runs_k = m_b.measured_runs(k_b) if m_b.measured_tok_s(k_b) is not None else ()
+            served_loses.append(
+                f"At batch {b} the served num_steps {speed.served_steps} measured {t_s:,.1f} tok/s "
+                f"({speedup.runs_text(m_b.measured_runs(speed.served_steps))}): num_steps {k_b} "
+                + (f"measured {t_b:,.1f} tok/s ({speedup.runs_text(runs_k)})" if runs_k else f"{t_b:,.1f} predicted")
+                + f", {t_b - t_s:+,.1f} tok/s ({t_b / t_s - 1:+.1%})."
+            )
         # walk Y: a batch between two measured ones reads the runs at num_steps both measured; a best or a tie at
         # another num_steps there rests on the fits, which may miss their own runs: said, with by how much
         fit_drawn = []
@@ -4773,6 +4797,7 @@ def build(
             + "".join(f" {gap_words(b, said)}" for b, said in gaps)
             + "".join(f" {w}" for w in stood_in)
             + "".join(f" {w}" for w in fit_drawn)
+            + "".join(f" {w}" for w in served_loses)
             + (
                 f" The served num_steps is the best or ties it within {speedup.TIE_TOLERANCE:.0%} at batch "
                 + ", ".join(served_ties)
