@@ -370,13 +370,19 @@ def test_cli_bad_input_exits_2(args: list[str], message: str, capsys: pytest.Cap
     assert message in err and "Traceback" not in err
 
 
-def test_curve_without_samples_seen_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_curve_without_samples_seen_is_weighed_as_overview_weighs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk BY 2: `plan --curve` refused a step-only log (exit 2) that `overview --curve` and the page weigh by its
+    verdict; it now plans as they do, and says why the log was not fitted and what to give."""
     log = tmp_path / "steps_only.csv"
     log.write_text(
         "step,acc_0,acc_1\n" + "".join(f"{i},{0.5 + i / 100:.3f},{0.4 + i / 100:.3f}\n" for i in range(1, 20))
     )
-    assert cli.main(["plan", "example", "--curve", str(log)]) == 2
-    assert "--batch-size" in capsys.readouterr().err
+    assert cli.main(["plan", "example", "--curve", str(log), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    said = data["fit_note"]
+    assert "your training log could not be fitted" in said and "--batch-size" in said, said
 
 
 def test_curve_with_more_positions_takes_its_own_ceiling(example_inputs: plan.Inputs) -> None:

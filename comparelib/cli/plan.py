@@ -223,9 +223,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         inputs = plan.inputs_for(entry, **given, curve=curve, curve_source=curve_src)
     except CompareError as exc:
-        if kept is None:
+        if curve is None:
             raise
-        # as Overview: a kept log that cannot be fitted is still weighed by its verdict, and the plan says why
+        # as Overview (page and `overview --curve`): a log, given or kept, that cannot be fitted is still weighed by
+        # its verdict, and the plan says why (walk BY 2: `plan --curve` refused a step-only log Overview used)
         inputs = plan.inputs_for(entry, **given, curve_verdict=getattr(curve, "verdict", None), curve_unused=str(exc))
     result = plan.build(
         inputs,
