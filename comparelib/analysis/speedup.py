@@ -959,6 +959,11 @@ def optimum(
 
     inside = within_fit_error(by_k, model_by_k, runs_at)  # ahead of the measured best, but not beyond the fit's error
     second_k = max((j for j in by_k if j != k and j not in inside), key=lambda j: (rel(j, k), -j), default=None)
+    if second_k is not None and second_k not in runs_at:
+        # a prediction that only ties a measured num_steps is not named over it, for the next best as for the best
+        # (walk BZ 2: 4 predicted at 1,469.6 tok/s named over 3 measured at 1,467.1, 0.17% apart)
+        ties = [j for j in runs_at if j not in (k, *inside) and rel(j, k) >= rel(second_k, k) * (1 - TIE_TOLERANCE)]
+        second_k = max(ties, key=lambda j: (rel(j, k), -j), default=second_k)
     top_model = max(model_by_k.values())
     gaps = model_gaps(model, model_by_k) if runs_at else []
     base = ""
