@@ -7,6 +7,7 @@ the served 3. One served run per batch (the served num_steps where a run measure
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -63,3 +64,19 @@ def test_one_served_run_at_a_swept_batch_and_its_loss_said(tmp_path: Path) -> No
         ns.note or "",
     )
     assert said is not None, ns.note
+
+
+def test_the_lead_that_finds_no_gain_names_the_measured_gain_at_another_batch(tmp_path: Path) -> None:
+    """Walk BZ 1 (normal): ranked at batch 1 the lead said "No option is predicted to gain beyond run-to-run noise"
+    while its num_steps row said num_steps 2 measured +18.2% over the served 3 at batch 32: the lead says it too."""
+    result = _plan(tmp_path)
+    beaten = result.current["served_beaten"]
+    assert [(d["batch"], d["best_steps"], d["best_runs"], d["served_runs"]) for d in beaten] == [(16, 2, [16], [17])]
+    # the wiring row ranks first here; with the num_steps row first (no gain at batch 1) the lead is the one BZ read
+    ns = next(o for o in result.options if o.kind == "num-steps")
+    lead = plan.lead(dataclasses.replace(result, options=[ns])) or ""
+    assert lead.startswith("**No option is predicted to gain beyond run-to-run noise"), lead
+    assert (
+        "At batch 16 num_steps 2 measured 1,308.6 tok/s (run #16), +9.1% over the served 3's 1,199.4 (run #17), "
+        "though: see the num_steps row." in lead
+    ), lead
