@@ -403,7 +403,6 @@ RUN_COMPARISON = Table(
         Column("status", "text", width="small"),
         Column("model", "text", width="medium"),
     ),
-    pinned_max_px=GRID_PX - 656,  # the run, then its 656 px of key columns (num_steps to accept length)
 )
 
 REQUESTS = Table(

@@ -212,13 +212,7 @@ KEY_COLUMNS = [
         "GRID_PX",
     ),
     ("LIVE_ACCEPTANCE", "#5 EAGLE-3 steps=3 topk=1 ndt=4", ["accept_length", "tau_sim_last"], "HALF_GRID_PX"),
-    # walk BX 4: runs labelled by the user, fitted whole, pushed the acceptance columns past the grid's edge
-    (
-        "RUN_COMPARISON",
-        "#10 speculative steps=2 topk=1 ndt=3 (vllm s2)",
-        ["num_steps", "output tok/s", "speedup", "speedup_note", "accept length (pooled)", "accept length (mean)"],
-        "GRID_PX",
-    ),
+    # walk BX 4: a run labelled by the user, fitted whole, pushed the acceptance columns past the half grid's edge
     (
         "LIVE_ACCEPTANCE",
         "#9 EAGLE-3 steps=1 topk=1 ndt=2 (chain s1 rerun)",
