@@ -9,6 +9,7 @@ import math
 
 from comparelib import charts
 from comparelib.analysis import curves
+from tests.test_charts import _all_nodes
 
 C = (0.78, 0.72, 0.68)
 
@@ -23,22 +24,6 @@ def _plateau() -> curves.Curve:
     return curves.analyse(pts)
 
 
-def _nodes(spec: object) -> list[dict]:
-    out: list[dict] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            out.append(node)
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(spec)
-    return out
-
-
 def test_a_fit_set_aside_is_drawn_as_set_aside() -> None:
     curve = _plateau()
     assert curve.verdict == "plateau" and curve.evidence["fit_used"] is False, curve.sentence
@@ -47,7 +32,7 @@ def test_a_fit_set_aside_is_drawn_as_set_aside() -> None:
     subtitle = " ".join(spec["title"]["subtitle"])
     assert "dashed: fit, with the 95% band" not in subtitle, subtitle
     assert "set aside" in subtitle, subtitle
-    marks = [n.get("mark") for n in _nodes(spec) if "mark" in n]
+    marks = [n.get("mark") for n in _all_nodes(spec) if "mark" in n]
     kinds = [m["type"] if isinstance(m, dict) else m for m in marks]
     assert "area" not in kinds, kinds  # no band of a fit that predicts nothing
     dashed = [m for m in marks if isinstance(m, dict) and m.get("type") == "line" and m.get("strokeDash")]
